@@ -1,0 +1,63 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"mandelscope/fractal"
+)
+
+// runProbe prints "X Y N" for each pixel X,Y given: N is its escape count by the rendering
+// contract, -1 when it does not escape, computed in the precision the image would use.
+func runProbe(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("probe", stderr)
+	lf := addLocationFlags(fs)
+	size := fs.String("size", "1280x720", "image size WxH the pixel coordinates refer to")
+	exact := fs.Bool("exact", false, "compute with math/big instead (the exact reference, slow)")
+	pts, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	loc, err := lf.apply(fractal.Home(), true)
+	if err != nil {
+		return err
+	}
+	w, h, err := parseSize(*size)
+	if err != nil {
+		return usageErr("--size: %v", err)
+	}
+	if len(pts) == 0 {
+		return usageErr("no pixels given: pass X,Y pairs after the flags")
+	}
+	f := fractal.NewFrame(loc, w, h)
+	type xy struct{ x, y int }
+	var list []xy
+	for _, p := range pts {
+		xs, ys, ok := strings.Cut(p, ",")
+		x, err1 := strconv.Atoi(xs)
+		y, err2 := strconv.Atoi(ys)
+		if !ok || err1 != nil || err2 != nil {
+			return usageErr("pixel %q must be X,Y with whole numbers", clipText(p))
+		}
+		if x < 0 || y < 0 || x >= w || y >= h {
+			return usageErr("pixel %d,%d is outside the %dx%d image", x, y, w, h)
+		}
+		list = append(list, xy{x, y})
+	}
+	prec := loc.Zoom.SignificantBits() + 128 + max(loc.Re.SignificantBits(), loc.Im.SignificantBits())
+	for _, p := range list {
+		var n int
+		if *exact {
+			re, im := f.PointBig(p.x, p.y, prec)
+			n = fractal.EscapeBig(re, im, loc.Iterations, prec)
+		} else {
+			n, _ = f.Escape(p.x, p.y)
+		}
+		if _, err := fmt.Fprintf(stdout, "%d %d %d\n", p.x, p.y, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}

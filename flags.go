@@ -1,0 +1,220 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"mandelscope/fractal"
+)
+
+// MaxSide is the largest width or height an image may have (documented in README).
+const MaxSide = 65536
+
+// sizePresets are the named export sizes.
+var sizePresets = map[string][2]int{
+	"1080p": {1920, 1080},
+	"4k":    {3840, 2160},
+	"8k":    {7680, 4320},
+	"16k":   {15360, 8640},
+	"32k":   {30720, 17280},
+}
+
+// newFlagSet returns a flag set that reports errors instead of printing usage and exiting.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("mandelscope "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage of mandelscope %s:\n", name)
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args, turning flag errors into one-line usage errors. It returns the
+// positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fs.Usage()
+			return nil, err
+		}
+		return nil, usageErr("%v", err)
+	}
+	return fs.Args(), nil
+}
+
+// flagWasSet reports whether the named flag was given on the command line.
+func flagWasSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			set = true
+		}
+	})
+	return set
+}
+
+// locationFlags are the flags that say where to look: --center, --zoom, --iterations,
+// --palette, --density, --offset. Each is kept as text and checked by apply.
+type locationFlags struct {
+	fs                                              *flag.FlagSet
+	center, zoom, iterations, palette, density, off string
+}
+
+func addLocationFlags(fs *flag.FlagSet) *locationFlags {
+	lf := &locationFlags{fs: fs}
+	fs.StringVar(&lf.center, "center", "", "centre as RE,IM: decimal text of any length (default -0.5,0)")
+	fs.StringVar(&lf.zoom, "zoom", "", "zoom: the image's shorter side spans 4/zoom (default 1)")
+	fs.StringVar(&lf.iterations, "iterations", "", "maximum iterations (default: automatic for the zoom)")
+	fs.StringVar(&lf.palette, "palette", "", "palette: "+strings.Join(fractal.PaletteNames(), ", ")+" (default classic)")
+	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations (default 1)")
+	fs.StringVar(&lf.off, "offset", "", "palette offset in cycles (default 0)")
+	return lf
+}
+
+// any reports whether any location flag was given.
+func (lf *locationFlags) any() bool {
+	for _, n := range []string{"center", "zoom", "iterations", "palette", "density", "offset"} {
+		if flagWasSet(lf.fs, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// apply returns base with every given location flag applied, validated; each error names
+// its flag. When --zoom is given without --iterations and autoIter is true, the iterations
+// follow the zoom (fractal.AutoIterations).
+func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Location, error) {
+	l := base
+	if flagWasSet(lf.fs, "center") {
+		re, im, err := parseCenter(lf.center)
+		if err != nil {
+			return l, usageErr("--center: %v", err)
+		}
+		l.Re, l.Im = re, im
+	}
+	if flagWasSet(lf.fs, "zoom") {
+		z, err := parseZoom(lf.zoom)
+		if err != nil {
+			return l, usageErr("--zoom: %v", err)
+		}
+		l.Zoom = z
+		if autoIter && !flagWasSet(lf.fs, "iterations") {
+			l.Iterations = fractal.AutoIterations(z.Float64())
+		}
+	}
+	if flagWasSet(lf.fs, "iterations") {
+		n, err := parseIterations(lf.iterations)
+		if err != nil {
+			return l, usageErr("--iterations: %v", err)
+		}
+		l.Iterations = n
+	}
+	if flagWasSet(lf.fs, "palette") {
+		if _, err := fractal.PaletteByName(lf.palette); err != nil {
+			return l, usageErr("--palette: %v", err)
+		}
+		l.Color.Palette = lf.palette
+	}
+	if flagWasSet(lf.fs, "density") {
+		d, err := strconv.ParseFloat(lf.density, 64)
+		if err != nil || !(d > 0) || d > 1e6 {
+			return l, usageErr("--density: %q must be a positive number up to 1e6", lf.density)
+		}
+		l.Color.Density = d
+	}
+	if flagWasSet(lf.fs, "offset") {
+		o, err := strconv.ParseFloat(lf.off, 64)
+		if err != nil || o != o || o > 1e6 || o < -1e6 {
+			return l, usageErr("--offset: %q must be a finite number", lf.off)
+		}
+		l.Color.Offset = o
+	}
+	if err := l.Validate(); err != nil {
+		return l, usageErr("%v", err)
+	}
+	return l, nil
+}
+
+// parseCenter reads "RE,IM" into exact decimals, each within ±fractal.MaxCentre.
+func parseCenter(s string) (re, im fractal.Decimal, err error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 2 {
+		return re, im, fmt.Errorf("%q must be two numbers RE,IM (got %d parts)", clipText(s), len(parts))
+	}
+	re, err = fractal.ParseDecimal(parts[0])
+	if err != nil {
+		return re, im, fmt.Errorf("real part: %v", err)
+	}
+	im, err = fractal.ParseDecimal(parts[1])
+	if err != nil {
+		return re, im, fmt.Errorf("imaginary part: %v", err)
+	}
+	for _, d := range []fractal.Decimal{re, im} {
+		if v := d.Float64(); !(v >= -fractal.MaxCentre && v <= fractal.MaxCentre) {
+			return re, im, fmt.Errorf("%s is out of range (each part within ±%g)", clipText(d.String()), fractal.MaxCentre)
+		}
+	}
+	return re, im, nil
+}
+
+// parseZoom reads a zoom: a positive decimal within [fractal.MinZoom, fractal.MaxZoom].
+func parseZoom(s string) (fractal.Decimal, error) {
+	z, err := fractal.ParseDecimal(s)
+	if err != nil {
+		return z, err
+	}
+	v := z.Float64()
+	if !(v > 0) {
+		return z, fmt.Errorf("%s must be positive", clipText(s))
+	}
+	if v < fractal.MinZoom || v > fractal.MaxZoom {
+		return z, fmt.Errorf("%s is out of range (%g to %g)", clipText(s), fractal.MinZoom, fractal.MaxZoom)
+	}
+	return z, nil
+}
+
+// parseIterations reads an iteration count in [1, fractal.MaxIterations].
+func parseIterations(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a whole number", clipText(s))
+	}
+	if n < 1 || n > fractal.MaxIterations {
+		return 0, fmt.Errorf("%d is out of range (1 to %d)", n, fractal.MaxIterations)
+	}
+	return n, nil
+}
+
+// parseSize reads "WxH" or a preset name (1080p, 4k, 8k, 16k, 32k); each side 1..MaxSide.
+func parseSize(s string) (w, h int, err error) {
+	if p, ok := sizePresets[strings.ToLower(strings.TrimSpace(s))]; ok {
+		return p[0], p[1], nil
+	}
+	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
+	if !ok {
+		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT or one of 1080p, 4k, 8k, 16k, 32k", clipText(s))
+	}
+	w, err1 := strconv.Atoi(strings.TrimSpace(ws))
+	h, err2 := strconv.Atoi(strings.TrimSpace(hs))
+	if err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT with whole numbers", clipText(s))
+	}
+	if w < 1 || h < 1 || w > MaxSide || h > MaxSide {
+		return 0, 0, fmt.Errorf("%dx%d is out of range (each side 1 to %d)", w, h, MaxSide)
+	}
+	return w, h, nil
+}
+
+func clipText(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}

@@ -1,0 +1,98 @@
+package fractal
+
+import (
+	"math"
+	"math/big"
+)
+
+// SmoothBailout is the squared radius past which the smooth colouring stops iterating: the
+// escape count itself uses radius 2, the continuous value a few more iterations to 2^8.
+const SmoothBailout = 65536.0
+
+type float interface{ ~float32 | ~float64 }
+
+// Escape32 is Escape in float32 arithmetic.
+func Escape32(cr, ci float32, maxIter int) (n int, nu float64) { return escape(cr, ci, maxIter) }
+
+// Escape64 is Escape in float64 arithmetic.
+func Escape64(cr, ci float64, maxIter int) (n int, nu float64) { return escape(cr, ci, maxIter) }
+
+// InMainBulbs reports whether c lies in the main cardioid or the period-2 bulb, where every
+// point is inside: the cheap test that skips most of the black interior.
+func InMainBulbs[T float](cr, ci T) bool {
+	x := cr - 0.25
+	y2 := ci * ci
+	q := x*x + y2
+	if q*(q+x) <= 0.25*y2 {
+		return true
+	}
+	x1 := cr + 1
+	return x1*x1+y2 <= 0.0625
+}
+
+// escape iterates z <- z^2 + c. It returns the least n >= 1 with |z(n)| > 2 (or -1 when none
+// within maxIter) and the smooth value nu = m + 1 - log2(log2|z(m)|), where m >= n is the
+// first iteration with |z|^2 > SmoothBailout. Inside points are caught early by the bulb
+// test and by periodicity detection (an orbit that returns exactly to a saved value).
+func escape[T float](cr, ci T, maxIter int) (int, float64) {
+	if InMainBulbs(cr, ci) {
+		return -1, 0
+	}
+	var zr, zi T
+	var sr, si T // saved orbit point for periodicity detection
+	check, period := 8, 0
+	for n := 1; n <= maxIter; n++ {
+		zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+		r2 := zr*zr + zi*zi
+		if r2 > 4 {
+			return n, smooth(zr, zi, cr, ci, n)
+		}
+		if zr == sr && zi == si {
+			return -1, 0
+		}
+		period++
+		if period == check {
+			period = 0
+			check *= 2
+			sr, si = zr, zi
+		}
+	}
+	return -1, 0
+}
+
+func smooth[T float](zr, zi, cr, ci T, n int) float64 {
+	m := n
+	r2 := float64(zr*zr + zi*zi)
+	for r2 <= SmoothBailout && m < n+8 {
+		zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+		r2 = float64(zr*zr + zi*zi)
+		m++
+	}
+	return float64(m) + 1 - math.Log2(0.5*math.Log2(r2))
+}
+
+// EscapeBig is the exact reference: the escape count of c computed in math/big arithmetic at
+// prec bits, with no shortcuts. It is slow and meant for tests and probes of the contract.
+func EscapeBig(cr, ci *big.Float, maxIter int, prec uint) int {
+	zr := new(big.Float).SetPrec(prec)
+	zi := new(big.Float).SetPrec(prec)
+	zr2 := new(big.Float).SetPrec(prec)
+	zi2 := new(big.Float).SetPrec(prec)
+	t := new(big.Float).SetPrec(prec)
+	four := big.NewFloat(4)
+	for n := 1; n <= maxIter; n++ {
+		// zi = 2*zr*zi + ci; zr = zr2 - zi2 + cr
+		t.Mul(zr, zi)
+		t.Add(t, t)
+		zi.Add(t, ci)
+		zr.Sub(zr2, zi2)
+		zr.Add(zr, cr)
+		zr2.Mul(zr, zr)
+		zi2.Mul(zi, zi)
+		t.Add(zr2, zi2)
+		if t.Cmp(four) > 0 {
+			return n
+		}
+	}
+	return -1
+}

@@ -1,0 +1,241 @@
+package fractal
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// Limits of a location, documented in README and checked by Validate.
+const (
+	// MaxCentre bounds |re| and |im| of a centre: the set lies within |c| <= 2.
+	MaxCentre = 4.0
+	// MinZoom and MaxZoom bound the zoom (the shorter side spans 4/zoom).
+	MinZoom = 1e-3
+	MaxZoom = 1e300
+	// MaxIterations bounds the iteration count.
+	MaxIterations = 100_000_000
+	// DoubleLimitZoom is about where float64 runs out of bits for a 1000-pixel image; deeper
+	// views need perturbation (a later feature) and render blocky until then.
+	DoubleLimitZoom = 1e13
+)
+
+// Coloring says how escape counts become colours.
+type Coloring struct {
+	Palette string  // a palette name (see Palettes)
+	Density float64 // colour cycles per 32 smooth iterations; > 0
+	Offset  float64 // shifts the palette, in cycles (0..1)
+}
+
+// DefaultColoring is the colouring of a fresh view.
+var DefaultColoring = Coloring{Palette: "classic", Density: 1, Offset: 0}
+
+// Location is a place in the Mandelbrot set: an exact centre, a zoom (the image's shorter
+// side spans 4/zoom units), the maximum iteration count and the colouring.
+type Location struct {
+	Re, Im     Decimal
+	Zoom       Decimal
+	Iterations int
+	Color      Coloring
+}
+
+// Home is the default view: the whole set.
+func Home() Location {
+	return Location{
+		Re:         MustDecimal("-0.5"),
+		Im:         MustDecimal("0"),
+		Zoom:       MustDecimal("1"),
+		Iterations: 200,
+		Color:      DefaultColoring,
+	}
+}
+
+// ZoomFloat returns the zoom as a float64.
+func (l Location) ZoomFloat() float64 { return l.Zoom.Float64() }
+
+// Validate reports the first thing wrong with l, naming the field.
+func (l Location) Validate() error {
+	for _, c := range []struct {
+		name string
+		d    Decimal
+	}{{"centre real part", l.Re}, {"centre imaginary part", l.Im}} {
+		v := c.d.Float64()
+		if math.IsNaN(v) || math.Abs(v) > MaxCentre {
+			return fmt.Errorf("%s %s is out of range (|value| <= %g)", c.name, clip(c.d.String()), MaxCentre)
+		}
+	}
+	z := l.Zoom.Float64()
+	if math.IsNaN(z) || z <= 0 {
+		return fmt.Errorf("zoom %s must be a positive number", clip(l.Zoom.String()))
+	}
+	if z < MinZoom || z > MaxZoom {
+		return fmt.Errorf("zoom %s is out of range (%g to %g)", clip(l.Zoom.String()), MinZoom, MaxZoom)
+	}
+	if l.Iterations < 1 || l.Iterations > MaxIterations {
+		return fmt.Errorf("iterations %d is out of range (1 to %d)", l.Iterations, MaxIterations)
+	}
+	if _, err := PaletteByName(l.Color.Palette); err != nil {
+		return err
+	}
+	if !(l.Color.Density > 0) || math.IsInf(l.Color.Density, 0) {
+		return fmt.Errorf("palette density %g must be a positive number", l.Color.Density)
+	}
+	if math.IsNaN(l.Color.Offset) || math.IsInf(l.Color.Offset, 0) {
+		return errors.New("palette offset must be a finite number")
+	}
+	return nil
+}
+
+// AutoIterations is the iteration count the automatic setting uses at a zoom: it rises with
+// the logarithm of the zoom, as deeper views need more iterations to show their detail.
+func AutoIterations(zoom float64) int {
+	d := math.Log10(math.Max(zoom, 1))
+	n := 200 + 60*d + 8*d*d
+	return int(math.Min(n, 1e6))
+}
+
+// precisionBits is the big.Float precision for exact arithmetic on l's centre at a pixel
+// spacing: every digit of the text, plus enough bits to address a pixel at this zoom.
+func (l Location) precisionBits(spacing float64) uint {
+	need := uint(64)
+	if spacing > 0 && spacing < 1 {
+		need += uint(-math.Log2(spacing))
+	}
+	return max(need, l.Re.SignificantBits(), l.Im.SignificantBits())
+}
+
+// digitsFor is the number of digits after the point that a centre needs at a pixel spacing:
+// enough to place it to a hundredth of a pixel.
+func digitsFor(spacing float64) int {
+	if spacing <= 0 || math.IsInf(spacing, 0) || math.IsNaN(spacing) {
+		return 20
+	}
+	return max(3, int(math.Ceil(-math.Log10(spacing)))+2)
+}
+
+// Offset returns l with its centre moved by (dx, dy) pixels of a w x h image (x right, y down
+// as on the screen). The arithmetic is exact (math/big) and the new centre is written with
+// as many digits as the zoom needs.
+func (l Location) Offset(dx, dy float64, w, h int) Location {
+	s := Spacing(l.ZoomFloat(), w, h)
+	return l.moveCentre(dx*s, -dy*s, s)
+}
+
+// ZoomAt returns l zoomed by factor (> 1 zooms in) about pixel (px, py) of a w x h image,
+// keeping the point under that pixel where it is.
+func (l Location) ZoomAt(px, py, factor float64, w, h int) Location {
+	z := l.ZoomFloat()
+	nz := math.Min(math.Max(z*factor, MinZoom), MaxZoom)
+	s := Spacing(z, w, h)
+	ns := Spacing(nz, w, h)
+	dx := px - float64(w)/2
+	dy := float64(h)/2 - py
+	out := l.moveCentre(dx*(s-ns), dy*(s-ns), ns)
+	out.Zoom = DecimalFromFloat(nz)
+	return out
+}
+
+func (l Location) moveCentre(dre, dim, spacing float64) Location {
+	prec := l.precisionBits(spacing)
+	digits := digitsFor(spacing)
+	add := func(d Decimal, delta float64) Decimal {
+		if delta == 0 {
+			return d
+		}
+		v := d.Big(prec)
+		v.Add(v, new(big.Float).SetPrec(prec).SetFloat64(delta))
+		return Decimal{text: trimZeros(v.Text('f', digits))}
+	}
+	l.Re = add(l.Re, dre)
+	l.Im = add(l.Im, dim)
+	return l
+}
+
+func trimZeros(s string) string {
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(s, "0")
+		s = strings.TrimSuffix(s, ".")
+	}
+	if s == "-0" || s == "" {
+		return "0"
+	}
+	return s
+}
+
+// String is the compact text form of a location, one line, for the clipboard and for
+// sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...".
+// ParseLocationText reads it back exactly.
+func (l Location) String() string {
+	return fmt.Sprintf("re=%s im=%s zoom=%s iterations=%d palette=%s density=%s offset=%s",
+		l.Re, l.Im, l.Zoom, l.Iterations, l.Color.Palette,
+		strconv.FormatFloat(l.Color.Density, 'g', -1, 64), strconv.FormatFloat(l.Color.Offset, 'g', -1, 64))
+}
+
+// ParseLocationText reads a location from text: either the compact form written by String
+// (any subset of its keys, in any order; missing keys keep base's values) or the plain
+// "re, im, zoom[, iterations]" form. The result is validated.
+func ParseLocationText(s string, base Location) (Location, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return base, errors.New("empty location")
+	}
+	if len(s) > 4*MaxDecimalDigits {
+		return base, errors.New("location text is too long")
+	}
+	l := base
+	if strings.Contains(s, "=") {
+		for _, f := range strings.Fields(s) {
+			k, v, ok := strings.Cut(f, "=")
+			if !ok {
+				return base, fmt.Errorf("%q is not key=value", clip(f))
+			}
+			if err := l.set(k, v); err != nil {
+				return base, err
+			}
+		}
+	} else {
+		parts := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == ';' })
+		if len(parts) < 3 || len(parts) > 4 {
+			return base, fmt.Errorf("expected \"re, im, zoom[, iterations]\", got %d parts", len(parts))
+		}
+		keys := []string{"re", "im", "zoom", "iterations"}
+		for i, p := range parts {
+			if err := l.set(keys[i], p); err != nil {
+				return base, err
+			}
+		}
+	}
+	if err := l.Validate(); err != nil {
+		return base, err
+	}
+	return l, nil
+}
+
+func (l *Location) set(k, v string) error {
+	var err error
+	switch strings.ToLower(k) {
+	case "re", "real":
+		l.Re, err = ParseDecimal(v)
+	case "im", "imag":
+		l.Im, err = ParseDecimal(v)
+	case "zoom":
+		l.Zoom, err = ParseDecimal(v)
+	case "iterations", "iter", "it":
+		l.Iterations, err = strconv.Atoi(v)
+	case "palette":
+		l.Color.Palette = v
+	case "density":
+		l.Color.Density, err = strconv.ParseFloat(v, 64)
+	case "offset":
+		l.Color.Offset, err = strconv.ParseFloat(v, 64)
+	default:
+		return fmt.Errorf("unknown key %q", clip(k))
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %q is not a valid value", k, clip(v))
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package fractal
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"image/color"
+	"io/fs"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"mandelscope/assets"
+)
+
+// Palette is a cyclic list of colour stops; colours between stops are interpolated linearly.
+type Palette struct {
+	Name  string
+	Stops []color.RGBA
+}
+
+var palettes = sync.OnceValues(loadPalettes)
+
+func loadPalettes() (map[string]Palette, error) {
+	out := map[string]Palette{}
+	files, err := fs.Glob(assets.Palettes, "palettes/*.txt")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		data, err := assets.Palettes.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(f, "palettes/"), ".txt")
+		p, err := ParsePalette(name, data)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = p
+	}
+	return out, nil
+}
+
+// ParsePalette reads a palette file: one #RRGGBB stop per line; other lines are comments.
+func ParsePalette(name string, data []byte) (Palette, error) {
+	p := Palette{Name: name}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if len(line) != 7 || line[0] != '#' {
+			continue
+		}
+		v, err := strconv.ParseUint(line[1:], 16, 32)
+		if err != nil {
+			return p, fmt.Errorf("palette %s: bad colour %q", name, line)
+		}
+		p.Stops = append(p.Stops, color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255})
+	}
+	if len(p.Stops) < 2 {
+		return p, fmt.Errorf("palette %s: needs at least two colour stops", name)
+	}
+	return p, nil
+}
+
+// PaletteNames lists the built-in palettes, sorted.
+func PaletteNames() []string {
+	m, _ := palettes()
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// PaletteByName returns a built-in palette or an error naming the known ones.
+func PaletteByName(name string) (Palette, error) {
+	m, err := palettes()
+	if err != nil {
+		return Palette{}, err
+	}
+	p, ok := m[name]
+	if !ok {
+		return Palette{}, fmt.Errorf("unknown palette %q (known: %s)", clip(name), strings.Join(PaletteNames(), ", "))
+	}
+	return p, nil
+}
+
+// PalettePosition maps a smooth value to a position in the palette, in stops (0 <= pos < len):
+// t = nu * density / 32 + offset cycles. GPU shaders compute the same expression.
+func PalettePosition(nu, density, offset float64, stops int) float64 {
+	t := nu*density/32 + offset
+	t -= math.Floor(t)
+	return t * float64(stops)
+}
+
+// Color returns the colour for a smooth value under a colouring: the palette interpolated
+// linearly and cyclically at PalettePosition. Inside points (n < 0) are black.
+func (p Palette) Color(n int, nu float64, c Coloring) color.RGBA {
+	if n < 0 {
+		return color.RGBA{0, 0, 0, 255}
+	}
+	pos := PalettePosition(nu, c.Density, c.Offset, len(p.Stops))
+	i := int(pos)
+	if i >= len(p.Stops) {
+		i = len(p.Stops) - 1
+	}
+	f := pos - float64(i)
+	a, b := p.Stops[i], p.Stops[(i+1)%len(p.Stops)]
+	mix := func(x, y uint8) uint8 { return uint8(float64(x)*(1-f) + float64(y)*f + 0.5) }
+	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 255}
+}

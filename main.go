@@ -1,0 +1,89 @@
+// Command mandelscope is a Mandelbrot explorer: with no arguments it opens the window; its
+// subcommands export images, manage bookmarks, probe escape counts and benchmark the preview.
+//
+//	mandelscope                      open the explorer window
+//	mandelscope export ...           render a view to a PNG of up to 32K
+//	mandelscope bookmarks ...        list, add, remove, rename, import and export bookmarks
+//	mandelscope probe ...            print escape counts of pixels
+//	mandelscope bench ...            benchmark the window's preview renderer
+//	mandelscope version              print the version
+//
+// main.go is wiring only: each subcommand lives in its own cmd_*.go file.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+)
+
+// Version is the program version, written into exported images.
+const Version = "0.1.0"
+
+func init() {
+	// GLFW (for the window and for the offscreen GL context) must run on the main thread.
+	runtime.LockOSThread()
+}
+
+// exitError carries an exit code other than 1 (130 for an interrupt, 2 for bad usage).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+// usageErr marks a mistake in the command line (exit code 2).
+func usageErr(format string, a ...any) error {
+	return exitError{2, fmt.Errorf(format, a...)}
+}
+
+var commands = map[string]func(args []string, stdout, stderr io.Writer) error{
+	"export":    runExport,
+	"bookmarks": runBookmarks,
+	"probe":     runProbe,
+	"bench":     runBench,
+	"version": func(_ []string, stdout, _ io.Writer) error {
+		_, err := fmt.Fprintf(stdout, "mandelscope %s\n", Version)
+		return err
+	},
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches a command line and turns its error into one line on stderr and an exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || (len(args) > 0 && len(args[0]) > 0 && args[0][0] == '-' && args[0] != "-h" && args[0] != "--help") {
+		if err := runWindow(args); err != nil {
+			fmt.Fprintf(stderr, "mandelscope: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	name := args[0]
+	cmd, ok := commands[name]
+	if !ok {
+		if name != "-h" && name != "--help" && name != "help" {
+			fmt.Fprintf(stderr, "mandelscope: unknown command %q (commands: export, bookmarks, probe, bench, version)\n", name)
+			return 2
+		}
+		fmt.Fprintln(stdout, "usage: mandelscope [export|bookmarks|probe|bench|version] [flags]  (no command opens the window)")
+		return 0
+	}
+	err := cmd(args[1:], stdout, stderr)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "mandelscope %s: %v\n", name, err)
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}

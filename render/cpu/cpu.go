@@ -1,0 +1,90 @@
+// Package cpu is Mandelscope's pure-Go renderer: the reference for the rendering contract and
+// the fallback when no OpenGL context can be had. It imports no OpenGL. Rows are shared out
+// to one goroutine per core; every pixel is computed from its global index in the frame, so a
+// tile is pixel-identical to the same pixels of a one-piece render.
+package cpu
+
+import (
+	"fmt"
+	"image"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"mandelscope/fractal"
+)
+
+// Renderer renders frames on the CPU. Its zero value uses every core.
+type Renderer struct {
+	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
+	Workers int
+}
+
+// Name describes the renderer for status lines and benchmarks.
+func (r *Renderer) Name() string { return fmt.Sprintf("CPU (pure Go, %d threads)", r.workers()) }
+
+// MaxTile is the largest tile edge the renderer accepts: the CPU has no framebuffer limit.
+func (r *Renderer) MaxTile() int { return 1 << 16 }
+
+// Close releases nothing; it is there to satisfy the renderer interfaces.
+func (r *Renderer) Close() error { return nil }
+
+func (r *Renderer) workers() int {
+	if r.Workers > 0 {
+		return r.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Render draws the pixels rect (in f's global pixel coordinates) of frame f into dst, whose
+// top-left pixel receives rect.Min. dst must be at least rect's size.
+func (r *Renderer) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	if rect.Empty() {
+		return nil
+	}
+	if dst.Bounds().Dx() < rect.Dx() || dst.Bounds().Dy() < rect.Dy() {
+		return fmt.Errorf("cpu render: destination %v is smaller than tile %v", dst.Bounds().Size(), rect.Size())
+	}
+	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	if err != nil {
+		return err
+	}
+	var next atomic.Int64
+	next.Store(int64(rect.Min.Y))
+	var wg sync.WaitGroup
+	for range r.workers() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				y := int(next.Add(1) - 1)
+				if y >= rect.Max.Y {
+					return
+				}
+				row := dst.Pix[dst.PixOffset(dst.Bounds().Min.X, dst.Bounds().Min.Y+y-rect.Min.Y):]
+				renderRow(f, pal, y, rect.Min.X, rect.Max.X, row)
+			}
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+func renderRow(f fractal.Frame, pal fractal.Palette, y, x0, x1 int, row []byte) {
+	f32 := f.Precision() == fractal.Float32
+	it := f.Loc.Iterations
+	for x := x0; x < x1; x++ {
+		var n int
+		var nu float64
+		if f32 {
+			re, im := f.Point32(x, y)
+			n, nu = fractal.Escape32(re, im, it)
+		} else {
+			re, im := f.Point64(x, y)
+			n, nu = fractal.Escape64(re, im, it)
+		}
+		c := pal.Color(n, nu, f.Loc.Color)
+		p := row[(x-x0)*4 : (x-x0)*4+4 : (x-x0)*4+4]
+		p[0], p[1], p[2], p[3] = c.R, c.G, c.B, 255
+	}
+}
