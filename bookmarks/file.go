@@ -1,0 +1,298 @@
+package bookmarks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// EnvPath is the environment variable that overrides the bookmarks file's path.
+const EnvPath = "MANDELSCOPE_BOOKMARKS"
+
+// MaxFileBytes bounds the size of a bookmarks or .kfr file this package reads.
+const MaxFileBytes = 64 << 20
+
+// DefaultPath returns the bookmarks file's path: $MANDELSCOPE_BOOKMARKS when set, else
+// os.UserConfigDir()/mandelscope/bookmarks.json.
+func DefaultPath() (string, error) {
+	if p := os.Getenv(EnvPath); p != "" {
+		return p, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the folder for the bookmarks file (%v); set %s to a file path", err, EnvPath)
+	}
+	return filepath.Join(dir, "mandelscope", "bookmarks.json"), nil
+}
+
+// DamagedError reports a bookmarks file that exists but cannot be read as one. The file is
+// left untouched.
+type DamagedError struct {
+	Path string
+	Err  error
+}
+
+func (e *DamagedError) Error() string {
+	return fmt.Sprintf("bookmarks file %s is damaged: %v; it was left untouched", e.Path, e.Err)
+}
+
+func (e *DamagedError) Unwrap() error { return e.Err }
+
+// readFile reads a file of at most MaxFileBytes; a missing file gives fs.ErrNotExist.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("it is larger than %d MiB", MaxFileBytes>>20)
+	}
+	return data, nil
+}
+
+// plainErr drops the "open /path:" prefix of a *fs.PathError, for messages that name the
+// file themselves.
+func plainErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Load reads the bookmarks file at path. A missing file is an empty store; a file that cannot
+// be read or parsed is an error naming it (a *DamagedError when its text is wrong).
+func Load(path string) (*Store, error) {
+	s, _, err := load(path)
+	return s, err
+}
+
+// load also returns the file's text (nil when it does not exist).
+func load(path string) (*Store, []byte, error) {
+	data, err := readFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Store{}, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot read bookmarks file %s: %v", path, plainErr(err))
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, nil, &DamagedError{Path: path, Err: err}
+	}
+	return s, data, nil
+}
+
+// Update changes the bookmarks file at path safely: it takes an exclusive lock on
+// path + ".lock", reads the file afresh, calls fn, and when fn succeeded and changed
+// something writes the result atomically, keeping the previous text as path + ".bak". An
+// error from fn writes nothing. A damaged file is never overwritten.
+func Update(path string, fn func(*Store) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("cannot create the folder for bookmarks file %s: %v", path, plainErr(err))
+	}
+	unlock, err := lockFile(path + ".lock")
+	if err != nil {
+		return fmt.Errorf("cannot lock bookmarks file %s: %v", path, plainErr(err))
+	}
+	defer unlock()
+	s, old, err := load(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(s); err != nil {
+		return err
+	}
+	data, err := s.Marshal()
+	if err != nil {
+		return err
+	}
+	if old != nil && bytes.Equal(data, old) {
+		return nil
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if old != nil {
+		if err := writeAtomic(path+".bak", old, mode, true); err != nil {
+			return fmt.Errorf("cannot keep a backup of bookmarks file %s: %v", path, err)
+		}
+	}
+	if err := writeAtomic(path, data, mode, true); err != nil {
+		return fmt.Errorf("cannot write bookmarks file %s: %v", path, err)
+	}
+	return nil
+}
+
+// writeAtomic writes data to path through a temporary file in the same folder: write, fsync,
+// rename (or, when overwrite is false, link, which fails if path exists), fsync the folder.
+func writeAtomic(path string, data []byte, mode fs.FileMode, overwrite bool) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return plainErr(err)
+	}
+	name := tmp.Name()
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return plainErr(err)
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return plainErr(err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return plainErr(err)
+	}
+	if err = tmp.Close(); err != nil {
+		return plainErr(err)
+	}
+	if overwrite {
+		if err = os.Rename(name, path); err != nil {
+			return plainErr(err)
+		}
+	} else {
+		if err = os.Link(name, path); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("%s already exists", path)
+			}
+			// A file system without hard links: check, then rename (a small race).
+			if _, serr := os.Lstat(path); serr == nil {
+				return fmt.Errorf("%s already exists", path)
+			}
+			if err = os.Rename(name, path); err != nil {
+				return plainErr(err)
+			}
+		} else {
+			os.Remove(name)
+		}
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename in dir durable; file systems that cannot sync a folder are ignored.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// Add adds b to the bookmarks file at path (see Store.Add and Update).
+func Add(path string, b Bookmark) error {
+	return Update(path, func(s *Store) error { return s.Add(b) })
+}
+
+// Remove removes the named bookmark from the file at path and returns it.
+func Remove(path, name string) (Bookmark, error) {
+	var out Bookmark
+	err := Update(path, func(s *Store) (err error) {
+		out, err = s.Remove(name)
+		return err
+	})
+	return out, err
+}
+
+// Rename renames a bookmark in the file at path.
+func Rename(path, oldName, newName string) error {
+	return Update(path, func(s *Store) error { return s.Rename(oldName, newName) })
+}
+
+// ImportResult says what an import did.
+type ImportResult struct {
+	// Added are the names of the new bookmarks, as they are in the store (with " (2)"
+	// suffixes where a name was taken).
+	Added []string
+	// Skipped counts bookmarks already present with the same name and location.
+	Skipped int
+}
+
+// ReadImport reads a file to import: a Mandelscope bookmarks file, or a Kalles Fraktaler
+// .kfr parameter file (recognised by its extension or its text), which becomes one bookmark
+// named after the file. Errors name the file.
+func ReadImport(src string) (*Store, error) {
+	data, err := readFile(src)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %v", src, plainErr(err))
+	}
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+	if strings.EqualFold(filepath.Ext(src), ".kfr") || (len(trimmed) > 0 && trimmed[0] != '{') {
+		name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
+		b, err := ParseKFR(data, name)
+		if err != nil {
+			return nil, fmt.Errorf("cannot import %s: %v", src, err)
+		}
+		return &Store{list: []Bookmark{b}}, nil
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("cannot import %s: %v", src, err)
+	}
+	return s, nil
+}
+
+// Import merges the bookmarks of src (see ReadImport) into the file at path: clashing names
+// get " (2)" suffixes, nothing is overwritten (see Store.Merge).
+func Import(path, src string) (ImportResult, error) {
+	in, err := ReadImport(src)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	var r ImportResult
+	err = Update(path, func(s *Store) error {
+		r.Added, r.Skipped = s.Merge(in)
+		return nil
+	})
+	return r, err
+}
+
+// Export writes the named bookmarks (all of them when names is empty) of the file at path
+// to a new bookmarks file dst. An existing dst is an error unless force is true.
+func Export(path, dst string, names []string, force bool) (int, error) {
+	s, err := Load(path)
+	if err != nil {
+		return 0, err
+	}
+	sub, err := s.Subset(names)
+	if err != nil {
+		return 0, err
+	}
+	if err := WriteFile(dst, sub, force); err != nil {
+		return 0, err
+	}
+	return sub.Len(), nil
+}
+
+// WriteFile writes s as a bookmarks file at dst, atomically. An existing dst is an error
+// ("... already exists; use force to replace it") unless force is true.
+func WriteFile(dst string, s *Store, force bool) error {
+	data, err := s.Marshal()
+	if err != nil {
+		return err
+	}
+	if !force {
+		if _, err := os.Lstat(dst); err == nil {
+			return fmt.Errorf("%s already exists; it was not overwritten", dst)
+		}
+	}
+	if err := writeAtomic(dst, data, 0o644, force); err != nil {
+		return fmt.Errorf("cannot write %s: %v", dst, err)
+	}
+	return nil
+}

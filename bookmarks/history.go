@@ -1,0 +1,73 @@
+package bookmarks
+
+import "mandelscope/fractal"
+
+// DefaultHistoryLimit is the number of locations a zero History keeps.
+const DefaultHistoryLimit = 200
+
+// History is a bounded back/forward list of visited locations, as in a web browser. Its zero
+// value is empty and keeps DefaultHistoryLimit entries.
+type History struct {
+	// Limit is the most entries kept (the oldest are dropped); 0 means DefaultHistoryLimit.
+	Limit int
+	items []fractal.Location
+	pos   int // index of the current entry when items is not empty
+}
+
+func (h *History) limit() int {
+	if h.Limit > 0 {
+		return h.Limit
+	}
+	return DefaultHistoryLimit
+}
+
+// Visit makes l the current location: the forward entries are dropped and l goes after the
+// current one. Visiting the current location again does nothing.
+func (h *History) Visit(l fractal.Location) {
+	if len(h.items) > 0 {
+		if h.items[h.pos] == l {
+			return
+		}
+		h.items = h.items[:h.pos+1]
+	}
+	h.items = append(h.items, l)
+	if over := len(h.items) - h.limit(); over > 0 {
+		h.items = append(h.items[:0], h.items[over:]...)
+	}
+	h.pos = len(h.items) - 1
+}
+
+// Current returns the current location, if any.
+func (h *History) Current() (fractal.Location, bool) {
+	if len(h.items) == 0 {
+		return fractal.Location{}, false
+	}
+	return h.items[h.pos], true
+}
+
+// CanBack reports whether Back has somewhere to go.
+func (h *History) CanBack() bool { return len(h.items) > 0 && h.pos > 0 }
+
+// CanForward reports whether Forward has somewhere to go.
+func (h *History) CanForward() bool { return h.pos+1 < len(h.items) }
+
+// Back steps back and returns the location there; false when there is none.
+func (h *History) Back() (fractal.Location, bool) {
+	if !h.CanBack() {
+		return fractal.Location{}, false
+	}
+	h.pos--
+	return h.items[h.pos], true
+}
+
+// Forward steps forward and returns the location there; false when there is none.
+func (h *History) Forward() (fractal.Location, bool) {
+	if !h.CanForward() {
+		return fractal.Location{}, false
+	}
+	h.pos++
+	return h.items[h.pos], true
+}
+
+// Len returns the number of entries.
+func (h *History) Len() int { return len(h.items) }

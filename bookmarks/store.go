@@ -1,0 +1,439 @@
+// Package bookmarks keeps Mandelscope's named places: a human-readable JSON file of
+// bookmarks (exact decimal centre, zoom, iterations, colouring, times and a small PNG
+// thumbnail), read and written safely by the window and the command line at the same time,
+// the import of bookmarks files and Kalles Fraktaler .kfr parameter files, export, and a
+// bounded back/forward History of locations. It imports neither Fyne nor OpenGL.
+//
+// Every change to the file is "lock, re-read, change, write atomically" (see Update): an
+// exclusive flock on bookmarks.json.lock, the file read afresh, the change applied, the new
+// text written to a temporary file in the same folder, synced and renamed over the old one,
+// whose previous text is kept as bookmarks.json.bak. A file that cannot be read is never
+// overwritten: every operation that reads it fails with a *DamagedError naming the file.
+package bookmarks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"mandelscope/fractal"
+)
+
+// FormatName is the value of the "format" field that marks a Mandelscope bookmarks file.
+const FormatName = "mandelscope-bookmarks"
+
+// FormatVersion is the version of the file format this package writes; files with a higher
+// version are refused rather than misread.
+const FormatVersion = 1
+
+// MaxNameLength is the longest bookmark name, in characters.
+const MaxNameLength = 200
+
+// MaxThumbnailBytes bounds a thumbnail's PNG data.
+const MaxThumbnailBytes = 1 << 20
+
+// Bookmark is a named location.
+type Bookmark struct {
+	Name     string
+	Location fractal.Location
+	// Created and Updated are when the bookmark was made and last changed.
+	Created, Updated time.Time
+	// Thumbnail is a small PNG picture of the view; it may be empty.
+	Thumbnail []byte
+}
+
+// Store is the set of bookmarks of one file, in the file's order. Its zero value is an empty
+// store. Its methods change it in memory only; Update and the functions built on it write
+// the changes to disk.
+type Store struct {
+	list []Bookmark
+}
+
+// Len returns the number of bookmarks.
+func (s *Store) Len() int { return len(s.list) }
+
+// List returns a copy of the bookmarks in the file's order.
+func (s *Store) List() []Bookmark {
+	out := make([]Bookmark, len(s.list))
+	copy(out, s.list)
+	return out
+}
+
+// Names returns the bookmarks' names in the file's order.
+func (s *Store) Names() []string {
+	out := make([]string, len(s.list))
+	for i, b := range s.list {
+		out[i] = b.Name
+	}
+	return out
+}
+
+func (s *Store) index(name string) int {
+	for i, b := range s.list {
+		if b.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Get returns the bookmark with this name (compared after trimming spaces).
+func (s *Store) Get(name string) (Bookmark, bool) {
+	i := s.index(strings.TrimSpace(name))
+	if i < 0 {
+		return Bookmark{}, false
+	}
+	return s.list[i], true
+}
+
+// CleanName trims a name and checks it: not empty, at most MaxNameLength characters,
+// valid UTF-8 and no control characters. It returns the trimmed name.
+func CleanName(name string) (string, error) {
+	n := strings.TrimSpace(name)
+	if n == "" {
+		return "", errors.New("bookmark name is empty")
+	}
+	if !utf8.ValidString(n) {
+		return "", fmt.Errorf("bookmark name %q is not valid UTF-8", clip(n))
+	}
+	if c := utf8.RuneCountInString(n); c > MaxNameLength {
+		return "", fmt.Errorf("bookmark name has %d characters, more than the %d allowed", c, MaxNameLength)
+	}
+	for _, r := range n {
+		if unicode.IsControl(r) {
+			return "", fmt.Errorf("bookmark name %q contains a control character", clip(n))
+		}
+	}
+	return n, nil
+}
+
+func clip(s string) string {
+	if utf8.RuneCountInString(s) > 40 {
+		return string([]rune(s)[:37]) + "..."
+	}
+	return s
+}
+
+// check cleans b's name and validates the rest of it.
+func (b *Bookmark) check() error {
+	n, err := CleanName(b.Name)
+	if err != nil {
+		return err
+	}
+	b.Name = n
+	if err := b.Location.Validate(); err != nil {
+		return fmt.Errorf("bookmark %q: %v", clip(n), err)
+	}
+	if len(b.Thumbnail) > MaxThumbnailBytes {
+		return fmt.Errorf("bookmark %q: thumbnail of %d bytes is larger than the %d allowed", clip(n), len(b.Thumbnail), MaxThumbnailBytes)
+	}
+	return nil
+}
+
+func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// Add adds b. Its name is trimmed and checked, its location validated; a name that exists
+// already is an error, never an overwrite. Zero Created and Updated times are set to now.
+func (s *Store) Add(b Bookmark) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	if s.index(b.Name) >= 0 {
+		return fmt.Errorf("bookmark %q already exists", b.Name)
+	}
+	if b.Created.IsZero() {
+		b.Created = now()
+	}
+	if b.Updated.IsZero() {
+		b.Updated = b.Created
+	}
+	s.list = append(s.list, b)
+	return nil
+}
+
+// Set replaces the bookmark that has b's name with b (keeping its creation time when b's is
+// zero) and sets its Updated time to now; the bookmark must exist.
+func (s *Store) Set(b Bookmark) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	i := s.index(b.Name)
+	if i < 0 {
+		return fmt.Errorf("no bookmark named %q", b.Name)
+	}
+	if b.Created.IsZero() {
+		b.Created = s.list[i].Created
+	}
+	b.Updated = now()
+	s.list[i] = b
+	return nil
+}
+
+// Remove removes the named bookmark and returns it.
+func (s *Store) Remove(name string) (Bookmark, error) {
+	i := s.index(strings.TrimSpace(name))
+	if i < 0 {
+		return Bookmark{}, fmt.Errorf("no bookmark named %q", clip(strings.TrimSpace(name)))
+	}
+	b := s.list[i]
+	s.list = append(s.list[:i], s.list[i+1:]...)
+	return b, nil
+}
+
+// Insert puts b back at position i (clamped to the list), as undoing a Remove does; the
+// name must be free.
+func (s *Store) Insert(i int, b Bookmark) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	if s.index(b.Name) >= 0 {
+		return fmt.Errorf("bookmark %q already exists", b.Name)
+	}
+	i = max(0, min(i, len(s.list)))
+	s.list = append(s.list[:i], append([]Bookmark{b}, s.list[i:]...)...)
+	return nil
+}
+
+// Index returns the position of the named bookmark, or -1.
+func (s *Store) Index(name string) int { return s.index(strings.TrimSpace(name)) }
+
+// Rename gives a bookmark a new name, which must be free.
+func (s *Store) Rename(oldName, newName string) error {
+	i := s.index(strings.TrimSpace(oldName))
+	if i < 0 {
+		return fmt.Errorf("no bookmark named %q", clip(strings.TrimSpace(oldName)))
+	}
+	n, err := CleanName(newName)
+	if err != nil {
+		return err
+	}
+	if n == s.list[i].Name {
+		return nil
+	}
+	if s.index(n) >= 0 {
+		return fmt.Errorf("bookmark %q already exists", n)
+	}
+	s.list[i].Name = n
+	s.list[i].Updated = now()
+	return nil
+}
+
+// UniqueName returns name if it is free, else the first free "name (2)", "name (3)", ...
+func (s *Store) UniqueName(name string) string {
+	if s.index(name) < 0 {
+		return name
+	}
+	base := name
+	for k := 2; ; k++ {
+		suffix := fmt.Sprintf(" (%d)", k)
+		r := []rune(base)
+		if len(r)+len([]rune(suffix)) > MaxNameLength {
+			r = r[:MaxNameLength-len([]rune(suffix))]
+		}
+		n := strings.TrimSpace(string(r)) + suffix
+		if s.index(n) < 0 {
+			return n
+		}
+	}
+}
+
+// Merge adds every bookmark of other to s. A bookmark whose name and location are both
+// already there is skipped; a name that is taken by a different location gets a " (2)"
+// (" (3)", ...) suffix. It returns the names added, as they are now in s, and how many
+// bookmarks were skipped as already present.
+func (s *Store) Merge(other *Store) (added []string, skipped int) {
+	for _, b := range other.list {
+		if old, ok := s.Get(b.Name); ok && old.Location == b.Location {
+			skipped++
+			continue
+		}
+		b.Name = s.UniqueName(b.Name)
+		s.list = append(s.list, b)
+		added = append(added, b.Name)
+	}
+	return added, skipped
+}
+
+// Subset returns a store with the named bookmarks, in the order given; an unknown name is an
+// error. No names means all of them.
+func (s *Store) Subset(names []string) (*Store, error) {
+	if len(names) == 0 {
+		return &Store{list: s.List()}, nil
+	}
+	out := &Store{}
+	for _, n := range names {
+		b, ok := s.Get(n)
+		if !ok {
+			return nil, fmt.Errorf("no bookmark named %q", clip(strings.TrimSpace(n)))
+		}
+		if out.index(b.Name) < 0 {
+			out.list = append(out.list, b)
+		}
+	}
+	return out, nil
+}
+
+// fileJSON is the file's layout.
+type fileJSON struct {
+	Format    string      `json:"format"`
+	Version   int         `json:"version"`
+	Bookmarks []entryJSON `json:"bookmarks"`
+}
+
+// entryJSON is one bookmark in the file. Decimals are kept as their exact text.
+type entryJSON struct {
+	Name       string    `json:"name"`
+	Re         string    `json:"re"`
+	Im         string    `json:"im"`
+	Zoom       string    `json:"zoom"`
+	Iterations int       `json:"iterations"`
+	Palette    string    `json:"palette"`
+	Density    float64   `json:"density"`
+	Offset     float64   `json:"offset"`
+	Created    time.Time `json:"created"`
+	Updated    time.Time `json:"updated"`
+	Thumbnail  []byte    `json:"thumbnail,omitempty"`
+}
+
+// Marshal returns the store as indented JSON text.
+func (s *Store) Marshal() ([]byte, error) {
+	f := fileJSON{Format: FormatName, Version: FormatVersion, Bookmarks: make([]entryJSON, 0, len(s.list))}
+	for _, b := range s.list {
+		l := b.Location
+		f.Bookmarks = append(f.Bookmarks, entryJSON{
+			Name: b.Name, Re: l.Re.String(), Im: l.Im.String(), Zoom: l.Zoom.String(),
+			Iterations: l.Iterations, Palette: l.Color.Palette, Density: l.Color.Density, Offset: l.Color.Offset,
+			Created: b.Created.UTC(), Updated: b.Updated.UTC(), Thumbnail: b.Thumbnail,
+		})
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(f); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Parse reads a bookmarks file's text. Every field is checked: the format and version, the
+// JSON syntax and types, unknown fields (so that nothing a user wrote is silently dropped on
+// the next write), names, exact decimals and the locations' ranges. The error says what is
+// wrong and where.
+func Parse(data []byte) (*Store, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("the file is empty")
+	}
+	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
+		return nil, jsonError(err)
+	}
+	var head struct {
+		Format  *string `json:"format"`
+		Version *int    `json:"version"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, jsonError(err)
+	}
+	if head.Format == nil || *head.Format != FormatName {
+		return nil, fmt.Errorf("it is not a Mandelscope bookmarks file (no \"format\": %q field)", FormatName)
+	}
+	if head.Version == nil {
+		return nil, errors.New("it has no format \"version\" field")
+	}
+	if *head.Version > FormatVersion {
+		return nil, fmt.Errorf("it has format version %d, written by a newer Mandelscope (this one reads up to version %d)", *head.Version, FormatVersion)
+	}
+	if *head.Version < 1 {
+		return nil, fmt.Errorf("format version %d is not valid", *head.Version)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f fileJSON
+	if err := dec.Decode(&f); err != nil {
+		return nil, jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("there is more text after the bookmarks")
+	}
+	s := &Store{}
+	for i, e := range f.Bookmarks {
+		b, err := e.bookmark()
+		if err != nil {
+			return nil, fmt.Errorf("bookmark %d: %v", i+1, err)
+		}
+		if s.index(b.Name) >= 0 {
+			return nil, fmt.Errorf("bookmark %d: the name %q appears twice", i+1, b.Name)
+		}
+		s.list = append(s.list, b)
+	}
+	return s, nil
+}
+
+func (e entryJSON) bookmark() (Bookmark, error) {
+	name, err := CleanName(e.Name)
+	if err != nil {
+		return Bookmark{}, err
+	}
+	var l fractal.Location
+	for _, d := range []struct {
+		field string
+		text  string
+		dst   *fractal.Decimal
+	}{{"re", e.Re, &l.Re}, {"im", e.Im, &l.Im}, {"zoom", e.Zoom, &l.Zoom}} {
+		if *d.dst, err = fractal.ParseDecimal(d.text); err != nil {
+			return Bookmark{}, fmt.Errorf("%q: %s: %v", clip(name), d.field, err)
+		}
+	}
+	l.Iterations = e.Iterations
+	l.Color = fractal.Coloring{Palette: e.Palette, Density: e.Density, Offset: e.Offset}
+	b := Bookmark{Name: name, Location: l, Created: e.Created, Updated: e.Updated, Thumbnail: e.Thumbnail}
+	if err := b.check(); err != nil {
+		return Bookmark{}, err
+	}
+	return b, nil
+}
+
+// jsonError turns encoding/json's errors into plain words with a byte position.
+func jsonError(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		msg := strings.TrimPrefix(se.Error(), "json: ")
+		if msg == "unexpected end of JSON input" {
+			msg = "unexpected end of JSON (the file is cut short)"
+		}
+		return fmt.Errorf("%s at byte %d", msg, se.Offset)
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "the top level"
+		} else {
+			field = "field \"" + field + "\""
+		}
+		return fmt.Errorf("%s holds a JSON %s where a %s belongs (byte %d)", field, te.Value, jsonKind(te.Type.Kind().String()), te.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("unexpected end of JSON (the file is cut short)")
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	return errors.New(msg)
+}
+
+func jsonKind(k string) string {
+	switch k {
+	case "struct", "map":
+		return "object"
+	case "slice", "array":
+		return "list"
+	case "int", "int64", "float64":
+		return "number"
+	}
+	return k
+}
