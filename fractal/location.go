@@ -108,12 +108,12 @@ func (l Location) precisionBits(spacing float64) uint {
 }
 
 // digitsFor is the number of digits after the point that a centre needs at a pixel spacing:
-// enough to place it to a hundredth of a pixel.
+// enough to place it to a thousandth of a pixel.
 func digitsFor(spacing float64) int {
 	if spacing <= 0 || math.IsInf(spacing, 0) || math.IsNaN(spacing) {
 		return 20
 	}
-	return max(3, int(math.Ceil(-math.Log10(spacing)))+2)
+	return max(3, int(math.Ceil(-math.Log10(spacing)))+3)
 }
 
 // Offset returns l with its centre moved by (dx, dy) pixels of a w x h image (x right, y down
