@@ -1,0 +1,173 @@
+package render
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/go-gl/gl/v4.1-core/gl"
+
+	"mandelscope/shaders"
+)
+
+// maxStops is the size of the palette uniform array; longer palettes are refused.
+const maxStops = 256
+
+// program is a linked shader program and the locations of its uniforms.
+type program struct {
+	id      uint32
+	variant shaders.Variant
+	loc     map[string]int32
+}
+
+// shaderHeader is what goes before a shader file: the version, the variant's defines, and a
+// #line so that the compiler's line numbers are the file's own.
+func shaderHeader(glslVersion int, defines ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "#version %d core\n", glslVersion)
+	for _, d := range defines {
+		if d == string(shaders.F64) && glslVersion < 400 {
+			b.WriteString("#extension GL_ARB_gpu_shader_fp64 : require\n")
+		}
+		if d == string(shaders.Emulated) && glslVersion < 400 {
+			b.WriteString("#extension GL_ARB_gpu_shader5 : enable\n")
+		}
+		if strings.Contains(d, " ") {
+			fmt.Fprintf(&b, "#define %s\n", d)
+		} else {
+			fmt.Fprintf(&b, "#define %s 1\n", d)
+		}
+	}
+	b.WriteString("#line 1\n")
+	return b.String()
+}
+
+// ShaderError is a shader that failed to compile or a program that failed to link. Its text
+// carries the GL info log and, where the log names one, the offending source line.
+type ShaderError struct {
+	Stage string // "vertex", "fragment" or "link"
+	Name  string // the file or variant
+	Log   string // the GL info log
+	Line  int    // the source line the log names first (0 if none)
+	Text  string // that line of the source
+}
+
+func (e *ShaderError) Error() string {
+	msg := fmt.Sprintf("%s shader %s: %s", e.Stage, e.Name, oneLine(e.Log))
+	if e.Stage == "link" {
+		msg = fmt.Sprintf("linking %s: %s", e.Name, oneLine(e.Log))
+	}
+	if e.Line > 0 {
+		msg += fmt.Sprintf(" [line %d: %s]", e.Line, strings.TrimSpace(e.Text))
+	}
+	return msg
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(strings.TrimRight(s, "\x00"))
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+// logLine finds the first source line a compiler log names: Mesa "0:12(5): error", NVIDIA
+// "0(12) : error", AMD and Intel "ERROR: 0:12: ...".
+var logLine = regexp.MustCompile(`\b\d+[:(](\d+)[):(]`)
+
+// compileShader compiles one stage; src is the whole text given to GL (header + file) and
+// fileSrc the file alone, whose lines the #line directive makes the log refer to.
+func compileShader(kind uint32, stage, name, header, fileSrc string) (uint32, error) {
+	sh := gl.CreateShader(kind)
+	if sh == 0 {
+		return 0, fmt.Errorf("%s shader %s: glCreateShader failed (GL error 0x%x)", stage, name, gl.GetError())
+	}
+	csrc, free := gl.Strs(header + fileSrc + "\x00")
+	gl.ShaderSource(sh, 1, csrc, nil)
+	free()
+	gl.CompileShader(sh)
+	var ok int32
+	gl.GetShaderiv(sh, gl.COMPILE_STATUS, &ok)
+	if ok == gl.TRUE {
+		return sh, nil
+	}
+	var n int32
+	gl.GetShaderiv(sh, gl.INFO_LOG_LENGTH, &n)
+	buf := make([]byte, n+1)
+	gl.GetShaderInfoLog(sh, n, nil, &buf[0])
+	gl.DeleteShader(sh)
+	e := &ShaderError{Stage: stage, Name: name, Log: string(buf)}
+	if m := logLine.FindStringSubmatch(e.Log); m != nil {
+		if ln, err := strconv.Atoi(m[1]); err == nil {
+			lines := strings.Split(fileSrc, "\n")
+			if ln >= 1 && ln <= len(lines) {
+				e.Line, e.Text = ln, lines[ln-1]
+			}
+		}
+	}
+	return 0, e
+}
+
+// newProgram compiles and links a vertex and fragment source with the given header defines.
+// Everything created is released again when a later step fails.
+func newProgram(glslVersion int, variant shaders.Variant, vertSrc, fragSrc string) (*program, error) {
+	name := string(variant)
+	vs, err := compileShader(gl.VERTEX_SHADER, "vertex", "fullscreen.vert", shaderHeader(glslVersion), vertSrc)
+	if err != nil {
+		return nil, err
+	}
+	defer gl.DeleteShader(vs)
+	fs, err := compileShader(gl.FRAGMENT_SHADER, "fragment", "mandel.frag ("+name+")",
+		shaderHeader(glslVersion, name, fmt.Sprintf("MAX_STOPS %d", maxStops)), fragSrc)
+	if err != nil {
+		return nil, err
+	}
+	defer gl.DeleteShader(fs)
+	id := gl.CreateProgram()
+	gl.AttachShader(id, vs)
+	gl.AttachShader(id, fs)
+	gl.LinkProgram(id)
+	var ok int32
+	gl.GetProgramiv(id, gl.LINK_STATUS, &ok)
+	if ok != gl.TRUE {
+		var n int32
+		gl.GetProgramiv(id, gl.INFO_LOG_LENGTH, &n)
+		buf := make([]byte, n+1)
+		gl.GetProgramInfoLog(id, n, nil, &buf[0])
+		gl.DeleteProgram(id)
+		return nil, &ShaderError{Stage: "link", Name: name, Log: string(buf)}
+	}
+	p := &program{id: id, variant: variant, loc: map[string]int32{}}
+	for _, u := range []string{"uOrigin", "uHalf", "uCentre", "uSpacing", "uMaxIter",
+		"uStops", "uNumStops", "uDensity", "uOffset"} {
+		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
+	}
+	return p, nil
+}
+
+// setView loads a view into the program's uniforms (the program must be in use).
+func (p *program) setView(v View) {
+	gl.Uniform2i(p.loc["uOrigin"], int32(v.Origin.X), int32(v.Origin.Y))
+	gl.Uniform2f(p.loc["uHalf"], float32(v.W)/2, float32(v.H)/2)
+	switch p.variant {
+	case shaders.F32:
+		gl.Uniform2f(p.loc["uCentre"], float32(v.Re), float32(v.Im))
+		gl.Uniform1f(p.loc["uSpacing"], float32(v.Spacing))
+	case shaders.F64:
+		gl.Uniform2d(p.loc["uCentre"], v.Re, v.Im)
+		gl.Uniform1d(p.loc["uSpacing"], v.Spacing)
+	default:
+		rh, rl := splitFF(v.Re)
+		ih, il := splitFF(v.Im)
+		sh, sl := splitFF(v.Spacing)
+		gl.Uniform4f(p.loc["uCentre"], rh, rl, ih, il)
+		gl.Uniform2f(p.loc["uSpacing"], sh, sl)
+	}
+}
+
+// setColoring loads the iteration limit and the palette (the program must be in use).
+func (p *program) setColoring(maxIter int, stops []float32, density, offset float64) {
+	gl.Uniform1i(p.loc["uMaxIter"], int32(maxIter))
+	gl.Uniform3fv(p.loc["uStops"], int32(len(stops)/3), &stops[0])
+	gl.Uniform1i(p.loc["uNumStops"], int32(len(stops)/3))
+	gl.Uniform1f(p.loc["uDensity"], float32(density))
+	gl.Uniform1f(p.loc["uOffset"], float32(offset))
+}

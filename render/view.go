@@ -1,0 +1,34 @@
+package render
+
+import (
+	"image"
+	"math"
+
+	"mandelscope/fractal"
+)
+
+// View is everything the fragment shader needs to map a framebuffer pixel to c: the frame's
+// centre and pixel spacing (float64, as fractal.Frame keeps them), its size, and the global
+// pixel index of the framebuffer's pixel (0, 0). A perturbation renderer can replace it with
+// a reference orbit and offsets without touching the rest of the pipeline.
+type View struct {
+	Re, Im  float64     // centre
+	Spacing float64     // distance between pixel centres
+	W, H    int         // frame size in pixels
+	Origin  image.Point // global pixel of the tile's top-left
+}
+
+// viewOf returns the view of frame f for a tile whose top-left is origin.
+func viewOf(f fractal.Frame, origin image.Point) View {
+	return View{Re: f.Re, Im: f.Im, Spacing: f.Spacing, W: f.W, H: f.H, Origin: origin}
+}
+
+// splitFF returns hi + lo = v to about 48 bits, hi = float32(v): the float-float form.
+func splitFF(v float64) (hi, lo float32) {
+	hi = float32(v)
+	if math.IsInf(float64(hi), 0) {
+		return hi, 0
+	}
+	lo = float32(v - float64(hi))
+	return hi, lo
+}

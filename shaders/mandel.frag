@@ -1,0 +1,229 @@
+// mandel.frag: the Mandelbrot escape-time colouring of the rendering contract, one pixel per
+// fragment, computed from the pixel's GLOBAL index in the frame so that tiles join seamlessly.
+//
+// Exactly one of these is defined by the Go side in a header before this file:
+//   PREC_F32       float arithmetic, the mapping of fractal.Frame.Point32
+//   PREC_F64       native double (GL 4.0 or GL_ARB_gpu_shader_fp64), fractal.Frame.Point64
+//   PREC_EMULATED  double emulated with float-float pairs (hi + lo), for drivers without fp64
+// MAX_STOPS is defined too (the size of the palette uniform array).
+
+#if defined(PREC_F64)
+#define REAL double
+#else
+#define REAL float
+#endif
+//
+// Rows: the framebuffer's row 0 (GL's bottom row) holds the tile's TOP row, so glReadPixels
+// delivers rows top-first straight into an image.RGBA with no flip on the CPU.
+
+// View parameters (Go: render.View). The pixel (x, y) of the W x H frame samples
+// c = centre + (x + 0.5 - W/2, H/2 - y - 0.5) * spacing.
+uniform ivec2 uOrigin;   // global pixel index of the framebuffer's pixel (0, 0)
+uniform vec2 uHalf;      // (W/2, H/2), exact in float
+#if defined(PREC_F32)
+uniform vec2 uCentre;    // float32(re), float32(im)
+uniform float uSpacing;  // float32(spacing)
+#elif defined(PREC_F64)
+uniform dvec2 uCentre;
+uniform double uSpacing;
+#else
+uniform vec4 uCentre;    // (re.hi, re.lo, im.hi, im.lo)
+uniform vec2 uSpacing;   // (spacing.hi, spacing.lo)
+#endif
+
+uniform int uMaxIter;
+
+// Colouring (fractal.Palette.Color and fractal.PalettePosition).
+uniform vec3 uStops[MAX_STOPS];  // colour stops, 0..255 per channel
+uniform int uNumStops;
+uniform float uDensity;
+uniform float uOffset;
+
+out vec4 fragColor;
+
+#if defined(PREC_EMULATED)
+// Float-float arithmetic (Dekker/Knuth). Every temporary is `precise` so that the compiler
+// can neither reassociate the error terms away nor fuse them into fma.
+vec2 twoSum(float a, float b) {
+    precise float s = a + b;
+    precise float bb = s - a;
+    precise float e = (a - (s - bb)) + (b - bb);
+    return vec2(s, e);
+}
+vec2 quickTwoSum(float a, float b) {
+    precise float s = a + b;
+    precise float e = b - (s - a);
+    return vec2(s, e);
+}
+vec2 split(float a) {
+    precise float t = 4097.0 * a;
+    precise float hi = t - (t - a);
+    precise float lo = a - hi;
+    return vec2(hi, lo);
+}
+vec2 twoProd(float a, float b) {
+    precise float p = a * b;
+    vec2 as = split(a);
+    vec2 bs = split(b);
+    precise float e = ((as.x * bs.x - p) + as.x * bs.y + as.y * bs.x) + as.y * bs.y;
+    return vec2(p, e);
+}
+vec2 ffAdd(vec2 a, vec2 b) {
+    vec2 s = twoSum(a.x, b.x);
+    vec2 t = twoSum(a.y, b.y);
+    precise float sy = s.y + t.x;
+    s = quickTwoSum(s.x, sy);
+    precise float sy2 = s.y + t.y;
+    return quickTwoSum(s.x, sy2);
+}
+vec2 ffMul(vec2 a, vec2 b) {
+    vec2 p = twoProd(a.x, b.x);
+    precise float e = p.y + (a.x * b.y + a.y * b.x);
+    return quickTwoSum(p.x, e);
+}
+vec2 ffMulF(vec2 a, float b) {
+    vec2 p = twoProd(a.x, b);
+    precise float e = p.y + a.y * b;
+    return quickTwoSum(p.x, e);
+}
+#endif
+
+// smoothValue is nu = m + 1 - log2(0.5 * log2(r2)) for the final |z|^2.
+float smoothValue(int m, float r2) {
+    return float(m) + 1.0 - log2(0.5 * log2(r2));
+}
+
+// colour returns the palette colour (0..255) for smooth value nu, as fractal.Palette.Color.
+vec3 colour(float nu) {
+    float t = nu * uDensity / 32.0 + uOffset;
+    t -= floor(t);
+    float pos = t * float(uNumStops);
+    int i = min(int(pos), uNumStops - 1);
+    float f = pos - float(i);
+    vec3 a = uStops[i];
+    vec3 b = uStops[(i + 1) % uNumStops];
+    return floor(a * (1.0 - f) + b * f + 0.5);
+}
+
+bool inMainBulbs(float cr, float ci) {
+    float x = cr - 0.25;
+    float y2 = ci * ci;
+    float q = x * x + y2;
+    if (q * (q + x) <= 0.25 * y2) {
+        return true;
+    }
+    float x1 = cr + 1.0;
+    return x1 * x1 + y2 <= 0.0625;
+}
+
+void main() {
+    ivec2 g = uOrigin + ivec2(gl_FragCoord.xy);  // the global pixel (x, y), y down
+    vec2 off = vec2(float(g.x) + 0.5 - uHalf.x, uHalf.y - float(g.y) - 0.5);
+    int n = -1;
+    float nu = 0.0;
+
+#if defined(PREC_F32)
+    precise float cr = uCentre.x + off.x * uSpacing;
+    precise float ci = uCentre.y + off.y * uSpacing;
+    bool inside = inMainBulbs(cr, ci);
+    float zr = 0.0, zi = 0.0, sr = 0.0, si = 0.0;
+#elif defined(PREC_F64)
+    precise double cr = uCentre.x + double(off.x) * uSpacing;
+    precise double ci = uCentre.y + double(off.y) * uSpacing;
+    bool inside;
+    {
+        // The bulb test in double, as the CPU does it.
+        double x = cr - 0.25LF;
+        double y2 = ci * ci;
+        double q = x * x + y2;
+        double x1 = cr + 1.0LF;
+        inside = q * (q + x) <= 0.25LF * y2 || x1 * x1 + y2 <= 0.0625LF;
+    }
+    double zr = 0.0LF, zi = 0.0LF, sr = 0.0LF, si = 0.0LF;
+#else
+    vec2 cr = ffAdd(uCentre.xy, ffMulF(uSpacing, off.x));
+    vec2 ci = ffAdd(uCentre.zw, ffMulF(uSpacing, off.y));
+    bool inside = inMainBulbs(cr.x, ci.x);
+    vec2 zr = vec2(0.0), zi = vec2(0.0), sr = vec2(0.0), si = vec2(0.0);
+#endif
+
+    if (!inside) {
+        int check = 8, period = 0;
+        for (int k = 1; k <= uMaxIter; k++) {
+#if defined(PREC_F32)
+            precise float nzr = zr * zr - zi * zi + cr;
+            precise float nzi = 2.0 * zr * zi + ci;
+            zr = nzr;
+            zi = nzi;
+            precise float r2 = zr * zr + zi * zi;
+            if (r2 > 4.0) {
+                n = k;
+                break;
+            }
+            if (zr == sr && zi == si) {
+                break;
+            }
+#elif defined(PREC_F64)
+            precise double nzr = zr * zr - zi * zi + cr;
+            precise double nzi = 2.0LF * zr * zi + ci;
+            zr = nzr;
+            zi = nzi;
+            precise double r2 = zr * zr + zi * zi;
+            if (r2 > 4.0LF) {
+                n = k;
+                break;
+            }
+            if (zr == sr && zi == si) {
+                break;
+            }
+#else
+            vec2 zr2 = ffMul(zr, zr);
+            vec2 zi2 = ffMul(zi, zi);
+            vec2 zri = ffMul(zr, zi);
+            zr = ffAdd(ffAdd(zr2, -zi2), cr);
+            zi = ffAdd(2.0 * zri, ci);
+            float r2 = zr.x * zr.x + zi.x * zi.x;
+            if (r2 > 4.0) {
+                n = k;
+                break;
+            }
+            if (zr == sr && zi == si) {
+                break;
+            }
+#endif
+            period++;
+            if (period == check) {
+                period = 0;
+                check *= 2;
+                sr = zr;
+                si = zi;
+            }
+        }
+    }
+
+    if (n < 0) {
+        fragColor = vec4(0.0, 0.0, 0.0, 1.0);
+        return;
+    }
+
+    // Smooth value: up to 8 more iterations until |z|^2 > 65536 (fractal.smooth), in the
+    // orbit's own type; the emulated variant continues on the high parts.
+#if defined(PREC_F64)
+    double fr = zr, fi = zi, fcr = cr, fci = ci;
+#elif defined(PREC_F32)
+    float fr = zr, fi = zi, fcr = cr, fci = ci;
+#else
+    float fr = zr.x, fi = zi.x, fcr = cr.x, fci = ci.x;
+#endif
+    int m = n;
+    float r2 = float(fr * fr + fi * fi);
+    while (r2 <= 65536.0 && m < n + 8) {
+        precise REAL t = fr * fr - fi * fi + fcr;
+        fi = 2.0 * fr * fi + fci;
+        fr = t;
+        r2 = float(fr * fr + fi * fi);
+        m++;
+    }
+    nu = smoothValue(m, r2);
+    fragColor = vec4(colour(nu) / 255.0, 1.0);
+}
