@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every check of the project: formatting, go vet, staticcheck, the tests (GPU tests on
+# the machine's OpenGL, under a private Xvfb when there is no display) and each fuzz target
+# for a short fixed time. Used by `make test` and by CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOTOOLCHAIN=${GOTOOLCHAIN:-auto}
+FUZZTIME=${FUZZTIME:-10s}
+
+xvfb_pid=""
+cleanup() { [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true; }
+trap cleanup EXIT
+if [ -z "${DISPLAY:-}" ]; then
+  for n in $(seq 90 120); do
+    [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ] || { disp=":$n"; break; }
+  done
+  Xvfb "$disp" -screen 0 1600x1000x24 -nolisten tcp >/tmp/mandelscope-xvfb.log 2>&1 &
+  xvfb_pid=$!
+  export DISPLAY=$disp
+  for _ in $(seq 50); do xdpyinfo -display "$DISPLAY" >/dev/null 2>&1 && break; sleep 0.1; done
+  echo "test: started Xvfb on $DISPLAY"
+fi
+# The GPU tests must run here, not skip: CI has Mesa's software OpenGL under Xvfb.
+export MANDELSCOPE_REQUIRE_GL=${MANDELSCOPE_REQUIRE_GL:-1}
+
+echo "test: gofmt"
+bad=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$bad" ]; then echo "gofmt would change: $bad" >&2; exit 1; fi
+echo "test: go vet"
+go vet ./...
+echo "test: staticcheck"
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
+echo "test: go test"
+go test -count=1 -timeout 30m ./...
+
+echo "test: fuzz targets, $FUZZTIME each"
+for f in $(git ls-files '*_test.go'); do
+  for t in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //'); do
+    pkg="./$(dirname "$f")"
+    echo "test: fuzz $pkg $t"
+    go test -run '^$' -fuzz "^$t\$" -fuzztime "$FUZZTIME" "$pkg" >/tmp/mandelscope-fuzz.log 2>&1 || { cat /tmp/mandelscope-fuzz.log; exit 1; }
+  done
+done
+echo "test: all checks passed"
