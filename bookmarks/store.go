@@ -243,13 +243,13 @@ func (s *Store) UniqueName(name string) string {
 	}
 }
 
-// Merge adds every bookmark of other to s. A bookmark whose name and location are both
-// already there is skipped; a name that is taken by a different location gets a " (2)"
+// Merge adds every bookmark of other to s. A bookmark whose location is already there under
+// its name (or under the name an earlier merge gave it) is skipped; a name that is taken by a different location gets a " (2)"
 // (" (3)", ...) suffix. It returns the names added, as they are now in s, and how many
 // bookmarks were skipped as already present.
 func (s *Store) Merge(other *Store) (added []string, skipped int) {
 	for _, b := range other.list {
-		if old, ok := s.Get(b.Name); ok && old.Location == b.Location {
+		if s.hasCopy(b) {
 			skipped++
 			continue
 		}
@@ -258,6 +258,17 @@ func (s *Store) Merge(other *Store) (added []string, skipped int) {
 		added = append(added, b.Name)
 	}
 	return added, skipped
+}
+
+// hasCopy reports whether s has b's location under b's name or under a name Merge would
+// have given it ("name (2)", ...), so that importing a file twice adds nothing.
+func (s *Store) hasCopy(b Bookmark) bool {
+	for _, o := range s.list {
+		if o.Location == b.Location && (o.Name == b.Name || strings.HasPrefix(o.Name, b.Name+" (")) {
+			return true
+		}
+	}
+	return false
 }
 
 // Subset returns a store with the named bookmarks, in the order given; an unknown name is an

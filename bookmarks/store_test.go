@@ -1,0 +1,552 @@
+package bookmarks
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"mandelscope/fractal"
+)
+
+// re60 and im60 are centres with 60 significant digits, more than any float holds.
+const (
+	re60 = "-1.74006238257933990522084416706582563829664172043617186687986"
+	im60 = "0.00000000000000000000000000000000000000000000000000000000000000028"
+)
+
+func deepLocation(t testing.TB) fractal.Location {
+	t.Helper()
+	l := fractal.Home()
+	l.Re = fractal.MustDecimal(re60)
+	l.Im = fractal.MustDecimal(im60)
+	l.Zoom = fractal.MustDecimal("2.5e45")
+	l.Iterations = 12345
+	l.Color = fractal.Coloring{Palette: "fire", Density: 0.3, Offset: 0.125}
+	return l
+}
+
+func tempPath(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(t.TempDir(), "cfg", "mandelscope", "bookmarks.json")
+}
+
+func TestDefaultPath(t *testing.T) {
+	t.Setenv(EnvPath, "/x/y.json")
+	if p, err := DefaultPath(); err != nil || p != "/x/y.json" {
+		t.Fatalf("DefaultPath with %s = %q, %v", EnvPath, p, err)
+	}
+	t.Setenv(EnvPath, "")
+	t.Setenv("XDG_CONFIG_HOME", "/cfg")
+	t.Setenv("HOME", "/home/u")
+	p, err := DefaultPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join("/cfg", "mandelscope", "bookmarks.json"); p != want {
+		t.Fatalf("DefaultPath = %q, want %q", p, want)
+	}
+}
+
+func TestMissingFileIsEmpty(t *testing.T) {
+	s, err := Load(tempPath(t))
+	if err != nil || s.Len() != 0 {
+		t.Fatalf("Load(missing) = %v, %v", s, err)
+	}
+}
+
+func TestRoundTripExact(t *testing.T) {
+	path := tempPath(t)
+	loc := deepLocation(t)
+	thumb := []byte("\x89PNG\r\n\x1a\nnot really")
+	if err := Add(path, Bookmark{Name: "  deep spiral  ", Location: loc, Thumbnail: thumb}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Add(path, Bookmark{Name: "home", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := s.Get("deep spiral")
+	if !ok {
+		t.Fatalf("bookmark not found; have %q", s.Names())
+	}
+	if b.Location != loc {
+		t.Fatalf("location changed:\n got %v\nwant %v", b.Location, loc)
+	}
+	if b.Location.Re.String() != re60 || b.Location.Im.String() != im60 {
+		t.Fatalf("centre digits changed: %s %s", b.Location.Re, b.Location.Im)
+	}
+	if !bytes.Equal(b.Thumbnail, thumb) {
+		t.Fatalf("thumbnail changed")
+	}
+	if b.Created.IsZero() || !b.Updated.Equal(b.Created) || time.Since(b.Created) > time.Hour {
+		t.Fatalf("times: created %v updated %v", b.Created, b.Updated)
+	}
+	if got := s.Names(); len(got) != 2 || got[0] != "deep spiral" || got[1] != "home" {
+		t.Fatalf("names %q", got)
+	}
+	text, _ := os.ReadFile(path)
+	for _, want := range []string{`"re": "` + re60 + `"`, `"im": "` + im60 + `"`, `"zoom": "2.5e45"`, `"version": 1`, "\n  "} {
+		if !bytes.Contains(text, []byte(want)) {
+			t.Errorf("file lacks %s:\n%s", want, text)
+		}
+	}
+	// Marshal -> Parse -> Marshal is stable.
+	again, err := s.Marshal()
+	if err != nil || !bytes.Equal(again, text) {
+		t.Fatalf("re-marshal differs (%v)", err)
+	}
+}
+
+func TestNames(t *testing.T) {
+	path := tempPath(t)
+	if err := Add(path, Bookmark{Name: "x", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, want string }{
+		{"x", `bookmark "x" already exists`},
+		{" x ", `bookmark "x" already exists`},
+		{"", "bookmark name is empty"},
+		{"   ", "bookmark name is empty"},
+		{"a\x07b", "control character"},
+		{"a\nb", "control character"},
+		{strings.Repeat("é", 201), "more than the 200 allowed"},
+		{"bad\xffutf8", "not valid UTF-8"},
+	} {
+		err := Add(path, Bookmark{Name: c.name, Location: fractal.Home()})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Add(%q) = %v, want error containing %q", c.name, err, c.want)
+		}
+	}
+	if err := Add(path, Bookmark{Name: strings.Repeat("é", 200), Location: fractal.Home()}); err != nil {
+		t.Errorf("200 characters: %v", err)
+	}
+	bad := fractal.Home()
+	bad.Iterations = 0
+	if err := Add(path, Bookmark{Name: "bad", Location: bad}); err == nil || !strings.Contains(err.Error(), "iterations") {
+		t.Errorf("invalid location: %v", err)
+	}
+}
+
+func TestRemoveRenameSetBackup(t *testing.T) {
+	path := tempPath(t)
+	for _, n := range []string{"a", "b", "c"} {
+		if err := Add(path, Bookmark{Name: n, Location: fractal.Home()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ := os.ReadFile(path)
+	if err := Rename(path, "b", "  beta "); err != nil {
+		t.Fatal(err)
+	}
+	bak, err := os.ReadFile(path + ".bak")
+	if err != nil || !bytes.Equal(bak, before) {
+		t.Fatalf("backup is not the previous version (%v)", err)
+	}
+	if err := Rename(path, "a", "c"); err == nil || err.Error() != `bookmark "c" already exists` {
+		t.Fatalf("rename onto existing: %v", err)
+	}
+	if err := Rename(path, "zz", "q"); err == nil || !strings.Contains(err.Error(), `no bookmark named "zz"`) {
+		t.Fatalf("rename unknown: %v", err)
+	}
+	b, err := Remove(path, "a")
+	if err != nil || b.Name != "a" {
+		t.Fatalf("Remove = %v, %v", b, err)
+	}
+	if _, err := Remove(path, "a"); err == nil {
+		t.Fatal("removing twice succeeded")
+	}
+	s, _ := Load(path)
+	if got := strings.Join(s.Names(), ","); got != "beta,c" {
+		t.Fatalf("names %s", got)
+	}
+	// Undo a removal in place, and Set.
+	err = Update(path, func(s *Store) error {
+		if err := s.Insert(0, b); err != nil {
+			return err
+		}
+		l := deepLocation(t)
+		return s.Set(Bookmark{Name: "c", Location: l})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ = Load(path)
+	if got := strings.Join(s.Names(), ","); got != "a,beta,c" {
+		t.Fatalf("names after undo %s", got)
+	}
+	if c, _ := s.Get("c"); c.Location != deepLocation(t) || c.Created.IsZero() {
+		t.Fatalf("Set: %+v", c)
+	}
+	// A failing change writes nothing.
+	cur, _ := os.ReadFile(path)
+	err = Update(path, func(s *Store) error {
+		s.Remove("a")
+		return errors.New("stop")
+	})
+	if err == nil || err.Error() != "stop" {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, cur) {
+		t.Fatal("a failed update changed the file")
+	}
+}
+
+// damaged are bookmarks files that must be refused and kept byte for byte.
+var damaged = []struct{ name, text, want string }{
+	{"truncated", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "-0.5"`, "unexpected end of JSON"},
+	{"garbage", "\x00\x01garbage\xff", "invalid character"},
+	{"empty", "", "the file is empty"},
+	{"not ours", `{"hello": 1}`, "not a Mandelscope bookmarks file"},
+	{"no version", `{"format": "mandelscope-bookmarks", "bookmarks": []}`, "no format \"version\""},
+	{"future", `{"format": "mandelscope-bookmarks", "version": 7, "bookmarks": []}`, "format version 7, written by a newer Mandelscope"},
+	{"wrong type", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": -0.5, "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`, `field "bookmarks.re" holds a JSON number where a string belongs`},
+	{"wrong list", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": {}}`, "holds a JSON object where a list belongs"},
+	{"not a number", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "-1.7400623825793399052208441670658256382966417204361718x8", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`, `bookmark 1: "a": re: "-1.7400623825793399052208441670658256..." is not a decimal number`},
+	{"out of range", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "9", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`, "out of range"},
+	{"unknown field", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "colour": "red"}]}`, `unknown field "colour"`},
+	{"duplicate", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}, {"name": "a ", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`, `bookmark 2: the name "a" appears twice`},
+	{"trailing", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": []} {}`, "invalid character"},
+	{"bad thumbnail", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "thumbnail": "%%%"}]}`, "base64"},
+	{"bad time", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "created": "yesterday"}]}`, "yesterday"},
+}
+
+func TestDamagedFileKept(t *testing.T) {
+	good := filepath.Join(t.TempDir(), "good.json")
+	if err := WriteFile(good, &Store{list: []Bookmark{{Name: "g", Location: fractal.Home()}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range damaged {
+		t.Run(c.name, func(t *testing.T) {
+			path := tempPath(t)
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ops := map[string]func() error{
+				"load":   func() error { _, err := Load(path); return err },
+				"add":    func() error { return Add(path, Bookmark{Name: "n", Location: fractal.Home()}) },
+				"remove": func() error { _, err := Remove(path, "a"); return err },
+				"rename": func() error { return Rename(path, "a", "b") },
+				"import": func() error { _, err := Import(path, good); return err },
+				"export": func() error {
+					_, err := Export(path, filepath.Join(t.TempDir(), "out.json"), nil, false)
+					return err
+				},
+			}
+			for op, fn := range ops {
+				err := fn()
+				var de *DamagedError
+				if !errors.As(err, &de) {
+					t.Fatalf("%s: error %v is not a DamagedError", op, err)
+				}
+				msg := err.Error()
+				if !strings.HasPrefix(msg, "bookmarks file "+path+" is damaged: ") || !strings.HasSuffix(msg, "; it was left untouched") || !strings.Contains(msg, c.want) {
+					t.Fatalf("%s: message %q, want the path and %q", op, msg, c.want)
+				}
+				if strings.Contains(msg, "\n") {
+					t.Fatalf("%s: message is more than one line: %q", op, msg)
+				}
+				if got, _ := os.ReadFile(path); string(got) != c.text {
+					t.Fatalf("%s changed the damaged file", op)
+				}
+				if _, err := os.Stat(path + ".bak"); err == nil {
+					t.Fatalf("%s wrote a backup", op)
+				}
+			}
+		})
+	}
+}
+
+func TestTruncatedMessage(t *testing.T) {
+	_, err := Parse([]byte(`{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [`))
+	if err == nil || err.Error() != "unexpected end of JSON (the file is cut short) at byte 64" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestUnreadableFile(t *testing.T) {
+	path := tempPath(t)
+	os.MkdirAll(path, 0o755) // a folder where the file should be
+	_, err := Load(path)
+	if err == nil || !strings.Contains(err.Error(), "cannot read bookmarks file "+path) {
+		t.Fatalf("Load(folder) = %v", err)
+	}
+	if err := Add(path, Bookmark{Name: "a", Location: fractal.Home()}); err == nil {
+		t.Fatal("Add over a folder succeeded")
+	}
+}
+
+func TestImportJSONMerge(t *testing.T) {
+	path := tempPath(t)
+	deep := deepLocation(t)
+	other := fractal.Home()
+	other.Zoom = fractal.MustDecimal("3")
+	if err := Add(path, Bookmark{Name: "spiral", Location: deep}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Add(path, Bookmark{Name: "view", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "in.json")
+	in := &Store{}
+	in.Add(Bookmark{Name: "spiral", Location: deep})  // same: skipped
+	in.Add(Bookmark{Name: "view", Location: other})   // clash: "view (2)"
+	in.Add(Bookmark{Name: "view (2)", Location: deep}) // clash with the one above: "view (2) (2)"
+	in.Add(Bookmark{Name: "new", Location: deep})
+	if err := WriteFile(src, in, false); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Import(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(r.Added, "|"); got != "view (2)|view (2) (2)|new" || r.Skipped != 1 {
+		t.Fatalf("added %q skipped %d", got, r.Skipped)
+	}
+	s, _ := Load(path)
+	if b, _ := s.Get("view"); b.Location != fractal.Home() {
+		t.Fatal("import overwrote a bookmark")
+	}
+	if b, _ := s.Get("view (2)"); b.Location != other {
+		t.Fatal("renamed import lost its location")
+	}
+	if b, _ := s.Get("new"); b.Location.Re.String() != re60 {
+		t.Fatal("digits changed on import")
+	}
+	// Importing again adds nothing.
+	r, err = Import(path, src)
+	if err != nil || len(r.Added) != 0 {
+		t.Fatalf("second import: %+v %v", r, err)
+	}
+	// A damaged import source is named and the store unchanged.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [`), 0o644)
+	before, _ := os.ReadFile(path)
+	if _, err := Import(path, bad); err == nil || !strings.Contains(err.Error(), "cannot import "+bad+": unexpected end of JSON") {
+		t.Fatalf("bad import: %v", err)
+	}
+	if _, err := Import(path, filepath.Join(t.TempDir(), "missing.json")); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Fatalf("missing import: %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Fatal("failed import changed the store")
+	}
+}
+
+// sampleKFR is a parameter file as Kalles Fraktaler writes it (CRLF line ends, other keys).
+const sampleKFR = "Re: " + re60 + "\r\nIm: " + im60 + "\r\nZoom: 1.5E40\r\nIterations: 40000\r\nIterDiv: 0.010000\r\nSmoothMethod: 0\r\nColorMethod: 7\r\nColorOffset: 0\r\nRotate: 0.000000\r\nRatio: 360.000000\r\nColors: 255,255,255,128,0,64,\r\nInteriorColor: 0,0,0,\r\nSmooth: 1\r\nMultiColor: 0\r\nPower: 2\r\nFractalType: 0\r\n"
+
+func TestImportKFR(t *testing.T) {
+	path := tempPath(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "Seahorse deep.kfr")
+	os.WriteFile(src, []byte(sampleKFR), 0o644)
+	r, err := Import(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Added) != 1 || r.Added[0] != "Seahorse deep" {
+		t.Fatalf("added %q", r.Added)
+	}
+	s, _ := Load(path)
+	b, _ := s.Get("Seahorse deep")
+	l := b.Location
+	if l.Re.String() != re60 || l.Im.String() != im60 || l.Zoom.String() != "1.5E40" || l.Iterations != 40000 {
+		t.Fatalf("kfr location %v", l)
+	}
+	if l.Color != fractal.DefaultColoring {
+		t.Fatalf("colouring %v", l.Color)
+	}
+	// Zoom 1 maps to our zoom 1; without Iterations the count follows the zoom.
+	b, err = ParseKFR([]byte("Re: -0.5\nIm: 0\nZoom: 1\n"), "whole")
+	if err != nil || b.Location.Zoom.String() != "1" || b.Location.Iterations != fractal.AutoIterations(1) {
+		t.Fatalf("%v %v", b, err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"Im: 0\nZoom: 1\n", `no "Re:" line`},
+		{"Re: 0x1p3\nIm: 0\nZoom: 1\n", `the "Re:" line: "0x1p3" is not a decimal number`},
+		{"Re: 0\nIm: 0\nZoom: 1\nIterations: many\n", `the "Iterations:" line`},
+		{"Re: 0\nIm: 0\nZoom: 1E5000000\n", `exponent out of range`},
+		{"Re: 0\nIm: 0\nZoom: 1E400\n", "zoom 1E400 is out of range"},
+		{"Re: 0\nRe: 1\nIm: 0\nZoom: 1\n", `line 2: "Re:" appears twice`},
+		{"\xff\xfe binary", "not a text file"},
+	} {
+		if _, err := ParseKFR([]byte(c.text), "x"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseKFR(%q) = %v, want %q", c.text, err, c.want)
+		}
+	}
+	bad := filepath.Join(dir, "bad.kfr")
+	os.WriteFile(bad, []byte("Re: nope\nIm: 0\nZoom: 1\n"), 0o644)
+	if _, err := Import(path, bad); err == nil || !strings.HasPrefix(err.Error(), "cannot import "+bad+": ") {
+		t.Fatalf("bad kfr: %v", err)
+	}
+}
+
+func TestExport(t *testing.T) {
+	path := tempPath(t)
+	Add(path, Bookmark{Name: "deep", Location: deepLocation(t)})
+	Add(path, Bookmark{Name: "home", Location: fractal.Home()})
+	dst := filepath.Join(t.TempDir(), "out.json")
+	n, err := Export(path, dst, []string{"deep"}, false)
+	if err != nil || n != 1 {
+		t.Fatalf("Export = %d, %v", n, err)
+	}
+	first, _ := os.ReadFile(dst)
+	if _, err := Export(path, dst, nil, false); err == nil || !strings.Contains(err.Error(), dst+" already exists") {
+		t.Fatalf("export over a file: %v", err)
+	}
+	if again, _ := os.ReadFile(dst); !bytes.Equal(again, first) {
+		t.Fatal("export overwrote without force")
+	}
+	if n, err := Export(path, dst, nil, true); err != nil || n != 2 {
+		t.Fatalf("forced export = %d, %v", n, err)
+	}
+	if _, err := Export(path, dst, []string{"nope"}, true); err == nil || !strings.Contains(err.Error(), `no bookmark named "nope"`) {
+		t.Fatalf("unknown name: %v", err)
+	}
+	// Round trip through an export and an import into a fresh store.
+	fresh := tempPath(t)
+	if _, err := Import(fresh, dst); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := Load(fresh)
+	if b, _ := s.Get("deep"); b.Location != deepLocation(t) {
+		t.Fatalf("export/import changed the location: %v", b.Location)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dst))
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+// TestHelperAdder is not a test: run by TestConcurrentProcesses in child processes, it adds
+// bookmarks to the file named by the environment.
+func TestHelperAdder(t *testing.T) {
+	path := os.Getenv("BOOKMARKS_HELPER_PATH")
+	if path == "" {
+		t.Skip("helper process only")
+	}
+	prefix := os.Getenv("BOOKMARKS_HELPER_PREFIX")
+	n, _ := strconv.Atoi(os.Getenv("BOOKMARKS_HELPER_COUNT"))
+	for i := range n {
+		l := deepLocation(t)
+		l.Iterations = 100 + i
+		if err := Add(path, Bookmark{Name: fmt.Sprintf("%s %d", prefix, i), Location: l}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+	}
+}
+
+func TestConcurrentProcesses(t *testing.T) {
+	path := tempPath(t)
+	const procs, each = 2, 20
+	var cmds []*exec.Cmd
+	for p := range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperAdder$")
+		cmd.Env = append(os.Environ(), "BOOKMARKS_HELPER_PATH="+path,
+			fmt.Sprintf("BOOKMARKS_HELPER_PREFIX=proc%d", p), fmt.Sprintf("BOOKMARKS_HELPER_COUNT=%d", each))
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Log(out.String())
+			}
+		})
+		cmds = append(cmds, cmd)
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("helper: %v", err)
+		}
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Len() != procs*each {
+		t.Fatalf("%d bookmarks, want %d: %q", s.Len(), procs*each, s.Names())
+	}
+	for p := range procs {
+		for i := range each {
+			b, ok := s.Get(fmt.Sprintf("proc%d %d", p, i))
+			if !ok || b.Location.Iterations != 100+i || b.Location.Re.String() != re60 {
+				t.Fatalf("proc%d %d missing or wrong: %v", p, i, b)
+			}
+		}
+	}
+}
+
+func TestHistory(t *testing.T) {
+	var h History
+	if h.CanBack() || h.CanForward() {
+		t.Fatal("empty history can move")
+	}
+	if _, ok := h.Back(); ok {
+		t.Fatal("Back on empty")
+	}
+	at := func(i int) fractal.Location {
+		l := fractal.Home()
+		l.Iterations = 100 + i
+		return l
+	}
+	for i := range 5 {
+		h.Visit(at(i))
+	}
+	h.Visit(at(4)) // same as current: ignored
+	if h.Len() != 5 {
+		t.Fatalf("len %d", h.Len())
+	}
+	for i := 3; i >= 0; i-- {
+		l, ok := h.Back()
+		if !ok || l != at(i) {
+			t.Fatalf("Back to %d: %v %v", i, l.Iterations, ok)
+		}
+	}
+	if h.CanBack() || !h.CanForward() {
+		t.Fatal("at start")
+	}
+	if l, ok := h.Forward(); !ok || l != at(1) {
+		t.Fatal("Forward")
+	}
+	h.Visit(at(9)) // drops 2..4
+	if h.CanForward() || h.Len() != 3 {
+		t.Fatalf("after visit: len %d", h.Len())
+	}
+	if c, _ := h.Current(); c != at(9) {
+		t.Fatal("current")
+	}
+	small := History{Limit: 3}
+	for i := range 10 {
+		small.Visit(at(i))
+	}
+	if small.Len() != 3 {
+		t.Fatalf("bounded len %d", small.Len())
+	}
+	small.Back()
+	if l, _ := small.Back(); l != at(7) || small.CanBack() {
+		t.Fatalf("oldest kept %d", l.Iterations)
+	}
+	var big History
+	for i := range 500 {
+		big.Visit(at(i))
+	}
+	if big.Len() != DefaultHistoryLimit {
+		t.Fatalf("default limit: %d", big.Len())
+	}
+}
