@@ -299,8 +299,8 @@ func TestImportJSONMerge(t *testing.T) {
 	}
 	src := filepath.Join(t.TempDir(), "in.json")
 	in := &Store{}
-	in.Add(Bookmark{Name: "spiral", Location: deep})  // same: skipped
-	in.Add(Bookmark{Name: "view", Location: other})   // clash: "view (2)"
+	in.Add(Bookmark{Name: "spiral", Location: deep})   // same: skipped
+	in.Add(Bookmark{Name: "view", Location: other})    // clash: "view (2)"
 	in.Add(Bookmark{Name: "view (2)", Location: deep}) // clash with the one above: "view (2) (2)"
 	in.Add(Bookmark{Name: "new", Location: deep})
 	if err := WriteFile(src, in, false); err != nil {
