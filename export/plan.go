@@ -1,0 +1,82 @@
+package export
+
+import (
+	"fmt"
+	"image"
+)
+
+// Limits and defaults of an export.
+const (
+	// MaxSupersample is the largest supersampling factor (N x N samples per pixel).
+	MaxSupersample = 4
+	// MinTile is the smallest tile edge accepted.
+	MinTile = 16
+	// DefaultStripBytes is the default size of one strip's render buffer.
+	DefaultStripBytes = 24 << 20
+	// DefaultLevel is the default deflate level (klauspost/compress/flate): fast.
+	DefaultLevel = 1
+	// blockBytes is about how many filtered bytes one compression job takes.
+	blockBytes = 2 << 20
+)
+
+// Plan cuts an export into strips (full-width bands of output rows) and each strip's render
+// into tiles no larger than the tile edge cap.
+type Plan struct {
+	W, H      int // output size
+	N         int // supersampling: the frame is rendered at W*N x H*N
+	Tile      int // tile edge cap, in rendered pixels
+	StripRows int // output rows per strip (the last strip may have fewer)
+	Strips    int
+	BlockRows int // output rows per compression job (a strip's last job may have fewer)
+}
+
+// NewPlan plans a w x h export with n x n supersampling, tiles of at most tile pixels a side
+// and strip render buffers of about stripBytes (DefaultStripBytes when 0).
+func NewPlan(w, h, n, tile, stripBytes int) (Plan, error) {
+	if w < 1 || h < 1 {
+		return Plan{}, fmt.Errorf("size %dx%d must be positive", w, h)
+	}
+	if n < 1 || n > MaxSupersample {
+		return Plan{}, fmt.Errorf("supersampling %d is out of range (1 to %d)", n, MaxSupersample)
+	}
+	if tile < MinTile {
+		return Plan{}, fmt.Errorf("tile %d is below the minimum of %d", tile, MinTile)
+	}
+	if stripBytes <= 0 {
+		stripBytes = DefaultStripBytes
+	}
+	rowBytes := 4 * w * n * n // render buffer bytes per output row
+	rows := max(1, min(h, stripBytes/rowBytes))
+	block := max(1, min(rows, blockBytes/(3*w+1)))
+	// Keep a few jobs per strip so every core has work, and whole blocks per strip.
+	if rows/block < 4 && rows >= 4 {
+		block = max(1, rows/4)
+	}
+	return Plan{W: w, H: h, N: n, Tile: tile, StripRows: rows, Strips: (h + rows - 1) / rows, BlockRows: block}, nil
+}
+
+// Strip returns the output rows [y0, y1) of strip k.
+func (p Plan) Strip(k int) (y0, y1 int) {
+	y0 = k * p.StripRows
+	return y0, min(p.H, y0+p.StripRows)
+}
+
+// Tiles returns the tiles of strip k in the rendered frame's global pixel coordinates, row by
+// row, each at most Tile x Tile.
+func (p Plan) Tiles(k int) []image.Rectangle {
+	y0, y1 := p.Strip(k)
+	r := image.Rect(0, y0*p.N, p.W*p.N, y1*p.N)
+	var out []image.Rectangle
+	for ty := r.Min.Y; ty < r.Max.Y; ty += p.Tile {
+		for tx := r.Min.X; tx < r.Max.X; tx += p.Tile {
+			out = append(out, image.Rect(tx, ty, min(tx+p.Tile, r.Max.X), min(ty+p.Tile, r.Max.Y)))
+		}
+	}
+	return out
+}
+
+// EstimateSize is a rough estimate of an export's file size in bytes, for the low-disk
+// warning and the dialog: smooth fractal images compress to about a third of raw RGB.
+func EstimateSize(w, h int) int64 {
+	return int64(w)*int64(h)*3/3 + 4096
+}

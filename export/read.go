@@ -1,0 +1,499 @@
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"mandelscope/fractal"
+)
+
+// Text chunk keys written into every export.
+const (
+	KeyRe          = "mandelscope.re"
+	KeyIm          = "mandelscope.im"
+	KeyZoom        = "mandelscope.zoom"
+	KeyIterations  = "mandelscope.iterations"
+	KeyPalette     = "mandelscope.palette"
+	KeyDensity     = "mandelscope.density"
+	KeyOffset      = "mandelscope.offset"
+	KeySupersample = "mandelscope.supersample"
+	KeyVersion     = "mandelscope.version"
+)
+
+// Metadata is the view stored in a Mandelscope PNG's text chunks.
+type Metadata struct {
+	Location      fractal.Location
+	Width, Height int // the image's size (from IHDR)
+	Supersample   int
+	Version       string            // the program version that wrote it
+	Text          map[string]string // every text chunk, by key
+}
+
+// MetadataText returns the text chunks that describe an export: the location (centre digits
+// exactly as given), supersampling, program version and a human Description.
+func MetadataText(loc fractal.Location, width, height, supersample int, version string) []Text {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	desc := fmt.Sprintf("Mandelbrot set, centre %s %+si, zoom %s, %d iterations, palette %s, %dx%d",
+		clipDigits(loc.Re.String()), clipDigits(loc.Im.String()), loc.Zoom, loc.Iterations, loc.Color.Palette, width, height)
+	if supersample > 1 {
+		desc += fmt.Sprintf(", %dx%d supersampled", supersample, supersample)
+	}
+	if strings.HasPrefix(loc.Im.String(), "-") || strings.HasPrefix(loc.Im.String(), "+") {
+		desc = strings.Replace(desc, " +-", " -", 1)
+		desc = strings.Replace(desc, " ++", " +", 1)
+	}
+	return []Text{
+		{"Software", "Mandelscope " + version},
+		{"Description", desc},
+		{KeyRe, loc.Re.String()},
+		{KeyIm, loc.Im.String()},
+		{KeyZoom, loc.Zoom.String()},
+		{KeyIterations, strconv.Itoa(loc.Iterations)},
+		{KeyPalette, loc.Color.Palette},
+		{KeyDensity, f(loc.Color.Density)},
+		{KeyOffset, f(loc.Color.Offset)},
+		{KeySupersample, strconv.Itoa(supersample)},
+		{KeyVersion, version},
+	}
+}
+
+func clipDigits(s string) string {
+	if len(s) > 30 {
+		return s[:27] + "..."
+	}
+	return s
+}
+
+// ErrNotPNG and ErrNotMandelscope are the errors ReadMetadata wraps for files that are not
+// PNGs and PNGs without Mandelscope's text chunks.
+var (
+	ErrNotPNG         = errors.New("not a PNG file")
+	ErrNotMandelscope = errors.New("not a Mandelscope PNG (it has no mandelscope.* text chunks)")
+)
+
+// maxTextChunk bounds the text chunks ReadMetadata reads into memory.
+const maxTextChunk = 1 << 20
+
+// ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
+// and supersampling. Errors wrap ErrNotPNG or ErrNotMandelscope where they apply.
+func ReadMetadata(path string) (Metadata, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Metadata{}, err
+	}
+	defer f.Close()
+	md, err := readMetadata(f)
+	if err != nil {
+		return md, fmt.Errorf("%s: %w", path, err)
+	}
+	return md, nil
+}
+
+func readMetadata(r io.ReadSeeker) (Metadata, error) {
+	var md Metadata
+	br := bufio.NewReader(r)
+	var sig [8]byte
+	if _, err := io.ReadFull(br, sig[:]); err != nil || string(sig[:]) != pngSignature {
+		return md, ErrNotPNG
+	}
+	md.Text = map[string]string{}
+	var hdr [8]byte
+	for first := true; ; first = false {
+		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+			return md, fmt.Errorf("%w: truncated chunk header", ErrNotPNG)
+		}
+		n := binary.BigEndian.Uint32(hdr[:4])
+		typ := string(hdr[4:8])
+		if first && (typ != "IHDR" || n != 13) {
+			return md, fmt.Errorf("%w: it does not start with IHDR", ErrNotPNG)
+		}
+		if typ == "IDAT" || typ == "IEND" {
+			break
+		}
+		if n > maxTextChunk {
+			if typ == "tEXt" || typ == "iTXt" || typ == "IHDR" {
+				return md, fmt.Errorf("%s chunk of %d bytes is too large", typ, n)
+			}
+			if _, err := br.Discard(int(n) + 4); err != nil {
+				return md, fmt.Errorf("%w: truncated %s chunk", ErrNotPNG, typ)
+			}
+			continue
+		}
+		data := make([]byte, n+4)
+		if _, err := io.ReadFull(br, data); err != nil {
+			return md, fmt.Errorf("%w: truncated %s chunk", ErrNotPNG, typ)
+		}
+		crc := crc32.NewIEEE()
+		crc.Write(hdr[4:8])
+		crc.Write(data[:n])
+		if crc.Sum32() != binary.BigEndian.Uint32(data[n:]) {
+			return md, fmt.Errorf("%s chunk has a bad CRC (the file is damaged)", typ)
+		}
+		data = data[:n]
+		switch typ {
+		case "IHDR":
+			md.Width = int(binary.BigEndian.Uint32(data[0:]))
+			md.Height = int(binary.BigEndian.Uint32(data[4:]))
+		case "tEXt":
+			if k, v, ok := bytes.Cut(data, []byte{0}); ok {
+				md.Text[string(k)] = string(v)
+			}
+		case "iTXt":
+			// key \0 compression-flag method lang \0 translated-key \0 text; uncompressed only.
+			if k, rest, ok := bytes.Cut(data, []byte{0}); ok && len(rest) >= 2 && rest[0] == 0 {
+				if _, rest, ok := bytes.Cut(rest[2:], []byte{0}); ok {
+					if _, text, ok := bytes.Cut(rest, []byte{0}); ok {
+						md.Text[string(k)] = string(text)
+					}
+				}
+			}
+		}
+	}
+	return md, md.parse()
+}
+
+func (md *Metadata) parse() error {
+	if _, ok := md.Text[KeyRe]; !ok {
+		return ErrNotMandelscope
+	}
+	loc := fractal.Home()
+	get := func(k string) (string, error) {
+		v, ok := md.Text[k]
+		if !ok {
+			return "", fmt.Errorf("Mandelscope PNG is missing the %s text chunk", k)
+		}
+		return v, nil
+	}
+	var errs []error
+	dec := func(k string, d *fractal.Decimal) {
+		v, err := get(k)
+		if err == nil {
+			*d, err = fractal.ParseDecimal(v)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", k, err))
+		}
+	}
+	num := func(k string, x *float64) {
+		v, err := get(k)
+		if err == nil {
+			*x, err = strconv.ParseFloat(v, 64)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", k, err))
+		}
+	}
+	dec(KeyRe, &loc.Re)
+	dec(KeyIm, &loc.Im)
+	dec(KeyZoom, &loc.Zoom)
+	var it, ss float64
+	num(KeyIterations, &it)
+	num(KeyDensity, &loc.Color.Density)
+	num(KeyOffset, &loc.Color.Offset)
+	ss = 1
+	if _, ok := md.Text[KeySupersample]; ok {
+		num(KeySupersample, &ss)
+	}
+	if p, err := get(KeyPalette); err == nil {
+		loc.Color.Palette = p
+	} else {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	loc.Iterations = int(it)
+	md.Supersample = int(ss)
+	md.Version = md.Text[KeyVersion]
+	if err := loc.Validate(); err != nil {
+		return fmt.Errorf("stored location: %v", err)
+	}
+	if md.Supersample < 1 || md.Supersample > MaxSupersample {
+		return fmt.Errorf("stored supersampling %v is out of range", ss)
+	}
+	md.Location = loc
+	return nil
+}
+
+// VerifyInfo is what Verify found in a PNG.
+type VerifyInfo struct {
+	Width, Height int
+	Chunks        int   // chunks in the file
+	IDATChunks    int   // IDAT chunks
+	Compressed    int64 // bytes of the zlib stream
+	Raw           int64 // bytes of filtered rows
+	Text          map[string]string
+}
+
+// Verify checks a PNG of any size in one streaming pass without holding it: the signature,
+// every chunk's CRC, IHDR (8-bit RGB, not interlaced), consecutive IDATs, the zlib stream and
+// its Adler-32, the filter byte of each row, the row count and IEND. When row is not nil it
+// is called with each unfiltered RGB row (valid only during the call).
+func Verify(r io.Reader, row func(y int, rgb []byte)) (VerifyInfo, error) {
+	info := VerifyInfo{Text: map[string]string{}}
+	v := &chunkReader{r: bufio.NewReaderSize(r, 1<<16)}
+	var sig [8]byte
+	if _, err := io.ReadFull(v.r, sig[:]); err != nil || string(sig[:]) != pngSignature {
+		return info, ErrNotPNG
+	}
+	typ, data, err := v.small()
+	if err != nil {
+		return info, err
+	}
+	if typ != "IHDR" || len(data) != 13 {
+		return info, errors.New("png: first chunk is not IHDR")
+	}
+	info.Width = int(binary.BigEndian.Uint32(data[0:]))
+	info.Height = int(binary.BigEndian.Uint32(data[4:]))
+	if data[8] != 8 || data[9] != 2 || data[10] != 0 || data[11] != 0 || data[12] != 0 {
+		return info, fmt.Errorf("png: IHDR is not 8-bit RGB, non-interlaced (%v)", data[8:])
+	}
+	if info.Width < 1 || info.Height < 1 {
+		return info, errors.New("png: zero size")
+	}
+	info.Chunks = 1
+	// Chunks up to the first IDAT.
+	for {
+		if err := v.next(); err != nil {
+			return info, err
+		}
+		info.Chunks++
+		if v.typ == "IDAT" {
+			break
+		}
+		if v.typ == "IEND" {
+			return info, errors.New("png: no IDAT chunk")
+		}
+		d, err := v.rest()
+		if err != nil {
+			return info, err
+		}
+		if v.typ == "tEXt" {
+			if k, val, ok := bytes.Cut(d, []byte{0}); ok {
+				info.Text[string(k)] = string(val)
+			}
+		}
+	}
+	// The IDAT stream.
+	v.idat = true
+	zr, err := zlib.NewReader(v)
+	if err != nil {
+		return info, fmt.Errorf("png: zlib header: %v", err)
+	}
+	rowLen := 3*info.Width + 1
+	cur := make([]byte, rowLen)
+	prev := make([]byte, rowLen)
+	for y := 0; y < info.Height; y++ {
+		if _, err := io.ReadFull(zr, cur); err != nil {
+			return info, fmt.Errorf("png: row %d of %d: %v", y, info.Height, err)
+		}
+		if cur[0] > 4 {
+			return info, fmt.Errorf("png: row %d has filter type %d", y, cur[0])
+		}
+		info.Raw += int64(rowLen)
+		if row != nil {
+			unfilter(cur, prev)
+			row(y, cur[1:])
+		}
+		cur, prev = prev, cur
+	}
+	var one [1]byte
+	if n, err := zr.Read(one[:]); n != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			return info, errors.New("png: more image data than the rows need")
+		}
+		return info, fmt.Errorf("png: end of zlib stream: %v", err)
+	}
+	if err := zr.Close(); err != nil {
+		return info, err
+	}
+	info.IDATChunks, info.Compressed = v.idats, v.idatBytes
+	// Whatever follows the zlib stream in the IDATs must be empty, then the rest to IEND.
+	if v.left > 0 {
+		return info, errors.New("png: trailing bytes after the zlib stream")
+	}
+	if err := v.endChunk(); err != nil {
+		return info, err
+	}
+	for {
+		if err := v.next(); err != nil {
+			return info, err
+		}
+		info.Chunks++
+		if v.typ == "IDAT" {
+			if v.left > 0 {
+				return info, errors.New("png: data in an IDAT after the end of the zlib stream")
+			}
+		}
+		if _, err := v.rest(); err != nil {
+			return info, err
+		}
+		if v.typ == "IEND" {
+			break
+		}
+	}
+	if _, err := v.r.ReadByte(); err != io.EOF {
+		return info, errors.New("png: bytes after IEND")
+	}
+	return info, nil
+}
+
+// unfilter reverses a row's PNG filter in place (bytes per pixel 3); prev is the previous
+// unfiltered row (zeros for the first).
+func unfilter(cur, prev []byte) {
+	f := cur[0]
+	c, p := cur[1:], prev[1:]
+	switch f {
+	case 1:
+		for i := 3; i < len(c); i++ {
+			c[i] += c[i-3]
+		}
+	case 2:
+		for i := range c {
+			c[i] += p[i]
+		}
+	case 3:
+		for i := range c {
+			var a byte
+			if i >= 3 {
+				a = c[i-3]
+			}
+			c[i] += byte((int(a) + int(p[i])) / 2)
+		}
+	case 4:
+		for i := range c {
+			var a, cc int
+			if i >= 3 {
+				a, cc = int(c[i-3]), int(p[i-3])
+			}
+			b := int(p[i])
+			pa, pb, pc := abs(b-cc), abs(a-cc), abs(a+b-2*cc)
+			switch {
+			case pa <= pb && pa <= pc:
+				c[i] += byte(a)
+			case pb <= pc:
+				c[i] += byte(b)
+			default:
+				c[i] += byte(cc)
+			}
+		}
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// chunkReader walks PNG chunks, checking CRCs; in IDAT mode it is an io.Reader over the
+// concatenated IDAT data.
+type chunkReader struct {
+	r         *bufio.Reader
+	typ       string
+	left      int64 // bytes of the current chunk's data not yet read
+	crc       uint32
+	idat      bool
+	idats     int
+	idatBytes int64
+}
+
+// next reads the next chunk's header (the previous chunk must be finished).
+func (v *chunkReader) next() error {
+	var hdr [8]byte
+	if _, err := io.ReadFull(v.r, hdr[:]); err != nil {
+		return fmt.Errorf("png: truncated (chunk header): %v", err)
+	}
+	n := binary.BigEndian.Uint32(hdr[:4])
+	if n > 1<<31-1 {
+		return errors.New("png: chunk length out of range")
+	}
+	v.typ = string(hdr[4:])
+	v.left = int64(n)
+	v.crc = crc32.Update(0, crc32.IEEETable, hdr[4:])
+	if v.typ == "IDAT" {
+		v.idats++
+		v.idatBytes += int64(n)
+	}
+	return nil
+}
+
+// small reads a whole small chunk.
+func (v *chunkReader) small() (string, []byte, error) {
+	if err := v.next(); err != nil {
+		return "", nil, err
+	}
+	d, err := v.rest()
+	return v.typ, d, err
+}
+
+// rest reads what is left of the current chunk and checks its CRC.
+func (v *chunkReader) rest() ([]byte, error) {
+	if v.left > maxTextChunk && v.typ != "IDAT" {
+		if _, err := v.r.Discard(int(v.left)); err != nil {
+			return nil, err
+		}
+		v.left = 0
+		return nil, v.checkCRCSkipped()
+	}
+	d := make([]byte, v.left)
+	if _, err := io.ReadFull(v.r, d); err != nil {
+		return nil, fmt.Errorf("png: truncated %s chunk", v.typ)
+	}
+	v.crc = crc32.Update(v.crc, crc32.IEEETable, d)
+	v.left = 0
+	return d, v.endChunk()
+}
+
+func (v *chunkReader) checkCRCSkipped() error {
+	var c [4]byte
+	_, err := io.ReadFull(v.r, c[:])
+	return err
+}
+
+// endChunk reads and checks the CRC of the current chunk, whose data has been read.
+func (v *chunkReader) endChunk() error {
+	var c [4]byte
+	if _, err := io.ReadFull(v.r, c[:]); err != nil {
+		return fmt.Errorf("png: truncated %s chunk CRC", v.typ)
+	}
+	if binary.BigEndian.Uint32(c[:]) != v.crc {
+		return fmt.Errorf("png: %s chunk has a bad CRC", v.typ)
+	}
+	return nil
+}
+
+// Read serves the IDAT stream, moving across consecutive IDAT chunks.
+func (v *chunkReader) Read(p []byte) (int, error) {
+	for v.left == 0 {
+		if err := v.endChunk(); err != nil {
+			return 0, err
+		}
+		if err := v.next(); err != nil {
+			return 0, err
+		}
+		if v.typ != "IDAT" {
+			return 0, fmt.Errorf("png: the image data ends (at a %s chunk) before the last row", v.typ)
+		}
+	}
+	if int64(len(p)) > v.left {
+		p = p[:v.left]
+	}
+	n, err := v.r.Read(p)
+	v.crc = crc32.Update(v.crc, crc32.IEEETable, p[:n])
+	v.left -= int64(n)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
