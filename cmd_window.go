@@ -1,6 +1,64 @@
 package main
 
-import "errors"
+import (
+	"os"
 
-// TODO(helper): replaced by the real window.
-func runWindow(args []string) error { return errors.New("not implemented yet") }
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+
+	"mandelscope/app"
+	"mandelscope/assets"
+	"mandelscope/fractal"
+	"mandelscope/render"
+)
+
+// runWindow opens the explorer window: `mandelscope [--renderer=auto|gpu|cpu] [location
+// flags]`. It returns when the window is closed.
+func runWindow(args []string) error {
+	fs := newFlagSet("", os.Stderr)
+	lf := addLocationFlags(fs)
+	rend := fs.String("renderer", "auto", "renderer: auto (GPU, falling back to the CPU), gpu or cpu")
+	size := fs.String("size", "", "initial view size WxH in screen units (default 1280x800)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageErr("unexpected argument %q", clipText(rest[0]))
+	}
+	switch *rend {
+	case "auto", "gpu", "cpu":
+	default:
+		return usageErr("--renderer: %q must be auto, gpu or cpu", clipText(*rend))
+	}
+	loc, err := lf.apply(fractal.Home(), true)
+	if err != nil {
+		return err
+	}
+	opts := app.Options{Renderer: *rend, Start: loc, NewGPU: newGPURenderer}
+	if *size != "" {
+		w, h, err := parseSize(*size)
+		if err != nil {
+			return usageErr("--size: %v", err)
+		}
+		opts.Size = fyne.NewSize(float32(w), float32(h))
+	}
+	if *rend == "cpu" {
+		opts.NewGPU = nil
+	}
+	a := fyneapp.NewWithID("io.mandelscope.app")
+	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
+	w := app.New(a, opts)
+	w.ShowAndRun()
+	return nil
+}
+
+// newGPURenderer makes the window's GPU renderer. The window calls it on a goroutine once the
+// Fyne app has started (Fyne owns GLFW and the main thread, hence fyne.DoAndWait).
+func newGPURenderer() (app.Renderer, error) {
+	g, err := render.NewGL(render.Options{MainThread: fyne.DoAndWait})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}

@@ -1,0 +1,254 @@
+// Package preview is the explorer's preview scheduler, free of Fyne so that the window and
+// `mandelscope bench` drive the same code: while the user drags or zooms it renders at a
+// reduced resolution chosen from measured frame times (1/2, 1/3, ... per side) and scales
+// the result up to the view's size; when input stops it renders at full resolution, in bands
+// that stop early when a newer request makes the frame stale. Worker adds the coalescing
+// queue (at most one pending render, newer requests replace it) and the idle refine timer.
+package preview
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"mandelscope/fractal"
+)
+
+// Renderer is what the scheduler needs from a renderer (GPU or CPU): draw the pixels rect,
+// in frame f's global pixel coordinates, into dst whose top-left pixel receives rect.Min.
+type Renderer interface {
+	Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error
+}
+
+// Scales are the reduction factors per side the scheduler chooses from while interacting.
+var Scales = []int{1, 2, 3, 4, 6, 8}
+
+// DefaultTarget is the time an interactive frame aims at: well under the 50 ms p95 goal,
+// so that a frame costlier than the estimate still answers in time.
+const DefaultTarget = 30 * time.Millisecond
+
+// FrameStats describes one rendered frame.
+type FrameStats struct {
+	Scale          int           // reduction per side: 1 is full resolution
+	Width, Height  int           // the output size (the view's size)
+	RenderW        int           // the size actually rendered: about Width/Scale
+	RenderH        int           // about Height/Scale
+	Render         time.Duration // time spent in the renderer
+	Total          time.Duration // render plus scaling up
+	Interactive    bool          // rendered as an interactive (reduced) frame
+	Canceled       bool          // a full frame abandoned because it went stale
+	Precision      fractal.Precision
+	PixelsRendered int
+}
+
+// Scheduler renders preview frames through a Renderer and keeps the cost estimate that picks
+// the interactive resolution. It is safe for use by one goroutine at a time.
+type Scheduler struct {
+	r Renderer
+	// Target is the time an interactive frame aims at (DefaultTarget when zero).
+	Target time.Duration
+	// MinScale and MaxScale bound the interactive reduction (defaults 1 and 8).
+	MinScale, MaxScale int
+	// Bands is the number of horizontal bands a full frame is rendered in, checking for
+	// staleness between them (default 4).
+	Bands int
+
+	mu      sync.Mutex
+	nsPerPx float64 // estimated render cost per pixel (ns), 0 until measured
+}
+
+// New returns a scheduler for r.
+func New(r Renderer) *Scheduler { return &Scheduler{r: r} }
+
+// Reset forgets the cost estimate (after the renderer changed).
+func (s *Scheduler) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nsPerPx = 0
+}
+
+// CostPerPixel returns the current estimate of the render cost per pixel (0 before any frame).
+func (s *Scheduler) CostPerPixel() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Duration(s.nsPerPx)
+}
+
+// ChooseScale returns the reduction per side an interactive frame of w x h would use now.
+func (s *Scheduler) ChooseScale(w, h int) int {
+	s.mu.Lock()
+	cost := s.nsPerPx
+	s.mu.Unlock()
+	lo, hi := s.MinScale, s.MaxScale
+	if lo < 1 {
+		lo = 1
+	}
+	if hi < lo {
+		hi = max(lo, 8)
+	}
+	target := s.Target
+	if target <= 0 {
+		target = DefaultTarget
+	}
+	if cost == 0 {
+		return max(lo, min(2, hi)) // nothing measured yet: a safe middle
+	}
+	best := hi
+	for _, sc := range Scales {
+		if sc < lo || sc > hi {
+			continue
+		}
+		px := float64(ceilDiv(w, sc) * ceilDiv(h, sc))
+		if time.Duration(px*cost) <= target {
+			best = sc
+			break
+		}
+	}
+	return best
+}
+
+// observe folds a measured frame into the cost estimate. It reacts fast to slower frames
+// (they are what the p95 sees) and slowly to faster ones.
+func (s *Scheduler) observe(d time.Duration, px int) {
+	if px <= 0 {
+		return
+	}
+	c := float64(d.Nanoseconds()) / float64(px)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.nsPerPx == 0:
+		s.nsPerPx = c
+	case c > s.nsPerPx:
+		s.nsPerPx = 0.3*s.nsPerPx + 0.7*c
+	default:
+		s.nsPerPx = 0.7*s.nsPerPx + 0.3*c
+	}
+}
+
+// ReducedFrame returns the frame an interactive render of loc at w x h uses at reduction
+// sc: ceil(w/sc) x ceil(h/sc) pixels whose centres fall on the centres of the sc x sc blocks
+// of the full image, so that the scaled-up picture lines up with the full one.
+func ReducedFrame(loc fractal.Location, w, h, sc int) fractal.Frame {
+	if sc <= 1 {
+		return fractal.NewFrame(loc, w, h)
+	}
+	rw, rh := ceilDiv(w, sc), ceilDiv(h, sc)
+	full := fractal.Spacing(loc.ZoomFloat(), w, h)
+	// Reduced pixel i has its centre at full pixel i*sc + sc/2; the reduced frame centre
+	// therefore sits (rw*sc - w)/2 full pixels right of (and (rh*sc - h)/2 below) the view's.
+	l := loc
+	if rw*sc != w || rh*sc != h {
+		l = loc.Offset(float64(rw*sc-w)/2, float64(rh*sc-h)/2, w, h)
+	}
+	z := 4 / (full * float64(sc) * float64(min(rw, rh)))
+	l.Zoom = fractal.DecimalFromFloat(z)
+	f := fractal.NewFrame(l, rw, rh)
+	return f
+}
+
+// Interactive renders loc at w x h at the reduced resolution the cost estimate allows and
+// returns it scaled up to w x h.
+func (s *Scheduler) Interactive(loc fractal.Location, w, h int) (*image.RGBA, FrameStats, error) {
+	return s.InteractiveAt(loc, w, h, s.ChooseScale(w, h))
+}
+
+// InteractiveAt is Interactive at a given reduction per side.
+func (s *Scheduler) InteractiveAt(loc fractal.Location, w, h, sc int) (*image.RGBA, FrameStats, error) {
+	if w < 1 || h < 1 {
+		return nil, FrameStats{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
+	}
+	sc = max(sc, 1)
+	start := time.Now()
+	f := ReducedFrame(loc, w, h, sc)
+	small := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+	if err := s.r.Render(f, small.Rect, small); err != nil {
+		return nil, FrameStats{}, err
+	}
+	rd := time.Since(start)
+	s.observe(rd, f.W*f.H)
+	out := small
+	if sc > 1 {
+		out = image.NewRGBA(image.Rect(0, 0, w, h))
+		ScaleUp(out, small, sc)
+	}
+	return out, FrameStats{
+		Scale: sc, Width: w, Height: h, RenderW: f.W, RenderH: f.H,
+		Render: rd, Total: time.Since(start), Interactive: true,
+		Precision: f.Precision(), PixelsRendered: f.W * f.H,
+	}, nil
+}
+
+// Full renders loc at w x h at full resolution, in bands; between bands it calls stale (when
+// not nil) and gives up, returning a nil image and Canceled stats, if it reports true.
+func (s *Scheduler) Full(loc fractal.Location, w, h int, stale func() bool) (*image.RGBA, FrameStats, error) {
+	if w < 1 || h < 1 {
+		return nil, FrameStats{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
+	}
+	start := time.Now()
+	f := fractal.NewFrame(loc, w, h)
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	bands := s.Bands
+	if bands <= 0 {
+		bands = 4
+	}
+	bands = min(bands, h)
+	st := FrameStats{Scale: 1, Width: w, Height: h, RenderW: w, RenderH: h, Precision: f.Precision()}
+	for b := range bands {
+		if stale != nil && stale() {
+			st.Canceled = true
+			st.Render = time.Since(start)
+			st.Total = st.Render
+			return nil, st, nil
+		}
+		y0, y1 := h*b/bands, h*(b+1)/bands
+		rect := image.Rect(0, y0, w, y1)
+		if err := s.r.Render(f, rect, img.SubImage(rect).(*image.RGBA)); err != nil {
+			return nil, FrameStats{}, err
+		}
+		st.PixelsRendered += rect.Dx() * rect.Dy()
+	}
+	st.Render = time.Since(start)
+	st.Total = st.Render
+	s.observe(st.Render, w*h)
+	return img, st, nil
+}
+
+// ScaleUp fills dst (w x h) from src by repeating each src pixel over an sc x sc block
+// (nearest neighbour); blocks past dst's edge are clipped.
+func ScaleUp(dst, src *image.RGBA, sc int) {
+	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	sw := src.Rect.Dx()
+	for y := range h {
+		srow := src.Pix[(y/sc)*src.Stride:]
+		drow := dst.Pix[y*dst.Stride : y*dst.Stride+w*4]
+		if y%sc != 0 {
+			copy(drow, dst.Pix[(y-1)*dst.Stride:(y-1)*dst.Stride+w*4])
+			continue
+		}
+		for sx := 0; sx < sw; sx++ {
+			p := srow[sx*4 : sx*4+4]
+			x0 := sx * sc
+			x1 := min(x0+sc, w)
+			for x := x0; x < x1; x++ {
+				copy(drow[x*4:x*4+4], p)
+			}
+		}
+	}
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// Percentile returns the p-th percentile (0..100) of ds by nearest rank; 0 for none.
+func Percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	k := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[max(0, min(k, len(s)-1))]
+}

@@ -1,0 +1,288 @@
+package app
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+	"strconv"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"mandelscope/fractal"
+)
+
+// Zoom steps of the view's gestures.
+const (
+	// ClickZoom is the factor of a double-click (in) and a right-click (out).
+	ClickZoom = 2.0
+	// WheelZoom is the factor of one wheel notch.
+	WheelZoom = 1.25
+	// wheelNotch is the scroll distance Fyne reports for one notch on Linux and Windows.
+	wheelNotch = 25.0
+)
+
+// fractalView is the widget that shows the fractal and turns pointer input into navigation:
+// a left drag pans 1:1 with the pointer, the wheel zooms about the cursor, a double-click
+// zooms in and a right-click zooms out there; hovering reports the point under the cursor.
+type fractalView struct {
+	widget.BaseWidget
+	w     *Window
+	img   *canvas.Image
+	bg    *canvas.Rectangle
+	lastW int
+	lastH int
+}
+
+var (
+	_ fyne.Draggable         = (*fractalView)(nil)
+	_ fyne.Scrollable        = (*fractalView)(nil)
+	_ fyne.DoubleTappable    = (*fractalView)(nil)
+	_ fyne.SecondaryTappable = (*fractalView)(nil)
+	_ fyne.Tappable          = (*fractalView)(nil)
+	_ desktop.Hoverable      = (*fractalView)(nil)
+	_ desktop.Cursorable     = (*fractalView)(nil)
+	_ fyne.Layout            = (*frameLayout)(nil)
+)
+
+func newFractalView(w *Window) *fractalView {
+	v := &fractalView{w: w}
+	v.bg = canvas.NewRectangle(color.Black)
+	v.img = canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
+	v.img.FillMode = canvas.ImageFillStretch
+	v.img.ScaleMode = canvas.ImageScaleFastest
+	v.ExtendBaseWidget(v)
+	return v
+}
+
+// CreateRenderer draws the latest frame over a black background.
+func (v *fractalView) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewStack(v.bg, v.img))
+}
+
+// MinSize lets the window shrink the view freely.
+func (v *fractalView) MinSize() fyne.Size { return fyne.NewSize(64, 48) }
+
+// Resize re-renders at the new size (full resolution) when the pixel size changes.
+func (v *fractalView) Resize(s fyne.Size) {
+	v.BaseWidget.Resize(s)
+	pw, ph := v.pixelSize()
+	if pw != v.lastW || ph != v.lastH {
+		v.lastW, v.lastH = pw, ph
+		v.w.updateStatus()
+		v.w.requestRender(false)
+	}
+}
+
+// scale is the canvas scale: physical pixels per logical unit.
+func (v *fractalView) scale() float32 {
+	if v.w.win == nil {
+		return 1
+	}
+	if s := v.w.win.Canvas().Scale(); s > 0 {
+		return s
+	}
+	return 1
+}
+
+// pixelSize is the view's size in physical pixels.
+func (v *fractalView) pixelSize() (int, int) {
+	s := v.Size()
+	sc := v.scale()
+	return int(math.Round(float64(s.Width * sc))), int(math.Round(float64(s.Height * sc)))
+}
+
+// toPixels maps a position in the view (logical units) to image pixel coordinates.
+func (v *fractalView) toPixels(p fyne.Position) (float64, float64) {
+	sc := v.scale()
+	return float64(p.X * sc), float64(p.Y * sc)
+}
+
+func (v *fractalView) setImage(img *image.RGBA) {
+	v.img.Image = img
+	v.img.Refresh()
+}
+
+// Dragged pans so that the point under the pointer follows it.
+func (v *fractalView) Dragged(ev *fyne.DragEvent) {
+	sc := float64(v.scale())
+	v.w.pan(-float64(ev.Dragged.DX)*sc, -float64(ev.Dragged.DY)*sc)
+}
+
+// DragEnd does nothing: the refine follows when input stops.
+func (v *fractalView) DragEnd() {}
+
+// Scrolled zooms about the point under the cursor: wheel up zooms in.
+func (v *fractalView) Scrolled(ev *fyne.ScrollEvent) {
+	dy := math.Max(-10*wheelNotch, math.Min(10*wheelNotch, float64(ev.Scrolled.DY)))
+	if dy == 0 {
+		return
+	}
+	v.zoomAt(ev.Position, math.Pow(WheelZoom, dy/wheelNotch))
+}
+
+// DoubleTapped zooms in about the point.
+func (v *fractalView) DoubleTapped(ev *fyne.PointEvent) { v.zoomAt(ev.Position, ClickZoom) }
+
+// TappedSecondary zooms out about the point.
+func (v *fractalView) TappedSecondary(ev *fyne.PointEvent) { v.zoomAt(ev.Position, 1/ClickZoom) }
+
+// Tapped takes the keyboard focus away from the controls, so the keys navigate the view.
+func (v *fractalView) Tapped(*fyne.PointEvent) {
+	if v.w.win != nil {
+		v.w.win.Canvas().Unfocus()
+	}
+}
+
+// Cursor is a crosshair over the fractal.
+func (v *fractalView) Cursor() desktop.Cursor { return desktop.CrosshairCursor }
+
+func (v *fractalView) zoomAt(p fyne.Position, factor float64) {
+	pw, ph := v.pixelSize()
+	if pw < 1 || ph < 1 {
+		return
+	}
+	x, y := v.toPixels(p)
+	v.w.navigate(v.w.Location().ZoomAt(x, y, factor, pw, ph), true)
+}
+
+// MouseIn starts reporting the point under the cursor.
+func (v *fractalView) MouseIn(ev *desktop.MouseEvent) { v.MouseMoved(ev) }
+
+// MouseMoved reports the point under the cursor and its escape count.
+func (v *fractalView) MouseMoved(ev *desktop.MouseEvent) {
+	x, y := v.toPixels(ev.Position)
+	pw, ph := v.pixelSize()
+	v.w.probe.at(v.w.Location(), pw, ph, int(x), int(y))
+}
+
+// MouseOut clears the point report.
+func (v *fractalView) MouseOut() { v.w.probe.at(fractal.Location{}, 0, 0, -1, -1) }
+
+// prober computes the escape count under the cursor on its own goroutine (an inside point
+// can take many iterations), keeping only the newest request.
+type prober struct {
+	w     *Window
+	mu    sync.Mutex
+	next  *probeReq
+	wake  chan struct{}
+	start sync.Once
+}
+
+type probeReq struct {
+	loc  fractal.Location
+	w, h int
+	x, y int
+}
+
+func newProber(w *Window) *prober { return &prober{w: w, wake: make(chan struct{}, 1)} }
+
+func (p *prober) at(loc fractal.Location, w, h, x, y int) {
+	if x < 0 || y < 0 || x >= w || y >= h {
+		p.w.statusPoint.SetText("")
+		return
+	}
+	p.start.Do(func() { go p.loop() })
+	p.mu.Lock()
+	p.next = &probeReq{loc, w, h, x, y}
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *prober) loop() {
+	for range p.wake {
+		p.mu.Lock()
+		r := p.next
+		p.next = nil
+		p.mu.Unlock()
+		if r == nil {
+			continue
+		}
+		text := probeText(r.loc, r.w, r.h, r.x, r.y)
+		fyne.Do(func() { p.w.statusPoint.SetText(text) })
+	}
+}
+
+// probeText describes pixel (x, y) of loc at w x h: its point c and escape count, the same
+// as `mandelscope probe` gives.
+func probeText(loc fractal.Location, w, h, x, y int) string {
+	f := fractal.NewFrame(loc, w, h)
+	re, im := f.Point64(x, y)
+	digits := 3
+	if f.Spacing > 0 {
+		digits = max(3, int(math.Ceil(-math.Log10(f.Spacing)))+1)
+	}
+	digits = min(digits, 17)
+	n, _ := f.Escape(x, y)
+	esc := "inside (no escape)"
+	if n >= 0 {
+		esc = "escape " + strconv.Itoa(n)
+	}
+	sign := "+"
+	if im < 0 {
+		sign, im = "-", -im
+	}
+	return fmt.Sprintf("pixel %d,%d: %s %s %si  %s", x, y,
+		strconv.FormatFloat(re, 'f', digits, 64), sign, strconv.FormatFloat(im, 'f', digits, 64), esc)
+}
+
+// exportFrame outlines the part of the preview an export covers.
+type exportFrame struct {
+	obj    *fyne.Container
+	rect   *canvas.Rectangle
+	layout *frameLayout
+}
+
+type frameLayout struct{ w, h int }
+
+func newExportFrame() *exportFrame {
+	r := canvas.NewRectangle(color.Transparent)
+	r.StrokeColor = theme.Color(theme.ColorNamePrimary)
+	r.StrokeWidth = 2
+	fl := &frameLayout{}
+	f := &exportFrame{rect: r, layout: fl, obj: container.New(fl, r)}
+	f.obj.Hide()
+	return f
+}
+
+func (f *exportFrame) set(w, h int) {
+	f.layout.w, f.layout.h = w, h
+	if w <= 0 || h <= 0 {
+		f.obj.Hide()
+		return
+	}
+	f.obj.Show()
+	f.obj.Refresh()
+}
+
+// Layout places the outline: the largest centred rectangle of the export's aspect ratio.
+func (l *frameLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	if l.w <= 0 || l.h <= 0 {
+		return
+	}
+	fw, fh := size.Width, size.Width*float32(l.h)/float32(l.w)
+	if fh > size.Height {
+		fw, fh = size.Height*float32(l.w)/float32(l.h), size.Height
+	}
+	for _, o := range objs {
+		o.Resize(fyne.NewSize(fw, fh))
+		o.Move(fyne.NewPos((size.Width-fw)/2, (size.Height-fh)/2))
+	}
+}
+
+// MinSize is zero: the outline never asks for room.
+func (l *frameLayout) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.Size{} }
+
+func homeIcon() fyne.Resource    { return theme.HomeIcon() }
+func zoomInIcon() fyne.Resource  { return theme.ZoomInIcon() }
+func zoomOutIcon() fyne.Resource { return theme.ZoomOutIcon() }
+func copyIcon() fyne.Resource    { return theme.ContentCopyIcon() }

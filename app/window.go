@@ -1,0 +1,634 @@
+// Package app is Mandelscope's explorer window, the only package besides main that imports
+// Fyne: the fractal view widget (drag to pan, wheel to zoom about the cursor, double-click
+// and right-click to zoom, keys), the controls (iterations, palette, density, offset), the
+// status bar and the hooks other parts of the window (export dialog, bookmarks, navigation)
+// plug into: each registers a function in extensions from an init function and New calls it
+// once the window is built.
+//
+// Rendering goes through app/preview: reduced-resolution frames while the user interacts,
+// full resolution when input stops, on a worker goroutine; results reach the widgets only
+// through fyne.Do.
+package app
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"mandelscope/app/preview"
+	"mandelscope/fractal"
+	"mandelscope/render/cpu"
+)
+
+// extensions are the functions other files of this package register from init; New calls
+// each, in registration order, after building the window, to add menus, toolbar items,
+// shortcuts and panels.
+var extensions []func(w *Window)
+
+// Renderer is what the window needs from a renderer: the rendering contract plus a name for
+// the status bar.
+type Renderer interface {
+	preview.Renderer
+	Name() string
+}
+
+// moder is implemented by renderers that say which arithmetic a frame uses (the GL renderer).
+type moder interface {
+	Mode(f fractal.Frame) string
+}
+
+// Options configure a new window.
+type Options struct {
+	// Renderer is "auto" (GPU when NewGPU succeeds, else CPU; the default), "gpu" or "cpu".
+	Renderer string
+	// NewGPU creates the GPU renderer. It is called once the Fyne app has started, on a
+	// goroutine of its own. Nil means no GPU renderer is available.
+	NewGPU func() (Renderer, error)
+	// Start is the first view; the zero Location means fractal.Home().
+	Start fractal.Location
+	// Size is the window's initial content size (1280x800 when zero).
+	Size fyne.Size
+	// Idle is how long input must stop before refining to full resolution (150 ms when 0).
+	Idle time.Duration
+}
+
+// Window is the explorer window.
+type Window struct {
+	app  fyne.App
+	win  fyne.Window
+	opts Options
+
+	mu        sync.Mutex
+	loc       fractal.Location
+	listeners []func(old, new fractal.Location)
+
+	rend     *swapRenderer
+	sched    *preview.Scheduler
+	worker   *preview.Worker
+	cpu      *cpu.Renderer
+	gpuNote  string // why the GPU renderer is not in use ("" when it is)
+	shownSeq uint64
+
+	view      *fractalView
+	frame     *exportFrame
+	toolbar   *widget.Toolbar
+	side      *fyne.Container
+	menus     []*fyne.Menu
+	autoIter  bool
+	lastIters int
+
+	// controls
+	iterEntry   *widget.Entry
+	autoCheck   *widget.Check
+	paletteSel  *widget.Select
+	densitySl   *widget.Slider
+	offsetSl    *widget.Slider
+	updatingUI  bool
+	statusCentr *widget.Label
+	statusZoom  *widget.Label
+	statusIter  *widget.Label
+	statusMode  *widget.Label
+	statusTime  *widget.Label
+	statusPoint *widget.Label
+	statusRend  *widget.Label
+
+	probe *prober
+}
+
+// New builds the explorer window in a (the window is not shown yet: call ShowAndRun or
+// FyneWindow().Show()).
+func New(a fyne.App, opts Options) *Window {
+	if opts.Renderer == "" {
+		opts.Renderer = "auto"
+	}
+	start := opts.Start
+	if start.Zoom.String() == "0" || start.Validate() != nil {
+		start = fractal.Home()
+	}
+	w := &Window{app: a, opts: opts, loc: start, cpu: &cpu.Renderer{}}
+	w.autoIter = start.Iterations == fractal.AutoIterations(start.ZoomFloat())
+	w.lastIters = start.Iterations
+	w.rend = &swapRenderer{r: w.cpu}
+	w.sched = preview.New(w.rend)
+	w.worker = preview.NewWorker(w.sched, opts.Idle, w.deliver)
+	w.probe = newProber(w)
+
+	w.win = a.NewWindow("Mandelscope")
+	w.build()
+	size := opts.Size
+	if size.IsZero() {
+		size = fyne.NewSize(1280, 800)
+	}
+	w.win.Resize(size)
+	w.win.SetOnClosed(func() { go w.worker.Close() })
+
+	switch {
+	case opts.Renderer == "cpu":
+		w.gpuNote = "CPU renderer (chosen)"
+	case opts.NewGPU == nil:
+		w.gpuNote = "CPU renderer (no OpenGL renderer built in)"
+	default:
+		w.gpuNote = "CPU renderer (starting OpenGL...)"
+		a.Lifecycle().SetOnStarted(func() { go w.startGPU() })
+	}
+	w.updateStatus()
+	for _, ext := range extensions {
+		ext(w)
+	}
+	w.rebuildMenu()
+	return w
+}
+
+// startGPU creates the GPU renderer (on a goroutine: the renderer's own calls go to the
+// main thread) and switches to it, or says in the status bar why the CPU stays.
+func (w *Window) startGPU() {
+	r, err := w.opts.NewGPU()
+	fyne.Do(func() {
+		if err != nil {
+			w.gpuNote = "CPU renderer (no OpenGL: " + oneLine(err.Error()) + ")"
+			if w.opts.Renderer == "gpu" {
+				w.ShowError(fmt.Errorf("the GPU renderer is not available: %w", err))
+			}
+			w.updateStatus()
+			return
+		}
+		w.rend.set(r)
+		w.sched.Reset()
+		w.gpuNote = ""
+		w.updateStatus()
+		w.requestRender(false)
+	})
+}
+
+// ShowAndRun shows the window and runs the application until it is closed.
+func (w *Window) ShowAndRun() { w.win.ShowAndRun() }
+
+// FyneWindow returns the underlying Fyne window.
+func (w *Window) FyneWindow() fyne.Window { return w.win }
+
+// Location returns the current view.
+func (w *Window) Location() fractal.Location {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.loc
+}
+
+// SetLocation navigates to l (validated first: an invalid location is shown as an error and
+// ignored): it re-renders at full resolution and notifies the listeners. The iterations are
+// kept exactly; the Auto checkbox follows whether they equal the automatic count.
+func (w *Window) SetLocation(l fractal.Location) {
+	if err := l.Validate(); err != nil {
+		w.ShowError(err)
+		return
+	}
+	w.autoIter = l.Iterations == fractal.AutoIterations(l.ZoomFloat())
+	w.lastIters = l.Iterations
+	w.navigate(l, false)
+}
+
+// OnLocationChanged adds a listener called (on the UI goroutine) after every change of view,
+// including each step of a drag.
+func (w *Window) OnLocationChanged(fn func(old, new fractal.Location)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.listeners = append(w.listeners, fn)
+}
+
+// ViewSize returns the fractal view's size in physical pixels (what a render covers).
+func (w *Window) ViewSize() (width, height int) { return w.view.pixelSize() }
+
+// RenderThumbnail renders l at width x height with the window's renderer (the GPU one once it
+// is running), synchronously; it may be called from any goroutine, the UI's included. An
+// invalid location or a failed render gives a black image (the failure is shown as an error).
+func (w *Window) RenderThumbnail(l fractal.Location, width, height int) *image.RGBA {
+	width, height = max(width, 1), max(height, 1)
+	img := image.NewRGBA(image.Rect(0, 0, width, height))
+	if err := l.Validate(); err != nil {
+		return img
+	}
+	if err := w.rend.Render(fractal.NewFrame(l, width, height), img.Rect, img); err != nil {
+		_ = w.cpu.Render(fractal.NewFrame(l, width, height), img.Rect, img)
+	}
+	return img
+}
+
+// AddToolbarItem appends an item to the toolbar at the top.
+func (w *Window) AddToolbarItem(item widget.ToolbarItem) {
+	w.toolbar.Append(item)
+	w.toolbar.Refresh()
+}
+
+// AddMenuItem appends item to the main menu called menu ("File", "View", "Go", ...),
+// creating that menu if needed.
+func (w *Window) AddMenuItem(menu string, item *fyne.MenuItem) {
+	for _, m := range w.menus {
+		if m.Label == menu {
+			m.Items = append(m.Items, item)
+			w.rebuildMenu()
+			return
+		}
+	}
+	w.menus = append(w.menus, fyne.NewMenu(menu, item))
+	w.rebuildMenu()
+}
+
+func (w *Window) rebuildMenu() {
+	w.win.SetMainMenu(fyne.NewMainMenu(w.menus...))
+}
+
+// AddShortcut registers a keyboard shortcut on the window.
+func (w *Window) AddShortcut(sc fyne.Shortcut, fn func()) {
+	w.win.Canvas().AddShortcut(sc, func(fyne.Shortcut) { fn() })
+}
+
+// SetSidePanel shows obj in the side panel on the right (nil hides the panel).
+func (w *Window) SetSidePanel(obj fyne.CanvasObject) {
+	if obj == nil {
+		w.side.Objects = nil
+		w.side.Hide()
+	} else {
+		w.side.Objects = []fyne.CanvasObject{obj}
+		w.side.Show()
+	}
+	w.side.Refresh()
+}
+
+// SetExportFrame outlines, over the preview, the part of the view an export of width x height
+// covers (the largest centred rectangle of that aspect ratio); 0, 0 hides it.
+func (w *Window) SetExportFrame(width, height int) {
+	w.frame.set(width, height)
+}
+
+// ShowError shows err in a dialog over the window.
+func (w *Window) ShowError(err error) {
+	if err == nil {
+		return
+	}
+	dialog.ShowError(err, w.win)
+}
+
+// navigate moves to l, updates controls and status, asks for a render and notifies listeners.
+func (w *Window) navigate(l fractal.Location, interactive bool) {
+	if w.autoIter {
+		l.Iterations = fractal.AutoIterations(l.ZoomFloat())
+	}
+	w.mu.Lock()
+	old := w.loc
+	w.loc = l
+	ls := append([]func(old, new fractal.Location){}, w.listeners...)
+	w.mu.Unlock()
+	w.syncControls()
+	w.updateStatus()
+	w.requestRender(interactive)
+	for _, fn := range ls {
+		fn(old, l)
+	}
+}
+
+// requestRender asks the worker for the current view at the view's size.
+func (w *Window) requestRender(interactive bool) {
+	pw, ph := w.view.pixelSize()
+	if pw < 1 || ph < 1 {
+		return
+	}
+	w.worker.Request(w.Location(), pw, ph, interactive)
+}
+
+// deliver runs on the worker goroutine with a finished frame.
+func (w *Window) deliver(res preview.Result) {
+	fyne.Do(func() {
+		if res.Err != nil {
+			w.statusTime.SetText("render failed: " + oneLine(res.Err.Error()))
+			return
+		}
+		if res.Req.Seq < w.shownSeq {
+			return
+		}
+		w.shownSeq = res.Req.Seq
+		w.view.setImage(res.Image)
+		t := fmt.Sprintf("%.0f ms", float64(res.Stats.Total.Microseconds())/1000)
+		if res.Stats.Scale > 1 {
+			t += fmt.Sprintf(" (1/%d)", res.Stats.Scale)
+		}
+		w.statusTime.SetText("frame " + t)
+	})
+}
+
+// build lays out the window: toolbar and controls at the top, the view in the centre with
+// the export frame over it, the side panel on the right, the status bar at the bottom.
+func (w *Window) build() {
+	w.view = newFractalView(w)
+	w.frame = newExportFrame()
+	w.toolbar = widget.NewToolbar(
+		widget.NewToolbarAction(homeIcon(), func() { w.goHome() }),
+		widget.NewToolbarAction(zoomInIcon(), func() { w.zoomCentre(2) }),
+		widget.NewToolbarAction(zoomOutIcon(), func() { w.zoomCentre(0.5) }),
+		widget.NewToolbarSeparator(),
+		widget.NewToolbarAction(copyIcon(), func() { w.copyLocation() }),
+	)
+	controls := w.buildControls()
+	status := w.buildStatus()
+	w.side = container.NewStack()
+	w.side.Hide()
+	top := container.NewVBox(w.toolbar, controls)
+	centre := container.NewStack(w.view, w.frame.obj)
+	w.win.SetContent(container.NewBorder(top, status, nil, w.side, centre))
+	w.menus = []*fyne.Menu{
+		fyne.NewMenu("File",
+			fyne.NewMenuItem("Copy Location", w.copyLocation)),
+		fyne.NewMenu("View",
+			fyne.NewMenuItem("Zoom In", func() { w.zoomCentre(2) }),
+			fyne.NewMenuItem("Zoom Out", func() { w.zoomCentre(0.5) }),
+			fyne.NewMenuItem("Home", w.goHome)),
+		fyne.NewMenu("Go"),
+	}
+	c := w.win.Canvas()
+	c.SetOnTypedKey(w.typedKey)
+	c.SetOnTypedRune(w.typedRune)
+}
+
+func (w *Window) copyLocation() {
+	w.app.Clipboard().SetContent(w.Location().String())
+}
+
+// goHome resets the view to fractal.Home(), keeping the colouring.
+func (w *Window) goHome() {
+	l := fractal.Home()
+	l.Color = w.Location().Color
+	if !w.autoIter {
+		l.Iterations = w.lastIters
+	}
+	w.navigate(l, false)
+}
+
+// zoomCentre zooms by factor about the view's centre.
+func (w *Window) zoomCentre(factor float64) {
+	pw, ph := w.view.pixelSize()
+	if pw < 1 || ph < 1 {
+		return
+	}
+	w.navigate(w.Location().ZoomAt(float64(pw)/2, float64(ph)/2, factor, pw, ph), true)
+}
+
+// pan moves the view by (dx, dy) physical pixels of content: the centre moves by that many
+// pixels right and down.
+func (w *Window) pan(dx, dy float64) {
+	pw, ph := w.view.pixelSize()
+	if pw < 1 || ph < 1 {
+		return
+	}
+	w.navigate(w.Location().Offset(dx, dy, pw, ph), true)
+}
+
+// typedKey handles the view's keys when no entry has the focus.
+func (w *Window) typedKey(ev *fyne.KeyEvent) {
+	pw, ph := w.view.pixelSize()
+	step := float64(min(pw, ph)) / 10
+	switch ev.Name {
+	case fyne.KeyLeft:
+		w.pan(-step, 0)
+	case fyne.KeyRight:
+		w.pan(step, 0)
+	case fyne.KeyUp:
+		w.pan(0, -step)
+	case fyne.KeyDown:
+		w.pan(0, step)
+	case fyne.KeyHome:
+		w.goHome()
+	case fyne.KeyPageUp:
+		w.zoomCentre(2)
+	case fyne.KeyPageDown:
+		w.zoomCentre(0.5)
+	}
+}
+
+func (w *Window) typedRune(r rune) {
+	switch r {
+	case '+', '=':
+		w.zoomCentre(2)
+	case '-', '_':
+		w.zoomCentre(0.5)
+	}
+}
+
+// buildControls makes the iterations entry and Auto checkbox, the palette chooser and the
+// density and offset sliders.
+func (w *Window) buildControls() fyne.CanvasObject {
+	w.iterEntry = widget.NewEntry()
+	w.iterEntry.Validator = validateIterations
+	w.iterEntry.OnChanged = func(s string) {
+		if w.updatingUI {
+			return
+		}
+		n, err := parseIterations(s)
+		if err != nil {
+			return // the validator shows the problem; the last good value stays
+		}
+		if n == w.Location().Iterations && !w.autoIter {
+			return
+		}
+		w.autoIter = false
+		w.lastIters = n
+		l := w.Location()
+		l.Iterations = n
+		w.navigate(l, false)
+	}
+	w.autoCheck = widget.NewCheck("Auto", func(on bool) {
+		if w.updatingUI {
+			return
+		}
+		w.autoIter = on
+		l := w.Location()
+		if !on {
+			l.Iterations = w.lastIters
+			if n, err := parseIterations(w.iterEntry.Text); err == nil {
+				l.Iterations = n
+			}
+		}
+		w.navigate(l, false)
+	})
+	w.paletteSel = widget.NewSelect(fractal.PaletteNames(), func(name string) {
+		if w.updatingUI {
+			return
+		}
+		l := w.Location()
+		l.Color.Palette = name
+		w.navigate(l, false)
+	})
+	w.densitySl = widget.NewSlider(0.1, 8)
+	w.densitySl.Step = 0.05
+	w.densitySl.OnChanged = func(v float64) {
+		if w.updatingUI {
+			return
+		}
+		l := w.Location()
+		l.Color.Density = v
+		w.navigate(l, true)
+	}
+	w.offsetSl = widget.NewSlider(0, 1)
+	w.offsetSl.Step = 0.01
+	w.offsetSl.OnChanged = func(v float64) {
+		if w.updatingUI {
+			return
+		}
+		l := w.Location()
+		l.Color.Offset = v
+		w.navigate(l, true)
+	}
+	w.syncControls()
+	iter := container.NewGridWrap(fyne.NewSize(130, w.iterEntry.MinSize().Height), w.iterEntry)
+	return container.NewHBox(
+		widget.NewLabel("Iterations"), iter, w.autoCheck,
+		widget.NewLabel("Palette"), w.paletteSel,
+		widget.NewLabel("Density"), container.NewGridWrap(fyne.NewSize(160, w.densitySl.MinSize().Height), w.densitySl),
+		widget.NewLabel("Offset"), container.NewGridWrap(fyne.NewSize(160, w.offsetSl.MinSize().Height), w.offsetSl),
+	)
+}
+
+// syncControls shows the current location in the controls without triggering their callbacks.
+func (w *Window) syncControls() {
+	l := w.Location()
+	w.updatingUI = true
+	defer func() { w.updatingUI = false }()
+	if n, err := parseIterations(w.iterEntry.Text); err != nil || n != l.Iterations {
+		w.iterEntry.SetText(strconv.Itoa(l.Iterations))
+	}
+	w.autoCheck.SetChecked(w.autoIter)
+	if w.paletteSel.Selected != l.Color.Palette {
+		w.paletteSel.SetSelected(l.Color.Palette)
+	}
+	if math.Abs(w.densitySl.Value-l.Color.Density) > 1e-9 {
+		w.densitySl.SetValue(l.Color.Density)
+	}
+	if math.Abs(w.offsetSl.Value-l.Color.Offset) > 1e-9 {
+		w.offsetSl.SetValue(l.Color.Offset)
+	}
+}
+
+func parseIterations(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a whole number", clip(s))
+	}
+	if n < 1 || n > fractal.MaxIterations {
+		return 0, fmt.Errorf("iterations must be 1 to %d", fractal.MaxIterations)
+	}
+	return n, nil
+}
+
+func validateIterations(s string) error {
+	_, err := parseIterations(s)
+	return err
+}
+
+// buildStatus makes the status bar: centre (selectable), zoom, iterations, precision mode,
+// frame time, the point under the cursor and the renderer.
+func (w *Window) buildStatus() fyne.CanvasObject {
+	w.statusCentr = widget.NewLabel("")
+	w.statusCentr.Selectable = true
+	w.statusCentr.Truncation = fyne.TextTruncateEllipsis
+	w.statusZoom = widget.NewLabel("")
+	w.statusIter = widget.NewLabel("")
+	w.statusMode = widget.NewLabel("")
+	w.statusTime = widget.NewLabel("")
+	w.statusPoint = widget.NewLabel("")
+	w.statusPoint.Truncation = fyne.TextTruncateEllipsis
+	w.statusRend = widget.NewLabel("")
+	w.statusRend.Truncation = fyne.TextTruncateEllipsis
+	row1 := container.NewBorder(nil, nil, widget.NewLabel("Centre"),
+		container.NewHBox(w.statusZoom, w.statusIter, w.statusMode, w.statusTime), w.statusCentr)
+	row2 := container.NewGridWithColumns(2, w.statusPoint, w.statusRend)
+	return container.NewVBox(widget.NewSeparator(), row1, row2)
+}
+
+// updateStatus writes the current view into the status bar.
+func (w *Window) updateStatus() {
+	l := w.Location()
+	w.statusCentr.SetText(centreText(l))
+	w.statusZoom.SetText("zoom " + l.Zoom.String())
+	w.statusIter.SetText(fmt.Sprintf("iterations %d", l.Iterations))
+	pw, ph := w.view.pixelSize()
+	w.statusMode.SetText(w.modeText(fractal.NewFrame(l, max(pw, 1), max(ph, 1))))
+	if w.gpuNote != "" {
+		w.statusRend.SetText(w.gpuNote)
+	} else {
+		w.statusRend.SetText(w.rend.Name())
+	}
+}
+
+// modeText is the precision mode of frame f on the current renderer.
+func (w *Window) modeText(f fractal.Frame) string {
+	if m, ok := w.rend.get().(moder); ok {
+		return m.Mode(f)
+	}
+	switch f.Precision() {
+	case fractal.Float32:
+		return "float32 (CPU)"
+	case fractal.Double:
+		return "float64 (CPU)"
+	default:
+		return "float64, limit reached (CPU)"
+	}
+}
+
+// centreText is the centre with every digit: "RE + IMi".
+func centreText(l fractal.Location) string {
+	im := l.Im.String()
+	sign := " + "
+	if len(im) > 0 && im[0] == '-' {
+		sign, im = " - ", im[1:]
+	} else if len(im) > 0 && im[0] == '+' {
+		im = im[1:]
+	}
+	return l.Re.String() + sign + im + "i"
+}
+
+// swapRenderer is the renderer the scheduler uses; the GPU renderer replaces the CPU one
+// when it becomes available.
+type swapRenderer struct {
+	mu sync.Mutex
+	r  Renderer
+}
+
+func (s *swapRenderer) get() Renderer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.r
+}
+
+func (s *swapRenderer) set(r Renderer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.r = r
+}
+
+func (s *swapRenderer) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	return s.get().Render(f, rect, dst)
+}
+
+func (s *swapRenderer) Name() string { return s.get().Name() }
+
+func oneLine(s string) string {
+	for i, c := range s {
+		if c == '\n' {
+			s = s[:i]
+			break
+		}
+	}
+	return clip(s)
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:117] + "..."
+	}
+	return s
+}
