@@ -1,11 +1,320 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/png"
 	"io"
+	"strings"
+
+	"mandelscope/bookmarks"
+	"mandelscope/fractal"
+	"mandelscope/render/cpu"
 )
 
-// TODO(helper): replaced by the real command.
+// Thumbnail size of bookmarks made on the command line.
+const thumbW, thumbH = 96, 54
+
+// thumbMaxIterations caps the iterations a thumbnail is rendered with, so that adding a
+// bookmark with a huge iteration count stays quick.
+const thumbMaxIterations = 20000
+
+const bookmarksUsage = "list, add, rm, rename, import or export"
+
+// runBookmarks manages the bookmarks file (bookmarks.DefaultPath, or $MANDELSCOPE_BOOKMARKS):
+//
+//	mandelscope bookmarks list
+//	mandelscope bookmarks add --center=RE,IM --zoom=Z [--iterations=N] [--palette=NAME] NAME
+//	mandelscope bookmarks rm NAME
+//	mandelscope bookmarks rename OLD NEW
+//	mandelscope bookmarks import FILE...        (a bookmarks JSON file or a Kalles Fraktaler .kfr)
+//	mandelscope bookmarks export [--force] [--name=NAME]... FILE
 func runBookmarks(args []string, stdout, stderr io.Writer) error {
-	return errors.New("not implemented yet")
+	if len(args) == 0 {
+		return usageErr("missing subcommand: %s", bookmarksUsage)
+	}
+	sub, args := args[0], args[1:]
+	if sub == "-h" || sub == "--help" || sub == "help" {
+		fmt.Fprintf(stdout, "usage: mandelscope bookmarks %s (file: $%s or the user config folder)\n",
+			strings.ReplaceAll(bookmarksUsage, " or ", ", "), bookmarks.EnvPath)
+		return nil
+	}
+	run, ok := map[string]func([]string, io.Writer, io.Writer) error{
+		"list":   bookmarksList,
+		"ls":     bookmarksList,
+		"add":    bookmarksAdd,
+		"rm":     bookmarksRemove,
+		"remove": bookmarksRemove,
+		"rename": bookmarksRename,
+		"mv":     bookmarksRename,
+		"import": bookmarksImport,
+		"export": bookmarksExport,
+	}[sub]
+	if !ok {
+		return usageErr("unknown subcommand %q (use %s)", clipText(sub), bookmarksUsage)
+	}
+	return run(args, stdout, stderr)
+}
+
+// parseInterleaved parses flags given before, between or after positional arguments (Go's
+// flag package stops at the first positional one) and returns the positional arguments.
+// Everything after "--" is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		rest, err := parseFlags(fs, args)
+		if err != nil {
+			return nil, err
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// wantArgs checks the number of positional arguments, naming what is missing or extra.
+func wantArgs(pos []string, names ...string) error {
+	if len(pos) < len(names) {
+		return usageErr("missing %s", strings.Join(names[len(pos):], " and "))
+	}
+	if len(pos) > len(names) {
+		return usageErr("unexpected argument %q (quote a name that has spaces)", clipText(pos[len(names)]))
+	}
+	return nil
+}
+
+func bookmarksPath() (string, error) { return bookmarks.DefaultPath() }
+
+func bookmarksList(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bookmarks list", stderr)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos); err != nil {
+		return err
+	}
+	path, err := bookmarksPath()
+	if err != nil {
+		return err
+	}
+	s, err := bookmarks.Load(path)
+	if err != nil {
+		return err
+	}
+	if s.Len() == 0 {
+		fmt.Fprintf(stderr, "no bookmarks in %s\n", path)
+		return nil
+	}
+	for _, b := range s.List() {
+		if _, err := fmt.Fprintf(stdout, "%s\t%s\n", b.Name, listLine(b.Location)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listLine is a location as the flags that lead back to it.
+func listLine(l fractal.Location) string {
+	return fmt.Sprintf("--center=%s,%s --zoom=%s --iterations=%d --palette=%s", l.Re, l.Im, l.Zoom, l.Iterations, l.Color.Palette)
+}
+
+func bookmarksAdd(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bookmarks add", stderr)
+	lf := addLocationFlags(fs)
+	thumb := fs.Bool("thumbnail", true, fmt.Sprintf("store a %dx%d thumbnail rendered on the CPU", thumbW, thumbH))
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, "bookmark NAME"); err != nil {
+		return err
+	}
+	for _, f := range []string{"center", "zoom"} {
+		if !flagWasSet(fs, f) {
+			return usageErr("missing --%s (add --center=RE,IM --zoom=Z NAME)", f)
+		}
+	}
+	loc, err := lf.apply(fractal.Home(), true)
+	if err != nil {
+		return err
+	}
+	name, err := bookmarks.CleanName(pos[0])
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	path, err := bookmarksPath()
+	if err != nil {
+		return err
+	}
+	// Check before the render that the file is readable and the name free.
+	s, err := bookmarks.Load(path)
+	if err != nil {
+		return err
+	}
+	if _, ok := s.Get(name); ok {
+		return fmt.Errorf("bookmark %q already exists", name)
+	}
+	b := bookmarks.Bookmark{Name: name, Location: loc}
+	if *thumb {
+		if b.Thumbnail, err = renderThumbnail(loc); err != nil {
+			return fmt.Errorf("thumbnail: %v", err)
+		}
+	}
+	if err := bookmarks.Add(path, b); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "added %q to %s\n", name, path)
+	return err
+}
+
+// renderThumbnail renders l at thumbW x thumbH on the CPU and encodes it as PNG.
+func renderThumbnail(l fractal.Location) ([]byte, error) {
+	l.Iterations = min(l.Iterations, thumbMaxIterations)
+	img := image.NewRGBA(image.Rect(0, 0, thumbW, thumbH))
+	var r cpu.Renderer
+	if err := r.Render(fractal.NewFrame(l, thumbW, thumbH), img.Bounds(), img); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, img); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func bookmarksRemove(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bookmarks rm", stderr)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, "bookmark NAME"); err != nil {
+		return err
+	}
+	path, err := bookmarksPath()
+	if err != nil {
+		return err
+	}
+	b, err := bookmarks.Remove(path, pos[0])
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "removed %q (%s); the previous file is kept as %s.bak\n", b.Name, listLine(b.Location), path)
+	return err
+}
+
+func bookmarksRename(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bookmarks rename", stderr)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, "OLD name", "NEW name"); err != nil {
+		return err
+	}
+	newName, err := bookmarks.CleanName(pos[1])
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	path, err := bookmarksPath()
+	if err != nil {
+		return err
+	}
+	if err := bookmarks.Rename(path, pos[0], newName); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "renamed %q to %q\n", strings.TrimSpace(pos[0]), newName)
+	return err
+}
+
+func bookmarksImport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bookmarks import", stderr)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageErr("missing FILE to import (a bookmarks .json or a Kalles Fraktaler .kfr)")
+	}
+	path, err := bookmarksPath()
+	if err != nil {
+		return err
+	}
+	// Read every source first, so that one bad file imports nothing.
+	all := &bookmarks.Store{}
+	for _, src := range pos {
+		in, err := bookmarks.ReadImport(src)
+		if err != nil {
+			return err
+		}
+		all.Merge(in)
+	}
+	var added []string
+	var skipped int
+	err = bookmarks.Update(path, func(s *bookmarks.Store) error {
+		added, skipped = s.Merge(all)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("imported %d bookmark(s) into %s", len(added), path)
+	if len(added) > 0 {
+		msg += ": " + quoteList(added)
+	}
+	if skipped > 0 {
+		msg += fmt.Sprintf(" (%d already there)", skipped)
+	}
+	_, err = fmt.Fprintln(stdout, msg)
+	return err
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// nameList is a repeatable string flag.
+type nameList []string
+
+func (n *nameList) String() string     { return strings.Join(*n, ",") }
+func (n *nameList) Set(s string) error { *n = append(*n, s); return nil }
+
+func bookmarksExport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bookmarks export", stderr)
+	force := fs.Bool("force", false, "replace FILE if it exists")
+	var names nameList
+	fs.Var(&names, "name", "export only this bookmark (repeat for more; default all)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, "FILE to export to"); err != nil {
+		return err
+	}
+	path, err := bookmarksPath()
+	if err != nil {
+		return err
+	}
+	n, err := bookmarks.Export(path, pos[0], names, *force)
+	if err != nil {
+		if !*force && strings.Contains(err.Error(), "already exists") {
+			return errors.New(err.Error() + " (use --force to replace it)")
+		}
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "exported %d bookmark(s) to %s\n", n, pos[0])
+	return err
 }
