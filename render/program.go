@@ -171,3 +171,10 @@ func (p *program) setColoring(maxIter int, stops []float32, density, offset floa
 	gl.Uniform1f(p.loc["uDensity"], float32(density))
 	gl.Uniform1f(p.loc["uOffset"], float32(offset))
 }
+
+// deleteProgram releases a program.
+func deleteProgram(p *program) {
+	if p != nil {
+		gl.DeleteProgram(p.id)
+	}
+}

@@ -1,0 +1,464 @@
+package render
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mandelscope/fractal"
+	"mandelscope/render/cpu"
+	"mandelscope/shaders"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden images in testdata/ from the GPU output")
+
+// loc builds a location from text, failing the test on a mistake.
+func loc(t testing.TB, re, im, zoom string, iter int) fractal.Location {
+	t.Helper()
+	l := fractal.Home()
+	var err error
+	if l.Re, err = fractal.ParseDecimal(re); err != nil {
+		t.Fatal(err)
+	}
+	if l.Im, err = fractal.ParseDecimal(im); err != nil {
+		t.Fatal(err)
+	}
+	if l.Zoom, err = fractal.ParseDecimal(zoom); err != nil {
+		t.Fatal(err)
+	}
+	l.Iterations = iter
+	return l
+}
+
+// Test views: the whole set, seahorse valley at zoom 1e3, and a zoom 1e10 needing double.
+func homeLoc(t testing.TB) fractal.Location { return fractal.Home() }
+func seahorseLoc(t testing.TB) fractal.Location {
+	return loc(t, "-0.7436438870371587", "0.1318259042053120", "1e3", 600)
+}
+func deepLoc(t testing.TB) fractal.Location {
+	return loc(t, "-0.10109636384562", "0.95628651080914", "1e10", 1600)
+}
+
+// deepSeahorseLoc is a zoom 1e10 so chaotic (filaments at every pixel, escape counts near
+// 1600) that a 1/800-pixel change of c changes many pixels' colours: the emulated variant,
+// whose c carries 48 bits instead of 53, agrees with the CPU's float64 on about 90% of pixels
+// there, as a float-float model of it on the CPU does too. Native fp64 agrees exactly.
+func deepSeahorseLoc(t testing.TB) fractal.Location {
+	return loc(t, "-0.743643887037158704752191506114774", "0.131825904205311970493132056385139", "1e10", 1600)
+}
+
+// render draws all of f with g into a new image.
+func renderGL(t testing.TB, g *GL, f fractal.Frame) *image.RGBA {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+	if err := g.Render(f, img.Bounds(), img); err != nil {
+		t.Fatalf("Render %dx%d: %v", f.W, f.H, err)
+	}
+	return img
+}
+
+// reference is the CPU picture of f in the arithmetic of a shader variant: float32 with
+// Point32 for F32, float64 with Point64 for the double variants.
+func reference(t testing.TB, f fractal.Frame, v shaders.Variant) *image.RGBA {
+	t.Helper()
+	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+	for y := range f.H {
+		for x := range f.W {
+			var n int
+			var nu float64
+			if v == shaders.F32 {
+				re, im := f.Point32(x, y)
+				n, nu = fractal.Escape32(re, im, f.Loc.Iterations)
+			} else {
+				re, im := f.Point64(x, y)
+				n, nu = fractal.Escape64(re, im, f.Loc.Iterations)
+			}
+			img.SetRGBA(x, y, pal.Color(n, nu, f.Loc.Color))
+		}
+	}
+	return img
+}
+
+// agreement returns the fraction of pixels whose channels all lie within tol of each other,
+// and the first pixel that does not.
+func agreement(a, b *image.RGBA, tol int) (float64, image.Point) {
+	if a.Bounds().Size() != b.Bounds().Size() {
+		return 0, image.Point{}
+	}
+	bad := image.Point{-1, -1}
+	ok := 0
+	w, h := a.Bounds().Dx(), a.Bounds().Dy()
+	for y := range h {
+		for x := range w {
+			pa := a.Pix[a.PixOffset(a.Bounds().Min.X+x, a.Bounds().Min.Y+y):]
+			pb := b.Pix[b.PixOffset(b.Bounds().Min.X+x, b.Bounds().Min.Y+y):]
+			good := true
+			for c := range 4 {
+				d := int(pa[c]) - int(pb[c])
+				if d > tol || d < -tol {
+					good = false
+				}
+			}
+			if good {
+				ok++
+			} else if bad.X < 0 {
+				bad = image.Pt(x, y)
+			}
+		}
+	}
+	return float64(ok) / float64(w*h), bad
+}
+
+// saveFailed writes an image under testdata/failed/ for a person to look at.
+func saveFailed(t testing.TB, name string, img image.Image) {
+	t.Helper()
+	dir := filepath.Join("testdata", "failed")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Logf("cannot save failed image: %v", err)
+		return
+	}
+	p := filepath.Join(dir, name)
+	if err := writePNG(p, img); err != nil {
+		t.Logf("cannot save failed image: %v", err)
+		return
+	}
+	t.Logf("wrote %s", p)
+}
+
+func writePNG(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func readPNG(path string) (*image.RGBA, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m, err := png.Decode(f)
+	if err != nil {
+		return nil, err
+	}
+	out := image.NewRGBA(image.Rect(0, 0, m.Bounds().Dx(), m.Bounds().Dy()))
+	for y := range out.Bounds().Dy() {
+		for x := range out.Bounds().Dx() {
+			out.Set(x, y, m.At(m.Bounds().Min.X+x, m.Bounds().Min.Y+y))
+		}
+	}
+	return out, nil
+}
+
+func TestShadersCompile(t *testing.T) {
+	g := testGL(t, Options{})
+	for _, v := range shaders.Variants {
+		t.Run(string(v), func(t *testing.T) {
+			if v == shaders.F64 && !g.fp64 {
+				t.Skipf("%s has no native fp64", g.renderer)
+			}
+			err := g.th.call(func() error {
+				p, err := newProgram(g.glsl, v, shaders.FullscreenVert, shaders.MandelFrag)
+				if err == nil {
+					deleteProgram(p)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func TestBrokenShaderReturnsLog(t *testing.T) {
+	g := testGL(t, Options{})
+	broken := strings.Replace(shaders.MandelFrag, "int m = n;", "int m = n + undefinedThing;", 1)
+	if broken == shaders.MandelFrag {
+		t.Fatal("test cannot break the shader: marker text not found")
+	}
+	err := g.th.call(func() error {
+		p, err := newProgram(g.glsl, shaders.F32, shaders.FullscreenVert, broken)
+		if err == nil {
+			deleteProgram(p)
+		}
+		return err
+	})
+	var se *ShaderError
+	if !errors.As(err, &se) {
+		t.Fatalf("want a *ShaderError, got %v", err)
+	}
+	if se.Log == "" || !strings.Contains(err.Error(), "undefinedThing") {
+		t.Errorf("error lacks the GL log or the offending line: %v", err)
+	}
+	if se.Line == 0 || !strings.Contains(se.Text, "undefinedThing") {
+		t.Errorf("error names line %d %q, want the line with undefinedThing", se.Line, se.Text)
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("error is not one line: %q", err)
+	}
+	t.Log(err)
+
+	// A broken vertex shader too.
+	err = g.th.call(func() error {
+		_, err := newProgram(g.glsl, shaders.F32, "void main() { gl_Position = vec4(1.0) * nothing; }", shaders.MandelFrag)
+		return err
+	})
+	if !errors.As(err, &se) || se.Stage != "vertex" {
+		t.Errorf("broken vertex shader: want a vertex *ShaderError, got %v", err)
+	}
+}
+
+type goldenCase struct {
+	name string
+	loc  func(testing.TB) fractal.Location
+	w, h int
+	mod  func(*fractal.Location)
+}
+
+var goldenCases = []goldenCase{
+	{"home_320x200", homeLoc, 320, 200, nil},
+	{"home_200x320", homeLoc, 200, 320, nil},
+	{"seahorse_1e3_256x160", seahorseLoc, 256, 160, nil},
+	{"deep_1e10_160x256", deepLoc, 160, 256, nil},
+	{"deep_seahorse_1e10_256x160", deepSeahorseLoc, 256, 160, nil},
+	{"seahorse_fire_240x180", seahorseLoc, 240, 180, func(l *fractal.Location) {
+		l.Color = fractal.Coloring{Palette: "fire", Density: 3, Offset: 0.25}
+	}},
+}
+
+// TestGolden compares GPU pictures with reference PNGs under testdata/ (a few pixels may
+// differ slightly between drivers). go test -run Golden -update rewrites them.
+func TestGolden(t *testing.T) {
+	g := testGL(t, Options{})
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			l := c.loc(t)
+			if c.mod != nil {
+				c.mod(&l)
+			}
+			got := renderGL(t, g, fractal.NewFrame(l, c.w, c.h))
+			path := filepath.Join("testdata", c.name+".png")
+			if *update {
+				if err := writePNG(path, got); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := readPNG(path)
+			if err != nil {
+				t.Fatalf("golden image: %v (run go test -run Golden -update to make it)", err)
+			}
+			if want.Bounds().Size() != got.Bounds().Size() {
+				t.Fatalf("golden image is %v, render is %v", want.Bounds().Size(), got.Bounds().Size())
+			}
+			frac, bad := agreement(got, want, 6)
+			if frac < 0.995 {
+				saveFailed(t, c.name+".png", got)
+				t.Errorf("%.2f%% of pixels match the golden image within 6/255 (want >= 99.5%%); first bad pixel %v", 100*frac, bad)
+			}
+		})
+	}
+}
+
+// TestAgainstCPU checks GPU and CPU agreement (>= 98% of pixels within 6/255) for every
+// precision variant at several views and non-square sizes.
+func TestAgainstCPU(t *testing.T) {
+	type view struct {
+		name   string
+		loc    func(testing.TB) fractal.Location
+		w, h   int
+		double bool // the frame needs double: the f32 variant does not apply
+	}
+	views := []view{
+		{"home", homeLoc, 320, 200, false},
+		{"home_tall", homeLoc, 150, 260, false},
+		{"seahorse_1e3", seahorseLoc, 300, 170, false},
+		{"deep_1e10", deepLoc, 200, 300, true},
+		{"deep_seahorse_1e10", deepSeahorseLoc, 210, 140, true},
+	}
+	for _, prec := range []string{"", "f32", "f64", "emulated"} {
+		for _, v := range views {
+			name := prec
+			if name == "" {
+				name = "auto"
+			}
+			t.Run(name+"/"+v.name, func(t *testing.T) {
+				if prec == "f32" && v.double {
+					t.Skip("the frame needs double precision")
+				}
+				if prec == "emulated" && v.name == "deep_seahorse_1e10" {
+					t.Skip("too chaotic for 48-bit float-float to match float64 (see deepSeahorseLoc)")
+				}
+				g := testGL(t, Options{Precision: prec})
+				f := fractal.NewFrame(v.loc(t), v.w, v.h)
+				if v.double && f.Precision() != fractal.Double {
+					t.Fatalf("view %s is %v, want double", v.name, f.Precision())
+				}
+				got := renderGL(t, g, f)
+				var want *image.RGBA
+				if prec == "" {
+					want = image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+					if err := (&cpu.Renderer{}).Render(f, want.Bounds(), want); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					want = reference(t, f, g.variant(f))
+				}
+				frac, bad := agreement(got, want, 6)
+				t.Logf("%s: %.3f%% within 6/255 (%s)", v.name, 100*frac, g.Mode(f))
+				if frac < 0.98 {
+					saveFailed(t, fmt.Sprintf("cpu_%s_%s_gpu.png", name, v.name), got)
+					saveFailed(t, fmt.Sprintf("cpu_%s_%s_cpu.png", name, v.name), want)
+					t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
+				}
+			})
+		}
+	}
+}
+
+// TestTilesMatchWhole renders a 500x333 frame in tiles of 61 px and in one piece: the bytes
+// must be identical.
+func TestTilesMatchWhole(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		prec string
+		loc  func(testing.TB) fractal.Location
+	}{
+		{"seahorse_f32", "", seahorseLoc},
+		{"deep_double", "", deepLoc},
+		{"deep_emulated", "emulated", deepLoc},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			whole := testGL(t, Options{Precision: c.prec})
+			tiled := testGL(t, Options{Precision: c.prec, MaxTile: 61})
+			if tiled.MaxTile() != 61 {
+				t.Fatalf("MaxTile() = %d, want 61", tiled.MaxTile())
+			}
+			l := c.loc(t)
+			l.Iterations = min(l.Iterations, 400)
+			f := fractal.NewFrame(l, 500, 333)
+			a := renderGL(t, whole, f)
+			before := tiled.Stats().Tiles
+			b := renderGL(t, tiled, f)
+			if n := tiled.Stats().Tiles - before; n != 9*6 {
+				t.Errorf("drew %d tiles, want 9x6 = 54", n)
+			}
+			if string(a.Pix) != string(b.Pix) {
+				frac, bad := agreement(a, b, 0)
+				saveFailed(t, "tiles_"+c.name+".png", b)
+				t.Errorf("tiled render differs from the one-piece render: %.3f%% equal, first difference at %v", 100*frac, bad)
+			}
+		})
+	}
+}
+
+// TestRenderIntoSubImage draws a rect that is not at the frame's origin into part of a bigger
+// image (a stride wider than the tile), and checks the pixels around it are untouched.
+func TestRenderIntoSubImage(t *testing.T) {
+	g := testGL(t, Options{})
+	f := fractal.NewFrame(seahorseLoc(t), 300, 200)
+	whole := renderGL(t, g, f)
+	canvas := image.NewRGBA(image.Rect(0, 0, 400, 300))
+	marker := color.RGBA{1, 2, 3, 4}
+	for i := 0; i < len(canvas.Pix); i += 4 {
+		copy(canvas.Pix[i:], []byte{marker.R, marker.G, marker.B, marker.A})
+	}
+	rect := image.Rect(37, 21, 251, 163)
+	dst := canvas.SubImage(image.Rect(50, 60, 50+rect.Dx(), 60+rect.Dy())).(*image.RGBA)
+	if err := g.Render(f, rect, dst); err != nil {
+		t.Fatal(err)
+	}
+	for y := range 300 {
+		for x := range 400 {
+			got := canvas.RGBAAt(x, y)
+			p := image.Pt(x, y)
+			if p.In(dst.Bounds()) {
+				if want := whole.RGBAAt(x-50+rect.Min.X, y-60+rect.Min.Y); got != want {
+					t.Fatalf("pixel %v = %v, want %v", p, got, want)
+				}
+			} else if got != marker {
+				t.Fatalf("pixel %v outside the destination was overwritten: %v", p, got)
+			}
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	g := testGL(t, Options{})
+	f := fractal.NewFrame(fractal.Home(), 100, 80)
+	img := image.NewRGBA(image.Rect(0, 0, 100, 80))
+	bad := f
+	bad.Loc.Color.Palette = "nope"
+	cases := []struct {
+		name string
+		err  error
+	}{
+		{"small dst", g.Render(f, image.Rect(0, 0, 100, 80), image.NewRGBA(image.Rect(0, 0, 50, 80)))},
+		{"nil dst", g.Render(f, image.Rect(0, 0, 10, 10), nil)},
+		{"rect outside", g.Render(f, image.Rect(90, 0, 110, 10), img)},
+		{"palette", g.Render(bad, image.Rect(0, 0, 10, 10), img)},
+	}
+	for _, c := range cases {
+		if c.err == nil {
+			t.Errorf("%s: no error", c.name)
+		} else if strings.Contains(c.err.Error(), "\n") {
+			t.Errorf("%s: error is not one line: %q", c.name, c.err)
+		}
+	}
+	if err := g.Render(f, image.Rectangle{}, img); err != nil {
+		t.Errorf("empty rect: %v", err)
+	}
+	if _, err := NewGL(Options{Precision: "f16"}); err == nil || !strings.Contains(err.Error(), "f16") {
+		t.Errorf("NewGL with precision f16: %v, want an error naming it", err)
+	}
+}
+
+func TestModeAndBands(t *testing.T) {
+	g := testGL(t, Options{})
+	if !strings.HasPrefix(g.Name(), "OpenGL: ") || g.Renderer() == "" {
+		t.Errorf("Name %q, Renderer %q", g.Name(), g.Renderer())
+	}
+	if m := g.Mode(fractal.NewFrame(fractal.Home(), 320, 200)); m != "float32" {
+		t.Errorf("home view mode %q, want float32", m)
+	}
+	deep := fractal.NewFrame(deepLoc(t), 320, 200)
+	if m := g.Mode(deep); !strings.HasPrefix(m, "float64") && !strings.HasPrefix(m, "double") {
+		t.Errorf("deep view mode %q, want a double mode", m)
+	}
+	l := deepLoc(t)
+	l.Zoom = fractal.MustDecimal("1e20")
+	if m := g.Mode(fractal.NewFrame(l, 320, 200)); m != "double (limit reached)" {
+		t.Errorf("zoom 1e20 mode %q", m)
+	}
+	// Bands cover the tile exactly, each within the budget.
+	for _, c := range []struct{ w, h, iter int }{{16384, 16384, 200}, {500, 333, 1_000_000}, {61, 7, 1}} {
+		area := 0
+		for _, b := range bands(c.w, c.h, c.iter, 4) {
+			area += b.Dx() * b.Dy()
+			if b.Dx()*b.Dy() > 1 && int64(b.Dx()*b.Dy())*int64(c.iter)*4 > drawBudget {
+				t.Errorf("band %v of %dx%d at %d iterations is over budget", b, c.w, c.h, c.iter)
+			}
+		}
+		if area != c.w*c.h {
+			t.Errorf("bands of %dx%d cover %d pixels", c.w, c.h, area)
+		}
+	}
+}
