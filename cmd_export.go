@@ -1,11 +1,339 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"mandelscope/bookmarks"
+	"mandelscope/export"
+	"mandelscope/fractal"
+	"mandelscope/render"
+	"mandelscope/render/cpu"
 )
 
-// TODO(helper): replaced by the real command.
+// defaultExportSize is the size of an export without --size or --from.
+const defaultExportSize = "1080p"
+
+// cpuDefaultTile caps the CPU renderer's tiles so that an interrupt is served quickly.
+const cpuDefaultTile = 1024
+
+// exportJob is a validated export command line.
+type exportJob struct {
+	out           string
+	loc           fractal.Location
+	w, h, ss      int
+	tile          int
+	renderer      string
+	resume, force bool
+}
+
+// runExport renders a view to a PNG: `mandelscope export [location flags] [--size=...]
+// [--supersample=N] [--tile=N] [--renderer=gpu|cpu] [--resume] [--force] [--bookmark=NAME]
+// [--from=IMAGE.png] -o FILE.png`. Everything is validated before any work.
 func runExport(args []string, stdout, stderr io.Writer) error {
-	return errors.New("not implemented yet")
+	job, err := parseExport(args, stderr)
+	if err != nil {
+		return err
+	}
+	warnLowDisk(job, stderr)
+	if job.renderer == "cpu" {
+		return doExport(job, &cpu.Renderer{}, stderr)
+	}
+	var runErr error
+	render.Main(func() {
+		g, err := render.NewGL(render.Options{MaxTile: job.tile})
+		if err != nil {
+			fmt.Fprintf(stderr, "mandelscope export: warning: GPU renderer unavailable (%v); using the CPU renderer\n", oneLine(err))
+			runErr = doExport(job, &cpu.Renderer{}, stderr)
+			return
+		}
+		defer g.Close()
+		runErr = doExport(job, glTimer{g}, stderr)
+	})
+	return runErr
+}
+
+// glTimer lets export split the GL renderer's time into drawing and read-back.
+type glTimer struct{ *render.GL }
+
+func (g glTimer) DrawTimes() (draw, readBack time.Duration) {
+	s := g.Stats()
+	return s.DrawTime, s.ReadBack
+}
+
+var (
+	_ export.TileRenderer = glTimer{}
+	_ export.DrawTimer    = glTimer{}
+	_ export.TileRenderer = (*cpu.Renderer)(nil)
+)
+
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+func parseExport(args []string, stderr io.Writer) (exportJob, error) {
+	var job exportJob
+	fs := newFlagSet("export", stderr)
+	lf := addLocationFlags(fs)
+	size := fs.String("size", defaultExportSize, "image size WxH or 1080p, 4k, 8k, 16k, 32k (default: 1080p, or --from's size)")
+	ss := fs.Int("supersample", 1, "N: average N x N samples per pixel (1 to 4)")
+	tile := fs.Int("tile", 0, "tile edge cap in pixels, at least 16 (default: the renderer's maximum)")
+	renderer := fs.String("renderer", "gpu", "gpu (OpenGL, falls back to the CPU) or cpu")
+	fs.BoolVar(&job.resume, "resume", false, "continue an interrupted export of the same image from FILE.png.part")
+	fs.BoolVar(&job.force, "force", false, "overwrite FILE.png if it exists (and start over an interrupted export)")
+	bookmark := fs.String("bookmark", "", "render the view of this bookmark")
+	from := fs.String("from", "", "render the view stored in a Mandelscope PNG (and its size unless --size is given)")
+	fs.StringVar(&job.out, "o", "", "output file FILE.png (required)")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return job, err
+	}
+	if len(rest) > 0 {
+		return job, usageErr("unexpected argument %q (flags go before -o FILE.png; the output is given with -o)", clipText(rest[0]))
+	}
+	if *ss < 1 || *ss > export.MaxSupersample {
+		return job, usageErr("--supersample: %d is out of range (1 to %d)", *ss, export.MaxSupersample)
+	}
+	job.ss = *ss
+	if flagWasSet(fs, "tile") && *tile < export.MinTile {
+		return job, usageErr("--tile: %d is too small (at least %d)", *tile, export.MinTile)
+	}
+	job.tile = *tile
+	switch *renderer {
+	case "gpu", "cpu":
+		job.renderer = *renderer
+	default:
+		return job, usageErr("--renderer: unknown renderer %q (gpu or cpu)", clipText(*renderer))
+	}
+	if job.renderer == "cpu" && job.tile == 0 {
+		job.tile = cpuDefaultTile
+	}
+
+	base := fractal.Home()
+	sizeSet := flagWasSet(fs, "size")
+	if flagWasSet(fs, "bookmark") && flagWasSet(fs, "from") {
+		return job, usageErr("--bookmark and --from: give one or the other")
+	}
+	if flagWasSet(fs, "bookmark") {
+		if strings.TrimSpace(*bookmark) == "" {
+			return job, usageErr("--bookmark: empty name")
+		}
+		path, err := bookmarks.DefaultPath()
+		if err != nil {
+			return job, usageErr("--bookmark: %v", err)
+		}
+		store, err := bookmarks.Load(path)
+		if err != nil {
+			return job, usageErr("--bookmark: %v", oneLine(err))
+		}
+		b, ok := store.Get(*bookmark)
+		if !ok {
+			return job, usageErr("--bookmark: no bookmark named %q in %s", clipText(*bookmark), path)
+		}
+		base = b.Location
+	}
+	if flagWasSet(fs, "from") {
+		md, err := export.ReadMetadata(*from)
+		if err != nil {
+			return job, usageErr("--from: %v", oneLine(err))
+		}
+		base = md.Location
+		if !sizeSet {
+			job.w, job.h = md.Width, md.Height
+		}
+		if !flagWasSet(fs, "supersample") {
+			job.ss = md.Supersample
+		}
+	}
+	if job.loc, err = lf.apply(base, true); err != nil {
+		return job, err
+	}
+	if job.w == 0 {
+		if job.w, job.h, err = parseSize(*size); err != nil {
+			return job, usageErr("--size: %v", err)
+		}
+	}
+
+	// The output file.
+	if job.out == "" {
+		return job, usageErr("-o: no output file given (-o FILE.png)")
+	}
+	if !strings.EqualFold(filepath.Ext(job.out), ".png") {
+		return job, usageErr("-o: %q must end in .png", clipText(job.out))
+	}
+	dir := filepath.Dir(job.out)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return job, usageErr("-o: folder %s does not exist", dir)
+	}
+	if st, err := os.Lstat(job.out); err == nil {
+		if st.IsDir() {
+			return job, usageErr("-o: %s is a folder", job.out)
+		}
+		if !job.force {
+			return job, usageErr("-o: %s already exists (add --force to overwrite it)", job.out)
+		}
+	}
+	part := export.PartPath(job.out)
+	if job.resume {
+		if _, err := os.Stat(export.CheckpointPath(job.out)); err != nil {
+			return job, usageErr("--resume: nothing to resume (no %s); run without --resume", export.CheckpointPath(job.out))
+		}
+	} else if _, err := os.Lstat(part); err == nil && !job.force {
+		return job, usageErr("-o: %s is left from an interrupted export: add --resume to continue it or --force to start over", part)
+	}
+	return job, nil
+}
+
+// warnLowDisk warns when the output folder has less free space than the export may need.
+func warnLowDisk(job exportJob, stderr io.Writer) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(job.out), &st); err != nil {
+		return
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	if need := export.EstimateSize(job.w, job.h); free < need {
+		fmt.Fprintf(stderr, "mandelscope export: warning: %s has %s free; the image may need about %s\n",
+			filepath.Dir(job.out), export.HumanBytes(free), export.HumanBytes(need))
+	}
+}
+
+// doExport runs the export with progress on stderr and SIGINT/SIGTERM cancelling it.
+func doExport(job exportJob, r export.TileRenderer, stderr io.Writer) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var mu sync.Mutex
+	var got os.Signal
+	go func() {
+		select {
+		case s := <-sigs:
+			mu.Lock()
+			got = s
+			mu.Unlock()
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	pr := newProgressPrinter(stderr, job)
+	opt := export.Options{
+		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile,
+		Version: Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
+	}
+	fmt.Fprintf(stderr, "mandelscope export: %dx%d%s with %s -> %s\n", job.w, job.h, ssText(job.ss), r.Name(), job.out)
+	sum, err := export.Export(ctx, r, job.out, opt)
+	pr.end()
+	if err != nil {
+		mu.Lock()
+		s := got
+		mu.Unlock()
+		if errors.Is(err, export.ErrInterrupted) && s != nil {
+			code := 130
+			if s == syscall.SIGTERM {
+				code = 143
+			}
+			return exitError{code, err}
+		}
+		return err
+	}
+	printSummary(stderr, sum, r)
+	return nil
+}
+
+func ssText(n int) string {
+	if n <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (%dx%d supersampled)", n, n)
+}
+
+func printSummary(w io.Writer, s export.Summary, r export.TileRenderer) {
+	mpx := float64(s.Width) * float64(s.Height) / 1e6
+	fmt.Fprintf(w, "wrote %s: %dx%d (%.1f Mpx)%s in %s, %.1f Mpx/s, %s\n",
+		s.Path, s.Width, s.Height, mpx, ssText(s.Supersample), roundDur(s.Elapsed), s.Rate, export.HumanBytes(s.Bytes))
+	longest := s.LongestDraw
+	what := "tile"
+	if g, ok := r.(glTimer); ok {
+		if st := g.Stats(); st.LongestDraw > 0 {
+			longest, what = st.LongestDraw, "draw call"
+		}
+	}
+	resumed := ""
+	if s.Resumed > 0 {
+		resumed = fmt.Sprintf(" (resumed after %d)", s.Resumed)
+	}
+	fmt.Fprintf(w, "  %s; %d strips%s, %d tiles; longest single %s %s\n", s.Renderer, s.Strips, resumed, s.Tiles, what, roundDur(longest))
+	renderText := roundDur(s.Render)
+	if s.Draw > 0 || s.ReadBack > 0 {
+		renderText = fmt.Sprintf("%s (GPU draw %s, read-back %s)", renderText, roundDur(s.Draw), roundDur(s.ReadBack))
+	}
+	fmt.Fprintf(w, "  time: render %s, filter+compress %s (summed over cores, overlapping the render), disk write %s, render waiting for a free strip %s\n",
+		renderText, roundDur(s.Compress), roundDur(s.Write), roundDur(s.Wait))
+}
+
+func roundDur(d time.Duration) string {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	default:
+		return d.Round(time.Millisecond).String()
+	}
+}
+
+// progressPrinter shows progress: a bar redrawn in place on a terminal, a plain line every
+// few seconds otherwise.
+type progressPrinter struct {
+	w        io.Writer
+	tty      bool
+	last     time.Time
+	lastFrac float64
+	drawn    bool
+}
+
+func newProgressPrinter(w io.Writer, job exportJob) *progressPrinter {
+	p := &progressPrinter{w: w, last: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+func (p *progressPrinter) update(pr export.Progress) {
+	frac := pr.Fraction()
+	eta := "?"
+	if pr.Rate > 0 {
+		eta = pr.ETA.Round(time.Second).String()
+	}
+	if p.tty {
+		const width = 30
+		n := int(frac * width)
+		fmt.Fprintf(p.w, "\r[%s%s] %5.1f%%  %6.1f Mpx/s  %s left   ", strings.Repeat("#", n), strings.Repeat(" ", width-n), 100*frac, pr.Rate, eta)
+		p.drawn = true
+		return
+	}
+	if time.Since(p.last) >= 5*time.Second || frac-p.lastFrac >= 0.25 || pr.Strip == pr.Strips {
+		fmt.Fprintf(p.w, "mandelscope export: %.0f%% (strip %d of %d), %.1f Mpx/s, %s left\n", 100*frac, pr.Strip, pr.Strips, pr.Rate, eta)
+		p.last, p.lastFrac = time.Now(), frac
+	}
+}
+
+func (p *progressPrinter) end() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
 }

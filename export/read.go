@@ -169,7 +169,7 @@ func (md *Metadata) parse() error {
 	get := func(k string) (string, error) {
 		v, ok := md.Text[k]
 		if !ok {
-			return "", fmt.Errorf("Mandelscope PNG is missing the %s text chunk", k)
+			return "", fmt.Errorf("the Mandelscope PNG is missing the %s text chunk", k)
 		}
 		return v, nil
 	}
