@@ -63,9 +63,18 @@ func runBookmarks(args []string, stdout, stderr io.Writer) error {
 // flag package stops at the first positional one) and returns the positional arguments.
 // Everything after "--" is positional.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	// The flag package prints the usage on every error; keep errors to one line and print
+	// the usage once, for -h.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
 	var pos []string
 	for {
 		rest, err := parseFlags(fs, args)
+		if errors.Is(err, flag.ErrHelp) {
+			usage()
+			return nil, err
+		}
 		if err != nil {
 			return nil, err
 		}
