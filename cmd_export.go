@@ -84,7 +84,7 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	var job exportJob
 	fs := newFlagSet("export", stderr)
 	lf := addLocationFlags(fs)
-	size := fs.String("size", defaultExportSize, "image size WxH or 1080p, 4k, 8k, 16k, 32k (default: 1080p, or --from's size)")
+	size := fs.String("size", "", "image size WxH or 1080p, 4k, 8k, 16k, 32k (default: 1080p, or --from's size)")
 	ss := fs.Int("supersample", 1, "N: average N x N samples per pixel (1 to 4)")
 	tile := fs.Int("tile", 0, "tile edge cap in pixels, at least 16 (default: the renderer's maximum)")
 	renderer := fs.String("renderer", "gpu", "gpu (OpenGL, falls back to the CPU) or cpu")
@@ -158,6 +158,9 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		return job, err
 	}
 	if job.w == 0 {
+		if !sizeSet {
+			*size = defaultExportSize
+		}
 		if job.w, job.h, err = parseSize(*size); err != nil {
 			return job, usageErr("--size: %v", err)
 		}

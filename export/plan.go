@@ -47,6 +47,8 @@ func NewPlan(w, h, n, tile, stripBytes int) (Plan, error) {
 	}
 	rowBytes := 4 * w * n * n // render buffer bytes per output row
 	rows := max(1, min(h, stripBytes/rowBytes))
+	// Small images still get a dozen or so strips: resume points and progress steps.
+	rows = min(rows, max(16, (h+15)/16))
 	block := max(1, min(rows, blockBytes/(3*w+1)))
 	// Keep a few jobs per strip so every core has work, and whole blocks per strip.
 	if rows/block < 4 && rows >= 4 {

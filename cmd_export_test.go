@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"mandelscope/bookmarks"
+	"mandelscope/export"
+	"mandelscope/fractal"
+)
+
+// exportCmd runs `mandelscope export` in-process.
+func exportCmd(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(append([]string{"export"}, args...), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func mustExport(t *testing.T, args ...string) string {
+	t.Helper()
+	code, _, errs := exportCmd(args...)
+	if code != 0 {
+		t.Fatalf("export %v: exit %d: %s", args, code, errs)
+	}
+	return errs
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestExportValidation: every bad command line gives exit 2, one line naming what is wrong,
+// and no file.
+func TestExportValidation(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(bookmarks.EnvPath, filepath.Join(dir, "bookmarks.json"))
+	existing := filepath.Join(dir, "exists.png")
+	os.WriteFile(existing, []byte("user's file"), 0o644)
+	notPNG := filepath.Join(dir, "text.png")
+	os.WriteFile(notPNG, []byte("not a png"), 0o644)
+	plain := filepath.Join(dir, "plain.png")
+	var buf bytes.Buffer
+	png.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 4, 3)))
+	os.WriteFile(plain, buf.Bytes(), 0o644)
+	out := filepath.Join(dir, "out.png")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--size=0x5", "-o", out}, "--size"},
+		{[]string{"--size=huge", "-o", out}, "--size"},
+		{[]string{"--size=70000x10", "-o", out}, "--size"},
+		{[]string{"--zoom=-1", "-o", out}, "--zoom"},
+		{[]string{"--zoom=abc", "-o", out}, "--zoom"},
+		{[]string{"--center=9,0", "-o", out}, "--center"},
+		{[]string{"--center=1", "-o", out}, "--center"},
+		{[]string{"--iterations=0", "-o", out}, "--iterations"},
+		{[]string{"--iterations=many", "-o", out}, "--iterations"},
+		{[]string{"--palette=nope", "-o", out}, "--palette"},
+		{[]string{"--tile=0", "-o", out}, "--tile"},
+		{[]string{"--tile=-5", "-o", out}, "--tile"},
+		{[]string{"--tile=15", "-o", out}, "--tile"},
+		{[]string{"--supersample=0", "-o", out}, "--supersample"},
+		{[]string{"--supersample=-2", "-o", out}, "--supersample"},
+		{[]string{"--supersample=5", "-o", out}, "--supersample"},
+		{[]string{"--renderer=vulkan", "-o", out}, "--renderer"},
+		{[]string{"--bookmark=nowhere", "-o", out}, "--bookmark"},
+		{[]string{"--bookmark=a", "--from=" + plain, "-o", out}, "--bookmark and --from"},
+		{[]string{"--from=" + filepath.Join(dir, "missing.png"), "-o", out}, "--from"},
+		{[]string{"--from=" + notPNG, "-o", out}, "not a PNG"},
+		{[]string{"--from=" + plain, "-o", out}, "not a Mandelscope PNG"},
+		{[]string{"--size=10x10"}, "-o"},
+		{[]string{"-o", filepath.Join(dir, "no", "such", "dir", "x.png")}, "does not exist"},
+		{[]string{"-o", existing}, "already exists"},
+		{[]string{"-o", filepath.Join(dir, "x.jpg")}, ".png"},
+		{[]string{"-o", dir + "/"}, ".png"},
+		{[]string{"--resume", "-o", out}, "--resume"},
+		{[]string{"-o", out, "extra"}, "unexpected argument"},
+	} {
+		code, _, errs := exportCmd(tc.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%q)", tc.args, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if len(lines) != 1 || !strings.Contains(errs, tc.want) || !strings.HasPrefix(errs, "mandelscope export: ") {
+			t.Errorf("%v: message %q should be one line naming %q", tc.args, errs, tc.want)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files created: %v", names)
+	}
+	if string(readFile(t, existing)) != "user's file" {
+		t.Error("an existing file was changed")
+	}
+}
+
+// TestExportFromAndForce: --from gives exactly the bytes of the export with the same flags;
+// explicit flags override the stored view; --force overwrites.
+func TestExportFromAndForce(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c, d := filepath.Join(dir, "a.png"), filepath.Join(dir, "b.png"), filepath.Join(dir, "c.png"), filepath.Join(dir, "d.png")
+	flags := []string{"--renderer=cpu", "--center=-0.743643887037158704752191506114774,0.131825904205311970493132056385139", "--zoom=3000", "--size=150x97", "--supersample=2", "--palette=" + fractal.PaletteNames()[0], "--density=0.5"}
+	mustExport(t, append(flags, "-o", a)...)
+	mustExport(t, "--renderer=cpu", "--from="+a, "-o", b)
+	if !bytes.Equal(readFile(t, a), readFile(t, b)) {
+		t.Fatal("--from did not reproduce the export byte for byte")
+	}
+	mustExport(t, "--renderer=cpu", "--from="+a, "--iterations=77", "--size=80x60", "-o", c)
+	mustExport(t, append(flags, "--iterations=77", "--size=80x60", "-o", d)...)
+	if !bytes.Equal(readFile(t, c), readFile(t, d)) {
+		t.Fatal("--from with explicit flags differs from the export with the same flags")
+	}
+	md, err := export.ReadMetadata(c)
+	if err != nil || md.Location.Iterations != 77 || md.Width != 80 || md.Supersample != 2 {
+		t.Fatalf("metadata %+v, %v", md, err)
+	}
+	if code, _, _ := exportCmd("--renderer=cpu", "--size=20x16", "-o", a); code != 2 {
+		t.Fatal("overwrote without --force")
+	}
+	mustExport(t, "--renderer=cpu", "--size=20x16", "--force", "-o", a)
+	if md, err := export.ReadMetadata(a); err != nil || md.Width != 20 {
+		t.Fatalf("--force did not overwrite: %+v %v", md, err)
+	}
+}
+
+func TestExportBookmark(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "bookmarks.json")
+	t.Setenv(bookmarks.EnvPath, store)
+	loc := fractal.Home()
+	loc.Re, loc.Im = fractal.MustDecimal("-1.25066"), fractal.MustDecimal("0.02012")
+	loc.Zoom, loc.Iterations = fractal.MustDecimal("400"), 500
+	if err := bookmarks.Add(store, bookmarks.Bookmark{Name: "Seahorse tail", Location: loc}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "a.png"), filepath.Join(dir, "b.png")
+	mustExport(t, "--renderer=cpu", "--bookmark=Seahorse tail", "--size=90x50", "--offset=0.5", "-o", a)
+	mustExport(t, "--renderer=cpu", "--center=-1.25066,0.02012", "--zoom=400", "--iterations=500", "--size=90x50", "--offset=0.5", "-o", b)
+	if !bytes.Equal(readFile(t, a), readFile(t, b)) {
+		t.Fatal("--bookmark differs from the export with the same explicit flags")
+	}
+	if code, _, errs := exportCmd("--renderer=cpu", "--bookmark=Other", "-o", filepath.Join(dir, "c.png")); code != 2 || !strings.Contains(errs, "no bookmark named") {
+		t.Errorf("missing bookmark: %d %q", code, errs)
+	}
+}
+
+// TestExportInterruptResume sends SIGINT to the process during an export: exit 130, no
+// FILE.png, the .part and checkpoint kept; --resume then gives the bytes of an uninterrupted
+// export.
+func TestExportInterruptResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders a few seconds")
+	}
+	dir := t.TempDir()
+	out, whole := filepath.Join(dir, "i.png"), filepath.Join(dir, "whole.png")
+	flags := []string{"--renderer=cpu", "--size=1200x900", "--tile=64", "--center=-0.75,0.1", "--zoom=4", "--iterations=3000"}
+	done := make(chan int)
+	var errs string
+	go func() {
+		var code int
+		code, _, errs = exportCmd(append(flags, "-o", out)...)
+		done <- code
+	}()
+	// Wait for the first checkpoint, then interrupt.
+	for i := 0; i < 400; i++ {
+		if _, err := os.Stat(export.CheckpointPath(out)); err == nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	t0 := time.Now()
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	code := <-done
+	if d := time.Since(t0); d > 2*time.Second {
+		t.Errorf("took %v to stop", d)
+	}
+	if code == 0 {
+		t.Skip("the export finished before the interrupt")
+	}
+	if code != 130 || !strings.Contains(errs, "--resume") {
+		t.Fatalf("exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("FILE.png exists after an interrupt")
+	}
+	for _, p := range []string{export.PartPath(out), export.CheckpointPath(out)} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s not kept: %v", p, err)
+		}
+	}
+	if code, _, errs := exportCmd(append(flags, "-o", out)...); code != 2 || !strings.Contains(errs, "--resume") {
+		t.Errorf("a fresh export over a .part: %d %q", code, errs)
+	}
+	if code, _, errs := exportCmd(append(flags, "--iterations=100", "--resume", "-o", out)...); code == 0 || !strings.Contains(errs, "different parameters") {
+		t.Errorf("resume with other flags: %d %q", code, errs)
+	}
+	mustExport(t, append(flags, "--resume", "-o", out)...)
+	mustExport(t, append(flags, "-o", whole)...)
+	if !bytes.Equal(readFile(t, out), readFile(t, whole)) {
+		t.Fatal("resumed export differs from an uninterrupted one")
+	}
+}
+
+// TestExportGPUMatchesCPU: --renderer=gpu and --renderer=cpu agree (>= 98% of pixels within
+// 6/255), on a non-square size with supersampling. Skipped without GL unless
+// MANDELSCOPE_REQUIRE_GL=1.
+func TestExportGPUMatchesCPU(t *testing.T) {
+	dir := t.TempDir()
+	g, c := filepath.Join(dir, "g.png"), filepath.Join(dir, "c.png")
+	flags := []string{"--size=333x187", "--supersample=2", "--tile=100", "--center=-0.7453,0.1127", "--zoom=180", "--iterations=400"}
+	errs := mustExport(t, append(flags, "--renderer=gpu", "-o", g)...)
+	if strings.Contains(errs, "GPU renderer unavailable") {
+		if os.Getenv("MANDELSCOPE_REQUIRE_GL") == "1" {
+			t.Fatalf("no GL (MANDELSCOPE_REQUIRE_GL=1): %s", errs)
+		}
+		t.Skipf("no GL: %s", strings.TrimSpace(errs))
+	}
+	mustExport(t, append(flags, "--renderer=cpu", "-o", c)...)
+	gi, ci := decodeRGBA(t, g), decodeRGBA(t, c)
+	close := 0
+	for i := 0; i < len(gi.Pix); i += 4 {
+		ok := true
+		for k := 0; k < 3; k++ {
+			d := int(gi.Pix[i+k]) - int(ci.Pix[i+k])
+			if d > 6 || d < -6 {
+				ok = false
+			}
+		}
+		if ok {
+			close++
+		}
+	}
+	if frac := float64(close) / float64(len(gi.Pix)/4); frac < 0.98 {
+		t.Fatalf("only %.2f%% of pixels agree within 6/255", 100*frac)
+	} else {
+		t.Logf("%.3f%% of pixels within 6/255", 100*frac)
+	}
+}
+
+func decodeRGBA(t *testing.T, path string) *image.RGBA {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := image.NewRGBA(img.Bounds())
+	for y := 0; y < img.Bounds().Dy(); y++ {
+		for x := 0; x < img.Bounds().Dx(); x++ {
+			out.Set(x, y, img.At(x, y))
+		}
+	}
+	return out
+}
