@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"mandelscope/app/preview"
 	"mandelscope/fractal"
 )
 
@@ -23,7 +24,7 @@ const (
 	// ClickZoom is the factor of a double-click (in) and a right-click (out).
 	ClickZoom = 2.0
 	// WheelZoom is the factor of one wheel notch.
-	WheelZoom = 1.25
+	WheelZoom = preview.WheelStep
 	// wheelNotch is the scroll distance Fyne reports for one notch on Linux and Windows.
 	wheelNotch = 25.0
 )

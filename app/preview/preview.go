@@ -7,6 +7,7 @@
 package preview
 
 import (
+	"encoding/binary"
 	"fmt"
 	"image"
 	"math"
@@ -24,11 +25,18 @@ type Renderer interface {
 }
 
 // Scales are the reduction factors per side the scheduler chooses from while interacting.
-var Scales = []int{1, 2, 3, 4, 6, 8}
+var Scales = []int{1, 2, 3, 4, 6, 8, 12, 16}
 
 // DefaultTarget is the time an interactive frame aims at: well under the 50 ms p95 goal,
 // so that a frame costlier than the estimate still answers in time.
-const DefaultTarget = 30 * time.Millisecond
+const DefaultTarget = 25 * time.Millisecond
+
+// BandTime is about how long one band of a full frame takes: a newer request waits at most
+// about this long for the full frame in progress to give way.
+const BandTime = 40 * time.Millisecond
+
+// WheelStep is the zoom factor of one wheel notch in the window (and in the bench's path).
+const WheelStep = 1.25
 
 // FrameStats describes one rendered frame.
 type FrameStats struct {
@@ -50,10 +58,11 @@ type Scheduler struct {
 	r Renderer
 	// Target is the time an interactive frame aims at (DefaultTarget when zero).
 	Target time.Duration
-	// MinScale and MaxScale bound the interactive reduction (defaults 1 and 8).
+	// MinScale and MaxScale bound the interactive reduction (defaults 1 and 16).
 	MinScale, MaxScale int
 	// Bands is the number of horizontal bands a full frame is rendered in, checking for
-	// staleness between them (default 4).
+	// staleness between them; 0 chooses it from the cost estimate so that each band takes
+	// about BandTime.
 	Bands int
 
 	mu      sync.Mutex
@@ -87,14 +96,14 @@ func (s *Scheduler) ChooseScale(w, h int) int {
 		lo = 1
 	}
 	if hi < lo {
-		hi = max(lo, 8)
+		hi = max(lo, 16)
 	}
 	target := s.Target
 	if target <= 0 {
 		target = DefaultTarget
 	}
 	if cost == 0 {
-		return max(lo, min(2, hi)) // nothing measured yet: a safe middle
+		return max(lo, min(3, hi)) // nothing measured yet: a safe middle
 	}
 	best := hi
 	for _, sc := range Scales {
@@ -193,9 +202,9 @@ func (s *Scheduler) Full(loc fractal.Location, w, h int, stale func() bool) (*im
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	bands := s.Bands
 	if bands <= 0 {
-		bands = 4
+		bands = s.autoBands(w, h)
 	}
-	bands = min(bands, h)
+	bands = max(1, min(bands, h))
 	st := FrameStats{Scale: 1, Width: w, Height: h, RenderW: w, RenderH: h, Precision: f.Precision()}
 	for b := range bands {
 		if stale != nil && stale() {
@@ -217,25 +226,40 @@ func (s *Scheduler) Full(loc fractal.Location, w, h int, stale func() bool) (*im
 	return img, st, nil
 }
 
+// autoBands is the number of bands that makes each take about BandTime by the estimate, with
+// at least 4 rows a band.
+func (s *Scheduler) autoBands(w, h int) int {
+	s.mu.Lock()
+	cost := s.nsPerPx
+	s.mu.Unlock()
+	if cost == 0 {
+		return min(4, h)
+	}
+	est := time.Duration(cost * float64(w) * float64(h))
+	return max(1, min(int(math.Ceil(float64(est)/float64(BandTime))), h/4))
+}
+
 // ScaleUp fills dst (w x h) from src by repeating each src pixel over an sc x sc block
 // (nearest neighbour); blocks past dst's edge are clipped.
 func ScaleUp(dst, src *image.RGBA, sc int) {
 	w, h := dst.Rect.Dx(), dst.Rect.Dy()
-	sw := src.Rect.Dx()
-	for y := range h {
-		srow := src.Pix[(y/sc)*src.Stride:]
-		drow := dst.Pix[y*dst.Stride : y*dst.Stride+w*4]
-		if y%sc != 0 {
-			copy(drow, dst.Pix[(y-1)*dst.Stride:(y-1)*dst.Stride+w*4])
-			continue
+	sw, sh := src.Rect.Dx(), src.Rect.Dy()
+	for sy := 0; sy < sh; sy++ {
+		y0 := sy * sc
+		if y0 >= h {
+			break
 		}
+		srow := src.Pix[sy*src.Stride : sy*src.Stride+sw*4]
+		drow := dst.Pix[y0*dst.Stride : y0*dst.Stride+w*4]
 		for sx := 0; sx < sw; sx++ {
-			p := srow[sx*4 : sx*4+4]
-			x0 := sx * sc
-			x1 := min(x0+sc, w)
-			for x := x0; x < x1; x++ {
-				copy(drow[x*4:x*4+4], p)
+			p := binary.LittleEndian.Uint32(srow[sx*4:])
+			x1 := min(sx*sc+sc, w)
+			for x := sx * sc; x < x1; x++ {
+				binary.LittleEndian.PutUint32(drow[x*4:], p)
 			}
+		}
+		for y := y0 + 1; y < min(y0+sc, h); y++ {
+			copy(dst.Pix[y*dst.Stride:y*dst.Stride+w*4], drow)
 		}
 	}
 }
