@@ -140,22 +140,27 @@ func (s *Scheduler) observe(d time.Duration, px int) {
 
 // ReducedFrame returns the frame an interactive render of loc at w x h uses at reduction
 // sc: ceil(w/sc) x ceil(h/sc) pixels whose centres fall on the centres of the sc x sc blocks
-// of the full image, so that the scaled-up picture lines up with the full one.
+// of the full image, so that the scaled-up picture lines up with the full one. Its float64
+// centre and spacing (what renderers compute with) are derived from the full frame's in
+// float64; its Loc has the matching decimal centre (to a hundredth of a pixel) and zoom.
 func ReducedFrame(loc fractal.Location, w, h, sc int) fractal.Frame {
+	full := fractal.NewFrame(loc, w, h)
 	if sc <= 1 {
-		return fractal.NewFrame(loc, w, h)
+		return full
 	}
 	rw, rh := ceilDiv(w, sc), ceilDiv(h, sc)
-	full := fractal.Spacing(loc.ZoomFloat(), w, h)
-	// Reduced pixel i has its centre at full pixel i*sc + sc/2; the reduced frame centre
+	// Reduced pixel i has its centre at full pixel i*sc + sc/2; the reduced frame's centre
 	// therefore sits (rw*sc - w)/2 full pixels right of (and (rh*sc - h)/2 below) the view's.
+	dx, dy := float64(rw*sc-w)/2, float64(rh*sc-h)/2
 	l := loc
-	if rw*sc != w || rh*sc != h {
-		l = loc.Offset(float64(rw*sc-w)/2, float64(rh*sc-h)/2, w, h)
+	if dx != 0 || dy != 0 {
+		l = loc.Offset(dx, dy, w, h)
 	}
-	z := 4 / (full * float64(sc) * float64(min(rw, rh)))
-	l.Zoom = fractal.DecimalFromFloat(z)
+	l.Zoom = fractal.DecimalFromFloat(4 / (full.Spacing * float64(sc) * float64(min(rw, rh))))
 	f := fractal.NewFrame(l, rw, rh)
+	f.Re = full.Re + dx*full.Spacing
+	f.Im = full.Im - dy*full.Spacing
+	f.Spacing = full.Spacing * float64(sc)
 	return f
 }
 

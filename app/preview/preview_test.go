@@ -1,0 +1,290 @@
+package preview
+
+import (
+	"image"
+	"math"
+	"sync"
+	"testing"
+	"time"
+
+	"mandelscope/fractal"
+	"mandelscope/render/cpu"
+)
+
+func testLoc() fractal.Location {
+	l := fractal.Home()
+	l.Re = fractal.MustDecimal("-0.7436438870371")
+	l.Im = fractal.MustDecimal("0.1318259042053")
+	l.Zoom = fractal.MustDecimal("300")
+	l.Iterations = 400
+	return l
+}
+
+// The reduced frame's pixel centres fall on the centres of the full image's sc x sc blocks,
+// also when the view's sides are not multiples of sc.
+func TestReducedFrameLinesUp(t *testing.T) {
+	loc := testLoc()
+	for _, c := range []struct{ w, h, sc int }{{101, 67, 3}, {160, 90, 2}, {97, 203, 4}, {1280, 720, 6}, {640, 480, 1}} {
+		full := fractal.NewFrame(loc, c.w, c.h)
+		f := ReducedFrame(loc, c.w, c.h, c.sc)
+		if f.W != ceilDiv(c.w, c.sc) || f.H != ceilDiv(c.h, c.sc) {
+			t.Fatalf("%+v: reduced size %dx%d", c, f.W, f.H)
+		}
+		for _, p := range []image.Point{{0, 0}, {f.W - 1, 0}, {0, f.H - 1}, {f.W - 1, f.H - 1}, {f.W / 2, f.H / 3}} {
+			re, im := f.Point64(p.X, p.Y)
+			// the full image's continuous position of the block centre
+			bx := float64(p.X*c.sc) + float64(c.sc)/2
+			by := float64(p.Y*c.sc) + float64(c.sc)/2
+			wre := full.Re + (bx-float64(c.w)/2)*full.Spacing
+			wim := full.Im + (float64(c.h)/2-by)*full.Spacing
+			if d := math.Max(math.Abs(re-wre), math.Abs(im-wim)); d > 1e-6*full.Spacing {
+				t.Errorf("%+v pixel %v: c = %g%+gi, want %g%+gi (off by %.3g pixels)", c, p, re, im, wre, wim, d/full.Spacing)
+			}
+		}
+	}
+}
+
+func TestScaleUp(t *testing.T) {
+	src := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	for i := range src.Pix {
+		src.Pix[i] = uint8(i)
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, 8, 5)) // 3*3 > 8, 2*3 > 5: clipped blocks
+	ScaleUp(dst, src, 3)
+	for y := range 5 {
+		for x := range 8 {
+			if got, want := dst.RGBAAt(x, y), src.RGBAAt(x/3, y/3); got != want {
+				t.Fatalf("pixel %d,%d = %v, want %v", x, y, got, want)
+			}
+		}
+	}
+}
+
+// Interactive output has the view's size, and at an odd scale each block's centre pixel
+// matches a full-resolution render of the same pixel.
+func TestInteractiveMatchesFull(t *testing.T) {
+	loc := testLoc()
+	loc.Zoom = fractal.MustDecimal("2e4") // double precision in both frames: float32 rounding would differ
+	const w, h = 151, 95
+	s := New(&cpu.Renderer{})
+	img, st, err := s.InteractiveAt(loc, w, h, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Rect.Dx() != w || img.Rect.Dy() != h || st.Width != w || st.Height != h {
+		t.Fatalf("interactive image %v, stats %dx%d; want %dx%d", img.Rect, st.Width, st.Height, w, h)
+	}
+	if st.Scale != 3 || st.RenderW != 51 || st.RenderH != 32 || !st.Interactive {
+		t.Fatalf("stats %+v", st)
+	}
+	full, fst, err := s.Full(loc, w, h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fst.Scale != 1 || fst.Interactive || full.Rect.Dx() != w || full.Rect.Dy() != h {
+		t.Fatalf("full stats %+v, image %v", fst, full.Rect)
+	}
+	n, bad := 0, 0
+	for y := 1; y < h; y += 3 {
+		for x := 1; x < w; x += 3 {
+			n++
+			a, b := img.RGBAAt(x, y), full.RGBAAt(x, y)
+			if absDiff(a.R, b.R) > 6 || absDiff(a.G, b.G) > 6 || absDiff(a.B, b.B) > 6 {
+				bad++
+			}
+		}
+	}
+	if bad*50 > n {
+		t.Errorf("%d of %d block centres differ from the full render", bad, n)
+	}
+}
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}
+
+// A full frame rendered in bands is pixel-identical to a one-piece render.
+func TestFullBandsIdentical(t *testing.T) {
+	loc := testLoc()
+	const w, h = 120, 77
+	r := &cpu.Renderer{}
+	one := image.NewRGBA(image.Rect(0, 0, w, h))
+	if err := r.Render(fractal.NewFrame(loc, w, h), one.Rect, one); err != nil {
+		t.Fatal(err)
+	}
+	s := New(r)
+	s.Bands = 7
+	img, st, err := s.Full(loc, w, h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.PixelsRendered != w*h {
+		t.Errorf("rendered %d pixels, want %d", st.PixelsRendered, w*h)
+	}
+	for i := range one.Pix {
+		if one.Pix[i] != img.Pix[i] {
+			t.Fatalf("banded full frame differs at byte %d", i)
+		}
+	}
+}
+
+func TestFullStale(t *testing.T) {
+	s := New(&cpu.Renderer{})
+	s.Bands = 4
+	calls := 0
+	img, st, err := s.Full(testLoc(), 64, 48, func() bool { calls++; return calls > 2 })
+	if err != nil || img != nil || !st.Canceled {
+		t.Fatalf("stale full frame: img %v, stats %+v, err %v; want canceled", img != nil, st, err)
+	}
+	if st.PixelsRendered != 64*24 {
+		t.Errorf("rendered %d pixels before giving up, want two bands (%d)", st.PixelsRendered, 64*24)
+	}
+}
+
+func TestEmptySize(t *testing.T) {
+	s := New(&cpu.Renderer{})
+	if _, _, err := s.Interactive(testLoc(), 0, 10); err == nil {
+		t.Error("Interactive at 0x10: no error")
+	}
+	if _, _, err := s.Full(testLoc(), 10, 0, nil); err == nil {
+		t.Error("Full at 10x0: no error")
+	}
+}
+
+// The scale follows the measured cost: slow frames choose a coarser scale, fast ones full.
+func TestChooseScale(t *testing.T) {
+	s := New(&cpu.Renderer{})
+	if sc := s.ChooseScale(1280, 720); sc != 3 {
+		t.Errorf("unmeasured scale %d, want 3", sc)
+	}
+	s.observe(time.Millisecond, 1280*720) // ~1 ns a pixel: full resolution fits
+	if sc := s.ChooseScale(1280, 720); sc != 1 {
+		t.Errorf("fast renderer: scale %d, want 1", sc)
+	}
+	s.Reset()
+	s.observe(100*time.Millisecond, 1000) // 100 us a pixel: even 1/16 is too slow
+	if sc := s.ChooseScale(1280, 720); sc != 16 {
+		t.Errorf("very slow renderer: scale %d, want 16", sc)
+	}
+	s.Reset()
+	s.observe(24*time.Millisecond, 640*360) // 1/2 just fits
+	if sc := s.ChooseScale(1280, 720); sc != 2 {
+		t.Errorf("scale %d, want 2", sc)
+	}
+	s.MaxScale = 4
+	s.Reset()
+	s.observe(100*time.Millisecond, 1000)
+	if sc := s.ChooseScale(1280, 720); sc != 4 {
+		t.Errorf("MaxScale 4: scale %d", sc)
+	}
+}
+
+// blockRenderer is a fake renderer that waits for a signal before each render.
+type blockRenderer struct {
+	mu    sync.Mutex
+	gate  chan struct{}
+	calls int
+}
+
+func (b *blockRenderer) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	b.mu.Lock()
+	b.calls++
+	b.mu.Unlock()
+	if b.gate != nil {
+		<-b.gate
+	}
+	return nil
+}
+
+// The worker keeps at most one pending request (newer ones replace it), renders the latest,
+// and refines it at full resolution once requests stop.
+func TestWorkerCoalescesAndRefines(t *testing.T) {
+	br := &blockRenderer{gate: make(chan struct{})}
+	s := New(br)
+	s.Bands = 1
+	results := make(chan Result, 16)
+	wk := NewWorker(s, 20*time.Millisecond, func(r Result) { results <- r })
+	defer wk.Close()
+
+	base := testLoc()
+	locs := make([]fractal.Location, 5)
+	for i := range locs {
+		locs[i] = base.Offset(float64(10*i), 0, 200, 100)
+	}
+	wk.Request(locs[0], 200, 100, true)
+	waitCalls(t, br, 1) // the first render is in progress, blocked
+	for _, l := range locs[1:] {
+		wk.Request(l, 200, 100, true)
+	}
+	if d := wk.Dropped(); d != 3 {
+		t.Errorf("dropped %d stale requests, want 3", d)
+	}
+	close(br.gate) // let everything through
+	first := recv(t, results)
+	if !first.Req.Interactive || !first.Req.Loc.Re.Equal(locs[0].Re) {
+		t.Fatalf("first result %+v, want the interactive render of the first request", first.Req)
+	}
+	second := recv(t, results)
+	if !second.Req.Interactive || !second.Req.Loc.Re.Equal(locs[4].Re) {
+		t.Fatalf("second result is for %s, want the latest request %s", second.Req.Loc.Re, locs[4].Re)
+	}
+	if second.Image.Rect.Dx() != 200 || second.Image.Rect.Dy() != 100 {
+		t.Errorf("interactive result is %v, want the view's 200x100", second.Image.Rect)
+	}
+	refine := recv(t, results)
+	if refine.Req.Interactive || refine.Stats.Scale != 1 || !refine.Req.Loc.Re.Equal(locs[4].Re) {
+		t.Fatalf("third result %+v (scale %d), want the full-resolution refine of the latest", refine.Req, refine.Stats.Scale)
+	}
+	select {
+	case r := <-results:
+		t.Fatalf("unexpected extra result %+v", r.Req)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// A non-interactive request is rendered once at full resolution, with no refine after it.
+func TestWorkerFullRequest(t *testing.T) {
+	s := New(&cpu.Renderer{})
+	results := make(chan Result, 4)
+	wk := NewWorker(s, 10*time.Millisecond, func(r Result) { results <- r })
+	defer wk.Close()
+	wk.Request(testLoc(), 90, 61, false)
+	r := recv(t, results)
+	if r.Err != nil || r.Stats.Scale != 1 || r.Image.Rect.Dx() != 90 || r.Image.Rect.Dy() != 61 {
+		t.Fatalf("result %+v err %v", r.Stats, r.Err)
+	}
+	select {
+	case r := <-results:
+		t.Fatalf("unexpected extra result %+v", r.Req)
+	case <-time.After(80 * time.Millisecond):
+	}
+}
+
+func waitCalls(t *testing.T, b *blockRenderer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		b.mu.Lock()
+		c := b.calls
+		b.mu.Unlock()
+		if c >= n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("renderer not called %d times", n)
+}
+
+func recv(t *testing.T, ch chan Result) Result {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(10 * time.Second):
+		t.Fatal("no result from the worker")
+	}
+	return Result{}
+}
