@@ -1,0 +1,490 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"strings"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"mandelscope/bookmarks"
+	"mandelscope/fractal"
+)
+
+// Thumbnails of bookmarks made in the window.
+const (
+	bookmarkThumbW, bookmarkThumbH = 96, 54
+	// bookmarkThumbMaxIter caps the iterations a thumbnail is rendered with, so that adding a
+	// bookmark stays quick at any depth.
+	bookmarkThumbMaxIter = 20000
+)
+
+func init() {
+	extensions = append(extensions, installBookmarksPanel)
+}
+
+// panels remembers each window's bookmarks panel (for the tests and the navigation code).
+var panels sync.Map // *Window -> *bookmarksPanel
+
+func panelOf(w *Window) *bookmarksPanel {
+	p, _ := panels.Load(w)
+	bp, _ := p.(*bookmarksPanel)
+	return bp
+}
+
+// bookmarksPanel is the side panel listing the bookmarks file: thumbnails and a filter box;
+// a click goes there; add (Ctrl+D), rename, delete with undo, import and export. All its
+// state is touched on the UI goroutine only; each change goes to the file through
+// bookmarks.Update, so the command line may change the file at the same time.
+type bookmarksPanel struct {
+	w       *Window
+	path    string
+	pathErr error
+
+	all    []bookmarks.Bookmark // the file's bookmarks, as last loaded
+	shown  []bookmarks.Bookmark // those matching the filter
+	thumbs map[string]image.Image
+	loaded bool
+
+	filter  *widget.Entry
+	list    *widget.List
+	status  *widget.Label
+	undoBtn *widget.Button
+	deleted *deletedBookmark
+	root    fyne.CanvasObject
+	visible bool
+}
+
+// deletedBookmark is what Undo puts back.
+type deletedBookmark struct {
+	b     bookmarks.Bookmark
+	index int
+}
+
+func installBookmarksPanel(w *Window) {
+	p := newBookmarksPanel(w)
+	panels.Store(w, p)
+	w.AddToolbarItem(widget.NewToolbarSeparator())
+	w.AddToolbarItem(widget.NewToolbarAction(theme.ListIcon(), p.toggle))
+	w.AddToolbarItem(widget.NewToolbarAction(theme.ContentAddIcon(), p.showAddDialog))
+	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Show Bookmarks", p.toggle))
+	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Add Bookmark...", p.showAddDialog))
+	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Import Bookmarks...", p.showImportDialog))
+	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Export Bookmarks...", p.showExportDialog))
+	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierShortcutDefault}, p.showAddDialog)
+	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierShortcutDefault}, p.toggle)
+}
+
+func newBookmarksPanel(w *Window) *bookmarksPanel {
+	p := &bookmarksPanel{w: w, thumbs: map[string]image.Image{}}
+	p.path, p.pathErr = bookmarks.DefaultPath()
+	p.filter = widget.NewEntry()
+	p.filter.SetPlaceHolder("Filter bookmarks")
+	p.filter.OnChanged = func(string) { p.applyFilter() }
+	p.status = widget.NewLabel("")
+	p.status.Wrapping = fyne.TextWrapWord
+	p.list = widget.NewList(
+		func() int { return len(p.shown) },
+		p.newRow,
+		p.updateRow,
+	)
+	p.list.OnSelected = func(id widget.ListItemID) {
+		p.list.UnselectAll() // so that a second click on the same one goes there again
+		p.open(id)
+	}
+	p.undoBtn = widget.NewButtonWithIcon("Undo delete", theme.ContentUndoIcon(), func() { p.showErr(p.undo()) })
+	p.undoBtn.Disable()
+	buttons := container.NewGridWithColumns(2,
+		widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), p.showAddDialog),
+		p.undoBtn,
+		widget.NewButtonWithIcon("Import", theme.FolderOpenIcon(), p.showImportDialog),
+		widget.NewButtonWithIcon("Export", theme.DocumentSaveIcon(), p.showExportDialog),
+	)
+	width := canvas.NewRectangle(nil)
+	width.SetMinSize(fyne.NewSize(300, 0))
+	top := container.NewVBox(widget.NewLabelWithStyle("Bookmarks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.filter)
+	bottom := container.NewVBox(p.status, buttons)
+	p.root = container.NewStack(width, container.NewBorder(top, bottom, nil, nil, p.list))
+	return p
+}
+
+// bookmarkRow is one line of the list: thumbnail, name and zoom, rename and delete buttons.
+type bookmarkRow struct {
+	img    *canvas.Image
+	name   *widget.Label
+	detail *widget.Label
+	rename *widget.Button
+	del    *widget.Button
+}
+
+func (p *bookmarksPanel) newRow() fyne.CanvasObject {
+	r := &bookmarkRow{
+		img:    canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1))),
+		name:   widget.NewLabel("name"),
+		detail: widget.NewLabel("zoom"),
+		rename: widget.NewButtonWithIcon("", theme.DocumentCreateIcon(), nil),
+		del:    widget.NewButtonWithIcon("", theme.DeleteIcon(), nil),
+	}
+	r.img.FillMode = canvas.ImageFillContain
+	r.img.SetMinSize(fyne.NewSize(bookmarkThumbW*0.75, bookmarkThumbH*0.75))
+	r.name.Truncation = fyne.TextTruncateEllipsis
+	r.detail.Truncation = fyne.TextTruncateEllipsis
+	r.detail.SizeName = theme.SizeNameCaptionText
+	text := container.NewVBox(r.name, r.detail)
+	row := container.NewBorder(nil, nil, r.img, container.NewHBox(r.rename, r.del), text)
+	rows.Store(row, r)
+	return row
+}
+
+// rows maps a list row's container to its parts.
+var rows sync.Map // *fyne.Container -> *bookmarkRow
+
+func (p *bookmarksPanel) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
+	v, ok := rows.Load(obj)
+	if !ok || id < 0 || id >= len(p.shown) {
+		return
+	}
+	r := v.(*bookmarkRow)
+	b := p.shown[id]
+	r.name.SetText(b.Name)
+	r.detail.SetText(fmt.Sprintf("zoom %s, %d iterations", clipMiddle(b.Location.Zoom.String(), 16), b.Location.Iterations))
+	r.img.Image = p.thumbnail(b)
+	r.img.Refresh()
+	name := b.Name
+	r.rename.OnTapped = func() { p.showRenameDialog(name) }
+	r.del.OnTapped = func() { p.showErr(p.remove(name)) }
+}
+
+func clipMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+// thumbnail decodes a bookmark's PNG thumbnail once; a missing or bad one is a dark tile.
+func (p *bookmarksPanel) thumbnail(b bookmarks.Bookmark) image.Image {
+	key := b.Name + "\x00" + b.Updated.String() + "\x00" + fmt.Sprint(len(b.Thumbnail))
+	if img, ok := p.thumbs[key]; ok {
+		return img
+	}
+	var img image.Image = image.NewRGBA(image.Rect(0, 0, 16, 9))
+	if len(b.Thumbnail) > 0 {
+		if dec, err := png.Decode(bytes.NewReader(b.Thumbnail)); err == nil {
+			img = dec
+		}
+	}
+	p.thumbs[key] = img
+	return img
+}
+
+// toggle shows or hides the panel; showing it reloads the file.
+func (p *bookmarksPanel) toggle() {
+	if p.visible {
+		p.visible = false
+		p.w.SetSidePanel(nil)
+		return
+	}
+	p.visible = true
+	p.w.SetSidePanel(p.root)
+	p.showErr(p.reload())
+}
+
+// reload reads the file again. A file that cannot be read empties the list and says why in
+// the panel; the error (naming the file) is returned for a dialog.
+func (p *bookmarksPanel) reload() error {
+	p.loaded = true
+	if p.pathErr != nil {
+		p.setAll(nil, p.pathErr.Error())
+		return p.pathErr
+	}
+	s, err := bookmarks.Load(p.path)
+	if err != nil {
+		p.setAll(nil, err.Error())
+		return err
+	}
+	p.setAll(s.List(), "")
+	return nil
+}
+
+func (p *bookmarksPanel) setAll(list []bookmarks.Bookmark, problem string) {
+	p.all = list
+	if problem != "" {
+		p.status.SetText(problem)
+	} else if len(list) == 0 {
+		p.status.SetText("No bookmarks yet: Ctrl+D adds this view.")
+	} else {
+		p.status.SetText("")
+	}
+	p.applyFilter()
+}
+
+// applyFilter shows the bookmarks whose name contains the filter text (any case).
+func (p *bookmarksPanel) applyFilter() {
+	f := strings.ToLower(strings.TrimSpace(p.filter.Text))
+	p.shown = p.shown[:0]
+	for _, b := range p.all {
+		if f == "" || strings.Contains(strings.ToLower(b.Name), f) {
+			p.shown = append(p.shown, b)
+		}
+	}
+	p.list.Refresh()
+}
+
+// open goes to the bookmark shown at row id.
+func (p *bookmarksPanel) open(id widget.ListItemID) {
+	if id < 0 || id >= len(p.shown) {
+		return
+	}
+	p.w.SetLocation(p.shown[id].Location)
+}
+
+// update runs a change on the file and reloads the list; errors name the file.
+func (p *bookmarksPanel) update(fn func(*bookmarks.Store) error) error {
+	if p.pathErr != nil {
+		return p.pathErr
+	}
+	err := bookmarks.Update(p.path, fn)
+	if rerr := p.reload(); err == nil && rerr != nil {
+		err = rerr
+	}
+	return err
+}
+
+// defaultName is the name offered for a new bookmark of l: its centre and zoom, short.
+func defaultName(l fractal.Location) string {
+	return fmt.Sprintf("%.6g %+.6gi zoom %.3g", l.Re.Float64(), l.Im.Float64(), l.ZoomFloat())
+}
+
+// renderBookmarkThumbnail renders l small with the window's renderer, as PNG.
+func (p *bookmarksPanel) renderBookmarkThumbnail(l fractal.Location) []byte {
+	l.Iterations = min(l.Iterations, bookmarkThumbMaxIter)
+	img := p.w.RenderThumbnail(l, bookmarkThumbW, bookmarkThumbH)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return nil
+	}
+	return buf.Bytes()
+}
+
+// addBookmark adds l to the file as name, with a thumbnail (PNG, may be nil).
+func (p *bookmarksPanel) addBookmark(name string, l fractal.Location, thumb []byte) error {
+	n, err := bookmarks.CleanName(name)
+	if err != nil {
+		return err
+	}
+	return p.update(func(s *bookmarks.Store) error {
+		return s.Add(bookmarks.Bookmark{Name: n, Location: l, Thumbnail: thumb})
+	})
+}
+
+// showAddDialog asks for a name and adds the current view.
+func (p *bookmarksPanel) showAddDialog() { p.addDialog(nil) }
+
+// addDialog shows the dialog that asks for a name (offering one) and adds the current view;
+// the thumbnail is rendered off the UI goroutine, then the file written. done, if not nil,
+// is called with the result.
+func (p *bookmarksPanel) addDialog(done func(error)) (*dialog.FormDialog, *widget.Entry) {
+	if !p.loaded {
+		p.reload()
+	}
+	l := p.w.Location()
+	entry := widget.NewEntry()
+	entry.SetText(p.uniqueName(defaultName(l)))
+	entry.Validator = func(s string) error {
+		n, err := bookmarks.CleanName(s)
+		if err != nil {
+			return err
+		}
+		for _, b := range p.all {
+			if b.Name == n {
+				return fmt.Errorf("bookmark %q already exists", n)
+			}
+		}
+		return nil
+	}
+	d := dialog.NewForm("Add bookmark", "Add", "Cancel",
+		[]*widget.FormItem{widget.NewFormItem("Name", entry)},
+		func(ok bool) {
+			if !ok {
+				return
+			}
+			name := entry.Text
+			go func() {
+				thumb := p.renderBookmarkThumbnail(l)
+				fyne.Do(func() {
+					err := p.addBookmark(name, l, thumb)
+					if err == nil && !p.visible {
+						p.toggle()
+					}
+					p.showErr(err)
+					if done != nil {
+						done(err)
+					}
+				})
+			}()
+		}, p.w.FyneWindow())
+	d.Resize(fyne.NewSize(460, 180))
+	d.Show()
+	p.w.FyneWindow().Canvas().Focus(entry)
+	return d, entry
+}
+
+func (p *bookmarksPanel) uniqueName(name string) string {
+	s := &bookmarks.Store{}
+	for _, b := range p.all {
+		s.Add(b)
+	}
+	return s.UniqueName(name)
+}
+
+// rename renames a bookmark in the file.
+func (p *bookmarksPanel) rename(oldName, newName string) error {
+	return p.update(func(s *bookmarks.Store) error { return s.Rename(oldName, newName) })
+}
+
+func (p *bookmarksPanel) showRenameDialog(name string) {
+	entry := widget.NewEntry()
+	entry.SetText(name)
+	entry.Validator = func(s string) error { _, err := bookmarks.CleanName(s); return err }
+	d := dialog.NewForm("Rename bookmark", "Rename", "Cancel",
+		[]*widget.FormItem{widget.NewFormItem("Name", entry)},
+		func(ok bool) {
+			if ok {
+				p.showErr(p.rename(name, entry.Text))
+			}
+		}, p.w.FyneWindow())
+	d.Resize(fyne.NewSize(460, 180))
+	d.Show()
+}
+
+// remove deletes a bookmark; Undo puts it back where it was.
+func (p *bookmarksPanel) remove(name string) error {
+	var del deletedBookmark
+	err := p.update(func(s *bookmarks.Store) (err error) {
+		del.index = s.Index(name)
+		del.b, err = s.Remove(name)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	p.deleted = &del
+	p.undoBtn.SetText(fmt.Sprintf("Undo delete %q", clipMiddle(del.b.Name, 24)))
+	p.undoBtn.Enable()
+	return nil
+}
+
+// undo restores the last deleted bookmark (under a " (2)" name if its name was taken since).
+func (p *bookmarksPanel) undo() error {
+	if p.deleted == nil {
+		return errors.New("nothing to undo")
+	}
+	del := *p.deleted
+	err := p.update(func(s *bookmarks.Store) error {
+		del.b.Name = s.UniqueName(del.b.Name)
+		return s.Insert(del.index, del.b)
+	})
+	if err != nil {
+		return err
+	}
+	p.deleted = nil
+	p.undoBtn.SetText("Undo delete")
+	p.undoBtn.Disable()
+	return nil
+}
+
+// importFile merges a bookmarks JSON or .kfr file into the bookmarks.
+func (p *bookmarksPanel) importFile(src string) (bookmarks.ImportResult, error) {
+	in, err := bookmarks.ReadImport(src)
+	if err != nil {
+		return bookmarks.ImportResult{}, err
+	}
+	var r bookmarks.ImportResult
+	err = p.update(func(s *bookmarks.Store) error {
+		r.Added, r.Skipped = s.Merge(in)
+		return nil
+	})
+	return r, err
+}
+
+func (p *bookmarksPanel) showImportDialog() {
+	d := dialog.NewFileOpen(func(rc fyne.URIReadCloser, err error) {
+		if err != nil || rc == nil {
+			p.showErr(err)
+			return
+		}
+		path := rc.URI().Path()
+		rc.Close()
+		r, err := p.importFile(path)
+		if err != nil {
+			p.showErr(err)
+			return
+		}
+		if !p.visible {
+			p.toggle()
+		}
+		msg := fmt.Sprintf("Imported %d bookmark(s) from %s.", len(r.Added), path)
+		if r.Skipped > 0 {
+			msg += fmt.Sprintf(" %d were already there.", r.Skipped)
+		}
+		dialog.ShowInformation("Import", msg, p.w.FyneWindow())
+	}, p.w.FyneWindow())
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".json", ".kfr"}))
+	d.Show()
+}
+
+// exportTo writes every bookmark, as a bookmarks file, to dst (the file dialog has already
+// asked before replacing an existing file).
+func (p *bookmarksPanel) exportTo(dst fyne.URIWriteCloser) error {
+	if p.pathErr != nil {
+		dst.Close()
+		return p.pathErr
+	}
+	s, err := bookmarks.Load(p.path)
+	if err != nil {
+		dst.Close()
+		return err
+	}
+	data, err := s.Marshal()
+	if err == nil {
+		_, err = dst.Write(data)
+	}
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %v", dst.URI().Path(), err)
+	}
+	return nil
+}
+
+func (p *bookmarksPanel) showExportDialog() {
+	d := dialog.NewFileSave(func(wc fyne.URIWriteCloser, err error) {
+		if err != nil || wc == nil {
+			p.showErr(err)
+			return
+		}
+		p.showErr(p.exportTo(wc))
+	}, p.w.FyneWindow())
+	d.SetFileName("bookmarks.json")
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
+	d.Show()
+}
+
+func (p *bookmarksPanel) showErr(err error) {
+	if err != nil {
+		p.w.ShowError(err)
+	}
+}

@@ -1,0 +1,228 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"mandelscope/bookmarks"
+	"mandelscope/export"
+	"mandelscope/fractal"
+)
+
+// historySettle is how long a view must stay unchanged to enter the back/forward history,
+// so that the steps of a drag or of a wheel spin make one entry, not hundreds.
+var historySettle = 700 * time.Millisecond
+
+func init() {
+	extensions = append(extensions, installNavigation)
+}
+
+// navigators remembers each window's navigator (for the tests).
+var navigators sync.Map // *Window -> *navigator
+
+func navigatorOf(w *Window) *navigator {
+	n, _ := navigators.Load(w)
+	nv, _ := n.(*navigator)
+	return nv
+}
+
+// navigator gives the window back/forward history (Alt+Left, Alt+Right and toolbar
+// buttons), "Go to Location..." (Ctrl+L) and "Open Image..." (Ctrl+O: a PNG exported by
+// Mandelscope opens at its exact view). Its state is touched on the UI goroutine only.
+type navigator struct {
+	w        *Window
+	hist     bookmarks.History
+	jumping  bool   // a history step is navigating: do not record it
+	pending  bool   // the view changed since the last entry
+	gen      uint64 // identifies the latest settle timer
+	timer    *time.Timer
+	back     *widget.ToolbarAction
+	forward  *widget.ToolbarAction
+	lastGood string // the last text the go-to dialog could read
+}
+
+func installNavigation(w *Window) {
+	n := &navigator{w: w}
+	navigators.Store(w, n)
+	n.hist.Visit(w.Location())
+	w.OnLocationChanged(n.changed)
+	n.back = widget.NewToolbarAction(theme.NavigateBackIcon(), n.goBack)
+	n.forward = widget.NewToolbarAction(theme.NavigateNextIcon(), n.goForward)
+	w.AddToolbarItem(widget.NewToolbarSeparator())
+	w.AddToolbarItem(n.back)
+	w.AddToolbarItem(n.forward)
+	w.AddMenuItem("Go", fyne.NewMenuItem("Back", n.goBack))
+	w.AddMenuItem("Go", fyne.NewMenuItem("Forward", n.goForward))
+	w.AddMenuItem("Go", fyne.NewMenuItem("Go to Location...", n.showGoTo))
+	w.AddMenuItem("Go", fyne.NewMenuItem("Copy Location", w.copyLocation))
+	w.AddMenuItem("File", fyne.NewMenuItem("Open Image...", n.showOpenImage))
+	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}, n.goBack)
+	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: fyne.KeyModifierAlt}, n.goForward)
+	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}, n.showGoTo)
+	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault}, n.showOpenImage)
+	n.updateButtons()
+}
+
+// changed is the window's location listener: it (re)starts the settle timer.
+func (n *navigator) changed(_, _ fractal.Location) {
+	if n.jumping {
+		return
+	}
+	n.pending = true
+	n.gen++
+	gen := n.gen
+	if n.timer != nil {
+		n.timer.Stop()
+	}
+	n.timer = time.AfterFunc(historySettle, func() {
+		fyne.Do(func() {
+			if gen == n.gen {
+				n.settle()
+			}
+		})
+	})
+}
+
+// settle records the current view in the history if it changed since the last entry.
+func (n *navigator) settle() {
+	if !n.pending {
+		return
+	}
+	n.pending = false
+	if n.timer != nil {
+		n.timer.Stop()
+	}
+	n.hist.Visit(n.w.Location())
+	n.updateButtons()
+}
+
+func (n *navigator) jump(l fractal.Location) {
+	n.jumping = true
+	defer func() { n.jumping = false }()
+	n.w.SetLocation(l)
+	n.updateButtons()
+}
+
+// goBack returns to the previous view of the history.
+func (n *navigator) goBack() {
+	n.settle()
+	if l, ok := n.hist.Back(); ok {
+		n.jump(l)
+	}
+}
+
+// goForward goes to the next view of the history.
+func (n *navigator) goForward() {
+	n.settle()
+	if l, ok := n.hist.Forward(); ok {
+		n.jump(l)
+	}
+}
+
+func (n *navigator) updateButtons() {
+	for _, b := range []struct {
+		a  *widget.ToolbarAction
+		on bool
+	}{{n.back, n.hist.CanBack() || n.pending}, {n.forward, n.hist.CanForward() && !n.pending}} {
+		if b.a == nil {
+			continue
+		}
+		if b.on {
+			b.a.Enable()
+		} else {
+			b.a.Disable()
+		}
+	}
+}
+
+// parseGoTo reads the go-to dialog's text: fractal.Location.String()'s form or plain
+// "re, im, zoom[, iterations]"; what it does not give keeps the current view's values.
+func (n *navigator) parseGoTo(s string) (fractal.Location, error) {
+	return fractal.ParseLocationText(s, n.w.Location())
+}
+
+// goTo navigates to the location text s, or returns what is wrong with it (the view stays).
+func (n *navigator) goTo(s string) error {
+	l, err := n.parseGoTo(s)
+	if err != nil {
+		return err
+	}
+	n.lastGood = s
+	n.settle()
+	n.w.SetLocation(l)
+	n.settle()
+	return nil
+}
+
+// goToDialog shows the "Go to location" dialog: the entry shows the problem with its text
+// inline and the Go button stays disabled until the text reads; it starts from the last
+// good text (or the current view).
+func (n *navigator) goToDialog() (*dialog.FormDialog, *widget.Entry) {
+	entry := widget.NewMultiLineEntry()
+	entry.Wrapping = fyne.TextWrapBreak
+	entry.SetMinRowsVisible(3)
+	text := n.w.Location().String()
+	if n.lastGood != "" {
+		if _, err := n.parseGoTo(n.lastGood); err == nil {
+			text = n.lastGood
+		}
+	}
+	entry.SetText(text)
+	entry.Validator = func(s string) error { _, err := n.parseGoTo(s); return err }
+	item := widget.NewFormItem("Location", entry)
+	item.HintText = `"re=... im=... zoom=..." (as Copy Location writes it) or "re, im, zoom"`
+	d := dialog.NewForm("Go to location", "Go", "Cancel", []*widget.FormItem{item}, func(ok bool) {
+		if ok {
+			n.w.ShowError(n.goTo(entry.Text))
+		}
+	}, n.w.FyneWindow())
+	d.Resize(fyne.NewSize(620, 260))
+	d.Show()
+	n.w.FyneWindow().Canvas().Focus(entry)
+	return d, entry
+}
+
+func (n *navigator) showGoTo() { n.goToDialog() }
+
+// openImage navigates to the view stored in a PNG exported by Mandelscope.
+func (n *navigator) openImage(path string) error {
+	md, err := export.ReadMetadata(path)
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Errorf("cannot open %s: %v", path, pe.Err)
+	case err != nil:
+		return fmt.Errorf("cannot open the view of %v", err) // err starts with the path
+	}
+	if err := md.Location.Validate(); err != nil {
+		return fmt.Errorf("cannot open the view of %s: %v", path, err)
+	}
+	n.settle()
+	n.w.SetLocation(md.Location)
+	n.settle()
+	return nil
+}
+
+func (n *navigator) showOpenImage() {
+	d := dialog.NewFileOpen(func(rc fyne.URIReadCloser, err error) {
+		if err != nil || rc == nil {
+			n.w.ShowError(err)
+			return
+		}
+		path := rc.URI().Path()
+		rc.Close()
+		n.w.ShowError(n.openImage(path))
+	}, n.w.FyneWindow())
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".png"}))
+	d.Show()
+}
