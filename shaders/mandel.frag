@@ -101,7 +101,7 @@ vec3 colour(float nu) {
     int i = min(int(pos), uNumStops - 1);
     float f = pos - float(i);
     vec3 a = uStops[i];
-    vec3 b = uStops[(i + 1) % uNumStops];
+    vec3 b = uStops[i + 1 == uNumStops ? 0 : i + 1];  // no integer %: it is slow on SIMD CPUs
     return floor(a * (1.0 - f) + b * f + 0.5);
 }
 
@@ -126,7 +126,7 @@ void main() {
     precise float cr = uCentre.x + off.x * uSpacing;
     precise float ci = uCentre.y + off.y * uSpacing;
     bool inside = inMainBulbs(cr, ci);
-    float zr = 0.0, zi = 0.0, sr = 0.0, si = 0.0;
+    float zr = 0.0, zi = 0.0, sr = 0.0, si = 0.0, zr2 = 0.0, zi2 = 0.0;
 #elif defined(PREC_F64)
     precise double cr = uCentre.x + double(off.x) * uSpacing;
     precise double ci = uCentre.y + double(off.y) * uSpacing;
@@ -139,7 +139,7 @@ void main() {
         double x1 = cr + 1.0LF;
         inside = q * (q + x) <= 0.25LF * y2 || x1 * x1 + y2 <= 0.0625LF;
     }
-    double zr = 0.0LF, zi = 0.0LF, sr = 0.0LF, si = 0.0LF;
+    double zr = 0.0LF, zi = 0.0LF, sr = 0.0LF, si = 0.0LF, zr2 = 0.0LF, zi2 = 0.0LF;
 #else
     vec2 cr = ffAdd(uCentre.xy, ffMulF(uSpacing, off.x));
     vec2 ci = ffAdd(uCentre.zw, ffMulF(uSpacing, off.y));
@@ -151,11 +151,15 @@ void main() {
         int check = 8, period = 0;
         for (int k = 1; k <= uMaxIter; k++) {
 #if defined(PREC_F32)
-            precise float nzr = zr * zr - zi * zi + cr;
+            // zr2 and zi2 are the squares the escape test computed: the same roundings
+            // as zr*zr - zi*zi + cr on the CPU, with two multiplications fewer.
             precise float nzi = 2.0 * zr * zi + ci;
+            precise float nzr = zr2 - zi2 + cr;
             zr = nzr;
             zi = nzi;
-            precise float r2 = zr * zr + zi * zi;
+            zr2 = zr * zr;
+            zi2 = zi * zi;
+            precise float r2 = zr2 + zi2;
             if (r2 > 4.0) {
                 n = k;
                 break;
@@ -164,11 +168,13 @@ void main() {
                 break;
             }
 #elif defined(PREC_F64)
-            precise double nzr = zr * zr - zi * zi + cr;
             precise double nzi = 2.0LF * zr * zi + ci;
+            precise double nzr = zr2 - zi2 + cr;
             zr = nzr;
             zi = nzi;
-            precise double r2 = zr * zr + zi * zi;
+            zr2 = zr * zr;
+            zi2 = zi * zi;
+            precise double r2 = zr2 + zi2;
             if (r2 > 4.0LF) {
                 n = k;
                 break;
@@ -191,13 +197,13 @@ void main() {
                 break;
             }
 #endif
+            // Periodicity: save z at iterations 8, 16, 32, ... (selects, not a branch).
             period++;
-            if (period == check) {
-                period = 0;
-                check *= 2;
-                sr = zr;
-                si = zi;
-            }
+            bool save = period == check;
+            sr = save ? zr : sr;
+            si = save ? zi : si;
+            check = save ? 2 * check : check;
+            period = save ? 0 : period;
         }
     }
 

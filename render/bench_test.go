@@ -1,0 +1,54 @@
+package render
+
+import (
+	"image"
+	"testing"
+
+	"mandelscope/fractal"
+)
+
+// exportFrame is the export's target view at w x h: the real axis from -2.5 to 1.5 across the
+// width, 200 iterations (at 30720x17280 it is the 32K export the brief sizes for).
+func exportFrame(w, h int) fractal.Frame {
+	l := fractal.Home()
+	l.Iterations = 200
+	// The shorter side spans 4/zoom; the width must span 4.
+	l.Zoom = fractal.DecimalFromFloat(float64(w) / float64(h))
+	return fractal.NewFrame(l, w, h)
+}
+
+func benchRender(b *testing.B, f fractal.Frame, rect image.Rectangle) {
+	g := testGL(b, Options{})
+	dst := image.NewRGBA(image.Rect(0, 0, rect.Dx(), rect.Dy()))
+	px := int64(rect.Dx()) * int64(rect.Dy())
+	b.SetBytes(px * 4)
+	b.ReportAllocs()
+	before := g.Stats()
+	b.ResetTimer()
+	for range b.N {
+		if err := g.Render(f, rect, dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	s := g.Stats()
+	b.ReportMetric(float64(px)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mpx/s")
+	b.ReportMetric(float64(s.LongestDraw.Milliseconds()), "longest-draw-ms")
+	b.ReportMetric(float64((s.ReadBack-before.ReadBack).Milliseconds())/float64(b.N), "readback-ms/op")
+	b.ReportMetric(float64(s.Draws-before.Draws)/float64(b.N), "draws/op")
+}
+
+// BenchmarkRenderTile renders one 4096x4096 tile from the middle of the 32K export view
+// (30720x17280, 200 iterations), the set's boundary included.
+func BenchmarkRenderTile(b *testing.B) {
+	f := exportFrame(30720, 17280)
+	c := image.Pt(f.W/2, f.H/2)
+	benchRender(b, f, image.Rect(c.X-2048, c.Y-2048, c.X+2048, c.Y+2048))
+}
+
+// BenchmarkRenderExportView4K renders the whole export view at 3840x2160: the same mix of
+// cheap and costly pixels as the 32K export, 1/64 of its pixels.
+func BenchmarkRenderExportView4K(b *testing.B) {
+	f := exportFrame(3840, 2160)
+	benchRender(b, f, image.Rect(0, 0, f.W, f.H))
+}
