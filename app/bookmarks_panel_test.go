@@ -1,0 +1,254 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/test"
+
+	"mandelscope/bookmarks"
+	"mandelscope/fractal"
+)
+
+const (
+	testRe60 = "-1.74006238257933990522084416706582563829664172043617186687986"
+	testIm60 = "0.00000000000000000000000000000000000000000000000000000000000000028"
+)
+
+// newBookmarksTestWindow opens a window on the CPU renderer in a test app, with its
+// bookmarks file in a temporary folder.
+func newBookmarksTestWindow(t *testing.T) (*Window, *bookmarksPanel, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "conf", "bookmarks.json")
+	t.Setenv(bookmarks.EnvPath, path)
+	// History entries are settled by hand (navigator.settle) in tests: no timer goroutines.
+	settle := historySettle
+	historySettle = time.Hour
+	t.Cleanup(func() { historySettle = settle })
+	a := test.NewTempApp(t)
+	w := New(a, Options{Renderer: "cpu", Size: fyne.NewSize(720, 420)})
+	w.FyneWindow().Show()
+	t.Cleanup(func() { w.FyneWindow().Close() })
+	p := panelOf(w)
+	if p == nil {
+		t.Fatal("the bookmarks panel was not installed")
+	}
+	return w, p, path
+}
+
+func testLoc(re, im, zoom string, iter int) fractal.Location {
+	l := fractal.Home()
+	l.Re, l.Im, l.Zoom = fractal.MustDecimal(re), fractal.MustDecimal(im), fractal.MustDecimal(zoom)
+	l.Iterations = iter
+	return l
+}
+
+func TestBookmarksPanelAddWritesFile(t *testing.T) {
+	w, p, path := newBookmarksTestWindow(t)
+	deep := testLoc(testRe60, testIm60, "3e11", 900)
+	w.SetLocation(deep)
+	done := make(chan error, 1)
+	d, entry := p.addDialog(func(err error) { done <- err })
+	if entry.Text != defaultName(deep) {
+		t.Fatalf("offered name %q, want %q", entry.Text, defaultName(deep))
+	}
+	test.Type(entry, " spiral")
+	entry.SetText("Deep spiral")
+	d.Submit()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("adding did not finish")
+	}
+	s, err := bookmarks.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := s.Get("Deep spiral")
+	if !ok || b.Location != deep {
+		t.Fatalf("file has %v %v", ok, b.Location)
+	}
+	img, err := png.Decode(bytes.NewReader(b.Thumbnail))
+	if err != nil || img.Bounds().Dx() != bookmarkThumbW || img.Bounds().Dy() != bookmarkThumbH {
+		t.Fatalf("thumbnail: %v", err)
+	}
+	if !p.visible || p.list.Length() != 1 {
+		t.Fatalf("panel visible %v with %d rows", p.visible, p.list.Length())
+	}
+	// A second add offers a free name and refuses a taken one.
+	_, entry = p.addDialog(nil)
+	if err := entry.Validate(); err != nil {
+		t.Fatalf("offered name %q is not valid: %v", entry.Text, err)
+	}
+	entry.SetText("Deep spiral")
+	if err := entry.Validate(); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("duplicate name accepted: %v", err)
+	}
+	if err := p.addBookmark("Deep spiral", fractal.Home(), nil); err == nil || err.Error() != `bookmark "Deep spiral" already exists` {
+		t.Fatalf("duplicate add: %v", err)
+	}
+}
+
+func TestBookmarksPanelFilterClickNavigates(t *testing.T) {
+	w, p, path := newBookmarksTestWindow(t)
+	locs := map[string]fractal.Location{
+		"Seahorse valley": testLoc("-0.75", "0.1", "20", 400),
+		"Elephant valley": testLoc("0.275", "0.006", "50", 500),
+		"Deep":            testLoc(testRe60, testIm60, "1e9", 3000),
+	}
+	for _, n := range []string{"Seahorse valley", "Elephant valley", "Deep"} {
+		if err := bookmarks.Add(path, bookmarks.Bookmark{Name: n, Location: locs[n]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF12}, func() {}) // the canvas takes more shortcuts
+	w.FyneWindow().Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierShortcutDefault})
+	if !p.visible || p.list.Length() != 3 {
+		t.Fatalf("Ctrl+B: visible %v, %d rows", p.visible, p.list.Length())
+	}
+	test.Type(p.filter, "VALLEY")
+	if p.list.Length() != 2 {
+		t.Fatalf("filter VALLEY: %d rows", p.list.Length())
+	}
+	p.filter.SetText("sea")
+	if p.list.Length() != 1 || p.shown[0].Name != "Seahorse valley" {
+		t.Fatalf("filter sea: %d rows", p.list.Length())
+	}
+	p.list.Select(0)
+	if w.Location() != locs["Seahorse valley"] {
+		t.Fatalf("click went to %v", w.Location())
+	}
+	p.filter.SetText("")
+	p.list.Select(2)
+	if got := w.Location(); got != locs["Deep"] || got.Re.String() != testRe60 {
+		t.Fatalf("click went to %v", got)
+	}
+	// The same row again goes there again (after moving away).
+	w.SetLocation(fractal.Home())
+	p.list.Select(2)
+	if w.Location() != locs["Deep"] {
+		t.Fatal("second click on the same row did nothing")
+	}
+}
+
+func TestBookmarksPanelDeleteUndoRename(t *testing.T) {
+	_, p, path := newBookmarksTestWindow(t)
+	for i, n := range []string{"a", "b", "c"} {
+		l := fractal.Home()
+		l.Iterations = 100 + i
+		if err := bookmarks.Add(path, bookmarks.Bookmark{Name: n, Location: l}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.toggle()
+	names := func() string {
+		s, err := bookmarks.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(s.Names(), ",")
+	}
+	if !p.undoBtn.Disabled() {
+		t.Fatal("undo enabled before any delete")
+	}
+	if err := p.remove("b"); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); got != "a,c" || p.list.Length() != 2 {
+		t.Fatalf("after delete: %s", got)
+	}
+	if p.undoBtn.Disabled() {
+		t.Fatal("undo disabled after delete")
+	}
+	test.Tap(p.undoBtn)
+	if got := names(); got != "a,b,c" || p.list.Length() != 3 {
+		t.Fatalf("after undo: %s", got)
+	}
+	s, _ := bookmarks.Load(path)
+	if b, _ := s.Get("b"); b.Location.Iterations != 101 {
+		t.Fatal("undo lost the location")
+	}
+	if !p.undoBtn.Disabled() {
+		t.Fatal("undo still enabled")
+	}
+	if err := p.rename("c", "  see "); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); got != "a,b,see" {
+		t.Fatalf("after rename: %s", got)
+	}
+	if err := p.rename("a", "b"); err == nil || err.Error() != `bookmark "b" already exists` {
+		t.Fatalf("rename onto existing: %v", err)
+	}
+}
+
+func TestBookmarksPanelDamagedFile(t *testing.T) {
+	_, p, path := newBookmarksTestWindow(t)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	text := `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "-0.5"`
+	os.WriteFile(path, []byte(text), 0o644)
+	p.visible = true // show without the dialog
+	err := p.reload()
+	var de *bookmarks.DamagedError
+	if !errors.As(err, &de) || !strings.Contains(p.status.Text, path) || !strings.Contains(p.status.Text, "damaged") {
+		t.Fatalf("reload: %v; status %q", err, p.status.Text)
+	}
+	if err := p.addBookmark("x", fractal.Home(), nil); !errors.As(err, &de) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("add: %v", err)
+	}
+	if err := p.remove("a"); !errors.As(err, &de) {
+		t.Fatalf("remove: %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != text {
+		t.Fatal("the damaged file was changed")
+	}
+}
+
+func TestBookmarksPanelImportExport(t *testing.T) {
+	w, p, path := newBookmarksTestWindow(t)
+	dir := t.TempDir()
+	kfr := filepath.Join(dir, "Spiral.kfr")
+	os.WriteFile(kfr, []byte("Re: "+testRe60+"\r\nIm: "+testIm60+"\r\nZoom: 2E30\r\nIterations: 8000\r\n"), 0o644)
+	r, err := p.importFile(kfr)
+	if err != nil || len(r.Added) != 1 || r.Added[0] != "Spiral" {
+		t.Fatalf("import: %+v %v", r, err)
+	}
+	if err := p.addBookmark("home", w.Location(), nil); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	wc, err := storage.Writer(storage.NewFileURI(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.exportTo(wc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := bookmarks.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Get("Spiral"); b.Location.Re.String() != testRe60 || b.Location.Zoom.String() != "2E30" || s.Len() != 2 {
+		t.Fatalf("exported %q: %v", s.Names(), b.Location)
+	}
+	bad := filepath.Join(dir, "bad.kfr")
+	os.WriteFile(bad, []byte("Re: x\nIm: 0\nZoom: 1\n"), 0o644)
+	if _, err := p.importFile(bad); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Fatalf("bad import: %v", err)
+	}
+	if s, _ := bookmarks.Load(path); s.Len() != 2 {
+		t.Fatal("bad import changed the store")
+	}
+}

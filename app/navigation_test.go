@@ -1,0 +1,166 @@
+package app
+
+import (
+	"image"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"mandelscope/export"
+	"mandelscope/fractal"
+)
+
+func TestNavigationHistory(t *testing.T) {
+	w, _, _ := newBookmarksTestWindow(t)
+	n := navigatorOf(w)
+	if n == nil {
+		t.Fatal("navigation was not installed")
+	}
+	start := w.Location()
+	if n.back.Disabled() == false || n.forward.Disabled() == false {
+		t.Fatal("back/forward enabled at start")
+	}
+	a := testLoc("-0.75", "0.1", "20", 400)
+	b := testLoc(testRe60, testIm60, "1e9", 3000)
+	w.SetLocation(a)
+	n.settle()
+	// Several quick changes (a drag) make one entry.
+	w.SetLocation(testLoc("-0.7", "0.1", "20", 400))
+	w.SetLocation(testLoc("-0.6", "0.1", "20", 400))
+	w.SetLocation(b)
+	n.settle()
+	if n.hist.Len() != 3 {
+		t.Fatalf("history has %d entries, want 3", n.hist.Len())
+	}
+	alt := func(k fyne.KeyName) {
+		w.FyneWindow().Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierAlt})
+	}
+	alt(fyne.KeyLeft)
+	if w.Location() != a {
+		t.Fatalf("Alt+Left went to %v", w.Location())
+	}
+	alt(fyne.KeyLeft)
+	if w.Location() != start || !n.back.Disabled() || n.forward.Disabled() {
+		t.Fatalf("second Alt+Left went to %v", w.Location())
+	}
+	alt(fyne.KeyLeft) // nothing further back
+	if w.Location() != start {
+		t.Fatal("moved past the start")
+	}
+	alt(fyne.KeyRight)
+	n.forward.OnActivated()
+	if got := w.Location(); got != b || got.Re.String() != testRe60 {
+		t.Fatalf("forward twice went to %v", got)
+	}
+	// A back step, then a new view drops the forward entries.
+	n.back.OnActivated()
+	w.SetLocation(fractal.Home())
+	n.settle()
+	if n.hist.CanForward() || !n.forward.Disabled() {
+		t.Fatal("forward entries kept after a new visit")
+	}
+	// An unsettled change is recorded before going back.
+	c := testLoc("0.3", "0", "4", 250)
+	w.SetLocation(c)
+	n.goBack()
+	n.goForward()
+	if w.Location() != c {
+		t.Fatalf("pending change lost: %v", w.Location())
+	}
+}
+
+func TestNavigationGoTo(t *testing.T) {
+	w, _, _ := newBookmarksTestWindow(t)
+	n := navigatorOf(w)
+	before := w.Location()
+	for _, bad := range []string{"", "hello", "1, 2", "re=5 im=0 zoom=1", "-0.5, 0, -3", "re=0.1.2"} {
+		if err := n.goTo(bad); err == nil {
+			t.Errorf("goTo(%q) accepted", bad)
+		}
+		if w.Location() != before {
+			t.Fatalf("goTo(%q) moved the view", bad)
+		}
+	}
+	if err := n.goTo("-0.75, 0.1, 50"); err != nil {
+		t.Fatal(err)
+	}
+	if l := w.Location(); l.Re.String() != "-0.75" || l.Im.String() != "0.1" || l.Zoom.String() != "50" {
+		t.Fatalf("plain form went to %v", l)
+	}
+	deep := testLoc(testRe60, testIm60, "2.5e40", 7000)
+	deep.Color = fractal.Coloring{Palette: "fire", Density: 0.5, Offset: 0.25}
+	if err := n.goTo(deep.String()); err != nil {
+		t.Fatal(err)
+	}
+	if w.Location() != deep {
+		t.Fatalf("compact form went to %v", w.Location())
+	}
+	// Copy Location writes the text that goes back there exactly.
+	w.copyLocation()
+	if got := w.app.Clipboard().Content(); got != deep.String() {
+		t.Fatalf("clipboard %q", got)
+	}
+	// The dialog: bad text shows an error and is not submitted; good text goes there.
+	d, entry := n.goToDialog()
+	if entry.Text != deep.String() {
+		t.Fatalf("dialog starts with %q", entry.Text)
+	}
+	entry.SetText("re=nonsense")
+	if err := entry.Validate(); err == nil || !strings.Contains(err.Error(), "re") {
+		t.Fatalf("bad text: %v", err)
+	}
+	d.Submit()
+	if w.Location() != deep {
+		t.Fatal("bad text moved the view")
+	}
+	entry.SetText("-0.1, 0.9, 3")
+	if err := entry.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d.Submit()
+	if l := w.Location(); l.Re.String() != "-0.1" || l.Im.String() != "0.9" || l.Zoom.String() != "3" {
+		t.Fatalf("dialog went to %v", l)
+	}
+	if _, entry = n.goToDialog(); entry.Text != "-0.1, 0.9, 3" {
+		t.Fatalf("dialog does not keep the last good text: %q", entry.Text)
+	}
+}
+
+func TestNavigationOpenImage(t *testing.T) {
+	w, _, _ := newBookmarksTestWindow(t)
+	n := navigatorOf(w)
+	dir := t.TempDir()
+	loc := testLoc(testRe60, testIm60, "7e20", 5000)
+	loc.Color.Palette = "ocean"
+	img := image.NewRGBA(image.Rect(0, 0, 24, 10))
+	path := filepath.Join(dir, "view.png")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := export.Encode(f, img, export.MetadataText(loc, 24, 10, 1, "test")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := n.openImage(path); err != nil {
+		t.Fatal(err)
+	}
+	if w.Location() != loc {
+		t.Fatalf("opened at %v, want %v", w.Location(), loc)
+	}
+	plain := filepath.Join(dir, "plain.txt")
+	os.WriteFile(plain, []byte("not a png"), 0o644)
+	for _, p := range []string{plain, filepath.Join(dir, "missing.png")} {
+		err := n.openImage(p)
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("openImage(%s) = %v", p, err)
+		}
+	}
+	if w.Location() != loc {
+		t.Fatal("a failed open moved the view")
+	}
+}
