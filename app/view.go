@@ -39,6 +39,7 @@ type fractalView struct {
 	bg    *canvas.Rectangle
 	lastW int
 	lastH int
+	drag  *dragState
 }
 
 var (
@@ -110,14 +111,34 @@ func (v *fractalView) setImage(img *image.RGBA) {
 	v.img.Refresh()
 }
 
-// Dragged pans so that the point under the pointer follows it.
+// Dragged pans so that the point under the pointer follows it. Each step is computed from
+// where the drag started and the whole distance so far, so rounding never accumulates.
 func (v *fractalView) Dragged(ev *fyne.DragEvent) {
 	sc := float64(v.scale())
-	v.w.pan(-float64(ev.Dragged.DX)*sc, -float64(ev.Dragged.DY)*sc)
+	pw, ph := v.pixelSize()
+	if pw < 1 || ph < 1 {
+		return
+	}
+	cur := v.w.Location()
+	if v.drag == nil || cur.String() != v.drag.last.String() || pw != v.drag.w || ph != v.drag.h {
+		v.drag = &dragState{start: cur, w: pw, h: ph}
+	}
+	v.drag.dx += float64(ev.Dragged.DX) * sc
+	v.drag.dy += float64(ev.Dragged.DY) * sc
+	l := v.drag.start.Offset(-v.drag.dx, -v.drag.dy, pw, ph)
+	v.w.navigate(l, true)
+	v.drag.last = v.w.Location()
 }
 
-// DragEnd does nothing: the refine follows when input stops.
-func (v *fractalView) DragEnd() {}
+// DragEnd ends the drag; the refine follows when input stops.
+func (v *fractalView) DragEnd() { v.drag = nil }
+
+// dragState is a drag in progress: where it started and how far it has gone, in pixels.
+type dragState struct {
+	start, last fractal.Location
+	w, h        int
+	dx, dy      float64
+}
 
 // Scrolled zooms about the point under the cursor: wheel up zooms in.
 func (v *fractalView) Scrolled(ev *fyne.ScrollEvent) {

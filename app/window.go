@@ -76,6 +76,7 @@ type Window struct {
 	cpu      *cpu.Renderer
 	gpuNote  string // why the GPU renderer is not in use ("" when it is)
 	shownSeq uint64
+	shown    *image.RGBA // the frame on screen
 
 	view      *fractalView
 	frame     *exportFrame
@@ -313,6 +314,9 @@ func (w *Window) deliver(res preview.Result) {
 			return
 		}
 		w.shownSeq = res.Req.Seq
+		w.mu.Lock()
+		w.shown = res.Image
+		w.mu.Unlock()
 		w.view.setImage(res.Image)
 		t := fmt.Sprintf("%.0f ms", float64(res.Stats.Total.Microseconds())/1000)
 		if res.Stats.Scale > 1 {
@@ -320,6 +324,13 @@ func (w *Window) deliver(res preview.Result) {
 		}
 		w.statusTime.SetText("frame " + t)
 	})
+}
+
+// shownImage is the frame the view shows now (nil before the first).
+func (w *Window) shownImage() *image.RGBA {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.shown
 }
 
 // build lays out the window: toolbar and controls at the top, the view in the centre with

@@ -1,0 +1,443 @@
+package app
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"mandelscope/fractal"
+)
+
+// newTestWindow opens a CPU-rendered window in a headless test app.
+func newTestWindow(t *testing.T) *Window {
+	t.Helper()
+	a := test.NewTempApp(t)
+	w := New(a, Options{Renderer: "cpu", Size: fyne.NewSize(500, 420)})
+	w.FyneWindow().Show()
+	t.Cleanup(func() { w.worker.Close() })
+	pw, ph := w.ViewSize()
+	if pw < 100 || ph < 100 || pw == ph {
+		t.Fatalf("view is %dx%d; the tests want a non-square view of some size", pw, ph)
+	}
+	return w
+}
+
+// viewPos is the absolute canvas position of a point in the view.
+func viewPos(w *Window, p fyne.Position) fyne.Position {
+	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject(w.view)
+	return abs.Add(p)
+}
+
+// pointAt is the complex number under view pixel position (x, y) (continuous pixels).
+func pointAt(l fractal.Location, pw, ph int, x, y float64) (float64, float64) {
+	s := fractal.Spacing(l.ZoomFloat(), pw, ph)
+	return l.Re.Float64() + (x-float64(pw)/2)*s, l.Im.Float64() + (float64(ph)/2-y)*s
+}
+
+func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestDragPansWithThePointer(t *testing.T) {
+	w := newTestWindow(t)
+	pw, ph := w.ViewSize()
+	before := w.Location()
+	s := fractal.Spacing(before.ZoomFloat(), pw, ph)
+	test.Drag(w.FyneWindow().Canvas(), viewPos(w, fyne.NewPos(150, 120)), 100, -40)
+	after := w.Location()
+	// Dragging right by 100 px moves the centre left by 100 spacings; dragging up by 40 px
+	// moves it down (smaller imaginary part) by 40.
+	if d := after.Re.Float64() - before.Re.Float64(); !near(d, -100*s, 0.011*s) {
+		t.Errorf("drag right 100 px: centre re moved by %g, want %g", d, -100*s)
+	}
+	if d := after.Im.Float64() - before.Im.Float64(); !near(d, -40*s, 0.011*s) {
+		t.Errorf("drag up 40 px: centre im moved by %g, want %g", d, -40*s)
+	}
+	if after.Zoom.String() != before.Zoom.String() {
+		t.Errorf("drag changed the zoom: %s -> %s", before.Zoom, after.Zoom)
+	}
+}
+
+// A long drag in many small steps stays 1:1 with the pointer: no rounding builds up.
+func TestLongDragDoesNotDrift(t *testing.T) {
+	w := newTestWindow(t)
+	pw, ph := w.ViewSize()
+	before := w.Location()
+	s := fractal.Spacing(before.ZoomFloat(), pw, ph)
+	for range 300 {
+		w.view.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(100, 100)}, Dragged: fyne.Delta{DX: 1.333, DY: -0.5}})
+	}
+	w.view.DragEnd()
+	after := w.Location()
+	if d := after.Re.Float64() - before.Re.Float64(); !near(d, -399.9*s, 0.011*s) {
+		t.Errorf("300 steps of 1.333 px: re moved %g pixels, want -399.9", d/s)
+	}
+	if d := after.Im.Float64() - before.Im.Float64(); !near(d, -150*s, 0.011*s) {
+		t.Errorf("300 steps of -0.5 px: im moved %g pixels, want -150", d/s)
+	}
+}
+
+// On a HiDPI canvas (scale 2) a drag of 50 logical units is 100 image pixels.
+func TestDragHiDPI(t *testing.T) {
+	w := newTestWindow(t)
+	w.FyneWindow().Canvas().(test.WindowlessCanvas).SetScale(2)
+	w.FyneWindow().Resize(fyne.NewSize(500, 420))
+	pw, ph := w.ViewSize()
+	lw := w.view.Size()
+	if !near(float64(pw), 2*float64(lw.Width), 1) || !near(float64(ph), 2*float64(lw.Height), 1) {
+		t.Fatalf("view is %v logical, %dx%d pixels; want twice", lw, pw, ph)
+	}
+	before := w.Location()
+	s := fractal.Spacing(before.ZoomFloat(), pw, ph)
+	test.Drag(w.FyneWindow().Canvas(), viewPos(w, fyne.NewPos(100, 100)), 50, 0)
+	if d := w.Location().Re.Float64() - before.Re.Float64(); !near(d, -100*s, 0.011*s) {
+		t.Errorf("drag 50 units at scale 2 moved re by %g, want %g (100 pixels)", d, -100*s)
+	}
+}
+
+// The wheel zooms about the cursor: the point under it stays put.
+func TestScrollZoomsAboutTheCursor(t *testing.T) {
+	w := newTestWindow(t)
+	pw, ph := w.ViewSize()
+	before := w.Location()
+	pos := fyne.NewPos(70, 210)
+	re0, im0 := pointAt(before, pw, ph, 70, 210)
+	w.view.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: pos}, Scrolled: fyne.Delta{DY: 2 * wheelNotch}})
+	after := w.Location()
+	if z := after.ZoomFloat() / before.ZoomFloat(); !near(z, WheelZoom*WheelZoom, 1e-9) {
+		t.Errorf("two notches up zoomed by %g, want %g", z, WheelZoom*WheelZoom)
+	}
+	re1, im1 := pointAt(after, pw, ph, 70, 210)
+	s := fractal.Spacing(after.ZoomFloat(), pw, ph)
+	if !near(re0, re1, 0.02*s) || !near(im0, im1, 0.02*s) {
+		t.Errorf("point under the cursor moved from %g%+gi to %g%+gi", re0, im0, re1, im1)
+	}
+	w.view.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: pos}, Scrolled: fyne.Delta{DY: -2 * wheelNotch}})
+	if z := w.Location().ZoomFloat(); !near(z, before.ZoomFloat(), 1e-9) {
+		t.Errorf("two notches down did not zoom back: zoom %g", z)
+	}
+}
+
+func TestClicksZoom(t *testing.T) {
+	w := newTestWindow(t)
+	pw, ph := w.ViewSize()
+	l0 := w.Location()
+	re0, im0 := pointAt(l0, pw, ph, 300, 50)
+	w.view.DoubleTapped(&fyne.PointEvent{Position: fyne.NewPos(300, 50)})
+	l1 := w.Location()
+	if !near(l1.ZoomFloat(), 2*l0.ZoomFloat(), 1e-9) {
+		t.Errorf("double-click: zoom %g, want %g", l1.ZoomFloat(), 2*l0.ZoomFloat())
+	}
+	re1, im1 := pointAt(l1, pw, ph, 300, 50)
+	s := fractal.Spacing(l1.ZoomFloat(), pw, ph)
+	if !near(re0, re1, 0.02*s) || !near(im0, im1, 0.02*s) {
+		t.Errorf("double-click moved the point under the cursor: %g%+gi -> %g%+gi", re0, im0, re1, im1)
+	}
+	test.TapSecondaryAt(w.view, fyne.NewPos(300, 50))
+	if z := w.Location().ZoomFloat(); !near(z, l0.ZoomFloat(), 1e-9) {
+		t.Errorf("right-click: zoom %g, want %g", z, l0.ZoomFloat())
+	}
+}
+
+func TestKeys(t *testing.T) {
+	w := newTestWindow(t)
+	c := w.FyneWindow().Canvas()
+	pw, ph := w.ViewSize()
+	l0 := w.Location()
+	s := fractal.Spacing(l0.ZoomFloat(), pw, ph)
+	step := float64(min(pw, ph)) / 10
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyRight})
+	if d := w.Location().Re.Float64() - l0.Re.Float64(); !near(d, step*s, 0.011*s) {
+		t.Errorf("right arrow moved re by %g, want %g", d, step*s)
+	}
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyUp})
+	if d := w.Location().Im.Float64() - l0.Im.Float64(); !near(d, step*s, 0.011*s) {
+		t.Errorf("up arrow moved im by %g, want %g", d, step*s)
+	}
+	c.OnTypedRune()('+')
+	if z := w.Location().ZoomFloat(); !near(z, 2, 1e-12) {
+		t.Errorf("+: zoom %g, want 2", z)
+	}
+	c.OnTypedRune()('-')
+	c.OnTypedRune()('-')
+	if z := w.Location().ZoomFloat(); !near(z, 0.5, 1e-12) {
+		t.Errorf("- twice: zoom %g, want 0.5", z)
+	}
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyHome})
+	h := fractal.Home()
+	if l := w.Location(); !l.Re.Equal(h.Re) || !l.Im.Equal(h.Im) || !l.Zoom.Equal(h.Zoom) || l.Iterations != h.Iterations {
+		t.Errorf("Home: location %v, want %v", l, h)
+	}
+}
+
+// The iterations entry rejects bad input inline and keeps the last good value.
+func TestIterationsEntry(t *testing.T) {
+	w := newTestWindow(t)
+	if !w.autoCheck.Checked {
+		t.Fatal("Auto is not checked for the home view")
+	}
+	w.iterEntry.SetText("5000")
+	if n := w.Location().Iterations; n != 5000 {
+		t.Fatalf("typed 5000: iterations %d", n)
+	}
+	if w.autoCheck.Checked {
+		t.Error("typing a count left Auto checked")
+	}
+	for _, bad := range []string{"12x", "", "0", "-5", "1e9", "999999999999999999999"} {
+		w.iterEntry.SetText(bad)
+		if err := w.iterEntry.Validate(); err == nil {
+			t.Errorf("%q: the entry shows no error", bad)
+		}
+		if n := w.Location().Iterations; n != 5000 {
+			t.Errorf("%q: iterations became %d, want the last good 5000", bad, n)
+		}
+	}
+	w.iterEntry.SetText("750")
+	if n := w.Location().Iterations; n != 750 || w.iterEntry.Validate() != nil {
+		t.Errorf("typed 750: iterations %d, validate %v", n, w.iterEntry.Validate())
+	}
+	// Auto follows the zoom.
+	w.autoCheck.SetChecked(true)
+	w.zoomCentre(1000)
+	if n, want := w.Location().Iterations, fractal.AutoIterations(1000); n != want {
+		t.Errorf("Auto at zoom 1000: iterations %d, want %d", n, want)
+	}
+	if w.iterEntry.Text != strconv.Itoa(w.Location().Iterations) {
+		t.Errorf("entry shows %q, location has %d", w.iterEntry.Text, w.Location().Iterations)
+	}
+}
+
+func TestPaletteAndSliders(t *testing.T) {
+	w := newTestWindow(t)
+	names := fractal.PaletteNames()
+	if len(w.paletteSel.Options) != len(names) {
+		t.Fatalf("palette chooser offers %v, want %v", w.paletteSel.Options, names)
+	}
+	w.paletteSel.SetSelected(names[len(names)-1])
+	if p := w.Location().Color.Palette; p != names[len(names)-1] {
+		t.Errorf("chose %s: palette %s", names[len(names)-1], p)
+	}
+	w.densitySl.SetValue(2.5)
+	w.offsetSl.SetValue(0.25)
+	if c := w.Location().Color; c.Density != 2.5 || c.Offset != 0.25 {
+		t.Errorf("sliders: colouring %+v, want density 2.5 offset 0.25", c)
+	}
+	if err := w.Location().Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestStatusBar(t *testing.T) {
+	w := newTestWindow(t)
+	l := fractal.Home()
+	l.Re = fractal.MustDecimal("-0.743643887037158704752191506114774")
+	l.Im = fractal.MustDecimal("0.131825904205311970493132056385139")
+	l.Zoom = fractal.MustDecimal("1e5")
+	l.Iterations = 1234
+	w.SetLocation(l)
+	if got := w.statusCentr.Text; got != "-0.743643887037158704752191506114774 + 0.131825904205311970493132056385139i" {
+		t.Errorf("centre shows %q: want every digit", got)
+	}
+	if !w.statusCentr.Selectable {
+		t.Error("the centre cannot be selected for copying")
+	}
+	if got := w.statusZoom.Text; got != "zoom 1e5" {
+		t.Errorf("zoom shows %q", got)
+	}
+	if got := w.statusIter.Text; got != "iterations 1234" {
+		t.Errorf("iterations show %q", got)
+	}
+	if got := w.statusMode.Text; got != "float64 (CPU)" {
+		t.Errorf("mode at zoom 1e5 shows %q, want float64 (CPU)", got)
+	}
+	if w.autoCheck.Checked || w.iterEntry.Text != "1234" {
+		t.Errorf("after SetLocation with 1234 iterations: Auto %v, entry %q", w.autoCheck.Checked, w.iterEntry.Text)
+	}
+	w.SetLocation(fractal.Home())
+	if got := w.statusMode.Text; got != "float32 (CPU)" {
+		t.Errorf("mode at home shows %q, want float32 (CPU)", got)
+	}
+	if got := w.statusRend.Text; !strings.Contains(got, "CPU") {
+		t.Errorf("renderer shows %q", got)
+	}
+	l.Im = fractal.MustDecimal("-0.5")
+	w.SetLocation(l)
+	if got := w.statusCentr.Text; got != "-0.743643887037158704752191506114774 - 0.5i" {
+		t.Errorf("centre shows %q", got)
+	}
+}
+
+// The point under the cursor is reported with the escape count the CLI's probe gives.
+func TestCursorProbe(t *testing.T) {
+	w := newTestWindow(t)
+	pw, ph := w.ViewSize()
+	l := w.Location()
+	f := fractal.NewFrame(l, pw, ph)
+	for _, p := range []struct{ x, y int }{{pw / 2, ph / 2}, {5, 7}, {pw/2 + 60, ph/2 - 2}} {
+		n, _ := f.Escape(p.x, p.y)
+		text := probeText(l, pw, ph, p.x, p.y)
+		want := "inside"
+		if n >= 0 {
+			want = "escape " + strconv.Itoa(n)
+		}
+		if !strings.Contains(text, want) || !strings.Contains(text, strconv.Itoa(p.x)+","+strconv.Itoa(p.y)) {
+			t.Errorf("pixel %d,%d: %q, want %q", p.x, p.y, text, want)
+		}
+	}
+	// Through the widget: hovering updates the status bar (on the prober's goroutine).
+	w.view.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(5, 7)}})
+	want := probeText(l, pw, ph, 5, 7)
+	waitFor(t, "cursor report", func() bool { return w.statusPoint.Text == want })
+	w.view.MouseOut()
+	if w.statusPoint.Text != "" {
+		t.Errorf("after the pointer left: %q", w.statusPoint.Text)
+	}
+}
+
+func TestSetLocationNotifiesAndValidates(t *testing.T) {
+	w := newTestWindow(t)
+	var got [][2]fractal.Location
+	w.OnLocationChanged(func(old, new fractal.Location) { got = append(got, [2]fractal.Location{old, new}) })
+	l := fractal.Home()
+	l.Re = fractal.MustDecimal("0.25")
+	l.Zoom = fractal.MustDecimal("40")
+	l.Iterations = 900
+	w.SetLocation(l)
+	if len(got) != 1 || !got[0][1].Re.Equal(l.Re) || !got[0][0].Re.Equal(fractal.Home().Re) {
+		t.Fatalf("listener calls %v", got)
+	}
+	if cur := w.Location(); cur.String() != l.String() {
+		t.Errorf("location %v, want %v", cur, l)
+	}
+	bad := l
+	bad.Zoom = fractal.MustDecimal("-3")
+	w.SetLocation(bad)
+	if len(got) != 1 || w.Location().String() != l.String() {
+		t.Errorf("an invalid location was applied: %v", w.Location())
+	}
+}
+
+// A finished render reaches the view at the view's pixel size.
+func TestRenderReachesTheView(t *testing.T) {
+	w := newTestWindow(t)
+	pw, ph := w.ViewSize()
+	waitFor(t, "a full-resolution frame", func() bool {
+		img := w.shownImage()
+		return img != nil && img.Bounds().Dx() == pw && img.Bounds().Dy() == ph
+	})
+	img := w.shownImage()
+	dark, bright := 0, 0
+	for y := 0; y < ph; y += 4 {
+		for x := 0; x < pw; x += 4 {
+			c := img.RGBAAt(x, y)
+			if c.R < 10 && c.G < 10 && c.B < 10 {
+				dark++
+			} else {
+				bright++
+			}
+		}
+	}
+	if dark == 0 || bright == 0 {
+		t.Errorf("home view has %d dark and %d coloured samples: want both", dark, bright)
+	}
+	if !strings.HasPrefix(w.statusTime.Text, "frame ") {
+		t.Errorf("frame time shows %q", w.statusTime.Text)
+	}
+}
+
+// With no OpenGL the window stays on the CPU and says so in the status bar.
+func TestNoGPUFallsBack(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := New(a, Options{NewGPU: func() (Renderer, error) { return nil, errors.New("no GLX visual") }})
+	t.Cleanup(func() { w.worker.Close() })
+	w.startGPU()
+	if got := w.statusRend.Text; !strings.Contains(got, "CPU") || !strings.Contains(got, "no OpenGL") || !strings.Contains(got, "no GLX visual") {
+		t.Errorf("status shows %q", got)
+	}
+	if w.rend.get() != Renderer(w.cpu) {
+		t.Error("the renderer is not the CPU one")
+	}
+}
+
+func TestExtensionsAndHooks(t *testing.T) {
+	saved := extensions
+	defer func() { extensions = saved }()
+	var seen *Window
+	extensions = append(append([]func(*Window){}, saved...), func(w *Window) {
+		seen = w
+		w.AddMenuItem("Go", fyne.NewMenuItem("Somewhere", func() {}))
+		w.AddMenuItem("Extra", fyne.NewMenuItem("Thing", func() {}))
+		w.AddToolbarItem(widget.NewToolbarSeparator())
+		w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierShortcutDefault}, func() {})
+	})
+	w := newTestWindow(t)
+	if seen != w {
+		t.Fatal("the extension was not called with the window")
+	}
+	menu := w.FyneWindow().MainMenu()
+	labels := map[string][]string{}
+	for _, m := range menu.Items {
+		for _, it := range m.Items {
+			labels[m.Label] = append(labels[m.Label], it.Label)
+		}
+	}
+	if !contains(labels["Go"], "Somewhere") || !contains(labels["Extra"], "Thing") || !contains(labels["View"], "Zoom In") {
+		t.Errorf("menus %v", labels)
+	}
+	panel := widget.NewLabel("bookmarks")
+	w.SetSidePanel(panel)
+	if !w.side.Visible() || len(w.side.Objects) != 1 || w.side.Objects[0] != panel {
+		t.Error("side panel not shown")
+	}
+	w.SetSidePanel(nil)
+	if w.side.Visible() {
+		t.Error("side panel not hidden")
+	}
+	w.SetExportFrame(1920, 1080)
+	if !w.frame.obj.Visible() {
+		t.Fatal("export frame hidden")
+	}
+	w.frame.obj.Refresh()
+	sz := w.frame.rect.Size()
+	if vs := w.view.Size(); !near(float64(sz.Width/sz.Height), 1920.0/1080, 0.02) || sz.Width > vs.Width+0.5 || sz.Height > vs.Height+0.5 {
+		t.Errorf("export frame %v over view %v: want 16:9 inside", sz, vs)
+	}
+	w.SetExportFrame(0, 0)
+	if w.frame.obj.Visible() {
+		t.Error("export frame still shown")
+	}
+	th := w.RenderThumbnail(fractal.Home(), 64, 40)
+	if th.Bounds().Dx() != 64 || th.Bounds().Dy() != 40 {
+		t.Errorf("thumbnail %v", th.Bounds())
+	}
+	if c := th.RGBAAt(32, 20); c.R != 0 || c.G != 0 || c.B != 0 {
+		t.Errorf("thumbnail centre (inside the set) is %v, want black", c)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if ok() {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
