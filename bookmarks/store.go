@@ -429,7 +429,7 @@ func jsonError(err error) error {
 		} else {
 			field = "field \"" + field + "\""
 		}
-		return fmt.Errorf("%s holds a JSON %s where a %s belongs (byte %d)", field, te.Value, jsonKind(te.Type.Kind().String()), te.Offset)
+		return fmt.Errorf("%s holds a JSON %s where %s belongs (byte %d)", field, te.Value, jsonKind(te.Type.Kind().String()), te.Offset)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("unexpected end of JSON (the file is cut short)")
 	}
@@ -440,11 +440,15 @@ func jsonError(err error) error {
 func jsonKind(k string) string {
 	switch k {
 	case "struct", "map":
-		return "object"
+		return "an object"
 	case "slice", "array":
-		return "list"
-	case "int", "int64", "float64":
-		return "number"
+		return "a list"
+	case "int", "int64":
+		return "a whole number"
+	case "float64":
+		return "a number"
+	case "string":
+		return "a string"
 	}
-	return k
+	return "a " + k
 }

@@ -550,3 +550,15 @@ func TestHistory(t *testing.T) {
 		t.Fatalf("default limit: %d", big.Len())
 	}
 }
+
+func TestTypeErrorMessages(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{`[]`, "the top level holds a JSON array where an object belongs"},
+		{`{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "iterations": 1.5}]}`, `field "bookmarks.iterations" holds a JSON number 1.5 where a whole number belongs`},
+		{`{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": true}]}`, `field "bookmarks.name" holds a JSON bool where a string belongs`},
+	} {
+		if _, err := Parse([]byte(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%s) = %v, want %q", c.text, err, c.want)
+		}
+	}
+}
