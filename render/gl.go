@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -117,6 +119,9 @@ func (g *GL) onMain(f func() error) error {
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("glfw: %v", r)
+				if strings.Contains(err.Error(), "NotInitialized") {
+					err = fmt.Errorf("GLFW could not be initialised (no display or no GL driver?): %v", r)
+				}
 			}
 		}()
 		err = f()
@@ -126,6 +131,9 @@ func (g *GL) onMain(f func() error) error {
 
 // createWindow runs on the main thread.
 func (g *GL) createWindow() error {
+	if runtime.GOOS != "windows" && runtime.GOOS != "darwin" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return errors.New("no display: neither DISPLAY nor WAYLAND_DISPLAY is set")
+	}
 	if err := glfw.Init(); err != nil {
 		return fmt.Errorf("glfw init: %w", err)
 	}
@@ -182,15 +190,20 @@ func (g *GL) initGL() error {
 		g.maxTile = g.opts.MaxTile
 	}
 
-	need := []shaders.Variant{shaders.F32, shaders.Emulated}
-	if g.fp64 {
-		need = append(need, shaders.F64)
-	} else if g.opts.Precision == "f64" {
+	if !g.fp64 && g.opts.Precision == "f64" {
 		return fmt.Errorf("precision f64 forced, but %s has no native fp64", g.renderer)
 	}
-	for _, v := range need {
+	for _, v := range []shaders.Variant{shaders.F32, shaders.Emulated, shaders.F64} {
+		if v == shaders.F64 && !g.fp64 {
+			continue
+		}
 		p, err := newProgram(g.glsl, v, shaders.FullscreenVert, shaders.MandelFrag)
 		if err != nil {
+			if v == shaders.F64 && g.opts.Precision != "f64" {
+				// A driver that claims fp64 but cannot compile it: emulate double instead.
+				g.fp64 = false
+				continue
+			}
 			return err
 		}
 		g.progs[v] = p

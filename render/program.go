@@ -31,7 +31,9 @@ func shaderHeader(glslVersion int, defines ...string) string {
 			b.WriteString("#extension GL_ARB_gpu_shader_fp64 : require\n")
 		}
 		if d == string(shaders.Emulated) && glslVersion < 400 {
-			b.WriteString("#extension GL_ARB_gpu_shader5 : enable\n")
+			// `precise` is GLSL 4.00 or GL_ARB_gpu_shader5; without either the emulation
+			// runs unprotected (and the tests say whether the driver keeps it exact).
+			b.WriteString("#extension GL_ARB_gpu_shader5 : enable\n#ifndef GL_ARB_gpu_shader5\n#define precise\n#endif\n")
 		}
 		if strings.Contains(d, " ") {
 			fmt.Fprintf(&b, "#define %s\n", d)

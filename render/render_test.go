@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -459,6 +460,48 @@ func TestModeAndBands(t *testing.T) {
 		}
 		if area != c.w*c.h {
 			t.Errorf("bands of %dx%d cover %d pixels", c.w, c.h, area)
+		}
+	}
+}
+
+// TestNewGLWithoutDisplay runs this test binary again with no display: NewGL must return an
+// error saying so (callers fall back to the CPU), not panic.
+func TestNewGLWithoutDisplay(t *testing.T) {
+	if os.Getenv("MANDELSCOPE_NODISPLAY_CHILD") == "1" {
+		g, err := NewGL(Options{})
+		if err == nil {
+			g.Close()
+			fmt.Println("NEWGL-OK")
+			return
+		}
+		fmt.Println("NEWGL-ERROR:", err)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNewGLWithoutDisplay$", "-test.count=1")
+	var env []string
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "DISPLAY=") && !strings.HasPrefix(e, "WAYLAND_DISPLAY=") &&
+			!strings.HasPrefix(e, "MANDELSCOPE_REQUIRE_GL=") {
+			env = append(env, e)
+		}
+	}
+	cmd.Env = append(env, "MANDELSCOPE_NODISPLAY_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child failed (panic?): %v\n%s", err, out)
+	}
+	switch {
+	case strings.Contains(string(out), "NEWGL-OK"):
+		t.Skip("a GL context was made even without DISPLAY (EGL or similar)")
+	case !strings.Contains(string(out), "NEWGL-ERROR: opengl:"):
+		t.Fatalf("child output lacks the error:\n%s", out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "NEWGL-ERROR") {
+			t.Log(line)
 		}
 	}
 }
