@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"fyne.io/fyne/v2"
@@ -55,10 +56,13 @@ func runWindow(args []string) error {
 
 // newGPURenderer makes the window's GPU renderer. The window calls it on a goroutine once the
 // Fyne app has started (Fyne owns GLFW and the main thread, hence fyne.DoAndWait).
+// It says on stderr which renderer the window uses.
 func newGPURenderer() (app.Renderer, error) {
 	g, err := render.NewGL(render.Options{MainThread: fyne.DoAndWait})
 	if err != nil {
+		fmt.Fprintf(os.Stderr, "mandelscope: no OpenGL, the window renders on the CPU: %v\n", err)
 		return nil, err
 	}
+	fmt.Fprintf(os.Stderr, "mandelscope: the window renders with %s\n", g.Name())
 	return g, nil
 }
