@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"strings"
 	"sync"
@@ -111,7 +112,7 @@ func newBookmarksPanel(w *Window) *bookmarksPanel {
 		widget.NewButtonWithIcon("Import", theme.FolderOpenIcon(), p.showImportDialog),
 		widget.NewButtonWithIcon("Export", theme.DocumentSaveIcon(), p.showExportDialog),
 	)
-	width := canvas.NewRectangle(nil)
+	width := canvas.NewRectangle(color.Transparent)
 	width.SetMinSize(fyne.NewSize(300, 0))
 	top := container.NewVBox(widget.NewLabelWithStyle("Bookmarks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.filter)
 	bottom := container.NewVBox(p.status, buttons)

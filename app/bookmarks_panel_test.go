@@ -118,6 +118,10 @@ func TestBookmarksPanelFilterClickNavigates(t *testing.T) {
 	if !p.visible || p.list.Length() != 3 {
 		t.Fatalf("Ctrl+B: visible %v, %d rows", p.visible, p.list.Length())
 	}
+	// The panel paints (the software painter rejects, for example, a nil fill colour).
+	if img := w.FyneWindow().Canvas().Capture(); img.Bounds().Dx() < 100 {
+		t.Fatalf("capture %v", img.Bounds())
+	}
 	test.Type(p.filter, "VALLEY")
 	if p.list.Length() != 2 {
 		t.Fatalf("filter VALLEY: %d rows", p.list.Length())
