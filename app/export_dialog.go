@@ -1,0 +1,365 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"mandelscope/export"
+)
+
+// The export dialog: File > Export... (Ctrl+E) opens a form (size preset or custom WxH,
+// supersampling, folder and file name, the estimated file size); the export then runs in the
+// background with its own small progress window (percent, Mpx/s, time left, Cancel) while the
+// explorer window stays usable.
+
+func init() {
+	extensions = append(extensions, func(w *Window) {
+		ui := &exportUI{w: w}
+		w.AddMenuItem("File", fyne.NewMenuItem("Export...", ui.show))
+		w.AddToolbarItem(widget.NewToolbarAction(theme.DocumentSaveIcon(), ui.show))
+		w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, ui.show)
+		exportUIs.Store(w, ui)
+	})
+}
+
+// exportUIs finds a window's export UI (for tests).
+var exportUIs sync.Map
+
+// exportVersion is written into exported images' metadata.
+var exportVersion = "0.1.0"
+
+// exportPresets are the dialog's size choices.
+var exportPresets = []struct {
+	label string
+	w, h  int
+}{
+	{"1080p (1920x1080)", 1920, 1080},
+	{"4K (3840x2160)", 3840, 2160},
+	{"8K (7680x4320)", 7680, 4320},
+	{"16K (15360x8640)", 15360, 8640},
+	{"32K (30720x17280)", 30720, 17280},
+}
+
+const customSize = "Custom (WxH)"
+
+// exportSupersampling are the supersampling choices, index+1 being N.
+var exportSupersampling = []string{"1x (none)", "2x2", "3x3", "4x4"}
+
+// exportMaxSide is the largest side the dialog accepts (as the command line's).
+const exportMaxSide = 65536
+
+// exportUI is the export form and the exports it started.
+type exportUI struct {
+	w *Window
+
+	dlg      *dialog.CustomDialog
+	sizeSel  *widget.Select
+	custom   *widget.Entry
+	ssSel    *widget.Select
+	folder   *widget.Entry
+	name     *widget.Entry
+	estimate *widget.Label
+	problem  *widget.Label
+	exportBt *widget.Button
+
+	mu      sync.Mutex
+	running *exportRun // the export in progress, nil when none
+}
+
+// exportRun is one export running in the background.
+type exportRun struct {
+	cancel  context.CancelFunc
+	done    chan struct{}
+	win     fyne.Window
+	bar     *widget.ProgressBar
+	status  *widget.Label
+	cancel2 *widget.Button
+	err     error
+	sum     export.Summary
+}
+
+func (ui *exportUI) show() {
+	if ui.dlg == nil {
+		ui.build()
+	}
+	ui.refresh()
+	ui.dlg.Show()
+}
+
+func (ui *exportUI) build() {
+	labels := make([]string, 0, len(exportPresets)+1)
+	for _, p := range exportPresets {
+		labels = append(labels, p.label)
+	}
+	labels = append(labels, customSize)
+	ui.custom = widget.NewEntry()
+	ui.custom.SetPlaceHolder("e.g. 5000x3000")
+	ui.custom.OnChanged = func(string) { ui.refresh() }
+	ui.sizeSel = widget.NewSelect(labels, func(string) { ui.refresh() })
+	ui.sizeSel.SetSelectedIndex(1)
+	ui.ssSel = widget.NewSelect(exportSupersampling, func(string) { ui.refresh() })
+	ui.ssSel.SetSelectedIndex(0)
+	ui.folder = widget.NewEntry()
+	ui.folder.SetText(defaultExportFolder())
+	ui.folder.OnChanged = func(string) { ui.refresh() }
+	ui.name = widget.NewEntry()
+	ui.name.SetText("mandelscope-" + time.Now().Format("20060102-150405") + ".png")
+	ui.name.OnChanged = func(string) { ui.refresh() }
+	choose := widget.NewButtonWithIcon("", theme.FolderOpenIcon(), ui.chooseFolder)
+	ui.estimate = widget.NewLabel("")
+	ui.problem = widget.NewLabel("")
+	ui.problem.Importance = widget.DangerImportance
+	ui.problem.Wrapping = fyne.TextWrapWord
+	form := widget.NewForm(
+		widget.NewFormItem("Size", ui.sizeSel),
+		widget.NewFormItem("Custom size", ui.custom),
+		widget.NewFormItem("Supersampling", ui.ssSel),
+		widget.NewFormItem("Folder", container.NewBorder(nil, nil, nil, choose, ui.folder)),
+		widget.NewFormItem("File name", ui.name),
+		widget.NewFormItem("Estimate", ui.estimate),
+	)
+	content := container.NewVBox(form, ui.problem)
+	ui.dlg = dialog.NewCustom("Export image", "Cancel", content, ui.w.win)
+	ui.exportBt = widget.NewButtonWithIcon("Export", theme.DocumentSaveIcon(), ui.confirm)
+	ui.exportBt.Importance = widget.HighImportance
+	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { ui.dlg.Hide() })
+	ui.dlg.SetButtons([]fyne.CanvasObject{cancel, ui.exportBt})
+	ui.dlg.SetOnClosed(func() {
+		ui.mu.Lock()
+		busy := ui.running != nil
+		ui.mu.Unlock()
+		if !busy {
+			ui.w.SetExportFrame(0, 0)
+		}
+	})
+	ui.dlg.Resize(fyne.NewSize(520, 0))
+}
+
+func defaultExportFolder() string {
+	if home, err := os.UserHomeDir(); err == nil {
+		if st, err := os.Stat(filepath.Join(home, "Pictures")); err == nil && st.IsDir() {
+			return filepath.Join(home, "Pictures")
+		}
+		return home
+	}
+	if wd, err := os.Getwd(); err == nil {
+		return wd
+	}
+	return "."
+}
+
+func (ui *exportUI) chooseFolder() {
+	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
+		if err != nil {
+			ui.w.ShowError(err)
+			return
+		}
+		if u != nil {
+			ui.folder.SetText(u.Path())
+		}
+	}, ui.w.win)
+	if l, err := storage.ListerForURI(storage.NewFileURI(ui.folder.Text)); err == nil {
+		d.SetLocation(l)
+	}
+	d.Show()
+}
+
+// settings reads the form: size, supersampling, output path, or what is wrong.
+func (ui *exportUI) settings() (w, h, ss int, path string, err error) {
+	if ui.sizeSel.SelectedIndex() < len(exportPresets) && ui.sizeSel.SelectedIndex() >= 0 {
+		p := exportPresets[ui.sizeSel.SelectedIndex()]
+		w, h = p.w, p.h
+	} else {
+		w, h, err = parseWxH(ui.custom.Text)
+		if err != nil {
+			return 0, 0, 0, "", err
+		}
+	}
+	ss = max(1, ui.ssSel.SelectedIndex()+1)
+	name := strings.TrimSpace(ui.name.Text)
+	if name == "" {
+		return w, h, ss, "", errors.New("file name is empty")
+	}
+	if !strings.EqualFold(filepath.Ext(name), ".png") {
+		return w, h, ss, "", fmt.Errorf("file name %q must end in .png", name)
+	}
+	if strings.ContainsRune(name, filepath.Separator) {
+		return w, h, ss, "", fmt.Errorf("file name %q must not contain %c (choose the folder above)", name, filepath.Separator)
+	}
+	dir := strings.TrimSpace(ui.folder.Text)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return w, h, ss, "", fmt.Errorf("folder %q does not exist", dir)
+	}
+	return w, h, ss, filepath.Join(dir, name), nil
+}
+
+// parseWxH reads a custom size "WxH".
+func parseWxH(s string) (int, int, error) {
+	ws, hs, ok := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "x")
+	w, err1 := strconv.Atoi(strings.TrimSpace(ws))
+	h, err2 := strconv.Atoi(strings.TrimSpace(hs))
+	if !ok || err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("custom size %q must be WIDTHxHEIGHT, e.g. 5000x3000", s)
+	}
+	if w < 1 || h < 1 || w > exportMaxSide || h > exportMaxSide {
+		return 0, 0, fmt.Errorf("custom size %dx%d is out of range (each side 1 to %d)", w, h, exportMaxSide)
+	}
+	return w, h, nil
+}
+
+// refresh updates the estimate, the problem line, the Export button and the export frame.
+func (ui *exportUI) refresh() {
+	if ui.exportBt == nil {
+		return
+	}
+	if ui.sizeSel.Selected == customSize {
+		ui.custom.Enable()
+	} else {
+		ui.custom.Disable()
+	}
+	w, h, ss, _, err := ui.settings()
+	if w > 0 && h > 0 {
+		mpx := float64(w) * float64(h) / 1e6
+		ui.estimate.SetText(fmt.Sprintf("%.1f Mpx, %.1f M samples, about %s or less", mpx, mpx*float64(ss*ss), export.HumanBytes(export.EstimateSize(w, h))))
+		vw, vh := ui.w.ViewSize()
+		if vw > 0 && vh > 0 && int64(w)*int64(vh) != int64(h)*int64(vw) {
+			ui.w.SetExportFrame(w, h)
+		} else {
+			ui.w.SetExportFrame(0, 0)
+		}
+	} else {
+		ui.estimate.SetText("")
+	}
+	ui.mu.Lock()
+	busy := ui.running != nil
+	ui.mu.Unlock()
+	switch {
+	case err != nil:
+		ui.problem.SetText(err.Error())
+		ui.exportBt.Disable()
+	case busy:
+		ui.problem.SetText("An export is running; wait for it or cancel it.")
+		ui.exportBt.Disable()
+	default:
+		ui.problem.SetText("")
+		ui.exportBt.Enable()
+	}
+}
+
+// confirm checks the output path and starts the export, asking first before replacing a file
+// or when an interrupted export of the same file can be resumed.
+func (ui *exportUI) confirm() {
+	w, h, ss, path, err := ui.settings()
+	if err != nil {
+		ui.problem.SetText(err.Error())
+		return
+	}
+	opt := export.Options{Location: ui.w.Location(), Width: w, Height: h, Supersample: ss, Version: exportVersion}
+	start := func(o export.Options) {
+		ui.dlg.Hide()
+		ui.start(path, o)
+	}
+	if _, err := os.Stat(export.CheckpointPath(path)); err == nil {
+		dialog.ShowCustomConfirm("Interrupted export", "Resume", "Start over",
+			widget.NewLabel(filepath.Base(path)+" has an interrupted export.\nResume it (same view and settings) or start over?"),
+			func(resume bool) {
+				o := opt
+				if resume {
+					o.Resume = true
+				} else {
+					o.Overwrite = true
+				}
+				start(o)
+			}, ui.w.win)
+		return
+	}
+	if _, err := os.Lstat(path); err == nil {
+		dialog.ShowConfirm("Replace file?", filepath.Base(path)+" already exists. Replace it?", func(ok bool) {
+			if ok {
+				o := opt
+				o.Overwrite = true
+				start(o)
+			}
+		}, ui.w.win)
+		return
+	}
+	start(opt)
+}
+
+// exportRenderer is the renderer exports use: the window's (the GPU one once it runs) when
+// it can say its tile limit, else the CPU renderer.
+func (ui *exportUI) exportRenderer() export.TileRenderer {
+	if r, ok := ui.w.rend.get().(export.TileRenderer); ok {
+		return r
+	}
+	return ui.w.cpu
+}
+
+// start runs an export in the background with a progress window.
+func (ui *exportUI) start(path string, opt export.Options) {
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &exportRun{cancel: cancel, done: make(chan struct{})}
+	run.win = ui.w.app.NewWindow("Exporting " + filepath.Base(path))
+	run.bar = widget.NewProgressBar()
+	run.status = widget.NewLabel(fmt.Sprintf("%dx%d, starting...", opt.Width, opt.Height))
+	run.cancel2 = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() {
+		cancel()
+		run.status.SetText("Cancelling...")
+	})
+	run.win.SetContent(container.NewVBox(widget.NewLabel(path), run.bar, run.status, run.cancel2))
+	run.win.Resize(fyne.NewSize(460, 0))
+	run.win.SetOnClosed(cancel)
+	ui.mu.Lock()
+	ui.running = run
+	ui.mu.Unlock()
+	run.win.Show()
+
+	opt.Tile = 2048 // short turns on a shared GPU, so the preview keeps drawing
+	opt.Progress = func(p export.Progress) {
+		fyne.Do(func() {
+			run.bar.SetValue(p.Fraction())
+			run.status.SetText(fmt.Sprintf("%.0f%%  %.1f Mpx/s  %s left", 100*p.Fraction(), p.Rate, p.ETA.Round(time.Second)))
+		})
+	}
+	r := ui.exportRenderer()
+	go func() {
+		defer close(run.done)
+		run.sum, run.err = export.Export(ctx, r, path, opt)
+		cancel()
+		fyne.Do(func() {
+			ui.mu.Lock()
+			ui.running = nil
+			ui.mu.Unlock()
+			ui.w.SetExportFrame(0, 0)
+			run.cancel2.SetText("Close")
+			run.cancel2.SetIcon(theme.ConfirmIcon())
+			run.cancel2.OnTapped = run.win.Close
+			if run.err != nil {
+				run.status.SetText(run.err.Error())
+				run.status.Wrapping = fyne.TextWrapWord
+				if !errors.Is(run.err, export.ErrInterrupted) {
+					dialog.ShowError(run.err, run.win)
+				}
+				return
+			}
+			run.bar.SetValue(1)
+			s := run.sum
+			run.status.SetText(fmt.Sprintf("Done: %dx%d in %s, %.1f Mpx/s, %s", s.Width, s.Height, s.Elapsed.Round(100*time.Millisecond), s.Rate, export.HumanBytes(s.Bytes)))
+		})
+	}()
+}

@@ -1,0 +1,173 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"mandelscope/export"
+	"mandelscope/render/cpu"
+)
+
+func exportUIOf(t *testing.T, w *Window) *exportUI {
+	t.Helper()
+	v, ok := exportUIs.Load(w)
+	if !ok {
+		t.Fatal("the export extension did not register")
+	}
+	return v.(*exportUI)
+}
+
+// waitExport waits until no export is running.
+func waitExport(t *testing.T, ui *exportUI) *exportRun {
+	t.Helper()
+	ui.mu.Lock()
+	run := ui.running
+	ui.mu.Unlock()
+	if run == nil {
+		t.Fatal("no export started")
+	}
+	select {
+	case <-run.done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("export did not finish")
+	}
+	for i := 0; i < 200; i++ {
+		ui.mu.Lock()
+		busy := ui.running != nil
+		ui.mu.Unlock()
+		if !busy {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return run
+}
+
+// TestExportDialog: a custom non-square size with 2x2 supersampling exported from the dialog
+// gives the bytes export.Export writes for the window's view; bad input disables Export; an
+// existing file is not replaced without asking.
+func TestExportDialog(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := New(a, Options{Renderer: "cpu", Size: fyne.NewSize(400, 300)})
+	w.FyneWindow().Show()
+	ui := exportUIOf(t, w)
+	ui.show()
+	dir := t.TempDir()
+
+	ui.sizeSel.SetSelected(customSize)
+	ui.custom.SetText("")
+	test.Type(ui.custom, "97x61")
+	ui.ssSel.SetSelectedIndex(1)
+	ui.folder.SetText(dir)
+	ui.name.SetText("view.txt")
+	if !ui.exportBt.Disabled() || !strings.Contains(ui.problem.Text, ".png") {
+		t.Errorf("bad file name: button disabled %v, problem %q", ui.exportBt.Disabled(), ui.problem.Text)
+	}
+	ui.name.SetText("view.png")
+	ui.folder.SetText(filepath.Join(dir, "missing"))
+	if !ui.exportBt.Disabled() || !strings.Contains(ui.problem.Text, "does not exist") {
+		t.Errorf("missing folder: problem %q", ui.problem.Text)
+	}
+	ui.folder.SetText(dir)
+	ui.custom.SetText("0x5")
+	if !ui.exportBt.Disabled() || !strings.Contains(ui.problem.Text, "out of range") {
+		t.Errorf("bad size: problem %q", ui.problem.Text)
+	}
+	ui.custom.SetText("97x61")
+	ui.name.SetText("view.png")
+	if ui.exportBt.Disabled() {
+		t.Fatalf("Export disabled: %q", ui.problem.Text)
+	}
+	if !strings.Contains(ui.estimate.Text, "Mpx") {
+		t.Errorf("estimate %q", ui.estimate.Text)
+	}
+	if ui.w.frame.layout.w != 97 || ui.w.frame.layout.h != 61 {
+		t.Errorf("export frame %dx%d, want 97x61 (aspect differs from the view)", ui.w.frame.layout.w, ui.w.frame.layout.h)
+	}
+
+	test.Tap(ui.exportBt)
+	run := waitExport(t, ui)
+	if run.err != nil {
+		t.Fatal(run.err)
+	}
+	path := filepath.Join(dir, "view.png")
+	want := filepath.Join(t.TempDir(), "want.png")
+	if _, err := export.Export(context.Background(), &cpu.Renderer{}, want, export.Options{
+		Location: w.Location(), Width: 97, Height: 61, Supersample: 2, Version: exportVersion}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	exp, _ := os.ReadFile(want)
+	if len(got) == 0 || !bytes.Equal(got, exp) {
+		t.Fatalf("dialog export (%d bytes) differs from export.Export (%d bytes)", len(got), len(exp))
+	}
+	if !strings.HasPrefix(run.status.Text, "Done") {
+		t.Errorf("status %q", run.status.Text)
+	}
+
+	// Exporting again to the same name asks first and changes nothing by itself.
+	ui.show()
+	test.Tap(ui.exportBt)
+	time.Sleep(50 * time.Millisecond)
+	ui.mu.Lock()
+	started := ui.running != nil
+	ui.mu.Unlock()
+	if started {
+		t.Error("an export over an existing file started without asking")
+	}
+	if again, _ := os.ReadFile(path); !bytes.Equal(again, got) {
+		t.Error("the existing file changed")
+	}
+}
+
+// TestExportDialogCancel: Cancel in the progress window stops the export: no FILE.png, the
+// .part kept for resuming; the window stays usable meanwhile.
+func TestExportDialogCancel(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := New(a, Options{Renderer: "cpu", Size: fyne.NewSize(320, 200)})
+	w.FyneWindow().Show()
+	ui := exportUIOf(t, w)
+	ui.show()
+	dir := t.TempDir()
+	ui.sizeSel.SetSelectedIndex(1) // 4K
+	ui.ssSel.SetSelectedIndex(3)   // 4x4: long enough to cancel
+	ui.folder.SetText(dir)
+	ui.name.SetText("big.png")
+	test.Tap(ui.exportBt)
+	ui.mu.Lock()
+	run := ui.running
+	ui.mu.Unlock()
+	if run == nil {
+		t.Fatal("export did not start")
+	}
+	// The explorer window still navigates while the export runs.
+	before := w.Location()
+	w.zoomCentre(2)
+	if w.Location().Zoom.Equal(before.Zoom) {
+		t.Error("the window did not zoom during the export")
+	}
+	time.Sleep(300 * time.Millisecond)
+	test.Tap(run.cancel2)
+	run = waitExport(t, ui)
+	if run.err == nil {
+		t.Skip("the export finished before Cancel")
+	}
+	if !strings.Contains(run.err.Error(), "interrupted") {
+		t.Fatalf("err %v", run.err)
+	}
+	path := filepath.Join(dir, "big.png")
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("FILE.png exists after Cancel")
+	}
+	if _, err := os.Stat(export.PartPath(path)); err != nil {
+		t.Errorf(".part not kept: %v", err)
+	}
+}
