@@ -59,7 +59,8 @@ type Stats struct {
 const drawBudget = 1 << 28
 
 // GL renders frames with OpenGL on an offscreen context. Its methods may be called from any
-// goroutine, one at a time (Render calls are serialised).
+// goroutine; Render calls are serialised (one draws while the others wait). Close must not be
+// called on the thread that Options.MainThread (or Main) runs work on, as it waits for it.
 type GL struct {
 	opts       Options
 	mainThread func(f func())
@@ -77,7 +78,9 @@ type GL struct {
 	vao      uint32
 	fbo, rbo uint32
 	fbW, fbH int
-	stats    Stats
+
+	statsMu sync.Mutex // guards stats, so Stats does not wait for a Render in progress
+	stats   Stats
 }
 
 // NewGL makes an offscreen GL context: a hidden GLFW window (GL 4.1 core, forward
@@ -288,8 +291,8 @@ func (g *GL) Version() string { return g.version }
 
 // Stats returns the counters so far.
 func (g *GL) Stats() Stats {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	g.statsMu.Lock()
+	defer g.statsMu.Unlock()
 	return g.stats
 }
 
@@ -476,9 +479,11 @@ func (g *GL) drawTile(p *program, f fractal.Frame, tile image.Rectangle, stops [
 		gl.DrawArrays(gl.TRIANGLES, 0, 3)
 		gl.Finish()
 		d := time.Since(start)
+		g.statsMu.Lock()
 		g.stats.Draws++
 		g.stats.DrawTime += d
 		g.stats.LongestDraw = max(g.stats.LongestDraw, d)
+		g.statsMu.Unlock()
 	}
 	gl.Disable(gl.SCISSOR_TEST)
 
@@ -488,9 +493,11 @@ func (g *GL) drawTile(p *program, f fractal.Frame, tile image.Rectangle, stops [
 	gl.ReadBuffer(gl.COLOR_ATTACHMENT0)
 	gl.ReadPixels(0, 0, int32(w), int32(h), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(&dst.Pix[0]))
 	gl.PixelStorei(gl.PACK_ROW_LENGTH, 0)
+	g.statsMu.Lock()
 	g.stats.ReadBack += time.Since(start)
 	g.stats.Tiles++
 	g.stats.Pixels += int64(w) * int64(h)
+	g.statsMu.Unlock()
 	if e := gl.GetError(); e != gl.NO_ERROR {
 		return fmt.Errorf("drawing tile %v: GL error 0x%x", tile, e)
 	}
