@@ -98,6 +98,12 @@ func load(path string) (*Store, []byte, error) {
 // something writes the result atomically, keeping the previous text as path + ".bak". An
 // error from fn writes nothing. A damaged file is never overwritten.
 func Update(path string, fn func(*Store) error) error {
+	// A bookmarks file that is a symbolic link (into a dotfiles folder, say) stays one: the
+	// file it points to is written (created, if the link dangles).
+	path, err := followLinks(path)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("cannot create the folder for bookmarks file %s: %v", path, plainErr(err))
 	}
@@ -133,6 +139,27 @@ func Update(path string, fn func(*Store) error) error {
 		return fmt.Errorf("cannot write bookmarks file %s: %v", path, err)
 	}
 	return nil
+}
+
+// followLinks returns the file that path names after following symbolic links, the last of
+// which may point to a file that does not exist yet.
+func followLinks(path string) (string, error) {
+	orig := path
+	for range 40 {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		t, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("cannot follow the link %s: %v", orig, plainErr(err))
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(filepath.Dir(path), t)
+		}
+		path = t
+	}
+	return "", fmt.Errorf("cannot follow the link %s: too many levels of links", orig)
 }
 
 // writeAtomic writes data to path through a temporary file in the same folder: write, fsync,

@@ -562,3 +562,41 @@ func TestTypeErrorMessages(t *testing.T) {
 		}
 	}
 }
+
+func TestSymlinkedFileStaysALink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles", "bookmarks.json")
+	os.MkdirAll(filepath.Dir(target), 0o755)
+	if err := Add(target, Bookmark{Name: "a", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "config", "bookmarks.json")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := Add(link, Bookmark{Name: "b", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced by a file")
+	}
+	s, err := Load(target)
+	if err != nil || strings.Join(s.Names(), ",") != "a,b" {
+		t.Fatalf("target has %v (%v)", s.Names(), err)
+	}
+	// A dangling link gets its target created; a loop is reported.
+	dangling := filepath.Join(dir, "dangling.json")
+	os.Symlink(filepath.Join("later", "x.json"), dangling)
+	if err := Add(dangling, Bookmark{Name: "c", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Load(filepath.Join(dir, "later", "x.json")); err != nil || s.Len() != 1 {
+		t.Fatalf("dangling link target: %v", err)
+	}
+	loop := filepath.Join(dir, "loop.json")
+	os.Symlink(loop, loop)
+	if err := Add(loop, Bookmark{Name: "c", Location: fractal.Home()}); err == nil || !strings.Contains(err.Error(), "cannot follow the link "+loop) {
+		t.Fatalf("link loop: %v", err)
+	}
+}
