@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -273,4 +274,27 @@ func decodeRGBA(t *testing.T, path string) *image.RGBA {
 		}
 	}
 	return out
+}
+
+// TestExportFullDisk exports to a 1 MB tmpfs (root only; skipped where mount fails): a warning
+// before starting, then "no space left on DIR", exit 1, no FILE.png and no .part.
+func TestExportFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	defer exec.Command("umount", dir).Run()
+	out := filepath.Join(dir, "full.png")
+	code, _, errs := exportCmd("--renderer=cpu", "--size=2400x1600", "--center=-0.7453,0.1127", "--zoom=180", "--iterations=300", "-o", out)
+	if code != 1 || !strings.Contains(errs, "no space left on "+dir) {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "warning: "+dir+" has") {
+		t.Errorf("no low-disk warning: %s", errs)
+	}
+	for _, p := range []string{out, export.PartPath(out)} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s exists", p)
+		}
+	}
 }

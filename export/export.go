@@ -384,6 +384,24 @@ type exporter struct {
 	compressNS atomic.Int64
 }
 
+// bufPool recycles the compressed blocks between the workers and the writer.
+type bufPool struct{ p sync.Pool }
+
+var outPool bufPool
+
+func (b *bufPool) get(n int) []byte {
+	if v, ok := b.p.Get().(*[]byte); ok && cap(*v) >= n {
+		return (*v)[:0]
+	}
+	return make([]byte, 0, n+n/4)
+}
+
+func (b *bufPool) put(buf []byte) {
+	if cap(buf) > 0 {
+		b.p.Put(&buf)
+	}
+}
+
 // strip is a rendered strip on its way to the writer.
 type strip struct {
 	k   int
@@ -445,7 +463,7 @@ func (e *exporter) run(ctx context.Context) error {
 					t := time.Now()
 					var out []byte
 					out, j.adler, j.raw, j.err = c.compress(j.s.buf, p.N, p.W, j.r0, j.r1)
-					j.out = append(j.out[:0], out...)
+					j.out = append(outPool.get(len(out)), out...)
 					e.compressNS.Add(int64(time.Since(t)))
 				} else if err != nil {
 					j.err = err
@@ -476,6 +494,7 @@ func (e *exporter) run(ctx context.Context) error {
 			}
 			t := time.Now()
 			err = e.pw.WriteBlock(j.out, j.adler, j.raw)
+			outPool.put(j.out)
 			j.out = nil
 			if err == nil && j.last {
 				err = e.durable(j.s.k + 1)
