@@ -8,13 +8,15 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"mandelscope/app"
+	"mandelscope/app/preview"
 	"mandelscope/assets"
 	"mandelscope/fractal"
 	"mandelscope/render"
 )
 
-// runWindow opens the explorer window: `mandelscope [--renderer=auto|gpu|cpu] [location
-// flags]`. It returns when the window is closed.
+// runWindow opens the explorer window: `mandelscope [--renderer=auto|gpu|cpu] [--size=WxH]
+// [location flags]`. It returns when the window is closed. With MANDELSCOPE_TRACE_FRAMES set
+// in the environment it prints a line on stderr for every frame shown.
 func runWindow(args []string) error {
 	fs := newFlagSet("", os.Stderr)
 	lf := addLocationFlags(fs)
@@ -46,6 +48,13 @@ func runWindow(args []string) error {
 	}
 	if *rend == "cpu" {
 		opts.NewGPU = nil
+	}
+	if os.Getenv("MANDELSCOPE_TRACE_FRAMES") != "" {
+		opts.OnFrame = func(r preview.Result) {
+			fmt.Fprintf(os.Stderr, "frame %dx%d scale 1/%d render %.1f ms total %.1f ms interactive %v\n",
+				r.Stats.Width, r.Stats.Height, r.Stats.Scale, float64(r.Stats.Render.Microseconds())/1000,
+				float64(r.Stats.Total.Microseconds())/1000, r.Req.Interactive)
+		}
 	}
 	a := fyneapp.NewWithID("io.mandelscope.app")
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))

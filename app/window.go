@@ -58,6 +58,8 @@ type Options struct {
 	Size fyne.Size
 	// Idle is how long input must stop before refining to full resolution (150 ms when 0).
 	Idle time.Duration
+	// OnFrame, when set, is called on the UI goroutine with every frame shown (for tracing).
+	OnFrame func(preview.Result)
 }
 
 // Window is the explorer window.
@@ -313,6 +315,12 @@ func (w *Window) deliver(res preview.Result) {
 		if res.Req.Seq < w.shownSeq {
 			return
 		}
+		if res.Partial {
+			w.shownSeq = res.Req.Seq
+			w.view.setImage(res.Image)
+			w.statusTime.SetText(fmt.Sprintf("refining %.0f%%", 100*res.Done))
+			return
+		}
 		w.shownSeq = res.Req.Seq
 		w.mu.Lock()
 		w.shown = res.Image
@@ -323,6 +331,9 @@ func (w *Window) deliver(res preview.Result) {
 			t += fmt.Sprintf(" (1/%d)", res.Stats.Scale)
 		}
 		w.statusTime.SetText("frame " + t)
+		if w.opts.OnFrame != nil {
+			w.opts.OnFrame(res)
+		}
 	})
 }
 

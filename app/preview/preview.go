@@ -65,8 +65,9 @@ type Scheduler struct {
 	// about BandTime.
 	Bands int
 
-	mu      sync.Mutex
-	nsPerPx float64 // estimated render cost per pixel (ns), 0 until measured
+	mu          sync.Mutex
+	nsPerPx     float64 // estimated cost per pixel of interactive frames (ns), 0 until measured
+	fullNsPerPx float64 // the same for full frames
 }
 
 // New returns a scheduler for r.
@@ -77,6 +78,7 @@ func (s *Scheduler) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.nsPerPx = 0
+	s.fullNsPerPx = 0
 }
 
 // CostPerPixel returns the current estimate of the render cost per pixel (0 before any frame).
@@ -199,20 +201,51 @@ func (s *Scheduler) InteractiveAt(loc fractal.Location, w, h, sc int) (*image.RG
 // Full renders loc at w x h at full resolution, in bands; between bands it calls stale (when
 // not nil) and gives up, returning a nil image and Canceled stats, if it reports true.
 func (s *Scheduler) Full(loc fractal.Location, w, h int, stale func() bool) (*image.RGBA, FrameStats, error) {
+	return s.FullWith(loc, w, h, FullOptions{Stale: stale})
+}
+
+// ProgressInterval is the least time between two progress calls of a full frame.
+const ProgressInterval = 200 * time.Millisecond
+
+// FullOptions are the optional parts of a full-resolution render.
+type FullOptions struct {
+	// Stale is polled between bands; true abandons the frame.
+	Stale func() bool
+	// Base (w x h) is what the rows not yet rendered show in progress reports: the last
+	// interactive frame of the same view. Nil means black.
+	Base *image.RGBA
+	// Progress, when set, receives a copy of the frame so far (rendered bands over Base) and
+	// the fraction done, at most every ProgressInterval while the frame takes longer.
+	Progress func(partial *image.RGBA, done float64)
+	// Every is the least time between progress calls: 0 means ProgressInterval, a negative
+	// value every band.
+	Every time.Duration
+}
+
+// FullWith is Full with progress reports over a base picture.
+func (s *Scheduler) FullWith(loc fractal.Location, w, h int, o FullOptions) (*image.RGBA, FrameStats, error) {
 	if w < 1 || h < 1 {
 		return nil, FrameStats{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
 	}
 	start := time.Now()
 	f := fractal.NewFrame(loc, w, h)
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	if o.Base != nil && o.Base.Rect.Dx() == w && o.Base.Rect.Dy() == h {
+		copy(img.Pix, o.Base.Pix)
+	}
 	bands := s.Bands
 	if bands <= 0 {
 		bands = s.autoBands(w, h)
 	}
 	bands = max(1, min(bands, h))
 	st := FrameStats{Scale: 1, Width: w, Height: h, RenderW: w, RenderH: h, Precision: f.Precision()}
+	lastReport := start
+	every := o.Every
+	if every == 0 {
+		every = ProgressInterval
+	}
 	for b := range bands {
-		if stale != nil && stale() {
+		if o.Stale != nil && o.Stale() {
 			st.Canceled = true
 			st.Render = time.Since(start)
 			st.Total = st.Render
@@ -224,10 +257,23 @@ func (s *Scheduler) Full(loc fractal.Location, w, h int, stale func() bool) (*im
 			return nil, FrameStats{}, err
 		}
 		st.PixelsRendered += rect.Dx() * rect.Dy()
+		if o.Progress != nil && b < bands-1 && time.Since(lastReport) >= every {
+			lastReport = time.Now()
+			cp := image.NewRGBA(img.Rect)
+			copy(cp.Pix, img.Pix)
+			o.Progress(cp, float64(y1)/float64(h))
+		}
 	}
 	st.Render = time.Since(start)
 	st.Total = st.Render
-	s.observe(st.Render, w*h)
+	s.mu.Lock()
+	c := float64(st.Render.Nanoseconds()) / float64(w*h)
+	if s.fullNsPerPx == 0 {
+		s.fullNsPerPx = c
+	} else {
+		s.fullNsPerPx = 0.5*s.fullNsPerPx + 0.5*c
+	}
+	s.mu.Unlock()
 	return img, st, nil
 }
 
@@ -235,7 +281,10 @@ func (s *Scheduler) Full(loc fractal.Location, w, h int, stale func() bool) (*im
 // at least 4 rows a band.
 func (s *Scheduler) autoBands(w, h int) int {
 	s.mu.Lock()
-	cost := s.nsPerPx
+	cost := s.fullNsPerPx
+	if cost == 0 {
+		cost = s.nsPerPx
+	}
 	s.mu.Unlock()
 	if cost == 0 {
 		return min(4, h)

@@ -288,3 +288,50 @@ func recv(t *testing.T, ch chan Result) Result {
 	}
 	return Result{}
 }
+
+// Progress reports of a full frame show the rendered bands over the base picture.
+func TestFullProgress(t *testing.T) {
+	loc := testLoc()
+	const w, h = 90, 64
+	s := New(&cpu.Renderer{})
+	s.Bands = 4
+	base := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range base.Pix {
+		base.Pix[i] = 77
+	}
+	var dones []float64
+	var partials []*image.RGBA
+	img, _, err := s.FullWith(loc, w, h, FullOptions{Base: base, Every: -1, Progress: func(p *image.RGBA, done float64) {
+		dones = append(dones, done)
+		partials = append(partials, p)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dones) != 3 || dones[0] != 0.25 || dones[1] != 0.5 || dones[2] != 0.75 {
+		t.Fatalf("progress %v, want 0.25 0.5 0.75", dones)
+	}
+	for i, p := range partials {
+		split := h * (i + 1) / 4
+		for y := 0; y < h; y++ {
+			row := p.Pix[y*p.Stride : y*p.Stride+w*4]
+			want := img.Pix[y*img.Stride : y*img.Stride+w*4]
+			if y >= split {
+				want = base.Pix[y*base.Stride : y*base.Stride+w*4]
+			}
+			for x := range row {
+				if row[x] != want[x] {
+					t.Fatalf("report %d, row %d: not the %s", i, y, map[bool]string{true: "base", false: "rendered band"}[y >= split])
+				}
+			}
+		}
+	}
+	for i := range img.Pix {
+		if img.Pix[i] == 77 && i%4 != 3 {
+			// a channel may legitimately be 77; make sure not all of a pixel is the base
+			if img.Pix[i-i%4] == 77 && img.Pix[i-i%4+1] == 77 && img.Pix[i-i%4+2] == 77 {
+				t.Fatalf("final frame shows the base at byte %d", i)
+			}
+		}
+	}
+}

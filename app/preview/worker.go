@@ -19,12 +19,16 @@ type Request struct {
 	Seq         uint64 // increasing number given by the worker
 }
 
-// Result is a finished render handed to the worker's deliver function.
+// Result is a render handed to the worker's deliver function: a finished frame, or with
+// Partial set, a full-resolution frame in progress (Done of it rendered, the rest showing the
+// interactive frame before it).
 type Result struct {
-	Req   Request
-	Image *image.RGBA
-	Stats FrameStats
-	Err   error
+	Req     Request
+	Image   *image.RGBA
+	Stats   FrameStats
+	Err     error
+	Partial bool
+	Done    float64
 }
 
 // Worker renders requests one at a time on its own goroutine. At most one request waits:
@@ -46,6 +50,9 @@ type Worker struct {
 	done    chan struct{}
 	busy    bool
 	dropped int
+
+	last    *image.RGBA // the last image delivered, and its request
+	lastReq Request
 }
 
 // NewWorker starts a worker that renders through s and hands each finished frame to
@@ -158,11 +165,23 @@ func (w *Worker) loop() {
 			if r.Interactive {
 				res.Image, res.Stats, res.Err = w.s.Interactive(r.Loc, r.W, r.H)
 			} else {
-				res.Image, res.Stats, res.Err = w.s.Full(r.Loc, r.W, r.H, func() bool {
-					w.mu.Lock()
-					defer w.mu.Unlock()
-					return w.closed || w.pending != nil
-				})
+				o := FullOptions{
+					Stale: func() bool {
+						w.mu.Lock()
+						defer w.mu.Unlock()
+						return w.closed || w.pending != nil
+					},
+					Progress: func(img *image.RGBA, done float64) {
+						w.deliver(Result{Req: r, Image: img, Partial: true, Done: done})
+					},
+				}
+				if w.last != nil && w.lastReq.W == r.W && w.lastReq.H == r.H && w.lastReq.Loc.String() == r.Loc.String() {
+					o.Base = w.last
+				}
+				res.Image, res.Stats, res.Err = w.s.FullWith(r.Loc, r.W, r.H, o)
+			}
+			if res.Err == nil && res.Image != nil {
+				w.last, w.lastReq = res.Image, r
 			}
 			if res.Err != nil || res.Image != nil {
 				w.deliver(res)
