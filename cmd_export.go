@@ -86,7 +86,7 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	lf := addLocationFlags(fs)
 	size := fs.String("size", "", "image size WxH or 1080p, 4k, 8k, 16k, 32k (default: 1080p, or --from's size)")
 	ss := fs.Int("supersample", 1, "N: average N x N samples per pixel (1 to 4)")
-	tile := fs.Int("tile", 0, "tile edge cap in pixels, at least 16 (default: the renderer's maximum)")
+	tile := fs.Int("tile", 0, "tile edge cap in pixels, at least 16 (default: the GPU's maximum; 1024 on the CPU)")
 	renderer := fs.String("renderer", "gpu", "gpu (OpenGL, falls back to the CPU) or cpu")
 	fs.BoolVar(&job.resume, "resume", false, "continue an interrupted export of the same image from FILE.png.part")
 	fs.BoolVar(&job.force, "force", false, "overwrite FILE.png if it exists (and start over an interrupted export)")

@@ -572,3 +572,19 @@ func TestEncodeSplitsIDAT(t *testing.T) {
 		}
 	}
 }
+
+// TestEdgeSizes: one-pixel-wide and one-row images, and supersampling of a tiny image.
+func TestEdgeSizes(t *testing.T) {
+	for _, tc := range []struct{ w, h, n int }{{1, 1, 1}, {1, 300, 1}, {300, 1, 1}, {17, 16, 4}, {2, 3, 3}} {
+		t.Run(fmt.Sprintf("%dx%dx%d", tc.w, tc.h, tc.n), func(t *testing.T) {
+			path, _ := export(t, t.TempDir(), Options{Location: testLoc(), Width: tc.w, Height: tc.h, Supersample: tc.n, Tile: 16})
+			got := decode(t, path)
+			if got.Bounds().Dx() != tc.w || got.Bounds().Dy() != tc.h {
+				t.Fatalf("size %v", got.Bounds())
+			}
+			if tc.n == 1 {
+				samePixels(t, got, oneTile(t, fractal.NewFrame(testLoc(), tc.w, tc.h)))
+			}
+		})
+	}
+}
