@@ -7,8 +7,10 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -30,6 +32,10 @@ const (
 	// bookmark stays quick at any depth.
 	bookmarkThumbMaxIter = 20000
 )
+
+// bookmarksWatch is how often the open panel looks whether the file changed (the command
+// line may add bookmarks while the window is open); 0 turns the watch off.
+var bookmarksWatch = 2 * time.Second
 
 func init() {
 	extensions = append(extensions, installBookmarksPanel)
@@ -65,6 +71,7 @@ type bookmarksPanel struct {
 	deleted *deletedBookmark
 	root    fyne.CanvasObject
 	visible bool
+	stop    chan struct{} // closes the watch of the file while the panel is shown
 }
 
 // deletedBookmark is what Undo puts back.
@@ -195,11 +202,52 @@ func (p *bookmarksPanel) toggle() {
 	if p.visible {
 		p.visible = false
 		p.w.SetSidePanel(nil)
+		if p.stop != nil {
+			close(p.stop)
+			p.stop = nil
+		}
 		return
 	}
 	p.visible = true
 	p.w.SetSidePanel(p.root)
-	p.showErr(p.reload())
+	err := p.reload()
+	if bookmarksWatch > 0 && p.pathErr == nil {
+		p.stop = make(chan struct{})
+		go watchFile(p.path, bookmarksWatch, p.stop, func() {
+			fyne.Do(func() {
+				if p.visible {
+					p.reload()
+				}
+			})
+		})
+	}
+	p.showErr(err)
+}
+
+// watchFile calls changed (on its own goroutine) whenever the file's size or time changes,
+// looking every so often, until stop is closed.
+func watchFile(path string, every time.Duration, stop chan struct{}, changed func()) {
+	stamp := func() string {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err.Error()
+		}
+		return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+	}
+	last := stamp()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if s := stamp(); s != last {
+				last = s
+				changed()
+			}
+		}
+	}
 }
 
 // reload reads the file again. A file that cannot be read empties the list and says why in

@@ -33,7 +33,9 @@ func newBookmarksTestWindow(t *testing.T) (*Window, *bookmarksPanel, string) {
 	// History entries are settled by hand (navigator.settle) in tests: no timer goroutines.
 	settle := historySettle
 	historySettle = time.Hour
-	t.Cleanup(func() { historySettle = settle })
+	watch := bookmarksWatch
+	bookmarksWatch = 0 // no file-watch goroutine either (TestBookmarksPanelWatch turns it on)
+	t.Cleanup(func() { historySettle, bookmarksWatch = settle, watch })
 	a := test.NewTempApp(t)
 	w := New(a, Options{Renderer: "cpu", Size: fyne.NewSize(720, 420)})
 	w.FyneWindow().Show()
@@ -256,5 +258,34 @@ func TestBookmarksPanelImportExport(t *testing.T) {
 	}
 	if s, _ := bookmarks.Load(path); s.Len() != 2 {
 		t.Fatal("bad import changed the store")
+	}
+}
+
+// TestBookmarksPanelWatch checks that the open panel notices bookmarks another process adds.
+func TestBookmarksPanelWatch(t *testing.T) {
+	_, p, path := newBookmarksTestWindow(t)
+	p.toggle()
+	if p.stop != nil {
+		t.Fatal("watch started while turned off")
+	}
+	if err := bookmarks.Add(path, bookmarks.Bookmark{Name: "a", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	changed := make(chan struct{}, 100)
+	go watchFile(path, 10*time.Millisecond, stop, func() { changed <- struct{}{} })
+	time.Sleep(50 * time.Millisecond) // the watch takes its first look
+	if err := bookmarks.Add(path, bookmarks.Bookmark{Name: "from the CLI", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the change was not noticed")
+	}
+	p.reload() // what the notice does, on the UI goroutine
+	if p.list.Length() != 2 {
+		t.Fatalf("%d rows", p.list.Length())
 	}
 }
