@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"math"
 	"strconv"
 	"sync"
@@ -71,15 +72,30 @@ func (v *fractalView) CreateRenderer() fyne.WidgetRenderer {
 // MinSize lets the window shrink the view freely.
 func (v *fractalView) MinSize() fyne.Size { return fyne.NewSize(64, 48) }
 
-// Resize re-renders at the new size (full resolution) when the pixel size changes.
+// Resize re-renders at the new pixel size. Until the new frame arrives the old one is shown
+// unstretched, centred (the view's centre stays put), with black where it does not reach.
 func (v *fractalView) Resize(s fyne.Size) {
 	v.BaseWidget.Resize(s)
 	pw, ph := v.pixelSize()
-	if pw != v.lastW || ph != v.lastH {
-		v.lastW, v.lastH = pw, ph
-		v.w.updateStatus()
-		v.w.requestRender(false)
+	if pw == v.lastW && ph == v.lastH {
+		return
 	}
+	first := v.lastW == 0 && v.lastH == 0
+	v.lastW, v.lastH = pw, ph
+	if old, ok := v.img.Image.(*image.RGBA); ok && pw > 0 && ph > 0 && old.Rect.Dx() > 1 {
+		v.setImage(recentre(old, pw, ph))
+	}
+	v.w.updateStatus()
+	v.w.requestRender(!first)
+}
+
+// recentre returns a w x h picture with src's centre at its centre, black elsewhere.
+func recentre(src *image.RGBA, w, h int) *image.RGBA {
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.Draw(dst, dst.Rect, image.NewUniform(color.Black), image.Point{}, draw.Src)
+	off := image.Pt((w-src.Rect.Dx())/2, (h-src.Rect.Dy())/2)
+	draw.Draw(dst, src.Rect.Add(off), src, src.Rect.Min, draw.Src)
+	return dst
 }
 
 // scale is the canvas scale: physical pixels per logical unit.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"image"
 	"math"
 	"strconv"
 	"strings"
@@ -440,4 +441,39 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatalf("timed out waiting for %s", what)
+}
+
+// Resizing shows the old frame unstretched, centred, then re-renders at the new size.
+func TestResize(t *testing.T) {
+	w := newTestWindow(t)
+	pw, ph := w.ViewSize()
+	waitFor(t, "the first frame", func() bool {
+		img := w.shownImage()
+		return img != nil && img.Rect.Dx() == pw && img.Rect.Dy() == ph
+	})
+	old := w.shownImage()
+	w.FyneWindow().Resize(fyne.NewSize(620, 400))
+	nw, nh := w.ViewSize()
+	if nw == pw && nh == ph {
+		t.Fatalf("view size unchanged at %dx%d", nw, nh)
+	}
+	shown, ok := w.view.img.Image.(*image.RGBA)
+	if !ok || shown.Rect.Dx() != nw || shown.Rect.Dy() != nh {
+		t.Fatalf("right after the resize the view shows %v, want %dx%d", shown.Rect, nw, nh)
+	}
+	// the old frame, unscaled, centred: pixel p of the old is pixel p+off of the new
+	off := image.Pt((nw-pw)/2, (nh-ph)/2)
+	for _, p := range []image.Point{{pw / 2, ph / 2}, {pw/2 - 40, ph/2 + 17}, {pw/2 + 90, ph/2 - 30}} {
+		q := p.Add(off)
+		if !q.In(shown.Rect) {
+			continue
+		}
+		if a, b := old.RGBAAt(p.X, p.Y), shown.RGBAAt(q.X, q.Y); a != b {
+			t.Errorf("old pixel %v is %v, new pixel %v is %v: not the old frame recentred", p, a, q, b)
+		}
+	}
+	waitFor(t, "a frame at the new size", func() bool {
+		img := w.shownImage()
+		return img != nil && img.Rect.Dx() == nw && img.Rect.Dy() == nh
+	})
 }
