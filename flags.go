@@ -35,17 +35,28 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args, turning flag errors into one-line usage errors. It returns the
-// positional arguments.
+// parseFlags parses args, turning flag errors into one-line usage errors. Flags may come
+// before or after positional arguments ("probe 10,20 --zoom=5" works); it returns the
+// positional arguments in order. A lone "--" ends the flags.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			fs.Usage()
-			return nil, err
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return nil, err // the flag package has printed the usage
+			}
+			return nil, usageErr("%v", err)
 		}
-		return nil, usageErr("%v", err)
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
-	return fs.Args(), nil
 }
 
 // flagWasSet reports whether the named flag was given on the command line.

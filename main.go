@@ -18,6 +18,9 @@ import (
 	"io"
 	"os"
 	"runtime"
+
+	// First: keeps Fyne from logging locale errors under LANG=C (see the package comment).
+	_ "mandelscope/internal/clocale"
 )
 
 // Version is the program version, written into exported images.
