@@ -204,7 +204,7 @@ func warnLowDisk(job exportJob, stderr io.Writer) {
 	}
 	free := int64(st.Bavail) * int64(st.Bsize)
 	if need := export.EstimateSize(job.w, job.h); free < need {
-		fmt.Fprintf(stderr, "mandelscope export: warning: %s has %s free; the image may need about %s\n",
+		fmt.Fprintf(stderr, "mandelscope export: warning: %s has %s free; the image may need up to about %s\n",
 			filepath.Dir(job.out), export.HumanBytes(free), export.HumanBytes(need))
 	}
 }

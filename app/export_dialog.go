@@ -235,7 +235,8 @@ func (ui *exportUI) refresh() {
 	w, h, ss, _, err := ui.settings()
 	if w > 0 && h > 0 {
 		mpx := float64(w) * float64(h) / 1e6
-		ui.estimate.SetText(fmt.Sprintf("%.1f Mpx, %.1f M samples, about %s or less", mpx, mpx*float64(ss*ss), export.HumanBytes(export.EstimateSize(w, h))))
+		lo, hi := export.EstimateRange(w, h)
+		ui.estimate.SetText(fmt.Sprintf("%.1f Mpx (%.0f M samples), file %s to %s", mpx, mpx*float64(ss*ss), export.HumanBytes(lo), export.HumanBytes(hi)))
 		vw, vh := ui.w.ViewSize()
 		if vw > 0 && vh > 0 && int64(w)*int64(vh) != int64(h)*int64(vw) {
 			ui.w.SetExportFrame(w, h)

@@ -268,7 +268,7 @@ func (e *exporter) fail(err error) error {
 			os.Remove(e.part)
 			os.Remove(e.ckpt)
 		}
-		return fmt.Errorf("%w on %s: the export needs about %s; the partial file %s was removed", ErrNoSpace, dir, humanBytes(EstimateSize(e.opt.Width, e.opt.Height)), filepath.Base(e.part))
+		return fmt.Errorf("%w on %s: the export may need up to about %s; the partial file %s was removed", ErrNoSpace, dir, humanBytes(EstimateSize(e.opt.Width, e.opt.Height)), filepath.Base(e.part))
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrInterrupted) {
 		if _, statErr := os.Stat(e.ckpt); statErr == nil {
