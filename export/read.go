@@ -42,14 +42,19 @@ type Metadata struct {
 // exactly as given), supersampling, program version and a human Description.
 func MetadataText(loc fractal.Location, width, height, supersample int, version string) []Text {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	desc := fmt.Sprintf("Mandelbrot set, centre %s %+si, zoom %s, %d iterations, palette %s, %dx%d",
-		clipDigits(loc.Re.String()), clipDigits(loc.Im.String()), loc.Zoom, loc.Iterations, loc.Color.Palette, width, height)
+	im := clipDigits(loc.Im.String())
+	switch {
+	case strings.HasPrefix(im, "-"):
+		im = "- " + im[1:]
+	case strings.HasPrefix(im, "+"):
+		im = "+ " + im[1:]
+	default:
+		im = "+ " + im
+	}
+	desc := fmt.Sprintf("Mandelbrot set centred on %s %si, zoom %s, %d iterations, palette %s, %dx%d pixels",
+		clipDigits(loc.Re.String()), im, loc.Zoom, loc.Iterations, loc.Color.Palette, width, height)
 	if supersample > 1 {
 		desc += fmt.Sprintf(", %dx%d supersampled", supersample, supersample)
-	}
-	if strings.HasPrefix(loc.Im.String(), "-") || strings.HasPrefix(loc.Im.String(), "+") {
-		desc = strings.Replace(desc, " +-", " -", 1)
-		desc = strings.Replace(desc, " ++", " +", 1)
 	}
 	return []Text{
 		{"Software", "Mandelscope " + version},
