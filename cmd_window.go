@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 
@@ -23,6 +25,9 @@ func runWindow(args []string) error {
 	rend := fs.String("renderer", "auto", "renderer: auto (GPU, falling back to the CPU), gpu or cpu")
 	size := fs.String("size", "", "initial view size WxH in screen units (default 1280x800)")
 	rest, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"mandelscope/fractal"
+)
+
+// The bench's last line is one JSON object with the figures; the path reaches zoom 1e10.
+func TestBenchCPU(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"bench", "--renderer=cpu", "--size=48x30"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) < 5 {
+		t.Fatalf("output too short:\n%s", out.String())
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+		t.Fatalf("last line is not JSON: %v\n%s", err, lines[len(lines)-1])
+	}
+	for _, k := range []string{"interactive_p95_ms", "full_frame_median_ms", "mpix_per_s", "renderer", "interactive_frames", "full_frames", "size"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, lines[len(lines)-1])
+		}
+	}
+	if res["renderer"] != "cpu" || res["size"] != "48x30" {
+		t.Errorf("renderer %v size %v", res["renderer"], res["size"])
+	}
+	if n, _ := res["full_frames"].(float64); n != 11 {
+		t.Errorf("full frames %v, want one per decade from 1 to 1e10 (11)", res["full_frames"])
+	}
+	if n, _ := res["interactive_frames"].(float64); n < 100 {
+		t.Errorf("interactive frames %v, want a long path", res["interactive_frames"])
+	}
+	if z, _ := res["final_zoom"].(float64); math.Abs(z/1e10-1) > 1e-6 {
+		t.Errorf("final zoom %v, want 1e10", res["final_zoom"])
+	}
+}
+
+// The scripted path ends at 1e10 with the target in view, with pans at every decade.
+func TestBenchScript(t *testing.T) {
+	const w, h = 1280, 720
+	steps := benchScript(w, h)
+	last := steps[len(steps)-1]
+	if !last.full || math.Abs(last.loc.ZoomFloat()/1e10-1) > 1e-9 {
+		t.Fatalf("last step %v full=%v, want a full frame at 1e10", last.loc, last.full)
+	}
+	s := fractal.Spacing(last.loc.ZoomFloat(), w, h)
+	dx := (benchTarget[0] - last.loc.Re.Float64()) / s
+	dy := (benchTarget[1] - last.loc.Im.Float64()) / s
+	if math.Abs(dx) > w/2 || math.Abs(dy) > h/2 {
+		t.Errorf("target is %.0f,%.0f pixels from the centre at the end: out of view", dx, dy)
+	}
+	prev := 0.0
+	for i, st := range steps {
+		if err := st.loc.Validate(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if z := st.loc.ZoomFloat(); z < prev*0.999 {
+			t.Fatalf("step %d zooms out (%g after %g)", i, z, prev)
+		}
+		prev = st.loc.ZoomFloat()
+	}
+}
+
+func TestBenchBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"bench", "--size=0x10"},
+		{"bench", "--size=abc"},
+		{"bench", "--renderer=vulkan"},
+		{"bench", "extra"},
+		{"bench", "--size=65536x65536"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+		if msg := strings.TrimSpace(errb.String()); strings.Count(msg, "\n") > 0 || !strings.HasPrefix(msg, "mandelscope bench: ") {
+			t.Errorf("%v: error %q, want one line", args, msg)
+		}
+	}
+}
+
+func TestWindowBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"--renderer=vulkan"}, {"--zoom=-1"}, {"--size=1x"}, {"--center=1"}} {
+		err := runWindow(args)
+		var ee exitError
+		if !errors.As(err, &ee) || ee.code != 2 || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: error %v, want a one-line usage error", args, err)
+		}
+	}
+}
