@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -84,16 +83,6 @@ func TestBenchBadFlags(t *testing.T) {
 		}
 		if msg := strings.TrimSpace(errb.String()); strings.Count(msg, "\n") > 0 || !strings.HasPrefix(msg, "mandelscope bench: ") {
 			t.Errorf("%v: error %q, want one line", args, msg)
-		}
-	}
-}
-
-func TestWindowBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--renderer=vulkan"}, {"--zoom=-1"}, {"--size=1x"}, {"--center=1"}} {
-		err := runWindow(args)
-		var ee exitError
-		if !errors.As(err, &ee) || ee.code != 2 || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%v: error %v, want a one-line usage error", args, err)
 		}
 	}
 }
