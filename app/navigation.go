@@ -38,7 +38,9 @@ func navigatorOf(w *Window) *navigator {
 
 // navigator gives the window back/forward history (Alt+Left, Alt+Right and toolbar
 // buttons), "Go to Location..." (Ctrl+L) and "Open Image..." (Ctrl+O: a PNG exported by
-// Mandelscope opens at its exact view). Its state is touched on the UI goroutine only.
+// Mandelscope opens at its exact view). "Copy Location" is the window's own (File menu and
+// toolbar); Go to Location reads what it writes. Its state is touched on the UI goroutine
+// only.
 type navigator struct {
 	w        *Window
 	hist     bookmarks.History
@@ -64,7 +66,6 @@ func installNavigation(w *Window) {
 	w.AddMenuItem("Go", fyne.NewMenuItem("Back", n.goBack))
 	w.AddMenuItem("Go", fyne.NewMenuItem("Forward", n.goForward))
 	w.AddMenuItem("Go", fyne.NewMenuItem("Go to Location...", n.showGoTo))
-	w.AddMenuItem("Go", fyne.NewMenuItem("Copy Location", w.copyLocation))
 	w.AddMenuItem("File", fyne.NewMenuItem("Open Image...", n.showOpenImage))
 	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}, n.goBack)
 	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: fyne.KeyModifierAlt}, n.goForward)
