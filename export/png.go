@@ -216,6 +216,9 @@ const (
 // Supersampled samples are averaged, rounding half up. cur and prev are scratch rows of
 // 3*width bytes.
 func rowFilter(dst []byte, src *image.RGBA, n, width, r0, r1 int, cur, prev []byte, acc []uint32) []byte {
+	if n == 1 {
+		return rowFilter1(dst, src, width, r0, r1)
+	}
 	for r := r0; r < r1; r++ {
 		if n == 1 {
 			pix := src.Pix[r*src.Stride : r*src.Stride+4*width]
@@ -247,6 +250,36 @@ func rowFilter(dst []byte, src *image.RGBA, n, width, r0, r1 int, cur, prev []by
 			}
 		}
 		cur, prev = prev, cur
+	}
+	return dst
+}
+
+// rowFilter1 is rowFilter without supersampling, straight from the RGBA rows: Sub for the
+// first row, Up (the difference from the RGBA row above in the strip) for the others.
+func rowFilter1(dst []byte, src *image.RGBA, width, r0, r1 int) []byte {
+	for r := r0; r < r1; r++ {
+		pix := src.Pix[r*src.Stride : r*src.Stride+4*width]
+		start := len(dst) + 1
+		dst = append(dst, make([]byte, 1+3*width)...)
+		out := dst[start : start+3*width]
+		if r == r0 {
+			dst[start-1] = filterSub
+			out[0], out[1], out[2] = pix[0], pix[1], pix[2]
+			for x := 1; x < width; x++ {
+				p := pix[4*x-4 : 4*x+3 : 4*x+3]
+				o := out[3*x : 3*x+3 : 3*x+3]
+				o[0], o[1], o[2] = p[4]-p[0], p[5]-p[1], p[6]-p[2]
+			}
+			continue
+		}
+		dst[start-1] = filterUp
+		up := src.Pix[(r-1)*src.Stride : (r-1)*src.Stride+4*width]
+		for x := 0; x < width; x++ {
+			p := pix[4*x : 4*x+3 : 4*x+3]
+			q := up[4*x : 4*x+3 : 4*x+3]
+			o := out[3*x : 3*x+3 : 3*x+3]
+			o[0], o[1], o[2] = p[0]-q[0], p[1]-q[1], p[2]-q[2]
+		}
 	}
 	return dst
 }
