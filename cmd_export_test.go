@@ -235,6 +235,14 @@ func TestExportGPUMatchesCPU(t *testing.T) {
 		t.Skipf("no GL: %s", strings.TrimSpace(errs))
 	}
 	mustExport(t, append(flags, "--renderer=cpu", "-o", c)...)
+	// Odd GPU tiles give the same bytes as big ones.
+	g61 := filepath.Join(dir, "g61.png")
+	mustExport(t, append(flags[1:], "--size=333x187", "--tile=61", "--renderer=gpu", "-o", g61)...)
+	gBig := filepath.Join(dir, "gbig.png")
+	mustExport(t, append(flags[1:], "--size=333x187", "--tile=4096", "--renderer=gpu", "-o", gBig)...)
+	if !bytes.Equal(readFile(t, g61), readFile(t, gBig)) {
+		t.Error("GPU export with 61-pixel tiles differs from one with big tiles")
+	}
 	gi, ci := decodeRGBA(t, g), decodeRGBA(t, c)
 	close := 0
 	for i := 0; i < len(gi.Pix); i += 4 {
