@@ -277,6 +277,17 @@ func (s *Scheduler) FullWith(loc fractal.Location, w, h int, o FullOptions) (*im
 	return img, st, nil
 }
 
+// FullEstimate is the estimated time of a full frame of w x h (0 before any measurement).
+func (s *Scheduler) FullEstimate(w, h int) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cost := s.fullNsPerPx
+	if cost == 0 {
+		cost = s.nsPerPx
+	}
+	return time.Duration(cost * float64(w) * float64(h))
+}
+
 // autoBands is the number of bands that makes each take about BandTime by the estimate, with
 // at least 4 rows a band.
 func (s *Scheduler) autoBands(w, h int) int {

@@ -335,3 +335,27 @@ func TestFullProgress(t *testing.T) {
 		}
 	}
 }
+
+// A full request for a new view that will be slow starts with a quick reduced frame, which
+// the full frame's progress reports then build on.
+func TestWorkerSlowFullStartsWithPreview(t *testing.T) {
+	s := New(&cpu.Renderer{})
+	s.observe(time.Second, 1000) // 1 ms a pixel: any full frame is slow
+	results := make(chan Result, 64)
+	wk := NewWorker(s, time.Hour, func(r Result) { results <- r })
+	defer wk.Close()
+	wk.Request(testLoc(), 40, 30, false)
+	first := recv(t, results)
+	if !first.Partial || first.Stats.Scale < 2 || first.Image.Rect.Dx() != 40 || first.Image.Rect.Dy() != 30 {
+		t.Fatalf("first result: partial %v, scale %d, %v; want a reduced preview at the view's size", first.Partial, first.Stats.Scale, first.Image.Rect)
+	}
+	for {
+		r := recv(t, results)
+		if !r.Partial {
+			if r.Stats.Scale != 1 || r.Req.Interactive {
+				t.Fatalf("final result scale %d, interactive %v", r.Stats.Scale, r.Req.Interactive)
+			}
+			return
+		}
+	}
+}

@@ -8,6 +8,10 @@ import (
 	"mandelscope/fractal"
 )
 
+// slowFull is the estimated time past which a full frame of a new view starts with a quick
+// reduced frame.
+const slowFull = 150 * time.Millisecond
+
 // DefaultIdle is how long input must stop before the worker refines to full resolution.
 const DefaultIdle = 150 * time.Millisecond
 
@@ -177,6 +181,13 @@ func (w *Worker) loop() {
 				}
 				if w.last != nil && w.lastReq.W == r.W && w.lastReq.H == r.H && w.lastReq.Loc.String() == r.Loc.String() {
 					o.Base = w.last
+				} else if w.s.FullEstimate(r.W, r.H) > slowFull {
+					// A new view that will take a while: show a quick reduced frame first.
+					img, st, err := w.s.Interactive(r.Loc, r.W, r.H)
+					if err == nil {
+						w.deliver(Result{Req: r, Image: img, Stats: st, Partial: true})
+						o.Base = img
+					}
 				}
 				res.Image, res.Stats, res.Err = w.s.FullWith(r.Loc, r.W, r.H, o)
 			}
