@@ -6,12 +6,6 @@
 //   PREC_F64       native double (GL 4.0 or GL_ARB_gpu_shader_fp64), fractal.Frame.Point64
 //   PREC_EMULATED  double emulated with float-float pairs (hi + lo), for drivers without fp64
 // MAX_STOPS is defined too (the size of the palette uniform array).
-
-#if defined(PREC_F64)
-#define REAL double
-#else
-#define REAL float
-#endif
 //
 // Rows: the framebuffer's row 0 (GL's bottom row) holds the tile's TOP row, so glReadPixels
 // delivers rows top-first straight into an image.RGBA with no flip on the CPU.
@@ -40,6 +34,13 @@ uniform float uDensity;
 uniform float uOffset;
 
 out vec4 fragColor;
+
+// REAL is the orbit's scalar type where the code is shared by float and double.
+#if defined(PREC_F64)
+#define REAL double
+#else
+#define REAL float
+#endif
 
 #if defined(PREC_EMULATED)
 // Float-float arithmetic (Dekker/Knuth). Every temporary is `precise` so that the compiler
