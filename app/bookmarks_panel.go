@@ -384,6 +384,7 @@ func (p *bookmarksPanel) addDialog(done func(error)) (*dialog.FormDialog, *widge
 				})
 			}()
 		}, p.w.FyneWindow())
+	entry.OnSubmitted = func(string) { submitIfValid(d, entry) }
 	d.Resize(fyne.NewSize(460, 180))
 	d.Show()
 	p.w.FyneWindow().Canvas().Focus(entry)
@@ -414,8 +415,18 @@ func (p *bookmarksPanel) showRenameDialog(name string) {
 				p.showErr(p.rename(name, entry.Text))
 			}
 		}, p.w.FyneWindow())
+	entry.OnSubmitted = func(string) { submitIfValid(d, entry) }
 	d.Resize(fyne.NewSize(460, 180))
 	d.Show()
+	p.w.FyneWindow().Canvas().Focus(entry)
+}
+
+// submitIfValid submits a form dialog from its entry's Enter key when the entry's text is
+// valid (Fyne's form dialog only submits from its button).
+func submitIfValid(d *dialog.FormDialog, e *widget.Entry) {
+	if e.Validate() == nil {
+		d.Submit()
+	}
 }
 
 // remove deletes a bookmark; Undo puts it back where it was.

@@ -59,13 +59,13 @@ func TestBookmarksPanelAddWritesFile(t *testing.T) {
 	deep := testLoc(testRe60, testIm60, "3e11", 900)
 	w.SetLocation(deep)
 	done := make(chan error, 1)
-	d, entry := p.addDialog(func(err error) { done <- err })
+	_, entry := p.addDialog(func(err error) { done <- err })
 	if entry.Text != defaultName(deep) {
 		t.Fatalf("offered name %q, want %q", entry.Text, defaultName(deep))
 	}
 	test.Type(entry, " spiral")
 	entry.SetText("Deep spiral")
-	d.Submit()
+	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // Enter submits
 	select {
 	case err := <-done:
 		if err != nil {

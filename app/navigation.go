@@ -187,6 +187,7 @@ func (n *navigator) goToDialog() (*dialog.FormDialog, *widget.Entry) {
 			n.w.ShowError(n.goTo(entry.Text))
 		}
 	}, n.w.FyneWindow())
+	entry.OnSubmitted = func(string) { submitIfValid(d, entry) } // Shift+Enter in a multi-line entry
 	d.Resize(fyne.NewSize(620, 260))
 	d.Show()
 	n.w.FyneWindow().Canvas().Focus(entry)
