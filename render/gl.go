@@ -296,6 +296,13 @@ func (g *GL) Stats() Stats {
 	return g.stats
 }
 
+// DrawTimes returns the time spent drawing and reading pixels back since the GL was made
+// (export.DrawTimer).
+func (g *GL) DrawTimes() (draw, readBack time.Duration) {
+	s := g.Stats()
+	return s.DrawTime, s.ReadBack
+}
+
 // variant is the shader variant frame f is drawn with: the forced one, else float32 while
 // the frame allows it, else native fp64 where the driver has it, else emulated double.
 func (g *GL) variant(f fractal.Frame) shaders.Variant {
