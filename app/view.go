@@ -80,13 +80,14 @@ func (v *fractalView) Resize(s fyne.Size) {
 	if pw == v.lastW && ph == v.lastH {
 		return
 	}
-	first := v.lastW == 0 && v.lastH == 0
 	v.lastW, v.lastH = pw, ph
 	if old, ok := v.img.Image.(*image.RGBA); ok && pw > 0 && ph > 0 && old.Rect.Dx() > 1 {
 		v.setImage(recentre(old, pw, ph))
 	}
 	v.w.updateStatus()
-	v.w.requestRender(!first)
+	// Interactive: layout and window resizes come in bursts (the first sizes at start-up are
+	// tiny); a quick frame for each, the full one when they stop.
+	v.w.requestRender(true)
 }
 
 // recentre returns a w x h picture with src's centre at its centre, black elsewhere.
