@@ -354,6 +354,11 @@ func (g *GL) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) erro
 		}
 		return fmt.Errorf("opengl render: destination %v is smaller than tile %v", size, rect.Size())
 	}
+	// GL writes straight into dst.Pix: make sure every byte it writes lies inside it.
+	if off := dst.PixOffset(dst.Bounds().Min.X, dst.Bounds().Min.Y); dst.Stride%4 != 0 || dst.Stride < rect.Dx()*4 ||
+		off < 0 || len(dst.Pix)-off < (rect.Dy()-1)*dst.Stride+rect.Dx()*4 {
+		return fmt.Errorf("opengl render: destination image is malformed (stride %d, %d bytes of pixels for %v)", dst.Stride, len(dst.Pix), rect.Size())
+	}
 	if f.W <= 0 || f.H <= 0 || f.W > 1<<24 || f.H > 1<<24 {
 		return fmt.Errorf("opengl render: frame size %dx%d out of range", f.W, f.H)
 	}

@@ -416,6 +416,8 @@ func TestBadInput(t *testing.T) {
 		{"nil dst", g.Render(f, image.Rect(0, 0, 10, 10), nil)},
 		{"rect outside", g.Render(f, image.Rect(90, 0, 110, 10), img)},
 		{"palette", g.Render(bad, image.Rect(0, 0, 10, 10), img)},
+		{"short pixels", g.Render(f, image.Rect(0, 0, 100, 80), &image.RGBA{Pix: make([]byte, 100), Stride: 400, Rect: image.Rect(0, 0, 100, 80)})},
+		{"odd stride", g.Render(f, image.Rect(0, 0, 10, 10), &image.RGBA{Pix: make([]byte, 4000), Stride: 41, Rect: image.Rect(0, 0, 10, 10)})},
 	}
 	for _, c := range cases {
 		if c.err == nil {
