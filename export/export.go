@@ -225,7 +225,14 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 			return sum, fmt.Errorf("%s is left from an interrupted export: add --resume to continue it or --force to start over", part)
 		}
 		os.Remove(ckptPath)
-		f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+		flags := os.O_RDWR | os.O_CREATE | os.O_TRUNC
+		if !opt.Overwrite {
+			flags |= os.O_EXCL // another export of the same file that started meanwhile
+		}
+		f, err := os.OpenFile(part, flags, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			return sum, fmt.Errorf("%s appeared meanwhile: another export of the same file is running", part)
+		}
 		if err != nil {
 			return sum, err
 		}
