@@ -224,7 +224,6 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		if _, err := os.Lstat(part); err == nil && !opt.Overwrite {
 			return sum, fmt.Errorf("%s is left from an interrupted export: add --resume to continue it or --force to start over", part)
 		}
-		os.Remove(ckptPath)
 		flags := os.O_RDWR | os.O_CREATE | os.O_TRUNC
 		if !opt.Overwrite {
 			flags |= os.O_EXCL // another export of the same file that started meanwhile
@@ -236,6 +235,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		if err != nil {
 			return sum, err
 		}
+		os.Remove(ckptPath)
 		out = f
 	}
 	e := &exporter{opt: &opt, plan: plan, r: r, out: out, pw: pw, sum: &sum, part: part, ckpt: ckptPath,
