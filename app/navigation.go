@@ -147,9 +147,20 @@ func (n *navigator) updateButtons() {
 }
 
 // parseGoTo reads the go-to dialog's text: fractal.Location.String()'s form or plain
-// "re, im, zoom[, iterations]"; what it does not give keeps the current view's values.
+// "re, im, zoom[, iterations]"; what it does not give keeps the current view's values,
+// except that without iterations a window on automatic iterations follows the new zoom.
 func (n *navigator) parseGoTo(s string) (fractal.Location, error) {
-	return fractal.ParseLocationText(s, n.w.Location())
+	base := n.w.Location()
+	l, err := fractal.ParseLocationText(s, base)
+	if err != nil || !n.w.autoIter {
+		return l, err
+	}
+	other := base
+	other.Iterations = base.Iterations%fractal.MaxIterations + 1
+	if l2, err := fractal.ParseLocationText(s, other); err == nil && l2.Iterations != l.Iterations {
+		l.Iterations = fractal.AutoIterations(l.ZoomFloat()) // the text gave no iterations
+	}
+	return l, nil
 }
 
 // goTo navigates to the location text s, or returns what is wrong with it (the view stays).

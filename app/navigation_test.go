@@ -88,8 +88,11 @@ func TestNavigationGoTo(t *testing.T) {
 	if err := n.goTo("-0.75, 0.1, 50"); err != nil {
 		t.Fatal(err)
 	}
-	if l := w.Location(); l.Re.String() != "-0.75" || l.Im.String() != "0.1" || l.Zoom.String() != "50" {
-		t.Fatalf("plain form went to %v", l)
+	if l := w.Location(); l.Re.String() != "-0.75" || l.Im.String() != "0.1" || l.Zoom.String() != "50" || l.Iterations != fractal.AutoIterations(50) {
+		t.Fatalf("plain form went to %v (automatic iterations %d)", l, fractal.AutoIterations(50))
+	}
+	if err := n.goTo("-0.75, 0.1, 60, 777"); err != nil || w.Location().Iterations != 777 {
+		t.Fatalf("given iterations: %v %v", w.Location(), err)
 	}
 	deep := testLoc(testRe60, testIm60, "2.5e40", 7000)
 	deep.Color = fractal.Coloring{Palette: "fire", Density: 0.5, Offset: 0.25}
