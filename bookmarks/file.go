@@ -251,15 +251,17 @@ type ImportResult struct {
 }
 
 // ReadImport reads a file to import: a Mandelscope bookmarks file, or a Kalles Fraktaler
-// .kfr parameter file (recognised by its extension or its text), which becomes one bookmark
-// named after the file. Errors name the file.
+// .kfr parameter file, which becomes one bookmark named after the file. A .kfr file is read
+// as KF parameters and a .json file as bookmarks; another name is read by its text (a JSON
+// object or KF parameters). Errors name the file.
 func ReadImport(src string) (*Store, error) {
 	data, err := readFile(src)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %v", src, plainErr(err))
 	}
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
-	if strings.EqualFold(filepath.Ext(src), ".kfr") || (len(trimmed) > 0 && trimmed[0] != '{') {
+	ext := strings.ToLower(filepath.Ext(src))
+	if ext == ".kfr" || (ext != ".json" && len(trimmed) > 0 && trimmed[0] != '{') {
 		name := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
 		b, err := ParseKFR(data, name)
 		if err != nil {

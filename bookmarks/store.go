@@ -254,6 +254,12 @@ func (s *Store) Merge(other *Store) (added []string, skipped int) {
 			continue
 		}
 		b.Name = s.UniqueName(b.Name)
+		if b.Created.IsZero() {
+			b.Created = now()
+		}
+		if b.Updated.IsZero() {
+			b.Updated = b.Created
+		}
 		s.list = append(s.list, b)
 		added = append(added, b.Name)
 	}

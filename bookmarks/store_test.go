@@ -367,6 +367,21 @@ func TestImportKFR(t *testing.T) {
 	if l.Color != fractal.DefaultColoring {
 		t.Fatalf("colouring %v", l.Color)
 	}
+	if b.Created.IsZero() || b.Updated.IsZero() {
+		t.Fatalf("imported bookmark has no times: %v %v", b.Created, b.Updated)
+	}
+	// A damaged .json is reported as bookmarks, not read as KF parameters; a file of
+	// another name is read by its text.
+	badJSON := filepath.Join(dir, "broken.json")
+	os.WriteFile(badJSON, []byte("garbage"), 0o644)
+	if _, err := Import(path, badJSON); err == nil || !strings.Contains(err.Error(), "invalid character") {
+		t.Fatalf("damaged .json import: %v", err)
+	}
+	txt := filepath.Join(dir, "params.txt")
+	os.WriteFile(txt, []byte("Re: 0.25\nIm: 0\nZoom: 8\n"), 0o644)
+	if r, err := Import(path, txt); err != nil || len(r.Added) != 1 || r.Added[0] != "params" {
+		t.Fatalf("kfr text under another name: %+v %v", r, err)
+	}
 	// Zoom 1 maps to our zoom 1; without Iterations the count follows the zoom.
 	b, err = ParseKFR([]byte("Re: -0.5\nIm: 0\nZoom: 1\n"), "whole")
 	if err != nil || b.Location.Zoom.String() != "1" || b.Location.Iterations != fractal.AutoIterations(1) {
