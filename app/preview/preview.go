@@ -92,6 +92,11 @@ func (s *Scheduler) CostPerPixel() time.Duration {
 func (s *Scheduler) ChooseScale(w, h int) int {
 	s.mu.Lock()
 	cost := s.nsPerPx
+	if cost == 0 {
+		// No interactive frame yet: a full frame's cost, with room for the per-frame
+		// overhead that weighs more on small frames.
+		cost = 2 * s.fullNsPerPx
+	}
 	s.mu.Unlock()
 	lo, hi := s.MinScale, s.MaxScale
 	if lo < 1 {

@@ -174,6 +174,17 @@ func TestChooseScale(t *testing.T) {
 	if sc := s.ChooseScale(1280, 720); sc != 2 {
 		t.Errorf("scale %d, want 2", sc)
 	}
+	// Only a full frame measured (as after a renderer switch): its cost guides the choice.
+	s.Reset()
+	if _, _, err := s.Full(testLoc(), 64, 48, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.fullNsPerPx = float64(time.Millisecond) / 100 // 10 us a pixel
+	s.mu.Unlock()
+	if sc := s.ChooseScale(1280, 720); sc != 16 {
+		t.Errorf("slow full frames only: scale %d, want 16", sc)
+	}
 	s.MaxScale = 4
 	s.Reset()
 	s.observe(100*time.Millisecond, 1000)
