@@ -98,10 +98,10 @@ func NewGL(opts Options) (g *GL, err error) {
 	}
 	g = &GL{opts: opts, mainThread: opts.MainThread, progs: map[shaders.Variant]*program{}}
 	if g.mainThread == nil {
-		if mainActive.Load() == 0 {
+		if !mainRunning() {
 			return nil, fmt.Errorf("opengl: %w", errNoMain)
 		}
-		g.mainThread = func(f func()) { _ = onMainQueue(f) }
+		g.mainThread = func(f func()) { _ = onMainQueue(f) } // onMain notices if f never ran
 	}
 	if err := g.onMain(g.createWindow); err != nil {
 		return nil, fmt.Errorf("opengl: %w", err)
@@ -118,7 +118,9 @@ func NewGL(opts Options) (g *GL, err error) {
 // an error.
 func (g *GL) onMain(f func() error) error {
 	var err error
+	ran := false
 	g.mainThread(func() {
+		ran = true
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("glfw: %v", r)
@@ -129,6 +131,9 @@ func (g *GL) onMain(f func() error) error {
 		}()
 		err = f()
 	})
+	if !ran {
+		return errNoMain
+	}
 	return err
 }
 

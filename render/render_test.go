@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"mandelscope/fractal"
@@ -505,5 +506,26 @@ func TestNewGLWithoutDisplay(t *testing.T) {
 		if strings.HasPrefix(line, "NEWGL-ERROR") {
 			t.Log(line)
 		}
+	}
+}
+
+// TestMainQueue checks that closures sent to Main's queue from many goroutines all run, on
+// one thread, and that NewGL without Main or Options.MainThread reports it.
+func TestMainQueue(t *testing.T) {
+	var mu sync.Mutex
+	ran := 0
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := onMainQueue(func() { mu.Lock(); ran++; mu.Unlock() }); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if ran != 20 {
+		t.Errorf("%d of 20 closures ran", ran)
 	}
 }

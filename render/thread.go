@@ -4,14 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync/atomic"
+	"sync"
 )
 
 // mainQueue carries closures to the goroutine running Main, which is the process's main
-// thread (main() locks it in init). GLFW's window calls must run there.
+// thread (main() locks it in init). GLFW's window calls must run there. mainMu guards
+// mainActive (Main is serving) and mainPending (closures accepted but not yet received), so
+// that Main, once fn has returned, still serves every closure it accepted and none is left
+// waiting forever.
 var (
-	mainQueue  = make(chan func())
-	mainActive atomic.Int32
+	mainQueue   = make(chan func())
+	mainMu      sync.Mutex
+	mainActive  int
+	mainPending int
 )
 
 // Main runs fn on a new goroutine while the calling goroutine, which must be the process's
@@ -20,21 +25,48 @@ var (
 // wrap their work in it; the window does not, as Fyne owns the main thread there and the
 // window passes Options.MainThread instead.
 func Main(fn func()) {
-	mainActive.Add(1)
-	defer mainActive.Add(-1)
+	mainMu.Lock()
+	mainActive++
+	mainMu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		fn()
 	}()
+	serve := func(f func()) {
+		mainMu.Lock()
+		mainPending--
+		mainMu.Unlock()
+		f()
+	}
 	for {
 		select {
 		case f := <-mainQueue:
-			f()
+			serve(f)
+			continue
 		case <-done:
+		}
+		break
+	}
+	mainMu.Lock()
+	mainActive--
+	mainMu.Unlock()
+	for {
+		mainMu.Lock()
+		n := mainPending
+		mainMu.Unlock()
+		if n == 0 {
 			return
 		}
+		serve(<-mainQueue)
 	}
+}
+
+// mainRunning reports whether Main is serving the queue.
+func mainRunning() bool {
+	mainMu.Lock()
+	defer mainMu.Unlock()
+	return mainActive > 0
 }
 
 // errNoMain is returned when no main-thread loop is there to run GLFW's calls.
@@ -42,9 +74,13 @@ var errNoMain = errors.New("no main-thread loop for GLFW (wrap the program in re
 
 // onMainQueue runs f through Main's queue and waits for it.
 func onMainQueue(f func()) error {
-	if mainActive.Load() == 0 {
+	mainMu.Lock()
+	if mainActive == 0 {
+		mainMu.Unlock()
 		return errNoMain
 	}
+	mainPending++
+	mainMu.Unlock()
 	done := make(chan struct{})
 	mainQueue <- func() {
 		defer close(done)
