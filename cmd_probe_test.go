@@ -86,6 +86,7 @@ func TestProbeBadInput(t *testing.T) {
 		{"--zoom=NaN", "0,0"},
 		{"--center=1", "0,0"},
 		{"--iterations=-5", "0,0"},
+		{"--bogus", "0,0"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(append([]string{"probe"}, args...), &out, &errb)

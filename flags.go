@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mandelscope/fractal"
 )
@@ -22,17 +23,30 @@ var sizePresets = map[string][2]int{
 	"32k":   {30720, 17280},
 }
 
-// newFlagSet returns a flag set that reports errors instead of printing usage and exiting.
+// usageOut remembers where each flag set prints its usage (stderr), as the flag package's
+// own output is silenced to keep errors to one line.
+var usageOut sync.Map // *flag.FlagSet -> io.Writer
+
+// newFlagSet returns a flag set that reports errors instead of printing usage and exiting;
+// -h prints the usage on stderr (see parseFlags).
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("mandelscope "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage of mandelscope %s:\n", name)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
+	fs.Usage = func() {} // errors stay one line; parseFlags prints the usage for -h
+	usageOut.Store(fs, stderr)
 	return fs
+}
+
+func printUsage(fs *flag.FlagSet) {
+	w, ok := usageOut.Load(fs)
+	if !ok {
+		return
+	}
+	out := w.(io.Writer)
+	fmt.Fprintf(out, "usage of %s:\n", fs.Name())
+	fs.SetOutput(out)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
 }
 
 // parseFlags parses args, turning flag errors into one-line usage errors. Flags may come
@@ -43,7 +57,8 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if err == flag.ErrHelp {
-				return nil, err // the flag package has printed the usage
+				printUsage(fs)
+				return nil, err
 			}
 			return nil, usageErr("%v", err)
 		}
@@ -86,16 +101,6 @@ func addLocationFlags(fs *flag.FlagSet) *locationFlags {
 	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations (default 1)")
 	fs.StringVar(&lf.off, "offset", "", "palette offset in cycles (default 0)")
 	return lf
-}
-
-// any reports whether any location flag was given.
-func (lf *locationFlags) any() bool {
-	for _, n := range []string{"center", "zoom", "iterations", "palette", "density", "offset"} {
-		if flagWasSet(lf.fs, n) {
-			return true
-		}
-	}
-	return false
 }
 
 // apply returns base with every given location flag applied, validated; each error names
