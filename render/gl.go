@@ -1,6 +1,6 @@
 // Package render is Mandelscope's OpenGL renderer and the only package that imports OpenGL
 // (go-gl's gl and glfw). A GL renders frames (fractal.Frame) into *image.RGBA tiles on an
-// offscreen context: a hidden GLFW window whose context is current on one dedicated, locked
+// offscreen context: a hidden GLFW window (GL 4.1 core, or 3.3 core) whose context is current on one dedicated, locked
 // goroutine that runs every GL call as a submitted closure; drawing goes to a framebuffer
 // object, never the window's own framebuffer, and rows are read back top-first straight into
 // the destination image.
@@ -9,7 +9,9 @@
 // reference): every pixel is computed from its global index, so tiles join without seams,
 // and GPU and CPU pictures agree. Three fragment shader variants (package shaders) cover the
 // precisions: float32, native fp64, and double emulated with float-float pairs for drivers
-// without fp64. Long renders are split into tiles of at most MaxTile pixels a side and each
+// without fp64. It calls only the GL 3.3 core functions (go-gl's v3.3-core binding; doubles
+// reach the fp64 shader as bit patterns), so the same code runs on 4.x and 3.3 contexts. Long
+// renders are split into tiles of at most MaxTile pixels a side and each
 // tile into short draw calls, so that no single draw runs long enough to trip a GPU watchdog.
 package render
 
@@ -24,7 +26,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/gl/v3.3-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
 
 	"mandelscope/fractal"
@@ -52,6 +54,14 @@ type Stats struct {
 	LongestDraw time.Duration // the longest single draw call, measured with glFinish
 	ReadBack    time.Duration // time spent in glReadPixels
 }
+
+// contextVersions are the GL core versions tried, best first; glslOverride, when not 0,
+// replaces the GLSL version chosen from the context's (tests use both to exercise the GL 3.3
+// path on a 4.x driver).
+var (
+	contextVersions = [][2]int{{4, 1}, {3, 3}}
+	glslOverride    = 0
+)
 
 // drawBudget is the predicted cost (pixels x iterations x variant weight) of one draw call:
 // about 0.1 to 0.3 s on llvmpipe with two cores, far less on a real GPU, so that no draw comes
@@ -147,7 +157,7 @@ func (g *GL) createWindow() error {
 	}
 	defer glfw.DefaultWindowHints() // leave no hints behind for Fyne's windows
 	var errs []string
-	for _, v := range [][2]int{{4, 1}, {3, 3}} {
+	for _, v := range contextVersions {
 		glfw.DefaultWindowHints()
 		glfw.WindowHint(glfw.Visible, glfw.False)
 		glfw.WindowHint(glfw.Focused, glfw.False)
@@ -184,7 +194,10 @@ func (g *GL) initGL() error {
 			g.glsl = 410
 		}
 	}
-	g.fp64 = major >= 4 || hasExtension("GL_ARB_gpu_shader_fp64")
+	if glslOverride != 0 {
+		g.glsl = glslOverride
+	}
+	g.fp64 = (major >= 4 && g.glsl >= 400) || hasExtension("GL_ARB_gpu_shader_fp64")
 
 	var rbSize int32
 	var vp [2]int32

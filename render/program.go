@@ -2,11 +2,12 @@ package render
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/go-gl/gl/v4.1-core/gl"
+	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"mandelscope/shaders"
 )
@@ -26,14 +27,15 @@ type program struct {
 func shaderHeader(glslVersion int, defines ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#version %d core\n", glslVersion)
+	if glslVersion < 400 && len(defines) > 0 {
+		// `precise` is GLSL 4.00 or GL_ARB_gpu_shader5; without either the arithmetic runs
+		// unprotected from reassociation and fma (the tests say whether a driver keeps the
+		// emulated double exact then).
+		b.WriteString("#extension GL_ARB_gpu_shader5 : enable\n#ifndef GL_ARB_gpu_shader5\n#define precise\n#endif\n")
+	}
 	for _, d := range defines {
 		if d == string(shaders.F64) && glslVersion < 400 {
 			b.WriteString("#extension GL_ARB_gpu_shader_fp64 : require\n")
-		}
-		if d == string(shaders.Emulated) && glslVersion < 400 {
-			// `precise` is GLSL 4.00 or GL_ARB_gpu_shader5; without either the emulation
-			// runs unprotected (and the tests say whether the driver keeps it exact).
-			b.WriteString("#extension GL_ARB_gpu_shader5 : enable\n#ifndef GL_ARB_gpu_shader5\n#define precise\n#endif\n")
 		}
 		if strings.Contains(d, " ") {
 			fmt.Fprintf(&b, "#define %s\n", d)
@@ -154,8 +156,11 @@ func (p *program) setView(v View) {
 		gl.Uniform2f(p.loc["uCentre"], float32(v.Re), float32(v.Im))
 		gl.Uniform1f(p.loc["uSpacing"], float32(v.Spacing))
 	case shaders.F64:
-		gl.Uniform2d(p.loc["uCentre"], v.Re, v.Im)
-		gl.Uniform1d(p.loc["uSpacing"], v.Spacing)
+		// Doubles travel as their bits (packDouble2x32 in the shader), so that the GL 3.3
+		// function set is enough and the values arrive exactly.
+		re, im, sp := math.Float64bits(v.Re), math.Float64bits(v.Im), math.Float64bits(v.Spacing)
+		gl.Uniform4ui(p.loc["uCentre"], uint32(re), uint32(re>>32), uint32(im), uint32(im>>32))
+		gl.Uniform2ui(p.loc["uSpacing"], uint32(sp), uint32(sp>>32))
 	default:
 		rh, rl := splitFF(v.Re)
 		ih, il := splitFF(v.Im)

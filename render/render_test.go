@@ -529,3 +529,39 @@ func TestMainQueue(t *testing.T) {
 		t.Errorf("%d of 20 closures ran", ran)
 	}
 }
+
+// TestGL33 makes a GL 3.3 core context with GLSL 3.30 shaders (fp64 through
+// GL_ARB_gpu_shader_fp64 where the driver has it), as on drivers without GL 4, and checks
+// every variant against the CPU.
+func TestGL33(t *testing.T) {
+	testGL(t, Options{}) // skips when there is no GL at all
+	oldV, oldS := contextVersions, glslOverride
+	contextVersions, glslOverride = [][2]int{{3, 3}}, 330
+	g, err := NewGL(Options{})
+	contextVersions, glslOverride = oldV, oldS
+	if err != nil {
+		t.Fatalf("GL 3.3 with GLSL 3.30: %v", err)
+	}
+	defer g.Close()
+	for _, c := range []struct {
+		v   shaders.Variant
+		loc func(testing.TB) fractal.Location
+	}{{shaders.F32, seahorseLoc}, {shaders.F64, deepLoc}, {shaders.Emulated, deepLoc}} {
+		p := g.progs[c.v]
+		if p == nil {
+			t.Logf("%s: not available on %s with GLSL 3.30", c.v, g.renderer)
+			continue
+		}
+		f := fractal.NewFrame(c.loc(t), 170, 110)
+		img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+		g.opts.Precision = map[shaders.Variant]string{shaders.F32: "f32", shaders.F64: "f64", shaders.Emulated: "emulated"}[c.v]
+		if err := g.Render(f, img.Bounds(), img); err != nil {
+			t.Fatal(err)
+		}
+		frac, bad := agreement(img, reference(t, f, c.v), 6)
+		t.Logf("GLSL 3.30 %s: %.3f%% within 6/255", c.v, 100*frac)
+		if frac < 0.98 {
+			t.Errorf("GLSL 3.30 %s: only %.2f%% of pixels agree with the CPU; first bad pixel %v", c.v, 100*frac, bad)
+		}
+	}
+}

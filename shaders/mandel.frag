@@ -18,8 +18,8 @@ uniform vec2 uHalf;      // (W/2, H/2), exact in float
 uniform vec2 uCentre;    // float32(re), float32(im)
 uniform float uSpacing;  // float32(spacing)
 #elif defined(PREC_F64)
-uniform dvec2 uCentre;
-uniform double uSpacing;
+uniform uvec4 uCentre;   // the bits of re and im (low word, high word): packDouble2x32
+uniform uvec2 uSpacing;  // the bits of spacing
 #else
 uniform vec4 uCentre;    // (re.hi, re.lo, im.hi, im.lo)
 uniform vec2 uSpacing;   // (spacing.hi, spacing.lo)
@@ -129,8 +129,10 @@ void main() {
     bool inside = inMainBulbs(cr, ci);
     float zr = 0.0, zi = 0.0, sr = 0.0, si = 0.0, zr2 = 0.0, zi2 = 0.0;
 #elif defined(PREC_F64)
-    precise double cr = uCentre.x + double(off.x) * uSpacing;
-    precise double ci = uCentre.y + double(off.y) * uSpacing;
+    double centreRe = packDouble2x32(uCentre.xy), centreIm = packDouble2x32(uCentre.zw);
+    double spacing = packDouble2x32(uSpacing);
+    precise double cr = centreRe + double(off.x) * spacing;
+    precise double ci = centreIm + double(off.y) * spacing;
     bool inside;
     {
         // The bulb test in double, as the CPU does it.
