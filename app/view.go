@@ -205,39 +205,72 @@ func (v *fractalView) MouseMoved(ev *desktop.MouseEvent) {
 func (v *fractalView) MouseOut() { v.w.probe.at(fractal.Location{}, 0, 0, -1, -1) }
 
 // prober computes the escape count under the cursor on its own goroutine (an inside point
-// can take many iterations), keeping only the newest request.
+// can take many iterations), keeping only the newest request; a report older than the
+// latest request (or the pointer leaving) is dropped.
 type prober struct {
-	w     *Window
-	mu    sync.Mutex
-	next  *probeReq
-	wake  chan struct{}
-	start sync.Once
+	w       *Window
+	mu      sync.Mutex
+	next    *probeReq
+	gen     uint64
+	wake    chan struct{}
+	started bool
+	closed  bool
+	done    chan struct{}
 }
 
 type probeReq struct {
 	loc  fractal.Location
 	w, h int
 	x, y int
+	gen  uint64
 }
 
-func newProber(w *Window) *prober { return &prober{w: w, wake: make(chan struct{}, 1)} }
+func newProber(w *Window) *prober {
+	return &prober{w: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
 
+// at asks for the report of pixel (x, y) of loc at w x h; a pixel outside clears it.
 func (p *prober) at(loc fractal.Location, w, h, x, y int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.gen++
 	if x < 0 || y < 0 || x >= w || y >= h {
+		p.next = nil
 		p.w.statusPoint.SetText("")
 		return
 	}
-	p.start.Do(func() { go p.loop() })
-	p.mu.Lock()
-	p.next = &probeReq{loc, w, h, x, y}
-	p.mu.Unlock()
+	p.next = &probeReq{loc, w, h, x, y, p.gen}
+	if !p.started {
+		p.started = true
+		go p.loop()
+	}
 	select {
 	case p.wake <- struct{}{}:
 	default:
 	}
 }
 
+// close stops the prober's goroutine and waits for it.
+func (p *prober) close() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed = true
+	started := p.started
+	close(p.wake)
+	p.mu.Unlock()
+	if started {
+		<-p.done
+	}
+}
+
 func (p *prober) loop() {
+	defer close(p.done)
 	for range p.wake {
 		p.mu.Lock()
 		r := p.next
@@ -247,7 +280,14 @@ func (p *prober) loop() {
 			continue
 		}
 		text := probeText(r.loc, r.w, r.h, r.x, r.y)
-		fyne.Do(func() { p.w.statusPoint.SetText(text) })
+		fyne.DoAndWait(func() {
+			p.mu.Lock()
+			current := r.gen == p.gen && !p.closed
+			p.mu.Unlock()
+			if current {
+				p.w.statusPoint.SetText(text)
+			}
+		})
 	}
 }
 

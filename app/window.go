@@ -80,6 +80,9 @@ type Window struct {
 	shownSeq uint64
 	shown    *image.RGBA // the frame on screen
 
+	lastFull    *image.RGBA // the last full-resolution frame, and its view
+	lastFullLoc fractal.Location
+
 	view      *fractalView
 	frame     *exportFrame
 	toolbar   *widget.Toolbar
@@ -131,7 +134,7 @@ func New(a fyne.App, opts Options) *Window {
 		size = fyne.NewSize(1280, 800)
 	}
 	w.win.Resize(size)
-	w.win.SetOnClosed(func() { go w.worker.Close() })
+	w.win.SetOnClosed(func() { go w.stop() })
 
 	switch {
 	case opts.Renderer == "cpu":
@@ -148,6 +151,12 @@ func New(a fyne.App, opts Options) *Window {
 	}
 	w.rebuildMenu()
 	return w
+}
+
+// stop ends the window's background work: the render worker and the cursor prober.
+func (w *Window) stop() {
+	w.worker.Close()
+	w.probe.close()
 }
 
 // startGPU creates the GPU renderer (on a goroutine: the renderer's own calls go to the
@@ -307,6 +316,17 @@ func (w *Window) requestRender(interactive bool) {
 
 // deliver runs on the worker goroutine with a finished frame.
 func (w *Window) deliver(res preview.Result) {
+	if res.Err == nil {
+		w.mu.Lock()
+		full, fullLoc := w.lastFull, w.lastFullLoc
+		w.mu.Unlock()
+		res.Image = composeWithLastFull(res, full, fullLoc)
+		if !res.Partial && res.Stats.Scale <= 1 {
+			w.mu.Lock()
+			w.lastFull, w.lastFullLoc = res.Image, res.Req.Loc
+			w.mu.Unlock()
+		}
+	}
 	fyne.Do(func() {
 		if res.Err != nil {
 			w.statusTime.SetText("render failed: " + oneLine(res.Err.Error()))

@@ -23,7 +23,7 @@ func newTestWindow(t *testing.T) *Window {
 	a := test.NewTempApp(t)
 	w := New(a, Options{Renderer: "cpu", Size: fyne.NewSize(500, 420)})
 	w.FyneWindow().Show()
-	t.Cleanup(func() { w.worker.Close() })
+	t.Cleanup(w.stop)
 	pw, ph := w.ViewSize()
 	if pw < 100 || ph < 100 || pw == ph {
 		t.Fatalf("view is %dx%d; the tests want a non-square view of some size", pw, ph)
@@ -356,7 +356,7 @@ func TestRenderReachesTheView(t *testing.T) {
 func TestNoGPUFallsBack(t *testing.T) {
 	a := test.NewTempApp(t)
 	w := New(a, Options{NewGPU: func() (Renderer, error) { return nil, errors.New("no GLX visual") }})
-	t.Cleanup(func() { w.worker.Close() })
+	t.Cleanup(w.stop)
 	w.startGPU()
 	if got := w.statusRend.Text; !strings.Contains(got, "CPU") || !strings.Contains(got, "no OpenGL") || !strings.Contains(got, "no GLX visual") {
 		t.Errorf("status shows %q", got)
