@@ -40,8 +40,16 @@ func init() {
 // exportUIs finds a window's export UI (for tests).
 var exportUIs sync.Map
 
-// exportVersion is written into exported images' metadata.
+// exportVersion is written into exported images' metadata: the app's version from its
+// metadata (FyneApp.toml) when it has one, else this, which matches main.Version.
 var exportVersion = "0.1.0"
+
+func (ui *exportUI) version() string {
+	if v := ui.w.app.Metadata().Version; v != "" {
+		return v
+	}
+	return exportVersion
+}
 
 // exportPresets are the dialog's size choices.
 var exportPresets = []struct {
@@ -270,7 +278,7 @@ func (ui *exportUI) confirm() {
 		ui.problem.SetText(err.Error())
 		return
 	}
-	opt := export.Options{Location: ui.w.Location(), Width: w, Height: h, Supersample: ss, Version: exportVersion}
+	opt := export.Options{Location: ui.w.Location(), Width: w, Height: h, Supersample: ss, Version: ui.version()}
 	start := func(o export.Options) {
 		ui.dlg.Hide()
 		ui.start(path, o)

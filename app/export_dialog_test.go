@@ -101,7 +101,7 @@ func TestExportDialog(t *testing.T) {
 	path := filepath.Join(dir, "view.png")
 	want := filepath.Join(t.TempDir(), "want.png")
 	if _, err := export.Export(context.Background(), &cpu.Renderer{}, want, export.Options{
-		Location: w.Location(), Width: 97, Height: 61, Supersample: 2, Version: exportVersion}); err != nil {
+		Location: w.Location(), Width: 97, Height: 61, Supersample: 2, Version: ui.version()}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(path)
