@@ -1,0 +1,113 @@
+package app
+
+import (
+	"flag"
+	"image"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"mandelscope/fractal"
+	"mandelscope/render"
+)
+
+func init() {
+	// GLFW's window calls must run on the main thread: keep TestMain's goroutine on it.
+	runtime.LockOSThread()
+}
+
+// TestMain runs the tests inside render.Main, so that the GL tests can make a context.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := 1
+	render.Main(func() { code = m.Run() })
+	os.Exit(code)
+}
+
+// newGL makes the GL renderer, skipping the test when there is none (failing when
+// MANDELSCOPE_REQUIRE_GL=1).
+func newGL(t *testing.T) *render.GL {
+	t.Helper()
+	g, err := render.NewGL(render.Options{})
+	if err != nil {
+		if os.Getenv("MANDELSCOPE_REQUIRE_GL") == "1" {
+			t.Fatalf("no GL context (MANDELSCOPE_REQUIRE_GL=1): %v", err)
+		}
+		t.Skipf("no GL context: %v", err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	return g
+}
+
+// The window switches to the GL renderer when it comes up: the status bar names it and its
+// precision mode, and its frames match the CPU renderer's.
+func TestWindowOnGL(t *testing.T) {
+	g := newGL(t)
+	a := test.NewTempApp(t)
+	w := New(a, Options{Size: fyne.NewSize(520, 400), NewGPU: func() (Renderer, error) { return g, nil }})
+	w.FyneWindow().Show()
+	t.Cleanup(w.stop)
+	w.startGPU()
+	if got := w.statusRend.Text; !strings.Contains(got, "OpenGL") {
+		t.Errorf("renderer shows %q", got)
+	}
+	if got := w.statusMode.Text; strings.Contains(got, "CPU") || !strings.Contains(got, "float32") {
+		t.Errorf("mode at home shows %q, want the GL renderer's float32 mode", got)
+	}
+	l := fractal.Home()
+	l.Re = fractal.MustDecimal("-0.74364388703")
+	l.Im = fractal.MustDecimal("0.13182590420")
+	l.Zoom = fractal.MustDecimal("2e5")
+	l.Iterations = 900
+	w.SetLocation(l)
+	if got := w.statusMode.Text; got != g.Mode(fractal.NewFrame(l, w.view.lastW, w.view.lastH)) {
+		t.Errorf("mode at zoom 2e5 shows %q, want the renderer's %q", got, g.Mode(fractal.NewFrame(l, w.view.lastW, w.view.lastH)))
+	}
+	pw, ph := w.ViewSize()
+	waitFor(t, "a full-resolution GL frame", func() bool {
+		img := w.shownImage()
+		w.mu.Lock()
+		done := w.lastFullLoc.String() == l.String()
+		w.mu.Unlock()
+		return done && img != nil && img.Rect.Dx() == pw && img.Rect.Dy() == ph
+	})
+	cpuImg := image.NewRGBA(image.Rect(0, 0, pw, ph))
+	if err := w.cpu.Render(fractal.NewFrame(l, pw, ph), cpuImg.Rect, cpuImg); err != nil {
+		t.Fatal(err)
+	}
+	if f := matchFraction(w.shownImage(), cpuImg); f < 0.98 {
+		t.Errorf("GL frame in the view matches the CPU render on %.1f%% of pixels, want >= 98%%", 100*f)
+	}
+	th := w.RenderThumbnail(l, 97, 61)
+	cth := image.NewRGBA(image.Rect(0, 0, 97, 61))
+	_ = w.cpu.Render(fractal.NewFrame(l, 97, 61), cth.Rect, cth)
+	if f := matchFraction(th, cth); f < 0.98 {
+		t.Errorf("GL thumbnail matches the CPU on %.1f%% of pixels, want >= 98%%", 100*f)
+	}
+}
+
+// matchFraction is the fraction of pixels within 6/255 on every channel.
+func matchFraction(a, b *image.RGBA) float64 {
+	n, ok := 0, 0
+	for i := 0; i+3 < len(a.Pix) && i+3 < len(b.Pix); i += 4 {
+		n++
+		if abs8(a.Pix[i], b.Pix[i]) <= 6 && abs8(a.Pix[i+1], b.Pix[i+1]) <= 6 && abs8(a.Pix[i+2], b.Pix[i+2]) <= 6 {
+			ok++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(ok) / float64(n)
+}
+
+func abs8(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}
