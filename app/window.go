@@ -49,8 +49,9 @@ type moder interface {
 type Options struct {
 	// Renderer is "auto" (GPU when NewGPU succeeds, else CPU; the default), "gpu" or "cpu".
 	Renderer string
-	// NewGPU creates the GPU renderer. It is called once the Fyne app has started, on a
-	// goroutine of its own. Nil means no GPU renderer is available.
+	// NewGPU creates the GPU renderer. It is called once the Fyne app has started (New sets
+	// the app's Lifecycle OnStarted hook for it), on a goroutine of its own. Nil means no GPU
+	// renderer is available.
 	NewGPU func() (Renderer, error)
 	// Start is the first view; the zero Location means fractal.Home().
 	Start fractal.Location
