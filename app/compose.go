@@ -9,10 +9,19 @@ import (
 )
 
 // composeWithLastFull improves a reduced or partial frame with the last full-resolution frame
-// when the view has only been panned since (same zoom, iterations and colouring): the part
-// of the old frame still in view is copied in, shifted by the pan, so a drag shows sharp
-// pixels everywhere but the newly exposed strips. Rows a partial frame has already rendered
-// at full resolution are kept. It returns res.Image itself when there is nothing to add.
+// (same size and colouring):
+//
+//   - after a pan (same zoom and iterations) the part of the old frame still in view is
+//     copied in, shifted, so a drag shows sharp pixels everywhere but the newly exposed
+//     strips; rows a partial frame has already rendered at full resolution are kept;
+//   - after a zoom, a reduced frame takes the old frame resampled (nearest neighbour) where it
+//     covers the view, as long as it is magnified no more than the reduced frame is (so the
+//     picture never gets coarser than the fresh render); zooming out, the old frame fills
+//     the middle and the reduced render the new border.
+//
+// The old pixels may have been computed with other iterations (auto iterations follow the
+// zoom); the full-resolution frame that follows replaces them. It returns res.Image itself
+// when there is nothing to add, and never modifies res.Image or full.
 func composeWithLastFull(res preview.Result, full *image.RGBA, fullLoc fractal.Location) *image.RGBA {
 	img := res.Image
 	if full == nil || img == nil || (!res.Partial && res.Stats.Scale <= 1) {
@@ -23,28 +32,60 @@ func composeWithLastFull(res preview.Result, full *image.RGBA, fullLoc fractal.L
 		return img
 	}
 	l := res.Req.Loc
-	if !l.Zoom.Equal(fullLoc.Zoom) || l.Iterations != fullLoc.Iterations || l.Color != fullLoc.Color {
+	if l.Color != fullLoc.Color {
 		return img
 	}
-	s := fractal.Spacing(l.ZoomFloat(), w, h)
-	fx := (l.Re.Float64() - fullLoc.Re.Float64()) / s
-	fy := -(l.Im.Float64() - fullLoc.Im.Float64()) / s
-	if math.IsNaN(fx) || math.IsNaN(fy) || math.Abs(fx) >= float64(w) || math.Abs(fy) >= float64(h) {
+	samePan := l.Zoom.Equal(fullLoc.Zoom) && l.Iterations == fullLoc.Iterations
+	sNew := fractal.Spacing(l.ZoomFloat(), w, h)
+	sOld := fractal.Spacing(fullLoc.ZoomFloat(), w, h)
+	k := sNew / sOld // old pixels per new pixel: < 1 zoomed in
+	if !samePan && (res.Partial || 1/k > float64(res.Stats.Scale)) {
 		return img
 	}
-	// out(x, y) = full(x+dx, y+dy)
-	dx, dy := int(math.Round(fx)), int(math.Round(fy))
-	y0 := 0
-	if res.Partial {
-		y0 = int(math.Round(res.Done * float64(h))) // rows above are rendered already
+	// The new view's centre in old pixels, relative to the old centre.
+	ox := (l.Re.Float64() - fullLoc.Re.Float64()) / sOld
+	oy := -(l.Im.Float64() - fullLoc.Im.Float64()) / sOld
+	if math.IsNaN(ox+oy+k) || math.IsInf(ox+oy+k, 0) ||
+		math.Abs(ox) >= float64(w)*(1+k) || math.Abs(oy) >= float64(h)*(1+k) {
+		return img
 	}
 	out := image.NewRGBA(img.Rect)
 	copy(out.Pix, img.Pix)
-	x0, x1 := max(0, -dx), min(w, w-dx)
-	for y := max(y0, -dy); y < min(h, h-dy); y++ {
-		srow := full.Pix[(y+dy)*full.Stride:]
+	if samePan {
+		// out(x, y) = full(x+dx, y+dy)
+		dx, dy := int(math.Round(ox)), int(math.Round(oy))
+		y0 := 0
+		if res.Partial {
+			y0 = int(math.Round(res.Done * float64(h))) // rows above are rendered already
+		}
+		x0, x1 := max(0, -dx), min(w, w-dx)
+		if x0 >= x1 {
+			return img
+		}
+		for y := max(y0, -dy); y < min(h, h-dy); y++ {
+			srow := full.Pix[(y+dy)*full.Stride:]
+			drow := out.Pix[y*out.Stride:]
+			copy(drow[x0*4:x1*4], srow[(x0+dx)*4:(x1+dx)*4])
+		}
+		return out
+	}
+	// out(x, y) = full(floor(ox + (x+0.5-w/2)*k + w/2), likewise y)
+	cols := make([]int, w)
+	for x := range cols {
+		cols[x] = int(math.Floor(ox + (float64(x)+0.5-float64(w)/2)*k + float64(w)/2))
+	}
+	for y := range h {
+		yo := int(math.Floor(oy + (float64(y)+0.5-float64(h)/2)*k + float64(h)/2))
+		if yo < 0 || yo >= h {
+			continue
+		}
+		srow := full.Pix[yo*full.Stride:]
 		drow := out.Pix[y*out.Stride:]
-		copy(drow[x0*4:x1*4], srow[(x0+dx)*4:(x1+dx)*4])
+		for x, xo := range cols {
+			if xo >= 0 && xo < w {
+				copy(drow[x*4:x*4+4], srow[xo*4:xo*4+4])
+			}
+		}
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"image"
 	"image/color"
+	"math"
 	"testing"
 
 	"mandelscope/app/preview"
@@ -74,15 +75,22 @@ func TestComposeRules(t *testing.T) {
 		}
 	}
 	zoomed := loc
-	zoomed.Zoom = fractal.MustDecimal("2")
+	zoomed.Zoom = fractal.MustDecimal("8") // magnified 8x: coarser than a 1/2 render
 	iters := loc
 	iters.Iterations++
 	pal := loc
 	pal.Color.Offset = 0.5
-	for _, l := range []fractal.Location{zoomed, iters, pal} {
+	for _, l := range []fractal.Location{zoomed, pal} {
 		r := preview.Result{Req: preview.Request{Loc: l, W: w, H: h, Interactive: true}, Image: red, Stats: preview.FrameStats{Scale: 2}}
 		if composeWithLastFull(r, full, loc) != red {
 			t.Errorf("composed over a changed view %v", l)
+		}
+	}
+	// a partial frame after a zoom or an iterations change: nothing
+	for _, l := range []fractal.Location{zoomed, iters} {
+		r := preview.Result{Req: preview.Request{Loc: l, W: w, H: h}, Image: red, Partial: true, Done: 0.25}
+		if composeWithLastFull(r, full, loc) != red {
+			t.Errorf("composed a partial frame over a changed view %v", l)
 		}
 	}
 	fin := preview.Result{Req: preview.Request{Loc: loc, W: w, H: h}, Image: red, Stats: preview.FrameStats{Scale: 1}}
@@ -93,5 +101,43 @@ func TestComposeRules(t *testing.T) {
 	r := preview.Result{Req: preview.Request{Loc: far, W: w, H: h, Interactive: true}, Image: red, Stats: preview.FrameStats{Scale: 2}}
 	if composeWithLastFull(r, full, loc) != red {
 		t.Error("composed after a pan of a whole view width")
+	}
+}
+
+// After a zoom in by 2 about the centre, a 1/4 reduced frame shows the old frame magnified;
+// after a zoom out, the old frame fills the middle and the reduced frame the border.
+func TestComposeAfterZoom(t *testing.T) {
+	const w, h = 80, 50
+	loc := fractal.Home()
+	full := patterned(w, h)
+	blank := image.NewRGBA(image.Rect(0, 0, w, h))
+	in := loc.ZoomAt(w/2, h/2, 2, w, h)
+	in.Iterations = 300 // auto iterations changed with the zoom: still a fine preview
+	r := preview.Result{Req: preview.Request{Loc: in, W: w, H: h, Interactive: true}, Image: blank, Stats: preview.FrameStats{Scale: 4}}
+	out := composeWithLastFull(r, full, loc)
+	for y := range h {
+		for x := range w {
+			ox := int(math.Floor((float64(x)+0.5-w/2)/2 + w/2))
+			oy := int(math.Floor((float64(y)+0.5-h/2)/2 + h/2))
+			if got, want := out.RGBAAt(x, y), full.RGBAAt(ox, oy); got != want {
+				t.Fatalf("zoomed in: pixel %d,%d = %v, want old pixel %d,%d %v", x, y, got, ox, oy, want)
+			}
+		}
+	}
+	outZ := loc.ZoomAt(w/2, h/2, 0.5, w, h)
+	r = preview.Result{Req: preview.Request{Loc: outZ, W: w, H: h, Interactive: true}, Image: blank, Stats: preview.FrameStats{Scale: 2}}
+	out = composeWithLastFull(r, full, loc)
+	// new pixel (40, 25) has its centre at old (41.0, 26.0): old pixel 41, 26
+	if got, want := out.RGBAAt(w/2, h/2), full.RGBAAt(w/2+1, h/2+1); got != want {
+		t.Errorf("zoomed out: centre %v, want the old centre %v", got, want)
+	}
+	if got := out.RGBAAt(1, 1); got != (color.RGBA{}) {
+		t.Errorf("zoomed out: corner %v, want the reduced frame's own pixel", got)
+	}
+	// magnified 8x is coarser than a 1/4 render: no composition
+	deep := loc.ZoomAt(w/2, h/2, 8, w, h)
+	r = preview.Result{Req: preview.Request{Loc: deep, W: w, H: h, Interactive: true}, Image: blank, Stats: preview.FrameStats{Scale: 4}}
+	if composeWithLastFull(r, full, loc) != blank {
+		t.Error("composed an old frame magnified 8x over a 1/4 render")
 	}
 }
