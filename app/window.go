@@ -6,8 +6,10 @@
 // once the window is built.
 //
 // Rendering goes through app/preview: reduced-resolution frames while the user interacts,
-// full resolution when input stops, on a worker goroutine; results reach the widgets only
-// through fyne.Do.
+// full resolution when input stops (shown band by band as it progresses), on a worker
+// goroutine; results reach the widgets only through fyne.Do. While panning and zooming, the
+// last full-resolution frame, shifted or resampled, fills whatever of the view it covers
+// (compose.go), so only newly exposed areas look coarse.
 package app
 
 import (
