@@ -56,9 +56,9 @@ func runWindow(args []string) error {
 	}
 	if os.Getenv("MANDELSCOPE_TRACE_FRAMES") != "" {
 		opts.OnFrame = func(r preview.Result) {
-			fmt.Fprintf(os.Stderr, "frame %dx%d scale 1/%d render %.1f ms total %.1f ms interactive %v\n",
+			fmt.Fprintf(os.Stderr, "frame %dx%d scale 1/%d render %.1f ms total %.1f ms interactive %v at %s\n",
 				r.Stats.Width, r.Stats.Height, r.Stats.Scale, float64(r.Stats.Render.Microseconds())/1000,
-				float64(r.Stats.Total.Microseconds())/1000, r.Req.Interactive)
+				float64(r.Stats.Total.Microseconds())/1000, r.Req.Interactive, r.Req.Loc)
 		}
 	}
 	a := fyneapp.NewWithID("io.mandelscope.app")
