@@ -63,11 +63,7 @@ func main() {
 // run dispatches a command line and turns its error into one line on stderr and an exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || (len(args) > 0 && len(args[0]) > 0 && args[0][0] == '-' && args[0] != "-h" && args[0] != "--help") {
-		if err := runWindow(args); err != nil {
-			fmt.Fprintf(stderr, "mandelscope: %v\n", err)
-			return 1
-		}
-		return 0
+		return exitCode(runWindow(args), "mandelscope: ", stderr)
 	}
 	name := args[0]
 	cmd, ok := commands[name]
@@ -79,11 +75,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "usage: mandelscope [export|bookmarks|probe|bench|version] [flags]  (no command opens the window)")
 		return 0
 	}
-	err := cmd(args[1:], stdout, stderr)
+	return exitCode(cmd(args[1:], stdout, stderr), "mandelscope "+name+": ", stderr)
+}
+
+// exitCode prints err as one line after prefix and returns the process exit code: 0 for no
+// error (or -h), the code an exitError carries, else 1.
+func exitCode(err error, prefix string, stderr io.Writer) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
-	fmt.Fprintf(stderr, "mandelscope %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "%s%v\n", prefix, err)
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code
