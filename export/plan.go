@@ -12,7 +12,7 @@ const (
 	// MinTile is the smallest tile edge accepted.
 	MinTile = 16
 	// DefaultStripBytes is the default size of one strip's render buffer.
-	DefaultStripBytes = 24 << 20
+	DefaultStripBytes = 8 << 20
 	// DefaultLevel is the default deflate level (klauspost/compress/flate): fast.
 	DefaultLevel = 1
 	// blockBytes is about how many filtered bytes one compression job takes.
