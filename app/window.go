@@ -501,32 +501,17 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		w.navigate(l, false)
 	})
 	w.paletteSel = widget.NewSelect(fractal.PaletteNames(), func(name string) {
-		if w.updatingUI {
-			return
-		}
-		l := w.Location()
-		l.Color.Palette = name
-		w.navigate(l, false)
+		w.colorChanged(false, func(c *fractal.Coloring) { c.Palette = name })
 	})
 	w.densitySl = widget.NewSlider(0.1, 8)
 	w.densitySl.Step = 0.05
 	w.densitySl.OnChanged = func(v float64) {
-		if w.updatingUI {
-			return
-		}
-		l := w.Location()
-		l.Color.Density = v
-		w.navigate(l, true)
+		w.colorChanged(true, func(c *fractal.Coloring) { c.Density = v })
 	}
 	w.offsetSl = widget.NewSlider(0, 1)
 	w.offsetSl.Step = 0.01
 	w.offsetSl.OnChanged = func(v float64) {
-		if w.updatingUI {
-			return
-		}
-		l := w.Location()
-		l.Color.Offset = v
-		w.navigate(l, true)
+		w.colorChanged(true, func(c *fractal.Coloring) { c.Offset = v })
 	}
 	w.syncControls()
 	iter := container.NewGridWrap(fyne.NewSize(130, w.iterEntry.MinSize().Height), w.iterEntry)
@@ -676,4 +661,15 @@ func clip(s string) string {
 		return s[:117] + "..."
 	}
 	return s
+}
+
+// colorChanged applies a colouring control's change to the view (ignored while the window
+// itself updates the controls); interactive is passed on to navigate.
+func (w *Window) colorChanged(interactive bool, set func(*fractal.Coloring)) {
+	if w.updatingUI {
+		return
+	}
+	l := w.Location()
+	set(&l.Color)
+	w.navigate(l, interactive)
 }
