@@ -11,8 +11,13 @@
 // precisions: float32, native fp64, and double emulated with float-float pairs for drivers
 // without fp64. It calls only the GL 3.3 core functions (go-gl's v3.3-core binding; doubles
 // reach the fp64 shader as bit patterns), so the same code runs on 4.x and 3.3 contexts. Long
-// renders are split into tiles of at most MaxTile pixels a side and each
-// tile into short draw calls, so that no single draw runs long enough to trip a GPU watchdog.
+// renders are split into tiles of at most MaxTile pixels a side and each tile into short draw
+// calls, so that no single draw runs long enough to trip a GPU watchdog (Windows resets the
+// driver after about 2 s): at ordinary iteration counts each draw colours a band of rows in one
+// pass; above passCost iterations (times the variant's weight) a band is drawn in several
+// passes of at most P iterations each, the orbits' state carried between them in integer
+// textures (ping-pong framebuffers, three colour attachments), then coloured by a final pass,
+// with the same arithmetic and so the same pixels as one pass.
 package render
 
 import (
@@ -43,12 +48,17 @@ type Options struct {
 	// MaxTile caps the tile edge in pixels (0: from GL_MAX_RENDERBUFFER_SIZE and
 	// GL_MAX_VIEWPORT_DIMS).
 	MaxTile int
+	// PassIterations, when above 0, draws every tile in passes of this many iterations (the
+	// multi-pass path, which is otherwise taken only at high iteration counts); for tests and
+	// tuning. 0 sizes passes automatically.
+	PassIterations int
 }
 
 // Stats are counters of the work a GL has done since it was made.
 type Stats struct {
 	Tiles       int           // Render calls' tiles drawn
-	Draws       int           // draw calls issued (each band of a tile is one)
+	Draws       int           // draw calls issued (each band of a tile, each pass of a band, is one)
+	Passes      int           // of which iterating passes of multi-pass tiles
 	Pixels      int64         // pixels rendered
 	DrawTime    time.Duration // time spent drawing, to each draw's completion
 	LongestDraw time.Duration // the longest single draw call, measured with glFinish
@@ -67,6 +77,18 @@ var (
 // about 0.1 to 0.3 s on llvmpipe with two cores, far less on a real GPU, so that no draw comes
 // near the 2 s that GPU watchdogs allow.
 const drawBudget = 1 << 28
+
+// passCost is the predicted cost per pixel (iterations x variant weight) above which a tile is
+// drawn in passes: single-pass bands would be under drawBudget/passCost = 16384 pixels (one
+// row of a 16K tile), down to single pixels that can still run for seconds at 1e8 iterations.
+const passCost = 1 << 14
+
+// stateW and stateH are the size of the multi-pass state textures, the largest band of a tile
+// that is drawn in passes: 2^18 pixels, 24 MB of state in both sets together.
+const (
+	stateW = 1024
+	stateH = 256
+)
 
 // GL renders frames with OpenGL on an offscreen context. Its methods may be called from any
 // goroutine; Render calls are serialised (one draws while the others wait). Close must not be
@@ -89,6 +111,13 @@ type GL struct {
 	fbo, rbo uint32
 	fbW, fbH int
 
+	// Multi-pass resources, made on first use: the iterate stage per variant, the colour
+	// stage, and two sets of state textures with a framebuffer each.
+	iterProgs  map[shaders.Variant]*program
+	colourProg *program
+	stateTex   [2][3]uint32
+	stateFBO   [2]uint32
+
 	statsMu sync.Mutex // guards stats, so Stats does not wait for a Render in progress
 	stats   Stats
 }
@@ -106,7 +135,11 @@ func NewGL(opts Options) (g *GL, err error) {
 	if opts.MaxTile < 0 {
 		return nil, fmt.Errorf("opengl: max tile %d must not be negative", opts.MaxTile)
 	}
-	g = &GL{opts: opts, mainThread: opts.MainThread, progs: map[shaders.Variant]*program{}}
+	if opts.PassIterations < 0 {
+		return nil, fmt.Errorf("opengl: pass iterations %d must not be negative", opts.PassIterations)
+	}
+	g = &GL{opts: opts, mainThread: opts.MainThread, progs: map[shaders.Variant]*program{},
+		iterProgs: map[shaders.Variant]*program{}}
 	if g.mainThread == nil {
 		if !mainRunning() {
 			return nil, fmt.Errorf("opengl: %w", errNoMain)
@@ -260,6 +293,13 @@ func (g *GL) release() {
 				gl.DeleteProgram(p.id)
 			}
 			g.progs = nil
+			for _, p := range g.iterProgs {
+				gl.DeleteProgram(p.id)
+			}
+			g.iterProgs = nil
+			deleteProgram(g.colourProg)
+			g.colourProg = nil
+			g.deleteState()
 			if g.vao != 0 {
 				gl.DeleteVertexArrays(1, &g.vao)
 			}
@@ -487,37 +527,37 @@ func bands(w, h, iter int, weight int64) []image.Rectangle {
 	return out
 }
 
-// drawTile runs on the GL thread: draws one tile in bands and reads it into dst.
+// drawTile runs on the GL thread: draws one tile, in bands or in passes, and reads it into
+// dst.
 func (g *GL) drawTile(p *program, f fractal.Frame, tile image.Rectangle, stops []float32, dst *image.RGBA) error {
 	w, h := tile.Dx(), tile.Dy()
 	if err := g.ensureFramebuffer(w, h); err != nil {
 		return err
 	}
-	gl.Viewport(0, 0, int32(w), int32(h))
 	gl.Disable(gl.DEPTH_TEST)
 	gl.Disable(gl.BLEND)
-	gl.Enable(gl.SCISSOR_TEST)
-	gl.UseProgram(p.id)
 	gl.BindVertexArray(g.vao)
-	p.setView(viewOf(f, tile.Min))
-	off := f.Loc.Color.Offset
-	p.setColoring(f.Loc.Iterations, stops, f.Loc.Color.Density, off-math.Floor(off))
-
-	for _, b := range bands(w, h, f.Loc.Iterations, variantWeight(p.variant)) {
-		gl.Scissor(int32(b.Min.X), int32(b.Min.Y), int32(b.Dx()), int32(b.Dy()))
-		start := time.Now()
-		gl.DrawArrays(gl.TRIANGLES, 0, 3)
-		gl.Finish()
-		d := time.Since(start)
-		g.statsMu.Lock()
-		g.stats.Draws++
-		g.stats.DrawTime += d
-		g.stats.LongestDraw = max(g.stats.LongestDraw, d)
-		g.statsMu.Unlock()
+	weight := variantWeight(p.variant)
+	if g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*weight > passCost {
+		if err := g.drawPasses(p.variant, f, tile, stops); err != nil {
+			return err
+		}
+	} else {
+		gl.Viewport(0, 0, int32(w), int32(h))
+		gl.Enable(gl.SCISSOR_TEST)
+		gl.UseProgram(p.id)
+		p.setView(viewOf(f, tile.Min))
+		off := f.Loc.Color.Offset
+		p.setColoring(f.Loc.Iterations, stops, f.Loc.Color.Density, off-math.Floor(off))
+		for _, b := range bands(w, h, f.Loc.Iterations, weight) {
+			gl.Scissor(int32(b.Min.X), int32(b.Min.Y), int32(b.Dx()), int32(b.Dy()))
+			g.timedDraw(false)
+		}
+		gl.Disable(gl.SCISSOR_TEST)
 	}
-	gl.Disable(gl.SCISSOR_TEST)
 
 	start := time.Now()
+	gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
 	gl.PixelStorei(gl.PACK_ALIGNMENT, 4)
 	gl.PixelStorei(gl.PACK_ROW_LENGTH, int32(dst.Stride/4))
 	gl.ReadBuffer(gl.COLOR_ATTACHMENT0)
@@ -532,4 +572,165 @@ func (g *GL) drawTile(p *program, f fractal.Frame, tile image.Rectangle, stops [
 		return fmt.Errorf("drawing tile %v: GL error 0x%x", tile, e)
 	}
 	return nil
+}
+
+// timedDraw draws the full-viewport triangle, waits for it (glFinish) and counts it.
+func (g *GL) timedDraw(pass bool) {
+	start := time.Now()
+	gl.DrawArrays(gl.TRIANGLES, 0, 3)
+	gl.Finish()
+	d := time.Since(start)
+	g.statsMu.Lock()
+	g.stats.Draws++
+	if pass {
+		g.stats.Passes++
+	}
+	g.stats.DrawTime += d
+	g.stats.LongestDraw = max(g.stats.LongestDraw, d)
+	g.statsMu.Unlock()
+}
+
+// stateBands splits a w x h tile into the bands (in tile pixels) drawn in passes: pieces of at
+// most stateW x stateH, the size of the state textures.
+func stateBands(w, h int) []image.Rectangle {
+	var out []image.Rectangle
+	for y := 0; y < h; y += stateH {
+		for x := 0; x < w; x += stateW {
+			out = append(out, image.Rect(x, y, min(x+stateW, w), min(y+stateH, h)))
+		}
+	}
+	return out
+}
+
+// passIterations is P, the iterations of one pass over a band of px pixels: forced when
+// forced > 0, else as many as keep the pass's predicted cost (px x P x weight) within
+// drawBudget, then evened out so that the passes share the iterations equally.
+func passIterations(px, iter int, weight int64, forced int) int {
+	if forced > 0 {
+		return min(forced, iter)
+	}
+	p := int(min(max(drawBudget/(int64(px)*weight), 1), int64(iter)))
+	passes := (iter + p - 1) / p
+	return (iter + passes - 1) / passes
+}
+
+// drawPasses runs on the GL thread with the tile's framebuffer bound: draws the tile band by
+// band, each band in passes of at most passIterations iterations that carry the orbits in the
+// state textures, then a colour pass from the final state into the tile's framebuffer. It
+// leaves the tile's framebuffer bound.
+func (g *GL) drawPasses(v shaders.Variant, f fractal.Frame, tile image.Rectangle, stops []float32) error {
+	it, col, err := g.passPrograms(v)
+	if err != nil {
+		return err
+	}
+	if err := g.ensureState(); err != nil {
+		return err
+	}
+	iter := f.Loc.Iterations
+	off := f.Loc.Color.Offset
+	density, offset := f.Loc.Color.Density, off-math.Floor(off)
+	weight := variantWeight(v)
+	for _, b := range stateBands(tile.Dx(), tile.Dy()) {
+		p := passIterations(b.Dx()*b.Dy(), iter, weight, g.opts.PassIterations)
+		gl.Disable(gl.SCISSOR_TEST)
+		gl.Viewport(0, 0, int32(b.Dx()), int32(b.Dy()))
+		gl.UseProgram(it.id)
+		it.setView(viewOf(f, tile.Min.Add(b.Min)))
+		it.setColoring(iter, stops, density, offset)
+		src := 0
+		for k0 := 1; k0 <= iter; k0 += p {
+			gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[1-src])
+			for i, t := range g.stateTex[src] {
+				gl.ActiveTexture(gl.TEXTURE0 + uint32(i))
+				gl.BindTexture(gl.TEXTURE_2D, t)
+			}
+			gl.Uniform1i(it.loc["uK0"], int32(k0))
+			gl.Uniform1i(it.loc["uK1"], int32(min(k0+p-1, iter)))
+			g.timedDraw(true)
+			src = 1 - src
+		}
+
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
+		gl.Viewport(0, 0, int32(tile.Dx()), int32(tile.Dy()))
+		gl.Enable(gl.SCISSOR_TEST)
+		gl.Scissor(int32(b.Min.X), int32(b.Min.Y), int32(b.Dx()), int32(b.Dy()))
+		gl.UseProgram(col.id)
+		col.setColoring(iter, stops, density, offset)
+		gl.Uniform2i(col.loc["uBand"], int32(b.Min.X), int32(b.Min.Y))
+		gl.ActiveTexture(gl.TEXTURE2)
+		gl.BindTexture(gl.TEXTURE_2D, g.stateTex[src][2])
+		g.timedDraw(false)
+		gl.Disable(gl.SCISSOR_TEST)
+	}
+	gl.ActiveTexture(gl.TEXTURE0)
+	if e := gl.GetError(); e != gl.NO_ERROR {
+		return fmt.Errorf("drawing tile %v in passes: GL error 0x%x", tile, e)
+	}
+	return nil
+}
+
+// passPrograms returns variant v's iterate stage and the colour stage, compiling them on
+// first use.
+func (g *GL) passPrograms(v shaders.Variant) (it, col *program, err error) {
+	if g.iterProgs[v] == nil {
+		p, err := newStageProgram(g.glsl, v, stageIterate, shaders.FullscreenVert, shaders.MandelFrag)
+		if err != nil {
+			return nil, nil, err
+		}
+		g.iterProgs[v] = p
+	}
+	if g.colourProg == nil {
+		p, err := newStageProgram(g.glsl, shaders.F32, stageColour, shaders.FullscreenVert, shaders.MandelFrag)
+		if err != nil {
+			return nil, nil, err
+		}
+		g.colourProg = p
+	}
+	return g.iterProgs[v], g.colourProg, nil
+}
+
+// ensureState makes the two sets of multi-pass state textures (RGBA32UI, stateW x stateH)
+// and a framebuffer for each set with the three as its colour attachments.
+func (g *GL) ensureState() error {
+	if g.stateFBO[0] != 0 {
+		return nil
+	}
+	gl.GenFramebuffers(2, &g.stateFBO[0])
+	bufs := []uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2}
+	for s := range g.stateTex {
+		gl.GenTextures(3, &g.stateTex[s][0])
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[s])
+		for i, t := range g.stateTex[s] {
+			gl.BindTexture(gl.TEXTURE_2D, t)
+			gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+			gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+			gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA32UI, stateW, stateH, 0, gl.RGBA_INTEGER, gl.UNSIGNED_INT, nil)
+			gl.FramebufferTexture2D(gl.FRAMEBUFFER, bufs[i], gl.TEXTURE_2D, t, 0)
+		}
+		gl.DrawBuffers(int32(len(bufs)), &bufs[0])
+		if e := gl.GetError(); e != gl.NO_ERROR {
+			g.deleteState()
+			return fmt.Errorf("multi-pass state textures %dx%d: GL error 0x%x (out of memory?)", stateW, stateH, e)
+		}
+		if st := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
+			g.deleteState()
+			return fmt.Errorf("multi-pass state framebuffer incomplete: status 0x%x", st)
+		}
+	}
+	gl.BindTexture(gl.TEXTURE_2D, 0)
+	return nil
+}
+
+// deleteState frees the multi-pass state textures and framebuffers (none made is fine).
+func (g *GL) deleteState() {
+	for s := range g.stateTex {
+		if g.stateTex[s][0] != 0 {
+			gl.DeleteTextures(3, &g.stateTex[s][0])
+		}
+		g.stateTex[s] = [3]uint32{}
+	}
+	if g.stateFBO[0] != 0 {
+		gl.DeleteFramebuffers(2, &g.stateFBO[0])
+	}
+	g.stateFBO = [2]uint32{}
 }

@@ -110,17 +110,36 @@ func compileShader(kind uint32, stage, name, header, fileSrc string) (uint32, er
 	return 0, e
 }
 
-// newProgram compiles and links a vertex and fragment source with the given header defines.
-// Everything created is released again when a later step fails.
+// The stages of mandel.frag: the single-pass colouring (no define), and the two stages of a
+// multi-pass render: iterating a slice of every orbit with its state in textures, and
+// colouring that state.
+const (
+	stageSingle  = ""
+	stageIterate = "STAGE_ITERATE"
+	stageColour  = "STAGE_COLOUR"
+)
+
+// newProgram compiles and links a vertex and fragment source with the given header defines
+// (the single-pass stage). Everything created is released again when a later step fails.
 func newProgram(glslVersion int, variant shaders.Variant, vertSrc, fragSrc string) (*program, error) {
+	return newStageProgram(glslVersion, variant, stageSingle, vertSrc, fragSrc)
+}
+
+// newStageProgram is newProgram for one stage of mandel.frag.
+func newStageProgram(glslVersion int, variant shaders.Variant, stage, vertSrc, fragSrc string) (*program, error) {
 	name := string(variant)
+	defines := []string{name, fmt.Sprintf("MAX_STOPS %d", maxStops)}
+	if stage != stageSingle {
+		name += " " + stage
+		defines = append(defines, stage)
+	}
 	vs, err := compileShader(gl.VERTEX_SHADER, "vertex", "fullscreen.vert", shaderHeader(glslVersion), vertSrc)
 	if err != nil {
 		return nil, err
 	}
 	defer gl.DeleteShader(vs)
 	fs, err := compileShader(gl.FRAGMENT_SHADER, "fragment", "mandel.frag ("+name+")",
-		shaderHeader(glslVersion, name, fmt.Sprintf("MAX_STOPS %d", maxStops)), fragSrc)
+		shaderHeader(glslVersion, defines...), fragSrc)
 	if err != nil {
 		return nil, err
 	}
@@ -141,8 +160,17 @@ func newProgram(glslVersion int, variant shaders.Variant, vertSrc, fragSrc strin
 	}
 	p := &program{id: id, variant: variant, loc: map[string]int32{}}
 	for _, u := range []string{"uOrigin", "uHalf", "uCentre", "uSpacing", "uMaxIter",
-		"uStops", "uNumStops", "uDensity", "uOffset"} {
+		"uStops", "uNumStops", "uDensity", "uOffset", "uK0", "uK1", "uBand",
+		"uState0", "uState1", "uState2"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
+	}
+	if stage != stageSingle {
+		// The state textures are read from texture units 0, 1 and 2.
+		gl.UseProgram(id)
+		for i, u := range []string{"uState0", "uState1", "uState2"} {
+			gl.Uniform1i(p.loc[u], int32(i))
+		}
+		gl.UseProgram(0)
 	}
 	return p, nil
 }

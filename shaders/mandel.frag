@@ -33,8 +33,6 @@ uniform int uNumStops;
 uniform float uDensity;
 uniform float uOffset;
 
-out vec4 fragColor;
-
 // REAL is the orbit's scalar type where the code is shared by float and double.
 #if defined(PREC_F64)
 #define REAL double
@@ -117,106 +115,111 @@ bool inMainBulbs(float cr, float ci) {
     return x1 * x1 + y2 <= 0.0625;
 }
 
-void main() {
-    ivec2 g = uOrigin + ivec2(gl_FragCoord.xy);  // the global pixel (x, y), y down
-    vec2 off = vec2(float(g.x) + 0.5 - uHalf.x, uHalf.y - float(g.y) - 0.5);
-    int n = -1;
-    float nu = 0.0;
-
+// Z is the type of one coordinate of z and c: float, double, or a float-float pair.
 #if defined(PREC_F32)
-    precise float cr = uCentre.x + off.x * uSpacing;
-    precise float ci = uCentre.y + off.y * uSpacing;
-    bool inside = inMainBulbs(cr, ci);
-    float zr = 0.0, zi = 0.0, sr = 0.0, si = 0.0, zr2 = 0.0, zi2 = 0.0;
+#define Z float
+#elif defined(PREC_F64)
+#define Z double
+#else
+#define Z vec2
+#endif
+
+// pixelC returns c for the fragment (the global pixel uOrigin + gl_FragCoord.xy, y down) and
+// whether c lies in the main cardioid or the period-2 bulb (black without iterating).
+bool pixelC(out Z cr, out Z ci) {
+    ivec2 g = uOrigin + ivec2(gl_FragCoord.xy);
+    vec2 off = vec2(float(g.x) + 0.5 - uHalf.x, uHalf.y - float(g.y) - 0.5);
+#if defined(PREC_F32)
+    precise float pcr = uCentre.x + off.x * uSpacing;
+    precise float pci = uCentre.y + off.y * uSpacing;
+    cr = pcr;
+    ci = pci;
+    return inMainBulbs(cr, ci);
 #elif defined(PREC_F64)
     double centreRe = packDouble2x32(uCentre.xy), centreIm = packDouble2x32(uCentre.zw);
     double spacing = packDouble2x32(uSpacing);
-    precise double cr = centreRe + double(off.x) * spacing;
-    precise double ci = centreIm + double(off.y) * spacing;
-    bool inside;
-    {
-        // The bulb test in double, as the CPU does it.
-        double x = cr - 0.25LF;
-        double y2 = ci * ci;
-        double q = x * x + y2;
-        double x1 = cr + 1.0LF;
-        inside = q * (q + x) <= 0.25LF * y2 || x1 * x1 + y2 <= 0.0625LF;
-    }
-    double zr = 0.0LF, zi = 0.0LF, sr = 0.0LF, si = 0.0LF, zr2 = 0.0LF, zi2 = 0.0LF;
+    precise double pcr = centreRe + double(off.x) * spacing;
+    precise double pci = centreIm + double(off.y) * spacing;
+    cr = pcr;
+    ci = pci;
+    // The bulb test in double, as the CPU does it.
+    double x = cr - 0.25LF;
+    double y2 = ci * ci;
+    double q = x * x + y2;
+    double x1 = cr + 1.0LF;
+    return q * (q + x) <= 0.25LF * y2 || x1 * x1 + y2 <= 0.0625LF;
 #else
-    vec2 cr = ffAdd(uCentre.xy, ffMulF(uSpacing, off.x));
-    vec2 ci = ffAdd(uCentre.zw, ffMulF(uSpacing, off.y));
-    bool inside = inMainBulbs(cr.x, ci.x);
-    vec2 zr = vec2(0.0), zi = vec2(0.0), sr = vec2(0.0), si = vec2(0.0);
+    cr = ffAdd(uCentre.xy, ffMulF(uSpacing, off.x));
+    ci = ffAdd(uCentre.zw, ffMulF(uSpacing, off.y));
+    return inMainBulbs(cr.x, ci.x);
 #endif
+}
 
-    if (!inside) {
-        int check = 8, period = 0;
-        for (int k = 1; k <= uMaxIter; k++) {
+// iterate runs iterations k0..k1 (1-based) of c's orbit, continuing from z, the saved z of the
+// periodicity test (s), its interval check and the iterations since the last save (period).
+// It returns the escape count n when |z(n)| > 2, -1 when the orbit came back to the saved z
+// (periodic: black), and 0 when it is still going after k1. The single-pass shader runs
+// 1..uMaxIter in one call; the multi-pass one the same iterations in slices, with the state
+// carried between them in textures, so both take exactly the same steps.
+int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout int check,
+            inout int period, int k0, int k1) {
+#if !defined(PREC_EMULATED)
+    // zr2 and zi2 are the squares the escape test computed: the same roundings as
+    // zr*zr - zi*zi + cr on the CPU, with two multiplications fewer.
+    Z zr2 = zr * zr, zi2 = zi * zi;
+#endif
+    for (int k = k0; k <= k1; k++) {
 #if defined(PREC_F32)
-            // zr2 and zi2 are the squares the escape test computed: the same roundings
-            // as zr*zr - zi*zi + cr on the CPU, with two multiplications fewer.
-            precise float nzi = 2.0 * zr * zi + ci;
-            precise float nzr = zr2 - zi2 + cr;
-            zr = nzr;
-            zi = nzi;
-            zr2 = zr * zr;
-            zi2 = zi * zi;
-            precise float r2 = zr2 + zi2;
-            if (r2 > 4.0) {
-                n = k;
-                break;
-            }
-            if (zr == sr && zi == si) {
-                break;
-            }
-#elif defined(PREC_F64)
-            precise double nzi = 2.0LF * zr * zi + ci;
-            precise double nzr = zr2 - zi2 + cr;
-            zr = nzr;
-            zi = nzi;
-            zr2 = zr * zr;
-            zi2 = zi * zi;
-            precise double r2 = zr2 + zi2;
-            if (r2 > 4.0LF) {
-                n = k;
-                break;
-            }
-            if (zr == sr && zi == si) {
-                break;
-            }
-#else
-            vec2 zr2 = ffMul(zr, zr);
-            vec2 zi2 = ffMul(zi, zi);
-            vec2 zri = ffMul(zr, zi);
-            zr = ffAdd(ffAdd(zr2, -zi2), cr);
-            zi = ffAdd(2.0 * zri, ci);
-            float r2 = zr.x * zr.x + zi.x * zi.x;
-            if (r2 > 4.0) {
-                n = k;
-                break;
-            }
-            if (zr == sr && zi == si) {
-                break;
-            }
-#endif
-            // Periodicity: save z at iterations 8, 16, 32, ... (selects, not a branch).
-            period++;
-            bool save = period == check;
-            sr = save ? zr : sr;
-            si = save ? zi : si;
-            check = save ? 2 * check : check;
-            period = save ? 0 : period;
+        precise float nzi = 2.0 * zr * zi + ci;
+        precise float nzr = zr2 - zi2 + cr;
+        zr = nzr;
+        zi = nzi;
+        zr2 = zr * zr;
+        zi2 = zi * zi;
+        precise float r2 = zr2 + zi2;
+        if (r2 > 4.0) {
+            return k;
         }
+#elif defined(PREC_F64)
+        precise double nzi = 2.0LF * zr * zi + ci;
+        precise double nzr = zr2 - zi2 + cr;
+        zr = nzr;
+        zi = nzi;
+        zr2 = zr * zr;
+        zi2 = zi * zi;
+        precise double r2 = zr2 + zi2;
+        if (r2 > 4.0LF) {
+            return k;
+        }
+#else
+        vec2 zr2 = ffMul(zr, zr);
+        vec2 zi2 = ffMul(zi, zi);
+        vec2 zri = ffMul(zr, zi);
+        zr = ffAdd(ffAdd(zr2, -zi2), cr);
+        zi = ffAdd(2.0 * zri, ci);
+        float r2 = zr.x * zr.x + zi.x * zi.x;
+        if (r2 > 4.0) {
+            return k;
+        }
+#endif
+        if (zr == sr && zi == si) {
+            return -1;
+        }
+        // Periodicity: save z at iterations 8, 16, 32, ... (selects, not a branch).
+        period++;
+        bool save = period == check;
+        sr = save ? zr : sr;
+        si = save ? zi : si;
+        check = save ? 2 * check : check;
+        period = save ? 0 : period;
     }
+    return 0;
+}
 
-    if (n < 0) {
-        fragColor = vec4(0.0, 0.0, 0.0, 1.0);
-        return;
-    }
-
-    // Smooth value: up to 8 more iterations until |z|^2 > 65536 (fractal.smooth), in the
-    // orbit's own type; the emulated variant continues on the high parts.
+// escapeSmooth is the smooth value nu of an orbit that escaped at n with z: up to 8 more
+// iterations until |z|^2 > 65536 (fractal.smooth), in the orbit's own type; the emulated
+// variant continues on the high parts.
+float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
 #if defined(PREC_F64)
     double fr = zr, fi = zi, fcr = cr, fci = ci;
 #elif defined(PREC_F32)
@@ -233,6 +236,109 @@ void main() {
         r2 = float(fr * fr + fi * fi);
         m++;
     }
-    nu = smoothValue(m, r2);
-    fragColor = vec4(colour(nu) / 255.0, 1.0);
+    return smoothValue(m, r2);
 }
+
+#if defined(STAGE_ITERATE) || defined(STAGE_COLOUR)
+// Multi-pass state, one texel per pixel of the band, in three RGBA32UI textures (bit
+// patterns, so that nothing is rounded between passes):
+//   0: z        F32 (zr, zi, 0, 0); F64 (zr lo, zr hi, zi lo, zi hi); emulated (zr.hi, zr.lo, zi.hi, zi.lo)
+//   1: saved z  the same layout for (sr, si)
+//   2: (status, check, period, nu): status 0 still iterating, 1 black, 2 escaped with smooth value nu
+uniform usampler2D uState0;
+uniform usampler2D uState1;
+uniform usampler2D uState2;
+#endif
+
+#if defined(STAGE_ITERATE)
+uniform int uK0;  // the pass's first iteration: 1 starts every orbit afresh (no state read)
+uniform int uK1;  // the pass's last iteration
+
+layout(location = 0) out uvec4 oState0;
+layout(location = 1) out uvec4 oState1;
+layout(location = 2) out uvec4 oState2;
+
+uvec4 packZ(Z a, Z b) {
+#if defined(PREC_F32)
+    return uvec4(floatBitsToUint(a), floatBitsToUint(b), 0u, 0u);
+#elif defined(PREC_F64)
+    return uvec4(unpackDouble2x32(a), unpackDouble2x32(b));
+#else
+    return floatBitsToUint(vec4(a, b));
+#endif
+}
+
+void unpackZ(uvec4 u, out Z a, out Z b) {
+#if defined(PREC_F32)
+    a = uintBitsToFloat(u.x);
+    b = uintBitsToFloat(u.y);
+#elif defined(PREC_F64)
+    a = packDouble2x32(u.xy);
+    b = packDouble2x32(u.zw);
+#else
+    vec4 f = uintBitsToFloat(u);
+    a = f.xy;
+    b = f.zw;
+#endif
+}
+
+void main() {
+    Z cr, ci;
+    bool inside = pixelC(cr, ci);
+    Z zr = Z(0.0), zi = Z(0.0), sr = Z(0.0), si = Z(0.0);
+    uint status = inside ? 1u : 0u;
+    int check = 8, period = 0;
+    float nu = 0.0;
+    if (uK0 > 1) {
+        ivec2 t = ivec2(gl_FragCoord.xy);
+        uvec4 m = texelFetch(uState2, t, 0);
+        status = m.x;
+        check = int(m.y);
+        period = int(m.z);
+        nu = uintBitsToFloat(m.w);
+        unpackZ(texelFetch(uState0, t, 0), zr, zi);
+        unpackZ(texelFetch(uState1, t, 0), sr, si);
+    }
+    if (status == 0u) {
+        int n = iterate(cr, ci, zr, zi, sr, si, check, period, uK0, uK1);
+        if (n > 0) {
+            nu = escapeSmooth(cr, ci, zr, zi, n);
+            status = 2u;
+        } else if (n < 0 || uK1 >= uMaxIter) {
+            status = 1u;
+        }
+    }
+    oState0 = packZ(zr, zi);
+    oState1 = packZ(sr, si);
+    oState2 = uvec4(status, uint(check), uint(period), floatBitsToUint(nu));
+}
+
+#elif defined(STAGE_COLOUR)
+uniform ivec2 uBand;  // the framebuffer pixel of the band's state texel (0, 0)
+
+out vec4 fragColor;
+
+void main() {
+    uvec4 m = texelFetch(uState2, ivec2(gl_FragCoord.xy) - uBand, 0);
+    fragColor = m.x == 2u ? vec4(colour(uintBitsToFloat(m.w)) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+}
+
+#else
+out vec4 fragColor;
+
+void main() {
+    Z cr, ci;
+    if (pixelC(cr, ci)) {
+        fragColor = vec4(0.0, 0.0, 0.0, 1.0);
+        return;
+    }
+    Z zr = Z(0.0), zi = Z(0.0), sr = Z(0.0), si = Z(0.0);
+    int check = 8, period = 0;
+    int n = iterate(cr, ci, zr, zi, sr, si, check, period, 1, uMaxIter);
+    if (n <= 0) {
+        fragColor = vec4(0.0, 0.0, 0.0, 1.0);
+        return;
+    }
+    fragColor = vec4(colour(escapeSmooth(cr, ci, zr, zi, n)) / 255.0, 1.0);
+}
+#endif
