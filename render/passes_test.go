@@ -166,3 +166,38 @@ func TestPassIterationsOption(t *testing.T) {
 		t.Error("NewGL with PassIterations -1: no error")
 	}
 }
+
+// TestPassesGL33 draws in passes on a GL 3.3 core context with GLSL 3.30 shaders (fp64
+// through GL_ARB_gpu_shader_fp64 where the driver has it): the same bytes as one pass.
+func TestPassesGL33(t *testing.T) {
+	testGL(t, Options{}) // skips when there is no GL at all
+	oldV, oldS := contextVersions, glslOverride
+	contextVersions, glslOverride = [][2]int{{3, 3}}, 330
+	g, err := NewGL(Options{})
+	contextVersions, glslOverride = oldV, oldS
+	if err != nil {
+		t.Fatalf("GL 3.3 with GLSL 3.30: %v", err)
+	}
+	defer g.Close()
+	l := seahorseLoc(t)
+	l.Iterations = 900
+	f := fractal.NewFrame(l, 120, 70)
+	for _, prec := range []string{"f32", "f64", "emulated"} {
+		g.opts.Precision = prec
+		if g.progs[g.variant(f)] == nil {
+			t.Logf("%s: not available on %s with GLSL 3.30", prec, g.renderer)
+			continue
+		}
+		g.opts.PassIterations = 0
+		want := renderGL(t, g, f)
+		g.opts.PassIterations = 50
+		got := renderGL(t, g, f)
+		if string(got.Pix) != string(want.Pix) {
+			frac, bad := agreement(got, want, 0)
+			t.Errorf("GLSL 3.30 %s: multi-pass render differs: %.3f%% equal, first difference at %v", prec, 100*frac, bad)
+		}
+	}
+	if g.Stats().Passes < 3*18 {
+		t.Errorf("%d passes, want 3 x 18", g.Stats().Passes)
+	}
+}
