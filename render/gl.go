@@ -117,6 +117,7 @@ type GL struct {
 	colourProg *program
 	stateTex   [2][3]uint32
 	stateFBO   [2]uint32
+	query      uint32 // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
 
 	statsMu sync.Mutex // guards stats, so Stats does not wait for a Render in progress
 	stats   Stats
@@ -574,12 +575,24 @@ func (g *GL) drawTile(p *program, f fractal.Frame, tile image.Rectangle, stops [
 	return nil
 }
 
-// timedDraw draws the full-viewport triangle, waits for it (glFinish) and counts it.
-func (g *GL) timedDraw(pass bool) {
+// timedDraw draws the full-viewport triangle, waits for it (glFinish) and counts it. For an
+// iterating pass it reports whether any fragment got through (some pixel was not yet
+// finished); otherwise it returns true.
+func (g *GL) timedDraw(pass bool) bool {
 	start := time.Now()
+	if pass {
+		gl.BeginQuery(gl.ANY_SAMPLES_PASSED, g.query)
+	}
 	gl.DrawArrays(gl.TRIANGLES, 0, 3)
+	if pass {
+		gl.EndQuery(gl.ANY_SAMPLES_PASSED)
+	}
 	gl.Finish()
 	d := time.Since(start)
+	passed := uint32(1)
+	if pass {
+		gl.GetQueryObjectuiv(g.query, gl.QUERY_RESULT, &passed)
+	}
 	g.statsMu.Lock()
 	g.stats.Draws++
 	if pass {
@@ -588,6 +601,7 @@ func (g *GL) timedDraw(pass bool) {
 	g.stats.DrawTime += d
 	g.stats.LongestDraw = max(g.stats.LongestDraw, d)
 	g.statsMu.Unlock()
+	return passed != 0
 }
 
 // stateBands splits a w x h tile into the bands (in tile pixels) drawn in passes: pieces of at
@@ -616,8 +630,9 @@ func passIterations(px, iter int, weight int64, forced int) int {
 
 // drawPasses runs on the GL thread with the tile's framebuffer bound: draws the tile band by
 // band, each band in passes of at most passIterations iterations that carry the orbits in the
-// state textures, then a colour pass from the final state into the tile's framebuffer. It
-// leaves the tile's framebuffer bound.
+// state textures, then a colour pass from the final state into the tile's framebuffer. A
+// band's passes end early when one lets no fragment through: every pixel had finished, and
+// both state sets hold that. It leaves the tile's framebuffer bound.
 func (g *GL) drawPasses(v shaders.Variant, f fractal.Frame, tile image.Rectangle, stops []float32) error {
 	it, col, err := g.passPrograms(v)
 	if err != nil {
@@ -646,7 +661,9 @@ func (g *GL) drawPasses(v shaders.Variant, f fractal.Frame, tile image.Rectangle
 			}
 			gl.Uniform1i(it.loc["uK0"], int32(k0))
 			gl.Uniform1i(it.loc["uK1"], int32(min(k0+p-1, iter)))
-			g.timedDraw(true)
+			if !g.timedDraw(true) {
+				break // no pixel left running: src holds every pixel's final state
+			}
 			src = 1 - src
 		}
 
@@ -695,6 +712,7 @@ func (g *GL) ensureState() error {
 	if g.stateFBO[0] != 0 {
 		return nil
 	}
+	gl.GenQueries(1, &g.query)
 	gl.GenFramebuffers(2, &g.stateFBO[0])
 	bufs := []uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2}
 	for s := range g.stateTex {
@@ -733,4 +751,8 @@ func (g *GL) deleteState() {
 		gl.DeleteFramebuffers(2, &g.stateFBO[0])
 	}
 	g.stateFBO = [2]uint32{}
+	if g.query != 0 {
+		gl.DeleteQueries(1, &g.query)
+	}
+	g.query = 0
 }

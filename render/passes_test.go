@@ -86,8 +86,8 @@ func TestPassesMatchSinglePass(t *testing.T) {
 				before := passes.Stats()
 				got := renderGL(t, passes, f)
 				after := passes.Stats()
-				if n, min := after.Passes-before.Passes, (c.iter+p-1)/p; n != min {
-					t.Errorf("%d passes, want %d", n, min)
+				if n, most := after.Passes-before.Passes, (c.iter+p-1)/p; n < 3 || n > most {
+					t.Errorf("%d passes, want 3 to %d", n, most)
 				}
 				black, lit := 0, 0
 				for i := 0; i < len(want.Pix); i += 4 {
@@ -197,7 +197,37 @@ func TestPassesGL33(t *testing.T) {
 			t.Errorf("GLSL 3.30 %s: multi-pass render differs: %.3f%% equal, first difference at %v", prec, 100*frac, bad)
 		}
 	}
-	if g.Stats().Passes < 3*18 {
-		t.Errorf("%d passes, want 3 x 18", g.Stats().Passes)
+	if g.Stats().Passes < 3*3 {
+		t.Errorf("%d passes, want at least 3 x 3", g.Stats().Passes)
 	}
+}
+
+// TestPassesStopEarly renders a view whose orbits all finish within a few iterations, at
+// 100000 iterations in passes of 64: a band's passes stop once every pixel has finished (one
+// pass to finish them, one to copy the last of them into both state sets, one that lets
+// nothing through), and the picture still matches one pass.
+func TestPassesStopEarly(t *testing.T) {
+	single := testGL(t, Options{})
+	passes := testGL(t, Options{PassIterations: 64})
+	l := loc(t, "1.5", "1.5", "4", 100_000) // |c| > 1.1 everywhere
+	f := fractal.NewFrame(l, 130, 70)
+	want := renderGL(t, single, f)
+	before := passes.Stats()
+	got := renderGL(t, passes, f)
+	if n := passes.Stats().Passes - before.Passes; n != 3 {
+		t.Errorf("%d passes, want 3 (all orbits escape in the first)", n)
+	}
+	if string(got.Pix) != string(want.Pix) {
+		frac, bad := agreement(got, want, 0)
+		t.Errorf("multi-pass render differs: %.3f%% equal, first difference at %v", 100*frac, bad)
+	}
+}
+
+// BenchmarkRenderHighIterations renders 240x160 pixels around the Feigenbaum point at 100000
+// iterations (the multi-pass path: orbits there neither escape nor settle quickly); the
+// longest-draw metric is the watchdog figure.
+func BenchmarkRenderHighIterations(b *testing.B) {
+	l := loc(b, "-1.4011551890920506", "0", "1e5", 100_000)
+	f := fractal.NewFrame(l, 240, 160)
+	benchRender(b, f, image.Rect(0, 0, f.W, f.H))
 }

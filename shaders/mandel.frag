@@ -244,7 +244,11 @@ float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
 // patterns, so that nothing is rounded between passes):
 //   0: z        F32 (zr, zi, 0, 0); F64 (zr lo, zr hi, zi lo, zi hi); emulated (zr.hi, zr.lo, zi.hi, zi.lo)
 //   1: saved z  the same layout for (sr, si)
-//   2: (status, check, period, nu): status 0 still iterating, 1 black, 2 escaped with smooth value nu
+//   2: (status, check, period, nu): status 0 still iterating, 1 black, 2 escaped with smooth
+//      value nu; a finished pixel keeps (status, k, 0, nu), k the last iteration of the pass
+//      that finished it.
+// A finished pixel is written once more (so that both sets hold it) and then discarded: the
+// Go side stops a band's passes when a pass lets no fragment through (occlusion query).
 uniform usampler2D uState0;
 uniform usampler2D uState1;
 uniform usampler2D uState2;
@@ -292,10 +296,19 @@ void main() {
     if (uK0 > 1) {
         ivec2 t = ivec2(gl_FragCoord.xy);
         uvec4 m = texelFetch(uState2, t, 0);
-        status = m.x;
+        if (m.x != 0u) {
+            // Finished: the set written now holds it already, unless the previous pass
+            // finished it.
+            if (int(m.y) < uK0 - 1) {
+                discard;
+            }
+            oState0 = uvec4(0u);
+            oState1 = uvec4(0u);
+            oState2 = m;
+            return;
+        }
         check = int(m.y);
         period = int(m.z);
-        nu = uintBitsToFloat(m.w);
         unpackZ(texelFetch(uState0, t, 0), zr, zi);
         unpackZ(texelFetch(uState1, t, 0), sr, si);
     }
@@ -310,7 +323,11 @@ void main() {
     }
     oState0 = packZ(zr, zi);
     oState1 = packZ(sr, si);
-    oState2 = uvec4(status, uint(check), uint(period), floatBitsToUint(nu));
+    if (status != 0u) {
+        oState2 = uvec4(status, uint(uK1), 0u, floatBitsToUint(nu));
+    } else {
+        oState2 = uvec4(0u, uint(check), uint(period), 0u);
+    }
 }
 
 #elif defined(STAGE_COLOUR)
