@@ -504,7 +504,8 @@ func variantWeight(v shaders.Variant) int64 {
 // bands splits a w x h tile into draw rectangles (in tile pixels) of predicted cost
 // (pixels x iterations x weight) at most drawBudget: whole-width bands of rows, in multiples
 // of 64 rows where they are that tall (llvmpipe bins by 64 px), or pieces of one row when a
-// single row is already too costly.
+// single row is already too costly. drawTile draws in bands only up to passCost per pixel
+// (bands of at least 16384 pixels); above that it draws in passes (drawPasses).
 func bands(w, h, iter int, weight int64) []image.Rectangle {
 	perPx := int64(iter) * weight
 	px := max(drawBudget/perPx, 1)
