@@ -2,6 +2,9 @@
 # Each installs what it needs on a Debian/Ubuntu machine first (scripts/deps.sh).
 .PHONY: run build test deps-build deps-test bench peer clean
 
+# Where scripts/deps.sh puts a Go toolchain when the machine has none (or one older than 1.21).
+export PATH := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mandelscope/go/bin:$(PATH)
+
 run: build
 	./mandelscope
 

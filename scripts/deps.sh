@@ -8,9 +8,7 @@ pkgs="gcc pkg-config libc6-dev libgl1-mesa-dev libgl1-mesa-dri libx11-dev libxcu
 if [ "$mode" = test ]; then
   pkgs="$pkgs xvfb xauth x11-utils xdotool imagemagick pngcheck"
 fi
-if ! command -v go >/dev/null 2>&1; then
-  pkgs="$pkgs golang-go"
-fi
+pkgs="$pkgs curl unzip ca-certificates"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -26,6 +24,29 @@ if [ -n "$missing" ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-# go.mod names the Go version; a Go of 1.21 or later fetches it by itself (GOTOOLCHAIN=auto).
-export GOTOOLCHAIN=${GOTOOLCHAIN:-auto}
-go version >/dev/null
+
+# Go: any Go of 1.21 or later fetches the version go.mod names by itself (GOTOOLCHAIN=auto).
+# Without one (or with an older distribution Go), fetch that toolchain from the Go module proxy
+# into ~/.cache/mandelscope/go; the Makefile puts it first on PATH.
+want=$(awk '/^go /{print $2; exit}' "$(dirname "$0")/../go.mod")
+have=$(go env GOVERSION 2>/dev/null | sed 's/^go//' || true)
+new_enough() { [ -n "$1" ] && [ "$(printf '%s\n1.21\n' "$1" | sort -V | head -n1)" = 1.21 ]; }
+if ! new_enough "$have"; then
+  dir="${XDG_CACHE_HOME:-$HOME/.cache}/mandelscope/go"
+  if [ ! -x "$dir/bin/go" ]; then
+    arch=$(dpkg --print-architecture)
+    proxy=$(printf '%s' "${GOPROXY:-https://proxy.golang.org}" | cut -d, -f1)
+    [ "$proxy" = direct ] || [ "$proxy" = off ] && proxy=https://proxy.golang.org
+    url="$proxy/golang.org/toolchain/@v/v0.0.1-go$want.linux-$arch.zip"
+    echo "deps: no Go 1.21+ found; fetching Go $want from $url" >&2
+    tmp=$(mktemp -d)
+    curl -fsSL -o "$tmp/go.zip" "$url"
+    unzip -q "$tmp/go.zip" -d "$tmp"
+    mkdir -p "$(dirname "$dir")"
+    rm -rf "$dir"
+    mv "$tmp/golang.org/toolchain@v0.0.1-go$want.linux-$arch" "$dir"
+    chmod +x "$dir/bin/"* "$dir/pkg/tool/"*/* 2>/dev/null || true
+    rm -rf "$tmp"
+  fi
+  "$dir/bin/go" version >/dev/null
+fi
