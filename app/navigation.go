@@ -179,9 +179,8 @@ func (n *navigator) goTo(s string) error {
 // goToDialog shows the "Go to location" dialog: the entry shows the problem with its text
 // inline and the Go button stays disabled until the text reads; it starts from the last
 // good text (or the current view).
-func (n *navigator) goToDialog() (*dialog.FormDialog, *widget.Entry) {
-	entry := widget.NewMultiLineEntry()
-	entry.Wrapping = fyne.TextWrapBreak
+func (n *navigator) goToDialog() (*dialog.FormDialog, *locationEntry) {
+	entry := newLocationEntry()
 	entry.SetMinRowsVisible(3)
 	text := n.w.Location().String()
 	if n.lastGood != "" {
@@ -198,11 +197,36 @@ func (n *navigator) goToDialog() (*dialog.FormDialog, *widget.Entry) {
 			n.w.ShowError(n.goTo(entry.Text))
 		}
 	}, n.w.FyneWindow())
-	entry.OnSubmitted = func(string) { submitIfValid(d, entry) } // Shift+Enter in a multi-line entry
+	entry.OnSubmitted = func(string) { submitIfValid(d, &entry.Entry) }
 	d.Resize(fyne.NewSize(620, 260))
 	d.Show()
 	n.w.FyneWindow().Canvas().Focus(entry)
+	// Selected, so that typing or pasting a location replaces the one shown.
+	entry.TypedShortcut(&fyne.ShortcutSelectAll{})
 	return d, entry
+}
+
+// locationEntry is a wrapping multi-line entry (a 60-digit location stays readable) in which
+// Enter submits, as in a one-line field: a location never needs a line break.
+type locationEntry struct {
+	widget.Entry
+}
+
+func newLocationEntry() *locationEntry {
+	e := &locationEntry{}
+	e.MultiLine = true
+	e.Wrapping = fyne.TextWrapBreak
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedKey submits on Enter and Return; other keys edit as usual.
+func (e *locationEntry) TypedKey(k *fyne.KeyEvent) {
+	if (k.Name == fyne.KeyReturn || k.Name == fyne.KeyEnter) && e.OnSubmitted != nil {
+		e.OnSubmitted(e.Text)
+		return
+	}
+	e.Entry.TypedKey(k)
 }
 
 func (n *navigator) showGoTo() { n.goToDialog() }

@@ -9,6 +9,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
 
 	"mandelscope/export"
 	"mandelscope/fractal"
@@ -130,6 +131,22 @@ func TestNavigationGoTo(t *testing.T) {
 	}
 	if _, entry = n.goToDialog(); entry.Text != "-0.1, 0.9, 3" {
 		t.Fatalf("dialog does not keep the last good text: %q", entry.Text)
+	}
+	// The text shown starts selected: typing replaces it, and Enter goes there.
+	test.Type(entry, "-0.2, 0.1, 5")
+	if entry.Text != "-0.2, 0.1, 5" {
+		t.Fatalf("typing into the opened dialog gave %q, want the text replaced", entry.Text)
+	}
+	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if l := w.Location(); l.Re.String() != "-0.2" || l.Zoom.String() != "5" {
+		t.Fatalf("Enter went to %v", l)
+	}
+	// Enter on bad text does nothing.
+	_, entry = n.goToDialog()
+	test.Type(entry, "nonsense")
+	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if l := w.Location(); l.Re.String() != "-0.2" {
+		t.Fatalf("Enter on bad text went to %v", l)
 	}
 }
 

@@ -216,6 +216,20 @@ type prober struct {
 	started bool
 	closed  bool
 	done    chan struct{}
+	// the pixel last reported, so a view change under a still pointer updates the report
+	lastX, lastY int
+	hasLast      bool
+}
+
+// viewChanged reports the pixel under a pointer that stayed still while the view changed
+// (a key, a menu item, go-to, back/forward): the point under it is another one now.
+func (p *prober) viewChanged(loc fractal.Location, w, h int) {
+	p.mu.Lock()
+	x, y, ok := p.lastX, p.lastY, p.hasLast
+	p.mu.Unlock()
+	if ok {
+		p.at(loc, w, h, x, y)
+	}
 }
 
 type probeReq struct {
@@ -239,10 +253,12 @@ func (p *prober) at(loc fractal.Location, w, h, x, y int) {
 	p.gen++
 	if x < 0 || y < 0 || x >= w || y >= h {
 		p.next = nil
+		p.hasLast = false
 		p.w.statusPoint.SetText("")
 		return
 	}
 	p.next = &probeReq{loc, w, h, x, y, p.gen}
+	p.lastX, p.lastY, p.hasLast = x, y, true
 	if !p.started {
 		p.started = true
 		go p.loop()

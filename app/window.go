@@ -303,6 +303,9 @@ func (w *Window) navigate(l fractal.Location, interactive bool) {
 	w.syncControls()
 	w.updateStatus()
 	w.requestRender(interactive)
+	if pw, ph := w.view.pixelSize(); pw > 0 && ph > 0 {
+		w.probe.viewChanged(l, pw, ph)
+	}
 	for _, fn := range ls {
 		fn(old, l)
 	}

@@ -295,6 +295,11 @@ func TestCursorProbe(t *testing.T) {
 	w.view.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(5, 7)}})
 	want := probeText(l, pw, ph, 5, 7)
 	waitFor(t, "cursor report", func() bool { return w.statusPoint.Text == want })
+	// A view change under the still pointer reports the point that is there now.
+	moved := l.Offset(40, 0, pw, ph)
+	w.SetLocation(moved)
+	want = probeText(w.Location(), pw, ph, 5, 7)
+	waitFor(t, "cursor report after the view moved", func() bool { return w.statusPoint.Text == want })
 	w.view.MouseOut()
 	if w.statusPoint.Text != "" {
 		t.Errorf("after the pointer left: %q", w.statusPoint.Text)
