@@ -387,7 +387,7 @@ func (p *bookmarksPanel) addDialog(done func(error)) (*dialog.FormDialog, *widge
 	entry.OnSubmitted = func(string) { submitIfValid(d, entry) }
 	d.Resize(fyne.NewSize(460, 180))
 	d.Show()
-	p.w.FyneWindow().Canvas().Focus(entry)
+	focusSelected(p.w.FyneWindow(), entry)
 	return d, entry
 }
 
@@ -418,7 +418,17 @@ func (p *bookmarksPanel) showRenameDialog(name string) {
 	entry.OnSubmitted = func(string) { submitIfValid(d, entry) }
 	d.Resize(fyne.NewSize(460, 180))
 	d.Show()
-	p.w.FyneWindow().Canvas().Focus(entry)
+	focusSelected(p.w.FyneWindow(), entry)
+}
+
+// focusSelected focuses a dialog's entry with its text selected, so that typing replaces the
+// suggested text (a default name, the current location) while the arrow keys keep it.
+func focusSelected(win fyne.Window, e interface {
+	fyne.Focusable
+	fyne.Shortcutable
+}) {
+	win.Canvas().Focus(e)
+	e.TypedShortcut(&fyne.ShortcutSelectAll{})
 }
 
 // submitIfValid submits a form dialog from its entry's Enter key when the entry's text is

@@ -63,8 +63,11 @@ func TestBookmarksPanelAddWritesFile(t *testing.T) {
 	if entry.Text != defaultName(deep) {
 		t.Fatalf("offered name %q, want %q", entry.Text, defaultName(deep))
 	}
-	test.Type(entry, " spiral")
-	entry.SetText("Deep spiral")
+	// The offered name starts selected: typing replaces it.
+	test.Type(entry, "Deep spiral")
+	if entry.Text != "Deep spiral" {
+		t.Fatalf("typing over the offered name gave %q", entry.Text)
+	}
 	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // Enter submits
 	select {
 	case err := <-done:

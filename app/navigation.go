@@ -200,9 +200,7 @@ func (n *navigator) goToDialog() (*dialog.FormDialog, *locationEntry) {
 	entry.OnSubmitted = func(string) { submitIfValid(d, &entry.Entry) }
 	d.Resize(fyne.NewSize(620, 260))
 	d.Show()
-	n.w.FyneWindow().Canvas().Focus(entry)
-	// Selected, so that typing or pasting a location replaces the one shown.
-	entry.TypedShortcut(&fyne.ShortcutSelectAll{})
+	focusSelected(n.w.FyneWindow(), entry)
 	return d, entry
 }
 
