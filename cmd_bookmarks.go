@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"image"
 	"image/png"
@@ -59,36 +58,6 @@ func runBookmarks(args []string, stdout, stderr io.Writer) error {
 	return run(args, stdout, stderr)
 }
 
-// parseInterleaved parses flags given before, between or after positional arguments (Go's
-// flag package stops at the first positional one) and returns the positional arguments.
-// Everything after "--" is positional.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	// The flag package prints the usage on every error; keep errors to one line and print
-	// the usage once, for -h.
-	usage := fs.Usage
-	fs.Usage = func() {}
-	defer func() { fs.Usage = usage }()
-	var pos []string
-	for {
-		rest, err := parseFlags(fs, args)
-		if errors.Is(err, flag.ErrHelp) {
-			usage()
-			return nil, err
-		}
-		if err != nil {
-			return nil, err
-		}
-		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
 // wantArgs checks the number of positional arguments, naming what is missing or extra.
 func wantArgs(pos []string, names ...string) error {
 	if len(pos) < len(names) {
@@ -104,7 +73,7 @@ func bookmarksPath() (string, error) { return bookmarks.DefaultPath() }
 
 func bookmarksList(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bookmarks list", stderr)
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -140,7 +109,7 @@ func bookmarksAdd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bookmarks add", stderr)
 	lf := addLocationFlags(fs)
 	thumb := fs.Bool("thumbnail", true, fmt.Sprintf("store a %dx%d thumbnail rendered on the CPU", thumbW, thumbH))
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -202,7 +171,7 @@ func renderThumbnail(l fractal.Location) ([]byte, error) {
 
 func bookmarksRemove(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bookmarks rm", stderr)
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -223,7 +192,7 @@ func bookmarksRemove(args []string, stdout, stderr io.Writer) error {
 
 func bookmarksRename(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bookmarks rename", stderr)
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -247,7 +216,7 @@ func bookmarksRename(args []string, stdout, stderr io.Writer) error {
 
 func bookmarksImport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bookmarks import", stderr)
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -306,7 +275,7 @@ func bookmarksExport(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "replace FILE if it exists")
 	var names nameList
 	fs.Var(&names, "name", "export only this bookmark (repeat for more; default all)")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
