@@ -15,6 +15,7 @@ import (
 	"mandelscope/bookmarks"
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
 )
 
 // exportCmd runs `mandelscope export` in-process.
@@ -243,45 +244,12 @@ func TestExportGPUMatchesCPU(t *testing.T) {
 	if !bytes.Equal(readFile(t, g61), readFile(t, gBig)) {
 		t.Error("GPU export with 61-pixel tiles differs from one with big tiles")
 	}
-	gi, ci := decodeRGBA(t, g), decodeRGBA(t, c)
-	close := 0
-	for i := 0; i < len(gi.Pix); i += 4 {
-		ok := true
-		for k := 0; k < 3; k++ {
-			d := int(gi.Pix[i+k]) - int(ci.Pix[i+k])
-			if d > 6 || d < -6 {
-				ok = false
-			}
-		}
-		if ok {
-			close++
-		}
-	}
-	if frac := float64(close) / float64(len(gi.Pix)/4); frac < 0.98 {
+	frac, _ := imagetest.Agreement(imagetest.Decode(t, g), imagetest.Decode(t, c), 6)
+	if frac < 0.98 {
 		t.Fatalf("only %.2f%% of pixels agree within 6/255", 100*frac)
 	} else {
 		t.Logf("%.3f%% of pixels within 6/255", 100*frac)
 	}
-}
-
-func decodeRGBA(t *testing.T, path string) *image.RGBA {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := image.NewRGBA(img.Bounds())
-	for y := 0; y < img.Bounds().Dy(); y++ {
-		for x := 0; x < img.Bounds().Dx(); x++ {
-			out.Set(x, y, img.At(x, y))
-		}
-	}
-	return out
 }
 
 // TestExportFullDisk exports to a 1 MB tmpfs (root only; skipped where mount fails): a warning

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
 	"mandelscope/render"
 )
 
@@ -79,35 +80,13 @@ func TestWindowOnGL(t *testing.T) {
 	if err := w.cpu.Render(fractal.NewFrame(l, pw, ph), cpuImg.Rect, cpuImg); err != nil {
 		t.Fatal(err)
 	}
-	if f := matchFraction(w.shownImage(), cpuImg); f < 0.98 {
+	if f, _ := imagetest.Agreement(w.shownImage(), cpuImg, 6); f < 0.98 {
 		t.Errorf("GL frame in the view matches the CPU render on %.1f%% of pixels, want >= 98%%", 100*f)
 	}
 	th := w.RenderThumbnail(l, 97, 61)
 	cth := image.NewRGBA(image.Rect(0, 0, 97, 61))
 	_ = w.cpu.Render(fractal.NewFrame(l, 97, 61), cth.Rect, cth)
-	if f := matchFraction(th, cth); f < 0.98 {
+	if f, _ := imagetest.Agreement(th, cth, 6); f < 0.98 {
 		t.Errorf("GL thumbnail matches the CPU on %.1f%% of pixels, want >= 98%%", 100*f)
 	}
-}
-
-// matchFraction is the fraction of pixels within 6/255 on every channel.
-func matchFraction(a, b *image.RGBA) float64 {
-	n, ok := 0, 0
-	for i := 0; i+3 < len(a.Pix) && i+3 < len(b.Pix); i += 4 {
-		n++
-		if abs8(a.Pix[i], b.Pix[i]) <= 6 && abs8(a.Pix[i+1], b.Pix[i+1]) <= 6 && abs8(a.Pix[i+2], b.Pix[i+2]) <= 6 {
-			ok++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return float64(ok) / float64(n)
-}
-
-func abs8(a, b uint8) int {
-	if a > b {
-		return int(a - b)
-	}
-	return int(b - a)
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
 )
 
@@ -36,27 +37,6 @@ func oneTile(t testing.TB, f fractal.Frame) *image.RGBA {
 		t.Fatal(err)
 	}
 	return img
-}
-
-func decode(t testing.TB, path string) *image.RGBA {
-	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	img, err := png.Decode(fh)
-	if err != nil {
-		t.Fatalf("image/png cannot decode %s: %v", path, err)
-	}
-	b := img.Bounds()
-	out := image.NewRGBA(b)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			out.Set(x, y, img.At(x, y))
-		}
-	}
-	return out
 }
 
 func samePixels(t *testing.T, got, want *image.RGBA) {
@@ -124,7 +104,7 @@ func TestExportMatchesOnePiece(t *testing.T) {
 				t.Fatalf("only %d strips: the test means to cut the image", sum.Strips)
 			}
 			want := oneTile(t, fractal.NewFrame(testLoc(), w, h))
-			samePixels(t, decode(t, path), want)
+			samePixels(t, imagetest.Decode(t, path), want)
 			if _, err := os.Stat(PartPath(path)); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf(".part left behind: %v", err)
 			}
@@ -161,7 +141,7 @@ func TestSupersample(t *testing.T) {
 					want.Pix[want.PixOffset(x, y)+3] = 255
 				}
 			}
-			samePixels(t, decode(t, path), want)
+			samePixels(t, imagetest.Decode(t, path), want)
 			md, err := ReadMetadata(path)
 			if err != nil {
 				t.Fatal(err)
@@ -227,7 +207,7 @@ func TestVerifyAndPngcheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := decode(t, path)
+	want := imagetest.Decode(t, path)
 	rows := 0
 	info, err := Verify(bytes.NewReader(data), func(y int, rgb []byte) {
 		rows++
@@ -578,7 +558,7 @@ func TestEdgeSizes(t *testing.T) {
 	for _, tc := range []struct{ w, h, n int }{{1, 1, 1}, {1, 300, 1}, {300, 1, 1}, {17, 16, 4}, {2, 3, 3}} {
 		t.Run(fmt.Sprintf("%dx%dx%d", tc.w, tc.h, tc.n), func(t *testing.T) {
 			path, _ := export(t, t.TempDir(), Options{Location: testLoc(), Width: tc.w, Height: tc.h, Supersample: tc.n, Tile: 16})
-			got := decode(t, path)
+			got := imagetest.Decode(t, path)
 			if got.Bounds().Dx() != tc.w || got.Bounds().Dy() != tc.h {
 				t.Fatalf("size %v", got.Bounds())
 			}

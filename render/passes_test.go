@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
 )
 
@@ -101,7 +102,7 @@ func TestPassesMatchSinglePass(t *testing.T) {
 					t.Fatalf("view has %d black and %d coloured pixels: it tests nothing", black, lit)
 				}
 				if string(got.Pix) != string(want.Pix) {
-					frac, bad := agreement(got, want, 0)
+					frac, bad := imagetest.Agreement(got, want, 0)
 					saveFailed(t, fmt.Sprintf("passes_%s_%s_P%d.png", c.prec, c.name, p), got)
 					t.Errorf("multi-pass render differs from the single-pass one: %.3f%% equal, first difference at %v", 100*frac, bad)
 				}
@@ -123,7 +124,7 @@ func TestPassesTilesAndBands(t *testing.T) {
 	for name, g := range map[string]*GL{"whole": whole, "tiled": tiled} {
 		got := renderGL(t, g, f)
 		if string(got.Pix) != string(want.Pix) {
-			frac, bad := agreement(got, want, 0)
+			frac, bad := imagetest.Agreement(got, want, 0)
 			saveFailed(t, "passes_bands_"+name+".png", got)
 			t.Errorf("%s: multi-pass render differs: %.3f%% equal, first difference at %v", name, 100*frac, bad)
 		}
@@ -151,7 +152,7 @@ func TestHighIterationsInPasses(t *testing.T) {
 	if err := (&cpu.Renderer{}).Render(f, want.Bounds(), want); err != nil {
 		t.Fatal(err)
 	}
-	frac, bad := agreement(got, want, 6)
+	frac, bad := imagetest.Agreement(got, want, 6)
 	t.Logf("%.3f%% within 6/255 of the CPU", 100*frac)
 	if frac < 0.98 {
 		saveFailed(t, "passes_200k_gpu.png", got)
@@ -193,7 +194,7 @@ func TestPassesGL33(t *testing.T) {
 		g.opts.PassIterations = 50
 		got := renderGL(t, g, f)
 		if string(got.Pix) != string(want.Pix) {
-			frac, bad := agreement(got, want, 0)
+			frac, bad := imagetest.Agreement(got, want, 0)
 			t.Errorf("GLSL 3.30 %s: multi-pass render differs: %.3f%% equal, first difference at %v", prec, 100*frac, bad)
 		}
 	}
@@ -218,7 +219,7 @@ func TestPassesStopEarly(t *testing.T) {
 		t.Errorf("%d passes, want 3 (all orbits escape in the first)", n)
 	}
 	if string(got.Pix) != string(want.Pix) {
-		frac, bad := agreement(got, want, 0)
+		frac, bad := imagetest.Agreement(got, want, 0)
 		t.Errorf("multi-pass render differs: %.3f%% equal, first difference at %v", 100*frac, bad)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
 	"mandelscope/shaders"
 )
@@ -90,36 +91,6 @@ func reference(t testing.TB, f fractal.Frame, v shaders.Variant) *image.RGBA {
 		}
 	}
 	return img
-}
-
-// agreement returns the fraction of pixels whose channels all lie within tol of each other,
-// and the first pixel that does not.
-func agreement(a, b *image.RGBA, tol int) (float64, image.Point) {
-	if a.Bounds().Size() != b.Bounds().Size() {
-		return 0, image.Point{}
-	}
-	bad := image.Point{-1, -1}
-	ok := 0
-	w, h := a.Bounds().Dx(), a.Bounds().Dy()
-	for y := range h {
-		for x := range w {
-			pa := a.Pix[a.PixOffset(a.Bounds().Min.X+x, a.Bounds().Min.Y+y):]
-			pb := b.Pix[b.PixOffset(b.Bounds().Min.X+x, b.Bounds().Min.Y+y):]
-			good := true
-			for c := range 4 {
-				d := int(pa[c]) - int(pb[c])
-				if d > tol || d < -tol {
-					good = false
-				}
-			}
-			if good {
-				ok++
-			} else if bad.X < 0 {
-				bad = image.Pt(x, y)
-			}
-		}
-	}
-	return float64(ok) / float64(w*h), bad
 }
 
 // saveFailed writes an image under testdata/failed/ for a person to look at.
@@ -271,7 +242,7 @@ func TestGolden(t *testing.T) {
 			if want.Bounds().Size() != got.Bounds().Size() {
 				t.Fatalf("golden image is %v, render is %v", want.Bounds().Size(), got.Bounds().Size())
 			}
-			frac, bad := agreement(got, want, 6)
+			frac, bad := imagetest.Agreement(got, want, 6)
 			if frac < 0.995 {
 				saveFailed(t, c.name+".png", got)
 				t.Errorf("%.2f%% of pixels match the golden image within 6/255 (want >= 99.5%%); first bad pixel %v", 100*frac, bad)
@@ -324,7 +295,7 @@ func TestAgainstCPU(t *testing.T) {
 				} else {
 					want = reference(t, f, g.variant(f))
 				}
-				frac, bad := agreement(got, want, 6)
+				frac, bad := imagetest.Agreement(got, want, 6)
 				t.Logf("%s: %.3f%% within 6/255 (%s)", v.name, 100*frac, g.Mode(f))
 				if frac < 0.98 {
 					saveFailed(t, fmt.Sprintf("cpu_%s_%s_gpu.png", name, v.name), got)
@@ -364,7 +335,7 @@ func TestTilesMatchWhole(t *testing.T) {
 				t.Errorf("drew %d tiles, want 9x6 = 54", n)
 			}
 			if string(a.Pix) != string(b.Pix) {
-				frac, bad := agreement(a, b, 0)
+				frac, bad := imagetest.Agreement(a, b, 0)
 				saveFailed(t, "tiles_"+c.name+".png", b)
 				t.Errorf("tiled render differs from the one-piece render: %.3f%% equal, first difference at %v", 100*frac, bad)
 			}
@@ -558,7 +529,7 @@ func TestGL33(t *testing.T) {
 		if err := g.Render(f, img.Bounds(), img); err != nil {
 			t.Fatal(err)
 		}
-		frac, bad := agreement(img, reference(t, f, c.v), 6)
+		frac, bad := imagetest.Agreement(img, reference(t, f, c.v), 6)
 		t.Logf("GLSL 3.30 %s: %.3f%% within 6/255", c.v, 100*frac)
 		if frac < 0.98 {
 			t.Errorf("GLSL 3.30 %s: only %.2f%% of pixels agree with the CPU; first bad pixel %v", c.v, 100*frac, bad)
