@@ -68,8 +68,32 @@ func smooth[T float](zr, zi, cr, ci T, n int) float64 {
 		r2 = float64(zr*zr + zi*zi)
 		m++
 	}
-	return float64(m) + 1 - math.Log2(0.5*math.Log2(r2))
+	return float64(m) + 1 - log2(0.5*log2(r2))
 }
+
+// log2 is math.Log2 to within 2e-7, several times faster: with math.Log2, the smooth value's
+// two logarithms took over half of the CPU renderer's time, and the colouring needs far less
+// precision (2e-7 of an iteration moves a colour by less than 1/10000 of a step). It reads
+// log2 of the mantissa from a table of 1024 intervals and interpolates linearly.
+func log2(x float64) float64 {
+	if !(x >= 0x1p-1022) || math.IsInf(x, 1) {
+		return math.Log2(x) // zero, subnormal, negative, NaN, +Inf
+	}
+	b := math.Float64bits(x)
+	e := int(b>>52&0x7ff) - 1023
+	mant := b & (1<<52 - 1)
+	i := mant >> 42 // the top 10 bits of the mantissa
+	f := float64(mant&(1<<42-1)) * 0x1p-42
+	return float64(e) + log2Table[i] + f*(log2Table[i+1]-log2Table[i])
+}
+
+// log2Table[i] = log2(1 + i/1024).
+var log2Table = func() (t [1025]float64) {
+	for i := range t {
+		t[i] = math.Log2(1 + float64(i)/1024)
+	}
+	return t
+}()
 
 // EscapeBig is the exact reference: the escape count of c computed in math/big arithmetic at
 // prec bits, with no shortcuts. It is slow and meant for tests and probes of the contract.

@@ -261,6 +261,31 @@ func TestPalettes(t *testing.T) {
 	}
 }
 
+func TestLog2(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	xs := []float64{1, 2, 4, 0.5, math.Sqrt2, math.Nextafter(math.Sqrt2, 2), 3, 65536, 1e300, 1e-300, 0x1p-1022}
+	for range 100000 {
+		xs = append(xs, math.Exp(r.Float64()*60-10))
+	}
+	for _, x := range xs {
+		if got, want := log2(x), math.Log2(x); math.Abs(got-want) > 2e-7 {
+			t.Fatalf("log2(%g) = %.17g, want %.17g", x, got, want)
+		}
+	}
+	for _, x := range []float64{0, -1, math.Inf(1), math.NaN(), 0x1p-1070} {
+		if got, want := log2(x), math.Log2(x); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("log2(%g) = %g, want %g", x, got, want)
+		}
+	}
+}
+
+func BenchmarkLog2(b *testing.B) {
+	x := 1.0
+	for b.Loop() {
+		x = log2(x+1e6) + 1
+	}
+}
+
 func TestAutoIterationsRises(t *testing.T) {
 	prev := 0
 	for _, z := range []float64{1, 10, 1e3, 1e6, 1e10, 1e13} {
