@@ -171,15 +171,7 @@ func TestPassIterationsOption(t *testing.T) {
 // TestPassesGL33 draws in passes on a GL 3.3 core context with GLSL 3.30 shaders (fp64
 // through GL_ARB_gpu_shader_fp64 where the driver has it): the same bytes as one pass.
 func TestPassesGL33(t *testing.T) {
-	testGL(t, Options{}) // skips when there is no GL at all
-	oldV, oldS := contextVersions, glslOverride
-	contextVersions, glslOverride = [][2]int{{3, 3}}, 330
-	g, err := NewGL(Options{})
-	contextVersions, glslOverride = oldV, oldS
-	if err != nil {
-		t.Fatalf("GL 3.3 with GLSL 3.30: %v", err)
-	}
-	defer g.Close()
+	g := newGL33(t)
 	l := seahorseLoc(t)
 	l.Iterations = 900
 	f := fractal.NewFrame(l, 120, 70)

@@ -501,11 +501,11 @@ func TestMainQueue(t *testing.T) {
 	}
 }
 
-// TestGL33 makes a GL 3.3 core context with GLSL 3.30 shaders (fp64 through
-// GL_ARB_gpu_shader_fp64 where the driver has it), as on drivers without GL 4, and checks
-// every variant against the CPU.
-func TestGL33(t *testing.T) {
-	testGL(t, Options{}) // skips when there is no GL at all
+// newGL33 makes a renderer on a GL 3.3 core context with GLSL 3.30 shaders, as on drivers
+// without GL 4; it skips when there is no GL at all and is closed when the test ends.
+func newGL33(t *testing.T) *GL {
+	t.Helper()
+	testGL(t, Options{})
 	oldV, oldS := contextVersions, glslOverride
 	contextVersions, glslOverride = [][2]int{{3, 3}}, 330
 	g, err := NewGL(Options{})
@@ -513,7 +513,15 @@ func TestGL33(t *testing.T) {
 	if err != nil {
 		t.Fatalf("GL 3.3 with GLSL 3.30: %v", err)
 	}
-	defer g.Close()
+	t.Cleanup(func() { g.Close() })
+	return g
+}
+
+// TestGL33 makes a GL 3.3 core context with GLSL 3.30 shaders (fp64 through
+// GL_ARB_gpu_shader_fp64 where the driver has it), as on drivers without GL 4, and checks
+// every variant against the CPU.
+func TestGL33(t *testing.T) {
+	g := newGL33(t)
 	for _, c := range []struct {
 		v   shaders.Variant
 		loc func(testing.TB) fractal.Location
