@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"flag"
 	"image"
 	"os"
@@ -77,7 +78,7 @@ func TestWindowOnGL(t *testing.T) {
 		return done && img != nil && img.Rect.Dx() == pw && img.Rect.Dy() == ph
 	})
 	cpuImg := image.NewRGBA(image.Rect(0, 0, pw, ph))
-	if err := w.cpu.Render(fractal.NewFrame(l, pw, ph), cpuImg.Rect, cpuImg); err != nil {
+	if err := w.cpu.Render(context.Background(), fractal.NewFrame(l, pw, ph), cpuImg.Rect, cpuImg); err != nil {
 		t.Fatal(err)
 	}
 	if f, _ := imagetest.Agreement(w.shownImage(), cpuImg, 6); f < 0.98 {
@@ -85,7 +86,7 @@ func TestWindowOnGL(t *testing.T) {
 	}
 	th := w.RenderThumbnail(l, 97, 61)
 	cth := image.NewRGBA(image.Rect(0, 0, 97, 61))
-	_ = w.cpu.Render(fractal.NewFrame(l, 97, 61), cth.Rect, cth)
+	_ = w.cpu.Render(context.Background(), fractal.NewFrame(l, 97, 61), cth.Rect, cth)
 	if f, _ := imagetest.Agreement(th, cth, 6); f < 0.98 {
 		t.Errorf("GL thumbnail matches the CPU on %.1f%% of pixels, want >= 98%%", 100*f)
 	}

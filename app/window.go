@@ -13,6 +13,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"math"
@@ -229,8 +230,8 @@ func (w *Window) RenderThumbnail(l fractal.Location, width, height int) *image.R
 	if err := l.Validate(); err != nil {
 		return img
 	}
-	if err := w.rend.Render(fractal.NewFrame(l, width, height), img.Rect, img); err != nil {
-		_ = w.cpu.Render(fractal.NewFrame(l, width, height), img.Rect, img)
+	if err := w.rend.Render(context.Background(), fractal.NewFrame(l, width, height), img.Rect, img); err != nil {
+		_ = w.cpu.Render(context.Background(), fractal.NewFrame(l, width, height), img.Rect, img)
 	}
 	return img
 }
@@ -643,8 +644,8 @@ func (s *swapRenderer) set(r Renderer) {
 	s.r = r
 }
 
-func (s *swapRenderer) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
-	return s.get().Render(f, rect, dst)
+func (s *swapRenderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	return s.get().Render(ctx, f, rect, dst)
 }
 
 func (s *swapRenderer) Name() string { return s.get().Name() }

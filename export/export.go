@@ -30,7 +30,7 @@ import (
 // TileRenderer draws tiles of a frame: rect in the frame's global pixel coordinates, dst's
 // top-left pixel receiving rect.Min. Both the GL and the CPU renderers satisfy it.
 type TileRenderer interface {
-	Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error
+	Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error
 	MaxTile() int
 	Name() string
 }
@@ -549,9 +549,12 @@ render:
 			off := buf.PixOffset(t.Min.X, t.Min.Y-y0*p.N)
 			dst := &image.RGBA{Pix: buf.Pix[off:], Stride: buf.Stride, Rect: image.Rect(0, 0, t.Dx(), t.Dy())}
 			t0 := time.Now()
-			if err := e.r.Render(frame, t, dst); err != nil {
-				renderErr = fmt.Errorf("%s: tile %v: %w", e.r.Name(), t, err)
+			if err := e.r.Render(ctx, frame, t, dst); err != nil {
 				free <- buf
+				if ctx.Err() != nil {
+					break render // interrupted inside the tile: the strip is not written
+				}
+				renderErr = fmt.Errorf("%s: tile %v: %w", e.r.Name(), t, err)
 				cancel(renderErr)
 				break render
 			}

@@ -33,7 +33,7 @@ func testLoc() fractal.Location {
 // oneTile renders frame f in one piece with the CPU renderer.
 func oneTile(t testing.TB, f fractal.Frame) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
-	if err := (&cpu.Renderer{}).Render(f, img.Bounds(), img); err != nil {
+	if err := (&cpu.Renderer{}).Render(context.Background(), f, img.Bounds(), img); err != nil {
 		t.Fatal(err)
 	}
 	return img
@@ -464,7 +464,7 @@ func patternAt(x, y int) (r, g, b byte) {
 	return byte(x >> 3), byte(y>>2) ^ byte(x>>9), byte(h>>13) & 0x0f
 }
 
-func (p patternRenderer) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+func (p patternRenderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	for y := rect.Min.Y; y < rect.Max.Y; y++ {
 		row := dst.Pix[(y-rect.Min.Y)*dst.Stride:]
 		for x := rect.Min.X; x < rect.Max.X; x++ {

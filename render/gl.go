@@ -21,6 +21,7 @@
 package render
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -402,7 +403,7 @@ func (g *GL) Mode(f fractal.Frame) string {
 // Render draws the pixels rect (in f's global pixel coordinates) of frame f into dst, whose
 // top-left pixel receives rect.Min, like cpu.Renderer.Render. Rects larger than MaxTile are
 // drawn tile by tile.
-func (g *GL) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	if rect.Empty() {
 		return nil
 	}
@@ -456,9 +457,12 @@ func (g *GL) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) erro
 	origin := dst.Bounds().Min
 	for y := rect.Min.Y; y < rect.Max.Y; y += t {
 		for x := rect.Min.X; x < rect.Max.X; x += t {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			tile := image.Rect(x, y, min(x+t, rect.Max.X), min(y+t, rect.Max.Y))
 			sub := dst.SubImage(tile.Sub(rect.Min).Add(origin)).(*image.RGBA)
-			err := g.th.call(func() error { return g.drawTile(p, f, tile, stops, sub) })
+			err := g.th.call(func() error { return g.drawTile(ctx, p, f, tile, stops, sub) })
 			if err != nil {
 				return fmt.Errorf("opengl render: %w", err)
 			}
@@ -530,8 +534,8 @@ func bands(w, h, iter int, weight int64) []image.Rectangle {
 }
 
 // drawTile runs on the GL thread: draws one tile, in bands or in passes, and reads it into
-// dst.
-func (g *GL) drawTile(p *program, f fractal.Frame, tile image.Rectangle, stops []float32, dst *image.RGBA) error {
+// dst. Between draws it checks ctx, returning its error (dst then holds no complete tile).
+func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile image.Rectangle, stops []float32, dst *image.RGBA) error {
 	w, h := tile.Dx(), tile.Dy()
 	if err := g.ensureFramebuffer(w, h); err != nil {
 		return err
@@ -541,7 +545,7 @@ func (g *GL) drawTile(p *program, f fractal.Frame, tile image.Rectangle, stops [
 	gl.BindVertexArray(g.vao)
 	weight := variantWeight(p.variant)
 	if g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*weight > passCost {
-		if err := g.drawPasses(p.variant, f, tile, stops); err != nil {
+		if err := g.drawPasses(ctx, p.variant, f, tile, stops); err != nil {
 			return err
 		}
 	} else {
@@ -552,6 +556,10 @@ func (g *GL) drawTile(p *program, f fractal.Frame, tile image.Rectangle, stops [
 		off := f.Loc.Color.Offset
 		p.setColoring(f.Loc.Iterations, stops, f.Loc.Color.Density, off-math.Floor(off))
 		for _, b := range bands(w, h, f.Loc.Iterations, weight) {
+			if err := ctx.Err(); err != nil {
+				gl.Disable(gl.SCISSOR_TEST)
+				return err
+			}
 			gl.Scissor(int32(b.Min.X), int32(b.Min.Y), int32(b.Dx()), int32(b.Dy()))
 			g.timedDraw(false)
 		}
@@ -634,7 +642,7 @@ func passIterations(px, iter int, weight int64, forced int) int {
 // state textures, then a colour pass from the final state into the tile's framebuffer. A
 // band's passes end early when one lets no fragment through: every pixel had finished, and
 // both state sets hold that. It leaves the tile's framebuffer bound.
-func (g *GL) drawPasses(v shaders.Variant, f fractal.Frame, tile image.Rectangle, stops []float32) error {
+func (g *GL) drawPasses(ctx context.Context, v shaders.Variant, f fractal.Frame, tile image.Rectangle, stops []float32) error {
 	it, col, err := g.passPrograms(v)
 	if err != nil {
 		return err
@@ -655,6 +663,11 @@ func (g *GL) drawPasses(v shaders.Variant, f fractal.Frame, tile image.Rectangle
 		it.setColoring(iter, stops, density, offset)
 		src := 0
 		for k0 := 1; k0 <= iter; k0 += p {
+			if err := ctx.Err(); err != nil {
+				gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
+				gl.ActiveTexture(gl.TEXTURE0)
+				return err
+			}
 			gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[1-src])
 			for i, t := range g.stateTex[src] {
 				gl.ActiveTexture(gl.TEXTURE0 + uint32(i))

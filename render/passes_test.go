@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"testing"
@@ -149,7 +150,7 @@ func TestHighIterationsInPasses(t *testing.T) {
 	}
 	t.Logf("%d passes, %d draws, longest draw %v, %s", s.Passes-before.Passes, s.Draws-before.Draws, s.LongestDraw, g.Mode(f))
 	want := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
-	if err := (&cpu.Renderer{}).Render(f, want.Bounds(), want); err != nil {
+	if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
 		t.Fatal(err)
 	}
 	frac, bad := imagetest.Agreement(got, want, 6)

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -61,7 +62,7 @@ func deepSeahorseLoc(t testing.TB) fractal.Location {
 func renderGL(t testing.TB, g *GL, f fractal.Frame) *image.RGBA {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
-	if err := g.Render(f, img.Bounds(), img); err != nil {
+	if err := g.Render(context.Background(), f, img.Bounds(), img); err != nil {
 		t.Fatalf("Render %dx%d: %v", f.W, f.H, err)
 	}
 	return img
@@ -289,7 +290,7 @@ func TestAgainstCPU(t *testing.T) {
 				var want *image.RGBA
 				if prec == "" {
 					want = image.NewRGBA(image.Rect(0, 0, f.W, f.H))
-					if err := (&cpu.Renderer{}).Render(f, want.Bounds(), want); err != nil {
+					if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
 						t.Fatal(err)
 					}
 				} else {
@@ -356,7 +357,7 @@ func TestRenderIntoSubImage(t *testing.T) {
 	}
 	rect := image.Rect(37, 21, 251, 163)
 	dst := canvas.SubImage(image.Rect(50, 60, 50+rect.Dx(), 60+rect.Dy())).(*image.RGBA)
-	if err := g.Render(f, rect, dst); err != nil {
+	if err := g.Render(context.Background(), f, rect, dst); err != nil {
 		t.Fatal(err)
 	}
 	for y := range 300 {
@@ -384,12 +385,12 @@ func TestBadInput(t *testing.T) {
 		name string
 		err  error
 	}{
-		{"small dst", g.Render(f, image.Rect(0, 0, 100, 80), image.NewRGBA(image.Rect(0, 0, 50, 80)))},
-		{"nil dst", g.Render(f, image.Rect(0, 0, 10, 10), nil)},
-		{"rect outside", g.Render(f, image.Rect(90, 0, 110, 10), img)},
-		{"palette", g.Render(bad, image.Rect(0, 0, 10, 10), img)},
-		{"short pixels", g.Render(f, image.Rect(0, 0, 100, 80), &image.RGBA{Pix: make([]byte, 100), Stride: 400, Rect: image.Rect(0, 0, 100, 80)})},
-		{"odd stride", g.Render(f, image.Rect(0, 0, 10, 10), &image.RGBA{Pix: make([]byte, 4000), Stride: 41, Rect: image.Rect(0, 0, 10, 10)})},
+		{"small dst", g.Render(context.Background(), f, image.Rect(0, 0, 100, 80), image.NewRGBA(image.Rect(0, 0, 50, 80)))},
+		{"nil dst", g.Render(context.Background(), f, image.Rect(0, 0, 10, 10), nil)},
+		{"rect outside", g.Render(context.Background(), f, image.Rect(90, 0, 110, 10), img)},
+		{"palette", g.Render(context.Background(), bad, image.Rect(0, 0, 10, 10), img)},
+		{"short pixels", g.Render(context.Background(), f, image.Rect(0, 0, 100, 80), &image.RGBA{Pix: make([]byte, 100), Stride: 400, Rect: image.Rect(0, 0, 100, 80)})},
+		{"odd stride", g.Render(context.Background(), f, image.Rect(0, 0, 10, 10), &image.RGBA{Pix: make([]byte, 4000), Stride: 41, Rect: image.Rect(0, 0, 10, 10)})},
 	}
 	for _, c := range cases {
 		if c.err == nil {
@@ -398,7 +399,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: error is not one line: %q", c.name, c.err)
 		}
 	}
-	if err := g.Render(f, image.Rectangle{}, img); err != nil {
+	if err := g.Render(context.Background(), f, image.Rectangle{}, img); err != nil {
 		t.Errorf("empty rect: %v", err)
 	}
 	if _, err := NewGL(Options{Precision: "f16"}); err == nil || !strings.Contains(err.Error(), "f16") {
@@ -534,7 +535,7 @@ func TestGL33(t *testing.T) {
 		f := fractal.NewFrame(c.loc(t), 170, 110)
 		img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
 		g.opts.Precision = map[shaders.Variant]string{shaders.F32: "f32", shaders.F64: "f64", shaders.Emulated: "emulated"}[c.v]
-		if err := g.Render(f, img.Bounds(), img); err != nil {
+		if err := g.Render(context.Background(), f, img.Bounds(), img); err != nil {
 			t.Fatal(err)
 		}
 		frac, bad := imagetest.Agreement(img, reference(t, f, c.v), 6)

@@ -1,6 +1,7 @@
 package preview
 
 import (
+	"context"
 	"image"
 	"math"
 	"sync"
@@ -112,7 +113,7 @@ func TestFullBandsIdentical(t *testing.T) {
 	const w, h = 120, 77
 	r := &cpu.Renderer{}
 	one := image.NewRGBA(image.Rect(0, 0, w, h))
-	if err := r.Render(fractal.NewFrame(loc, w, h), one.Rect, one); err != nil {
+	if err := r.Render(context.Background(), fractal.NewFrame(loc, w, h), one.Rect, one); err != nil {
 		t.Fatal(err)
 	}
 	s := New(r)
@@ -200,7 +201,7 @@ type blockRenderer struct {
 	calls int
 }
 
-func (b *blockRenderer) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+func (b *blockRenderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	b.mu.Lock()
 	b.calls++
 	b.mu.Unlock()

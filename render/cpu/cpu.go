@@ -5,6 +5,7 @@
 package cpu
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"runtime"
@@ -37,8 +38,9 @@ func (r *Renderer) workers() int {
 }
 
 // Render draws the pixels rect (in f's global pixel coordinates) of frame f into dst, whose
-// top-left pixel receives rect.Min. dst must be at least rect's size.
-func (r *Renderer) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+// top-left pixel receives rect.Min. dst must be at least rect's size. Cancelling ctx stops it
+// after the rows in progress, with ctx's error; dst is then partly drawn.
+func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	if rect.Empty() {
 		return nil
 	}
@@ -58,22 +60,27 @@ func (r *Renderer) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA
 			defer wg.Done()
 			for {
 				y := int(next.Add(1) - 1)
-				if y >= rect.Max.Y {
+				if y >= rect.Max.Y || ctx.Err() != nil {
 					return
 				}
 				row := dst.Pix[dst.PixOffset(dst.Bounds().Min.X, dst.Bounds().Min.Y+y-rect.Min.Y):]
-				renderRow(f, pal, y, rect.Min.X, rect.Max.X, row)
+				renderRow(ctx, f, pal, y, rect.Min.X, rect.Max.X, row)
 			}
 		}()
 	}
 	wg.Wait()
-	return nil
+	return ctx.Err()
 }
 
-func renderRow(f fractal.Frame, pal fractal.Palette, y, x0, x1 int, row []byte) {
+// renderRow draws pixels x0..x1-1 of row y. At high iteration counts a single row can take
+// seconds, so it then checks ctx before every pixel.
+func renderRow(ctx context.Context, f fractal.Frame, pal fractal.Palette, y, x0, x1 int, row []byte) {
 	f32 := f.Precision() == fractal.Float32
 	it := f.Loc.Iterations
 	for x := x0; x < x1; x++ {
+		if it >= 1<<16 && ctx.Err() != nil {
+			return
+		}
 		var n int
 		var nu float64
 		if f32 {
