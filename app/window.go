@@ -45,6 +45,19 @@ type moder interface {
 	Mode(f fractal.Frame) string
 }
 
+// deepRenderer is implemented by renderers that say whether they draw Perturbation frames
+// (deep views, beyond float64's reach) themselves. The window draws such frames with the
+// CPU renderer when the renderer in use does not.
+type deepRenderer interface {
+	RendersPerturbation() bool
+}
+
+// rendersDeep reports whether r draws Perturbation frames itself.
+func rendersDeep(r Renderer) bool {
+	d, ok := r.(deepRenderer)
+	return ok && d.RendersPerturbation()
+}
+
 // Options configure a new window.
 type Options struct {
 	// Renderer is "auto" (GPU when NewGPU succeeds, else CPU; the default), "gpu" or "cpu".
@@ -101,6 +114,7 @@ type Window struct {
 	side      *fyne.Container
 	menus     []*fyne.Menu
 	autoIter  bool
+	autoBoost int // automatic iterations are fractal.AutoIterations times this (preview.AutoBoost)
 	lastIters int
 
 	// controls
@@ -137,11 +151,12 @@ func New(a fyne.App, opts Options) *Window {
 		start = fractal.Home()
 	}
 	w := &Window{app: a, opts: opts, loc: start, cpu: &cpu.Renderer{}}
-	w.autoIter = start.Iterations == fractal.AutoIterations(start.ZoomFloat())
+	w.autoIter, w.autoBoost = autoOf(start)
 	w.lastIters = start.Iterations
-	w.rend = &swapRenderer{r: w.cpu}
+	w.rend = &swapRenderer{r: w.cpu, cpu: w.cpu}
 	w.sched = preview.New(w.rend)
 	w.worker = preview.NewWorker(w.sched, opts.Idle, w.deliver)
+	w.worker.SetSampling(w.autoIter)
 	w.probe = newProber(w)
 
 	w.win = a.NewWindow("Mandelscope")
@@ -249,9 +264,26 @@ func (w *Window) SetLocation(l fractal.Location) {
 		w.ShowError(err)
 		return
 	}
-	w.autoIter = l.Iterations == fractal.AutoIterations(l.ZoomFloat())
+	w.autoIter, w.autoBoost = autoOf(l)
 	w.lastIters = l.Iterations
 	w.navigate(l, false)
+}
+
+// autoOf says whether l's iterations are an automatic count (fractal.AutoIterations times a
+// boost preview.AutoBoost may give) and with which boost.
+func autoOf(l fractal.Location) (auto bool, boost int) {
+	base := fractal.AutoIterations(l.ZoomFloat())
+	for b := 1; b <= preview.MaxAutoBoost; b *= 2 {
+		if l.Iterations == min(base*b, fractal.MaxIterations) {
+			return true, b
+		}
+	}
+	return false, 1
+}
+
+// autoIterations is the automatic iteration count at zoom z with the current boost.
+func (w *Window) autoIterations(z float64) int {
+	return min(fractal.AutoIterations(z)*max(w.autoBoost, 1), fractal.MaxIterations)
 }
 
 // OnLocationChanged adds a listener called (on the UI goroutine) after every change of view,
@@ -338,8 +370,9 @@ func (w *Window) ShowError(err error) {
 // navigate moves to l, updates controls and status, asks for a render and notifies listeners.
 func (w *Window) navigate(l fractal.Location, interactive bool) {
 	if w.autoIter {
-		l.Iterations = fractal.AutoIterations(l.ZoomFloat())
+		l.Iterations = w.autoIterations(l.ZoomFloat())
 	}
+	w.worker.SetSampling(w.autoIter)
 	w.mu.Lock()
 	old := w.loc
 	w.loc = l
@@ -367,7 +400,7 @@ func (w *Window) requestRender(interactive bool) {
 
 // deliver runs on the worker goroutine with a finished frame.
 func (w *Window) deliver(res preview.Result) {
-	if res.Err == nil {
+	if res.Err == nil && res.Image != nil {
 		w.mu.Lock()
 		full, fullLoc := w.lastFull, w.lastFullLoc
 		w.mu.Unlock()
@@ -384,6 +417,10 @@ func (w *Window) deliver(res preview.Result) {
 			return
 		}
 		if res.Req.Seq < w.shownSeq {
+			return
+		}
+		if res.Reference {
+			w.statusTime.SetText(fmt.Sprintf("reference %.0f%%", 100*res.Done))
 			return
 		}
 		if res.Partial {
@@ -405,7 +442,25 @@ func (w *Window) deliver(res preview.Result) {
 		if w.opts.OnFrame != nil {
 			w.opts.OnFrame(res)
 		}
+		if res.Escapes != nil {
+			w.adaptIterations(res.Req.Loc, *res.Escapes)
+		}
 	})
+}
+
+// adaptIterations raises the automatic iterations when the sampled escape counts of the
+// full frame of loc (still the view) say that they are too low (preview.AutoBoost).
+func (w *Window) adaptIterations(loc fractal.Location, es preview.EscapeSample) {
+	cur := w.Location()
+	if !w.autoIter || cur.String() != loc.String() {
+		return
+	}
+	nb := preview.AutoBoost(w.autoBoost, es)
+	if nb == w.autoBoost {
+		return
+	}
+	w.autoBoost = nb
+	w.navigate(cur, false)
 }
 
 // shownImage is the frame the view shows now (nil before the first).
@@ -456,6 +511,7 @@ func (w *Window) copyLocation() {
 func (w *Window) goHome() {
 	l := fractal.Home()
 	l.Color = w.Location().Color
+	w.autoBoost = 1
 	if !w.autoIter {
 		l.Iterations = w.lastIters
 	}
@@ -632,7 +688,11 @@ func (w *Window) updateStatus() {
 	l := w.Location()
 	setText(w.statusCentr, centreText(l))
 	setText(w.statusZoom, "zoom "+l.Zoom.String())
-	setText(w.statusIter, fmt.Sprintf("iterations %d", l.Iterations))
+	iter := fmt.Sprintf("iterations %d", l.Iterations)
+	if w.autoIter && w.autoBoost > 1 {
+		iter += fmt.Sprintf(" (auto x%d)", w.autoBoost)
+	}
+	setText(w.statusIter, iter)
 	pw, ph := w.view.pixelSize()
 	setText(w.statusMode, w.modeText(fractal.NewFrame(l, max(pw, 1), max(ph, 1))))
 	if w.gpuNote != "" {
@@ -650,9 +710,10 @@ func setText(l *widget.Label, s string) {
 	}
 }
 
-// modeText is the precision mode of frame f on the current renderer.
+// modeText is the precision mode of frame f on the renderer that draws it.
 func (w *Window) modeText(f fractal.Frame) string {
-	if m, ok := w.rend.get().(moder); ok {
+	r := w.rend.get()
+	if m, ok := r.(moder); ok && (f.Precision() != fractal.Perturbation || rendersDeep(r)) {
 		return m.Mode(f)
 	}
 	switch f.Precision() {
@@ -678,10 +739,12 @@ func centreText(l fractal.Location) string {
 }
 
 // swapRenderer is the renderer the scheduler uses; the GPU renderer replaces the CPU one
-// when it becomes available.
+// when it becomes available. Perturbation frames go to the CPU renderer unless the renderer
+// in use draws them (deepRenderer).
 type swapRenderer struct {
-	mu sync.Mutex
-	r  Renderer
+	mu  sync.Mutex
+	r   Renderer
+	cpu Renderer
 }
 
 func (s *swapRenderer) get() Renderer {
@@ -697,7 +760,16 @@ func (s *swapRenderer) set(r Renderer) {
 }
 
 func (s *swapRenderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
-	return s.get().Render(ctx, f, rect, dst)
+	return s.forFrame(f).Render(ctx, f, rect, dst)
+}
+
+// forFrame is the renderer that draws f.
+func (s *swapRenderer) forFrame(f fractal.Frame) Renderer {
+	r := s.get()
+	if f.Precision() == fractal.Perturbation && !rendersDeep(r) && s.cpu != nil {
+		return s.cpu
+	}
+	return r
 }
 
 func (s *swapRenderer) Name() string { return s.get().Name() }

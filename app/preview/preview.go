@@ -2,13 +2,17 @@
 // `mandelscope bench` drive the same code: while the user drags or zooms it renders at a
 // reduced resolution chosen from measured frame times (1/2, 1/3, ... per side) and scales
 // the result up to the view's size; when input stops it renders at full resolution, in bands
-// that stop early when a newer request makes the frame stale. Worker adds the coalescing
-// queue (at most one pending render, newer requests replace it) and the idle refine timer.
+// that stop early when a newer request makes the frame stale. Perturbation frames (deep
+// views) get their reference orbit from the scheduler's cache, reused while the view stays
+// within its reach. Worker adds the coalescing queue (at most one pending render, newer
+// requests replace it and cancel the work in progress that they make stale) and the idle
+// refine timer.
 package preview
 
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"image"
 	"math"
@@ -54,7 +58,8 @@ type FrameStats struct {
 }
 
 // Scheduler renders preview frames through a Renderer and keeps the cost estimate that picks
-// the interactive resolution. It is safe for use by one goroutine at a time.
+// the interactive resolution. It renders for one goroutine at a time; Reference may be called
+// from any goroutine.
 type Scheduler struct {
 	r Renderer
 	// Target is the time an interactive frame aims at (DefaultTarget when zero).
@@ -66,9 +71,22 @@ type Scheduler struct {
 	// about BandTime.
 	Bands int
 
+	refs fractal.ReferenceCache // the reference orbits of recent deep views
+
 	mu          sync.Mutex
 	nsPerPx     float64 // estimated cost per pixel of interactive frames (ns), 0 until measured
 	fullNsPerPx float64 // the same for full frames
+}
+
+// Reference returns f with its reference orbit when f is a Perturbation frame (others are
+// returned as they are): a cached orbit within reach of f, else one computed now, reporting
+// its progress to progress (may be nil). Cancelling ctx stops the computation with ctx's
+// error.
+func (s *Scheduler) Reference(ctx context.Context, f fractal.Frame, progress func(done, total int)) (fractal.Frame, error) {
+	if f.Precision() != fractal.Perturbation {
+		return f, nil
+	}
+	return f.WithReference(ctx, &s.refs, progress)
 }
 
 // New returns a scheduler for r.
@@ -173,22 +191,31 @@ func ReducedFrame(loc fractal.Location, w, h, sc int) fractal.Frame {
 }
 
 // Interactive renders loc at w x h at the reduced resolution the cost estimate allows and
-// returns it scaled up to w x h.
-func (s *Scheduler) Interactive(loc fractal.Location, w, h int) (*image.RGBA, FrameStats, error) {
-	return s.InteractiveAt(loc, w, h, s.ChooseScale(w, h))
+// returns it scaled up to w x h. Cancelling ctx abandons it: a nil image, Canceled stats and
+// no error.
+func (s *Scheduler) Interactive(ctx context.Context, loc fractal.Location, w, h int) (*image.RGBA, FrameStats, error) {
+	return s.InteractiveAt(ctx, loc, w, h, s.ChooseScale(w, h))
 }
 
 // InteractiveAt is Interactive at a given reduction per side.
-func (s *Scheduler) InteractiveAt(loc fractal.Location, w, h, sc int) (*image.RGBA, FrameStats, error) {
+func (s *Scheduler) InteractiveAt(ctx context.Context, loc fractal.Location, w, h, sc int) (*image.RGBA, FrameStats, error) {
 	if w < 1 || h < 1 {
 		return nil, FrameStats{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
 	}
 	sc = max(sc, 1)
 	start := time.Now()
-	f := ReducedFrame(loc, w, h, sc)
+	// The full frame's reference first (the reduced frame needs fewer bits, so it finds the
+	// same orbit in the cache, and the full frame that follows reuses it).
+	if _, err := s.Reference(ctx, fractal.NewFrame(loc, w, h), nil); err != nil {
+		return canceled(ctx, start, err)
+	}
+	f, err := s.Reference(ctx, ReducedFrame(loc, w, h, sc), nil)
+	if err != nil {
+		return canceled(ctx, start, err)
+	}
 	small := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
-	if err := s.r.Render(context.Background(), f, small.Rect, small); err != nil {
-		return nil, FrameStats{}, err
+	if err := s.r.Render(ctx, f, small.Rect, small); err != nil {
+		return canceled(ctx, start, err)
 	}
 	rd := time.Since(start)
 	s.observe(rd, f.W*f.H)
@@ -204,10 +231,21 @@ func (s *Scheduler) InteractiveAt(loc fractal.Location, w, h, sc int) (*image.RG
 	}, nil
 }
 
+// canceled is the result of a frame whose rendering failed with err: Canceled stats and no
+// error when ctx was cancelled (err is then ctx's), else err.
+func canceled(ctx context.Context, start time.Time, err error) (*image.RGBA, FrameStats, error) {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		d := time.Since(start)
+		return nil, FrameStats{Canceled: true, Render: d, Total: d}, nil
+	}
+	return nil, FrameStats{}, err
+}
+
 // Full renders loc at w x h at full resolution, in bands; between bands it calls stale (when
-// not nil) and gives up, returning a nil image and Canceled stats, if it reports true.
-func (s *Scheduler) Full(loc fractal.Location, w, h int, stale func() bool) (*image.RGBA, FrameStats, error) {
-	return s.FullWith(loc, w, h, FullOptions{Stale: stale})
+// not nil) and gives up, returning a nil image and Canceled stats, if it reports true, as it
+// does when ctx is cancelled (at once: the renderer stops too).
+func (s *Scheduler) Full(ctx context.Context, loc fractal.Location, w, h int, stale func() bool) (*image.RGBA, FrameStats, error) {
+	return s.FullWith(ctx, loc, w, h, FullOptions{Stale: stale})
 }
 
 // ProgressInterval is the least time between two progress calls of a full frame.
@@ -229,12 +267,15 @@ type FullOptions struct {
 }
 
 // FullWith is Full with progress reports over a base picture.
-func (s *Scheduler) FullWith(loc fractal.Location, w, h int, o FullOptions) (*image.RGBA, FrameStats, error) {
+func (s *Scheduler) FullWith(ctx context.Context, loc fractal.Location, w, h int, o FullOptions) (*image.RGBA, FrameStats, error) {
 	if w < 1 || h < 1 {
 		return nil, FrameStats{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
 	}
 	start := time.Now()
-	f := fractal.NewFrame(loc, w, h)
+	f, err := s.Reference(ctx, fractal.NewFrame(loc, w, h), nil)
+	if err != nil {
+		return canceled(ctx, start, err)
+	}
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	if o.Base != nil && o.Base.Rect.Dx() == w && o.Base.Rect.Dy() == h {
 		copy(img.Pix, o.Base.Pix)
@@ -259,8 +300,8 @@ func (s *Scheduler) FullWith(loc fractal.Location, w, h int, o FullOptions) (*im
 		}
 		y0, y1 := h*b/bands, h*(b+1)/bands
 		rect := image.Rect(0, y0, w, y1)
-		if err := s.r.Render(context.Background(), f, rect, img.SubImage(rect).(*image.RGBA)); err != nil {
-			return nil, FrameStats{}, err
+		if err := s.r.Render(ctx, f, rect, img.SubImage(rect).(*image.RGBA)); err != nil {
+			return canceled(ctx, start, err)
 		}
 		st.PixelsRendered += rect.Dx() * rect.Dy()
 		if o.Progress != nil && b < bands-1 && time.Since(lastReport) >= every {

@@ -1,6 +1,7 @@
 package preview
 
 import (
+	"context"
 	"image"
 	"sync"
 	"time"
@@ -25,20 +26,29 @@ type Request struct {
 
 // Result is a render handed to the worker's deliver function: a finished frame, or with
 // Partial set, a full-resolution frame in progress (Done of it rendered, the rest showing the
-// interactive frame before it).
+// interactive frame before it), or with Reference set, no image but the progress of the
+// reference orbit the request's deep view needs (Done of it computed).
 type Result struct {
-	Req     Request
-	Image   *image.RGBA
-	Stats   FrameStats
-	Err     error
-	Partial bool
-	Done    float64
+	Req       Request
+	Image     *image.RGBA
+	Stats     FrameStats
+	Err       error
+	Partial   bool
+	Reference bool
+	Done      float64
+	// Escapes, on a finished full-resolution frame when the worker samples escape counts
+	// (SetSampling), is the sample of the frame's escape counts.
+	Escapes *EscapeSample
 }
 
 // Worker renders requests one at a time on its own goroutine. At most one request waits:
-// a newer one replaces it (the stale one is dropped), and a full-resolution render in
-// progress stops at its next band when a newer request arrives. After an interactive
-// request, once no request has come for Idle, it renders the latest one at full resolution.
+// a newer one replaces it (the stale one is dropped), and the work in progress that a newer
+// request makes stale is cancelled at once: a full-resolution render, or the reference orbit
+// of a deep view that the newer request does not share (an interactive frame past its
+// reference is quick and is finished, so that a drag keeps showing frames). After an
+// interactive request, once no request has come for Idle, it renders the latest one at full
+// resolution. A full request for a new view that will take a while (an estimate over
+// slowFull, or a deep view that needed a new reference orbit) shows a reduced frame first.
 type Worker struct {
 	s       *Scheduler
 	deliver func(Result)
@@ -54,9 +64,14 @@ type Worker struct {
 	done    chan struct{}
 	busy    bool
 	dropped int
+	cur     Request            // the request in progress (while busy)
+	inRef   bool               // cur is computing its reference orbit
+	cancel  context.CancelFunc // cancels cur
+	sample  bool               // sample escape counts of full frames
 
 	last    *image.RGBA // the last image delivered, and its request
 	lastReq Request
+	lastRef *fractal.Reference // the reference orbit of the last deep frame
 }
 
 // NewWorker starts a worker that renders through s and hands each finished frame to
@@ -85,6 +100,9 @@ func (w *Worker) Request(loc fractal.Location, width, height int, interactive bo
 	}
 	w.pending = &r
 	w.latest = r
+	if w.busy && w.staleBy(r) {
+		w.cancel()
+	}
 	if w.timer != nil {
 		w.timer.Stop()
 		w.timer = nil
@@ -98,6 +116,23 @@ func (w *Worker) Request(loc fractal.Location, width, height int, interactive bo
 	default:
 	}
 	return r.Seq
+}
+
+// staleBy reports whether the newer request r makes the work in progress not worth
+// finishing (w.mu held): a full frame, or a reference orbit that r (another zoom or
+// iteration count: not a pan, which keeps an orbit in reach) will not use.
+func (w *Worker) staleBy(r Request) bool {
+	if !w.cur.Interactive {
+		return true
+	}
+	return w.inRef && !(r.Interactive && r.Loc.Zoom.Equal(w.cur.Loc.Zoom) && r.Loc.Iterations == w.cur.Loc.Iterations)
+}
+
+// SetSampling turns on or off the sampling of escape counts of full frames (Result.Escapes).
+func (w *Worker) SetSampling(on bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sample = on
 }
 
 // refine queues the full-resolution render of request seq if nothing newer came since.
@@ -147,6 +182,9 @@ func (w *Worker) Close() {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
+	if w.busy {
+		w.cancel()
+	}
 	w.mu.Unlock()
 	close(w.wake)
 	<-w.done
@@ -163,39 +201,13 @@ func (w *Worker) loop() {
 			}
 			r := *w.pending
 			w.pending = nil
-			w.busy = true
+			ctx, cancel := context.WithCancel(context.Background())
+			w.busy, w.cur, w.cancel, w.inRef = true, r, cancel, true
+			sample := w.sample
 			w.mu.Unlock()
 
-			var res Result
-			res.Req = r
-			if r.Interactive {
-				res.Image, res.Stats, res.Err = w.s.Interactive(r.Loc, r.W, r.H)
-			} else {
-				o := FullOptions{
-					Stale: func() bool {
-						w.mu.Lock()
-						defer w.mu.Unlock()
-						return w.closed || w.pending != nil
-					},
-					Progress: func(img *image.RGBA, done float64) {
-						w.deliver(Result{Req: r, Image: img, Partial: true, Done: done})
-					},
-				}
-				if w.last != nil && w.lastReq.W == r.W && w.lastReq.H == r.H && w.lastReq.Loc.String() == r.Loc.String() {
-					o.Base = w.last
-				} else if w.s.FullEstimate(r.W, r.H) > slowFull {
-					// A new view that will take a while: show a quick reduced frame first.
-					img, st, err := w.s.Interactive(r.Loc, r.W, r.H)
-					if err == nil {
-						w.deliver(Result{Req: r, Image: img, Stats: st, Partial: true})
-						o.Base = img
-					}
-				}
-				res.Image, res.Stats, res.Err = w.s.FullWith(r.Loc, r.W, r.H, o)
-			}
-			if res.Err == nil && res.Image != nil {
-				w.last, w.lastReq = res.Image, r
-			}
+			res := w.render(ctx, r, sample)
+			cancel()
 			if res.Err != nil || res.Image != nil {
 				w.deliver(res)
 			}
@@ -204,4 +216,71 @@ func (w *Worker) loop() {
 			w.mu.Unlock()
 		}
 	}
+}
+
+// render does request r: the reference orbit of a deep view first (its progress delivered),
+// then the frame; a cancelled render gives a Result with neither image nor error.
+func (w *Worker) render(ctx context.Context, r Request, sample bool) Result {
+	res := Result{Req: r}
+	full := fractal.NewFrame(r.Loc, r.W, r.H)
+	full, err := w.s.Reference(ctx, full, func(done, total int) {
+		if done < total {
+			w.deliver(Result{Req: r, Reference: true, Done: float64(done) / float64(total)})
+		}
+	})
+	w.mu.Lock()
+	w.inRef = false
+	w.mu.Unlock()
+	if err != nil {
+		if ctx.Err() == nil {
+			res.Err = err
+		}
+		return res
+	}
+	newRef := full.Ref != nil && full.Ref != w.lastRef
+	if full.Ref != nil {
+		w.lastRef = full.Ref
+	}
+	if r.Interactive {
+		res.Image, res.Stats, res.Err = w.s.Interactive(ctx, r.Loc, r.W, r.H)
+		if res.Err == nil && res.Image != nil {
+			w.last, w.lastReq = res.Image, r
+		}
+		return res
+	}
+	o := FullOptions{
+		Stale: func() bool {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return w.closed || w.pending != nil
+		},
+		Progress: func(img *image.RGBA, done float64) {
+			w.deliver(Result{Req: r, Image: img, Partial: true, Done: done})
+		},
+	}
+	if w.last != nil && w.lastReq.W == r.W && w.lastReq.H == r.H && w.lastReq.Loc.String() == r.Loc.String() {
+		o.Base = w.last
+	} else if newRef || w.s.FullEstimate(r.W, r.H) > slowFull {
+		// A new view that will take a while: show a quick reduced frame first (at least 1/4
+		// per side for a new deep view, whose cost the estimate has not seen yet).
+		sc := w.s.ChooseScale(r.W, r.H)
+		if newRef {
+			sc = max(sc, 4)
+		}
+		img, st, err := w.s.InteractiveAt(ctx, r.Loc, r.W, r.H, sc)
+		if err == nil && img != nil {
+			w.deliver(Result{Req: r, Image: img, Stats: st, Partial: true})
+			o.Base = img
+		}
+	}
+	res.Image, res.Stats, res.Err = w.s.FullWith(ctx, r.Loc, r.W, r.H, o)
+	if res.Err == nil && res.Image != nil {
+		w.last, w.lastReq = res.Image, r
+		if sample {
+			if es, err := SampleEscapes(ctx, full, sampleCols, sampleRows); err == nil {
+				res.Escapes = &es
+			}
+		}
+	}
+	return res
 }

@@ -1,0 +1,87 @@
+package preview
+
+import (
+	"context"
+
+	"mandelscope/fractal"
+)
+
+// The grid of pixels a worker samples escape counts on after a full frame.
+const (
+	sampleCols = 32
+	sampleRows = 20
+)
+
+// EscapeSample is what a sample of a frame's pixels says about its iteration count: how many
+// pixels were sampled, how many reached the maximum without escaping, and how many escaped
+// late (in the last fifth of the iterations).
+type EscapeSample struct {
+	Iterations int // the frame's maximum iteration count
+	Pixels     int // pixels sampled
+	Inside     int // of them, reached Iterations without escaping
+	Late       int // of them, escaped after 0.8 * Iterations
+	MaxEscape  int // the largest escape count among those that escaped (0 when none)
+}
+
+// SampleEscapes computes the escape counts of cols x rows pixels spread evenly over frame f
+// (the centres of a cols x rows grid of cells), in f's precision through fractal.Frame.Escape:
+// what the renderers draw, for the GL renderer too. A Perturbation frame should carry its
+// reference (Scheduler.Reference). It checks ctx between rows of the grid.
+func SampleEscapes(ctx context.Context, f fractal.Frame, cols, rows int) (EscapeSample, error) {
+	es := EscapeSample{Iterations: f.Loc.Iterations}
+	cols, rows = min(max(cols, 1), f.W), min(max(rows, 1), f.H)
+	for j := range rows {
+		if err := ctx.Err(); err != nil {
+			return es, err
+		}
+		y := (2*j + 1) * f.H / (2 * rows)
+		for i := range cols {
+			x := (2*i + 1) * f.W / (2 * cols)
+			n, _ := f.Escape(x, y)
+			es.add(n)
+		}
+	}
+	return es, nil
+}
+
+// add counts one pixel whose escape count is n (-1: did not escape).
+func (es *EscapeSample) add(n int) {
+	es.Pixels++
+	switch {
+	case n < 0:
+		es.Inside++
+	default:
+		es.MaxEscape = max(es.MaxEscape, n)
+		if 5*n > 4*es.Iterations {
+			es.Late++
+		}
+	}
+}
+
+// MaxAutoBoost bounds how far AutoBoost raises the automatic iterations: a view that stays
+// all inside the set (the interior of a bulb) stops at this multiple.
+const MaxAutoBoost = 8
+
+// AutoBoost is the rule by which automatic iterations adapt to the picture: given the boost
+// now in use (a power of two: the iterations are fractal.AutoIterations times it) and the
+// escape counts sampled from the frame drawn with it, it returns the boost to draw with
+// next. The iterations are too low when pixels that reach the maximum sit next to pixels
+// that escape late (the boundary's detail is cut off and shows as false black), or when no
+// sampled pixel escapes at all (a deep view near the boundary whose pixels all need more
+// than the automatic count); then the boost doubles, up to MaxAutoBoost. Otherwise it stays:
+// it never falls by itself (a view that needed more keeps it while the user explores near
+// it; going home resets it).
+func AutoBoost(boost int, s EscapeSample) int {
+	boost = max(boost, 1)
+	if s.Pixels == 0 || s.Inside == 0 || boost >= MaxAutoBoost {
+		return boost
+	}
+	allInside := s.Inside == s.Pixels
+	// late escapes: at least 1% of the sample (and two pixels), so that one boundary pixel
+	// of a shallow view does not raise the count.
+	late := s.Late >= max(2, s.Pixels/100)
+	if allInside || late {
+		return min(2*boost, MaxAutoBoost)
+	}
+	return boost
+}

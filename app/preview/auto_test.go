@@ -1,0 +1,128 @@
+package preview
+
+import (
+	"context"
+	"testing"
+
+	"mandelscope/fractal"
+)
+
+func loc(t *testing.T, re, im, zoom string, iter int) fractal.Location {
+	t.Helper()
+	l := fractal.Home()
+	l.Re, l.Im, l.Zoom = fractal.MustDecimal(re), fractal.MustDecimal(im), fractal.MustDecimal(zoom)
+	l.Iterations = iter
+	if err := l.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func TestAutoBoostRule(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		boost int
+		s     EscapeSample
+		want  int
+	}{
+		{"nothing sampled", 1, EscapeSample{Iterations: 500}, 1},
+		{"all escape", 1, EscapeSample{Iterations: 500, Pixels: 640, Late: 40, MaxEscape: 499}, 1},
+		{"all inside", 1, EscapeSample{Iterations: 500, Pixels: 640, Inside: 640}, 2},
+		{"all inside, boosted", 2, EscapeSample{Iterations: 1000, Pixels: 640, Inside: 640}, 4},
+		{"all inside at the cap", MaxAutoBoost, EscapeSample{Iterations: 4000, Pixels: 640, Inside: 640}, MaxAutoBoost},
+		{"inside next to late escapes", 1, EscapeSample{Iterations: 500, Pixels: 640, Inside: 100, Late: 7, MaxEscape: 480}, 2},
+		{"inside, one late escape", 1, EscapeSample{Iterations: 500, Pixels: 640, Inside: 100, Late: 1, MaxEscape: 480}, 1},
+		{"inside, early escapes only", 4, EscapeSample{Iterations: 2000, Pixels: 640, Inside: 300, MaxEscape: 900}, 4},
+		{"zero boost is one", 0, EscapeSample{Iterations: 500, Pixels: 640, Inside: 300}, 1},
+	} {
+		if got := AutoBoost(c.boost, c.s); got != c.want {
+			t.Errorf("%s: AutoBoost(%d, %+v) = %d, want %d", c.name, c.boost, c.s, got, c.want)
+		}
+	}
+}
+
+func TestSampleEscapesCounts(t *testing.T) {
+	// Inside the main cardioid every sample stays; far outside every one escapes at once.
+	in := fractal.NewFrame(loc(t, "-0.2", "0", "1000", 300), 123, 77)
+	es, err := SampleEscapes(context.Background(), in, 32, 20)
+	if err != nil || es.Pixels != 640 || es.Inside != 640 || es.Iterations != 300 {
+		t.Errorf("inside the cardioid: %+v %v", es, err)
+	}
+	out := fractal.NewFrame(loc(t, "3", "3", "10", 300), 50, 90)
+	es, err = SampleEscapes(context.Background(), out, 32, 20)
+	if err != nil || es.Pixels != 32*20 || es.Inside != 0 || es.Late != 0 || es.MaxEscape != 1 {
+		t.Errorf("far outside: %+v %v", es, err)
+	}
+	// A grid larger than the frame samples each pixel once.
+	es, _ = SampleEscapes(context.Background(), fractal.NewFrame(loc(t, "3", "3", "10", 300), 7, 3), 32, 20)
+	if es.Pixels != 21 {
+		t.Errorf("7x3 frame: %d pixels sampled, want 21", es.Pixels)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := SampleEscapes(ctx, in, 32, 20); err == nil {
+		t.Error("a cancelled sample gave no error")
+	}
+}
+
+// autoConverge applies AutoBoost to the frames of l at w x h from boost 1 until it stays, as
+// the window does after each full frame, and returns the boost and the last sample.
+func autoConverge(t *testing.T, l fractal.Location, w, h int) (int, EscapeSample) {
+	t.Helper()
+	s := New(nil)
+	base := fractal.AutoIterations(l.ZoomFloat())
+	boost := 1
+	for {
+		l.Iterations = base * boost
+		f, err := s.Reference(context.Background(), fractal.NewFrame(l, w, h), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := SampleEscapes(context.Background(), f, sampleCols, sampleRows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nb := AutoBoost(boost, es)
+		if nb == boost {
+			return boost, es
+		}
+		boost = nb
+	}
+}
+
+// The example: at zoom 1e14 the automatic count (2608) leaves the whole picture
+// black while its pixels escape after 2920 to 3084 iterations and more; the adapted count
+// shows them.
+func TestAutoBoostDeepView(t *testing.T) {
+	l := loc(t, "-0.743643887037151", "0.131825904205330", "1e14", 1)
+	if n := fractal.AutoIterations(1e14); n >= 2920 {
+		t.Skipf("AutoIterations(1e14) is %d now: the example no longer starts black", n)
+	}
+	boost, es := autoConverge(t, l, 1280, 720)
+	if boost < 2 || es.Inside == es.Pixels || es.MaxEscape < 2920 {
+		t.Errorf("boost %d, last sample %+v: want a raised count that shows escapes past 2920", boost, es)
+	}
+	// The adapted count leaves no sampled pixel inside that would escape with a count twice as
+	// high (no false black).
+	l.Iterations = 2 * fractal.AutoIterations(1e14) * boost
+	f, _ := New(nil).Reference(context.Background(), fractal.NewFrame(l, 1280, 720), nil)
+	more, _ := SampleEscapes(context.Background(), f, sampleCols, sampleRows)
+	if more.Inside < es.Inside-es.Pixels/100 {
+		t.Errorf("with twice the adapted count %d samples stay inside, with it %d: the adapted count hides detail", more.Inside, es.Inside)
+	}
+}
+
+// The whole set keeps the automatic count; a boundary view settles where few samples escape
+// late; the interior of a bulb (all inside at any count) stops at the cap.
+func TestAutoBoostKeepsAndStops(t *testing.T) {
+	if b, es := autoConverge(t, loc(t, "-0.5", "0", "1.7777777777777777", 1), 640, 360); b != 1 {
+		t.Errorf("home view: boost %d (last sample %+v), want 1", b, es)
+	}
+	b, es := autoConverge(t, loc(t, "-0.743643887037151", "0.131825904205330", "300", 1), 640, 360)
+	if b >= MaxAutoBoost || es.Inside > 0 && es.Late >= max(2, es.Pixels/100) {
+		t.Errorf("seahorse valley: boost %d, last sample %+v: want it settled below the cap", b, es)
+	}
+	if b, es := autoConverge(t, loc(t, "-0.2", "0", "1000", 1), 640, 360); b != MaxAutoBoost {
+		t.Errorf("inside the cardioid: boost %d (last sample %+v), want the cap %d", b, es, MaxAutoBoost)
+	}
+}
