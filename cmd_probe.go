@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,7 +11,8 @@ import (
 )
 
 // runProbe prints "X Y N" for each pixel X,Y given: N is its escape count by the rendering
-// contract, -1 when it does not escape, computed in the precision the image would use.
+// contract, -1 when it does not escape, computed as the image would (float32, float64, or
+// perturbation with BLA past float64's reach); --exact computes it in math/big instead.
 func runProbe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("probe", stderr)
 	lf := addLocationFlags(fs)
@@ -46,7 +48,16 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 		}
 		list = append(list, xy{x, y})
 	}
-	prec := loc.Zoom.SignificantBits() + 128 + max(loc.Re.SignificantBits(), loc.Im.SignificantBits())
+	// --exact works at 64 bits beyond what the zoom needs to address a pixel (log2 of the
+	// zoom, from the frame's spacing, not the zoom text's length: "1e290" needs 960 bits)
+	// and beyond every digit of the centre.
+	prec := max(f.ReferenceBits(), loc.Re.SignificantBits(), loc.Im.SignificantBits()) + 64
+	if !*exact {
+		// Deep views: one reference orbit for every pixel probed, as a picture has.
+		if f, err = f.WithReference(context.Background(), nil, nil); err != nil {
+			return err
+		}
+	}
 	for _, p := range list {
 		var n int
 		if *exact {
