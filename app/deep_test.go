@@ -186,3 +186,15 @@ func TestAutoIterationsAdapt(t *testing.T) {
 		t.Errorf("Auto off: iterations %d", got)
 	}
 }
+
+// End to end: at the example (zoom 1e14, where the automatic count leaves the picture
+// black), the window raises the iterations by itself from the sampled escape counts.
+func TestAutoIterationsAdaptInTheWindow(t *testing.T) {
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(400, 300)})
+	l := testLoc("-0.743643887037151", "0.131825904205330", "1e14", fractal.AutoIterations(1e14))
+	w.SetLocation(l)
+	waitFor(t, "the iterations to rise", func() bool { return w.Location().Iterations > l.Iterations })
+	if !w.autoCheck.Checked || !strings.Contains(w.statusIter.Text, "auto x") {
+		t.Errorf("Auto %v, status %q", w.autoCheck.Checked, w.statusIter.Text)
+	}
+}

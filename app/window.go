@@ -423,6 +423,10 @@ func (w *Window) deliver(res preview.Result) {
 			w.statusTime.SetText(fmt.Sprintf("reference %.0f%%", 100*res.Done))
 			return
 		}
+		if res.Escapes != nil {
+			w.adaptIterations(res.Req.Loc, *res.Escapes)
+			return
+		}
 		if res.Partial {
 			w.shownSeq = res.Req.Seq
 			w.view.setImage(res.Image)
@@ -442,14 +446,12 @@ func (w *Window) deliver(res preview.Result) {
 		if w.opts.OnFrame != nil {
 			w.opts.OnFrame(res)
 		}
-		if res.Escapes != nil {
-			w.adaptIterations(res.Req.Loc, *res.Escapes)
-		}
 	})
 }
 
-// adaptIterations raises the automatic iterations when the sampled escape counts of the
-// full frame of loc (still the view) say that they are too low (preview.AutoBoost).
+// adaptIterations raises the automatic iterations when the escape counts sampled for the
+// full frame of loc (still the view) say that they are too low (preview.AutoBoost); the new
+// request cancels that frame.
 func (w *Window) adaptIterations(loc fractal.Location, es preview.EscapeSample) {
 	cur := w.Location()
 	if !w.autoIter || cur.String() != loc.String() {

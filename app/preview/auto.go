@@ -66,21 +66,22 @@ const MaxAutoBoost = 8
 // now in use (a power of two: the iterations are fractal.AutoIterations times it) and the
 // escape counts sampled from the frame drawn with it, it returns the boost to draw with
 // next. The iterations are too low when pixels that reach the maximum sit next to pixels
-// that escape late (the boundary's detail is cut off and shows as false black), or when no
-// sampled pixel escapes at all (a deep view near the boundary whose pixels all need more
-// than the automatic count); then the boost doubles, up to MaxAutoBoost. Otherwise it stays:
-// it never falls by itself (a view that needed more keeps it while the user explores near
-// it; going home resets it).
+// that escape late, in the last fifth of the count (the boundary's detail is cut off and
+// shows as false black): at least 2% of the escaping samples (and two pixels), or any when
+// most samples are inside; or when no sampled pixel escapes at all (a deep view near the
+// boundary whose pixels all need more than the automatic count). Then the boost doubles, up
+// to MaxAutoBoost. Otherwise it stays: it never falls by itself (a view that needed more
+// keeps it while the user explores near it; going home resets it).
 func AutoBoost(boost int, s EscapeSample) int {
 	boost = max(boost, 1)
 	if s.Pixels == 0 || s.Inside == 0 || boost >= MaxAutoBoost {
 		return boost
 	}
-	allInside := s.Inside == s.Pixels
-	// late escapes: at least 1% of the sample (and two pixels), so that one boundary pixel
-	// of a shallow view does not raise the count.
-	late := s.Late >= max(2, s.Pixels/100)
-	if allInside || late {
+	escaped := s.Pixels - s.Inside
+	allInside := escaped == 0
+	late := s.Late >= max(2, escaped/50)
+	mostlyInside := 2*s.Inside >= s.Pixels && s.Late > 0
+	if allInside || late || mostlyInside {
 		return min(2*boost, MaxAutoBoost)
 	}
 	return boost

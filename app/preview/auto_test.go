@@ -30,8 +30,10 @@ func TestAutoBoostRule(t *testing.T) {
 		{"all inside", 1, EscapeSample{Iterations: 500, Pixels: 640, Inside: 640}, 2},
 		{"all inside, boosted", 2, EscapeSample{Iterations: 1000, Pixels: 640, Inside: 640}, 4},
 		{"all inside at the cap", MaxAutoBoost, EscapeSample{Iterations: 4000, Pixels: 640, Inside: 640}, MaxAutoBoost},
-		{"inside next to late escapes", 1, EscapeSample{Iterations: 500, Pixels: 640, Inside: 100, Late: 7, MaxEscape: 480}, 2},
+		{"inside next to late escapes", 1, EscapeSample{Iterations: 500, Pixels: 640, Inside: 100, Late: 11, MaxEscape: 480}, 2},
 		{"inside, one late escape", 1, EscapeSample{Iterations: 500, Pixels: 640, Inside: 100, Late: 1, MaxEscape: 480}, 1},
+		{"inside, a few late escapes among many", 1, EscapeSample{Iterations: 500, Pixels: 640, Inside: 100, Late: 9, MaxEscape: 480}, 1},
+		{"mostly inside, one late escape", 1, EscapeSample{Iterations: 2608, Pixels: 640, Inside: 636, Late: 1, MaxEscape: 2604}, 2},
 		{"inside, early escapes only", 4, EscapeSample{Iterations: 2000, Pixels: 640, Inside: 300, MaxEscape: 900}, 4},
 		{"zero boost is one", 0, EscapeSample{Iterations: 500, Pixels: 640, Inside: 300}, 1},
 	} {
@@ -98,10 +100,13 @@ func TestAutoBoostDeepView(t *testing.T) {
 	if n := fractal.AutoIterations(1e14); n >= 2920 {
 		t.Skipf("AutoIterations(1e14) is %d now: the example no longer starts black", n)
 	}
-	boost, es := autoConverge(t, l, 1280, 720)
-	if boost < 2 || es.Inside == es.Pixels || es.MaxEscape < 2920 {
-		t.Errorf("boost %d, last sample %+v: want a raised count that shows escapes past 2920", boost, es)
+	for _, size := range [][2]int{{1280, 720}, {392, 129}} {
+		boost, es := autoConverge(t, l, size[0], size[1])
+		if boost < 2 || 2*es.Inside >= es.Pixels || es.MaxEscape < 2920 {
+			t.Errorf("%dx%d: boost %d, last sample %+v: want a raised count that shows escapes past 2920", size[0], size[1], boost, es)
+		}
 	}
+	boost, es := autoConverge(t, l, 1280, 720)
 	// The adapted count leaves no sampled pixel inside that would escape with a count twice as
 	// high (no false black).
 	l.Iterations = 2 * fractal.AutoIterations(1e14) * boost
@@ -119,7 +124,7 @@ func TestAutoBoostKeepsAndStops(t *testing.T) {
 		t.Errorf("home view: boost %d (last sample %+v), want 1", b, es)
 	}
 	b, es := autoConverge(t, loc(t, "-0.743643887037151", "0.131825904205330", "300", 1), 640, 360)
-	if b >= MaxAutoBoost || es.Inside > 0 && es.Late >= max(2, es.Pixels/100) {
+	if b >= MaxAutoBoost || AutoBoost(b, es) != b {
 		t.Errorf("seahorse valley: boost %d, last sample %+v: want it settled below the cap", b, es)
 	}
 	if b, es := autoConverge(t, loc(t, "-0.2", "0", "1000", 1), 640, 360); b != MaxAutoBoost {

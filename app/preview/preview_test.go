@@ -452,3 +452,34 @@ func TestWorkerReferenceProgressAndCancel(t *testing.T) {
 		t.Errorf("the deep orbit reported progress %d more times after a newer request: not cancelled", late)
 	}
 }
+
+// With sampling on, a full request's escape counts come first, on their own, then its frame;
+// interactive requests are not sampled.
+func TestWorkerSamplesBeforeTheFrame(t *testing.T) {
+	s := New(&cpu.Renderer{})
+	results := make(chan Result, 16)
+	wk := NewWorker(s, time.Hour, func(r Result) { results <- r })
+	defer wk.Close()
+	wk.SetSampling(true)
+	wk.Request(testLoc(), 90, 61, true)
+	if r := recv(t, results); r.Escapes != nil || r.Image == nil {
+		t.Fatalf("interactive request: escapes %v, image %v", r.Escapes, r.Image != nil)
+	}
+	wk.Request(testLoc(), 90, 61, false)
+	first := recv(t, results)
+	if first.Escapes == nil || first.Image != nil || first.Escapes.Pixels != sampleCols*sampleRows {
+		t.Fatalf("first result of a full request: escapes %+v, image %v", first.Escapes, first.Image != nil)
+	}
+	for {
+		r := recv(t, results)
+		if r.Escapes != nil {
+			t.Fatal("a second sample")
+		}
+		if !r.Partial {
+			if r.Image == nil || r.Err != nil {
+				t.Fatalf("final result: %v", r.Err)
+			}
+			return
+		}
+	}
+}

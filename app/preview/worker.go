@@ -36,8 +36,9 @@ type Result struct {
 	Partial   bool
 	Reference bool
 	Done      float64
-	// Escapes, on a finished full-resolution frame when the worker samples escape counts
-	// (SetSampling), is the sample of the frame's escape counts.
+	// Escapes, when the worker samples escape counts (SetSampling), is the sample of a
+	// full-resolution request's escape counts, delivered on its own (no image) before the
+	// frame is rendered, so that the iterations can be corrected before the costly part.
 	Escapes *EscapeSample
 }
 
@@ -258,6 +259,13 @@ func (w *Worker) render(ctx context.Context, r Request, sample bool) Result {
 			w.deliver(Result{Req: r, Image: img, Partial: true, Done: done})
 		},
 	}
+	if sample {
+		es, err := SampleEscapes(ctx, full, sampleCols, sampleRows)
+		if err != nil {
+			return res // cancelled
+		}
+		w.deliver(Result{Req: r, Escapes: &es})
+	}
 	if w.last != nil && w.lastReq.W == r.W && w.lastReq.H == r.H && w.lastReq.Loc.String() == r.Loc.String() {
 		o.Base = w.last
 	} else if newRef || w.s.FullEstimate(r.W, r.H) > slowFull {
@@ -276,11 +284,6 @@ func (w *Worker) render(ctx context.Context, r Request, sample bool) Result {
 	res.Image, res.Stats, res.Err = w.s.FullWith(ctx, r.Loc, r.W, r.H, o)
 	if res.Err == nil && res.Image != nil {
 		w.last, w.lastReq = res.Image, r
-		if sample {
-			if es, err := SampleEscapes(ctx, full, sampleCols, sampleRows); err == nil {
-				res.Escapes = &es
-			}
-		}
 	}
 	return res
 }
