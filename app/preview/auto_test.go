@@ -131,3 +131,30 @@ func TestAutoBoostKeepsAndStops(t *testing.T) {
 		t.Errorf("inside the cardioid: boost %d (last sample %+v), want the cap %d", b, es, MaxAutoBoost)
 	}
 }
+
+// A deep view's reference orbit is reused by the next zoom step of automatic iterations (a
+// few more iterations) and by a pan, and the frames it serves keep their own iterations.
+func TestReferenceReuse(t *testing.T) {
+	s := New(nil)
+	// The centre of a minibrot of period 136119: its orbit does not escape.
+	l := loc(t, "-0.74364388703715870475219150611476491044466678896952445054344772226076938734097049990107700002566806721938412552808498904",
+		"0.131825904205311970493132056385130725120158740934066232432366348230023599871748424384574295717109105538252905139463817581",
+		"1e20", fractal.AutoIterations(1e20))
+	f, err := s.Reference(context.Background(), fractal.NewFrame(l, 320, 200), nil)
+	if err != nil || f.Ref == nil || f.Ref.Escaped() {
+		t.Fatalf("no reference, or one that escaped: %v", err)
+	}
+	if f.Loc.Iterations != l.Iterations {
+		t.Errorf("the frame's iterations became %d", f.Loc.Iterations)
+	}
+	for _, next := range []fractal.Location{l.Offset(50, -20, 320, 200), func() fractal.Location {
+		m := l
+		m.Iterations += 30 // the automatic count one wheel notch deeper
+		return m
+	}()} {
+		g, err := s.Reference(context.Background(), fractal.NewFrame(next, 320, 200), nil)
+		if err != nil || g.Ref != f.Ref {
+			t.Errorf("%v: a new reference (%v)", next, err)
+		}
+	}
+}

@@ -81,12 +81,29 @@ type Scheduler struct {
 // Reference returns f with its reference orbit when f is a Perturbation frame (others are
 // returned as they are): a cached orbit within reach of f, else one computed now, reporting
 // its progress to progress (may be nil). Cancelling ctx stops the computation with ctx's
-// error.
+// error. A new orbit is computed for the iterations rounded up to a power of two, so that
+// the automatic iterations, which rise a little with every zoom step, keep finding it.
 func (s *Scheduler) Reference(ctx context.Context, f fractal.Frame, progress func(done, total int)) (fractal.Frame, error) {
 	if f.Precision() != fractal.Perturbation {
 		return f, nil
 	}
-	return f.WithReference(ctx, &s.refs, progress)
+	g := f
+	g.Loc.Iterations = roundIterations(f.Loc.Iterations)
+	g, err := g.WithReference(ctx, &s.refs, progress)
+	if err != nil {
+		return f, err
+	}
+	f.Ref, f.DRe, f.DIm = g.Ref, g.DRe, g.DIm
+	return f, nil
+}
+
+// roundIterations is n rounded up to a power of two, at most fractal.MaxIterations.
+func roundIterations(n int) int {
+	p := 1
+	for p < n {
+		p *= 2
+	}
+	return min(p, fractal.MaxIterations)
 }
 
 // New returns a scheduler for r.
