@@ -91,6 +91,18 @@ func TestDeepCursorReadout(t *testing.T) {
 	if got, _, err := big.ParseFloat(re, 10, 300, big.ToNearestEven); err != nil || bigPixelDiff(got, wantRe, f.Spacing) > 0.1 || bigPixelDiff(got, wantRe, f.Spacing) < -0.1 {
 		t.Errorf("readout real part %s is not the pixel's %s (%v)", re, wantRe.Text('g', 30), err)
 	}
+	// Near 0 at zoom 1e100 the real part is written with an exponent, to the same precision.
+	z := testLoc("0.000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000030", "1.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000450", "1e100", 3000)
+	fz, err := preview.New(nil).Reference(context.Background(), fractal.NewFrame(z, 320, 200), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tz := probeText(fz, 10, 150)
+	rez, _, _ := strings.Cut(strings.TrimPrefix(tz, "pixel 10,150: "), " ")
+	wantZ, _ := fz.PointBig(10, 150, 600)
+	if got, _, err := big.ParseFloat(rez, 10, 600, big.ToNearestEven); !strings.Contains(rez, "e-") || err != nil || bigPixelDiff(got, wantZ, fz.Spacing) > 0.1 || bigPixelDiff(got, wantZ, fz.Spacing) < -0.1 {
+		t.Errorf("readout %q at 1e100: real part %q, want %s with an exponent (%v)", tz, rez, wantZ.Text('g', 10), err)
+	}
 	n, _ := f.Escape(100, 50)
 	want := "inside"
 	if n >= 0 {

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"math/big"
 	"strconv"
 	"sync"
 
@@ -320,8 +321,9 @@ func (p *prober) loop() {
 }
 
 // probeText describes pixel (x, y) of frame f: its point c, computed exactly from the
-// decimal centre and written to a tenth of the pixel spacing at any depth, and its escape
-// count, the same as `mandelscope probe` gives (a Perturbation frame should carry its
+// decimal centre and written to about a tenth of the pixel spacing at any depth (with an
+// exponent when that is shorter: near 0 at zoom 1e100, "3.05e-102", not 102 zeros), and its
+// escape count, the same as `mandelscope probe` gives (a Perturbation frame should carry its
 // reference: Scheduler.Reference).
 func probeText(f fractal.Frame, x, y int) string {
 	digits := 3
@@ -330,6 +332,18 @@ func probeText(f fractal.Frame, x, y int) string {
 	}
 	prec := max(uint(float64(digits)*math.Log2(10))+64, f.Loc.Re.SignificantBits(), f.Loc.Im.SignificantBits())
 	re, im := f.PointBig(x, y, prec)
+	text := func(v *big.Float) string {
+		fixed := v.Text('f', digits)
+		if f.Spacing > 0 {
+			// significant digits down to a tenth of the spacing
+			mag, _ := new(big.Float).Abs(v).Float64()
+			sig := max(3, int(math.Ceil(math.Log10(max(mag, f.Spacing)/f.Spacing)))+1)
+			if g := v.Text('g', sig); len(g) < len(fixed) {
+				return g
+			}
+		}
+		return fixed
+	}
 	n, _ := f.Escape(x, y)
 	esc := "inside (no escape)"
 	if n >= 0 {
@@ -340,7 +354,7 @@ func probeText(f fractal.Frame, x, y int) string {
 		sign = "-"
 		im.Neg(im)
 	}
-	return fmt.Sprintf("pixel %d,%d: %s %s %si  %s", x, y, re.Text('f', digits), sign, im.Text('f', digits), esc)
+	return fmt.Sprintf("pixel %d,%d: %s %s %si  %s", x, y, text(re), sign, text(im), esc)
 }
 
 // exportFrame outlines the part of the preview an export covers.
