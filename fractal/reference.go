@@ -34,14 +34,25 @@ type Reference struct {
 	escaped  bool // Z[len(Z)-1] has |Z| > 2
 
 	blaMu sync.Mutex
-	blas  map[blaKey]*BLA
+	blas  []*BLA // the tables built, most recently used first (at most maxBLAs)
 }
 
+// maxBLAs is how many BLA tables (one per power of two of DcMax) a Reference keeps: a zoom
+// within one reference's reach would otherwise keep one table per doubling.
+const maxBLAs = 2
+
 // ComputeReference computes the orbit of the reference point c = (re, im) rounded to prec
-// bits, up to maxIter iterations or until |Z| > 2. It checks ctx every 1024 iterations and
+// bits, up to maxIter iterations or until |Z| > 2, in prec-bit big.Int fixed point (measured
+// faster than big.Float: BenchmarkReference). It checks ctx every 1024 iterations and
 // returns ctx's error when it is cancelled; progress (may be nil) is called with the
 // iterations done and maxIter at most five times a second, and once at the end.
 func ComputeReference(ctx context.Context, re, im Decimal, prec uint, maxIter int, progress func(done, total int)) (*Reference, error) {
+	return computeReference(ctx, re, im, prec, maxIter, progress, false)
+}
+
+// computeReference is ComputeReference, in big.Float when float is set (for the tests and
+// the benchmark that compare the two).
+func computeReference(ctx context.Context, re, im Decimal, prec uint, maxIter int, progress func(done, total int), float bool) (*Reference, error) {
 	if maxIter < 1 || maxIter > MaxIterations {
 		return nil, fmt.Errorf("reference orbit: iterations %d out of range (1 to %d)", maxIter, MaxIterations)
 	}
@@ -56,25 +67,17 @@ func ComputeReference(ctx context.Context, re, im Decimal, prec uint, maxIter in
 	}
 	ref := &Reference{re: cr, im: ci, cre: fr, cim: fi, prec: prec, maxIter: maxIter}
 	ref.Z = make([]complex128, 1, min(maxIter+1, 1<<16))
-	if err := ref.iterate(ctx, progress); err != nil {
+	iterate := ref.iterateFixed
+	if float {
+		iterate = ref.iterateFloat
+	}
+	if err := iterate(ctx, progress); err != nil {
 		return nil, err
 	}
 	return ref, nil
 }
 
-// iterate fills ref.Z with referenceFixed (big.Int fixed point measured faster than
-// big.Float: BenchmarkReference).
-func (ref *Reference) iterate(ctx context.Context, progress func(done, total int)) error {
-	if useBigFloat {
-		return ref.iterateFloat(ctx, progress)
-	}
-	return ref.iterateFixed(ctx, progress)
-}
-
-// useBigFloat selects the big.Float orbit (for the benchmark that compares the two).
-var useBigFloat = false
-
-// step is called every 1024 iterations: it checks ctx and reports progress.
+// stepper checks ctx and reports progress, every 1024 iterations.
 type stepper struct {
 	ctx      context.Context
 	progress func(done, total int)

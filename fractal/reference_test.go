@@ -25,11 +25,9 @@ func BenchmarkReference(b *testing.B) {
 				name = fmt.Sprintf("bits=%d/float", bits)
 			}
 			b.Run(name, func(b *testing.B) {
-				defer func(v bool) { useBigFloat = v }(useBigFloat)
-				useBigFloat = float
 				n := max(b.N, 1000)
 				b.ReportAllocs()
-				ref, err := ComputeReference(context.Background(), l.Re, l.Im, bits, n, nil)
+				ref, err := computeReference(context.Background(), l.Re, l.Im, bits, n, nil, float)
 				if err != nil || len(ref.Z) != n+1 {
 					b.Fatalf("reference: %v (%d values)", err, len(ref.Z))
 				}
@@ -79,9 +77,7 @@ func TestReferenceOrbit(t *testing.T) {
 		re, im := MustDecimal(c.re), MustDecimal(c.im)
 		want := bigOrbit(re, im, c.prec, c.n)
 		for _, float := range []bool{false, true} {
-			useBigFloat = float
-			ref, err := ComputeReference(context.Background(), re, im, c.prec, c.n, nil)
-			useBigFloat = false
+			ref, err := computeReference(context.Background(), re, im, c.prec, c.n, nil, float)
 			if err != nil {
 				t.Fatal(err)
 			}
