@@ -151,7 +151,7 @@ func TestComputeReferenceCancel(t *testing.T) {
 	_, err := ComputeReference(ctx, l.Re, l.Im, 1100, 10_000_000, func(done, total int) {
 		calls++
 		lastDone = done
-		if total != 10_000_000 || done <= 0 || done > total {
+		if total != MaxReferenceLength || done <= 0 || done > total {
 			t.Errorf("progress(%d, %d)", done, total)
 		}
 		cancel() // the first report cancels: the orbit must end within 1024 iterations
