@@ -140,15 +140,15 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 	}
 	if flagWasSet(lf.fs, "density") {
 		d, err := strconv.ParseFloat(lf.density, 64)
-		if err != nil || !(d > 0) || d > 1e6 {
-			return l, usageErr("--density: %q must be a positive number up to 1e6", lf.density)
+		if err != nil || !(d >= fractal.MinDensity && d <= fractal.MaxDensity) {
+			return l, usageErr("--density: %q must be a number from %g to %g", clipText(lf.density), fractal.MinDensity, fractal.MaxDensity)
 		}
 		l.Color.Density = d
 	}
 	if flagWasSet(lf.fs, "offset") {
 		o, err := strconv.ParseFloat(lf.off, 64)
-		if err != nil || o != o || o > 1e6 || o < -1e6 {
-			return l, usageErr("--offset: %q must be a finite number", lf.off)
+		if err != nil || !(o >= -fractal.MaxOffset && o <= fractal.MaxOffset) {
+			return l, usageErr("--offset: %q must be a number from -%g to %g", clipText(lf.off), fractal.MaxOffset, fractal.MaxOffset)
 		}
 		l.Color.Offset = o
 	}
