@@ -351,7 +351,7 @@ func TestPaletteColorAnyInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	extremes := []float64{0, -0.0, 1e-300, -1e-20, 0.5, 1, 31.999999999999996, 1e8, 1e300, 1e308, math.MaxFloat64,
+	extremes := []float64{0, math.Copysign(0, -1), 1e-300, -1e-20, 0.5, 1, 31.999999999999996, 1e8, 1e300, 1e308, math.MaxFloat64,
 		-1e308, 5e-324, math.Inf(1), math.Inf(-1), math.NaN()}
 	for _, nu := range extremes {
 		for _, d := range extremes {
