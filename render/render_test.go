@@ -297,11 +297,18 @@ func TestAgainstCPU(t *testing.T) {
 					want = reference(t, f, g.variant(f))
 				}
 				frac, bad := imagetest.Agreement(got, want, 6)
-				t.Logf("%s: %.3f%% within 6/255 (%s)", v.name, 100*frac, g.Mode(f))
-				if frac < 0.98 {
+				sc := imagetest.Scattering(got, want, 6)
+				t.Logf("%s: %.3f%% within 6/255 (%s); longest run %d, worst line %.1f%%", v.name, 100*frac, g.Mode(f), sc.LongestRun, 100*sc.WorstLine)
+				err := imagetest.Isolated(got, want, 6)
+				if frac < 0.98 || err != nil {
 					saveFailed(t, fmt.Sprintf("cpu_%s_%s_gpu.png", name, v.name), got)
 					saveFailed(t, fmt.Sprintf("cpu_%s_%s_cpu.png", name, v.name), want)
+				}
+				if frac < 0.98 {
 					t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
+				}
+				if err != nil {
+					t.Errorf("GPU vs CPU: %v", err)
 				}
 			})
 		}
@@ -538,10 +545,14 @@ func TestGL33(t *testing.T) {
 		if err := g.Render(context.Background(), f, img.Bounds(), img); err != nil {
 			t.Fatal(err)
 		}
-		frac, bad := imagetest.Agreement(img, reference(t, f, c.v), 6)
+		ref := reference(t, f, c.v)
+		frac, bad := imagetest.Agreement(img, ref, 6)
 		t.Logf("GLSL 3.30 %s: %.3f%% within 6/255", c.v, 100*frac)
 		if frac < 0.98 {
 			t.Errorf("GLSL 3.30 %s: only %.2f%% of pixels agree with the CPU; first bad pixel %v", c.v, 100*frac, bad)
+		}
+		if err := imagetest.Isolated(img, ref, 6); err != nil {
+			t.Errorf("GLSL 3.30 %s vs CPU: %v", c.v, err)
 		}
 	}
 }
