@@ -609,7 +609,7 @@ func (w *Window) modeText(f fractal.Frame) string {
 	case fractal.Double:
 		return "float64 (CPU)"
 	default:
-		return "float64, limit reached (CPU)"
+		return "perturbation (CPU)"
 	}
 }
 

@@ -18,9 +18,6 @@ const (
 	MaxZoom = 1e300
 	// MaxIterations bounds the iteration count.
 	MaxIterations = 100_000_000
-	// DoubleLimitZoom is about where float64 runs out of bits for a 1000-pixel image; deeper
-	// views need perturbation (a later feature) and render blocky until then.
-	DoubleLimitZoom = 1e13
 )
 
 // Coloring says how escape counts become colours.

@@ -367,7 +367,7 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // fp64)", "double (emulated float-float)", or "double (limit reached)" past float64's reach.
 func (g *GL) Mode(f fractal.Frame) string {
 	v := g.variant(f)
-	if v != shaders.F32 && f.Precision() == fractal.DoubleExhausted {
+	if v != shaders.F32 && f.Precision() == fractal.Perturbation {
 		return "double (limit reached)"
 	}
 	switch v {
