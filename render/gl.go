@@ -33,6 +33,7 @@ import (
 	"github.com/go-gl/glfw/v3.3/glfw"
 
 	"mandelscope/fractal"
+	"mandelscope/render/cpu"
 	"mandelscope/shaders"
 )
 
@@ -61,6 +62,8 @@ type Stats struct {
 	DrawTime    time.Duration // time spent drawing, to each draw's completion
 	LongestDraw time.Duration // the longest single draw call, measured with glFinish
 	ReadBack    time.Duration // time spent in glReadPixels
+	Uploads     int           // reference orbits and BLA tables uploaded (perturbation)
+	CPUFrames   int           // Render calls passed to the CPU renderer (perturbation without fp64 or room)
 }
 
 // contextVersions are the GL core versions tried, best first; glslOverride, when not 0,
@@ -100,6 +103,13 @@ type GL struct {
 	stateFBO   [2]uint32
 	query      uint32 // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
 
+	// Perturbation: the texel limit of a buffer texture, the programs of perturb.frag, and
+	// the tables uploaded last (kept until another frame's reference or table comes).
+	maxTexBuffer int
+	deepProgs    map[progKey]*program
+	tables       *deepTables
+	cpu          cpu.Renderer // draws Perturbation frames this GL cannot
+
 	statsMu sync.Mutex // guards stats, so Stats does not wait for a Render in progress
 	stats   Stats
 }
@@ -121,7 +131,7 @@ func NewGL(opts Options) (g *GL, err error) {
 		return nil, fmt.Errorf("opengl: pass iterations %d must not be negative", opts.PassIterations)
 	}
 	g = &GL{opts: opts, mainThread: opts.MainThread, progs: map[shaders.Variant]*program{},
-		iterProgs: map[shaders.Variant]*program{}}
+		iterProgs: map[shaders.Variant]*program{}, deepProgs: map[progKey]*program{}}
 	if g.mainThread == nil {
 		if !mainRunning() {
 			return nil, fmt.Errorf("opengl: %w", errNoMain)
@@ -222,6 +232,9 @@ func (g *GL) initGL() error {
 	if g.maxTile <= 0 {
 		return fmt.Errorf("driver reports no usable framebuffer size (renderbuffer %d, viewport %v)", rbSize, vp)
 	}
+	var tb int32
+	gl.GetIntegerv(gl.MAX_TEXTURE_BUFFER_SIZE, &tb)
+	g.maxTexBuffer = int(tb)
 	if g.opts.MaxTile > 0 && g.opts.MaxTile < g.maxTile {
 		g.maxTile = g.opts.MaxTile
 	}
@@ -279,6 +292,11 @@ func (g *GL) release() {
 				gl.DeleteProgram(p.id)
 			}
 			g.iterProgs = nil
+			for _, p := range g.deepProgs {
+				gl.DeleteProgram(p.id)
+			}
+			g.deepProgs = nil
+			g.deleteTables()
 			deleteProgram(g.colourProg)
 			g.colourProg = nil
 			g.deleteState()
@@ -344,7 +362,9 @@ func (g *GL) DrawTimes() (draw, readBack time.Duration) {
 }
 
 // variant is the shader variant frame f is drawn with: the forced one, else float32 while
-// the frame allows it, else native fp64 where the driver has it, else emulated double.
+// the frame allows it, else native fp64 where the driver has it, else emulated double; a
+// Perturbation frame gets the perturbation shader (which needs fp64; without it, Render
+// passes the frame to the CPU renderer).
 func (g *GL) variant(f fractal.Frame) shaders.Variant {
 	switch g.opts.Precision {
 	case "f32":
@@ -354,20 +374,25 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 	case "emulated":
 		return shaders.Emulated
 	}
-	if f.Precision() == fractal.Float32 {
+	switch {
+	case f.Precision() == fractal.Float32:
 		return shaders.F32
-	}
-	if g.fp64 {
+	case f.Precision() == fractal.Perturbation:
+		return shaders.Perturb
+	case g.fp64:
 		return shaders.F64
 	}
 	return shaders.Emulated
 }
 
 // Mode says in words which arithmetic frame f is drawn with: "float32", "float64 (native
-// fp64)", "double (emulated float-float)", or "double (limit reached)" past float64's reach.
+// fp64)", "double (emulated float-float)", "perturbation (fp64)", or "perturbation (CPU: ...)"
+// with the reason when the GPU cannot draw it (no fp64, or a reference orbit too long for
+// its texture limits); "double (limit reached)" only where a forced precision is used past
+// float64's reach.
 func (g *GL) Mode(f fractal.Frame) string {
 	v := g.variant(f)
-	if v != shaders.F32 && f.Precision() == fractal.Perturbation {
+	if v != shaders.F32 && v != shaders.Perturb && f.Precision() == fractal.Perturbation {
 		return "double (limit reached)"
 	}
 	switch v {
@@ -375,6 +400,11 @@ func (g *GL) Mode(f fractal.Frame) string {
 		return "float32"
 	case shaders.F64:
 		return "float64 (native fp64)"
+	case shaders.Perturb:
+		if err := g.perturbFits(f); err != nil {
+			return "perturbation (CPU: " + err.Error() + ")"
+		}
+		return "perturbation (fp64)"
 	default:
 		return "double (emulated float-float)"
 	}

@@ -51,8 +51,12 @@ func passIterations(px, iter int, weight int64, forced int) int {
 // state textures, then a colour pass from the final state into the tile's framebuffer. A
 // band's passes end early when one lets no fragment through: every pixel had finished, and
 // both state sets hold that. It leaves the tile's framebuffer bound.
-func (g *GL) drawPasses(ctx context.Context, v shaders.Variant, f fractal.Frame, tile image.Rectangle, stops []float32) error {
+func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, tile image.Rectangle, stops []float32) error {
+	v := single.variant
 	it, col, err := g.passPrograms(v)
+	if v == shaders.Perturb && err == nil {
+		it, err = g.perturbProgram(single.pages, stageIterate)
+	}
 	if err != nil {
 		return err
 	}
@@ -69,6 +73,9 @@ func (g *GL) drawPasses(ctx context.Context, v shaders.Variant, f fractal.Frame,
 		gl.Viewport(0, 0, int32(b.Dx()), int32(b.Dy()))
 		gl.UseProgram(it.id)
 		it.setView(viewOf(f, tile.Min.Add(b.Min)))
+		if v == shaders.Perturb {
+			it.setTables(g.tables)
+		}
 		it.setColoring(iter, stops, density, offset)
 		src := 0
 		for k0 := 1; k0 <= iter; k0 += p {
@@ -112,7 +119,7 @@ func (g *GL) drawPasses(ctx context.Context, v shaders.Variant, f fractal.Frame,
 // passPrograms returns variant v's iterate stage and the colour stage, compiling them on
 // first use.
 func (g *GL) passPrograms(v shaders.Variant) (it, col *program, err error) {
-	if g.iterProgs[v] == nil {
+	if g.iterProgs[v] == nil && v != shaders.Perturb {
 		p, err := newStageProgram(g.glsl, v, stageIterate, shaders.FullscreenVert, shaders.MandelFrag)
 		if err != nil {
 			return nil, nil, err

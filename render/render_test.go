@@ -164,7 +164,7 @@ func TestShadersCompile(t *testing.T) {
 
 func TestBrokenShaderReturnsLog(t *testing.T) {
 	g := testGL(t, Options{})
-	broken := strings.Replace(shaders.MandelFrag, "int m = n;", "int m = n + undefinedThing;", 1)
+	broken := strings.Replace(shaders.MandelFrag, "if (pixelC(cr, ci)) {", "if (pixelC(cr, ci) || undefinedThing) {", 1)
 	if broken == shaders.MandelFrag {
 		t.Fatal("test cannot break the shader: marker text not found")
 	}
@@ -189,6 +189,26 @@ func TestBrokenShaderReturnsLog(t *testing.T) {
 		t.Errorf("error is not one line: %q", err)
 	}
 	t.Log(err)
+
+	// A broken perturbation shader names its file.
+	brokenP := strings.Replace(shaders.PerturbFrag, "int r = perturb(", "int r = 1 + notDeclared + perturb(", 1)
+	if brokenP == shaders.PerturbFrag {
+		t.Fatal("test cannot break the perturbation shader: marker text not found")
+	}
+	err = g.th.call(func() error {
+		p, err := linkProgram(g.glsl, shaders.Perturb, stageIterate, shaders.FullscreenVert, source{"perturb.frag", brokenP}, []string{string(shaders.F64), "PAGES 1"})
+		if err == nil {
+			deleteProgram(p)
+		}
+		return err
+	})
+	if !g.fp64 {
+		t.Logf("no fp64: the perturbation shader is not compiled")
+	} else if !errors.As(err, &se) || !strings.Contains(se.Name, "perturb.frag") || !strings.Contains(se.Text, "notDeclared") {
+		t.Errorf("broken perturb.frag: want a *ShaderError naming perturb.frag and the line, got %v", err)
+	} else {
+		t.Log(err)
+	}
 
 	// A broken vertex shader too.
 	err = g.th.call(func() error {
@@ -428,8 +448,11 @@ func TestModeAndBands(t *testing.T) {
 	}
 	l := deepLoc(t)
 	l.Zoom = fractal.MustDecimal("1e20")
-	if m := g.Mode(fractal.NewFrame(l, 320, 200)); m != "double (limit reached)" {
+	if m := g.Mode(fractal.NewFrame(l, 320, 200)); m != "perturbation (fp64)" && !(!g.fp64 && strings.HasPrefix(m, "perturbation (CPU")) {
 		t.Errorf("zoom 1e20 mode %q", m)
+	}
+	if m := testGL(t, Options{Precision: "f64"}).Mode(fractal.NewFrame(l, 320, 200)); m != "double (limit reached)" {
+		t.Errorf("zoom 1e20 mode with f64 forced %q", m)
 	}
 	// Bands cover the tile exactly, each within the budget.
 	for _, c := range []struct{ w, h, iter int }{{16384, 16384, 200}, {500, 333, 1_000_000}, {61, 7, 1}} {

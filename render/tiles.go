@@ -70,14 +70,31 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		stops = append(stops, float32(s.R), float32(s.G), float32(s.B))
 	}
 
+	v := g.variant(f)
+	if v == shaders.Perturb {
+		// One reference orbit per frame (an export's frame carries it; otherwise the cache
+		// has it or computes it), and its BLA table for the frame's pixels.
+		if g.perturbFits(f) == nil && f.Ref == nil {
+			if f, err = f.WithReference(ctx, nil, nil); err != nil {
+				return err
+			}
+		}
+		if g.perturbFits(f) != nil {
+			// Never a silently wrong picture: the CPU renderer draws what this GPU cannot.
+			g.statsMu.Lock()
+			g.stats.CPUFrames++
+			g.statsMu.Unlock()
+			return g.cpu.Render(ctx, f, rect, dst)
+		}
+	}
+
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
 		return errors.New("opengl render: renderer is closed")
 	}
-	v := g.variant(f)
 	p := g.progs[v]
-	if p == nil {
+	if p == nil && v != shaders.Perturb {
 		return fmt.Errorf("opengl render: %s has no %s shader", g.renderer, v)
 	}
 	t := g.maxTile
@@ -89,7 +106,19 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 			}
 			tile := image.Rect(x, y, min(x+t, rect.Max.X), min(y+t, rect.Max.Y))
 			sub := dst.SubImage(tile.Sub(rect.Min).Add(origin)).(*image.RGBA)
-			err := g.th.call(func() error { return g.drawTile(ctx, p, f, tile, stops, sub) })
+			err := g.th.call(func() error {
+				p := p
+				if v == shaders.Perturb {
+					t, err := g.ensureTables(f.Ref, f.BLA())
+					if err != nil {
+						return err
+					}
+					if p, err = g.perturbProgram(t.pages, stageSingle); err != nil {
+						return err
+					}
+				}
+				return g.drawTile(ctx, p, f, tile, stops, sub)
+			})
 			if err != nil {
 				return fmt.Errorf("opengl render: %w", err)
 			}
@@ -128,6 +157,8 @@ func variantWeight(v shaders.Variant) int64 {
 		return 4
 	case shaders.Emulated:
 		return 16
+	case shaders.Perturb:
+		return 8
 	}
 	return 1
 }
@@ -172,7 +203,7 @@ func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile ima
 	gl.BindVertexArray(g.vao)
 	weight := variantWeight(p.variant)
 	if g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*weight > passCost {
-		if err := g.drawPasses(ctx, p.variant, f, tile, stops); err != nil {
+		if err := g.drawPasses(ctx, p, f, tile, stops); err != nil {
 			return err
 		}
 	} else {
@@ -180,6 +211,9 @@ func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile ima
 		gl.Enable(gl.SCISSOR_TEST)
 		gl.UseProgram(p.id)
 		p.setView(viewOf(f, tile.Min))
+		if g.tables != nil && p.variant == shaders.Perturb {
+			p.setTables(g.tables)
+		}
 		off := f.Loc.Color.Offset
 		p.setColoring(f.Loc.Iterations, stops, f.Loc.Color.Density, off-math.Floor(off))
 		for _, b := range bands(w, h, f.Loc.Iterations, weight) {
