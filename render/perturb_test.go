@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"strings"
 	"testing"
 
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
+	"mandelscope/render/cpu"
 )
 
 // Deep test views (found by deep-core's fractal/testdata/finddeep): near a period-8007
@@ -112,5 +114,142 @@ func TestPerturbAgainstCPU(t *testing.T) {
 				t.Errorf("GPU vs CPU: %v", err)
 			}
 		})
+	}
+}
+
+// TestPerturbPassesAndTiles renders deep views in passes of a forced number of steps and in
+// small tiles: both must give the same bytes as the single-pass, one-piece render.
+func TestPerturbPassesAndTiles(t *testing.T) {
+	single := testGL(t, Options{})
+	if !single.fp64 {
+		t.Skipf("%s has no fp64", single.renderer)
+	}
+	for _, c := range []struct {
+		name, re, im, zoom string
+		iter, w, h         int
+		passes             []int
+	}{
+		{"p8007_1e20", p8007Re, p8007Im, "1e20", 20000, 45, 31, []int{97, 2000}},
+		{"p136119_1e50", p136119Re, p136119Im, "1e50", 300000, 37, 23, []int{1000}},
+	} {
+		f := deepFrame(t, c.re, c.im, c.zoom, c.iter, c.w, c.h)
+		want := renderGL(t, single, f)
+		for _, p := range c.passes {
+			t.Run(fmt.Sprintf("%s/P%d", c.name, p), func(t *testing.T) {
+				g := testGL(t, Options{PassIterations: p})
+				before := g.Stats()
+				got := renderGL(t, g, f)
+				n := g.Stats().Passes - before.Passes
+				t.Logf("%d passes of %d steps", n, p)
+				if n < 3 {
+					t.Errorf("%d passes: the multi-pass path was hardly taken", n)
+				}
+				if string(got.Pix) != string(want.Pix) {
+					frac, bad := imagetest.Agreement(got, want, 0)
+					saveFailed(t, fmt.Sprintf("perturb_passes_%s_P%d.png", c.name, p), got)
+					t.Errorf("multi-pass render differs from the single-pass one: %.3f%% equal, first difference at %v", 100*frac, bad)
+				}
+			})
+		}
+		t.Run(c.name+"/tiles", func(t *testing.T) {
+			g := testGL(t, Options{MaxTile: 13})
+			before := g.Stats()
+			got := renderGL(t, g, f)
+			s := g.Stats()
+			if n, want := s.Tiles-before.Tiles, ((c.w+12)/13)*((c.h+12)/13); n != want {
+				t.Errorf("%d tiles, want %d", n, want)
+			}
+			if s.Uploads-before.Uploads > 1 {
+				t.Errorf("%d uploads of the tables for one frame, want at most 1", s.Uploads-before.Uploads)
+			}
+			if string(got.Pix) != string(want.Pix) {
+				frac, bad := imagetest.Agreement(got, want, 0)
+				saveFailed(t, "perturb_tiles_"+c.name+".png", got)
+				t.Errorf("tiled render differs from the one-piece render: %.3f%% equal, first difference at %v", 100*frac, bad)
+			}
+		})
+	}
+}
+
+// TestPerturbPages forces a small texture buffer limit, so that the orbit and the BLA table
+// are split into 2 and 4 pages: the same bytes as one page. Below what 4 pages hold, the
+// frame goes to the CPU renderer, and Mode says so.
+func TestPerturbPages(t *testing.T) {
+	g := testGL(t, Options{})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64", g.renderer)
+	}
+	f := deepFrame(t, p8007Re, p8007Im, "1e20", 20000, 33, 21)
+	want := renderGL(t, g, f)
+	orbit, table := tableTexels(f.Ref, f.BLA())
+	t.Logf("orbit %d texels, BLA table %d texels", orbit, table)
+	defer func() { texBufferLimitOverride = 0 }()
+	tested := 0
+	for k := 30; k >= 0; k-- {
+		page := 1 << k
+		pages := (max(orbit, table) + page - 1) / page
+		if pages < 2 {
+			continue
+		}
+		if pages > maxPages {
+			break
+		}
+		texBufferLimitOverride = page + page/2 // not a power of two: pages are 2^k within it
+		if _, n, ok := pagePlan(orbit, table, texBufferLimitOverride); !ok || n != pages {
+			t.Fatalf("limit %d: plan of %d pages (ok %v), want %d", texBufferLimitOverride, n, ok, pages)
+		}
+		before := g.Stats()
+		got := renderGL(t, g, f)
+		if g.Stats().Uploads == before.Uploads || g.tables == nil || g.tables.pages != pages {
+			t.Errorf("pages of %d texels: the tables were not uploaded again in %d pages", page, pages)
+		}
+		if string(got.Pix) != string(want.Pix) {
+			frac, bad := imagetest.Agreement(got, want, 0)
+			t.Errorf("%d pages of %d texels: %.3f%% equal to one page, first difference at %v", pages, page, 100*frac, bad)
+		}
+		tested++
+	}
+	if tested < 2 {
+		t.Errorf("only %d page splits tested", tested)
+	}
+
+	texBufferLimitOverride = table / 8
+	if m := g.Mode(f); !strings.HasPrefix(m, "perturbation (CPU: ") {
+		t.Errorf("Mode with tables too large = %q", m)
+	}
+	before := g.Stats()
+	got := renderGL(t, g, f)
+	if g.Stats().CPUFrames != before.CPUFrames+1 {
+		t.Errorf("tables too large for the GPU: the frame did not go to the CPU renderer")
+	}
+	viaCPU := image.NewRGBA(got.Bounds())
+	if err := (&cpu.Renderer{}).Render(context.Background(), f, viaCPU.Bounds(), viaCPU); err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Pix) != string(viaCPU.Pix) {
+		t.Errorf("the frame that went to the CPU differs from the CPU renderer's picture")
+	}
+}
+
+// TestPerturbWithoutFP64 makes a GL that has no fp64 (as a driver without it): a
+// perturbation frame must not be drawn wrong by a double variant but go to the CPU renderer,
+// and Mode must say so.
+func TestPerturbWithoutFP64(t *testing.T) {
+	g := newGL33(t)
+	g.fp64 = false
+	f := deepFrame(t, p8007Re, p8007Im, "1e20", 3000, 24, 16)
+	if m := g.Mode(f); !strings.HasPrefix(m, "perturbation (CPU: ") || !strings.Contains(m, "fp64") {
+		t.Errorf("Mode without fp64 = %q", m)
+	}
+	got := renderGL(t, g, f)
+	if g.Stats().CPUFrames != 1 || g.Stats().Tiles != 0 {
+		t.Errorf("without fp64: %d frames to the CPU and %d GL tiles, want 1 and 0", g.Stats().CPUFrames, g.Stats().Tiles)
+	}
+	viaCPU := image.NewRGBA(got.Bounds())
+	if err := (&cpu.Renderer{}).Render(context.Background(), f, viaCPU.Bounds(), viaCPU); err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Pix) != string(viaCPU.Pix) {
+		t.Errorf("the frame that went to the CPU differs from the CPU renderer's picture")
 	}
 }
