@@ -259,3 +259,39 @@ func TestFrameEscapeDeep(t *testing.T) {
 		}
 	}
 }
+
+// TestManyDigitsCentre checks a centre with far more digits than the zoom needs: the orbit
+// keeps the zoom's precision (the digits only enter the exact offset), and the picture is
+// that of the same view with the digits cut off.
+func TestManyDigitsCentre(t *testing.T) {
+	l := deepLocationNamed(t, "issue1e14")
+	long := l
+	// 3000 more digits, from the 40th decimal on: 1e-40 is far below a pixel (5e-17).
+	long.Re = MustDecimal(l.Re.String() + strings.Repeat("0", 24) + strings.Repeat("31415926", 400)[:3000])
+	long.Im = MustDecimal(l.Im.String() + strings.Repeat("0", 25) + strings.Repeat("27182818", 400)[:3000])
+	if err := long.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFrame(long, 1280, 720).WithReference(context.Background(), &ReferenceCache{}, nil)
+	if err != nil || f.Ref == nil {
+		t.Fatalf("precision %v, error %v: want a perturbation frame", f.Precision(), err)
+	}
+	if f.Ref.Prec() != f.ReferenceBits() || f.Ref.Prec() > 200 {
+		t.Errorf("orbit at %d bits for a zoom that needs %d", f.Ref.Prec(), f.ReferenceBits())
+	}
+	short := NewFrame(l, 1280, 720)
+	same, total := 0, 0
+	for y := 0; y < f.H; y += 61 {
+		for x := 0; x < f.W; x += 97 {
+			n, _ := f.Escape(x, y)
+			want, _ := short.Escape(x, y)
+			total++
+			if n == want {
+				same++
+			}
+		}
+	}
+	if same < total*95/100 {
+		t.Errorf("%d of %d pixels same as with the digits cut off", same, total)
+	}
+}
