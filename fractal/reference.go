@@ -60,6 +60,23 @@ func ComputeReference(ctx context.Context, re, im Decimal, prec uint, maxIter in
 // computeReference is ComputeReference, in big.Float when float is set (for the tests and
 // the benchmark that compare the two).
 func computeReference(ctx context.Context, re, im Decimal, prec uint, maxIter int, progress func(done, total int), float bool) (*Reference, error) {
+	ref, err := newReference(re, im, prec, maxIter)
+	if err != nil {
+		return nil, err
+	}
+	iterate := ref.iterateFixed
+	if float {
+		iterate = ref.iterateFloat
+	}
+	if err := iterate(ctx, progress); err != nil {
+		return nil, err
+	}
+	return ref, nil
+}
+
+// newReference validates the arguments of ComputeReference and returns the Reference it
+// fills in, its orbit not yet computed.
+func newReference(re, im Decimal, prec uint, maxIter int) (*Reference, error) {
 	if maxIter < 1 || maxIter > MaxIterations {
 		return nil, fmt.Errorf("reference orbit: iterations %d out of range (1 to %d)", maxIter, MaxIterations)
 	}
@@ -74,13 +91,6 @@ func computeReference(ctx context.Context, re, im Decimal, prec uint, maxIter in
 	}
 	ref := &Reference{re: cr, im: ci, cre: fr, cim: fi, prec: prec, maxIter: min(maxIter, MaxReferenceLength)}
 	ref.Z = make([]complex128, 1, min(maxIter+1, 1<<16))
-	iterate := ref.iterateFixed
-	if float {
-		iterate = ref.iterateFloat
-	}
-	if err := iterate(ctx, progress); err != nil {
-		return nil, err
-	}
 	return ref, nil
 }
 
@@ -257,11 +267,20 @@ const ReferenceReach = 3
 
 // ReferenceCache keeps the last few reference orbits and reuses one while a view stays within
 // its reach: enough bits, enough iterations (or the reference escaped earlier), and the view's
-// centre within ReferenceReach image diagonals of the reference point. Safe for concurrent
-// use; its zero value is ready.
+// centre within ReferenceReach image diagonals of the reference point. A view that an orbit
+// being computed will serve waits for it rather than computing its own (the tiles of a frame
+// rendered at once share one computation). Safe for concurrent use; its zero value is ready.
 type ReferenceCache struct {
-	mu   sync.Mutex
-	refs []*Reference // most recently used first
+	mu      sync.Mutex
+	refs    []*Reference // most recently used first
+	pending []*pendingReference
+}
+
+// pendingReference is an orbit being computed: done closes when it ends, err then says how.
+type pendingReference struct {
+	ref  *Reference
+	done chan struct{}
+	err  error
 }
 
 // referenceCacheSize is how many orbits a ReferenceCache keeps.
@@ -271,29 +290,65 @@ const referenceCacheSize = 3
 // has no reference yet.
 var DefaultReferences = &ReferenceCache{}
 
-// Get returns a reference orbit for frame f: a cached one within reach, else a new one
-// computed at f's centre (and cached). progress as for ComputeReference.
+// Get returns a reference orbit for frame f: a cached one within reach, else one being
+// computed that will be (waiting for it), else a new one computed at f's centre (and cached).
+// progress as for ComputeReference, called only when this call computes the orbit. It fails
+// with ctx's error when ctx ends first, and when f's location is out of range.
 func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, total int)) (*Reference, error) {
 	bits := f.ReferenceBits()
-	c.mu.Lock()
-	for i, ref := range c.refs {
-		if ref.prec >= bits && ref.Covers(f.Loc.Iterations) && f.withinReach(ref) {
-			copy(c.refs[1:i+1], c.refs[:i])
-			c.refs[0] = ref
+	for {
+		c.mu.Lock()
+		for i, ref := range c.refs {
+			if ref.prec >= bits && ref.Covers(f.Loc.Iterations) && f.withinReach(ref) {
+				copy(c.refs[1:i+1], c.refs[:i])
+				c.refs[0] = ref
+				c.mu.Unlock()
+				return ref, nil
+			}
+		}
+		var wait *pendingReference
+		for _, p := range c.pending {
+			if p.ref.prec >= bits && p.ref.maxIter >= min(f.Loc.Iterations, MaxReferenceLength) && f.withinReach(p.ref) {
+				wait = p
+				break
+			}
+		}
+		if wait == nil {
+			ref, err := newReference(f.Loc.Re, f.Loc.Im, bits, f.Loc.Iterations)
+			if err != nil {
+				c.mu.Unlock()
+				return nil, err
+			}
+			p := &pendingReference{ref: ref, done: make(chan struct{})}
+			c.pending = append(c.pending, p)
 			c.mu.Unlock()
+			p.err = ref.iterateFixed(ctx, progress)
+			c.mu.Lock()
+			for i, q := range c.pending {
+				if q == p {
+					c.pending = append(c.pending[:i], c.pending[i+1:]...)
+					break
+				}
+			}
+			if p.err == nil {
+				c.refs = append([]*Reference{ref}, c.refs[:min(len(c.refs), referenceCacheSize-1)]...)
+			}
+			close(p.done)
+			c.mu.Unlock()
+			if p.err != nil {
+				return nil, p.err
+			}
 			return ref, nil
 		}
+		c.mu.Unlock()
+		select {
+		case <-wait.done:
+			if wait.err == nil {
+				return wait.ref, nil
+			}
+			// Its caller gave up (cancelled): look again, computing one if need be.
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	c.mu.Unlock()
-	ref, err := ComputeReference(ctx, f.Loc.Re, f.Loc.Im, bits, f.Loc.Iterations, progress)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.refs = append([]*Reference{ref}, c.refs...)
-	if len(c.refs) > referenceCacheSize {
-		c.refs = c.refs[:referenceCacheSize]
-	}
-	c.mu.Unlock()
-	return ref, nil
 }

@@ -9,6 +9,7 @@ import (
 	"math/cmplx"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -293,5 +294,58 @@ func TestManyDigitsCentre(t *testing.T) {
 	}
 	if same < total*95/100 {
 		t.Errorf("%d of %d pixels same as with the digits cut off", same, total)
+	}
+}
+
+// TestReferenceCacheConcurrent checks that concurrent requests for one view share one orbit
+// computation, and that a request waiting on a computation whose caller gives up computes its
+// own.
+func TestReferenceCacheConcurrent(t *testing.T) {
+	l := deepLocationNamed(t, "p136119z50")
+	l.Iterations = 100000
+	f := NewFrame(l, 640, 360)
+	var c ReferenceCache
+	refs := make([]*Reference, 6)
+	var wg sync.WaitGroup
+	for i := range refs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ref, err := c.Get(context.Background(), f, nil)
+			if err != nil {
+				t.Error(err)
+			}
+			refs[i] = ref
+		}()
+	}
+	wg.Wait()
+	for _, r := range refs[1:] {
+		if r != refs[0] || r == nil {
+			t.Fatal("concurrent requests for one view got different orbits")
+		}
+	}
+
+	// The first caller cancels its computation from its first progress report, after a
+	// second caller has started waiting for it: the second computes its own.
+	var c2 ReferenceCache
+	l.Iterations = MaxReferenceLength
+	f = NewFrame(l, 640, 360)
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	_, err := c2.Get(ctx, f, func(done, total int) {
+		go func() {
+			sctx, scancel := context.WithCancel(context.Background())
+			defer scancel()
+			_, err := c2.Get(sctx, f, func(done, total int) { scancel() }) // its own, then stop
+			second <- err
+		}()
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("first caller: %v, want context.Canceled", err)
+	}
+	if err := <-second; !errors.Is(err, context.Canceled) {
+		t.Errorf("second caller: %v, want its own computation, cancelled by its own progress", err)
 	}
 }
