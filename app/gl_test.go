@@ -81,10 +81,16 @@ func TestWindowOnGL(t *testing.T) {
 	if f, _ := imagetest.Agreement(w.shownImage(), cpuImg, 6); f < 0.98 {
 		t.Errorf("GL frame in the view matches the CPU render on %.1f%% of pixels, want >= 98%%", 100*f)
 	}
+	if err := imagetest.Isolated(w.shownImage(), cpuImg, 6); err != nil {
+		t.Errorf("GL frame in the view vs the CPU render: %v", err)
+	}
 	th := w.RenderThumbnail(l, 97, 61)
 	cth := image.NewRGBA(image.Rect(0, 0, 97, 61))
 	_ = w.cpu.Render(context.Background(), fractal.NewFrame(l, 97, 61), cth.Rect, cth)
 	if f, _ := imagetest.Agreement(th, cth, 6); f < 0.98 {
 		t.Errorf("GL thumbnail matches the CPU on %.1f%% of pixels, want >= 98%%", 100*f)
+	}
+	if err := imagetest.Isolated(th, cth, 6); err != nil {
+		t.Errorf("GL thumbnail vs the CPU: %v", err)
 	}
 }

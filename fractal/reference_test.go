@@ -9,6 +9,7 @@ import (
 	"math/cmplx"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -17,7 +18,7 @@ import (
 // bits, in big.Int fixed point (the one used) and big.Float, on a point whose orbit stays
 // bounded (the nucleus of period 136119, testdata/deep).
 func BenchmarkReference(b *testing.B) {
-	l := deepLocationNamed(b, "p136119")
+	l := deepLocationNamed(b, "p136119z50")
 	for _, bits := range []uint{350, 1100} {
 		for _, float := range []bool{false, true} {
 			name := fmt.Sprintf("bits=%d/fixed", bits)
@@ -25,15 +26,15 @@ func BenchmarkReference(b *testing.B) {
 				name = fmt.Sprintf("bits=%d/float", bits)
 			}
 			b.Run(name, func(b *testing.B) {
-				defer func(v bool) { useBigFloat = v }(useBigFloat)
-				useBigFloat = float
 				n := max(b.N, 1000)
 				b.ReportAllocs()
-				ref, err := ComputeReference(context.Background(), l.Re, l.Im, bits, n, nil)
+				cpu0 := processCPUTime()
+				ref, err := computeReference(context.Background(), l.Re, l.Im, bits, n, nil, float)
 				if err != nil || len(ref.Z) != n+1 {
 					b.Fatalf("reference: %v (%d values)", err, len(ref.Z))
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/iter")
+				b.ReportMetric(float64((processCPUTime()-cpu0).Nanoseconds())/float64(n), "cpu-ns/iter")
 			})
 		}
 	}
@@ -79,9 +80,7 @@ func TestReferenceOrbit(t *testing.T) {
 		re, im := MustDecimal(c.re), MustDecimal(c.im)
 		want := bigOrbit(re, im, c.prec, c.n)
 		for _, float := range []bool{false, true} {
-			useBigFloat = float
-			ref, err := ComputeReference(context.Background(), re, im, c.prec, c.n, nil)
-			useBigFloat = false
+			ref, err := computeReference(context.Background(), re, im, c.prec, c.n, nil, float)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +154,7 @@ func TestComputeReferenceCancel(t *testing.T) {
 	_, err := ComputeReference(ctx, l.Re, l.Im, 1100, 10_000_000, func(done, total int) {
 		calls++
 		lastDone = done
-		if total != 10_000_000 || done <= 0 || done > total {
+		if total != MaxReferenceLength || done <= 0 || done > total {
 			t.Errorf("progress(%d, %d)", done, total)
 		}
 		cancel() // the first report cancels: the orbit must end within 1024 iterations
@@ -259,5 +258,94 @@ func TestFrameEscapeDeep(t *testing.T) {
 				t.Fatalf("pixel %d,%d: Escape %d %g, want %d %g (escaping)", x, y, n, nu, wn, wnu)
 			}
 		}
+	}
+}
+
+// TestManyDigitsCentre checks a centre with far more digits than the zoom needs: the orbit
+// keeps the zoom's precision (the digits only enter the exact offset), and the picture is
+// that of the same view with the digits cut off.
+func TestManyDigitsCentre(t *testing.T) {
+	l := deepLocationNamed(t, "issue1e14")
+	long := l
+	// 3000 more digits, from the 40th decimal on: 1e-40 is far below a pixel (5e-17).
+	long.Re = MustDecimal(l.Re.String() + strings.Repeat("0", 24) + strings.Repeat("31415926", 400)[:3000])
+	long.Im = MustDecimal(l.Im.String() + strings.Repeat("0", 25) + strings.Repeat("27182818", 400)[:3000])
+	if err := long.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFrame(long, 1280, 720).WithReference(context.Background(), &ReferenceCache{}, nil)
+	if err != nil || f.Ref == nil {
+		t.Fatalf("precision %v, error %v: want a perturbation frame", f.Precision(), err)
+	}
+	if f.Ref.Prec() != f.ReferenceBits() || f.Ref.Prec() > 200 {
+		t.Errorf("orbit at %d bits for a zoom that needs %d", f.Ref.Prec(), f.ReferenceBits())
+	}
+	short := NewFrame(l, 1280, 720)
+	same, total := 0, 0
+	for y := 0; y < f.H; y += 61 {
+		for x := 0; x < f.W; x += 97 {
+			n, _ := f.Escape(x, y)
+			want, _ := short.Escape(x, y)
+			total++
+			if n == want {
+				same++
+			}
+		}
+	}
+	if same < total*95/100 {
+		t.Errorf("%d of %d pixels same as with the digits cut off", same, total)
+	}
+}
+
+// TestReferenceCacheConcurrent checks that concurrent requests for one view share one orbit
+// computation, and that a request waiting on a computation whose caller gives up computes its
+// own.
+func TestReferenceCacheConcurrent(t *testing.T) {
+	l := deepLocationNamed(t, "p136119z50")
+	l.Iterations = 100000
+	f := NewFrame(l, 640, 360)
+	var c ReferenceCache
+	refs := make([]*Reference, 6)
+	var wg sync.WaitGroup
+	for i := range refs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ref, err := c.Get(context.Background(), f, nil)
+			if err != nil {
+				t.Error(err)
+			}
+			refs[i] = ref
+		}()
+	}
+	wg.Wait()
+	for _, r := range refs[1:] {
+		if r != refs[0] || r == nil {
+			t.Fatal("concurrent requests for one view got different orbits")
+		}
+	}
+
+	// The first caller cancels its computation from its first progress report, after a
+	// second caller has started waiting for it: the second computes its own.
+	var c2 ReferenceCache
+	l.Iterations = MaxReferenceLength
+	f = NewFrame(l, 640, 360)
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	_, err := c2.Get(ctx, f, func(done, total int) {
+		go func() {
+			sctx, scancel := context.WithCancel(context.Background())
+			defer scancel()
+			_, err := c2.Get(sctx, f, func(done, total int) { scancel() }) // its own, then stop
+			second <- err
+		}()
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("first caller: %v, want context.Canceled", err)
+	}
+	if err := <-second; !errors.Is(err, context.Canceled) {
+		t.Errorf("second caller: %v, want its own computation, cancelled by its own progress", err)
 	}
 }
