@@ -5,6 +5,7 @@ import (
 	"image"
 	"math/big"
 	"strings"
+	"sync"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -115,22 +116,35 @@ func TestDeepCursorReadout(t *testing.T) {
 
 func itoa(n int) string { return big.NewInt(int64(n)).String() }
 
-// glLike is a renderer that, like today's GL renderer, names its modes but does not draw
-// Perturbation frames.
-type glLike struct{ calls chan fractal.Precision }
+// glLike is a renderer that names its modes, as the GL renderer does, and records whether
+// the Perturbation frames it is given carry their reference orbit.
+type glLike struct {
+	mu      sync.Mutex
+	deep    int // Perturbation frames rendered
+	withRef int // of them, with their reference
+}
 
 func (g *glLike) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
-	select {
-	case g.calls <- f.Precision():
-	default:
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if f.Precision() == fractal.Perturbation {
+		g.deep++
+		if f.Ref != nil {
+			g.withRef++
+		}
 	}
 	return nil
 }
-func (g *glLike) Name() string                { return "OpenGL (test)" }
-func (g *glLike) Mode(f fractal.Frame) string { return "double (limit reached)" }
+func (g *glLike) Name() string { return "OpenGL (test)" }
+func (g *glLike) Mode(f fractal.Frame) string {
+	if f.Precision() == fractal.Perturbation {
+		return "perturbation (fp64)"
+	}
+	return "float32"
+}
 
-// Past float64's reach the status bar names perturbation, never "limit reached", and such
-// frames are drawn by the CPU renderer when the renderer in use does not draw them.
+// Past float64's reach the status bar names perturbation, never "limit reached"; the
+// renderer in use gets the deep frames with the reference orbit the window computed.
 func TestDeepViewMode(t *testing.T) {
 	w := newTestWindow(t)
 	deep := testLoc("-0.743643887037151", "0.131825904205330", "1e30", 800)
@@ -138,21 +152,23 @@ func TestDeepViewMode(t *testing.T) {
 	if got := w.statusMode.Text; got != "perturbation (CPU)" {
 		t.Errorf("mode at zoom 1e30 on the CPU shows %q", got)
 	}
-	g := &glLike{calls: make(chan fractal.Precision, 1)}
+	g := &glLike{}
 	w.rend.set(g)
+	w.sched.Reset()
 	w.updateStatus()
-	if got := w.statusMode.Text; strings.Contains(got, "limit") || !strings.Contains(got, "perturbation") {
-		t.Errorf("mode at zoom 1e30 with a renderer that does not perturb shows %q", got)
+	if got := w.statusMode.Text; got != "perturbation (fp64)" {
+		t.Errorf("mode at zoom 1e30 on a renderer that names its mode shows %q", got)
 	}
-	pw, ph := w.ViewSize()
-	if r := w.rend.forFrame(fractal.NewFrame(deep, pw, ph)); r != Renderer(w.cpu) {
-		t.Errorf("a deep frame goes to %s, want the CPU renderer", r.Name())
-	}
-	if r := w.rend.forFrame(fractal.NewFrame(fractal.Home(), pw, ph)); r != Renderer(g) {
-		t.Errorf("the home frame goes to %s, want the renderer in use", r.Name())
-	}
-	if r := w.exp.exportRenderer(deep, 1920, 1080); r != w.cpu {
-		t.Errorf("a deep export goes to %T, want the CPU renderer", r)
+	w.SetLocation(deep.Offset(10, 0, 300, 200))
+	waitFor(t, "deep frames on the renderer", func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.deep > 0
+	})
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.withRef != g.deep {
+		t.Errorf("%d of %d deep frames came without their reference", g.deep-g.withRef, g.deep)
 	}
 }
 

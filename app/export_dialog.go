@@ -20,7 +20,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/export"
-	"mandelscope/fractal"
 )
 
 // The export dialog: File > Export... (Ctrl+E) opens a form (size preset or custom WxH,
@@ -307,11 +306,10 @@ func (ui *exportUI) confirm() {
 	start(opt)
 }
 
-// exportRenderer is the renderer an export of l at width x height uses: the one the window
-// draws that view with (the GPU one once it runs, unless the view is deep and it does not
-// draw Perturbation frames) when it can say its tile limit, else the CPU renderer.
-func (ui *exportUI) exportRenderer(l fractal.Location, width, height int) export.TileRenderer {
-	if r, ok := ui.w.rend.forFrame(fractal.NewFrame(l, width, height)).(export.TileRenderer); ok {
+// exportRenderer is the renderer exports use: the window's (the GPU one once it runs) when
+// it can say its tile limit, else the CPU renderer.
+func (ui *exportUI) exportRenderer() export.TileRenderer {
+	if r, ok := ui.w.rend.get().(export.TileRenderer); ok {
 		return r
 	}
 	return ui.w.cpu
@@ -343,7 +341,7 @@ func (ui *exportUI) start(path string, opt export.Options) {
 			run.status.SetText(fmt.Sprintf("%.0f%%  %.1f Mpx/s  %s left", 100*p.Fraction(), p.Rate, p.ETA.Round(time.Second)))
 		})
 	}
-	r := ui.exportRenderer(opt.Location, opt.Width, opt.Height)
+	r := ui.exportRenderer()
 	go func() {
 		defer close(run.done)
 		run.sum, run.err = export.Export(ctx, r, path, opt)

@@ -45,19 +45,6 @@ type moder interface {
 	Mode(f fractal.Frame) string
 }
 
-// deepRenderer is implemented by renderers that say whether they draw Perturbation frames
-// (deep views, beyond float64's reach) themselves. The window draws such frames with the
-// CPU renderer when the renderer in use does not.
-type deepRenderer interface {
-	RendersPerturbation() bool
-}
-
-// rendersDeep reports whether r draws Perturbation frames itself.
-func rendersDeep(r Renderer) bool {
-	d, ok := r.(deepRenderer)
-	return ok && d.RendersPerturbation()
-}
-
 // Options configure a new window.
 type Options struct {
 	// Renderer is "auto" (GPU when NewGPU succeeds, else CPU; the default), "gpu" or "cpu".
@@ -153,7 +140,7 @@ func New(a fyne.App, opts Options) *Window {
 	w := &Window{app: a, opts: opts, loc: start, cpu: &cpu.Renderer{}}
 	w.autoIter, w.autoBoost = autoOf(start)
 	w.lastIters = start.Iterations
-	w.rend = &swapRenderer{r: w.cpu, cpu: w.cpu}
+	w.rend = &swapRenderer{r: w.cpu}
 	w.sched = preview.New(w.rend)
 	w.worker = preview.NewWorker(w.sched, opts.Idle, w.deliver)
 	w.worker.SetSampling(w.autoIter)
@@ -712,10 +699,9 @@ func setText(l *widget.Label, s string) {
 	}
 }
 
-// modeText is the precision mode of frame f on the renderer that draws it.
+// modeText is the precision mode of frame f on the current renderer.
 func (w *Window) modeText(f fractal.Frame) string {
-	r := w.rend.get()
-	if m, ok := r.(moder); ok && (f.Precision() != fractal.Perturbation || rendersDeep(r)) {
+	if m, ok := w.rend.get().(moder); ok {
 		return m.Mode(f)
 	}
 	switch f.Precision() {
@@ -741,12 +727,10 @@ func centreText(l fractal.Location) string {
 }
 
 // swapRenderer is the renderer the scheduler uses; the GPU renderer replaces the CPU one
-// when it becomes available. Perturbation frames go to the CPU renderer unless the renderer
-// in use draws them (deepRenderer).
+// when it becomes available.
 type swapRenderer struct {
-	mu  sync.Mutex
-	r   Renderer
-	cpu Renderer
+	mu sync.Mutex
+	r  Renderer
 }
 
 func (s *swapRenderer) get() Renderer {
@@ -762,16 +746,7 @@ func (s *swapRenderer) set(r Renderer) {
 }
 
 func (s *swapRenderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
-	return s.forFrame(f).Render(ctx, f, rect, dst)
-}
-
-// forFrame is the renderer that draws f.
-func (s *swapRenderer) forFrame(f fractal.Frame) Renderer {
-	r := s.get()
-	if f.Precision() == fractal.Perturbation && !rendersDeep(r) && s.cpu != nil {
-		return s.cpu
-	}
-	return r
+	return s.get().Render(ctx, f, rect, dst)
 }
 
 func (s *swapRenderer) Name() string { return s.get().Name() }
