@@ -256,6 +256,7 @@ func (w *Worker) render(ctx context.Context, r Request, sample bool) Result {
 			return w.closed || w.pending != nil
 		},
 		Progress: func(img *image.RGBA, done float64) {
+			w.last, w.lastReq = img, r // what a repeated request of this view starts from
 			w.deliver(Result{Req: r, Image: img, Partial: true, Done: done})
 		},
 	}
@@ -268,15 +269,16 @@ func (w *Worker) render(ctx context.Context, r Request, sample bool) Result {
 	}
 	if w.last != nil && w.lastReq.W == r.W && w.lastReq.H == r.H && w.lastReq.Loc.String() == r.Loc.String() {
 		o.Base = w.last
-	} else if newRef || w.s.FullEstimate(r.W, r.H) > slowFull {
+	} else if est := w.s.FullEstimate(r.W, r.H); newRef || est > slowFull || full.Ref != nil && est == 0 {
 		// A new view that will take a while: show a quick reduced frame first (at least 1/4
-		// per side for a new deep view, whose cost the estimate has not seen yet).
+		// per side for a deep view whose cost the estimate has not seen yet).
 		sc := w.s.ChooseScale(r.W, r.H)
-		if newRef {
+		if newRef || est == 0 {
 			sc = max(sc, 4)
 		}
 		img, st, err := w.s.InteractiveAt(ctx, r.Loc, r.W, r.H, sc)
 		if err == nil && img != nil {
+			w.last, w.lastReq = img, r
 			w.deliver(Result{Req: r, Image: img, Stats: st, Partial: true})
 			o.Base = img
 		}
