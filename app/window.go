@@ -59,7 +59,8 @@ type Options struct {
 	Size fyne.Size
 	// Idle is how long input must stop before refining to full resolution (150 ms when 0).
 	Idle time.Duration
-	// OnFrame, when set, is called on the UI goroutine with every frame shown (for tracing).
+	// OnFrame, when set, is called on the UI goroutine with every frame shown (for tracing),
+	// the partial pictures of a full frame in progress included (Result.Partial).
 	OnFrame func(preview.Result)
 
 	// do runs a function on the UI goroutine: fyne.Do when nil. Tests queue the calls and
@@ -418,6 +419,9 @@ func (w *Window) deliver(res preview.Result) {
 			w.shownSeq = res.Req.Seq
 			w.view.setImage(res.Image)
 			w.statusTime.SetText(fmt.Sprintf("refining %.0f%%", 100*res.Done))
+			if w.opts.OnFrame != nil {
+				w.opts.OnFrame(res)
+			}
 			return
 		}
 		w.shownSeq = res.Req.Seq

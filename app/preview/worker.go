@@ -121,12 +121,13 @@ func (w *Worker) Request(loc fractal.Location, width, height int, interactive bo
 
 // staleBy reports whether the newer request r makes the work in progress not worth
 // finishing (w.mu held): a full frame, or a reference orbit that r (another zoom or
-// iteration count: not a pan, which keeps an orbit in reach) will not use.
+// iteration count: not a pan, which keeps an orbit in reach, nor the refine of the same
+// view) will not use.
 func (w *Worker) staleBy(r Request) bool {
 	if !w.cur.Interactive {
 		return true
 	}
-	return w.inRef && !(r.Interactive && r.Loc.Zoom.Equal(w.cur.Loc.Zoom) && r.Loc.Iterations == w.cur.Loc.Iterations)
+	return w.inRef && !(r.Loc.Zoom.Equal(w.cur.Loc.Zoom) && r.Loc.Iterations == w.cur.Loc.Iterations)
 }
 
 // SetSampling turns on or off the sampling of escape counts of full frames (Result.Escapes).
