@@ -158,3 +158,43 @@ func TestReferenceReuse(t *testing.T) {
 		}
 	}
 }
+
+// A reduced frame at depth samples the same points as the full frame's block centres: its
+// pixels' perturbation deltas (what every renderer computes with) and exact points agree
+// with the full frame's to a hundredth of a full pixel.
+func TestReducedFrameDeep(t *testing.T) {
+	l := loc(t, "-0.74364388703715870475219150611476491044466678896952445054344772226076938734097049990107700002566806721938412552808498904",
+		"0.131825904205311970493132056385130725120158740934066232432366348230023599871748424384574295717109105538252905139463817581",
+		"1e40", 3000)
+	const w, h = 301, 173
+	s := New(nil)
+	full, err := s.Reference(context.Background(), fractal.NewFrame(l, w, h), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range []int{2, 3, 16} {
+		red, err := s.Reference(context.Background(), ReducedFrame(l, w, h, sc), nil)
+		if err != nil || red.Ref != full.Ref {
+			t.Fatalf("1/%d: the reduced frame has another reference (%v)", sc, err)
+		}
+		for _, p := range [][2]int{{0, 0}, {red.W - 1, red.H - 1}, {red.W / 2, 3}} {
+			fx, fy := p[0]*sc+sc/2, p[1]*sc+sc/2
+			if fx >= w || fy >= h {
+				continue
+			}
+			// With an even sc the block's centre is between two full pixels: half a pixel up-left
+			// of pixel (fx, fy)'s centre.
+			off := 0.0
+			if sc%2 == 0 {
+				off = 0.5
+			}
+			rr, ri := red.Delta(p[0], p[1])
+			fr, fi := full.Delta(fx, fy)
+			fr -= off * full.Spacing
+			fi += off * full.Spacing
+			if dx, dy := (rr-fr)/full.Spacing, (ri-fi)/full.Spacing; dx*dx+dy*dy > 1e-4 {
+				t.Errorf("1/%d, reduced pixel %v: delta differs from the full frame's by (%.3g, %.3g) pixels", sc, p, dx, dy)
+			}
+		}
+	}
+}

@@ -184,8 +184,10 @@ func (s *Scheduler) observe(d time.Duration, px int) {
 // ReducedFrame returns the frame an interactive render of loc at w x h uses at reduction
 // sc: ceil(w/sc) x ceil(h/sc) pixels whose centres fall on the centres of the sc x sc blocks
 // of the full image, so that the scaled-up picture lines up with the full one. Its float64
-// centre and spacing (what renderers compute with) are derived from the full frame's in
-// float64; its Loc has the matching decimal centre (to a hundredth of a pixel) and zoom.
+// centre and spacing (what float32 and double renderers compute with) are derived from the
+// full frame's in float64; its Loc has the matching decimal centre, moved exactly (to a
+// thousandth of a pixel at any depth), and zoom, which is what a Perturbation frame's pixel
+// deltas come from.
 func ReducedFrame(loc fractal.Location, w, h, sc int) fractal.Frame {
 	full := fractal.NewFrame(loc, w, h)
 	if sc <= 1 {
