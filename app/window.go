@@ -144,7 +144,7 @@ func New(a fyne.App, opts Options) *Window {
 	w.rend = &swapRenderer{r: w.cpu}
 	w.sched = preview.New(w.rend)
 	w.worker = preview.NewWorker(w.sched, opts.Idle, w.deliver)
-	w.worker.SetSampling(w.autoIter)
+	w.setSampling()
 	w.probe = newProber(w)
 
 	w.win = a.NewWindow("Mandelscope")
@@ -269,6 +269,18 @@ func autoOf(l fractal.Location) (auto bool, boost int) {
 	return false, 1
 }
 
+// setSampling has the worker sample escape counts for Auto (preview.SampleAhead times the
+// iterations in use, up to what the boost may reach) while Auto is on.
+func (w *Window) setSampling() {
+	if !w.autoIter {
+		w.worker.SetSampling(nil)
+		return
+	}
+	w.worker.SetSampling(func(l fractal.Location) int {
+		return min(l.Iterations*preview.SampleAhead, fractal.AutoIterations(l.ZoomFloat())*preview.MaxAutoBoost)
+	})
+}
+
 // autoIterations is the automatic iteration count at zoom z with the current boost.
 func (w *Window) autoIterations(z float64) int {
 	return min(fractal.AutoIterations(z)*max(w.autoBoost, 1), fractal.MaxIterations)
@@ -360,7 +372,7 @@ func (w *Window) navigate(l fractal.Location, interactive bool) {
 	if w.autoIter {
 		l.Iterations = w.autoIterations(l.ZoomFloat())
 	}
-	w.worker.SetSampling(w.autoIter)
+	w.setSampling()
 	w.mu.Lock()
 	old := w.loc
 	w.loc = l
@@ -441,14 +453,14 @@ func (w *Window) deliver(res preview.Result) {
 }
 
 // adaptIterations raises the automatic iterations when the escape counts sampled for the
-// full frame of loc (still the view) say that they are too low (preview.AutoBoost); the new
+// full frame of loc (still the view) say that they are too low (preview.AdaptBoost); the new
 // request cancels that frame.
 func (w *Window) adaptIterations(loc fractal.Location, es preview.EscapeSample) {
 	cur := w.Location()
 	if !w.autoIter || cur.String() != loc.String() {
 		return
 	}
-	nb := preview.AutoBoost(w.autoBoost, es)
+	nb := preview.AdaptBoost(fractal.AutoIterations(cur.ZoomFloat()), w.autoBoost, es)
 	if nb == w.autoBoost {
 		return
 	}

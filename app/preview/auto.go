@@ -16,11 +16,28 @@ const (
 // pixels were sampled, how many reached the maximum without escaping, and how many escaped
 // late (in the last fifth of the iterations).
 type EscapeSample struct {
-	Iterations int // the frame's maximum iteration count
+	Iterations int // the maximum iteration count
 	Pixels     int // pixels sampled
 	Inside     int // of them, reached Iterations without escaping
 	Late       int // of them, escaped after 0.8 * Iterations
 	MaxEscape  int // the largest escape count among those that escaped (0 when none)
+	// Counts are the sampled pixels' escape counts (-1: inside), from which With gives the
+	// sample for any lower maximum; nil in a summary made by hand.
+	Counts []int
+}
+
+// With returns the sample as the same pixels would give it with maxIter iterations at most
+// (maxIter <= s.Iterations; a pixel's escape count does not depend on the maximum once it
+// escapes within it).
+func (s EscapeSample) With(maxIter int) EscapeSample {
+	out := EscapeSample{Iterations: maxIter}
+	for _, n := range s.Counts {
+		if n > maxIter {
+			n = -1
+		}
+		out.add(n)
+	}
+	return out
 }
 
 // SampleEscapes computes the escape counts of cols x rows pixels spread evenly over frame f
@@ -30,6 +47,7 @@ type EscapeSample struct {
 func SampleEscapes(ctx context.Context, f fractal.Frame, cols, rows int) (EscapeSample, error) {
 	es := EscapeSample{Iterations: f.Loc.Iterations}
 	cols, rows = min(max(cols, 1), f.W), min(max(rows, 1), f.H)
+	es.Counts = make([]int, 0, cols*rows)
 	for j := range rows {
 		if err := ctx.Err(); err != nil {
 			return es, err
@@ -39,6 +57,7 @@ func SampleEscapes(ctx context.Context, f fractal.Frame, cols, rows int) (Escape
 			x := (2*i + 1) * f.W / (2 * cols)
 			n, _ := f.Escape(x, y)
 			es.add(n)
+			es.Counts = append(es.Counts, n)
 		}
 	}
 	return es, nil
@@ -87,4 +106,34 @@ func AutoBoost(boost int, s EscapeSample) int {
 		return min(2*boost, MaxAutoBoost)
 	}
 	return boost
+}
+
+// SampleAhead is how far past the iterations in use a worker samples escape counts (see
+// Worker.SetSampling): one sample then serves AdaptBoost for three doublings.
+const SampleAhead = 8
+
+// AdaptBoost applies AutoBoost from boost as long as sample s covers the iterations it leads
+// to: the automatic count is base*boost, and s, taken with up to s.Iterations iterations,
+// answers for every count up to that (With). It returns the boost to draw with, which is
+// where the window, drawing each full frame and sampling it, would settle, as far as s
+// reaches.
+func AdaptBoost(base, boost int, s EscapeSample) int {
+	boost = max(boost, 1)
+	for {
+		it := min(base*boost, fractal.MaxIterations)
+		var at EscapeSample
+		switch {
+		case it == s.Iterations:
+			at = s
+		case it < s.Iterations && s.Counts != nil:
+			at = s.With(it)
+		default:
+			return boost
+		}
+		nb := AutoBoost(boost, at)
+		if nb == boost {
+			return boost
+		}
+		boost = nb
+	}
 }

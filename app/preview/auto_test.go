@@ -2,6 +2,7 @@ package preview
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"mandelscope/fractal"
@@ -194,6 +195,52 @@ func TestReducedFrameDeep(t *testing.T) {
 			fi += off * full.Spacing
 			if dx, dy := (rr-fr)/full.Spacing, (ri-fi)/full.Spacing; dx*dx+dy*dy > 1e-4 {
 				t.Errorf("1/%d, reduced pixel %v: delta differs from the full frame's by (%.3g, %.3g) pixels", sc, p, dx, dy)
+			}
+		}
+	}
+}
+
+// One sample taken far ahead answers as samples taken at each lower count would: With gives
+// what sampling with fewer iterations gives, and AdaptBoost settles where drawing and sampling
+// frame after frame would.
+func TestAdaptBoostFromOneSample(t *testing.T) {
+	for _, c := range []struct{ re, im, zoom string }{
+		{"-0.743643887037151", "0.131825904205330", "1e14"},
+		{"-0.743643887037151", "0.131825904205330", "300"},
+		{"-0.5", "0", "1.7777777777777777"},
+		{"-0.2", "0", "1000"},
+	} {
+		l := loc(t, c.re, c.im, c.zoom, 1)
+		base := fractal.AutoIterations(l.ZoomFloat())
+		s := New(nil)
+		sample := func(iter int) EscapeSample {
+			l.Iterations = iter
+			f, err := s.Reference(context.Background(), fractal.NewFrame(l, 640, 360), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			es, err := SampleEscapes(context.Background(), f, sampleCols, sampleRows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return es
+		}
+		far := sample(base * MaxAutoBoost)
+		for _, b := range []int{1, 4} {
+			direct, with := sample(base*b), far.With(base*b)
+			direct.Counts, with.Counts = nil, nil
+			if !reflect.DeepEqual(direct, with) {
+				t.Errorf("%s: sampled at %d: %+v; from the sample at %d: %+v", c.zoom, base*b, direct, base*MaxAutoBoost, with)
+			}
+		}
+		want, _ := autoConverge(t, l, 640, 360)
+		if got := AdaptBoost(base, 1, far); got != want {
+			t.Errorf("%s%+si zoom %s: AdaptBoost from one sample %d, frame by frame %d", c.re, c.im, c.zoom, got, want)
+		}
+		// A sample that does not reach far enough goes at most one step past its own count.
+		if want > 2 {
+			if got := AdaptBoost(base, 1, sample(2*base)); got < 2 || got > 4 || got > want {
+				t.Errorf("zoom %s: AdaptBoost from a sample at 2x: %d (frame by frame %d)", c.zoom, got, want)
 			}
 		}
 	}

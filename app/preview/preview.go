@@ -76,6 +76,18 @@ type Scheduler struct {
 	mu          sync.Mutex
 	nsPerPx     float64 // estimated cost per pixel of interactive frames (ns), 0 until measured
 	fullNsPerPx float64 // the same for full frames
+	iter        int     // the iterations of the last interactive frame measured
+	fullIter    int     // the same for full frames
+}
+
+// scaled is a cost per pixel measured at measured iterations, for frames of iter: scaled up
+// in proportion when iter is higher (a deep view after shallow ones costs far more per
+// pixel than they did), never down (much of a cheap frame's cost is not iterations).
+func scaled(cost float64, measured, iter int) float64 {
+	if measured > 0 && iter > measured {
+		return cost * float64(iter) / float64(measured)
+	}
+	return cost
 }
 
 // Reference returns f with its reference orbit when f is a Perturbation frame (others are
@@ -115,6 +127,7 @@ func (s *Scheduler) Reset() {
 	defer s.mu.Unlock()
 	s.nsPerPx = 0
 	s.fullNsPerPx = 0
+	s.iter, s.fullIter = 0, 0
 }
 
 // CostPerPixel returns the current estimate of the render cost per pixel (0 before any frame).
@@ -125,13 +138,17 @@ func (s *Scheduler) CostPerPixel() time.Duration {
 }
 
 // ChooseScale returns the reduction per side an interactive frame of w x h would use now.
-func (s *Scheduler) ChooseScale(w, h int) int {
+func (s *Scheduler) ChooseScale(w, h int) int { return s.ChooseScaleFor(0, w, h) }
+
+// ChooseScaleFor is ChooseScale for a frame of iter iterations (0: as measured), the cost
+// estimate scaled up when iter is above the iterations it was measured at.
+func (s *Scheduler) ChooseScaleFor(iter, w, h int) int {
 	s.mu.Lock()
-	cost := s.nsPerPx
+	cost := scaled(s.nsPerPx, s.iter, iter)
 	if cost == 0 {
 		// No interactive frame yet: a full frame's cost, with room for the per-frame
 		// overhead that weighs more on small frames.
-		cost = 2 * s.fullNsPerPx
+		cost = 2 * scaled(s.fullNsPerPx, s.fullIter, iter)
 	}
 	s.mu.Unlock()
 	lo, hi := s.MinScale, s.MaxScale
@@ -164,13 +181,14 @@ func (s *Scheduler) ChooseScale(w, h int) int {
 
 // observe folds a measured frame into the cost estimate. It reacts fast to slower frames
 // (they are what the p95 sees) and slowly to faster ones.
-func (s *Scheduler) observe(d time.Duration, px int) {
+func (s *Scheduler) observe(d time.Duration, px, iter int) {
 	if px <= 0 {
 		return
 	}
 	c := float64(d.Nanoseconds()) / float64(px)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.iter = iter
 	switch {
 	case s.nsPerPx == 0:
 		s.nsPerPx = c
@@ -213,7 +231,7 @@ func ReducedFrame(loc fractal.Location, w, h, sc int) fractal.Frame {
 // returns it scaled up to w x h. Cancelling ctx abandons it: a nil image, Canceled stats and
 // no error.
 func (s *Scheduler) Interactive(ctx context.Context, loc fractal.Location, w, h int) (*image.RGBA, FrameStats, error) {
-	return s.InteractiveAt(ctx, loc, w, h, s.ChooseScale(w, h))
+	return s.InteractiveAt(ctx, loc, w, h, s.ChooseScaleFor(loc.Iterations, w, h))
 }
 
 // InteractiveAt is Interactive at a given reduction per side.
@@ -237,7 +255,7 @@ func (s *Scheduler) InteractiveAt(ctx context.Context, loc fractal.Location, w, 
 		return canceled(ctx, start, err)
 	}
 	rd := time.Since(start)
-	s.observe(rd, f.W*f.H)
+	s.observe(rd, f.W*f.H, loc.Iterations)
 	out := small
 	if sc > 1 {
 		out = image.NewRGBA(image.Rect(0, 0, w, h))
@@ -301,7 +319,7 @@ func (s *Scheduler) FullWith(ctx context.Context, loc fractal.Location, w, h int
 	}
 	bands := s.Bands
 	if bands <= 0 {
-		bands = s.autoBands(w, h)
+		bands = s.autoBands(loc.Iterations, w, h)
 	}
 	bands = max(1, min(bands, h))
 	st := FrameStats{Scale: 1, Width: w, Height: h, RenderW: w, RenderH: h, Precision: f.Precision()}
@@ -339,34 +357,33 @@ func (s *Scheduler) FullWith(ctx context.Context, loc fractal.Location, w, h int
 	} else {
 		s.fullNsPerPx = 0.5*s.fullNsPerPx + 0.5*c
 	}
+	s.fullIter = loc.Iterations
 	s.mu.Unlock()
 	return img, st, nil
 }
 
 // FullEstimate is the estimated time of a full frame of w x h (0 before any measurement).
-func (s *Scheduler) FullEstimate(w, h int) time.Duration {
+func (s *Scheduler) FullEstimate(w, h int) time.Duration { return s.FullEstimateFor(0, w, h) }
+
+// FullEstimateFor is FullEstimate for a frame of iter iterations (0: as measured), scaled up
+// when iter is above the iterations the estimate was measured at.
+func (s *Scheduler) FullEstimateFor(iter, w, h int) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cost := s.fullNsPerPx
+	cost := scaled(s.fullNsPerPx, s.fullIter, iter)
 	if cost == 0 {
-		cost = s.nsPerPx
+		cost = scaled(s.nsPerPx, s.iter, iter)
 	}
 	return time.Duration(cost * float64(w) * float64(h))
 }
 
-// autoBands is the number of bands that makes each take about BandTime by the estimate, with
-// at least 4 rows a band.
-func (s *Scheduler) autoBands(w, h int) int {
-	s.mu.Lock()
-	cost := s.fullNsPerPx
-	if cost == 0 {
-		cost = s.nsPerPx
-	}
-	s.mu.Unlock()
-	if cost == 0 {
+// autoBands is the number of bands that makes each take about BandTime by the estimate for
+// a frame of iter iterations, with at least 4 rows a band.
+func (s *Scheduler) autoBands(iter, w, h int) int {
+	est := s.FullEstimateFor(iter, w, h)
+	if est == 0 {
 		return min(4, h)
 	}
-	est := time.Duration(cost * float64(w) * float64(h))
 	return max(1, min(int(math.Ceil(float64(est)/float64(BandTime))), h/4))
 }
 

@@ -160,17 +160,17 @@ func TestChooseScale(t *testing.T) {
 	if sc := s.ChooseScale(1280, 720); sc != 3 {
 		t.Errorf("unmeasured scale %d, want 3", sc)
 	}
-	s.observe(time.Millisecond, 1280*720) // ~1 ns a pixel: full resolution fits
+	s.observe(time.Millisecond, 1280*720, 0) // ~1 ns a pixel: full resolution fits
 	if sc := s.ChooseScale(1280, 720); sc != 1 {
 		t.Errorf("fast renderer: scale %d, want 1", sc)
 	}
 	s.Reset()
-	s.observe(100*time.Millisecond, 1000) // 100 us a pixel: even 1/16 is too slow
+	s.observe(100*time.Millisecond, 1000, 0) // 100 us a pixel: even 1/16 is too slow
 	if sc := s.ChooseScale(1280, 720); sc != 16 {
 		t.Errorf("very slow renderer: scale %d, want 16", sc)
 	}
 	s.Reset()
-	s.observe(24*time.Millisecond, 640*360) // 1/2 just fits
+	s.observe(24*time.Millisecond, 640*360, 0) // 1/2 just fits
 	if sc := s.ChooseScale(1280, 720); sc != 2 {
 		t.Errorf("scale %d, want 2", sc)
 	}
@@ -187,7 +187,7 @@ func TestChooseScale(t *testing.T) {
 	}
 	s.MaxScale = 4
 	s.Reset()
-	s.observe(100*time.Millisecond, 1000)
+	s.observe(100*time.Millisecond, 1000, 0)
 	if sc := s.ChooseScale(1280, 720); sc != 4 {
 		t.Errorf("MaxScale 4: scale %d", sc)
 	}
@@ -341,7 +341,7 @@ func TestFullProgress(t *testing.T) {
 // the full frame's progress reports then build on.
 func TestWorkerSlowFullStartsWithPreview(t *testing.T) {
 	s := New(&cpu.Renderer{})
-	s.observe(time.Second, 1000) // 1 ms a pixel: any full frame is slow
+	s.observe(time.Second, 1000, 0) // 1 ms a pixel: any full frame is slow
 	results := make(chan Result, 64)
 	wk := NewWorker(s, time.Hour, func(r Result) { results <- r })
 	defer wk.Close()
@@ -460,15 +460,16 @@ func TestWorkerSamplesBeforeTheFrame(t *testing.T) {
 	results := make(chan Result, 16)
 	wk := NewWorker(s, time.Hour, func(r Result) { results <- r })
 	defer wk.Close()
-	wk.SetSampling(true)
+	wk.SetSampling(func(l fractal.Location) int { return 3 * l.Iterations })
 	wk.Request(testLoc(), 90, 61, true)
 	if r := recv(t, results); r.Escapes != nil || r.Image == nil {
 		t.Fatalf("interactive request: escapes %v, image %v", r.Escapes, r.Image != nil)
 	}
 	wk.Request(testLoc(), 90, 61, false)
 	first := recv(t, results)
-	if first.Escapes == nil || first.Image != nil || first.Escapes.Pixels != sampleCols*sampleRows {
-		t.Fatalf("first result of a full request: escapes %+v, image %v", first.Escapes, first.Image != nil)
+	if first.Escapes == nil || first.Image != nil || first.Escapes.Pixels != sampleCols*sampleRows ||
+		first.Escapes.Iterations != 3*testLoc().Iterations || len(first.Escapes.Counts) != sampleCols*sampleRows {
+		t.Fatalf("first result of a full request: escapes %+v, image %v; want a sample with 3 times the iterations", first.Escapes, first.Image != nil)
 	}
 	for {
 		r := recv(t, results)
@@ -481,5 +482,26 @@ func TestWorkerSamplesBeforeTheFrame(t *testing.T) {
 			}
 			return
 		}
+	}
+}
+
+// The cost estimates follow the iterations up: a frame with 100 times the iterations of the
+// measured ones is estimated 100 times slower (and gets a coarser interactive scale), one
+// with fewer is not estimated faster.
+func TestEstimatesFollowIterations(t *testing.T) {
+	s := New(nil)
+	s.observe(10*time.Millisecond, 1280*720, 200)
+	base := s.FullEstimateFor(200, 1280, 720)
+	if base <= 0 {
+		t.Fatal("no estimate")
+	}
+	if got := s.FullEstimateFor(20000, 1280, 720); got != 100*base {
+		t.Errorf("estimate at 100 times the iterations: %v, want %v", got, 100*base)
+	}
+	if got := s.FullEstimateFor(50, 1280, 720); got != base {
+		t.Errorf("estimate at fewer iterations: %v, want %v", got, base)
+	}
+	if lo, hi := s.ChooseScaleFor(200, 1280, 720), s.ChooseScaleFor(20000, 1280, 720); hi <= lo {
+		t.Errorf("interactive scale %d at 200 iterations, %d at 20000: want coarser", lo, hi)
 	}
 }

@@ -39,6 +39,8 @@ type Result struct {
 	// Escapes, when the worker samples escape counts (SetSampling), is the sample of a
 	// full-resolution request's escape counts, delivered on its own (no image) before the
 	// frame is rendered, so that the iterations can be corrected before the costly part.
+	// It is taken with the iterations SetSampling's function gives (Escapes.Iterations), at
+	// least the request's.
 	Escapes *EscapeSample
 }
 
@@ -65,10 +67,10 @@ type Worker struct {
 	done    chan struct{}
 	busy    bool
 	dropped int
-	cur     Request            // the request in progress (while busy)
-	inRef   bool               // cur is computing its reference orbit
-	cancel  context.CancelFunc // cancels cur
-	sample  bool               // sample escape counts of full frames
+	cur     Request                    // the request in progress (while busy)
+	inRef   bool                       // cur is computing its reference orbit
+	cancel  context.CancelFunc         // cancels cur
+	sample  func(fractal.Location) int // iterations to sample full requests' escape counts with
 
 	last    *image.RGBA // the last image delivered, and its request
 	lastReq Request
@@ -130,11 +132,14 @@ func (w *Worker) staleBy(r Request) bool {
 	return w.inRef && !(r.Loc.Zoom.Equal(w.cur.Loc.Zoom) && r.Loc.Iterations == w.cur.Loc.Iterations)
 }
 
-// SetSampling turns on or off the sampling of escape counts of full frames (Result.Escapes).
-func (w *Worker) SetSampling(on bool) {
+// SetSampling turns on (limit not nil) or off the sampling of full requests' escape counts
+// (Result.Escapes): limit gives, for a request's location, the iterations to sample with
+// (at least the request's are used; sampling further ahead lets one sample answer for
+// higher counts). It is called on the worker's goroutine.
+func (w *Worker) SetSampling(limit func(fractal.Location) int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.sample = on
+	w.sample = limit
 }
 
 // refine queues the full-resolution render of request seq if nothing newer came since.
@@ -221,15 +226,26 @@ func (w *Worker) loop() {
 }
 
 // render does request r: the reference orbit of a deep view first (its progress delivered),
-// then the frame; a cancelled render gives a Result with neither image nor error.
-func (w *Worker) render(ctx context.Context, r Request, sample bool) Result {
+// then for a full request the sample of escape counts (when sampling is on), then the frame;
+// a cancelled render gives a Result with neither image nor error.
+func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Location) int) Result {
 	res := Result{Req: r}
-	full := fractal.NewFrame(r.Loc, r.W, r.H)
-	full, err := w.s.Reference(ctx, full, func(done, total int) {
+	progress := func(done, total int) {
 		if done < total {
 			w.deliver(Result{Req: r, Reference: true, Done: float64(done) / float64(total)})
 		}
-	})
+	}
+	full := fractal.NewFrame(r.Loc, r.W, r.H)
+	var sf fractal.Frame // the frame sampled, with more iterations: its orbit serves full's
+	if sample != nil && !r.Interactive {
+		sf = full
+		sf.Loc.Iterations = min(max(sample(r.Loc), r.Loc.Iterations), fractal.MaxIterations)
+		var err error
+		if sf, err = w.s.Reference(ctx, sf, progress); err != nil {
+			sample = nil // full's own orbit below reports the error, or the cancellation
+		}
+	}
+	full, err := w.s.Reference(ctx, full, progress)
 	w.mu.Lock()
 	w.inRef = false
 	w.mu.Unlock()
@@ -261,8 +277,8 @@ func (w *Worker) render(ctx context.Context, r Request, sample bool) Result {
 			w.deliver(Result{Req: r, Image: img, Partial: true, Done: done})
 		},
 	}
-	if sample {
-		es, err := SampleEscapes(ctx, full, sampleCols, sampleRows)
+	if sample != nil && !r.Interactive {
+		es, err := SampleEscapes(ctx, sf, sampleCols, sampleRows)
 		if err != nil {
 			return res // cancelled
 		}
@@ -270,10 +286,10 @@ func (w *Worker) render(ctx context.Context, r Request, sample bool) Result {
 	}
 	if w.last != nil && w.lastReq.W == r.W && w.lastReq.H == r.H && w.lastReq.Loc.String() == r.Loc.String() {
 		o.Base = w.last
-	} else if est := w.s.FullEstimate(r.W, r.H); newRef || est > slowFull || full.Ref != nil && est == 0 {
+	} else if est := w.s.FullEstimateFor(r.Loc.Iterations, r.W, r.H); newRef || est > slowFull || full.Ref != nil && est == 0 {
 		// A new view that will take a while: show a quick reduced frame first (at least 1/4
 		// per side for a deep view whose cost the estimate has not seen yet).
-		sc := w.s.ChooseScale(r.W, r.H)
+		sc := w.s.ChooseScaleFor(r.Loc.Iterations, r.W, r.H)
 		if newRef || est == 0 {
 			sc = max(sc, 4)
 		}
