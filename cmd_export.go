@@ -57,22 +57,12 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 			return
 		}
 		defer g.Close()
-		runErr = doExport(job, glTimer{g}, stderr)
+		runErr = doExport(job, g, stderr)
 	})
 	return runErr
 }
 
-// glTimer lets export split the GL renderer's time into drawing and read-back.
-type glTimer struct{ *render.GL }
-
-func (g glTimer) DrawTimes() (draw, readBack time.Duration) {
-	s := g.Stats()
-	return s.DrawTime, s.ReadBack
-}
-
 var (
-	_ export.TileRenderer = glTimer{}
-	_ export.DrawTimer    = glTimer{}
 	_ export.TileRenderer = (*cpu.Renderer)(nil)
 	_ export.Identifier   = (*cpu.Renderer)(nil)
 )
@@ -346,7 +336,7 @@ func printSummary(w io.Writer, s export.Summary, r export.TileRenderer) {
 		s.Path, s.Width, s.Height, mpx, ssText(s.Supersample), roundDur(s.Elapsed), s.Rate, export.HumanBytes(s.Bytes))
 	longest := s.LongestDraw
 	what := "tile"
-	if g, ok := r.(glTimer); ok {
+	if g, ok := r.(*render.GL); ok {
 		if st := g.Stats(); st.LongestDraw > 0 {
 			longest, what = st.LongestDraw, "draw call"
 		}

@@ -160,6 +160,9 @@ func TestHighIterationsInPasses(t *testing.T) {
 		saveFailed(t, "passes_200k_cpu.png", want)
 		t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
 	}
+	if err := imagetest.Isolated(got, want, 6); err != nil {
+		t.Errorf("GPU vs CPU: %v", err)
+	}
 }
 
 // TestPassIterationsOption refuses a negative pass length.

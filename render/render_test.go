@@ -164,7 +164,7 @@ func TestShadersCompile(t *testing.T) {
 
 func TestBrokenShaderReturnsLog(t *testing.T) {
 	g := testGL(t, Options{})
-	broken := strings.Replace(shaders.MandelFrag, "int m = n;", "int m = n + undefinedThing;", 1)
+	broken := strings.Replace(shaders.MandelFrag, "if (pixelC(cr, ci)) {", "if (pixelC(cr, ci) || undefinedThing) {", 1)
 	if broken == shaders.MandelFrag {
 		t.Fatal("test cannot break the shader: marker text not found")
 	}
@@ -189,6 +189,26 @@ func TestBrokenShaderReturnsLog(t *testing.T) {
 		t.Errorf("error is not one line: %q", err)
 	}
 	t.Log(err)
+
+	// A broken perturbation shader names its file.
+	brokenP := strings.Replace(shaders.PerturbFrag, "int r = perturb(", "int r = 1 + notDeclared + perturb(", 1)
+	if brokenP == shaders.PerturbFrag {
+		t.Fatal("test cannot break the perturbation shader: marker text not found")
+	}
+	err = g.th.call(func() error {
+		p, err := linkProgram(g.glsl, shaders.Perturb, stageIterate, shaders.FullscreenVert, source{"perturb.frag", brokenP}, []string{string(shaders.F64), "PAGES 1"})
+		if err == nil {
+			deleteProgram(p)
+		}
+		return err
+	})
+	if !g.fp64 {
+		t.Logf("no fp64: the perturbation shader is not compiled")
+	} else if !errors.As(err, &se) || !strings.Contains(se.Name, "perturb.frag") || !strings.Contains(se.Text, "notDeclared") {
+		t.Errorf("broken perturb.frag: want a *ShaderError naming perturb.frag and the line, got %v", err)
+	} else {
+		t.Log(err)
+	}
 
 	// A broken vertex shader too.
 	err = g.th.call(func() error {
@@ -297,11 +317,18 @@ func TestAgainstCPU(t *testing.T) {
 					want = reference(t, f, g.variant(f))
 				}
 				frac, bad := imagetest.Agreement(got, want, 6)
-				t.Logf("%s: %.3f%% within 6/255 (%s)", v.name, 100*frac, g.Mode(f))
-				if frac < 0.98 {
+				sc := imagetest.Scattering(got, want, 6)
+				t.Logf("%s: %.3f%% within 6/255 (%s); longest run %d, worst line %.1f%%", v.name, 100*frac, g.Mode(f), sc.LongestRun, 100*sc.WorstLine)
+				err := imagetest.Isolated(got, want, 6)
+				if frac < 0.98 || err != nil {
 					saveFailed(t, fmt.Sprintf("cpu_%s_%s_gpu.png", name, v.name), got)
 					saveFailed(t, fmt.Sprintf("cpu_%s_%s_cpu.png", name, v.name), want)
+				}
+				if frac < 0.98 {
 					t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
+				}
+				if err != nil {
+					t.Errorf("GPU vs CPU: %v", err)
 				}
 			})
 		}
@@ -421,8 +448,11 @@ func TestModeAndBands(t *testing.T) {
 	}
 	l := deepLoc(t)
 	l.Zoom = fractal.MustDecimal("1e20")
-	if m := g.Mode(fractal.NewFrame(l, 320, 200)); m != "double (limit reached)" {
+	if m := g.Mode(fractal.NewFrame(l, 320, 200)); m != "perturbation (fp64)" && !(!g.fp64 && strings.HasPrefix(m, "perturbation (CPU")) {
 		t.Errorf("zoom 1e20 mode %q", m)
+	}
+	if m := testGL(t, Options{Precision: "f64"}).Mode(fractal.NewFrame(l, 320, 200)); m != "double (limit reached)" {
+		t.Errorf("zoom 1e20 mode with f64 forced %q", m)
 	}
 	// Bands cover the tile exactly, each within the budget.
 	for _, c := range []struct{ w, h, iter int }{{16384, 16384, 200}, {500, 333, 1_000_000}, {61, 7, 1}} {
@@ -538,10 +568,14 @@ func TestGL33(t *testing.T) {
 		if err := g.Render(context.Background(), f, img.Bounds(), img); err != nil {
 			t.Fatal(err)
 		}
-		frac, bad := imagetest.Agreement(img, reference(t, f, c.v), 6)
+		ref := reference(t, f, c.v)
+		frac, bad := imagetest.Agreement(img, ref, 6)
 		t.Logf("GLSL 3.30 %s: %.3f%% within 6/255", c.v, 100*frac)
 		if frac < 0.98 {
 			t.Errorf("GLSL 3.30 %s: only %.2f%% of pixels agree with the CPU; first bad pixel %v", c.v, 100*frac, bad)
+		}
+		if err := imagetest.Isolated(img, ref, 6); err != nil {
+			t.Errorf("GLSL 3.30 %s vs CPU: %v", c.v, err)
 		}
 	}
 }
