@@ -686,3 +686,32 @@ func TestCheckFolder(t *testing.T) {
 		t.Errorf("Export into a file: %v", err)
 	}
 }
+
+// A deep (perturbation) export computes its reference orbit once, at its own centre, in a
+// cache of its own: a resume gives the bytes of an uninterrupted export even when a shared
+// cache holds a nearby view's reference.
+func TestDeepExportResume(t *testing.T) {
+	loc := fractal.Home()
+	loc.Re = fractal.MustDecimal("-0.743643887037158704752191506114774")
+	loc.Im = fractal.MustDecimal("0.131825904205311970493132056385139")
+	loc.Zoom = fractal.MustDecimal("1e20")
+	loc.Iterations = 3000
+	opt := Options{Location: loc, Width: 96, Height: 64, StripBytes: 4 * 96 * 8, Version: "t"}
+	if f := fractal.NewFrame(loc, 96, 64); f.Precision() != fractal.Perturbation {
+		t.Fatalf("precision %v: the test means a perturbation frame", f.Precision())
+	}
+	whole, _ := export(t, t.TempDir(), opt)
+	// A nearby view's reference in the shared cache.
+	near := loc
+	near.Re = fractal.MustDecimal("-0.743643887037158704752191506114770")
+	if _, err := fractal.NewFrame(near, 96, 64).WithReference(context.Background(), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	path := interrupted(t, t.TempDir(), opt, 3)
+	res := opt
+	res.Resume = true
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, res); err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, path, whole)
+}
