@@ -283,6 +283,9 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer) error {
 		select {
 		case s := <-sigs:
 			fmt.Fprintf(stderr, "mandelscope export: quit at once; %s keeps the strips of its last checkpoint for --resume\n", export.PartPath(job.out))
+			// This process holds the lock: remove its file, as the export would have (a
+			// stale one would not block the next export, but is clutter).
+			os.Remove(export.LockPath(job.out))
 			exitNow(signalCode(s))
 		case <-done:
 		}

@@ -222,6 +222,9 @@ func TestExportSecondInterruptQuits(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a second Ctrl-C did not end the process")
 	}
+	if _, err := os.Lstat(export.LockPath(out)); err == nil {
+		t.Error("the lock file is left after quitting at once")
+	}
 	close(s.release)
 	err = <-done
 	if !strings.Contains(err.Error(), "--resume") {
