@@ -622,6 +622,7 @@ func TestReadMetadataValidates(t *testing.T) {
 		{"supersample 2.5", 10, 10, key(KeySupersample, "2.5"), "whole number"},
 		{"supersample 9", 10, 10, key(KeySupersample, "9"), "supersampling"},
 		{"density NaN", 10, 10, key(KeyDensity, "NaN"), "finite"},
+		{"density 1e308", 10, 10, key(KeyDensity, "1e308"), "density"},
 		{"offset Inf", 10, 10, key(KeyOffset, "+Inf"), "finite"},
 		{"zoom 0", 10, 10, key(KeyZoom, "0"), "zoom"},
 		{"palette", 10, 10, key(KeyPalette, "nope"), "palette"},
