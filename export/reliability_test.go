@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"os"
 	"os/exec"
@@ -230,6 +231,7 @@ type tamper struct {
 	part func(b []byte) []byte  // changes the .part's bytes (nil: none)
 	ck   func(c map[string]any) // changes checkpoint fields (nil: none)
 	sum  bool                   // recompute the checkpoint's sum after ck (a careful forger)
+	crc  bool                   // and the CRC-32 of the changed .part (a more careful one)
 	want error                  // the kind of refusal
 }
 
@@ -264,6 +266,8 @@ func TestResumeRefusesTampering(t *testing.T) {
 	cases = append(cases,
 		tamper{name: "zero a range", part: func(b []byte) []byte { clear(b[off/3 : off/3+200]); return b }, want: ErrDamaged},
 		tamper{name: "zero the tail", part: func(b []byte) []byte { clear(b[off-300 : off]); return b }, want: ErrDamaged},
+		tamper{name: "flip byte, CRC-32 and sum recomputed", part: flip(off / 2), crc: true, sum: true, want: ErrDamaged},
+		tamper{name: "zero a range, CRC-32 and sum recomputed", part: func(b []byte) []byte { clear(b[off/3 : off/3+200]); return b }, crc: true, sum: true, want: ErrDamaged},
 		tamper{name: "cut short", part: func(b []byte) []byte { return b[:off-1] }, want: ErrDamaged},
 		tamper{name: "empty", part: func(b []byte) []byte { return nil }, want: ErrDamaged},
 	)
@@ -299,10 +303,15 @@ func TestResumeRefusesTampering(t *testing.T) {
 			if tc.part != nil {
 				partB = tc.part(partB)
 			}
-			if tc.ck != nil {
+			if tc.ck != nil || tc.crc {
 				var m map[string]any
 				json.Unmarshal(ckB, &m)
-				tc.ck(m)
+				if tc.ck != nil {
+					tc.ck(m)
+				}
+				if tc.crc {
+					m["crc32"] = float64(crc32.ChecksumIEEE(partB[:off]))
+				}
 				if tc.sum {
 					var c checkpoint
 					b, _ := json.Marshal(m)
