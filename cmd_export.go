@@ -262,27 +262,36 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer) error {
 	stderr = &lockedWriter{w: stderr} // the signal goroutine and the progress write too
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	// The signal goroutine ends before doExport returns, so that nothing it writes comes
+	// after the caller's last line.
+	done, ended := make(chan struct{}), make(chan struct{})
+	defer func() {
+		close(done)
+		<-ended
+	}()
 	var mu sync.Mutex
 	var got os.Signal
 	go func() {
+		defer close(ended)
 		select {
 		case s := <-sigs:
 			mu.Lock()
 			got = s
 			mu.Unlock()
-			cancel()
 			fmt.Fprintf(stderr, "\nmandelscope export: stopping, keeping what is done (again to quit at once)\n")
+			cancel()
 		case <-done:
 			return
 		}
 		select {
 		case s := <-sigs:
 			fmt.Fprintf(stderr, "mandelscope export: quit at once; %s keeps the strips of its last checkpoint for --resume\n", export.PartPath(job.out))
+			// This process holds the lock: remove its file, as the export would have (a
+			// stale one would not block the next export, but is clutter).
+			os.Remove(export.LockPath(job.out))
 			exitNow(signalCode(s))
 		case <-done:
 		}

@@ -103,25 +103,29 @@ func writeCheckpoint(path string, ck checkpoint) error {
 	return err
 }
 
-// verifyPart checks that r (a .part) begins with exactly what the export would write up to
-// the checkpoint: header (signature, IHDR, text chunks and the zlib header, byte for byte),
-// then IDAT chunks with good CRCs ending exactly at ck.Offset, whose deflate data (ending on
-// a sync flush) holds exactly rows filtered rows of rowLen bytes with Adler-32 ck.Adler; and
-// that the CRC-32 of those ck.Offset bytes is ck.CRC32. It returns a description of the first
-// mismatch, or nil.
-func verifyPart(r io.Reader, ck checkpoint, header []byte, rows int, rowLen int64) error {
+// verifyPart checks that f (a .part) begins with exactly what the export would write up to
+// the checkpoint. First the CRC-32 of its ck.Offset bytes must be ck.CRC32 (any change to the
+// file since it was written); then, so that a checkpoint that is consistent but wrong is
+// caught too, the bytes must be: the header (signature, IHDR, text chunks and the zlib
+// header, byte for byte), then IDAT chunks with good CRCs ending exactly at ck.Offset, whose
+// deflate data (ending on a sync flush) holds exactly rows filtered rows of rowLen bytes with
+// Adler-32 ck.Adler. It returns a description of the first mismatch, or nil.
+func verifyPart(f io.ReadSeeker, ck checkpoint, header []byte, rows int, rowLen int64) error {
 	crc := crc32.NewIEEE()
-	br := bufio.NewReaderSize(io.TeeReader(io.LimitReader(r, ck.Offset), crc), 1<<16)
-	if err := verifyStream(br, ck, header, rows, rowLen); err != nil {
+	n, err := io.Copy(crc, io.LimitReader(f, ck.Offset))
+	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(io.Discard, br); err != nil {
-		return err
+	if n != ck.Offset {
+		return fmt.Errorf("it is shorter (%d bytes) than its checkpoint says (%d)", n, ck.Offset)
 	}
 	if crc.Sum32() != ck.CRC32 {
-		return errors.New("its bytes do not match the checkpoint's CRC-32")
+		return errors.New("its bytes do not match the checkpoint's CRC-32 (it was changed after it was written)")
 	}
-	return nil
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return verifyStream(bufio.NewReaderSize(io.LimitReader(f, ck.Offset), 1<<16), ck, header, rows, rowLen)
 }
 
 func verifyStream(br *bufio.Reader, ck checkpoint, header []byte, rows int, rowLen int64) error {

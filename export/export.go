@@ -201,7 +201,6 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		Renderer: r.Name(), Strips: plan.Strips}
 	part, ckptPath := PartPath(path), CheckpointPath(path)
 	hash, desc := opt.params(plan)
-	ident := Identity(r, fractal.NewFrame(opt.Location, plan.W*plan.N, plan.H*plan.N))
 	if !strings.EqualFold(filepath.Ext(path), ".png") {
 		return sum, fmt.Errorf("output %s must end in .png", path)
 	}
@@ -222,9 +221,21 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		}
 	}
 
+	// The frame, with its reference orbit at its own centre for deep views: computed here,
+	// once for every tile, in a cache of its own so that the pixels never depend on which
+	// reference an earlier frame (the window's preview) left in a shared cache.
+	frame, err := fractal.NewFrame(opt.Location, plan.W*plan.N, plan.H*plan.N).WithReference(ctx, &fractal.ReferenceCache{}, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return sum, &Error{Kind: ErrInterrupted, Path: part, Kept: opt.Resume, Strips: plan.Strips, Err: err,
+				Msg: "interrupted while computing the reference orbit, before anything was written"}
+		}
+		return sum, err
+	}
+
 	// Open the .part: fresh, or resumed from the checkpoint.
 	e := &exporter{opt: &opt, plan: plan, r: r, sum: &sum, part: part, ckpt: ckptPath,
-		hash: hash, desc: desc, ident: ident}
+		hash: hash, desc: desc, ident: Identity(r, frame), frame: frame}
 	switch {
 	case opt.openPart != nil:
 		out, err := opt.openPart()
@@ -569,7 +580,8 @@ type exporter struct {
 	sum        *Summary
 	part, ckpt string
 	hash, desc string
-	ident      string // the renderer's identity (see Identifier)
+	ident      string        // the renderer's identity (see Identifier)
+	frame      fractal.Frame // the rendered frame (with its reference orbit for deep views)
 	start      int
 	resumed    bool       // continued from a checkpoint
 	lastCk     checkpoint // the last checkpoint on disk (what a resume can continue from)
@@ -636,7 +648,7 @@ func (e *exporter) run(ctx context.Context) error {
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	frame := fractal.NewFrame(opt.Location, p.W*p.N, p.H*p.N)
+	frame := e.frame
 	stripRenderRows := p.StripRows * p.N
 	free := make(chan *image.RGBA, 2) // at most two strips in flight
 	for range 2 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"os"
 	"os/exec"
@@ -230,6 +231,7 @@ type tamper struct {
 	part func(b []byte) []byte  // changes the .part's bytes (nil: none)
 	ck   func(c map[string]any) // changes checkpoint fields (nil: none)
 	sum  bool                   // recompute the checkpoint's sum after ck (a careful forger)
+	crc  bool                   // and the CRC-32 of the changed .part (a more careful one)
 	want error                  // the kind of refusal
 }
 
@@ -264,6 +266,8 @@ func TestResumeRefusesTampering(t *testing.T) {
 	cases = append(cases,
 		tamper{name: "zero a range", part: func(b []byte) []byte { clear(b[off/3 : off/3+200]); return b }, want: ErrDamaged},
 		tamper{name: "zero the tail", part: func(b []byte) []byte { clear(b[off-300 : off]); return b }, want: ErrDamaged},
+		tamper{name: "flip byte, CRC-32 and sum recomputed", part: flip(off / 2), crc: true, sum: true, want: ErrDamaged},
+		tamper{name: "zero a range, CRC-32 and sum recomputed", part: func(b []byte) []byte { clear(b[off/3 : off/3+200]); return b }, crc: true, sum: true, want: ErrDamaged},
 		tamper{name: "cut short", part: func(b []byte) []byte { return b[:off-1] }, want: ErrDamaged},
 		tamper{name: "empty", part: func(b []byte) []byte { return nil }, want: ErrDamaged},
 	)
@@ -299,10 +303,15 @@ func TestResumeRefusesTampering(t *testing.T) {
 			if tc.part != nil {
 				partB = tc.part(partB)
 			}
-			if tc.ck != nil {
+			if tc.ck != nil || tc.crc {
 				var m map[string]any
 				json.Unmarshal(ckB, &m)
-				tc.ck(m)
+				if tc.ck != nil {
+					tc.ck(m)
+				}
+				if tc.crc {
+					m["crc32"] = float64(crc32.ChecksumIEEE(partB[:off]))
+				}
 				if tc.sum {
 					var c checkpoint
 					b, _ := json.Marshal(m)
@@ -622,6 +631,7 @@ func TestReadMetadataValidates(t *testing.T) {
 		{"supersample 2.5", 10, 10, key(KeySupersample, "2.5"), "whole number"},
 		{"supersample 9", 10, 10, key(KeySupersample, "9"), "supersampling"},
 		{"density NaN", 10, 10, key(KeyDensity, "NaN"), "finite"},
+		{"density 1e308", 10, 10, key(KeyDensity, "1e308"), "density"},
 		{"offset Inf", 10, 10, key(KeyOffset, "+Inf"), "finite"},
 		{"zoom 0", 10, 10, key(KeyZoom, "0"), "zoom"},
 		{"palette", 10, 10, key(KeyPalette, "nope"), "palette"},
@@ -685,4 +695,70 @@ func TestCheckFolder(t *testing.T) {
 	if !errors.Is(err, ErrNotFolder) {
 		t.Errorf("Export into a file: %v", err)
 	}
+}
+
+// A deep (perturbation) export computes its reference orbit once, at its own centre, in a
+// cache of its own: a resume gives the bytes of an uninterrupted export even when a shared
+// cache holds a nearby view's reference.
+func TestDeepExportResume(t *testing.T) {
+	loc := fractal.Home()
+	loc.Re = fractal.MustDecimal("-0.743643887037158704752191506114774")
+	loc.Im = fractal.MustDecimal("0.131825904205311970493132056385139")
+	loc.Zoom = fractal.MustDecimal("1e20")
+	loc.Iterations = 3000
+	opt := Options{Location: loc, Width: 96, Height: 64, StripBytes: 4 * 96 * 8, Version: "t"}
+	if f := fractal.NewFrame(loc, 96, 64); f.Precision() != fractal.Perturbation {
+		t.Fatalf("precision %v: the test means a perturbation frame", f.Precision())
+	}
+	whole, _ := export(t, t.TempDir(), opt)
+	// A nearby view's reference in the shared cache.
+	near := loc
+	near.Re = fractal.MustDecimal("-0.743643887037158704752191506114770")
+	if _, err := fractal.NewFrame(near, 96, 64).WithReference(context.Background(), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	path := interrupted(t, t.TempDir(), opt, 3)
+	res := opt
+	res.Resume = true
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, res); err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, path, whole)
+}
+
+// BenchmarkResumeVerify measures what a resume costs before it renders: verifying a .part
+// against its checkpoint (CRC-32, chunk CRCs, inflating every row, Adler-32). Bytes are the
+// filtered rows inflated (3 per pixel); the time grows with them.
+func BenchmarkResumeVerify(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "v.png")
+	const w, h = 4000, 3000
+	opt := Options{Location: testLoc(), Width: w, Height: h, Version: "t", stopAfter: 1 << 30}
+	plan, err := NewPlan(w, h, 1, 1000, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opt.stopAfter = plan.Strips - 1
+	if _, err := Export(context.Background(), patternRenderer{1000}, path, opt); !errors.Is(err, ErrInterrupted) {
+		b.Fatal(err)
+	}
+	ck, err := readCheckpoint(CheckpointPath(path))
+	if err != nil {
+		b.Fatal(err)
+	}
+	header, _ := opt.header(plan)
+	rows := min(h, ck.NextStrip*plan.StripRows)
+	b.SetBytes(int64(rows) * int64(3*w+1))
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := os.Open(PartPath(path))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := verifyPart(f, ck, header, rows, int64(3*w+1)); err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+	b.ReportMetric(float64(ck.Offset)/1e6, "part-MB")
 }
