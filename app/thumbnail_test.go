@@ -1,0 +1,39 @@
+package app
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"runtime"
+	"testing"
+
+	"mandelscope/bookmarks"
+	"mandelscope/fractal"
+)
+
+// TestThumbnailSizeCheckedBeforeDecoding checks that the panel does not decode a thumbnail
+// whose header says it is huge (eight 16000x16000 thumbnails took the window from 187 MB to
+// 7.6 GB): it shows the dark tile, having allocated next to nothing.
+func TestThumbnailSizeCheckedBeforeDecoding(t *testing.T) {
+	ihdr := make([]byte, 4+13)
+	copy(ihdr, "IHDR")
+	binary.BigEndian.PutUint32(ihdr[4:], 16000)
+	binary.BigEndian.PutUint32(ihdr[8:], 16000)
+	ihdr[12], ihdr[13] = 8, 6
+	data := []byte("\x89PNG\r\n\x1a\n")
+	data = binary.BigEndian.AppendUint32(data, 13)
+	data = append(data, ihdr...)
+	data = binary.BigEndian.AppendUint32(data, crc32.ChecksumIEEE(ihdr))
+
+	p := &bookmarksPanel{thumbs: map[string]image.Image{}}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	img := p.thumbnail(bookmarks.Bookmark{Name: "huge", Location: fractal.Home(), Thumbnail: data})
+	runtime.ReadMemStats(&after)
+	if img.Bounds() != image.Rect(0, 0, 16, 9) {
+		t.Errorf("thumbnail is %v, want the 16x9 dark tile", img.Bounds())
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("showing it allocated %d bytes", grew)
+	}
+}
