@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -171,7 +172,7 @@ func renderThumbnail(l fractal.Location) ([]byte, error) {
 	l.Iterations = min(l.Iterations, thumbMaxIterations)
 	img := image.NewRGBA(image.Rect(0, 0, thumbW, thumbH))
 	var r cpu.Renderer
-	if err := r.Render(fractal.NewFrame(l, thumbW, thumbH), img.Bounds(), img); err != nil {
+	if err := r.Render(context.Background(), fractal.NewFrame(l, thumbW, thumbH), img.Bounds(), img); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer

@@ -244,7 +244,11 @@ func TestExportGPUMatchesCPU(t *testing.T) {
 	if !bytes.Equal(readFile(t, g61), readFile(t, gBig)) {
 		t.Error("GPU export with 61-pixel tiles differs from one with big tiles")
 	}
-	frac, _ := imagetest.Agreement(imagetest.Decode(t, g), imagetest.Decode(t, c), 6)
+	gi, ci := imagetest.Decode(t, g), imagetest.Decode(t, c)
+	if err := imagetest.Isolated(gi, ci, 6); err != nil {
+		t.Errorf("GPU export vs CPU export: %v", err)
+	}
+	frac, _ := imagetest.Agreement(gi, ci, 6)
 	if frac < 0.98 {
 		t.Fatalf("only %.2f%% of pixels agree within 6/255", 100*frac)
 	} else {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"mandelscope/export"
 	"mandelscope/fractal"
 )
 
@@ -43,8 +44,8 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 		if !ok || err1 != nil || err2 != nil {
 			return usageErr("pixel %q must be X,Y with whole numbers", clipText(p))
 		}
-		if x < -MaxSide || y < -MaxSide || x > 2*MaxSide || y > 2*MaxSide {
-			return usageErr("pixel %d,%d is out of range (each coordinate from -%d to %d)", x, y, MaxSide, 2*MaxSide)
+		if x < -export.MaxSide || y < -export.MaxSide || x > 2*export.MaxSide || y > 2*export.MaxSide {
+			return usageErr("pixel %d,%d is out of range (each coordinate from -%d to %d)", x, y, export.MaxSide, 2*export.MaxSide)
 		}
 		list = append(list, xy{x, y})
 	}

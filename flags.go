@@ -9,20 +9,9 @@ import (
 	"strings"
 	"sync"
 
+	"mandelscope/export"
 	"mandelscope/fractal"
 )
-
-// MaxSide is the largest width or height an image may have (documented in README).
-const MaxSide = 65536
-
-// sizePresets are the named export sizes.
-var sizePresets = map[string][2]int{
-	"1080p": {1920, 1080},
-	"4k":    {3840, 2160},
-	"8k":    {7680, 4320},
-	"16k":   {15360, 8640},
-	"32k":   {30720, 17280},
-}
 
 // usageOut remembers where each flag set prints its usage (stderr), as the flag package's
 // own output is silenced to keep errors to one line.
@@ -234,25 +223,9 @@ func parseIterations(s string) (int, error) {
 	return n, nil
 }
 
-// parseSize reads "WxH" or a preset name (1080p, 4k, 8k, 16k, 32k); each side 1..MaxSide.
-func parseSize(s string) (w, h int, err error) {
-	if p, ok := sizePresets[strings.ToLower(strings.TrimSpace(s))]; ok {
-		return p[0], p[1], nil
-	}
-	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
-	if !ok {
-		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT or one of 1080p, 4k, 8k, 16k, 32k", clipText(s))
-	}
-	w, err1 := strconv.Atoi(strings.TrimSpace(ws))
-	h, err2 := strconv.Atoi(strings.TrimSpace(hs))
-	if err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT with whole numbers", clipText(s))
-	}
-	if w < 1 || h < 1 || w > MaxSide || h > MaxSide {
-		return 0, 0, fmt.Errorf("%dx%d is out of range (each side 1 to %d)", w, h, MaxSide)
-	}
-	return w, h, nil
-}
+// parseSize reads "WxH" or a preset name (1080p, 4k, 8k, 16k, 32k): export.ParseSize, the one
+// definition of the presets and the size limits (each side 1 to export.MaxSide).
+func parseSize(s string) (w, h int, err error) { return export.ParseSize(s) }
 
 func clipText(s string) string {
 	if len(s) > 40 {

@@ -27,18 +27,14 @@ import (
 // background with its own small progress window (percent, Mpx/s, time left, Cancel) while the
 // explorer window stays usable.
 
-func init() {
-	extensions = append(extensions, func(w *Window) {
-		ui := &exportUI{w: w}
-		w.AddMenuItem("File", fyne.NewMenuItem("Export...", ui.show))
-		w.AddToolbarItem(widget.NewToolbarAction(theme.DocumentSaveIcon(), ui.show))
-		w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, ui.show)
-		exportUIs.Store(w, ui)
-	})
+// installExport adds File > Export..., its toolbar button and Ctrl+E to w.
+func installExport(w *Window) *exportUI {
+	ui := &exportUI{w: w}
+	w.AddMenuItem("File", fyne.NewMenuItem("Export...", ui.show))
+	w.AddToolbarItem(widget.NewToolbarAction(theme.DocumentSaveIcon(), ui.show))
+	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, ui.show)
+	return ui
 }
-
-// exportUIs finds a window's export UI (for tests).
-var exportUIs sync.Map
 
 // exportVersion is written into exported images' metadata: the app's version from its
 // metadata (FyneApp.toml) when it has one, else this, which matches main.Version.
@@ -340,7 +336,7 @@ func (ui *exportUI) start(path string, opt export.Options) {
 
 	opt.Tile = 2048 // short turns on a shared GPU, so the preview keeps drawing
 	opt.Progress = func(p export.Progress) {
-		fyne.Do(func() {
+		ui.w.uiDo(func() {
 			run.bar.SetValue(p.Fraction())
 			run.status.SetText(fmt.Sprintf("%.0f%%  %.1f Mpx/s  %s left", 100*p.Fraction(), p.Rate, p.ETA.Round(time.Second)))
 		})
@@ -350,7 +346,7 @@ func (ui *exportUI) start(path string, opt export.Options) {
 		defer close(run.done)
 		run.sum, run.err = export.Export(ctx, r, path, opt)
 		cancel()
-		fyne.Do(func() {
+		ui.w.uiDo(func() {
 			ui.mu.Lock()
 			ui.running = nil
 			ui.mu.Unlock()

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"flag"
 	"image"
 	"os"
@@ -9,7 +10,6 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
 
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
@@ -48,11 +48,9 @@ func newGL(t *testing.T) *render.GL {
 // precision mode, and its frames match the CPU renderer's.
 func TestWindowOnGL(t *testing.T) {
 	g := newGL(t)
-	a := test.NewTempApp(t)
-	w := New(a, Options{Size: fyne.NewSize(520, 400), NewGPU: func() (Renderer, error) { return g, nil }})
-	w.FyneWindow().Show()
-	t.Cleanup(w.stop)
+	w := openTestWindow(t, Options{Size: fyne.NewSize(520, 400), NewGPU: func() (Renderer, error) { return g, nil }})
 	w.startGPU()
+	testUI.drain()
 	if got := w.statusRend.Text; !strings.Contains(got, "OpenGL") {
 		t.Errorf("renderer shows %q", got)
 	}
@@ -77,16 +75,22 @@ func TestWindowOnGL(t *testing.T) {
 		return done && img != nil && img.Rect.Dx() == pw && img.Rect.Dy() == ph
 	})
 	cpuImg := image.NewRGBA(image.Rect(0, 0, pw, ph))
-	if err := w.cpu.Render(fractal.NewFrame(l, pw, ph), cpuImg.Rect, cpuImg); err != nil {
+	if err := w.cpu.Render(context.Background(), fractal.NewFrame(l, pw, ph), cpuImg.Rect, cpuImg); err != nil {
 		t.Fatal(err)
 	}
 	if f, _ := imagetest.Agreement(w.shownImage(), cpuImg, 6); f < 0.98 {
 		t.Errorf("GL frame in the view matches the CPU render on %.1f%% of pixels, want >= 98%%", 100*f)
 	}
+	if err := imagetest.Isolated(w.shownImage(), cpuImg, 6); err != nil {
+		t.Errorf("GL frame in the view vs the CPU render: %v", err)
+	}
 	th := w.RenderThumbnail(l, 97, 61)
 	cth := image.NewRGBA(image.Rect(0, 0, 97, 61))
-	_ = w.cpu.Render(fractal.NewFrame(l, 97, 61), cth.Rect, cth)
+	_ = w.cpu.Render(context.Background(), fractal.NewFrame(l, 97, 61), cth.Rect, cth)
 	if f, _ := imagetest.Agreement(th, cth, 6); f < 0.98 {
 		t.Errorf("GL thumbnail matches the CPU on %.1f%% of pixels, want >= 98%%", 100*f)
+	}
+	if err := imagetest.Isolated(th, cth, 6); err != nil {
+		t.Errorf("GL thumbnail vs the CPU: %v", err)
 	}
 }

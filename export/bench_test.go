@@ -30,7 +30,7 @@ func stripOf(b *testing.B) *image.RGBA {
 	benchOnce.Do(func() {
 		f := fractal.NewFrame(benchLoc(), 7680, 4320)
 		benchStrip = image.NewRGBA(image.Rect(0, 0, 7680, 256))
-		if err := (&cpu.Renderer{}).Render(f, image.Rect(0, 2000, 7680, 2256), benchStrip); err != nil {
+		if err := (&cpu.Renderer{}).Render(context.Background(), f, image.Rect(0, 2000, 7680, 2256), benchStrip); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -66,7 +66,7 @@ func BenchmarkCompressBlock(b *testing.B) {
 // export pipeline (filter, compression, ordering, writes, fsync), not the fractal.
 type copyRenderer struct{ src *image.RGBA }
 
-func (c copyRenderer) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+func (c copyRenderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	for y := 0; y < rect.Dy(); y++ {
 		sy := (rect.Min.Y + y) % c.src.Rect.Dy()
 		copy(dst.Pix[y*dst.Stride:y*dst.Stride+4*rect.Dx()], c.src.Pix[sy*c.src.Stride+4*rect.Min.X:])

@@ -155,7 +155,7 @@ func TestChoosePrecision(t *testing.T) {
 	for _, tc := range []struct {
 		zoom float64
 		want Precision
-	}{{1, Float32}, {10, Float32}, {1e4, Double}, {1e10, Double}, {1e12, Double}, {1e13, Double}, {1e16, DoubleExhausted}} {
+	}{{1, Float32}, {10, Float32}, {1e4, Double}, {1e10, Double}, {1e12, Double}, {1e13, Double}, {1e16, Perturbation}} {
 		f := NewFrame(Location{Re: MustDecimal("-0.75"), Im: MustDecimal("0.1"), Zoom: DecimalFromFloat(tc.zoom), Iterations: 100, Color: DefaultColoring}, w, h)
 		if got := f.Precision(); got != tc.want {
 			t.Errorf("zoom %g: precision %v, want %v", tc.zoom, got, tc.want)

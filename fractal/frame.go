@@ -1,6 +1,7 @@
 package fractal
 
 import (
+	"context"
 	"math"
 	"math/big"
 )
@@ -19,9 +20,10 @@ const (
 	Float32 Precision = iota
 	// Double is float64 arithmetic (native fp64 on the GPU, or emulated with float pairs).
 	Double
-	// DoubleExhausted means the pixel spacing is below what float64 resolves: the image is
-	// blocky until perturbation (a later feature) takes over.
-	DoubleExhausted
+	// Perturbation means the pixel spacing is below what float64 resolves at the centre's
+	// magnitude: each pixel iterates its float64 difference (delta) from one reference orbit
+	// computed in math/big (see Reference and PerturbEscape).
+	Perturbation
 )
 
 func (p Precision) String() string {
@@ -31,7 +33,7 @@ func (p Precision) String() string {
 	case Double:
 		return "double"
 	default:
-		return "double (limit reached)"
+		return "perturbation"
 	}
 }
 
@@ -39,7 +41,7 @@ func (p Precision) String() string {
 // 1 and the centre's coordinates: float32 while the spacing is at least 2^-16 of mag (float32's
 // 24-bit mantissa then keeps 7 bits below a pixel, a margin for the rounding the iteration
 // amplifies), double while it is at least 2^-52 of mag (at least one float64 step per pixel:
-// not blocky, which holds down to zoom 1e13 at 1280x720), and beyond that double is exhausted.
+// not blocky, which holds down to zoom 1e13 at 1280x720), and beyond that perturbation.
 func ChoosePrecision(spacing, re, im float64) Precision {
 	mag := math.Max(1, math.Max(math.Abs(re), math.Abs(im)))
 	switch r := spacing / mag; {
@@ -48,17 +50,24 @@ func ChoosePrecision(spacing, re, im float64) Precision {
 	case r >= 0x1p-52:
 		return Double
 	default:
-		return DoubleExhausted
+		return Perturbation
 	}
 }
 
 // Frame is a location rendered at a pixel size W x H. It carries the float64 values that
-// renderers need, computed once.
+// renderers need, computed once, and for Perturbation frames the reference orbit every pixel
+// shares (set by WithReference).
 type Frame struct {
 	Loc     Location
 	W, H    int
 	Re, Im  float64 // the centre, rounded to float64
 	Spacing float64 // distance between pixel centres
+
+	// Ref is the reference orbit of a Perturbation frame (nil until WithReference).
+	Ref *Reference
+	// DRe, DIm are the frame centre minus Ref's point, computed exactly in math/big and
+	// rounded to float64: pixel (x, y)'s perturbation delta is D + offsets*Spacing (Delta).
+	DRe, DIm float64
 }
 
 // NewFrame returns the frame of l at w x h pixels.
@@ -108,13 +117,87 @@ func (f Frame) PointBig(x, y int, prec uint) (re, im *big.Float) {
 }
 
 // Escape returns the escape count of pixel (x, y) and its smooth value, computed in the
-// frame's precision (float32 or float64), exactly as the CPU renderer computes it; n is -1
-// for a point that does not escape.
+// frame's precision (float32, float64, or perturbation with BLA), exactly as the CPU renderer
+// computes it; n is -1 for a point that does not escape. A Perturbation frame without a
+// reference gets one from DefaultReferences (computed without a deadline if none is in reach).
 func (f Frame) Escape(x, y int) (n int, nu float64) {
-	if f.Precision() == Float32 {
+	switch f.Precision() {
+	case Perturbation:
+		if f.Ref == nil {
+			var err error
+			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+				return -1, 0 // unreachable: only cancellation or a location Validate rejects fails
+			}
+		}
+		dr, di := f.Delta(x, y)
+		return PerturbEscape(f.Ref, f.BLA(), dr, di, f.Loc.Iterations)
+	case Float32:
 		re, im := f.Point32(x, y)
 		return Escape32(re, im, f.Loc.Iterations)
 	}
 	re, im := f.Point64(x, y)
 	return Escape64(re, im, f.Loc.Iterations)
+}
+
+// ReferenceBits is the precision the reference orbit of this frame needs (see ReferenceBits).
+func (f Frame) ReferenceBits() uint {
+	return ReferenceBits(f.Spacing, math.Max(math.Abs(f.Re), math.Abs(f.Im)))
+}
+
+// WithReference returns f with its reference orbit (Ref, DRe, DIm) filled in, from cache (nil
+// means DefaultReferences), computing one when none in the cache is within reach. Frames that
+// are not Perturbation frames are returned unchanged. It fails only when ctx ends first or the
+// location is out of range.
+func (f Frame) WithReference(ctx context.Context, cache *ReferenceCache, progress func(done, total int)) (Frame, error) {
+	if f.Precision() != Perturbation {
+		return f, nil
+	}
+	if cache == nil {
+		cache = DefaultReferences
+	}
+	ref, err := cache.Get(ctx, f, progress)
+	if err != nil {
+		return f, err
+	}
+	f.Ref = ref
+	f.DRe, f.DIm = f.offsetFrom(ref)
+	return f, nil
+}
+
+// offsetFrom is f's centre minus ref's point, exact in math/big, rounded to float64.
+func (f Frame) offsetFrom(ref *Reference) (dre, dim float64) {
+	prec := max(ref.prec, f.Loc.Re.SignificantBits(), f.Loc.Im.SignificantBits()) + 64
+	d := new(big.Float).SetPrec(prec)
+	dre, _ = d.Sub(f.Loc.Re.Big(prec), ref.re).Float64()
+	dim, _ = d.Sub(f.Loc.Im.Big(prec), ref.im).Float64()
+	return dre, dim
+}
+
+// withinReach reports whether f's centre lies within ReferenceReach image diagonals of ref's
+// point.
+func (f Frame) withinReach(ref *Reference) bool {
+	dre, dim := f.offsetFrom(ref)
+	return math.Hypot(dre, dim) <= ReferenceReach*math.Hypot(float64(f.W), float64(f.H))*f.Spacing
+}
+
+// Delta is pixel (x, y)'s perturbation delta: its c minus the reference point, in float64,
+// (DRe + dx*Spacing, DIm + dy*Spacing) with (dx, dy) = Offsets(x, y).
+func (f Frame) Delta(x, y int) (dcr, dci float64) {
+	dx, dy := f.Offsets(x, y)
+	return f.DRe + dx*f.Spacing, f.DIm + dy*f.Spacing
+}
+
+// DeltaMax bounds |Delta(x, y)| over the frame's pixels: |D| plus half the image diagonal.
+// The BLA table is built for it.
+func (f Frame) DeltaMax() float64 {
+	return math.Hypot(f.DRe, f.DIm) + 0.5*math.Hypot(float64(f.W), float64(f.H))*f.Spacing
+}
+
+// BLA is the bilinear approximation table of f's reference for f's pixels (nil when f has no
+// reference): every frame whose DeltaMax rounds up to the same power of two shares it.
+func (f Frame) BLA() *BLA {
+	if f.Ref == nil {
+		return nil
+	}
+	return f.Ref.BLA(f.DeltaMax())
 }

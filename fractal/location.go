@@ -26,9 +26,6 @@ const (
 	MaxDensity = 1e6
 	// MaxOffset bounds |offset|, in palette cycles (only its fractional part matters).
 	MaxOffset = 1e6
-	// DoubleLimitZoom is about where float64 runs out of bits for a 1000-pixel image; deeper
-	// views need perturbation (a later feature) and render blocky until then.
-	DoubleLimitZoom = 1e13
 )
 
 // Coloring says how escape counts become colours.

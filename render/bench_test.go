@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"image"
 	"testing"
 
@@ -27,7 +28,7 @@ func benchRender(b *testing.B, f fractal.Frame, rect image.Rectangle) {
 	cpu0 := processCPUTime()
 	b.ResetTimer()
 	for range b.N {
-		if err := g.Render(f, rect, dst); err != nil {
+		if err := g.Render(context.Background(), f, rect, dst); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -76,7 +77,7 @@ func BenchmarkRenderExport32KStrips(b *testing.B) {
 	for range b.N {
 		for i := range strips {
 			y := i * (f.H - rows) / (strips - 1)
-			if err := g.Render(f, image.Rect(0, y, f.W, y+rows), dst); err != nil {
+			if err := g.Render(context.Background(), f, image.Rect(0, y, f.W, y+rows), dst); err != nil {
 				b.Fatal(err)
 			}
 		}

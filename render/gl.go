@@ -23,8 +23,6 @@ package render
 import (
 	"errors"
 	"fmt"
-	"image"
-	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -35,6 +33,7 @@ import (
 	"github.com/go-gl/glfw/v3.3/glfw"
 
 	"mandelscope/fractal"
+	"mandelscope/render/cpu"
 	"mandelscope/shaders"
 )
 
@@ -63,6 +62,8 @@ type Stats struct {
 	DrawTime    time.Duration // time spent drawing, to each draw's completion
 	LongestDraw time.Duration // the longest single draw call, measured with glFinish
 	ReadBack    time.Duration // time spent in glReadPixels
+	Uploads     int           // reference orbits and BLA tables uploaded (perturbation)
+	CPUFrames   int           // Render calls passed to the CPU renderer (perturbation without fp64 or room)
 }
 
 // contextVersions are the GL core versions tried, best first; glslOverride, when not 0,
@@ -71,23 +72,6 @@ type Stats struct {
 var (
 	contextVersions = [][2]int{{4, 1}, {3, 3}}
 	glslOverride    = 0
-)
-
-// drawBudget is the predicted cost (pixels x iterations x variant weight) of one draw call:
-// about 0.1 to 0.3 s on llvmpipe with two cores, far less on a real GPU, so that no draw comes
-// near the 2 s that GPU watchdogs allow.
-const drawBudget = 1 << 28
-
-// passCost is the predicted cost per pixel (iterations x variant weight) above which a tile is
-// drawn in passes: single-pass bands would be under drawBudget/passCost = 16384 pixels (one
-// row of a 16K tile), down to single pixels that can still run for seconds at 1e8 iterations.
-const passCost = 1 << 14
-
-// stateW and stateH are the size of the multi-pass state textures, the largest band of a tile
-// that is drawn in passes: 2^18 pixels, 24 MB of state in both sets together.
-const (
-	stateW = 1024
-	stateH = 256
 )
 
 // GL renders frames with OpenGL on an offscreen context. Its methods may be called from any
@@ -119,6 +103,13 @@ type GL struct {
 	stateFBO   [2]uint32
 	query      uint32 // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
 
+	// Perturbation: the texel limit of a buffer texture, the programs of perturb.frag, and
+	// the tables uploaded last (kept until another frame's reference or table comes).
+	maxTexBuffer int
+	deepProgs    map[progKey]*program
+	tables       *deepTables
+	cpu          cpu.Renderer // draws Perturbation frames this GL cannot
+
 	statsMu sync.Mutex // guards stats, so Stats does not wait for a Render in progress
 	stats   Stats
 }
@@ -140,7 +131,7 @@ func NewGL(opts Options) (g *GL, err error) {
 		return nil, fmt.Errorf("opengl: pass iterations %d must not be negative", opts.PassIterations)
 	}
 	g = &GL{opts: opts, mainThread: opts.MainThread, progs: map[shaders.Variant]*program{},
-		iterProgs: map[shaders.Variant]*program{}}
+		iterProgs: map[shaders.Variant]*program{}, deepProgs: map[progKey]*program{}}
 	if g.mainThread == nil {
 		if !mainRunning() {
 			return nil, fmt.Errorf("opengl: %w", errNoMain)
@@ -241,6 +232,9 @@ func (g *GL) initGL() error {
 	if g.maxTile <= 0 {
 		return fmt.Errorf("driver reports no usable framebuffer size (renderbuffer %d, viewport %v)", rbSize, vp)
 	}
+	var tb int32
+	gl.GetIntegerv(gl.MAX_TEXTURE_BUFFER_SIZE, &tb)
+	g.maxTexBuffer = int(tb)
 	if g.opts.MaxTile > 0 && g.opts.MaxTile < g.maxTile {
 		g.maxTile = g.opts.MaxTile
 	}
@@ -298,6 +292,11 @@ func (g *GL) release() {
 				gl.DeleteProgram(p.id)
 			}
 			g.iterProgs = nil
+			for _, p := range g.deepProgs {
+				gl.DeleteProgram(p.id)
+			}
+			g.deepProgs = nil
+			g.deleteTables()
 			deleteProgram(g.colourProg)
 			g.colourProg = nil
 			g.deleteState()
@@ -363,7 +362,9 @@ func (g *GL) DrawTimes() (draw, readBack time.Duration) {
 }
 
 // variant is the shader variant frame f is drawn with: the forced one, else float32 while
-// the frame allows it, else native fp64 where the driver has it, else emulated double.
+// the frame allows it, else native fp64 where the driver has it, else emulated double; a
+// Perturbation frame gets the perturbation shader (which needs fp64; without it, Render
+// passes the frame to the CPU renderer).
 func (g *GL) variant(f fractal.Frame) shaders.Variant {
 	switch g.opts.Precision {
 	case "f32":
@@ -373,20 +374,25 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 	case "emulated":
 		return shaders.Emulated
 	}
-	if f.Precision() == fractal.Float32 {
+	switch {
+	case f.Precision() == fractal.Float32:
 		return shaders.F32
-	}
-	if g.fp64 {
+	case f.Precision() == fractal.Perturbation:
+		return shaders.Perturb
+	case g.fp64:
 		return shaders.F64
 	}
 	return shaders.Emulated
 }
 
 // Mode says in words which arithmetic frame f is drawn with: "float32", "float64 (native
-// fp64)", "double (emulated float-float)", or "double (limit reached)" past float64's reach.
+// fp64)", "double (emulated float-float)", "perturbation (fp64)", or "perturbation (CPU: ...)"
+// with the reason when the GPU cannot draw it (no fp64, or a reference orbit too long for
+// its texture limits); "double (limit reached)" only where a forced precision is used past
+// float64's reach.
 func (g *GL) Mode(f fractal.Frame) string {
 	v := g.variant(f)
-	if v != shaders.F32 && f.Precision() == fractal.DoubleExhausted {
+	if v != shaders.F32 && v != shaders.Perturb && f.Precision() == fractal.Perturbation {
 		return "double (limit reached)"
 	}
 	switch v {
@@ -394,366 +400,12 @@ func (g *GL) Mode(f fractal.Frame) string {
 		return "float32"
 	case shaders.F64:
 		return "float64 (native fp64)"
+	case shaders.Perturb:
+		if err := g.perturbFits(f); err != nil {
+			return "perturbation (CPU: " + err.Error() + ")"
+		}
+		return "perturbation (fp64)"
 	default:
 		return "double (emulated float-float)"
 	}
-}
-
-// Render draws the pixels rect (in f's global pixel coordinates) of frame f into dst, whose
-// top-left pixel receives rect.Min, like cpu.Renderer.Render. Rects larger than MaxTile are
-// drawn tile by tile.
-func (g *GL) Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
-	if rect.Empty() {
-		return nil
-	}
-	if dst == nil || dst.Bounds().Dx() < rect.Dx() || dst.Bounds().Dy() < rect.Dy() {
-		var size image.Point
-		if dst != nil {
-			size = dst.Bounds().Size()
-		}
-		return fmt.Errorf("opengl render: destination %v is smaller than tile %v", size, rect.Size())
-	}
-	// GL writes straight into dst.Pix: make sure every byte it writes lies inside it.
-	if off := dst.PixOffset(dst.Bounds().Min.X, dst.Bounds().Min.Y); dst.Stride%4 != 0 || dst.Stride < rect.Dx()*4 ||
-		off < 0 || len(dst.Pix)-off < (rect.Dy()-1)*dst.Stride+rect.Dx()*4 {
-		return fmt.Errorf("opengl render: destination image is malformed (stride %d, %d bytes of pixels for %v)", dst.Stride, len(dst.Pix), rect.Size())
-	}
-	if f.W <= 0 || f.H <= 0 || f.W > 1<<24 || f.H > 1<<24 {
-		return fmt.Errorf("opengl render: frame size %dx%d out of range", f.W, f.H)
-	}
-	if rect.Min.X < 0 || rect.Min.Y < 0 || rect.Max.X > f.W || rect.Max.Y > f.H {
-		return fmt.Errorf("opengl render: rect %v lies outside the %dx%d frame", rect, f.W, f.H)
-	}
-	if f.Loc.Iterations < 1 {
-		return fmt.Errorf("opengl render: iterations %d must be at least 1", f.Loc.Iterations)
-	}
-	if math.IsNaN(f.Re) || math.IsNaN(f.Im) || !(f.Spacing > 0) || math.IsInf(f.Spacing, 0) {
-		return errors.New("opengl render: the frame's centre or spacing is not a finite number")
-	}
-	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
-	if err != nil {
-		return err
-	}
-	if len(pal.Stops) > maxStops {
-		return fmt.Errorf("opengl render: palette %s has %d stops, more than %d", pal.Name, len(pal.Stops), maxStops)
-	}
-	stops := make([]float32, 0, 3*len(pal.Stops))
-	for _, s := range pal.Stops {
-		stops = append(stops, float32(s.R), float32(s.G), float32(s.B))
-	}
-
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return errors.New("opengl render: renderer is closed")
-	}
-	v := g.variant(f)
-	p := g.progs[v]
-	if p == nil {
-		return fmt.Errorf("opengl render: %s has no %s shader", g.renderer, v)
-	}
-	t := g.maxTile
-	origin := dst.Bounds().Min
-	for y := rect.Min.Y; y < rect.Max.Y; y += t {
-		for x := rect.Min.X; x < rect.Max.X; x += t {
-			tile := image.Rect(x, y, min(x+t, rect.Max.X), min(y+t, rect.Max.Y))
-			sub := dst.SubImage(tile.Sub(rect.Min).Add(origin)).(*image.RGBA)
-			err := g.th.call(func() error { return g.drawTile(p, f, tile, stops, sub) })
-			if err != nil {
-				return fmt.Errorf("opengl render: %w", err)
-			}
-		}
-	}
-	return nil
-}
-
-// ensureFramebuffer makes the FBO at least w x h (it only grows).
-func (g *GL) ensureFramebuffer(w, h int) error {
-	if w <= g.fbW && h <= g.fbH {
-		gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
-		return nil
-	}
-	nw, nh := max(w, g.fbW), max(h, g.fbH)
-	gl.BindRenderbuffer(gl.RENDERBUFFER, g.rbo)
-	gl.RenderbufferStorage(gl.RENDERBUFFER, gl.RGBA8, int32(nw), int32(nh))
-	gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
-	gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, g.rbo)
-	if e := gl.GetError(); e != gl.NO_ERROR {
-		g.fbW, g.fbH = 0, 0
-		return fmt.Errorf("framebuffer %dx%d: GL error 0x%x (out of memory?)", nw, nh, e)
-	}
-	if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
-		g.fbW, g.fbH = 0, 0
-		return fmt.Errorf("framebuffer %dx%d incomplete: status 0x%x", nw, nh, s)
-	}
-	g.fbW, g.fbH = nw, nh
-	return nil
-}
-
-// variantWeight is the relative cost of one iteration in a variant, for sizing draws.
-func variantWeight(v shaders.Variant) int64 {
-	switch v {
-	case shaders.F64:
-		return 4
-	case shaders.Emulated:
-		return 16
-	}
-	return 1
-}
-
-// bands splits a w x h tile into draw rectangles (in tile pixels) of predicted cost
-// (pixels x iterations x weight) at most drawBudget: whole-width bands of rows, in multiples
-// of 64 rows where they are that tall (llvmpipe bins by 64 px), or pieces of one row when a
-// single row is already too costly. drawTile draws in bands only up to passCost per pixel
-// (bands of at least 16384 pixels); above that it draws in passes (drawPasses).
-func bands(w, h, iter int, weight int64) []image.Rectangle {
-	perPx := int64(iter) * weight
-	px := max(drawBudget/perPx, 1)
-	var out []image.Rectangle
-	if px >= int64(w) {
-		rows := int(min(px/int64(w), int64(h)))
-		if rows >= 64 && rows < h {
-			rows -= rows % 64
-		}
-		for y := 0; y < h; y += rows {
-			out = append(out, image.Rect(0, y, w, min(y+rows, h)))
-		}
-		return out
-	}
-	cols := int(px)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x += cols {
-			out = append(out, image.Rect(x, y, min(x+cols, w), y+1))
-		}
-	}
-	return out
-}
-
-// drawTile runs on the GL thread: draws one tile, in bands or in passes, and reads it into
-// dst.
-func (g *GL) drawTile(p *program, f fractal.Frame, tile image.Rectangle, stops []float32, dst *image.RGBA) error {
-	w, h := tile.Dx(), tile.Dy()
-	if err := g.ensureFramebuffer(w, h); err != nil {
-		return err
-	}
-	gl.Disable(gl.DEPTH_TEST)
-	gl.Disable(gl.BLEND)
-	gl.BindVertexArray(g.vao)
-	weight := variantWeight(p.variant)
-	if g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*weight > passCost {
-		if err := g.drawPasses(p.variant, f, tile, stops); err != nil {
-			return err
-		}
-	} else {
-		gl.Viewport(0, 0, int32(w), int32(h))
-		gl.Enable(gl.SCISSOR_TEST)
-		gl.UseProgram(p.id)
-		p.setView(viewOf(f, tile.Min))
-		off := f.Loc.Color.Offset
-		p.setColoring(f.Loc.Iterations, stops, f.Loc.Color.Density, off-math.Floor(off))
-		for _, b := range bands(w, h, f.Loc.Iterations, weight) {
-			gl.Scissor(int32(b.Min.X), int32(b.Min.Y), int32(b.Dx()), int32(b.Dy()))
-			g.timedDraw(false)
-		}
-		gl.Disable(gl.SCISSOR_TEST)
-	}
-
-	start := time.Now()
-	gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
-	gl.PixelStorei(gl.PACK_ALIGNMENT, 4)
-	gl.PixelStorei(gl.PACK_ROW_LENGTH, int32(dst.Stride/4))
-	gl.ReadBuffer(gl.COLOR_ATTACHMENT0)
-	gl.ReadPixels(0, 0, int32(w), int32(h), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(&dst.Pix[0]))
-	gl.PixelStorei(gl.PACK_ROW_LENGTH, 0)
-	g.statsMu.Lock()
-	g.stats.ReadBack += time.Since(start)
-	g.stats.Tiles++
-	g.stats.Pixels += int64(w) * int64(h)
-	g.statsMu.Unlock()
-	if e := gl.GetError(); e != gl.NO_ERROR {
-		return fmt.Errorf("drawing tile %v: GL error 0x%x", tile, e)
-	}
-	return nil
-}
-
-// timedDraw draws the full-viewport triangle, waits for it (glFinish) and counts it. For an
-// iterating pass it reports whether any fragment got through (some pixel was not yet
-// finished); otherwise it returns true.
-func (g *GL) timedDraw(pass bool) bool {
-	start := time.Now()
-	if pass {
-		gl.BeginQuery(gl.ANY_SAMPLES_PASSED, g.query)
-	}
-	gl.DrawArrays(gl.TRIANGLES, 0, 3)
-	if pass {
-		gl.EndQuery(gl.ANY_SAMPLES_PASSED)
-	}
-	gl.Finish()
-	d := time.Since(start)
-	passed := uint32(1)
-	if pass {
-		gl.GetQueryObjectuiv(g.query, gl.QUERY_RESULT, &passed)
-	}
-	g.statsMu.Lock()
-	g.stats.Draws++
-	if pass {
-		g.stats.Passes++
-	}
-	g.stats.DrawTime += d
-	g.stats.LongestDraw = max(g.stats.LongestDraw, d)
-	g.statsMu.Unlock()
-	return passed != 0
-}
-
-// stateBands splits a w x h tile into the bands (in tile pixels) drawn in passes: pieces of at
-// most stateW x stateH, the size of the state textures.
-func stateBands(w, h int) []image.Rectangle {
-	var out []image.Rectangle
-	for y := 0; y < h; y += stateH {
-		for x := 0; x < w; x += stateW {
-			out = append(out, image.Rect(x, y, min(x+stateW, w), min(y+stateH, h)))
-		}
-	}
-	return out
-}
-
-// passIterations is P, the iterations of one pass over a band of px pixels: forced when
-// forced > 0, else as many as keep the pass's predicted cost (px x P x weight) within
-// drawBudget, then evened out so that the passes share the iterations equally.
-func passIterations(px, iter int, weight int64, forced int) int {
-	if forced > 0 {
-		return min(forced, iter)
-	}
-	p := int(min(max(drawBudget/(int64(px)*weight), 1), int64(iter)))
-	passes := (iter + p - 1) / p
-	return (iter + passes - 1) / passes
-}
-
-// drawPasses runs on the GL thread with the tile's framebuffer bound: draws the tile band by
-// band, each band in passes of at most passIterations iterations that carry the orbits in the
-// state textures, then a colour pass from the final state into the tile's framebuffer. A
-// band's passes end early when one lets no fragment through: every pixel had finished, and
-// both state sets hold that. It leaves the tile's framebuffer bound.
-func (g *GL) drawPasses(v shaders.Variant, f fractal.Frame, tile image.Rectangle, stops []float32) error {
-	it, col, err := g.passPrograms(v)
-	if err != nil {
-		return err
-	}
-	if err := g.ensureState(); err != nil {
-		return err
-	}
-	iter := f.Loc.Iterations
-	off := f.Loc.Color.Offset
-	density, offset := f.Loc.Color.Density, off-math.Floor(off)
-	weight := variantWeight(v)
-	for _, b := range stateBands(tile.Dx(), tile.Dy()) {
-		p := passIterations(b.Dx()*b.Dy(), iter, weight, g.opts.PassIterations)
-		gl.Disable(gl.SCISSOR_TEST)
-		gl.Viewport(0, 0, int32(b.Dx()), int32(b.Dy()))
-		gl.UseProgram(it.id)
-		it.setView(viewOf(f, tile.Min.Add(b.Min)))
-		it.setColoring(iter, stops, density, offset)
-		src := 0
-		for k0 := 1; k0 <= iter; k0 += p {
-			gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[1-src])
-			for i, t := range g.stateTex[src] {
-				gl.ActiveTexture(gl.TEXTURE0 + uint32(i))
-				gl.BindTexture(gl.TEXTURE_2D, t)
-			}
-			gl.Uniform1i(it.loc["uK0"], int32(k0))
-			gl.Uniform1i(it.loc["uK1"], int32(min(k0+p-1, iter)))
-			if !g.timedDraw(true) {
-				break // no pixel left running: src holds every pixel's final state
-			}
-			src = 1 - src
-		}
-
-		gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
-		gl.Viewport(0, 0, int32(tile.Dx()), int32(tile.Dy()))
-		gl.Enable(gl.SCISSOR_TEST)
-		gl.Scissor(int32(b.Min.X), int32(b.Min.Y), int32(b.Dx()), int32(b.Dy()))
-		gl.UseProgram(col.id)
-		col.setColoring(iter, stops, density, offset)
-		gl.Uniform2i(col.loc["uBand"], int32(b.Min.X), int32(b.Min.Y))
-		gl.ActiveTexture(gl.TEXTURE2)
-		gl.BindTexture(gl.TEXTURE_2D, g.stateTex[src][2])
-		g.timedDraw(false)
-		gl.Disable(gl.SCISSOR_TEST)
-	}
-	gl.ActiveTexture(gl.TEXTURE0)
-	if e := gl.GetError(); e != gl.NO_ERROR {
-		return fmt.Errorf("drawing tile %v in passes: GL error 0x%x", tile, e)
-	}
-	return nil
-}
-
-// passPrograms returns variant v's iterate stage and the colour stage, compiling them on
-// first use.
-func (g *GL) passPrograms(v shaders.Variant) (it, col *program, err error) {
-	if g.iterProgs[v] == nil {
-		p, err := newStageProgram(g.glsl, v, stageIterate, shaders.FullscreenVert, shaders.MandelFrag)
-		if err != nil {
-			return nil, nil, err
-		}
-		g.iterProgs[v] = p
-	}
-	if g.colourProg == nil {
-		p, err := newStageProgram(g.glsl, shaders.F32, stageColour, shaders.FullscreenVert, shaders.MandelFrag)
-		if err != nil {
-			return nil, nil, err
-		}
-		g.colourProg = p
-	}
-	return g.iterProgs[v], g.colourProg, nil
-}
-
-// ensureState makes the two sets of multi-pass state textures (RGBA32UI, stateW x stateH)
-// and a framebuffer for each set with the three as its colour attachments.
-func (g *GL) ensureState() error {
-	if g.stateFBO[0] != 0 {
-		return nil
-	}
-	gl.GenQueries(1, &g.query)
-	gl.GenFramebuffers(2, &g.stateFBO[0])
-	bufs := []uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2}
-	for s := range g.stateTex {
-		gl.GenTextures(3, &g.stateTex[s][0])
-		gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[s])
-		for i, t := range g.stateTex[s] {
-			gl.BindTexture(gl.TEXTURE_2D, t)
-			gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
-			gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
-			gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA32UI, stateW, stateH, 0, gl.RGBA_INTEGER, gl.UNSIGNED_INT, nil)
-			gl.FramebufferTexture2D(gl.FRAMEBUFFER, bufs[i], gl.TEXTURE_2D, t, 0)
-		}
-		gl.DrawBuffers(int32(len(bufs)), &bufs[0])
-		if e := gl.GetError(); e != gl.NO_ERROR {
-			g.deleteState()
-			return fmt.Errorf("multi-pass state textures %dx%d: GL error 0x%x (out of memory?)", stateW, stateH, e)
-		}
-		if st := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
-			g.deleteState()
-			return fmt.Errorf("multi-pass state framebuffer incomplete: status 0x%x", st)
-		}
-	}
-	gl.BindTexture(gl.TEXTURE_2D, 0)
-	return nil
-}
-
-// deleteState frees the multi-pass state textures and framebuffers (none made is fine).
-func (g *GL) deleteState() {
-	for s := range g.stateTex {
-		if g.stateTex[s][0] != 0 {
-			gl.DeleteTextures(3, &g.stateTex[s][0])
-		}
-		g.stateTex[s] = [3]uint32{}
-	}
-	if g.stateFBO[0] != 0 {
-		gl.DeleteFramebuffers(2, &g.stateFBO[0])
-	}
-	g.stateFBO = [2]uint32{}
-	if g.query != 0 {
-		gl.DeleteQueries(1, &g.query)
-	}
-	g.query = 0
 }

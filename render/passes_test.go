@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"testing"
@@ -149,7 +150,7 @@ func TestHighIterationsInPasses(t *testing.T) {
 	}
 	t.Logf("%d passes, %d draws, longest draw %v, %s", s.Passes-before.Passes, s.Draws-before.Draws, s.LongestDraw, g.Mode(f))
 	want := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
-	if err := (&cpu.Renderer{}).Render(f, want.Bounds(), want); err != nil {
+	if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
 		t.Fatal(err)
 	}
 	frac, bad := imagetest.Agreement(got, want, 6)
@@ -158,6 +159,9 @@ func TestHighIterationsInPasses(t *testing.T) {
 		saveFailed(t, "passes_200k_gpu.png", got)
 		saveFailed(t, "passes_200k_cpu.png", want)
 		t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
+	}
+	if err := imagetest.Isolated(got, want, 6); err != nil {
+		t.Errorf("GPU vs CPU: %v", err)
 	}
 }
 

@@ -19,11 +19,13 @@ const maxStops = 256
 type program struct {
 	id      uint32
 	variant shaders.Variant
+	pages   int // the perturbation shader's texture buffers per table (0 for the others)
 	loc     map[string]int32
 }
 
-// shaderHeader is what goes before a shader file: the version, the variant's defines, and a
-// #line so that the compiler's line numbers are the file's own.
+// shaderHeader is what goes before a shader's files: the version and the variant's defines
+// (compileShader puts a #line before each file, so that the compiler's line numbers are the
+// file's own).
 func shaderHeader(glslVersion int, defines ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#version %d core\n", glslVersion)
@@ -43,7 +45,6 @@ func shaderHeader(glslVersion int, defines ...string) string {
 			fmt.Fprintf(&b, "#define %s 1\n", d)
 		}
 	}
-	b.WriteString("#line 1\n")
 	return b.String()
 }
 
@@ -77,14 +78,32 @@ func oneLine(s string) string {
 // "0(12) : error", AMD and Intel "ERROR: 0:12: ...".
 var logLine = regexp.MustCompile(`\b\d+[:(](\d+)[):(]`)
 
-// compileShader compiles one stage; src is the whole text given to GL (header + file) and
-// fileSrc the file alone, whose lines the #line directive makes the log refer to.
-func compileShader(kind uint32, stage, name, header, fileSrc string) (uint32, error) {
+// partLines is the line number distance between the parts of one shader: part i's line L is
+// line i*partLines + L for the compiler (a #line directive before each part; source string
+// numbers would be neater, but Mesa's logs do not show them).
+const partLines = 10000
+
+// source is one named part of a shader's text: a file of package shaders.
+type source struct{ name, text string }
+
+// compileShader compiles one stage from the header and the parts; a #line directive before
+// each part numbers its lines from i*partLines + 1, so that a line the log names tells the
+// part and the part's own line.
+func compileShader(kind uint32, stage, variant, header string, parts []source) (uint32, error) {
+	name := parts[len(parts)-1].name
+	if variant != "" {
+		name += " (" + variant + ")"
+	}
 	sh := gl.CreateShader(kind)
 	if sh == 0 {
 		return 0, fmt.Errorf("%s shader %s: glCreateShader failed (GL error 0x%x)", stage, name, gl.GetError())
 	}
-	csrc, free := gl.Strs(header + fileSrc + "\x00")
+	var b strings.Builder
+	b.WriteString(header)
+	for i, p := range parts {
+		fmt.Fprintf(&b, "#line %d\n%s\n", i*partLines+1, p.text)
+	}
+	csrc, free := gl.Strs(b.String() + "\x00")
 	gl.ShaderSource(sh, 1, csrc, nil)
 	free()
 	gl.CompileShader(sh)
@@ -100,10 +119,15 @@ func compileShader(kind uint32, stage, name, header, fileSrc string) (uint32, er
 	gl.DeleteShader(sh)
 	e := &ShaderError{Stage: stage, Name: name, Log: string(buf)}
 	if m := logLine.FindStringSubmatch(e.Log); m != nil {
-		if ln, err := strconv.Atoi(m[1]); err == nil {
-			lines := strings.Split(fileSrc, "\n")
-			if ln >= 1 && ln <= len(lines) {
+		if ln, err := strconv.Atoi(m[1]); err == nil && ln >= 1 && ln/partLines < len(parts) {
+			i := ln / partLines
+			p := parts[i]
+			lines := strings.Split(p.text, "\n")
+			if ln -= i * partLines; ln >= 1 && ln <= len(lines) {
 				e.Line, e.Text = ln, lines[ln-1]
+				if i < len(parts)-1 {
+					e.Name = p.name + ", included in " + e.Name
+				}
 			}
 		}
 	}
@@ -119,27 +143,34 @@ const (
 	stageColour  = "STAGE_COLOUR"
 )
 
-// newProgram compiles and links a vertex and fragment source with the given header defines
-// (the single-pass stage). Everything created is released again when a later step fails.
+// newProgram compiles and links a vertex source and mandel.frag's text fragSrc (after
+// common.glsl) for a variant (the single-pass stage). Everything created is released again
+// when a later step fails.
 func newProgram(glslVersion int, variant shaders.Variant, vertSrc, fragSrc string) (*program, error) {
 	return newStageProgram(glslVersion, variant, stageSingle, vertSrc, fragSrc)
 }
 
 // newStageProgram is newProgram for one stage of mandel.frag.
 func newStageProgram(glslVersion int, variant shaders.Variant, stage, vertSrc, fragSrc string) (*program, error) {
+	return linkProgram(glslVersion, variant, stage, vertSrc, source{"mandel.frag", fragSrc}, []string{string(variant)})
+}
+
+// linkProgram compiles and links the vertex source and common.glsl followed by frag, with
+// the defines (the variant's, and extra ones) and the stage's in the header.
+func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string, frag source, defines []string) (*program, error) {
 	name := string(variant)
-	defines := []string{name, fmt.Sprintf("MAX_STOPS %d", maxStops)}
+	defines = append(defines, fmt.Sprintf("MAX_STOPS %d", maxStops))
 	if stage != stageSingle {
 		name += " " + stage
 		defines = append(defines, stage)
 	}
-	vs, err := compileShader(gl.VERTEX_SHADER, "vertex", "fullscreen.vert", shaderHeader(glslVersion), vertSrc)
+	vs, err := compileShader(gl.VERTEX_SHADER, "vertex", "", shaderHeader(glslVersion), []source{{"fullscreen.vert", vertSrc}})
 	if err != nil {
 		return nil, err
 	}
 	defer gl.DeleteShader(vs)
-	fs, err := compileShader(gl.FRAGMENT_SHADER, "fragment", "mandel.frag ("+name+")",
-		shaderHeader(glslVersion, defines...), fragSrc)
+	fs, err := compileShader(gl.FRAGMENT_SHADER, "fragment", name, shaderHeader(glslVersion, defines...),
+		[]source{{"common.glsl", shaders.Common}, frag})
 	if err != nil {
 		return nil, err
 	}
@@ -161,17 +192,22 @@ func newStageProgram(glslVersion int, variant shaders.Variant, stage, vertSrc, f
 	p := &program{id: id, variant: variant, loc: map[string]int32{}}
 	for _, u := range []string{"uOrigin", "uHalf", "uCentre", "uSpacing", "uMaxIter",
 		"uStops", "uNumStops", "uDensity", "uOffset", "uK0", "uK1", "uBand",
-		"uState0", "uState1", "uState2"} {
+		"uState0", "uState1", "uState2",
+		"uD", "uRefC", "uLast", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
+		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
 	}
-	if stage != stageSingle {
-		// The state textures are read from texture units 0, 1 and 2.
-		gl.UseProgram(id)
-		for i, u := range []string{"uState0", "uState1", "uState2"} {
-			gl.Uniform1i(p.loc[u], int32(i))
-		}
-		gl.UseProgram(0)
+	// The state textures are read from texture units 0, 1 and 2, the perturbation tables'
+	// pages from units orbitUnit and blaUnit on.
+	gl.UseProgram(id)
+	for i, u := range []string{"uState0", "uState1", "uState2"} {
+		gl.Uniform1i(p.loc[u], int32(i))
 	}
+	for i := range maxPages {
+		gl.Uniform1i(p.loc[fmt.Sprintf("uOrbit%d", i)], int32(orbitUnit+i))
+		gl.Uniform1i(p.loc[fmt.Sprintf("uBLA%d", i)], int32(blaUnit+i))
+	}
+	gl.UseProgram(0)
 	return p, nil
 }
 
@@ -183,6 +219,11 @@ func (p *program) setView(v View) {
 	case shaders.F32:
 		gl.Uniform2f(p.loc["uCentre"], float32(v.Re), float32(v.Im))
 		gl.Uniform1f(p.loc["uSpacing"], float32(v.Spacing))
+	case shaders.Perturb:
+		// dc = D + offset * spacing, and the reference point for the smooth value.
+		gl.Uniform4ui(p.loc["uD"], lo(v.DRe), hi(v.DRe), lo(v.DIm), hi(v.DIm))
+		gl.Uniform2ui(p.loc["uSpacing"], lo(v.Spacing), hi(v.Spacing))
+		gl.Uniform4ui(p.loc["uRefC"], lo(v.RefRe), hi(v.RefRe), lo(v.RefIm), hi(v.RefIm))
 	case shaders.F64:
 		// Doubles travel as their bits (packDouble2x32 in the shader), so that the GL 3.3
 		// function set is enough and the values arrive exactly.
@@ -213,3 +254,7 @@ func deleteProgram(p *program) {
 		gl.DeleteProgram(p.id)
 	}
 }
+
+// lo and hi are the low and high 32 bits of v's float64 bit pattern (packDouble2x32's x and y).
+func lo(v float64) uint32 { return uint32(math.Float64bits(v)) }
+func hi(v float64) uint32 { return uint32(math.Float64bits(v) >> 32) }

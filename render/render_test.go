@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -61,7 +62,7 @@ func deepSeahorseLoc(t testing.TB) fractal.Location {
 func renderGL(t testing.TB, g *GL, f fractal.Frame) *image.RGBA {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
-	if err := g.Render(f, img.Bounds(), img); err != nil {
+	if err := g.Render(context.Background(), f, img.Bounds(), img); err != nil {
 		t.Fatalf("Render %dx%d: %v", f.W, f.H, err)
 	}
 	return img
@@ -163,7 +164,7 @@ func TestShadersCompile(t *testing.T) {
 
 func TestBrokenShaderReturnsLog(t *testing.T) {
 	g := testGL(t, Options{})
-	broken := strings.Replace(shaders.MandelFrag, "int m = n;", "int m = n + undefinedThing;", 1)
+	broken := strings.Replace(shaders.MandelFrag, "if (pixelC(cr, ci)) {", "if (pixelC(cr, ci) || undefinedThing) {", 1)
 	if broken == shaders.MandelFrag {
 		t.Fatal("test cannot break the shader: marker text not found")
 	}
@@ -188,6 +189,26 @@ func TestBrokenShaderReturnsLog(t *testing.T) {
 		t.Errorf("error is not one line: %q", err)
 	}
 	t.Log(err)
+
+	// A broken perturbation shader names its file.
+	brokenP := strings.Replace(shaders.PerturbFrag, "int r = perturb(", "int r = 1 + notDeclared + perturb(", 1)
+	if brokenP == shaders.PerturbFrag {
+		t.Fatal("test cannot break the perturbation shader: marker text not found")
+	}
+	err = g.th.call(func() error {
+		p, err := linkProgram(g.glsl, shaders.Perturb, stageIterate, shaders.FullscreenVert, source{"perturb.frag", brokenP}, []string{string(shaders.F64), "PAGES 1"})
+		if err == nil {
+			deleteProgram(p)
+		}
+		return err
+	})
+	if !g.fp64 {
+		t.Logf("no fp64: the perturbation shader is not compiled")
+	} else if !errors.As(err, &se) || !strings.Contains(se.Name, "perturb.frag") || !strings.Contains(se.Text, "notDeclared") {
+		t.Errorf("broken perturb.frag: want a *ShaderError naming perturb.frag and the line, got %v", err)
+	} else {
+		t.Log(err)
+	}
 
 	// A broken vertex shader too.
 	err = g.th.call(func() error {
@@ -289,18 +310,25 @@ func TestAgainstCPU(t *testing.T) {
 				var want *image.RGBA
 				if prec == "" {
 					want = image.NewRGBA(image.Rect(0, 0, f.W, f.H))
-					if err := (&cpu.Renderer{}).Render(f, want.Bounds(), want); err != nil {
+					if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
 						t.Fatal(err)
 					}
 				} else {
 					want = reference(t, f, g.variant(f))
 				}
 				frac, bad := imagetest.Agreement(got, want, 6)
-				t.Logf("%s: %.3f%% within 6/255 (%s)", v.name, 100*frac, g.Mode(f))
-				if frac < 0.98 {
+				sc := imagetest.Scattering(got, want, 6)
+				t.Logf("%s: %.3f%% within 6/255 (%s); longest run %d, worst line %.1f%%", v.name, 100*frac, g.Mode(f), sc.LongestRun, 100*sc.WorstLine)
+				err := imagetest.Isolated(got, want, 6)
+				if frac < 0.98 || err != nil {
 					saveFailed(t, fmt.Sprintf("cpu_%s_%s_gpu.png", name, v.name), got)
 					saveFailed(t, fmt.Sprintf("cpu_%s_%s_cpu.png", name, v.name), want)
+				}
+				if frac < 0.98 {
 					t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
+				}
+				if err != nil {
+					t.Errorf("GPU vs CPU: %v", err)
 				}
 			})
 		}
@@ -356,7 +384,7 @@ func TestRenderIntoSubImage(t *testing.T) {
 	}
 	rect := image.Rect(37, 21, 251, 163)
 	dst := canvas.SubImage(image.Rect(50, 60, 50+rect.Dx(), 60+rect.Dy())).(*image.RGBA)
-	if err := g.Render(f, rect, dst); err != nil {
+	if err := g.Render(context.Background(), f, rect, dst); err != nil {
 		t.Fatal(err)
 	}
 	for y := range 300 {
@@ -384,12 +412,12 @@ func TestBadInput(t *testing.T) {
 		name string
 		err  error
 	}{
-		{"small dst", g.Render(f, image.Rect(0, 0, 100, 80), image.NewRGBA(image.Rect(0, 0, 50, 80)))},
-		{"nil dst", g.Render(f, image.Rect(0, 0, 10, 10), nil)},
-		{"rect outside", g.Render(f, image.Rect(90, 0, 110, 10), img)},
-		{"palette", g.Render(bad, image.Rect(0, 0, 10, 10), img)},
-		{"short pixels", g.Render(f, image.Rect(0, 0, 100, 80), &image.RGBA{Pix: make([]byte, 100), Stride: 400, Rect: image.Rect(0, 0, 100, 80)})},
-		{"odd stride", g.Render(f, image.Rect(0, 0, 10, 10), &image.RGBA{Pix: make([]byte, 4000), Stride: 41, Rect: image.Rect(0, 0, 10, 10)})},
+		{"small dst", g.Render(context.Background(), f, image.Rect(0, 0, 100, 80), image.NewRGBA(image.Rect(0, 0, 50, 80)))},
+		{"nil dst", g.Render(context.Background(), f, image.Rect(0, 0, 10, 10), nil)},
+		{"rect outside", g.Render(context.Background(), f, image.Rect(90, 0, 110, 10), img)},
+		{"palette", g.Render(context.Background(), bad, image.Rect(0, 0, 10, 10), img)},
+		{"short pixels", g.Render(context.Background(), f, image.Rect(0, 0, 100, 80), &image.RGBA{Pix: make([]byte, 100), Stride: 400, Rect: image.Rect(0, 0, 100, 80)})},
+		{"odd stride", g.Render(context.Background(), f, image.Rect(0, 0, 10, 10), &image.RGBA{Pix: make([]byte, 4000), Stride: 41, Rect: image.Rect(0, 0, 10, 10)})},
 	}
 	for _, c := range cases {
 		if c.err == nil {
@@ -398,7 +426,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s: error is not one line: %q", c.name, c.err)
 		}
 	}
-	if err := g.Render(f, image.Rectangle{}, img); err != nil {
+	if err := g.Render(context.Background(), f, image.Rectangle{}, img); err != nil {
 		t.Errorf("empty rect: %v", err)
 	}
 	if _, err := NewGL(Options{Precision: "f16"}); err == nil || !strings.Contains(err.Error(), "f16") {
@@ -420,8 +448,11 @@ func TestModeAndBands(t *testing.T) {
 	}
 	l := deepLoc(t)
 	l.Zoom = fractal.MustDecimal("1e20")
-	if m := g.Mode(fractal.NewFrame(l, 320, 200)); m != "double (limit reached)" {
+	if m := g.Mode(fractal.NewFrame(l, 320, 200)); m != "perturbation (fp64)" && !(!g.fp64 && strings.HasPrefix(m, "perturbation (CPU")) {
 		t.Errorf("zoom 1e20 mode %q", m)
+	}
+	if m := testGL(t, Options{Precision: "f64"}).Mode(fractal.NewFrame(l, 320, 200)); m != "double (limit reached)" {
+		t.Errorf("zoom 1e20 mode with f64 forced %q", m)
 	}
 	// Bands cover the tile exactly, each within the budget.
 	for _, c := range []struct{ w, h, iter int }{{16384, 16384, 200}, {500, 333, 1_000_000}, {61, 7, 1}} {
@@ -534,13 +565,17 @@ func TestGL33(t *testing.T) {
 		f := fractal.NewFrame(c.loc(t), 170, 110)
 		img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
 		g.opts.Precision = map[shaders.Variant]string{shaders.F32: "f32", shaders.F64: "f64", shaders.Emulated: "emulated"}[c.v]
-		if err := g.Render(f, img.Bounds(), img); err != nil {
+		if err := g.Render(context.Background(), f, img.Bounds(), img); err != nil {
 			t.Fatal(err)
 		}
-		frac, bad := imagetest.Agreement(img, reference(t, f, c.v), 6)
+		ref := reference(t, f, c.v)
+		frac, bad := imagetest.Agreement(img, ref, 6)
 		t.Logf("GLSL 3.30 %s: %.3f%% within 6/255", c.v, 100*frac)
 		if frac < 0.98 {
 			t.Errorf("GLSL 3.30 %s: only %.2f%% of pixels agree with the CPU; first bad pixel %v", c.v, 100*frac, bad)
+		}
+		if err := imagetest.Isolated(img, ref, 6); err != nil {
+			t.Errorf("GLSL 3.30 %s vs CPU: %v", c.v, err)
 		}
 	}
 }

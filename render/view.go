@@ -9,18 +9,25 @@ import (
 
 // View is everything the fragment shader needs to map a framebuffer pixel to c: the frame's
 // centre and pixel spacing (float64, as fractal.Frame keeps them), its size, and the global
-// pixel index of the framebuffer's pixel (0, 0). A perturbation renderer can replace it with
-// a reference orbit and offsets without touching the rest of the pipeline.
+// pixel index of the framebuffer's pixel (0, 0). For the perturbation shader, the frame's
+// centre minus the reference point (the pixel's delta c is that plus its offset times the
+// spacing) and the reference point; the orbit and the BLA table themselves are textures.
 type View struct {
-	Re, Im  float64     // centre
-	Spacing float64     // distance between pixel centres
-	W, H    int         // frame size in pixels
-	Origin  image.Point // global pixel of the tile's top-left
+	Re, Im       float64     // centre
+	Spacing      float64     // distance between pixel centres
+	W, H         int         // frame size in pixels
+	Origin       image.Point // global pixel of the tile's top-left
+	DRe, DIm     float64     // perturbation: centre minus reference point (fractal.Frame.DRe, DIm)
+	RefRe, RefIm float64     // perturbation: the reference point rounded to float64
 }
 
 // viewOf returns the view of frame f for a tile whose top-left is origin.
 func viewOf(f fractal.Frame, origin image.Point) View {
-	return View{Re: f.Re, Im: f.Im, Spacing: f.Spacing, W: f.W, H: f.H, Origin: origin}
+	v := View{Re: f.Re, Im: f.Im, Spacing: f.Spacing, W: f.W, H: f.H, Origin: origin, DRe: f.DRe, DIm: f.DIm}
+	if f.Ref != nil {
+		v.RefRe, v.RefIm = f.Ref.Point64()
+	}
+	return v
 }
 
 // splitFF returns hi + lo = v to about 48 bits, hi = float32(v): the float-float form.

@@ -1,19 +1,14 @@
 // mandel.frag: the Mandelbrot escape-time colouring of the rendering contract, one pixel per
 // fragment, computed from the pixel's GLOBAL index in the frame so that tiles join seamlessly.
+// common.glsl comes before it.
 //
-// Exactly one of these is defined by the Go side in a header before this file:
+// Exactly one of these is defined by the Go side in a header:
 //   PREC_F32       float arithmetic, the mapping of fractal.Frame.Point32
 //   PREC_F64       native double (GL 4.0 or GL_ARB_gpu_shader_fp64), fractal.Frame.Point64
 //   PREC_EMULATED  double emulated with float-float pairs (hi + lo), for drivers without fp64
-// MAX_STOPS is defined too (the size of the palette uniform array).
-//
-// Rows: the framebuffer's row 0 (GL's bottom row) holds the tile's TOP row, so glReadPixels
-// delivers rows top-first straight into an image.RGBA with no flip on the CPU.
 
 // View parameters (Go: render.View). The pixel (x, y) of the W x H frame samples
-// c = centre + (x + 0.5 - W/2, H/2 - y - 0.5) * spacing.
-uniform ivec2 uOrigin;   // global pixel index of the framebuffer's pixel (0, 0)
-uniform vec2 uHalf;      // (W/2, H/2), exact in float
+// c = centre + pixelOffset() * spacing.
 #if defined(PREC_F32)
 uniform vec2 uCentre;    // float32(re), float32(im)
 uniform float uSpacing;  // float32(spacing)
@@ -23,21 +18,6 @@ uniform uvec2 uSpacing;  // the bits of spacing
 #else
 uniform vec4 uCentre;    // (re.hi, re.lo, im.hi, im.lo)
 uniform vec2 uSpacing;   // (spacing.hi, spacing.lo)
-#endif
-
-uniform int uMaxIter;
-
-// Colouring (fractal.Palette.Color and fractal.PalettePosition).
-uniform vec3 uStops[MAX_STOPS];  // colour stops, 0..255 per channel
-uniform int uNumStops;
-uniform float uDensity;
-uniform float uOffset;
-
-// REAL is the orbit's scalar type where the code is shared by float and double.
-#if defined(PREC_F64)
-#define REAL double
-#else
-#define REAL float
 #endif
 
 #if defined(PREC_EMULATED)
@@ -87,23 +67,6 @@ vec2 ffMulF(vec2 a, float b) {
 }
 #endif
 
-// smoothValue is nu = m + 1 - log2(0.5 * log2(r2)) for the final |z|^2.
-float smoothValue(int m, float r2) {
-    return float(m) + 1.0 - log2(0.5 * log2(r2));
-}
-
-// colour returns the palette colour (0..255) for smooth value nu, as fractal.Palette.Color.
-vec3 colour(float nu) {
-    float t = nu * uDensity / 32.0 + uOffset;
-    t -= floor(t);
-    float pos = t * float(uNumStops);
-    int i = min(int(pos), uNumStops - 1);
-    float f = pos - float(i);
-    vec3 a = uStops[i];
-    vec3 b = uStops[i + 1 == uNumStops ? 0 : i + 1];  // no integer %: it is slow on SIMD CPUs
-    return floor(a * (1.0 - f) + b * f + 0.5);
-}
-
 bool inMainBulbs(float cr, float ci) {
     float x = cr - 0.25;
     float y2 = ci * ci;
@@ -115,20 +78,10 @@ bool inMainBulbs(float cr, float ci) {
     return x1 * x1 + y2 <= 0.0625;
 }
 
-// Z is the type of one coordinate of z and c: float, double, or a float-float pair.
-#if defined(PREC_F32)
-#define Z float
-#elif defined(PREC_F64)
-#define Z double
-#else
-#define Z vec2
-#endif
-
 // pixelC returns c for the fragment (the global pixel uOrigin + gl_FragCoord.xy, y down) and
 // whether c lies in the main cardioid or the period-2 bulb (black without iterating).
 bool pixelC(out Z cr, out Z ci) {
-    ivec2 g = uOrigin + ivec2(gl_FragCoord.xy);
-    vec2 off = vec2(float(g.x) + 0.5 - uHalf.x, uHalf.y - float(g.y) - 0.5);
+    vec2 off = pixelOffset();
 #if defined(PREC_F32)
     precise float pcr = uCentre.x + off.x * uSpacing;
     precise float pci = uCentre.y + off.y * uSpacing;
@@ -216,51 +169,10 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
     return 0;
 }
 
-// escapeSmooth is the smooth value nu of an orbit that escaped at n with z: up to 8 more
-// iterations until |z|^2 > 65536 (fractal.smooth), in the orbit's own type; the emulated
-// variant continues on the high parts.
-float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
-#if defined(PREC_F64)
-    double fr = zr, fi = zi, fcr = cr, fci = ci;
-#elif defined(PREC_F32)
-    float fr = zr, fi = zi, fcr = cr, fci = ci;
-#else
-    float fr = zr.x, fi = zi.x, fcr = cr.x, fci = ci.x;
-#endif
-    int m = n;
-    float r2 = float(fr * fr + fi * fi);
-    while (r2 <= 65536.0 && m < n + 8) {
-        precise REAL t = fr * fr - fi * fi + fcr;
-        fi = 2.0 * fr * fi + fci;
-        fr = t;
-        r2 = float(fr * fr + fi * fi);
-        m++;
-    }
-    return smoothValue(m, r2);
-}
-
-#if defined(STAGE_ITERATE) || defined(STAGE_COLOUR)
-// Multi-pass state, one texel per pixel of the band, in three RGBA32UI textures (bit
-// patterns, so that nothing is rounded between passes):
-//   0: z        F32 (zr, zi, 0, 0); F64 (zr lo, zr hi, zi lo, zi hi); emulated (zr.hi, zr.lo, zi.hi, zi.lo)
-//   1: saved z  the same layout for (sr, si)
-//   2: (status, check, period, nu): status 0 still iterating, 1 black, 2 escaped with smooth
-//      value nu; a finished pixel keeps (status, k, 0, nu), k the last iteration of the pass
-//      that finished it.
-// A finished pixel is written once more (so that both sets hold it) and then discarded: the
-// Go side stops a band's passes when a pass lets no fragment through (occlusion query).
-uniform usampler2D uState0;
-uniform usampler2D uState1;
-uniform usampler2D uState2;
-#endif
-
 #if defined(STAGE_ITERATE)
-uniform int uK0;  // the pass's first iteration: 1 starts every orbit afresh (no state read)
-uniform int uK1;  // the pass's last iteration
-
-layout(location = 0) out uvec4 oState0;
-layout(location = 1) out uvec4 oState1;
-layout(location = 2) out uvec4 oState2;
+// Multi-pass state (common.glsl): texture 0 holds z, texture 1 the saved z, each as
+//   F32 (re, im, 0, 0); F64 (re lo, re hi, im lo, im hi); emulated (re.hi, re.lo, im.hi, im.lo)
+// and a pixel still iterating keeps (0, check, period, 0) in texture 2.
 
 uvec4 packZ(Z a, Z b) {
 #if defined(PREC_F32)
@@ -296,15 +208,7 @@ void main() {
     if (uK0 > 1) {
         ivec2 t = ivec2(gl_FragCoord.xy);
         uvec4 m = texelFetch(uState2, t, 0);
-        if (m.x != 0u) {
-            // Finished: the set written now holds it already, unless the previous pass
-            // finished it.
-            if (int(m.y) < uK0 - 1) {
-                discard;
-            }
-            oState0 = uvec4(0u);
-            oState1 = uvec4(0u);
-            oState2 = m;
+        if (carryFinished(m)) {
             return;
         }
         check = int(m.y);
@@ -324,7 +228,7 @@ void main() {
     oState0 = packZ(zr, zi);
     oState1 = packZ(sr, si);
     if (status != 0u) {
-        oState2 = uvec4(status, uint(uK1), 0u, floatBitsToUint(nu));
+        oState2 = finishedState(status, nu);
     } else {
         oState2 = uvec4(0u, uint(check), uint(period), 0u);
     }

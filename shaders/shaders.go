@@ -1,8 +1,10 @@
-// Package shaders holds Mandelscope's GLSL sources as real .vert and .frag files, embedded
-// with go:embed. The files carry no #version line: package render prepends a header with the
-// version and the defines that select a variant (PREC_F32, PREC_F64 or PREC_EMULATED, and
-// MAX_STOPS), then a #line directive so that compiler messages name the file's own lines.
-// This package knows nothing of OpenGL; render compiles every variant in its tests.
+// Package shaders holds Mandelscope's GLSL sources as real .vert, .frag and .glsl files,
+// embedded with go:embed. The files carry no #version line: package render prepends a header
+// with the version and the defines that select a variant (PREC_F32, PREC_F64 or
+// PREC_EMULATED, MAX_STOPS, and for the perturbation shader PAGES), then gives the fragment
+// shaders common.glsl and the variant's file as source strings of their own, each after a
+// #line directive, so that compiler messages name the file and its own lines. This package
+// knows nothing of OpenGL; render compiles every variant in its tests.
 package shaders
 
 import _ "embed"
@@ -11,6 +13,19 @@ import _ "embed"
 //
 //go:embed fullscreen.vert
 var FullscreenVert string
+
+// Common is the code every fragment shader shares (the pixel's index, colouring, smooth
+// value, multi-pass state): render gives it to GL before MandelFrag or PerturbFrag.
+//
+//go:embed common.glsl
+var Common string
+
+// PerturbFrag is the perturbation fragment shader: every pixel iterates its difference from
+// one reference orbit, with rebasing and bilinear approximation, in native double, reading the
+// orbit and the BLA table from texture buffers.
+//
+//go:embed perturb.frag
+var PerturbFrag string
 
 // MandelFrag is the fragment shader: the escape-time colouring of the rendering contract,
 // computed from each pixel's global index, in the variant the header's defines select.
@@ -28,5 +43,8 @@ const (
 	Emulated Variant = "PREC_EMULATED" // double emulated with float-float pairs
 )
 
-// Variants lists every variant, for tests that compile them all.
+// Perturb is the perturbation shader (PerturbFrag), built on PREC_F64: it needs native fp64.
+const Perturb Variant = "PERTURB"
+
+// Variants lists every variant of MandelFrag, for tests that compile them all.
 var Variants = []Variant{F32, F64, Emulated}

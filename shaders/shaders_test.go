@@ -16,7 +16,10 @@ func TestSources(t *testing.T) {
 			t.Errorf("MandelFrag has no branch for %s", v)
 		}
 	}
-	for _, src := range []string{FullscreenVert, MandelFrag} {
+	if !strings.Contains(PerturbFrag, "packDouble2x32") || !strings.Contains(Common, "escapeSmooth") {
+		t.Errorf("PerturbFrag or Common does not look like the file it should be")
+	}
+	for _, src := range []string{FullscreenVert, MandelFrag, Common, PerturbFrag} {
 		if strings.Contains(src, "#version") {
 			t.Errorf("a shader file carries its own #version line; render adds it")
 		}

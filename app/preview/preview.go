@@ -7,6 +7,7 @@
 package preview
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"image"
@@ -21,7 +22,7 @@ import (
 // Renderer is what the scheduler needs from a renderer (GPU or CPU): draw the pixels rect,
 // in frame f's global pixel coordinates, into dst whose top-left pixel receives rect.Min.
 type Renderer interface {
-	Render(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error
+	Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error
 }
 
 // Scales are the reduction factors per side the scheduler chooses from while interacting.
@@ -186,7 +187,7 @@ func (s *Scheduler) InteractiveAt(loc fractal.Location, w, h, sc int) (*image.RG
 	start := time.Now()
 	f := ReducedFrame(loc, w, h, sc)
 	small := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
-	if err := s.r.Render(f, small.Rect, small); err != nil {
+	if err := s.r.Render(context.Background(), f, small.Rect, small); err != nil {
 		return nil, FrameStats{}, err
 	}
 	rd := time.Since(start)
@@ -258,7 +259,7 @@ func (s *Scheduler) FullWith(loc fractal.Location, w, h int, o FullOptions) (*im
 		}
 		y0, y1 := h*b/bands, h*(b+1)/bands
 		rect := image.Rect(0, y0, w, y1)
-		if err := s.r.Render(f, rect, img.SubImage(rect).(*image.RGBA)); err != nil {
+		if err := s.r.Render(context.Background(), f, rect, img.SubImage(rect).(*image.RGBA)); err != nil {
 			return nil, FrameStats{}, err
 		}
 		st.PixelsRendered += rect.Dx() * rect.Dy()

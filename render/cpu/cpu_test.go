@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"testing"
 
@@ -21,7 +22,7 @@ func TestMatchesFrameEscape(t *testing.T) {
 	for _, size := range [][2]int{{97, 41}, {41, 97}} {
 		f := fractal.NewFrame(testLocation(), size[0], size[1])
 		img := image.NewRGBA(image.Rect(0, 0, size[0], size[1]))
-		if err := (&Renderer{Workers: 3}).Render(f, img.Bounds(), img); err != nil {
+		if err := (&Renderer{Workers: 3}).Render(context.Background(), f, img.Bounds(), img); err != nil {
 			t.Fatal(err)
 		}
 		pal, _ := fractal.PaletteByName(f.Loc.Color.Palette)
@@ -43,14 +44,14 @@ func TestTilesMatchWhole(t *testing.T) {
 	f := fractal.NewFrame(testLocation(), 203, 117)
 	whole := image.NewRGBA(image.Rect(0, 0, 203, 117))
 	r := &Renderer{}
-	if err := r.Render(f, whole.Bounds(), whole); err != nil {
+	if err := r.Render(context.Background(), f, whole.Bounds(), whole); err != nil {
 		t.Fatal(err)
 	}
 	tiled := image.NewRGBA(whole.Bounds())
 	for y := 0; y < 117; y += 61 {
 		for x := 0; x < 203; x += 61 {
 			rect := image.Rect(x, y, min(x+61, 203), min(y+61, 117))
-			if err := r.Render(f, rect, tiled.SubImage(rect).(*image.RGBA)); err != nil {
+			if err := r.Render(context.Background(), f, rect, tiled.SubImage(rect).(*image.RGBA)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -62,7 +63,7 @@ func TestTilesMatchWhole(t *testing.T) {
 
 func TestRejectsSmallDestination(t *testing.T) {
 	f := fractal.NewFrame(testLocation(), 64, 64)
-	if err := (&Renderer{}).Render(f, image.Rect(0, 0, 64, 64), image.NewRGBA(image.Rect(0, 0, 10, 10))); err == nil {
+	if err := (&Renderer{}).Render(context.Background(), f, image.Rect(0, 0, 64, 64), image.NewRGBA(image.Rect(0, 0, 10, 10))); err == nil {
 		t.Error("a destination smaller than the tile was accepted")
 	}
 }
@@ -74,7 +75,7 @@ func BenchmarkRender(b *testing.B) {
 	b.SetBytes(int64(len(img.Pix)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := r.Render(f, img.Bounds(), img); err != nil {
+		if err := r.Render(context.Background(), f, img.Bounds(), img); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,0 +1,286 @@
+package fractal
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	"sync"
+	"time"
+)
+
+// MaxReferencePrec bounds the precision of a reference orbit: 1e300 at a 65536-pixel image
+// needs about 1100 bits, a centre with MaxDecimalDigits digits about 13,700.
+const MaxReferencePrec = 16384
+
+// Reference is the orbit of one reference point C, computed in math/big and stored rounded to
+// float64: Z[0] = 0, Z[1] = C, Z[k+1] = Z[k]^2 + C. It ends at Z[Iterations()] when the point
+// did not escape within the iterations asked for, or at the first Z[k] with |Z[k]| > 2 (kept:
+// a pixel that rebases at the end needs it). Every pixel of a Perturbation frame iterates its
+// difference from this orbit (PerturbEscape).
+//
+// Layout for a texture upload: Z is a []complex128, in memory the interleaved float64 pairs
+// re(Z[0]), im(Z[0]), re(Z[1]), im(Z[1]), ...; OrbitFloats returns that as a []float64 copy.
+// A Reference is immutable once computed and safe for concurrent use.
+type Reference struct {
+	// Z is the orbit, rounded to float64; len(Z) >= 2. Read it, never write it.
+	Z []complex128
+
+	re, im   *big.Float // the reference point C, rounded to prec bits
+	cre, cim float64    // C rounded to float64
+	prec     uint
+	maxIter  int  // the iterations asked for
+	escaped  bool // Z[len(Z)-1] has |Z| > 2
+
+	blaMu sync.Mutex
+	blas  map[blaKey]*BLA
+}
+
+// ComputeReference computes the orbit of the reference point c = (re, im) rounded to prec
+// bits, up to maxIter iterations or until |Z| > 2. It checks ctx every 1024 iterations and
+// returns ctx's error when it is cancelled; progress (may be nil) is called with the
+// iterations done and maxIter at most five times a second, and once at the end.
+func ComputeReference(ctx context.Context, re, im Decimal, prec uint, maxIter int, progress func(done, total int)) (*Reference, error) {
+	if maxIter < 1 || maxIter > MaxIterations {
+		return nil, fmt.Errorf("reference orbit: iterations %d out of range (1 to %d)", maxIter, MaxIterations)
+	}
+	if prec < 53 || prec > MaxReferencePrec {
+		return nil, fmt.Errorf("reference orbit: precision %d bits out of range (53 to %d)", prec, MaxReferencePrec)
+	}
+	cr, ci := re.Big(prec), im.Big(prec)
+	fr, _ := cr.Float64()
+	fi, _ := ci.Float64()
+	if math.IsNaN(fr) || math.IsNaN(fi) || math.Abs(fr) > MaxCentre || math.Abs(fi) > MaxCentre {
+		return nil, fmt.Errorf("reference orbit: point %s, %s is out of range (|value| <= %g)", clip(re.String()), clip(im.String()), MaxCentre)
+	}
+	ref := &Reference{re: cr, im: ci, cre: fr, cim: fi, prec: prec, maxIter: maxIter}
+	ref.Z = make([]complex128, 1, min(maxIter+1, 1<<16))
+	if err := ref.iterate(ctx, progress); err != nil {
+		return nil, err
+	}
+	return ref, nil
+}
+
+// iterate fills ref.Z with referenceFixed (big.Int fixed point measured faster than
+// big.Float: BenchmarkReference).
+func (ref *Reference) iterate(ctx context.Context, progress func(done, total int)) error {
+	if useBigFloat {
+		return ref.iterateFloat(ctx, progress)
+	}
+	return ref.iterateFixed(ctx, progress)
+}
+
+// useBigFloat selects the big.Float orbit (for the benchmark that compares the two).
+var useBigFloat = false
+
+// step is called every 1024 iterations: it checks ctx and reports progress.
+type stepper struct {
+	ctx      context.Context
+	progress func(done, total int)
+	total    int
+	last     time.Time
+}
+
+func (s *stepper) check(n int) error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	if s.progress != nil && time.Since(s.last) >= 200*time.Millisecond {
+		s.last = time.Now()
+		s.progress(n, s.total)
+	}
+	return nil
+}
+
+// iterateFloat is the orbit in big.Float with reused temporaries: two multiplications per
+// iteration, zr' = (zr+zi)(zr-zi) + cr and zi' = 2 zr zi + ci.
+func (ref *Reference) iterateFloat(ctx context.Context, progress func(done, total int)) error {
+	prec := ref.prec
+	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	zr, zi, s, d, t := nf(), nf(), nf(), nf(), nf()
+	st := stepper{ctx: ctx, progress: progress, total: ref.maxIter, last: time.Now()}
+	for n := 1; n <= ref.maxIter; n++ {
+		if n&1023 == 0 {
+			if err := st.check(n); err != nil {
+				return err
+			}
+		}
+		t.Mul(zr, zi)
+		s.Add(zr, zi)
+		d.Sub(zr, zi)
+		zr.Mul(s, d)
+		zr.Add(zr, ref.re)
+		zi.SetMantExp(t, 1)
+		zi.Add(zi, ref.im)
+		fr, _ := zr.Float64()
+		fi, _ := zi.Float64()
+		ref.Z = append(ref.Z, complex(fr, fi))
+		if fr*fr+fi*fi > 4 {
+			ref.escaped = true
+			break
+		}
+	}
+	if progress != nil {
+		progress(ref.maxIter, ref.maxIter)
+	}
+	return nil
+}
+
+// iterateFixed is the orbit in fixed point: a value v is the big.Int round(v * 2^prec), and
+// each iteration takes two multiplications, zr' = ((zr+zi)(zr-zi) >> prec) + cr and
+// zi' = (zr zi >> (prec-1)) + ci, with reused big.Ints (no allocation per iteration).
+func (ref *Reference) iterateFixed(ctx context.Context, progress func(done, total int)) error {
+	prec := ref.prec
+	fix := func(f *big.Float) *big.Int {
+		v, _ := new(big.Float).SetPrec(prec+8).SetMantExp(f, int(prec)).Int(nil)
+		return v
+	}
+	cr, ci := fix(ref.re), fix(ref.im)
+	words := int(prec)/64 + 4
+	mk := func() *big.Int { return new(big.Int).SetBits(make([]big.Word, 0, 2*words)) }
+	zr, zi, s, d, t, tmp := mk(), mk(), mk(), mk(), mk(), mk()
+	scale := -int(prec)
+	st := stepper{ctx: ctx, progress: progress, total: ref.maxIter, last: time.Now()}
+	for n := 1; n <= ref.maxIter; n++ {
+		if n&1023 == 0 {
+			if err := st.check(n); err != nil {
+				return err
+			}
+		}
+		t.Mul(zr, zi)
+		s.Add(zr, zi)
+		d.Sub(zr, zi)
+		zr.Mul(s, d)
+		zr.Rsh(zr, prec)
+		zr.Add(zr, cr)
+		zi.Rsh(t, prec-1)
+		zi.Add(zi, ci)
+		fr, fi := fixedFloat64(zr, scale, tmp), fixedFloat64(zi, scale, tmp)
+		ref.Z = append(ref.Z, complex(fr, fi))
+		if fr*fr+fi*fi > 4 {
+			ref.escaped = true
+			break
+		}
+	}
+	if progress != nil {
+		progress(ref.maxIter, ref.maxIter)
+	}
+	return nil
+}
+
+// fixedFloat64 is x * 2^scale rounded to float64 (to within one unit in the last place: the
+// top 64 bits are rounded, the rest truncated), without converting x whole, which overflows
+// float64 past 1024 bits. tmp is scratch space for word sizes other than 64 bits.
+func fixedFloat64(x *big.Int, scale int, tmp *big.Int) float64 {
+	w := x.Bits()
+	n := len(w)
+	if bits.UintSize != 64 || n <= 1 {
+		if shift := x.BitLen() - 64; shift > 0 {
+			tmp.Rsh(x, uint(shift))
+			f, _ := tmp.Float64()
+			return math.Ldexp(f, shift+scale)
+		}
+		f, _ := x.Float64()
+		return math.Ldexp(f, scale)
+	}
+	hi, lo := uint64(w[n-1]), uint64(w[n-2])
+	lz := bits.LeadingZeros64(hi)
+	mant := hi << uint(lz)
+	if lz > 0 {
+		mant |= lo >> uint(64-lz)
+	}
+	f := math.Ldexp(float64(mant), 64*(n-1)-lz+scale)
+	if x.Sign() < 0 {
+		return -f
+	}
+	return f
+}
+
+// Prec is the precision in bits the orbit was computed with.
+func (ref *Reference) Prec() uint { return ref.prec }
+
+// Iterations is the iteration count the orbit was asked for (len(Z)-1 unless it escaped).
+func (ref *Reference) Iterations() int { return ref.maxIter }
+
+// Escaped reports whether the reference point escaped: then Z's last value has |Z| > 2.
+func (ref *Reference) Escaped() bool { return ref.escaped }
+
+// Point returns copies of the reference point C at the orbit's precision.
+func (ref *Reference) Point() (re, im *big.Float) {
+	return new(big.Float).Copy(ref.re), new(big.Float).Copy(ref.im)
+}
+
+// Point64 is the reference point rounded to float64.
+func (ref *Reference) Point64() (re, im float64) { return ref.cre, ref.cim }
+
+// OrbitFloats returns the orbit as interleaved float64 pairs re(Z[0]), im(Z[0]), re(Z[1]), ...
+// (a copy, 2*len(Z) values), ready for a texture upload.
+func (ref *Reference) OrbitFloats() []float64 {
+	out := make([]float64, 2*len(ref.Z))
+	for i, z := range ref.Z {
+		out[2*i], out[2*i+1] = real(z), imag(z)
+	}
+	return out
+}
+
+// Covers reports whether the orbit serves maxIter iterations: it was computed that far, or
+// the reference escaped before its own limit.
+func (ref *Reference) Covers(maxIter int) bool { return ref.escaped || ref.maxIter >= maxIter }
+
+// ReferenceBits is the precision a reference orbit needs for a pixel spacing at a centre of
+// magnitude up to mag: 64 bits below the pixel spacing, relative to max(1, mag).
+func ReferenceBits(spacing, mag float64) uint {
+	if !(spacing > 0) || math.IsInf(spacing, 0) {
+		return 64
+	}
+	e := math.Log2(math.Max(1, mag) / spacing)
+	return uint(math.Max(0, math.Ceil(e))) + 64
+}
+
+// ReferenceReach is how far from a reference point, in image diagonals of the new view, a
+// ReferenceCache still reuses its orbit.
+const ReferenceReach = 3
+
+// ReferenceCache keeps the last few reference orbits and reuses one while a view stays within
+// its reach: enough bits, enough iterations (or the reference escaped earlier), and the view's
+// centre within ReferenceReach image diagonals of the reference point. Safe for concurrent
+// use; its zero value is ready.
+type ReferenceCache struct {
+	mu   sync.Mutex
+	refs []*Reference // most recently used first
+}
+
+// referenceCacheSize is how many orbits a ReferenceCache keeps.
+const referenceCacheSize = 3
+
+// DefaultReferences is the process-wide reference cache, used by Frame.Escape when a frame
+// has no reference yet.
+var DefaultReferences = &ReferenceCache{}
+
+// Get returns a reference orbit for frame f: a cached one within reach, else a new one
+// computed at f's centre (and cached). progress as for ComputeReference.
+func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, total int)) (*Reference, error) {
+	bits := f.ReferenceBits()
+	c.mu.Lock()
+	for i, ref := range c.refs {
+		if ref.prec >= bits && ref.Covers(f.Loc.Iterations) && f.withinReach(ref) {
+			copy(c.refs[1:i+1], c.refs[:i])
+			c.refs[0] = ref
+			c.mu.Unlock()
+			return ref, nil
+		}
+	}
+	c.mu.Unlock()
+	ref, err := ComputeReference(ctx, f.Loc.Re, f.Loc.Im, bits, f.Loc.Iterations, progress)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.refs = append([]*Reference{ref}, c.refs...)
+	if len(c.refs) > referenceCacheSize {
+		c.refs = c.refs[:referenceCacheSize]
+	}
+	c.mu.Unlock()
+	return ref, nil
+}

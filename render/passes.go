@@ -1,0 +1,188 @@
+// Multi-pass drawing: orbits iterated a slice at a time, their state carried between passes
+// in integer textures (see the package doc), then coloured.
+
+package render
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"math"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+
+	"mandelscope/fractal"
+	"mandelscope/shaders"
+)
+
+// stateW and stateH are the size of the multi-pass state textures, the largest band of a tile
+// that is drawn in passes: 2^18 pixels, 24 MB of state in both sets together.
+const (
+	stateW = 1024
+	stateH = 256
+)
+
+// stateBands splits a w x h tile into the bands (in tile pixels) drawn in passes: pieces of at
+// most stateW x stateH, the size of the state textures.
+func stateBands(w, h int) []image.Rectangle {
+	var out []image.Rectangle
+	for y := 0; y < h; y += stateH {
+		for x := 0; x < w; x += stateW {
+			out = append(out, image.Rect(x, y, min(x+stateW, w), min(y+stateH, h)))
+		}
+	}
+	return out
+}
+
+// passIterations is P, the iterations of one pass over a band of px pixels: forced when
+// forced > 0, else as many as keep the pass's predicted cost (px x P x weight) within
+// drawBudget, then evened out so that the passes share the iterations equally.
+func passIterations(px, iter int, weight int64, forced int) int {
+	if forced > 0 {
+		return min(forced, iter)
+	}
+	p := int(min(max(drawBudget/(int64(px)*weight), 1), int64(iter)))
+	passes := (iter + p - 1) / p
+	return (iter + passes - 1) / passes
+}
+
+// drawPasses runs on the GL thread with the tile's framebuffer bound: draws the tile band by
+// band, each band in passes of at most passIterations iterations that carry the orbits in the
+// state textures, then a colour pass from the final state into the tile's framebuffer. A
+// band's passes end early when one lets no fragment through: every pixel had finished, and
+// both state sets hold that. It leaves the tile's framebuffer bound.
+func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, tile image.Rectangle, stops []float32) error {
+	v := single.variant
+	it, col, err := g.passPrograms(v)
+	if v == shaders.Perturb && err == nil {
+		it, err = g.perturbProgram(single.pages, stageIterate)
+	}
+	if err != nil {
+		return err
+	}
+	if err := g.ensureState(); err != nil {
+		return err
+	}
+	iter := f.Loc.Iterations
+	off := f.Loc.Color.Offset
+	density, offset := f.Loc.Color.Density, off-math.Floor(off)
+	weight := variantWeight(v)
+	for _, b := range stateBands(tile.Dx(), tile.Dy()) {
+		p := passIterations(b.Dx()*b.Dy(), iter, weight, g.opts.PassIterations)
+		gl.Disable(gl.SCISSOR_TEST)
+		gl.Viewport(0, 0, int32(b.Dx()), int32(b.Dy()))
+		gl.UseProgram(it.id)
+		it.setView(viewOf(f, tile.Min.Add(b.Min)))
+		if v == shaders.Perturb {
+			it.setTables(g.tables)
+		}
+		it.setColoring(iter, stops, density, offset)
+		src := 0
+		for k0 := 1; k0 <= iter; k0 += p {
+			if err := ctx.Err(); err != nil {
+				gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
+				gl.ActiveTexture(gl.TEXTURE0)
+				return err
+			}
+			gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[1-src])
+			for i, t := range g.stateTex[src] {
+				gl.ActiveTexture(gl.TEXTURE0 + uint32(i))
+				gl.BindTexture(gl.TEXTURE_2D, t)
+			}
+			gl.Uniform1i(it.loc["uK0"], int32(k0))
+			gl.Uniform1i(it.loc["uK1"], int32(min(k0+p-1, iter)))
+			if !g.timedDraw(true) {
+				break // no pixel left running: src holds every pixel's final state
+			}
+			src = 1 - src
+		}
+
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
+		gl.Viewport(0, 0, int32(tile.Dx()), int32(tile.Dy()))
+		gl.Enable(gl.SCISSOR_TEST)
+		gl.Scissor(int32(b.Min.X), int32(b.Min.Y), int32(b.Dx()), int32(b.Dy()))
+		gl.UseProgram(col.id)
+		col.setColoring(iter, stops, density, offset)
+		gl.Uniform2i(col.loc["uBand"], int32(b.Min.X), int32(b.Min.Y))
+		gl.ActiveTexture(gl.TEXTURE2)
+		gl.BindTexture(gl.TEXTURE_2D, g.stateTex[src][2])
+		g.timedDraw(false)
+		gl.Disable(gl.SCISSOR_TEST)
+	}
+	gl.ActiveTexture(gl.TEXTURE0)
+	if e := gl.GetError(); e != gl.NO_ERROR {
+		return fmt.Errorf("drawing tile %v in passes: GL error 0x%x", tile, e)
+	}
+	return nil
+}
+
+// passPrograms returns variant v's iterate stage and the colour stage, compiling them on
+// first use.
+func (g *GL) passPrograms(v shaders.Variant) (it, col *program, err error) {
+	if g.iterProgs[v] == nil && v != shaders.Perturb {
+		p, err := newStageProgram(g.glsl, v, stageIterate, shaders.FullscreenVert, shaders.MandelFrag)
+		if err != nil {
+			return nil, nil, err
+		}
+		g.iterProgs[v] = p
+	}
+	if g.colourProg == nil {
+		p, err := newStageProgram(g.glsl, shaders.F32, stageColour, shaders.FullscreenVert, shaders.MandelFrag)
+		if err != nil {
+			return nil, nil, err
+		}
+		g.colourProg = p
+	}
+	return g.iterProgs[v], g.colourProg, nil
+}
+
+// ensureState makes the two sets of multi-pass state textures (RGBA32UI, stateW x stateH)
+// and a framebuffer for each set with the three as its colour attachments.
+func (g *GL) ensureState() error {
+	if g.stateFBO[0] != 0 {
+		return nil
+	}
+	gl.GenQueries(1, &g.query)
+	gl.GenFramebuffers(2, &g.stateFBO[0])
+	bufs := []uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2}
+	for s := range g.stateTex {
+		gl.GenTextures(3, &g.stateTex[s][0])
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[s])
+		for i, t := range g.stateTex[s] {
+			gl.BindTexture(gl.TEXTURE_2D, t)
+			gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+			gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+			gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA32UI, stateW, stateH, 0, gl.RGBA_INTEGER, gl.UNSIGNED_INT, nil)
+			gl.FramebufferTexture2D(gl.FRAMEBUFFER, bufs[i], gl.TEXTURE_2D, t, 0)
+		}
+		gl.DrawBuffers(int32(len(bufs)), &bufs[0])
+		if e := gl.GetError(); e != gl.NO_ERROR {
+			g.deleteState()
+			return fmt.Errorf("multi-pass state textures %dx%d: GL error 0x%x (out of memory?)", stateW, stateH, e)
+		}
+		if st := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
+			g.deleteState()
+			return fmt.Errorf("multi-pass state framebuffer incomplete: status 0x%x", st)
+		}
+	}
+	gl.BindTexture(gl.TEXTURE_2D, 0)
+	return nil
+}
+
+// deleteState frees the multi-pass state textures and framebuffers (none made is fine).
+func (g *GL) deleteState() {
+	for s := range g.stateTex {
+		if g.stateTex[s][0] != 0 {
+			gl.DeleteTextures(3, &g.stateTex[s][0])
+		}
+		g.stateTex[s] = [3]uint32{}
+	}
+	if g.stateFBO[0] != 0 {
+		gl.DeleteFramebuffers(2, &g.stateFBO[0])
+	}
+	g.stateFBO = [2]uint32{}
+	if g.query != 0 {
+		gl.DeleteQueries(1, &g.query)
+	}
+	g.query = 0
+}

@@ -1,0 +1,255 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"strings"
+	"testing"
+
+	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
+	"mandelscope/render/cpu"
+)
+
+// Deep test views (found by deep-core's fractal/testdata/finddeep): near a period-8007
+// nucleus in seahorse valley, near a period-136119 one, and a Misiurewicz point at 1e100.
+const (
+	p8007Re   = "-0.743643887037158704752191506114779778215256207948181289816883901818560735783796478634787822762144461879186420389368802996"
+	p8007Im   = "0.131825904205311970493132056385140678972952279328918966209127677465513481738298337234738964180367638081912623954274282987"
+	p136119Re = "-0.74364388703715870475219150611476491044466678866952445054344772226076938734097049990107700002566806721938412552808498904"
+	p136119Im = "0.131825904205311970493132056385130725120158741134066232432366348230023599871748424384574295717109105538252905139463817581"
+	misRe     = "0.000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000030"
+	misIm     = "1.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000450"
+)
+
+// deepFrame is the w x h frame of a deep location, with its reference orbit.
+func deepFrame(t testing.TB, re, im, zoom string, iter, w, h int) fractal.Frame {
+	t.Helper()
+	f := fractal.NewFrame(loc(t, re, im, zoom, iter), w, h)
+	if f.Precision() != fractal.Perturbation {
+		t.Fatalf("zoom %s is %v, want perturbation", zoom, f.Precision())
+	}
+	f, err := f.WithReference(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// perturbCPU is the CPU picture of a Perturbation frame: fractal.Frame.Escape for every
+// pixel (perturbation with the frame's BLA table, the rule the shader follows), coloured.
+func perturbCPU(t testing.TB, f fractal.Frame) (*image.RGBA, []int) {
+	t.Helper()
+	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+	counts := make([]int, 0, f.W*f.H)
+	for y := range f.H {
+		for x := range f.W {
+			n, nu := f.Escape(x, y)
+			counts = append(counts, n)
+			img.SetRGBA(x, y, pal.Color(n, nu, f.Loc.Color))
+		}
+	}
+	return img, counts
+}
+
+// spread says how varied a view's escape counts are: the distinct counts, the least and the
+// most, and how many pixels stay black.
+func spread(counts []int) (distinct, lo, hi, black int) {
+	seen := map[int]bool{}
+	lo, hi = 1<<62, -1
+	for _, n := range counts {
+		if n < 0 {
+			black++
+			continue
+		}
+		seen[n] = true
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	return len(seen), lo, hi, black
+}
+
+// TestPerturbAgainstCPU renders deep views (1e20, 1e50 and 1e100, up to 300000 iterations)
+// with the perturbation shader and compares them with the CPU's perturbation: >= 98% of
+// pixels within 6/255 and the differing ones isolated.
+func TestPerturbAgainstCPU(t *testing.T) {
+	g := testGL(t, Options{})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64: perturbation frames go to the CPU (TestPerturbWithoutFP64)", g.renderer)
+	}
+	for _, c := range []struct {
+		name, re, im, zoom string
+		iter, w, h         int
+	}{
+		{"p8007_1e20", p8007Re, p8007Im, "1e20", 20000, 48, 36},
+		{"p136119_1e50", p136119Re, p136119Im, "1e50", 300000, 40, 30},
+		{"misiurewicz_1e100", misRe, misIm, "1e100", 12000, 44, 30},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := deepFrame(t, c.re, c.im, c.zoom, c.iter, c.w, c.h)
+			if m := g.Mode(f); m != "perturbation (fp64)" {
+				t.Errorf("Mode = %q", m)
+			}
+			got := renderGL(t, g, f)
+			want, counts := perturbCPU(t, f)
+			distinct, lo, hi, black := spread(counts)
+			frac, bad := imagetest.Agreement(got, want, 6)
+			t.Logf("%.3f%% within 6/255; escape counts %d distinct, %d to %d, %d black", 100*frac, distinct, lo, hi, black)
+			if distinct < 10 {
+				t.Errorf("only %d distinct escape counts: the view tests little", distinct)
+			}
+			err := imagetest.Isolated(got, want, 6)
+			if frac < 0.98 || err != nil {
+				saveFailed(t, fmt.Sprintf("perturb_%s_gpu.png", c.name), got)
+				saveFailed(t, fmt.Sprintf("perturb_%s_cpu.png", c.name), want)
+			}
+			if frac < 0.98 {
+				t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
+			}
+			if err != nil {
+				t.Errorf("GPU vs CPU: %v", err)
+			}
+		})
+	}
+}
+
+// TestPerturbPassesAndTiles renders deep views in passes of a forced number of steps and in
+// small tiles: both must give the same bytes as the single-pass, one-piece render.
+func TestPerturbPassesAndTiles(t *testing.T) {
+	single := testGL(t, Options{})
+	if !single.fp64 {
+		t.Skipf("%s has no fp64", single.renderer)
+	}
+	for _, c := range []struct {
+		name, re, im, zoom string
+		iter, w, h         int
+		passes             []int
+	}{
+		{"p8007_1e20", p8007Re, p8007Im, "1e20", 20000, 45, 31, []int{97, 2000}},
+		{"p136119_1e50", p136119Re, p136119Im, "1e50", 300000, 37, 23, []int{1000}},
+	} {
+		f := deepFrame(t, c.re, c.im, c.zoom, c.iter, c.w, c.h)
+		want := renderGL(t, single, f)
+		for _, p := range c.passes {
+			t.Run(fmt.Sprintf("%s/P%d", c.name, p), func(t *testing.T) {
+				g := testGL(t, Options{PassIterations: p})
+				before := g.Stats()
+				got := renderGL(t, g, f)
+				n := g.Stats().Passes - before.Passes
+				t.Logf("%d passes of %d steps", n, p)
+				if n < 3 {
+					t.Errorf("%d passes: the multi-pass path was hardly taken", n)
+				}
+				if string(got.Pix) != string(want.Pix) {
+					frac, bad := imagetest.Agreement(got, want, 0)
+					saveFailed(t, fmt.Sprintf("perturb_passes_%s_P%d.png", c.name, p), got)
+					t.Errorf("multi-pass render differs from the single-pass one: %.3f%% equal, first difference at %v", 100*frac, bad)
+				}
+			})
+		}
+		t.Run(c.name+"/tiles", func(t *testing.T) {
+			g := testGL(t, Options{MaxTile: 13})
+			before := g.Stats()
+			got := renderGL(t, g, f)
+			s := g.Stats()
+			if n, want := s.Tiles-before.Tiles, ((c.w+12)/13)*((c.h+12)/13); n != want {
+				t.Errorf("%d tiles, want %d", n, want)
+			}
+			if s.Uploads-before.Uploads > 1 {
+				t.Errorf("%d uploads of the tables for one frame, want at most 1", s.Uploads-before.Uploads)
+			}
+			if string(got.Pix) != string(want.Pix) {
+				frac, bad := imagetest.Agreement(got, want, 0)
+				saveFailed(t, "perturb_tiles_"+c.name+".png", got)
+				t.Errorf("tiled render differs from the one-piece render: %.3f%% equal, first difference at %v", 100*frac, bad)
+			}
+		})
+	}
+}
+
+// TestPerturbPages forces a small texture buffer limit, so that the orbit and the BLA table
+// are split into 2 and 4 pages: the same bytes as one page. Below what 4 pages hold, the
+// frame goes to the CPU renderer, and Mode says so.
+func TestPerturbPages(t *testing.T) {
+	g := testGL(t, Options{})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64", g.renderer)
+	}
+	f := deepFrame(t, p8007Re, p8007Im, "1e20", 20000, 33, 21)
+	want := renderGL(t, g, f)
+	orbit, table := tableTexels(f.Ref, f.BLA())
+	t.Logf("orbit %d texels, BLA table %d texels", orbit, table)
+	defer func() { texBufferLimitOverride = 0 }()
+	tested := 0
+	for k := 30; k >= 0; k-- {
+		page := 1 << k
+		pages := (max(orbit, table) + page - 1) / page
+		if pages < 2 {
+			continue
+		}
+		if pages > maxPages {
+			break
+		}
+		texBufferLimitOverride = page + page/2 // not a power of two: pages are 2^k within it
+		if _, n, ok := pagePlan(orbit, table, texBufferLimitOverride); !ok || n != pages {
+			t.Fatalf("limit %d: plan of %d pages (ok %v), want %d", texBufferLimitOverride, n, ok, pages)
+		}
+		before := g.Stats()
+		got := renderGL(t, g, f)
+		if g.Stats().Uploads == before.Uploads || g.tables == nil || g.tables.pages != pages {
+			t.Errorf("pages of %d texels: the tables were not uploaded again in %d pages", page, pages)
+		}
+		if string(got.Pix) != string(want.Pix) {
+			frac, bad := imagetest.Agreement(got, want, 0)
+			t.Errorf("%d pages of %d texels: %.3f%% equal to one page, first difference at %v", pages, page, 100*frac, bad)
+		}
+		tested++
+	}
+	if tested < 2 {
+		t.Errorf("only %d page splits tested", tested)
+	}
+
+	texBufferLimitOverride = table / 8
+	if m := g.Mode(f); !strings.HasPrefix(m, "perturbation (CPU: ") {
+		t.Errorf("Mode with tables too large = %q", m)
+	}
+	before := g.Stats()
+	got := renderGL(t, g, f)
+	if g.Stats().CPUFrames != before.CPUFrames+1 {
+		t.Errorf("tables too large for the GPU: the frame did not go to the CPU renderer")
+	}
+	viaCPU := image.NewRGBA(got.Bounds())
+	if err := (&cpu.Renderer{}).Render(context.Background(), f, viaCPU.Bounds(), viaCPU); err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Pix) != string(viaCPU.Pix) {
+		t.Errorf("the frame that went to the CPU differs from the CPU renderer's picture")
+	}
+}
+
+// TestPerturbWithoutFP64 makes a GL that has no fp64 (as a driver without it): a
+// perturbation frame must not be drawn wrong by a double variant but go to the CPU renderer,
+// and Mode must say so.
+func TestPerturbWithoutFP64(t *testing.T) {
+	g := newGL33(t)
+	g.fp64 = false
+	f := deepFrame(t, p8007Re, p8007Im, "1e20", 3000, 24, 16)
+	if m := g.Mode(f); !strings.HasPrefix(m, "perturbation (CPU: ") || !strings.Contains(m, "fp64") {
+		t.Errorf("Mode without fp64 = %q", m)
+	}
+	got := renderGL(t, g, f)
+	if g.Stats().CPUFrames != 1 || g.Stats().Tiles != 0 {
+		t.Errorf("without fp64: %d frames to the CPU and %d GL tiles, want 1 and 0", g.Stats().CPUFrames, g.Stats().Tiles)
+	}
+	viaCPU := image.NewRGBA(got.Bounds())
+	if err := (&cpu.Renderer{}).Render(context.Background(), f, viaCPU.Bounds(), viaCPU); err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Pix) != string(viaCPU.Pix) {
+		t.Errorf("the frame that went to the CPU differs from the CPU renderer's picture")
+	}
+}

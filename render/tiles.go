@@ -1,0 +1,275 @@
+// Drawing tiles: Render splits a rect into tiles, each tile is drawn in bands of rows (or in
+// passes, passes.go) into the framebuffer and read back into the destination.
+
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"math"
+	"time"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+
+	"mandelscope/fractal"
+	"mandelscope/shaders"
+)
+
+// drawBudget is the predicted cost (pixels x iterations x variant weight) of one draw call:
+// about 0.1 to 0.3 s on llvmpipe with two cores, far less on a real GPU, so that no draw comes
+// near the 2 s that GPU watchdogs allow.
+const drawBudget = 1 << 28
+
+// passCost is the predicted cost per pixel (iterations x variant weight) above which a tile is
+// drawn in passes: single-pass bands would be under drawBudget/passCost = 16384 pixels (one
+// row of a 16K tile), down to single pixels that can still run for seconds at 1e8 iterations.
+const passCost = 1 << 14
+
+// Render draws the pixels rect (in f's global pixel coordinates) of frame f into dst, whose
+// top-left pixel receives rect.Min, like cpu.Renderer.Render. Rects larger than MaxTile are
+// drawn tile by tile.
+func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	if rect.Empty() {
+		return nil
+	}
+	if dst == nil || dst.Bounds().Dx() < rect.Dx() || dst.Bounds().Dy() < rect.Dy() {
+		var size image.Point
+		if dst != nil {
+			size = dst.Bounds().Size()
+		}
+		return fmt.Errorf("opengl render: destination %v is smaller than tile %v", size, rect.Size())
+	}
+	// GL writes straight into dst.Pix: make sure every byte it writes lies inside it.
+	if off := dst.PixOffset(dst.Bounds().Min.X, dst.Bounds().Min.Y); dst.Stride%4 != 0 || dst.Stride < rect.Dx()*4 ||
+		off < 0 || len(dst.Pix)-off < (rect.Dy()-1)*dst.Stride+rect.Dx()*4 {
+		return fmt.Errorf("opengl render: destination image is malformed (stride %d, %d bytes of pixels for %v)", dst.Stride, len(dst.Pix), rect.Size())
+	}
+	if f.W <= 0 || f.H <= 0 || f.W > 1<<24 || f.H > 1<<24 {
+		return fmt.Errorf("opengl render: frame size %dx%d out of range", f.W, f.H)
+	}
+	if rect.Min.X < 0 || rect.Min.Y < 0 || rect.Max.X > f.W || rect.Max.Y > f.H {
+		return fmt.Errorf("opengl render: rect %v lies outside the %dx%d frame", rect, f.W, f.H)
+	}
+	if f.Loc.Iterations < 1 {
+		return fmt.Errorf("opengl render: iterations %d must be at least 1", f.Loc.Iterations)
+	}
+	if math.IsNaN(f.Re) || math.IsNaN(f.Im) || !(f.Spacing > 0) || math.IsInf(f.Spacing, 0) {
+		return errors.New("opengl render: the frame's centre or spacing is not a finite number")
+	}
+	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	if err != nil {
+		return err
+	}
+	if len(pal.Stops) > maxStops {
+		return fmt.Errorf("opengl render: palette %s has %d stops, more than %d", pal.Name, len(pal.Stops), maxStops)
+	}
+	stops := make([]float32, 0, 3*len(pal.Stops))
+	for _, s := range pal.Stops {
+		stops = append(stops, float32(s.R), float32(s.G), float32(s.B))
+	}
+
+	v := g.variant(f)
+	if v == shaders.Perturb {
+		// One reference orbit per frame (an export's frame carries it; otherwise the cache
+		// has it or computes it), and its BLA table for the frame's pixels.
+		if g.perturbFits(f) == nil && f.Ref == nil {
+			if f, err = f.WithReference(ctx, nil, nil); err != nil {
+				return err
+			}
+		}
+		if g.perturbFits(f) != nil {
+			// Never a silently wrong picture: the CPU renderer draws what this GPU cannot.
+			g.statsMu.Lock()
+			g.stats.CPUFrames++
+			g.statsMu.Unlock()
+			return g.cpu.Render(ctx, f, rect, dst)
+		}
+	}
+
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return errors.New("opengl render: renderer is closed")
+	}
+	p := g.progs[v]
+	if p == nil && v != shaders.Perturb {
+		return fmt.Errorf("opengl render: %s has no %s shader", g.renderer, v)
+	}
+	t := g.maxTile
+	origin := dst.Bounds().Min
+	for y := rect.Min.Y; y < rect.Max.Y; y += t {
+		for x := rect.Min.X; x < rect.Max.X; x += t {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			tile := image.Rect(x, y, min(x+t, rect.Max.X), min(y+t, rect.Max.Y))
+			sub := dst.SubImage(tile.Sub(rect.Min).Add(origin)).(*image.RGBA)
+			err := g.th.call(func() error {
+				p := p
+				if v == shaders.Perturb {
+					t, err := g.ensureTables(f.Ref, f.BLA())
+					if err != nil {
+						return err
+					}
+					if p, err = g.perturbProgram(t.pages, stageSingle); err != nil {
+						return err
+					}
+				}
+				return g.drawTile(ctx, p, f, tile, stops, sub)
+			})
+			if err != nil {
+				return fmt.Errorf("opengl render: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// ensureFramebuffer makes the FBO at least w x h (it only grows).
+func (g *GL) ensureFramebuffer(w, h int) error {
+	if w <= g.fbW && h <= g.fbH {
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
+		return nil
+	}
+	nw, nh := max(w, g.fbW), max(h, g.fbH)
+	gl.BindRenderbuffer(gl.RENDERBUFFER, g.rbo)
+	gl.RenderbufferStorage(gl.RENDERBUFFER, gl.RGBA8, int32(nw), int32(nh))
+	gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
+	gl.FramebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, g.rbo)
+	if e := gl.GetError(); e != gl.NO_ERROR {
+		g.fbW, g.fbH = 0, 0
+		return fmt.Errorf("framebuffer %dx%d: GL error 0x%x (out of memory?)", nw, nh, e)
+	}
+	if s := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); s != gl.FRAMEBUFFER_COMPLETE {
+		g.fbW, g.fbH = 0, 0
+		return fmt.Errorf("framebuffer %dx%d incomplete: status 0x%x", nw, nh, s)
+	}
+	g.fbW, g.fbH = nw, nh
+	return nil
+}
+
+// variantWeight is the relative cost of one iteration in a variant, for sizing draws.
+func variantWeight(v shaders.Variant) int64 {
+	switch v {
+	case shaders.F64:
+		return 4
+	case shaders.Emulated:
+		return 16
+	case shaders.Perturb:
+		return 8
+	}
+	return 1
+}
+
+// bands splits a w x h tile into draw rectangles (in tile pixels) of predicted cost
+// (pixels x iterations x weight) at most drawBudget: whole-width bands of rows, in multiples
+// of 64 rows where they are that tall (llvmpipe bins by 64 px), or pieces of one row when a
+// single row is already too costly. drawTile draws in bands only up to passCost per pixel
+// (bands of at least 16384 pixels); above that it draws in passes (drawPasses).
+func bands(w, h, iter int, weight int64) []image.Rectangle {
+	perPx := int64(iter) * weight
+	px := max(drawBudget/perPx, 1)
+	var out []image.Rectangle
+	if px >= int64(w) {
+		rows := int(min(px/int64(w), int64(h)))
+		if rows >= 64 && rows < h {
+			rows -= rows % 64
+		}
+		for y := 0; y < h; y += rows {
+			out = append(out, image.Rect(0, y, w, min(y+rows, h)))
+		}
+		return out
+	}
+	cols := int(px)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x += cols {
+			out = append(out, image.Rect(x, y, min(x+cols, w), y+1))
+		}
+	}
+	return out
+}
+
+// drawTile runs on the GL thread: draws one tile, in bands or in passes, and reads it into
+// dst. Between draws it checks ctx, returning its error (dst then holds no complete tile).
+func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile image.Rectangle, stops []float32, dst *image.RGBA) error {
+	w, h := tile.Dx(), tile.Dy()
+	if err := g.ensureFramebuffer(w, h); err != nil {
+		return err
+	}
+	gl.Disable(gl.DEPTH_TEST)
+	gl.Disable(gl.BLEND)
+	gl.BindVertexArray(g.vao)
+	weight := variantWeight(p.variant)
+	if g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*weight > passCost {
+		if err := g.drawPasses(ctx, p, f, tile, stops); err != nil {
+			return err
+		}
+	} else {
+		gl.Viewport(0, 0, int32(w), int32(h))
+		gl.Enable(gl.SCISSOR_TEST)
+		gl.UseProgram(p.id)
+		p.setView(viewOf(f, tile.Min))
+		if g.tables != nil && p.variant == shaders.Perturb {
+			p.setTables(g.tables)
+		}
+		off := f.Loc.Color.Offset
+		p.setColoring(f.Loc.Iterations, stops, f.Loc.Color.Density, off-math.Floor(off))
+		for _, b := range bands(w, h, f.Loc.Iterations, weight) {
+			if err := ctx.Err(); err != nil {
+				gl.Disable(gl.SCISSOR_TEST)
+				return err
+			}
+			gl.Scissor(int32(b.Min.X), int32(b.Min.Y), int32(b.Dx()), int32(b.Dy()))
+			g.timedDraw(false)
+		}
+		gl.Disable(gl.SCISSOR_TEST)
+	}
+
+	start := time.Now()
+	gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
+	gl.PixelStorei(gl.PACK_ALIGNMENT, 4)
+	gl.PixelStorei(gl.PACK_ROW_LENGTH, int32(dst.Stride/4))
+	gl.ReadBuffer(gl.COLOR_ATTACHMENT0)
+	gl.ReadPixels(0, 0, int32(w), int32(h), gl.RGBA, gl.UNSIGNED_BYTE, gl.Ptr(&dst.Pix[0]))
+	gl.PixelStorei(gl.PACK_ROW_LENGTH, 0)
+	g.statsMu.Lock()
+	g.stats.ReadBack += time.Since(start)
+	g.stats.Tiles++
+	g.stats.Pixels += int64(w) * int64(h)
+	g.statsMu.Unlock()
+	if e := gl.GetError(); e != gl.NO_ERROR {
+		return fmt.Errorf("drawing tile %v: GL error 0x%x", tile, e)
+	}
+	return nil
+}
+
+// timedDraw draws the full-viewport triangle, waits for it (glFinish) and counts it. For an
+// iterating pass it reports whether any fragment got through (some pixel was not yet
+// finished); otherwise it returns true.
+func (g *GL) timedDraw(pass bool) bool {
+	start := time.Now()
+	if pass {
+		gl.BeginQuery(gl.ANY_SAMPLES_PASSED, g.query)
+	}
+	gl.DrawArrays(gl.TRIANGLES, 0, 3)
+	if pass {
+		gl.EndQuery(gl.ANY_SAMPLES_PASSED)
+	}
+	gl.Finish()
+	d := time.Since(start)
+	passed := uint32(1)
+	if pass {
+		gl.GetQueryObjectuiv(g.query, gl.QUERY_RESULT, &passed)
+	}
+	g.statsMu.Lock()
+	g.stats.Draws++
+	if pass {
+		g.stats.Passes++
+	}
+	g.stats.DrawTime += d
+	g.stats.LongestDraw = max(g.stats.LongestDraw, d)
+	g.statsMu.Unlock()
+	return passed != 0
+}

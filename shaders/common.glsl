@@ -1,0 +1,130 @@
+// common.glsl: what every fragment shader of the rendering contract shares, included (by the
+// Go side, as a source string of its own) before mandel.frag and perturb.frag: the pixel's
+// global index, the iteration limit, the colouring, the smooth value, and the state of a
+// multi-pass render.
+//
+// Defines from the Go side's header: exactly one of PREC_F32, PREC_F64, PREC_EMULATED (the
+// arithmetic of the orbit; the perturbation shader uses PREC_F64); MAX_STOPS, the size of the
+// palette uniform array; and for one stage of a multi-pass render STAGE_ITERATE or
+// STAGE_COLOUR.
+//
+// Rows: the framebuffer's row 0 (GL's bottom row) holds the tile's TOP row, so glReadPixels
+// delivers rows top-first straight into an image.RGBA with no flip on the CPU.
+
+// The pixel (x, y) of the W x H frame lies (x + 0.5 - W/2, H/2 - y - 0.5) pixel spacings from
+// the frame's centre (fractal.Frame.Offsets).
+uniform ivec2 uOrigin;   // global pixel index of the framebuffer's pixel (0, 0)
+uniform vec2 uHalf;      // (W/2, H/2), exact in float
+
+uniform int uMaxIter;
+
+// Colouring (fractal.Palette.Color and fractal.PalettePosition).
+uniform vec3 uStops[MAX_STOPS];  // colour stops, 0..255 per channel
+uniform int uNumStops;
+uniform float uDensity;
+uniform float uOffset;
+
+// REAL is the orbit's scalar type where the code is shared by float and double; Z is the type
+// of one coordinate of z and c: float, double, or a float-float pair.
+#if defined(PREC_F64)
+#define REAL double
+#define Z double
+#elif defined(PREC_F32)
+#define REAL float
+#define Z float
+#else
+#define REAL float
+#define Z vec2
+#endif
+
+// pixelOffset is the fragment's offset from the frame's centre in pixels, from its global
+// index uOrigin + gl_FragCoord.xy (y down): exact in float for frames up to 2^23 pixels.
+vec2 pixelOffset() {
+    ivec2 g = uOrigin + ivec2(gl_FragCoord.xy);
+    return vec2(float(g.x) + 0.5 - uHalf.x, uHalf.y - float(g.y) - 0.5);
+}
+
+// smoothValue is nu = m + 1 - log2(0.5 * log2(r2)) for the final |z|^2.
+float smoothValue(int m, float r2) {
+    return float(m) + 1.0 - log2(0.5 * log2(r2));
+}
+
+// colour returns the palette colour (0..255) for smooth value nu, as fractal.Palette.Color.
+vec3 colour(float nu) {
+    float t = nu * uDensity / 32.0 + uOffset;
+    t -= floor(t);
+    float pos = t * float(uNumStops);
+    int i = min(int(pos), uNumStops - 1);
+    float f = pos - float(i);
+    vec3 a = uStops[i];
+    vec3 b = uStops[i + 1 == uNumStops ? 0 : i + 1];  // no integer %: it is slow on SIMD CPUs
+    return floor(a * (1.0 - f) + b * f + 0.5);
+}
+
+// escapeSmooth is the smooth value nu of an orbit that escaped at n with z: up to 8 more
+// iterations until |z|^2 > 65536 (fractal.smooth), in the orbit's own type; the emulated
+// variant continues on the high parts.
+float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
+#if defined(PREC_F64)
+    double fr = zr, fi = zi, fcr = cr, fci = ci;
+#elif defined(PREC_F32)
+    float fr = zr, fi = zi, fcr = cr, fci = ci;
+#else
+    float fr = zr.x, fi = zi.x, fcr = cr.x, fci = ci.x;
+#endif
+    int m = n;
+    float r2 = float(fr * fr + fi * fi);
+    while (r2 <= 65536.0 && m < n + 8) {
+        precise REAL t = fr * fr - fi * fi + fcr;
+        fi = 2.0 * fr * fi + fci;
+        fr = t;
+        r2 = float(fr * fr + fi * fi);
+        m++;
+    }
+    return smoothValue(m, r2);
+}
+
+#if defined(STAGE_ITERATE) || defined(STAGE_COLOUR)
+// Multi-pass state, one texel per pixel of the band, in three RGBA32UI textures (bit
+// patterns, so that nothing is rounded between passes). Textures 0 and 1 hold the orbit's
+// state, laid out by each shader; texture 2 holds (status, check, period, nu): status 0 still
+// iterating, 1 black, 2 escaped with smooth value nu; a finished pixel keeps (status, k, 0,
+// nu), k the uK1 of the pass that finished it.
+// A finished pixel is written once more (so that both sets hold it) and then discarded: the
+// Go side stops a band's passes when a pass lets no fragment through (occlusion query).
+uniform usampler2D uState0;
+uniform usampler2D uState1;
+uniform usampler2D uState2;
+#endif
+
+#if defined(STAGE_ITERATE)
+uniform int uK0;  // the pass's first iteration: 1 starts every orbit afresh (no state read)
+uniform int uK1;  // the pass's last iteration
+
+layout(location = 0) out uvec4 oState0;
+layout(location = 1) out uvec4 oState1;
+layout(location = 2) out uvec4 oState2;
+
+// carryFinished handles a pixel that an earlier pass finished (st, its texel of uState2):
+// written once more into the other state set, then discarded. It returns false for a pixel
+// still iterating.
+bool carryFinished(uvec4 st) {
+    if (st.x == 0u) {
+        return false;
+    }
+    // Finished: the set written now holds it already, unless the previous pass finished it.
+    if (int(st.y) < uK0 - 1) {
+        discard;
+    }
+    oState0 = uvec4(0u);
+    oState1 = uvec4(0u);
+    oState2 = st;
+    return true;
+}
+
+// finishedState is texture 2's texel for a pixel that finished in this pass (status 1 black,
+// 2 escaped with smooth value nu).
+uvec4 finishedState(uint status, float nu) {
+    return uvec4(status, uint(uK1), 0u, floatBitsToUint(nu));
+}
+#endif

@@ -1,0 +1,239 @@
+// perturb.frag: perturbation with rebasing and bilinear approximation (BLA) in native double,
+// the GPU form of fractal.PerturbEscape: each pixel iterates its difference d from one
+// reference orbit Z, d <- 2 Z_m d + d^2 + dc, skipping iterations by the BLA table's blocks,
+// with the same arithmetic, in the same order, as the CPU, so that both give the same escape
+// count and smooth value. common.glsl comes before it; the header defines PREC_F64 and PAGES,
+// the number of texture buffers each table is split into (1 to 4).
+//
+// Doubles travel as bit patterns (packDouble2x32: x the low word, y the high word), so the GL
+// 3.3 function set is enough and every value arrives exactly.
+
+// dc of the pixel = uD + pixelOffset() * uSpacing (fractal.Frame.Delta).
+uniform uvec4 uD;        // the bits of the frame centre minus the reference point (re, im)
+uniform uvec2 uSpacing;  // the bits of the pixel spacing
+uniform uvec4 uRefC;     // the bits of the reference point C rounded to float64 (re, im)
+uniform int uLast;       // the reference's last index, len(Z) - 1
+
+// The reference orbit: texel m holds Z[m] (re lo, re hi, im lo, im hi). The BLA table
+// (fractal.BLA.Flat): entry e in texels 3e (Ar, Ai), 3e+1 (Br, Bi) and 3e+2 (R, 0). Each
+// table is split into PAGES texture buffers of 2^uPageShift texels (the last one shorter).
+uniform int uPageShift;
+uniform usamplerBuffer uOrbit0;
+uniform usamplerBuffer uBLA0;
+#if PAGES > 1
+uniform usamplerBuffer uOrbit1;
+uniform usamplerBuffer uBLA1;
+#endif
+#if PAGES > 2
+uniform usamplerBuffer uOrbit2;
+uniform usamplerBuffer uBLA2;
+#endif
+#if PAGES > 3
+uniform usamplerBuffer uOrbit3;
+uniform usamplerBuffer uBLA3;
+#endif
+
+// The BLA table's shape: uBLASteps is S (fractal.BLA.Steps), level l has S >> l entries from
+// uBLAOffset[l] on; uBLALevels 0 means no table (plain perturbation).
+uniform int uBLASteps;
+uniform int uBLALevels;
+uniform int uBLAOffset[32];
+
+uvec4 orbitTexel(int i) {
+#if PAGES == 1
+    return texelFetch(uOrbit0, i);
+#else
+    int p = i >> uPageShift;
+    int j = i - (p << uPageShift);
+    if (p == 0) {
+        return texelFetch(uOrbit0, j);
+    }
+#if PAGES > 2
+    if (p == 2) {
+        return texelFetch(uOrbit2, j);
+    }
+#endif
+#if PAGES > 3
+    if (p == 3) {
+        return texelFetch(uOrbit3, j);
+    }
+#endif
+    return texelFetch(uOrbit1, j);
+#endif
+}
+
+uvec4 blaTexel(int i) {
+#if PAGES == 1
+    return texelFetch(uBLA0, i);
+#else
+    int p = i >> uPageShift;
+    int j = i - (p << uPageShift);
+    if (p == 0) {
+        return texelFetch(uBLA0, j);
+    }
+#if PAGES > 2
+    if (p == 2) {
+        return texelFetch(uBLA2, j);
+    }
+#endif
+#if PAGES > 3
+    if (p == 3) {
+        return texelFetch(uBLA3, j);
+    }
+#endif
+    return texelFetch(uBLA1, j);
+#endif
+}
+
+// trailingZeros of k > 0, from the exponent of float(k & -k), a power of two (exact): GLSL
+// 3.30 has no findLSB.
+int trailingZeros(int k) {
+    return (floatBitsToInt(float(k & -k)) >> 23) - 127;
+}
+
+// pixelDc is the pixel's dc, as fractal.Frame.Delta computes it.
+void pixelDc(out double dcr, out double dci) {
+    vec2 off = pixelOffset();
+    double dRe = packDouble2x32(uD.xy), dIm = packDouble2x32(uD.zw);
+    double spacing = packDouble2x32(uSpacing);
+    precise double r = dRe + double(off.x) * spacing;
+    precise double i = dIm + double(off.y) * spacing;
+    dcr = r;
+    dci = i;
+}
+
+// perturb runs at most `budget` steps (a plain step or a BLA block each) of the pixel's
+// perturbation from state (d, m, n), exactly as fractal.PerturbEscape does. It returns n when
+// |z_n| > 2 (nu then holds the smooth value), -1 when n reached uMaxIter (black), and 0 when
+// the budget ran out first. Every step advances n by at least 1, so uMaxIter steps finish
+// every pixel.
+int perturb(double dcr, double dci, inout double dr, inout double di, inout int m, inout int n,
+            int budget, out float nu) {
+    nu = 0.0;
+    // 2^-900 and 2^600, built from their bits: the rebasing test's scale for tiny values.
+    double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
+    double scale = packDouble2x32(uvec2(0u, 0x65700000u));
+    for (int s = 0; s < budget; s++) {
+        if (n >= uMaxIter) {
+            return -1;
+        }
+        bool jumped = false;
+        if (uBLALevels > 0 && m > 0) {
+            // The largest valid block starting at m (fractal.BLA's lookup rule).
+            int k = m - 1;
+            int l = uBLALevels - 1;
+            if (k != 0) {
+                l = min(trailingZeros(k), l);
+            }
+            double ad = abs(dr) + abs(di);
+            for (; l >= 0; l--) {
+                int idx = k >> l;
+                if (idx >= (uBLASteps >> l) || n + (1 << l) > uMaxIter) {
+                    continue;
+                }
+                int e = 3 * (uBLAOffset[l] + idx);
+                uvec4 tr = blaTexel(e + 2);
+                if (ad < packDouble2x32(tr.xy)) {
+                    uvec4 ta = blaTexel(e);
+                    uvec4 tb = blaTexel(e + 1);
+                    double ar = packDouble2x32(ta.xy), ai = packDouble2x32(ta.zw);
+                    double br = packDouble2x32(tb.xy), bi = packDouble2x32(tb.zw);
+                    precise double nr = ar * dr - ai * di + br * dcr - bi * dci;
+                    precise double ni = ar * di + ai * dr + br * dci + bi * dcr;
+                    dr = nr;
+                    di = ni;
+                    m += 1 << l;
+                    n += 1 << l;
+                    jumped = true;
+                    break;
+                }
+            }
+        }
+        if (!jumped) {
+            // d <- (2 Z + d) d + dc
+            uvec4 zt = orbitTexel(m);
+            precise double tr = 2.0LF * packDouble2x32(zt.xy) + dr;
+            precise double ti = 2.0LF * packDouble2x32(zt.zw) + di;
+            precise double nr = tr * dr - ti * di + dcr;
+            precise double ni = tr * di + ti * dr + dci;
+            dr = nr;
+            di = ni;
+            m++;
+            n++;
+        }
+        uvec4 zt = orbitTexel(m);
+        precise double zr = packDouble2x32(zt.xy) + dr;
+        precise double zi = packDouble2x32(zt.zw) + di;
+        precise double z2 = zr * zr + zi * zi;
+        if (z2 > 4.0LF) {
+            precise double cr = packDouble2x32(uRefC.xy) + dcr;
+            precise double ci = packDouble2x32(uRefC.zw) + dci;
+            nu = escapeSmooth(cr, ci, zr, zi, n);
+            return n;
+        }
+        precise double d2 = dr * dr + di * di;
+        bool rebase = m == uLast || z2 < d2;
+        if (!rebase && z2 < tiny) {
+            precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
+            precise double sz2 = sr * sr + si * si;
+            precise double sd2 = sdr * sdr + sdi * sdi;
+            rebase = sz2 < sd2;
+        }
+        if (rebase) {
+            dr = zr;
+            di = zi;
+            m = 0;
+        }
+    }
+    return n >= uMaxIter ? -1 : 0;
+}
+
+#if defined(STAGE_ITERATE)
+// Multi-pass state (common.glsl): texture 0 holds d (re lo, re hi, im lo, im hi), texture 1
+// (m, n, 0, 0); a pixel still iterating keeps (0, 0, 0, 0) in texture 2. A pass runs
+// uK1 - uK0 + 1 steps: passes count steps, not iterations, so that a pass's cost is bounded
+// however far the BLA jumps.
+
+void main() {
+    double dcr, dci;
+    pixelDc(dcr, dci);
+    double dr = 0.0LF, di = 0.0LF;
+    int m = 0, n = 0;
+    if (uK0 > 1) {
+        ivec2 t = ivec2(gl_FragCoord.xy);
+        if (carryFinished(texelFetch(uState2, t, 0))) {
+            return;
+        }
+        uvec4 d = texelFetch(uState0, t, 0);
+        dr = packDouble2x32(d.xy);
+        di = packDouble2x32(d.zw);
+        uvec4 mn = texelFetch(uState1, t, 0);
+        m = int(mn.x);
+        n = int(mn.y);
+    }
+    float nu;
+    int r = perturb(dcr, dci, dr, di, m, n, uK1 - uK0 + 1, nu);
+    oState0 = uvec4(unpackDouble2x32(dr), unpackDouble2x32(di));
+    oState1 = uvec4(uint(m), uint(n), 0u, 0u);
+    if (r > 0) {
+        oState2 = finishedState(2u, nu);
+    } else if (r < 0) {
+        oState2 = finishedState(1u, 0.0);
+    } else {
+        oState2 = uvec4(0u);
+    }
+}
+
+#else
+out vec4 fragColor;
+
+void main() {
+    double dcr, dci;
+    pixelDc(dcr, dci);
+    double dr = 0.0LF, di = 0.0LF;
+    int m = 0, n = 0;
+    float nu;
+    int r = perturb(dcr, dci, dr, di, m, n, uMaxIter, nu);
+    fragColor = r > 0 ? vec4(colour(nu) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+}
+#endif
