@@ -24,6 +24,11 @@ func TestThumbnailSizeCheckedBeforeDecoding(t *testing.T) {
 	data = binary.BigEndian.AppendUint32(data, 13)
 	data = append(data, ihdr...)
 	data = binary.BigEndian.AppendUint32(data, crc32.ChecksumIEEE(ihdr))
+	// The start of the pixel data: a decoder that trusts the header allocates 1 GB here.
+	idat := []byte("IDAT\x78\x9c\x00\x00\x00\xff\xff")
+	data = binary.BigEndian.AppendUint32(data, uint32(len(idat)-4))
+	data = append(data, idat...)
+	data = binary.BigEndian.AppendUint32(data, crc32.ChecksumIEEE(idat))
 
 	p := &bookmarksPanel{thumbs: map[string]image.Image{}}
 	var before, after runtime.MemStats

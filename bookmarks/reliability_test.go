@@ -31,8 +31,8 @@ func testPNG(t testing.TB, w, h int) []byte {
 	return buf.Bytes()
 }
 
-// pngHeader is the start of a PNG that says it is w x h (8-bit RGBA): the signature and a
-// valid IHDR chunk, all a decoder needs to allocate the whole picture.
+// pngHeader is the start of a PNG that says it is w x h (8-bit RGBA): the signature, a valid
+// IHDR chunk and the start of an IDAT chunk, all a decoder needs to allocate the whole picture.
 func pngHeader(w, h uint32) []byte {
 	ihdr := make([]byte, 4+13)
 	copy(ihdr, "IHDR")
@@ -43,6 +43,12 @@ func pngHeader(w, h uint32) []byte {
 	out = binary.BigEndian.AppendUint32(out, 13)
 	out = append(out, ihdr...)
 	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(ihdr))
+	// The start of the pixel data (a zlib header and an empty stored block), where a decoder
+	// that trusts the header allocates the whole picture.
+	idat := []byte("IDAT\x78\x9c\x00\x00\x00\xff\xff")
+	out = binary.BigEndian.AppendUint32(out, uint32(len(idat)-4))
+	out = append(out, idat...)
+	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(idat))
 	return out
 }
 
