@@ -42,3 +42,26 @@ func TestThumbnailSizeCheckedBeforeDecoding(t *testing.T) {
 		t.Errorf("showing it allocated %d bytes", grew)
 	}
 }
+
+// TestBookmarkClickValidates checks that opening a bookmark whose colouring is out of range
+// (a density of 1e308 once crashed the window when clicked) is refused: the view stays where
+// it was.
+func TestBookmarkClickValidates(t *testing.T) {
+	w, p, _ := newBookmarksTestWindow(t)
+	before := w.Location()
+	bad := fractal.Home()
+	bad.Zoom = fractal.MustDecimal("3")
+	bad.Color.Density = 1e308
+	p.shown = []bookmarks.Bookmark{{Name: "bad", Location: bad}}
+	p.open(0)
+	if got := w.Location(); got != before {
+		t.Fatalf("the window went to an invalid location: %v", got)
+	}
+	good := bad
+	good.Color.Density = 2
+	p.shown = []bookmarks.Bookmark{{Name: "good", Location: good}}
+	p.open(0)
+	if got := w.Location(); got.Zoom != good.Zoom || got.Color != good.Color {
+		t.Fatalf("a valid bookmark was not opened: %v", got)
+	}
+}
