@@ -106,6 +106,15 @@ func TestReadOnlyFileRefused(t *testing.T) {
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
 	check("folder 0555", dir, true)
 	os.Chmod(dir, 0o755)
+	// An export over a read-only file is refused even when forced.
+	dst := filepath.Join(t.TempDir(), "out.json")
+	os.WriteFile(dst, []byte("keep"), 0o444)
+	if _, err := Export(path, dst, nil, true); err == nil || err.Error() != dst+" is read-only; it was not replaced" {
+		t.Fatalf("forced export over a read-only file: %v", err)
+	}
+	if got, _ := os.ReadFile(dst); string(got) != "keep" {
+		t.Fatal("the read-only export target was replaced")
+	}
 	// Writable again: the change goes through.
 	if err := Add(path, Bookmark{Name: "n", Location: fractal.Home()}); err != nil {
 		t.Fatal(err)
