@@ -186,13 +186,27 @@ func TestValuesFromFilesValidated(t *testing.T) {
 func TestNamesKeptExactly(t *testing.T) {
 	text := `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "sea \ud83d\udc34 horse", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1},` +
 		`{"name": "sea 🐴 horse 2", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1},` +
-		`{"name": "\u202eevil", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`
+		`{"name": "\u202eevil", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1},` +
+		`{"name": "back\\ud800slash \"q\"", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`
 	s, err := Parse([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(s.Names(), "|"); got != "sea 🐴 horse|sea 🐴 horse 2|\u202eevil" {
+	// An escaped backslash before "ud800" is not an escape: the name holds the six characters.
+	want := "sea 🐴 horse|sea 🐴 horse 2|\u202eevil|back\\ud800slash \"q\""
+	if got := strings.Join(s.Names(), "|"); got != want {
 		t.Fatalf("names %q", got)
+	}
+	out, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s2.Names(), "|"); got != want {
+		t.Fatalf("names after writing %q", got)
 	}
 }
 
