@@ -232,11 +232,10 @@ func (e adviceError) Unwrap() error { return e.err }
 
 // warnLowDisk warns when the output folder has less free space than the export may need.
 func warnLowDisk(job exportJob, stderr io.Writer) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(filepath.Dir(job.out), &st); err != nil {
+	free, err := freeSpace(filepath.Dir(job.out))
+	if err != nil {
 		return
 	}
-	free := int64(st.Bavail) * int64(st.Bsize)
 	if need := export.EstimateSize(job.w, job.h); free < need {
 		fmt.Fprintf(stderr, "mandelscope export: warning: %s has %s free; the image may need up to about %s\n",
 			filepath.Dir(job.out), export.HumanBytes(free), export.HumanBytes(need))

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -189,7 +188,7 @@ func TestExportInterruptResume(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 	t0 := time.Now()
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	interruptSelf(t)
 	code := <-done
 	if d := time.Since(t0); d > 2*time.Second {
 		t.Errorf("took %v to stop", d)

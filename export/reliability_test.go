@@ -633,6 +633,9 @@ func TestReadMetadataValidates(t *testing.T) {
 		{"density NaN", 10, 10, key(KeyDensity, "NaN"), "finite"},
 		{"density 1e308", 10, 10, key(KeyDensity, "1e308"), "density"},
 		{"offset Inf", 10, 10, key(KeyOffset, "+Inf"), "finite"},
+		{"density 1e308", 10, 10, key(KeyDensity, "1e308"), "palette density 1e+308 is out of range"},
+		{"density 1e-300", 10, 10, key(KeyDensity, "1e-300"), "palette density 1e-300 is out of range"},
+		{"offset -1e300", 10, 10, key(KeyOffset, "-1e300"), "palette offset -1e+300 is out of range"},
 		{"zoom 0", 10, 10, key(KeyZoom, "0"), "zoom"},
 		{"palette", 10, 10, key(KeyPalette, "nope"), "palette"},
 	} {
