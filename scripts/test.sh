@@ -41,13 +41,12 @@ go test -count=1 -timeout 30m ./...
 # Every package again under the race detector: concurrency is checked, not argued.
 echo "test: go test -race"
 go test -race -count=1 -timeout 40m ./...
-# The platforms beyond this one: the pure-Go packages vetted for macOS and Windows, and the
+# The platforms beyond this one: every package vetted for Windows, the pure-Go ones for macOS and
+# FreeBSD, and the
 # release packages built (the Linux archive and the Windows .exe, cross-compiled with mingw-w64)
 # and checked by scripts/package.sh.
-echo "test: go vet for darwin and windows (pure-Go packages)"
-for os in darwin windows; do
-  GOOS=$os GOARCH=amd64 CGO_ENABLED=0 go vet ./fractal/... ./bookmarks/... ./export/... ./internal/imagetest
-done
+echo "test: go vet for windows, darwin and freebsd"
+CROSS_BUILD=0 ./scripts/cross-check.sh
 echo "test: packages"
 pkgdir=$(mktemp -d)
 ./scripts/package.sh "$pkgdir"
