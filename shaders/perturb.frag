@@ -113,10 +113,16 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
     // 2^-900 and 2^600, built from their bits: the rebasing test's scale for tiny values.
     double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
     double scale = packDouble2x32(uvec2(0u, 0x65700000u));
-    for (int s = 0; s < budget; s++) {
-        if (n >= uMaxIter) {
-            return -1;
-        }
+    // Z[m], fetched once per step: the escape test's fetch serves the next plain step.
+    double zmr = 0.0LF, zmi = 0.0LF;
+    if (m > 0) {
+        uvec4 zt = orbitTexel(m);
+        zmr = packDouble2x32(zt.xy);
+        zmi = packDouble2x32(zt.zw);
+    }
+    bool escaped = false;
+    double ezr = 0.0LF, ezi = 0.0LF;
+    for (int s = 0; s < budget && n < uMaxIter; s++) {
         bool jumped = false;
         if (uBLALevels > 0 && m > 0) {
             // The largest valid block starting at m (fractal.BLA's lookup rule).
@@ -151,9 +157,8 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         }
         if (!jumped) {
             // d <- (2 Z + d) d + dc
-            uvec4 zt = orbitTexel(m);
-            precise double tr = 2.0LF * packDouble2x32(zt.xy) + dr;
-            precise double ti = 2.0LF * packDouble2x32(zt.zw) + di;
+            precise double tr = 2.0LF * zmr + dr;
+            precise double ti = 2.0LF * zmi + di;
             precise double nr = tr * dr - ti * di + dcr;
             precise double ni = tr * di + ti * dr + dci;
             dr = nr;
@@ -162,14 +167,16 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
             n++;
         }
         uvec4 zt = orbitTexel(m);
-        precise double zr = packDouble2x32(zt.xy) + dr;
-        precise double zi = packDouble2x32(zt.zw) + di;
+        zmr = packDouble2x32(zt.xy);
+        zmi = packDouble2x32(zt.zw);
+        precise double zr = zmr + dr;
+        precise double zi = zmi + di;
         precise double z2 = zr * zr + zi * zi;
         if (z2 > 4.0LF) {
-            precise double cr = packDouble2x32(uRefC.xy) + dcr;
-            precise double ci = packDouble2x32(uRefC.zw) + dci;
-            nu = escapeSmooth(cr, ci, zr, zi, n);
-            return n;
+            escaped = true;
+            ezr = zr;
+            ezi = zi;
+            break;  // the smooth value after the loop: SIMD CPUs run an if's body for every lane
         }
         precise double d2 = dr * dr + di * di;
         bool rebase = m == uLast || z2 < d2;
@@ -183,7 +190,15 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
             dr = zr;
             di = zi;
             m = 0;
+            zmr = 0.0LF;  // Z[0]
+            zmi = 0.0LF;
         }
+    }
+    if (escaped) {
+        precise double cr = packDouble2x32(uRefC.xy) + dcr;
+        precise double ci = packDouble2x32(uRefC.zw) + dci;
+        nu = escapeSmooth(cr, ci, ezr, ezi, n);
+        return n;
     }
     return n >= uMaxIter ? -1 : 0;
 }
