@@ -9,7 +9,12 @@
 // reference): every pixel is computed from its global index, so tiles join without seams,
 // and GPU and CPU pictures agree. Three fragment shader variants (package shaders) cover the
 // precisions: float32, native fp64, and double emulated with float-float pairs for drivers
-// without fp64. It calls only the GL 3.3 core functions (go-gl's v3.3-core binding; doubles
+// without fp64. Deeper, Perturbation frames are drawn by the perturbation shader: each pixel
+// iterates its difference from the frame's reference orbit with rebasing and the BLA table,
+// both uploaded once per reference into texture buffers, with the CPU's arithmetic; where
+// the GPU cannot (no fp64, tables beyond its limits) or should not (a software rasteriser,
+// where the CPU is faster) draw them, they go to the CPU renderer (render/cpu), never to a
+// variant that would draw them wrong. It calls only the GL 3.3 core functions (go-gl's v3.3-core binding; doubles
 // reach the fp64 shader as bit patterns), so the same code runs on 4.x and 3.3 contexts. Long
 // renders are split into tiles of at most MaxTile pixels a side and each tile into short draw
 // calls, so that no single draw runs long enough to trip a GPU watchdog (Windows resets the
@@ -47,7 +52,7 @@ type Options struct {
 	// Perturb says where Perturbation frames are drawn: "gpu" (the perturbation shader,
 	// where the driver has fp64 and room for the tables), "cpu" (the CPU renderer), or ""
 	// (automatic: the GPU, except on a software rasteriser such as llvmpipe, where the
-	// pure-Go CPU renderer is faster: measured 2.3x less CPU time at zoom 1e50).
+	// pure-Go CPU renderer is faster: it takes half the CPU time at zoom 1e50).
 	Perturb string
 	// MaxTile caps the tile edge in pixels (0: from GL_MAX_RENDERBUFFER_SIZE and
 	// GL_MAX_VIEWPORT_DIMS).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -381,4 +382,38 @@ func BenchmarkPerturb1e50CPU(b *testing.B) {
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
 	b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size*size), "ns/px")
+}
+
+// TestPerturbBadInput refuses a frame whose offset from its reference is not finite, with a
+// one-line error.
+func TestPerturbBadInput(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	f := deepFrame(t, p8007Re, p8007Im, "1e20", 1000, 8, 8)
+	f.DRe = math.NaN()
+	err := g.Render(context.Background(), f, image.Rect(0, 0, 8, 8), image.NewRGBA(image.Rect(0, 0, 8, 8)))
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("NaN offset from the reference: %v, want a one-line error", err)
+	}
+}
+
+// TestBLAMonotone checks what the shader's binary search over BLA levels relies on: a block's
+// radius is at most that of its first half, so that the levels valid at an index are all
+// those up to some level.
+func TestBLAMonotone(t *testing.T) {
+	f := deepFrame(t, p136119Re, p136119Im, "1e50", 300000, 40, 30)
+	b := f.BLA()
+	flat := b.Flat()
+	r := func(l, k int) float64 { return flat[fractal.BLAStride*(b.Offset(l)+k)+4] }
+	checked := 0
+	for l := 1; l < b.Levels(); l++ {
+		for k := range b.Count(l) {
+			if r(l, k) > r(l-1, 2*k) {
+				t.Fatalf("level %d entry %d: R %g above its first half's %g", l, k, r(l, k), r(l-1, 2*k))
+			}
+			checked++
+		}
+	}
+	if checked == 0 || b.Levels() < 10 {
+		t.Errorf("%d levels, %d entries checked: the table tests little", b.Levels(), checked)
+	}
 }
