@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"strconv"
 	"strings"
 
 	"mandelscope/bookmarks"
@@ -94,11 +95,22 @@ func bookmarksList(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	for _, b := range s.List() {
-		if _, err := fmt.Fprintf(stdout, "%s\t%s\n", b.Name, listLine(b.Location)); err != nil {
+		if _, err := fmt.Fprintf(stdout, "%s\t%s\n", termText(b.Name), listLine(b.Location)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// termText is a name as it is safe to print on a terminal: as it is when every character is
+// printable, else quoted with escapes (strconv.Quote), so that a name holding U+202E (which
+// reverses the rest of the line) or another format character cannot rearrange or hide what
+// the terminal shows. A name that starts with a quote is quoted too, to stay unambiguous.
+func termText(s string) string {
+	if strings.HasPrefix(s, `"`) || strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // listLine is a location as the flags that lead back to it.

@@ -163,6 +163,9 @@ func TestBookmarksCLIDamagedFile(t *testing.T) {
 		"garbage":      "\x89PNG\r\n\x1a\n\x00\x00garbage",
 		"wrong types":  `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": 5}]}`,
 		"not a number": `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "-1.740062382579339905220844167065825638296641720436171866879x", "im": "0", "zoom": "1", "iterations": 9, "palette": "classic", "density": 1}]}`,
+		"huge density": `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 9, "palette": "classic", "density": 1e308}]}`,
+		"twice":        `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "name": "b", "re": "0", "im": "0", "zoom": "1", "iterations": 9, "palette": "classic", "density": 1}]}`,
+		"not UTF-8":    "{\"format\": \"mandelscope-bookmarks\", \"version\": 1, \"bookmarks\": [{\"name\": \"\xff\", \"re\": \"0\", \"im\": \"0\", \"zoom\": \"1\", \"iterations\": 9, \"palette\": \"classic\", \"density\": 1}]}",
 	} {
 		path := bmFile(t)
 		os.MkdirAll(filepath.Dir(path), 0o755)
@@ -243,5 +246,69 @@ func TestBookmarksCLIConcurrent(t *testing.T) {
 				t.Fatalf("stream %d #%d: %v %v", st, i, ok, b.Location)
 			}
 		}
+	}
+}
+
+// TestBookmarksCLIFromFileValidated checks that `export --bookmark` refuses a bookmark whose
+// colouring is out of range (a density of 1e308 panicked the palette) with one clear line,
+// writing nothing.
+func TestBookmarksCLIFromFileValidated(t *testing.T) {
+	path := bmFile(t)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	text := `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 9, "palette": "classic", "density": 1e308}]}`
+	os.WriteFile(path, []byte(text), 0o644)
+	out := filepath.Join(t.TempDir(), "out.png")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"export", "--renderer=cpu", "--bookmark=a", "--size=8x8", "-o", out}, &stdout, &stderr)
+	msg := stderr.String()
+	if code == 0 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "palette density 1e+308 is out of range") || strings.Contains(msg, "goroutine") {
+		t.Fatalf("export --bookmark: exit %d, stderr %q", code, msg)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("an image was written")
+	}
+}
+
+// TestBookmarksCLIReadOnly checks that a read-only bookmarks file is not replaced by a change
+// from the command line: one line naming the file, the file unchanged.
+func TestBookmarksCLIReadOnly(t *testing.T) {
+	path := bmFile(t)
+	bmOK(t, "add", "--center=0,0", "--zoom=1", "--thumbnail=false", "a")
+	before, _ := os.ReadFile(path)
+	os.Chmod(path, 0o444)
+	for _, args := range [][]string{
+		{"add", "--center=0,0", "--zoom=2", "--thumbnail=false", "b"},
+		{"rm", "a"},
+		{"rename", "a", "c"},
+	} {
+		code, _, errs := bm(t, args...)
+		if code == 0 || errs != "mandelscope bookmarks: bookmarks file "+path+" is read-only; nothing was changed\n" {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+		}
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Fatal("the read-only file was changed")
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o444 {
+		t.Fatalf("mode is now %v", fi.Mode().Perm())
+	}
+}
+
+// TestBookmarksCLIListEscapes checks that `bookmarks list` prints a name holding a character
+// that would rearrange the terminal's line (U+202E, right-to-left override) escaped, and
+// plain names as they are.
+func TestBookmarksCLIListEscapes(t *testing.T) {
+	bmFile(t)
+	bmOK(t, "add", "--center=0,0", "--zoom=1", "--thumbnail=false", "gnp.\u202eexe")
+	bmOK(t, "add", "--center=0,0", "--zoom=1", "--thumbnail=false", "café 🐴")
+	bmOK(t, "add", "--center=0,0", "--zoom=1", "--thumbnail=false", `"quoted"`)
+	out := bmOK(t, "list")
+	for _, want := range []string{`"gnp.\u202eexe"` + "\t--center=0,0", "café 🐴\t--center=0,0", `"\"quoted\""` + "\t--center"} {
+		if !strings.Contains(out, want+"") {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsRune(out, '\u202e') {
+		t.Errorf("list printed U+202E raw:\n%q", out)
 	}
 }

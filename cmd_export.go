@@ -62,7 +62,10 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	return runErr
 }
 
-var _ export.TileRenderer = (*cpu.Renderer)(nil)
+var (
+	_ export.TileRenderer = (*cpu.Renderer)(nil)
+	_ export.Identifier   = (*cpu.Renderer)(nil)
+)
 
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
@@ -161,28 +164,71 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	if !strings.EqualFold(filepath.Ext(job.out), ".png") {
 		return job, usageErr("-o: %q must end in .png", clipText(job.out))
 	}
-	dir := filepath.Dir(job.out)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return job, usageErr("-o: folder %s does not exist", dir)
-	}
-	if st, err := os.Lstat(job.out); err == nil {
-		if st.IsDir() {
-			return job, usageErr("-o: %s is a folder", job.out)
-		}
-		if !job.force {
-			return job, usageErr("-o: %s already exists (add --force to overwrite it)", job.out)
-		}
-	}
-	part := export.PartPath(job.out)
-	if job.resume {
-		if _, err := os.Stat(export.CheckpointPath(job.out)); err != nil {
-			return job, usageErr("--resume: nothing to resume (no %s); run without --resume", export.CheckpointPath(job.out))
-		}
-	} else if _, err := os.Lstat(part); err == nil && !job.force {
-		return job, usageErr("-o: %s is left from an interrupted export: add --resume to continue it or --force to start over", part)
+	if err := export.Precheck(job.out, job.resume, job.force); err != nil {
+		return job, exitError{2, withAdvice(err, job)}
 	}
 	return job, nil
 }
+
+// withAdvice adds to an export error the command-line advice for it: the export library
+// says what happened, and each front end says what to do with its own controls.
+func withAdvice(err error, job exportJob) error {
+	var ee *export.Error
+	if !errors.As(err, &ee) {
+		return err
+	}
+	advice := ""
+	switch ee.Kind {
+	case export.ErrExists:
+		advice = "add --force to overwrite it"
+	case export.ErrUnfinished:
+		if ee.Kept {
+			advice = "add --resume to continue it, or --force to start over"
+		} else {
+			advice = "add --force to start over"
+		}
+	case export.ErrNothingToResume:
+		if ee.Kept {
+			advice = "drop --resume and add --force to start over"
+		} else {
+			advice = "run without --resume"
+		}
+	case export.ErrParamsDiffer:
+		advice = "run the same command as before with --resume, or drop --resume and add --force to start over"
+	case export.ErrRendererDiffers:
+		if strings.HasPrefix(ee.Was, "CPU") {
+			advice = "resume with --renderer=cpu, or drop --resume and add --force to start over"
+		} else {
+			advice = "resume with --renderer=gpu where that renderer is available (the same GPU and driver), or drop --resume and add --force to start over"
+		}
+	case export.ErrDamaged:
+		advice = "drop --resume and add --force to start over (the files stay as they are until then)"
+	case export.ErrBusy:
+		advice = "wait for it to finish, or stop it first"
+	case export.ErrAppeared:
+		advice = "move that file away and run the same command with --resume, or add --resume --force to replace it"
+	case export.ErrInterrupted, export.ErrNoSpace:
+		switch {
+		case ee.Kept && ee.Kind == export.ErrNoSpace:
+			advice = "free some space, then run the same command with --resume to continue"
+		case ee.Kept:
+			advice = "run the same command with --resume to continue"
+		}
+	}
+	if advice == "" {
+		return err
+	}
+	return adviceError{err, advice}
+}
+
+// adviceError is an export error with what to do about it on the command line.
+type adviceError struct {
+	err    error
+	advice string
+}
+
+func (e adviceError) Error() string { return e.err.Error() + "; " + e.advice }
+func (e adviceError) Unwrap() error { return e.err }
 
 // warnLowDisk warns when the output folder has less free space than the export may need.
 func warnLowDisk(job exportJob, stderr io.Writer) {
@@ -197,27 +243,62 @@ func warnLowDisk(job exportJob, stderr io.Writer) {
 	}
 }
 
-// doExport runs the export with progress on stderr and SIGINT/SIGTERM cancelling it.
+// exitNow ends the process at once (a second Ctrl-C); tests replace it.
+var exitNow = os.Exit
+
+// signalCode is the exit status for a process ended by s: 128 + the signal number.
+func signalCode(s os.Signal) int {
+	if s == syscall.SIGTERM {
+		return 143
+	}
+	return 130
+}
+
+// doExport runs the export with progress on stderr. The first SIGINT or SIGTERM cancels it
+// (it stops within about one render call, keeping the .part and checkpoint for --resume); a
+// second one ends the process at once.
 func doExport(job exportJob, r export.TileRenderer, stderr io.Writer) error {
+	tty := stderr
+	stderr = &lockedWriter{w: stderr} // the signal goroutine and the progress write too
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	// The signal goroutine ends before doExport returns, so that nothing it writes comes
+	// after the caller's last line.
+	done, ended := make(chan struct{}), make(chan struct{})
+	defer func() {
+		close(done)
+		<-ended
+	}()
 	var mu sync.Mutex
 	var got os.Signal
 	go func() {
+		defer close(ended)
 		select {
 		case s := <-sigs:
 			mu.Lock()
 			got = s
 			mu.Unlock()
+			fmt.Fprintf(stderr, "\nmandelscope export: stopping, keeping what is done (again to quit at once)\n")
 			cancel()
-		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(stderr, "mandelscope export: quit at once; %s keeps the strips of its last checkpoint for --resume\n", export.PartPath(job.out))
+			// This process holds the lock: remove its file, as the export would have (a
+			// stale one would not block the next export, but is clutter).
+			os.Remove(export.LockPath(job.out))
+			exitNow(signalCode(s))
+		case <-done:
 		}
 	}()
 
-	pr := newProgressPrinter(stderr, job)
+	pr := newProgressPrinter(tty, job)
+	pr.w = stderr
 	opt := export.Options{
 		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile,
 		Version: Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
@@ -226,20 +307,29 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer) error {
 	sum, err := export.Export(ctx, r, job.out, opt)
 	pr.end()
 	if err != nil {
+		err = withAdvice(err, job)
 		mu.Lock()
 		s := got
 		mu.Unlock()
 		if errors.Is(err, export.ErrInterrupted) && s != nil {
-			code := 130
-			if s == syscall.SIGTERM {
-				code = 143
-			}
-			return exitError{code, err}
+			return exitError{signalCode(s), err}
 		}
 		return err
 	}
 	printSummary(stderr, sum, r)
 	return nil
+}
+
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func ssText(n int) string {

@@ -6,11 +6,14 @@ import (
 	"strconv"
 	"strings"
 
+	"mandelscope/export"
 	"mandelscope/fractal"
 )
 
 // runProbe prints "X Y N" for each pixel X,Y given: N is its escape count by the rendering
-// contract, -1 when it does not escape, computed in the precision the image would use.
+// contract, -1 when it does not escape, computed in the precision the image would use. A
+// pixel may lie outside the image ("-1,5" is just left of it), where the image's pixel grid
+// continues; such a coordinate after the flags is a pixel, not a flag (see parseFlags).
 func runProbe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("probe", stderr)
 	lf := addLocationFlags(fs)
@@ -41,8 +44,8 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 		if !ok || err1 != nil || err2 != nil {
 			return usageErr("pixel %q must be X,Y with whole numbers", clipText(p))
 		}
-		if x < 0 || y < 0 || x >= w || y >= h {
-			return usageErr("pixel %d,%d is outside the %dx%d image", x, y, w, h)
+		if x < -export.MaxSide || y < -export.MaxSide || x > 2*export.MaxSide || y > 2*export.MaxSide {
+			return usageErr("pixel %d,%d is out of range (each coordinate from -%d to %d)", x, y, export.MaxSide, 2*export.MaxSide)
 		}
 		list = append(list, xy{x, y})
 	}

@@ -81,7 +81,8 @@ func TestProbeBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{},
 		{"--size=0x10", "0,0"},
-		{"--size=10x10", "10,0"},
+		{"--size=10x10", "200000,0"},
+		{"--size=10x10", "-70000,0"},
 		{"--size=10x10", "a,b"},
 		{"--zoom=NaN", "0,0"},
 		{"--center=1", "0,0"},
@@ -94,5 +95,24 @@ func TestProbeBadInput(t *testing.T) {
 		if code == 0 || strings.Count(msg, "\n") != 1 || strings.Contains(msg, "goroutine") {
 			t.Errorf("probe %v: exit %d, stderr %q: want a one-line error and a non-zero exit", args, code, msg)
 		}
+	}
+}
+
+// TestProbeNegativePixels checks that a negative coordinate is a pixel, not a flag, before
+// or after the flags, and that it lies where the image's pixel grid continues: one pixel
+// left of a 1x1 image at zoom 4 (spacing 1) centred on 2 is c = 1, which escapes at 3.
+func TestProbeNegativePixels(t *testing.T) {
+	for _, args := range [][]string{
+		{"--center=2,0", "--size=1x1", "--zoom=4", "--iterations=100", "-1,0"},
+		{"-1,0", "--center=2,0", "--size=1x1", "--zoom=4", "--iterations=100"},
+		{"--center", "2,0", "--size", "1x1", "--zoom", "4", "--iterations", "100", "-1,0"},
+	} {
+		if got := probe(t, args...); len(got) != 1 || got[0] != "-1 0 3" {
+			t.Errorf("probe %q = %q, want [\"-1 0 3\"]", args, got)
+		}
+	}
+	// A negative number stays the value of the flag before it.
+	if got := probe(t, "--center", "-1.5,0", "--size=1x1", "--iterations=100", "0,0", "-1,0"); len(got) != 2 {
+		t.Errorf("probe with a negative flag value: %q", got)
 	}
 }

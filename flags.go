@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -8,20 +9,9 @@ import (
 	"strings"
 	"sync"
 
+	"mandelscope/export"
 	"mandelscope/fractal"
 )
-
-// MaxSide is the largest width or height an image may have (documented in README).
-const MaxSide = 65536
-
-// sizePresets are the named export sizes.
-var sizePresets = map[string][2]int{
-	"1080p": {1920, 1080},
-	"4k":    {3840, 2160},
-	"8k":    {7680, 4320},
-	"16k":   {15360, 8640},
-	"32k":   {30720, 17280},
-}
 
 // usageOut remembers where each flag set prints its usage (stderr), as the flag package's
 // own output is silenced to keep errors to one line.
@@ -51,27 +41,49 @@ func printUsage(fs *flag.FlagSet) {
 
 // parseFlags parses args, turning flag errors into one-line usage errors. Flags may come
 // before or after positional arguments ("probe 10,20 --zoom=5" works); it returns the
-// positional arguments in order. A lone "--" ends the flags.
+// positional arguments in order. A lone "--" ends the flags. An argument that starts with a
+// minus sign and a digit or point ("-1,5", "-.5") is a negative number, so positional: no
+// flag's name starts with one; as the value of a flag that takes one ("--offset -0.5") it
+// stays that flag's value.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
+	for len(args) > 0 {
+		a := args[0]
+		if a == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		if len(a) < 2 || a[0] != '-' || isNumberStart(a[1]) {
+			pos = append(pos, a)
+			args = args[1:]
+			continue
+		}
+		// One flag, with its value when it takes one and has no "=": parse just that.
+		n := 1
+		name := strings.TrimLeft(a, "-")
+		if !strings.Contains(name, "=") && len(args) > 1 {
+			if f := fs.Lookup(name); f != nil && !isBoolFlag(f) {
+				n = 2
+			}
+		}
+		if err := fs.Parse(args[:n]); err != nil {
 			if err == flag.ErrHelp {
 				printUsage(fs)
 				return nil, err
 			}
 			return nil, usageErr("%v", err)
 		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+		args = args[n:]
 	}
+	return pos, nil
+}
+
+// isNumberStart reports whether c may follow a minus sign at the start of a number.
+func isNumberStart(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
+
+// isBoolFlag reports whether f needs no value ("--force"), as the flag package decides.
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 // flagWasSet reports whether the named flag was given on the command line.
@@ -140,15 +152,15 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 	}
 	if flagWasSet(lf.fs, "density") {
 		d, err := strconv.ParseFloat(lf.density, 64)
-		if err != nil || !(d > 0) || d > 1e6 {
-			return l, usageErr("--density: %q must be a positive number up to 1e6", lf.density)
+		if err != nil || !(d >= fractal.MinDensity && d <= fractal.MaxDensity) {
+			return l, usageErr("--density: %q must be a number from %g to %g", clipText(lf.density), fractal.MinDensity, fractal.MaxDensity)
 		}
 		l.Color.Density = d
 	}
 	if flagWasSet(lf.fs, "offset") {
 		o, err := strconv.ParseFloat(lf.off, 64)
-		if err != nil || o != o || o > 1e6 || o < -1e6 {
-			return l, usageErr("--offset: %q must be a finite number", lf.off)
+		if err != nil || !(o >= -fractal.MaxOffset && o <= fractal.MaxOffset) {
+			return l, usageErr("--offset: %q must be a number from -%g to %g", clipText(lf.off), fractal.MaxOffset, fractal.MaxOffset)
 		}
 		l.Color.Offset = o
 	}
@@ -199,6 +211,9 @@ func parseZoom(s string) (fractal.Decimal, error) {
 // parseIterations reads an iteration count in [1, fractal.MaxIterations].
 func parseIterations(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("%s is out of range (1 to %d)", clipText(strings.TrimSpace(s)), fractal.MaxIterations)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%q is not a whole number", clipText(s))
 	}
@@ -208,25 +223,9 @@ func parseIterations(s string) (int, error) {
 	return n, nil
 }
 
-// parseSize reads "WxH" or a preset name (1080p, 4k, 8k, 16k, 32k); each side 1..MaxSide.
-func parseSize(s string) (w, h int, err error) {
-	if p, ok := sizePresets[strings.ToLower(strings.TrimSpace(s))]; ok {
-		return p[0], p[1], nil
-	}
-	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
-	if !ok {
-		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT or one of 1080p, 4k, 8k, 16k, 32k", clipText(s))
-	}
-	w, err1 := strconv.Atoi(strings.TrimSpace(ws))
-	h, err2 := strconv.Atoi(strings.TrimSpace(hs))
-	if err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT with whole numbers", clipText(s))
-	}
-	if w < 1 || h < 1 || w > MaxSide || h > MaxSide {
-		return 0, 0, fmt.Errorf("%dx%d is out of range (each side 1 to %d)", w, h, MaxSide)
-	}
-	return w, h, nil
-}
+// parseSize reads "WxH" or a preset name (1080p, 4k, 8k, 16k, 32k): export.ParseSize, the one
+// definition of the presets and the size limits (each side 1 to export.MaxSide).
+func parseSize(s string) (w, h int, err error) { return export.ParseSize(s) }
 
 func clipText(s string) string {
 	if len(s) > 40 {

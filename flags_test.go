@@ -112,3 +112,57 @@ func FuzzParseZoom(f *testing.F) {
 		}
 	})
 }
+
+// TestParseFlagsNegativeNumbers checks that an argument starting with a minus sign and a digit
+// or a point is a positional argument (a negative pixel coordinate), wherever it stands, while
+// a flag that takes a value still takes a negative one.
+func TestParseFlagsNegativeNumbers(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		pos  string
+		off  string
+	}{
+		{[]string{"-1,5"}, "-1,5", ""},
+		{[]string{"--offset=0.5", "-1,5", "-.5,-2"}, "-1,5|-.5,-2", "0.5"},
+		{[]string{"-1,5", "--offset", "-0.25", "3,4"}, "-1,5|3,4", "-0.25"},
+		{[]string{"-offset", "-3", "-7,-7", "--force"}, "-7,-7", "-3"},
+		{[]string{"--force", "-2,0"}, "-2,0", ""},
+		{[]string{"--", "--offset=1", "-x"}, "--offset=1|-x", ""},
+		{[]string{"-", "1,2"}, "-|1,2", ""},
+	} {
+		fs := newFlagSet("test", &bytes.Buffer{})
+		off := fs.String("offset", "", "")
+		fs.Bool("force", false, "")
+		pos, err := parseFlags(fs, c.args)
+		if err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		if got := strings.Join(pos, "|"); got != c.pos || *off != c.off {
+			t.Errorf("%q: positional %q offset %q, want %q and %q", c.args, got, *off, c.pos, c.off)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-x1"}, "flag provided but not defined: -x1"},
+		{[]string{"1,2", "--offset"}, "flag needs an argument: -offset"},
+		{[]string{"--force=maybe"}, "invalid boolean value"},
+	} {
+		fs := newFlagSet("test", &bytes.Buffer{})
+		fs.String("offset", "", "")
+		fs.Bool("force", false, "")
+		if _, err := parseFlags(fs, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestIterationsOutOfRange checks that a number too large for an int is called out of range,
+// not a non-number.
+func TestIterationsOutOfRange(t *testing.T) {
+	if _, err := parseIterations("99999999999999999999"); err == nil || err.Error() != "99999999999999999999 is out of range (1 to 100000000)" {
+		t.Errorf("parseIterations: %v", err)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"image/png"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -33,22 +32,9 @@ const (
 	bookmarkThumbMaxIter = 20000
 )
 
-// bookmarksWatch is how often the open panel looks whether the file changed (the command
-// line may add bookmarks while the window is open); 0 turns the watch off.
-var bookmarksWatch = 2 * time.Second
-
-func init() {
-	extensions = append(extensions, installBookmarksPanel)
-}
-
-// panels remembers each window's bookmarks panel (for the tests and the navigation code).
-var panels sync.Map // *Window -> *bookmarksPanel
-
-func panelOf(w *Window) *bookmarksPanel {
-	p, _ := panels.Load(w)
-	bp, _ := p.(*bookmarksPanel)
-	return bp
-}
+// defaultBookmarksWatch is how often the open panel looks whether the file changed (the
+// command line may add bookmarks while the window is open).
+const defaultBookmarksWatch = 2 * time.Second
 
 // bookmarksPanel is the side panel listing the bookmarks file: thumbnails and a filter box;
 // a click goes there; add (Ctrl+D), rename, delete with undo, import and export. All its
@@ -71,6 +57,7 @@ type bookmarksPanel struct {
 	deleted *deletedBookmark
 	root    fyne.CanvasObject
 	visible bool
+	watch   time.Duration // how often the shown panel looks at the file; <= 0: never
 	stop    chan struct{} // closes the watch of the file while the panel is shown
 }
 
@@ -80,9 +67,10 @@ type deletedBookmark struct {
 	index int
 }
 
-func installBookmarksPanel(w *Window) {
+// installBookmarksPanel adds the bookmarks panel's toolbar buttons, menu items and shortcuts
+// to w.
+func installBookmarksPanel(w *Window) *bookmarksPanel {
 	p := newBookmarksPanel(w)
-	panels.Store(w, p)
 	w.AddToolbarItem(widget.NewToolbarSeparator())
 	w.AddToolbarItem(widget.NewToolbarAction(theme.ListIcon(), p.toggle))
 	w.AddToolbarItem(widget.NewToolbarAction(theme.ContentAddIcon(), p.showAddDialog))
@@ -92,10 +80,14 @@ func installBookmarksPanel(w *Window) {
 	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Export Bookmarks...", p.showExportDialog))
 	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierShortcutDefault}, p.showAddDialog)
 	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierShortcutDefault}, p.toggle)
+	return p
 }
 
 func newBookmarksPanel(w *Window) *bookmarksPanel {
-	p := &bookmarksPanel{w: w, thumbs: map[string]image.Image{}}
+	p := &bookmarksPanel{w: w, thumbs: map[string]image.Image{}, watch: w.opts.bookmarksWatch}
+	if p.watch == 0 {
+		p.watch = defaultBookmarksWatch
+	}
 	p.path, p.pathErr = bookmarks.DefaultPath()
 	p.filter = widget.NewEntry()
 	p.filter.SetPlaceHolder("Filter bookmarks")
@@ -129,6 +121,7 @@ func newBookmarksPanel(w *Window) *bookmarksPanel {
 
 // bookmarkRow is one line of the list: thumbnail, name and zoom, rename and delete buttons.
 type bookmarkRow struct {
+	widget.BaseWidget
 	img    *canvas.Image
 	name   *widget.Label
 	detail *widget.Label
@@ -136,7 +129,9 @@ type bookmarkRow struct {
 	del    *widget.Button
 }
 
-func (p *bookmarksPanel) newRow() fyne.CanvasObject {
+var _ fyne.Widget = (*bookmarkRow)(nil)
+
+func newBookmarkRow() *bookmarkRow {
 	r := &bookmarkRow{
 		img:    canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1))),
 		name:   widget.NewLabel("name"),
@@ -149,21 +144,23 @@ func (p *bookmarksPanel) newRow() fyne.CanvasObject {
 	r.name.Truncation = fyne.TextTruncateEllipsis
 	r.detail.Truncation = fyne.TextTruncateEllipsis
 	r.detail.SizeName = theme.SizeNameCaptionText
-	text := container.NewVBox(r.name, r.detail)
-	row := container.NewBorder(nil, nil, r.img, container.NewHBox(r.rename, r.del), text)
-	rows.Store(row, r)
-	return row
+	r.ExtendBaseWidget(r)
+	return r
 }
 
-// rows maps a list row's container to its parts.
-var rows sync.Map // *fyne.Container -> *bookmarkRow
+// CreateRenderer lays the row out: thumbnail left, buttons right, name and detail between.
+func (r *bookmarkRow) CreateRenderer() fyne.WidgetRenderer {
+	text := container.NewVBox(r.name, r.detail)
+	return widget.NewSimpleRenderer(container.NewBorder(nil, nil, r.img, container.NewHBox(r.rename, r.del), text))
+}
+
+func (p *bookmarksPanel) newRow() fyne.CanvasObject { return newBookmarkRow() }
 
 func (p *bookmarksPanel) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
-	v, ok := rows.Load(obj)
+	r, ok := obj.(*bookmarkRow)
 	if !ok || id < 0 || id >= len(p.shown) {
 		return
 	}
-	r := v.(*bookmarkRow)
 	b := p.shown[id]
 	r.name.SetText(b.Name)
 	r.detail.SetText(fmt.Sprintf("zoom %s, %d iterations", clipMiddle(b.Location.Zoom.String(), 16), b.Location.Iterations))
@@ -202,20 +199,18 @@ func (p *bookmarksPanel) toggle() {
 	if p.visible {
 		p.visible = false
 		p.w.SetSidePanel(nil)
-		if p.stop != nil {
-			close(p.stop)
-			p.stop = nil
-		}
+		p.stopWatch()
 		return
 	}
 	p.visible = true
 	p.w.SetSidePanel(p.root)
 	err := p.reload()
-	if bookmarksWatch > 0 && p.pathErr == nil {
-		p.stop = make(chan struct{})
-		go watchFile(p.path, bookmarksWatch, p.stop, func() {
-			fyne.Do(func() {
-				if p.visible {
+	if p.watch > 0 && p.pathErr == nil {
+		stop := make(chan struct{})
+		p.stop = stop
+		go watchFile(p.path, fileStamp(p.path), p.watch, stop, func() {
+			p.w.uiDo(func() {
+				if p.visible && p.stop == stop {
 					p.reload()
 				}
 			})
@@ -224,17 +219,28 @@ func (p *bookmarksPanel) toggle() {
 	p.showErr(err)
 }
 
-// watchFile calls changed (on its own goroutine) whenever the file's size or time changes,
-// looking every so often, until stop is closed.
-func watchFile(path string, every time.Duration, stop chan struct{}, changed func()) {
-	stamp := func() string {
-		fi, err := os.Stat(path)
-		if err != nil {
-			return err.Error()
-		}
-		return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+// stopWatch ends the watch of the file, if one runs (the panel was hidden or the window
+// closed).
+func (p *bookmarksPanel) stopWatch() {
+	if p.stop != nil {
+		close(p.stop)
+		p.stop = nil
 	}
-	last := stamp()
+}
+
+// fileStamp is what watchFile compares: the file's size and time, or why it cannot be read.
+func fileStamp(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprint(fi.Size(), fi.ModTime().UnixNano())
+}
+
+// watchFile calls changed (on its own goroutine) whenever the file's stamp differs from last,
+// the stamp taken when the caller started watching, looking every so often, until stop is
+// closed.
+func watchFile(path, last string, every time.Duration, stop chan struct{}, changed func()) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -242,7 +248,7 @@ func watchFile(path string, every time.Duration, stop chan struct{}, changed fun
 		case <-stop:
 			return
 		case <-t.C:
-			if s := stamp(); s != last {
+			if s := fileStamp(path); s != last {
 				last = s
 				changed()
 			}
@@ -372,7 +378,7 @@ func (p *bookmarksPanel) addDialog(done func(error)) (*dialog.FormDialog, *widge
 			name := entry.Text
 			go func() {
 				thumb := p.renderBookmarkThumbnail(l)
-				fyne.Do(func() {
+				p.w.uiDo(func() {
 					err := p.addBookmark(name, l, thumb)
 					if err == nil && !p.visible {
 						p.toggle()

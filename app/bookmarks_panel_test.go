@@ -30,21 +30,13 @@ func newBookmarksTestWindow(t *testing.T) (*Window, *bookmarksPanel, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "conf", "bookmarks.json")
 	t.Setenv(bookmarks.EnvPath, path)
-	// History entries are settled by hand (navigator.settle) in tests: no timer goroutines.
-	settle := historySettle
-	historySettle = time.Hour
-	watch := bookmarksWatch
-	bookmarksWatch = 0 // no file-watch goroutine either (TestBookmarksPanelWatch turns it on)
-	t.Cleanup(func() { historySettle, bookmarksWatch = settle, watch })
-	a := test.NewTempApp(t)
-	w := New(a, Options{Renderer: "cpu", Size: fyne.NewSize(720, 420)})
-	w.FyneWindow().Show()
-	t.Cleanup(func() { w.FyneWindow().Close() })
-	p := panelOf(w)
-	if p == nil {
+	// History entries are settled by hand (navigator.settle) in these tests, and the file is
+	// not watched (TestBookmarksPanelWatch runs the watch by itself).
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(720, 420), historySettle: time.Hour, bookmarksWatch: -1})
+	if w.marks == nil {
 		t.Fatal("the bookmarks panel was not installed")
 	}
-	return w, p, path
+	return w, w.marks, path
 }
 
 func testLoc(re, im, zoom string, iter int) fractal.Location {
@@ -69,13 +61,17 @@ func TestBookmarksPanelAddWritesFile(t *testing.T) {
 		t.Fatalf("typing over the offered name gave %q", entry.Text)
 	}
 	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // Enter submits
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
+	var addErr error
+	waitFor(t, "the bookmark to be added", func() bool {
+		select {
+		case addErr = <-done:
+			return true
+		default:
+			return false
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("adding did not finish")
+	})
+	if addErr != nil {
+		t.Fatal(addErr)
 	}
 	s, err := bookmarks.Load(path)
 	if err != nil {
@@ -277,8 +273,7 @@ func TestBookmarksPanelWatch(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	changed := make(chan struct{}, 100)
-	go watchFile(path, 10*time.Millisecond, stop, func() { changed <- struct{}{} })
-	time.Sleep(50 * time.Millisecond) // the watch takes its first look
+	go watchFile(path, fileStamp(path), 10*time.Millisecond, stop, func() { changed <- struct{}{} })
 	if err := bookmarks.Add(path, bookmarks.Bookmark{Name: "from the CLI", Location: fractal.Home()}); err != nil {
 		t.Fatal(err)
 	}

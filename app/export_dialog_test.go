@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -18,11 +17,10 @@ import (
 
 func exportUIOf(t *testing.T, w *Window) *exportUI {
 	t.Helper()
-	v, ok := exportUIs.Load(w)
-	if !ok {
-		t.Fatal("the export extension did not register")
+	if w.exp == nil {
+		t.Fatal("the export dialog was not installed")
 	}
-	return v.(*exportUI)
+	return w.exp
 }
 
 // waitExport waits until no export is running.
@@ -34,20 +32,17 @@ func waitExport(t *testing.T, ui *exportUI) *exportRun {
 	if run == nil {
 		t.Fatal("no export started")
 	}
-	select {
-	case <-run.done:
-	case <-time.After(60 * time.Second):
-		t.Fatal("export did not finish")
-	}
-	for i := 0; i < 200; i++ {
-		ui.mu.Lock()
-		busy := ui.running != nil
-		ui.mu.Unlock()
-		if !busy {
-			break
+	// The export's goroutine closes done, then hands the end to the UI goroutine.
+	waitFor(t, "the export to end", func() bool {
+		select {
+		case <-run.done:
+		default:
+			return false
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		ui.mu.Lock()
+		defer ui.mu.Unlock()
+		return ui.running == nil
+	})
 	return run
 }
 
@@ -55,9 +50,7 @@ func waitExport(t *testing.T, ui *exportUI) *exportRun {
 // gives the bytes export.Export writes for the window's view; bad input disables Export; an
 // existing file is not replaced without asking.
 func TestExportDialog(t *testing.T) {
-	a := test.NewTempApp(t)
-	w := New(a, Options{Renderer: "cpu", Size: fyne.NewSize(400, 300)})
-	w.FyneWindow().Show()
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(400, 300)})
 	ui := exportUIOf(t, w)
 	ui.show()
 	dir := t.TempDir()
@@ -116,7 +109,7 @@ func TestExportDialog(t *testing.T) {
 	// Exporting again to the same name asks first and changes nothing by itself.
 	ui.show()
 	test.Tap(ui.exportBt)
-	time.Sleep(50 * time.Millisecond)
+	testUI.drain()
 	ui.mu.Lock()
 	started := ui.running != nil
 	ui.mu.Unlock()
@@ -131,9 +124,7 @@ func TestExportDialog(t *testing.T) {
 // TestExportDialogCancel: Cancel in the progress window stops the export: no FILE.png, the
 // .part kept for resuming; the window stays usable meanwhile.
 func TestExportDialogCancel(t *testing.T) {
-	a := test.NewTempApp(t)
-	w := New(a, Options{Renderer: "cpu", Size: fyne.NewSize(320, 200)})
-	w.FyneWindow().Show()
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(320, 200)})
 	ui := exportUIOf(t, w)
 	ui.show()
 	dir := t.TempDir()
@@ -154,7 +145,8 @@ func TestExportDialogCancel(t *testing.T) {
 	if w.Location().Zoom.Equal(before.Zoom) {
 		t.Error("the window did not zoom during the export")
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Cancel once the export has written its first strip.
+	waitFor(t, "the first strip", func() bool { return run.bar.Value > 0 })
 	test.Tap(run.cancel2)
 	run = waitExport(t, ui)
 	if run.err == nil {

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/test"
 
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
@@ -49,11 +48,9 @@ func newGL(t *testing.T) *render.GL {
 // precision mode, and its frames match the CPU renderer's.
 func TestWindowOnGL(t *testing.T) {
 	g := newGL(t)
-	a := test.NewTempApp(t)
-	w := New(a, Options{Size: fyne.NewSize(520, 400), NewGPU: func() (Renderer, error) { return g, nil }})
-	w.FyneWindow().Show()
-	t.Cleanup(w.stop)
+	w := openTestWindow(t, Options{Size: fyne.NewSize(520, 400), NewGPU: func() (Renderer, error) { return g, nil }})
 	w.startGPU()
+	testUI.drain()
 	if got := w.statusRend.Text; !strings.Contains(got, "OpenGL") {
 		t.Errorf("renderer shows %q", got)
 	}

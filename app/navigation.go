@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -19,22 +18,9 @@ import (
 	"mandelscope/fractal"
 )
 
-// historySettle is how long a view must stay unchanged to enter the back/forward history,
-// so that the steps of a drag or of a wheel spin make one entry, not hundreds.
-var historySettle = 700 * time.Millisecond
-
-func init() {
-	extensions = append(extensions, installNavigation)
-}
-
-// navigators remembers each window's navigator (for the tests).
-var navigators sync.Map // *Window -> *navigator
-
-func navigatorOf(w *Window) *navigator {
-	n, _ := navigators.Load(w)
-	nv, _ := n.(*navigator)
-	return nv
-}
+// defaultHistorySettle is how long a view must stay unchanged to enter the back/forward
+// history, so that the steps of a drag or of a wheel spin make one entry, not hundreds.
+const defaultHistorySettle = 700 * time.Millisecond
 
 // navigator gives the window back/forward history (Alt+Left, Alt+Right and toolbar
 // buttons), "Go to Location..." (Ctrl+L) and "Open Image..." (Ctrl+O: a PNG exported by
@@ -48,14 +34,19 @@ type navigator struct {
 	pending  bool   // the view changed since the last entry
 	gen      uint64 // identifies the latest settle timer
 	timer    *time.Timer
+	settleIn time.Duration
+	stopped  bool
 	back     *widget.ToolbarAction
 	forward  *widget.ToolbarAction
 	lastGood string // the last text the go-to dialog could read
 }
 
-func installNavigation(w *Window) {
-	n := &navigator{w: w}
-	navigators.Store(w, n)
+// installNavigation adds the navigator's toolbar buttons, menu items and shortcuts to w.
+func installNavigation(w *Window) *navigator {
+	n := &navigator{w: w, settleIn: w.opts.historySettle}
+	if n.settleIn <= 0 {
+		n.settleIn = defaultHistorySettle
+	}
 	n.hist.Visit(w.Location())
 	w.OnLocationChanged(n.changed)
 	n.back = widget.NewToolbarAction(theme.NavigateBackIcon(), n.goBack)
@@ -72,11 +63,21 @@ func installNavigation(w *Window) {
 	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}, n.showGoTo)
 	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault}, n.showOpenImage)
 	n.updateButtons()
+	return n
+}
+
+// stop stops the settle timer for good (the window closed).
+func (n *navigator) stop() {
+	n.stopped = true
+	if n.timer != nil {
+		n.timer.Stop()
+		n.timer = nil
+	}
 }
 
 // changed is the window's location listener: it (re)starts the settle timer.
 func (n *navigator) changed(_, _ fractal.Location) {
-	if n.jumping {
+	if n.jumping || n.stopped {
 		return
 	}
 	n.pending = true
@@ -85,9 +86,9 @@ func (n *navigator) changed(_, _ fractal.Location) {
 	if n.timer != nil {
 		n.timer.Stop()
 	}
-	n.timer = time.AfterFunc(historySettle, func() {
-		fyne.Do(func() {
-			if gen == n.gen {
+	n.timer = time.AfterFunc(n.settleIn, func() {
+		n.w.uiDo(func() {
+			if gen == n.gen && !n.stopped {
 				n.settle()
 			}
 		})

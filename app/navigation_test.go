@@ -17,7 +17,7 @@ import (
 
 func TestNavigationHistory(t *testing.T) {
 	w, _, _ := newBookmarksTestWindow(t)
-	n := navigatorOf(w)
+	n := w.nav
 	if n == nil {
 		t.Fatal("navigation was not installed")
 	}
@@ -76,7 +76,7 @@ func TestNavigationHistory(t *testing.T) {
 
 func TestNavigationGoTo(t *testing.T) {
 	w, _, _ := newBookmarksTestWindow(t)
-	n := navigatorOf(w)
+	n := w.nav
 	before := w.Location()
 	for _, bad := range []string{"", "hello", "1, 2", "re=5 im=0 zoom=1", "-0.5, 0, -3", "re=0.1.2"} {
 		if err := n.goTo(bad); err == nil {
@@ -152,7 +152,7 @@ func TestNavigationGoTo(t *testing.T) {
 
 func TestNavigationOpenImage(t *testing.T) {
 	w, _, _ := newBookmarksTestWindow(t)
-	n := navigatorOf(w)
+	n := w.nav
 	dir := t.TempDir()
 	loc := testLoc(testRe60, testIm60, "7e20", 5000)
 	loc.Color.Palette = "ocean"

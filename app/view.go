@@ -269,16 +269,14 @@ func (p *prober) at(loc fractal.Location, w, h, x, y int) {
 	}
 }
 
-// close stops the prober's goroutine and waits for it.
+// close stops the prober's goroutine and waits for it (every call waits).
 func (p *prober) close() {
 	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return
+	if !p.closed {
+		p.closed = true
+		close(p.wake)
 	}
-	p.closed = true
 	started := p.started
-	close(p.wake)
 	p.mu.Unlock()
 	if started {
 		<-p.done
@@ -296,7 +294,7 @@ func (p *prober) loop() {
 			continue
 		}
 		text := probeText(r.loc, r.w, r.h, r.x, r.y)
-		fyne.DoAndWait(func() {
+		p.w.uiDo(func() {
 			p.mu.Lock()
 			current := r.gen == p.gen && !p.closed
 			p.mu.Unlock()

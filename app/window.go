@@ -1,13 +1,15 @@
 // Package app is Mandelscope's explorer window, the only package besides main that imports
 // Fyne: the fractal view widget (drag to pan, wheel to zoom about the cursor, double-click
 // and right-click to zoom, keys), the controls (iterations, palette, density, offset), the
-// status bar and the hooks other parts of the window (export dialog, bookmarks, navigation)
-// plug into: each registers a function in extensions from an init function and New calls it
-// once the window is built.
+// status bar, and the parts New adds to them in a fixed order (bookmarks panel, export dialog,
+// navigation), each through the window's hooks (AddMenuItem, AddToolbarItem, AddShortcut,
+// SetSidePanel).
 //
 // Rendering goes through app/preview: reduced-resolution frames while the user interacts,
 // full resolution when input stops (shown band by band as it progresses), on a worker
-// goroutine; results reach the widgets only through fyne.Do. While panning and zooming, the
+// goroutine. Background work (the worker, the cursor prober, timers, file watches, exports)
+// reaches the widgets only through the window's UI dispatcher (fyne.Do), and closing the
+// window stops all of it. While panning and zooming, the
 // last full-resolution frame, shifted or resampled, fills whatever of the view it covers
 // (compose.go), so only newly exposed areas look coarse.
 package app
@@ -30,11 +32,6 @@ import (
 	"mandelscope/fractal"
 	"mandelscope/render/cpu"
 )
-
-// extensions are the functions other files of this package register from init; New calls
-// each, in registration order, after building the window, to add menus, toolbar items,
-// shortcuts and panels.
-var extensions []func(w *Window)
 
 // Renderer is what the window needs from a renderer: the rendering contract plus a name for
 // the status bar.
@@ -64,6 +61,17 @@ type Options struct {
 	Idle time.Duration
 	// OnFrame, when set, is called on the UI goroutine with every frame shown (for tracing).
 	OnFrame func(preview.Result)
+
+	// do runs a function on the UI goroutine: fyne.Do when nil. Tests queue the calls and
+	// run them on the test goroutine (Fyne's test driver runs fyne.Do inline, on the caller's
+	// goroutine, which would race with the test's own use of the widgets).
+	do func(func())
+	// historySettle is how long a view must stay to enter the history (defaultHistorySettle
+	// when 0).
+	historySettle time.Duration
+	// bookmarksWatch is how often the open bookmarks panel looks at the file
+	// (defaultBookmarksWatch when 0, never when negative).
+	bookmarksWatch time.Duration
 }
 
 // Window is the explorer window.
@@ -111,6 +119,11 @@ type Window struct {
 	statusRend  *widget.Label
 
 	probe *prober
+
+	// the parts New adds
+	nav   *navigator
+	marks *bookmarksPanel
+	exp   *exportUI
 }
 
 // New builds the explorer window in a (the window is not shown yet: call ShowAndRun or
@@ -138,7 +151,10 @@ func New(a fyne.App, opts Options) *Window {
 		size = fyne.NewSize(1280, 800)
 	}
 	w.win.Resize(size)
-	w.win.SetOnClosed(func() { go w.stop() })
+	w.win.SetOnClosed(func() {
+		w.stopUI()
+		go w.stopWorkers() // a render in progress may take a moment to stop
+	})
 
 	switch {
 	case opts.Renderer == "cpu":
@@ -150,15 +166,43 @@ func New(a fyne.App, opts Options) *Window {
 		a.Lifecycle().SetOnStarted(func() { go w.startGPU() })
 	}
 	w.updateStatus()
-	for _, ext := range extensions {
-		ext(w)
-	}
+	w.marks = installBookmarksPanel(w)
+	w.exp = installExport(w)
+	w.nav = installNavigation(w)
 	w.rebuildMenu()
 	return w
 }
 
-// stop ends the window's background work: the render worker and the cursor prober.
+// uiDo runs fn on the UI goroutine (Options.do, else fyne.Do); it may be called from any
+// goroutine and does not wait.
+func (w *Window) uiDo(fn func()) {
+	if w.opts.do != nil {
+		w.opts.do(fn)
+		return
+	}
+	fyne.Do(fn)
+}
+
+// stop ends the window's background work: on the UI goroutine it stops the history timer and
+// the bookmarks file watch, then it closes the render worker and the cursor prober, waiting
+// for their goroutines.
 func (w *Window) stop() {
+	w.stopUI()
+	w.stopWorkers()
+}
+
+// stopUI stops the background work whose state lives on the UI goroutine; it must run there.
+func (w *Window) stopUI() {
+	if w.nav != nil {
+		w.nav.stop()
+	}
+	if w.marks != nil {
+		w.marks.stopWatch()
+	}
+}
+
+// stopWorkers closes the render worker and the prober and waits for their goroutines.
+func (w *Window) stopWorkers() {
 	w.worker.Close()
 	w.probe.close()
 }
@@ -167,7 +211,7 @@ func (w *Window) stop() {
 // main thread) and switches to it, or says in the status bar why the CPU stays.
 func (w *Window) startGPU() {
 	r, err := w.opts.NewGPU()
-	fyne.Do(func() {
+	w.uiDo(func() {
 		if err != nil {
 			w.gpuNote = "CPU renderer (no OpenGL: " + oneLine(err.Error()) + ")"
 			if w.opts.Renderer == "gpu" {
@@ -334,7 +378,7 @@ func (w *Window) deliver(res preview.Result) {
 			w.mu.Unlock()
 		}
 	}
-	fyne.Do(func() {
+	w.uiDo(func() {
 		if res.Err != nil {
 			w.statusTime.SetText("render failed: " + oneLine(res.Err.Error()))
 			return
@@ -586,15 +630,23 @@ func (w *Window) buildStatus() fyne.CanvasObject {
 // updateStatus writes the current view into the status bar.
 func (w *Window) updateStatus() {
 	l := w.Location()
-	w.statusCentr.SetText(centreText(l))
-	w.statusZoom.SetText("zoom " + l.Zoom.String())
-	w.statusIter.SetText(fmt.Sprintf("iterations %d", l.Iterations))
+	setText(w.statusCentr, centreText(l))
+	setText(w.statusZoom, "zoom "+l.Zoom.String())
+	setText(w.statusIter, fmt.Sprintf("iterations %d", l.Iterations))
 	pw, ph := w.view.pixelSize()
-	w.statusMode.SetText(w.modeText(fractal.NewFrame(l, max(pw, 1), max(ph, 1))))
+	setText(w.statusMode, w.modeText(fractal.NewFrame(l, max(pw, 1), max(ph, 1))))
 	if w.gpuNote != "" {
-		w.statusRend.SetText(w.gpuNote)
+		setText(w.statusRend, w.gpuNote)
 	} else {
-		w.statusRend.SetText(w.rend.Name())
+		setText(w.statusRend, w.rend.Name())
+	}
+}
+
+// setText sets a label's text unless it already shows it (each change lays the text out
+// again: a drag would do that for every label at every step).
+func setText(l *widget.Label, s string) {
+	if l.Text != s {
+		l.SetText(s)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -16,20 +15,6 @@ import (
 
 	"mandelscope/fractal"
 )
-
-// newTestWindow opens a CPU-rendered window in a headless test app.
-func newTestWindow(t *testing.T) *Window {
-	t.Helper()
-	a := test.NewTempApp(t)
-	w := New(a, Options{Renderer: "cpu", Size: fyne.NewSize(500, 420)})
-	w.FyneWindow().Show()
-	t.Cleanup(w.stop)
-	pw, ph := w.ViewSize()
-	if pw < 100 || ph < 100 || pw == ph {
-		t.Fatalf("view is %dx%d; the tests want a non-square view of some size", pw, ph)
-	}
-	return w
-}
 
 // viewPos is the absolute canvas position of a point in the view.
 func viewPos(w *Window, p fyne.Position) fyne.Position {
@@ -359,10 +344,9 @@ func TestRenderReachesTheView(t *testing.T) {
 
 // With no OpenGL the window stays on the CPU and says so in the status bar.
 func TestNoGPUFallsBack(t *testing.T) {
-	a := test.NewTempApp(t)
-	w := New(a, Options{NewGPU: func() (Renderer, error) { return nil, errors.New("no GLX visual") }})
-	t.Cleanup(w.stop)
+	w := openTestWindow(t, Options{NewGPU: func() (Renderer, error) { return nil, errors.New("no GLX visual") }})
 	w.startGPU()
+	testUI.drain()
 	if got := w.statusRend.Text; !strings.Contains(got, "CPU") || !strings.Contains(got, "no OpenGL") || !strings.Contains(got, "no GLX visual") {
 		t.Errorf("status shows %q", got)
 	}
@@ -371,20 +355,22 @@ func TestNoGPUFallsBack(t *testing.T) {
 	}
 }
 
-func TestExtensionsAndHooks(t *testing.T) {
-	saved := extensions
-	defer func() { extensions = saved }()
-	var seen *Window
-	extensions = append(append([]func(*Window){}, saved...), func(w *Window) {
-		seen = w
-		w.AddMenuItem("Go", fyne.NewMenuItem("Somewhere", func() {}))
-		w.AddMenuItem("Extra", fyne.NewMenuItem("Thing", func() {}))
-		w.AddToolbarItem(widget.NewToolbarSeparator())
-		w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierShortcutDefault}, func() {})
-	})
+// The hooks the window's parts use (menus, toolbar, shortcuts, side panel, export frame,
+// thumbnails) work for one more part added after New, and New adds its own parts in order.
+func TestHooks(t *testing.T) {
 	w := newTestWindow(t)
-	if seen != w {
-		t.Fatal("the extension was not called with the window")
+	w.AddMenuItem("Go", fyne.NewMenuItem("Somewhere", func() {}))
+	w.AddMenuItem("Extra", fyne.NewMenuItem("Thing", func() {}))
+	n := len(w.toolbar.Items)
+	w.AddToolbarItem(widget.NewToolbarSeparator())
+	if len(w.toolbar.Items) != n+1 {
+		t.Errorf("toolbar has %d items after adding one to %d", len(w.toolbar.Items), n)
+	}
+	hit := false
+	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF9, Modifier: fyne.KeyModifierShortcutDefault}, func() { hit = true })
+	w.FyneWindow().Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF9, Modifier: fyne.KeyModifierShortcutDefault})
+	if !hit {
+		t.Error("the added shortcut did not run")
 	}
 	menu := w.FyneWindow().MainMenu()
 	labels := map[string][]string{}
@@ -395,6 +381,16 @@ func TestExtensionsAndHooks(t *testing.T) {
 	}
 	if !contains(labels["Go"], "Somewhere") || !contains(labels["Extra"], "Thing") || !contains(labels["View"], "Zoom In") {
 		t.Errorf("menus %v", labels)
+	}
+	var order []string
+	for _, m := range menu.Items {
+		order = append(order, m.Label)
+	}
+	if got := strings.Join(order, ","); got != "File,View,Go,Bookmarks,Extra" {
+		t.Errorf("menus in the order %s, want File,View,Go,Bookmarks,Extra", got)
+	}
+	if got := strings.Join(labels["File"], ","); got != "Copy Location,Export...,Open Image..." {
+		t.Errorf("File menu %s", got)
 	}
 	panel := widget.NewLabel("bookmarks")
 	w.SetSidePanel(panel)
@@ -434,18 +430,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if ok() {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 // Resizing shows the old frame unstretched, centred, then re-renders at the new size.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -96,22 +97,35 @@ func load(path string) (*Store, []byte, error) {
 // Update changes the bookmarks file at path safely: it takes an exclusive lock on
 // path + ".lock", reads the file afresh, calls fn, and when fn succeeded and changed
 // something writes the result atomically, keeping the previous text as path + ".bak". An
-// error from fn writes nothing. A damaged file is never overwritten.
+// error from fn writes nothing. A damaged file is never overwritten, and neither is a file
+// (or a folder) that its owner made read-only (*ReadOnlyError).
 func Update(path string, fn func(*Store) error) error {
+	named := path
+	if err := os.MkdirAll(filepath.Dir(named), 0o755); err != nil {
+		return fmt.Errorf("cannot create the folder for bookmarks file %s: %v", named, plainErr(err))
+	}
+	// The lock is a sibling of the path as the user named it, not of a link's target: every
+	// Mandelscope process finds the file by that one name (DefaultPath), and the lock file
+	// then stays in Mandelscope's own folder instead of appearing beside the target (in a
+	// dotfiles repository, say). Two different names for one file would not exclude each
+	// other; the .bak and the temporary file must sit beside the target, where the rename is.
+	unlock, err := lockFile(named + ".lock")
+	if err != nil {
+		return fmt.Errorf("cannot lock bookmarks file %s: %v", named, plainErr(err))
+	}
+	defer unlock()
 	// A bookmarks file that is a symbolic link (into a dotfiles folder, say) stays one: the
 	// file it points to is written (created, if the link dangles).
-	path, err := followLinks(path)
+	path, err = followLinks(named)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("cannot create the folder for bookmarks file %s: %v", path, plainErr(err))
 	}
-	unlock, err := lockFile(path + ".lock")
-	if err != nil {
-		return fmt.Errorf("cannot lock bookmarks file %s: %v", path, plainErr(err))
+	if err := checkWritable(path); err != nil {
+		return err
 	}
-	defer unlock()
 	s, old, err := load(path)
 	if err != nil {
 		return err
@@ -137,6 +151,39 @@ func Update(path string, fn func(*Store) error) error {
 	}
 	if err := writeAtomic(path, data, mode, true); err != nil {
 		return fmt.Errorf("cannot write bookmarks file %s: %v", path, err)
+	}
+	return nil
+}
+
+// ReadOnlyError reports a bookmarks file, or the folder it is in, whose owner may not write
+// it (no owner write permission; the read-only attribute on Windows). It is refused rather
+// than replaced: renaming a new file over a read-only one would succeed, and as root even a
+// plain write would, so the permission bits are checked rather than left to the system.
+type ReadOnlyError struct {
+	Path   string // the file or folder
+	Folder bool   // Path is the folder that holds the bookmarks file
+}
+
+func (e *ReadOnlyError) Error() string {
+	if e.Folder {
+		return fmt.Sprintf("bookmarks folder %s is read-only; nothing was changed", e.Path)
+	}
+	return fmt.Sprintf("bookmarks file %s is read-only; nothing was changed", e.Path)
+}
+
+// checkWritable refuses a bookmarks file or folder without its owner's write permission. On
+// Windows a folder's read-only attribute does not stop files being made in it (Explorer sets
+// it on folders it customises), so only the file is checked there.
+func checkWritable(path string) error {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o200 == 0 {
+		return &ReadOnlyError{Path: path}
+	}
+	dir := filepath.Dir(path)
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o200 == 0 {
+		return &ReadOnlyError{Path: dir, Folder: true}
 	}
 	return nil
 }

@@ -10,7 +10,9 @@ import (
 // writes back to text that reads back to the same bookmarks.
 func FuzzParse(f *testing.F) {
 	s := &Store{}
-	s.Add(Bookmark{Name: "deep", Location: deepLocation(f), Thumbnail: []byte{1, 2, 3}})
+	if err := s.Add(Bookmark{Name: "deep", Location: deepLocation(f), Thumbnail: testPNG(f, 9, 5)}); err != nil {
+		f.Fatal(err)
+	}
 	good, _ := s.Marshal()
 	f.Add(good)
 	f.Add([]byte(`{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": []}`))

@@ -63,6 +63,9 @@ func ParseKFR(data []byte, name string) (Bookmark, error) {
 	l.Iterations = fractal.AutoIterations(l.Zoom.Float64())
 	if it, ok := vals["Iterations"]; ok {
 		n, err := strconv.Atoi(it)
+		if errors.Is(err, strconv.ErrRange) {
+			return Bookmark{}, fmt.Errorf("the \"Iterations:\" line: %s is out of range (1 to %d)", clip(it), fractal.MaxIterations)
+		}
 		if err != nil {
 			return Bookmark{}, fmt.Errorf("the \"Iterations:\" line: %q is not a whole number", clip(it))
 		}

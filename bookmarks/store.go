@@ -5,10 +5,13 @@
 // bounded back/forward History of locations. It imports neither Fyne nor OpenGL.
 //
 // Every change to the file is "lock, re-read, change, write atomically" (see Update): an
-// exclusive flock on bookmarks.json.lock, the file read afresh, the change applied, the new
-// text written to a temporary file in the same folder, synced and renamed over the old one,
-// whose previous text is kept as bookmarks.json.bak. A file that cannot be read is never
-// overwritten: every operation that reads it fails with a *DamagedError naming the file.
+// exclusive lock on bookmarks.json.lock (flock on Unix, LockFileEx on Windows), the file read
+// afresh, the change applied, the new text written to a temporary file in the same folder,
+// synced and renamed over the old one, whose previous text is kept as bookmarks.json.bak. A
+// file that cannot be read is never overwritten: every operation that reads it fails with a
+// *DamagedError naming the file; nor is a file its owner made read-only (*ReadOnlyError).
+// Everything read from a file is checked before use: locations by fractal.Location.Validate,
+// thumbnails' sizes before they are decoded (DecodeThumbnail).
 package bookmarks
 
 import (
@@ -16,7 +19,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -38,6 +45,10 @@ const MaxNameLength = 200
 // MaxThumbnailBytes bounds a thumbnail's PNG data.
 const MaxThumbnailBytes = 1 << 20
 
+// MaxThumbnailSide bounds a thumbnail's width and height in pixels (thumbnails made here are
+// 96x54), so that decoding one takes at most 256 KiB whatever its PNG data says.
+const MaxThumbnailSide = 256
+
 // Bookmark is a named location.
 type Bookmark struct {
 	Name     string
@@ -50,9 +61,32 @@ type Bookmark struct {
 
 // Store is the set of bookmarks of one file, in the file's order. Its zero value is an empty
 // store. Its methods change it in memory only; Update and the functions built on it write
-// the changes to disk.
+// the changes to disk. Looking a name up takes constant time, so that reading, adding to and
+// importing into a file of any size takes time in proportion to its size. Methods that only
+// read it (Len, List, Names, Get, Index, UniqueName, Subset, Marshal) may run at the same time.
 type Store struct {
 	list []Bookmark
+	// byName maps each name to its position in list; nil in a store made by a literal, where
+	// index falls back to a scan until the first change builds it.
+	byName map[string]int
+}
+
+// push appends b, whose name must be free, keeping byName current.
+func (s *Store) push(b Bookmark) {
+	s.list = append(s.list, b)
+	if s.byName == nil {
+		s.reindex()
+		return
+	}
+	s.byName[b.Name] = len(s.list) - 1
+}
+
+// reindex rebuilds byName from list, after a change that moves positions.
+func (s *Store) reindex() {
+	s.byName = make(map[string]int, len(s.list))
+	for i, b := range s.list {
+		s.byName[b.Name] = i
+	}
 }
 
 // Len returns the number of bookmarks.
@@ -75,6 +109,12 @@ func (s *Store) Names() []string {
 }
 
 func (s *Store) index(name string) int {
+	if s.byName != nil {
+		if i, ok := s.byName[name]; ok {
+			return i
+		}
+		return -1
+	}
 	for i, b := range s.list {
 		if b.Name == name {
 			return i
@@ -120,20 +160,57 @@ func clip(s string) string {
 	return s
 }
 
-// check cleans b's name and validates the rest of it.
+// check cleans b's name and validates the rest of it; errors name the bookmark.
 func (b *Bookmark) check() error {
 	n, err := CleanName(b.Name)
 	if err != nil {
 		return err
 	}
 	b.Name = n
-	if err := b.Location.Validate(); err != nil {
+	if err := b.checkValues(); err != nil {
 		return fmt.Errorf("bookmark %q: %v", clip(n), err)
 	}
-	if len(b.Thumbnail) > MaxThumbnailBytes {
-		return fmt.Errorf("bookmark %q: thumbnail of %d bytes is larger than the %d allowed", clip(n), len(b.Thumbnail), MaxThumbnailBytes)
+	return nil
+}
+
+// checkValues validates b's location and thumbnail.
+func (b *Bookmark) checkValues() error {
+	if err := b.Location.Validate(); err != nil {
+		return err
+	}
+	if len(b.Thumbnail) > 0 {
+		return checkThumbnail(b.Thumbnail)
 	}
 	return nil
+}
+
+// checkThumbnail checks a thumbnail's size in bytes and, from its PNG header alone, in pixels.
+func checkThumbnail(data []byte) error {
+	if len(data) > MaxThumbnailBytes {
+		return fmt.Errorf("thumbnail of %d bytes is larger than the %d allowed", len(data), MaxThumbnailBytes)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("thumbnail is not a PNG image (%v)", strings.TrimPrefix(err.Error(), "png: "))
+	}
+	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > MaxThumbnailSide || cfg.Height > MaxThumbnailSide {
+		return fmt.Errorf("thumbnail of %dx%d pixels is larger than the %dx%d allowed", cfg.Width, cfg.Height, MaxThumbnailSide, MaxThumbnailSide)
+	}
+	return nil
+}
+
+// DecodeThumbnail decodes a bookmark's PNG thumbnail after checking its size in bytes and,
+// from its header, in pixels (at most MaxThumbnailSide on each side), so that no thumbnail
+// read from a file can make the decoder allocate more than a small picture needs.
+func DecodeThumbnail(data []byte) (image.Image, error) {
+	if err := checkThumbnail(data); err != nil {
+		return nil, err
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("thumbnail: %v", strings.TrimPrefix(err.Error(), "png: "))
+	}
+	return img, nil
 }
 
 func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
@@ -153,7 +230,7 @@ func (s *Store) Add(b Bookmark) error {
 	if b.Updated.IsZero() {
 		b.Updated = b.Created
 	}
-	s.list = append(s.list, b)
+	s.push(b)
 	return nil
 }
 
@@ -183,6 +260,7 @@ func (s *Store) Remove(name string) (Bookmark, error) {
 	}
 	b := s.list[i]
 	s.list = append(s.list[:i], s.list[i+1:]...)
+	s.reindex()
 	return b, nil
 }
 
@@ -197,6 +275,7 @@ func (s *Store) Insert(i int, b Bookmark) error {
 	}
 	i = max(0, min(i, len(s.list)))
 	s.list = append(s.list[:i], append([]Bookmark{b}, s.list[i:]...)...)
+	s.reindex()
 	return nil
 }
 
@@ -219,18 +298,30 @@ func (s *Store) Rename(oldName, newName string) error {
 	if s.index(n) >= 0 {
 		return fmt.Errorf("bookmark %q already exists", n)
 	}
+	if s.byName == nil {
+		s.reindex()
+	}
+	delete(s.byName, s.list[i].Name)
 	s.list[i].Name = n
+	s.byName[n] = i
 	s.list[i].Updated = now()
 	return nil
 }
 
 // UniqueName returns name if it is free, else the first free "name (2)", "name (3)", ...
 func (s *Store) UniqueName(name string) string {
+	n, _ := s.uniqueName(name, 2)
+	return n
+}
+
+// uniqueName is UniqueName trying suffixes from " (from)" on; it also returns the suffix
+// number used (0 for none), so that Merge can resume there for the next copy of a name.
+func (s *Store) uniqueName(name string, from int) (string, int) {
 	if s.index(name) < 0 {
-		return name
+		return name, 0
 	}
 	base := name
-	for k := 2; ; k++ {
+	for k := max(from, 2); ; k++ {
 		suffix := fmt.Sprintf(" (%d)", k)
 		r := []rune(base)
 		if len(r)+len([]rune(suffix)) > MaxNameLength {
@@ -238,50 +329,87 @@ func (s *Store) UniqueName(name string) string {
 		}
 		n := strings.TrimSpace(string(r)) + suffix
 		if s.index(n) < 0 {
-			return n
+			return n, k
 		}
 	}
 }
 
 // Merge adds every bookmark of other to s. A bookmark whose location is already there under
-// its name (or under the name an earlier merge gave it) is skipped; a name that is taken by a different location gets a " (2)"
-// (" (3)", ...) suffix. It returns the names added, as they are now in s, and how many
-// bookmarks were skipped as already present.
+// its name (or under a name an earlier merge gave it: "name (2)", "name (3)", ...) is
+// skipped, so that importing a file twice adds nothing; a name that is taken by a different
+// location gets a " (2)" (" (3)", ...) suffix. It returns the names added, as they are now in
+// s, and how many bookmarks were skipped as already present. It takes time in proportion to
+// the sizes of both stores.
 func (s *Store) Merge(other *Store) (added []string, skipped int) {
+	// copies holds (location, name) for every bookmark of s under its name and under its
+	// name without a " (k)" suffix.
+	type copyKey struct {
+		loc  fractal.Location
+		name string
+	}
+	copies := make(map[copyKey]struct{}, 2*(len(s.list)+len(other.list)))
+	note := func(b Bookmark) {
+		copies[copyKey{b.Location, b.Name}] = struct{}{}
+		if base, ok := cutSuffix(b.Name); ok {
+			copies[copyKey{b.Location, base}] = struct{}{}
+		}
+	}
+	for _, b := range s.list {
+		note(b)
+	}
+	next := map[string]int{} // the next suffix to try for a name, so that k copies take O(k)
 	for _, b := range other.list {
-		if s.hasCopy(b) {
+		if _, ok := copies[copyKey{b.Location, b.Name}]; ok {
 			skipped++
 			continue
 		}
-		b.Name = s.UniqueName(b.Name)
+		var k int
+		orig := b.Name
+		b.Name, k = s.uniqueName(orig, next[orig])
+		if k > 0 {
+			next[orig] = k + 1
+		}
 		if b.Created.IsZero() {
 			b.Created = now()
 		}
 		if b.Updated.IsZero() {
 			b.Updated = b.Created
 		}
-		s.list = append(s.list, b)
+		s.push(b)
+		note(b)
 		added = append(added, b.Name)
 	}
 	return added, skipped
 }
 
-// hasCopy reports whether s has b's location under b's name or under a name Merge would
-// have given it ("name (2)", ...), so that importing a file twice adds nothing.
-func (s *Store) hasCopy(b Bookmark) bool {
-	for _, o := range s.list {
-		if o.Location == b.Location && (o.Name == b.Name || strings.HasPrefix(o.Name, b.Name+" (")) {
-			return true
+// cutSuffix returns name without a final " (k)" suffix (k a whole number), as UniqueName adds.
+func cutSuffix(name string) (string, bool) {
+	if !strings.HasSuffix(name, ")") {
+		return "", false
+	}
+	i := strings.LastIndex(name, " (")
+	if i < 0 {
+		return "", false
+	}
+	digits := name[i+2 : len(name)-1]
+	if digits == "" {
+		return "", false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return "", false
 		}
 	}
-	return false
+	return name[:i], true
 }
 
 // Subset returns a store with the named bookmarks, in the order given; an unknown name is an
 // error. No names means all of them.
 func (s *Store) Subset(names []string) (*Store, error) {
 	if len(names) == 0 {
-		return &Store{list: s.List()}, nil
+		out := &Store{list: s.List()}
+		out.reindex()
+		return out, nil
 	}
 	out := &Store{}
 	for _, n := range names {
@@ -290,7 +418,7 @@ func (s *Store) Subset(names []string) (*Store, error) {
 			return nil, fmt.Errorf("no bookmark named %q", clip(strings.TrimSpace(n)))
 		}
 		if out.index(b.Name) < 0 {
-			out.list = append(out.list, b)
+			out.push(b)
 		}
 	}
 	return out, nil
@@ -340,23 +468,27 @@ func (s *Store) Marshal() ([]byte, error) {
 }
 
 // Parse reads a bookmarks file's text. Every field is checked: the format and version, the
-// JSON syntax and types, unknown fields (so that nothing a user wrote is silently dropped on
-// the next write), names, exact decimals and the locations' ranges. The error says what is
-// wrong and where.
+// JSON syntax and types, UTF-8, keys that appear twice in an object and unknown fields (so
+// that nothing a user wrote is silently changed or dropped on the next write), names, exact
+// decimals, the locations' ranges (fractal.Location.Validate) and the thumbnails' sizes. The
+// error says what is wrong and where. It takes time in proportion to the text's length.
 func Parse(data []byte) (*Store, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("the file is empty")
 	}
-	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
-		return nil, jsonError(err)
-	}
+	// This checks the syntax of the whole text first, then decodes the head.
 	var head struct {
 		Format  *string `json:"format"`
 		Version *int    `json:"version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		return nil, jsonError(err)
+	}
+	// encoding/json reads invalid UTF-8 and lone surrogate escapes as U+FFFD and lets the last
+	// of two equal keys win: both would change the file silently on the next write.
+	if err := checkJSONText(data); err != nil {
+		return nil, err
 	}
 	if head.Format == nil || *head.Format != FormatName {
 		return nil, fmt.Errorf("it is not a Mandelscope bookmarks file (no \"format\": %q field)", FormatName)
@@ -379,7 +511,7 @@ func Parse(data []byte) (*Store, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("there is more text after the bookmarks")
 	}
-	s := &Store{}
+	s := &Store{list: make([]Bookmark, 0, len(f.Bookmarks)), byName: make(map[string]int, len(f.Bookmarks))}
 	for i, e := range f.Bookmarks {
 		b, err := e.bookmark()
 		if err != nil {
@@ -388,7 +520,7 @@ func Parse(data []byte) (*Store, error) {
 		if s.index(b.Name) >= 0 {
 			return nil, fmt.Errorf("bookmark %d: the name %q appears twice", i+1, b.Name)
 		}
-		s.list = append(s.list, b)
+		s.push(b)
 	}
 	return s, nil
 }
@@ -411,8 +543,8 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 	l.Iterations = e.Iterations
 	l.Color = fractal.Coloring{Palette: e.Palette, Density: e.Density, Offset: e.Offset}
 	b := Bookmark{Name: name, Location: l, Created: e.Created, Updated: e.Updated, Thumbnail: e.Thumbnail}
-	if err := b.check(); err != nil {
-		return Bookmark{}, err
+	if err := b.checkValues(); err != nil {
+		return Bookmark{}, fmt.Errorf("%q: %v", clip(name), err)
 	}
 	return b, nil
 }
@@ -435,7 +567,15 @@ func jsonError(err error) error {
 		} else {
 			field = "field \"" + field + "\""
 		}
-		return fmt.Errorf("%s holds a JSON %s where %s belongs (byte %d)", field, te.Value, jsonKind(te.Type.Kind().String()), te.Offset)
+		kind := te.Type.Kind().String()
+		if num, ok := strings.CutPrefix(te.Value, "number "); ok && kind != "string" && kind != "bool" {
+			// A number of the right kind that does not fit (1e999, 1e30 iterations): say so
+			// rather than what it converts to.
+			if f, err := strconv.ParseFloat(num, 64); kind == "float64" || (err == nil && f == math.Trunc(f)) || errors.Is(err, strconv.ErrRange) {
+				return fmt.Errorf("%s holds the number %s, which is out of range (byte %d)", field, clip(num), te.Offset)
+			}
+		}
+		return fmt.Errorf("%s holds a JSON %s where %s belongs (byte %d)", field, te.Value, jsonKind(kind), te.Offset)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("unexpected end of JSON (the file is cut short)")
 	}

@@ -2,6 +2,7 @@ package bookmarks
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -64,7 +65,7 @@ func TestMissingFileIsEmpty(t *testing.T) {
 func TestRoundTripExact(t *testing.T) {
 	path := tempPath(t)
 	loc := deepLocation(t)
-	thumb := []byte("\x89PNG\r\n\x1a\nnot really")
+	thumb := testPNG(t, 12, 7)
 	if err := Add(path, Bookmark{Name: "  deep spiral  ", Location: loc, Thumbnail: thumb}); err != nil {
 		t.Fatal(err)
 	}
@@ -217,6 +218,22 @@ var damaged = []struct{ name, text, want string }{
 	{"duplicate", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}, {"name": "a ", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`, `bookmark 2: the name "a" appears twice`},
 	{"trailing", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": []} {}`, "invalid character"},
 	{"bad thumbnail", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "thumbnail": "%%%"}]}`, "base64"},
+	{"bad thumbnail data", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "thumbnail": "AQID"}]}`, `bookmark 1: "a": thumbnail is not a PNG image`},
+	{"huge thumbnail", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "thumbnail": "` + base64.StdEncoding.EncodeToString(pngHeader(16000, 16000)) + `"}]}`, "thumbnail of 16000x16000 pixels is larger than the 256x256 allowed"},
+	{"huge density", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1e308}]}`, `bookmark 1: "a": palette density 1e+308 is out of range`},
+	{"tiny density", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 5e-324}]}`, "palette density 5e-324 is out of range"},
+	{"huge offset", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "offset": -1e300}]}`, "palette offset -1e+300 is out of range"},
+	{"overflowing density", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1e999}]}`, `field "bookmarks.density" holds the number 1e999, which is out of range`},
+	{"overflowing iterations", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 1e30, "palette": "classic", "density": 1}]}`, `field "bookmarks.iterations" holds the number 1e30, which is out of range`},
+	{"iterations past int64", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 99999999999999999999, "palette": "classic", "density": 1}]}`, "holds the number 99999999999999999999, which is out of range"},
+	{"invalid UTF-8 name", "{\"format\": \"mandelscope-bookmarks\", \"version\": 1, \"bookmarks\": [{\"name\": \"caf\xe9\", \"re\": \"0\", \"im\": \"0\", \"zoom\": \"1\", \"iterations\": 10, \"palette\": \"classic\", \"density\": 1}]}", "the text is not valid UTF-8 at byte 77"},
+	{"lone surrogate", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a\ud800b", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`, `the \ud800 escape at byte 75 is half of a UTF-16 surrogate pair`},
+	{"lone low surrogate", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "\uDC00", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`, `the \uDC00 escape`},
+	{"surrogate at the end", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "x\ud83d"}]}`, `the \ud83d escape`},
+	{"duplicate field", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "density": 2}]}`, `the key "density" appears twice in one object (byte 167)`},
+	{"duplicate field in another case", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "NAME": "b"}]}`, `the key "NAME" appears twice`},
+	{"duplicate escaped field", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "n\u0061me": "b", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`, `the key "name" appears twice`},
+	{"duplicate top-level field", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [], "bookmarks": []}`, `the key "bookmarks" appears twice`},
 	{"bad time", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "created": "yesterday"}]}`, "yesterday"},
 }
 

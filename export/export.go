@@ -7,12 +7,13 @@
 package export
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"io"
 	"os"
@@ -59,6 +60,7 @@ type Options struct {
 
 	stopAfter int                  // tests: act as if killed after this many strips (0: never)
 	openPart  func() (sink, error) // tests: replaces creating the .part file
+	wrapPart  func(sink) sink      // tests: wraps the real .part file (e.g. to fill the disk)
 }
 
 // sink is where the .part bytes go: a file, or a test double.
@@ -111,25 +113,27 @@ type Summary struct {
 func PartPath(path string) string       { return path + ".part" }
 func CheckpointPath(path string) string { return path + ".part.ckpt" }
 
-// ErrInterrupted is wrapped by the error Export returns when ctx is cancelled; the .part and
-// its checkpoint are kept for Resume.
-var ErrInterrupted = errors.New("interrupted")
-
-// ErrNoSpace is wrapped when the disk is full.
-var ErrNoSpace = errors.New("no space left")
-
-// checkpoint is the JSON beside the .part, written atomically after each durable strip.
-type checkpoint struct {
-	Format       int    `json:"format"`
-	Params       string `json:"params"` // hash of everything that determines the bytes
-	Description  string `json:"description"`
-	NextStrip    int    `json:"next_strip"`
-	Offset       int64  `json:"offset"`
-	Adler        uint32 `json:"adler32"`
-	Uncompressed int64  `json:"uncompressed"`
+// Identifier is optionally implemented by a TileRenderer to name everything besides the
+// frame that decides its pixels for frame f: the renderer, its precision mode and shader
+// variant, and nothing that does not change pixels (not a thread count). A checkpoint
+// records it, and a resume with a renderer of another identity is refused, so that a file is
+// never half one renderer's picture and half another's. Without it, the identity is Name(),
+// followed by Mode(f) when the renderer has that method (as the GL renderer has).
+type Identifier interface {
+	Identity(f fractal.Frame) string
 }
 
-const checkpointFormat = 1
+// Identity returns r's identity for frame f (see Identifier).
+func Identity(r TileRenderer, f fractal.Frame) string {
+	if id, ok := r.(Identifier); ok {
+		return id.Identity(f)
+	}
+	s := r.Name()
+	if m, ok := r.(interface{ Mode(fractal.Frame) string }); ok {
+		s += ", " + m.Mode(f)
+	}
+	return s
+}
 
 func (o *Options) normalize(r TileRenderer) (Plan, error) {
 	if o.Supersample == 0 {
@@ -142,6 +146,9 @@ func (o *Options) normalize(r TileRenderer) (Plan, error) {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if err := o.Location.Validate(); err != nil {
+		return Plan{}, err
+	}
+	if err := CheckSize(o.Width, o.Height); err != nil {
 		return Plan{}, err
 	}
 	tile := o.Tile
@@ -161,11 +168,30 @@ func (o *Options) params(p Plan) (hash, desc string) {
 	return hex.EncodeToString(h[:]), desc
 }
 
+// header is what the .part starts with: signature, IHDR, text chunks and the zlib header.
+func (o *Options) header(p Plan) ([]byte, error) {
+	var buf bytes.Buffer
+	_, err := NewPNGWriter(&buf, p.W, p.H, MetadataText(o.Location, p.W, p.H, p.N, o.Version))
+	return buf.Bytes(), err
+}
+
 // Export renders opt's view with r to the PNG file path, through path.part, and returns a
-// summary. It refuses an existing path unless opt.Overwrite, and an existing .part unless
-// opt.Resume (continue it) or opt.Overwrite (start over). Cancelling ctx stops it within about
-// one strip, keeping the .part and checkpoint; the error then wraps ErrInterrupted. Render
-// calls are made on the calling goroutine.
+// summary.
+//
+// One export per path runs at a time: it holds path's lock file (LockPath) from before it
+// touches the .part until it is done; another export of the same path gets ErrBusy. It
+// refuses an existing path unless opt.Overwrite (ErrExists), and an existing .part unless
+// opt.Resume (continue it) or opt.Overwrite (start over) (ErrUnfinished). A resume verifies
+// the checkpoint and the .part (parameters, renderer identity, every checkpoint field, the
+// .part's checksums and structure) and refuses any mismatch, leaving both files as they were
+// (errors matching ErrCannotResume). The finished file is renamed into place (never
+// replacing a file that appeared meanwhile unless opt.Overwrite), so the published image
+// never shares its data with a file a later export writes.
+//
+// Cancelling ctx stops it within about one tile's render call, keeping the .part and
+// checkpoint; the error then is an *Error of kind ErrInterrupted. A full disk gives
+// ErrNoSpace: a fresh export removes its .part (freeing the space), a resumed one keeps the
+// .part and checkpoint it had. Render calls are made on the calling goroutine.
 func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summary, error) {
 	plan, err := opt.normalize(r)
 	if err != nil {
@@ -178,70 +204,58 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	if !strings.EqualFold(filepath.Ext(path), ".png") {
 		return sum, fmt.Errorf("output %s must end in .png", path)
 	}
-	if _, err := os.Lstat(path); err == nil && !opt.Overwrite {
-		return sum, fmt.Errorf("%s already exists (use --force to overwrite it)", path)
+	if err := CheckFolder(filepath.Dir(path)); err != nil {
+		return sum, err
+	}
+
+	var lock *targetLock
+	if opt.openPart == nil {
+		if lock, err = lockTarget(path); err != nil {
+			return sum, err
+		}
+		defer lock.release()
+	}
+	if opt.openPart == nil {
+		if err := checkFiles(path, opt.Resume, opt.Overwrite); err != nil {
+			return sum, err
+		}
+	}
+
+	// The frame, with its reference orbit at its own centre for deep views: computed here,
+	// once for every tile, in a cache of its own so that the pixels never depend on which
+	// reference an earlier frame (the window's preview) left in a shared cache.
+	frame, err := fractal.NewFrame(opt.Location, plan.W*plan.N, plan.H*plan.N).WithReference(ctx, &fractal.ReferenceCache{}, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return sum, &Error{Kind: ErrInterrupted, Path: part, Kept: opt.Resume, Strips: plan.Strips, Err: err,
+				Msg: "interrupted while computing the reference orbit, before anything was written"}
+		}
+		return sum, err
 	}
 
 	// Open the .part: fresh, or resumed from the checkpoint.
-	var out sink
-	var pw *PNGWriter
-	start := 0
-	if opt.openPart != nil {
-		if out, err = opt.openPart(); err != nil {
-			return sum, err
-		}
-	} else if opt.Resume {
-		ck, err := readCheckpoint(ckptPath)
+	e := &exporter{opt: &opt, plan: plan, r: r, sum: &sum, part: part, ckpt: ckptPath,
+		hash: hash, desc: desc, ident: Identity(r, frame), frame: frame}
+	switch {
+	case opt.openPart != nil:
+		out, err := opt.openPart()
 		if err != nil {
 			return sum, err
 		}
-		if ck.Params != hash {
-			return sum, fmt.Errorf("cannot resume: %s was made for different parameters (%s); run the same command as before, or drop --resume and add --force to start over", ckptPath, ck.Description)
-		}
-		f, err := os.OpenFile(part, os.O_RDWR, 0)
-		if err != nil {
-			return sum, fmt.Errorf("cannot resume: %v", err)
-		}
-		st, err := f.Stat()
-		if err == nil && st.Size() < ck.Offset {
-			err = fmt.Errorf("%s is shorter (%d bytes) than its checkpoint says (%d)", part, st.Size(), ck.Offset)
-		}
-		if err == nil {
-			err = f.Truncate(ck.Offset)
-		}
-		if err == nil {
-			_, err = f.Seek(ck.Offset, io.SeekStart)
-		}
-		if err != nil {
-			f.Close()
-			return sum, fmt.Errorf("cannot resume: %v", err)
-		}
-		out = f
-		pw = ResumePNGWriter(f, ck.Offset, ck.Adler, ck.Uncompressed)
-		start = ck.NextStrip
-		sum.Resumed = start
-	} else {
-		if _, err := os.Lstat(part); err == nil && !opt.Overwrite {
-			return sum, fmt.Errorf("%s is left from an interrupted export: add --resume to continue it or --force to start over", part)
-		}
-		flags := os.O_RDWR | os.O_CREATE | os.O_TRUNC
-		if !opt.Overwrite {
-			flags |= os.O_EXCL // another export of the same file that started meanwhile
-		}
-		f, err := os.OpenFile(part, flags, 0o644)
-		if errors.Is(err, os.ErrExist) {
-			return sum, fmt.Errorf("%s appeared meanwhile: another export of the same file is running", part)
-		}
-		if err != nil {
+		e.out = &crcSink{sink: out}
+	case opt.Resume:
+		if err := e.openResume(); err != nil {
 			return sum, err
 		}
-		os.Remove(ckptPath)
-		out = f
+		sum.Resumed = e.start
+	default:
+		if err := e.openFresh(); err != nil {
+			return sum, err
+		}
 	}
-	e := &exporter{opt: &opt, plan: plan, r: r, out: out, pw: pw, sum: &sum, part: part, ckpt: ckptPath,
-		hash: hash, desc: desc, start: start, t0: time.Now()}
+	e.t0 = time.Now()
 	err = e.run(ctx)
-	closeErr := out.Close()
+	closeErr := e.out.Close()
 	if err == nil {
 		err = closeErr
 	}
@@ -261,33 +275,244 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	}
 	sum.Elapsed = time.Since(e.t0)
 	if s := sum.Elapsed.Seconds(); s > 0 {
-		sum.Rate = float64(int64(opt.Width)*int64(opt.Height)) * float64(plan.Strips-start) / float64(plan.Strips) / s / 1e6
+		sum.Rate = float64(int64(opt.Width)*int64(opt.Height)) * float64(plan.Strips-e.start) / float64(plan.Strips) / s / 1e6
 	}
 	return sum, nil
 }
 
-// fail turns an error into what the user is told, and tidies up: a full disk removes the .part
-// (freeing the space); an interrupt or other error keeps it with its checkpoint.
+// CheckFolder checks that dir, the folder of an output file, exists and is a folder; the
+// error (of kind ErrNotFolder) names the first part of the path that is not a folder, as in
+// "/etc/passwd is a file, not a folder".
+func CheckFolder(dir string) error {
+	st, err := os.Stat(dir)
+	if err == nil {
+		if st.IsDir() {
+			return nil
+		}
+		return newError(ErrNotFolder, dir, "%s is a file, not a folder", dir)
+	}
+	// Find the longest existing prefix: a file there, or the first missing folder.
+	for d := dir; ; {
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		if st, perr := os.Stat(parent); perr == nil {
+			if !st.IsDir() {
+				return newError(ErrNotFolder, dir, "%s is a file, not a folder", parent)
+			}
+			if errors.Is(err, os.ErrNotExist) {
+				return newError(ErrNotFolder, dir, "folder %s does not exist", dir)
+			}
+			break
+		}
+		d = parent
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		return newError(ErrNotFolder, dir, "folder %s does not exist", dir)
+	}
+	return &Error{Kind: ErrNotFolder, Path: dir, Msg: fmt.Sprintf("folder %s: %v", dir, err), Err: err}
+}
+
+// Precheck says, without changing anything, whether an export to path with these resume and
+// overwrite settings would be refused for the state of its files, with the error Export would
+// return: a missing folder, another export running (ErrBusy), an existing file, a .part left
+// (or none to resume). A front end calls it to refuse early; Export checks again under its
+// lock.
+func Precheck(path string, resume, overwrite bool) error {
+	if err := CheckFolder(filepath.Dir(path)); err != nil {
+		return err
+	}
+	if Busy(path) {
+		return newError(ErrBusy, path, "another export of %s is running (it holds %s)", path, LockPath(path))
+	}
+	return checkFiles(path, resume, overwrite)
+}
+
+// checkFiles refuses an existing output without overwrite, a .part or checkpoint left from
+// an earlier export without resume or overwrite, and a resume without a checkpoint.
+func checkFiles(path string, resume, overwrite bool) error {
+	if st, err := os.Lstat(path); err == nil {
+		if st.IsDir() {
+			return newError(ErrNotFolder, path, "%s is a folder", path)
+		}
+		if !overwrite {
+			return newError(ErrExists, path, "%s already exists", path)
+		}
+	}
+	part, ckpt := PartPath(path), CheckpointPath(path)
+	_, partErr := os.Lstat(part)
+	_, ckErr := os.Lstat(ckpt)
+	hasPart, hasCkpt := partErr == nil, ckErr == nil
+	switch {
+	case resume && !hasCkpt && hasPart:
+		return &Error{Kind: ErrNothingToResume, Path: part, Kept: true,
+			Msg: fmt.Sprintf("nothing to resume: %s has no checkpoint (it saved no progress)", part)}
+	case resume && !hasCkpt:
+		return &Error{Kind: ErrNothingToResume, Path: ckpt,
+			Msg: fmt.Sprintf("nothing to resume: no interrupted export of %s (no %s)", path, ckpt)}
+	case !resume && !overwrite && (hasPart || hasCkpt):
+		return &Error{Kind: ErrUnfinished, Path: part, Kept: hasPart && hasCkpt, Msg: unfinishedText(part, hasPart, hasCkpt)}
+	}
+	return nil
+}
+
+// openFresh starts a new .part. An old .part is removed first, never truncated or written
+// through: it may share its data with another file (a hard link, or a link-then-remove
+// publish of an older version interrupted halfway), which must not change.
+func (e *exporter) openFresh() error {
+	os.Remove(e.ckpt)
+	if err := os.Remove(e.part); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	f, err := os.OpenFile(e.part, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	e.out = &crcSink{sink: e.wrap(f)}
+	return nil
+}
+
+func (e *exporter) wrap(f sink) sink {
+	if e.opt.wrapPart != nil {
+		return e.opt.wrapPart(f)
+	}
+	return f
+}
+
+func unfinishedText(part string, hasPart, hasCkpt bool) string {
+	switch {
+	case hasPart && hasCkpt:
+		return part + " is left from an interrupted export"
+	case hasPart:
+		return part + " is left from an export that saved no checkpoint (nothing in it can be resumed)"
+	default:
+		return "a checkpoint without its " + part + " is left from an interrupted export"
+	}
+}
+
+// openResume verifies the checkpoint and the .part it describes and opens the .part
+// positioned after the last durable strip. Every refusal leaves both files as they were.
+func (e *exporter) openResume() error {
+	ck, err := readCheckpoint(e.ckpt)
+	if err != nil {
+		var ee *Error
+		if errors.As(err, &ee) {
+			return err
+		}
+		return resumeError(ErrDamaged, e.ckpt, "%v", err)
+	}
+	p := e.plan
+	switch {
+	case ck.Params != e.hash:
+		return resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters (%s)", e.ckpt, ck.Description)
+	case ck.Renderer != e.ident:
+		x := resumeError(ErrRendererDiffers, e.ckpt, "%s was drawn by %s, and this export would draw with %s: the file would mix two renderers' pixels", e.part, ck.Renderer, e.ident)
+		x.Was, x.Now = ck.Renderer, e.ident
+		return x
+	case ck.Strips != p.Strips || ck.NextStrip < 0 || ck.NextStrip > p.Strips:
+		return resumeError(ErrDamaged, e.ckpt, "%s says strip %d of %d is next, but this export has %d strips", e.ckpt, ck.NextStrip, ck.Strips, p.Strips)
+	}
+	rows := min(p.H, ck.NextStrip*p.StripRows)
+	rowLen := int64(3*p.W + 1)
+	if ck.Uncompressed != int64(rows)*rowLen {
+		return resumeError(ErrDamaged, e.ckpt, "%s says %d bytes of rows are written, but %d strips hold %d", e.ckpt, ck.Uncompressed, ck.NextStrip, int64(rows)*rowLen)
+	}
+	st, err := os.Lstat(e.part)
+	if err != nil {
+		return resumeError(ErrDamaged, e.part, "%s is missing (%v)", e.part, err)
+	}
+	if !st.Mode().IsRegular() {
+		return resumeError(ErrDamaged, e.part, "%s is not a plain file", e.part)
+	}
+	if linkCount(st) > 1 {
+		return resumeError(ErrDamaged, e.part, "%s shares its data with another file (a hard link): resuming would change that file too", e.part)
+	}
+	if st.Size() < ck.Offset {
+		return resumeError(ErrDamaged, e.part, "%s is shorter (%d bytes) than its checkpoint says (%d)", e.part, st.Size(), ck.Offset)
+	}
+	header, err := e.opt.header(p)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(e.part, os.O_RDWR, 0)
+	if err != nil {
+		return resumeError(ErrDamaged, e.part, "%v", err)
+	}
+	if err := verifyPart(f, ck, header, rows, rowLen); err != nil {
+		f.Close()
+		return resumeError(ErrDamaged, e.part, "%s does not match its checkpoint: %v", e.part, err)
+	}
+	// Bytes past the checkpoint are a strip that was being written when the export stopped.
+	err = f.Truncate(ck.Offset)
+	if err == nil {
+		_, err = f.Seek(ck.Offset, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("cannot resume: %v", err)
+	}
+	e.out = &crcSink{sink: e.wrap(f), crc: ck.CRC32}
+	e.pw = ResumePNGWriter(e.out, ck.Offset, ck.Adler, ck.Uncompressed)
+	e.start = ck.NextStrip
+	e.resumed = true
+	e.lastCk = ck
+	return nil
+}
+
+// crcSink keeps the CRC-32 of everything written through it, for the checkpoint.
+type crcSink struct {
+	sink
+	crc uint32
+}
+
+func (c *crcSink) Write(p []byte) (int, error) {
+	n, err := c.sink.Write(p)
+	c.crc = crc32.Update(c.crc, crc32.IEEETable, p[:n])
+	return n, err
+}
+
+// fail turns an error into what the caller is told, and tidies up: a full disk removes a
+// fresh export's .part (freeing the space) but keeps a resumed one's, cut back to its last
+// checkpoint; an interrupt or another error keeps the .part with its checkpoint.
 func (e *exporter) fail(err error) error {
+	real := e.opt.openPart == nil
 	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, ErrNoSpace) {
 		dir := filepath.Dir(e.part)
-		if e.opt.openPart == nil {
+		x := &Error{Kind: ErrNoSpace, Path: e.part, Done: e.lastCk.NextStrip, Strips: e.plan.Strips, Err: err}
+		need := humanBytes(EstimateSize(e.opt.Width, e.opt.Height))
+		if e.resumed && real {
+			// Keep what the resume continued from, and what it added: the checkpoint on disk
+			// describes the .part's first lastCk.Offset bytes; the rest is dropped.
+			os.Truncate(e.part, e.lastCk.Offset)
+			x.Kept = true
+			x.Msg = fmt.Sprintf("no space left on %s: the export may need up to about %s; kept %s and its checkpoint (%d of %d strips done)",
+				dir, need, filepath.Base(e.part), e.lastCk.NextStrip, e.plan.Strips)
+			return x
+		}
+		if real {
 			os.Remove(e.part)
 			os.Remove(e.ckpt)
 		}
-		return fmt.Errorf("%w on %s: the export may need up to about %s; the partial file %s was removed", ErrNoSpace, dir, humanBytes(EstimateSize(e.opt.Width, e.opt.Height)), filepath.Base(e.part))
+		x.Msg = fmt.Sprintf("no space left on %s: the export may need up to about %s; the partial file %s was removed", dir, need, filepath.Base(e.part))
+		return x
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrInterrupted) {
-		if _, statErr := os.Stat(e.ckpt); statErr == nil {
-			return fmt.Errorf("%w after %d of %d strips: kept %s and its checkpoint; run the same command with --resume to continue", ErrInterrupted, e.done.Load(), e.plan.Strips, e.part)
+		x := &Error{Kind: ErrInterrupted, Path: e.part, Done: int(e.done.Load()), Strips: e.plan.Strips}
+		if _, statErr := os.Stat(e.ckpt); statErr == nil || !real {
+			x.Kept = true
+			x.Msg = fmt.Sprintf("interrupted after %d of %d strips: kept %s and its checkpoint", x.Done, x.Strips, e.part)
+			return x
 		}
 		os.Remove(e.part)
-		return fmt.Errorf("%w before anything was written", ErrInterrupted)
+		x.Msg = "interrupted before anything was written"
+		return x
 	}
-	if _, statErr := os.Stat(e.ckpt); statErr == nil && e.opt.openPart == nil {
-		return fmt.Errorf("%v (kept %s for --resume)", err, filepath.Base(e.part))
+	if _, statErr := os.Stat(e.ckpt); statErr == nil && real {
+		return &Error{Kind: ErrInterrupted, Path: e.part, Done: int(e.done.Load()), Strips: e.plan.Strips, Kept: true, Err: err,
+			Msg: fmt.Sprintf("%v (kept %s and its checkpoint)", err, filepath.Base(e.part))}
 	}
-	if e.opt.openPart == nil {
+	if real {
 		os.Remove(e.part)
 	}
 	return err
@@ -308,23 +533,29 @@ func humanBytes(n int64) string {
 // HumanBytes formats a byte count for people (kB, MB, GB in powers of 1024).
 func HumanBytes(n int64) string { return humanBytes(n) }
 
-// publish renames the finished .part to path; without overwrite it never replaces a file that
-// appeared meanwhile (a hard link fails when the name exists).
+// publish renames the finished .part to path: one atomic rename, after which the image and
+// any later .part are different files. Without overwrite it never replaces a file that
+// appeared meanwhile: renameat2(RENAME_NOREPLACE) where the system has it, else a check
+// under the target's lock (which keeps other exports out; only another program could
+// create path between the check and the rename there).
 func publish(part, path string, overwrite bool) error {
 	if overwrite {
 		return os.Rename(part, path)
 	}
-	if err := os.Link(part, path); err != nil {
-		if _, statErr := os.Lstat(path); statErr == nil {
-			return fmt.Errorf("%s appeared during the export; the image is kept as %s", path, part)
-		}
-		// Filesystems without hard links: check, then rename.
-		if err := os.Rename(part, path); err != nil {
-			return err
-		}
-		return nil
+	appeared := func() error {
+		return newError(ErrAppeared, path, "%s appeared during the export; the finished image is kept as %s", path, part)
 	}
-	return os.Remove(part)
+	ok, err := renameNoReplace(part, path)
+	if ok {
+		if errors.Is(err, os.ErrExist) {
+			return appeared()
+		}
+		return err
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return appeared()
+	}
+	return os.Rename(part, path)
 }
 
 func syncDir(dir string) {
@@ -334,45 +565,9 @@ func syncDir(dir string) {
 	}
 }
 
-func readCheckpoint(path string) (checkpoint, error) {
-	var ck checkpoint
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return ck, fmt.Errorf("cannot resume: no checkpoint %s (nothing to resume; run without --resume)", path)
-	}
-	if err != nil {
-		return ck, fmt.Errorf("cannot resume: %v", err)
-	}
-	if err := json.Unmarshal(data, &ck); err != nil || ck.Format != checkpointFormat {
-		return ck, fmt.Errorf("cannot resume: %s is not a checkpoint this version understands", path)
-	}
-	return ck, nil
-}
-
-func writeCheckpoint(path string, ck checkpoint) error {
-	data, err := json.MarshalIndent(ck, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(data, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+func isKind(err, kind error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == kind
 }
 
 // exporter runs one export's pipeline.
@@ -380,12 +575,16 @@ type exporter struct {
 	opt        *Options
 	plan       Plan
 	r          TileRenderer
-	out        sink
+	out        *crcSink
 	pw         *PNGWriter
 	sum        *Summary
 	part, ckpt string
 	hash, desc string
+	ident      string        // the renderer's identity (see Identifier)
+	frame      fractal.Frame // the rendered frame (with its reference orbit for deep views)
 	start      int
+	resumed    bool       // continued from a checkpoint
+	lastCk     checkpoint // the last checkpoint on disk (what a resume can continue from)
 	t0         time.Time
 	done       atomic.Int64 // strips durable (including resumed ones)
 	compressNS atomic.Int64
@@ -449,7 +648,7 @@ func (e *exporter) run(ctx context.Context) error {
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	frame := fractal.NewFrame(opt.Location, p.W*p.N, p.H*p.N)
+	frame := e.frame
 	stripRenderRows := p.StripRows * p.N
 	free := make(chan *image.RGBA, 2) // at most two strips in flight
 	for range 2 {
@@ -608,11 +807,12 @@ func (e *exporter) durable(next int) error {
 	}
 	adler, raw := e.pw.Adler()
 	if e.opt.openPart == nil {
-		ck := checkpoint{Format: checkpointFormat, Params: e.hash, Description: e.desc, NextStrip: next,
-			Offset: e.pw.Offset(), Adler: adler, Uncompressed: raw}
+		ck := checkpoint{Params: e.hash, Description: e.desc, Renderer: e.ident, Strips: e.plan.Strips,
+			NextStrip: next, Offset: e.pw.Offset(), CRC32: e.out.crc, Adler: adler, Uncompressed: raw}
 		if err := writeCheckpoint(e.ckpt, ck); err != nil {
 			return err
 		}
+		e.lastCk = ck
 	}
 	e.done.Store(int64(next))
 	return nil

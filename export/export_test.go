@@ -260,8 +260,9 @@ func TestCancelLeavesNoFile(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("err = %v, want ErrInterrupted", err)
 	}
-	if !strings.Contains(err.Error(), "--resume") {
-		t.Errorf("message does not say how to resume: %v", err)
+	var ee *Error
+	if !errors.As(err, &ee) || !ee.Kept || !strings.Contains(err.Error(), "kept") {
+		t.Errorf("error does not say the .part is kept: %v", err)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("FILE.png exists after cancel")
@@ -272,8 +273,8 @@ func TestCancelLeavesNoFile(t *testing.T) {
 		}
 	}
 	// Without --resume the .part is not silently replaced.
-	if _, err := Export(context.Background(), &cpu.Renderer{}, path, opt); err == nil || !strings.Contains(err.Error(), "--resume") {
-		t.Errorf("a fresh export over a .part: %v", err)
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, opt); !errors.Is(err, ErrUnfinished) {
+		t.Errorf("a fresh export over a .part: %v, want ErrUnfinished", err)
 	}
 	// Resume after a cancel gives the same file as one go.
 	opt.Progress, opt.Resume = nil, true
@@ -334,7 +335,7 @@ func TestResumeRefusals(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.png")
 	opt := Options{Location: testLoc(), Width: 120, Height: 90, StripBytes: 4 * 120 * 9, Version: "t", Resume: true}
-	if _, err := Export(context.Background(), &cpu.Renderer{}, path, opt); err == nil || !strings.Contains(err.Error(), "no checkpoint") {
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, opt); !errors.Is(err, ErrNothingToResume) || !errors.Is(err, ErrCannotResume) {
 		t.Errorf("resume with nothing to resume: %v", err)
 	}
 	opt.Resume, opt.stopAfter = false, 2
@@ -342,7 +343,7 @@ func TestResumeRefusals(t *testing.T) {
 	other := opt
 	other.stopAfter, other.Resume = 0, true
 	other.Location.Iterations++
-	if _, err := Export(context.Background(), &cpu.Renderer{}, path, other); err == nil || !strings.Contains(err.Error(), "different parameters") {
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, other); !errors.Is(err, ErrParamsDiffer) || !strings.Contains(err.Error(), "different parameters") {
 		t.Errorf("resume with other parameters: %v", err)
 	}
 	// --force starts over.
@@ -353,7 +354,7 @@ func TestResumeRefusals(t *testing.T) {
 	// An existing output is never replaced without Overwrite.
 	other.Overwrite = false
 	before, _ := os.ReadFile(path)
-	if _, err := Export(context.Background(), &cpu.Renderer{}, path, other); err == nil || !strings.Contains(err.Error(), "exists") {
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, other); !errors.Is(err, ErrExists) {
 		t.Errorf("export over an existing file: %v", err)
 	}
 	after, _ := os.ReadFile(path)

@@ -3,6 +3,8 @@ package export
 import (
 	"fmt"
 	"image"
+	"strconv"
+	"strings"
 )
 
 // Limits and defaults of an export.
@@ -19,6 +21,67 @@ const (
 	blockBytes = 2 << 20
 )
 
+// MaxSide is the largest width or height of an export, wherever the size comes from (a
+// flag, the window's dialog, a PNG's IHDR read by --from).
+const MaxSide = 65536
+
+// Preset is a named export size.
+type Preset struct {
+	Name  string // as typed on the command line: "1080p", "4k", ...
+	Label string // as shown in the window: "4K (3840x2160)"
+	W, H  int
+}
+
+// Presets are the named export sizes, smallest first: the command line's --size names and
+// the window's size choices.
+var Presets = []Preset{
+	{"1080p", "1080p (1920x1080)", 1920, 1080},
+	{"4k", "4K (3840x2160)", 3840, 2160},
+	{"8k", "8K (7680x4320)", 7680, 4320},
+	{"16k", "16K (15360x8640)", 15360, 8640},
+	{"32k", "32K (30720x17280)", 30720, 17280},
+}
+
+// CheckSize says whether w x h is an export size: each side 1 to MaxSide.
+func CheckSize(w, h int) error {
+	if w < 1 || h < 1 || w > MaxSide || h > MaxSide {
+		return fmt.Errorf("%dx%d is out of range (each side 1 to %d)", w, h, MaxSide)
+	}
+	return nil
+}
+
+// ParseSize reads a size: "WxH" (whole numbers) or a preset name (case does not matter),
+// checked with CheckSize.
+func ParseSize(s string) (w, h int, err error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	for _, p := range Presets {
+		if t == p.Name {
+			return p.W, p.H, nil
+		}
+	}
+	names := make([]string, len(Presets))
+	for i, p := range Presets {
+		names[i] = p.Name
+	}
+	ws, hs, ok := strings.Cut(t, "x")
+	if !ok {
+		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT or one of %s", clip(s), strings.Join(names, ", "))
+	}
+	w, err1 := strconv.Atoi(strings.TrimSpace(ws))
+	h, err2 := strconv.Atoi(strings.TrimSpace(hs))
+	if err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT with whole numbers", clip(s))
+	}
+	return w, h, CheckSize(w, h)
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}
+
 // Plan cuts an export into strips (full-width bands of output rows) and each strip's render
 // into tiles no larger than the tile edge cap.
 type Plan struct {
@@ -33,8 +96,8 @@ type Plan struct {
 // NewPlan plans a w x h export with n x n supersampling, tiles of at most tile pixels a side
 // and strip render buffers of about stripBytes (DefaultStripBytes when 0).
 func NewPlan(w, h, n, tile, stripBytes int) (Plan, error) {
-	if w < 1 || h < 1 {
-		return Plan{}, fmt.Errorf("size %dx%d must be positive", w, h)
+	if err := CheckSize(w, h); err != nil {
+		return Plan{}, fmt.Errorf("size %v", err)
 	}
 	if n < 1 || n > MaxSupersample {
 		return Plan{}, fmt.Errorf("supersampling %d is out of range (1 to %d)", n, MaxSupersample)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -35,7 +36,7 @@ type Metadata struct {
 	Width, Height int // the image's size (from IHDR)
 	Supersample   int
 	Version       string            // the program version that wrote it
-	Text          map[string]string // every text chunk, by key
+	Text          map[string]string // the text chunks read (see ReadMetadata), by key
 }
 
 // MetadataText returns the text chunks that describe an export: the location (centre digits
@@ -85,11 +86,25 @@ var (
 	ErrNotMandelscope = errors.New("not a Mandelscope PNG (it has no mandelscope.* text chunks)")
 )
 
-// maxTextChunk bounds the text chunks ReadMetadata reads into memory.
-const maxTextChunk = 1 << 20
+// Limits of what ReadMetadata reads from a file: it keeps only the text chunks it needs (the
+// mandelscope.* keys, Software and Description), each at most maxTextChunk bytes and each key
+// once, seeks past every other chunk without reading it, and gives up after maxChunks
+// chunks before the image data.
+const (
+	maxTextChunk = 64 << 10
+	maxChunks    = 1000
+)
+
+// metadataKeys are the text chunks ReadMetadata keeps.
+var metadataKeys = map[string]bool{
+	KeyRe: true, KeyIm: true, KeyZoom: true, KeyIterations: true, KeyPalette: true, KeyDensity: true,
+	KeyOffset: true, KeySupersample: true, KeyVersion: true, "Software": true, "Description": true,
+}
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
-// and supersampling. Errors wrap ErrNotPNG or ErrNotMandelscope where they apply.
+// and supersampling, all validated as the command line's flags are (fractal.Location.Validate,
+// CheckSize, whole numbers where whole numbers belong). Errors wrap ErrNotPNG or
+// ErrNotMandelscope where they apply.
 func ReadMetadata(path string) (Metadata, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -105,36 +120,55 @@ func ReadMetadata(path string) (Metadata, error) {
 
 func readMetadata(r io.ReadSeeker) (Metadata, error) {
 	var md Metadata
-	br := bufio.NewReader(r)
 	var sig [8]byte
-	if _, err := io.ReadFull(br, sig[:]); err != nil || string(sig[:]) != pngSignature {
+	if _, err := io.ReadFull(r, sig[:]); err != nil || string(sig[:]) != pngSignature {
 		return md, ErrNotPNG
 	}
 	md.Text = map[string]string{}
 	var hdr [8]byte
-	for first := true; ; first = false {
-		if _, err := io.ReadFull(br, hdr[:]); err != nil {
+	for i := 0; ; i++ {
+		if i == maxChunks {
+			return md, fmt.Errorf("more than %d chunks before the image data", maxChunks)
+		}
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
 			return md, fmt.Errorf("%w: truncated chunk header", ErrNotPNG)
 		}
-		n := binary.BigEndian.Uint32(hdr[:4])
+		n := int64(binary.BigEndian.Uint32(hdr[:4]))
 		typ := string(hdr[4:8])
-		if first && (typ != "IHDR" || n != 13) {
+		if i == 0 && (typ != "IHDR" || n != 13) {
 			return md, fmt.Errorf("%w: it does not start with IHDR", ErrNotPNG)
 		}
 		if typ == "IDAT" || typ == "IEND" {
 			break
 		}
-		if n > maxTextChunk {
-			if typ == "tEXt" || typ == "iTXt" || typ == "IHDR" {
-				return md, fmt.Errorf("%s chunk of %d bytes is too large", typ, n)
+		if n > 1<<31-1 {
+			return md, fmt.Errorf("%w: chunk length out of range", ErrNotPNG)
+		}
+		need := typ == "IHDR"
+		if typ == "tEXt" || typ == "iTXt" {
+			// The key comes first; read just enough of it to decide.
+			key, err := peekKey(r, n)
+			if err != nil {
+				return md, fmt.Errorf("%w: truncated %s chunk", ErrNotPNG, typ)
 			}
-			if _, err := br.Discard(int(n) + 4); err != nil {
+			need = metadataKeys[key]
+			if need && n > maxTextChunk {
+				return md, fmt.Errorf("%s chunk %q of %d bytes is too large", typ, key, n)
+			}
+			if need {
+				if _, dup := md.Text[key]; dup {
+					return md, fmt.Errorf("the %s text chunk appears twice", key)
+				}
+			}
+		}
+		if !need {
+			if _, err := r.Seek(n+4, io.SeekCurrent); err != nil {
 				return md, fmt.Errorf("%w: truncated %s chunk", ErrNotPNG, typ)
 			}
 			continue
 		}
 		data := make([]byte, n+4)
-		if _, err := io.ReadFull(br, data); err != nil {
+		if _, err := io.ReadFull(r, data); err != nil {
 			return md, fmt.Errorf("%w: truncated %s chunk", ErrNotPNG, typ)
 		}
 		crc := crc32.NewIEEE()
@@ -166,6 +200,21 @@ func readMetadata(r io.ReadSeeker) (Metadata, error) {
 	return md, md.parse()
 }
 
+// peekKey reads the key of a text chunk of n bytes (up to its NUL, at most 79 bytes) and
+// seeks back to the chunk's start.
+func peekKey(r io.ReadSeeker, n int64) (string, error) {
+	var buf [80]byte
+	m := min(n, int64(len(buf)))
+	if _, err := io.ReadFull(r, buf[:m]); err != nil {
+		return "", err
+	}
+	if _, err := r.Seek(-m, io.SeekCurrent); err != nil {
+		return "", err
+	}
+	k, _, _ := bytes.Cut(buf[:m], []byte{0})
+	return string(k), nil
+}
+
 func (md *Metadata) parse() error {
 	if _, ok := md.Text[KeyRe]; !ok {
 		return ErrNotMandelscope
@@ -192,6 +241,23 @@ func (md *Metadata) parse() error {
 		v, err := get(k)
 		if err == nil {
 			*x, err = strconv.ParseFloat(v, 64)
+			if err == nil && (math.IsNaN(*x) || math.IsInf(*x, 0)) {
+				err = fmt.Errorf("%q is not a finite number", clip(v))
+			} else if err != nil {
+				err = fmt.Errorf("%q is not a number", clip(v))
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", k, err))
+		}
+	}
+	whole := func(k string, x *int) {
+		v, err := get(k)
+		if err == nil {
+			*x, err = strconv.Atoi(v)
+			if err != nil {
+				err = fmt.Errorf("%q is not a whole number", clip(v))
+			}
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %v", k, err))
@@ -200,13 +266,12 @@ func (md *Metadata) parse() error {
 	dec(KeyRe, &loc.Re)
 	dec(KeyIm, &loc.Im)
 	dec(KeyZoom, &loc.Zoom)
-	var it, ss float64
-	num(KeyIterations, &it)
+	whole(KeyIterations, &loc.Iterations)
 	num(KeyDensity, &loc.Color.Density)
 	num(KeyOffset, &loc.Color.Offset)
-	ss = 1
+	md.Supersample = 1
 	if _, ok := md.Text[KeySupersample]; ok {
-		num(KeySupersample, &ss)
+		whole(KeySupersample, &md.Supersample)
 	}
 	if p, err := get(KeyPalette); err == nil {
 		loc.Color.Palette = p
@@ -216,14 +281,15 @@ func (md *Metadata) parse() error {
 	if len(errs) > 0 {
 		return errs[0]
 	}
-	loc.Iterations = int(it)
-	md.Supersample = int(ss)
 	md.Version = md.Text[KeyVersion]
 	if err := loc.Validate(); err != nil {
 		return fmt.Errorf("stored location: %v", err)
 	}
 	if md.Supersample < 1 || md.Supersample > MaxSupersample {
-		return fmt.Errorf("stored supersampling %v is out of range", ss)
+		return fmt.Errorf("stored supersampling %d is out of range (1 to %d)", md.Supersample, MaxSupersample)
+	}
+	if err := CheckSize(md.Width, md.Height); err != nil {
+		return fmt.Errorf("image size: %v", err)
 	}
 	md.Location = loc
 	return nil

@@ -1,6 +1,7 @@
 package fractal
 
 import (
+	"image/color"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -306,5 +307,68 @@ func BenchmarkEscape64(b *testing.B) {
 func BenchmarkEscape32(b *testing.B) {
 	for b.Loop() {
 		Escape32(-0.74364, 0.13182, 1000)
+	}
+}
+
+// TestValidateBoundsColoring checks that a colouring from a file cannot carry numbers that
+// overflow the palette arithmetic (a density of 1e308 once panicked the palette), and that the
+// message shows the number as it is.
+func TestValidateBoundsColoring(t *testing.T) {
+	for _, c := range []struct {
+		density, offset float64
+		want            string // "" for valid
+	}{
+		{1, 0, ""},
+		{MinDensity, -MaxOffset, ""},
+		{MaxDensity, MaxOffset, ""},
+		{1e308, 0, "density 1e+308 is out of range"},
+		{math.Inf(1), 0, "density +Inf is out of range"},
+		{math.NaN(), 0, "density NaN is out of range"},
+		{0, 0, "density 0 is out of range"},
+		{-1, 0, "density -1 is out of range"},
+		{5e-324, 0, "density 5e-324 is out of range"},
+		{1, 1e308, "offset 1e+308 is out of range"},
+		{1, -1e300, "offset -1e+300 is out of range"},
+		{1, math.Inf(-1), "offset -Inf is out of range"},
+		{1, math.NaN(), "offset NaN is out of range"},
+	} {
+		l := Home()
+		l.Color.Density, l.Color.Offset = c.density, c.offset
+		err := l.Validate()
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("density %g offset %g: %v", c.density, c.offset, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("density %g offset %g: error %v, want one saying %q", c.density, c.offset, err, c.want)
+		}
+	}
+}
+
+// TestPaletteColorAnyInput checks that no smooth value or colouring, valid or not, takes the
+// palette lookup out of range (it panicked with an index out of range for a density of 1e308).
+func TestPaletteColorAnyInput(t *testing.T) {
+	p, err := PaletteByName("classic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	extremes := []float64{0, math.Copysign(0, -1), 1e-300, -1e-20, 0.5, 1, 31.999999999999996, 1e8, 1e300, 1e308, math.MaxFloat64,
+		-1e308, 5e-324, math.Inf(1), math.Inf(-1), math.NaN()}
+	for _, nu := range extremes {
+		for _, d := range extremes {
+			for _, o := range extremes {
+				c := p.Color(1, nu, Coloring{Palette: "classic", Density: d, Offset: o})
+				if c.A != 255 {
+					t.Fatalf("nu %g density %g offset %g: alpha %d", nu, d, o, c.A)
+				}
+				pos := PalettePosition(nu, d, o, len(p.Stops))
+				if !(pos >= 0 && pos <= float64(len(p.Stops))) {
+					t.Fatalf("nu %g density %g offset %g: position %g outside 0..%d", nu, d, o, pos, len(p.Stops))
+				}
+			}
+		}
+	}
+	// A palette without stops has no colour to give: black, not a panic.
+	if c := (Palette{}).Color(1, 3, DefaultColoring); c != (color.RGBA{0, 0, 0, 255}) {
+		t.Errorf("empty palette gave %v", c)
 	}
 }

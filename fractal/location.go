@@ -18,13 +18,21 @@ const (
 	MaxZoom = 1e300
 	// MaxIterations bounds the iteration count.
 	MaxIterations = 100_000_000
+	// MinDensity and MaxDensity bound a colouring's density (colour cycles per 32
+	// iterations): below the minimum a whole picture is one colour, above the maximum every
+	// pixel is noise, and a density read from a file beyond them (1e308, say) would overflow
+	// the palette arithmetic.
+	MinDensity = 1e-6
+	MaxDensity = 1e6
+	// MaxOffset bounds |offset|, in palette cycles (only its fractional part matters).
+	MaxOffset = 1e6
 )
 
 // Coloring says how escape counts become colours.
 type Coloring struct {
 	Palette string  // a palette name (see Palettes)
-	Density float64 // colour cycles per 32 smooth iterations; > 0
-	Offset  float64 // shifts the palette, in cycles (0..1)
+	Density float64 // colour cycles per 32 smooth iterations; MinDensity to MaxDensity
+	Offset  float64 // shifts the palette, in cycles (0..1; at most MaxOffset in size)
 }
 
 // DefaultColoring is the colouring of a fresh view.
@@ -53,7 +61,9 @@ func Home() Location {
 // ZoomFloat returns the zoom as a float64.
 func (l Location) ZoomFloat() float64 { return l.Zoom.Float64() }
 
-// Validate reports the first thing wrong with l, naming the field.
+// Validate reports the first thing wrong with l, naming the field. Every location read from a
+// file or typed by a person goes through it before it is drawn: it bounds every number that the
+// renderers and the palette compute with, so that a valid location can never overflow them.
 func (l Location) Validate() error {
 	for _, c := range []struct {
 		name string
@@ -77,13 +87,19 @@ func (l Location) Validate() error {
 	if _, err := PaletteByName(l.Color.Palette); err != nil {
 		return err
 	}
-	if !(l.Color.Density > 0) || math.IsInf(l.Color.Density, 0) {
-		return fmt.Errorf("palette density %g must be a positive number", l.Color.Density)
+	if d := l.Color.Density; !(d >= MinDensity && d <= MaxDensity) {
+		return fmt.Errorf("palette density %s is out of range (%g to %g)", formatFloat(d), MinDensity, MaxDensity)
 	}
-	if math.IsNaN(l.Color.Offset) || math.IsInf(l.Color.Offset, 0) {
-		return errors.New("palette offset must be a finite number")
+	if o := l.Color.Offset; !(o >= -MaxOffset && o <= MaxOffset) {
+		return fmt.Errorf("palette offset %s is out of range (-%g to %g)", formatFloat(o), MaxOffset, MaxOffset)
 	}
 	return nil
+}
+
+// formatFloat writes a number read from a file as what it is: "NaN", "+Inf", or its shortest
+// exact form, never a converted integer.
+func formatFloat(v float64) string {
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // AutoIterations is the iteration count the automatic setting uses at a zoom: it rises with

@@ -89,26 +89,33 @@ func PaletteByName(name string) (Palette, error) {
 	return p, nil
 }
 
-// PalettePosition maps a smooth value to a position in the palette, in stops (0 <= pos < len):
-// t = nu * density / 32 + offset cycles. GPU shaders compute the same expression.
+// PalettePosition maps a smooth value to a position in the palette, in stops (0 <= pos <=
+// stops; pos == stops only where rounding takes a fraction just below 1 up to 1): t = nu *
+// density / 32 + offset cycles. GPU shaders compute the same expression. A t that is not
+// finite (an overflow from values no valid location holds) maps to position 0.
 func PalettePosition(nu, density, offset float64, stops int) float64 {
 	t := nu*density/32 + offset
 	t -= math.Floor(t)
+	if !(t >= 0 && t <= 1) { // NaN, from an infinite t
+		return 0
+	}
 	return t * float64(stops)
 }
 
 // Color returns the colour for a smooth value under a colouring: the palette interpolated
-// linearly and cyclically at PalettePosition. Inside points (n < 0) are black.
+// linearly and cyclically at PalettePosition. Inside points (n < 0) are black, and so is every
+// point of a palette without stops. No input, however large, small or not a number, takes it
+// outside the palette.
 func (p Palette) Color(n int, nu float64, c Coloring) color.RGBA {
-	if n < 0 {
+	if n < 0 || len(p.Stops) == 0 {
 		return color.RGBA{0, 0, 0, 255}
 	}
 	pos := PalettePosition(nu, c.Density, c.Offset, len(p.Stops))
-	i := int(pos)
-	if i >= len(p.Stops) {
-		i = len(p.Stops) - 1
+	i := 0
+	if pos > 0 { // a NaN pos stays at stop 0
+		i = int(min(pos, float64(len(p.Stops)-1)))
 	}
-	f := pos - float64(i)
+	f := min(max(pos-float64(i), 0), 1)
 	a, b := p.Stops[i], p.Stops[(i+1)%len(p.Stops)]
 	mix := func(x, y uint8) uint8 { return uint8(float64(x)*(1-f) + float64(y)*f + 0.5) }
 	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 255}

@@ -1,5 +1,7 @@
 package fractal
 
+import "math"
+
 // PerturbEscape is Escape64 for the point C + dc, C being ref's point: the same n (the least
 // n >= 1 with |z_n| > 2, -1 when none within maxIter) and the same smooth value nu, computed
 // from the float64 delta d_n = z_n - Z_m by d <- 2 Z_m d + d^2 + dc, with rebasing: after each
@@ -8,22 +10,44 @@ package fractal
 // that do not escape run to maxIter (no periodicity shortcut). The smooth value continues
 // with the full z and c = C + dc in float64, as Escape64 does.
 func PerturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int) (n int, nu float64) {
+	n, nu, _ = perturbEscape(ref, bla, dcr, dci, maxIter)
+	return n, nu
+}
+
+// perturbEscape is PerturbEscape that also counts its steps (plain steps plus BLA jumps).
+//
+// The BLA lookup tests level 0 first (most steps where the table does not apply cost one
+// comparison), then climbs while the next level is valid: validity is monotone in the level
+// (a block's radius is at most its first half's, the count and maxIter limits only tighten),
+// so this finds the same largest valid block as BLA's top-down rule.
+func perturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int) (n int, nu float64, steps int) {
 	z := ref.Z
 	last := len(z) - 1
+	var ent []blaEntry
+	var base []int32
+	tableEnd := 0 // the table covers the steps from m = 1 to tableEnd
+	if bla != nil {
+		ent, base, tableEnd = bla.ent, bla.base, bla.steps
+	}
 	var dr, di float64
 	m := 0
 	for n < maxIter {
-		var e *blaEntry
-		var span int
-		ok := false
-		if bla != nil && m > 0 {
-			e, span, ok = bla.lookup(m, n, maxIter, dr, di)
+		steps++
+		if m > 0 && m <= tableEnd {
+			ad := math.Abs(dr) + math.Abs(di)
+			at := ent[base[m-1]:base[m]] // the entries starting at m, level 0 first
+			if e := &at[0]; ad < e.r {
+				span := 1
+				for l := 1; l < len(at) && n+span*2 <= maxIter && ad < at[l].r; l++ {
+					e, span = &at[l], span*2
+				}
+				dr, di = e.ar*dr-e.ai*di+e.br*dcr-e.bi*dci, e.ar*di+e.ai*dr+e.br*dci+e.bi*dcr
+				m += span
+				n += span
+				goto check
+			}
 		}
-		if ok {
-			dr, di = e.ar*dr-e.ai*di+e.br*dcr-e.bi*dci, e.ar*di+e.ai*dr+e.br*dci+e.bi*dcr
-			m += span
-			n += span
-		} else {
+		{
 			// d <- (2 Z + d) d + dc
 			zm := z[m]
 			tr, ti := 2*real(zm)+dr, 2*imag(zm)+di
@@ -31,18 +55,19 @@ func PerturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int) (n i
 			m++
 			n++
 		}
+	check:
 		zm := z[m]
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
 		if z2 > 4 {
-			return n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n)
+			return n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n), steps
 		}
 		if m == last || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
 			dr, di = zr, zi
 			m = 0
 		}
 	}
-	return -1, 0
+	return -1, 0, steps
 }
 
 // rebaseTiny is the rebasing test |z| < |d| for |z|^2 < 2^-900, where the squares lose

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"sync"
 	"time"
 )
@@ -61,32 +62,57 @@ func ComputeReference(ctx context.Context, re, im Decimal, prec uint, maxIter in
 	return ref, nil
 }
 
-// iterate fills ref.Z. big.Float arithmetic with reused temporaries (no allocation per
-// iteration); the float64 rounding of each Z comes from the big value directly.
+// iterate fills ref.Z with referenceFixed (big.Int fixed point measured faster than
+// big.Float: BenchmarkReference).
 func (ref *Reference) iterate(ctx context.Context, progress func(done, total int)) error {
+	if useBigFloat {
+		return ref.iterateFloat(ctx, progress)
+	}
+	return ref.iterateFixed(ctx, progress)
+}
+
+// useBigFloat selects the big.Float orbit (for the benchmark that compares the two).
+var useBigFloat = false
+
+// step is called every 1024 iterations: it checks ctx and reports progress.
+type stepper struct {
+	ctx      context.Context
+	progress func(done, total int)
+	total    int
+	last     time.Time
+}
+
+func (s *stepper) check(n int) error {
+	if err := s.ctx.Err(); err != nil {
+		return err
+	}
+	if s.progress != nil && time.Since(s.last) >= 200*time.Millisecond {
+		s.last = time.Now()
+		s.progress(n, s.total)
+	}
+	return nil
+}
+
+// iterateFloat is the orbit in big.Float with reused temporaries: two multiplications per
+// iteration, zr' = (zr+zi)(zr-zi) + cr and zi' = 2 zr zi + ci.
+func (ref *Reference) iterateFloat(ctx context.Context, progress func(done, total int)) error {
 	prec := ref.prec
 	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
-	zr, zi := nf(), nf()
-	zr2, zi2, t := nf(), nf(), nf()
-	last := time.Now()
+	zr, zi, s, d, t := nf(), nf(), nf(), nf(), nf()
+	st := stepper{ctx: ctx, progress: progress, total: ref.maxIter, last: time.Now()}
 	for n := 1; n <= ref.maxIter; n++ {
 		if n&1023 == 0 {
-			if err := ctx.Err(); err != nil {
+			if err := st.check(n); err != nil {
 				return err
 			}
-			if progress != nil && time.Since(last) >= 200*time.Millisecond {
-				last = time.Now()
-				progress(n, ref.maxIter)
-			}
 		}
-		// z <- z^2 + c: zi = 2 zr zi + ci, zr = zr^2 - zi^2 + cr.
 		t.Mul(zr, zi)
+		s.Add(zr, zi)
+		d.Sub(zr, zi)
+		zr.Mul(s, d)
+		zr.Add(zr, ref.re)
 		zi.SetMantExp(t, 1)
 		zi.Add(zi, ref.im)
-		zr.Sub(zr2, zi2)
-		zr.Add(zr, ref.re)
-		zr2.Mul(zr, zr)
-		zi2.Mul(zi, zi)
 		fr, _ := zr.Float64()
 		fi, _ := zi.Float64()
 		ref.Z = append(ref.Z, complex(fr, fi))
@@ -99,6 +125,76 @@ func (ref *Reference) iterate(ctx context.Context, progress func(done, total int
 		progress(ref.maxIter, ref.maxIter)
 	}
 	return nil
+}
+
+// iterateFixed is the orbit in fixed point: a value v is the big.Int round(v * 2^prec), and
+// each iteration takes two multiplications, zr' = ((zr+zi)(zr-zi) >> prec) + cr and
+// zi' = (zr zi >> (prec-1)) + ci, with reused big.Ints (no allocation per iteration).
+func (ref *Reference) iterateFixed(ctx context.Context, progress func(done, total int)) error {
+	prec := ref.prec
+	fix := func(f *big.Float) *big.Int {
+		v, _ := new(big.Float).SetPrec(prec+8).SetMantExp(f, int(prec)).Int(nil)
+		return v
+	}
+	cr, ci := fix(ref.re), fix(ref.im)
+	words := int(prec)/64 + 4
+	mk := func() *big.Int { return new(big.Int).SetBits(make([]big.Word, 0, 2*words)) }
+	zr, zi, s, d, t, tmp := mk(), mk(), mk(), mk(), mk(), mk()
+	scale := -int(prec)
+	st := stepper{ctx: ctx, progress: progress, total: ref.maxIter, last: time.Now()}
+	for n := 1; n <= ref.maxIter; n++ {
+		if n&1023 == 0 {
+			if err := st.check(n); err != nil {
+				return err
+			}
+		}
+		t.Mul(zr, zi)
+		s.Add(zr, zi)
+		d.Sub(zr, zi)
+		zr.Mul(s, d)
+		zr.Rsh(zr, prec)
+		zr.Add(zr, cr)
+		zi.Rsh(t, prec-1)
+		zi.Add(zi, ci)
+		fr, fi := fixedFloat64(zr, scale, tmp), fixedFloat64(zi, scale, tmp)
+		ref.Z = append(ref.Z, complex(fr, fi))
+		if fr*fr+fi*fi > 4 {
+			ref.escaped = true
+			break
+		}
+	}
+	if progress != nil {
+		progress(ref.maxIter, ref.maxIter)
+	}
+	return nil
+}
+
+// fixedFloat64 is x * 2^scale rounded to float64 (to within one unit in the last place: the
+// top 64 bits are rounded, the rest truncated), without converting x whole, which overflows
+// float64 past 1024 bits. tmp is scratch space for word sizes other than 64 bits.
+func fixedFloat64(x *big.Int, scale int, tmp *big.Int) float64 {
+	w := x.Bits()
+	n := len(w)
+	if bits.UintSize != 64 || n <= 1 {
+		if shift := x.BitLen() - 64; shift > 0 {
+			tmp.Rsh(x, uint(shift))
+			f, _ := tmp.Float64()
+			return math.Ldexp(f, shift+scale)
+		}
+		f, _ := x.Float64()
+		return math.Ldexp(f, scale)
+	}
+	hi, lo := uint64(w[n-1]), uint64(w[n-2])
+	lz := bits.LeadingZeros64(hi)
+	mant := hi << uint(lz)
+	if lz > 0 {
+		mant |= lo >> uint(64-lz)
+	}
+	f := math.Ldexp(float64(mant), 64*(n-1)-lz+scale)
+	if x.Sign() < 0 {
+		return -f
+	}
+	return f
 }
 
 // Prec is the precision in bits the orbit was computed with.

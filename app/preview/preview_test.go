@@ -4,7 +4,6 @@ import (
 	"context"
 	"image"
 	"math"
-	"sync"
 	"testing"
 	"time"
 
@@ -194,17 +193,18 @@ func TestChooseScale(t *testing.T) {
 	}
 }
 
-// blockRenderer is a fake renderer that waits for a signal before each render.
+// blockRenderer is a fake renderer that waits for a signal before each render and says on
+// called when a render starts.
 type blockRenderer struct {
-	mu    sync.Mutex
-	gate  chan struct{}
-	calls int
+	gate   chan struct{}
+	called chan struct{}
 }
 
 func (b *blockRenderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
-	b.mu.Lock()
-	b.calls++
-	b.mu.Unlock()
+	select {
+	case b.called <- struct{}{}:
+	default:
+	}
 	if b.gate != nil {
 		<-b.gate
 	}
@@ -214,7 +214,7 @@ func (b *blockRenderer) Render(ctx context.Context, f fractal.Frame, rect image.
 // The worker keeps at most one pending request (newer ones replace it), renders the latest,
 // and refines it at full resolution once requests stop.
 func TestWorkerCoalescesAndRefines(t *testing.T) {
-	br := &blockRenderer{gate: make(chan struct{})}
+	br := &blockRenderer{gate: make(chan struct{}), called: make(chan struct{}, 1)}
 	s := New(br)
 	s.Bands = 1
 	results := make(chan Result, 16)
@@ -227,7 +227,11 @@ func TestWorkerCoalescesAndRefines(t *testing.T) {
 		locs[i] = base.Offset(float64(10*i), 0, 200, 100)
 	}
 	wk.Request(locs[0], 200, 100, true)
-	waitCalls(t, br, 1) // the first render is in progress, blocked
+	select { // the first render is in progress, blocked
+	case <-br.called:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the renderer was not called")
+	}
 	for _, l := range locs[1:] {
 		wk.Request(l, 200, 100, true)
 	}
@@ -273,21 +277,6 @@ func TestWorkerFullRequest(t *testing.T) {
 		t.Fatalf("unexpected extra result %+v", r.Req)
 	case <-time.After(80 * time.Millisecond):
 	}
-}
-
-func waitCalls(t *testing.T, b *blockRenderer, n int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		b.mu.Lock()
-		c := b.calls
-		b.mu.Unlock()
-		if c >= n {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("renderer not called %d times", n)
 }
 
 func recv(t *testing.T, ch chan Result) Result {

@@ -133,11 +133,13 @@ func (w *Worker) Idle() bool {
 	return w.pending == nil && !w.busy
 }
 
-// Close stops the worker after the render in progress and waits for it.
+// Close stops the worker after the render in progress and waits for it; every call waits,
+// the second included.
 func (w *Worker) Close() {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
+		<-w.done
 		return
 	}
 	w.closed = true

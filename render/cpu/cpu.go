@@ -19,6 +19,9 @@ import (
 type Renderer struct {
 	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
 	Workers int
+	// References is where Render gets the reference orbit of a Perturbation frame that has
+	// none (Frame.WithReference); nil means fractal.DefaultReferences.
+	References *fractal.ReferenceCache
 }
 
 // Name describes the renderer for status lines and benchmarks.
@@ -51,6 +54,17 @@ func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Recta
 	if err != nil {
 		return err
 	}
+	if f.Precision() == fractal.Perturbation && f.Ref == nil {
+		// One reference orbit per frame: from the cache when one is in reach, so that the
+		// tiles and strips of one image (and the frames of a pan) share it.
+		if f, err = f.WithReference(ctx, r.References, nil); err != nil {
+			return err
+		}
+	}
+	var bla *fractal.BLA
+	if f.Ref != nil {
+		bla = f.BLA() // built once per reference and frame size, shared by every row
+	}
 	var next atomic.Int64
 	next.Store(int64(rect.Min.Y))
 	var wg sync.WaitGroup
@@ -64,7 +78,7 @@ func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Recta
 					return
 				}
 				row := dst.Pix[dst.PixOffset(dst.Bounds().Min.X, dst.Bounds().Min.Y+y-rect.Min.Y):]
-				renderRow(ctx, f, pal, y, rect.Min.X, rect.Max.X, row)
+				renderRow(ctx, f, bla, pal, y, rect.Min.X, rect.Max.X, row)
 			}
 		}()
 	}
@@ -72,10 +86,13 @@ func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Recta
 	return ctx.Err()
 }
 
-// renderRow draws pixels x0..x1-1 of row y. At high iteration counts a single row can take
-// seconds, so it then checks ctx before every pixel.
-func renderRow(ctx context.Context, f fractal.Frame, pal fractal.Palette, y, x0, x1 int, row []byte) {
-	f32 := f.Precision() == fractal.Float32
+// renderRow draws pixels x0..x1-1 of row y, by perturbation when f has a reference (and then
+// with bla), as Frame.Escape does. At high iteration counts a single row can take seconds, so
+// it then checks ctx before every pixel.
+func renderRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, pal fractal.Palette, y, x0, x1 int, row []byte) {
+	prec := f.Precision()
+	f32 := prec == fractal.Float32
+	perturb := prec == fractal.Perturbation && f.Ref != nil
 	it := f.Loc.Iterations
 	for x := x0; x < x1; x++ {
 		if it >= 1<<16 && ctx.Err() != nil {
@@ -83,7 +100,10 @@ func renderRow(ctx context.Context, f fractal.Frame, pal fractal.Palette, y, x0,
 		}
 		var n int
 		var nu float64
-		if f32 {
+		if perturb {
+			dr, di := f.Delta(x, y)
+			n, nu = fractal.PerturbEscape(f.Ref, bla, dr, di, it)
+		} else if f32 {
 			re, im := f.Point32(x, y)
 			n, nu = fractal.Escape32(re, im, it)
 		} else {

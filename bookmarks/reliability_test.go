@@ -1,0 +1,381 @@
+package bookmarks
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"mandelscope/fractal"
+)
+
+// testPNG encodes a w x h picture.
+func testPNG(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// pngHeader is the start of a PNG that says it is w x h (8-bit RGBA): the signature and a
+// valid IHDR chunk, all a decoder needs to allocate the whole picture.
+func pngHeader(w, h uint32) []byte {
+	ihdr := make([]byte, 4+13)
+	copy(ihdr, "IHDR")
+	binary.BigEndian.PutUint32(ihdr[4:], w)
+	binary.BigEndian.PutUint32(ihdr[8:], h)
+	ihdr[12], ihdr[13] = 8, 6
+	out := []byte("\x89PNG\r\n\x1a\n")
+	out = binary.BigEndian.AppendUint32(out, 13)
+	out = append(out, ihdr...)
+	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(ihdr))
+	return out
+}
+
+// TestReadOnlyFileRefused checks that a bookmarks file, or its folder, that its owner made
+// read-only is not replaced: the change is refused with a one-line error naming it, and the
+// file is left byte for byte. The mode bits are what is checked (the tests may run as root,
+// where the system would allow the write).
+func TestReadOnlyFileRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("folder permissions differ on Windows")
+	}
+	path := tempPath(t)
+	if err := Add(path, Bookmark{Name: "a", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(t.TempDir(), "in.json")
+	if err := WriteFile(good, &Store{list: []Bookmark{{Name: "g", Location: deepLocation(t)}}}, false); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	os.Remove(path + ".bak")
+	check := func(what, named string, folder bool) {
+		t.Helper()
+		for op, fn := range map[string]func() error{
+			"add":    func() error { return Add(path, Bookmark{Name: "n", Location: fractal.Home()}) },
+			"remove": func() error { _, err := Remove(path, "a"); return err },
+			"rename": func() error { return Rename(path, "a", "b") },
+			"import": func() error { _, err := Import(path, good); return err },
+		} {
+			err := fn()
+			var ro *ReadOnlyError
+			if !errors.As(err, &ro) || ro.Path != named || ro.Folder != folder {
+				t.Fatalf("%s: %s: error %v, want a ReadOnlyError for %s", what, op, err, named)
+			}
+			if msg := err.Error(); !strings.Contains(msg, named+" is read-only; nothing was changed") || strings.Contains(msg, "\n") {
+				t.Fatalf("%s: %s: message %q", what, op, msg)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, before) {
+				t.Fatalf("%s: %s changed the file", what, op)
+			}
+			if _, err := os.Stat(path + ".bak"); err == nil {
+				t.Fatalf("%s: %s wrote a backup", what, op)
+			}
+		}
+	}
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	check("file 0444", path, false)
+	os.Chmod(path, 0o644)
+	dir := filepath.Dir(path)
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	check("folder 0555", dir, true)
+	os.Chmod(dir, 0o755)
+	// Writable again: the change goes through.
+	if err := Add(path, Bookmark{Name: "n", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestThumbnailSize checks that a thumbnail's size is bounded in bytes and in pixels, from its
+// header, before anything decodes it: eight 16000x16000 thumbnails once took the window to
+// 7.6 GB.
+func TestThumbnailSize(t *testing.T) {
+	small := testPNG(t, 96, 54)
+	img, err := DecodeThumbnail(small)
+	if err != nil || img.Bounds() != image.Rect(0, 0, 96, 54) {
+		t.Fatalf("DecodeThumbnail(96x54) = %v, %v", img, err)
+	}
+	if _, err := DecodeThumbnail(testPNG(t, MaxThumbnailSide, MaxThumbnailSide)); err != nil {
+		t.Fatalf("the largest thumbnail allowed: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"huge", pngHeader(16000, 16000), "thumbnail of 16000x16000 pixels is larger than the 256x256 allowed"},
+		{"wide", testPNG(t, MaxThumbnailSide+1, 1), "thumbnail of 257x1 pixels"},
+		{"tall", pngHeader(1, 1<<30), "thumbnail of 1x1073741824 pixels"},
+		{"not png", []byte("GIF89a"), "thumbnail is not a PNG image"},
+		{"large file", append(bytes.Clone(small), make([]byte, MaxThumbnailBytes)...), fmt.Sprintf("larger than the %d allowed", MaxThumbnailBytes)},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := DecodeThumbnail(c.data)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: DecodeThumbnail = %v, want %q", c.name, err, c.want)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+			t.Errorf("%s: refusing it allocated %d bytes", c.name, grew)
+		}
+		var s Store
+		if err := s.Add(Bookmark{Name: "x", Location: fractal.Home(), Thumbnail: c.data}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Add = %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestValuesFromFilesValidated checks that every path that reads a location from a file runs
+// it through fractal.Location.Validate: a density of 1e308 panicked the palette.
+func TestValuesFromFilesValidated(t *testing.T) {
+	if _, err := ParseKFR([]byte("Re: 0\nIm: 0\nZoom: 1\nIterations: 99999999999999999999\n"), "x"); err == nil ||
+		!strings.Contains(err.Error(), `the "Iterations:" line: 99999999999999999999 is out of range (1 to 100000000)`) {
+		t.Errorf("huge KF iterations: %v", err)
+	}
+	if _, err := ParseKFR([]byte("Re: 0\nIm: 0\nZoom: 1\nIterations: 0\n"), "x"); err == nil || !strings.Contains(err.Error(), "iterations 0 is out of range") {
+		t.Errorf("zero KF iterations: %v", err)
+	}
+	// A file holding a location that Validate refuses is refused on reading.
+	bad := fractal.Home()
+	bad.Color.Density = 1e308
+	s := &Store{list: []Bookmark{{Name: "bad", Location: bad}}}
+	data, _ := s.Marshal()
+	if _, err := Parse(data); err == nil || !strings.Contains(err.Error(), "density 1e+308 is out of range") {
+		t.Errorf("Parse of a density of 1e308: %v", err)
+	}
+}
+
+// TestNamesKeptExactly checks that a name with characters outside the Basic Multilingual
+// Plane, written as a surrogate pair escape or as UTF-8, reads back and writes back exactly.
+func TestNamesKeptExactly(t *testing.T) {
+	text := `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "sea \ud83d\udc34 horse", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1},` +
+		`{"name": "sea 🐴 horse 2", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1},` +
+		`{"name": "\u202eevil", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`
+	s, err := Parse([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Names(), "|"); got != "sea 🐴 horse|sea 🐴 horse 2|\u202eevil" {
+		t.Fatalf("names %q", got)
+	}
+}
+
+// TestSymlinkLockBesideLink checks that changing a bookmarks file through a symbolic link
+// leaves no lock file beside the link's target (a dotfiles folder, say), only beside the link.
+func TestSymlinkLockBesideLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles", "bookmarks.json")
+	link := filepath.Join(dir, "config", "bookmarks.json")
+	os.MkdirAll(filepath.Dir(target), 0o755)
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(filepath.Join("..", "dotfiles", "bookmarks.json"), link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := Add(link, Bookmark{Name: "a", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Add(link, Bookmark{Name: "b", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(target))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, ","); got != "bookmarks.json,bookmarks.json.bak" {
+		t.Errorf("the target's folder holds %s, want only the file and its backup", got)
+	}
+	if _, err := os.Stat(link + ".lock"); err != nil {
+		t.Errorf("no lock beside the link: %v", err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced by a file")
+	}
+}
+
+// TestIndexFollowsChanges checks the name index against a plain list through every kind of
+// change, and a store made by a literal (no index yet).
+func TestIndexFollowsChanges(t *testing.T) {
+	s := &Store{list: []Bookmark{{Name: "lit", Location: fractal.Home()}}}
+	if _, ok := s.Get("lit"); !ok || s.Index("lit") != 0 {
+		t.Fatal("literal store: lookup failed")
+	}
+	var want []string
+	verify := func(step string) {
+		t.Helper()
+		if got := s.Names(); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Fatalf("%s: names %q, want %q", step, got, want)
+		}
+		for i, n := range want {
+			if s.Index(n) != i {
+				t.Fatalf("%s: Index(%q) = %d, want %d", step, n, s.Index(n), i)
+			}
+		}
+		if s.Index("gone") != -1 {
+			t.Fatalf("%s: a removed name is still found", step)
+		}
+	}
+	want = []string{"lit"}
+	for i := range 6 {
+		n := fmt.Sprint("n", i)
+		if err := s.Add(Bookmark{Name: n, Location: fractal.Home()}); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, n)
+	}
+	verify("add")
+	b, _ := s.Remove("n2")
+	want = append(want[:3], want[4:]...)
+	verify("remove")
+	b.Name = "gone"
+	s.Insert(1, b)
+	s.Remove("gone")
+	verify("insert and remove")
+	s.Rename("n4", "four")
+	want[4] = "four"
+	verify("rename")
+	if _, ok := s.Get("n4"); ok {
+		t.Fatal("old name still found after rename")
+	}
+	s.Set(Bookmark{Name: "four", Location: deepLocation(t)})
+	verify("set")
+	added, _ := s.Merge(&Store{list: []Bookmark{{Name: "n0", Location: deepLocation(t)}, {Name: "new", Location: fractal.Home()}}})
+	want = append(want, "n0 (2)", "new")
+	if strings.Join(added, "|") != "n0 (2)|new" {
+		t.Fatalf("merge added %q", added)
+	}
+	verify("merge")
+	sub, _ := s.Subset(nil)
+	if sub.Index("new") != len(want)-1 {
+		t.Fatal("subset: lookup failed")
+	}
+}
+
+// TestMergeSuffixes checks the names Merge gives clashing bookmarks and that it recognises
+// its own earlier copies, also for names that end in other brackets.
+func TestMergeSuffixes(t *testing.T) {
+	deep := deepLocation(t)
+	s := &Store{}
+	s.Add(Bookmark{Name: "a", Location: fractal.Home()})
+	s.Add(Bookmark{Name: "a (2)", Location: fractal.Home()})
+	s.Add(Bookmark{Name: "b (old)", Location: deep})
+	in := &Store{}
+	in.Add(Bookmark{Name: "a", Location: deep})
+	in.Add(Bookmark{Name: "b", Location: deep})
+	added, skipped := s.Merge(in)
+	if strings.Join(added, "|") != "a (3)|b" || skipped != 0 {
+		t.Fatalf("added %q skipped %d", added, skipped)
+	}
+	// Merging the same again: each is found under the name it was given.
+	added, skipped = s.Merge(in)
+	if len(added) != 0 || skipped != 2 {
+		t.Fatalf("second merge added %q skipped %d", added, skipped)
+	}
+	for _, c := range []struct {
+		in, base string
+		ok       bool
+	}{{"a (2)", "a", true}, {"a (12)", "a", true}, {"x (2) (3)", "x (2)", true}, {"a ()", "", false}, {"a (b)", "", false}, {"a(2)", "", false}, {"a (2", "", false}} {
+		if base, ok := cutSuffix(c.in); base != c.base || ok != c.ok {
+			t.Errorf("cutSuffix(%q) = %q, %v", c.in, base, ok)
+		}
+	}
+}
+
+// entriesJSON is a bookmarks file with n bookmarks, as Marshal writes it.
+func entriesJSON(b testing.TB, n int, prefix string) []byte {
+	s := &Store{}
+	l := deepLocation(b)
+	for i := range n {
+		l.Iterations = 100 + i%1000
+		if err := s.Add(Bookmark{Name: fmt.Sprintf("%s %d", prefix, i), Location: l}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	data, err := s.Marshal()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// BenchmarkParse100k reads a file of 100,000 bookmarks (loading was quadratic: 40,000 took
+// 14.8 s).
+func BenchmarkParse100k(b *testing.B) {
+	data := entriesJSON(b, 100_000, "place")
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAdd100k adds one bookmark to a file of 100,000: lock, read, check, write, sync.
+func BenchmarkAdd100k(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "bookmarks.json")
+	if err := os.WriteFile(path, entriesJSON(b, 100_000, "place"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		if err := Add(path, Bookmark{Name: fmt.Sprint("added ", i), Location: fractal.Home()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkImport100k imports a file of 100,000 bookmarks into a file of 100,000 (importing
+// 20,000 took 43 s).
+func BenchmarkImport100k(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "bookmarks.json")
+	start := entriesJSON(b, 100_000, "place")
+	src := filepath.Join(dir, "in.json")
+	if err := os.WriteFile(src, entriesJSON(b, 100_000, "place"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	// Half the names clash with a different location (they get " (2)"), half are copies.
+	in, err := ReadImport(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, bm := range in.List() {
+		if i%2 == 0 {
+			bm.Location.Color.Palette = "ocean"
+			in.Set(bm)
+		}
+	}
+	WriteFile(src, in, true)
+	for b.Loop() {
+		b.StopTimer()
+		os.WriteFile(path, start, 0o644)
+		b.StartTimer()
+		r, err := Import(path, src)
+		if err != nil || len(r.Added) != 50_000 || r.Skipped != 50_000 {
+			b.Fatalf("import: added %d skipped %d, %v", len(r.Added), r.Skipped, err)
+		}
+	}
+}

@@ -1,0 +1,254 @@
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/adler32"
+	"hash/crc32"
+	"io"
+	"os"
+)
+
+// checkpoint is the JSON beside the .part, written atomically after each durable strip. A
+// resume trusts none of it: Sum covers every field, and the .part's bytes up to Offset are
+// re-read and checked against CRC32, the PNG structure, the row count and the Adler-32 (see
+// verifyPart).
+type checkpoint struct {
+	Format       int    `json:"format"`
+	Params       string `json:"params"` // hash of everything that determines the bytes
+	Description  string `json:"description"`
+	Renderer     string `json:"renderer"` // what draws the pixels (renderer, precision mode)
+	Strips       int    `json:"strips"`
+	NextStrip    int    `json:"next_strip"`
+	Offset       int64  `json:"offset"`       // bytes of the .part that are durable
+	CRC32        uint32 `json:"crc32"`        // CRC-32 (IEEE) of the .part's bytes [0, Offset)
+	Adler        uint32 `json:"adler32"`      // zlib checksum state: Adler-32 of the rows so far
+	Uncompressed int64  `json:"uncompressed"` // filtered row bytes so far
+	Sum          string `json:"sum"`          // SHA-256 of the fields above (see sum)
+}
+
+const checkpointFormat = 2
+
+// sum is the SHA-256 of every field but Sum, in a fixed text form.
+func (c checkpoint) sum() string {
+	s := fmt.Sprintf("%d\n%s\n%s\n%s\n%d\n%d\n%d\n%08x\n%08x\n%d\n", c.Format, c.Params, c.Description,
+		c.Renderer, c.Strips, c.NextStrip, c.Offset, c.CRC32, c.Adler, c.Uncompressed)
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// maxCheckpoint bounds the checkpoint file read into memory.
+const maxCheckpoint = 1 << 16
+
+// readCheckpoint reads and checks a checkpoint's own consistency (format, sum); the caller
+// checks it against the export and the .part.
+func readCheckpoint(path string) (checkpoint, error) {
+	var ck checkpoint
+	f, err := os.Open(path)
+	if err != nil {
+		return ck, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxCheckpoint+1))
+	if err != nil {
+		return ck, resumeError(ErrDamaged, path, "%v", err)
+	}
+	if len(data) > maxCheckpoint {
+		return ck, resumeError(ErrDamaged, path, "%s is too large to be a checkpoint", path)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ck); err != nil || ck.Format != checkpointFormat {
+		return ck, resumeError(ErrDamaged, path, "%s is not a checkpoint this version understands", path)
+	}
+	if ck.Sum != ck.sum() {
+		return ck, resumeError(ErrDamaged, path, "%s has been changed or damaged (its checksum does not match its contents)", path)
+	}
+	return ck, nil
+}
+
+func writeCheckpoint(path string, ck checkpoint) error {
+	ck.Format = checkpointFormat
+	ck.Sum = ck.sum()
+	data, err := json.MarshalIndent(ck, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	os.Remove(tmp) // never write through a link left there
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(data, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// verifyPart checks that f (a .part) begins with exactly what the export would write up to
+// the checkpoint. First the CRC-32 of its ck.Offset bytes must be ck.CRC32 (any change to the
+// file since it was written); then, so that a checkpoint that is consistent but wrong is
+// caught too, the bytes must be: the header (signature, IHDR, text chunks and the zlib
+// header, byte for byte), then IDAT chunks with good CRCs ending exactly at ck.Offset, whose
+// deflate data (ending on a sync flush) holds exactly rows filtered rows of rowLen bytes with
+// Adler-32 ck.Adler. It returns a description of the first mismatch, or nil.
+func verifyPart(f io.ReadSeeker, ck checkpoint, header []byte, rows int, rowLen int64) error {
+	crc := crc32.NewIEEE()
+	n, err := io.Copy(crc, io.LimitReader(f, ck.Offset))
+	if err != nil {
+		return err
+	}
+	if n != ck.Offset {
+		return fmt.Errorf("it is shorter (%d bytes) than its checkpoint says (%d)", n, ck.Offset)
+	}
+	if crc.Sum32() != ck.CRC32 {
+		return errors.New("its bytes do not match the checkpoint's CRC-32 (it was changed after it was written)")
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return verifyStream(bufio.NewReaderSize(io.LimitReader(f, ck.Offset), 1<<16), ck, header, rows, rowLen)
+}
+
+func verifyStream(br *bufio.Reader, ck checkpoint, header []byte, rows int, rowLen int64) error {
+	if ck.Offset < int64(len(header)) {
+		return fmt.Errorf("the checkpoint's offset %d is inside the file's header (%d bytes)", ck.Offset, len(header))
+	}
+	got := make([]byte, len(header))
+	if _, err := io.ReadFull(br, got); err != nil {
+		return fmt.Errorf("header: %v", err)
+	}
+	if !bytes.Equal(got, header) {
+		return errors.New("its header (size, view and text chunks) is not this export's")
+	}
+	ir := &idatReader{r: br, left: 0, pos: int64(len(header)), end: ck.Offset}
+	fr := flate.NewReader(ir)
+	row := make([]byte, rowLen)
+	adler := adler32.New()
+	for y := 0; y < rows; y++ {
+		if _, err := io.ReadFull(fr, row); err != nil {
+			if ir.err != nil {
+				return ir.err
+			}
+			return fmt.Errorf("it holds %d rows where the checkpoint says %d", y, rows)
+		}
+		if row[0] > 4 {
+			return fmt.Errorf("row %d has filter type %d", y, row[0])
+		}
+		adler.Write(row)
+	}
+	var one [1]byte
+	n, err := fr.Read(one[:])
+	if ir.err != nil {
+		return ir.err
+	}
+	if n > 0 || err == nil {
+		return fmt.Errorf("it holds more than the %d rows the checkpoint says", rows)
+	}
+	if err != io.ErrUnexpectedEOF {
+		return fmt.Errorf("its image data does not end where a strip ends (%v)", err)
+	}
+	if ir.pos != ir.end || ir.left != 0 {
+		return errors.New("its image data does not end at the checkpoint's offset")
+	}
+	if int64(rows)*rowLen != ck.Uncompressed || adler.Sum32() != ck.Adler {
+		return errors.New("its image data does not match the checkpoint's checksum state")
+	}
+	return nil
+}
+
+// idatReader serves the data of consecutive IDAT chunks from pos up to end, checking each
+// chunk's CRC; a structural problem is kept in err (and ends the stream).
+type idatReader struct {
+	r        *bufio.Reader
+	left     int64 // data bytes left in the current chunk
+	pos, end int64 // position in the file, and where the durable bytes end
+	crc      uint32
+	err      error
+}
+
+func (v *idatReader) fail(format string, a ...any) (int, error) {
+	v.err = fmt.Errorf(format, a...)
+	return 0, v.err
+}
+
+func (v *idatReader) Read(p []byte) (int, error) {
+	if v.err != nil {
+		return 0, v.err
+	}
+	for v.left == 0 {
+		if v.pos == v.end {
+			return 0, io.EOF
+		}
+		var hdr [8]byte
+		if v.end-v.pos < 12 {
+			return v.fail("a chunk is cut at the checkpoint's offset")
+		}
+		if _, err := io.ReadFull(v.r, hdr[:]); err != nil {
+			return v.fail("truncated chunk header at byte %d", v.pos)
+		}
+		n := int64(binary.BigEndian.Uint32(hdr[:4]))
+		if string(hdr[4:]) != "IDAT" {
+			return v.fail("a %q chunk at byte %d where image data should be", hdr[4:], v.pos)
+		}
+		if n > maxIDAT || v.pos+12+n > v.end {
+			return v.fail("an image data chunk at byte %d runs past the checkpoint's offset", v.pos)
+		}
+		v.pos += 8
+		v.left = n
+		v.crc = crc32.Update(0, crc32.IEEETable, hdr[4:])
+		if n == 0 {
+			if err := v.endChunk(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > v.left {
+		p = p[:v.left]
+	}
+	n, err := io.ReadFull(v.r, p)
+	v.crc = crc32.Update(v.crc, crc32.IEEETable, p[:n])
+	v.left -= int64(n)
+	v.pos += int64(n)
+	if err != nil {
+		return v.fail("truncated image data at byte %d", v.pos)
+	}
+	if v.left == 0 {
+		if err := v.endChunk(); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func (v *idatReader) endChunk() error {
+	var c [4]byte
+	if _, err := io.ReadFull(v.r, c[:]); err != nil {
+		v.err = fmt.Errorf("truncated chunk CRC at byte %d", v.pos)
+		return v.err
+	}
+	if binary.BigEndian.Uint32(c[:]) != v.crc {
+		v.err = fmt.Errorf("the image data chunk ending at byte %d has a bad CRC", v.pos+4)
+		return v.err
+	}
+	v.pos += 4
+	return nil
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package fractal
+
+const raceEnabled = false
