@@ -6,10 +6,7 @@ import (
 	"image"
 	"math"
 	"os"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"mandelscope/fractal"
@@ -349,8 +346,8 @@ func BenchmarkPerturb1e50(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size*size), "ns/px")
 }
 
-// BenchmarkPerturb1e50CPU is BenchmarkPerturb1e50 on the CPU: fractal.Frame.Escape (the CPU
-// renderer's perturbation with BLA) on every core, rows shared out as the CPU renderer does.
+// BenchmarkPerturb1e50CPU is BenchmarkPerturb1e50 with the CPU renderer (render/cpu:
+// perturbation with the BLA table on every core).
 func BenchmarkPerturb1e50CPU(b *testing.B) {
 	size := 128
 	if s := os.Getenv("MANDELSCOPE_BENCH_SIZE"); s != "" {
@@ -360,23 +357,13 @@ func BenchmarkPerturb1e50CPU(b *testing.B) {
 	}
 	f := deepFrame(b, p136119Re, p136119Im, "1e50", 300000, size, size)
 	f.BLA()
+	dst := image.NewRGBA(image.Rect(0, 0, size, size))
 	cpu0 := processCPUTime()
 	b.ResetTimer()
 	for range b.N {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range runtime.GOMAXPROCS(0) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for y := int(next.Add(1) - 1); y < f.H; y = int(next.Add(1) - 1) {
-					for x := range f.W {
-						f.Escape(x, y)
-					}
-				}
-			}()
+		if err := (&cpu.Renderer{}).Render(context.Background(), f, dst.Bounds(), dst); err != nil {
+			b.Fatal(err)
 		}
-		wg.Wait()
 	}
 	b.StopTimer()
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
