@@ -18,6 +18,7 @@ import (
 
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
+	"mandelscope/internal/pngverify"
 	"mandelscope/render/cpu"
 )
 
@@ -209,7 +210,7 @@ func TestVerifyAndPngcheck(t *testing.T) {
 	}
 	want := imagetest.Decode(t, path)
 	rows := 0
-	info, err := Verify(bytes.NewReader(data), func(y int, rgb []byte) {
+	info, err := pngverify.Verify(bytes.NewReader(data), func(y int, rgb []byte) {
 		rows++
 		for x := 0; x < w; x++ {
 			c := want.RGBAAt(x, y)
@@ -235,11 +236,11 @@ func TestVerifyAndPngcheck(t *testing.T) {
 	for _, at := range []int{len(data) / 2, 20, len(data) - 10} {
 		bad := bytes.Clone(data)
 		bad[at] ^= 0x40
-		if _, err := Verify(bytes.NewReader(bad), nil); err == nil {
+		if _, err := pngverify.Verify(bytes.NewReader(bad), nil); err == nil {
 			t.Errorf("a byte flipped at %d of %d passes the verifier", at, len(data))
 		}
 	}
-	if _, err := Verify(bytes.NewReader(data[:len(data)-30]), nil); err == nil {
+	if _, err := pngverify.Verify(bytes.NewReader(data[:len(data)-30]), nil); err == nil {
 		t.Error("a truncated file passes the verifier")
 	}
 }
@@ -500,7 +501,7 @@ func TestBigExportStreamingVerify(t *testing.T) {
 	}
 	defer f.Close()
 	bad := 0
-	info, err := Verify(f, func(y int, rgb []byte) {
+	info, err := pngverify.Verify(f, func(y int, rgb []byte) {
 		for x := 0; x < w; x++ {
 			r, g, b := patternAt(x, y)
 			if rgb[3*x] != r || rgb[3*x+1] != g || rgb[3*x+2] != b {
@@ -534,7 +535,7 @@ func TestEncodeSplitsIDAT(t *testing.T) {
 	if err := Encode(&buf, img, []Text{{"Comment", "noise"}}); err != nil {
 		t.Fatal(err)
 	}
-	info, err := Verify(bytes.NewReader(buf.Bytes()), nil)
+	info, err := pngverify.Verify(bytes.NewReader(buf.Bytes()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,7 +583,7 @@ func TestVerifyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	info, err := Verify(f, nil)
+	info, err := pngverify.Verify(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/pngverify"
 	"mandelscope/render/cpu"
 )
 
@@ -426,7 +427,7 @@ func TestOneExportPerTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := Verify(f, nil); err != nil {
+	if _, err := pngverify.Verify(f, nil); err != nil {
 		t.Fatalf("the first export's file: %v", err)
 	}
 	if _, err := os.Lstat(LockPath(path)); !errors.Is(err, os.ErrNotExist) {
