@@ -315,7 +315,7 @@ func (e *exporter) openResume() error {
 		return fmt.Errorf("cannot resume: %v", err)
 	}
 	e.out = &crcSink{sink: e.wrap(f), crc: ck.CRC32}
-	e.pw = ResumePNGWriter(e.out, ck.Offset, ck.Adler, ck.Uncompressed)
+	e.pw = resumePNGWriter(e.out, ck.Offset, ck.Adler, ck.Uncompressed)
 	e.start = ck.NextStrip
 	e.resumed = true
 	e.lastCk = ck

@@ -118,8 +118,8 @@ type Identifier interface {
 	Identity(f fractal.Frame) string
 }
 
-// Identity returns r's identity for frame f (see Identifier).
-func Identity(r TileRenderer, f fractal.Frame) string {
+// identity returns r's identity for frame f (see Identifier).
+func identity(r TileRenderer, f fractal.Frame) string {
 	if id, ok := r.(Identifier); ok {
 		return id.Identity(f)
 	}
@@ -130,7 +130,7 @@ func Identity(r TileRenderer, f fractal.Frame) string {
 	return s
 }
 
-func (o *Options) normalize(r TileRenderer) (Plan, error) {
+func (o *Options) normalize(r TileRenderer) (stripPlan, error) {
 	if o.Supersample == 0 {
 		o.Supersample = 1
 	}
@@ -141,10 +141,10 @@ func (o *Options) normalize(r TileRenderer) (Plan, error) {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if err := o.Location.Validate(); err != nil {
-		return Plan{}, err
+		return stripPlan{}, err
 	}
-	if err := CheckSize(o.Width, o.Height); err != nil {
-		return Plan{}, err
+	if err := checkSize(o.Width, o.Height); err != nil {
+		return stripPlan{}, err
 	}
 	tile := o.Tile
 	if tile == 0 {
@@ -152,11 +152,11 @@ func (o *Options) normalize(r TileRenderer) (Plan, error) {
 	} else if m := r.MaxTile(); m > 0 && tile > m {
 		tile = m
 	}
-	return NewPlan(o.Width, o.Height, o.Supersample, tile, o.StripBytes)
+	return newStripPlan(o.Width, o.Height, o.Supersample, tile, o.StripBytes)
 }
 
 // params is the text that determines every byte of the output; its hash is in the checkpoint.
-func (o *Options) params(p Plan) (hash, desc string) {
+func (o *Options) params(p stripPlan) (hash, desc string) {
 	desc = fmt.Sprintf("%s size=%dx%d supersample=%d strip=%d block=%d level=%d version=%s",
 		o.Location, o.Width, o.Height, o.Supersample, p.StripRows, p.BlockRows, o.Level, o.Version)
 	h := sha256.Sum256([]byte(desc))
@@ -164,9 +164,9 @@ func (o *Options) params(p Plan) (hash, desc string) {
 }
 
 // header is what the .part starts with: signature, IHDR, text chunks and the zlib header.
-func (o *Options) header(p Plan) ([]byte, error) {
+func (o *Options) header(p stripPlan) ([]byte, error) {
 	var buf bytes.Buffer
-	_, err := NewPNGWriter(&buf, p.W, p.H, MetadataText(o.Location, p.W, p.H, p.N, o.Version))
+	_, err := newPNGWriter(&buf, p.W, p.H, MetadataText(o.Location, p.W, p.H, p.N, o.Version))
 	return buf.Bytes(), err
 }
 
@@ -199,7 +199,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	if !strings.EqualFold(filepath.Ext(path), ".png") {
 		return sum, fmt.Errorf("output %s must end in .png", path)
 	}
-	if err := CheckFolder(filepath.Dir(path)); err != nil {
+	if err := checkFolder(filepath.Dir(path)); err != nil {
 		return sum, err
 	}
 
@@ -230,7 +230,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 
 	// Open the .part: fresh, or resumed from the checkpoint.
 	e := &exporter{opt: &opt, plan: plan, r: r, sum: &sum, part: part, ckpt: ckptPath,
-		hash: hash, desc: desc, ident: Identity(r, frame), frame: frame}
+		hash: hash, desc: desc, ident: identity(r, frame), frame: frame}
 	switch {
 	case opt.openPart != nil:
 		out, err := opt.openPart()

@@ -8,6 +8,7 @@ import (
 	"hash/adler32"
 	"image"
 	"image/png"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -88,7 +89,7 @@ func TestAdlerCombine(t *testing.T) {
 			b[i] = 0xff - byte(rng.IntN(3))
 		}
 		want := adler32.Checksum(append(append([]byte{}, a...), b...))
-		if got := AdlerCombine(adler32.Checksum(a), adler32.Checksum(b), int64(len(b))); got != want {
+		if got := adlerCombine(adler32.Checksum(a), adler32.Checksum(b), int64(len(b))); got != want {
 			t.Errorf("len %d+%d: combine = %08x, want %08x", len(a), len(b), got, want)
 		}
 	}
@@ -422,7 +423,7 @@ func TestFullDiskTmpfs(t *testing.T) {
 
 func TestPlan(t *testing.T) {
 	for _, tc := range []struct{ w, h, n int }{{30720, 17280, 1}, {30720, 17280, 4}, {7680, 4320, 2}, {65536, 3, 4}, {1, 1, 1}} {
-		p, err := NewPlan(tc.w, tc.h, tc.n, 4096, 0)
+		p, err := newStripPlan(tc.w, tc.h, tc.n, 4096, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -448,11 +449,11 @@ func TestPlan(t *testing.T) {
 		}
 	}
 	for _, bad := range [][3]int{{0, 5, 1}, {5, 5, 0}, {5, 5, 5}} {
-		if _, err := NewPlan(bad[0], bad[1], bad[2], 64, 0); err == nil {
-			t.Errorf("NewPlan%v accepted", bad)
+		if _, err := newStripPlan(bad[0], bad[1], bad[2], 64, 0); err == nil {
+			t.Errorf("newStripPlan%v accepted", bad)
 		}
 	}
-	if _, err := NewPlan(5, 5, 1, 15, 0); err == nil {
+	if _, err := newStripPlan(5, 5, 1, 15, 0); err == nil {
 		t.Error("tile 15 accepted")
 	}
 }
@@ -532,7 +533,7 @@ func TestEncodeSplitsIDAT(t *testing.T) {
 		img.Pix[i] = byte(rng.Uint32())
 	}
 	var buf bytes.Buffer
-	if err := Encode(&buf, img, []Text{{"Comment", "noise"}}); err != nil {
+	if err := encode(&buf, img, []Text{{"Comment", "noise"}}); err != nil {
 		t.Fatal(err)
 	}
 	info, err := pngverify.Verify(bytes.NewReader(buf.Bytes()), nil)
@@ -592,4 +593,32 @@ func TestVerifyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s: %dx%d, %d chunks (%d IDAT), %d compressed bytes, %d raw; %s", path, info.Width, info.Height, info.Chunks, info.IDATChunks, info.Compressed, info.Raw, md.Location)
+}
+
+// encode writes img (whole, in one piece) as an RGB PNG with text chunks, through the same
+// filter and compression as Export. For the tests.
+func encode(w io.Writer, img *image.RGBA, text []Text) error {
+	b := img.Bounds()
+	if b.Empty() {
+		return errors.New("png: empty image")
+	}
+	if b.Min != (image.Point{}) {
+		img = &image.RGBA{Pix: img.Pix[img.PixOffset(b.Min.X, b.Min.Y):], Stride: img.Stride, Rect: image.Rect(0, 0, b.Dx(), b.Dy())}
+	}
+	p, err := newPNGWriter(w, b.Dx(), b.Dy(), text)
+	if err != nil {
+		return err
+	}
+	c, err := newBlockCompressor(DefaultLevel)
+	if err != nil {
+		return err
+	}
+	out, adler, raw, err := c.compress(img, 1, b.Dx(), 0, b.Dy())
+	if err != nil {
+		return err
+	}
+	if err := p.WriteBlock(out, adler, raw); err != nil {
+		return err
+	}
+	return p.Close()
 }

@@ -12,10 +12,10 @@ import (
 	"syscall"
 )
 
-// CheckFolder checks that dir, the folder of an output file, exists and is a folder; the
+// checkFolder checks that dir, the folder of an output file, exists and is a folder; the
 // error (of kind ErrNotFolder) names the first part of the path that is not a folder, as in
 // "/etc/passwd is a file, not a folder".
-func CheckFolder(dir string) error {
+func checkFolder(dir string) error {
 	st, err := os.Stat(dir)
 	if err == nil {
 		if st.IsDir() {
@@ -52,10 +52,10 @@ func CheckFolder(dir string) error {
 // (or none to resume). A front end calls it to refuse early; Export checks again under its
 // lock.
 func Precheck(path string, resume, overwrite bool) error {
-	if err := CheckFolder(filepath.Dir(path)); err != nil {
+	if err := checkFolder(filepath.Dir(path)); err != nil {
 		return err
 	}
-	if Busy(path) {
+	if busy(path) {
 		return newError(ErrBusy, path, "another export of %s is running (it holds %s)", path, LockPath(path))
 	}
 	return checkFiles(path, resume, overwrite)

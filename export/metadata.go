@@ -101,7 +101,7 @@ var metadataKeys = map[string]bool{
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
 // and supersampling, all validated as the command line's flags are (fractal.Location.Validate,
-// CheckSize, whole numbers where whole numbers belong). Errors wrap ErrNotPNG or
+// each side 1 to MaxSide, whole numbers where whole numbers belong). Errors wrap ErrNotPNG or
 // ErrNotMandelscope where they apply.
 func ReadMetadata(path string) (Metadata, error) {
 	f, err := os.Open(path)
@@ -286,7 +286,7 @@ func (md *Metadata) parse() error {
 	if md.Supersample < 1 || md.Supersample > MaxSupersample {
 		return fmt.Errorf("stored supersampling %d is out of range (1 to %d)", md.Supersample, MaxSupersample)
 	}
-	if err := CheckSize(md.Width, md.Height); err != nil {
+	if err := checkSize(md.Width, md.Height); err != nil {
 		return fmt.Errorf("image size: %v", err)
 	}
 	md.Location = loc

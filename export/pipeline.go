@@ -18,10 +18,10 @@ import (
 // exporter runs one export's pipeline.
 type exporter struct {
 	opt        *Options
-	plan       Plan
+	plan       stripPlan
 	r          TileRenderer
 	out        *crcSink
-	pw         *PNGWriter
+	pw         *pngWriter
 	sum        *Summary
 	part, ckpt string
 	hash, desc string
@@ -78,7 +78,7 @@ func (e *exporter) run(ctx context.Context) error {
 	e.done.Store(int64(e.start))
 	if e.pw == nil {
 		text := MetadataText(opt.Location, p.W, p.H, p.N, opt.Version)
-		pw, err := NewPNGWriter(e.out, p.W, p.H, text)
+		pw, err := newPNGWriter(e.out, p.W, p.H, text)
 		if err != nil {
 			return err
 		}

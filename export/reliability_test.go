@@ -433,7 +433,7 @@ func TestOneExportPerTarget(t *testing.T) {
 	if _, err := os.Lstat(LockPath(path)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("lock file left behind: %v", err)
 	}
-	if Busy(path) {
+	if busy(path) {
 		t.Error("still busy after the export")
 	}
 }
@@ -470,10 +470,10 @@ func TestResumeRefusesAnotherRenderer(t *testing.T) {
 	}
 	// Without Identifier, Name and Mode are the identity; CPU's ignores the thread count.
 	f := fractal.NewFrame(testLoc(), 10, 10)
-	if a, b := Identity(&cpu.Renderer{Workers: 1}, f), Identity(&cpu.Renderer{Workers: 3}, f); a != b {
+	if a, b := identity(&cpu.Renderer{Workers: 1}, f), identity(&cpu.Renderer{Workers: 3}, f); a != b {
 		t.Errorf("CPU identity depends on threads: %q vs %q", a, b)
 	}
-	if got := Identity(patternRenderer{16}, f); got != "pattern" {
+	if got := identity(patternRenderer{16}, f); got != "pattern" {
 		t.Errorf("identity of a renderer without Identifier = %q, want its Name", got)
 	}
 }
@@ -540,7 +540,7 @@ func TestReadMetadataBounded(t *testing.T) {
 	write := func(name string, extra []Text) string {
 		var buf bytes.Buffer
 		all := append(append([]Text{}, extra...), text...)
-		pw, err := NewPNGWriter(&buf, 32, 20, all)
+		pw, err := newPNGWriter(&buf, 32, 20, all)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -601,7 +601,7 @@ func TestReadMetadataValidates(t *testing.T) {
 			text = append(text, tx)
 		}
 		var buf bytes.Buffer
-		pw, err := NewPNGWriter(&buf, w, h, text)
+		pw, err := newPNGWriter(&buf, w, h, text)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -687,12 +687,12 @@ func TestCheckFolder(t *testing.T) {
 		{filepath.Join(file, "x"), file + " is a file, not a folder"},
 		{filepath.Join(dir, "no", "such"), "does not exist"},
 	} {
-		err := CheckFolder(tc.dir)
+		err := checkFolder(tc.dir)
 		if !errors.Is(err, ErrNotFolder) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("CheckFolder(%s) = %v, want %q", tc.dir, err, tc.want)
+			t.Errorf("checkFolder(%s) = %v, want %q", tc.dir, err, tc.want)
 		}
 	}
-	if err := CheckFolder(dir); err != nil {
+	if err := checkFolder(dir); err != nil {
 		t.Error(err)
 	}
 	_, err := Export(context.Background(), &cpu.Renderer{}, filepath.Join(file, "x.png"), relOpts())
@@ -738,7 +738,7 @@ func BenchmarkResumeVerify(b *testing.B) {
 	path := filepath.Join(dir, "v.png")
 	const w, h = 4000, 3000
 	opt := Options{Location: testLoc(), Width: w, Height: h, Version: "t", stopAfter: 1 << 30}
-	plan, err := NewPlan(w, h, 1, 1000, 0)
+	plan, err := newStripPlan(w, h, 1, 1000, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
