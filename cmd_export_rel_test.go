@@ -15,6 +15,7 @@ import (
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
+	"mandelscope/internal/version"
 	"mandelscope/render/cpu"
 )
 
@@ -49,7 +50,7 @@ func interruptedCmd(t *testing.T, r export.TileRenderer, args ...string) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	opt := export.Options{Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Version: Version,
+	opt := export.Options{Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Version: version.Version,
 		Progress: func(p export.Progress) {
 			if p.Strip >= 2 {
 				cancel()
@@ -118,7 +119,7 @@ func TestExportFromChecksFile(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(name string, w, h int, key, val string) string {
 		var text []export.Text
-		for _, tx := range export.MetadataText(fractal.Home(), w, h, 1, Version) {
+		for _, tx := range export.MetadataText(fractal.Home(), w, h, 1, version.Version) {
 			if tx.Key == key {
 				tx.Value = val
 			}
