@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"mandelscope/fractal"
@@ -365,7 +364,7 @@ func TestResumeRefusals(t *testing.T) {
 	}
 }
 
-// fullDisk fails with ENOSPC after limit bytes.
+// fullDisk fails with this system's full-disk error after limit bytes.
 type fullDisk struct {
 	n, limit int
 }
@@ -374,7 +373,7 @@ func (f *fullDisk) Write(p []byte) (int, error) {
 	if f.n+len(p) > f.limit {
 		k := f.limit - f.n
 		f.n = f.limit
-		return k, &os.PathError{Op: "write", Path: "x.png.part", Err: syscall.ENOSPC}
+		return k, &os.PathError{Op: "write", Path: "x.png.part", Err: diskFullErrs[0]}
 	}
 	f.n += len(p)
 	return len(p), nil

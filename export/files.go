@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // checkFolder checks that dir, the folder of an output file, exists and is a folder; the
@@ -128,7 +127,7 @@ func (e *exporter) wrap(f sink) sink {
 // checkpoint; an interrupt or another error keeps the .part with its checkpoint.
 func (e *exporter) fail(err error) error {
 	real := e.opt.openPart == nil
-	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, ErrNoSpace) {
+	if isDiskFull(err) || errors.Is(err, ErrNoSpace) {
 		dir := filepath.Dir(e.part)
 		x := &Error{Kind: ErrNoSpace, Path: e.part, Done: e.lastCk.NextStrip, Strips: e.plan.Strips, Err: err}
 		need := humanBytes(EstimateSize(e.opt.Width, e.opt.Height))

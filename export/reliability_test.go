@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -70,7 +69,7 @@ func (d *diskFiller) Write(p []byte) (int, error) {
 		k := max(0, d.limit-d.n)
 		n, _ := d.sink.Write(p[:k])
 		d.n += n
-		return n, &os.PathError{Op: "write", Path: "r.png.part", Err: syscall.ENOSPC}
+		return n, &os.PathError{Op: "write", Path: "r.png.part", Err: diskFullErrs[0]}
 	}
 	n, err := d.sink.Write(p)
 	d.n += n
