@@ -202,33 +202,24 @@ func adlerCombine(adler1, adler2 uint32, len2 int64) uint32 {
 	return sum1 | sum2<<16
 }
 
-// PNG row filter types.
+// The PNG row filter types the writer uses.
 const (
-	filterNone = 0
-	filterSub  = 1
-	filterUp   = 2
+	filterSub = 1
+	filterUp  = 2
 )
 
 // rowFilter turns the rows [r0, r1) of a rendered strip (src: the strip's render buffer, n x n
 // samples per output pixel, width output pixels wide) into PNG filtered RGB rows appended to
 // dst: the first row with Sub (so the block needs no earlier row), the others with Up.
-// Supersampled samples are averaged, rounding half up. cur and prev are scratch rows of
-// 3*width bytes.
+// Supersampled samples are averaged, rounding half up (into cur, through acc); without
+// supersampling (n == 1) rowFilter1 filters straight from the RGBA rows. cur and prev are
+// scratch rows of 3*width bytes, acc of 3*width sums.
 func rowFilter(dst []byte, src *image.RGBA, n, width, r0, r1 int, cur, prev []byte, acc []uint32) []byte {
 	if n == 1 {
 		return rowFilter1(dst, src, width, r0, r1)
 	}
 	for r := r0; r < r1; r++ {
-		if n == 1 {
-			pix := src.Pix[r*src.Stride : r*src.Stride+4*width]
-			for x := 0; x < width; x++ {
-				s := pix[4*x : 4*x+3 : 4*x+3]
-				d := cur[3*x : 3*x+3 : 3*x+3]
-				d[0], d[1], d[2] = s[0], s[1], s[2]
-			}
-		} else {
-			average(src, n, width, r, cur, acc)
-		}
+		average(src, n, width, r, cur, acc)
 		if r == r0 {
 			dst = append(dst, filterSub)
 			dst = append(dst, cur[:3]...)
