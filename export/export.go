@@ -12,7 +12,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"image"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,12 +20,14 @@ import (
 	"time"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/tile"
 )
 
-// TileRenderer draws tiles of a frame: rect in the frame's global pixel coordinates, dst's
-// top-left pixel receiving rect.Min. Both the GL and the CPU renderers satisfy it.
+// TileRenderer is what an export needs from a renderer: the rendering contract (tile.Renderer),
+// the largest tile edge it draws in one piece (the default tile edge cap) and a name for the
+// summary. Both the GL and the CPU renderers satisfy it.
 type TileRenderer interface {
-	Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error
+	tile.Renderer
 	MaxTile() int
 	Name() string
 }
