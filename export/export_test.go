@@ -199,8 +199,8 @@ func TestReadMetadataErrors(t *testing.T) {
 	}
 }
 
-// TestVerifyAndPngcheck: the streaming verifier and pngcheck accept an export; the verifier's
-// rows equal image/png's; a flipped byte is caught.
+// TestVerifyAndPngcheck: the streaming verifier and pngcheck (when installed) accept an
+// export; the verifier's rows equal image/png's; a flipped byte and a cut file are caught.
 func TestVerifyAndPngcheck(t *testing.T) {
 	const w, h = 640, 371
 	path, _ := export(t, t.TempDir(), Options{Location: testLoc(), Width: w, Height: h, StripBytes: 4 * w * 50})
@@ -245,6 +245,9 @@ func TestVerifyAndPngcheck(t *testing.T) {
 	}
 }
 
+// TestCancelLeavesNoFile: a cancel between strips leaves no FILE.png, keeps the .part and its
+// checkpoint (and says so), a plain export then refuses to replace them, and a resume gives
+// the bytes of an uninterrupted export.
 func TestCancelLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.png")

@@ -138,8 +138,14 @@ func TestResumeFullDiskTmpfs(t *testing.T) {
 	res := opt
 	res.Resume = true
 	_, err = Export(context.Background(), &cpu.Renderer{}, path, res)
-	if !errors.Is(err, ErrNoSpace) {
-		t.Fatalf("resume on a full disk: %v", err)
+	var ee *Error
+	if !errors.Is(err, ErrNoSpace) || !errors.As(err, &ee) || !ee.Kept {
+		t.Fatalf("resume on a full disk: %v, want ErrNoSpace with the files kept", err)
+	}
+	for _, p := range []string{PartPath(path), CheckpointPath(path)} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s not kept: %v", p, err)
+		}
 	}
 	if !bytes.Equal(mustRead(t, CheckpointPath(path)), before) {
 		t.Log("the checkpoint moved on before the disk filled (allowed)")
@@ -188,11 +194,18 @@ func TestPublishNeverSharesTheImage(t *testing.T) {
 	os.Remove(CheckpointPath(path))
 	other := filepath.Join(t.TempDir(), "r.png")
 	interrupted(t, filepath.Dir(other), opt, 2)
-	os.Link(PartPath(other), filepath.Join(filepath.Dir(other), "elsewhere.png"))
+	elsewhere := filepath.Join(filepath.Dir(other), "elsewhere.png")
+	if err := os.Link(PartPath(other), elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	linked := mustRead(t, elsewhere)
 	res := opt
 	res.Resume = true
 	if _, err := Export(context.Background(), &cpu.Renderer{}, other, res); !errors.Is(err, ErrDamaged) {
 		t.Errorf("resume of a hard-linked .part: %v, want ErrDamaged", err)
+	}
+	if !bytes.Equal(mustRead(t, elsewhere), linked) {
+		t.Error("a refused resume changed the file its .part is linked to")
 	}
 }
 
@@ -489,8 +502,8 @@ func slowView() (fractal.Location, int, int) {
 }
 
 // Item 8: a cancel is seen inside a tile: in a one-tile export whose middle row takes seconds,
-// a cancel during that row ends the export within about one pixel's time, keeping the .part
-// and checkpoint.
+// a cancel during that row ends the export before the row is done (within 3 s; a pixel there
+// takes 0.1 to 0.4 s), keeping the .part and checkpoint.
 func TestCancelInsideTile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "slow.png")
@@ -631,7 +644,6 @@ func TestReadMetadataValidates(t *testing.T) {
 		{"supersample 2.5", 10, 10, key(KeySupersample, "2.5"), "whole number"},
 		{"supersample 9", 10, 10, key(KeySupersample, "9"), "supersampling"},
 		{"density NaN", 10, 10, key(KeyDensity, "NaN"), "finite"},
-		{"density 1e308", 10, 10, key(KeyDensity, "1e308"), "density"},
 		{"offset Inf", 10, 10, key(KeyOffset, "+Inf"), "finite"},
 		{"density 1e308", 10, 10, key(KeyDensity, "1e308"), "palette density 1e+308 is out of range"},
 		{"density 1e-300", 10, 10, key(KeyDensity, "1e-300"), "palette density 1e-300 is out of range"},
