@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -203,13 +202,13 @@ func TestExportSecondInterruptQuits(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- doExport(job, s, &errb) }()
 	<-s.entered
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	interruptSelf(t)
 	select {
 	case code := <-exited:
 		t.Fatalf("the first Ctrl-C quit at once (%d)", code)
 	case <-time.After(300 * time.Millisecond):
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	interruptSelf(t)
 	select {
 	case code := <-exited:
 		if code != 130 {
@@ -254,7 +253,7 @@ func TestExportInterruptHighIterations(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond)
 	t0 := time.Now()
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	interruptSelf(t)
 	code := <-done
 	took := time.Since(t0)
 	if code != 130 || !strings.Contains(errs, "--resume") {
