@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,7 +12,8 @@ import (
 )
 
 // runProbe prints "X Y N" for each pixel X,Y given: N is its escape count by the rendering
-// contract, -1 when it does not escape, computed in the precision the image would use. A
+// contract, -1 when it does not escape, computed as the image would (float32, float64, or
+// perturbation with BLA past float64's reach); --exact computes it in math/big instead. A
 // pixel may lie outside the image ("-1,5" is just left of it), where the image's pixel grid
 // continues; such a coordinate after the flags is a pixel, not a flag (see parseFlags).
 func runProbe(args []string, stdout, stderr io.Writer) error {
@@ -49,7 +51,16 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 		}
 		list = append(list, xy{x, y})
 	}
-	prec := loc.Zoom.SignificantBits() + 128 + max(loc.Re.SignificantBits(), loc.Im.SignificantBits())
+	// --exact works at 64 bits beyond what the zoom needs to address a pixel (log2 of the
+	// zoom, from the frame's spacing, not the zoom text's length: "1e290" needs 960 bits)
+	// and beyond every digit of the centre.
+	prec := max(f.ReferenceBits(), loc.Re.SignificantBits(), loc.Im.SignificantBits()) + 64
+	if !*exact {
+		// Deep views: one reference orbit for every pixel probed, as a picture has.
+		if f, err = f.WithReference(context.Background(), nil, nil); err != nil {
+			return err
+		}
+	}
 	for _, p := range list {
 		var n int
 		if *exact {

@@ -98,6 +98,44 @@ func TestProbeBadInput(t *testing.T) {
 	}
 }
 
+// TestProbeDeep compares probe (perturbation past float64's reach) with --exact (math/big, at
+// a precision from log2 of the zoom) at zoom 1e14, the view whose pixels escape
+// after 2920-3084 iterations, and at 1e290 near the Misiurewicz point i.
+func TestProbeDeep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("exact reference is slow")
+	}
+	var pts []string
+	for i := range 16 {
+		pts = append(pts, fmt.Sprintf("%d,%d", i*83%1280, i*47%720))
+	}
+	for _, c := range []struct{ re, im, zoom string }{
+		{"-0.743643887037151", "0.131825904205330", "1e14"},
+		{"3e-291", "1.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000045", "1e290"},
+	} {
+		flags := []string{"--center=" + c.re + "," + c.im, "--zoom=" + c.zoom, "--size=1280x720", "--iterations=5000"}
+		got := probe(t, append(flags, pts...)...)
+		want := probe(t, append(append(flags, "--exact"), pts...)...)
+		same := 0
+		for i := range got {
+			var x, y, n, ne int
+			fmt.Sscanf(got[i], "%d %d %d", &x, &y, &n)
+			fmt.Sscanf(want[i], "%d %d %d", &x, &y, &ne)
+			if n < 0 || ne < 0 {
+				t.Errorf("zoom %s pixel %d,%d: count %d, exact %d: these pixels escape", c.zoom, x, y, n, ne)
+			}
+			if n == ne {
+				same++
+			} else {
+				t.Logf("zoom %s pixel %d,%d: count %d, exact %d", c.zoom, x, y, n, ne)
+			}
+		}
+		if same < len(pts)*9/10 {
+			t.Errorf("zoom %s: %d of %d pixels agree with the exact count", c.zoom, same, len(pts))
+		}
+	}
+}
+
 // TestProbeNegativePixels checks that a negative coordinate is a pixel, not a flag, before
 // or after the flags, and that it lies where the image's pixel grid continues: one pixel
 // left of a 1x1 image at zoom 4 (spacing 1) centred on 2 is c = 1, which escapes at 3.

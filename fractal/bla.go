@@ -48,13 +48,9 @@ type BLA struct {
 
 type blaEntry struct{ ar, ai, br, bi, r float64 }
 
-type blaKey struct {
-	exp int
-	eps float64
-}
-
 // BLA returns the table for pixels with |dc| <= dcMax at DefaultBLAEpsilon, built once per
-// power of two of dcMax (rounded up) and cached in ref, so every tile of a frame shares it.
+// power of two of dcMax (rounded up) and kept in ref (the two most recent), so every tile of
+// a frame shares it. Safe for concurrent use: the first caller builds, the others wait.
 func (ref *Reference) BLA(dcMax float64) *BLA { return ref.BLAWithEpsilon(dcMax, DefaultBLAEpsilon) }
 
 // BLAWithEpsilon is BLA at another accuracy: a larger eps skips more iterations and makes
@@ -67,17 +63,18 @@ func (ref *Reference) BLAWithEpsilon(dcMax, eps float64) *BLA {
 	if frac == 0.5 {
 		exp--
 	}
-	key := blaKey{exp, eps}
+	dcMax = math.Ldexp(1, exp)
 	ref.blaMu.Lock()
 	defer ref.blaMu.Unlock()
-	if b := ref.blas[key]; b != nil {
-		return b
+	for i, b := range ref.blas {
+		if b.DcMax == dcMax && b.Eps == eps {
+			copy(ref.blas[1:i+1], ref.blas[:i])
+			ref.blas[0] = b
+			return b
+		}
 	}
-	b := buildBLA(ref.Z, math.Ldexp(1, exp), eps)
-	if ref.blas == nil {
-		ref.blas = make(map[blaKey]*BLA)
-	}
-	ref.blas[key] = b
+	b := buildBLA(ref.Z, dcMax, eps)
+	ref.blas = append([]*BLA{b}, ref.blas[:min(len(ref.blas), maxBLAs-1)]...)
 	return b
 }
 

@@ -297,3 +297,34 @@ func TestBLAFlatLayout(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryMillionIterations measures the heap a reference of 1,000,000 iterations and its
+// BLA table hold (the bound: under 300 MB), and that Flat has the documented size.
+func TestMemoryMillionIterations(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("a million-iteration orbit is slow under the race detector")
+	}
+	l := deepLocationNamed(t, "p136119z50")
+	f := NewFrame(l, 1024, 1024)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ref, err := ComputeReference(context.Background(), l.Re, l.Im, f.ReferenceBits(), 1_000_000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Ref = ref
+	bla := f.BLA()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("1,000,000 iterations: heap %.1f MB (%.0f bytes an iteration): orbit %d MB, BLA %d MB in %d levels",
+		float64(held)/1e6, float64(held)/1e6, 16*len(ref.Z)>>20, bla.Bytes()>>20, bla.Levels())
+	if held > 300<<20 {
+		t.Errorf("reference and BLA hold %d MB, want under 300 MB", held>>20)
+	}
+	if len(ref.Z) != 1_000_001 || bla.Offset(bla.Levels()) < 1_999_000 {
+		t.Errorf("orbit %d values, BLA %d entries", len(ref.Z), bla.Offset(bla.Levels()))
+	}
+	runtime.KeepAlive(ref)
+}

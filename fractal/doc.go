@@ -1,8 +1,9 @@
 // Package fractal is Mandelscope's pure-Go model of the Mandelbrot set: a Location (an exact
 // decimal centre, a zoom, iterations and colouring), a Frame (a location at a pixel size, with
 // the pixel mapping of the rendering contract), the escape-count iteration in float32, float64
-// and math/big, the precision rule, and palettes. Every other package (renderers, export,
-// bookmarks, the window) builds on it; it imports neither Fyne nor OpenGL.
+// and math/big, deep zoom by perturbation, the precision rule, and palettes. Every other
+// package (renderers, export, bookmarks, the window) builds on it; it imports neither Fyne nor
+// OpenGL.
 //
 // The rendering contract: pixel (x, y) of a W x H image, y = 0 the top row, samples
 //
@@ -10,4 +11,12 @@
 //
 // and its escape count is the least n >= 1 with |z(n)| > 2 for z(0) = 0, z(k+1) = z(k)^2 + c;
 // points that do not escape within the maximum are inside and drawn black.
+//
+// Deep zoom: past float64's reach (Precision Perturbation, from about zoom 1e13 at 1280x720
+// to MaxZoom), a frame carries one Reference, the orbit of a reference point computed in
+// big.Int fixed point and stored in float64, and every pixel iterates its float64 difference
+// from it (PerturbEscape), rebasing to the start of the orbit when its own orbit comes closer
+// to 0 than to the reference's, and skipping iterations with a bilinear approximation table
+// (BLA) whose layout is documented for the GLSL renderer. Frame.WithReference fills a frame's
+// reference from a ReferenceCache, which reuses an orbit while the view stays within reach.
 package fractal

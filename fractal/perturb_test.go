@@ -50,3 +50,54 @@ func TestPerturbMatchesEscape64(t *testing.T) {
 		t.Errorf("plain %d/%d, BLA %d/%d same as Escape64, want 99%%", same, total, sameBLA, total)
 	}
 }
+
+// TestPerturbShortReference checks rebasing at the end of the orbit: pixels iterated against
+// a reference of 100 iterations, far fewer than theirs, still get Escape64's counts (at a view
+// float64 resolves), as every frame whose iterations pass MaxReferenceLength does.
+func TestPerturbShortReference(t *testing.T) {
+	l := Home()
+	l.Re, l.Im, l.Zoom = MustDecimal("-0.743643887037151"), MustDecimal("0.13182590420533"), MustDecimal("2e4")
+	l.Iterations = 3000
+	f := NewFrame(l, 64, 48)
+	ref, err := ComputeReference(context.Background(), l.Re, l.Im, f.ReferenceBits(), 100, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Escaped() || len(ref.Z) != 101 {
+		t.Fatalf("reference of %d values, escaped %v", len(ref.Z), ref.Escaped())
+	}
+	f.Ref = ref
+	f.DRe, f.DIm = f.offsetFrom(ref)
+	for _, bla := range []*BLA{nil, f.BLA()} {
+		same, total := 0, 0
+		for y := range f.H {
+			for x := range f.W {
+				cr, ci := f.Point64(x, y)
+				want, _ := Escape64(cr, ci, l.Iterations)
+				dr, di := f.Delta(x, y)
+				if got, _ := PerturbEscape(ref, bla, dr, di, l.Iterations); got == want {
+					same++
+				}
+				total++
+			}
+		}
+		if same < total*99/100 {
+			t.Errorf("BLA %v: %d of %d pixels same as Escape64 with a 100-iteration reference", bla != nil, same, total)
+		}
+	}
+}
+
+// TestReferenceLengthBound checks that an orbit stops at MaxReferenceLength and then covers
+// any iteration count.
+func TestReferenceLengthBound(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("two million big iterations")
+	}
+	ref, err := ComputeReference(context.Background(), MustDecimal("-1"), MustDecimal("0"), 64, MaxReferenceLength+1000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ref.Z) != MaxReferenceLength+1 || ref.Escaped() || !ref.Covers(MaxIterations) || ref.Iterations() != MaxReferenceLength {
+		t.Errorf("orbit of %d values (escaped %v, covers %v, iterations %d), want %d", len(ref.Z), ref.Escaped(), ref.Covers(MaxIterations), ref.Iterations(), MaxReferenceLength+1)
+	}
+}

@@ -14,10 +14,17 @@ import (
 // needs about 1100 bits, a centre with MaxDecimalDigits digits about 13,700.
 const MaxReferencePrec = 16384
 
+// MaxReferenceLength bounds the iterations of a reference orbit, so that its memory stays
+// bounded (about 100 bytes an iteration with its BLA table: 210 MB at this bound) whatever
+// iteration count a view asks for: a pixel that reaches the end of the orbit rebases to its
+// start, so frames with more iterations than the orbit holds are still computed exactly as
+// perturbation defines them, only with more rebasing.
+const MaxReferenceLength = 1 << 21
+
 // Reference is the orbit of one reference point C, computed in math/big and stored rounded to
 // float64: Z[0] = 0, Z[1] = C, Z[k+1] = Z[k]^2 + C. It ends at Z[Iterations()] when the point
-// did not escape within the iterations asked for, or at the first Z[k] with |Z[k]| > 2 (kept:
-// a pixel that rebases at the end needs it). Every pixel of a Perturbation frame iterates its
+// did not escape within the iterations asked for (at most MaxReferenceLength), or at the
+// first Z[k] with |Z[k]| > 2 (kept: a pixel that rebases at the end needs it). Every pixel of a Perturbation frame iterates its
 // difference from this orbit (PerturbEscape).
 //
 // Layout for a texture upload: Z is a []complex128, in memory the interleaved float64 pairs
@@ -34,14 +41,42 @@ type Reference struct {
 	escaped  bool // Z[len(Z)-1] has |Z| > 2
 
 	blaMu sync.Mutex
-	blas  map[blaKey]*BLA
+	blas  []*BLA // the tables built, most recently used first (at most maxBLAs)
 }
 
+// maxBLAs is how many BLA tables (one per power of two of DcMax) a Reference keeps: a zoom
+// within one reference's reach would otherwise keep one table per doubling.
+const maxBLAs = 2
+
 // ComputeReference computes the orbit of the reference point c = (re, im) rounded to prec
-// bits, up to maxIter iterations or until |Z| > 2. It checks ctx every 1024 iterations and
+// bits, up to min(maxIter, MaxReferenceLength) iterations or until |Z| > 2, in prec-bit big.Int fixed point (measured
+// faster than big.Float: BenchmarkReference). It checks ctx every 1024 iterations and
 // returns ctx's error when it is cancelled; progress (may be nil) is called with the
-// iterations done and maxIter at most five times a second, and once at the end.
+// iterations done and the total at most five times a second, and once at the end.
 func ComputeReference(ctx context.Context, re, im Decimal, prec uint, maxIter int, progress func(done, total int)) (*Reference, error) {
+	return computeReference(ctx, re, im, prec, maxIter, progress, false)
+}
+
+// computeReference is ComputeReference, in big.Float when float is set (for the tests and
+// the benchmark that compare the two).
+func computeReference(ctx context.Context, re, im Decimal, prec uint, maxIter int, progress func(done, total int), float bool) (*Reference, error) {
+	ref, err := newReference(re, im, prec, maxIter)
+	if err != nil {
+		return nil, err
+	}
+	iterate := ref.iterateFixed
+	if float {
+		iterate = ref.iterateFloat
+	}
+	if err := iterate(ctx, progress); err != nil {
+		return nil, err
+	}
+	return ref, nil
+}
+
+// newReference validates the arguments of ComputeReference and returns the Reference it
+// fills in, its orbit not yet computed.
+func newReference(re, im Decimal, prec uint, maxIter int) (*Reference, error) {
 	if maxIter < 1 || maxIter > MaxIterations {
 		return nil, fmt.Errorf("reference orbit: iterations %d out of range (1 to %d)", maxIter, MaxIterations)
 	}
@@ -54,27 +89,12 @@ func ComputeReference(ctx context.Context, re, im Decimal, prec uint, maxIter in
 	if math.IsNaN(fr) || math.IsNaN(fi) || math.Abs(fr) > MaxCentre || math.Abs(fi) > MaxCentre {
 		return nil, fmt.Errorf("reference orbit: point %s, %s is out of range (|value| <= %g)", clip(re.String()), clip(im.String()), MaxCentre)
 	}
-	ref := &Reference{re: cr, im: ci, cre: fr, cim: fi, prec: prec, maxIter: maxIter}
+	ref := &Reference{re: cr, im: ci, cre: fr, cim: fi, prec: prec, maxIter: min(maxIter, MaxReferenceLength)}
 	ref.Z = make([]complex128, 1, min(maxIter+1, 1<<16))
-	if err := ref.iterate(ctx, progress); err != nil {
-		return nil, err
-	}
 	return ref, nil
 }
 
-// iterate fills ref.Z with referenceFixed (big.Int fixed point measured faster than
-// big.Float: BenchmarkReference).
-func (ref *Reference) iterate(ctx context.Context, progress func(done, total int)) error {
-	if useBigFloat {
-		return ref.iterateFloat(ctx, progress)
-	}
-	return ref.iterateFixed(ctx, progress)
-}
-
-// useBigFloat selects the big.Float orbit (for the benchmark that compares the two).
-var useBigFloat = false
-
-// step is called every 1024 iterations: it checks ctx and reports progress.
+// stepper checks ctx and reports progress, every 1024 iterations.
 type stepper struct {
 	ctx      context.Context
 	progress func(done, total int)
@@ -200,7 +220,8 @@ func fixedFloat64(x *big.Int, scale int, tmp *big.Int) float64 {
 // Prec is the precision in bits the orbit was computed with.
 func (ref *Reference) Prec() uint { return ref.prec }
 
-// Iterations is the iteration count the orbit was asked for (len(Z)-1 unless it escaped).
+// Iterations is the iteration count the orbit was computed for: the count asked for, at most
+// MaxReferenceLength (len(Z)-1 unless it escaped).
 func (ref *Reference) Iterations() int { return ref.maxIter }
 
 // Escaped reports whether the reference point escaped: then Z's last value has |Z| > 2.
@@ -224,9 +245,11 @@ func (ref *Reference) OrbitFloats() []float64 {
 	return out
 }
 
-// Covers reports whether the orbit serves maxIter iterations: it was computed that far, or
-// the reference escaped before its own limit.
-func (ref *Reference) Covers(maxIter int) bool { return ref.escaped || ref.maxIter >= maxIter }
+// Covers reports whether the orbit serves maxIter iterations: it was computed that far (or to
+// MaxReferenceLength), or the reference escaped before its own limit.
+func (ref *Reference) Covers(maxIter int) bool {
+	return ref.escaped || ref.maxIter >= min(maxIter, MaxReferenceLength)
+}
 
 // ReferenceBits is the precision a reference orbit needs for a pixel spacing at a centre of
 // magnitude up to mag: 64 bits below the pixel spacing, relative to max(1, mag).
@@ -244,11 +267,20 @@ const ReferenceReach = 3
 
 // ReferenceCache keeps the last few reference orbits and reuses one while a view stays within
 // its reach: enough bits, enough iterations (or the reference escaped earlier), and the view's
-// centre within ReferenceReach image diagonals of the reference point. Safe for concurrent
-// use; its zero value is ready.
+// centre within ReferenceReach image diagonals of the reference point. A view that an orbit
+// being computed will serve waits for it rather than computing its own (the tiles of a frame
+// rendered at once share one computation). Safe for concurrent use; its zero value is ready.
 type ReferenceCache struct {
-	mu   sync.Mutex
-	refs []*Reference // most recently used first
+	mu      sync.Mutex
+	refs    []*Reference // most recently used first
+	pending []*pendingReference
+}
+
+// pendingReference is an orbit being computed: done closes when it ends, err then says how.
+type pendingReference struct {
+	ref  *Reference
+	done chan struct{}
+	err  error
 }
 
 // referenceCacheSize is how many orbits a ReferenceCache keeps.
@@ -258,29 +290,65 @@ const referenceCacheSize = 3
 // has no reference yet.
 var DefaultReferences = &ReferenceCache{}
 
-// Get returns a reference orbit for frame f: a cached one within reach, else a new one
-// computed at f's centre (and cached). progress as for ComputeReference.
+// Get returns a reference orbit for frame f: a cached one within reach, else one being
+// computed that will be (waiting for it), else a new one computed at f's centre (and cached).
+// progress as for ComputeReference, called only when this call computes the orbit. It fails
+// with ctx's error when ctx ends first, and when f's location is out of range.
 func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, total int)) (*Reference, error) {
 	bits := f.ReferenceBits()
-	c.mu.Lock()
-	for i, ref := range c.refs {
-		if ref.prec >= bits && ref.Covers(f.Loc.Iterations) && f.withinReach(ref) {
-			copy(c.refs[1:i+1], c.refs[:i])
-			c.refs[0] = ref
+	for {
+		c.mu.Lock()
+		for i, ref := range c.refs {
+			if ref.prec >= bits && ref.Covers(f.Loc.Iterations) && f.withinReach(ref) {
+				copy(c.refs[1:i+1], c.refs[:i])
+				c.refs[0] = ref
+				c.mu.Unlock()
+				return ref, nil
+			}
+		}
+		var wait *pendingReference
+		for _, p := range c.pending {
+			if p.ref.prec >= bits && p.ref.maxIter >= min(f.Loc.Iterations, MaxReferenceLength) && f.withinReach(p.ref) {
+				wait = p
+				break
+			}
+		}
+		if wait == nil {
+			ref, err := newReference(f.Loc.Re, f.Loc.Im, bits, f.Loc.Iterations)
+			if err != nil {
+				c.mu.Unlock()
+				return nil, err
+			}
+			p := &pendingReference{ref: ref, done: make(chan struct{})}
+			c.pending = append(c.pending, p)
 			c.mu.Unlock()
+			p.err = ref.iterateFixed(ctx, progress)
+			c.mu.Lock()
+			for i, q := range c.pending {
+				if q == p {
+					c.pending = append(c.pending[:i], c.pending[i+1:]...)
+					break
+				}
+			}
+			if p.err == nil {
+				c.refs = append([]*Reference{ref}, c.refs[:min(len(c.refs), referenceCacheSize-1)]...)
+			}
+			close(p.done)
+			c.mu.Unlock()
+			if p.err != nil {
+				return nil, p.err
+			}
 			return ref, nil
 		}
+		c.mu.Unlock()
+		select {
+		case <-wait.done:
+			if wait.err == nil {
+				return wait.ref, nil
+			}
+			// Its caller gave up (cancelled): look again, computing one if need be.
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	c.mu.Unlock()
-	ref, err := ComputeReference(ctx, f.Loc.Re, f.Loc.Im, bits, f.Loc.Iterations, progress)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	c.refs = append([]*Reference{ref}, c.refs...)
-	if len(c.refs) > referenceCacheSize {
-		c.refs = c.refs[:referenceCacheSize]
-	}
-	c.mu.Unlock()
-	return ref, nil
 }

@@ -1,7 +1,9 @@
 // Package cpu is Mandelscope's pure-Go renderer: the reference for the rendering contract and
 // the fallback when no OpenGL context can be had. It imports no OpenGL. Rows are shared out
 // to one goroutine per core; every pixel is computed from its global index in the frame, so a
-// tile is pixel-identical to the same pixels of a one-piece render.
+// tile is pixel-identical to the same pixels of a one-piece render. Deep (Perturbation)
+// frames are drawn by fractal.PerturbEscape from the frame's one reference orbit and its
+// shared BLA table, the same path as fractal.Frame.Escape.
 package cpu
 
 import (

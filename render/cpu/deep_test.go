@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"os"
@@ -36,6 +37,70 @@ func deepLocation(t testing.TB, name string) fractal.Location {
 	return fractal.Location{}
 }
 
+// TestDeepTilesMatchWhole renders a deep view (zoom 2e32, 100k+ iterations near a period
+// 8007 minibrot) in odd-sized tiles, each Render call on its own, and compares the bytes with
+// a one-piece render, and a sample of pixels with the model's Frame.Escape and palette.
+func TestDeepTilesMatchWhole(t *testing.T) {
+	l := deepLocation(t, "p8007")
+	l.Iterations = 150000
+	w, h := 120, 70
+	if testing.Short() {
+		w, h = 60, 35
+	}
+	f := fractal.NewFrame(l, w, h)
+	if f.Precision() != fractal.Perturbation {
+		t.Fatalf("precision %v, want perturbation", f.Precision())
+	}
+	r := &Renderer{Workers: 3, References: &fractal.ReferenceCache{}}
+	whole := image.NewRGBA(image.Rect(0, 0, w, h))
+	if err := r.Render(context.Background(), f, whole.Bounds(), whole); err != nil {
+		t.Fatal(err)
+	}
+	tiled := image.NewRGBA(whole.Bounds())
+	for y := 0; y < h; y += 23 {
+		for x := 0; x < w; x += 37 {
+			rect := image.Rect(x, y, min(x+37, w), min(y+23, h))
+			if err := r.Render(context.Background(), f, rect, tiled.SubImage(rect).(*image.RGBA)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !bytes.Equal(whole.Pix, tiled.Pix) {
+		t.Error("deep tiles differ from the one-piece render")
+	}
+	pal, _ := fractal.PaletteByName(l.Color.Palette)
+	fr, err := f.WithReference(context.Background(), r.References, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colours := map[[3]uint8]bool{}
+	for y := 1; y < h; y += 6 {
+		for x := 2; x < w; x += 9 {
+			n, nu := fr.Escape(x, y)
+			want := pal.Color(n, nu, l.Color)
+			if got := whole.RGBAAt(x, y); got != want {
+				t.Fatalf("pixel %d,%d = %v, want %v (escape %d)", x, y, got, want, n)
+			}
+			colours[[3]uint8{want.R, want.G, want.B}] = true
+		}
+	}
+	if len(colours) < 5 {
+		t.Errorf("only %d colours in the deep view: not a picture", len(colours))
+	}
+}
+
+// TestDeepRenderCancelled checks that a cancelled context ends a deep render with its error,
+// the reference orbit included.
+func TestDeepRenderCancelled(t *testing.T) {
+	f := fractal.NewFrame(deepLocation(t, "p136119z50"), 64, 64)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	if err := (&Renderer{References: &fractal.ReferenceCache{}}).Render(ctx, f, img.Bounds(), img); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled deep render: %v, want context.Canceled", err)
+	}
+}
+
 // BenchmarkRenderDeep renders 1024x1024 deep views on every core, reference orbit and BLA
 // table included (a fresh cache each time), as an export of that view does.
 func BenchmarkRenderDeep(b *testing.B) {
@@ -47,6 +112,7 @@ func BenchmarkRenderDeep(b *testing.B) {
 			f := fractal.NewFrame(deepLocation(b, c.name), 1024, 1024)
 			rect := image.Rect(0, 512-c.rows/2, 1024, 512+c.rows/2)
 			img := image.NewRGBA(rect)
+			cpu0 := processCPUTime()
 			for b.Loop() {
 				r := &Renderer{References: &fractal.ReferenceCache{}}
 				if err := r.Render(context.Background(), f, rect, img); err != nil {
@@ -54,6 +120,7 @@ func BenchmarkRenderDeep(b *testing.B) {
 				}
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
+			b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
 		})
 	}
 }
