@@ -1,6 +1,6 @@
 # Quick start: `make run` opens the explorer, `make test` runs every check.
 # Each installs what it needs on a Debian/Ubuntu machine first (scripts/deps.sh).
-.PHONY: run build test deps-build deps-test bench peer clean
+.PHONY: run build test package deps-build deps-test bench peer peer-deep clean
 
 # Where scripts/deps.sh puts a Go toolchain when the machine has none (or one older than 1.21).
 export PATH := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mandelscope/go/bin:$(PATH)
@@ -13,6 +13,10 @@ build: deps-build
 
 test: deps-test
 	./scripts/test.sh
+
+# The Linux archive (binary, .desktop entry, icon) and the Windows .exe, in dist/.
+package: deps-test
+	./scripts/package.sh dist
 
 deps-build:
 	./scripts/deps.sh build
@@ -27,5 +31,9 @@ bench: build
 peer:
 	../shared/bench/peer-gmic
 
+# The deep-zoom comparison with fractalnow's MPFR renderer (needs fractalnow and GNU time).
+peer-deep:
+	./bench/peer-fractalnow
+
 clean:
-	rm -f mandelscope
+	rm -rf mandelscope dist

@@ -16,6 +16,7 @@ import (
 	"mandelscope/bookmarks"
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/version"
 	"mandelscope/render"
 	"mandelscope/render/cpu"
 )
@@ -232,11 +233,10 @@ func (e adviceError) Unwrap() error { return e.err }
 
 // warnLowDisk warns when the output folder has less free space than the export may need.
 func warnLowDisk(job exportJob, stderr io.Writer) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(filepath.Dir(job.out), &st); err != nil {
+	free, err := freeSpace(filepath.Dir(job.out))
+	if err != nil {
 		return
 	}
-	free := int64(st.Bavail) * int64(st.Bsize)
 	if need := export.EstimateSize(job.w, job.h); free < need {
 		fmt.Fprintf(stderr, "mandelscope export: warning: %s has %s free; the image may need up to about %s\n",
 			filepath.Dir(job.out), export.HumanBytes(free), export.HumanBytes(need))
@@ -262,27 +262,36 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer) error {
 	stderr = &lockedWriter{w: stderr} // the signal goroutine and the progress write too
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	// The signal goroutine ends before doExport returns, so that nothing it writes comes
+	// after the caller's last line.
+	done, ended := make(chan struct{}), make(chan struct{})
+	defer func() {
+		close(done)
+		<-ended
+	}()
 	var mu sync.Mutex
 	var got os.Signal
 	go func() {
+		defer close(ended)
 		select {
 		case s := <-sigs:
 			mu.Lock()
 			got = s
 			mu.Unlock()
-			cancel()
 			fmt.Fprintf(stderr, "\nmandelscope export: stopping, keeping what is done (again to quit at once)\n")
+			cancel()
 		case <-done:
 			return
 		}
 		select {
 		case s := <-sigs:
 			fmt.Fprintf(stderr, "mandelscope export: quit at once; %s keeps the strips of its last checkpoint for --resume\n", export.PartPath(job.out))
+			// This process holds the lock: remove its file, as the export would have (a
+			// stale one would not block the next export, but is clutter).
+			os.Remove(export.LockPath(job.out))
 			exitNow(signalCode(s))
 		case <-done:
 		}
@@ -292,7 +301,7 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer) error {
 	pr.w = stderr
 	opt := export.Options{
 		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile,
-		Version: Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
+		Version: version.Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
 	}
 	fmt.Fprintf(stderr, "mandelscope export: %dx%d%s with %s -> %s\n", job.w, job.h, ssText(job.ss), r.Name(), job.out)
 	sum, err := export.Export(ctx, r, job.out, opt)

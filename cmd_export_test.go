@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -189,7 +188,7 @@ func TestExportInterruptResume(t *testing.T) {
 	}
 	time.Sleep(100 * time.Millisecond)
 	t0 := time.Now()
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	interruptSelf(t)
 	code := <-done
 	if d := time.Since(t0); d > 2*time.Second {
 		t.Errorf("took %v to stop", d)
@@ -221,9 +220,10 @@ func TestExportInterruptResume(t *testing.T) {
 	}
 }
 
-// TestExportGPUMatchesCPU: --renderer=gpu and --renderer=cpu agree (>= 98% of pixels within
-// 6/255), on a non-square size with supersampling. Skipped without GL unless
-// MANDELSCOPE_REQUIRE_GL=1.
+// TestExportGPUMatchesCPU: --renderer=gpu and --renderer=cpu agree (the pixels that differ by
+// more than 6/255 are isolated, and at most 2% of all), on a non-square size with
+// supersampling; GPU exports with 61-pixel and 4096-pixel tiles are byte for byte the same.
+// Skipped without GL unless MANDELSCOPE_REQUIRE_GL=1.
 func TestExportGPUMatchesCPU(t *testing.T) {
 	dir := t.TempDir()
 	g, c := filepath.Join(dir, "g.png"), filepath.Join(dir, "c.png")

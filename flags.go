@@ -199,7 +199,7 @@ func parseZoom(s string) (fractal.Decimal, error) {
 		return z, err
 	}
 	v := z.Float64()
-	if !(v > 0) {
+	if v <= 0 && z.Big(64).Sign() <= 0 { // 1e-999 is positive, below the range
 		return z, fmt.Errorf("%s must be positive", clipText(s))
 	}
 	if v < fractal.MinZoom || v > fractal.MaxZoom {

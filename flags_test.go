@@ -166,3 +166,14 @@ func TestIterationsOutOfRange(t *testing.T) {
 		t.Errorf("parseIterations: %v", err)
 	}
 }
+
+// TestZoomUnderflow checks that --zoom=1e-999 (positive, but 0 as a float64) is called out of
+// range, not "must be positive".
+func TestZoomUnderflow(t *testing.T) {
+	if _, err := parseZoom("1e-999"); err == nil || !strings.Contains(err.Error(), "1e-999 is out of range") {
+		t.Errorf("parseZoom(1e-999): %v", err)
+	}
+	if _, err := parseZoom("-0"); err == nil || !strings.Contains(err.Error(), "must be positive") {
+		t.Errorf("parseZoom(-0): %v", err)
+	}
+}

@@ -178,7 +178,8 @@ func clipMiddle(s string, n int) string {
 	return s[:n-3] + "..."
 }
 
-// thumbnail decodes a bookmark's PNG thumbnail once; a missing or bad one is a dark tile.
+// thumbnail decodes a bookmark's PNG thumbnail once; a missing or bad one, or one larger than
+// bookmarks.MaxThumbnailSide (checked from its header before decoding), is a dark tile.
 func (p *bookmarksPanel) thumbnail(b bookmarks.Bookmark) image.Image {
 	key := b.Name + "\x00" + b.Updated.String() + "\x00" + fmt.Sprint(len(b.Thumbnail))
 	if img, ok := p.thumbs[key]; ok {
@@ -186,7 +187,7 @@ func (p *bookmarksPanel) thumbnail(b bookmarks.Bookmark) image.Image {
 	}
 	var img image.Image = image.NewRGBA(image.Rect(0, 0, 16, 9))
 	if len(b.Thumbnail) > 0 {
-		if dec, err := png.Decode(bytes.NewReader(b.Thumbnail)); err == nil {
+		if dec, err := bookmarks.DecodeThumbnail(b.Thumbnail); err == nil {
 			img = dec
 		}
 	}

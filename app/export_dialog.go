@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/export"
+	"mandelscope/internal/version"
 )
 
 // The export dialog: File > Export... (Ctrl+E) opens a form (size preset or custom WxH,
@@ -37,8 +38,8 @@ func installExport(w *Window) *exportUI {
 }
 
 // exportVersion is written into exported images' metadata: the app's version from its
-// metadata (FyneApp.toml) when it has one, else this, which matches main.Version.
-var exportVersion = "0.1.0"
+// metadata (FyneApp.toml) when it has one, else this (the same: internal/version's test).
+var exportVersion = version.Version
 
 func (ui *exportUI) version() string {
 	if v := ui.w.app.Metadata().Version; v != "" {
@@ -47,25 +48,16 @@ func (ui *exportUI) version() string {
 	return exportVersion
 }
 
-// exportPresets are the dialog's size choices.
-var exportPresets = []struct {
-	label string
-	w, h  int
-}{
-	{"1080p (1920x1080)", 1920, 1080},
-	{"4K (3840x2160)", 3840, 2160},
-	{"8K (7680x4320)", 7680, 4320},
-	{"16K (15360x8640)", 15360, 8640},
-	{"32K (30720x17280)", 30720, 17280},
-}
+// exportPresets are the dialog's size choices: the command line's (one definition, in export).
+var exportPresets = export.Presets
 
 const customSize = "Custom (WxH)"
 
 // exportSupersampling are the supersampling choices, index+1 being N.
 var exportSupersampling = []string{"1x (none)", "2x2", "3x3", "4x4"}
 
-// exportMaxSide is the largest side the dialog accepts (as the command line's).
-const exportMaxSide = 65536
+// exportMaxSide is the largest side the dialog accepts (the command line's: export.MaxSide).
+const exportMaxSide = export.MaxSide
 
 // exportUI is the export form and the exports it started.
 type exportUI struct {
@@ -108,7 +100,7 @@ func (ui *exportUI) show() {
 func (ui *exportUI) build() {
 	labels := make([]string, 0, len(exportPresets)+1)
 	for _, p := range exportPresets {
-		labels = append(labels, p.label)
+		labels = append(labels, p.Label)
 	}
 	labels = append(labels, customSize)
 	ui.custom = widget.NewEntry()
@@ -187,7 +179,7 @@ func (ui *exportUI) chooseFolder() {
 func (ui *exportUI) settings() (w, h, ss int, path string, err error) {
 	if ui.sizeSel.SelectedIndex() < len(exportPresets) && ui.sizeSel.SelectedIndex() >= 0 {
 		p := exportPresets[ui.sizeSel.SelectedIndex()]
-		w, h = p.w, p.h
+		w, h = p.W, p.H
 	} else {
 		w, h, err = parseWxH(ui.custom.Text)
 		if err != nil {
@@ -293,6 +285,17 @@ func (ui *exportUI) confirm() {
 			}, ui.w.win)
 		return
 	}
+	if _, err := os.Lstat(export.PartPath(path)); err == nil {
+		// A .part without a checkpoint saved no progress: starting over is the only way on.
+		dialog.ShowConfirm("Unfinished export", filepath.Base(export.PartPath(path))+" is left from an export that saved no progress. Start over?", func(ok bool) {
+			if ok {
+				o := opt
+				o.Overwrite = true
+				start(o)
+			}
+		}, ui.w.win)
+		return
+	}
 	if _, err := os.Lstat(path); err == nil {
 		dialog.ShowConfirm("Replace file?", filepath.Base(path)+" already exists. Replace it?", func(ok bool) {
 			if ok {
@@ -355,10 +358,10 @@ func (ui *exportUI) start(path string, opt export.Options) {
 			run.cancel2.SetIcon(theme.ConfirmIcon())
 			run.cancel2.OnTapped = run.win.Close
 			if run.err != nil {
-				run.status.SetText(run.err.Error())
+				run.status.SetText(exportErrorText(run.err))
 				run.status.Wrapping = fyne.TextWrapWord
 				if !errors.Is(run.err, export.ErrInterrupted) {
-					dialog.ShowError(run.err, run.win)
+					dialog.ShowError(errors.New(exportErrorText(run.err)), run.win)
 				}
 				return
 			}

@@ -299,7 +299,8 @@ func (w *Window) ViewSize() (width, height int) { return w.view.pixelSize() }
 
 // RenderThumbnail renders l at width x height with the window's renderer (the GPU one once it
 // is running), synchronously; it may be called from any goroutine, the UI's included. An
-// invalid location or a failed render gives a black image (the failure is shown as an error).
+// invalid location gives a black image; a failed render is redrawn by the CPU renderer, and if
+// that fails too the image is left as drawn. No error is shown or returned.
 func (w *Window) RenderThumbnail(l fractal.Location, width, height int) *image.RGBA {
 	width, height = max(width, 1), max(height, 1)
 	img := image.NewRGBA(image.Rect(0, 0, width, height))

@@ -356,7 +356,8 @@ func Export(path, dst string, names []string, force bool) (int, error) {
 }
 
 // WriteFile writes s as a bookmarks file at dst, atomically. An existing dst is an error
-// ("... already exists; use force to replace it") unless force is true.
+// ("... already exists; it was not overwritten") unless force is true; a dst its owner made
+// read-only is not replaced even then.
 func WriteFile(dst string, s *Store, force bool) error {
 	data, err := s.Marshal()
 	if err != nil {
@@ -366,6 +367,9 @@ func WriteFile(dst string, s *Store, force bool) error {
 		if _, err := os.Lstat(dst); err == nil {
 			return fmt.Errorf("%s already exists; it was not overwritten", dst)
 		}
+	}
+	if st, err := os.Stat(dst); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o200 == 0 {
+		return fmt.Errorf("%s is read-only; it was not replaced", dst)
 	}
 	if err := writeAtomic(dst, data, 0o644, force); err != nil {
 		return fmt.Errorf("cannot write %s: %v", dst, err)

@@ -16,6 +16,7 @@ func FuzzParse(f *testing.F) {
 	good, _ := s.Marshal()
 	f.Add(good)
 	f.Add([]byte(`{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": []}`))
+	f.Add([]byte(`{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a\ud83d\udc34\\ud800\"", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "Density": 2}]}`))
 	for _, d := range damaged {
 		f.Add([]byte(d.text))
 	}

@@ -31,8 +31,8 @@ func testPNG(t testing.TB, w, h int) []byte {
 	return buf.Bytes()
 }
 
-// pngHeader is the start of a PNG that says it is w x h (8-bit RGBA): the signature and a
-// valid IHDR chunk, all a decoder needs to allocate the whole picture.
+// pngHeader is the start of a PNG that says it is w x h (8-bit RGBA): the signature, a valid
+// IHDR chunk and the start of an IDAT chunk, all a decoder needs to allocate the whole picture.
 func pngHeader(w, h uint32) []byte {
 	ihdr := make([]byte, 4+13)
 	copy(ihdr, "IHDR")
@@ -43,6 +43,12 @@ func pngHeader(w, h uint32) []byte {
 	out = binary.BigEndian.AppendUint32(out, 13)
 	out = append(out, ihdr...)
 	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(ihdr))
+	// The start of the pixel data (a zlib header and an empty stored block), where a decoder
+	// that trusts the header allocates the whole picture.
+	idat := []byte("IDAT\x78\x9c\x00\x00\x00\xff\xff")
+	out = binary.BigEndian.AppendUint32(out, uint32(len(idat)-4))
+	out = append(out, idat...)
+	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(idat))
 	return out
 }
 
@@ -100,6 +106,15 @@ func TestReadOnlyFileRefused(t *testing.T) {
 	t.Cleanup(func() { os.Chmod(dir, 0o755) })
 	check("folder 0555", dir, true)
 	os.Chmod(dir, 0o755)
+	// An export over a read-only file is refused even when forced.
+	dst := filepath.Join(t.TempDir(), "out.json")
+	os.WriteFile(dst, []byte("keep"), 0o444)
+	if _, err := Export(path, dst, nil, true); err == nil || err.Error() != dst+" is read-only; it was not replaced" {
+		t.Fatalf("forced export over a read-only file: %v", err)
+	}
+	if got, _ := os.ReadFile(dst); string(got) != "keep" {
+		t.Fatal("the read-only export target was replaced")
+	}
 	// Writable again: the change goes through.
 	if err := Add(path, Bookmark{Name: "n", Location: fractal.Home()}); err != nil {
 		t.Fatal(err)
@@ -171,13 +186,27 @@ func TestValuesFromFilesValidated(t *testing.T) {
 func TestNamesKeptExactly(t *testing.T) {
 	text := `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "sea \ud83d\udc34 horse", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1},` +
 		`{"name": "sea 🐴 horse 2", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1},` +
-		`{"name": "\u202eevil", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`
+		`{"name": "\u202eevil", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1},` +
+		`{"name": "back\\ud800slash \"q\"", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`
 	s, err := Parse([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(s.Names(), "|"); got != "sea 🐴 horse|sea 🐴 horse 2|\u202eevil" {
+	// An escaped backslash before "ud800" is not an escape: the name holds the six characters.
+	want := "sea 🐴 horse|sea 🐴 horse 2|\u202eevil|back\\ud800slash \"q\""
+	if got := strings.Join(s.Names(), "|"); got != want {
 		t.Fatalf("names %q", got)
+	}
+	out, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s2.Names(), "|"); got != want {
+		t.Fatalf("names after writing %q", got)
 	}
 }
 

@@ -1,8 +1,8 @@
 // Package bookmarks keeps Mandelscope's named places: a human-readable JSON file of
 // bookmarks (exact decimal centre, zoom, iterations, colouring, times and a small PNG
 // thumbnail), read and written safely by the window and the command line at the same time,
-// the import of bookmarks files and Kalles Fraktaler .kfr parameter files, export, and a
-// bounded back/forward History of locations. It imports neither Fyne nor OpenGL.
+// the import of bookmarks files and Kalles Fraktaler .kfr parameter files, and export. It
+// imports neither Fyne nor OpenGL.
 //
 // Every change to the file is "lock, re-read, change, write atomically" (see Update): an
 // exclusive lock on bookmarks.json.lock (flock on Unix, LockFileEx on Windows), the file read

@@ -103,25 +103,29 @@ func writeCheckpoint(path string, ck checkpoint) error {
 	return err
 }
 
-// verifyPart checks that r (a .part) begins with exactly what the export would write up to
-// the checkpoint: header (signature, IHDR, text chunks and the zlib header, byte for byte),
-// then IDAT chunks with good CRCs ending exactly at ck.Offset, whose deflate data (ending on
-// a sync flush) holds exactly rows filtered rows of rowLen bytes with Adler-32 ck.Adler; and
-// that the CRC-32 of those ck.Offset bytes is ck.CRC32. It returns a description of the first
-// mismatch, or nil.
-func verifyPart(r io.Reader, ck checkpoint, header []byte, rows int, rowLen int64) error {
+// verifyPart checks that f (a .part) begins with exactly what the export would write up to
+// the checkpoint. First the CRC-32 of its ck.Offset bytes must be ck.CRC32 (any change to the
+// file since it was written); then, so that a checkpoint that is consistent but wrong is
+// caught too, the bytes must be: the header (signature, IHDR, text chunks and the zlib
+// header, byte for byte), then IDAT chunks with good CRCs ending exactly at ck.Offset, whose
+// deflate data (ending on a sync flush) holds exactly rows filtered rows of rowLen bytes with
+// Adler-32 ck.Adler. It returns a description of the first mismatch, or nil.
+func verifyPart(f io.ReadSeeker, ck checkpoint, header []byte, rows int, rowLen int64) error {
 	crc := crc32.NewIEEE()
-	br := bufio.NewReaderSize(io.TeeReader(io.LimitReader(r, ck.Offset), crc), 1<<16)
-	if err := verifyStream(br, ck, header, rows, rowLen); err != nil {
+	n, err := io.Copy(crc, io.LimitReader(f, ck.Offset))
+	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(io.Discard, br); err != nil {
-		return err
+	if n != ck.Offset {
+		return fmt.Errorf("it is shorter (%d bytes) than its checkpoint says (%d)", n, ck.Offset)
 	}
 	if crc.Sum32() != ck.CRC32 {
-		return errors.New("its bytes do not match the checkpoint's CRC-32")
+		return errors.New("its bytes do not match the checkpoint's CRC-32 (it was changed after it was written)")
 	}
-	return nil
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return verifyStream(bufio.NewReaderSize(io.LimitReader(f, ck.Offset), 1<<16), ck, header, rows, rowLen)
 }
 
 func verifyStream(br *bufio.Reader, ck checkpoint, header []byte, rows int, rowLen int64) error {
@@ -246,5 +250,74 @@ func (v *idatReader) endChunk() error {
 		return v.err
 	}
 	v.pos += 4
+	return nil
+}
+
+// openResume verifies the checkpoint and the .part it describes and opens the .part
+// positioned after the last durable strip. Every refusal leaves both files as they were.
+func (e *exporter) openResume() error {
+	ck, err := readCheckpoint(e.ckpt)
+	if err != nil {
+		var ee *Error
+		if errors.As(err, &ee) {
+			return err
+		}
+		return resumeError(ErrDamaged, e.ckpt, "%v", err)
+	}
+	p := e.plan
+	switch {
+	case ck.Params != e.hash:
+		return resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters (%s)", e.ckpt, ck.Description)
+	case ck.Renderer != e.ident:
+		x := resumeError(ErrRendererDiffers, e.ckpt, "%s was drawn by %s, and this export would draw with %s: the file would mix two renderers' pixels", e.part, ck.Renderer, e.ident)
+		x.Was, x.Now = ck.Renderer, e.ident
+		return x
+	case ck.Strips != p.Strips || ck.NextStrip < 0 || ck.NextStrip > p.Strips:
+		return resumeError(ErrDamaged, e.ckpt, "%s says strip %d of %d is next, but this export has %d strips", e.ckpt, ck.NextStrip, ck.Strips, p.Strips)
+	}
+	rows := min(p.H, ck.NextStrip*p.StripRows)
+	rowLen := int64(3*p.W + 1)
+	if ck.Uncompressed != int64(rows)*rowLen {
+		return resumeError(ErrDamaged, e.ckpt, "%s says %d bytes of rows are written, but %d strips hold %d", e.ckpt, ck.Uncompressed, ck.NextStrip, int64(rows)*rowLen)
+	}
+	st, err := os.Lstat(e.part)
+	if err != nil {
+		return resumeError(ErrDamaged, e.part, "%s is missing (%v)", e.part, err)
+	}
+	if !st.Mode().IsRegular() {
+		return resumeError(ErrDamaged, e.part, "%s is not a plain file", e.part)
+	}
+	if linkCount(st) > 1 {
+		return resumeError(ErrDamaged, e.part, "%s shares its data with another file (a hard link): resuming would change that file too", e.part)
+	}
+	if st.Size() < ck.Offset {
+		return resumeError(ErrDamaged, e.part, "%s is shorter (%d bytes) than its checkpoint says (%d)", e.part, st.Size(), ck.Offset)
+	}
+	header, err := e.opt.header(p)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(e.part, os.O_RDWR, 0)
+	if err != nil {
+		return resumeError(ErrDamaged, e.part, "%v", err)
+	}
+	if err := verifyPart(f, ck, header, rows, rowLen); err != nil {
+		f.Close()
+		return resumeError(ErrDamaged, e.part, "%s does not match its checkpoint: %v", e.part, err)
+	}
+	// Bytes past the checkpoint are a strip that was being written when the export stopped.
+	err = f.Truncate(ck.Offset)
+	if err == nil {
+		_, err = f.Seek(ck.Offset, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("cannot resume: %v", err)
+	}
+	e.out = &crcSink{sink: e.wrap(f), crc: ck.CRC32}
+	e.pw = resumePNGWriter(e.out, ck.Offset, ck.Adler, ck.Uncompressed)
+	e.start = ck.NextStrip
+	e.resumed = true
+	e.lastCk = ck
 	return nil
 }

@@ -372,3 +372,20 @@ func TestPaletteColorAnyInput(t *testing.T) {
 		t.Errorf("empty palette gave %v", c)
 	}
 }
+
+// TestValidateZoomUnderflow checks that a zoom too small for a float64 is called out of
+// range, not "not positive", while zero and negative zooms are not positive.
+func TestValidateZoomUnderflow(t *testing.T) {
+	for zoom, want := range map[string]string{
+		"1e-999":  "zoom 1e-999 is out of range",
+		"0e5":     "zoom 0e5 must be a positive number",
+		"-1e-999": "zoom -1e-999 must be a positive number",
+		"1e999":   "zoom 1e999 is out of range",
+	} {
+		l := Home()
+		l.Zoom = MustDecimal(zoom)
+		if err := l.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("zoom %s: %v, want %q", zoom, err, want)
+		}
+	}
+}

@@ -75,7 +75,7 @@ func (l Location) Validate() error {
 		}
 	}
 	z := l.Zoom.Float64()
-	if math.IsNaN(z) || z <= 0 {
+	if math.IsNaN(z) || (z <= 0 && l.Zoom.Big(64).Sign() <= 0) { // 1e-999 is positive, below the range
 		return fmt.Errorf("zoom %s must be a positive number", clip(l.Zoom.String()))
 	}
 	if z < MinZoom || z > MaxZoom {

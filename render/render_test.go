@@ -432,6 +432,9 @@ func TestBadInput(t *testing.T) {
 	if _, err := NewGL(Options{Precision: "f16"}); err == nil || !strings.Contains(err.Error(), "f16") {
 		t.Errorf("NewGL with precision f16: %v, want an error naming it", err)
 	}
+	if _, err := NewGL(Options{Perturb: "tpu"}); err == nil || !strings.Contains(err.Error(), "tpu") {
+		t.Errorf("NewGL with perturbation renderer tpu: %v, want an error naming it", err)
+	}
 }
 
 func TestModeAndBands(t *testing.T) {
@@ -448,8 +451,18 @@ func TestModeAndBands(t *testing.T) {
 	}
 	l := deepLoc(t)
 	l.Zoom = fractal.MustDecimal("1e20")
-	if m := g.Mode(fractal.NewFrame(l, 320, 200)); m != "perturbation (fp64)" && !(!g.fp64 && strings.HasPrefix(m, "perturbation (CPU")) {
-		t.Errorf("zoom 1e20 mode %q", m)
+	wantMode := "perturbation (fp64)"
+	if !g.fp64 || softwareRenderer(g.renderer) {
+		wantMode = "perturbation (CPU: "
+	}
+	if m := g.Mode(fractal.NewFrame(l, 320, 200)); !strings.HasPrefix(m, wantMode) {
+		t.Errorf("zoom 1e20 mode %q, want %q...", m, wantMode)
+	}
+	if m := testGL(t, Options{Perturb: "gpu"}).Mode(fractal.NewFrame(l, 320, 200)); g.fp64 && m != "perturbation (fp64)" {
+		t.Errorf("zoom 1e20 mode with the GPU forced %q", m)
+	}
+	if m := testGL(t, Options{Perturb: "cpu"}).Mode(fractal.NewFrame(l, 320, 200)); m != "perturbation (CPU: forced)" {
+		t.Errorf("zoom 1e20 mode with the CPU forced %q", m)
 	}
 	if m := testGL(t, Options{Precision: "f64"}).Mode(fractal.NewFrame(l, 320, 200)); m != "double (limit reached)" {
 		t.Errorf("zoom 1e20 mode with f64 forced %q", m)

@@ -29,7 +29,11 @@ const passCost = 1 << 14
 
 // Render draws the pixels rect (in f's global pixel coordinates) of frame f into dst, whose
 // top-left pixel receives rect.Min, like cpu.Renderer.Render. Rects larger than MaxTile are
-// drawn tile by tile.
+// drawn tile by tile. A Perturbation frame should carry its reference orbit
+// (fractal.Frame.WithReference), so that the tiles and strips of one image share it and its
+// upload; one without gets it from fractal.DefaultReferences (computed, cancellably, when none
+// there is in reach). Perturbation frames the GPU does not draw go to the CPU renderer (Mode
+// says which and why).
 func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	if rect.Empty() {
 		return nil
@@ -57,6 +61,9 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	}
 	if math.IsNaN(f.Re) || math.IsNaN(f.Im) || !(f.Spacing > 0) || math.IsInf(f.Spacing, 0) {
 		return errors.New("opengl render: the frame's centre or spacing is not a finite number")
+	}
+	if f.Ref != nil && (math.IsNaN(f.DRe) || math.IsInf(f.DRe, 0) || math.IsNaN(f.DIm) || math.IsInf(f.DIm, 0) || len(f.Ref.Z) < 2) {
+		return errors.New("opengl render: the frame's offset from its reference point is not a finite number, or the reference orbit is empty")
 	}
 	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
 	if err != nil {
@@ -109,7 +116,11 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 			err := g.th.call(func() error {
 				p := p
 				if v == shaders.Perturb {
-					t, err := g.ensureTables(f.Ref, f.BLA())
+					bla := f.BLA()
+					if noBLA {
+						bla = nil
+					}
+					t, err := g.ensureTables(f.Ref, bla)
 					if err != nil {
 						return err
 					}
@@ -158,7 +169,9 @@ func variantWeight(v shaders.Variant) int64 {
 	case shaders.Emulated:
 		return 16
 	case shaders.Perturb:
-		return 8
+		// A step, plain or a BLA block, on llvmpipe: 11 CPU-ns plain (BenchmarkPerturbIteration,
+		// fp64's iteration 2.5 to 4), about 30 with BLA lookups (longest draws at 1e50).
+		return 32
 	}
 	return 1
 }

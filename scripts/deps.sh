@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs what Mandelscope needs on a Debian or Ubuntu machine, only what is missing.
 #   scripts/deps.sh build   a C compiler and the X11/OpenGL headers GLFW is built against, Go
-#   scripts/deps.sh test    the above, plus Xvfb, xdotool, ImageMagick and pngcheck for the tests
+#   scripts/deps.sh test    the above, plus Xvfb, xdotool, ImageMagick and pngcheck for the tests,
+#                           and the mingw-w64 cross compiler for the Windows package
 set -eu
 mode=${1:-build}
 pkgs="gcc pkg-config libc6-dev libgl1-mesa-dev libgl1-mesa-dri libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev"
 if [ "$mode" = test ]; then
-  pkgs="$pkgs xvfb xauth x11-utils xdotool imagemagick pngcheck"
+  pkgs="$pkgs xvfb xauth x11-utils xdotool imagemagick pngcheck gcc-mingw-w64-x86-64 xz-utils python3"
 fi
 pkgs="$pkgs curl unzip ca-certificates"
+# No Go at all: the distribution's Go, which knows the module proxy the toolchain comes from below.
+command -v go >/dev/null 2>&1 || [ -x "${XDG_CACHE_HOME:-$HOME/.cache}/mandelscope/go/bin/go" ] || pkgs="$pkgs golang-go"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -26,8 +29,9 @@ if [ -n "$missing" ]; then
 fi
 
 # Go: any Go of 1.21 or later fetches the version go.mod names by itself (GOTOOLCHAIN=auto).
-# Without one (or with an older distribution Go), fetch that toolchain from the Go module proxy
-# into ~/.cache/mandelscope/go; the Makefile puts it first on PATH.
+# With an older distribution Go (Debian 12's is 1.19), fetch that toolchain from the Go module
+# proxy that Go is configured with (`go env GOPROXY`: the environment or Go's own default) into
+# ~/.cache/mandelscope/go; the Makefile puts it first on PATH.
 want=$(awk '/^go /{print $2; exit}' "$(dirname "$0")/../go.mod")
 have=$(go env GOVERSION 2>/dev/null | sed 's/^go//' || true)
 new_enough() { [ -n "$1" ] && [ "$(printf '%s\n1.21\n' "$1" | sort -V | head -n1)" = 1.21 ]; }
@@ -35,8 +39,11 @@ if ! new_enough "$have"; then
   dir="${XDG_CACHE_HOME:-$HOME/.cache}/mandelscope/go"
   if [ ! -x "$dir/bin/go" ]; then
     arch=$(dpkg --print-architecture)
-    proxy=$(printf '%s' "${GOPROXY:-https://proxy.golang.org}" | cut -d, -f1)
-    [ "$proxy" = direct ] || [ "$proxy" = off ] && proxy=https://proxy.golang.org
+    proxy=$(go env GOPROXY 2>/dev/null | tr ',|' '\n\n' | grep -E '^https?://' | head -n1 || true)
+    if [ -z "$proxy" ]; then
+      echo "deps: Go $have is older than 1.21 and no module proxy is configured (go env GOPROXY); set GOPROXY or install Go $want" >&2
+      exit 1
+    fi
     url="$proxy/golang.org/toolchain/@v/v0.0.1-go$want.linux-$arch.zip"
     echo "deps: no Go 1.21+ found; fetching Go $want from $url" >&2
     tmp=$(mktemp -d)

@@ -21,12 +21,13 @@ import (
 	"time"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/tile"
 )
 
 // Renderer is what the scheduler needs from a renderer (GPU or CPU): draw the pixels rect,
 // in frame f's global pixel coordinates, into dst whose top-left pixel receives rect.Min.
 type Renderer interface {
-	Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error
+	tile.Renderer
 }
 
 // Scales are the reduction factors per side the scheduler chooses from while interacting.

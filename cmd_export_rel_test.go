@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mandelscope/export"
+	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
+	"mandelscope/internal/version"
+	"mandelscope/render/cpu"
+)
+
+// The command-line side of issue 8's export cases: each refusal is one line that says what
+// to do, in the command line's own terms.
+
+var relFlags = []string{"--renderer=cpu", "--size=160x120", "--center=-0.7453,0.1127", "--zoom=180", "--iterations=300"}
+
+func flagsWith(extra ...string) []string { return append(append([]string{}, relFlags...), extra...) }
+
+// oneLineWith checks an exit code and that the message is one line containing every want.
+func oneLineWith(t *testing.T, what string, code int, errs string, wantCode int, want ...string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	last := lines[len(lines)-1]
+	if code != wantCode {
+		t.Errorf("%s: exit %d, want %d: %q", what, code, wantCode, errs)
+	}
+	for _, w := range want {
+		if !strings.Contains(last, w) {
+			t.Errorf("%s: %q does not say %q", what, last, w)
+		}
+	}
+}
+
+// interruptedCmd runs `export` to out with a job stopped after its first strips: it cancels
+// from the progress callback, as Ctrl-C would.
+func interruptedCmd(t *testing.T, r export.TileRenderer, args ...string) {
+	t.Helper()
+	job, err := parseExport(args, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	opt := export.Options{Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Version: version.Version,
+		Progress: func(p export.Progress) {
+			if p.Strip >= 2 {
+				cancel()
+			}
+		}}
+	if _, err := export.Export(ctx, r, job.out, opt); !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("interrupted export: %v", err)
+	}
+}
+
+// gpuLike draws the CPU renderer's pixels but has a GPU's identity.
+type gpuLike struct{ cpu.Renderer }
+
+func (g *gpuLike) Identity(f fractal.Frame) string {
+	return "OpenGL: test GPU, " + f.Precision().String()
+}
+func (g *gpuLike) Name() string { return "OpenGL: test GPU" }
+
+func TestExportRefusalsSayWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o.png")
+
+	// Item 13: a .part without a checkpoint: both ways say --force, and --force works.
+	os.WriteFile(export.PartPath(out), []byte("half"), 0o644)
+	code, _, errs := exportCmd(flagsWith("-o", out)...)
+	oneLineWith(t, ".part without checkpoint", code, errs, 2, "no checkpoint", "--force")
+	code, _, errs = exportCmd(flagsWith("--resume", "-o", out)...)
+	oneLineWith(t, "--resume of a .part without checkpoint", code, errs, 2, "nothing to resume", "--force")
+	mustExport(t, flagsWith("--force", "-o", out)...)
+	if _, err := export.ReadMetadata(out); err != nil {
+		t.Fatal(err)
+	}
+
+	// Item 14: the parent is a file.
+	code, _, errs = exportCmd(flagsWith("-o", filepath.Join(out, "x.png"))...)
+	oneLineWith(t, "-o under a file", code, errs, 2, out+" is a file, not a folder")
+
+	// Item 6: a checkpoint made by another renderer.
+	g := filepath.Join(dir, "g.png")
+	interruptedCmd(t, &gpuLike{}, flagsWith("-o", g)...)
+	code, _, errs = exportCmd(flagsWith("--resume", "-o", g)...)
+	oneLineWith(t, "GPU checkpoint resumed on the CPU", code, errs, 1, "OpenGL: test GPU", "--renderer=gpu", "--force")
+	c := filepath.Join(dir, "c.png")
+	interruptedCmd(t, &cpu.Renderer{}, flagsWith("-o", c)...)
+	job, err := parseExport(flagsWith("--resume", "-o", c), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	err = doExport(job, &gpuLike{}, &buf)
+	oneLineWith(t, "CPU checkpoint resumed on the GPU", 1, err.Error(), 1, "CPU (pure Go)", "--renderer=cpu")
+
+	// Item 4: a damaged checkpoint.
+	ck := export.CheckpointPath(c)
+	data, _ := os.ReadFile(ck)
+	os.WriteFile(ck, bytes.Replace(data, []byte(`"next_strip": 2`), []byte(`"next_strip": 0`), 1), 0o644)
+	code, _, errs = exportCmd(flagsWith("--resume", "-o", c)...)
+	oneLineWith(t, "edited checkpoint", code, errs, 1, "cannot resume", "--force")
+	if b, _ := os.ReadFile(ck); bytes.Equal(b, data) {
+		t.Fatal("the test did not change the checkpoint")
+	}
+}
+
+// Item 12: a size from --from's IHDR is checked like --size; non-integer metadata is refused.
+func TestExportFromChecksFile(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string, w, h int, key, val string) string {
+		var text []export.Text
+		for _, tx := range export.MetadataText(fractal.Home(), w, h, 1, version.Version) {
+			if tx.Key == key {
+				tx.Value = val
+			}
+			text = append(text, tx)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, imagetest.MetadataPNG(w, h, text), 0o644)
+		return p
+	}
+	out := filepath.Join(dir, "o.png")
+	for _, tc := range []struct {
+		from string
+		want string
+	}{
+		{mk("wide.png", 100000, 10, "", ""), "100000x10 is out of range"},
+		{mk("tall.png", 1, 1<<30, "", ""), "out of range"},
+		{mk("frac.png", 10, 10, export.KeyIterations, "200.9"), "whole number"},
+		{mk("nan.png", 10, 10, export.KeyDensity, "NaN"), "finite"},
+	} {
+		code, _, errs := exportCmd("--renderer=cpu", "--from="+tc.from, "-o", out)
+		oneLineWith(t, tc.from, code, errs, 2, "--from", tc.want)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an export was written")
+	}
+}
+
+// Item 5: a second export of a file that is being exported gets a clear one-line error,
+// whatever its flags.
+func TestExportBusy(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "b.png")
+	b := &stuckRenderer{entered: make(chan struct{}), release: make(chan struct{})}
+	job, err := parseExport(flagsWith("-o", out), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	go func() { done <- doExport(job, b, &bytes.Buffer{}) }()
+	<-b.entered
+	for _, extra := range [][]string{nil, {"--force"}, {"--resume"}} {
+		code, _, errs := exportCmd(flagsWith(append(extra, "-o", out)...)...)
+		oneLineWith(t, "second export "+strings.Join(extra, " "), code, errs, 2, "another export of "+out+" is running")
+	}
+	close(b.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stuckRenderer's first Render call blocks until release, ignoring ctx (a GPU draw that
+// cannot be interrupted).
+type stuckRenderer struct {
+	cpu.Renderer
+	entered, release chan struct{}
+	once             sync.Once
+}
+
+func (s *stuckRenderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	s.once.Do(func() {
+		close(s.entered)
+		<-s.release
+	})
+	return s.Renderer.Render(context.Background(), f, rect, dst)
+}
+
+// Item 8: the first Ctrl-C asks the export to stop; a second one ends the process at once,
+// even while a render call does not return.
+func TestExportSecondInterruptQuits(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "q.png")
+	job, err := parseExport(flagsWith("-o", out), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan int, 1)
+	exitNow = func(code int) { exited <- code }
+	defer func() { exitNow = os.Exit }()
+	s := &stuckRenderer{entered: make(chan struct{}), release: make(chan struct{})}
+	var errb bytes.Buffer
+	done := make(chan error)
+	go func() { done <- doExport(job, s, &errb) }()
+	<-s.entered
+	interruptSelf(t)
+	select {
+	case code := <-exited:
+		t.Fatalf("the first Ctrl-C quit at once (%d)", code)
+	case <-time.After(300 * time.Millisecond):
+	}
+	interruptSelf(t)
+	select {
+	case code := <-exited:
+		if code != 130 {
+			t.Errorf("exit code %d, want 130", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a second Ctrl-C did not end the process")
+	}
+	if _, err := os.Lstat(export.LockPath(out)); err == nil {
+		t.Error("the lock file is left after quitting at once")
+	}
+	close(s.release)
+	err = <-done
+	if !strings.Contains(err.Error(), "--resume") {
+		t.Errorf("after the interrupt: %v", err)
+	}
+	if !strings.Contains(errb.String(), "again to quit at once") {
+		t.Errorf("the first Ctrl-C does not say a second one quits: %q", errb.String())
+	}
+}
+
+// Item 8: at 1e8 iterations a small export stops promptly on SIGINT (exit 130), keeping the
+// .part for --resume.
+func TestExportInterruptHighIterations(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "slow.png")
+	// Its middle row lies on the real axis just right of the cusp at 0.25: 3e7 to 1e8
+	// iterations a pixel, several seconds a row.
+	flags := []string{"--renderer=cpu", "--size=64x47", "--center=0.250000000000001,0", "--zoom=3.5e14", "--iterations=100000000", "-o", out}
+	done := make(chan int)
+	var errs string
+	go func() {
+		var code int
+		code, _, errs = exportCmd(flags...)
+		done <- code
+	}()
+	for i := 0; i < 400; i++ {
+		if _, err := os.Stat(export.CheckpointPath(out)); err == nil {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	t0 := time.Now()
+	interruptSelf(t)
+	code := <-done
+	took := time.Since(t0)
+	if code != 130 || !strings.Contains(errs, "--resume") {
+		t.Fatalf("exit %d, %q", code, errs)
+	}
+	// Not a performance claim: the slow row alone takes seconds; stopping only after it fails.
+	if took > 3*time.Second {
+		t.Errorf("took %v to stop", took)
+	}
+	t.Logf("stopped %v after SIGINT", took)
+	for _, p := range []string{export.PartPath(out), export.CheckpointPath(out)} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s not kept: %v", p, err)
+		}
+	}
+}

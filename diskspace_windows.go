@@ -1,0 +1,19 @@
+//go:build windows
+
+package main
+
+import "golang.org/x/sys/windows"
+
+// freeSpace returns the bytes that the current user may still write on the volume that holds
+// dir (it honours disk quotas).
+func freeSpace(dir string) (int64, error) {
+	p, err := windows.UTF16PtrFromString(dir)
+	if err != nil {
+		return 0, err
+	}
+	var avail, total, free uint64
+	if err := windows.GetDiskFreeSpaceEx(p, &avail, &total, &free); err != nil {
+		return 0, err
+	}
+	return int64(min(avail, 1<<62)), nil
+}
