@@ -163,7 +163,7 @@ func (p *bookmarksPanel) updateRow(id widget.ListItemID, obj fyne.CanvasObject) 
 	}
 	b := p.shown[id]
 	r.name.SetText(b.Name)
-	r.detail.SetText(fmt.Sprintf("zoom %s, %d iterations", clipMiddle(b.Location.Zoom.String(), 16), b.Location.Iterations))
+	r.detail.SetText(fmt.Sprintf("zoom %s, %d iterations", formatZoom(b.Location.ZoomFloat()), b.Location.Iterations))
 	r.img.Image = p.thumbnail(b)
 	r.img.Refresh()
 	name := b.Name
@@ -320,7 +320,7 @@ func (p *bookmarksPanel) update(fn func(*bookmarks.Store) error) error {
 
 // defaultName is the name offered for a new bookmark of l: its centre and zoom, short.
 func defaultName(l fractal.Location) string {
-	return fmt.Sprintf("%.6g %+.6gi zoom %.3g", l.Re.Float64(), l.Im.Float64(), l.ZoomFloat())
+	return fmt.Sprintf("%.6g %+.6gi zoom %s", l.Re.Float64(), l.Im.Float64(), formatZoom(l.ZoomFloat()))
 }
 
 // renderBookmarkThumbnail renders l small with the window's renderer, as PNG.

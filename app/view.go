@@ -161,6 +161,7 @@ type dragState struct {
 
 // Scrolled zooms about the point under the cursor: wheel up zooms in.
 func (v *fractalView) Scrolled(ev *fyne.ScrollEvent) {
+	v.w.focusView() // the picture takes the keyboard, as a click on it does
 	dy := math.Max(-10*wheelNotch, math.Min(10*wheelNotch, float64(ev.Scrolled.DY)))
 	if dy == 0 {
 		return

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
@@ -92,19 +93,22 @@ type Window struct {
 	lastIters int
 
 	// controls
-	iterEntry   *widget.Entry
-	autoCheck   *widget.Check
-	paletteSel  *widget.Select
-	densitySl   *widget.Slider
-	offsetSl    *widget.Slider
-	updatingUI  bool
-	statusCentr *widget.Label
-	statusZoom  *widget.Label
-	statusIter  *widget.Label
-	statusMode  *widget.Label
-	statusTime  *widget.Label
-	statusPoint *widget.Label
-	statusRend  *widget.Label
+	iterEntry     *commitEntry
+	iterNote      *widget.Label // why typed iterations were refused (hidden when they were not)
+	autoCheck     *widget.Check
+	paletteSel    *widget.Select
+	paletteSwatch *canvas.Image
+	densitySl     *widget.Slider
+	densityVal    *widget.Label
+	offsetSl      *widget.Slider
+	offsetVal     *widget.Label
+	statusCentr   *widget.Label
+	statusZoom    *widget.Label
+	statusIter    *widget.Label
+	statusMode    *widget.Label
+	statusTime    *widget.Label
+	statusPoint   *widget.Label
+	statusRend    *widget.Label
 
 	probe *prober
 
