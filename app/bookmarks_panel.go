@@ -351,12 +351,12 @@ func (p *bookmarksPanel) showAddDialog() { p.addDialog(nil) }
 // addDialog shows the dialog that asks for a name (offering one) and adds the current view;
 // the thumbnail is rendered off the UI goroutine, then the file written. done, if not nil,
 // is called with the result.
-func (p *bookmarksPanel) addDialog(done func(error)) (*dialog.FormDialog, *widget.Entry) {
+func (p *bookmarksPanel) addDialog(done func(error)) (*dialog.FormDialog, *escEntry) {
 	if !p.loaded {
 		p.reload()
 	}
 	l := p.w.Location()
-	entry := widget.NewEntry()
+	entry := newEscEntry(p.w)
 	entry.SetText(p.uniqueName(defaultName(l)))
 	entry.Validator = func(s string) error {
 		n, err := bookmarks.CleanName(s)
@@ -391,9 +391,9 @@ func (p *bookmarksPanel) addDialog(done func(error)) (*dialog.FormDialog, *widge
 				})
 			}()
 		}, p.w.FyneWindow())
-	entry.OnSubmitted = func(string) { submitIfValid(d, entry) }
+	entry.OnSubmitted = func(string) { submitIfValid(d, &entry.Entry) }
 	d.Resize(fyne.NewSize(460, 180))
-	d.Show()
+	p.w.showDialog(d)
 	focusSelected(p.w.FyneWindow(), entry)
 	return d, entry
 }
@@ -412,7 +412,7 @@ func (p *bookmarksPanel) rename(oldName, newName string) error {
 }
 
 func (p *bookmarksPanel) showRenameDialog(name string) {
-	entry := widget.NewEntry()
+	entry := newEscEntry(p.w)
 	entry.SetText(name)
 	entry.Validator = func(s string) error { _, err := bookmarks.CleanName(s); return err }
 	d := dialog.NewForm("Rename bookmark", "Rename", "Cancel",
@@ -422,9 +422,9 @@ func (p *bookmarksPanel) showRenameDialog(name string) {
 				p.showErr(p.rename(name, entry.Text))
 			}
 		}, p.w.FyneWindow())
-	entry.OnSubmitted = func(string) { submitIfValid(d, entry) }
+	entry.OnSubmitted = func(string) { submitIfValid(d, &entry.Entry) }
 	d.Resize(fyne.NewSize(460, 180))
-	d.Show()
+	p.w.showDialog(d)
 	focusSelected(p.w.FyneWindow(), entry)
 }
 
@@ -516,10 +516,10 @@ func (p *bookmarksPanel) showImportDialog() {
 		if r.Skipped > 0 {
 			msg += fmt.Sprintf(" %d were already there.", r.Skipped)
 		}
-		dialog.ShowInformation("Import", msg, p.w.FyneWindow())
+		p.w.showInfo("Import", msg)
 	}, p.w.FyneWindow())
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".json", ".kfr"}))
-	d.Show()
+	p.w.showDialog(d)
 }
 
 // exportTo writes every bookmark, as a bookmarks file, to dst (the file dialog has already
@@ -557,7 +557,7 @@ func (p *bookmarksPanel) showExportDialog() {
 	}, p.w.FyneWindow())
 	d.SetFileName("bookmarks.json")
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
-	d.Show()
+	p.w.showDialog(d)
 }
 
 func (p *bookmarksPanel) showErr(err error) {

@@ -45,6 +45,12 @@ func (w *Window) pan(dx, dy float64) {
 
 // typedKey handles the view's keys when no entry has the focus.
 func (w *Window) typedKey(ev *fyne.KeyEvent) {
+	if len(w.dialogs) > 0 { // the keys belong to the dialog: Escape closes it
+		if ev.Name == fyne.KeyEscape {
+			w.closeTopDialog()
+		}
+		return
+	}
 	pw, ph := w.view.pixelSize()
 	step := float64(min(pw, ph)) / 10
 	switch ev.Name {
@@ -66,6 +72,9 @@ func (w *Window) typedKey(ev *fyne.KeyEvent) {
 }
 
 func (w *Window) typedRune(r rune) {
+	if len(w.dialogs) > 0 {
+		return
+	}
 	switch r {
 	case '+', '=':
 		w.zoomCentre(2)

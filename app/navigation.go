@@ -38,7 +38,6 @@ type navigator struct {
 	stopped  bool
 	back     *widget.ToolbarAction
 	forward  *widget.ToolbarAction
-	lastGood string // the last text the go-to dialog could read
 }
 
 // installNavigation adds the navigator's toolbar buttons, menu items and shortcuts to w.
@@ -170,7 +169,6 @@ func (n *navigator) goTo(s string) error {
 	if err != nil {
 		return err
 	}
-	n.lastGood = s
 	n.settle()
 	n.w.SetLocation(l)
 	n.settle()
@@ -178,18 +176,12 @@ func (n *navigator) goTo(s string) error {
 }
 
 // goToDialog shows the "Go to location" dialog: the entry shows the problem with its text
-// inline and the Go button stays disabled until the text reads; it starts from the last
-// good text (or the current view).
+// inline and the Go button stays disabled until the text reads; it always starts from the
+// current view (so that Enter stays here), selected, so that a paste replaces it.
 func (n *navigator) goToDialog() (*dialog.FormDialog, *locationEntry) {
-	entry := newLocationEntry()
+	entry := newLocationEntry(n.w)
 	entry.SetMinRowsVisible(3)
-	text := n.w.Location().String()
-	if n.lastGood != "" {
-		if _, err := n.parseGoTo(n.lastGood); err == nil {
-			text = n.lastGood
-		}
-	}
-	entry.SetText(text)
+	entry.SetText(n.w.Location().String())
 	entry.Validator = func(s string) error { _, err := n.parseGoTo(s); return err }
 	item := widget.NewFormItem("Location", entry)
 	item.HintText = `"re=... im=... zoom=..." (as Copy Location writes it) or "re, im, zoom"`
@@ -200,7 +192,7 @@ func (n *navigator) goToDialog() (*dialog.FormDialog, *locationEntry) {
 	}, n.w.FyneWindow())
 	entry.OnSubmitted = func(string) { submitIfValid(d, &entry.Entry) }
 	d.Resize(fyne.NewSize(620, 260))
-	d.Show()
+	n.w.showDialog(d)
 	focusSelected(n.w.FyneWindow(), entry)
 	return d, entry
 }
@@ -208,11 +200,11 @@ func (n *navigator) goToDialog() (*dialog.FormDialog, *locationEntry) {
 // locationEntry is a wrapping multi-line entry (a 60-digit location stays readable) in which
 // Enter submits, as in a one-line field: a location never needs a line break.
 type locationEntry struct {
-	widget.Entry
+	escEntry
 }
 
-func newLocationEntry() *locationEntry {
-	e := &locationEntry{}
+func newLocationEntry(w *Window) *locationEntry {
+	e := &locationEntry{escEntry: escEntry{w: w}}
 	e.MultiLine = true
 	e.Wrapping = fyne.TextWrapBreak
 	e.ExtendBaseWidget(e)
@@ -225,7 +217,7 @@ func (e *locationEntry) TypedKey(k *fyne.KeyEvent) {
 		e.OnSubmitted(e.Text)
 		return
 	}
-	e.Entry.TypedKey(k)
+	e.escEntry.TypedKey(k) // Escape closes the dialog
 }
 
 func (n *navigator) showGoTo() { n.goToDialog() }
@@ -260,5 +252,5 @@ func (n *navigator) showOpenImage() {
 		n.w.ShowError(n.openImage(path))
 	}, n.w.FyneWindow())
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".png"}))
-	d.Show()
+	n.w.showDialog(d)
 }

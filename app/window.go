@@ -24,7 +24,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/app/preview"
@@ -111,6 +110,9 @@ type Window struct {
 	statusRend    *widget.Label
 
 	probe *prober
+
+	dialogs      []shownDialog        // the open dialogs, the top one last
+	dialogHooked map[shownDialog]bool // dialogs whose closing showDialog watches
 
 	// the parts New adds
 	nav   *navigator
@@ -348,14 +350,6 @@ func (w *Window) SetSidePanel(obj fyne.CanvasObject) {
 // covers (the largest centred rectangle of that aspect ratio); 0, 0 hides it.
 func (w *Window) SetExportFrame(width, height int) {
 	w.frame.set(width, height)
-}
-
-// ShowError shows err in a dialog over the window.
-func (w *Window) ShowError(err error) {
-	if err == nil {
-		return
-	}
-	dialog.ShowError(err, w.win)
 }
 
 // navigate moves to l, updates controls and status, asks for a render and notifies listeners.

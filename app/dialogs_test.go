@@ -1,0 +1,178 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"mandelscope/export"
+	"mandelscope/render/cpu"
+)
+
+// Long text is wrapped at spaces, and inside a word (a long path) only where it must; no
+// word is lost or changed.
+func TestWrapText(t *testing.T) {
+	long := "/home/someone/" + strings.Repeat("a-very-long-folder-name/", 6) + "image.png"
+	s := "cannot write " + long + ": no space left on device. Free some space, then export the same file again to resume it.\nSecond paragraph."
+	got := wrapText(s, 40)
+	for _, line := range strings.Split(got, "\n") {
+		if n := utf8.RuneCountInString(line); n > 40 {
+			t.Errorf("line of %d characters: %q", n, line)
+		}
+	}
+	if strings.ReplaceAll(strings.ReplaceAll(got, "\n", ""), " ", "") != strings.ReplaceAll(strings.ReplaceAll(s, "\n", ""), " ", "") {
+		t.Errorf("wrapping changed the text:\n%s", got)
+	}
+	if !strings.Contains(got, "\nSecond paragraph.") || !strings.Contains(got, "device. Free") {
+		t.Errorf("words or paragraphs broken:\n%s", got)
+	}
+	if got := wrapText("short", 40); got != "short" {
+		t.Errorf("short text became %q", got)
+	}
+}
+
+// Escape closes whichever dialog is on top, from the picture (the window's keys) or from an
+// entry inside the dialog, and the picture's keys do nothing while a dialog is open; an error
+// dialog keeps a readable width for a long message.
+func TestEscapeClosesDialogs(t *testing.T) {
+	w, p, _ := newBookmarksTestWindow(t)
+	c := w.win.Canvas()
+	escape := func() { c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape}) }
+
+	long := errors.New("cannot open " + strings.Repeat("/a/long/path", 30) + ": permission denied")
+	w.ShowError(long)
+	if len(w.dialogs) != 1 {
+		t.Fatalf("%d dialogs open after ShowError", len(w.dialogs))
+	}
+	if ms := w.dialogs[0].(dialog.Dialog).MinSize(); ms.Width > 700 || ms.Width < 300 {
+		t.Errorf("error dialog is %v wide for a long message", ms.Width)
+	}
+	before := w.Location()
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyHome})
+	c.OnTypedRune()('+')
+	if w.Location() != before {
+		t.Error("the picture's keys moved the view under a dialog")
+	}
+	escape()
+	if len(w.dialogs) != 0 {
+		t.Fatal("Escape left the error dialog open")
+	}
+
+	w.showInfo("Import", "Imported 3 bookmarks.")
+	w.showConfirm("Replace file?", "x.png already exists. Replace it?", "Replace", "Cancel", func(bool) {})
+	escape()
+	if len(w.dialogs) != 1 {
+		t.Fatalf("Escape closed %d dialogs, want the top one", 2-len(w.dialogs))
+	}
+	escape()
+
+	_, entry := p.addDialog(nil)
+	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if len(w.dialogs) != 0 {
+		t.Error("Escape in the bookmark name left the dialog open")
+	}
+	w.exp.show()
+	escape()
+	if len(w.dialogs) != 0 {
+		t.Error("Escape left the export dialog open")
+	}
+	w.exp.show() // shown again: still closes, and is forgotten again
+	escape()
+	if len(w.dialogs) != 0 || len(w.dialogHooked) > 8 {
+		t.Errorf("export dialog again: %d open, %d watched", len(w.dialogs), len(w.dialogHooked))
+	}
+	// With no dialog, the keys move the picture again.
+	c.OnTypedRune()('+')
+	if w.Location() == before {
+		t.Error("the picture's keys stopped working after the dialogs closed")
+	}
+}
+
+// An interrupted export offered again after the view moved resumes with the view and settings
+// it was started with (issue 12 item 6: it used to fail with "different parameters"), and
+// says so; the finished file is the one an uninterrupted export of that view gives.
+func TestExportResumesItsOwnView(t *testing.T) {
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(320, 200)})
+	ui := exportUIOf(t, w)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "resume.png")
+	orig := w.Location()
+	// 600x400 at 4x4 is two strips of the dialog's default strip size; Tile as the dialog sets it.
+	opt := export.Options{Location: orig, Width: 600, Height: 400, Supersample: 4, Version: ui.version(), Tile: 2048}
+	// An interrupted export of the current view: cancelled after its first strip.
+	ctx, cancel := context.WithCancel(context.Background())
+	opt.Progress = func(export.Progress) { cancel() }
+	if _, err := export.Export(ctx, &cpu.Renderer{}, path, opt); !errors.Is(err, export.ErrInterrupted) {
+		t.Fatalf("setting up the interrupted export: %v", err)
+	}
+	opt.Progress = nil
+	w.zoomCentre(4) // the view moves on
+
+	ui.show()
+	ui.sizeSel.SetSelected(customSize)
+	ui.custom.SetText("1000x500")
+	ui.ssSel.SetSelectedIndex(0)
+	ui.folder.SetText(dir)
+	ui.name.SetText("resume.png")
+	test.Tap(ui.exportBt)
+	if len(w.dialogs) == 0 {
+		t.Fatal("no question about the interrupted export")
+	}
+	cd, ok := w.dialogs[len(w.dialogs)-1].(*dialog.ConfirmDialog)
+	if !ok {
+		t.Fatalf("top dialog is %T", w.dialogs[len(w.dialogs)-1])
+	}
+	text := dialogText(w)
+	if !strings.Contains(text, "600x400") || !strings.Contains(text, "not the current view") {
+		t.Errorf("the question does not say what would be resumed: %q", text)
+	}
+	cd.Confirm() // Resume
+	run := waitExport(t, ui)
+	if run.err != nil {
+		t.Fatalf("resume failed: %v", run.err)
+	}
+	want := filepath.Join(t.TempDir(), "want.png")
+	if _, err := export.Export(context.Background(), &cpu.Renderer{}, want, opt); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(path)
+	exp, _ := os.ReadFile(want)
+	if len(got) == 0 || string(got) != string(exp) {
+		t.Errorf("resumed file (%d bytes) differs from an uninterrupted export of its view (%d bytes)", len(got), len(exp))
+	}
+}
+
+// dialogText is the text of the labels in the window's top overlay (the dialog on top).
+func dialogText(w *Window) string {
+	var b strings.Builder
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch v := o.(type) {
+		case *widget.Label:
+			b.WriteString(v.Text + " ")
+			return
+		case *fyne.Container:
+			for _, c := range v.Objects {
+				walk(c)
+			}
+			return
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(v).Objects() {
+				walk(c)
+			}
+		}
+	}
+	if top := w.win.Canvas().Overlays().Top(); top != nil {
+		walk(top)
+	}
+	return b.String()
+}
