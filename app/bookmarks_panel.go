@@ -72,14 +72,12 @@ type deletedBookmark struct {
 func installBookmarksPanel(w *Window) *bookmarksPanel {
 	p := newBookmarksPanel(w)
 	w.AddToolbarItem(widget.NewToolbarSeparator())
-	w.AddToolbarItem(widget.NewToolbarAction(theme.ListIcon(), p.toggle))
-	w.AddToolbarItem(widget.NewToolbarAction(theme.ContentAddIcon(), p.showAddDialog))
-	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Show Bookmarks", p.toggle))
-	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Add Bookmark...", p.showAddDialog))
+	w.AddToolbarAction(widget.NewToolbarAction(theme.ListIcon(), p.toggle), "Bookmarks panel (Ctrl+B)")
+	w.AddToolbarAction(widget.NewToolbarAction(theme.ContentAddIcon(), p.showAddDialog), "Add bookmark (Ctrl+D)")
+	w.AddMenuShortcut("Bookmarks", "Show Bookmarks", &desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierShortcutDefault}, p.toggle)
+	w.AddMenuShortcut("Bookmarks", "Add Bookmark...", &desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierShortcutDefault}, p.showAddDialog)
 	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Import Bookmarks...", p.showImportDialog))
 	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Export Bookmarks...", p.showExportDialog))
-	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierShortcutDefault}, p.showAddDialog)
-	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierShortcutDefault}, p.toggle)
 	return p
 }
 
@@ -523,16 +521,16 @@ func (p *bookmarksPanel) showImportDialog() {
 }
 
 // exportTo writes every bookmark, as a bookmarks file, to dst (the file dialog has already
-// asked before replacing an existing file).
-func (p *bookmarksPanel) exportTo(dst fyne.URIWriteCloser) error {
+// asked before replacing an existing file), and returns how many it wrote.
+func (p *bookmarksPanel) exportTo(dst fyne.URIWriteCloser) (int, error) {
 	if p.pathErr != nil {
 		dst.Close()
-		return p.pathErr
+		return 0, p.pathErr
 	}
 	s, err := bookmarks.Load(p.path)
 	if err != nil {
 		dst.Close()
-		return err
+		return 0, err
 	}
 	data, err := s.Marshal()
 	if err == nil {
@@ -542,9 +540,9 @@ func (p *bookmarksPanel) exportTo(dst fyne.URIWriteCloser) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", dst.URI().Path(), err)
+		return 0, fmt.Errorf("cannot write %s: %v", dst.URI().Path(), err)
 	}
-	return nil
+	return len(s.List()), nil
 }
 
 func (p *bookmarksPanel) showExportDialog() {
@@ -553,7 +551,13 @@ func (p *bookmarksPanel) showExportDialog() {
 			p.showErr(err)
 			return
 		}
-		p.showErr(p.exportTo(wc))
+		path := wc.URI().Path()
+		n, err := p.exportTo(wc)
+		if err != nil {
+			p.showErr(err)
+			return
+		}
+		p.w.showInfo("Export bookmarks", fmt.Sprintf("Wrote %d bookmark(s) to %s.", n, path))
 	}, p.w.FyneWindow())
 	d.SetFileName("bookmarks.json")
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))

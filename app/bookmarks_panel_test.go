@@ -240,8 +240,8 @@ func TestBookmarksPanelImportExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.exportTo(wc); err != nil {
-		t.Fatal(err)
+	if n, err := p.exportTo(wc); err != nil || n != 2 {
+		t.Fatalf("export: %d bookmarks, %v", n, err)
 	}
 	s, err := bookmarks.Load(out)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -175,4 +176,55 @@ func dialogText(w *Window) string {
 		walk(top)
 	}
 	return b.String()
+}
+
+// Every toolbar button has a tooltip, which shows when the pointer rests on it and goes when
+// it leaves; the menu items with keys show them.
+func TestTooltipsAndMenuShortcuts(t *testing.T) {
+	w := newTestWindow(t)
+	var first *tippedAction
+	for _, it := range w.toolbar.Items {
+		switch a := it.(type) {
+		case *widget.ToolbarSeparator:
+		case *tippedAction:
+			if a.tip == "" {
+				t.Error("a toolbar button with an empty tooltip")
+			}
+			if first == nil {
+				first = a
+			}
+		default:
+			t.Errorf("toolbar item %T has no tooltip", it)
+		}
+	}
+	if first == nil {
+		t.Fatal("no toolbar buttons")
+	}
+	area := newTipArea(w, nil, func() string { return first.tip })
+	area.MouseIn(&desktop.MouseEvent{PointEvent: fyne.PointEvent{AbsolutePosition: fyne.NewPos(10, 10)}})
+	waitFor(t, "the tooltip", func() bool { return w.tips.layer.Visible() })
+	if w.tips.text.Text != first.tip {
+		t.Errorf("tooltip says %q, want %q", w.tips.text.Text, first.tip)
+	}
+	area.MouseOut()
+	if w.tips.layer.Visible() {
+		t.Error("the tooltip stayed after the pointer left")
+	}
+
+	want := map[string]bool{"Copy Location": true, "Export...": true, "Open Image...": true, "Zoom In": true,
+		"Zoom Out": true, "Home": true, "Back": true, "Forward": true, "Go to Location...": true,
+		"Show Bookmarks": true, "Add Bookmark...": true}
+	for _, m := range w.menus {
+		for _, it := range m.Items {
+			if want[it.Label] {
+				if it.Shortcut == nil {
+					t.Errorf("menu item %q shows no shortcut", it.Label)
+				}
+				delete(want, it.Label)
+			}
+		}
+	}
+	for label := range want {
+		t.Errorf("no menu item %q", label)
+	}
 }

@@ -31,9 +31,8 @@ import (
 // installExport adds File > Export..., its toolbar button and Ctrl+E to w.
 func installExport(w *Window) *exportUI {
 	ui := &exportUI{w: w}
-	w.AddMenuItem("File", fyne.NewMenuItem("Export...", ui.show))
-	w.AddToolbarItem(widget.NewToolbarAction(theme.DocumentSaveIcon(), ui.show))
-	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, ui.show)
+	w.AddMenuShortcut("File", "Export...", &desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, ui.show)
+	w.AddToolbarAction(widget.NewToolbarAction(theme.DocumentSaveIcon(), ui.show), "Export image (Ctrl+E)")
 	return ui
 }
 

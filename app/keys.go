@@ -8,9 +8,11 @@ import (
 	"mandelscope/fractal"
 )
 
-// copyLocation puts the current location's text form on the clipboard.
+// copyLocation puts the current location's text form on the clipboard, and says so in the
+// status bar.
 func (w *Window) copyLocation() {
 	w.app.Clipboard().SetContent(w.Location().String())
+	setText(w.statusTime, "location copied to the clipboard")
 }
 
 // goHome resets the view to fractal.Home(), keeping the colouring.

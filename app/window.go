@@ -24,6 +24,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/app/preview"
@@ -110,6 +111,7 @@ type Window struct {
 	statusRend    *widget.Label
 
 	probe *prober
+	tips  *tipBox
 
 	dialogs      []shownDialog        // the open dialogs, the top one last
 	dialogHooked map[shownDialog]bool // dialogs whose closing showDialog watches
@@ -329,6 +331,15 @@ func (w *Window) rebuildMenu() {
 	w.win.SetMainMenu(fyne.NewMainMenu(w.menus...))
 }
 
+// AddMenuShortcut appends a menu item labelled label to menu that runs fn and shows its
+// keyboard shortcut sc, and registers sc on the window.
+func (w *Window) AddMenuShortcut(menu, label string, sc fyne.Shortcut, fn func()) {
+	item := fyne.NewMenuItem(label, fn)
+	item.Shortcut = sc
+	w.AddMenuItem(menu, item)
+	w.AddShortcut(sc, fn)
+}
+
 // AddShortcut registers a keyboard shortcut on the window.
 func (w *Window) AddShortcut(sc fyne.Shortcut, fn func()) {
 	w.win.Canvas().AddShortcut(sc, func(fyne.Shortcut) { fn() })
@@ -465,12 +476,16 @@ func (w *Window) shownImage() *image.RGBA {
 func (w *Window) build() {
 	w.view = newFractalView(w)
 	w.frame = newExportFrame()
+	w.tips = newTipBox()
+	tipped := func(icon fyne.Resource, tip string, fn func()) widget.ToolbarItem {
+		return &tippedAction{ToolbarAction: widget.NewToolbarAction(icon, fn), w: w, tip: tip}
+	}
 	w.toolbar = widget.NewToolbar(
-		widget.NewToolbarAction(homeIcon(), func() { w.goHome() }),
-		widget.NewToolbarAction(zoomInIcon(), func() { w.zoomCentre(2) }),
-		widget.NewToolbarAction(zoomOutIcon(), func() { w.zoomCentre(0.5) }),
+		tipped(homeIcon(), "Home: the whole set (Home)", func() { w.goHome() }),
+		tipped(zoomInIcon(), "Zoom in (+ or PageUp)", func() { w.zoomCentre(2) }),
+		tipped(zoomOutIcon(), "Zoom out (- or PageDown)", func() { w.zoomCentre(0.5) }),
 		widget.NewToolbarSeparator(),
-		widget.NewToolbarAction(copyIcon(), func() { w.copyLocation() }),
+		tipped(copyIcon(), "Copy location (Ctrl+Shift+C)", func() { w.copyLocation() }),
 	)
 	controls := w.buildControls()
 	status := w.buildStatus()
@@ -478,16 +493,23 @@ func (w *Window) build() {
 	w.side.Hide()
 	top := container.NewVBox(w.toolbar, controls)
 	centre := container.NewStack(w.view, w.frame.obj)
-	w.win.SetContent(container.NewBorder(top, status, nil, w.side, centre))
+	w.win.SetContent(container.NewStack(container.NewBorder(top, status, nil, w.side, centre), w.tips.layer))
+	// The View menu's keys have no modifier: the items show them, the window's key handler
+	// (typedKey, typedRune) acts on them.
+	keyItem := func(label string, key fyne.KeyName, fn func()) *fyne.MenuItem {
+		item := fyne.NewMenuItem(label, fn)
+		item.Shortcut = &desktop.CustomShortcut{KeyName: key}
+		return item
+	}
 	w.menus = []*fyne.Menu{
-		fyne.NewMenu("File",
-			fyne.NewMenuItem("Copy Location", w.copyLocation)),
+		fyne.NewMenu("File"),
 		fyne.NewMenu("View",
-			fyne.NewMenuItem("Zoom In", func() { w.zoomCentre(2) }),
-			fyne.NewMenuItem("Zoom Out", func() { w.zoomCentre(0.5) }),
-			fyne.NewMenuItem("Home", w.goHome)),
+			keyItem("Zoom In", fyne.KeyPlus, func() { w.zoomCentre(2) }),
+			keyItem("Zoom Out", fyne.KeyMinus, func() { w.zoomCentre(0.5) }),
+			keyItem("Home", fyne.KeyHome, w.goHome)),
 		fyne.NewMenu("Go"),
 	}
+	w.AddMenuShortcut("File", "Copy Location", &desktop.CustomShortcut{KeyName: fyne.KeyC, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, w.copyLocation)
 	c := w.win.Canvas()
 	c.SetOnTypedKey(w.typedKey)
 	c.SetOnTypedRune(w.typedRune)
