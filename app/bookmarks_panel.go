@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"image/png"
 	"os"
 	"strings"
@@ -31,6 +30,29 @@ const (
 	// bookmark stays quick at any depth.
 	bookmarkThumbMaxIter = 20000
 )
+
+// bookmarksPanelWidth is the panel's width, whatever its text: long names are shortened with
+// an ellipsis (whole in a tooltip), never widening the panel and shrinking the picture.
+const bookmarksPanelWidth = 300
+
+// fixedWidth lays its objects over each other at its full size and asks for exactly width
+// (and the tallest object's minimum height), whatever their minimum widths.
+type fixedWidth float32
+
+func (f fixedWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var h float32
+	for _, o := range objs {
+		h = max(h, o.MinSize().Height)
+	}
+	return fyne.NewSize(float32(f), h)
+}
+
+func (f fixedWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.Position{})
+		o.Resize(size)
+	}
+}
 
 // defaultBookmarksWatch is how often the open panel looks whether the file changed (the
 // command line may add bookmarks while the window is open).
@@ -109,19 +131,19 @@ func newBookmarksPanel(w *Window) *bookmarksPanel {
 		widget.NewButtonWithIcon("Import", theme.FolderOpenIcon(), p.showImportDialog),
 		widget.NewButtonWithIcon("Export", theme.DocumentSaveIcon(), p.showExportDialog),
 	)
-	width := canvas.NewRectangle(color.Transparent)
-	width.SetMinSize(fyne.NewSize(300, 0))
 	top := container.NewVBox(widget.NewLabelWithStyle("Bookmarks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.filter)
 	bottom := container.NewVBox(p.status, buttons)
-	p.root = container.NewStack(width, container.NewBorder(top, bottom, nil, nil, p.list))
+	p.root = container.New(fixedWidth(bookmarksPanelWidth), container.NewBorder(top, bottom, nil, nil, p.list))
 	return p
 }
 
 // bookmarkRow is one line of the list: thumbnail, name and zoom, rename and delete buttons.
 type bookmarkRow struct {
 	widget.BaseWidget
+	w      *Window
 	img    *canvas.Image
 	name   *widget.Label
+	full   string // the whole name, for the tooltip
 	detail *widget.Label
 	rename *widget.Button
 	del    *widget.Button
@@ -129,8 +151,9 @@ type bookmarkRow struct {
 
 var _ fyne.Widget = (*bookmarkRow)(nil)
 
-func newBookmarkRow() *bookmarkRow {
+func newBookmarkRow(w *Window) *bookmarkRow {
 	r := &bookmarkRow{
+		w:      w,
 		img:    canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1))),
 		name:   widget.NewLabel("name"),
 		detail: widget.NewLabel("zoom"),
@@ -148,11 +171,12 @@ func newBookmarkRow() *bookmarkRow {
 
 // CreateRenderer lays the row out: thumbnail left, buttons right, name and detail between.
 func (r *bookmarkRow) CreateRenderer() fyne.WidgetRenderer {
-	text := container.NewVBox(r.name, r.detail)
+	name := container.NewStack(r.name, newTipArea(r.w, nil, func() string { return r.full }))
+	text := container.NewVBox(name, r.detail)
 	return widget.NewSimpleRenderer(container.NewBorder(nil, nil, r.img, container.NewHBox(r.rename, r.del), text))
 }
 
-func (p *bookmarksPanel) newRow() fyne.CanvasObject { return newBookmarkRow() }
+func (p *bookmarksPanel) newRow() fyne.CanvasObject { return newBookmarkRow(p.w) }
 
 func (p *bookmarksPanel) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
 	r, ok := obj.(*bookmarkRow)
@@ -161,6 +185,7 @@ func (p *bookmarksPanel) updateRow(id widget.ListItemID, obj fyne.CanvasObject) 
 	}
 	b := p.shown[id]
 	r.name.SetText(b.Name)
+	r.full = b.Name
 	r.detail.SetText(fmt.Sprintf("zoom %s, %d iterations", formatZoom(b.Location.ZoomFloat()), b.Location.Iterations))
 	r.img.Image = p.thumbnail(b)
 	r.img.Refresh()
@@ -456,8 +481,8 @@ func (p *bookmarksPanel) remove(name string) error {
 		return err
 	}
 	p.deleted = &del
-	p.undoBtn.SetText(fmt.Sprintf("Undo delete %q", clipMiddle(del.b.Name, 24)))
 	p.undoBtn.Enable()
+	p.status.SetText(fmt.Sprintf("Deleted %q: Undo delete puts it back.", clipMiddle(del.b.Name, 40)))
 	return nil
 }
 
@@ -475,7 +500,6 @@ func (p *bookmarksPanel) undo() error {
 		return err
 	}
 	p.deleted = nil
-	p.undoBtn.SetText("Undo delete")
 	p.undoBtn.Disable()
 	return nil
 }

@@ -287,3 +287,32 @@ func TestBookmarksPanelWatch(t *testing.T) {
 		t.Fatalf("%d rows", p.list.Length())
 	}
 }
+
+// The panel keeps its width whatever the names (a long name in the Undo text widened it to
+// 630 px); a long name is shortened in its row and whole in the row's tooltip.
+func TestBookmarksPanelKeepsItsWidth(t *testing.T) {
+	w, p, _ := newBookmarksTestWindow(t)
+	long := strings.Repeat("A very long bookmark name ", 7)
+	long = strings.TrimSpace(long)
+	if err := p.addBookmark(long, w.Location(), nil); err != nil {
+		t.Fatal(err)
+	}
+	p.toggle()
+	if got := p.root.MinSize().Width; got != bookmarksPanelWidth {
+		t.Errorf("panel asks for %v px with a long name, want %v", got, bookmarksPanelWidth)
+	}
+	row := newBookmarkRow(w)
+	p.updateRow(0, row)
+	if row.name.Truncation != fyne.TextTruncateEllipsis || row.full != row.name.Text || row.full != long {
+		t.Errorf("row: truncation %v, tooltip %q, label %q", row.name.Truncation, row.full, row.name.Text)
+	}
+	if err := p.remove(long); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.root.MinSize().Width; got != bookmarksPanelWidth {
+		t.Errorf("panel asks for %v px after deleting a long name, want %v", got, bookmarksPanelWidth)
+	}
+	if p.undoBtn.Disabled() || !strings.Contains(p.status.Text, "Deleted") {
+		t.Errorf("after delete: undo disabled %v, status %q", p.undoBtn.Disabled(), p.status.Text)
+	}
+}
