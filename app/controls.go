@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/fractal"
@@ -127,8 +128,51 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	}
 	density := container.NewBorder(nil, nil, widget.NewLabel("Density"), value(w.densityVal), w.densitySl)
 	offset := container.NewBorder(nil, nil, widget.NewLabel("Offset"), value(w.offsetVal), w.offsetSl)
-	row := container.NewBorder(nil, nil, left, nil, container.NewGridWithColumns(2, density, offset))
+	row := container.New(&controlsLayout{w: w, rows: 1}, left, container.NewGridWithColumns(2, density, offset))
 	return container.NewVBox(row, w.iterNote)
+}
+
+// minSliderGroup is the least width the density and offset sliders get on the controls row.
+const minSliderGroup = 420
+
+// controlsLayout puts the iterations and palette controls (objs[0]) and the sliders (objs[1])
+// on one row when the window is wide enough for both, else on two rows, so that the window's
+// minimum width is that of the wider group, not of both. Its minimum height follows the rows
+// of its last layout; when they change it has the window laid out again.
+type controlsLayout struct {
+	w    *Window
+	rows int
+}
+
+func (l *controlsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	a, b := objs[0].MinSize(), objs[1].MinSize()
+	h := max(a.Height, b.Height)
+	return fyne.NewSize(max(a.Width, b.Width, minSliderGroup), h*float32(l.rows)+theme.Padding()*float32(l.rows-1))
+}
+
+func (l *controlsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	a, b := objs[0].MinSize(), objs[1].MinSize()
+	h := max(a.Height, b.Height)
+	pad := theme.Padding()
+	rows := 1
+	if a.Width+pad+max(b.Width, minSliderGroup) > size.Width {
+		rows = 2
+	}
+	objs[0].Move(fyne.Position{})
+	objs[0].Resize(fyne.NewSize(a.Width, h))
+	if rows == 1 {
+		objs[1].Move(fyne.NewPos(a.Width+pad, 0))
+		objs[1].Resize(fyne.NewSize(size.Width-a.Width-pad, h))
+	} else {
+		objs[1].Move(fyne.NewPos(0, h+pad))
+		objs[1].Resize(fyne.NewSize(size.Width, h))
+	}
+	if rows != l.rows {
+		l.rows = rows
+		if l.w.win != nil {
+			l.w.uiDo(func() { l.w.win.Content().Refresh() }) // the new height
+		}
+	}
 }
 
 // applyIterations applies the iterations typed into the entry; it says in the note under the

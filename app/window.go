@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
 	"sync"
 	"time"
 
@@ -471,6 +472,9 @@ func (w *Window) shownImage() *image.RGBA {
 	return w.shown
 }
 
+// minViewW, minViewH is the least size of the picture.
+const minViewW, minViewH = 480, 240
+
 // build lays out the window: toolbar and controls at the top, the view in the centre with
 // the export frame over it, the side panel on the right, the status bar at the bottom.
 func (w *Window) build() {
@@ -492,7 +496,11 @@ func (w *Window) build() {
 	w.side = container.NewStack()
 	w.side.Hide()
 	top := container.NewVBox(w.toolbar, controls)
-	centre := container.NewStack(w.view, w.frame.obj)
+	// The picture's least size sets, with the controls' and the status bar's, the window's
+	// minimum size (Fyne gives the window its content's minimum).
+	least := canvas.NewRectangle(color.Transparent)
+	least.SetMinSize(fyne.NewSize(minViewW, minViewH))
+	centre := container.NewStack(least, w.view, w.frame.obj)
 	w.win.SetContent(container.NewStack(container.NewBorder(top, status, nil, w.side, centre), w.tips.layer))
 	// The View menu's keys have no modifier: the items show them, the window's key handler
 	// (typedKey, typedRune) acts on them.
