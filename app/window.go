@@ -43,7 +43,8 @@ type Options struct {
 	NewGPU func() (Renderer, error)
 	// Start is the first view; the zero Location means fractal.Home().
 	Start fractal.Location
-	// Size is the window's initial content size (1280x800 when zero).
+	// Size is the window's initial content size (1280x800 when zero), at least the content's
+	// minimum size.
 	Size fyne.Size
 	// Idle is how long input must stop before refining to full resolution (150 ms when 0).
 	Idle time.Duration
@@ -148,7 +149,7 @@ func New(a fyne.App, opts Options) *Window {
 	if size.IsZero() {
 		size = fyne.NewSize(1280, 800)
 	}
-	w.win.Resize(size)
+	w.win.Resize(size.Max(w.win.Content().MinSize())) // the desktop driver keeps to it too
 	w.win.SetOnClosed(func() {
 		w.stopUI()
 		go w.stopWorkers() // a render in progress may take a moment to stop
