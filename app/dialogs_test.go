@@ -15,7 +15,9 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"mandelscope/bookmarks"
 	"mandelscope/export"
+	"mandelscope/fractal"
 	"mandelscope/render/cpu"
 )
 
@@ -226,5 +228,73 @@ func TestTooltipsAndMenuShortcuts(t *testing.T) {
 	}
 	for label := range want {
 		t.Errorf("no menu item %q", label)
+	}
+}
+
+// The window comes back as it was left: view (colouring and iterations included), window size
+// and the bookmarks panel; a damaged saved view is ignored (home instead); without Restore
+// nothing is read or written.
+func TestStatePersists(t *testing.T) {
+	t.Setenv(bookmarks.EnvPath, filepath.Join(t.TempDir(), "bookmarks.json"))
+	a := test.NewTempApp(t)
+	open := func(opts Options) *Window {
+		opts.Renderer, opts.do, opts.bookmarksWatch = "cpu", testUI.do, -1
+		w := New(a, opts)
+		w.FyneWindow().Show()
+		return w
+	}
+	closeW := func(w *Window) {
+		w.FyneWindow().Close()
+		w.stop()
+		testUI.reset()
+	}
+	w := open(Options{Restore: true, Size: fyne.NewSize(900, 640)})
+	l := testLoc("-0.743643887037151", "0.131825904205330", "5e5", 3000)
+	l.Color = fractal.Coloring{Palette: "ocean", Density: 2.5, Offset: 0.25}
+	w.SetLocation(l)
+	w.marks.toggle()
+	closeW(w)
+
+	w = open(Options{Restore: true})
+	if got := w.Location(); got != l {
+		t.Errorf("restored view %v, want %v", got, l)
+	}
+	if s := w.win.Canvas().Size(); s.Width != 900 || s.Height != 640 {
+		t.Errorf("restored size %v, want 900x640", s)
+	}
+	if !w.marks.visible {
+		t.Error("the bookmarks panel was open and did not come back")
+	}
+	// Home stays one key away.
+	w.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyHome})
+	if got := w.Location(); !got.Zoom.Equal(fractal.Home().Zoom) || got.Color != l.Color {
+		t.Errorf("Home from the restored view: %v", got)
+	}
+	closeW(w)
+
+	// A start location given (the command line's flags) wins over the saved one.
+	given := testLoc("0.25", "0", "3", 500)
+	w = open(Options{Restore: true, Start: given})
+	if got := w.Location(); got != given {
+		t.Errorf("Start %v ignored: %v", given, got)
+	}
+	closeW(w)
+
+	a.Preferences().SetString(prefView, "re=garbage zoom=-1")
+	a.Preferences().SetFloat(prefWidth, 1e9)
+	w = open(Options{Restore: true})
+	if got := w.Location(); !got.Zoom.Equal(fractal.Home().Zoom) {
+		t.Errorf("a damaged saved view gave %v, want home", got)
+	}
+	if s := w.win.Canvas().Size(); s.Width > maxRestoredSide {
+		t.Errorf("a damaged saved size gave %v", s)
+	}
+	closeW(w)
+	a.Preferences().SetString(prefView, "")
+	w = open(Options{})
+	w.SetLocation(l)
+	closeW(w)
+	if a.Preferences().String(prefView) != "" {
+		t.Error("a window without Restore saved its view")
 	}
 }

@@ -46,6 +46,10 @@ type Options struct {
 	// Size is the window's initial content size (1280x800 when zero), at least the content's
 	// minimum size.
 	Size fyne.Size
+	// Restore brings back the last session's state from the app's preferences (state.go):
+	// its view when Start is zero, its window size when Size is zero, and the bookmarks panel
+	// if it was open; the window saves that state when it closes.
+	Restore bool
 	// Idle is how long input must stop before refining to full resolution (150 ms when 0).
 	Idle time.Duration
 	// OnFrame, when set, is called on the UI goroutine with every frame shown (for tracing),
@@ -131,6 +135,11 @@ func New(a fyne.App, opts Options) *Window {
 		opts.Renderer = "auto"
 	}
 	start := opts.Start
+	if start.Zoom.String() == "0" && opts.Restore {
+		if l, ok := restoredView(a.Preferences()); ok {
+			start = l
+		}
+	}
 	if start.Zoom.String() == "0" || start.Validate() != nil {
 		start = fractal.Home()
 	}
@@ -146,11 +155,15 @@ func New(a fyne.App, opts Options) *Window {
 	w.win = a.NewWindow("Mandelscope")
 	w.build()
 	size := opts.Size
+	if s, ok := restoredSize(a.Preferences()); size.IsZero() && opts.Restore && ok {
+		size = s
+	}
 	if size.IsZero() {
 		size = fyne.NewSize(1280, 800)
 	}
 	w.win.Resize(size.Max(w.win.Content().MinSize())) // the desktop driver keeps to it too
 	w.win.SetOnClosed(func() {
+		w.saveState()
 		w.stopUI()
 		go w.stopWorkers() // a render in progress may take a moment to stop
 	})
@@ -169,6 +182,9 @@ func New(a fyne.App, opts Options) *Window {
 	w.exp = installExport(w)
 	w.nav = installNavigation(w)
 	w.rebuildMenu()
+	if opts.Restore && a.Preferences().Bool(prefBookmarks) {
+		w.marks.toggle()
+	}
 	return w
 }
 
