@@ -61,7 +61,8 @@ const defaultBookmarksWatch = 2 * time.Second
 // bookmarksPanel is the side panel listing the bookmarks file: thumbnails and a filter box;
 // a click goes there; add (Ctrl+D), rename, delete with undo, import and export. All its
 // state is touched on the UI goroutine only; each change goes to the file through
-// bookmarks.Update, so the command line may change the file at the same time.
+// bookmarks.Update on a goroutine of its own (change), so the command line may change the
+// file at the same time and the window never waits for its lock or fsync.
 type bookmarksPanel struct {
 	w       *Window
 	path    string
@@ -123,7 +124,7 @@ func newBookmarksPanel(w *Window) *bookmarksPanel {
 		p.list.UnselectAll() // so that a second click on the same one goes there again
 		p.open(id)
 	}
-	p.undoBtn = widget.NewButtonWithIcon("Undo delete", theme.ContentUndoIcon(), func() { p.showErr(p.undo()) })
+	p.undoBtn = widget.NewButtonWithIcon("Undo delete", theme.ContentUndoIcon(), func() { p.undo(p.showErr) })
 	p.undoBtn.Disable()
 	buttons := container.NewGridWithColumns(2,
 		widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), p.showAddDialog),
@@ -191,7 +192,7 @@ func (p *bookmarksPanel) updateRow(id widget.ListItemID, obj fyne.CanvasObject) 
 	r.img.Refresh()
 	name := b.Name
 	r.rename.OnTapped = func() { p.showRenameDialog(name) }
-	r.del.OnTapped = func() { p.showErr(p.remove(name)) }
+	r.del.OnTapped = func() { p.remove(name, p.showErr) }
 }
 
 func clipMiddle(s string, n int) string {
@@ -329,16 +330,29 @@ func (p *bookmarksPanel) open(id widget.ListItemID) {
 	p.w.SetLocation(p.shown[id].Location)
 }
 
-// update runs a change on the file and reloads the list; errors name the file.
-func (p *bookmarksPanel) update(fn func(*bookmarks.Store) error) error {
+// change runs fn on the file through bookmarks.Update on a goroutine of its own (the file's
+// lock and fsync may take their time; the UI goroutine never waits for them), then, on the UI
+// goroutine, reloads the list and calls done (if not nil) with the result; errors name the
+// file. fn must touch nothing but the store it is given and its own variables.
+func (p *bookmarksPanel) change(fn func(*bookmarks.Store) error, done func(error)) {
 	if p.pathErr != nil {
-		return p.pathErr
+		if done != nil {
+			done(p.pathErr)
+		}
+		return
 	}
-	err := bookmarks.Update(p.path, fn)
-	if rerr := p.reload(); err == nil && rerr != nil {
-		err = rerr
-	}
-	return err
+	path := p.path
+	go func() {
+		err := bookmarks.Update(path, fn)
+		p.w.uiDo(func() {
+			if rerr := p.reload(); err == nil && rerr != nil {
+				err = rerr
+			}
+			if done != nil {
+				done(err)
+			}
+		})
+	}()
 }
 
 // defaultName is the name offered for a new bookmark of l: its centre and zoom, short.
@@ -357,15 +371,17 @@ func (p *bookmarksPanel) renderBookmarkThumbnail(l fractal.Location) []byte {
 	return buf.Bytes()
 }
 
-// addBookmark adds l to the file as name, with a thumbnail (PNG, may be nil).
-func (p *bookmarksPanel) addBookmark(name string, l fractal.Location, thumb []byte) error {
+// addBookmark adds l to the file as name, with a thumbnail (PNG, may be nil), then calls
+// done (see change).
+func (p *bookmarksPanel) addBookmark(name string, l fractal.Location, thumb []byte, done func(error)) {
 	n, err := bookmarks.CleanName(name)
 	if err != nil {
-		return err
+		done(err)
+		return
 	}
-	return p.update(func(s *bookmarks.Store) error {
+	p.change(func(s *bookmarks.Store) error {
 		return s.Add(bookmarks.Bookmark{Name: n, Location: l, Thumbnail: thumb})
-	})
+	}, done)
 }
 
 // showAddDialog asks for a name and adds the current view.
@@ -403,14 +419,15 @@ func (p *bookmarksPanel) addDialog(done func(error)) (*dialog.FormDialog, *escEn
 			go func() {
 				thumb := p.renderBookmarkThumbnail(l)
 				p.w.uiDo(func() {
-					err := p.addBookmark(name, l, thumb)
-					if err == nil && !p.visible {
-						p.toggle()
-					}
-					p.showErr(err)
-					if done != nil {
-						done(err)
-					}
+					p.addBookmark(name, l, thumb, func(err error) {
+						if err == nil && !p.visible {
+							p.toggle()
+						}
+						p.showErr(err)
+						if done != nil {
+							done(err)
+						}
+					})
 				})
 			}()
 		}, p.w.FyneWindow())
@@ -430,8 +447,8 @@ func (p *bookmarksPanel) uniqueName(name string) string {
 }
 
 // rename renames a bookmark in the file.
-func (p *bookmarksPanel) rename(oldName, newName string) error {
-	return p.update(func(s *bookmarks.Store) error { return s.Rename(oldName, newName) })
+func (p *bookmarksPanel) rename(oldName, newName string, done func(error)) {
+	p.change(func(s *bookmarks.Store) error { return s.Rename(oldName, newName) }, done)
 }
 
 func (p *bookmarksPanel) showRenameDialog(name string) {
@@ -442,7 +459,7 @@ func (p *bookmarksPanel) showRenameDialog(name string) {
 		[]*widget.FormItem{widget.NewFormItem("Name", entry)},
 		func(ok bool) {
 			if ok {
-				p.showErr(p.rename(name, entry.Text))
+				p.rename(name, entry.Text, p.showErr)
 			}
 		}, p.w.FyneWindow())
 	entry.OnSubmitted = func(string) { submitIfValid(d, &entry.Entry) }
@@ -469,53 +486,60 @@ func submitIfValid(d *dialog.FormDialog, e *widget.Entry) {
 	}
 }
 
-// remove deletes a bookmark; Undo puts it back where it was.
-func (p *bookmarksPanel) remove(name string) error {
+// remove deletes a bookmark, then calls done (see change); Undo puts it back where it was.
+func (p *bookmarksPanel) remove(name string, done func(error)) {
 	var del deletedBookmark
-	err := p.update(func(s *bookmarks.Store) (err error) {
+	p.change(func(s *bookmarks.Store) (err error) {
 		del.index = s.Index(name)
 		del.b, err = s.Remove(name)
 		return err
+	}, func(err error) {
+		if err == nil {
+			p.deleted = &del
+			p.undoBtn.Enable()
+			p.status.SetText(fmt.Sprintf("Deleted %q: Undo delete puts it back.", clipMiddle(del.b.Name, 40)))
+		}
+		done(err)
 	})
-	if err != nil {
-		return err
-	}
-	p.deleted = &del
-	p.undoBtn.Enable()
-	p.status.SetText(fmt.Sprintf("Deleted %q: Undo delete puts it back.", clipMiddle(del.b.Name, 40)))
-	return nil
 }
 
-// undo restores the last deleted bookmark (under a " (2)" name if its name was taken since).
-func (p *bookmarksPanel) undo() error {
+// undo restores the last deleted bookmark (under a " (2)" name if its name was taken since),
+// then calls done (see change).
+func (p *bookmarksPanel) undo(done func(error)) {
 	if p.deleted == nil {
-		return errors.New("nothing to undo")
+		done(errors.New("nothing to undo"))
+		return
 	}
 	del := *p.deleted
-	err := p.update(func(s *bookmarks.Store) error {
+	p.change(func(s *bookmarks.Store) error {
 		del.b.Name = s.UniqueName(del.b.Name)
 		return s.Insert(del.index, del.b)
+	}, func(err error) {
+		if err == nil {
+			p.deleted = nil
+			p.undoBtn.Disable()
+		}
+		done(err)
 	})
-	if err != nil {
-		return err
-	}
-	p.deleted = nil
-	p.undoBtn.Disable()
-	return nil
 }
 
-// importFile merges a bookmarks JSON or .kfr file into the bookmarks.
-func (p *bookmarksPanel) importFile(src string) (bookmarks.ImportResult, error) {
-	in, err := bookmarks.ReadImport(src)
-	if err != nil {
-		return bookmarks.ImportResult{}, err
-	}
-	var r bookmarks.ImportResult
-	err = p.update(func(s *bookmarks.Store) error {
-		r.Added, r.Skipped = s.Merge(in)
-		return nil
-	})
-	return r, err
+// importFile merges a bookmarks JSON or .kfr file into the bookmarks (reading it off the UI
+// goroutine too), then calls done with what was added.
+func (p *bookmarksPanel) importFile(src string, done func(bookmarks.ImportResult, error)) {
+	go func() {
+		in, err := bookmarks.ReadImport(src)
+		p.w.uiDo(func() {
+			if err != nil {
+				done(bookmarks.ImportResult{}, err)
+				return
+			}
+			var r bookmarks.ImportResult
+			p.change(func(s *bookmarks.Store) error {
+				r.Added, r.Skipped = s.Merge(in)
+				return nil
+			}, func(err error) { done(r, err) })
+		})
+	}()
 }
 
 func (p *bookmarksPanel) showImportDialog() {
@@ -526,19 +550,20 @@ func (p *bookmarksPanel) showImportDialog() {
 		}
 		path := rc.URI().Path()
 		rc.Close()
-		r, err := p.importFile(path)
-		if err != nil {
-			p.showErr(err)
-			return
-		}
-		if !p.visible {
-			p.toggle()
-		}
-		msg := fmt.Sprintf("Imported %d bookmark(s) from %s.", len(r.Added), path)
-		if r.Skipped > 0 {
-			msg += fmt.Sprintf(" %d were already there.", r.Skipped)
-		}
-		p.w.showInfo("Import", msg)
+		p.importFile(path, func(r bookmarks.ImportResult, err error) {
+			if err != nil {
+				p.showErr(err)
+				return
+			}
+			if !p.visible {
+				p.toggle()
+			}
+			msg := fmt.Sprintf("Imported %d bookmark(s) from %s.", len(r.Added), path)
+			if r.Skipped > 0 {
+				msg += fmt.Sprintf(" %d were already there.", r.Skipped)
+			}
+			p.w.showInfo("Import", msg)
+		})
 	}, p.w.FyneWindow())
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".json", ".kfr"}))
 	p.w.showDialog(d)
