@@ -204,12 +204,12 @@ func TestTooltipsAndMenuShortcuts(t *testing.T) {
 	}
 	area := newTipArea(w, nil, func() string { return first.tip })
 	area.MouseIn(&desktop.MouseEvent{PointEvent: fyne.PointEvent{AbsolutePosition: fyne.NewPos(10, 10)}})
-	waitFor(t, "the tooltip", func() bool { return w.tips.layer.Visible() })
+	waitFor(t, "the tooltip", func() bool { return w.tips.bg.Visible() && w.tips.text.Visible() })
 	if w.tips.text.Text != first.tip {
 		t.Errorf("tooltip says %q, want %q", w.tips.text.Text, first.tip)
 	}
 	area.MouseOut()
-	if w.tips.layer.Visible() {
+	if w.tips.bg.Visible() || w.tips.text.Visible() {
 		t.Error("the tooltip stayed after the pointer left")
 	}
 

@@ -38,12 +38,14 @@ func newTipBox() *tipBox {
 	b.bg.CornerRadius = 3
 	b.text.TextSize = theme.CaptionTextSize()
 	b.layer = container.NewWithoutLayout(b.bg, b.text)
-	b.layer.Hide()
+	b.bg.Hide()
+	b.text.Hide()
 	return b
 }
 
-// show puts s near pos (absolute, in the canvas), kept inside the canvas of size within.
-func (b *tipBox) show(owner *tipArea, s string, pos fyne.Position, within fyne.Size) {
+// show puts s near pos (absolute, in canvas c), kept inside the canvas.
+func (b *tipBox) show(c fyne.Canvas, owner *tipArea, s string, pos fyne.Position) {
+	within := c.Size()
 	const pad = 4
 	b.owner = owner
 	b.text.Text = s
@@ -60,16 +62,27 @@ func (b *tipBox) show(owner *tipArea, s string, pos fyne.Position, within fyne.S
 	b.bg.Resize(size)
 	b.text.Move(p.Add(fyne.NewPos(pad, pad)))
 	b.text.Resize(ts)
-	b.layer.Show()
-	b.layer.Refresh()
+	b.bg.Show()
+	b.text.Show()
+	b.repaint(c)
 }
 
-func (b *tipBox) hide(owner *tipArea) {
+func (b *tipBox) hide(c fyne.Canvas, owner *tipArea) {
 	if b.owner != owner {
 		return
 	}
 	b.owner = nil
-	b.layer.Hide()
+	b.bg.Hide()
+	b.text.Hide()
+	b.repaint(c)
+}
+
+// repaint has the canvas draw the box again. It names the canvas: the driver does not know
+// which canvas objects belong to until they have been drawn once (obj.Refresh() alone
+// would not repaint a box hidden until now).
+func (b *tipBox) repaint(c fyne.Canvas) {
+	c.Refresh(b.bg)
+	c.Refresh(b.text)
 }
 
 // tipArea is a transparent widget laid over another that shows a tooltip; it passes the
@@ -118,7 +131,7 @@ func (t *tipArea) MouseIn(ev *desktop.MouseEvent) {
 		t.w.uiDo(func() {
 			if gen == t.gen && t.w.tips != nil && t.tip != nil {
 				if s := t.tip(); s != "" {
-					t.w.tips.show(t, s, t.pos, t.w.win.Canvas().Size())
+					t.w.tips.show(t.w.win.Canvas(), t, s, t.pos)
 				}
 			}
 		})
@@ -140,7 +153,7 @@ func (t *tipArea) MouseOut() {
 	}
 	t.gen++
 	if t.w.tips != nil {
-		t.w.tips.hide(t)
+		t.w.tips.hide(t.w.win.Canvas(), t)
 	}
 }
 
