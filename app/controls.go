@@ -8,15 +8,17 @@
 package app
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"image"
+	"image/png"
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -98,13 +100,11 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		}
 		w.navigate(l, false)
 	})
-	w.paletteSel = widget.NewSelect(fractal.PaletteNames(), func(name string) {
-		w.colorChanged(false, func(c *fractal.Coloring) { c.Palette = name })
+	w.paletteBtn = widget.NewButton("", func() {
+		widget.ShowPopUpMenuAtRelativePosition(w.paletteMenu(), w.win.Canvas(), fyne.NewPos(0, w.paletteBtn.Size().Height), w.paletteBtn)
 	})
-	w.paletteSwatch = canvas.NewImageFromImage(paletteSwatch(""))
-	w.paletteSwatch.FillMode = canvas.ImageFillStretch
-	w.paletteSwatch.ScaleMode = canvas.ImageScalePixels
-	w.paletteSwatch.SetMinSize(fyne.NewSize(48, 16))
+	w.paletteBtn.Alignment = widget.ButtonAlignLeading
+	w.paletteBtn.IconPlacement = widget.ButtonIconTrailingText
 	w.densitySl = widget.NewSlider(densityMin, densityMax)
 	w.densitySl.Step = 0.05
 	w.densitySl.OnChanged = func(v float64) {
@@ -120,9 +120,8 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	w.syncControls()
 
 	iter := container.NewGridWrap(fyne.NewSize(110, w.iterEntry.MinSize().Height), w.iterEntry)
-	swatch := container.NewCenter(w.paletteSwatch)
 	left := container.NewHBox(widget.NewLabel("Iterations"), iter, w.autoCheck,
-		widget.NewLabel("Palette"), w.paletteSel, swatch)
+		widget.NewLabel("Palette"), w.paletteBtn)
 	value := func(l *widget.Label) fyne.CanvasObject {
 		return container.NewGridWrap(fyne.NewSize(52, l.MinSize().Height), l)
 	}
@@ -219,11 +218,9 @@ func (w *Window) syncControls() {
 		w.autoCheck.Checked = w.autoIter
 		w.autoCheck.Refresh()
 	}
-	if w.paletteSel.Selected != l.Color.Palette {
-		w.paletteSel.Selected = l.Color.Palette
-		w.paletteSel.Refresh()
-		w.paletteSwatch.Image = paletteSwatch(l.Color.Palette)
-		w.paletteSwatch.Refresh()
+	if w.paletteBtn.Text != l.Color.Palette {
+		w.paletteBtn.SetText(l.Color.Palette)
+		w.paletteBtn.SetIcon(paletteIcon(l.Color.Palette))
 	}
 	if d := clampF(l.Color.Density, densityMin, densityMax); math.Abs(w.densitySl.Value-d) > 1e-9 {
 		w.densitySl.Value = d
@@ -241,6 +238,49 @@ func clampF(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 
 // formatValue writes a colouring value shortly: "2.5", "0.25", "1e-05".
 func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+
+// paletteMenu lists the palettes, each with its colours, the current one checked; choosing
+// one applies it.
+func (w *Window) paletteMenu() *fyne.Menu {
+	cur := w.Location().Color.Palette
+	var items []*fyne.MenuItem
+	for _, name := range fractal.PaletteNames() {
+		item := fyne.NewMenuItem(name, func() {
+			w.colorChanged(false, func(c *fractal.Coloring) { c.Palette = name })
+		})
+		item.Icon = paletteIcon(name)
+		item.Checked = name == cur
+		items = append(items, item)
+	}
+	return fyne.NewMenu("Palette", items...)
+}
+
+// paletteIcon is a palette's swatch as an icon resource (PNG), made once per palette.
+func paletteIcon(name string) fyne.Resource {
+	paletteIconsMu.Lock()
+	defer paletteIconsMu.Unlock()
+	if r, ok := paletteIcons[name]; ok {
+		return r
+	}
+	src := paletteSwatch(name)
+	const iw, ih = 64, 24
+	img := image.NewRGBA(image.Rect(0, 0, iw, ih))
+	for y := 0; y < ih; y++ {
+		for x := 0; x < iw; x++ {
+			img.Set(x, y, src.At(x*src.Bounds().Dx()/iw, 0))
+		}
+	}
+	var buf bytes.Buffer
+	_ = png.Encode(&buf, img) // cannot fail on an in-memory RGBA
+	r := fyne.NewStaticResource("palette-"+name+".png", buf.Bytes())
+	paletteIcons[name] = r
+	return r
+}
+
+var (
+	paletteIconsMu sync.Mutex
+	paletteIcons   = map[string]fyne.Resource{}
+)
 
 // paletteSwatch is one cycle of the named palette, left to right (black when there is no
 // such palette).

@@ -99,22 +99,21 @@ type Window struct {
 	lastIters int
 
 	// controls
-	iterEntry     *commitEntry
-	iterNote      *widget.Label // why typed iterations were refused (hidden when they were not)
-	autoCheck     *widget.Check
-	paletteSel    *widget.Select
-	paletteSwatch *canvas.Image
-	densitySl     *widget.Slider
-	densityVal    *widget.Label
-	offsetSl      *widget.Slider
-	offsetVal     *widget.Label
-	statusCentr   *widget.Label
-	statusZoom    *widget.Label
-	statusIter    *widget.Label
-	statusMode    *widget.Label
-	statusTime    *widget.Label
-	statusPoint   *widget.Label
-	statusRend    *widget.Label
+	iterEntry   *commitEntry
+	iterNote    *widget.Label // why typed iterations were refused (hidden when they were not)
+	autoCheck   *widget.Check
+	paletteBtn  *widget.Button // the palette's name and colours; opens paletteMenu
+	densitySl   *widget.Slider
+	densityVal  *widget.Label
+	offsetSl    *widget.Slider
+	offsetVal   *widget.Label
+	statusCentr *widget.Label
+	statusZoom  *widget.Label
+	statusIter  *widget.Label
+	statusMode  *widget.Label
+	statusTime  *widget.Label
+	statusPoint *widget.Label
+	statusRend  *widget.Label
 
 	probe *prober
 	tips  *tipBox

@@ -265,18 +265,27 @@ func TestControlsFollowTheViewOneWay(t *testing.T) {
 	if w.densitySl.Value != densityMax || w.densityVal.Text != "20" || w.offsetVal.Text != "0.333" {
 		t.Errorf("density slider %g label %q, offset label %q", w.densitySl.Value, w.densityVal.Text, w.offsetVal.Text)
 	}
-	if w.paletteSel.Selected != l.Color.Palette || w.iterEntry.Text != "321" || w.autoCheck.Checked {
-		t.Errorf("palette %q, entry %q, Auto %v", w.paletteSel.Selected, w.iterEntry.Text, w.autoCheck.Checked)
+	if w.paletteBtn.Text != l.Color.Palette || w.iterEntry.Text != "321" || w.autoCheck.Checked {
+		t.Errorf("palette %q, entry %q, Auto %v", w.paletteBtn.Text, w.iterEntry.Text, w.autoCheck.Checked)
 	}
 }
 
 func TestPaletteAndSliders(t *testing.T) {
 	w := newTestWindow(t)
 	names := fractal.PaletteNames()
-	if len(w.paletteSel.Options) != len(names) {
-		t.Fatalf("palette chooser offers %v, want %v", w.paletteSel.Options, names)
+	menu := w.paletteMenu()
+	if len(menu.Items) != len(names) {
+		t.Fatalf("palette chooser offers %d palettes, want %v", len(menu.Items), names)
 	}
-	w.paletteSel.SetSelected(names[len(names)-1])
+	for i, it := range menu.Items {
+		if it.Label != names[i] || it.Icon == nil || it.Checked != (names[i] == w.Location().Color.Palette) {
+			t.Errorf("palette item %q: icon %v, checked %v", it.Label, it.Icon != nil, it.Checked)
+		}
+	}
+	menu.Items[len(names)-1].Action()
+	if w.paletteBtn.Text != names[len(names)-1] || w.paletteBtn.Icon != paletteIcon(names[len(names)-1]) {
+		t.Errorf("the chooser shows %q", w.paletteBtn.Text)
+	}
 	if p := w.Location().Color.Palette; p != names[len(names)-1] {
 		t.Errorf("chose %s: palette %s", names[len(names)-1], p)
 	}
