@@ -18,6 +18,7 @@ import (
 	"mandelscope/bookmarks"
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
 )
 
@@ -296,5 +297,55 @@ func TestStatePersists(t *testing.T) {
 	closeW(w)
 	if a.Preferences().String(prefView) != "" {
 		t.Error("a window without Restore saved its view")
+	}
+}
+
+// Open Image takes a typed or pasted path (quotes, file://, ~/), opens the view, and lists it
+// among the recent images, which drop a file that is gone.
+func TestOpenImageTypedAndRecent(t *testing.T) {
+	w, _, _ := newBookmarksTestWindow(t)
+	n := w.nav
+	dir := t.TempDir()
+	loc := testLoc("-0.75", "0.1", "40", 700)
+	path := filepath.Join(dir, "my view.png")
+	if err := os.WriteFile(path, imagetest.MetadataPNG(24, 10, export.MetadataText(loc, 24, 10, 1, "test")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home, _ := os.UserHomeDir()
+	for in, want := range map[string]string{
+		`  "/a/b c.png" `:         "/a/b c.png",
+		"'/x.png'":               "/x.png",
+		"file:///a/b%20c.png":    "/a/b c.png",
+		"~/p.png":                filepath.Join(home, "p.png"),
+		"/plain/path/image.png ": "/plain/path/image.png",
+	} {
+		if got, err := cleanPath(in); err != nil || got != want {
+			t.Errorf("cleanPath(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := cleanPath(`  ""  `); err == nil {
+		t.Error("an empty path was accepted")
+	}
+
+	_, entry := n.openImageDialog()
+	entry.SetText(`"` + path + `"`)
+	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if w.Location() != loc {
+		t.Fatalf("typed path opened %v, want %v", w.Location(), loc)
+	}
+	if r := w.recentImages(); len(r) != 1 || r[0] != path {
+		t.Fatalf("recent images %v", r)
+	}
+	_, entry = n.openImageDialog()
+	if len(w.dialogs) != 1 {
+		t.Fatalf("%d dialogs open", len(w.dialogs))
+	}
+	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if len(w.dialogs) != 0 {
+		t.Error("Escape left Open Image open")
+	}
+	os.Remove(path)
+	if r := w.recentImages(); len(r) != 0 {
+		t.Errorf("a deleted image is still listed: %v", r)
 	}
 }

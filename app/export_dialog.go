@@ -397,6 +397,7 @@ func (ui *exportUI) start(path string, opt export.Options) {
 				return
 			}
 			run.bar.SetValue(1)
+			ui.w.addRecentImage(path)
 			s := run.sum
 			run.status.SetText(wrapText(fmt.Sprintf("Done: %dx%d in %s, %.1f Mpx/s, %s", s.Width, s.Height, s.Elapsed.Round(100*time.Millisecond), s.Rate, export.HumanBytes(s.Bytes)), dialogTextWidth))
 		})

@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -235,18 +234,4 @@ func (n *navigator) openImage(path string) error {
 	n.w.SetLocation(md.Location)
 	n.settle()
 	return nil
-}
-
-func (n *navigator) showOpenImage() {
-	d := dialog.NewFileOpen(func(rc fyne.URIReadCloser, err error) {
-		if err != nil || rc == nil {
-			n.w.ShowError(err)
-			return
-		}
-		path := rc.URI().Path()
-		rc.Close()
-		n.w.ShowError(n.openImage(path))
-	}, n.w.FyneWindow())
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".png"}))
-	n.w.showDialog(d)
 }
