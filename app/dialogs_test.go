@@ -313,7 +313,7 @@ func TestOpenImageTypedAndRecent(t *testing.T) {
 	}
 	home, _ := os.UserHomeDir()
 	for in, want := range map[string]string{
-		`  "/a/b c.png" `:         "/a/b c.png",
+		`  "/a/b c.png" `:        "/a/b c.png",
 		"'/x.png'":               "/x.png",
 		"file:///a/b%20c.png":    "/a/b c.png",
 		"~/p.png":                filepath.Join(home, "p.png"),
