@@ -537,7 +537,52 @@ func (p *bookmarksPanel) importFile(src string, done func(bookmarks.ImportResult
 			p.change(func(s *bookmarks.Store) error {
 				r.Added, r.Skipped = s.Merge(in)
 				return nil
-			}, func(err error) { done(r, err) })
+			}, func(err error) {
+				if err == nil {
+					p.addThumbnails(r.Added)
+				}
+				done(r, err)
+			})
+		})
+	}()
+}
+
+// addThumbnails gives the named bookmarks that have no thumbnail (those imported from .kfr
+// files) one: rendered off the UI goroutine, then written to the file, unless the bookmark
+// was changed or given a thumbnail meanwhile.
+func (p *bookmarksPanel) addThumbnails(names []string) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var todo []bookmarks.Bookmark
+	for _, b := range p.all {
+		if want[b.Name] && len(b.Thumbnail) == 0 {
+			todo = append(todo, b)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	go func() {
+		thumbs := make([][]byte, len(todo))
+		for i, b := range todo {
+			thumbs[i] = p.renderBookmarkThumbnail(b.Location)
+		}
+		p.w.uiDo(func() {
+			p.change(func(s *bookmarks.Store) error {
+				for i, b := range todo {
+					cur, ok := s.Get(b.Name)
+					if !ok || len(cur.Thumbnail) > 0 || cur.Location.String() != b.Location.String() || thumbs[i] == nil {
+						continue
+					}
+					cur.Thumbnail = thumbs[i]
+					if err := s.Set(cur); err != nil {
+						return err
+					}
+				}
+				return nil
+			}, p.showErr)
 		})
 	}()
 }

@@ -372,3 +372,41 @@ func TestBookmarksWriteOffTheUIGoroutine(t *testing.T) {
 		t.Errorf("after the delete the file has %v", s.Names())
 	}
 }
+
+// A bookmark imported from a .kfr file (which holds no picture) gets its thumbnail in the
+// background.
+func TestImportedBookmarkGetsThumbnail(t *testing.T) {
+	_, p, path := newBookmarksTestWindow(t)
+	kfr := filepath.Join(t.TempDir(), "Spiral.kfr")
+	os.WriteFile(kfr, []byte("Re: "+testRe60+"\r\nIm: "+testIm60+"\r\nZoom: 2E3\r\nIterations: 800\r\n"), 0o644)
+	if _, err := awaitImport(t, p, kfr); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the thumbnail", func() bool {
+		s, err := bookmarks.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ok := s.Get("Spiral")
+		return ok && len(b.Thumbnail) > 0
+	})
+	s, _ := bookmarks.Load(path)
+	b, _ := s.Get("Spiral")
+	img, err := bookmarks.DecodeThumbnail(b.Thumbnail)
+	if err != nil || img.Bounds().Dx() != bookmarkThumbW || img.Bounds().Dy() != bookmarkThumbH {
+		t.Fatalf("thumbnail %v, %v", img, err)
+	}
+	if b.Location.Zoom.String() != "2E3" || b.Location.Re.String() != testRe60 {
+		t.Errorf("the thumbnail changed the location: %v", b.Location)
+	}
+	colours := map[[3]uint32]bool{}
+	for y := 0; y < bookmarkThumbH; y += 3 {
+		for x := 0; x < bookmarkThumbW; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r, g, bl}] = true
+		}
+	}
+	if len(colours) < 4 {
+		t.Errorf("the thumbnail has %d colours: not a picture of the view", len(colours))
+	}
+}
