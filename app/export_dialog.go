@@ -74,6 +74,9 @@ type exportUI struct {
 
 	mu      sync.Mutex
 	running *exportRun // the export in progress, nil when none
+
+	sample   exportSample // the last sample measured (UI goroutine)
+	sampling string       // the view a sample is being measured for, "" when none
 }
 
 // exportRun is one export running in the background.
@@ -231,7 +234,14 @@ func (ui *exportUI) refresh() {
 	if w > 0 && h > 0 {
 		mpx := float64(w) * float64(h) / 1e6
 		lo, hi := export.EstimateRange(w, h)
-		ui.estimate.SetText(fmt.Sprintf("%.1f Mpx (%.0f M samples), file %s to %s", mpx, mpx*float64(ss*ss), export.HumanBytes(lo), export.HumanBytes(hi)))
+		text := fmt.Sprintf("%.1f Mpx (%.0f M samples), file %s to %s", mpx, mpx*float64(ss*ss), export.HumanBytes(lo), export.HumanBytes(hi))
+		if view := ui.w.Location().String(); ui.sample.view == view && ui.sample.err == nil {
+			t, size := ui.sample.estimate(w, h, ss)
+			text = fmt.Sprintf("%.1f Mpx (%.0f M samples), file up to about %s, time %s", mpx, mpx*float64(ss*ss), export.HumanBytes(size), roughDuration(t))
+		} else {
+			ui.measure()
+		}
+		ui.estimate.SetText(text)
 		vw, vh := ui.w.ViewSize()
 		if vw > 0 && vh > 0 && int64(w)*int64(vh) != int64(h)*int64(vw) {
 			ui.w.SetExportFrame(w, h)
@@ -255,6 +265,28 @@ func (ui *exportUI) refresh() {
 		ui.problem.SetText("")
 		ui.exportBt.Enable()
 	}
+}
+
+// measure starts measuring a sample of the current view in the background, unless one is
+// measured or being measured; the estimate is refreshed when it is done.
+func (ui *exportUI) measure() {
+	l := ui.w.Location()
+	view := l.String()
+	if ui.sampling == view || ui.sample.view == view {
+		return
+	}
+	ui.sampling = view
+	r := ui.exportRenderer()
+	go func() {
+		s := sampleView(r, l)
+		ui.w.uiDo(func() {
+			if ui.sampling == view {
+				ui.sampling = ""
+			}
+			ui.sample = s
+			ui.refresh()
+		})
+	}()
 }
 
 // confirm checks the output path and starts the export, asking first before replacing a file
