@@ -89,30 +89,42 @@ func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Recta
 }
 
 // renderRow draws pixels x0..x1-1 of row y, by perturbation when f has a reference (and then
-// with bla), as Frame.Escape does. At high iteration counts a single row can take seconds, so
+// with bla), as Frame.Pixel does: with the derivative where the colouring reads it. At high iteration counts a single row can take seconds, so
 // it then checks ctx before every pixel.
 func renderRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, pal fractal.Palette, y, x0, x1 int, row []byte) {
 	prec := f.Precision()
 	f32 := prec == fractal.Float32
 	perturb := prec == fractal.Perturbation && f.Ref != nil
 	it := f.Loc.Iterations
+	col := f.Loc.Color
+	deriv := col.NeedsDerivative()
+	s32 := float32(f.Spacing)
 	for x := x0; x < x1; x++ {
 		if it >= 1<<16 && ctx.Err() != nil {
 			return
 		}
-		var n int
-		var nu float64
-		if perturb {
+		var r fractal.Result
+		switch {
+		case deriv && perturb:
 			dr, di := f.Delta(x, y)
-			n, nu = fractal.PerturbEscape(f.Ref, bla, dr, di, it)
-		} else if f32 {
+			r = fractal.PerturbEscapeDE(f.Ref, bla, dr, di, it, f.Spacing)
+		case deriv && f32:
 			re, im := f.Point32(x, y)
-			n, nu = fractal.Escape32(re, im, it)
-		} else {
+			r = fractal.EscapeDE32(re, im, it, s32)
+		case deriv:
 			re, im := f.Point64(x, y)
-			n, nu = fractal.Escape64(re, im, it)
+			r = fractal.EscapeDE64(re, im, it, f.Spacing)
+		case perturb:
+			dr, di := f.Delta(x, y)
+			r.N, r.Nu = fractal.PerturbEscape(f.Ref, bla, dr, di, it)
+		case f32:
+			re, im := f.Point32(x, y)
+			r.N, r.Nu = fractal.Escape32(re, im, it)
+		default:
+			re, im := f.Point64(x, y)
+			r.N, r.Nu = fractal.Escape64(re, im, it)
 		}
-		c := pal.Color(n, nu, f.Loc.Color)
+		c := col.Shade(pal, r)
 		p := row[(x-x0)*4 : (x-x0)*4+4 : (x-x0)*4+4]
 		p[0], p[1], p[2], p[3] = c.R, c.G, c.B, 255
 	}
