@@ -75,6 +75,18 @@ func TransferIndex(t string) int {
 	return -1
 }
 
+// Canonical returns c with the defaults' names written as their one form, the empty string
+// ("smooth" and "linear" read from a file become ""), so that equal colourings compare equal.
+func (c Coloring) Canonical() Coloring {
+	if c.Method == MethodSmooth {
+		c.Method = ""
+	}
+	if c.Transfer == TransferLinear {
+		c.Transfer = ""
+	}
+	return c
+}
+
 // NeedsDerivative reports whether c's method reads the derivative dz/dc (distance, slopes).
 func (c Coloring) NeedsDerivative() bool { return MethodIndex(c.Method) > 0 }
 
