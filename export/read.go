@@ -35,7 +35,7 @@ const (
 	KeyWidth     = "mandelscope.width"
 	KeyLight     = "mandelscope.light"
 	KeyStrength  = "mandelscope.strength"
-	KeyVersion     = "mandelscope.version"
+	KeyVersion   = "mandelscope.version"
 )
 
 // Metadata is the view stored in a Mandelscope PNG's text chunks.
