@@ -21,7 +21,7 @@
 // driver after about 2 s): at ordinary iteration counts each draw colours a band of rows in one
 // pass; above passCost iterations (times the variant's weight) a band is drawn in several
 // passes of at most P iterations each, the orbits' state carried between them in integer
-// textures (ping-pong framebuffers, three colour attachments), then coloured by a final pass,
+// textures (ping-pong framebuffers, four colour attachments), then coloured by a final pass,
 // with the same arithmetic and so the same pixels as one pass.
 package render
 
@@ -109,7 +109,7 @@ type GL struct {
 	// stage, and two sets of state textures with a framebuffer each.
 	iterProgs  map[shaders.Variant]*program
 	colourProg *program
-	stateTex   [2][3]uint32
+	stateTex   [2][4]uint32
 	stateFBO   [2]uint32
 	query      uint32 // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
+	"mandelscope/fractal"
 	"mandelscope/shaders"
 )
 
@@ -192,16 +193,16 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 	p := &program{id: id, variant: variant, loc: map[string]int32{}}
 	for _, u := range []string{"uOrigin", "uHalf", "uCentre", "uSpacing", "uMaxIter",
 		"uStops", "uNumStops", "uDensity", "uOffset", "uK0", "uK1", "uBand",
-		"uState0", "uState1", "uState2",
+		"uState0", "uState1", "uState2", "uState3", "uMethod", "uTransfer", "uWidth", "uLight", "uStrength",
 		"uD", "uRefC", "uLast", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
 		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
 	}
-	// The state textures are read from texture units 0, 1 and 2, the perturbation tables'
-	// pages from units orbitUnit and blaUnit on.
+	// The state textures are read from texture units 0, 1, 2 and state3Unit, the perturbation
+	// tables' pages from units orbitUnit and blaUnit on.
 	gl.UseProgram(id)
-	for i, u := range []string{"uState0", "uState1", "uState2"} {
-		gl.Uniform1i(p.loc[u], int32(i))
+	for i, u := range []string{"uState0", "uState1", "uState2", "uState3"} {
+		gl.Uniform1i(p.loc[u], int32(stateUnit(i)))
 	}
 	for i := range maxPages {
 		gl.Uniform1i(p.loc[fmt.Sprintf("uOrbit%d", i)], int32(orbitUnit+i))
@@ -246,6 +247,26 @@ func (p *program) setColoring(maxIter int, stops []float32, density, offset floa
 	gl.Uniform1i(p.loc["uNumStops"], int32(len(stops)/3))
 	gl.Uniform1f(p.loc["uDensity"], float32(density))
 	gl.Uniform1f(p.loc["uOffset"], float32(offset))
+}
+
+// setShading loads the colouring beyond the palette (the program must be in use): the
+// method and transfer function's numbers and their parameters (fractal.Coloring.Shade).
+func (p *program) setShading(c fractal.Coloring) {
+	gl.Uniform1i(p.loc["uMethod"], int32(max(fractal.MethodIndex(c.Method), 0)))
+	gl.Uniform1i(p.loc["uTransfer"], int32(max(fractal.TransferIndex(c.Transfer), 0)))
+	gl.Uniform1f(p.loc["uWidth"], float32(c.LineWidth()))
+	lx, ly := c.LightDir()
+	gl.Uniform2f(p.loc["uLight"], float32(lx), float32(ly))
+	gl.Uniform1f(p.loc["uStrength"], float32(c.LightStrength()))
+}
+
+// stateUnit is the texture unit of multi-pass state texture i: 0 to 2 for the first three,
+// the unit after the perturbation tables' for the fourth (the derivative).
+func stateUnit(i int) int {
+	if i < 3 {
+		return i
+	}
+	return blaUnit + maxPages
 }
 
 // deleteProgram releases a program.

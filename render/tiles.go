@@ -229,6 +229,7 @@ func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile ima
 		}
 		off := f.Loc.Color.Offset
 		p.setColoring(f.Loc.Iterations, stops, f.Loc.Color.Density, off-math.Floor(off))
+		p.setShading(f.Loc.Color)
 		for _, b := range bands(w, h, f.Loc.Iterations, weight) {
 			if err := ctx.Err(); err != nil {
 				gl.Disable(gl.SCISSOR_TEST)
