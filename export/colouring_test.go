@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
 )
 
 // writeMetadataPNG writes a 10x10 PNG header with text chunks and returns its path.
@@ -66,5 +67,34 @@ func TestMetadataColouring(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s=%s: %v, want an error containing %q", tc.key, tc.value, err, tc.want)
 		}
+	}
+}
+
+// TestSupersampledLinesKeepWidth: the distance colouring's lines have their width in the
+// image's pixels at any supersampling: a 3x3 supersampled export is about as dark as the
+// plain one, where lines of the same width in samples (a third as wide in pixels) would be
+// far lighter.
+func TestSupersampledLinesKeepWidth(t *testing.T) {
+	loc := testLoc()
+	loc.Color = fractal.Coloring{Palette: "grey", Density: 0.25, Offset: 0.4, Method: fractal.MethodDistance, Width: 4}
+	mean := func(ss int, l fractal.Location) float64 {
+		path, _ := export(t, t.TempDir(), Options{Location: l, Width: 120, Height: 80, Supersample: ss})
+		img := imagetest.Decode(t, path)
+		sum := 0
+		for i := 0; i < len(img.Pix); i += 4 {
+			sum += int(img.Pix[i]) + int(img.Pix[i+1]) + int(img.Pix[i+2])
+		}
+		return float64(sum) / float64(3*120*80)
+	}
+	plain, ss3 := mean(1, loc), mean(3, loc)
+	thin := loc
+	thin.Color.Width = loc.Color.Width / 3
+	unscaled := mean(3, thin)
+	t.Logf("mean level: 1x1 %.1f, 3x3 %.1f, 3x3 with lines a third as wide %.1f", plain, ss3, unscaled)
+	if unscaled-plain < 3 {
+		t.Fatalf("lines a third as wide change the mean level by only %.1f: the test cannot tell", unscaled-plain)
+	}
+	if d := max(ss3-plain, plain-ss3); d > (unscaled-plain)/4 {
+		t.Errorf("3x3 supersampling changes the mean level by %.1f (of 255), lines a third as wide by %.1f: the lines changed width", d, unscaled-plain)
 	}
 }

@@ -193,3 +193,23 @@ func TestShade(t *testing.T) {
 		t.Errorf("slopes with a NaN normal: %v", got)
 	}
 }
+
+// TestSampled: only the distance colouring's width follows the samples per pixel.
+func TestSampled(t *testing.T) {
+	d := Coloring{Palette: "classic", Density: 1, Method: MethodDistance}
+	if got := d.Sampled(3).LineWidth(); got != 3*DefaultWidth {
+		t.Errorf("default width at 3x3 samples: %v", got)
+	}
+	d.Width = 2.5
+	if got := d.Sampled(4).Width; got != 10 {
+		t.Errorf("width 2.5 at 4x4 samples: %v", got)
+	}
+	if got := d.Sampled(1); got != d {
+		t.Errorf("one sample changed the colouring: %+v", got)
+	}
+	for _, c := range []Coloring{DefaultColoring, {Palette: "fire", Density: 2, Method: MethodSlopes, Width: 3}} {
+		if got := c.Sampled(4); got != c {
+			t.Errorf("%+v at 4x4 samples: %+v", c, got)
+		}
+	}
+}
