@@ -114,8 +114,9 @@ type GL struct {
 	stateFBO   [2]uint32
 	query      uint32 // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
 
-	// Perturbation: the texel limit of a buffer texture, the programs of perturb.frag, and
-	// the tables uploaded last (kept until another frame's reference or table comes).
+	// Perturbation: the texel limit of a buffer texture, the programs compiled on first use
+	// (perturb.frag's, and mandel.frag's with the derivative: lazyProgram), and the tables
+	// uploaded last (kept until another frame's reference or table comes).
 	maxTexBuffer int
 	deepProgs    map[progKey]*program
 	tables       *deepTables

@@ -54,8 +54,9 @@ func passIterations(px, iter int, weight int64, forced int) int {
 func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, tile image.Rectangle, stops []float32) error {
 	v := single.variant
 	it, col, err := g.passPrograms(v)
-	if v == shaders.Perturb && err == nil {
-		it, err = g.perturbProgram(single.pages, stageIterate)
+	if err == nil && (v == shaders.Perturb || single.deriv) {
+		// The iterate stage draws no colour: SHADE makes no difference to it.
+		it, err = g.lazyProgram(progKey{v, single.pages, stageIterate, false, single.deriv})
 	}
 	if err != nil {
 		return err
@@ -131,7 +132,10 @@ func (g *GL) passPrograms(v shaders.Variant) (it, col *program, err error) {
 		g.iterProgs[v] = p
 	}
 	if g.colourProg == nil {
-		p, err := newStageProgram(g.glsl, shaders.F32, stageColour, shaders.FullscreenVert, shaders.MandelFrag)
+		// One colour stage for every colouring: SHADE, whose branch on the uniforms costs
+		// little in a stage that runs once per pixel after the passes.
+		p, err := linkProgram(g.glsl, shaders.F32, stageColour, shaders.FullscreenVert, source{"mandel.frag", shaders.MandelFrag},
+			[]string{string(shaders.F32), shadeDefine})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -20,7 +20,9 @@ const maxStops = 256
 type program struct {
 	id      uint32
 	variant shaders.Variant
-	pages   int // the perturbation shader's texture buffers per table (0 for the others)
+	pages   int  // the perturbation shader's texture buffers per table (0 for the others)
+	shade   bool // compiled with SHADE: draws the colourings other than the default
+	deriv   bool // compiled with DERIV: carries the derivative for the colourings that read it
 	loc     map[string]int32
 }
 
@@ -154,6 +156,45 @@ func newProgram(glslVersion int, variant shaders.Variant, vertSrc, fragSrc strin
 // newStageProgram is newProgram for one stage of mandel.frag.
 func newStageProgram(glslVersion int, variant shaders.Variant, stage, vertSrc, fragSrc string) (*program, error) {
 	return linkProgram(glslVersion, variant, stage, vertSrc, source{"mandel.frag", fragSrc}, []string{string(variant)})
+}
+
+// shadeDefine and derivDefine are the defines of the programs for the colourings other than
+// the default, and of those that carry the derivative.
+const (
+	shadeDefine = "SHADE"
+	derivDefine = "DERIV"
+)
+
+// shadingOf says which of those defines a colouring's programs need.
+func shadingOf(c fractal.Coloring) (shade, deriv bool) {
+	return !c.IsDefaultShading(), c.NeedsDerivative()
+}
+
+// lazyProgram returns the program for key, compiling it on first use (on the GL thread):
+// mandel.frag's variants and stages with SHADE or DERIV, and perturb.frag's programs.
+func (g *GL) lazyProgram(key progKey) (*program, error) {
+	if p := g.deepProgs[key]; p != nil {
+		return p, nil
+	}
+	frag := source{"mandel.frag", shaders.MandelFrag}
+	defs := []string{string(key.v)}
+	if key.v == shaders.Perturb {
+		frag = source{"perturb.frag", shaders.PerturbFrag}
+		defs = []string{string(shaders.F64), fmt.Sprintf("PAGES %d", key.pages)}
+	}
+	if key.shade {
+		defs = append(defs, shadeDefine)
+	}
+	if key.deriv {
+		defs = append(defs, derivDefine)
+	}
+	p, err := linkProgram(g.glsl, key.v, key.stage, shaders.FullscreenVert, frag, defs)
+	if err != nil {
+		return nil, err
+	}
+	p.variant, p.pages, p.shade, p.deriv = key.v, key.pages, key.shade, key.deriv
+	g.deepProgs[key] = p
+	return p, nil
 }
 
 // linkProgram compiles and links the vertex source and common.glsl followed by frag, with

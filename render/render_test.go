@@ -198,8 +198,34 @@ func TestShadersCompile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The programs with the derivative, both stages.
+			for _, stage := range []string{stageSingle, stageIterate} {
+				if err := g.th.call(func() error {
+					_, err := g.lazyProgram(progKey{v: v, stage: stage, shade: true, deriv: true})
+					return err
+				}); err != nil {
+					t.Fatalf("%s with DERIV: %v", stage, err)
+				}
+			}
 		})
 	}
+	t.Run("perturb", func(t *testing.T) {
+		if !g.fp64 {
+			t.Skipf("%s has no native fp64", g.renderer)
+		}
+		for pages := 1; pages <= maxPages; pages++ {
+			for _, stage := range []string{stageSingle, stageIterate} {
+				for _, deriv := range []bool{false, true} {
+					if err := g.th.call(func() error {
+						_, err := g.perturbProgram(pages, stage, deriv, deriv)
+						return err
+					}); err != nil {
+						t.Fatalf("%d pages, stage %q, derivative %v: %v", pages, stage, deriv, err)
+					}
+				}
+			}
+		}
+	})
 }
 
 func TestBrokenShaderReturnsLog(t *testing.T) {
@@ -628,10 +654,14 @@ func newGL33(t *testing.T) *GL {
 // every variant against the CPU.
 func TestGL33(t *testing.T) {
 	g := newGL33(t)
+	slopes := func(l func(testing.TB) fractal.Location) func(testing.TB) fractal.Location {
+		return func(t testing.TB) fractal.Location { return withColouring(t, l(t), "slopes") }
+	}
 	for _, c := range []struct {
 		v   shaders.Variant
 		loc func(testing.TB) fractal.Location
-	}{{shaders.F32, seahorseLoc}, {shaders.F64, deepLoc}, {shaders.Emulated, deepLoc}} {
+	}{{shaders.F32, seahorseLoc}, {shaders.F64, deepLoc}, {shaders.Emulated, deepLoc},
+		{shaders.F32, slopes(seahorseLoc)}, {shaders.F64, slopes(deepLoc)}, {shaders.Emulated, slopes(deepLoc)}} {
 		p := g.progs[c.v]
 		if p == nil {
 			t.Logf("%s: not available on %s with GLSL 3.30", c.v, g.renderer)

@@ -115,6 +115,7 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 			sub := dst.SubImage(tile.Sub(rect.Min).Add(origin)).(*image.RGBA)
 			err := g.th.call(func() error {
 				p := p
+				shade, deriv := shadingOf(f.Loc.Color)
 				if v == shaders.Perturb {
 					bla := f.BLA()
 					if noBLA {
@@ -124,7 +125,12 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 					if err != nil {
 						return err
 					}
-					if p, err = g.perturbProgram(t.pages, stageSingle); err != nil {
+					if p, err = g.perturbProgram(t.pages, stageSingle, shade, deriv); err != nil {
+						return err
+					}
+				} else if shade {
+					var err error
+					if p, err = g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv}); err != nil {
 						return err
 					}
 				}

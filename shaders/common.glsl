@@ -5,8 +5,10 @@
 //
 // Defines from the Go side's header: exactly one of PREC_F32, PREC_F64, PREC_EMULATED (the
 // arithmetic of the orbit; the perturbation shader uses PREC_F64); MAX_STOPS, the size of the
-// palette uniform array; and for one stage of a multi-pass render STAGE_ITERATE or
-// STAGE_COLOUR.
+// palette uniform array; for one stage of a multi-pass render STAGE_ITERATE or STAGE_COLOUR;
+// SHADE in the programs for a colouring other than the default (a method or a transfer
+// function), and DERIV in those that carry the derivative dz/dc (the distance and slopes
+// colourings): the default colouring's programs have neither and pay nothing for them.
 //
 // Rows: the framebuffer's row 0 (GL's bottom row) holds the tile's TOP row, so glReadPixels
 // delivers rows top-first straight into an image.RGBA with no flip on the CPU.
@@ -27,7 +29,7 @@ uniform float uOffset;
 // Colouring beyond the palette (fractal.Coloring.Shade): uMethod 0 smooth, 1 distance, 2
 // slopes; uTransfer 0 linear, 1 sqrt, 2 log; the distance method's line width in pixels, the
 // slopes method's light direction (a unit vector) and strength. Methods 1 and 2 read the
-// derivative w = dz/dc * spacing, which the shaders carry only for them.
+// derivative w = dz/dc * spacing, which only the programs compiled with DERIV carry.
 uniform int uMethod;
 uniform int uTransfer;
 uniform float uWidth;
@@ -74,8 +76,13 @@ vec3 colour(float nu) {
 // shade returns the colour (0..255) of an escaped pixel with smooth value nu, distance
 // estimate de (pixels) and normal u, as fractal.Coloring.Shade: the default colouring is
 // colour(nu) itself; the others interpolate the palette at the transferred value and scale it
-// by the method's brightness before rounding.
+// by the method's brightness before rounding. Programs for the default colouring are compiled
+// without SHADE, where it is colour(nu) alone: the branch on the uniforms cost llvmpipe 15% of
+// a shallow view's time (BenchmarkRenderExportView4K), as it runs both sides.
 vec3 shade(float nu, float de, vec2 u) {
+#if !defined(SHADE)
+    return colour(nu);
+#else
     if (uMethod == 0 && uTransfer == 0) {
         return colour(nu);
     }
@@ -102,6 +109,7 @@ vec3 shade(float nu, float de, vec2 u) {
         k = 1.0 - uStrength * (1.0 - d) * 0.5;
     }
     return floor((a * (1.0 - f) + b * f) * k + 0.5);
+#endif
 }
 
 // finishDE is fractal.finishDE: from the final z and w, the distance estimate in pixels,

@@ -125,12 +125,11 @@ REAL derSpacing() {
 // It returns the escape count n when |z(n)| > 2, -1 when the orbit came back to the saved z
 // (periodic: black), and 0 when it is still going after k1. The single-pass shader runs
 // 1..uMaxIter in one call; the multi-pass one the same iterations in slices, with the state
-// carried between them in textures, so both take exactly the same steps. For the colourings
-// that read it (uMethod > 0) it also carries the derivative w <- 2 z w + spacing (z before
-// the step), which changes nothing in z's arithmetic.
+// carried between them in textures, so both take exactly the same steps. Compiled with DERIV
+// (for the colourings that read it) it also carries the derivative w <- 2 z w + spacing (z
+// before the step), which changes nothing in z's arithmetic.
 int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout int check,
             inout int period, int k0, int k1, inout REAL wr, inout REAL wi) {
-    bool deriv = uMethod > 0;
     REAL sp = derSpacing();
 #if !defined(PREC_EMULATED)
     // zr2 and zi2 are the squares the escape test computed: the same roundings as
@@ -138,17 +137,17 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
     Z zr2 = zr * zr, zi2 = zi * zi;
 #endif
     for (int k = k0; k <= k1; k++) {
-        if (deriv) {
+#if defined(DERIV)
 #if defined(PREC_EMULATED)
-            float fr = zr.x, fi = zi.x;
+        float fr = zr.x, fi = zi.x;
 #else
-            REAL fr = zr, fi = zi;
+        REAL fr = zr, fi = zi;
 #endif
-            precise REAL nwr = 2.0 * (fr * wr - fi * wi) + sp;
-            precise REAL nwi = 2.0 * (fr * wi + fi * wr);
-            wr = nwr;
-            wi = nwi;
-        }
+        precise REAL nwr = 2.0 * (fr * wr - fi * wi) + sp;
+        precise REAL nwi = 2.0 * (fr * wi + fi * wr);
+        wr = nwr;
+        wi = nwi;
+#endif
 #if defined(PREC_F32)
         precise float nzi = 2.0 * zr * zi + ci;
         precise float nzr = zr2 - zi2 + cr;
@@ -244,18 +243,18 @@ void main() {
         period = int(m.z);
         unpackZ(texelFetch(uState0, t, 0), zr, zi);
         unpackZ(texelFetch(uState1, t, 0), sr, si);
-        if (uMethod > 0) {
-            unpackW(texelFetch(uState3, t, 0), wr, wi);
-        }
+#if defined(DERIV)
+        unpackW(texelFetch(uState3, t, 0), wr, wi);
+#endif
     }
     if (status == 0u) {
         int n = iterate(cr, ci, zr, zi, sr, si, check, period, uK0, uK1, wr, wi);
         if (n > 0) {
-            if (uMethod > 0) {
-                nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derSpacing(), n, de, u);
-            } else {
-                nu = escapeSmooth(cr, ci, zr, zi, n);
-            }
+#if defined(DERIV)
+            nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derSpacing(), n, de, u);
+#else
+            nu = escapeSmooth(cr, ci, zr, zi, n);
+#endif
             status = 2u;
         } else if (n < 0 || uK1 >= uMaxIter) {
             status = 1u;
@@ -310,13 +309,13 @@ void main() {
         fragColor = vec4(0.0, 0.0, 0.0, 1.0);
         return;
     }
-    if (uMethod > 0) {
-        float de;
-        vec2 u;
-        float nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derSpacing(), n, de, u);
-        fragColor = vec4(shade(nu, de, u) / 255.0, 1.0);
-        return;
-    }
+#if defined(DERIV)
+    float de;
+    vec2 u;
+    float nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derSpacing(), n, de, u);
+    fragColor = vec4(shade(nu, de, u) / 255.0, 1.0);
+    return;
+#endif
     fragColor = vec4(shade(escapeSmooth(cr, ci, zr, zi, n), 0.0, vec2(0.0)) / 255.0, 1.0);
 }
 #endif

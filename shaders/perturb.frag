@@ -106,7 +106,7 @@ void pixelDc(out double dcr, out double dci) {
 // perturbation from state (d, m, n), exactly as fractal.PerturbEscape does. It returns n when
 // |z_n| > 2 (nu then holds the smooth value), -1 when n reached uMaxIter (black), and 0 when
 // the budget ran out first. Every step advances n by at least 1, so uMaxIter steps finish
-// every pixel. For the colourings that read it (uMethod > 0) it carries the derivative w
+// every pixel. Compiled with DERIV (for the colourings that read it) it carries the derivative w
 // (fractal.PerturbEscapeDE: w <- 2 (Z_m + d) w + spacing for a plain step, w <- A w + B
 // spacing for a BLA block) and on escape gives the distance estimate de and the normal u.
 int perturb(double dcr, double dci, inout double dr, inout double di, inout int m, inout int n,
@@ -114,7 +114,6 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
     nu = 0.0;
     de = 0.0;
     u = vec2(0.0);
-    bool deriv = uMethod > 0;
     double sp = packDouble2x32(uSpacing);
     // 2^-900 and 2^600, built from their bits: the rebasing test's scale for tiny values.
     double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
@@ -164,27 +163,27 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
                 precise double ni = ar * di + ai * dr + br * dci + bi * dcr;
                 dr = nr;
                 di = ni;
-                if (deriv) {
-                    precise double nwr = ar * wr - ai * wi + br * sp;
-                    precise double nwi = ar * wi + ai * wr + bi * sp;
-                    wr = nwr;
-                    wi = nwi;
-                }
+#if defined(DERIV)
+                precise double nwr = ar * wr - ai * wi + br * sp;
+                precise double nwi = ar * wi + ai * wr + bi * sp;
+                wr = nwr;
+                wi = nwi;
+#endif
                 m += 1 << lo;
                 n += 1 << lo;
                 jumped = true;
             }
         }
         if (!jumped) {
-            if (deriv) {
-                // w <- 2 z w + spacing, z = Z_m + d before the step
-                precise double fr = zmr + dr;
-                precise double fi = zmi + di;
-                precise double nwr = 2.0LF * (fr * wr - fi * wi) + sp;
-                precise double nwi = 2.0LF * (fr * wi + fi * wr);
-                wr = nwr;
-                wi = nwi;
-            }
+#if defined(DERIV)
+            // w <- 2 z w + spacing, z = Z_m + d before the step
+            precise double fr = zmr + dr;
+            precise double fi = zmi + di;
+            precise double nwr = 2.0LF * (fr * wr - fi * wi) + sp;
+            precise double nwi = 2.0LF * (fr * wi + fi * wr);
+            wr = nwr;
+            wi = nwi;
+#endif
             // d <- (2 Z + d) d + dc
             precise double tr = 2.0LF * zmr + dr;
             precise double ti = 2.0LF * zmi + di;
@@ -226,11 +225,11 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
     if (escaped) {
         precise double cr = packDouble2x32(uRefC.xy) + dcr;
         precise double ci = packDouble2x32(uRefC.zw) + dci;
-        if (deriv) {
-            nu = escapeSmoothDE(cr, ci, ezr, ezi, wr, wi, sp, n, de, u);
-        } else {
-            nu = escapeSmooth(cr, ci, ezr, ezi, n);
-        }
+#if defined(DERIV)
+        nu = escapeSmoothDE(cr, ci, ezr, ezi, wr, wi, sp, n, de, u);
+#else
+        nu = escapeSmooth(cr, ci, ezr, ezi, n);
+#endif
         return n;
     }
     return n >= uMaxIter ? -1 : 0;
@@ -259,9 +258,9 @@ void main() {
         uvec4 mn = texelFetch(uState1, t, 0);
         m = int(mn.x);
         n = int(mn.y);
-        if (uMethod > 0) {
-            unpackW(texelFetch(uState3, t, 0), wr, wi);
-        }
+#if defined(DERIV)
+        unpackW(texelFetch(uState3, t, 0), wr, wi);
+#endif
     }
     float nu, de;
     vec2 u;
