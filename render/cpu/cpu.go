@@ -92,6 +92,41 @@ func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Recta
 // with bla), as Frame.Pixel does: with the derivative where the colouring reads it. At high iteration counts a single row can take seconds, so
 // it then checks ctx before every pixel.
 func renderRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, pal fractal.Palette, y, x0, x1 int, row []byte) {
+	if !f.Loc.Color.IsDefaultShading() {
+		renderRowShaded(ctx, f, bla, pal, y, x0, x1, row)
+		return
+	}
+	prec := f.Precision()
+	f32 := prec == fractal.Float32
+	perturb := prec == fractal.Perturbation && f.Ref != nil
+	it := f.Loc.Iterations
+	for x := x0; x < x1; x++ {
+		if it >= 1<<16 && ctx.Err() != nil {
+			return
+		}
+		var n int
+		var nu float64
+		if perturb {
+			dr, di := f.Delta(x, y)
+			n, nu = fractal.PerturbEscape(f.Ref, bla, dr, di, it)
+		} else if f32 {
+			re, im := f.Point32(x, y)
+			n, nu = fractal.Escape32(re, im, it)
+		} else {
+			re, im := f.Point64(x, y)
+			n, nu = fractal.Escape64(re, im, it)
+		}
+		c := pal.Color(n, nu, f.Loc.Color)
+		p := row[(x-x0)*4 : (x-x0)*4+4 : (x-x0)*4+4]
+		p[0], p[1], p[2], p[3] = c.R, c.G, c.B, 255
+	}
+}
+
+// renderRowShaded is renderRow for the colourings other than the default: with the
+// derivative where the colouring reads it, coloured by fractal.Coloring.Shade. (The default's
+// loop is kept apart: through this one it took about 1.2x as long, BenchmarkRender's best of
+// 4: 35-38 ms against 28-32 ms.)
+func renderRowShaded(ctx context.Context, f fractal.Frame, bla *fractal.BLA, pal fractal.Palette, y, x0, x1 int, row []byte) {
 	prec := f.Precision()
 	f32 := prec == fractal.Float32
 	perturb := prec == fractal.Perturbation && f.Ref != nil
