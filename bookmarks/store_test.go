@@ -573,3 +573,45 @@ func TestSymlinkedFileStaysALink(t *testing.T) {
 		t.Fatalf("link loop: %v", err)
 	}
 }
+
+// TestColouringFields: a bookmark's colouring beyond the palette round-trips through the file
+// (format version 2); a file whose bookmarks all use the default colouring stays version 1,
+// readable by older versions; bad values are damage, named.
+func TestColouringFields(t *testing.T) {
+	path := tempPath(t)
+	if err := Add(path, Bookmark{Name: "plain", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := os.ReadFile(path); !bytes.Contains(text, []byte(`"version": 1,`)) || bytes.Contains(text, []byte("colouring")) {
+		t.Errorf("a file of default colourings:\n%s", text)
+	}
+	loc := deepLocation(t)
+	loc.Color.Method, loc.Color.Transfer, loc.Color.Width, loc.Color.Light, loc.Color.Strength = fractal.MethodSlopes, fractal.TransferLog, 3, -45, 0.5
+	if err := Add(path, Bookmark{Name: "lit", Location: loc}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if !bytes.Contains(text, []byte(`"version": 2,`)) || !bytes.Contains(text, []byte(`"colouring": "slopes"`)) {
+		t.Errorf("file with a slopes bookmark:\n%s", text)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Get("lit"); b.Location != loc {
+		t.Errorf("read back %+v, wrote %+v", b.Location.Color, loc.Color)
+	}
+	bad := `{"format": "mandelscope-bookmarks", "version": 2, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, %s}]}`
+	for field, want := range map[string]string{
+		`"colouring": "plasma"`: `unknown colouring "plasma"`,
+		`"transfer": "x"`:       "unknown transfer function",
+		`"width": 1e9`:          "line width 1e+09 is out of range",
+		`"strength": -1`:        "light strength -1 is out of range",
+		`"light": 400`:          "light angle 400 is out of range",
+		`"width": "1"`:          "holds a JSON string where a number belongs",
+	} {
+		if _, err := Parse([]byte(fmt.Sprintf(bad, field))); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error containing %q", field, err, want)
+		}
+	}
+}

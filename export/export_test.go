@@ -304,34 +304,44 @@ func sameFile(t *testing.T, a, b string) {
 // TestResumeByteIdentical: stop after k strips (as if killed), resume, compare bytes with an
 // uninterrupted export; with supersampling too.
 func TestResumeByteIdentical(t *testing.T) {
-	for _, ss := range []int{1, 2} {
-		for _, k := range []int{1, 4} {
-			t.Run(fmt.Sprintf("ss%d-after%d", ss, k), func(t *testing.T) {
-				dir := t.TempDir()
-				base := Options{Location: testLoc(), Width: 211, Height: 143, Supersample: ss, Tile: 77, StripBytes: 4 * 211 * ss * ss * 17, Version: "t"}
-				whole, sum := export(t, t.TempDir(), base)
-				path := filepath.Join(dir, "r.png")
-				stop := base
-				stop.stopAfter = k
-				_, err := Export(context.Background(), &cpu.Renderer{}, path, stop)
-				if !errors.Is(err, ErrInterrupted) {
-					t.Fatalf("stopped export: %v", err)
-				}
-				if _, err := os.Stat(path); err == nil {
-					t.Fatal("FILE.png exists after a kill")
-				}
-				res := base
-				res.Resume = true
-				rs, err := Export(context.Background(), &cpu.Renderer{}, path, res)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if rs.Resumed != k {
-					t.Errorf("resumed from strip %d, want %d (of %d)", rs.Resumed, k, sum.Strips)
-				}
-				sameFile(t, path, whole)
-			})
-		}
+	type run struct {
+		ss, k int
+		col   string // a colouring method ("": the default)
+	}
+	runs := []run{{1, 1, ""}, {1, 4, ""}, {2, 1, ""}, {2, 4, ""},
+		{1, 4, fractal.MethodDistance}, {2, 1, fractal.MethodSlopes}}
+	for _, r := range runs {
+		ss, k := r.ss, r.k
+		t.Run(fmt.Sprintf("ss%d-after%d%s", ss, k, r.col), func(t *testing.T) {
+			dir := t.TempDir()
+			loc := testLoc()
+			loc.Color.Method, loc.Color.Transfer = r.col, ""
+			if r.col != "" {
+				loc.Color.Transfer = fractal.TransferSqrt
+			}
+			base := Options{Location: loc, Width: 211, Height: 143, Supersample: ss, Tile: 77, StripBytes: 4 * 211 * ss * ss * 17, Version: "t"}
+			whole, sum := export(t, t.TempDir(), base)
+			path := filepath.Join(dir, "r.png")
+			stop := base
+			stop.stopAfter = k
+			_, err := Export(context.Background(), &cpu.Renderer{}, path, stop)
+			if !errors.Is(err, ErrInterrupted) {
+				t.Fatalf("stopped export: %v", err)
+			}
+			if _, err := os.Stat(path); err == nil {
+				t.Fatal("FILE.png exists after a kill")
+			}
+			res := base
+			res.Resume = true
+			rs, err := Export(context.Background(), &cpu.Renderer{}, path, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rs.Resumed != k {
+				t.Errorf("resumed from strip %d, want %d (of %d)", rs.Resumed, k, sum.Strips)
+			}
+			sameFile(t, path, whole)
+		})
 	}
 }
 
@@ -346,6 +356,11 @@ func TestResumeRefusals(t *testing.T) {
 	Export(context.Background(), &cpu.Renderer{}, path, opt)
 	other := opt
 	other.stopAfter, other.Resume = 0, true
+	lit := other
+	lit.Location.Color.Method = fractal.MethodSlopes
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, lit); !errors.Is(err, ErrParamsDiffer) {
+		t.Errorf("resume in another colouring: %v", err)
+	}
 	other.Location.Iterations++
 	if _, err := Export(context.Background(), &cpu.Renderer{}, path, other); !errors.Is(err, ErrParamsDiffer) || !strings.Contains(err.Error(), "different parameters") {
 		t.Errorf("resume with other parameters: %v", err)

@@ -739,6 +739,17 @@ func TestDeepExportResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFile(t, path, whole)
+
+	// The distance colouring carries the derivative through the perturbation: the same.
+	opt.Location.Color.Method = fractal.MethodDistance
+	whole, _ = export(t, t.TempDir(), opt)
+	path = interrupted(t, t.TempDir(), opt, 3)
+	res = opt
+	res.Resume = true
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, res); err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, path, whole)
 }
 
 // BenchmarkResumeVerify measures what a resume costs before it renders: verifying a .part

@@ -39,8 +39,9 @@ func deepFrame(t testing.TB, re, im, zoom string, iter, w, h int) fractal.Frame 
 	return f
 }
 
-// perturbCPU is the CPU picture of a Perturbation frame: fractal.Frame.Escape for every
-// pixel (perturbation with the frame's BLA table, the rule the shader follows), coloured.
+// perturbCPU is the CPU picture of a Perturbation frame: fractal.Frame.Pixel for every pixel
+// (perturbation with the frame's BLA table, the rule the shader follows, with the derivative
+// where the colouring reads it), coloured.
 func perturbCPU(t testing.TB, f fractal.Frame) (*image.RGBA, []int) {
 	t.Helper()
 	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
@@ -51,9 +52,9 @@ func perturbCPU(t testing.TB, f fractal.Frame) (*image.RGBA, []int) {
 	counts := make([]int, 0, f.W*f.H)
 	for y := range f.H {
 		for x := range f.W {
-			n, nu := f.Escape(x, y)
-			counts = append(counts, n)
-			img.SetRGBA(x, y, pal.Color(n, nu, f.Loc.Color))
+			r := f.Pixel(x, y)
+			counts = append(counts, r.N)
+			img.SetRGBA(x, y, f.Loc.Color.Shade(pal, r))
 		}
 	}
 	return img, counts
@@ -90,9 +91,24 @@ func TestPerturbAgainstCPU(t *testing.T) {
 		{"p8007_1e20", p8007Re, p8007Im, "1e20", 20000, 48, 36},
 		{"p136119_1e50", p136119Re, p136119Im, "1e50", 300000, 40, 30},
 		{"misiurewicz_1e100", misRe, misIm, "1e100", 12000, 44, 30},
+		{"p8007_1e20_distance", p8007Re, p8007Im, "1e20", 20000, 48, 36},
+		{"p8007_1e20_slopes", p8007Re, p8007Im, "1e20", 20000, 48, 36},
+		{"p136119_1e50_distance", p136119Re, p136119Im, "1e50", 300000, 40, 30},
+		{"misiurewicz_1e100_slopes", misRe, misIm, "1e100", 12000, 44, 30},
+		{"misiurewicz_1e100_log_distance", misRe, misIm, "1e100", 12000, 44, 30},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := deepFrame(t, c.re, c.im, c.zoom, c.iter, c.w, c.h)
+			if _, col, ok := strings.Cut(c.name[strings.Index(c.name, "_")+1:], "_"); ok {
+				plain, _ := perturbCPU(t, f)
+				f.Loc = withColouring(t, f.Loc, col)
+				coloured, _ := perturbCPU(t, f)
+				same, _ := imagetest.Agreement(coloured, plain, 0)
+				t.Logf("%s: %.1f%% of pixels differ from the smooth colouring's", col, 100*(1-same))
+				if same > 0.99 {
+					t.Errorf("%s changes only %.1f%% of the pixels of the smooth colouring", col, 100*(1-same))
+				}
+			}
 			if m := g.Mode(f); m != "perturbation (fp64)" {
 				t.Errorf("Mode = %q", m)
 			}
@@ -133,8 +149,13 @@ func TestPerturbPassesAndTiles(t *testing.T) {
 	}{
 		{"p8007_1e20", p8007Re, p8007Im, "1e20", 20000, 45, 31, []int{97, 2000}},
 		{"p136119_1e50", p136119Re, p136119Im, "1e50", 300000, 37, 23, []int{1000}},
+		{"p8007_1e20_distance", p8007Re, p8007Im, "1e20", 20000, 45, 31, []int{97}},
+		{"p136119_1e50_slopes", p136119Re, p136119Im, "1e50", 300000, 37, 23, []int{1000}},
 	} {
 		f := deepFrame(t, c.re, c.im, c.zoom, c.iter, c.w, c.h)
+		if _, col, ok := strings.Cut(c.name[strings.Index(c.name, "_")+1:], "_"); ok {
+			f.Loc = withColouring(t, f.Loc, col)
+		}
 		want := renderGL(t, single, f)
 		for _, p := range c.passes {
 			t.Run(fmt.Sprintf("%s/P%d", c.name, p), func(t *testing.T) {

@@ -115,6 +115,7 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 			sub := dst.SubImage(tile.Sub(rect.Min).Add(origin)).(*image.RGBA)
 			err := g.th.call(func() error {
 				p := p
+				shade, deriv := shadingOf(f.Loc.Color)
 				if v == shaders.Perturb {
 					bla := f.BLA()
 					if noBLA {
@@ -124,7 +125,12 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 					if err != nil {
 						return err
 					}
-					if p, err = g.perturbProgram(t.pages, stageSingle); err != nil {
+					if p, err = g.perturbProgram(t.pages, stageSingle, shade, deriv); err != nil {
+						return err
+					}
+				} else if shade {
+					var err error
+					if p, err = g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv}); err != nil {
 						return err
 					}
 				}
@@ -229,6 +235,7 @@ func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile ima
 		}
 		off := f.Loc.Color.Offset
 		p.setColoring(f.Loc.Iterations, stops, f.Loc.Color.Density, off-math.Floor(off))
+		p.setShading(f.Loc.Color)
 		for _, b := range bands(w, h, f.Loc.Iterations, weight) {
 			if err := ctx.Err(); err != nil {
 				gl.Disable(gl.SCISSOR_TEST)
