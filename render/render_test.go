@@ -72,7 +72,7 @@ func renderGL(t testing.TB, g *GL, f fractal.Frame) *image.RGBA {
 // Point32 for F32, float64 with Point64 for the double variants.
 func reference(t testing.TB, f fractal.Frame, v shaders.Variant) *image.RGBA {
 	t.Helper()
-	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	pal, err := f.Loc.Color.ColorPalette()
 	if err != nil {
 		t.Fatal(err)
 	}
