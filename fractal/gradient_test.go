@@ -229,3 +229,43 @@ func FuzzParseGradient(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkColorPalette: resolving a 256-stop positioned gradient, as every Render call does
+// (cached: the same text again; parse: a new text each time).
+func BenchmarkColorPalette(b *testing.B) {
+	var sb strings.Builder
+	for i := range MaxStops {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, "%g:#%02X%02X%02X", float64(i)/MaxStops, i, 255-i, i/2)
+	}
+	c := Coloring{Density: 1}.WithGradient("bench", mustParse(b, sb.String()))
+	b.Run("cached", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := c.ColorPalette(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parse", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			gradientCache.Lock()
+			gradientCache.text = ""
+			gradientCache.Unlock()
+			if _, err := c.ColorPalette(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func mustParse(b *testing.B, s string) Gradient {
+	g, err := ParseGradientText(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return g
+}
