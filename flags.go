@@ -11,6 +11,7 @@ import (
 
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/gradients"
 )
 
 // usageOut remembers where each flag set prints its usage (stderr), as the flag package's
@@ -98,11 +99,12 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 }
 
 // locationFlags are the flags that say where to look: --center, --zoom, --iterations,
-// --palette, --density, --offset, and the colouring: --colouring, --transfer, --line-width,
-// --light, --light-strength. Each is kept as text and checked by apply.
+// --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer,
+// --line-width, --light, --light-strength. Each is kept as text and checked by apply.
 type locationFlags struct {
 	fs                                              *flag.FlagSet
 	center, zoom, iterations, palette, density, off string
+	gradient                                        string
 	method, transfer, width, light, strength        string
 }
 
@@ -111,7 +113,8 @@ func addLocationFlags(fs *flag.FlagSet) *locationFlags {
 	fs.StringVar(&lf.center, "center", "", "centre as RE,IM: decimal text of any length (default -0.5,0)")
 	fs.StringVar(&lf.zoom, "zoom", "", "zoom: the image's shorter side spans 4/zoom (default 1)")
 	fs.StringVar(&lf.iterations, "iterations", "", "maximum iterations (default: automatic for the zoom)")
-	fs.StringVar(&lf.palette, "palette", "", "palette: "+strings.Join(fractal.PaletteNames(), ", ")+" (default classic)")
+	fs.StringVar(&lf.palette, "palette", "", "palette: "+strings.Join(fractal.PaletteNames(), ", ")+", or the name of one of your gradients\n(mandelscope gradients list) (default classic)")
+	fs.StringVar(&lf.gradient, "gradient", "", "a gradient file to colour with (one stop a line, [POSITION] #RRGGBB; or a Kalles Fraktaler .kfr),\nstored by value with the view")
 	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations (default 1)")
 	fs.StringVar(&lf.off, "offset", "", "palette offset in cycles (default 0)")
 	fs.StringVar(&lf.method, "colouring", "", "colouring: smooth (the palette at the escape count), distance (boundary lines of --line-width\npixels at any zoom, from the distance estimate) or slopes (a relief from the derivative, lit from --light) (default smooth)")
@@ -151,11 +154,22 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 		l.Iterations = n
 	}
+	if flagWasSet(lf.fs, "palette") && flagWasSet(lf.fs, "gradient") {
+		return l, usageErr("--palette and --gradient: give one of them")
+	}
 	if flagWasSet(lf.fs, "palette") {
-		if _, err := fractal.PaletteByName(lf.palette); err != nil {
+		c, err := resolvePalette(l.Color, lf.palette)
+		if err != nil {
 			return l, usageErr("--palette: %v", err)
 		}
-		l.Color.Palette = lf.palette
+		l.Color = c
+	}
+	if flagWasSet(lf.fs, "gradient") {
+		g, err := gradients.ReadFile(lf.gradient)
+		if err != nil {
+			return l, usageErr("--gradient: %v", err)
+		}
+		l.Color = l.Color.WithGradient(gradients.NameFor(lf.gradient), g)
 	}
 	if flagWasSet(lf.fs, "density") {
 		d, err := strconv.ParseFloat(lf.density, 64)
@@ -270,4 +284,18 @@ func clipText(s string) string {
 		return s[:37] + "..."
 	}
 	return s
+}
+
+// resolvePalette applies a --palette name: a built-in palette, else one of the user's
+// gradients (gradients.Dir), by value.
+func resolvePalette(c fractal.Coloring, name string) (fractal.Coloring, error) {
+	if _, err := fractal.PaletteByName(name); err == nil {
+		c.Palette, c.Gradient = name, ""
+		return c, nil
+	}
+	dir, err := gradients.Dir()
+	if err != nil {
+		return c, err
+	}
+	return gradients.Resolve(c, dir, name)
 }

@@ -611,7 +611,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		w.navigate(l, false)
 	})
 	w.paletteSel = widget.NewSelect(fractal.PaletteNames(), func(name string) {
-		w.colorChanged(false, func(c *fractal.Coloring) { c.Palette = name })
+		w.colorChanged(false, func(c *fractal.Coloring) { c.Palette, c.Gradient = name, "" }) // a built-in, by name
 	})
 	w.densitySl = widget.NewSlider(0.1, 8)
 	w.densitySl.Step = 0.05

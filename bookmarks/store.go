@@ -39,7 +39,9 @@ const FormatName = "mandelscope-bookmarks"
 // higher version are refused rather than misread. Version 2 added the colouring fields
 // (colouring, transfer, width, light, strength, each absent when it is the default); a file
 // whose bookmarks use none of them is written as version 1, which older Mandelscopes read.
-const FormatVersion = 2
+// Version 3 added "gradient", a gradient's stops by value (fractal.Coloring.Gradient, absent
+// for a built-in palette); a file is written as version 3 only when a bookmark has one.
+const FormatVersion = 3
 
 // MaxNameLength is the longest bookmark name, in characters.
 const MaxNameLength = 200
@@ -448,6 +450,7 @@ type entryJSON struct {
 	Width      float64   `json:"width,omitempty"`
 	Light      float64   `json:"light,omitempty"`
 	Strength   float64   `json:"strength,omitempty"`
+	Gradient   string    `json:"gradient,omitempty"`
 	Created    time.Time `json:"created"`
 	Updated    time.Time `json:"updated"`
 	Thumbnail  []byte    `json:"thumbnail,omitempty"`
@@ -463,10 +466,13 @@ func (s *Store) Marshal() ([]byte, error) {
 			Name: b.Name, Re: l.Re.String(), Im: l.Im.String(), Zoom: l.Zoom.String(),
 			Iterations: l.Iterations, Palette: c.Palette, Density: c.Density, Offset: c.Offset,
 			Colouring: c.Method, Transfer: c.Transfer, Width: c.Width, Light: c.Light, Strength: c.Strength,
-			Created: b.Created.UTC(), Updated: b.Updated.UTC(), Thumbnail: b.Thumbnail,
+			Gradient: c.Gradient, Created: b.Created.UTC(), Updated: b.Updated.UTC(), Thumbnail: b.Thumbnail,
 		}
 		if e.Colouring != "" || e.Transfer != "" || e.Width != 0 || e.Light != 0 || e.Strength != 0 {
-			f.Version = FormatVersion
+			f.Version = max(f.Version, 2)
+		}
+		if e.Gradient != "" {
+			f.Version = max(f.Version, 3)
 		}
 		f.Bookmarks = append(f.Bookmarks, e)
 	}
@@ -555,7 +561,8 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 	}
 	l.Iterations = e.Iterations
 	l.Color = fractal.Coloring{Palette: e.Palette, Density: e.Density, Offset: e.Offset,
-		Method: e.Colouring, Transfer: e.Transfer, Width: e.Width, Light: e.Light, Strength: e.Strength}
+		Method: e.Colouring, Transfer: e.Transfer, Width: e.Width, Light: e.Light, Strength: e.Strength,
+		Gradient: e.Gradient}
 	b := Bookmark{Name: name, Location: l, Created: e.Created, Updated: e.Updated, Thumbnail: e.Thumbnail}
 	if err := b.checkValues(); err != nil {
 		return Bookmark{}, fmt.Errorf("%q: %v", clip(name), err)

@@ -615,3 +615,51 @@ func TestColouringFields(t *testing.T) {
 		}
 	}
 }
+
+// TestGradientField: a bookmark's gradient travels by value (format version 3, only when a
+// bookmark has one), reads back equal, and a bad one is damage, named.
+func TestGradientField(t *testing.T) {
+	path := tempPath(t)
+	loc := fractal.Home()
+	loc.Color.Method = fractal.MethodDistance
+	if err := Add(path, Bookmark{Name: "lines", Location: loc}); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := os.ReadFile(path); !bytes.Contains(text, []byte(`"version": 2,`)) || bytes.Contains(text, []byte("gradient")) {
+		t.Errorf("a file without gradients:\n%s", text)
+	}
+	g, err := fractal.ParseGradientText("0:#1A0A3C,0.4:#E0503C,0.4:#FFD070,1:#1A0A3C")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc.Color = loc.Color.WithGradient("sunset", g)
+	if err := Add(path, Bookmark{Name: "sunset", Location: loc}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if !bytes.Contains(text, []byte(`"version": 3,`)) || !bytes.Contains(text, []byte(`"gradient": "0:#1A0A3C,0.4:#E0503C,0.4:#FFD070,1:#1A0A3C"`)) {
+		t.Errorf("file with a gradient:\n%s", text)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Get("sunset"); b.Location != loc {
+		t.Errorf("read back %+v, wrote %+v", b.Location.Color, loc.Color)
+	}
+	bad := `{"format": "mandelscope-bookmarks", "version": 3, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": %q, "density": 1, "gradient": %q}]}`
+	for _, c := range []struct{ palette, gradient, want string }{
+		{"x", "#000000", "at least two colour stops"},
+		{"x", "#000000,#GGGGGG", `"#GGGGGG" is not a colour`},
+		{"x", "0.5:#000000,0.2:#FFFFFF", "position 0.2 comes before"},
+		{"a b", "#000000,#FFFFFF", "may hold only letters"},
+		{"", "#000000,#FFFFFF", "must be 1 to 64 characters"},
+	} {
+		if _, err := Parse([]byte(fmt.Sprintf(bad, c.palette, c.gradient))); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: %v, want an error containing %q", c.palette, c.gradient, err, c.want)
+		}
+	}
+	if _, err := Parse([]byte(strings.Replace(fmt.Sprintf(bad, "x", "#000000,#FFFFFF"), `"version": 3`, `"version": 4`, 1))); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("version 4: %v", err)
+	}
+}

@@ -361,6 +361,14 @@ func TestResumeRefusals(t *testing.T) {
 	if _, err := Export(context.Background(), &cpu.Renderer{}, path, lit); !errors.Is(err, ErrParamsDiffer) {
 		t.Errorf("resume in another colouring: %v", err)
 	}
+	// Another gradient (even under the palette's own name, with one stop changed) is refused.
+	for _, grad := range []string{"#000764,#206BCB,#EDFFFF,#FFAA00,#000200", "#000764,#206BCB,#EDFFFF,#FFAA00,#000201"} {
+		g := other
+		g.Location.Color = g.Location.Color.WithGradient("classic", mustGradient(t, grad))
+		if _, err := Export(context.Background(), &cpu.Renderer{}, path, g); !errors.Is(err, ErrParamsDiffer) {
+			t.Errorf("resume in gradient %s: %v", grad, err)
+		}
+	}
 	other.Location.Iterations++
 	if _, err := Export(context.Background(), &cpu.Renderer{}, path, other); !errors.Is(err, ErrParamsDiffer) || !strings.Contains(err.Error(), "different parameters") {
 		t.Errorf("resume with other parameters: %v", err)
@@ -638,4 +646,74 @@ func encode(w io.Writer, img *image.RGBA, text []Text) error {
 		return err
 	}
 	return p.Close()
+}
+
+func mustGradient(t *testing.T, text string) fractal.Gradient {
+	t.Helper()
+	g, err := fractal.ParseGradientText(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestExportGradient: a gradient by value travels through the text chunks exactly, draws
+// what its stops say (a built-in palette's stops under another name draw that palette's
+// pixels), and a resume in it is byte-identical.
+func TestExportGradient(t *testing.T) {
+	loc := testLoc()
+	pal, _ := fractal.PaletteByName(loc.Color.Palette)
+	same := loc
+	same.Color = same.Color.WithGradient("copy", fractal.Gradient{Stops: pal.Stops})
+	a, _ := export(t, t.TempDir(), Options{Location: loc, Width: 97, Height: 61, Version: "t"})
+	b, _ := export(t, t.TempDir(), Options{Location: same, Width: 97, Height: 61, Version: "t"})
+	ia, ib := imagetest.Decode(t, a), imagetest.Decode(t, b)
+	if !bytes.Equal(ia.Pix, ib.Pix) {
+		t.Error("the built-in palette's stops by value draw other pixels than the palette")
+	}
+	md, err := ReadMetadata(b)
+	if err != nil || md.Location != same {
+		t.Fatalf("read back %+v, %v; wrote %+v", md.Location.Color, err, same.Color)
+	}
+	if md, _ := ReadMetadata(a); md.Text[KeyGradient] != "" {
+		t.Error("a built-in palette's export writes a gradient")
+	}
+	// Positioned stops: stored, drawn differently, resumed byte for byte.
+	loc.Color = loc.Color.WithGradient("sunset", mustGradient(t, "0:#1A0A3C,0.4:#E0503C,0.4:#FFD070,1:#1A0A3C"))
+	base := Options{Location: loc, Width: 97, Height: 61, StripBytes: 4 * 97 * 11, Version: "t"}
+	whole, sum := export(t, t.TempDir(), base)
+	if sum.Strips < 4 {
+		t.Fatalf("%d strips: the test means to stop after two", sum.Strips)
+	}
+	if bytes.Equal(imagetest.Decode(t, whole).Pix, ia.Pix) {
+		t.Error("the gradient did not change the picture")
+	}
+	path := filepath.Join(t.TempDir(), "g.png")
+	stop := base
+	stop.stopAfter = 2
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, stop); !errors.Is(err, ErrInterrupted) {
+		t.Fatal(err)
+	}
+	res := base
+	res.Resume = true
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, res); err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, path, whole)
+	md, err = ReadMetadata(path)
+	if err != nil || md.Location != loc {
+		t.Fatalf("read back %+v, %v", md.Location.Color, err)
+	}
+	// A damaged gradient chunk is refused, naming what is wrong.
+	var text []Text
+	for _, tx := range MetadataText(loc, 10, 10, 1, "t") {
+		if tx.Key == KeyGradient {
+			tx.Value = "0:#1A0A3C,0.4:#E0503C,0.3:#FFD070"
+		}
+		text = append(text, tx)
+	}
+	_, err = ReadMetadata(writeMetadataPNG(t, t.TempDir(), "bad.png", text))
+	if err == nil || !strings.Contains(err.Error(), "position 0.3 comes before") {
+		t.Errorf("damaged gradient: %v", err)
+	}
 }

@@ -33,7 +33,11 @@ const (
 	KeyWidth     = "mandelscope.width"
 	KeyLight     = "mandelscope.light"
 	KeyStrength  = "mandelscope.strength"
-	KeyVersion   = "mandelscope.version"
+	// KeyGradient holds the stops of a palette that is not built in, by value
+	// (fractal.Coloring.Gradient), so that the image reproduces anywhere; absent for a
+	// built-in palette.
+	KeyGradient = "mandelscope.gradient"
+	KeyVersion  = "mandelscope.version"
 )
 
 // Metadata is the view stored in a Mandelscope PNG's text chunks.
@@ -80,7 +84,7 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 		{KeyVersion, version},
 	}
 	c := loc.Color
-	for _, t := range []Text{{KeyColouring, c.Method}, {KeyTransfer, c.Transfer}} {
+	for _, t := range []Text{{KeyColouring, c.Method}, {KeyTransfer, c.Transfer}, {KeyGradient, c.Gradient}} {
 		if t.Value != "" {
 			out = append(out, t)
 		}
@@ -124,6 +128,7 @@ var metadataKeys = map[string]bool{
 	KeyRe: true, KeyIm: true, KeyZoom: true, KeyIterations: true, KeyPalette: true, KeyDensity: true,
 	KeyOffset: true, KeySupersample: true, KeyVersion: true, "Software": true, "Description": true,
 	KeyColouring: true, KeyTransfer: true, KeyWidth: true, KeyLight: true, KeyStrength: true,
+	KeyGradient: true,
 }
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
@@ -309,6 +314,9 @@ func (md *Metadata) parse() error {
 	}
 	if v, ok := md.Text[KeyTransfer]; ok {
 		loc.Color.Transfer = v
+	}
+	if v, ok := md.Text[KeyGradient]; ok {
+		loc.Color.Gradient = v
 	}
 	for _, o := range []struct {
 		k string

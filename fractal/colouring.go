@@ -76,8 +76,14 @@ func TransferIndex(t string) int {
 }
 
 // Canonical returns c with the defaults' names written as their one form, the empty string
-// ("smooth" and "linear" read from a file become ""), so that equal colourings compare equal.
+// ("smooth" and "linear" read from a file become ""), and a valid Gradient in Gradient.Text's
+// form, so that equal colourings compare equal.
 func (c Coloring) Canonical() Coloring {
+	if c.Gradient != "" {
+		if g, err := ParseGradientText(c.Gradient); err == nil {
+			c.Gradient = g.Text()
+		}
+	}
 	if c.Method == MethodSmooth {
 		c.Method = ""
 	}
@@ -170,6 +176,9 @@ func (c Coloring) shadingText() string {
 	}
 	if c.Strength != 0 {
 		b.WriteString(" strength=" + f(c.Strength))
+	}
+	if c.Gradient != "" {
+		b.WriteString(" gradient=" + c.Gradient)
 	}
 	return b.String()
 }

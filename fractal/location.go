@@ -34,7 +34,7 @@ const (
 // DefaultWidth, Strength DefaultStrength), so a location written before these fields existed
 // draws as it did.
 type Coloring struct {
-	Palette string  // a palette name (see Palettes)
+	Palette string  // a built-in palette's name (PaletteNames), or the name of Gradient
 	Density float64 // colour cycles per 32 smooth iterations; MinDensity to MaxDensity
 	Offset  float64 // shifts the palette, in cycles (0..1; at most MaxOffset in size)
 
@@ -43,6 +43,11 @@ type Coloring struct {
 	Width    float64 // distance: line width in pixels, MinWidth to MaxWidth (0: DefaultWidth)
 	Light    float64 // slopes: light direction, degrees anticlockwise from the upper left
 	Strength float64 // slopes: MinStrength to MaxStrength (0: DefaultStrength)
+
+	// Gradient is the colour stops by value (Gradient.Text's compact form), for a gradient
+	// that is not built in, so that the location draws the same on any machine; "" for a
+	// built-in palette, found by its name. See ColorPalette.
+	Gradient string
 }
 
 // DefaultColoring is the colouring of a fresh view.
@@ -94,7 +99,7 @@ func (l Location) Validate() error {
 	if l.Iterations < 1 || l.Iterations > MaxIterations {
 		return fmt.Errorf("iterations %d is out of range (1 to %d)", l.Iterations, MaxIterations)
 	}
-	if _, err := PaletteByName(l.Color.Palette); err != nil {
+	if err := l.Color.validatePalette(); err != nil {
 		return err
 	}
 	if d := l.Color.Density; !(d >= MinDensity && d <= MaxDensity) {
@@ -191,7 +196,7 @@ func trimZeros(s string) string {
 // String is the compact text form of a location, one line, for the clipboard and for
 // sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...",
 // followed by colouring=, transfer=, width=, light= and strength= where they differ from
-// their defaults. ParseLocationText reads it back exactly.
+// their defaults, and gradient= (the stops, Gradient.Text) for a palette that is not built in. ParseLocationText reads it back exactly.
 func (l Location) String() string {
 	return fmt.Sprintf("re=%s im=%s zoom=%s iterations=%d palette=%s density=%s offset=%s",
 		l.Re, l.Im, l.Zoom, l.Iterations, l.Color.Palette,
@@ -207,11 +212,12 @@ func ParseLocationText(s string, base Location) (Location, error) {
 	if s == "" {
 		return base, errors.New("empty location")
 	}
-	if len(s) > 4*MaxDecimalDigits {
+	if len(s) > 4*MaxDecimalDigits+maxGradientText {
 		return base, errors.New("location text is too long")
 	}
 	l := base
 	if strings.Contains(s, "=") {
+		palette, gradient := false, false
 		for _, f := range strings.Fields(s) {
 			k, v, ok := strings.Cut(f, "=")
 			if !ok {
@@ -220,6 +226,11 @@ func ParseLocationText(s string, base Location) (Location, error) {
 			if err := l.set(k, v); err != nil {
 				return base, err
 			}
+			palette = palette || strings.EqualFold(k, "palette")
+			gradient = gradient || strings.EqualFold(k, "gradient")
+		}
+		if palette && !gradient {
+			l.Color.Gradient = "" // a palette named alone is a built-in one
 		}
 	} else {
 		parts := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == ';' })
@@ -252,6 +263,12 @@ func (l *Location) set(k, v string) error {
 		l.Iterations, err = strconv.Atoi(v)
 	case "palette":
 		l.Color.Palette = v
+	case "gradient":
+		g, gerr := ParseGradientText(v)
+		if gerr != nil {
+			return gerr
+		}
+		l.Color.Gradient = g.Text()
 	case "density":
 		l.Color.Density, err = strconv.ParseFloat(v, 64)
 	case "offset":

@@ -44,7 +44,7 @@ func deepFrame(t testing.TB, re, im, zoom string, iter, w, h int) fractal.Frame 
 // where the colouring reads it), coloured.
 func perturbCPU(t testing.TB, f fractal.Frame) (*image.RGBA, []int) {
 	t.Helper()
-	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	pal, err := f.Loc.Color.ColorPalette()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func renderGL(t testing.TB, g *GL, f fractal.Frame) *image.RGBA {
 // Point32 for F32, float64 with Point64 for the double variants.
 func reference(t testing.TB, f fractal.Frame, v shaders.Variant) *image.RGBA {
 	t.Helper()
-	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	pal, err := f.Loc.Color.ColorPalette()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,23 @@ var colourings = []struct {
 	{"log_distance", func(c *fractal.Coloring) {
 		c.Method, c.Transfer, c.Density = fractal.MethodDistance, fractal.TransferLog, 20
 	}},
+	// A user's gradient by value: positioned stops with a hard edge, drawn through the
+	// MaxStops-entry table (the whole uniform array), in the default shading and with a method.
+	{"gradient", func(c *fractal.Coloring) { *c = c.WithGradient("test", testGradient) }},
+	{"gradient_slopes", func(c *fractal.Coloring) {
+		*c = c.WithGradient("test", testGradient)
+		c.Method, c.Density = fractal.MethodSlopes, 2
+	}},
 }
+
+// testGradient is a user gradient with positions and a hard edge at 0.55.
+var testGradient = func() fractal.Gradient {
+	g, err := fractal.ParseGradientText("0.05:#0B1026,0.3:#3FA7D6,0.55:#F6F7EB,0.55:#E94F37,0.8:#F2C14E,0.95:#393E41")
+	if err != nil {
+		panic(err)
+	}
+	return g
+}()
 
 // withColouring returns l in the named colouring ("" or "smooth": unchanged).
 func withColouring(t testing.TB, l fractal.Location, name string) fractal.Location {

@@ -65,7 +65,7 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if f.Ref != nil && (math.IsNaN(f.DRe) || math.IsInf(f.DRe, 0) || math.IsNaN(f.DIm) || math.IsInf(f.DIm, 0) || len(f.Ref.Z) < 2) {
 		return errors.New("opengl render: the frame's offset from its reference point is not a finite number, or the reference orbit is empty")
 	}
-	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	pal, err := f.Loc.Color.ColorPalette()
 	if err != nil {
 		return err
 	}

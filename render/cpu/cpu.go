@@ -52,7 +52,7 @@ func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Recta
 	if dst.Bounds().Dx() < rect.Dx() || dst.Bounds().Dy() < rect.Dy() {
 		return fmt.Errorf("cpu render: destination %v is smaller than tile %v", dst.Bounds().Size(), rect.Size())
 	}
-	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	pal, err := f.Loc.Color.ColorPalette()
 	if err != nil {
 		return err
 	}

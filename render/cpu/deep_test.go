@@ -68,7 +68,7 @@ func TestDeepTilesMatchWhole(t *testing.T) {
 	if !bytes.Equal(whole.Pix, tiled.Pix) {
 		t.Error("deep tiles differ from the one-piece render")
 	}
-	pal, _ := fractal.PaletteByName(l.Color.Palette)
+	pal, _ := l.Color.ColorPalette()
 	fr, err := f.WithReference(context.Background(), r.References, nil)
 	if err != nil {
 		t.Fatal(err)
