@@ -99,16 +99,17 @@ func FuzzParseCenter(f *testing.F) {
 }
 
 func FuzzParseZoom(f *testing.F) {
-	for _, s := range []string{"1", "1.7777777777777777", "1e300", "1e301", "0", "-1", "NaN", "Inf", "1e-4"} {
+	for _, s := range []string{"1", "1.7777777777777777", "1e300", "1e301", "0", "-1", "NaN", "Inf", "1e-4", "1e1086", "4.00000000000E533", "1e10001"} {
 		f.Add(s)
 	}
+	lo, hi := fractal.NewExp(fractal.MinZoom), fractal.MustDecimal(fractal.MaxZoom).Exp()
 	f.Fuzz(func(t *testing.T, s string) {
 		z, err := parseZoom(s)
 		if err != nil {
 			return
 		}
-		if v := z.Float64(); !(v >= fractal.MinZoom && v <= fractal.MaxZoom) {
-			t.Fatalf("accepted zoom %q = %g", s, v)
+		if v := z.Exp(); v.Cmp(lo) < 0 || v.Cmp(hi) > 0 {
+			t.Fatalf("accepted zoom %q = %v", s, v)
 		}
 	})
 }
