@@ -319,9 +319,18 @@ func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int) 
 		} else {
 			zm := z[m]
 			tr, ti := 2*real(zm)+dr, 2*imag(zm)+di
-			dr, di = tr*dr-ti*di+dcr, tr*di+ti*dr+dci
-			if math.Abs(dr)+math.Abs(di) < toExp {
-				d, exp = cxFrom(dr, di), true
+			if (math.Abs(tr)+math.Abs(ti))*(math.Abs(dr)+math.Abs(di)) >= toExp {
+				dr, di = tr*dr-ti*di+dcr, tr*di+ti*dr+dci
+			} else {
+				// The product would fall out of float64's range (a tiny Z[m], near a
+				// minibrot's nucleus, shrinks d by its size): this step in cx.
+				t := ref.zcx(m)
+				t.e++
+				dd := cxFrom(dr, di)
+				d = cxAdd(cxMul(cxAdd(t, dd), dd), dc)
+				if exp = d.e <= toDouble; !exp {
+					dr, di = d.float64s()
+				}
 			}
 		}
 		m++
