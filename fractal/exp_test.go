@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -347,4 +348,34 @@ func rel(got Exp, want *big.Float) float64 {
 	d := new(big.Float).SetPrec(200).Sub(got.Big(64), want)
 	q, _ := d.Quo(d, want).Float64()
 	return math.Abs(q)
+}
+
+// TestMemoryMillionIterationsExp is TestMemoryMillionIterations for an extended-exponent
+// frame: a reference of 1,000,000 iterations and its BLAExp table (64 bytes an entry, about
+// two entries an iteration) hold under 300 MB.
+func TestMemoryMillionIterationsExp(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("a million-iteration orbit is slow under the race detector")
+	}
+	l := deepLocationNamed(t, "p136119z50")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ref, err := ComputeReference(context.Background(), l.Re, l.Im, NewFrame(l, 1024, 1024).ReferenceBits(), 1_000_000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bla := ref.BLAExp(MakeExp(0.5, -3000)) // as for a view near 1e900
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("1,000,000 iterations: heap %.1f MB (%.0f bytes an iteration): orbit %d MB, BLAExp %d MB",
+		float64(held)/1e6, float64(held)/1e6, 16*len(ref.Z)>>20, bla.Bytes()>>20)
+	if held > 300<<20 {
+		t.Errorf("reference and BLAExp hold %d MB, want under 300 MB", held>>20)
+	}
+	if len(bla.ent) < 1_999_000 {
+		t.Errorf("BLAExp has %d entries, want about 2,000,000", len(bla.ent))
+	}
+	runtime.KeepAlive(ref)
 }

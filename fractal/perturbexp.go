@@ -75,8 +75,12 @@ func cxAdd(a, b cx) cx {
 
 // float64s is z rounded to float64 (0 below its range).
 func (z cx) float64s() (re, im float64) {
-	if z.e < -1100 {
+	switch {
+	case z.e < -1100:
 		return 0, 0
+	case z.e >= -1021 && z.e <= 1023:
+		s := pow2(z.e) // exact: the results are normal
+		return z.re * s, z.im * s
 	}
 	return math.Ldexp(z.re, z.e), math.Ldexp(z.im, z.e)
 }
