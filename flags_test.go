@@ -178,3 +178,21 @@ func TestZoomUnderflow(t *testing.T) {
 		t.Errorf("parseZoom(-0): %v", err)
 	}
 }
+
+// TestZoomBeyondFloat64 checks that --zoom takes zooms past float64's range in either form
+// (1e1086, KF's 4.00000000000E533) exactly as written, gives them Auto iterations, and refuses
+// one past fractal.MaxZoom in one line.
+func TestZoomBeyondFloat64(t *testing.T) {
+	for _, s := range []string{"1e1086", "4.00000000000E533", "1e10000"} {
+		z, err := parseZoom(s)
+		if err != nil || z.String() != s {
+			t.Errorf("parseZoom(%s) = %v, %v", s, z, err)
+		}
+		if n := (fractal.Location{Zoom: z}).AutoIterations(); n != 1_000_000 {
+			t.Errorf("Auto iterations at %s: %d", s, n)
+		}
+	}
+	if _, err := parseZoom("1e10001"); err == nil || err.Error() != "1e10001 is out of range (0.001 to 1e10000)" {
+		t.Errorf("parseZoom(1e10001): %v", err)
+	}
+}

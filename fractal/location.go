@@ -130,6 +130,9 @@ func AutoIterations(zoom float64) int {
 
 // AutoIterations is the package function AutoIterations at l's zoom, at any depth.
 func (l Location) AutoIterations() int {
+	if z := l.ZoomFloat(); z > 0 && z <= math.MaxFloat64 {
+		return AutoIterations(z)
+	}
 	d := math.Max(l.ZoomExp().Log10(), 0)
 	return int(math.Min(200+60*d+8*d*d, 1e6))
 }
