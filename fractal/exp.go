@@ -190,12 +190,12 @@ func (x Exp) Text(digits int) string {
 	case x.m == 0:
 		return "0"
 	}
-	if x.e > -13 && x.e <= 20 {
+	if x.e >= -14 && x.e <= 21 {
 		v := math.Ldexp(x.m, x.e)
+		if digits >= 0 {
+			v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
+		}
 		if a := math.Abs(v); a >= 1e-4 && a < 1e6 {
-			if digits >= 0 {
-				v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', digits, 64), 64)
-			}
 			return strconv.FormatFloat(v, 'f', -1, 64)
 		}
 	}
