@@ -209,7 +209,10 @@ func itoa(n int) string { return big.NewInt(int64(n)).String() }
 // on a PerturbationExp frame: one reference, rebasing, BLAExp), and the same without BLA,
 // with math/big on sampled pixels at 1e400, 1e1000 and 1e5000 next to c = i, and at the
 // benchmark view misi4e533 (120,000 iterations, where the orbit passes within 1e-60 of 0
-// every 96 iterations and float64 products of a delta would underflow). Pixels where
+// every 96 iterations and float64 products of a delta would underflow), and at nucleus1e451,
+// centred on a minibrot's nucleus that fills half the view: the reference never escapes and
+// returns within 1e-19 of 0 every 600 iterations, where pixels rebase.
+// Pixels where
 // math/big at two precisions disagrees are left out; at least 95% of the rest must be within
 // 1 iteration, with BLA and without.
 func TestPerturbExpAgainstBig(t *testing.T) {
@@ -220,6 +223,7 @@ func TestPerturbExpAgainstBig(t *testing.T) {
 	}{
 		{"1e400", misiurewicz(400, 3000), 32}, {"1e1000", misiurewicz(1000, 6000), 16},
 		{"1e5000", misiurewicz(5000, 30000), 4}, {"misi4e533", deepLocationNamed(t, "misi4e533"), 4},
+		{"nucleus1e451", deepLocationNamed(t, "nucleus1e451"), 16},
 	} {
 		k := c.samples
 		if raceEnabled || testing.Short() {

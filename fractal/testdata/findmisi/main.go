@@ -9,7 +9,10 @@
 // stderr the centre's escape count and distance estimate (in units of 1/ZOOM: well below 1
 // means the view shows structure).
 //
-// Run: go run ./fractal/testdata/findmisi P ZOOM ITERATIONS PREC NAME [START_RE START_IM]
+// With -nucleus first, the view is centred on the nucleus itself instead (a reference orbit
+// that returns within the view's size of 0 every P iterations).
+//
+// Run: go run ./fractal/testdata/findmisi [-nucleus] P ZOOM ITERATIONS PREC NAME [START_RE START_IM]
 package main
 
 import (
@@ -82,8 +85,12 @@ func expOf(x *big.Float) int {
 }
 
 func main() {
+	atNucleus := len(os.Args) > 1 && os.Args[1] == "-nucleus"
+	if atNucleus {
+		os.Args = append(os.Args[:1], os.Args[2:]...)
+	}
 	if len(os.Args) != 6 && len(os.Args) != 8 {
-		fmt.Fprintln(os.Stderr, "usage: findmisi P ZOOM ITERATIONS PREC NAME [START_RE START_IM]")
+		fmt.Fprintln(os.Stderr, "usage: findmisi [-nucleus] P ZOOM ITERATIONS PREC NAME [START_RE START_IM]")
 		os.Exit(2)
 	}
 	p, _ := strconv.Atoi(os.Args[1])
@@ -113,16 +120,20 @@ func main() {
 	}
 	s := quo(num(1), mul(b, mul(l, l)))
 	fmt.Fprintf(os.Stderr, "nucleus %s, size %s %s\n", nucleus.r.Text('g', 30), s.r.Text('g', 5), s.i.Text('g', 5))
-	m := newton(add(nucleus, mul(s, cplx{nf(), nf().SetFloat64(1)})), func(c cplx) (cplx, cplx) {
-		zs, dzs := orbit(c, 2*p, 4*p)
-		return sub(zs[1], zs[0]), sub(dzs[1], dzs[0])
-	})
+	m := nucleus
+	if !atNucleus {
+		m = newton(add(nucleus, mul(s, cplx{nf(), nf().SetFloat64(1)})), func(c cplx) (cplx, cplx) {
+			zs, dzs := orbit(c, 2*p, 4*p)
+			return sub(zs[1], zs[0]), sub(dzs[1], dzs[0])
+		})
+	}
 	inv := nf().Quo(nf().SetFloat64(1), zoom)
 	re := nf().Add(m.r, nf().Mul(nf().SetFloat64(0.3), inv))
 	im := nf().Add(m.i, nf().Mul(nf().SetFloat64(0.45), inv))
 	// The centre's distance estimate |z| log|z| / |dz/dc| at escape, in units of 1/zoom.
 	z, dz := num(0), num(0)
-	for n := 1; n < 10_000_000; n++ {
+	maxIter, _ := strconv.Atoi(os.Args[3])
+	for n := 1; n <= maxIter; n++ {
 		dz = add(mul(mul(num(2), z), dz), num(1))
 		z = add(mul(z, z), cplx{re, im})
 		zr, _ := z.r.Float64()
