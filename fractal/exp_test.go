@@ -227,8 +227,8 @@ func TestPerturbExpAgainstBig(t *testing.T) {
 	} {
 		k := c.samples
 		if raceEnabled || testing.Short() {
-			if k <= 4 {
-				continue // 16,700-bit and 120,000-iteration math/big: too slow there
+			if c.loc.Iterations > 10000 {
+				continue // 16,700 bits or 40,000+ iterations of math/big: too slow there
 			}
 			k = max(2, k/3)
 		}
