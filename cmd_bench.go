@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -150,7 +151,7 @@ func benchPath(r benchRenderer, id string, w, h int, verbose bool, stdout io.Wri
 	start := time.Now()
 	for _, st := range steps {
 		if !st.full {
-			_, fs, err := s.Interactive(st.loc, w, h)
+			_, fs, err := s.Interactive(context.Background(), st.loc, w, h)
 			if err != nil {
 				return err
 			}
@@ -163,7 +164,7 @@ func benchPath(r benchRenderer, id string, w, h int, verbose bool, stdout io.Wri
 			scales[fmt.Sprint(fs.Scale)]++
 			continue
 		}
-		_, fs, err := s.Full(st.loc, w, h, nil)
+		_, fs, err := s.Full(context.Background(), st.loc, w, h, nil)
 		if err != nil {
 			return err
 		}

@@ -43,7 +43,8 @@ func TestBenchCPU(t *testing.T) {
 	}
 }
 
-// The scripted path ends at 1e10 with the target in view, with pans at every decade.
+// The scripted path is valid locations that never zoom out, ending with a full frame at 1e10
+// with the target in view.
 func TestBenchScript(t *testing.T) {
 	const w, h = 1280, 720
 	steps := benchScript(w, h)

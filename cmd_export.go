@@ -16,6 +16,7 @@ import (
 	"mandelscope/bookmarks"
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/version"
 	"mandelscope/render"
 	"mandelscope/render/cpu"
 )
@@ -300,7 +301,7 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer) error {
 	pr.w = stderr
 	opt := export.Options{
 		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile,
-		Version: Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
+		Version: version.Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
 	}
 	fmt.Fprintf(stderr, "mandelscope export: %dx%d%s with %s -> %s\n", job.w, job.h, ssText(job.ss), r.Name(), job.out)
 	sum, err := export.Export(ctx, r, job.out, opt)

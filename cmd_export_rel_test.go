@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
+	"mandelscope/internal/version"
 	"mandelscope/render/cpu"
 )
 
@@ -48,7 +49,7 @@ func interruptedCmd(t *testing.T, r export.TileRenderer, args ...string) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	opt := export.Options{Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Version: Version,
+	opt := export.Options{Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Version: version.Version,
 		Progress: func(p export.Progress) {
 			if p.Strip >= 2 {
 				cancel()
@@ -117,20 +118,14 @@ func TestExportFromChecksFile(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(name string, w, h int, key, val string) string {
 		var text []export.Text
-		for _, tx := range export.MetadataText(fractal.Home(), w, h, 1, Version) {
+		for _, tx := range export.MetadataText(fractal.Home(), w, h, 1, version.Version) {
 			if tx.Key == key {
 				tx.Value = val
 			}
 			text = append(text, tx)
 		}
-		var b bytes.Buffer
-		pw, err := export.NewPNGWriter(&b, w, h, text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pw.Close()
 		p := filepath.Join(dir, name)
-		os.WriteFile(p, b.Bytes(), 0o644)
+		os.WriteFile(p, imagetest.MetadataPNG(w, h, text), 0o644)
 		return p
 	}
 	out := filepath.Join(dir, "o.png")
@@ -207,13 +202,13 @@ func TestExportSecondInterruptQuits(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- doExport(job, s, &errb) }()
 	<-s.entered
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	interruptSelf(t)
 	select {
 	case code := <-exited:
 		t.Fatalf("the first Ctrl-C quit at once (%d)", code)
 	case <-time.After(300 * time.Millisecond):
 	}
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	interruptSelf(t)
 	select {
 	case code := <-exited:
 		if code != 130 {
@@ -258,7 +253,7 @@ func TestExportInterruptHighIterations(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond)
 	t0 := time.Now()
-	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	interruptSelf(t)
 	code := <-done
 	took := time.Since(t0)
 	if code != 130 || !strings.Contains(errs, "--resume") {

@@ -56,6 +56,10 @@ func runWindow(args []string) error {
 	}
 	if os.Getenv("MANDELSCOPE_TRACE_FRAMES") != "" {
 		opts.OnFrame = func(r preview.Result) {
+			if r.Partial {
+				fmt.Fprintf(os.Stderr, "partial %.0f%% (scale 1/%d) at %s\n", 100*r.Done, max(r.Stats.Scale, 1), r.Req.Loc)
+				return
+			}
 			fmt.Fprintf(os.Stderr, "frame %dx%d scale 1/%d render %.1f ms total %.1f ms interactive %v at %s\n",
 				r.Stats.Width, r.Stats.Height, r.Stats.Scale, float64(r.Stats.Render.Microseconds())/1000,
 				float64(r.Stats.Total.Microseconds())/1000, r.Req.Interactive, r.Req.Loc)

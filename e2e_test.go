@@ -17,8 +17,9 @@ import (
 // TestWindowEndToEnd builds the binary, opens the real window on the current X display,
 // waits for the window titled Mandelscope, and checks from screenshots (ImageMagick's import)
 // that the set is drawn (dark interior and coloured exterior), that a wheel zoom (xdotool
-// click 4) and a drag (mousedown, mousemove, mouseup) change most of the view, and that the
-// window is still alive afterwards. With MANDELSCOPE_REQUIRE_GL=1 it fails instead of
+// click 4) and a drag (mousedown, mousemove, mouseup) each change at least 30% of the view,
+// that the drag moves the picture with the pointer, and that the window is still alive
+// afterwards. With MANDELSCOPE_REQUIRE_GL=1 it fails instead of
 // skipping when there is no display or tool, and wants the window to have used OpenGL.
 // MANDELSCOPE_E2E_SHOTS=DIR keeps the screenshots (view area) there for a person to look at.
 func TestWindowEndToEnd(t *testing.T) {

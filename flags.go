@@ -98,10 +98,12 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 }
 
 // locationFlags are the flags that say where to look: --center, --zoom, --iterations,
-// --palette, --density, --offset. Each is kept as text and checked by apply.
+// --palette, --density, --offset, and the colouring: --colouring, --transfer, --line-width,
+// --light, --light-strength. Each is kept as text and checked by apply.
 type locationFlags struct {
 	fs                                              *flag.FlagSet
 	center, zoom, iterations, palette, density, off string
+	method, transfer, width, light, strength        string
 }
 
 func addLocationFlags(fs *flag.FlagSet) *locationFlags {
@@ -112,6 +114,11 @@ func addLocationFlags(fs *flag.FlagSet) *locationFlags {
 	fs.StringVar(&lf.palette, "palette", "", "palette: "+strings.Join(fractal.PaletteNames(), ", ")+" (default classic)")
 	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations (default 1)")
 	fs.StringVar(&lf.off, "offset", "", "palette offset in cycles (default 0)")
+	fs.StringVar(&lf.method, "colouring", "", "colouring: smooth (the palette at the escape count), distance (boundary lines of --line-width\npixels at any zoom, from the distance estimate) or slopes (a relief from the derivative, lit from --light) (default smooth)")
+	fs.StringVar(&lf.transfer, "transfer", "", "transfer function of the escape count before the palette: linear, sqrt or log\n(sqrt and log keep deep views with huge iteration counts from turning to noise) (default linear)")
+	fs.StringVar(&lf.width, "line-width", "", fmt.Sprintf("distance colouring: line width in pixels, %g to %g (default %g)", fractal.MinWidth, fractal.MaxWidth, fractal.DefaultWidth))
+	fs.StringVar(&lf.light, "light", "", fmt.Sprintf("slopes colouring: light direction in degrees anticlockwise from the upper left, -%d to %d (default 0)", fractal.MaxLight, fractal.MaxLight))
+	fs.StringVar(&lf.strength, "light-strength", "", fmt.Sprintf("slopes colouring: strength of the lighting, %g to %g (default %g)", fractal.MinStrength, fractal.MaxStrength, fractal.DefaultStrength))
 	return lf
 }
 
@@ -164,6 +171,37 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 		l.Color.Offset = o
 	}
+	if flagWasSet(lf.fs, "colouring") {
+		if fractal.MethodIndex(lf.method) < 0 {
+			return l, usageErr("--colouring: unknown colouring %q (%s)", clipText(lf.method), strings.Join(fractal.Methods, ", "))
+		}
+		l.Color.Method = lf.method
+	}
+	if flagWasSet(lf.fs, "transfer") {
+		if fractal.TransferIndex(lf.transfer) < 0 {
+			return l, usageErr("--transfer: unknown transfer function %q (%s)", clipText(lf.transfer), strings.Join(fractal.Transfers, ", "))
+		}
+		l.Color.Transfer = lf.transfer
+	}
+	for _, p := range []struct {
+		name, text string
+		lo, hi     float64
+		dst        *float64
+	}{
+		{"line-width", lf.width, fractal.MinWidth, fractal.MaxWidth, &l.Color.Width},
+		{"light", lf.light, -fractal.MaxLight, fractal.MaxLight, &l.Color.Light},
+		{"light-strength", lf.strength, fractal.MinStrength, fractal.MaxStrength, &l.Color.Strength},
+	} {
+		if !flagWasSet(lf.fs, p.name) {
+			continue
+		}
+		v, err := strconv.ParseFloat(p.text, 64)
+		if err != nil || !(v >= p.lo && v <= p.hi) {
+			return l, usageErr("--%s: %q must be a number from %g to %g", p.name, clipText(p.text), p.lo, p.hi)
+		}
+		*p.dst = v
+	}
+	l.Color = l.Color.Canonical()
 	if err := l.Validate(); err != nil {
 		return l, usageErr("%v", err)
 	}

@@ -38,6 +38,12 @@ func TestLocationFlagErrorsNameTheFlag(t *testing.T) {
 		{"--iterations=1000000000", "--iterations"},
 		{"--palette=nope", "--palette"},
 		{"--density=0", "--density"},
+		{"--colouring=plasma", "--colouring"},
+		{"--transfer=cube", "--transfer"},
+		{"--line-width=0", "--line-width"},
+		{"--line-width=NaN", "--line-width"},
+		{"--light=1e9", "--light"},
+		{"--light-strength=2", "--light-strength"},
 	} {
 		fs := newFlagSet("test", &bytes.Buffer{})
 		lf := addLocationFlags(fs)
@@ -194,5 +200,39 @@ func TestZoomBeyondFloat64(t *testing.T) {
 	}
 	if _, err := parseZoom("1e10001"); err == nil || err.Error() != "1e10001 is out of range (0.001 to 1e10000)" {
 		t.Errorf("parseZoom(1e10001): %v", err)
+	}
+}
+
+// TestColouringFlags: the colouring flags set the location's colouring (smooth and linear as
+// the defaults' one form), and --help lists them with their values.
+func TestColouringFlags(t *testing.T) {
+	var help bytes.Buffer
+	fs := newFlagSet("test", &help)
+	lf := addLocationFlags(fs)
+	if _, err := parseFlags(fs, []string{"--colouring=distance", "--transfer=log", "--line-width=2.5", "--light=30", "--light-strength=0.5"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := lf.apply(fractal.Home(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := l.Color
+	if c.Method != fractal.MethodDistance || c.Transfer != fractal.TransferLog || c.Width != 2.5 || c.Light != 30 || c.Strength != 0.5 {
+		t.Errorf("colouring %+v", c)
+	}
+	fs = newFlagSet("test", &help)
+	lf = addLocationFlags(fs)
+	if _, err := parseFlags(fs, []string{"--colouring=smooth", "--transfer=linear"}); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := lf.apply(fractal.Home(), true); err != nil || l != fractal.Home() {
+		t.Errorf("smooth, linear: %+v %v, want the home location", l.Color, err)
+	}
+	fs.SetOutput(&help)
+	fs.PrintDefaults()
+	for _, want := range []string{"-colouring", "smooth", "distance", "slopes", "-transfer", "sqrt", "log", "-line-width", "-light", "-light-strength"} {
+		if !strings.Contains(help.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, help.String())
+		}
 	}
 }

@@ -7,8 +7,8 @@ import (
 )
 
 // TestImportDirections holds the architecture: only app (and main) import Fyne, only render
-// imports go-gl, and the model, the CPU renderer, the export, the bookmarks and the preview
-// scheduler depend on neither, not even indirectly.
+// imports go-gl, and the model, the CPU renderer, the export, the bookmarks, the preview
+// scheduler and the small internal packages depend on neither, not even indirectly.
 func TestImportDirections(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{join .Imports ","}}|{{join .Deps ","}}`, "./...").Output()
 	if err != nil {
@@ -18,7 +18,8 @@ func TestImportDirections(t *testing.T) {
 		"fyne.io/":          {"mandelscope": true, "mandelscope/app": true},
 		"github.com/go-gl/": {"mandelscope/render": true},
 	}
-	pure := []string{"mandelscope/fractal", "mandelscope/render/cpu", "mandelscope/export", "mandelscope/bookmarks", "mandelscope/app/preview", "mandelscope/shaders", "mandelscope/assets"}
+	pure := []string{"mandelscope/fractal", "mandelscope/render/cpu", "mandelscope/export", "mandelscope/bookmarks", "mandelscope/app/preview", "mandelscope/shaders", "mandelscope/assets",
+		"mandelscope/internal/tile", "mandelscope/internal/nav", "mandelscope/internal/version", "mandelscope/internal/pngverify"}
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		parts := strings.SplitN(line, "|", 3)

@@ -21,10 +21,8 @@ import (
 
 	// First: keeps Fyne from logging locale errors under LANG=C (see the package comment).
 	_ "mandelscope/internal/clocale"
+	"mandelscope/internal/version"
 )
-
-// Version is the program version, written into exported images.
-const Version = "0.1.0"
 
 func init() {
 	// GLFW (for the window and for the offscreen GL context) must run on the main thread.
@@ -51,7 +49,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"probe":     runProbe,
 	"bench":     runBench,
 	"version": func(_ []string, stdout, _ io.Writer) error {
-		_, err := fmt.Fprintf(stdout, "mandelscope %s\n", Version)
+		_, err := fmt.Fprintf(stdout, "mandelscope %s\n", version.Version)
 		return err
 	},
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"image"
 	"math"
+	"math/big"
 
 	"mandelscope/app/preview"
 	"mandelscope/fractal"
@@ -43,8 +44,7 @@ func composeWithLastFull(res preview.Result, full *image.RGBA, fullLoc fractal.L
 		return img
 	}
 	// The new view's centre in old pixels, relative to the old centre.
-	ox := (l.Re.Float64() - fullLoc.Re.Float64()) / sOld
-	oy := -(l.Im.Float64() - fullLoc.Im.Float64()) / sOld
+	ox, oy := centreShift(l, fullLoc, sOld)
 	if math.IsNaN(ox+oy+k) || math.IsInf(ox+oy+k, 0) ||
 		math.Abs(ox) >= float64(w)*(1+k) || math.Abs(oy) >= float64(h)*(1+k) {
 		return img
@@ -88,4 +88,16 @@ func composeWithLastFull(res preview.Result, full *image.RGBA, fullLoc fractal.L
 		}
 	}
 	return out
+}
+
+// centreShift is l's centre minus from's, in pixels of spacing (x right, y down). The
+// difference is taken exactly (math/big) before it is rounded: at depth the centres differ
+// only in digits far below float64's precision, so float64 values of them would not.
+func centreShift(l, from fractal.Location, spacing float64) (dx, dy float64) {
+	prec := max(l.Re.SignificantBits(), l.Im.SignificantBits(), from.Re.SignificantBits(), from.Im.SignificantBits()) + 64
+	diff := func(a, b fractal.Decimal) float64 {
+		d, _ := new(big.Float).SetPrec(prec).Sub(a.Big(prec), b.Big(prec)).Float64()
+		return d
+	}
+	return diff(l.Re, from.Re) / spacing, -diff(l.Im, from.Im) / spacing
 }

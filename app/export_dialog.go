@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/export"
+	"mandelscope/internal/version"
 )
 
 // The export dialog: File > Export... (Ctrl+E) opens a form (size preset or custom WxH,
@@ -37,8 +38,8 @@ func installExport(w *Window) *exportUI {
 }
 
 // exportVersion is written into exported images' metadata: the app's version from its
-// metadata (FyneApp.toml) when it has one, else this, which matches main.Version.
-var exportVersion = "0.1.0"
+// metadata (FyneApp.toml) when it has one, else this (the same: internal/version's test).
+var exportVersion = version.Version
 
 func (ui *exportUI) version() string {
 	if v := ui.w.app.Metadata().Version; v != "" {

@@ -13,9 +13,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"mandelscope/bookmarks"
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/nav"
 )
 
 // defaultHistorySettle is how long a view must stay unchanged to enter the back/forward
@@ -29,7 +29,7 @@ const defaultHistorySettle = 700 * time.Millisecond
 // only.
 type navigator struct {
 	w        *Window
-	hist     bookmarks.History
+	hist     nav.History
 	jumping  bool   // a history step is navigating: do not record it
 	pending  bool   // the view changed since the last entry
 	gen      uint64 // identifies the latest settle timer

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"image"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
 )
 
 func TestNavigationHistory(t *testing.T) {
@@ -156,16 +156,10 @@ func TestNavigationOpenImage(t *testing.T) {
 	dir := t.TempDir()
 	loc := testLoc(testRe60, testIm60, "7e20", 5000)
 	loc.Color.Palette = "ocean"
-	img := image.NewRGBA(image.Rect(0, 0, 24, 10))
 	path := filepath.Join(dir, "view.png")
-	f, err := os.Create(path)
-	if err != nil {
+	if err := os.WriteFile(path, imagetest.MetadataPNG(24, 10, export.MetadataText(loc, 24, 10, 1, "test")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := export.Encode(f, img, export.MetadataText(loc, 24, 10, 1, "test")); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
 	if err := n.openImage(path); err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,13 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
 	"math"
+	"math/big"
 	"strconv"
 	"sync"
 
@@ -205,13 +207,16 @@ func (v *fractalView) MouseMoved(ev *desktop.MouseEvent) {
 func (v *fractalView) MouseOut() { v.w.probe.at(fractal.Location{}, 0, 0, -1, -1) }
 
 // prober computes the escape count under the cursor on its own goroutine (an inside point
-// can take many iterations), keeping only the newest request; a report older than the
-// latest request (or the pointer leaving) is dropped.
+// can take many iterations, a deep view a reference orbit), keeping only the newest request;
+// a newer request (or the pointer leaving) cancels the one in progress, and a report older
+// than the latest request is dropped.
 type prober struct {
 	w       *Window
 	mu      sync.Mutex
 	next    *probeReq
 	gen     uint64
+	ctx     context.Context // cancelled when a newer request comes or the prober closes
+	cancel  context.CancelFunc
 	wake    chan struct{}
 	started bool
 	closed  bool
@@ -240,7 +245,9 @@ type probeReq struct {
 }
 
 func newProber(w *Window) *prober {
-	return &prober{w: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	p := &prober{w: w, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
+	return p
 }
 
 // at asks for the report of pixel (x, y) of loc at w x h; a pixel outside clears it.
@@ -251,6 +258,8 @@ func (p *prober) at(loc fractal.Location, w, h, x, y int) {
 		return
 	}
 	p.gen++
+	p.cancel()
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if x < 0 || y < 0 || x >= w || y >= h {
 		p.next = nil
 		p.hasLast = false
@@ -274,6 +283,7 @@ func (p *prober) close() {
 	p.mu.Lock()
 	if !p.closed {
 		p.closed = true
+		p.cancel()
 		close(p.wake)
 	}
 	started := p.started
@@ -289,11 +299,16 @@ func (p *prober) loop() {
 		p.mu.Lock()
 		r := p.next
 		p.next = nil
+		ctx := p.ctx
 		p.mu.Unlock()
 		if r == nil {
 			continue
 		}
-		text := probeText(r.loc, r.w, r.h, r.x, r.y)
+		f, err := p.w.sched.Reference(ctx, fractal.NewFrame(r.loc, r.w, r.h), nil)
+		if err != nil {
+			continue // cancelled: a newer request follows, or the window closed
+		}
+		text := probeText(f, r.x, r.y)
 		p.w.uiDo(func() {
 			p.mu.Lock()
 			current := r.gen == p.gen && !p.closed
@@ -305,27 +320,41 @@ func (p *prober) loop() {
 	}
 }
 
-// probeText describes pixel (x, y) of loc at w x h: its point c and escape count, the same
-// as `mandelscope probe` gives.
-func probeText(loc fractal.Location, w, h, x, y int) string {
-	f := fractal.NewFrame(loc, w, h)
-	re, im := f.Point64(x, y)
+// probeText describes pixel (x, y) of frame f: its point c, computed exactly from the
+// decimal centre and written to about a tenth of the pixel spacing at any depth (with an
+// exponent when that is shorter: near 0 at zoom 1e100, "3.05e-102", not 102 zeros), and its
+// escape count, the same as `mandelscope probe` gives (a Perturbation frame should carry its
+// reference: Scheduler.Reference).
+func probeText(f fractal.Frame, x, y int) string {
 	digits := 3
 	if f.Spacing > 0 {
 		digits = max(3, int(math.Ceil(-math.Log10(f.Spacing)))+1)
 	}
-	digits = min(digits, 17)
+	prec := max(uint(float64(digits)*math.Log2(10))+64, f.Loc.Re.SignificantBits(), f.Loc.Im.SignificantBits())
+	re, im := f.PointBig(x, y, prec)
+	text := func(v *big.Float) string {
+		fixed := v.Text('f', digits)
+		if f.Spacing > 0 {
+			// significant digits down to a tenth of the spacing
+			mag, _ := new(big.Float).Abs(v).Float64()
+			sig := max(3, int(math.Ceil(math.Log10(max(mag, f.Spacing)/f.Spacing)))+1)
+			if g := v.Text('g', sig); len(g) < len(fixed) {
+				return g
+			}
+		}
+		return fixed
+	}
 	n, _ := f.Escape(x, y)
 	esc := "inside (no escape)"
 	if n >= 0 {
 		esc = "escape " + strconv.Itoa(n)
 	}
 	sign := "+"
-	if im < 0 {
-		sign, im = "-", -im
+	if im.Sign() < 0 {
+		sign = "-"
+		im.Neg(im)
 	}
-	return fmt.Sprintf("pixel %d,%d: %s %s %si  %s", x, y,
-		strconv.FormatFloat(re, 'f', digits, 64), sign, strconv.FormatFloat(im, 'f', digits, 64), esc)
+	return fmt.Sprintf("pixel %d,%d: %s %s %si  %s", x, y, text(re), sign, text(im), esc)
 }
 
 // exportFrame outlines the part of the preview an export covers.

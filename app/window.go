@@ -59,7 +59,8 @@ type Options struct {
 	Size fyne.Size
 	// Idle is how long input must stop before refining to full resolution (150 ms when 0).
 	Idle time.Duration
-	// OnFrame, when set, is called on the UI goroutine with every frame shown (for tracing).
+	// OnFrame, when set, is called on the UI goroutine with every frame shown (for tracing),
+	// the partial pictures of a full frame in progress included (Result.Partial).
 	OnFrame func(preview.Result)
 
 	// do runs a function on the UI goroutine: fyne.Do when nil. Tests queue the calls and
@@ -101,6 +102,7 @@ type Window struct {
 	side      *fyne.Container
 	menus     []*fyne.Menu
 	autoIter  bool
+	autoBoost int // automatic iterations are fractal.AutoIterations times this (preview.AutoBoost)
 	lastIters int
 
 	// controls
@@ -137,11 +139,12 @@ func New(a fyne.App, opts Options) *Window {
 		start = fractal.Home()
 	}
 	w := &Window{app: a, opts: opts, loc: start, cpu: &cpu.Renderer{}}
-	w.autoIter = start.Iterations == fractal.AutoIterations(start.ZoomFloat())
+	w.autoIter, w.autoBoost = autoOf(start)
 	w.lastIters = start.Iterations
 	w.rend = &swapRenderer{r: w.cpu}
 	w.sched = preview.New(w.rend)
 	w.worker = preview.NewWorker(w.sched, opts.Idle, w.deliver)
+	w.setSampling()
 	w.probe = newProber(w)
 
 	w.win = a.NewWindow("Mandelscope")
@@ -249,9 +252,38 @@ func (w *Window) SetLocation(l fractal.Location) {
 		w.ShowError(err)
 		return
 	}
-	w.autoIter = l.Iterations == fractal.AutoIterations(l.ZoomFloat())
+	w.autoIter, w.autoBoost = autoOf(l)
 	w.lastIters = l.Iterations
 	w.navigate(l, false)
+}
+
+// autoOf says whether l's iterations are an automatic count (fractal.AutoIterations times a
+// boost preview.AutoBoost may give) and with which boost.
+func autoOf(l fractal.Location) (auto bool, boost int) {
+	base := fractal.AutoIterations(l.ZoomFloat())
+	for b := 1; b <= preview.MaxAutoBoost; b *= 2 {
+		if l.Iterations == min(base*b, fractal.MaxIterations) {
+			return true, b
+		}
+	}
+	return false, 1
+}
+
+// setSampling has the worker sample escape counts for Auto (preview.SampleAhead times the
+// iterations in use, up to what the boost may reach) while Auto is on.
+func (w *Window) setSampling() {
+	if !w.autoIter {
+		w.worker.SetSampling(nil)
+		return
+	}
+	w.worker.SetSampling(func(l fractal.Location) int {
+		return min(l.Iterations*preview.SampleAhead, fractal.AutoIterations(l.ZoomFloat())*preview.MaxAutoBoost)
+	})
+}
+
+// autoIterations is the automatic iteration count at zoom z with the current boost.
+func (w *Window) autoIterations(z float64) int {
+	return min(fractal.AutoIterations(z)*max(w.autoBoost, 1), fractal.MaxIterations)
 }
 
 // OnLocationChanged adds a listener called (on the UI goroutine) after every change of view,
@@ -267,7 +299,8 @@ func (w *Window) ViewSize() (width, height int) { return w.view.pixelSize() }
 
 // RenderThumbnail renders l at width x height with the window's renderer (the GPU one once it
 // is running), synchronously; it may be called from any goroutine, the UI's included. An
-// invalid location or a failed render gives a black image (the failure is shown as an error).
+// invalid location gives a black image; a failed render is redrawn by the CPU renderer, and if
+// that fails too the image is left as drawn. No error is shown or returned.
 func (w *Window) RenderThumbnail(l fractal.Location, width, height int) *image.RGBA {
 	width, height = max(width, 1), max(height, 1)
 	img := image.NewRGBA(image.Rect(0, 0, width, height))
@@ -338,8 +371,9 @@ func (w *Window) ShowError(err error) {
 // navigate moves to l, updates controls and status, asks for a render and notifies listeners.
 func (w *Window) navigate(l fractal.Location, interactive bool) {
 	if w.autoIter {
-		l.Iterations = fractal.AutoIterations(l.ZoomFloat())
+		l.Iterations = w.autoIterations(l.ZoomFloat())
 	}
+	w.setSampling()
 	w.mu.Lock()
 	old := w.loc
 	w.loc = l
@@ -367,7 +401,7 @@ func (w *Window) requestRender(interactive bool) {
 
 // deliver runs on the worker goroutine with a finished frame.
 func (w *Window) deliver(res preview.Result) {
-	if res.Err == nil {
+	if res.Err == nil && res.Image != nil {
 		w.mu.Lock()
 		full, fullLoc := w.lastFull, w.lastFullLoc
 		w.mu.Unlock()
@@ -386,10 +420,21 @@ func (w *Window) deliver(res preview.Result) {
 		if res.Req.Seq < w.shownSeq {
 			return
 		}
+		if res.Reference {
+			w.statusTime.SetText(fmt.Sprintf("reference %.0f%%", 100*res.Done))
+			return
+		}
+		if res.Escapes != nil {
+			w.adaptIterations(res.Req.Loc, *res.Escapes)
+			return
+		}
 		if res.Partial {
 			w.shownSeq = res.Req.Seq
 			w.view.setImage(res.Image)
 			w.statusTime.SetText(fmt.Sprintf("refining %.0f%%", 100*res.Done))
+			if w.opts.OnFrame != nil {
+				w.opts.OnFrame(res)
+			}
 			return
 		}
 		w.shownSeq = res.Req.Seq
@@ -406,6 +451,22 @@ func (w *Window) deliver(res preview.Result) {
 			w.opts.OnFrame(res)
 		}
 	})
+}
+
+// adaptIterations raises the automatic iterations when the escape counts sampled for the
+// full frame of loc (still the view) say that they are too low (preview.AdaptBoost); the new
+// request cancels that frame.
+func (w *Window) adaptIterations(loc fractal.Location, es preview.EscapeSample) {
+	cur := w.Location()
+	if !w.autoIter || cur.String() != loc.String() {
+		return
+	}
+	nb := preview.AdaptBoost(fractal.AutoIterations(cur.ZoomFloat()), w.autoBoost, es)
+	if nb == w.autoBoost {
+		return
+	}
+	w.autoBoost = nb
+	w.navigate(cur, false)
 }
 
 // shownImage is the frame the view shows now (nil before the first).
@@ -456,6 +517,7 @@ func (w *Window) copyLocation() {
 func (w *Window) goHome() {
 	l := fractal.Home()
 	l.Color = w.Location().Color
+	w.autoBoost = 1
 	if !w.autoIter {
 		l.Iterations = w.lastIters
 	}
@@ -632,7 +694,11 @@ func (w *Window) updateStatus() {
 	l := w.Location()
 	setText(w.statusCentr, centreText(l))
 	setText(w.statusZoom, "zoom "+l.Zoom.String())
-	setText(w.statusIter, fmt.Sprintf("iterations %d", l.Iterations))
+	iter := fmt.Sprintf("iterations %d", l.Iterations)
+	if w.autoIter && w.autoBoost > 1 {
+		iter += fmt.Sprintf(" (auto x%d)", w.autoBoost)
+	}
+	setText(w.statusIter, iter)
 	pw, ph := w.view.pixelSize()
 	setText(w.statusMode, w.modeText(fractal.NewFrame(l, max(pw, 1), max(ph, 1))))
 	if w.gpuNote != "" {

@@ -267,7 +267,7 @@ func TestCursorProbe(t *testing.T) {
 	f := fractal.NewFrame(l, pw, ph)
 	for _, p := range []struct{ x, y int }{{pw / 2, ph / 2}, {5, 7}, {pw/2 + 60, ph/2 - 2}} {
 		n, _ := f.Escape(p.x, p.y)
-		text := probeText(l, pw, ph, p.x, p.y)
+		text := probeText(f, p.x, p.y)
 		want := "inside"
 		if n >= 0 {
 			want = "escape " + strconv.Itoa(n)
@@ -278,12 +278,12 @@ func TestCursorProbe(t *testing.T) {
 	}
 	// Through the widget: hovering updates the status bar (on the prober's goroutine).
 	w.view.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(5, 7)}})
-	want := probeText(l, pw, ph, 5, 7)
+	want := probeText(f, 5, 7)
 	waitFor(t, "cursor report", func() bool { return w.statusPoint.Text == want })
 	// A view change under the still pointer reports the point that is there now.
 	moved := l.Offset(40, 0, pw, ph)
 	w.SetLocation(moved)
-	want = probeText(w.Location(), pw, ph, 5, 7)
+	want = probeText(fractal.NewFrame(w.Location(), pw, ph), 5, 7)
 	waitFor(t, "cursor report after the view moved", func() bool { return w.statusPoint.Text == want })
 	w.view.MouseOut()
 	if w.statusPoint.Text != "" {

@@ -1,8 +1,8 @@
 // Package bookmarks keeps Mandelscope's named places: a human-readable JSON file of
 // bookmarks (exact decimal centre, zoom, iterations, colouring, times and a small PNG
 // thumbnail), read and written safely by the window and the command line at the same time,
-// the import of bookmarks files and Kalles Fraktaler .kfr parameter files, export, and a
-// bounded back/forward History of locations. It imports neither Fyne nor OpenGL.
+// the import of bookmarks files and Kalles Fraktaler .kfr parameter files, and export. It
+// imports neither Fyne nor OpenGL.
 //
 // Every change to the file is "lock, re-read, change, write atomically" (see Update): an
 // exclusive lock on bookmarks.json.lock (flock on Unix, LockFileEx on Windows), the file read
@@ -35,9 +35,11 @@ import (
 // FormatName is the value of the "format" field that marks a Mandelscope bookmarks file.
 const FormatName = "mandelscope-bookmarks"
 
-// FormatVersion is the version of the file format this package writes; files with a higher
-// version are refused rather than misread.
-const FormatVersion = 1
+// FormatVersion is the newest version of the file format this package writes; files with a
+// higher version are refused rather than misread. Version 2 added the colouring fields
+// (colouring, transfer, width, light, strength, each absent when it is the default); a file
+// whose bookmarks use none of them is written as version 1, which older Mandelscopes read.
+const FormatVersion = 2
 
 // MaxNameLength is the longest bookmark name, in characters.
 const MaxNameLength = 200
@@ -441,6 +443,11 @@ type entryJSON struct {
 	Palette    string    `json:"palette"`
 	Density    float64   `json:"density"`
 	Offset     float64   `json:"offset"`
+	Colouring  string    `json:"colouring,omitempty"`
+	Transfer   string    `json:"transfer,omitempty"`
+	Width      float64   `json:"width,omitempty"`
+	Light      float64   `json:"light,omitempty"`
+	Strength   float64   `json:"strength,omitempty"`
 	Created    time.Time `json:"created"`
 	Updated    time.Time `json:"updated"`
 	Thumbnail  []byte    `json:"thumbnail,omitempty"`
@@ -448,14 +455,20 @@ type entryJSON struct {
 
 // Marshal returns the store as indented JSON text.
 func (s *Store) Marshal() ([]byte, error) {
-	f := fileJSON{Format: FormatName, Version: FormatVersion, Bookmarks: make([]entryJSON, 0, len(s.list))}
+	f := fileJSON{Format: FormatName, Version: 1, Bookmarks: make([]entryJSON, 0, len(s.list))}
 	for _, b := range s.list {
 		l := b.Location
-		f.Bookmarks = append(f.Bookmarks, entryJSON{
+		c := l.Color
+		e := entryJSON{
 			Name: b.Name, Re: l.Re.String(), Im: l.Im.String(), Zoom: l.Zoom.String(),
-			Iterations: l.Iterations, Palette: l.Color.Palette, Density: l.Color.Density, Offset: l.Color.Offset,
+			Iterations: l.Iterations, Palette: c.Palette, Density: c.Density, Offset: c.Offset,
+			Colouring: c.Method, Transfer: c.Transfer, Width: c.Width, Light: c.Light, Strength: c.Strength,
 			Created: b.Created.UTC(), Updated: b.Updated.UTC(), Thumbnail: b.Thumbnail,
-		})
+		}
+		if e.Colouring != "" || e.Transfer != "" || e.Width != 0 || e.Light != 0 || e.Strength != 0 {
+			f.Version = FormatVersion
+		}
+		f.Bookmarks = append(f.Bookmarks, e)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -541,7 +554,8 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 		}
 	}
 	l.Iterations = e.Iterations
-	l.Color = fractal.Coloring{Palette: e.Palette, Density: e.Density, Offset: e.Offset}
+	l.Color = fractal.Coloring{Palette: e.Palette, Density: e.Density, Offset: e.Offset,
+		Method: e.Colouring, Transfer: e.Transfer, Width: e.Width, Light: e.Light, Strength: e.Strength}
 	b := Bookmark{Name: name, Location: l, Created: e.Created, Updated: e.Updated, Thumbnail: e.Thumbnail}
 	if err := b.checkValues(); err != nil {
 		return Bookmark{}, fmt.Errorf("%q: %v", clip(name), err)

@@ -524,65 +524,6 @@ func TestConcurrentProcesses(t *testing.T) {
 	}
 }
 
-func TestHistory(t *testing.T) {
-	var h History
-	if h.CanBack() || h.CanForward() {
-		t.Fatal("empty history can move")
-	}
-	if _, ok := h.Back(); ok {
-		t.Fatal("Back on empty")
-	}
-	at := func(i int) fractal.Location {
-		l := fractal.Home()
-		l.Iterations = 100 + i
-		return l
-	}
-	for i := range 5 {
-		h.Visit(at(i))
-	}
-	h.Visit(at(4)) // same as current: ignored
-	if h.Len() != 5 {
-		t.Fatalf("len %d", h.Len())
-	}
-	for i := 3; i >= 0; i-- {
-		l, ok := h.Back()
-		if !ok || l != at(i) {
-			t.Fatalf("Back to %d: %v %v", i, l.Iterations, ok)
-		}
-	}
-	if h.CanBack() || !h.CanForward() {
-		t.Fatal("at start")
-	}
-	if l, ok := h.Forward(); !ok || l != at(1) {
-		t.Fatal("Forward")
-	}
-	h.Visit(at(9)) // drops 2..4
-	if h.CanForward() || h.Len() != 3 {
-		t.Fatalf("after visit: len %d", h.Len())
-	}
-	if c, _ := h.Current(); c != at(9) {
-		t.Fatal("current")
-	}
-	small := History{Limit: 3}
-	for i := range 10 {
-		small.Visit(at(i))
-	}
-	if small.Len() != 3 {
-		t.Fatalf("bounded len %d", small.Len())
-	}
-	small.Back()
-	if l, _ := small.Back(); l != at(7) || small.CanBack() {
-		t.Fatalf("oldest kept %d", l.Iterations)
-	}
-	var big History
-	for i := range 500 {
-		big.Visit(at(i))
-	}
-	if big.Len() != DefaultHistoryLimit {
-		t.Fatalf("default limit: %d", big.Len())
-	}
-}
-
 func TestTypeErrorMessages(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{`[]`, "the top level holds a JSON array where an object belongs"},
@@ -630,6 +571,48 @@ func TestSymlinkedFileStaysALink(t *testing.T) {
 	os.Symlink(loop, loop)
 	if err := Add(loop, Bookmark{Name: "c", Location: fractal.Home()}); err == nil || !strings.Contains(err.Error(), "cannot follow the link "+loop) {
 		t.Fatalf("link loop: %v", err)
+	}
+}
+
+// TestColouringFields: a bookmark's colouring beyond the palette round-trips through the file
+// (format version 2); a file whose bookmarks all use the default colouring stays version 1,
+// readable by older versions; bad values are damage, named.
+func TestColouringFields(t *testing.T) {
+	path := tempPath(t)
+	if err := Add(path, Bookmark{Name: "plain", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := os.ReadFile(path); !bytes.Contains(text, []byte(`"version": 1,`)) || bytes.Contains(text, []byte("colouring")) {
+		t.Errorf("a file of default colourings:\n%s", text)
+	}
+	loc := deepLocation(t)
+	loc.Color.Method, loc.Color.Transfer, loc.Color.Width, loc.Color.Light, loc.Color.Strength = fractal.MethodSlopes, fractal.TransferLog, 3, -45, 0.5
+	if err := Add(path, Bookmark{Name: "lit", Location: loc}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if !bytes.Contains(text, []byte(`"version": 2,`)) || !bytes.Contains(text, []byte(`"colouring": "slopes"`)) {
+		t.Errorf("file with a slopes bookmark:\n%s", text)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Get("lit"); b.Location != loc {
+		t.Errorf("read back %+v, wrote %+v", b.Location.Color, loc.Color)
+	}
+	bad := `{"format": "mandelscope-bookmarks", "version": 2, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, %s}]}`
+	for field, want := range map[string]string{
+		`"colouring": "plasma"`: `unknown colouring "plasma"`,
+		`"transfer": "x"`:       "unknown transfer function",
+		`"width": 1e9`:          "line width 1e+09 is out of range",
+		`"strength": -1`:        "light strength -1 is out of range",
+		`"light": 400`:          "light angle 400 is out of range",
+		`"width": "1"`:          "holds a JSON string where a number belongs",
+	} {
+		if _, err := Parse([]byte(fmt.Sprintf(bad, field))); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error containing %q", field, err, want)
+		}
 	}
 }
 

@@ -76,8 +76,8 @@ func (c copyRenderer) Render(ctx context.Context, f fractal.Frame, rect image.Re
 func (c copyRenderer) MaxTile() int { return 1 << 16 }
 func (c copyRenderer) Name() string { return "copy" }
 
-// BenchmarkPNGWriter: the whole writing side of an 8K export (7680x4320) to a file; bytes are
-// the raw RGB bytes of the image.
+// BenchmarkPNGWriter: the whole writing side of an export of 7680x4320 samples to a file (8K,
+// or 4K supersampled 2x2); bytes are the samples' RGB bytes (7680x4320x3 in both cases).
 func BenchmarkPNGWriter(b *testing.B) {
 	r := copyRenderer{stripOf(b)}
 	dir := b.TempDir()

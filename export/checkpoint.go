@@ -252,3 +252,72 @@ func (v *idatReader) endChunk() error {
 	v.pos += 4
 	return nil
 }
+
+// openResume verifies the checkpoint and the .part it describes and opens the .part
+// positioned after the last durable strip. Every refusal leaves both files as they were.
+func (e *exporter) openResume() error {
+	ck, err := readCheckpoint(e.ckpt)
+	if err != nil {
+		var ee *Error
+		if errors.As(err, &ee) {
+			return err
+		}
+		return resumeError(ErrDamaged, e.ckpt, "%v", err)
+	}
+	p := e.plan
+	switch {
+	case ck.Params != e.hash:
+		return resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters (%s)", e.ckpt, ck.Description)
+	case ck.Renderer != e.ident:
+		x := resumeError(ErrRendererDiffers, e.ckpt, "%s was drawn by %s, and this export would draw with %s: the file would mix two renderers' pixels", e.part, ck.Renderer, e.ident)
+		x.Was, x.Now = ck.Renderer, e.ident
+		return x
+	case ck.Strips != p.Strips || ck.NextStrip < 0 || ck.NextStrip > p.Strips:
+		return resumeError(ErrDamaged, e.ckpt, "%s says strip %d of %d is next, but this export has %d strips", e.ckpt, ck.NextStrip, ck.Strips, p.Strips)
+	}
+	rows := min(p.H, ck.NextStrip*p.StripRows)
+	rowLen := int64(3*p.W + 1)
+	if ck.Uncompressed != int64(rows)*rowLen {
+		return resumeError(ErrDamaged, e.ckpt, "%s says %d bytes of rows are written, but %d strips hold %d", e.ckpt, ck.Uncompressed, ck.NextStrip, int64(rows)*rowLen)
+	}
+	st, err := os.Lstat(e.part)
+	if err != nil {
+		return resumeError(ErrDamaged, e.part, "%s is missing (%v)", e.part, err)
+	}
+	if !st.Mode().IsRegular() {
+		return resumeError(ErrDamaged, e.part, "%s is not a plain file", e.part)
+	}
+	if linkCount(st) > 1 {
+		return resumeError(ErrDamaged, e.part, "%s shares its data with another file (a hard link): resuming would change that file too", e.part)
+	}
+	if st.Size() < ck.Offset {
+		return resumeError(ErrDamaged, e.part, "%s is shorter (%d bytes) than its checkpoint says (%d)", e.part, st.Size(), ck.Offset)
+	}
+	header, err := e.opt.header(p)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(e.part, os.O_RDWR, 0)
+	if err != nil {
+		return resumeError(ErrDamaged, e.part, "%v", err)
+	}
+	if err := verifyPart(f, ck, header, rows, rowLen); err != nil {
+		f.Close()
+		return resumeError(ErrDamaged, e.part, "%s does not match its checkpoint: %v", e.part, err)
+	}
+	// Bytes past the checkpoint are a strip that was being written when the export stopped.
+	err = f.Truncate(ck.Offset)
+	if err == nil {
+		_, err = f.Seek(ck.Offset, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("cannot resume: %v", err)
+	}
+	e.out = &crcSink{sink: e.wrap(f), crc: ck.CRC32}
+	e.pw = resumePNGWriter(e.out, ck.Offset, ck.Adler, ck.Uncompressed)
+	e.start = ck.NextStrip
+	e.resumed = true
+	e.lastCk = ck
+	return nil
+}

@@ -84,3 +84,8 @@ func newError(kind error, path string, format string, a ...any) *Error {
 func resumeError(kind error, path string, format string, a ...any) *Error {
 	return &Error{Kind: kind, Path: path, Msg: "cannot resume: " + fmt.Sprintf(format, a...), Kept: true}
 }
+
+func isKind(err, kind error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == kind
+}

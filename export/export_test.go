@@ -8,16 +8,17 @@ import (
 	"hash/adler32"
 	"image"
 	"image/png"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
+	"mandelscope/internal/pngverify"
 	"mandelscope/render/cpu"
 )
 
@@ -87,7 +88,7 @@ func TestAdlerCombine(t *testing.T) {
 			b[i] = 0xff - byte(rng.IntN(3))
 		}
 		want := adler32.Checksum(append(append([]byte{}, a...), b...))
-		if got := AdlerCombine(adler32.Checksum(a), adler32.Checksum(b), int64(len(b))); got != want {
+		if got := adlerCombine(adler32.Checksum(a), adler32.Checksum(b), int64(len(b))); got != want {
 			t.Errorf("len %d+%d: combine = %08x, want %08x", len(a), len(b), got, want)
 		}
 	}
@@ -198,8 +199,8 @@ func TestReadMetadataErrors(t *testing.T) {
 	}
 }
 
-// TestVerifyAndPngcheck: the streaming verifier and pngcheck accept an export; the verifier's
-// rows equal image/png's; a flipped byte is caught.
+// TestVerifyAndPngcheck: the streaming verifier and pngcheck (when installed) accept an
+// export; the verifier's rows equal image/png's; a flipped byte and a cut file are caught.
 func TestVerifyAndPngcheck(t *testing.T) {
 	const w, h = 640, 371
 	path, _ := export(t, t.TempDir(), Options{Location: testLoc(), Width: w, Height: h, StripBytes: 4 * w * 50})
@@ -209,7 +210,7 @@ func TestVerifyAndPngcheck(t *testing.T) {
 	}
 	want := imagetest.Decode(t, path)
 	rows := 0
-	info, err := Verify(bytes.NewReader(data), func(y int, rgb []byte) {
+	info, err := pngverify.Verify(bytes.NewReader(data), func(y int, rgb []byte) {
 		rows++
 		for x := 0; x < w; x++ {
 			c := want.RGBAAt(x, y)
@@ -235,15 +236,18 @@ func TestVerifyAndPngcheck(t *testing.T) {
 	for _, at := range []int{len(data) / 2, 20, len(data) - 10} {
 		bad := bytes.Clone(data)
 		bad[at] ^= 0x40
-		if _, err := Verify(bytes.NewReader(bad), nil); err == nil {
+		if _, err := pngverify.Verify(bytes.NewReader(bad), nil); err == nil {
 			t.Errorf("a byte flipped at %d of %d passes the verifier", at, len(data))
 		}
 	}
-	if _, err := Verify(bytes.NewReader(data[:len(data)-30]), nil); err == nil {
+	if _, err := pngverify.Verify(bytes.NewReader(data[:len(data)-30]), nil); err == nil {
 		t.Error("a truncated file passes the verifier")
 	}
 }
 
+// TestCancelLeavesNoFile: a cancel between strips leaves no FILE.png, keeps the .part and its
+// checkpoint (and says so), a plain export then refuses to replace them, and a resume gives
+// the bytes of an uninterrupted export.
 func TestCancelLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.png")
@@ -300,34 +304,44 @@ func sameFile(t *testing.T, a, b string) {
 // TestResumeByteIdentical: stop after k strips (as if killed), resume, compare bytes with an
 // uninterrupted export; with supersampling too.
 func TestResumeByteIdentical(t *testing.T) {
-	for _, ss := range []int{1, 2} {
-		for _, k := range []int{1, 4} {
-			t.Run(fmt.Sprintf("ss%d-after%d", ss, k), func(t *testing.T) {
-				dir := t.TempDir()
-				base := Options{Location: testLoc(), Width: 211, Height: 143, Supersample: ss, Tile: 77, StripBytes: 4 * 211 * ss * ss * 17, Version: "t"}
-				whole, sum := export(t, t.TempDir(), base)
-				path := filepath.Join(dir, "r.png")
-				stop := base
-				stop.stopAfter = k
-				_, err := Export(context.Background(), &cpu.Renderer{}, path, stop)
-				if !errors.Is(err, ErrInterrupted) {
-					t.Fatalf("stopped export: %v", err)
-				}
-				if _, err := os.Stat(path); err == nil {
-					t.Fatal("FILE.png exists after a kill")
-				}
-				res := base
-				res.Resume = true
-				rs, err := Export(context.Background(), &cpu.Renderer{}, path, res)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if rs.Resumed != k {
-					t.Errorf("resumed from strip %d, want %d (of %d)", rs.Resumed, k, sum.Strips)
-				}
-				sameFile(t, path, whole)
-			})
-		}
+	type run struct {
+		ss, k int
+		col   string // a colouring method ("": the default)
+	}
+	runs := []run{{1, 1, ""}, {1, 4, ""}, {2, 1, ""}, {2, 4, ""},
+		{1, 4, fractal.MethodDistance}, {2, 1, fractal.MethodSlopes}}
+	for _, r := range runs {
+		ss, k := r.ss, r.k
+		t.Run(fmt.Sprintf("ss%d-after%d%s", ss, k, r.col), func(t *testing.T) {
+			dir := t.TempDir()
+			loc := testLoc()
+			loc.Color.Method, loc.Color.Transfer = r.col, ""
+			if r.col != "" {
+				loc.Color.Transfer = fractal.TransferSqrt
+			}
+			base := Options{Location: loc, Width: 211, Height: 143, Supersample: ss, Tile: 77, StripBytes: 4 * 211 * ss * ss * 17, Version: "t"}
+			whole, sum := export(t, t.TempDir(), base)
+			path := filepath.Join(dir, "r.png")
+			stop := base
+			stop.stopAfter = k
+			_, err := Export(context.Background(), &cpu.Renderer{}, path, stop)
+			if !errors.Is(err, ErrInterrupted) {
+				t.Fatalf("stopped export: %v", err)
+			}
+			if _, err := os.Stat(path); err == nil {
+				t.Fatal("FILE.png exists after a kill")
+			}
+			res := base
+			res.Resume = true
+			rs, err := Export(context.Background(), &cpu.Renderer{}, path, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rs.Resumed != k {
+				t.Errorf("resumed from strip %d, want %d (of %d)", rs.Resumed, k, sum.Strips)
+			}
+			sameFile(t, path, whole)
+		})
 	}
 }
 
@@ -342,6 +356,11 @@ func TestResumeRefusals(t *testing.T) {
 	Export(context.Background(), &cpu.Renderer{}, path, opt)
 	other := opt
 	other.stopAfter, other.Resume = 0, true
+	lit := other
+	lit.Location.Color.Method = fractal.MethodSlopes
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, lit); !errors.Is(err, ErrParamsDiffer) {
+		t.Errorf("resume in another colouring: %v", err)
+	}
 	other.Location.Iterations++
 	if _, err := Export(context.Background(), &cpu.Renderer{}, path, other); !errors.Is(err, ErrParamsDiffer) || !strings.Contains(err.Error(), "different parameters") {
 		t.Errorf("resume with other parameters: %v", err)
@@ -363,7 +382,7 @@ func TestResumeRefusals(t *testing.T) {
 	}
 }
 
-// fullDisk fails with ENOSPC after limit bytes.
+// fullDisk fails with this system's full-disk error after limit bytes.
 type fullDisk struct {
 	n, limit int
 }
@@ -372,7 +391,7 @@ func (f *fullDisk) Write(p []byte) (int, error) {
 	if f.n+len(p) > f.limit {
 		k := f.limit - f.n
 		f.n = f.limit
-		return k, &os.PathError{Op: "write", Path: "x.png.part", Err: syscall.ENOSPC}
+		return k, &os.PathError{Op: "write", Path: "x.png.part", Err: diskFullErrs[0]}
 	}
 	f.n += len(p)
 	return len(p), nil
@@ -421,7 +440,7 @@ func TestFullDiskTmpfs(t *testing.T) {
 
 func TestPlan(t *testing.T) {
 	for _, tc := range []struct{ w, h, n int }{{30720, 17280, 1}, {30720, 17280, 4}, {7680, 4320, 2}, {65536, 3, 4}, {1, 1, 1}} {
-		p, err := NewPlan(tc.w, tc.h, tc.n, 4096, 0)
+		p, err := newStripPlan(tc.w, tc.h, tc.n, 4096, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -447,11 +466,11 @@ func TestPlan(t *testing.T) {
 		}
 	}
 	for _, bad := range [][3]int{{0, 5, 1}, {5, 5, 0}, {5, 5, 5}} {
-		if _, err := NewPlan(bad[0], bad[1], bad[2], 64, 0); err == nil {
-			t.Errorf("NewPlan%v accepted", bad)
+		if _, err := newStripPlan(bad[0], bad[1], bad[2], 64, 0); err == nil {
+			t.Errorf("newStripPlan%v accepted", bad)
 		}
 	}
-	if _, err := NewPlan(5, 5, 1, 15, 0); err == nil {
+	if _, err := newStripPlan(5, 5, 1, 15, 0); err == nil {
 		t.Error("tile 15 accepted")
 	}
 }
@@ -500,7 +519,7 @@ func TestBigExportStreamingVerify(t *testing.T) {
 	}
 	defer f.Close()
 	bad := 0
-	info, err := Verify(f, func(y int, rgb []byte) {
+	info, err := pngverify.Verify(f, func(y int, rgb []byte) {
 		for x := 0; x < w; x++ {
 			r, g, b := patternAt(x, y)
 			if rgb[3*x] != r || rgb[3*x+1] != g || rgb[3*x+2] != b {
@@ -531,10 +550,10 @@ func TestEncodeSplitsIDAT(t *testing.T) {
 		img.Pix[i] = byte(rng.Uint32())
 	}
 	var buf bytes.Buffer
-	if err := Encode(&buf, img, []Text{{"Comment", "noise"}}); err != nil {
+	if err := encode(&buf, img, []Text{{"Comment", "noise"}}); err != nil {
 		t.Fatal(err)
 	}
-	info, err := Verify(bytes.NewReader(buf.Bytes()), nil)
+	info, err := pngverify.Verify(bytes.NewReader(buf.Bytes()), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -582,7 +601,7 @@ func TestVerifyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	info, err := Verify(f, nil)
+	info, err := pngverify.Verify(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -591,4 +610,32 @@ func TestVerifyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s: %dx%d, %d chunks (%d IDAT), %d compressed bytes, %d raw; %s", path, info.Width, info.Height, info.Chunks, info.IDATChunks, info.Compressed, info.Raw, md.Location)
+}
+
+// encode writes img (whole, in one piece) as an RGB PNG with text chunks, through the same
+// filter and compression as Export. For the tests.
+func encode(w io.Writer, img *image.RGBA, text []Text) error {
+	b := img.Bounds()
+	if b.Empty() {
+		return errors.New("png: empty image")
+	}
+	if b.Min != (image.Point{}) {
+		img = &image.RGBA{Pix: img.Pix[img.PixOffset(b.Min.X, b.Min.Y):], Stride: img.Stride, Rect: image.Rect(0, 0, b.Dx(), b.Dy())}
+	}
+	p, err := newPNGWriter(w, b.Dx(), b.Dy(), text)
+	if err != nil {
+		return err
+	}
+	c, err := newBlockCompressor(DefaultLevel)
+	if err != nil {
+		return err
+	}
+	out, adler, raw, err := c.compress(img, 1, b.Dx(), 0, b.Dy())
+	if err != nil {
+		return err
+	}
+	if err := p.WriteBlock(out, adler, raw); err != nil {
+		return err
+	}
+	return p.Close()
 }

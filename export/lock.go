@@ -53,8 +53,8 @@ func (l *targetLock) release() {
 	l.fl.Close()
 }
 
-// Busy reports whether another export of path is running now (it holds the lock).
-func Busy(path string) bool {
+// busy reports whether another export of path is running now (it holds the lock).
+func busy(path string) bool {
 	l, err := lockTarget(path)
 	if err != nil {
 		return isKind(err, ErrBusy)

@@ -42,8 +42,8 @@ var Presets = []Preset{
 	{"32k", "32K (30720x17280)", 30720, 17280},
 }
 
-// CheckSize says whether w x h is an export size: each side 1 to MaxSide.
-func CheckSize(w, h int) error {
+// checkSize says whether w x h is an export size: each side 1 to MaxSide.
+func checkSize(w, h int) error {
 	if w < 1 || h < 1 || w > MaxSide || h > MaxSide {
 		return fmt.Errorf("%dx%d is out of range (each side 1 to %d)", w, h, MaxSide)
 	}
@@ -51,7 +51,7 @@ func CheckSize(w, h int) error {
 }
 
 // ParseSize reads a size: "WxH" (whole numbers) or a preset name (case does not matter),
-// checked with CheckSize.
+// checked with checkSize.
 func ParseSize(s string) (w, h int, err error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	for _, p := range Presets {
@@ -72,7 +72,7 @@ func ParseSize(s string) (w, h int, err error) {
 	if err1 != nil || err2 != nil {
 		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT with whole numbers", clip(s))
 	}
-	return w, h, CheckSize(w, h)
+	return w, h, checkSize(w, h)
 }
 
 func clip(s string) string {
@@ -82,9 +82,9 @@ func clip(s string) string {
 	return s
 }
 
-// Plan cuts an export into strips (full-width bands of output rows) and each strip's render
-// into tiles no larger than the tile edge cap.
-type Plan struct {
+// stripPlan cuts an export into strips (full-width bands of output rows) and each strip's
+// render into tiles no larger than the tile edge cap.
+type stripPlan struct {
 	W, H      int // output size
 	N         int // supersampling: the frame is rendered at W*N x H*N
 	Tile      int // tile edge cap, in rendered pixels
@@ -93,17 +93,17 @@ type Plan struct {
 	BlockRows int // output rows per compression job (a strip's last job may have fewer)
 }
 
-// NewPlan plans a w x h export with n x n supersampling, tiles of at most tile pixels a side
-// and strip render buffers of about stripBytes (DefaultStripBytes when 0).
-func NewPlan(w, h, n, tile, stripBytes int) (Plan, error) {
-	if err := CheckSize(w, h); err != nil {
-		return Plan{}, fmt.Errorf("size %v", err)
+// newStripPlan plans a w x h export with n x n supersampling, tiles of at most tile pixels a
+// side and strip render buffers of about stripBytes (DefaultStripBytes when 0).
+func newStripPlan(w, h, n, tile, stripBytes int) (stripPlan, error) {
+	if err := checkSize(w, h); err != nil {
+		return stripPlan{}, fmt.Errorf("size %v", err)
 	}
 	if n < 1 || n > MaxSupersample {
-		return Plan{}, fmt.Errorf("supersampling %d is out of range (1 to %d)", n, MaxSupersample)
+		return stripPlan{}, fmt.Errorf("supersampling %d is out of range (1 to %d)", n, MaxSupersample)
 	}
 	if tile < MinTile {
-		return Plan{}, fmt.Errorf("tile %d is below the minimum of %d", tile, MinTile)
+		return stripPlan{}, fmt.Errorf("tile %d is below the minimum of %d", tile, MinTile)
 	}
 	if stripBytes <= 0 {
 		stripBytes = DefaultStripBytes
@@ -117,18 +117,18 @@ func NewPlan(w, h, n, tile, stripBytes int) (Plan, error) {
 	if rows/block < 4 && rows >= 4 {
 		block = max(1, rows/4)
 	}
-	return Plan{W: w, H: h, N: n, Tile: tile, StripRows: rows, Strips: (h + rows - 1) / rows, BlockRows: block}, nil
+	return stripPlan{W: w, H: h, N: n, Tile: tile, StripRows: rows, Strips: (h + rows - 1) / rows, BlockRows: block}, nil
 }
 
 // Strip returns the output rows [y0, y1) of strip k.
-func (p Plan) Strip(k int) (y0, y1 int) {
+func (p stripPlan) Strip(k int) (y0, y1 int) {
 	y0 = k * p.StripRows
 	return y0, min(p.H, y0+p.StripRows)
 }
 
 // Tiles returns the tiles of strip k in the rendered frame's global pixel coordinates, row by
 // row, each at most Tile x Tile.
-func (p Plan) Tiles(k int) []image.Rectangle {
+func (p stripPlan) Tiles(k int) []image.Rectangle {
 	y0, y1 := p.Strip(k)
 	r := image.Rect(0, y0*p.N, p.W*p.N, y1*p.N)
 	var out []image.Rectangle

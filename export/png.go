@@ -3,7 +3,6 @@ package export
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/adler32"
 	"hash/crc32"
@@ -32,11 +31,11 @@ type Text struct {
 	Key, Value string
 }
 
-// PNGWriter writes an 8-bit RGB PNG as a stream: the header and text chunks first, then
+// pngWriter writes an 8-bit RGB PNG as a stream: the header and text chunks first, then
 // blocks of already filtered and deflated rows (each ending on a sync flush), then the end of
 // the zlib stream and IEND. It never holds the image. The zero value is not usable: start one
-// with NewPNGWriter, or with ResumePNGWriter after a checkpoint. Errors are sticky.
-type PNGWriter struct {
+// with newPNGWriter, or with resumePNGWriter after a checkpoint. Errors are sticky.
+type pngWriter struct {
 	w     io.Writer
 	err   error
 	adler uint32 // Adler-32 of the uncompressed (filtered) bytes so far
@@ -46,13 +45,13 @@ type PNGWriter struct {
 	hdr   [8]byte
 }
 
-// NewPNGWriter writes the signature, IHDR (width x height, 8-bit RGB, no interlace), the
+// newPNGWriter writes the signature, IHDR (width x height, 8-bit RGB, no interlace), the
 // text chunks and the zlib header, and returns a writer ready for WriteBlock.
-func NewPNGWriter(w io.Writer, width, height int, text []Text) (*PNGWriter, error) {
+func newPNGWriter(w io.Writer, width, height int, text []Text) (*pngWriter, error) {
 	if width < 1 || height < 1 || width > 1<<30 || height > 1<<30 {
 		return nil, fmt.Errorf("png: invalid size %dx%d", width, height)
 	}
-	p := &PNGWriter{w: w, adler: 1}
+	p := &pngWriter{w: w, adler: 1}
 	p.write([]byte(pngSignature))
 	var ihdr [13]byte
 	binary.BigEndian.PutUint32(ihdr[0:], uint32(width))
@@ -73,11 +72,11 @@ func NewPNGWriter(w io.Writer, width, height int, text []Text) (*PNGWriter, erro
 	return p, p.err
 }
 
-// ResumePNGWriter continues a stream written by an earlier PNGWriter that stopped after a
+// resumePNGWriter continues a stream written by an earlier pngWriter that stopped after a
 // block: w must be positioned just after that block, offset is its position, adler and raw the
 // Adler-32 and length of the uncompressed bytes written so far.
-func ResumePNGWriter(w io.Writer, offset int64, adler uint32, raw int64) *PNGWriter {
-	return &PNGWriter{w: w, adler: adler, raw: raw, off: offset}
+func resumePNGWriter(w io.Writer, offset int64, adler uint32, raw int64) *pngWriter {
+	return &pngWriter{w: w, adler: adler, raw: raw, off: offset}
 }
 
 func checkKey(k string) error {
@@ -116,7 +115,7 @@ func latin1(s string) string {
 	return string(b)
 }
 
-func (p *PNGWriter) write(b []byte) {
+func (p *pngWriter) write(b []byte) {
 	if p.err != nil {
 		return
 	}
@@ -128,7 +127,7 @@ func (p *PNGWriter) write(b []byte) {
 	p.err = err
 }
 
-func (p *PNGWriter) chunk(typ string, data []byte) {
+func (p *pngWriter) chunk(typ string, data []byte) {
 	binary.BigEndian.PutUint32(p.hdr[:4], uint32(len(data)))
 	copy(p.hdr[4:], typ)
 	crc := crc32.NewIEEE()
@@ -143,20 +142,20 @@ func (p *PNGWriter) chunk(typ string, data []byte) {
 // WriteBlock appends deflated data (a piece of the zlib stream that ends on a byte boundary
 // with no final block, e.g. compressed with a sync Flush) as IDAT chunks. adler is the
 // Adler-32 of the uncompressed bytes of the block and rawLen their count.
-func (p *PNGWriter) WriteBlock(deflated []byte, adler uint32, rawLen int64) error {
+func (p *pngWriter) WriteBlock(deflated []byte, adler uint32, rawLen int64) error {
 	for len(deflated) > 0 {
 		n := min(len(deflated), maxIDAT)
 		p.chunk("IDAT", deflated[:n])
 		deflated = deflated[n:]
 	}
-	p.adler = AdlerCombine(p.adler, adler, rawLen)
+	p.adler = adlerCombine(p.adler, adler, rawLen)
 	p.raw += rawLen
 	return p.err
 }
 
 // Close ends the zlib stream (an empty final block and the Adler-32) and writes IEND. It
 // does not close the underlying writer.
-func (p *PNGWriter) Close() error {
+func (p *pngWriter) Close() error {
 	var tail [6]byte
 	copy(tail[:], finalBlock)
 	binary.BigEndian.PutUint32(tail[2:], p.adler)
@@ -166,20 +165,20 @@ func (p *PNGWriter) Close() error {
 }
 
 // Offset is the number of bytes written so far (counting from the start of the file).
-func (p *PNGWriter) Offset() int64 { return p.off }
+func (p *pngWriter) Offset() int64 { return p.off }
 
 // Adler returns the Adler-32 and length of the uncompressed bytes so far.
-func (p *PNGWriter) Adler() (uint32, int64) { return p.adler, p.raw }
+func (p *pngWriter) Adler() (uint32, int64) { return p.adler, p.raw }
 
 // Err returns the sticky error.
-func (p *PNGWriter) Err() error { return p.err }
+func (p *pngWriter) Err() error { return p.err }
 
 // adlerBase is the largest prime below 2^16, the modulus of Adler-32.
 const adlerBase = 65521
 
-// AdlerCombine returns the Adler-32 of the concatenation A+B from adler1 = Adler-32(A),
+// adlerCombine returns the Adler-32 of the concatenation A+B from adler1 = Adler-32(A),
 // adler2 = Adler-32(B) and len2 = len(B), as zlib's adler32_combine does.
-func AdlerCombine(adler1, adler2 uint32, len2 int64) uint32 {
+func adlerCombine(adler1, adler2 uint32, len2 int64) uint32 {
 	if len2 < 0 {
 		return 0xffffffff
 	}
@@ -203,33 +202,24 @@ func AdlerCombine(adler1, adler2 uint32, len2 int64) uint32 {
 	return sum1 | sum2<<16
 }
 
-// PNG row filter types.
+// The PNG row filter types the writer uses.
 const (
-	filterNone = 0
-	filterSub  = 1
-	filterUp   = 2
+	filterSub = 1
+	filterUp  = 2
 )
 
 // rowFilter turns the rows [r0, r1) of a rendered strip (src: the strip's render buffer, n x n
 // samples per output pixel, width output pixels wide) into PNG filtered RGB rows appended to
 // dst: the first row with Sub (so the block needs no earlier row), the others with Up.
-// Supersampled samples are averaged, rounding half up. cur and prev are scratch rows of
-// 3*width bytes.
+// Supersampled samples are averaged, rounding half up (into cur, through acc); without
+// supersampling (n == 1) rowFilter1 filters straight from the RGBA rows. cur and prev are
+// scratch rows of 3*width bytes, acc of 3*width sums.
 func rowFilter(dst []byte, src *image.RGBA, n, width, r0, r1 int, cur, prev []byte, acc []uint32) []byte {
 	if n == 1 {
 		return rowFilter1(dst, src, width, r0, r1)
 	}
 	for r := r0; r < r1; r++ {
-		if n == 1 {
-			pix := src.Pix[r*src.Stride : r*src.Stride+4*width]
-			for x := 0; x < width; x++ {
-				s := pix[4*x : 4*x+3 : 4*x+3]
-				d := cur[3*x : 3*x+3 : 3*x+3]
-				d[0], d[1], d[2] = s[0], s[1], s[2]
-			}
-		} else {
-			average(src, n, width, r, cur, acc)
-		}
+		average(src, n, width, r, cur, acc)
 		if r == r0 {
 			dst = append(dst, filterSub)
 			dst = append(dst, cur[:3]...)
@@ -348,32 +338,4 @@ func (c *blockCompressor) compress(src *image.RGBA, n, width, r0, r1 int) ([]byt
 		return nil, 0, 0, err
 	}
 	return c.out.Bytes(), adler32.Checksum(c.raw), int64(len(c.raw)), nil
-}
-
-// Encode writes img (whole, in one piece) as an RGB PNG with text chunks, through the same
-// filter and compression as Export. It is meant for small images and tests.
-func Encode(w io.Writer, img *image.RGBA, text []Text) error {
-	b := img.Bounds()
-	if b.Empty() {
-		return errors.New("png: empty image")
-	}
-	if b.Min != (image.Point{}) {
-		img = &image.RGBA{Pix: img.Pix[img.PixOffset(b.Min.X, b.Min.Y):], Stride: img.Stride, Rect: image.Rect(0, 0, b.Dx(), b.Dy())}
-	}
-	p, err := NewPNGWriter(w, b.Dx(), b.Dy(), text)
-	if err != nil {
-		return err
-	}
-	c, err := newBlockCompressor(DefaultLevel)
-	if err != nil {
-		return err
-	}
-	out, adler, raw, err := c.compress(img, 1, b.Dx(), 0, b.Dy())
-	if err != nil {
-		return err
-	}
-	if err := p.WriteBlock(out, adler, raw); err != nil {
-		return err
-	}
-	return p.Close()
 }

@@ -31,11 +31,21 @@ const (
 	MaxOffset = 1e6
 )
 
-// Coloring says how escape counts become colours.
+// Coloring says how a pixel's orbit becomes a colour: a palette at the smooth escape count
+// (through a transfer function), and a method that may shade it with the derivative dz/dc.
+// Every field's zero value is its default (Method smooth, Transfer linear, Width
+// DefaultWidth, Strength DefaultStrength), so a location written before these fields existed
+// draws as it did.
 type Coloring struct {
 	Palette string  // a palette name (see Palettes)
 	Density float64 // colour cycles per 32 smooth iterations; MinDensity to MaxDensity
 	Offset  float64 // shifts the palette, in cycles (0..1; at most MaxOffset in size)
+
+	Method   string  // "" or one of Methods: smooth, distance, slopes
+	Transfer string  // "" or one of Transfers: linear, sqrt, log (applied to the smooth value)
+	Width    float64 // distance: line width in pixels, MinWidth to MaxWidth (0: DefaultWidth)
+	Light    float64 // slopes: light direction, degrees anticlockwise from the upper left
+	Strength float64 // slopes: MinStrength to MaxStrength (0: DefaultStrength)
 }
 
 // DefaultColoring is the colouring of a fresh view.
@@ -110,7 +120,7 @@ func (l Location) Validate() error {
 	if o := l.Color.Offset; !(o >= -MaxOffset && o <= MaxOffset) {
 		return fmt.Errorf("palette offset %s is out of range (-%g to %g)", formatFloat(o), MaxOffset, MaxOffset)
 	}
-	return nil
+	return l.Color.validateShading()
 }
 
 // formatFloat writes a number read from a file as what it is: "NaN", "+Inf", or its shortest
@@ -215,12 +225,14 @@ func trimZeros(s string) string {
 }
 
 // String is the compact text form of a location, one line, for the clipboard and for
-// sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...".
-// ParseLocationText reads it back exactly.
+// sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...",
+// followed by colouring=, transfer=, width=, light= and strength= where they differ from
+// their defaults. ParseLocationText reads it back exactly.
 func (l Location) String() string {
 	return fmt.Sprintf("re=%s im=%s zoom=%s iterations=%d palette=%s density=%s offset=%s",
 		l.Re, l.Im, l.Zoom, l.Iterations, l.Color.Palette,
-		strconv.FormatFloat(l.Color.Density, 'g', -1, 64), strconv.FormatFloat(l.Color.Offset, 'g', -1, 64))
+		strconv.FormatFloat(l.Color.Density, 'g', -1, 64), strconv.FormatFloat(l.Color.Offset, 'g', -1, 64)) +
+		l.Color.shadingText()
 }
 
 // ParseLocationText reads a location from text: either the compact form written by String
@@ -280,6 +292,22 @@ func (l *Location) set(k, v string) error {
 		l.Color.Density, err = strconv.ParseFloat(v, 64)
 	case "offset":
 		l.Color.Offset, err = strconv.ParseFloat(v, 64)
+	case "colouring", "coloring", "method":
+		l.Color.Method = strings.ToLower(v)
+		if l.Color.Method == MethodSmooth {
+			l.Color.Method = "" // the default's one form, so equal locations compare equal
+		}
+	case "transfer":
+		l.Color.Transfer = strings.ToLower(v)
+		if l.Color.Transfer == TransferLinear {
+			l.Color.Transfer = ""
+		}
+	case "width":
+		l.Color.Width, err = strconv.ParseFloat(v, 64)
+	case "light":
+		l.Color.Light, err = strconv.ParseFloat(v, 64)
+	case "strength":
+		l.Color.Strength, err = strconv.ParseFloat(v, 64)
 	default:
 		return fmt.Errorf("unknown key %q", clip(k))
 	}

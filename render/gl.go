@@ -7,16 +7,22 @@
 //
 // It keeps the rendering contract of package fractal (see render/cpu, the pure-Go
 // reference): every pixel is computed from its global index, so tiles join without seams,
-// and GPU and CPU pictures agree. Three fragment shader variants (package shaders) cover the
+// and GPU and CPU pictures agree, in every colouring (fractal.Coloring: the shaders carry the
+// derivative dz/dc only for the colourings that read it). Three fragment shader variants (package shaders) cover the
 // precisions: float32, native fp64, and double emulated with float-float pairs for drivers
-// without fp64. It calls only the GL 3.3 core functions (go-gl's v3.3-core binding; doubles
+// without fp64. Deeper, Perturbation frames are drawn by the perturbation shader: each pixel
+// iterates its difference from the frame's reference orbit with rebasing and the BLA table,
+// both uploaded once per reference into texture buffers, with the CPU's arithmetic; where
+// the GPU cannot (no fp64, tables beyond its limits) or should not (a software rasteriser,
+// where the CPU is faster) draw them, they go to the CPU renderer (render/cpu), never to a
+// variant that would draw them wrong. It calls only the GL 3.3 core functions (go-gl's v3.3-core binding; doubles
 // reach the fp64 shader as bit patterns), so the same code runs on 4.x and 3.3 contexts. Long
 // renders are split into tiles of at most MaxTile pixels a side and each tile into short draw
 // calls, so that no single draw runs long enough to trip a GPU watchdog (Windows resets the
 // driver after about 2 s): at ordinary iteration counts each draw colours a band of rows in one
 // pass; above passCost iterations (times the variant's weight) a band is drawn in several
 // passes of at most P iterations each, the orbits' state carried between them in integer
-// textures (ping-pong framebuffers, three colour attachments), then coloured by a final pass,
+// textures (ping-pong framebuffers, four colour attachments), then coloured by a final pass,
 // with the same arithmetic and so the same pixels as one pass.
 package render
 
@@ -44,6 +50,11 @@ type Options struct {
 	MainThread func(f func())
 	// Precision forces a shader variant: "" (automatic), "f32", "f64", "emulated".
 	Precision string
+	// Perturb says where Perturbation frames are drawn: "gpu" (the perturbation shader,
+	// where the driver has fp64 and room for the tables), "cpu" (the CPU renderer), or ""
+	// (automatic: the GPU, except on a software rasteriser such as llvmpipe, where the
+	// pure-Go CPU renderer is faster: 2.6x less CPU time at zoom 1e50, BenchmarkPerturb1e50).
+	Perturb string
 	// MaxTile caps the tile edge in pixels (0: from GL_MAX_RENDERBUFFER_SIZE and
 	// GL_MAX_VIEWPORT_DIMS).
 	MaxTile int
@@ -99,12 +110,13 @@ type GL struct {
 	// stage, and two sets of state textures with a framebuffer each.
 	iterProgs  map[shaders.Variant]*program
 	colourProg *program
-	stateTex   [2][3]uint32
+	stateTex   [2][4]uint32
 	stateFBO   [2]uint32
 	query      uint32 // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
 
-	// Perturbation: the texel limit of a buffer texture, the programs of perturb.frag, and
-	// the tables uploaded last (kept until another frame's reference or table comes).
+	// Perturbation: the texel limit of a buffer texture, the programs compiled on first use
+	// (perturb.frag's, and mandel.frag's with the derivative: lazyProgram), and the tables
+	// uploaded last (kept until another frame's reference or table comes).
 	maxTexBuffer int
 	deepProgs    map[progKey]*program
 	tables       *deepTables
@@ -123,6 +135,11 @@ func NewGL(opts Options) (g *GL, err error) {
 	case "", "f32", "f64", "emulated":
 	default:
 		return nil, fmt.Errorf("opengl: unknown precision %q (want f32, f64, emulated or empty)", opts.Precision)
+	}
+	switch opts.Perturb {
+	case "", "gpu", "cpu":
+	default:
+		return nil, fmt.Errorf("opengl: unknown perturbation renderer %q (want gpu, cpu or empty)", opts.Perturb)
 	}
 	if opts.MaxTile < 0 {
 		return nil, fmt.Errorf("opengl: max tile %d must not be negative", opts.MaxTile)

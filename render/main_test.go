@@ -30,11 +30,11 @@ var (
 	sharedEr = map[string]error{}
 )
 
-// testGL returns a GL with opts (cached by precision, max tile and pass iterations). It skips the test when no
+// testGL returns a GL with opts (cached by precision, perturbation renderer, max tile and pass iterations). It skips the test when no
 // GL context can be made, unless MANDELSCOPE_REQUIRE_GL=1, where it fails.
 func testGL(t testing.TB, opts Options) *GL {
 	t.Helper()
-	key := opts.Precision + "/" + itoa(opts.MaxTile) + "/" + itoa(opts.PassIterations)
+	key := opts.Precision + "/" + opts.Perturb + "/" + itoa(opts.MaxTile) + "/" + itoa(opts.PassIterations)
 	sharedMu.Lock()
 	g, ok := shared[key]
 	err := sharedEr[key]

@@ -4,8 +4,10 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"math/bits"
+	"strings"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
@@ -21,6 +23,10 @@ const (
 	orbitUnit = 3
 	blaUnit   = orbitUnit + maxPages
 )
+
+// noBLA, when set, draws perturbation frames without the BLA table (plain perturbation, one
+// iteration a step): benchmarks use it to measure the cost of one iteration.
+var noBLA = false
 
 // texBufferLimitOverride, when above 0, replaces GL_MAX_TEXTURE_BUFFER_SIZE (tests use it to
 // exercise the split into pages).
@@ -77,6 +83,14 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 	if !g.fp64 {
 		return fmt.Errorf("%s has no native fp64", g.renderer)
 	}
+	switch g.opts.Perturb {
+	case "cpu":
+		return errors.New("forced")
+	case "":
+		if softwareRenderer(g.renderer) {
+			return fmt.Errorf("faster than %s here", g.renderer)
+		}
+	}
 	if f.Ref == nil {
 		return nil // the reference comes later; checked again then
 	}
@@ -86,6 +100,19 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 			o, t, pages, g.texBufferLimit(), maxPages)
 	}
 	return nil
+}
+
+// softwareRenderer reports whether GL_RENDERER names a rasteriser that runs on the CPU
+// (Mesa's llvmpipe and softpipe, SwiftShader, Microsoft's GDI Generic): there the CPU
+// renderer draws perturbation faster than the shader.
+func softwareRenderer(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range []string{"llvmpipe", "softpipe", "swiftshader", "gdi generic", "software rasterizer"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // ensureTables runs on the GL thread: uploads ref's orbit and bla's table unless they are the
@@ -184,25 +211,18 @@ func (g *GL) deleteTables() {
 }
 
 // perturbProgram returns the perturbation shader's program for tables in pages buffers, for a
-// stage (stageSingle or stageIterate), compiling it on first use.
-func (g *GL) perturbProgram(pages int, stage string) (*program, error) {
-	key := progKey{shaders.Perturb, pages, stage}
-	if p := g.deepProgs[key]; p != nil {
-		return p, nil
-	}
-	p, err := linkProgram(g.glsl, shaders.Perturb, stage, shaders.FullscreenVert, source{"perturb.frag", shaders.PerturbFrag},
-		[]string{string(shaders.F64), fmt.Sprintf("PAGES %d", pages)})
-	if err != nil {
-		return nil, err
-	}
-	p.variant, p.pages = shaders.Perturb, pages
-	g.deepProgs[key] = p
-	return p, nil
+// stage (stageSingle or stageIterate), with SHADE and DERIV or without, compiling it on first
+// use.
+func (g *GL) perturbProgram(pages int, stage string, shade, deriv bool) (*program, error) {
+	return g.lazyProgram(progKey{shaders.Perturb, pages, stage, shade, deriv})
 }
 
-// progKey names a compiled perturbation program.
+// progKey names a program compiled on first use: a perturbation program, or a variant of
+// mandel.frag with SHADE (shade) or DERIV (deriv).
 type progKey struct {
 	v     shaders.Variant
 	pages int
 	stage string
+	shade bool
+	deriv bool
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -37,8 +39,9 @@ func deepFrame(t testing.TB, re, im, zoom string, iter, w, h int) fractal.Frame 
 	return f
 }
 
-// perturbCPU is the CPU picture of a Perturbation frame: fractal.Frame.Escape for every
-// pixel (perturbation with the frame's BLA table, the rule the shader follows), coloured.
+// perturbCPU is the CPU picture of a Perturbation frame: fractal.Frame.Pixel for every pixel
+// (perturbation with the frame's BLA table, the rule the shader follows, with the derivative
+// where the colouring reads it), coloured.
 func perturbCPU(t testing.TB, f fractal.Frame) (*image.RGBA, []int) {
 	t.Helper()
 	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
@@ -49,9 +52,9 @@ func perturbCPU(t testing.TB, f fractal.Frame) (*image.RGBA, []int) {
 	counts := make([]int, 0, f.W*f.H)
 	for y := range f.H {
 		for x := range f.W {
-			n, nu := f.Escape(x, y)
-			counts = append(counts, n)
-			img.SetRGBA(x, y, pal.Color(n, nu, f.Loc.Color))
+			r := f.Pixel(x, y)
+			counts = append(counts, r.N)
+			img.SetRGBA(x, y, f.Loc.Color.Shade(pal, r))
 		}
 	}
 	return img, counts
@@ -77,7 +80,7 @@ func spread(counts []int) (distinct, lo, hi, black int) {
 // with the perturbation shader and compares them with the CPU's perturbation: >= 98% of
 // pixels within 6/255 and the differing ones isolated.
 func TestPerturbAgainstCPU(t *testing.T) {
-	g := testGL(t, Options{})
+	g := testGL(t, Options{Perturb: "gpu"})
 	if !g.fp64 {
 		t.Skipf("%s has no fp64: perturbation frames go to the CPU (TestPerturbWithoutFP64)", g.renderer)
 	}
@@ -88,9 +91,24 @@ func TestPerturbAgainstCPU(t *testing.T) {
 		{"p8007_1e20", p8007Re, p8007Im, "1e20", 20000, 48, 36},
 		{"p136119_1e50", p136119Re, p136119Im, "1e50", 300000, 40, 30},
 		{"misiurewicz_1e100", misRe, misIm, "1e100", 12000, 44, 30},
+		{"p8007_1e20_distance", p8007Re, p8007Im, "1e20", 20000, 48, 36},
+		{"p8007_1e20_slopes", p8007Re, p8007Im, "1e20", 20000, 48, 36},
+		{"p136119_1e50_distance", p136119Re, p136119Im, "1e50", 300000, 40, 30},
+		{"misiurewicz_1e100_slopes", misRe, misIm, "1e100", 12000, 44, 30},
+		{"misiurewicz_1e100_log_distance", misRe, misIm, "1e100", 12000, 44, 30},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := deepFrame(t, c.re, c.im, c.zoom, c.iter, c.w, c.h)
+			if _, col, ok := strings.Cut(c.name[strings.Index(c.name, "_")+1:], "_"); ok {
+				plain, _ := perturbCPU(t, f)
+				f.Loc = withColouring(t, f.Loc, col)
+				coloured, _ := perturbCPU(t, f)
+				same, _ := imagetest.Agreement(coloured, plain, 0)
+				t.Logf("%s: %.1f%% of pixels differ from the smooth colouring's", col, 100*(1-same))
+				if same > 0.99 {
+					t.Errorf("%s changes only %.1f%% of the pixels of the smooth colouring", col, 100*(1-same))
+				}
+			}
 			if m := g.Mode(f); m != "perturbation (fp64)" {
 				t.Errorf("Mode = %q", m)
 			}
@@ -120,7 +138,7 @@ func TestPerturbAgainstCPU(t *testing.T) {
 // TestPerturbPassesAndTiles renders deep views in passes of a forced number of steps and in
 // small tiles: both must give the same bytes as the single-pass, one-piece render.
 func TestPerturbPassesAndTiles(t *testing.T) {
-	single := testGL(t, Options{})
+	single := testGL(t, Options{Perturb: "gpu"})
 	if !single.fp64 {
 		t.Skipf("%s has no fp64", single.renderer)
 	}
@@ -131,12 +149,17 @@ func TestPerturbPassesAndTiles(t *testing.T) {
 	}{
 		{"p8007_1e20", p8007Re, p8007Im, "1e20", 20000, 45, 31, []int{97, 2000}},
 		{"p136119_1e50", p136119Re, p136119Im, "1e50", 300000, 37, 23, []int{1000}},
+		{"p8007_1e20_distance", p8007Re, p8007Im, "1e20", 20000, 45, 31, []int{97}},
+		{"p136119_1e50_slopes", p136119Re, p136119Im, "1e50", 300000, 37, 23, []int{1000}},
 	} {
 		f := deepFrame(t, c.re, c.im, c.zoom, c.iter, c.w, c.h)
+		if _, col, ok := strings.Cut(c.name[strings.Index(c.name, "_")+1:], "_"); ok {
+			f.Loc = withColouring(t, f.Loc, col)
+		}
 		want := renderGL(t, single, f)
 		for _, p := range c.passes {
 			t.Run(fmt.Sprintf("%s/P%d", c.name, p), func(t *testing.T) {
-				g := testGL(t, Options{PassIterations: p})
+				g := testGL(t, Options{Perturb: "gpu", PassIterations: p})
 				before := g.Stats()
 				got := renderGL(t, g, f)
 				n := g.Stats().Passes - before.Passes
@@ -152,7 +175,7 @@ func TestPerturbPassesAndTiles(t *testing.T) {
 			})
 		}
 		t.Run(c.name+"/tiles", func(t *testing.T) {
-			g := testGL(t, Options{MaxTile: 13})
+			g := testGL(t, Options{Perturb: "gpu", MaxTile: 13})
 			before := g.Stats()
 			got := renderGL(t, g, f)
 			s := g.Stats()
@@ -175,7 +198,7 @@ func TestPerturbPassesAndTiles(t *testing.T) {
 // are split into 2 and 4 pages: the same bytes as one page. Below what 4 pages hold, the
 // frame goes to the CPU renderer, and Mode says so.
 func TestPerturbPages(t *testing.T) {
-	g := testGL(t, Options{})
+	g := testGL(t, Options{Perturb: "gpu"})
 	if !g.fp64 {
 		t.Skipf("%s has no fp64", g.renderer)
 	}
@@ -251,5 +274,154 @@ func TestPerturbWithoutFP64(t *testing.T) {
 	}
 	if string(got.Pix) != string(viaCPU.Pix) {
 		t.Errorf("the frame that went to the CPU differs from the CPU renderer's picture")
+	}
+}
+
+// benchPerturb renders frame f with the automatic GL for b.N times and reports seconds per
+// frame, the longest draw (the watchdog figure) and, given the pixels' iterations, the time
+// per pixel-iteration.
+func benchPerturb(b *testing.B, g *GL, f fractal.Frame, iterations int64) {
+	dst := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+	if err := g.Render(context.Background(), f, dst.Bounds(), dst); err != nil { // upload, compile
+		b.Fatal(err)
+	}
+	before := g.Stats()
+	cpu0 := processCPUTime()
+	b.ResetTimer()
+	for range b.N {
+		if err := g.Render(context.Background(), f, dst.Bounds(), dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	cpu := processCPUTime() - cpu0
+	s := g.Stats()
+	if iterations > 0 && cpu > 0 {
+		// CPU time (llvmpipe's threads are this process's): steadier than wall time on a
+		// shared machine; with N idle cores the wall time is up to N times less.
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(iterations), "cpu-ns/px-iter")
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/frame")
+	b.ReportMetric(float64(s.LongestDraw.Milliseconds()), "longest-draw-ms")
+	b.ReportMetric(float64(s.Draws-before.Draws)/float64(b.N), "draws/op")
+	if iterations > 0 {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(iterations), "ns/px-iter")
+	}
+}
+
+// iterationsOf sums the iterations the pixels of f run (the escape count, or the limit for a
+// pixel that does not escape), by plain perturbation on the CPU (or Escape64 for a double
+// frame).
+func iterationsOf(f fractal.Frame) int64 {
+	var sum int64
+	for y := range f.H {
+		for x := range f.W {
+			var n int
+			if f.Ref != nil {
+				dr, di := f.Delta(x, y)
+				n, _ = fractal.PerturbEscape(f.Ref, nil, dr, di, f.Loc.Iterations)
+			} else {
+				n, _ = f.Escape(x, y)
+			}
+			if n < 0 {
+				n = f.Loc.Iterations
+			}
+			sum += int64(n)
+		}
+	}
+	return sum
+}
+
+// BenchmarkPerturbIteration is the cost of one perturbation iteration on the GPU: a 128x96
+// view at zoom 1e20 (escape counts 8000 to 16000) drawn without the BLA table, so that each
+// step is one iteration. BenchmarkDoubleIteration is the same for the native fp64 shader at
+// zoom 1e10: their ratio is the perturbation shader's weight in sizing draws.
+func BenchmarkPerturbIteration(b *testing.B) {
+	g := testGL(b, Options{Perturb: "gpu"})
+	f := deepFrame(b, p8007Re, p8007Im, "1e20", 20000, 128, 96)
+	noBLA = true
+	defer func() { noBLA = false }()
+	benchPerturb(b, g, f, iterationsOf(f))
+}
+
+func BenchmarkDoubleIteration(b *testing.B) {
+	g := testGL(b, Options{})
+	f := fractal.NewFrame(deepLoc(b), 128, 96) // no black pixels
+	benchPerturb(b, g, f, iterationsOf(f))
+}
+
+// BenchmarkPerturb1e50 renders a view at zoom 1e50 with 300000 iterations (escape counts
+// about 296,300 to 297,000) with the BLA table: size from MANDELSCOPE_BENCH_SIZE (default
+// 128; the target is 1024, 1024x1024 in at most 30 s).
+func BenchmarkPerturb1e50(b *testing.B) {
+	size := 128
+	if s := os.Getenv("MANDELSCOPE_BENCH_SIZE"); s != "" {
+		if _, err := fmt.Sscan(s, &size); err != nil || size < 1 || size > 8192 {
+			b.Fatalf("MANDELSCOPE_BENCH_SIZE=%q: want a size from 1 to 8192", s)
+		}
+	}
+	g := testGL(b, Options{Perturb: "gpu"})
+	f := deepFrame(b, p136119Re, p136119Im, "1e50", 300000, size, size)
+	benchPerturb(b, g, f, 0)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size*size), "ns/px")
+}
+
+// BenchmarkPerturb1e50CPU is BenchmarkPerturb1e50 with the CPU renderer (render/cpu:
+// perturbation with the BLA table on every core).
+func BenchmarkPerturb1e50CPU(b *testing.B) {
+	size := 128
+	if s := os.Getenv("MANDELSCOPE_BENCH_SIZE"); s != "" {
+		if _, err := fmt.Sscan(s, &size); err != nil || size < 1 || size > 8192 {
+			b.Fatalf("MANDELSCOPE_BENCH_SIZE=%q: want a size from 1 to 8192", s)
+		}
+	}
+	f := deepFrame(b, p136119Re, p136119Im, "1e50", 300000, size, size)
+	f.BLA()
+	dst := image.NewRGBA(image.Rect(0, 0, size, size))
+	cpu0 := processCPUTime()
+	b.ResetTimer()
+	for range b.N {
+		if err := (&cpu.Renderer{}).Render(context.Background(), f, dst.Bounds(), dst); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
+	b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size*size), "ns/px")
+}
+
+// TestPerturbBadInput refuses a frame whose offset from its reference is not finite, with a
+// one-line error.
+func TestPerturbBadInput(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	f := deepFrame(t, p8007Re, p8007Im, "1e20", 1000, 8, 8)
+	f.DRe = math.NaN()
+	err := g.Render(context.Background(), f, image.Rect(0, 0, 8, 8), image.NewRGBA(image.Rect(0, 0, 8, 8)))
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("NaN offset from the reference: %v, want a one-line error", err)
+	}
+}
+
+// TestBLAMonotone checks what the shader's binary search over BLA levels relies on: a block's
+// radius is at most that of its first half, so that the levels valid at an index are all
+// those up to some level.
+func TestBLAMonotone(t *testing.T) {
+	f := deepFrame(t, p136119Re, p136119Im, "1e50", 300000, 40, 30)
+	b := f.BLA()
+	flat := b.Flat()
+	r := func(l, k int) float64 { return flat[fractal.BLAStride*(b.Offset(l)+k)+4] }
+	checked := 0
+	for l := 1; l < b.Levels(); l++ {
+		for k := range b.Count(l) {
+			if r(l, k) > r(l-1, 2*k) {
+				t.Fatalf("level %d entry %d: R %g above its first half's %g", l, k, r(l, k), r(l-1, 2*k))
+			}
+			checked++
+		}
+	}
+	if checked == 0 || b.Levels() < 10 {
+		t.Errorf("%d levels, %d entries checked: the table tests little", b.Levels(), checked)
 	}
 }

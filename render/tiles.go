@@ -29,7 +29,11 @@ const passCost = 1 << 14
 
 // Render draws the pixels rect (in f's global pixel coordinates) of frame f into dst, whose
 // top-left pixel receives rect.Min, like cpu.Renderer.Render. Rects larger than MaxTile are
-// drawn tile by tile.
+// drawn tile by tile. A Perturbation frame should carry its reference orbit
+// (fractal.Frame.WithReference), so that the tiles and strips of one image share it and its
+// upload; one without gets it from fractal.DefaultReferences (computed, cancellably, when none
+// there is in reach). Perturbation frames the GPU does not draw go to the CPU renderer (Mode
+// says which and why).
 func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	if rect.Empty() {
 		return nil
@@ -57,6 +61,9 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	}
 	if math.IsNaN(f.Re) || math.IsNaN(f.Im) || !(f.Spacing > 0) || math.IsInf(f.Spacing, 0) {
 		return errors.New("opengl render: the frame's centre or spacing is not a finite number")
+	}
+	if f.Ref != nil && (math.IsNaN(f.DRe) || math.IsInf(f.DRe, 0) || math.IsNaN(f.DIm) || math.IsInf(f.DIm, 0) || len(f.Ref.Z) < 2) {
+		return errors.New("opengl render: the frame's offset from its reference point is not a finite number, or the reference orbit is empty")
 	}
 	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
 	if err != nil {
@@ -108,12 +115,22 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 			sub := dst.SubImage(tile.Sub(rect.Min).Add(origin)).(*image.RGBA)
 			err := g.th.call(func() error {
 				p := p
+				shade, deriv := shadingOf(f.Loc.Color)
 				if v == shaders.Perturb {
-					t, err := g.ensureTables(f.Ref, f.BLA())
+					bla := f.BLA()
+					if noBLA {
+						bla = nil
+					}
+					t, err := g.ensureTables(f.Ref, bla)
 					if err != nil {
 						return err
 					}
-					if p, err = g.perturbProgram(t.pages, stageSingle); err != nil {
+					if p, err = g.perturbProgram(t.pages, stageSingle, shade, deriv); err != nil {
+						return err
+					}
+				} else if shade {
+					var err error
+					if p, err = g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv}); err != nil {
 						return err
 					}
 				}
@@ -158,7 +175,9 @@ func variantWeight(v shaders.Variant) int64 {
 	case shaders.Emulated:
 		return 16
 	case shaders.Perturb:
-		return 8
+		// A step, plain or a BLA block, on llvmpipe: 11 CPU-ns plain (BenchmarkPerturbIteration,
+		// fp64's iteration 2.5 to 4), about 30 with BLA lookups (longest draws at 1e50).
+		return 32
 	}
 	return 1
 }
@@ -216,6 +235,7 @@ func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile ima
 		}
 		off := f.Loc.Color.Offset
 		p.setColoring(f.Loc.Iterations, stops, f.Loc.Color.Density, off-math.Floor(off))
+		p.setShading(f.Loc.Color)
 		for _, b := range bands(w, h, f.Loc.Iterations, weight) {
 			if err := ctx.Err(); err != nil {
 				gl.Disable(gl.SCISSOR_TEST)

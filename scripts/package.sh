@@ -13,12 +13,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(realpath -m "${1:-dist}")
-fyne=(go run fyne.io/tools/cmd/fyne@v1.7.4)
+# The tool is built once for this machine (not with the cross compiler set below).
+tools=$(mktemp -d)
+GOBIN="$tools" go install fyne.io/tools/cmd/fyne@v1.7.4
+fyne=("$tools/fyne")
 version=$(awk -F'"' '/^[[:space:]]*Version[[:space:]]*=/{print $2; exit}' FyneApp.toml)
 mkdir -p "$out"
 # A release build bumps Build in FyneApp.toml (and reformats it): keep the file as committed.
 keep=$(mktemp); cp FyneApp.toml "$keep"
-trap 'cp "$keep" FyneApp.toml; rm -f "$keep"' EXIT
+trap 'cp "$keep" FyneApp.toml; rm -rf "$keep" "$tools"' EXIT
 
 echo "package: Linux archive"
 "${fyne[@]}" package --os linux --release

@@ -1,6 +1,7 @@
 package preview
 
 import (
+	"context"
 	"image"
 	"strconv"
 	"testing"
@@ -32,7 +33,7 @@ func BenchmarkInteractiveCPU(b *testing.B) {
 	loc := fractal.Home()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := s.Interactive(loc, 640, 360); err != nil {
+		if _, _, err := s.Interactive(context.Background(), loc, 640, 360); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,13 +2,17 @@
 // `mandelscope bench` drive the same code: while the user drags or zooms it renders at a
 // reduced resolution chosen from measured frame times (1/2, 1/3, ... per side) and scales
 // the result up to the view's size; when input stops it renders at full resolution, in bands
-// that stop early when a newer request makes the frame stale. Worker adds the coalescing
-// queue (at most one pending render, newer requests replace it) and the idle refine timer.
+// that stop early when a newer request makes the frame stale. Perturbation frames (deep
+// views) get their reference orbit from the scheduler's cache, reused while the view stays
+// within its reach. Worker adds the coalescing queue (at most one pending render, newer
+// requests replace it and cancel the work in progress that they make stale) and the idle
+// refine timer.
 package preview
 
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"image"
 	"math"
@@ -17,12 +21,13 @@ import (
 	"time"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/tile"
 )
 
 // Renderer is what the scheduler needs from a renderer (GPU or CPU): draw the pixels rect,
 // in frame f's global pixel coordinates, into dst whose top-left pixel receives rect.Min.
 type Renderer interface {
-	Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error
+	tile.Renderer
 }
 
 // Scales are the reduction factors per side the scheduler chooses from while interacting.
@@ -54,7 +59,8 @@ type FrameStats struct {
 }
 
 // Scheduler renders preview frames through a Renderer and keeps the cost estimate that picks
-// the interactive resolution. It is safe for use by one goroutine at a time.
+// the interactive resolution. It renders for one goroutine at a time; Reference may be called
+// from any goroutine.
 type Scheduler struct {
 	r Renderer
 	// Target is the time an interactive frame aims at (DefaultTarget when zero).
@@ -66,9 +72,51 @@ type Scheduler struct {
 	// about BandTime.
 	Bands int
 
+	refs fractal.ReferenceCache // the reference orbits of recent deep views
+
 	mu          sync.Mutex
 	nsPerPx     float64 // estimated cost per pixel of interactive frames (ns), 0 until measured
 	fullNsPerPx float64 // the same for full frames
+	iter        int     // the iterations of the last interactive frame measured
+	fullIter    int     // the same for full frames
+}
+
+// scaled is a cost per pixel measured at measured iterations, for frames of iter: scaled up
+// in proportion when iter is higher (a deep view after shallow ones costs far more per
+// pixel than they did), never down (much of a cheap frame's cost is not iterations).
+func scaled(cost float64, measured, iter int) float64 {
+	if measured > 0 && iter > measured {
+		return cost * float64(iter) / float64(measured)
+	}
+	return cost
+}
+
+// Reference returns f with its reference orbit when f is a Perturbation frame (others are
+// returned as they are): a cached orbit within reach of f, else one computed now, reporting
+// its progress to progress (may be nil). Cancelling ctx stops the computation with ctx's
+// error. A new orbit is computed for the iterations rounded up to a power of two, so that
+// the automatic iterations, which rise a little with every zoom step, keep finding it.
+func (s *Scheduler) Reference(ctx context.Context, f fractal.Frame, progress func(done, total int)) (fractal.Frame, error) {
+	if f.Precision() != fractal.Perturbation {
+		return f, nil
+	}
+	g := f
+	g.Loc.Iterations = roundIterations(f.Loc.Iterations)
+	g, err := g.WithReference(ctx, &s.refs, progress)
+	if err != nil {
+		return f, err
+	}
+	f.Ref, f.DRe, f.DIm = g.Ref, g.DRe, g.DIm
+	return f, nil
+}
+
+// roundIterations is n rounded up to a power of two, at most fractal.MaxIterations.
+func roundIterations(n int) int {
+	p := 1
+	for p < n {
+		p *= 2
+	}
+	return min(p, fractal.MaxIterations)
 }
 
 // New returns a scheduler for r.
@@ -80,6 +128,7 @@ func (s *Scheduler) Reset() {
 	defer s.mu.Unlock()
 	s.nsPerPx = 0
 	s.fullNsPerPx = 0
+	s.iter, s.fullIter = 0, 0
 }
 
 // CostPerPixel returns the current estimate of the render cost per pixel (0 before any frame).
@@ -90,13 +139,17 @@ func (s *Scheduler) CostPerPixel() time.Duration {
 }
 
 // ChooseScale returns the reduction per side an interactive frame of w x h would use now.
-func (s *Scheduler) ChooseScale(w, h int) int {
+func (s *Scheduler) ChooseScale(w, h int) int { return s.ChooseScaleFor(0, w, h) }
+
+// ChooseScaleFor is ChooseScale for a frame of iter iterations (0: as measured), the cost
+// estimate scaled up when iter is above the iterations it was measured at.
+func (s *Scheduler) ChooseScaleFor(iter, w, h int) int {
 	s.mu.Lock()
-	cost := s.nsPerPx
+	cost := scaled(s.nsPerPx, s.iter, iter)
 	if cost == 0 {
 		// No interactive frame yet: a full frame's cost, with room for the per-frame
 		// overhead that weighs more on small frames.
-		cost = 2 * s.fullNsPerPx
+		cost = 2 * scaled(s.fullNsPerPx, s.fullIter, iter)
 	}
 	s.mu.Unlock()
 	lo, hi := s.MinScale, s.MaxScale
@@ -129,13 +182,14 @@ func (s *Scheduler) ChooseScale(w, h int) int {
 
 // observe folds a measured frame into the cost estimate. It reacts fast to slower frames
 // (they are what the p95 sees) and slowly to faster ones.
-func (s *Scheduler) observe(d time.Duration, px int) {
+func (s *Scheduler) observe(d time.Duration, px, iter int) {
 	if px <= 0 {
 		return
 	}
 	c := float64(d.Nanoseconds()) / float64(px)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.iter = iter
 	switch {
 	case s.nsPerPx == 0:
 		s.nsPerPx = c
@@ -149,8 +203,10 @@ func (s *Scheduler) observe(d time.Duration, px int) {
 // ReducedFrame returns the frame an interactive render of loc at w x h uses at reduction
 // sc: ceil(w/sc) x ceil(h/sc) pixels whose centres fall on the centres of the sc x sc blocks
 // of the full image, so that the scaled-up picture lines up with the full one. Its float64
-// centre and spacing (what renderers compute with) are derived from the full frame's in
-// float64; its Loc has the matching decimal centre (to a hundredth of a pixel) and zoom.
+// centre and spacing (what float32 and double renderers compute with) are derived from the
+// full frame's in float64; its Loc has the matching decimal centre, moved exactly (to a
+// thousandth of a pixel at any depth), and zoom, which is what a Perturbation frame's pixel
+// deltas come from.
 func ReducedFrame(loc fractal.Location, w, h, sc int) fractal.Frame {
 	full := fractal.NewFrame(loc, w, h)
 	if sc <= 1 {
@@ -177,25 +233,34 @@ func ReducedFrame(loc fractal.Location, w, h, sc int) fractal.Frame {
 }
 
 // Interactive renders loc at w x h at the reduced resolution the cost estimate allows and
-// returns it scaled up to w x h.
-func (s *Scheduler) Interactive(loc fractal.Location, w, h int) (*image.RGBA, FrameStats, error) {
-	return s.InteractiveAt(loc, w, h, s.ChooseScale(w, h))
+// returns it scaled up to w x h. Cancelling ctx abandons it: a nil image, Canceled stats and
+// no error.
+func (s *Scheduler) Interactive(ctx context.Context, loc fractal.Location, w, h int) (*image.RGBA, FrameStats, error) {
+	return s.InteractiveAt(ctx, loc, w, h, s.ChooseScaleFor(loc.Iterations, w, h))
 }
 
 // InteractiveAt is Interactive at a given reduction per side.
-func (s *Scheduler) InteractiveAt(loc fractal.Location, w, h, sc int) (*image.RGBA, FrameStats, error) {
+func (s *Scheduler) InteractiveAt(ctx context.Context, loc fractal.Location, w, h, sc int) (*image.RGBA, FrameStats, error) {
 	if w < 1 || h < 1 {
 		return nil, FrameStats{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
 	}
 	sc = max(sc, 1)
 	start := time.Now()
-	f := ReducedFrame(loc, w, h, sc)
+	// The full frame's reference first (the reduced frame needs fewer bits, so it finds the
+	// same orbit in the cache, and the full frame that follows reuses it).
+	if _, err := s.Reference(ctx, fractal.NewFrame(loc, w, h), nil); err != nil {
+		return canceled(ctx, start, err)
+	}
+	f, err := s.Reference(ctx, ReducedFrame(loc, w, h, sc), nil)
+	if err != nil {
+		return canceled(ctx, start, err)
+	}
 	small := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
-	if err := s.r.Render(context.Background(), f, small.Rect, small); err != nil {
-		return nil, FrameStats{}, err
+	if err := s.r.Render(ctx, f, small.Rect, small); err != nil {
+		return canceled(ctx, start, err)
 	}
 	rd := time.Since(start)
-	s.observe(rd, f.W*f.H)
+	s.observe(rd, f.W*f.H, loc.Iterations)
 	out := small
 	if sc > 1 {
 		out = image.NewRGBA(image.Rect(0, 0, w, h))
@@ -208,10 +273,21 @@ func (s *Scheduler) InteractiveAt(loc fractal.Location, w, h, sc int) (*image.RG
 	}, nil
 }
 
+// canceled is the result of a frame whose rendering failed with err: Canceled stats and no
+// error when ctx was cancelled (err is then ctx's), else err.
+func canceled(ctx context.Context, start time.Time, err error) (*image.RGBA, FrameStats, error) {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		d := time.Since(start)
+		return nil, FrameStats{Canceled: true, Render: d, Total: d}, nil
+	}
+	return nil, FrameStats{}, err
+}
+
 // Full renders loc at w x h at full resolution, in bands; between bands it calls stale (when
-// not nil) and gives up, returning a nil image and Canceled stats, if it reports true.
-func (s *Scheduler) Full(loc fractal.Location, w, h int, stale func() bool) (*image.RGBA, FrameStats, error) {
-	return s.FullWith(loc, w, h, FullOptions{Stale: stale})
+// not nil) and gives up, returning a nil image and Canceled stats, if it reports true, as it
+// does when ctx is cancelled (at once: the renderer stops too).
+func (s *Scheduler) Full(ctx context.Context, loc fractal.Location, w, h int, stale func() bool) (*image.RGBA, FrameStats, error) {
+	return s.FullWith(ctx, loc, w, h, FullOptions{Stale: stale})
 }
 
 // ProgressInterval is the least time between two progress calls of a full frame.
@@ -233,19 +309,22 @@ type FullOptions struct {
 }
 
 // FullWith is Full with progress reports over a base picture.
-func (s *Scheduler) FullWith(loc fractal.Location, w, h int, o FullOptions) (*image.RGBA, FrameStats, error) {
+func (s *Scheduler) FullWith(ctx context.Context, loc fractal.Location, w, h int, o FullOptions) (*image.RGBA, FrameStats, error) {
 	if w < 1 || h < 1 {
 		return nil, FrameStats{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
 	}
 	start := time.Now()
-	f := fractal.NewFrame(loc, w, h)
+	f, err := s.Reference(ctx, fractal.NewFrame(loc, w, h), nil)
+	if err != nil {
+		return canceled(ctx, start, err)
+	}
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	if o.Base != nil && o.Base.Rect.Dx() == w && o.Base.Rect.Dy() == h {
 		copy(img.Pix, o.Base.Pix)
 	}
 	bands := s.Bands
 	if bands <= 0 {
-		bands = s.autoBands(w, h)
+		bands = s.autoBands(loc.Iterations, w, h)
 	}
 	bands = max(1, min(bands, h))
 	st := FrameStats{Scale: 1, Width: w, Height: h, RenderW: w, RenderH: h, Precision: f.Precision()}
@@ -263,8 +342,8 @@ func (s *Scheduler) FullWith(loc fractal.Location, w, h int, o FullOptions) (*im
 		}
 		y0, y1 := h*b/bands, h*(b+1)/bands
 		rect := image.Rect(0, y0, w, y1)
-		if err := s.r.Render(context.Background(), f, rect, img.SubImage(rect).(*image.RGBA)); err != nil {
-			return nil, FrameStats{}, err
+		if err := s.r.Render(ctx, f, rect, img.SubImage(rect).(*image.RGBA)); err != nil {
+			return canceled(ctx, start, err)
 		}
 		st.PixelsRendered += rect.Dx() * rect.Dy()
 		if o.Progress != nil && b < bands-1 && time.Since(lastReport) >= every {
@@ -283,34 +362,33 @@ func (s *Scheduler) FullWith(loc fractal.Location, w, h int, o FullOptions) (*im
 	} else {
 		s.fullNsPerPx = 0.5*s.fullNsPerPx + 0.5*c
 	}
+	s.fullIter = loc.Iterations
 	s.mu.Unlock()
 	return img, st, nil
 }
 
 // FullEstimate is the estimated time of a full frame of w x h (0 before any measurement).
-func (s *Scheduler) FullEstimate(w, h int) time.Duration {
+func (s *Scheduler) FullEstimate(w, h int) time.Duration { return s.FullEstimateFor(0, w, h) }
+
+// FullEstimateFor is FullEstimate for a frame of iter iterations (0: as measured), scaled up
+// when iter is above the iterations the estimate was measured at.
+func (s *Scheduler) FullEstimateFor(iter, w, h int) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cost := s.fullNsPerPx
+	cost := scaled(s.fullNsPerPx, s.fullIter, iter)
 	if cost == 0 {
-		cost = s.nsPerPx
+		cost = scaled(s.nsPerPx, s.iter, iter)
 	}
 	return time.Duration(cost * float64(w) * float64(h))
 }
 
-// autoBands is the number of bands that makes each take about BandTime by the estimate, with
-// at least 4 rows a band.
-func (s *Scheduler) autoBands(w, h int) int {
-	s.mu.Lock()
-	cost := s.fullNsPerPx
-	if cost == 0 {
-		cost = s.nsPerPx
-	}
-	s.mu.Unlock()
-	if cost == 0 {
+// autoBands is the number of bands that makes each take about BandTime by the estimate for
+// a frame of iter iterations, with at least 4 rows a band.
+func (s *Scheduler) autoBands(iter, w, h int) int {
+	est := s.FullEstimateFor(iter, w, h)
+	if est == 0 {
 		return min(4, h)
 	}
-	est := time.Duration(cost * float64(w) * float64(h))
 	return max(1, min(int(math.Ceil(float64(est)/float64(BandTime))), h/4))
 }
 

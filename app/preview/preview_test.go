@@ -67,7 +67,7 @@ func TestInteractiveMatchesFull(t *testing.T) {
 	loc.Zoom = fractal.MustDecimal("2e4") // double precision in both frames: float32 rounding would differ
 	const w, h = 151, 95
 	s := New(&cpu.Renderer{})
-	img, st, err := s.InteractiveAt(loc, w, h, 3)
+	img, st, err := s.InteractiveAt(context.Background(), loc, w, h, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestInteractiveMatchesFull(t *testing.T) {
 	if st.Scale != 3 || st.RenderW != 51 || st.RenderH != 32 || !st.Interactive {
 		t.Fatalf("stats %+v", st)
 	}
-	full, fst, err := s.Full(loc, w, h, nil)
+	full, fst, err := s.Full(context.Background(), loc, w, h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestFullBandsIdentical(t *testing.T) {
 	}
 	s := New(r)
 	s.Bands = 7
-	img, st, err := s.Full(loc, w, h, nil)
+	img, st, err := s.Full(context.Background(), loc, w, h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestFullStale(t *testing.T) {
 	s := New(&cpu.Renderer{})
 	s.Bands = 4
 	calls := 0
-	img, st, err := s.Full(testLoc(), 64, 48, func() bool { calls++; return calls > 2 })
+	img, st, err := s.Full(context.Background(), testLoc(), 64, 48, func() bool { calls++; return calls > 2 })
 	if err != nil || img != nil || !st.Canceled {
 		t.Fatalf("stale full frame: img %v, stats %+v, err %v; want canceled", img != nil, st, err)
 	}
@@ -146,10 +146,10 @@ func TestFullStale(t *testing.T) {
 
 func TestEmptySize(t *testing.T) {
 	s := New(&cpu.Renderer{})
-	if _, _, err := s.Interactive(testLoc(), 0, 10); err == nil {
+	if _, _, err := s.Interactive(context.Background(), testLoc(), 0, 10); err == nil {
 		t.Error("Interactive at 0x10: no error")
 	}
-	if _, _, err := s.Full(testLoc(), 10, 0, nil); err == nil {
+	if _, _, err := s.Full(context.Background(), testLoc(), 10, 0, nil); err == nil {
 		t.Error("Full at 10x0: no error")
 	}
 }
@@ -160,23 +160,23 @@ func TestChooseScale(t *testing.T) {
 	if sc := s.ChooseScale(1280, 720); sc != 3 {
 		t.Errorf("unmeasured scale %d, want 3", sc)
 	}
-	s.observe(time.Millisecond, 1280*720) // ~1 ns a pixel: full resolution fits
+	s.observe(time.Millisecond, 1280*720, 0) // ~1 ns a pixel: full resolution fits
 	if sc := s.ChooseScale(1280, 720); sc != 1 {
 		t.Errorf("fast renderer: scale %d, want 1", sc)
 	}
 	s.Reset()
-	s.observe(100*time.Millisecond, 1000) // 100 us a pixel: even 1/16 is too slow
+	s.observe(100*time.Millisecond, 1000, 0) // 100 us a pixel: even 1/16 is too slow
 	if sc := s.ChooseScale(1280, 720); sc != 16 {
 		t.Errorf("very slow renderer: scale %d, want 16", sc)
 	}
 	s.Reset()
-	s.observe(24*time.Millisecond, 640*360) // 1/2 just fits
+	s.observe(24*time.Millisecond, 640*360, 0) // 1/2 just fits
 	if sc := s.ChooseScale(1280, 720); sc != 2 {
 		t.Errorf("scale %d, want 2", sc)
 	}
 	// Only a full frame measured (as after a renderer switch): its cost guides the choice.
 	s.Reset()
-	if _, _, err := s.Full(testLoc(), 64, 48, nil); err != nil {
+	if _, _, err := s.Full(context.Background(), testLoc(), 64, 48, nil); err != nil {
 		t.Fatal(err)
 	}
 	s.mu.Lock()
@@ -187,7 +187,7 @@ func TestChooseScale(t *testing.T) {
 	}
 	s.MaxScale = 4
 	s.Reset()
-	s.observe(100*time.Millisecond, 1000)
+	s.observe(100*time.Millisecond, 1000, 0)
 	if sc := s.ChooseScale(1280, 720); sc != 4 {
 		t.Errorf("MaxScale 4: scale %d", sc)
 	}
@@ -302,7 +302,7 @@ func TestFullProgress(t *testing.T) {
 	}
 	var dones []float64
 	var partials []*image.RGBA
-	img, _, err := s.FullWith(loc, w, h, FullOptions{Base: base, Every: -1, Progress: func(p *image.RGBA, done float64) {
+	img, _, err := s.FullWith(context.Background(), loc, w, h, FullOptions{Base: base, Every: -1, Progress: func(p *image.RGBA, done float64) {
 		dones = append(dones, done)
 		partials = append(partials, p)
 	}})
@@ -341,7 +341,7 @@ func TestFullProgress(t *testing.T) {
 // the full frame's progress reports then build on.
 func TestWorkerSlowFullStartsWithPreview(t *testing.T) {
 	s := New(&cpu.Renderer{})
-	s.observe(time.Second, 1000) // 1 ms a pixel: any full frame is slow
+	s.observe(time.Second, 1000, 0) // 1 ms a pixel: any full frame is slow
 	results := make(chan Result, 64)
 	wk := NewWorker(s, time.Hour, func(r Result) { results <- r })
 	defer wk.Close()
@@ -358,5 +358,150 @@ func TestWorkerSlowFullStartsWithPreview(t *testing.T) {
 			}
 			return
 		}
+	}
+}
+
+// ctxRenderer blocks every render of a frame at zoom block until its ctx is cancelled, and
+// draws the others at once.
+type ctxRenderer struct {
+	block   string
+	started chan struct{}
+}
+
+func (c *ctxRenderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	if f.Loc.Zoom.String() != c.block {
+		return nil
+	}
+	select {
+	case c.started <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A newer request cancels a full-resolution render in progress at once (the renderer's ctx
+// ends), and only the newer one is delivered.
+func TestWorkerCancelsStaleFullFrame(t *testing.T) {
+	slow := testLoc()
+	slow.Zoom = fractal.MustDecimal("3")
+	cr := &ctxRenderer{block: "3", started: make(chan struct{}, 1)}
+	s := New(cr)
+	s.Bands = 1
+	results := make(chan Result, 16)
+	wk := NewWorker(s, time.Hour, func(r Result) { results <- r })
+	defer wk.Close()
+	wk.Request(slow, 64, 48, false)
+	select {
+	case <-cr.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the full frame did not start")
+	}
+	fast := testLoc()
+	seq := wk.Request(fast, 64, 48, false) // blocks forever unless the first is cancelled
+	for {
+		r := recv(t, results)
+		if r.Req.Loc.Zoom.String() == "3" && !r.Partial {
+			t.Fatalf("the stale frame was delivered: %+v", r.Stats)
+		}
+		if r.Req.Seq == seq && !r.Partial {
+			if r.Err != nil || r.Image == nil {
+				t.Fatalf("newer frame: %v", r.Err)
+			}
+			return
+		}
+	}
+}
+
+// A deep view's reference orbit is computed before its frame, its progress delivered; a
+// request for another zoom cancels it at once.
+func TestWorkerReferenceProgressAndCancel(t *testing.T) {
+	// A point inside the set at zoom 1e20: its orbit never escapes, so the reference runs to
+	// the iteration count (2,000,000: long enough for progress reports).
+	deep := testLoc()
+	deep.Re, deep.Im, deep.Zoom = fractal.MustDecimal("-0.1"), fractal.MustDecimal("0.1"), fractal.MustDecimal("1e20")
+	deep.Iterations = 2_000_000
+	if p := fractal.NewFrame(deep, 64, 48).Precision(); p != fractal.Perturbation {
+		t.Fatalf("the deep view is %v", p)
+	}
+	s := New(&blockRenderer{})
+	results := make(chan Result, 64)
+	wk := NewWorker(s, time.Hour, func(r Result) { results <- r })
+	defer wk.Close()
+	wk.Request(deep, 64, 48, false)
+	r := recv(t, results)
+	if !r.Reference || r.Image != nil || r.Done <= 0 || r.Done >= 1 {
+		t.Fatalf("first result: reference %v, done %g, image %v; want the orbit's progress", r.Reference, r.Done, r.Image != nil)
+	}
+	shallow := testLoc()
+	seq := wk.Request(shallow, 64, 48, false)
+	late := 0 // progress reports of the deep orbit after the newer request: one may be under way
+	for {
+		r := recv(t, results)
+		if r.Req.Seq == seq && !r.Partial && !r.Reference {
+			break
+		}
+		if r.Req.Seq != seq {
+			if !r.Reference {
+				t.Fatal("the deep view's frame was delivered after a newer request")
+			}
+			late++
+		}
+	}
+	if late > 1 {
+		t.Errorf("the deep orbit reported progress %d more times after a newer request: not cancelled", late)
+	}
+}
+
+// With sampling on, a full request's escape counts come first, on their own, then its frame;
+// interactive requests are not sampled.
+func TestWorkerSamplesBeforeTheFrame(t *testing.T) {
+	s := New(&cpu.Renderer{})
+	results := make(chan Result, 16)
+	wk := NewWorker(s, time.Hour, func(r Result) { results <- r })
+	defer wk.Close()
+	wk.SetSampling(func(l fractal.Location) int { return 3 * l.Iterations })
+	wk.Request(testLoc(), 90, 61, true)
+	if r := recv(t, results); r.Escapes != nil || r.Image == nil {
+		t.Fatalf("interactive request: escapes %v, image %v", r.Escapes, r.Image != nil)
+	}
+	wk.Request(testLoc(), 90, 61, false)
+	first := recv(t, results)
+	if first.Escapes == nil || first.Image != nil || first.Escapes.Pixels != sampleCols*sampleRows ||
+		first.Escapes.Iterations != 3*testLoc().Iterations || len(first.Escapes.Counts) != sampleCols*sampleRows {
+		t.Fatalf("first result of a full request: escapes %+v, image %v; want a sample with 3 times the iterations", first.Escapes, first.Image != nil)
+	}
+	for {
+		r := recv(t, results)
+		if r.Escapes != nil {
+			t.Fatal("a second sample")
+		}
+		if !r.Partial {
+			if r.Image == nil || r.Err != nil {
+				t.Fatalf("final result: %v", r.Err)
+			}
+			return
+		}
+	}
+}
+
+// The cost estimates follow the iterations up: a frame with 100 times the iterations of the
+// measured ones is estimated 100 times slower (and gets a coarser interactive scale), one
+// with fewer is not estimated faster.
+func TestEstimatesFollowIterations(t *testing.T) {
+	s := New(nil)
+	s.observe(10*time.Millisecond, 1280*720, 200)
+	base := s.FullEstimateFor(200, 1280, 720)
+	if base <= 0 {
+		t.Fatal("no estimate")
+	}
+	if got := s.FullEstimateFor(20000, 1280, 720); got != 100*base {
+		t.Errorf("estimate at 100 times the iterations: %v, want %v", got, 100*base)
+	}
+	if got := s.FullEstimateFor(50, 1280, 720); got != base {
+		t.Errorf("estimate at fewer iterations: %v, want %v", got, base)
+	}
+	if lo, hi := s.ChooseScaleFor(200, 1280, 720), s.ChooseScaleFor(20000, 1280, 720); hi <= lo {
+		t.Errorf("interactive scale %d at 200 iterations, %d at 20000: want coarser", lo, hi)
 	}
 }

@@ -1,6 +1,7 @@
 package preview
 
 import (
+	"context"
 	"image"
 	"sync"
 	"time"
@@ -25,20 +26,32 @@ type Request struct {
 
 // Result is a render handed to the worker's deliver function: a finished frame, or with
 // Partial set, a full-resolution frame in progress (Done of it rendered, the rest showing the
-// interactive frame before it).
+// interactive frame before it), or with Reference set, no image but the progress of the
+// reference orbit the request's deep view needs (Done of it computed).
 type Result struct {
-	Req     Request
-	Image   *image.RGBA
-	Stats   FrameStats
-	Err     error
-	Partial bool
-	Done    float64
+	Req       Request
+	Image     *image.RGBA
+	Stats     FrameStats
+	Err       error
+	Partial   bool
+	Reference bool
+	Done      float64
+	// Escapes, when the worker samples escape counts (SetSampling), is the sample of a
+	// full-resolution request's escape counts, delivered on its own (no image) before the
+	// frame is rendered, so that the iterations can be corrected before the costly part.
+	// It is taken with the iterations SetSampling's function gives (Escapes.Iterations), at
+	// least the request's.
+	Escapes *EscapeSample
 }
 
 // Worker renders requests one at a time on its own goroutine. At most one request waits:
-// a newer one replaces it (the stale one is dropped), and a full-resolution render in
-// progress stops at its next band when a newer request arrives. After an interactive
-// request, once no request has come for Idle, it renders the latest one at full resolution.
+// a newer one replaces it (the stale one is dropped), and the work in progress that a newer
+// request makes stale is cancelled at once: a full-resolution render, or the reference orbit
+// of a deep view that the newer request does not share (an interactive frame past its
+// reference is quick and is finished, so that a drag keeps showing frames). After an
+// interactive request, once no request has come for Idle, it renders the latest one at full
+// resolution. A full request for a new view that will take a while (an estimate over
+// slowFull, or a deep view that needed a new reference orbit) shows a reduced frame first.
 type Worker struct {
 	s       *Scheduler
 	deliver func(Result)
@@ -54,9 +67,14 @@ type Worker struct {
 	done    chan struct{}
 	busy    bool
 	dropped int
+	cur     Request                    // the request in progress (while busy)
+	inRef   bool                       // cur is computing its reference orbit
+	cancel  context.CancelFunc         // cancels cur
+	sample  func(fractal.Location) int // iterations to sample full requests' escape counts with
 
 	last    *image.RGBA // the last image delivered, and its request
 	lastReq Request
+	lastRef *fractal.Reference // the reference orbit of the last deep frame
 }
 
 // NewWorker starts a worker that renders through s and hands each finished frame to
@@ -85,6 +103,9 @@ func (w *Worker) Request(loc fractal.Location, width, height int, interactive bo
 	}
 	w.pending = &r
 	w.latest = r
+	if w.busy && w.staleBy(r) {
+		w.cancel()
+	}
 	if w.timer != nil {
 		w.timer.Stop()
 		w.timer = nil
@@ -98,6 +119,27 @@ func (w *Worker) Request(loc fractal.Location, width, height int, interactive bo
 	default:
 	}
 	return r.Seq
+}
+
+// staleBy reports whether the newer request r makes the work in progress not worth
+// finishing (w.mu held): a full frame, or a reference orbit that r (another zoom or
+// iteration count: not a pan, which keeps an orbit in reach, nor the refine of the same
+// view) will not use.
+func (w *Worker) staleBy(r Request) bool {
+	if !w.cur.Interactive {
+		return true
+	}
+	return w.inRef && !(r.Loc.Zoom.Equal(w.cur.Loc.Zoom) && r.Loc.Iterations == w.cur.Loc.Iterations)
+}
+
+// SetSampling turns on (limit not nil) or off the sampling of full requests' escape counts
+// (Result.Escapes): limit gives, for a request's location, the iterations to sample with
+// (at least the request's are used; sampling further ahead lets one sample answer for
+// higher counts). It is called on the worker's goroutine.
+func (w *Worker) SetSampling(limit func(fractal.Location) int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.sample = limit
 }
 
 // refine queues the full-resolution render of request seq if nothing newer came since.
@@ -147,6 +189,9 @@ func (w *Worker) Close() {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
+	if w.busy {
+		w.cancel()
+	}
 	w.mu.Unlock()
 	close(w.wake)
 	<-w.done
@@ -163,39 +208,13 @@ func (w *Worker) loop() {
 			}
 			r := *w.pending
 			w.pending = nil
-			w.busy = true
+			ctx, cancel := context.WithCancel(context.Background())
+			w.busy, w.cur, w.cancel, w.inRef = true, r, cancel, true
+			sample := w.sample
 			w.mu.Unlock()
 
-			var res Result
-			res.Req = r
-			if r.Interactive {
-				res.Image, res.Stats, res.Err = w.s.Interactive(r.Loc, r.W, r.H)
-			} else {
-				o := FullOptions{
-					Stale: func() bool {
-						w.mu.Lock()
-						defer w.mu.Unlock()
-						return w.closed || w.pending != nil
-					},
-					Progress: func(img *image.RGBA, done float64) {
-						w.deliver(Result{Req: r, Image: img, Partial: true, Done: done})
-					},
-				}
-				if w.last != nil && w.lastReq.W == r.W && w.lastReq.H == r.H && w.lastReq.Loc.String() == r.Loc.String() {
-					o.Base = w.last
-				} else if w.s.FullEstimate(r.W, r.H) > slowFull {
-					// A new view that will take a while: show a quick reduced frame first.
-					img, st, err := w.s.Interactive(r.Loc, r.W, r.H)
-					if err == nil {
-						w.deliver(Result{Req: r, Image: img, Stats: st, Partial: true})
-						o.Base = img
-					}
-				}
-				res.Image, res.Stats, res.Err = w.s.FullWith(r.Loc, r.W, r.H, o)
-			}
-			if res.Err == nil && res.Image != nil {
-				w.last, w.lastReq = res.Image, r
-			}
+			res := w.render(ctx, r, sample)
+			cancel()
 			if res.Err != nil || res.Image != nil {
 				w.deliver(res)
 			}
@@ -204,4 +223,86 @@ func (w *Worker) loop() {
 			w.mu.Unlock()
 		}
 	}
+}
+
+// render does request r: the reference orbit of a deep view first (its progress delivered),
+// then for a full request the sample of escape counts (when sampling is on), then the frame;
+// a cancelled render gives a Result with neither image nor error.
+func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Location) int) Result {
+	res := Result{Req: r}
+	progress := func(done, total int) {
+		if done < total {
+			w.deliver(Result{Req: r, Reference: true, Done: float64(done) / float64(total)})
+		}
+	}
+	full := fractal.NewFrame(r.Loc, r.W, r.H)
+	var sf fractal.Frame // the frame sampled, with more iterations: its orbit serves full's
+	if sample != nil && !r.Interactive {
+		sf = full
+		sf.Loc.Iterations = min(max(sample(r.Loc), r.Loc.Iterations), fractal.MaxIterations)
+		var err error
+		if sf, err = w.s.Reference(ctx, sf, progress); err != nil {
+			sample = nil // full's own orbit below reports the error, or the cancellation
+		}
+	}
+	full, err := w.s.Reference(ctx, full, progress)
+	w.mu.Lock()
+	w.inRef = false
+	w.mu.Unlock()
+	if err != nil {
+		if ctx.Err() == nil {
+			res.Err = err
+		}
+		return res
+	}
+	newRef := full.Ref != nil && full.Ref != w.lastRef
+	if full.Ref != nil {
+		w.lastRef = full.Ref
+	}
+	if r.Interactive {
+		res.Image, res.Stats, res.Err = w.s.Interactive(ctx, r.Loc, r.W, r.H)
+		if res.Err == nil && res.Image != nil {
+			w.last, w.lastReq = res.Image, r
+		}
+		return res
+	}
+	o := FullOptions{
+		Stale: func() bool {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return w.closed || w.pending != nil
+		},
+		Progress: func(img *image.RGBA, done float64) {
+			w.last, w.lastReq = img, r // what a repeated request of this view starts from
+			w.deliver(Result{Req: r, Image: img, Partial: true, Done: done})
+		},
+	}
+	if sample != nil && !r.Interactive {
+		es, err := SampleEscapes(ctx, sf, sampleCols, sampleRows)
+		if err != nil {
+			return res // cancelled
+		}
+		w.deliver(Result{Req: r, Escapes: &es})
+	}
+	if w.last != nil && w.lastReq.W == r.W && w.lastReq.H == r.H && w.lastReq.Loc.String() == r.Loc.String() {
+		o.Base = w.last
+	} else if est := w.s.FullEstimateFor(r.Loc.Iterations, r.W, r.H); newRef || est > slowFull || full.Ref != nil && est == 0 {
+		// A new view that will take a while: show a quick reduced frame first (at least 1/4
+		// per side for a deep view whose cost the estimate has not seen yet).
+		sc := w.s.ChooseScaleFor(r.Loc.Iterations, r.W, r.H)
+		if newRef || est == 0 {
+			sc = max(sc, 4)
+		}
+		img, st, err := w.s.InteractiveAt(ctx, r.Loc, r.W, r.H, sc)
+		if err == nil && img != nil {
+			w.last, w.lastReq = img, r
+			w.deliver(Result{Req: r, Image: img, Stats: st, Partial: true})
+			o.Base = img
+		}
+	}
+	res.Image, res.Stats, res.Err = w.s.FullWith(ctx, r.Loc, r.W, r.H, o)
+	if res.Err == nil && res.Image != nil {
+		w.last, w.lastReq = res.Image, r
+	}
+	return res
 }

@@ -1,11 +1,13 @@
 // Package imagetest holds the image helpers that Mandelscope's tests share: decoding a PNG
 // into an *image.RGBA, measuring how closely two pictures agree (the rendering contract's
-// "pixels within 6/255 on every channel"), and checking that the pixels that differ are
-// isolated noise rather than a seam or a wrong band.
+// "pixels within 6/255 on every channel"), checking that the pixels that differ are isolated
+// noise rather than a seam or a wrong band, and writing the metadata of a PNG of any size.
 package imagetest
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/draw"
 	"image/png"
@@ -159,4 +161,30 @@ func Isolated(a, b *image.RGBA, tol int) error {
 			100*s.WorstLine, kind[s.LineIsRow], s.LineIndex, 100*MaxLineFraction)
 	}
 	return nil
+}
+
+// MetadataPNG returns what a reader of a PNG's metadata sees of a file that claims to be
+// width x height pixels of 8-bit RGB: the signature, IHDR, one tEXt chunk per entry of text
+// (in order, each key and value written as given) and IEND, with no image data in between,
+// so that a test can claim any size, a billion rows included, without writing its pixels.
+// text is a list of key/value pairs such as export.MetadataText returns.
+func MetadataPNG[T ~struct{ Key, Value string }](width, height int, text []T) []byte {
+	chunk := func(b []byte, typ string, data []byte) []byte {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(data)))
+		start := len(b)
+		b = append(b, typ...)
+		b = append(b, data...)
+		return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b[start:]))
+	}
+	b := []byte("\x89PNG\r\n\x1a\n")
+	var ihdr [13]byte
+	binary.BigEndian.PutUint32(ihdr[0:], uint32(width))
+	binary.BigEndian.PutUint32(ihdr[4:], uint32(height))
+	ihdr[8], ihdr[9] = 8, 2 // 8 bits per channel, RGB; deflate, adaptive filters, no interlace
+	b = chunk(b, "IHDR", ihdr[:])
+	for _, t := range text {
+		kv := struct{ Key, Value string }(t)
+		b = chunk(b, "tEXt", []byte(kv.Key+"\x00"+kv.Value))
+	}
+	return chunk(b, "IEND", nil)
 }

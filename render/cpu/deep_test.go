@@ -182,6 +182,41 @@ func TestDeepExpTilesMatchWhole(t *testing.T) {
 	if len(colours) < 5 {
 		t.Errorf("only %d colours in the view at 1e1000: not a picture", len(colours))
 	}
+	// The distance colouring (the derivative, in extended form too): tiles equal the whole,
+	// pixels equal Frame.Pixel shaded.
+	l.Color.Method = fractal.MethodDistance
+	f = fractal.NewFrame(l, w, h)
+	if err := r.Render(context.Background(), f, whole.Bounds(), whole); err != nil {
+		t.Fatal(err)
+	}
+	for y := 0; y < h; y += 17 {
+		for x := 0; x < w; x += 29 {
+			rect := image.Rect(x, y, min(x+29, w), min(y+17, h))
+			if err := r.Render(context.Background(), f, rect, tiled.SubImage(rect).(*image.RGBA)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !bytes.Equal(whole.Pix, tiled.Pix) {
+		t.Error("distance-coloured tiles at 1e1000 differ from the one-piece render")
+	}
+	if fr, err = f.WithReference(context.Background(), r.References, nil); err != nil {
+		t.Fatal(err)
+	}
+	colours = map[[3]uint8]bool{}
+	for y := 1; y < h; y += 5 {
+		for x := 2; x < w; x += 7 {
+			res := fr.Pixel(x, y)
+			want := l.Color.Shade(pal, res)
+			if got := whole.RGBAAt(x, y); got != want {
+				t.Fatalf("distance colouring, pixel %d,%d = %v, want %v (%+v)", x, y, got, want, res)
+			}
+			colours[[3]uint8{want.R, want.G, want.B}] = true
+		}
+	}
+	if len(colours) < 3 {
+		t.Errorf("only %d colours in the distance-coloured view at 1e1000", len(colours))
+	}
 }
 
 // BenchmarkRenderDeepExp renders 1024x1024 views past float64's exponent (misi4e533: zoom

@@ -1,14 +1,16 @@
-package bookmarks
+// Package nav keeps the explorer's navigation state: a bounded back/forward history of the
+// locations visited, as in a web browser. It depends on the model (fractal) only.
+package nav
 
 import "mandelscope/fractal"
 
-// DefaultHistoryLimit is the number of locations a zero History keeps.
-const DefaultHistoryLimit = 200
+// DefaultLimit is the number of locations a zero History keeps.
+const DefaultLimit = 200
 
 // History is a bounded back/forward list of visited locations, as in a web browser. Its zero
-// value is empty and keeps DefaultHistoryLimit entries.
+// value is empty and keeps DefaultLimit entries.
 type History struct {
-	// Limit is the most entries kept (the oldest are dropped); 0 means DefaultHistoryLimit.
+	// Limit is the most entries kept (the oldest are dropped); 0 means DefaultLimit.
 	Limit int
 	items []fractal.Location
 	pos   int // index of the current entry when items is not empty
@@ -18,7 +20,7 @@ func (h *History) limit() int {
 	if h.Limit > 0 {
 		return h.Limit
 	}
-	return DefaultHistoryLimit
+	return DefaultLimit
 }
 
 // Visit makes l the current location: the forward entries are dropped and l goes after the

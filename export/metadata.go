@@ -1,9 +1,7 @@
 package export
 
 import (
-	"bufio"
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -27,7 +25,15 @@ const (
 	KeyDensity     = "mandelscope.density"
 	KeyOffset      = "mandelscope.offset"
 	KeySupersample = "mandelscope.supersample"
-	KeyVersion     = "mandelscope.version"
+	// The colouring beyond the palette, each written only when it is not the default (so an
+	// export in the default colouring is byte for byte what it was before they existed) and
+	// optional on reading (absent: the default).
+	KeyColouring = "mandelscope.colouring"
+	KeyTransfer  = "mandelscope.transfer"
+	KeyWidth     = "mandelscope.width"
+	KeyLight     = "mandelscope.light"
+	KeyStrength  = "mandelscope.strength"
+	KeyVersion   = "mandelscope.version"
 )
 
 // Metadata is the view stored in a Mandelscope PNG's text chunks.
@@ -54,10 +60,13 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 	}
 	desc := fmt.Sprintf("Mandelbrot set centred on %s %si, zoom %s, %d iterations, palette %s, %dx%d pixels",
 		clipDigits(loc.Re.String()), im, loc.Zoom, loc.Iterations, loc.Color.Palette, width, height)
+	if m := loc.Color.Method; m != "" && m != fractal.MethodSmooth {
+		desc += ", " + m + " colouring"
+	}
 	if supersample > 1 {
 		desc += fmt.Sprintf(", %dx%d supersampled", supersample, supersample)
 	}
-	return []Text{
+	out := []Text{
 		{"Software", "Mandelscope " + version},
 		{"Description", desc},
 		{KeyRe, loc.Re.String()},
@@ -70,6 +79,21 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 		{KeySupersample, strconv.Itoa(supersample)},
 		{KeyVersion, version},
 	}
+	c := loc.Color
+	for _, t := range []Text{{KeyColouring, c.Method}, {KeyTransfer, c.Transfer}} {
+		if t.Value != "" {
+			out = append(out, t)
+		}
+	}
+	for _, t := range []struct {
+		k string
+		v float64
+	}{{KeyWidth, c.Width}, {KeyLight, c.Light}, {KeyStrength, c.Strength}} {
+		if t.v != 0 {
+			out = append(out, Text{t.k, f(t.v)})
+		}
+	}
+	return out
 }
 
 func clipDigits(s string) string {
@@ -99,11 +123,12 @@ const (
 var metadataKeys = map[string]bool{
 	KeyRe: true, KeyIm: true, KeyZoom: true, KeyIterations: true, KeyPalette: true, KeyDensity: true,
 	KeyOffset: true, KeySupersample: true, KeyVersion: true, "Software": true, "Description": true,
+	KeyColouring: true, KeyTransfer: true, KeyWidth: true, KeyLight: true, KeyStrength: true,
 }
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
 // and supersampling, all validated as the command line's flags are (fractal.Location.Validate,
-// CheckSize, whole numbers where whole numbers belong). Errors wrap ErrNotPNG or
+// each side 1 to MaxSide, whole numbers where whole numbers belong). Errors wrap ErrNotPNG or
 // ErrNotMandelscope where they apply.
 func ReadMetadata(path string) (Metadata, error) {
 	f, err := os.Open(path)
@@ -278,6 +303,22 @@ func (md *Metadata) parse() error {
 	} else {
 		errs = append(errs, err)
 	}
+	// The colouring's optional keys: absent is the default (files written before them).
+	if v, ok := md.Text[KeyColouring]; ok {
+		loc.Color.Method = v
+	}
+	if v, ok := md.Text[KeyTransfer]; ok {
+		loc.Color.Transfer = v
+	}
+	for _, o := range []struct {
+		k string
+		x *float64
+	}{{KeyWidth, &loc.Color.Width}, {KeyLight, &loc.Color.Light}, {KeyStrength, &loc.Color.Strength}} {
+		if _, ok := md.Text[o.k]; ok {
+			num(o.k, o.x)
+		}
+	}
+	loc.Color = loc.Color.Canonical()
 	if len(errs) > 0 {
 		return errs[0]
 	}
@@ -288,283 +329,9 @@ func (md *Metadata) parse() error {
 	if md.Supersample < 1 || md.Supersample > MaxSupersample {
 		return fmt.Errorf("stored supersampling %d is out of range (1 to %d)", md.Supersample, MaxSupersample)
 	}
-	if err := CheckSize(md.Width, md.Height); err != nil {
+	if err := checkSize(md.Width, md.Height); err != nil {
 		return fmt.Errorf("image size: %v", err)
 	}
 	md.Location = loc
 	return nil
-}
-
-// VerifyInfo is what Verify found in a PNG.
-type VerifyInfo struct {
-	Width, Height int
-	Chunks        int   // chunks in the file
-	IDATChunks    int   // IDAT chunks
-	Compressed    int64 // bytes of the zlib stream
-	Raw           int64 // bytes of filtered rows
-	Text          map[string]string
-}
-
-// Verify checks a PNG of any size in one streaming pass without holding it: the signature,
-// every chunk's CRC, IHDR (8-bit RGB, not interlaced), consecutive IDATs, the zlib stream and
-// its Adler-32, the filter byte of each row, the row count and IEND. When row is not nil it
-// is called with each unfiltered RGB row (valid only during the call).
-func Verify(r io.Reader, row func(y int, rgb []byte)) (VerifyInfo, error) {
-	info := VerifyInfo{Text: map[string]string{}}
-	v := &chunkReader{r: bufio.NewReaderSize(r, 1<<16)}
-	var sig [8]byte
-	if _, err := io.ReadFull(v.r, sig[:]); err != nil || string(sig[:]) != pngSignature {
-		return info, ErrNotPNG
-	}
-	typ, data, err := v.small()
-	if err != nil {
-		return info, err
-	}
-	if typ != "IHDR" || len(data) != 13 {
-		return info, errors.New("png: first chunk is not IHDR")
-	}
-	info.Width = int(binary.BigEndian.Uint32(data[0:]))
-	info.Height = int(binary.BigEndian.Uint32(data[4:]))
-	if data[8] != 8 || data[9] != 2 || data[10] != 0 || data[11] != 0 || data[12] != 0 {
-		return info, fmt.Errorf("png: IHDR is not 8-bit RGB, non-interlaced (%v)", data[8:])
-	}
-	if info.Width < 1 || info.Height < 1 {
-		return info, errors.New("png: zero size")
-	}
-	info.Chunks = 1
-	// Chunks up to the first IDAT.
-	for {
-		if err := v.next(); err != nil {
-			return info, err
-		}
-		info.Chunks++
-		if v.typ == "IDAT" {
-			break
-		}
-		if v.typ == "IEND" {
-			return info, errors.New("png: no IDAT chunk")
-		}
-		d, err := v.rest()
-		if err != nil {
-			return info, err
-		}
-		if v.typ == "tEXt" {
-			if k, val, ok := bytes.Cut(d, []byte{0}); ok {
-				info.Text[string(k)] = string(val)
-			}
-		}
-	}
-	// The IDAT stream.
-	v.idat = true
-	zr, err := zlib.NewReader(v)
-	if err != nil {
-		return info, fmt.Errorf("png: zlib header: %v", err)
-	}
-	rowLen := 3*info.Width + 1
-	cur := make([]byte, rowLen)
-	prev := make([]byte, rowLen)
-	for y := 0; y < info.Height; y++ {
-		if _, err := io.ReadFull(zr, cur); err != nil {
-			return info, fmt.Errorf("png: row %d of %d: %v", y, info.Height, err)
-		}
-		if cur[0] > 4 {
-			return info, fmt.Errorf("png: row %d has filter type %d", y, cur[0])
-		}
-		info.Raw += int64(rowLen)
-		if row != nil {
-			unfilter(cur, prev)
-			row(y, cur[1:])
-		}
-		cur, prev = prev, cur
-	}
-	var one [1]byte
-	if n, err := zr.Read(one[:]); n != 0 || err != io.EOF {
-		if err == nil || err == io.EOF {
-			return info, errors.New("png: more image data than the rows need")
-		}
-		return info, fmt.Errorf("png: end of zlib stream: %v", err)
-	}
-	if err := zr.Close(); err != nil {
-		return info, err
-	}
-	info.IDATChunks, info.Compressed = v.idats, v.idatBytes
-	// Whatever follows the zlib stream in the IDATs must be empty, then the rest to IEND.
-	if v.left > 0 {
-		return info, errors.New("png: trailing bytes after the zlib stream")
-	}
-	if err := v.endChunk(); err != nil {
-		return info, err
-	}
-	for {
-		if err := v.next(); err != nil {
-			return info, err
-		}
-		info.Chunks++
-		if v.typ == "IDAT" {
-			if v.left > 0 {
-				return info, errors.New("png: data in an IDAT after the end of the zlib stream")
-			}
-		}
-		if _, err := v.rest(); err != nil {
-			return info, err
-		}
-		if v.typ == "IEND" {
-			break
-		}
-	}
-	if _, err := v.r.ReadByte(); err != io.EOF {
-		return info, errors.New("png: bytes after IEND")
-	}
-	return info, nil
-}
-
-// unfilter reverses a row's PNG filter in place (bytes per pixel 3); prev is the previous
-// unfiltered row (zeros for the first).
-func unfilter(cur, prev []byte) {
-	f := cur[0]
-	c, p := cur[1:], prev[1:]
-	switch f {
-	case 1:
-		for i := 3; i < len(c); i++ {
-			c[i] += c[i-3]
-		}
-	case 2:
-		for i := range c {
-			c[i] += p[i]
-		}
-	case 3:
-		for i := range c {
-			var a byte
-			if i >= 3 {
-				a = c[i-3]
-			}
-			c[i] += byte((int(a) + int(p[i])) / 2)
-		}
-	case 4:
-		for i := range c {
-			var a, cc int
-			if i >= 3 {
-				a, cc = int(c[i-3]), int(p[i-3])
-			}
-			b := int(p[i])
-			pa, pb, pc := abs(b-cc), abs(a-cc), abs(a+b-2*cc)
-			switch {
-			case pa <= pb && pa <= pc:
-				c[i] += byte(a)
-			case pb <= pc:
-				c[i] += byte(b)
-			default:
-				c[i] += byte(cc)
-			}
-		}
-	}
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// chunkReader walks PNG chunks, checking CRCs; in IDAT mode it is an io.Reader over the
-// concatenated IDAT data.
-type chunkReader struct {
-	r         *bufio.Reader
-	typ       string
-	left      int64 // bytes of the current chunk's data not yet read
-	crc       uint32
-	idat      bool
-	idats     int
-	idatBytes int64
-}
-
-// next reads the next chunk's header (the previous chunk must be finished).
-func (v *chunkReader) next() error {
-	var hdr [8]byte
-	if _, err := io.ReadFull(v.r, hdr[:]); err != nil {
-		return fmt.Errorf("png: truncated (chunk header): %v", err)
-	}
-	n := binary.BigEndian.Uint32(hdr[:4])
-	if n > 1<<31-1 {
-		return errors.New("png: chunk length out of range")
-	}
-	v.typ = string(hdr[4:])
-	v.left = int64(n)
-	v.crc = crc32.Update(0, crc32.IEEETable, hdr[4:])
-	if v.typ == "IDAT" {
-		v.idats++
-		v.idatBytes += int64(n)
-	}
-	return nil
-}
-
-// small reads a whole small chunk.
-func (v *chunkReader) small() (string, []byte, error) {
-	if err := v.next(); err != nil {
-		return "", nil, err
-	}
-	d, err := v.rest()
-	return v.typ, d, err
-}
-
-// rest reads what is left of the current chunk and checks its CRC.
-func (v *chunkReader) rest() ([]byte, error) {
-	if v.left > maxTextChunk && v.typ != "IDAT" {
-		if _, err := v.r.Discard(int(v.left)); err != nil {
-			return nil, err
-		}
-		v.left = 0
-		return nil, v.checkCRCSkipped()
-	}
-	d := make([]byte, v.left)
-	if _, err := io.ReadFull(v.r, d); err != nil {
-		return nil, fmt.Errorf("png: truncated %s chunk", v.typ)
-	}
-	v.crc = crc32.Update(v.crc, crc32.IEEETable, d)
-	v.left = 0
-	return d, v.endChunk()
-}
-
-func (v *chunkReader) checkCRCSkipped() error {
-	var c [4]byte
-	_, err := io.ReadFull(v.r, c[:])
-	return err
-}
-
-// endChunk reads and checks the CRC of the current chunk, whose data has been read.
-func (v *chunkReader) endChunk() error {
-	var c [4]byte
-	if _, err := io.ReadFull(v.r, c[:]); err != nil {
-		return fmt.Errorf("png: truncated %s chunk CRC", v.typ)
-	}
-	if binary.BigEndian.Uint32(c[:]) != v.crc {
-		return fmt.Errorf("png: %s chunk has a bad CRC", v.typ)
-	}
-	return nil
-}
-
-// Read serves the IDAT stream, moving across consecutive IDAT chunks.
-func (v *chunkReader) Read(p []byte) (int, error) {
-	for v.left == 0 {
-		if err := v.endChunk(); err != nil {
-			return 0, err
-		}
-		if err := v.next(); err != nil {
-			return 0, err
-		}
-		if v.typ != "IDAT" {
-			return 0, fmt.Errorf("png: the image data ends (at a %s chunk) before the last row", v.typ)
-		}
-	}
-	if int64(len(p)) > v.left {
-		p = p[:v.left]
-	}
-	n, err := v.r.Read(p)
-	v.crc = crc32.Update(v.crc, crc32.IEEETable, p[:n])
-	v.left -= int64(n)
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return n, err
 }

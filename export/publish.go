@@ -1,0 +1,40 @@
+package export
+
+// Publishing a finished export: the .part renamed into place.
+
+import (
+	"errors"
+	"os"
+)
+
+// publish renames the finished .part to path: one atomic rename, after which the image and
+// any later .part are different files. Without overwrite it never replaces a file that
+// appeared meanwhile: renameat2(RENAME_NOREPLACE) where the system has it, else a check
+// under the target's lock (which keeps other exports out; only another program could
+// create path between the check and the rename there).
+func publish(part, path string, overwrite bool) error {
+	if overwrite {
+		return os.Rename(part, path)
+	}
+	appeared := func() error {
+		return newError(ErrAppeared, path, "%s appeared during the export; the finished image is kept as %s", path, part)
+	}
+	ok, err := renameNoReplace(part, path)
+	if ok {
+		if errors.Is(err, os.ErrExist) {
+			return appeared()
+		}
+		return err
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return appeared()
+	}
+	return os.Rename(part, path)
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,176 @@
+package pngverify
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"hash/crc32"
+	"image"
+	"image/png"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// noisePNG encodes an opaque w x h picture of noise with smooth bands (so that image/png's
+// adaptive filtering picks every filter type) with the standard library's encoder, which
+// writes opaque RGBA as 8-bit RGB.
+func noisePNG(t *testing.T, w, h int) (*image.RGBA, []byte) {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := img.PixOffset(x, y)
+			switch (y / 7) % 3 {
+			case 0:
+				img.Pix[i], img.Pix[i+1], img.Pix[i+2] = byte(rng.Uint32()), byte(rng.Uint32()), byte(rng.Uint32())
+			case 1:
+				img.Pix[i], img.Pix[i+1], img.Pix[i+2] = byte(x), byte(y), byte(x+y)
+			default:
+				img.Pix[i], img.Pix[i+1], img.Pix[i+2] = byte(x*x/7), byte(3*y), byte(x^y)
+			}
+			img.Pix[i+3] = 255
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return img, buf.Bytes()
+}
+
+// chunk returns a PNG chunk with its length and CRC.
+func chunk(typ string, data []byte) []byte {
+	var b []byte
+	b = binary.BigEndian.AppendUint32(b, uint32(len(data)))
+	b = append(b, typ...)
+	b = append(b, data...)
+	return binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+}
+
+// insertAfterIHDR puts chunks between IHDR (which ends at byte 33) and the rest of file.
+func insertAfterIHDR(file []byte, chunks ...[]byte) []byte {
+	out := bytes.Clone(file[:33])
+	for _, c := range chunks {
+		out = append(out, c...)
+	}
+	return append(out, file[33:]...)
+}
+
+// TestVerifyStandardPNG: the rows Verify hands out are the pixels image/png encoded, for every
+// filter type the standard encoder chooses, and the counts agree with the file.
+func TestVerifyStandardPNG(t *testing.T) {
+	const w, h = 97, 61
+	img, file := noisePNG(t, w, h)
+	file = insertAfterIHDR(file, chunk("tEXt", []byte("Comment\x00hello")))
+	filters := rowFilters(t, file, w, h)
+	rows := 0
+	info, err := Verify(bytes.NewReader(file), func(y int, rgb []byte) {
+		rows++
+		for x := 0; x < w; x++ {
+			c := img.RGBAAt(x, y)
+			if rgb[3*x] != c.R || rgb[3*x+1] != c.G || rgb[3*x+2] != c.B {
+				t.Fatalf("row %d pixel %d: got %v, want %v", y, x, rgb[3*x:3*x+3], c)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != h || info.Width != w || info.Height != h || info.Raw != int64(h*(3*w+1)) || info.Text["Comment"] != "hello" {
+		t.Errorf("%d rows, info %+v", rows, info)
+	}
+	// The comparison above covered every filter type.
+	for f := byte(0); f <= 4; f++ {
+		if !filters[f] {
+			t.Errorf("image/png used no filter %d here (used %v): the test does not cover it", f, filters)
+		}
+	}
+}
+
+// rowFilters returns the filter type of each row of a PNG with 3 bytes per pixel, read with
+// the standard library's zlib from the concatenated IDAT data.
+func rowFilters(t *testing.T, file []byte, w, h int) map[byte]bool {
+	t.Helper()
+	var idat []byte
+	for p := 8; p+12 <= len(file); {
+		n := int(binary.BigEndian.Uint32(file[p:]))
+		if string(file[p+4:p+8]) == "IDAT" {
+			idat = append(idat, file[p+8:p+8+n]...)
+		}
+		p += 12 + n
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(idat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil || len(raw) != h*(3*w+1) {
+		t.Fatalf("inflated %d bytes (%v), want %d", len(raw), err, h*(3*w+1))
+	}
+	seen := map[byte]bool{}
+	for y := 0; y < h; y++ {
+		seen[raw[y*(3*w+1)]] = true
+	}
+	return seen
+}
+
+// TestVerifyLargeChunkCRC: a chunk longer than what Verify keeps (a 2 MiB private chunk before
+// the image data, and one after it) still has its CRC checked.
+func TestVerifyLargeChunkCRC(t *testing.T) {
+	_, file := noisePNG(t, 40, 30)
+	big := make([]byte, 2<<20)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	good := insertAfterIHDR(file, chunk("prIv", big))
+	if _, err := Verify(bytes.NewReader(good), nil); err != nil {
+		t.Fatalf("a large chunk with a good CRC: %v", err)
+	}
+	for _, at := range []int{33 + 8 + 1<<20, 33 + 8 + 2<<20 + 1} { // in its data, in its CRC
+		bad := bytes.Clone(good)
+		bad[at] ^= 1
+		if _, err := Verify(bytes.NewReader(bad), nil); err == nil || !strings.Contains(err.Error(), "prIv chunk has a bad CRC") {
+			t.Errorf("byte %d flipped: %v", at, err)
+		}
+	}
+	// The same after the image data: before IEND.
+	iend := len(file) - 12
+	after := append(append(bytes.Clone(file[:iend]), chunk("prIv", big)...), file[iend:]...)
+	if _, err := Verify(bytes.NewReader(after), nil); err != nil {
+		t.Fatalf("a large chunk after the image data: %v", err)
+	}
+	after[iend+8+5] ^= 1
+	if _, err := Verify(bytes.NewReader(after), nil); err == nil || !strings.Contains(err.Error(), "bad CRC") {
+		t.Errorf("a damaged large chunk after the image data: %v", err)
+	}
+}
+
+// TestVerifyRefuses: damaged, truncated and unsupported files are refused with an error.
+func TestVerifyRefuses(t *testing.T) {
+	_, file := noisePNG(t, 40, 30)
+	gray := image.NewGray(image.Rect(0, 0, 4, 4))
+	var g bytes.Buffer
+	png.Encode(&g, gray)
+	for name, data := range map[string][]byte{
+		"empty":           nil,
+		"not a PNG":       []byte("hello, world, this is text"),
+		"truncated":       file[:len(file)-30],
+		"bytes after":     append(bytes.Clone(file), 0),
+		"grey":            g.Bytes(),
+		"IHDR bad CRC":    flip(file, 30),
+		"image data flip": flip(file, len(file)/2),
+	} {
+		if _, err := Verify(bytes.NewReader(data), nil); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func flip(b []byte, at int) []byte {
+	c := bytes.Clone(b)
+	c[at] ^= 0x10
+	return c
+}
