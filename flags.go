@@ -144,7 +144,7 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 		l.Zoom = z
 		if autoIter && !flagWasSet(lf.fs, "iterations") {
-			l.Iterations = fractal.AutoIterations(z.Float64())
+			l.Iterations = fractal.Location{Zoom: z}.AutoIterations()
 		}
 	}
 	if flagWasSet(lf.fs, "iterations") {
@@ -250,12 +250,12 @@ func parseZoom(s string) (fractal.Decimal, error) {
 	if err != nil {
 		return z, err
 	}
-	v := z.Float64()
-	if v <= 0 && z.Big(64).Sign() <= 0 { // 1e-999 is positive, below the range
+	v := z.Exp()       // beyond float64 too: 1e1086, 4.00000000000E533
+	if v.Sign() <= 0 { // 1e-999 is positive, below the range
 		return z, fmt.Errorf("%s must be positive", clipText(s))
 	}
-	if v < fractal.MinZoom || v > fractal.MaxZoom {
-		return z, fmt.Errorf("%s is out of range (%g to %g)", clipText(s), fractal.MinZoom, fractal.MaxZoom)
+	if fractal.CheckZoom(z) != nil {
+		return z, fmt.Errorf("%s is out of range (%g to %s)", clipText(s), fractal.MinZoom, fractal.MaxZoom)
 	}
 	return z, nil
 }

@@ -409,7 +409,7 @@ func TestImportKFR(t *testing.T) {
 		{"Re: 0x1p3\nIm: 0\nZoom: 1\n", `the "Re:" line: "0x1p3" is not a decimal number`},
 		{"Re: 0\nIm: 0\nZoom: 1\nIterations: many\n", `the "Iterations:" line`},
 		{"Re: 0\nIm: 0\nZoom: 1E5000000\n", `exponent out of range`},
-		{"Re: 0\nIm: 0\nZoom: 1E400\n", "zoom 1E400 is out of range"},
+		{"Re: 0\nIm: 0\nZoom: 1E10001\n", "zoom 1E10001 is out of range"},
 		{"Re: 0\nRe: 1\nIm: 0\nZoom: 1\n", `line 2: "Re:" appears twice`},
 		{"\xff\xfe binary", "not a text file"},
 	} {
@@ -661,5 +661,73 @@ func TestGradientField(t *testing.T) {
 	}
 	if _, err := Parse([]byte(strings.Replace(fmt.Sprintf(bad, "x", "#000000,#FFFFFF"), `"version": 3`, `"version": 4`, 1))); err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Errorf("version 4: %v", err)
+	}
+}
+
+func deepKFRCentre(t *testing.T) (re, im string) {
+	t.Helper()
+	data, err := os.ReadFile("../fractal/testdata/deep/locations.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 5 && f[0] == "misi1e1086" {
+			return f[1], f[2]
+		}
+	}
+	t.Fatal("no misi1e1086 in the deep locations")
+	return "", ""
+}
+
+func TestDeepKFRRoundTrip(t *testing.T) {
+	re, im := deepKFRCentre(t)
+	if len(re) < 1000 || len(im) < 1000 {
+		t.Fatalf("centre of %d and %d characters: want 1000+", len(re), len(im))
+	}
+	kfr := "Re: " + re + "\r\nIm: " + im + "\r\nZoom: 1.00000000000E1086\r\nIterations: 600000\r\n" +
+		"IterDiv: 1.000000\r\nSmoothMethod: 0\r\nColorMethod: 7\r\nDifferences: 3\r\nColorOffset: 0\r\n" +
+		"Rotate: 0.000000\r\nRatio: 360.000000\r\nColors: 255,255,255,128,0,64,\r\nInteriorColor: 0,0,0,\r\nSmooth: 1\r\n"
+	dir := t.TempDir()
+	src := filepath.Join(dir, "deep 1e1086.kfr")
+	src2 := filepath.Join(dir, "deep 4e533.kfr")
+	os.WriteFile(src, []byte(kfr), 0o644)
+	os.WriteFile(src2, []byte("Re: "+re+"\nIm: "+im+"\nZoom: 4.00000000000E533\n"), 0o644)
+	path := tempPath(t)
+	for _, s := range []string{src, src2} {
+		if _, err := Import(path, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, zoom string
+		iterations int
+	}{{"deep 1e1086", "1.00000000000E1086", 600000}, {"deep 4e533", "4.00000000000E533", 1_000_000}} {
+		b, ok := s.Get(c.name)
+		if !ok {
+			t.Fatalf("no bookmark %q; have %q", c.name, s.Names())
+		}
+		l := b.Location
+		if l.Re.String() != re || l.Im.String() != im || l.Zoom.String() != c.zoom || l.Iterations != c.iterations {
+			t.Errorf("%s: zoom %s, %d iterations, centre of %d and %d characters (digits kept: %v)", c.name,
+				l.Zoom, l.Iterations, len(l.Re.String()), len(l.Im.String()), l.Re.String() == re && l.Im.String() == im)
+		}
+		if err := l.Validate(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	data, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := again.List(), s.List(); len(a) != len(b) || a[0].Location != b[0].Location || a[1].Location != b[1].Location {
+		t.Errorf("a write and a read changed the deep bookmarks")
 	}
 }

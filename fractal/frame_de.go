@@ -12,6 +12,15 @@ func (f Frame) Pixel(x, y int) Result {
 		return Result{N: n, Nu: nu}
 	}
 	switch f.Precision() {
+	case PerturbationExp:
+		if f.Ref == nil {
+			var err error
+			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+				return Result{N: -1}
+			}
+		}
+		dr, di := f.DeltaExp(x, y)
+		return PerturbEscapeDEExp(f.Ref, f.BLAExp(), dr, di, f.Loc.Iterations, f.spacing())
 	case Perturbation:
 		if f.Ref == nil {
 			var err error
