@@ -394,7 +394,7 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 	switch {
 	case f.Precision() == fractal.Float32:
 		return shaders.F32
-	case f.Precision() == fractal.Perturbation:
+	case f.Precision().Perturbs():
 		return shaders.Perturb
 	case g.fp64:
 		return shaders.F64
@@ -409,7 +409,7 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // float64's reach.
 func (g *GL) Mode(f fractal.Frame) string {
 	v := g.variant(f)
-	if v != shaders.F32 && v != shaders.Perturb && f.Precision() == fractal.Perturbation {
+	if v != shaders.F32 && v != shaders.Perturb && f.Precision().Perturbs() {
 		return "double (limit reached)"
 	}
 	switch v {

@@ -78,8 +78,12 @@ func (g *GL) texBufferLimit() int {
 }
 
 // perturbFits reports whether frame f (with its reference) can be drawn by the perturbation
-// shader: fp64, and tables that fit maxPages buffer textures.
+// shader: fp64, a pixel spacing within float64's exponent range (the shader has no extended
+// exponent yet), and tables that fit maxPages buffer textures.
 func (g *GL) perturbFits(f fractal.Frame) error {
+	if f.Precision() == fractal.PerturbationExp {
+		return errors.New("extended exponent")
+	}
 	if !g.fp64 {
 		return fmt.Errorf("%s has no native fp64", g.renderer)
 	}

@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -424,4 +425,63 @@ func TestBLAMonotone(t *testing.T) {
 	if checked == 0 || b.Levels() < 10 {
 		t.Errorf("%d levels, %d entries checked: the table tests little", b.Levels(), checked)
 	}
+}
+
+// TestPerturbExtendedExponentToCPU: frames past float64's exponent range (zoom 1e304 at 24x16 pixels, where
+// the float64 spacing is still above 0 but deltas would underflow, and 1e1000, where it is 0)
+// are never drawn by the double-only shader: the GL renderer gives them to the CPU renderer's
+// extended-exponent path, says so in Mode, and the picture is the CPU renderer's.
+func TestPerturbExtendedExponentToCPU(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	for _, zoom := range []string{"1e304", "1e1000"} {
+		t.Run(zoom, func(t *testing.T) {
+			// i + (0.3 + 0.45i) x 10^-k next to the Misiurewicz point c = i, which has
+			// structure at every depth (fractal/testdata/deep/README.md).
+			k := zoom[2:]
+			l := loc(t, "0.3e-"+k, "1."+strings.Repeat("0", mustAtoi(t, k))+"45", zoom, 3000)
+			f := fractal.NewFrame(l, 24, 16)
+			if f.Precision() != fractal.PerturbationExp {
+				t.Fatalf("zoom %s is %v, want %v", zoom, f.Precision(), fractal.PerturbationExp)
+			}
+			if m := g.Mode(f); m != "perturbation (CPU: extended exponent)" {
+				t.Errorf("Mode = %q", m)
+			}
+			before := g.Stats()
+			got := renderGL(t, g, f)
+			if s := g.Stats(); s.CPUFrames != before.CPUFrames+1 || s.Tiles != before.Tiles {
+				t.Errorf("%d frames to the CPU and %d GL tiles, want 1 and 0", s.CPUFrames-before.CPUFrames, s.Tiles-before.Tiles)
+			}
+			viaCPU := image.NewRGBA(got.Bounds())
+			if err := (&cpu.Renderer{}).Render(context.Background(), f, viaCPU.Bounds(), viaCPU); err != nil {
+				t.Fatal(err)
+			}
+			if string(got.Pix) != string(viaCPU.Pix) {
+				t.Error("the frame that went to the CPU differs from the CPU renderer's picture")
+			}
+			if d, _, _, black := spread(countsOf(t, f)); d < 2 || black == f.W*f.H {
+				t.Errorf("a flat picture (%d distinct counts, %d black): the test view shows nothing", d, black)
+			}
+		})
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// countsOf is every pixel's escape count of frame f, by the model.
+func countsOf(t *testing.T, f fractal.Frame) []int {
+	t.Helper()
+	var c []int
+	for y := range f.H {
+		for x := range f.W {
+			c = append(c, f.Pixel(x, y).N)
+		}
+	}
+	return c
 }

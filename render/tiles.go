@@ -59,12 +59,6 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if f.Loc.Iterations < 1 {
 		return fmt.Errorf("opengl render: iterations %d must be at least 1", f.Loc.Iterations)
 	}
-	if math.IsNaN(f.Re) || math.IsNaN(f.Im) || !(f.Spacing > 0) || math.IsInf(f.Spacing, 0) {
-		return errors.New("opengl render: the frame's centre or spacing is not a finite number")
-	}
-	if f.Ref != nil && (math.IsNaN(f.DRe) || math.IsInf(f.DRe, 0) || math.IsNaN(f.DIm) || math.IsInf(f.DIm, 0) || len(f.Ref.Z) < 2) {
-		return errors.New("opengl render: the frame's offset from its reference point is not a finite number, or the reference orbit is empty")
-	}
 	pal, err := f.Loc.Color.ColorPalette()
 	if err != nil {
 		return err
@@ -93,6 +87,14 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 			g.statsMu.Unlock()
 			return g.cpu.Render(ctx, f, rect, dst)
 		}
+	}
+	// What the shaders need (the CPU renderer, above, checks its own: past float64's exponent
+	// range the float64 spacing is 0 there and the extended one is used).
+	if math.IsNaN(f.Re) || math.IsNaN(f.Im) || !(f.Spacing > 0) || math.IsInf(f.Spacing, 0) {
+		return errors.New("opengl render: the frame's centre or spacing is not a finite number")
+	}
+	if f.Ref != nil && (math.IsNaN(f.DRe) || math.IsInf(f.DRe, 0) || math.IsNaN(f.DIm) || math.IsInf(f.DIm, 0) || len(f.Ref.Z) < 2) {
+		return errors.New("opengl render: the frame's offset from its reference point is not a finite number, or the reference orbit is empty")
 	}
 
 	g.mu.Lock()
