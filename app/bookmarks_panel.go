@@ -187,7 +187,7 @@ func (p *bookmarksPanel) updateRow(id widget.ListItemID, obj fyne.CanvasObject) 
 	b := p.shown[id]
 	r.name.SetText(b.Name)
 	r.full = b.Name
-	r.detail.SetText(fmt.Sprintf("zoom %s, %d iterations", formatZoom(b.Location.ZoomFloat()), b.Location.Iterations))
+	r.detail.SetText(fmt.Sprintf("zoom %s, %d iterations", fractal.FormatZoom(b.Location.ZoomExp()), b.Location.Iterations))
 	r.img.Image = p.thumbnail(b)
 	r.img.Refresh()
 	name := b.Name
@@ -357,7 +357,7 @@ func (p *bookmarksPanel) change(fn func(*bookmarks.Store) error, done func(error
 
 // defaultName is the name offered for a new bookmark of l: its centre and zoom, short.
 func defaultName(l fractal.Location) string {
-	return fmt.Sprintf("%.6g %+.6gi zoom %s", l.Re.Float64(), l.Im.Float64(), formatZoom(l.ZoomFloat()))
+	return fmt.Sprintf("%.6g %+.6gi zoom %s", l.Re.Float64(), l.Im.Float64(), fractal.FormatZoom(l.ZoomExp()))
 }
 
 // renderBookmarkThumbnail renders l small with the window's renderer, as PNG.

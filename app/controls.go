@@ -218,9 +218,9 @@ func (w *Window) syncControls() {
 		w.autoCheck.Checked = w.autoIter
 		w.autoCheck.Refresh()
 	}
-	if w.paletteBtn.Text != l.Color.Palette {
+	if icon := paletteIcon(l.Color); w.paletteBtn.Text != l.Color.Palette || w.paletteBtn.Icon != icon {
 		w.paletteBtn.SetText(l.Color.Palette)
-		w.paletteBtn.SetIcon(paletteIcon(l.Color.Palette))
+		w.paletteBtn.SetIcon(icon)
 	}
 	if d := clampF(l.Color.Density, densityMin, densityMax); math.Abs(w.densitySl.Value-d) > 1e-9 {
 		w.densitySl.Value = d
@@ -242,27 +242,30 @@ func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 // paletteMenu lists the palettes, each with its colours, the current one checked; choosing
 // one applies it.
 func (w *Window) paletteMenu() *fyne.Menu {
-	cur := w.Location().Color.Palette
+	cur := w.Location().Color
 	var items []*fyne.MenuItem
 	for _, name := range fractal.PaletteNames() {
 		item := fyne.NewMenuItem(name, func() {
-			w.colorChanged(false, func(c *fractal.Coloring) { c.Palette = name })
+			w.colorChanged(false, func(c *fractal.Coloring) { c.Palette, c.Gradient = name, "" }) // a built-in, by name
 		})
-		item.Icon = paletteIcon(name)
-		item.Checked = name == cur
+		item.Icon = paletteIcon(fractal.Coloring{Palette: name})
+		item.Checked = name == cur.Palette && cur.Gradient == ""
 		items = append(items, item)
 	}
 	return fyne.NewMenu("Palette", items...)
 }
 
-// paletteIcon is a palette's swatch as an icon resource (PNG), made once per palette.
-func paletteIcon(name string) fyne.Resource {
+// paletteIcon is the swatch of the palette a colouring draws with (a user's gradient by
+// value included) as an icon resource (PNG), made once per palette.
+func paletteIcon(c fractal.Coloring) fyne.Resource {
+	key := c.Palette + "\x00" + c.Gradient
 	paletteIconsMu.Lock()
 	defer paletteIconsMu.Unlock()
-	if r, ok := paletteIcons[name]; ok {
+	if r, ok := paletteIcons[key]; ok {
 		return r
 	}
-	src := paletteSwatch(name)
+	p, _ := c.ColorPalette() // an unknown palette has no stops: a black swatch
+	src := paletteSwatch(p)
 	const iw, ih = 64, 24
 	img := image.NewRGBA(image.Rect(0, 0, iw, ih))
 	for y := 0; y < ih; y++ {
@@ -272,8 +275,8 @@ func paletteIcon(name string) fyne.Resource {
 	}
 	var buf bytes.Buffer
 	_ = png.Encode(&buf, img) // cannot fail on an in-memory RGBA
-	r := fyne.NewStaticResource("palette-"+name+".png", buf.Bytes())
-	paletteIcons[name] = r
+	r := fyne.NewStaticResource(fmt.Sprintf("palette-%d.png", len(paletteIcons)), buf.Bytes())
+	paletteIcons[key] = r
 	return r
 }
 
@@ -282,15 +285,10 @@ var (
 	paletteIcons   = map[string]fyne.Resource{}
 )
 
-// paletteSwatch is one cycle of the named palette, left to right (black when there is no
-// such palette).
-func paletteSwatch(name string) image.Image {
+// paletteSwatch is one cycle of palette p, left to right (black when it has no stops).
+func paletteSwatch(p fractal.Palette) image.Image {
 	const sw, sh = 64, 1
 	img := image.NewRGBA(image.Rect(0, 0, sw, sh))
-	p, err := fractal.PaletteByName(name)
-	if err != nil {
-		return img
-	}
 	for x := 0; x < sw; x++ {
 		img.SetRGBA(x, 0, p.Color(1, 32*(float64(x)+0.5)/sw, fractal.Coloring{Density: 1}))
 	}

@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/export"
+	"mandelscope/fractal"
 	"mandelscope/internal/version"
 )
 
@@ -366,7 +367,7 @@ func describeExport(md export.Metadata, now export.Options) string {
 	if md.Location.String() != now.Location.String() || md.Width != now.Width || md.Height != now.Height || md.Supersample != now.Supersample {
 		same = "not the current view or settings"
 	}
-	return fmt.Sprintf("%dx%d at zoom %s%s (%s)", md.Width, md.Height, formatZoom(md.Location.ZoomFloat()), ss, same)
+	return fmt.Sprintf("%dx%d at zoom %s%s (%s)", md.Width, md.Height, fractal.FormatZoom(md.Location.ZoomExp()), ss, same)
 }
 
 // exportRenderer is the renderer exports use: the window's (the GPU one once it runs) when

@@ -4,9 +4,6 @@ package app
 
 import (
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -43,7 +40,7 @@ func (w *Window) buildStatus() fyne.CanvasObject {
 func (w *Window) updateStatus() {
 	l := w.Location()
 	setText(w.statusCentr, centreText(l))
-	setText(w.statusZoom, "zoom "+formatZoom(l.ZoomFloat()))
+	setText(w.statusZoom, "zoom "+fractal.FormatZoom(l.ZoomExp()))
 	iter := fmt.Sprintf("iterations %d", l.Iterations)
 	if w.autoIter && w.autoBoost > 1 {
 		iter += fmt.Sprintf(" (auto x%d)", w.autoBoost)
@@ -108,25 +105,4 @@ func clip(s string) string {
 		return s[:117] + "..."
 	}
 	return s
-}
-
-// formatZoom writes a zoom the one way the window uses everywhere: up to 4 significant digits
-// between 0.001 and 10000 ("1", "18.63", "300"), else a mantissa of up to 3 significant digits
-// and a plain exponent ("1.5e12", "6.25e4", "1e-5"); never "e+", "E" or 16 digits.
-func formatZoom(z float64) string {
-	if math.IsNaN(z) || math.IsInf(z, 0) || z <= 0 {
-		return strconv.FormatFloat(z, 'g', -1, 64)
-	}
-	if z >= 1e-3 && z < 1e4 {
-		if s := strconv.FormatFloat(z, 'g', 4, 64); !strings.Contains(s, "e") {
-			return s // (9999.9 rounds to "1e+04": written below as 1e4)
-		}
-	}
-	s := strconv.FormatFloat(z, 'e', 2, 64) // "1.50e+12"
-	mant, exp, _ := strings.Cut(s, "e")
-	if strings.Contains(mant, ".") {
-		mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "e" + strconv.Itoa(e)
 }

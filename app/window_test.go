@@ -283,7 +283,7 @@ func TestPaletteAndSliders(t *testing.T) {
 		}
 	}
 	menu.Items[len(names)-1].Action()
-	if w.paletteBtn.Text != names[len(names)-1] || w.paletteBtn.Icon != paletteIcon(names[len(names)-1]) {
+	if w.paletteBtn.Text != names[len(names)-1] || w.paletteBtn.Icon != paletteIcon(fractal.Coloring{Palette: names[len(names)-1]}) {
 		t.Errorf("the chooser shows %q", w.paletteBtn.Text)
 	}
 	if p := w.Location().Color.Palette; p != names[len(names)-1] {
@@ -316,7 +316,7 @@ func TestStatusBar(t *testing.T) {
 	if !w.statusCentr.Selectable {
 		t.Error("the centre cannot be selected for copying")
 	}
-	if got := w.statusZoom.Text; got != "zoom 1e5" {
+	if got := w.statusZoom.Text; got != "zoom 100000" { // fractal.FormatZoom: plain up to 1e6
 		t.Errorf("zoom shows %q", got)
 	}
 	if got := w.statusIter.Text; got != "iterations 1234" {
