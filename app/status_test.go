@@ -42,3 +42,31 @@ func absDiff(a, b uint8) int {
 	}
 	return int(b - a)
 }
+
+// A location with a gradient of the user's own shows that gradient's colours in the palette
+// chooser, and choosing a built-in palette drops it.
+func TestPaletteChooserShowsAGradient(t *testing.T) {
+	w := newTestWindow(t)
+	l := w.Location()
+	l.Color.Palette, l.Color.Gradient = "mine", "#FF0000,#00FF00,#0000FF"
+	w.SetLocation(l)
+	if w.paletteBtn.Text != "mine" || w.paletteBtn.Icon == paletteIcon(fractal.Coloring{Palette: "classic"}) {
+		t.Fatalf("chooser shows %q", w.paletteBtn.Text)
+	}
+	p, err := l.Color.ColorPalette()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, g, b, _ := paletteSwatch(p).At(0, 0).RGBA(); r>>8 < 0xc0 || g>>8 > 0x40 || b>>8 > 0x40 {
+		t.Errorf("the gradient's swatch starts at %x %x %x, want red", r>>8, g>>8, b>>8)
+	}
+	for _, it := range w.paletteMenu().Items {
+		if it.Checked {
+			t.Errorf("%q is checked while a gradient of the user's own is drawn", it.Label)
+		}
+	}
+	w.paletteMenu().Items[0].Action()
+	if c := w.Location().Color; c.Gradient != "" || c.Palette != fractal.PaletteNames()[0] {
+		t.Errorf("after choosing a built-in: %+v", c)
+	}
+}
