@@ -104,6 +104,28 @@ func TestDeepCursorReadout(t *testing.T) {
 	if got, _, err := big.ParseFloat(rez, 10, 600, big.ToNearestEven); !strings.Contains(rez, "e-") || err != nil || bigPixelDiff(got, wantZ, fz.Spacing) > 0.1 || bigPixelDiff(got, wantZ, fz.Spacing) < -0.1 {
 		t.Errorf("readout %q at 1e100: real part %q, want %s with an exponent (%v)", tz, rez, wantZ.Text('g', 10), err)
 	}
+	// Past float64's exponent (zoom 1e1000, float64 spacing 0) neighbouring pixels still read
+	// apart, to a tenth of the spacing, with an exponent.
+	k := 1000
+	zk := testLoc("0.3e-1000", "1."+strings.Repeat("0", k)+"45", "1e1000", 3000)
+	fk, err := preview.New(nil).Reference(context.Background(), fractal.NewFrame(zk, 320, 200), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, px := range []int{10, 11} {
+		tk := probeText(fk, px, 150)
+		rek, _, _ := strings.Cut(strings.TrimPrefix(tk, "pixel "+itoa(px)+",150: "), " ")
+		wantK, _ := fk.PointBig(px, 150, 4000)
+		got, _, err := big.ParseFloat(rek, 10, 4000, big.ToNearestEven)
+		if err != nil || !strings.Contains(rek, "e-") {
+			t.Fatalf("readout %q at 1e1000: real part %q, want an exponent form (%v)", tk, rek, err)
+		}
+		d := new(big.Float).SetPrec(4000).Sub(got, wantK)
+		d.Quo(d, fk.SpacingX.Big(4000))
+		if dd, _ := d.Float64(); dd > 0.1 || dd < -0.1 {
+			t.Errorf("readout %q at 1e1000 is %.3g pixels from the pixel's point", tk, dd)
+		}
+	}
 	n, _ := f.Escape(100, 50)
 	want := "inside"
 	if n >= 0 {

@@ -327,21 +327,24 @@ func (p *prober) loop() {
 // escape count, the same as `mandelscope probe` gives (a Perturbation frame should carry its
 // reference: Scheduler.Reference).
 func probeText(f fractal.Frame, x, y int) string {
-	digits := 3
-	if f.Spacing > 0 {
-		digits = max(3, int(math.Ceil(-math.Log10(f.Spacing)))+1)
+	// The spacing with an unbounded exponent: past zoom 1e308 the float64 one is 0.
+	logS := f.SpacingX.Log10()
+	if f.SpacingX.Sign() <= 0 || math.IsInf(logS, 0) || math.IsNaN(logS) {
+		logS = 0
 	}
+	digits := max(3, int(math.Ceil(-logS))+1)
 	prec := max(uint(float64(digits)*math.Log2(10))+64, f.Loc.Re.SignificantBits(), f.Loc.Im.SignificantBits())
 	re, im := f.PointBig(x, y, prec)
 	text := func(v *big.Float) string {
+		// significant digits down to a tenth of the spacing
+		logMag := logS
+		if v.Sign() != 0 {
+			logMag = max(fractal.ExpFromBig(new(big.Float).Abs(v)).Log10(), logS)
+		}
+		sig := max(3, int(math.Ceil(logMag-logS))+1)
 		fixed := v.Text('f', digits)
-		if f.Spacing > 0 {
-			// significant digits down to a tenth of the spacing
-			mag, _ := new(big.Float).Abs(v).Float64()
-			sig := max(3, int(math.Ceil(math.Log10(max(mag, f.Spacing)/f.Spacing)))+1)
-			if g := v.Text('g', sig); len(g) < len(fixed) {
-				return g
-			}
+		if g := v.Text('g', sig); len(g) < len(fixed) {
+			return g
 		}
 		return fixed
 	}
