@@ -1,0 +1,379 @@
+package preview
+
+import (
+	"context"
+	"image"
+	"math"
+	"math/big"
+	"sort"
+	"time"
+
+	"mandelscope/fractal"
+)
+
+// Reuse of the last frame (XaoS's idea, on the renderer's regular grids): an interactive
+// frame starts from the last frame delivered at the same size and colouring, resampled to
+// the new view (nearest neighbour, the shift taken exactly), and renders only what that
+// leaves too coarse. Every pixel carries the side, in screen pixels, of the block its value
+// stands for (1: computed for that pixel; a reduced render at 1/s gives s; a reused pixel's
+// side grows with the magnification since it was computed), so the error of the picture is
+// known, never accumulated unseen. The view is cut into tiles of tileSide pixels (a multiple
+// of every scale, so a reduced render's blocks line up with them): tiles the old frame does
+// not cover (the strips a pan exposes, the border a zoom out shows) are rendered first; the
+// rest of the time budget refreshes the coarsest tiles, so that a zoom keeps every part of
+// the picture within a few pixels of exact while each frame renders only a share of it.
+
+// tileSide is the side of the tiles the reuse plans in: the least common multiple of Scales.
+const tileSide = 48
+
+// base is the last frame delivered and its blocks; it is only read once stored.
+type base struct {
+	img   *image.RGBA
+	block []float32 // per pixel: the side of the block its value stands for, in pixels
+	loc   fractal.Location
+	w, h  int
+}
+
+// setBase stores img (w x h, of loc) as what the next interactive frame starts from, every
+// pixel standing for a block of side (block nil) or block[i].
+func (s *Scheduler) setBase(img *image.RGBA, loc fractal.Location, side float32, block []float32) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	if block == nil {
+		block = make([]float32, w*h)
+		for i := range block {
+			block[i] = side
+		}
+	}
+	s.mu.Lock()
+	s.last = &base{img: img, block: block, loc: loc, w: w, h: h}
+	s.mu.Unlock()
+}
+
+// reusable returns the base an interactive frame of loc at w x h can start from: same size
+// and colouring, and not merely another iteration count at the same zoom (the pixels would
+// be stale, not approximate).
+func (s *Scheduler) reusable(loc fractal.Location, w, h int) *base {
+	s.mu.Lock()
+	b := s.last
+	s.mu.Unlock()
+	if b == nil || b.w != w || b.h != h || b.loc.Color != loc.Color {
+		return nil
+	}
+	if b.loc.Iterations != loc.Iterations && b.loc.Zoom.Equal(loc.Zoom) {
+		return nil
+	}
+	return b
+}
+
+// CentreShift is l's centre minus from's, in pixels of spacing (x right, y down). The
+// difference is taken exactly (math/big) before it is rounded: at depth the centres differ
+// only in digits far below float64's precision.
+func CentreShift(l, from fractal.Location, spacing float64) (dx, dy float64) {
+	prec := max(l.Re.SignificantBits(), l.Im.SignificantBits(), from.Re.SignificantBits(), from.Im.SignificantBits()) + 64
+	diff := func(a, b fractal.Decimal) float64 {
+		d, _ := new(big.Float).SetPrec(prec).Sub(a.Big(prec), b.Big(prec)).Float64()
+		return d
+	}
+	return diff(l.Re, from.Re) / spacing, -diff(l.Im, from.Im) / spacing
+}
+
+// resample returns b's picture and blocks mapped onto the view loc at w x h: pixel (x, y)
+// takes the old pixel under its centre; pixels the old frame does not cover are black with
+// block +Inf. k is the old pixels per new pixel (< 1 zoomed in).
+func resample(b *base, loc fractal.Location, w, h int) (img *image.RGBA, block []float32, k float64) {
+	img = image.NewRGBA(image.Rect(0, 0, w, h))
+	block = make([]float32, w*h)
+	inf := float32(math.Inf(1))
+	for i := range block {
+		block[i] = inf
+	}
+	sOld := fractal.Spacing(b.loc.ZoomFloat(), w, h)
+	sNew := fractal.Spacing(loc.ZoomFloat(), w, h)
+	k = sNew / sOld
+	ox, oy := CentreShift(loc, b.loc, sOld)
+	if math.IsNaN(ox+oy+k) || math.IsInf(ox+oy+k, 0) || k <= 0 ||
+		math.Abs(ox) >= float64(w)*(1+k) || math.Abs(oy) >= float64(h)*(1+k) {
+		return img, block, k
+	}
+	cols := make([]int, w)
+	for x := range cols {
+		cols[x] = int(math.Floor(ox + (float64(x)+0.5-float64(w)/2)*k + float64(w)/2))
+	}
+	grow := float32(1 / k)
+	for y := range h {
+		yo := int(math.Floor(oy + (float64(y)+0.5-float64(h)/2)*k + float64(h)/2))
+		if yo < 0 || yo >= h {
+			continue
+		}
+		src := b.img.Pix[yo*b.img.Stride:]
+		dst := img.Pix[y*img.Stride:]
+		sb := b.block[yo*w:]
+		db := block[y*w:]
+		for x, xo := range cols {
+			if xo >= 0 && xo < w {
+				copy(dst[x*4:x*4+4], src[xo*4:xo*4+4])
+				db[x] = max(sb[xo]*grow, 1)
+			}
+		}
+	}
+	return img, block, k
+}
+
+// tilePlan is one tile of the view and the coarsest block in it.
+type tilePlan struct {
+	tx, ty int
+	worst  float32
+	px     int // the tile's pixels (edge tiles are smaller)
+	scale  int // the scale it is rendered at; 0: kept as it is
+}
+
+// runRect is a run of tiles rendered with one call: screen pixels r at reduction sc.
+type runRect struct {
+	r  image.Rectangle
+	sc int
+}
+
+// incremental renders an interactive frame of loc at w x h over the base b (see the top of
+// this file).
+func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h int, b *base) (*image.RGBA, FrameStats, error) {
+	start := time.Now()
+	if _, err := s.Reference(ctx, fractal.NewFrame(loc, w, h), nil); err != nil {
+		return canceled(ctx, start, err)
+	}
+	img, block, k := resample(b, loc, w, h)
+	over := time.Since(start)
+
+	// The tiles and their coarsest blocks.
+	tw, th := ceilDiv(w, tileSide), ceilDiv(h, tileSide)
+	tiles := make([]tilePlan, 0, tw*th)
+	for ty := range th {
+		for tx := range tw {
+			x0, y0 := tx*tileSide, ty*tileSide
+			x1, y1 := min(x0+tileSide, w), min(y0+tileSide, h)
+			var worst float32
+			for y := y0; y < y1; y++ {
+				for _, v := range block[y*w+x0 : y*w+x1] {
+					worst = max(worst, v)
+				}
+			}
+			tiles = append(tiles, tilePlan{tx: tx, ty: ty, worst: worst, px: (x1 - x0) * (y1 - y0)})
+		}
+	}
+
+	lo, hi := s.scaleBounds()
+	budget := s.budgetPixels(loc.Iterations, w, h, over)
+	scales := make([]int, 0, len(Scales))
+	for _, sc := range Scales {
+		if sc >= lo && sc <= hi {
+			scales = append(scales, sc)
+		}
+	}
+	need := func(sc int) (px int) { // pixels rendered to bring every tile to sc or finer
+		for _, t := range tiles {
+			if t.worst > float32(sc) {
+				px += ceilDiv(t.px, sc*sc)
+			}
+		}
+		return px
+	}
+	// The scale that bounds what a frame loses to zooming: refreshing a share of the view
+	// per frame at sr, while the rest is magnified by g a frame, keeps the coarsest block
+	// near sr * g^(N/(budget*sr^2)), least for sr^2 = 2 ln(g) N / budget.
+	g := math.Max(1/k, 1.02)
+	sr := hi
+	if budget > 0 {
+		ideal := math.Sqrt(2 * math.Log(g) * float64(w*h) / budget)
+		sr = scales[len(scales)-1]
+		for _, sc := range scales {
+			if float64(sc) >= ideal {
+				sr = sc
+				break
+			}
+		}
+	}
+	all := 0 // the finest scale at which every tile fits the budget, 0 if none
+	for _, sc := range scales {
+		if float64(need(sc)) <= budget {
+			all = sc
+			break
+		}
+	}
+	if all != 0 && all <= sr {
+		for i := range tiles {
+			if tiles[i].worst > float32(all) {
+				tiles[i].scale = all
+			}
+		}
+	} else {
+		// Uncovered tiles (and any coarser than the coarsest scale) first, at the finest
+		// scale the budget allows for them, then the coarsest tiles at sr while the budget
+		// lasts.
+		mand := 0
+		for _, t := range tiles {
+			if t.worst > float32(hi) {
+				mand += t.px
+			}
+		}
+		sm := hi
+		for _, sc := range scales {
+			if float64(ceilDiv(mand, sc*sc)) <= budget {
+				sm = sc
+				break
+			}
+		}
+		left := budget
+		order := make([]int, 0, len(tiles))
+		for i, t := range tiles {
+			if t.worst > float32(hi) {
+				tiles[i].scale = sm
+				left -= float64(ceilDiv(t.px, sm*sm))
+			} else if t.worst > float32(sr) {
+				order = append(order, i)
+			}
+		}
+		sort.SliceStable(order, func(a, b int) bool { return tiles[order[a]].worst > tiles[order[b]].worst })
+		for _, i := range order {
+			c := float64(ceilDiv(tiles[i].px, sr*sr))
+			if c > left {
+				break
+			}
+			tiles[i].scale = sr
+			left -= c
+		}
+	}
+
+	// Runs of tiles along rows, merged down the rows where they line up.
+	var runs []runRect
+	open := map[runRect]int{} // a run of the previous tile row (rect at its last row) -> index in runs
+	for ty := range th {
+		next := map[runRect]int{}
+		for tx := 0; tx < tw; {
+			sc := tiles[ty*tw+tx].scale
+			if sc == 0 {
+				tx++
+				continue
+			}
+			e := tx
+			for e < tw && tiles[ty*tw+e].scale == sc {
+				e++
+			}
+			y0, y1 := ty*tileSide, min(ty*tileSide+tileSide, h)
+			key := runRect{image.Rect(tx*tileSide, 0, min(e*tileSide, w), 0), sc}
+			if i, ok := open[key]; ok && runs[i].r.Max.Y == y0 {
+				runs[i].r.Max.Y = y1
+				next[key] = i
+			} else {
+				runs = append(runs, runRect{image.Rect(tx*tileSide, y0, min(e*tileSide, w), y1), sc})
+				next[key] = len(runs) - 1
+			}
+			tx = e
+		}
+		open = next
+	}
+
+	// Render the runs, each into its reduced frame, and scale them up into the picture.
+	rstart := time.Now()
+	frames := map[int]fractal.Frame{}
+	rendered, coarsest := 0, 0
+	var prec fractal.Precision
+	for _, run := range runs {
+		f, ok := frames[run.sc]
+		if !ok {
+			var err error
+			if f, err = s.Reference(ctx, ReducedFrame(loc, w, h, run.sc), nil); err != nil {
+				return canceled(ctx, start, err)
+			}
+			frames[run.sc] = f
+			prec = f.Precision()
+		}
+		sc := run.sc
+		rr := image.Rect(run.r.Min.X/sc, run.r.Min.Y/sc, ceilDiv(run.r.Max.X, sc), ceilDiv(run.r.Max.Y, sc))
+		small := image.NewRGBA(rr)
+		if err := s.r.Render(ctx, f, rr, small); err != nil {
+			return canceled(ctx, start, err)
+		}
+		rendered += rr.Dx() * rr.Dy()
+		coarsest = max(coarsest, sc)
+		for y := run.r.Min.Y; y < run.r.Max.Y; y++ {
+			srow := small.Pix[(y/sc-rr.Min.Y)*small.Stride:]
+			drow := img.Pix[y*img.Stride:]
+			brow := block[y*w:]
+			for x := run.r.Min.X; x < run.r.Max.X; x++ {
+				si := (x/sc - rr.Min.X) * 4
+				copy(drow[x*4:x*4+4], srow[si:si+4])
+				brow[x] = float32(sc)
+			}
+		}
+	}
+	rd := time.Since(rstart)
+	if rendered > 0 {
+		s.observe(rd, rendered, loc.Iterations)
+	}
+	if len(frames) == 0 {
+		prec = fractal.NewFrame(loc, w, h).Precision()
+	}
+	med, p95 := blockStats(block)
+	s.setBase(img, loc, 0, block)
+	return img, FrameStats{
+		Scale: max(coarsest, 1), Width: w, Height: h, RenderW: w, RenderH: h,
+		Render: rd, Total: time.Since(start), Interactive: true, Reused: true,
+		Precision: prec, PixelsRendered: rendered, Block: med, BlockP95: p95,
+	}, nil
+}
+
+// scaleBounds is the scheduler's interactive reduction range.
+func (s *Scheduler) scaleBounds() (lo, hi int) {
+	lo, hi = s.MinScale, s.MaxScale
+	if lo < 1 {
+		lo = 1
+	}
+	if hi < lo {
+		hi = max(lo, 16)
+	}
+	return lo, hi
+}
+
+// budgetPixels is how many pixels an interactive frame of iter iterations at w x h can render
+// within the target after spent (what the frame took before rendering).
+func (s *Scheduler) budgetPixels(iter, w, h int, spent time.Duration) float64 {
+	s.mu.Lock()
+	cost := scaled(s.nsPerPx, s.iter, iter)
+	if cost == 0 {
+		cost = 2 * scaled(s.fullNsPerPx, s.fullIter, iter)
+	}
+	s.mu.Unlock()
+	target := s.Target
+	if target <= 0 {
+		target = DefaultTarget
+	}
+	if cost == 0 {
+		return float64(w*h) / 9 // nothing measured yet: as a 1/3 frame
+	}
+	return math.Max(0, float64(target-spent)) / cost
+}
+
+// blockStats is the median and 95th percentile of the block sides over a frame's pixels
+// (to a sixteenth of a pixel; sides over 64, +Inf included, count as 64).
+func blockStats(block []float32) (med, p95 float64) {
+	const q = 16
+	hist := make([]int, 64*q+1)
+	for _, v := range block {
+		i := int(math.Ceil(float64(v) * q))
+		if i > len(hist)-1 || math.IsInf(float64(v), 1) {
+			i = len(hist) - 1
+		}
+		hist[i]++
+	}
+	at := func(p float64) float64 {
+		n := int(math.Ceil(p * float64(len(block))))
+		c := 0
+		for i, v := range hist {
+			c += v
+			if c >= n {
+				return float64(i) / q
+			}
+		}
+		return float64(len(hist)-1) / q
+	}
+	return at(0.5), at(0.95)
+}
