@@ -1,0 +1,75 @@
+// The window's keyboard and toolbar actions: home, zoom about the centre, pan, copy location.
+
+package app
+
+import (
+	"fyne.io/fyne/v2"
+
+	"mandelscope/fractal"
+)
+
+// copyLocation puts the current location's text form on the clipboard.
+func (w *Window) copyLocation() {
+	w.app.Clipboard().SetContent(w.Location().String())
+}
+
+// goHome resets the view to fractal.Home(), keeping the colouring.
+func (w *Window) goHome() {
+	l := fractal.Home()
+	l.Color = w.Location().Color
+	w.autoBoost = 1
+	if !w.autoIter {
+		l.Iterations = w.lastIters
+	}
+	w.navigate(l, false)
+}
+
+// zoomCentre zooms by factor about the view's centre.
+func (w *Window) zoomCentre(factor float64) {
+	pw, ph := w.view.pixelSize()
+	if pw < 1 || ph < 1 {
+		return
+	}
+	w.navigate(w.Location().ZoomAt(float64(pw)/2, float64(ph)/2, factor, pw, ph), true)
+}
+
+// pan moves the view by (dx, dy) physical pixels of content: the centre moves by that many
+// pixels right and down.
+func (w *Window) pan(dx, dy float64) {
+	pw, ph := w.view.pixelSize()
+	if pw < 1 || ph < 1 {
+		return
+	}
+	w.navigate(w.Location().Offset(dx, dy, pw, ph), true)
+}
+
+// typedKey handles the view's keys when no entry has the focus.
+func (w *Window) typedKey(ev *fyne.KeyEvent) {
+	pw, ph := w.view.pixelSize()
+	step := float64(min(pw, ph)) / 10
+	switch ev.Name {
+	case fyne.KeyLeft:
+		w.pan(-step, 0)
+	case fyne.KeyRight:
+		w.pan(step, 0)
+	case fyne.KeyUp:
+		w.pan(0, -step)
+	case fyne.KeyDown:
+		w.pan(0, step)
+	case fyne.KeyHome:
+		w.goHome()
+	case fyne.KeyPageUp:
+		w.zoomCentre(2)
+	case fyne.KeyPageDown:
+		w.zoomCentre(0.5)
+	}
+}
+
+func (w *Window) typedRune(r rune) {
+	switch r {
+	case '+', '=':
+		w.zoomCentre(2)
+	case '-', '_':
+		w.zoomCentre(0.5)
+	}
+}
