@@ -81,12 +81,16 @@ type Scheduler struct {
 
 	refs fractal.ReferenceCache // the reference orbits of recent deep views
 
+	lnGrow float64       // the log of the magnification per interactive frame, averaged (reuse.go)
+	after  time.Duration // what the last reusing frame took after rendering (its statistics)
+
 	mu          sync.Mutex
-	nsPerPx     float64 // estimated cost per pixel of interactive frames (ns), 0 until measured
-	fullNsPerPx float64 // the same for full frames
-	iter        int     // the iterations of the last interactive frame measured
-	fullIter    int     // the same for full frames
-	last        *base   // the last frame rendered, which the next interactive one starts from
+	nsPerPx     float64   // estimated cost per pixel of interactive frames (ns), 0 until measured
+	fullNsPerPx float64   // the same for full frames
+	iter        int       // the iterations of the last interactive frame measured
+	fullIter    int       // the same for full frames
+	last        *base     // the last frame rendered, which the next interactive one starts from
+	spare       []float32 // the blocks of the frame before it, memory for the next
 }
 
 // scaled is a cost per pixel measured at measured iterations, for frames of iter: scaled up
@@ -137,7 +141,7 @@ func (s *Scheduler) Reset() {
 	s.nsPerPx = 0
 	s.fullNsPerPx = 0
 	s.iter, s.fullIter = 0, 0
-	s.last = nil
+	s.last, s.spare = nil, nil
 }
 
 // CostPerPixel returns the current estimate of the render cost per pixel (0 before any frame).

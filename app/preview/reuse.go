@@ -2,6 +2,7 @@ package preview
 
 import (
 	"context"
+	"encoding/binary"
 	"image"
 	"math"
 	"math/big"
@@ -26,6 +27,10 @@ import (
 // tileSide is the side of the tiles the reuse plans in: the least common multiple of Scales.
 const tileSide = 48
 
+// slack is how much coarser than a scale a tile may be and still count as rendered at it: a
+// pan by whole pixels, whose centre is written to a thousandth of a pixel, keeps its blocks.
+const slack = 1.0 / 16
+
 // base is the last frame delivered and its blocks; it is only read once stored.
 type base struct {
 	img   *image.RGBA
@@ -45,6 +50,9 @@ func (s *Scheduler) setBase(img *image.RGBA, loc fractal.Location, side float32,
 		}
 	}
 	s.mu.Lock()
+	if s.last != nil {
+		s.spare = s.last.block // nothing reads the old blocks any more
+	}
 	s.last = &base{img: img, block: block, loc: loc, w: w, h: h}
 	s.mu.Unlock()
 }
@@ -79,44 +87,85 @@ func CentreShift(l, from fractal.Location, spacing float64) (dx, dy float64) {
 
 // resample returns b's picture and blocks mapped onto the view loc at w x h: pixel (x, y)
 // takes the old pixel under its centre; pixels the old frame does not cover are black with
-// block +Inf. k is the old pixels per new pixel (< 1 zoomed in).
-func resample(b *base, loc fractal.Location, w, h int) (img *image.RGBA, block []float32, k float64) {
+// block +Inf. k is the old pixels per new pixel (< 1 zoomed in); dup[y] says that row y is a
+// copy of row y-1 (pixels and blocks), which the statistics use to skip it. block reuses
+// spare's memory when it has the size.
+func resample(b *base, loc fractal.Location, w, h int, spare []float32) (img *image.RGBA, block []float32, dup []bool, k float64) {
 	img = image.NewRGBA(image.Rect(0, 0, w, h))
-	block = make([]float32, w*h)
-	inf := float32(math.Inf(1))
-	for i := range block {
-		block[i] = inf
+	block = spare
+	if len(block) != w*h {
+		block = make([]float32, w*h)
 	}
+	dup = make([]bool, h)
+	inf := float32(math.Inf(1))
 	sOld := fractal.Spacing(b.loc.ZoomFloat(), w, h)
 	sNew := fractal.Spacing(loc.ZoomFloat(), w, h)
 	k = sNew / sOld
 	ox, oy := CentreShift(loc, b.loc, sOld)
 	if math.IsNaN(ox+oy+k) || math.IsInf(ox+oy+k, 0) || k <= 0 ||
 		math.Abs(ox) >= float64(w)*(1+k) || math.Abs(oy) >= float64(h)*(1+k) {
-		return img, block, k
+		for i := range block {
+			block[i] = inf
+		}
+		return img, block, dup, k
 	}
+	// New pixel x's centre lies at old position px (in old pixels), inside old pixel cols[x]
+	// whose centre is dcol[x] old pixels from it.
 	cols := make([]int, w)
+	dcol := make([]float32, w)
 	for x := range cols {
-		cols[x] = int(math.Floor(ox + (float64(x)+0.5-float64(w)/2)*k + float64(w)/2))
+		px := ox + (float64(x)+0.5-float64(w)/2)*k + float64(w)/2
+		cols[x] = int(math.Floor(px))
+		dcol[x] = float32(math.Abs(px - math.Floor(px) - 0.5))
 	}
 	grow := float32(1 / k)
+	prev, prevD := -2, float32(-1) // the old row the last new row came from, and its drow0
 	for y := range h {
-		yo := int(math.Floor(oy + (float64(y)+0.5-float64(h)/2)*k + float64(h)/2))
+		db := block[y*w : y*w+w]
+		drow := img.Pix[y*img.Stride : y*img.Stride+w*4]
+		py := oy + (float64(y)+0.5-float64(h)/2)*k + float64(h)/2
+		yo := int(math.Floor(py))
+		d := float32(math.Abs(py - math.Floor(py) - 0.5))
 		if yo < 0 || yo >= h {
+			for x := range db {
+				db[x] = inf
+			}
+			dup[y] = prev == -1
+			prev = -1
 			continue
 		}
-		src := b.img.Pix[yo*b.img.Stride:]
-		dst := img.Pix[y*img.Stride:]
-		sb := b.block[yo*w:]
-		db := block[y*w:]
+		if yo == prev {
+			// The same old row: the same pixels; the same blocks too when the centre lies as
+			// far from the old row's.
+			copy(drow, img.Pix[(y-1)*img.Stride:])
+			if d == prevD {
+				copy(db, block[(y-1)*w:y*w])
+				dup[y] = true
+				continue
+			}
+		}
+		sb := b.block[yo*w : yo*w+w]
+		if yo != prev {
+			src := b.img.Pix[yo*b.img.Stride : yo*b.img.Stride+w*4]
+			for x, xo := range cols {
+				if xo >= 0 && xo < w {
+					binary.LittleEndian.PutUint32(drow[x*4:], binary.LittleEndian.Uint32(src[xo*4:]))
+				}
+			}
+		}
+		prev, prevD = yo, d
 		for x, xo := range cols {
 			if xo >= 0 && xo < w {
-				copy(dst[x*4:x*4+4], src[xo*4:xo*4+4])
-				db[x] = max(sb[xo]*grow, 1)
+				// The old value's point lies within (b-1)/2 old pixels of the old pixel's
+				// centre (b its block), which lies within max(dcol, d) old pixels of the new
+				// pixel's centre.
+				db[x] = 2*((sb[xo]-1)/2+max(dcol[x], d))*grow + 1
+			} else {
+				db[x] = inf
 			}
 		}
 	}
-	return img, block, k
+	return img, block, dup, k
 }
 
 // tilePlan is one tile of the view and the coarsest block in it.
@@ -140,7 +189,11 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 	if _, err := s.Reference(ctx, fractal.NewFrame(loc, w, h), nil); err != nil {
 		return canceled(ctx, start, err)
 	}
-	img, block, k := resample(b, loc, w, h)
+	s.mu.Lock()
+	spare := s.spare
+	s.spare = nil
+	s.mu.Unlock()
+	img, block, dup, k := resample(b, loc, w, h, spare)
 	over := time.Since(start)
 
 	// The tiles and their coarsest blocks.
@@ -152,8 +205,13 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 			x1, y1 := min(x0+tileSide, w), min(y0+tileSide, h)
 			var worst float32
 			for y := y0; y < y1; y++ {
+				if dup[y] && y > y0 {
+					continue
+				}
 				for _, v := range block[y*w+x0 : y*w+x1] {
-					worst = max(worst, v)
+					if v > worst {
+						worst = v
+					}
 				}
 			}
 			tiles = append(tiles, tilePlan{tx: tx, ty: ty, worst: worst, px: (x1 - x0) * (y1 - y0)})
@@ -161,7 +219,7 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 	}
 
 	lo, hi := s.scaleBounds()
-	budget := s.budgetPixels(loc.Iterations, w, h, over)
+	budget := s.budgetPixels(loc.Iterations, w, h, over+s.after)
 	scales := make([]int, 0, len(Scales))
 	for _, sc := range Scales {
 		if sc >= lo && sc <= hi {
@@ -170,7 +228,7 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 	}
 	need := func(sc int) (px int) { // pixels rendered to bring every tile to sc or finer
 		for _, t := range tiles {
-			if t.worst > float32(sc) {
+			if t.worst > float32(sc)+slack {
 				px += ceilDiv(t.px, sc*sc)
 			}
 		}
@@ -179,10 +237,12 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 	// The scale that bounds what a frame loses to zooming: refreshing a share of the view
 	// per frame at sr, while the rest is magnified by g a frame, keeps the coarsest block
 	// near sr * g^(N/(budget*sr^2)), least for sr^2 = 2 ln(g) N / budget.
-	g := math.Max(1/k, 1.02)
+	// g is the magnification per frame, averaged over the last few (a wheel zoom alternates
+	// notches and pans), at least 1.02.
+	s.lnGrow = 0.7*s.lnGrow + 0.3*math.Max(-math.Log(k), math.Log(1.02))
 	sr := hi
 	if budget > 0 {
-		ideal := math.Sqrt(2 * math.Log(g) * float64(w*h) / budget)
+		ideal := math.Sqrt(2 * s.lnGrow * float64(w*h) / budget)
 		sr = scales[len(scales)-1]
 		for _, sc := range scales {
 			if float64(sc) >= ideal {
@@ -200,17 +260,17 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 	}
 	if all != 0 && all <= sr {
 		for i := range tiles {
-			if tiles[i].worst > float32(all) {
+			if tiles[i].worst > float32(all)+slack {
 				tiles[i].scale = all
 			}
 		}
 	} else {
-		// Uncovered tiles (and any coarser than the coarsest scale) first, at the finest
+		// Uncovered tiles (and those coarser than the coarsest scale) first, at the finest
 		// scale the budget allows for them, then the coarsest tiles at sr while the budget
 		// lasts.
 		mand := 0
 		for _, t := range tiles {
-			if t.worst > float32(hi) {
+			if t.worst > float32(hi)+slack {
 				mand += t.px
 			}
 		}
@@ -224,10 +284,10 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 		left := budget
 		order := make([]int, 0, len(tiles))
 		for i, t := range tiles {
-			if t.worst > float32(hi) {
+			if t.worst > float32(hi)+slack {
 				tiles[i].scale = sm
 				left -= float64(ceilDiv(t.px, sm*sm))
-			} else if t.worst > float32(sr) {
+			} else if t.worst > float32(sr)+slack {
 				order = append(order, i)
 			}
 		}
@@ -294,26 +354,38 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 		}
 		rendered += rr.Dx() * rr.Dy()
 		coarsest = max(coarsest, sc)
+		for y := run.r.Min.Y; y < min(run.r.Max.Y+1, h); y++ {
+			dup[y] = false
+		}
+		x0, x1 := run.r.Min.X, run.r.Max.X
 		for y := run.r.Min.Y; y < run.r.Max.Y; y++ {
-			srow := small.Pix[(y/sc-rr.Min.Y)*small.Stride:]
-			drow := img.Pix[y*img.Stride:]
-			brow := block[y*w:]
-			for x := run.r.Min.X; x < run.r.Max.X; x++ {
-				si := (x/sc - rr.Min.X) * 4
-				copy(drow[x*4:x*4+4], srow[si:si+4])
+			drow := img.Pix[y*img.Stride : y*img.Stride+x1*4]
+			if y%sc != 0 && y > run.r.Min.Y {
+				copy(drow[x0*4:], img.Pix[(y-1)*img.Stride+x0*4:(y-1)*img.Stride+x1*4])
+			} else {
+				srow := small.Pix[(y/sc-rr.Min.Y)*small.Stride:]
+				for x := x0; x < x1; x++ {
+					si := (x/sc - rr.Min.X) * 4
+					binary.LittleEndian.PutUint32(drow[x*4:], binary.LittleEndian.Uint32(srow[si:]))
+				}
+			}
+			brow := block[y*w+x0 : y*w+x1]
+			for x := range brow {
 				brow[x] = float32(sc)
 			}
 		}
 	}
 	rd := time.Since(rstart)
+	after := time.Now()
 	if rendered > 0 {
 		s.observe(rd, rendered, loc.Iterations)
 	}
 	if len(frames) == 0 {
 		prec = fractal.NewFrame(loc, w, h).Precision()
 	}
-	med, p95 := blockStats(block)
+	med, p95 := blockStats(block, dup, w)
 	s.setBase(img, loc, 0, block)
+	s.after = time.Since(after)
 	return img, FrameStats{
 		Scale: max(coarsest, 1), Width: w, Height: h, RenderW: w, RenderH: h,
 		Render: rd, Total: time.Since(start), Interactive: true, Reused: true,
@@ -352,20 +424,39 @@ func (s *Scheduler) budgetPixels(iter, w, h int, spent time.Duration) float64 {
 	return math.Max(0, float64(target-spent)) / cost
 }
 
-// blockStats is the median and 95th percentile of the block sides over a frame's pixels
-// (to a sixteenth of a pixel; sides over 64, +Inf included, count as 64).
-func blockStats(block []float32) (med, p95 float64) {
+// blockStats is the median and 95th percentile of the block sides over a frame's pixels, w
+// a row, taken on every other row and column, rows marked in dup counted as copies of the
+// row above (to the nearest sixteenth of a pixel; sides over 64, +Inf included, count as 64).
+func blockStats(block []float32, dup []bool, w int) (med, p95 float64) {
 	const q = 16
 	hist := make([]int, 64*q+1)
-	for _, v := range block {
-		i := int(math.Ceil(float64(v) * q))
-		if i > len(hist)-1 || math.IsInf(float64(v), 1) {
-			i = len(hist) - 1
+	top := float32(len(hist) - 1)
+	h := len(block) / w
+	total := 0
+	for y := 0; y < h; {
+		n := 1 // this row and its copies below, every other one counted
+		for y+n < h && dup[y+n] {
+			n++
 		}
-		hist[i]++
+		c := (n + 1) / 2
+		if y%2 == 1 {
+			c = n / 2
+		}
+		if c > 0 {
+			row := block[y*w : y*w+w]
+			for x := 0; x < w; x += 2 {
+				i := int(top)
+				if f := row[x]*q + 0.5; f < top {
+					i = int(f)
+				}
+				hist[i] += c
+				total += c
+			}
+		}
+		y += n
 	}
 	at := func(p float64) float64 {
-		n := int(math.Ceil(p * float64(len(block))))
+		n := int(math.Ceil(p * float64(total)))
 		c := 0
 		for i, v := range hist {
 			c += v
