@@ -258,12 +258,14 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 			break
 		}
 	}
+	left := budget
 	if all != 0 && all <= sr {
 		for i := range tiles {
 			if tiles[i].worst > float32(all)+slack {
 				tiles[i].scale = all
 			}
 		}
+		left -= float64(need(all))
 	} else {
 		// Uncovered tiles (and those coarser than the coarsest scale) first, at the finest
 		// scale the budget allows for them, then the coarsest tiles at sr while the budget
@@ -281,7 +283,6 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 				break
 			}
 		}
-		left := budget
 		order := make([]int, 0, len(tiles))
 		for i, t := range tiles {
 			if t.worst > float32(hi)+slack {
@@ -299,6 +300,25 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 			}
 			tiles[i].scale = sr
 			left -= c
+		}
+	}
+	// What the budget has left refines the coarsest of the other tiles, each at the finest
+	// scale that it pays for.
+	var rest []int
+	for i, t := range tiles {
+		if t.scale == 0 && t.worst > float32(lo)+slack {
+			rest = append(rest, i)
+		}
+	}
+	sort.SliceStable(rest, func(a, b int) bool { return tiles[rest[a]].worst > tiles[rest[b]].worst })
+	for _, i := range rest {
+		for _, sc := range scales {
+			c := float64(ceilDiv(tiles[i].px, sc*sc))
+			if float32(sc)+slack < tiles[i].worst && c <= left {
+				tiles[i].scale = sc
+				left -= c
+				break
+			}
 		}
 	}
 
