@@ -143,7 +143,7 @@ func (v *fractalView) holdStep(h *holdZoom) {
 		return
 	}
 	now := time.Now()
-	x, y := v.toPixels(h.px)
+	x, y := v.pointerPixel(h.px)
 	cur := v.w.Location()
 	if !v.holdUsed {
 		v.holdUsed = true

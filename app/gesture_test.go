@@ -44,8 +44,8 @@ func abs(v float64) float64 {
 	return v
 }
 
-// Twenty wheel notches about a pixel keep the point under it there, to a hundredth of a
-// pixel, at a shallow view and past float64's reach (1e30, a 60-digit centre); zooming back
+// Twenty wheel notches with the pointer on a pixel keep the point that pixel shows (the one at
+// its centre, which the status bar reports) there, to a hundredth of a pixel, at a shallow view and past float64's reach (1e30, a 60-digit centre); zooming back
 // out by as many notches returns to the start.
 func TestWheelKeepsThePointUnderTheCursor(t *testing.T) {
 	for _, start := range []fractal.Location{
@@ -56,7 +56,7 @@ func TestWheelKeepsThePointUnderTheCursor(t *testing.T) {
 		w.SetLocation(start)
 		pw, ph := w.ViewSize()
 		pos := fyne.NewPos(float32(pw)*0.8+0.25, float32(ph)*0.2+0.5) // off centre, off the pixel grid
-		x, y := w.view.toPixels(pos)
+		x, y := w.view.pointerPixel(pos)
 		for range 20 {
 			w.view.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: pos}, Scrolled: fyne.NewDelta(0, wheelNotch)})
 		}
@@ -137,7 +137,7 @@ func TestHoldZoom(t *testing.T) {
 	v := w.view
 	pw, ph := w.ViewSize()
 	pos := fyne.NewPos(float32(pw)/4, float32(ph)/3)
-	x, y := v.toPixels(pos)
+	x, y := v.pointerPixel(pos)
 	start := w.Location()
 	v.MouseDown(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: pos}, Button: desktop.MouseButtonPrimary, Modifier: fyne.KeyModifierShift})
 	waitFor(t, "Shift + left held to zoom in", func() bool { return w.Location().ZoomFloat() > start.ZoomFloat()*1.2 })
@@ -150,7 +150,7 @@ func TestHoldZoom(t *testing.T) {
 	// point, which stays put from then on.
 	v.MouseDown(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: pos}, Button: desktop.MouseButtonTertiary})
 	pos2 := fyne.NewPos(float32(pw)*0.7, float32(ph)*0.6)
-	x2, y2 := v.toPixels(pos2)
+	x2, y2 := v.pointerPixel(pos2)
 	waitFor(t, "the zoom to start", func() bool { return w.Location().ZoomFloat() > in.ZoomFloat()*1.05 })
 	v.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: pos2}, Dragged: fyne.NewDelta(10, 10)})
 	testUI.drain()
