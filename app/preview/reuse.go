@@ -302,24 +302,32 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 			left -= c
 		}
 	}
-	// What the budget has left refines the coarsest of the other tiles, each at the finest
-	// scale that it pays for.
+	// What the budget has left refines the coarsest of the other tiles at one finer scale
+	// (one scale, so that the tiles make few runs: every render call has its cost).
+	main := sr
+	if all != 0 && all <= sr {
+		main = all
+	}
+	fine := lo
+	for _, sc := range scales {
+		if sc < main {
+			fine = sc
+		}
+	}
 	var rest []int
 	for i, t := range tiles {
-		if t.scale == 0 && t.worst > float32(lo)+slack {
+		if t.scale == 0 && t.worst > float32(fine)+slack {
 			rest = append(rest, i)
 		}
 	}
 	sort.SliceStable(rest, func(a, b int) bool { return tiles[rest[a]].worst > tiles[rest[b]].worst })
 	for _, i := range rest {
-		for _, sc := range scales {
-			c := float64(ceilDiv(tiles[i].px, sc*sc))
-			if float32(sc)+slack < tiles[i].worst && c <= left {
-				tiles[i].scale = sc
-				left -= c
-				break
-			}
+		c := float64(ceilDiv(tiles[i].px, fine*fine))
+		if c > left {
+			break
 		}
+		tiles[i].scale = fine
+		left -= c
 	}
 
 	// Runs of tiles along rows, merged down the rows where they line up.
