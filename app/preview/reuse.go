@@ -88,16 +88,33 @@ func CentreShift(l, from fractal.Location, spacing float64) (dx, dy float64) {
 // resample returns b's picture and blocks mapped onto the view loc at w x h: pixel (x, y)
 // takes the old pixel under its centre; pixels the old frame does not cover are black with
 // block +Inf. k is the old pixels per new pixel (< 1 zoomed in); dup[y] says that row y is a
-// copy of row y-1 (pixels and blocks), which the statistics use to skip it. block reuses
-// spare's memory when it has the size.
-func resample(b *base, loc fractal.Location, w, h int, spare []float32) (img *image.RGBA, block []float32, dup []bool, k float64) {
+// copy of row y-1 (pixels and blocks), which the statistics use to skip it; worst is the
+// largest block of each tile (tileSide square, row by row). block reuses spare's memory when
+// it has the size.
+func resample(b *base, loc fractal.Location, w, h int, spare []float32) (img *image.RGBA, block []float32, dup []bool, worst []float32, k float64) {
 	img = image.NewRGBA(image.Rect(0, 0, w, h))
 	block = spare
 	if len(block) != w*h {
 		block = make([]float32, w*h)
 	}
 	dup = make([]bool, h)
+	tw := ceilDiv(w, tileSide)
+	worst = make([]float32, tw*ceilDiv(h, tileSide))
 	inf := float32(math.Inf(1))
+	// rowWorst folds row y's blocks into its tiles' worst.
+	rowWorst := func(y int) {
+		tr := worst[y/tileSide*tw:]
+		row := block[y*w : y*w+w]
+		for tx := range tw {
+			m := tr[tx]
+			for _, v := range row[tx*tileSide : min(tx*tileSide+tileSide, w)] {
+				if v > m {
+					m = v
+				}
+			}
+			tr[tx] = m
+		}
+	}
 	sOld := fractal.Spacing(b.loc.ZoomFloat(), w, h)
 	sNew := fractal.Spacing(loc.ZoomFloat(), w, h)
 	k = sNew / sOld
@@ -107,7 +124,10 @@ func resample(b *base, loc fractal.Location, w, h int, spare []float32) (img *im
 		for i := range block {
 			block[i] = inf
 		}
-		return img, block, dup, k
+		for i := range worst {
+			worst[i] = inf
+		}
+		return img, block, dup, worst, k
 	}
 	// New pixel x's centre lies at old position px (in old pixels), inside old pixel cols[x]
 	// whose centre is dcol[x] old pixels from it.
@@ -130,6 +150,10 @@ func resample(b *base, loc fractal.Location, w, h int, spare []float32) (img *im
 			for x := range db {
 				db[x] = inf
 			}
+			tr := worst[y/tileSide*tw : y/tileSide*tw+tw]
+			for tx := range tr {
+				tr[tx] = inf
+			}
 			dup[y] = prev == -1
 			prev = -1
 			continue
@@ -141,6 +165,9 @@ func resample(b *base, loc fractal.Location, w, h int, spare []float32) (img *im
 			if d == prevD {
 				copy(db, block[(y-1)*w:y*w])
 				dup[y] = true
+				if y%tileSide == 0 {
+					rowWorst(y) // the row above counted for the tiles above
+				}
 				continue
 			}
 		}
@@ -164,8 +191,9 @@ func resample(b *base, loc fractal.Location, w, h int, spare []float32) (img *im
 				db[x] = inf
 			}
 		}
+		rowWorst(y)
 	}
-	return img, block, dup, k
+	return img, block, dup, worst, k
 }
 
 // tilePlan is one tile of the view and the coarsest block in it.
@@ -193,7 +221,7 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 	spare := s.spare
 	s.spare = nil
 	s.mu.Unlock()
-	img, block, dup, k := resample(b, loc, w, h, spare)
+	img, block, dup, worst, k := resample(b, loc, w, h, spare)
 	over := time.Since(start)
 
 	// The tiles and their coarsest blocks.
@@ -203,18 +231,7 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 		for tx := range tw {
 			x0, y0 := tx*tileSide, ty*tileSide
 			x1, y1 := min(x0+tileSide, w), min(y0+tileSide, h)
-			var worst float32
-			for y := y0; y < y1; y++ {
-				if dup[y] && y > y0 {
-					continue
-				}
-				for _, v := range block[y*w+x0 : y*w+x1] {
-					if v > worst {
-						worst = v
-					}
-				}
-			}
-			tiles = append(tiles, tilePlan{tx: tx, ty: ty, worst: worst, px: (x1 - x0) * (y1 - y0)})
+			tiles = append(tiles, tilePlan{tx: tx, ty: ty, worst: worst[ty*tw+tx], px: (x1 - x0) * (y1 - y0)})
 		}
 	}
 
@@ -453,7 +470,7 @@ func (s *Scheduler) budgetPixels(iter, w, h int, spent time.Duration) float64 {
 }
 
 // blockStats is the median and 95th percentile of the block sides over a frame's pixels, w
-// a row, taken on every other row and column, rows marked in dup counted as copies of the
+// a row, taken on every fourth row and column, rows marked in dup counted as copies of the
 // row above (to the nearest sixteenth of a pixel; sides over 64, +Inf included, count as 64).
 func blockStats(block []float32, dup []bool, w int) (med, p95 float64) {
 	const q = 16
@@ -462,17 +479,19 @@ func blockStats(block []float32, dup []bool, w int) (med, p95 float64) {
 	h := len(block) / w
 	total := 0
 	for y := 0; y < h; {
-		n := 1 // this row and its copies below, every other one counted
+		n := 1 // this row and its copies below, every fourth one counted
 		for y+n < h && dup[y+n] {
 			n++
 		}
-		c := (n + 1) / 2
-		if y%2 == 1 {
-			c = n / 2
+		c := 0 // the rows y..y+n-1 that are multiples of 4
+		for r := y; r < y+n; r++ {
+			if r%4 == 0 {
+				c++
+			}
 		}
 		if c > 0 {
 			row := block[y*w : y*w+w]
-			for x := 0; x < w; x += 2 {
+			for x := 0; x < w; x += 4 {
 				i := int(top)
 				if f := row[x]*q + 0.5; f < top {
 					i = int(f)
