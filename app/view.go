@@ -150,6 +150,9 @@ func (v *fractalView) setImage(img *image.RGBA) {
 func (v *fractalView) Dragged(ev *fyne.DragEvent) {
 	if v.hold != nil {
 		v.steer(ev.Position) // a held button zooms: moving steers it
+		x, y := v.toPixels(ev.Position)
+		pw, ph := v.pixelSize()
+		v.w.probe.at(v.w.Location(), pw, ph, int(x), int(y))
 		return
 	}
 	v.w.beginGesture(gestureDrag)
