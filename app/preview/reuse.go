@@ -423,7 +423,15 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 	rd := time.Since(rstart)
 	after := time.Now()
 	if rendered > 0 {
-		s.observe(rd, rendered, loc.Iterations)
+		// A render of a few pixels is mostly the call's latency (the GL thread busy, the
+		// machine loaded): it bounds the cost per pixel from above but must not raise it,
+		// or one slow call would starve the next frames.
+		s.mu.Lock()
+		est := s.nsPerPx
+		s.mu.Unlock()
+		if rendered*64 >= w*h || est == 0 || float64(rd.Nanoseconds())/float64(rendered) < est {
+			s.observe(rd, rendered, loc.Iterations)
+		}
 	}
 	if len(frames) == 0 {
 		prec = fractal.NewFrame(loc, w, h).Precision()
