@@ -222,37 +222,41 @@ func TestExportInterruptResume(t *testing.T) {
 
 // TestExportGPUMatchesCPU: --renderer=gpu and --renderer=cpu agree (the pixels that differ by
 // more than 6/255 are isolated, and at most 2% of all), on a non-square size with
-// supersampling; GPU exports with 61-pixel and 4096-pixel tiles are byte for byte the same.
-// Skipped without GL unless MANDELSCOPE_REQUIRE_GL=1.
+// supersampling, in the default colouring and others; GPU exports with 61-pixel and 4096-pixel
+// tiles are byte for byte the same. Skipped without GL unless MANDELSCOPE_REQUIRE_GL=1.
 func TestExportGPUMatchesCPU(t *testing.T) {
-	dir := t.TempDir()
-	g, c := filepath.Join(dir, "g.png"), filepath.Join(dir, "c.png")
-	flags := []string{"--size=333x187", "--supersample=2", "--tile=100", "--center=-0.7453,0.1127", "--zoom=180", "--iterations=400"}
-	errs := mustExport(t, append(flags, "--renderer=gpu", "-o", g)...)
-	if strings.Contains(errs, "GPU renderer unavailable") {
-		if os.Getenv("MANDELSCOPE_REQUIRE_GL") == "1" {
-			t.Fatalf("no GL (MANDELSCOPE_REQUIRE_GL=1): %s", errs)
-		}
-		t.Skipf("no GL: %s", strings.TrimSpace(errs))
-	}
-	mustExport(t, append(flags, "--renderer=cpu", "-o", c)...)
-	// Odd GPU tiles give the same bytes as big ones.
-	g61 := filepath.Join(dir, "g61.png")
-	mustExport(t, append(flags[1:], "--size=333x187", "--tile=61", "--renderer=gpu", "-o", g61)...)
-	gBig := filepath.Join(dir, "gbig.png")
-	mustExport(t, append(flags[1:], "--size=333x187", "--tile=4096", "--renderer=gpu", "-o", gBig)...)
-	if !bytes.Equal(readFile(t, g61), readFile(t, gBig)) {
-		t.Error("GPU export with 61-pixel tiles differs from one with big tiles")
-	}
-	gi, ci := imagetest.Decode(t, g), imagetest.Decode(t, c)
-	if err := imagetest.Isolated(gi, ci, 6); err != nil {
-		t.Errorf("GPU export vs CPU export: %v", err)
-	}
-	frac, _ := imagetest.Agreement(gi, ci, 6)
-	if frac < 0.98 {
-		t.Fatalf("only %.2f%% of pixels agree within 6/255", 100*frac)
-	} else {
-		t.Logf("%.3f%% of pixels within 6/255", 100*frac)
+	for _, col := range [][]string{nil, {"--colouring=distance", "--transfer=sqrt"}, {"--colouring=slopes"}} {
+		t.Run(strings.Join(append([]string{"default"}, col...), ""), func(t *testing.T) {
+			dir := t.TempDir()
+			g, c := filepath.Join(dir, "g.png"), filepath.Join(dir, "c.png")
+			flags := append([]string{"--size=333x187", "--supersample=2", "--tile=100", "--center=-0.7453,0.1127", "--zoom=180", "--iterations=400"}, col...)
+			errs := mustExport(t, append(flags, "--renderer=gpu", "-o", g)...)
+			if strings.Contains(errs, "GPU renderer unavailable") {
+				if os.Getenv("MANDELSCOPE_REQUIRE_GL") == "1" {
+					t.Fatalf("no GL (MANDELSCOPE_REQUIRE_GL=1): %s", errs)
+				}
+				t.Skipf("no GL: %s", strings.TrimSpace(errs))
+			}
+			mustExport(t, append(flags, "--renderer=cpu", "-o", c)...)
+			// Odd GPU tiles give the same bytes as big ones.
+			g61 := filepath.Join(dir, "g61.png")
+			mustExport(t, append(flags[1:], "--size=333x187", "--tile=61", "--renderer=gpu", "-o", g61)...)
+			gBig := filepath.Join(dir, "gbig.png")
+			mustExport(t, append(flags[1:], "--size=333x187", "--tile=4096", "--renderer=gpu", "-o", gBig)...)
+			if !bytes.Equal(readFile(t, g61), readFile(t, gBig)) {
+				t.Error("GPU export with 61-pixel tiles differs from one with big tiles")
+			}
+			gi, ci := imagetest.Decode(t, g), imagetest.Decode(t, c)
+			if err := imagetest.Isolated(gi, ci, 6); err != nil {
+				t.Errorf("GPU export vs CPU export: %v", err)
+			}
+			frac, _ := imagetest.Agreement(gi, ci, 6)
+			if frac < 0.98 {
+				t.Fatalf("only %.2f%% of pixels agree within 6/255", 100*frac)
+			} else {
+				t.Logf("%.3f%% of pixels within 6/255", 100*frac)
+			}
+		})
 	}
 }
 
@@ -276,5 +280,28 @@ func TestExportFullDisk(t *testing.T) {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s exists", p)
 		}
+	}
+}
+
+// TestExportFromColouring: an export in a colouring beyond the default stores it, and --from
+// reproduces the file byte for byte; a flag given with --from overrides it.
+func TestExportFromColouring(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a.png"), filepath.Join(dir, "b.png"), filepath.Join(dir, "c.png")
+	mustExport(t, "--renderer=cpu", "--center=-0.7453,0.1127", "--zoom=180", "--size=90x60", "--colouring=distance", "--line-width=1.5", "--transfer=log", "--density=20", "-o", a)
+	md, err := export.ReadMetadata(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if col := md.Location.Color; col.Method != fractal.MethodDistance || col.Width != 1.5 || col.Transfer != fractal.TransferLog {
+		t.Fatalf("stored colouring %+v", col)
+	}
+	mustExport(t, "--renderer=cpu", "--from="+a, "-o", b)
+	if !bytes.Equal(readFile(t, a), readFile(t, b)) {
+		t.Fatal("--from did not reproduce the export byte for byte")
+	}
+	mustExport(t, "--renderer=cpu", "--from="+a, "--colouring=smooth", "--transfer=linear", "-o", c)
+	if md, err := export.ReadMetadata(c); err != nil || md.Location.Color.Method != "" || md.Location.Color.Transfer != "" {
+		t.Fatalf("--from with --colouring=smooth: %+v %v", md.Location.Color, err)
 	}
 }

@@ -100,7 +100,8 @@ func TestProbeBadInput(t *testing.T) {
 
 // TestProbeDeep compares probe (perturbation past float64's reach) with --exact (math/big, at
 // a precision from log2 of the zoom) at zoom 1e14, the view whose pixels escape
-// after 2920-3084 iterations, and at 1e290 near the Misiurewicz point i.
+// after 2920-3084 iterations, at 1e290 near the Misiurewicz point i, and there at 1e1000, past
+// float64's exponent (--zoom=1e1000: perturbation with extended exponents).
 func TestProbeDeep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("exact reference is slow")
@@ -112,6 +113,7 @@ func TestProbeDeep(t *testing.T) {
 	for _, c := range []struct{ re, im, zoom string }{
 		{"-0.743643887037151", "0.131825904205330", "1e14"},
 		{"3e-291", "1.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000045", "1e290"},
+		{"3e-1001", "1." + strings.Repeat("0", 1000) + "45", "1e1000"},
 	} {
 		flags := []string{"--center=" + c.re + "," + c.im, "--zoom=" + c.zoom, "--size=1280x720", "--iterations=5000"}
 		got := probe(t, append(flags, pts...)...)

@@ -17,7 +17,9 @@ import (
 )
 
 // runWindow opens the explorer window: `mandelscope [--renderer=auto|gpu|cpu] [--size=WxH]
-// [location flags]`. It returns when the window is closed. With MANDELSCOPE_TRACE_FRAMES set
+// [location flags]`; without location flags (and without --size, for the size) it reopens
+// the last session's view, window size and bookmarks panel. It returns when the window is
+// closed. With MANDELSCOPE_TRACE_FRAMES set
 // in the environment it prints a line on stderr for every frame shown.
 func runWindow(args []string) error {
 	fs := newFlagSet("", os.Stderr)
@@ -43,7 +45,13 @@ func runWindow(args []string) error {
 	if err != nil {
 		return err
 	}
-	opts := app.Options{Renderer: *rend, Start: loc, NewGPU: newGPURenderer}
+	// Without location flags the window comes back where the last session left it.
+	located := false
+	fs.Visit(func(f *flag.Flag) { located = located || (f.Name != "renderer" && f.Name != "size") })
+	opts := app.Options{Renderer: *rend, NewGPU: newGPURenderer, Restore: true}
+	if located {
+		opts.Start = loc
+	}
 	if *size != "" {
 		w, h, err := parseSize(*size)
 		if err != nil {

@@ -50,7 +50,8 @@ func TestWindowEndToEnd(t *testing.T) {
 	var logs syncBuffer
 	cmd := exec.Command(bin, "--size=900x640")
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8")
+	// Its own configuration folder: the window would otherwise reopen the user's last view.
+	cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/gradients"
 )
 
 // usageOut remembers where each flag set prints its usage (stderr), as the flag package's
@@ -98,10 +99,13 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 }
 
 // locationFlags are the flags that say where to look: --center, --zoom, --iterations,
-// --palette, --density, --offset. Each is kept as text and checked by apply.
+// --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer,
+// --line-width, --light, --light-strength. Each is kept as text and checked by apply.
 type locationFlags struct {
 	fs                                              *flag.FlagSet
 	center, zoom, iterations, palette, density, off string
+	gradient                                        string
+	method, transfer, width, light, strength        string
 }
 
 func addLocationFlags(fs *flag.FlagSet) *locationFlags {
@@ -109,9 +113,15 @@ func addLocationFlags(fs *flag.FlagSet) *locationFlags {
 	fs.StringVar(&lf.center, "center", "", "centre as RE,IM: decimal text of any length (default -0.5,0)")
 	fs.StringVar(&lf.zoom, "zoom", "", "zoom: the image's shorter side spans 4/zoom (default 1)")
 	fs.StringVar(&lf.iterations, "iterations", "", "maximum iterations (default: automatic for the zoom)")
-	fs.StringVar(&lf.palette, "palette", "", "palette: "+strings.Join(fractal.PaletteNames(), ", ")+" (default classic)")
+	fs.StringVar(&lf.palette, "palette", "", "palette: "+strings.Join(fractal.PaletteNames(), ", ")+", or the name of one of your gradients\n(mandelscope gradients list) (default classic)")
+	fs.StringVar(&lf.gradient, "gradient", "", "a gradient file to colour with (one stop a line, [POSITION] #RRGGBB; or a Kalles Fraktaler .kfr),\nstored by value with the view")
 	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations (default 1)")
 	fs.StringVar(&lf.off, "offset", "", "palette offset in cycles (default 0)")
+	fs.StringVar(&lf.method, "colouring", "", "colouring: smooth (the palette at the escape count), distance (boundary lines of --line-width\npixels at any zoom, from the distance estimate) or slopes (a relief from the derivative, lit from --light) (default smooth)")
+	fs.StringVar(&lf.transfer, "transfer", "", "transfer function of the escape count before the palette: linear, sqrt or log\n(sqrt and log keep deep views with huge iteration counts from turning to noise) (default linear)")
+	fs.StringVar(&lf.width, "line-width", "", fmt.Sprintf("distance colouring: line width in pixels, %g to %g (default %g)", fractal.MinWidth, fractal.MaxWidth, fractal.DefaultWidth))
+	fs.StringVar(&lf.light, "light", "", fmt.Sprintf("slopes colouring: light direction in degrees anticlockwise from the upper left, -%d to %d (default 0)", fractal.MaxLight, fractal.MaxLight))
+	fs.StringVar(&lf.strength, "light-strength", "", fmt.Sprintf("slopes colouring: strength of the lighting, %g to %g (default %g)", fractal.MinStrength, fractal.MaxStrength, fractal.DefaultStrength))
 	return lf
 }
 
@@ -134,7 +144,7 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 		l.Zoom = z
 		if autoIter && !flagWasSet(lf.fs, "iterations") {
-			l.Iterations = fractal.AutoIterations(z.Float64())
+			l.Iterations = fractal.Location{Zoom: z}.AutoIterations()
 		}
 	}
 	if flagWasSet(lf.fs, "iterations") {
@@ -144,11 +154,22 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 		l.Iterations = n
 	}
+	if flagWasSet(lf.fs, "palette") && flagWasSet(lf.fs, "gradient") {
+		return l, usageErr("--palette and --gradient: give one of them")
+	}
 	if flagWasSet(lf.fs, "palette") {
-		if _, err := fractal.PaletteByName(lf.palette); err != nil {
+		c, err := resolvePalette(l.Color, lf.palette)
+		if err != nil {
 			return l, usageErr("--palette: %v", err)
 		}
-		l.Color.Palette = lf.palette
+		l.Color = c
+	}
+	if flagWasSet(lf.fs, "gradient") {
+		g, err := gradients.ReadFile(lf.gradient)
+		if err != nil {
+			return l, usageErr("--gradient: %v", err)
+		}
+		l.Color = l.Color.WithGradient(gradients.NameFor(lf.gradient), g)
 	}
 	if flagWasSet(lf.fs, "density") {
 		d, err := strconv.ParseFloat(lf.density, 64)
@@ -164,6 +185,37 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 		l.Color.Offset = o
 	}
+	if flagWasSet(lf.fs, "colouring") {
+		if fractal.MethodIndex(lf.method) < 0 {
+			return l, usageErr("--colouring: unknown colouring %q (%s)", clipText(lf.method), strings.Join(fractal.Methods, ", "))
+		}
+		l.Color.Method = lf.method
+	}
+	if flagWasSet(lf.fs, "transfer") {
+		if fractal.TransferIndex(lf.transfer) < 0 {
+			return l, usageErr("--transfer: unknown transfer function %q (%s)", clipText(lf.transfer), strings.Join(fractal.Transfers, ", "))
+		}
+		l.Color.Transfer = lf.transfer
+	}
+	for _, p := range []struct {
+		name, text string
+		lo, hi     float64
+		dst        *float64
+	}{
+		{"line-width", lf.width, fractal.MinWidth, fractal.MaxWidth, &l.Color.Width},
+		{"light", lf.light, -fractal.MaxLight, fractal.MaxLight, &l.Color.Light},
+		{"light-strength", lf.strength, fractal.MinStrength, fractal.MaxStrength, &l.Color.Strength},
+	} {
+		if !flagWasSet(lf.fs, p.name) {
+			continue
+		}
+		v, err := strconv.ParseFloat(p.text, 64)
+		if err != nil || !(v >= p.lo && v <= p.hi) {
+			return l, usageErr("--%s: %q must be a number from %g to %g", p.name, clipText(p.text), p.lo, p.hi)
+		}
+		*p.dst = v
+	}
+	l.Color = l.Color.Canonical()
 	if err := l.Validate(); err != nil {
 		return l, usageErr("%v", err)
 	}
@@ -198,12 +250,12 @@ func parseZoom(s string) (fractal.Decimal, error) {
 	if err != nil {
 		return z, err
 	}
-	v := z.Float64()
-	if v <= 0 && z.Big(64).Sign() <= 0 { // 1e-999 is positive, below the range
+	v := z.Exp()       // beyond float64 too: 1e1086, 4.00000000000E533
+	if v.Sign() <= 0 { // 1e-999 is positive, below the range
 		return z, fmt.Errorf("%s must be positive", clipText(s))
 	}
-	if v < fractal.MinZoom || v > fractal.MaxZoom {
-		return z, fmt.Errorf("%s is out of range (%g to %g)", clipText(s), fractal.MinZoom, fractal.MaxZoom)
+	if fractal.CheckZoom(z) != nil {
+		return z, fmt.Errorf("%s is out of range (%g to %s)", clipText(s), fractal.MinZoom, fractal.MaxZoom)
 	}
 	return z, nil
 }
@@ -232,4 +284,18 @@ func clipText(s string) string {
 		return s[:37] + "..."
 	}
 	return s
+}
+
+// resolvePalette applies a --palette name: a built-in palette, else one of the user's
+// gradients (gradients.Dir), by value.
+func resolvePalette(c fractal.Coloring, name string) (fractal.Coloring, error) {
+	if _, err := fractal.PaletteByName(name); err == nil {
+		c.Palette, c.Gradient = name, ""
+		return c, nil
+	}
+	dir, err := gradients.Dir()
+	if err != nil {
+		return c, err
+	}
+	return gradients.Resolve(c, dir, name)
 }

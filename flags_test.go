@@ -38,6 +38,12 @@ func TestLocationFlagErrorsNameTheFlag(t *testing.T) {
 		{"--iterations=1000000000", "--iterations"},
 		{"--palette=nope", "--palette"},
 		{"--density=0", "--density"},
+		{"--colouring=plasma", "--colouring"},
+		{"--transfer=cube", "--transfer"},
+		{"--line-width=0", "--line-width"},
+		{"--line-width=NaN", "--line-width"},
+		{"--light=1e9", "--light"},
+		{"--light-strength=2", "--light-strength"},
 	} {
 		fs := newFlagSet("test", &bytes.Buffer{})
 		lf := addLocationFlags(fs)
@@ -99,16 +105,17 @@ func FuzzParseCenter(f *testing.F) {
 }
 
 func FuzzParseZoom(f *testing.F) {
-	for _, s := range []string{"1", "1.7777777777777777", "1e300", "1e301", "0", "-1", "NaN", "Inf", "1e-4"} {
+	for _, s := range []string{"1", "1.7777777777777777", "1e300", "1e301", "0", "-1", "NaN", "Inf", "1e-4", "1e1086", "4.00000000000E533", "1e10001"} {
 		f.Add(s)
 	}
+	lo, hi := fractal.NewExp(fractal.MinZoom), fractal.MustDecimal(fractal.MaxZoom).Exp()
 	f.Fuzz(func(t *testing.T, s string) {
 		z, err := parseZoom(s)
 		if err != nil {
 			return
 		}
-		if v := z.Float64(); !(v >= fractal.MinZoom && v <= fractal.MaxZoom) {
-			t.Fatalf("accepted zoom %q = %g", s, v)
+		if v := z.Exp(); v.Cmp(lo) < 0 || v.Cmp(hi) > 0 {
+			t.Fatalf("accepted zoom %q = %v", s, v)
 		}
 	})
 }
@@ -175,5 +182,57 @@ func TestZoomUnderflow(t *testing.T) {
 	}
 	if _, err := parseZoom("-0"); err == nil || !strings.Contains(err.Error(), "must be positive") {
 		t.Errorf("parseZoom(-0): %v", err)
+	}
+}
+
+// TestZoomBeyondFloat64 checks that --zoom takes zooms past float64's range in either form
+// (1e1086, KF's 4.00000000000E533) exactly as written, gives them Auto iterations, and refuses
+// one past fractal.MaxZoom in one line.
+func TestZoomBeyondFloat64(t *testing.T) {
+	for _, s := range []string{"1e1086", "4.00000000000E533", "1e10000"} {
+		z, err := parseZoom(s)
+		if err != nil || z.String() != s {
+			t.Errorf("parseZoom(%s) = %v, %v", s, z, err)
+		}
+		if n := (fractal.Location{Zoom: z}).AutoIterations(); n != 1_000_000 {
+			t.Errorf("Auto iterations at %s: %d", s, n)
+		}
+	}
+	if _, err := parseZoom("1e10001"); err == nil || err.Error() != "1e10001 is out of range (0.001 to 1e10000)" {
+		t.Errorf("parseZoom(1e10001): %v", err)
+	}
+}
+
+// TestColouringFlags: the colouring flags set the location's colouring (smooth and linear as
+// the defaults' one form), and --help lists them with their values.
+func TestColouringFlags(t *testing.T) {
+	var help bytes.Buffer
+	fs := newFlagSet("test", &help)
+	lf := addLocationFlags(fs)
+	if _, err := parseFlags(fs, []string{"--colouring=distance", "--transfer=log", "--line-width=2.5", "--light=30", "--light-strength=0.5"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := lf.apply(fractal.Home(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := l.Color
+	if c.Method != fractal.MethodDistance || c.Transfer != fractal.TransferLog || c.Width != 2.5 || c.Light != 30 || c.Strength != 0.5 {
+		t.Errorf("colouring %+v", c)
+	}
+	fs = newFlagSet("test", &help)
+	lf = addLocationFlags(fs)
+	if _, err := parseFlags(fs, []string{"--colouring=smooth", "--transfer=linear"}); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := lf.apply(fractal.Home(), true); err != nil || l != fractal.Home() {
+		t.Errorf("smooth, linear: %+v %v, want the home location", l.Color, err)
+	}
+	fs.SetOutput(&help)
+	fs.PrintDefaults()
+	for _, want := range []string{"-colouring", "smooth", "distance", "slopes", "-transfer", "sqrt", "log", "-line-width", "-light", "-light-strength"} {
+		if !strings.Contains(help.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, help.String())
+		}
 	}
 }

@@ -18,7 +18,7 @@ func TestImportDirections(t *testing.T) {
 		"fyne.io/":          {"mandelscope": true, "mandelscope/app": true},
 		"github.com/go-gl/": {"mandelscope/render": true},
 	}
-	pure := []string{"mandelscope/fractal", "mandelscope/render/cpu", "mandelscope/export", "mandelscope/bookmarks", "mandelscope/app/preview", "mandelscope/shaders", "mandelscope/assets",
+	pure := []string{"mandelscope/fractal", "mandelscope/render/cpu", "mandelscope/export", "mandelscope/bookmarks", "mandelscope/gradients", "mandelscope/app/preview", "mandelscope/shaders", "mandelscope/assets",
 		"mandelscope/internal/tile", "mandelscope/internal/nav", "mandelscope/internal/version", "mandelscope/internal/pngverify"}
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {

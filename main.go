@@ -4,6 +4,7 @@
 //	mandelscope                      open the explorer window
 //	mandelscope export ...           render a view to a PNG of up to 32K
 //	mandelscope bookmarks ...        list, add, remove, rename, import and export bookmarks
+//	mandelscope gradients ...        list, import and export gradients of your own
 //	mandelscope probe ...            print escape counts of pixels
 //	mandelscope bench ...            benchmark the window's preview renderer
 //	mandelscope version              print the version
@@ -46,6 +47,7 @@ func usageErr(format string, a ...any) error {
 var commands = map[string]func(args []string, stdout, stderr io.Writer) error{
 	"export":    runExport,
 	"bookmarks": runBookmarks,
+	"gradients": runGradients,
 	"probe":     runProbe,
 	"bench":     runBench,
 	"version": func(_ []string, stdout, _ io.Writer) error {
@@ -67,10 +69,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd, ok := commands[name]
 	if !ok {
 		if name != "-h" && name != "--help" && name != "help" {
-			fmt.Fprintf(stderr, "mandelscope: unknown command %q (commands: export, bookmarks, probe, bench, version)\n", name)
+			fmt.Fprintf(stderr, "mandelscope: unknown command %q (commands: export, bookmarks, gradients, probe, bench, version)\n", name)
 			return 2
 		}
-		fmt.Fprintln(stdout, "usage: mandelscope [export|bookmarks|probe|bench|version] [flags]  (no command opens the window)")
+		fmt.Fprintln(stdout, "usage: mandelscope [export|bookmarks|gradients|probe|bench|version] [flags]  (no command opens the window)")
 		return 0
 	}
 	return exitCode(cmd(args[1:], stdout, stderr), "mandelscope "+name+": ", stderr)

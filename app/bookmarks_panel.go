@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"image/png"
 	"os"
 	"strings"
@@ -32,6 +31,29 @@ const (
 	bookmarkThumbMaxIter = 20000
 )
 
+// bookmarksPanelWidth is the panel's width, whatever its text: long names are shortened with
+// an ellipsis (whole in a tooltip), never widening the panel and shrinking the picture.
+const bookmarksPanelWidth = 300
+
+// fixedWidth lays its objects over each other at its full size and asks for exactly width
+// (and the tallest object's minimum height), whatever their minimum widths.
+type fixedWidth float32
+
+func (f fixedWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var h float32
+	for _, o := range objs {
+		h = max(h, o.MinSize().Height)
+	}
+	return fyne.NewSize(float32(f), h)
+}
+
+func (f fixedWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.Position{})
+		o.Resize(size)
+	}
+}
+
 // defaultBookmarksWatch is how often the open panel looks whether the file changed (the
 // command line may add bookmarks while the window is open).
 const defaultBookmarksWatch = 2 * time.Second
@@ -39,7 +61,8 @@ const defaultBookmarksWatch = 2 * time.Second
 // bookmarksPanel is the side panel listing the bookmarks file: thumbnails and a filter box;
 // a click goes there; add (Ctrl+D), rename, delete with undo, import and export. All its
 // state is touched on the UI goroutine only; each change goes to the file through
-// bookmarks.Update, so the command line may change the file at the same time.
+// bookmarks.Update on a goroutine of its own (change), so the command line may change the
+// file at the same time and the window never waits for its lock or fsync.
 type bookmarksPanel struct {
 	w       *Window
 	path    string
@@ -72,14 +95,12 @@ type deletedBookmark struct {
 func installBookmarksPanel(w *Window) *bookmarksPanel {
 	p := newBookmarksPanel(w)
 	w.AddToolbarItem(widget.NewToolbarSeparator())
-	w.AddToolbarItem(widget.NewToolbarAction(theme.ListIcon(), p.toggle))
-	w.AddToolbarItem(widget.NewToolbarAction(theme.ContentAddIcon(), p.showAddDialog))
-	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Show Bookmarks", p.toggle))
-	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Add Bookmark...", p.showAddDialog))
+	w.AddToolbarAction(widget.NewToolbarAction(theme.ListIcon(), p.toggle), "Bookmarks panel (Ctrl+B)")
+	w.AddToolbarAction(widget.NewToolbarAction(theme.ContentAddIcon(), p.showAddDialog), "Add bookmark (Ctrl+D)")
+	w.AddMenuShortcut("Bookmarks", "Show Bookmarks", &desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierShortcutDefault}, p.toggle)
+	w.AddMenuShortcut("Bookmarks", "Add Bookmark...", &desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierShortcutDefault}, p.showAddDialog)
 	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Import Bookmarks...", p.showImportDialog))
 	w.AddMenuItem("Bookmarks", fyne.NewMenuItem("Export Bookmarks...", p.showExportDialog))
-	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyD, Modifier: fyne.KeyModifierShortcutDefault}, p.showAddDialog)
-	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierShortcutDefault}, p.toggle)
 	return p
 }
 
@@ -103,7 +124,7 @@ func newBookmarksPanel(w *Window) *bookmarksPanel {
 		p.list.UnselectAll() // so that a second click on the same one goes there again
 		p.open(id)
 	}
-	p.undoBtn = widget.NewButtonWithIcon("Undo delete", theme.ContentUndoIcon(), func() { p.showErr(p.undo()) })
+	p.undoBtn = widget.NewButtonWithIcon("Undo delete", theme.ContentUndoIcon(), func() { p.undo(p.showErr) })
 	p.undoBtn.Disable()
 	buttons := container.NewGridWithColumns(2,
 		widget.NewButtonWithIcon("Add", theme.ContentAddIcon(), p.showAddDialog),
@@ -111,19 +132,19 @@ func newBookmarksPanel(w *Window) *bookmarksPanel {
 		widget.NewButtonWithIcon("Import", theme.FolderOpenIcon(), p.showImportDialog),
 		widget.NewButtonWithIcon("Export", theme.DocumentSaveIcon(), p.showExportDialog),
 	)
-	width := canvas.NewRectangle(color.Transparent)
-	width.SetMinSize(fyne.NewSize(300, 0))
 	top := container.NewVBox(widget.NewLabelWithStyle("Bookmarks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.filter)
 	bottom := container.NewVBox(p.status, buttons)
-	p.root = container.NewStack(width, container.NewBorder(top, bottom, nil, nil, p.list))
+	p.root = container.New(fixedWidth(bookmarksPanelWidth), container.NewBorder(top, bottom, nil, nil, p.list))
 	return p
 }
 
 // bookmarkRow is one line of the list: thumbnail, name and zoom, rename and delete buttons.
 type bookmarkRow struct {
 	widget.BaseWidget
+	w      *Window
 	img    *canvas.Image
 	name   *widget.Label
+	full   string // the whole name, for the tooltip
 	detail *widget.Label
 	rename *widget.Button
 	del    *widget.Button
@@ -131,8 +152,9 @@ type bookmarkRow struct {
 
 var _ fyne.Widget = (*bookmarkRow)(nil)
 
-func newBookmarkRow() *bookmarkRow {
+func newBookmarkRow(w *Window) *bookmarkRow {
 	r := &bookmarkRow{
+		w:      w,
 		img:    canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1))),
 		name:   widget.NewLabel("name"),
 		detail: widget.NewLabel("zoom"),
@@ -150,11 +172,12 @@ func newBookmarkRow() *bookmarkRow {
 
 // CreateRenderer lays the row out: thumbnail left, buttons right, name and detail between.
 func (r *bookmarkRow) CreateRenderer() fyne.WidgetRenderer {
-	text := container.NewVBox(r.name, r.detail)
+	name := container.NewStack(r.name, newTipArea(r.w, nil, func() string { return r.full }))
+	text := container.NewVBox(name, r.detail)
 	return widget.NewSimpleRenderer(container.NewBorder(nil, nil, r.img, container.NewHBox(r.rename, r.del), text))
 }
 
-func (p *bookmarksPanel) newRow() fyne.CanvasObject { return newBookmarkRow() }
+func (p *bookmarksPanel) newRow() fyne.CanvasObject { return newBookmarkRow(p.w) }
 
 func (p *bookmarksPanel) updateRow(id widget.ListItemID, obj fyne.CanvasObject) {
 	r, ok := obj.(*bookmarkRow)
@@ -163,12 +186,13 @@ func (p *bookmarksPanel) updateRow(id widget.ListItemID, obj fyne.CanvasObject) 
 	}
 	b := p.shown[id]
 	r.name.SetText(b.Name)
-	r.detail.SetText(fmt.Sprintf("zoom %s, %d iterations", clipMiddle(b.Location.Zoom.String(), 16), b.Location.Iterations))
+	r.full = b.Name
+	r.detail.SetText(fmt.Sprintf("zoom %s, %d iterations", fractal.FormatZoom(b.Location.ZoomExp()), b.Location.Iterations))
 	r.img.Image = p.thumbnail(b)
 	r.img.Refresh()
 	name := b.Name
 	r.rename.OnTapped = func() { p.showRenameDialog(name) }
-	r.del.OnTapped = func() { p.showErr(p.remove(name)) }
+	r.del.OnTapped = func() { p.remove(name, p.showErr) }
 }
 
 func clipMiddle(s string, n int) string {
@@ -306,21 +330,34 @@ func (p *bookmarksPanel) open(id widget.ListItemID) {
 	p.w.SetLocation(p.shown[id].Location)
 }
 
-// update runs a change on the file and reloads the list; errors name the file.
-func (p *bookmarksPanel) update(fn func(*bookmarks.Store) error) error {
+// change runs fn on the file through bookmarks.Update on a goroutine of its own (the file's
+// lock and fsync may take their time; the UI goroutine never waits for them), then, on the UI
+// goroutine, reloads the list and calls done (if not nil) with the result; errors name the
+// file. fn must touch nothing but the store it is given and its own variables.
+func (p *bookmarksPanel) change(fn func(*bookmarks.Store) error, done func(error)) {
 	if p.pathErr != nil {
-		return p.pathErr
+		if done != nil {
+			done(p.pathErr)
+		}
+		return
 	}
-	err := bookmarks.Update(p.path, fn)
-	if rerr := p.reload(); err == nil && rerr != nil {
-		err = rerr
-	}
-	return err
+	path := p.path
+	go func() {
+		err := bookmarks.Update(path, fn)
+		p.w.uiDo(func() {
+			if rerr := p.reload(); err == nil && rerr != nil {
+				err = rerr
+			}
+			if done != nil {
+				done(err)
+			}
+		})
+	}()
 }
 
 // defaultName is the name offered for a new bookmark of l: its centre and zoom, short.
 func defaultName(l fractal.Location) string {
-	return fmt.Sprintf("%.6g %+.6gi zoom %.3g", l.Re.Float64(), l.Im.Float64(), l.ZoomFloat())
+	return fmt.Sprintf("%.6g %+.6gi zoom %s", l.Re.Float64(), l.Im.Float64(), fractal.FormatZoom(l.ZoomExp()))
 }
 
 // renderBookmarkThumbnail renders l small with the window's renderer, as PNG.
@@ -334,15 +371,17 @@ func (p *bookmarksPanel) renderBookmarkThumbnail(l fractal.Location) []byte {
 	return buf.Bytes()
 }
 
-// addBookmark adds l to the file as name, with a thumbnail (PNG, may be nil).
-func (p *bookmarksPanel) addBookmark(name string, l fractal.Location, thumb []byte) error {
+// addBookmark adds l to the file as name, with a thumbnail (PNG, may be nil), then calls
+// done (see change).
+func (p *bookmarksPanel) addBookmark(name string, l fractal.Location, thumb []byte, done func(error)) {
 	n, err := bookmarks.CleanName(name)
 	if err != nil {
-		return err
+		done(err)
+		return
 	}
-	return p.update(func(s *bookmarks.Store) error {
+	p.change(func(s *bookmarks.Store) error {
 		return s.Add(bookmarks.Bookmark{Name: n, Location: l, Thumbnail: thumb})
-	})
+	}, done)
 }
 
 // showAddDialog asks for a name and adds the current view.
@@ -351,12 +390,12 @@ func (p *bookmarksPanel) showAddDialog() { p.addDialog(nil) }
 // addDialog shows the dialog that asks for a name (offering one) and adds the current view;
 // the thumbnail is rendered off the UI goroutine, then the file written. done, if not nil,
 // is called with the result.
-func (p *bookmarksPanel) addDialog(done func(error)) (*dialog.FormDialog, *widget.Entry) {
+func (p *bookmarksPanel) addDialog(done func(error)) (*dialog.FormDialog, *escEntry) {
 	if !p.loaded {
 		p.reload()
 	}
 	l := p.w.Location()
-	entry := widget.NewEntry()
+	entry := newEscEntry(p.w)
 	entry.SetText(p.uniqueName(defaultName(l)))
 	entry.Validator = func(s string) error {
 		n, err := bookmarks.CleanName(s)
@@ -380,20 +419,21 @@ func (p *bookmarksPanel) addDialog(done func(error)) (*dialog.FormDialog, *widge
 			go func() {
 				thumb := p.renderBookmarkThumbnail(l)
 				p.w.uiDo(func() {
-					err := p.addBookmark(name, l, thumb)
-					if err == nil && !p.visible {
-						p.toggle()
-					}
-					p.showErr(err)
-					if done != nil {
-						done(err)
-					}
+					p.addBookmark(name, l, thumb, func(err error) {
+						if err == nil && !p.visible {
+							p.toggle()
+						}
+						p.showErr(err)
+						if done != nil {
+							done(err)
+						}
+					})
 				})
 			}()
 		}, p.w.FyneWindow())
-	entry.OnSubmitted = func(string) { submitIfValid(d, entry) }
+	entry.OnSubmitted = func(string) { submitIfValid(d, &entry.Entry) }
 	d.Resize(fyne.NewSize(460, 180))
-	d.Show()
+	p.w.showDialog(d)
 	focusSelected(p.w.FyneWindow(), entry)
 	return d, entry
 }
@@ -407,24 +447,24 @@ func (p *bookmarksPanel) uniqueName(name string) string {
 }
 
 // rename renames a bookmark in the file.
-func (p *bookmarksPanel) rename(oldName, newName string) error {
-	return p.update(func(s *bookmarks.Store) error { return s.Rename(oldName, newName) })
+func (p *bookmarksPanel) rename(oldName, newName string, done func(error)) {
+	p.change(func(s *bookmarks.Store) error { return s.Rename(oldName, newName) }, done)
 }
 
 func (p *bookmarksPanel) showRenameDialog(name string) {
-	entry := widget.NewEntry()
+	entry := newEscEntry(p.w)
 	entry.SetText(name)
 	entry.Validator = func(s string) error { _, err := bookmarks.CleanName(s); return err }
 	d := dialog.NewForm("Rename bookmark", "Rename", "Cancel",
 		[]*widget.FormItem{widget.NewFormItem("Name", entry)},
 		func(ok bool) {
 			if ok {
-				p.showErr(p.rename(name, entry.Text))
+				p.rename(name, entry.Text, p.showErr)
 			}
 		}, p.w.FyneWindow())
-	entry.OnSubmitted = func(string) { submitIfValid(d, entry) }
+	entry.OnSubmitted = func(string) { submitIfValid(d, &entry.Entry) }
 	d.Resize(fyne.NewSize(460, 180))
-	d.Show()
+	p.w.showDialog(d)
 	focusSelected(p.w.FyneWindow(), entry)
 }
 
@@ -446,54 +486,105 @@ func submitIfValid(d *dialog.FormDialog, e *widget.Entry) {
 	}
 }
 
-// remove deletes a bookmark; Undo puts it back where it was.
-func (p *bookmarksPanel) remove(name string) error {
+// remove deletes a bookmark, then calls done (see change); Undo puts it back where it was.
+func (p *bookmarksPanel) remove(name string, done func(error)) {
 	var del deletedBookmark
-	err := p.update(func(s *bookmarks.Store) (err error) {
+	p.change(func(s *bookmarks.Store) (err error) {
 		del.index = s.Index(name)
 		del.b, err = s.Remove(name)
 		return err
+	}, func(err error) {
+		if err == nil {
+			p.deleted = &del
+			p.undoBtn.Enable()
+			p.status.SetText(fmt.Sprintf("Deleted %q: Undo delete puts it back.", clipMiddle(del.b.Name, 40)))
+		}
+		done(err)
 	})
-	if err != nil {
-		return err
-	}
-	p.deleted = &del
-	p.undoBtn.SetText(fmt.Sprintf("Undo delete %q", clipMiddle(del.b.Name, 24)))
-	p.undoBtn.Enable()
-	return nil
 }
 
-// undo restores the last deleted bookmark (under a " (2)" name if its name was taken since).
-func (p *bookmarksPanel) undo() error {
+// undo restores the last deleted bookmark (under a " (2)" name if its name was taken since),
+// then calls done (see change).
+func (p *bookmarksPanel) undo(done func(error)) {
 	if p.deleted == nil {
-		return errors.New("nothing to undo")
+		done(errors.New("nothing to undo"))
+		return
 	}
 	del := *p.deleted
-	err := p.update(func(s *bookmarks.Store) error {
+	p.change(func(s *bookmarks.Store) error {
 		del.b.Name = s.UniqueName(del.b.Name)
 		return s.Insert(del.index, del.b)
+	}, func(err error) {
+		if err == nil {
+			p.deleted = nil
+			p.undoBtn.Disable()
+		}
+		done(err)
 	})
-	if err != nil {
-		return err
-	}
-	p.deleted = nil
-	p.undoBtn.SetText("Undo delete")
-	p.undoBtn.Disable()
-	return nil
 }
 
-// importFile merges a bookmarks JSON or .kfr file into the bookmarks.
-func (p *bookmarksPanel) importFile(src string) (bookmarks.ImportResult, error) {
-	in, err := bookmarks.ReadImport(src)
-	if err != nil {
-		return bookmarks.ImportResult{}, err
+// importFile merges a bookmarks JSON or .kfr file into the bookmarks (reading it off the UI
+// goroutine too), then calls done with what was added.
+func (p *bookmarksPanel) importFile(src string, done func(bookmarks.ImportResult, error)) {
+	go func() {
+		in, err := bookmarks.ReadImport(src)
+		p.w.uiDo(func() {
+			if err != nil {
+				done(bookmarks.ImportResult{}, err)
+				return
+			}
+			var r bookmarks.ImportResult
+			p.change(func(s *bookmarks.Store) error {
+				r.Added, r.Skipped = s.Merge(in)
+				return nil
+			}, func(err error) {
+				if err == nil {
+					p.addThumbnails(r.Added)
+				}
+				done(r, err)
+			})
+		})
+	}()
+}
+
+// addThumbnails gives the named bookmarks that have no thumbnail (those imported from .kfr
+// files) one: rendered off the UI goroutine, then written to the file, unless the bookmark
+// was changed or given a thumbnail meanwhile.
+func (p *bookmarksPanel) addThumbnails(names []string) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
 	}
-	var r bookmarks.ImportResult
-	err = p.update(func(s *bookmarks.Store) error {
-		r.Added, r.Skipped = s.Merge(in)
-		return nil
-	})
-	return r, err
+	var todo []bookmarks.Bookmark
+	for _, b := range p.all {
+		if want[b.Name] && len(b.Thumbnail) == 0 {
+			todo = append(todo, b)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	go func() {
+		thumbs := make([][]byte, len(todo))
+		for i, b := range todo {
+			thumbs[i] = p.renderBookmarkThumbnail(b.Location)
+		}
+		p.w.uiDo(func() {
+			p.change(func(s *bookmarks.Store) error {
+				for i, b := range todo {
+					cur, ok := s.Get(b.Name)
+					if !ok || len(cur.Thumbnail) > 0 || cur.Location.String() != b.Location.String() || thumbs[i] == nil {
+						continue
+					}
+					cur.Thumbnail = thumbs[i]
+					if err := s.Set(cur); err != nil {
+						return err
+					}
+				}
+				return nil
+			}, p.showErr)
+		})
+	}()
 }
 
 func (p *bookmarksPanel) showImportDialog() {
@@ -504,35 +595,36 @@ func (p *bookmarksPanel) showImportDialog() {
 		}
 		path := rc.URI().Path()
 		rc.Close()
-		r, err := p.importFile(path)
-		if err != nil {
-			p.showErr(err)
-			return
-		}
-		if !p.visible {
-			p.toggle()
-		}
-		msg := fmt.Sprintf("Imported %d bookmark(s) from %s.", len(r.Added), path)
-		if r.Skipped > 0 {
-			msg += fmt.Sprintf(" %d were already there.", r.Skipped)
-		}
-		dialog.ShowInformation("Import", msg, p.w.FyneWindow())
+		p.importFile(path, func(r bookmarks.ImportResult, err error) {
+			if err != nil {
+				p.showErr(err)
+				return
+			}
+			if !p.visible {
+				p.toggle()
+			}
+			msg := fmt.Sprintf("Imported %d bookmark(s) from %s.", len(r.Added), path)
+			if r.Skipped > 0 {
+				msg += fmt.Sprintf(" %d were already there.", r.Skipped)
+			}
+			p.w.showInfo("Import", msg)
+		})
 	}, p.w.FyneWindow())
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".json", ".kfr"}))
-	d.Show()
+	p.w.showDialog(d)
 }
 
 // exportTo writes every bookmark, as a bookmarks file, to dst (the file dialog has already
-// asked before replacing an existing file).
-func (p *bookmarksPanel) exportTo(dst fyne.URIWriteCloser) error {
+// asked before replacing an existing file), and returns how many it wrote.
+func (p *bookmarksPanel) exportTo(dst fyne.URIWriteCloser) (int, error) {
 	if p.pathErr != nil {
 		dst.Close()
-		return p.pathErr
+		return 0, p.pathErr
 	}
 	s, err := bookmarks.Load(p.path)
 	if err != nil {
 		dst.Close()
-		return err
+		return 0, err
 	}
 	data, err := s.Marshal()
 	if err == nil {
@@ -542,9 +634,9 @@ func (p *bookmarksPanel) exportTo(dst fyne.URIWriteCloser) error {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %v", dst.URI().Path(), err)
+		return 0, fmt.Errorf("cannot write %s: %v", dst.URI().Path(), err)
 	}
-	return nil
+	return len(s.List()), nil
 }
 
 func (p *bookmarksPanel) showExportDialog() {
@@ -553,11 +645,17 @@ func (p *bookmarksPanel) showExportDialog() {
 			p.showErr(err)
 			return
 		}
-		p.showErr(p.exportTo(wc))
+		path := wc.URI().Path()
+		n, err := p.exportTo(wc)
+		if err != nil {
+			p.showErr(err)
+			return
+		}
+		p.w.showInfo("Export bookmarks", fmt.Sprintf("Wrote %d bookmark(s) to %s.", n, path))
 	}, p.w.FyneWindow())
 	d.SetFileName("bookmarks.json")
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".json"}))
-	d.Show()
+	p.w.showDialog(d)
 }
 
 func (p *bookmarksPanel) showErr(err error) {

@@ -97,7 +97,7 @@ func TestBookmarksPanelAddWritesFile(t *testing.T) {
 	if err := entry.Validate(); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("duplicate name accepted: %v", err)
 	}
-	if err := p.addBookmark("Deep spiral", fractal.Home(), nil); err == nil || err.Error() != `bookmark "Deep spiral" already exists` {
+	if err := await(t, func(done func(error)) { p.addBookmark("Deep spiral", fractal.Home(), nil, done) }); err == nil || err.Error() != `bookmark "Deep spiral" already exists` {
 		t.Fatalf("duplicate add: %v", err)
 	}
 }
@@ -170,7 +170,7 @@ func TestBookmarksPanelDeleteUndoRename(t *testing.T) {
 	if !p.undoBtn.Disabled() {
 		t.Fatal("undo enabled before any delete")
 	}
-	if err := p.remove("b"); err != nil {
+	if err := await(t, func(done func(error)) { p.remove("b", done) }); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(); got != "a,c" || p.list.Length() != 2 {
@@ -180,6 +180,7 @@ func TestBookmarksPanelDeleteUndoRename(t *testing.T) {
 		t.Fatal("undo disabled after delete")
 	}
 	test.Tap(p.undoBtn)
+	waitFor(t, "the undo", func() bool { return p.undoBtn.Disabled() })
 	if got := names(); got != "a,b,c" || p.list.Length() != 3 {
 		t.Fatalf("after undo: %s", got)
 	}
@@ -190,13 +191,13 @@ func TestBookmarksPanelDeleteUndoRename(t *testing.T) {
 	if !p.undoBtn.Disabled() {
 		t.Fatal("undo still enabled")
 	}
-	if err := p.rename("c", "  see "); err != nil {
+	if err := await(t, func(done func(error)) { p.rename("c", "  see ", done) }); err != nil {
 		t.Fatal(err)
 	}
 	if got := names(); got != "a,b,see" {
 		t.Fatalf("after rename: %s", got)
 	}
-	if err := p.rename("a", "b"); err == nil || err.Error() != `bookmark "b" already exists` {
+	if err := await(t, func(done func(error)) { p.rename("a", "b", done) }); err == nil || err.Error() != `bookmark "b" already exists` {
 		t.Fatalf("rename onto existing: %v", err)
 	}
 }
@@ -212,10 +213,10 @@ func TestBookmarksPanelDamagedFile(t *testing.T) {
 	if !errors.As(err, &de) || !strings.Contains(p.status.Text, path) || !strings.Contains(p.status.Text, "damaged") {
 		t.Fatalf("reload: %v; status %q", err, p.status.Text)
 	}
-	if err := p.addBookmark("x", fractal.Home(), nil); !errors.As(err, &de) || !strings.Contains(err.Error(), path) {
+	if err := await(t, func(done func(error)) { p.addBookmark("x", fractal.Home(), nil, done) }); !errors.As(err, &de) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("add: %v", err)
 	}
-	if err := p.remove("a"); !errors.As(err, &de) {
+	if err := await(t, func(done func(error)) { p.remove("a", done) }); !errors.As(err, &de) {
 		t.Fatalf("remove: %v", err)
 	}
 	if got, _ := os.ReadFile(path); string(got) != text {
@@ -228,11 +229,11 @@ func TestBookmarksPanelImportExport(t *testing.T) {
 	dir := t.TempDir()
 	kfr := filepath.Join(dir, "Spiral.kfr")
 	os.WriteFile(kfr, []byte("Re: "+testRe60+"\r\nIm: "+testIm60+"\r\nZoom: 2E30\r\nIterations: 8000\r\n"), 0o644)
-	r, err := p.importFile(kfr)
+	r, err := awaitImport(t, p, kfr)
 	if err != nil || len(r.Added) != 1 || r.Added[0] != "Spiral" {
 		t.Fatalf("import: %+v %v", r, err)
 	}
-	if err := p.addBookmark("home", w.Location(), nil); err != nil {
+	if err := await(t, func(done func(error)) { p.addBookmark("home", w.Location(), nil, done) }); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out.json")
@@ -240,8 +241,8 @@ func TestBookmarksPanelImportExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.exportTo(wc); err != nil {
-		t.Fatal(err)
+	if n, err := p.exportTo(wc); err != nil || n != 2 {
+		t.Fatalf("export: %d bookmarks, %v", n, err)
 	}
 	s, err := bookmarks.Load(out)
 	if err != nil {
@@ -252,7 +253,7 @@ func TestBookmarksPanelImportExport(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.kfr")
 	os.WriteFile(bad, []byte("Re: x\nIm: 0\nZoom: 1\n"), 0o644)
-	if _, err := p.importFile(bad); err == nil || !strings.Contains(err.Error(), bad) {
+	if _, err := awaitImport(t, p, bad); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Fatalf("bad import: %v", err)
 	}
 	if s, _ := bookmarks.Load(path); s.Len() != 2 {
@@ -285,5 +286,127 @@ func TestBookmarksPanelWatch(t *testing.T) {
 	p.reload() // what the notice does, on the UI goroutine
 	if p.list.Length() != 2 {
 		t.Fatalf("%d rows", p.list.Length())
+	}
+}
+
+// The panel keeps its width whatever the names (a long name in the Undo text widened it to
+// 630 px); a long name is shortened in its row and whole in the row's tooltip.
+func TestBookmarksPanelKeepsItsWidth(t *testing.T) {
+	w, p, _ := newBookmarksTestWindow(t)
+	long := strings.Repeat("A very long bookmark name ", 7)
+	long = strings.TrimSpace(long)
+	if err := await(t, func(done func(error)) { p.addBookmark(long, w.Location(), nil, done) }); err != nil {
+		t.Fatal(err)
+	}
+	p.toggle()
+	if got := p.root.MinSize().Width; got != bookmarksPanelWidth {
+		t.Errorf("panel asks for %v px with a long name, want %v", got, bookmarksPanelWidth)
+	}
+	row := newBookmarkRow(w)
+	p.updateRow(0, row)
+	if row.name.Truncation != fyne.TextTruncateEllipsis || row.full != row.name.Text || row.full != long {
+		t.Errorf("row: truncation %v, tooltip %q, label %q", row.name.Truncation, row.full, row.name.Text)
+	}
+	if err := await(t, func(done func(error)) { p.remove(long, done) }); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.root.MinSize().Width; got != bookmarksPanelWidth {
+		t.Errorf("panel asks for %v px after deleting a long name, want %v", got, bookmarksPanelWidth)
+	}
+	if p.undoBtn.Disabled() || !strings.Contains(p.status.Text, "Deleted") {
+		t.Errorf("after delete: undo disabled %v, status %q", p.undoBtn.Disabled(), p.status.Text)
+	}
+}
+
+// await runs a bookmarks change (which writes off the UI goroutine) and waits for its result.
+func await(t *testing.T, op func(done func(error))) error {
+	t.Helper()
+	var got error
+	finished := false
+	op(func(err error) { got, finished = err, true })
+	waitFor(t, "the bookmarks file", func() bool { return finished })
+	return got
+}
+
+// awaitImport imports src and waits for the result.
+func awaitImport(t *testing.T, p *bookmarksPanel, src string) (bookmarks.ImportResult, error) {
+	t.Helper()
+	var r bookmarks.ImportResult
+	err := await(t, func(done func(error)) {
+		p.importFile(src, func(res bookmarks.ImportResult, err error) { r = res; done(err) })
+	})
+	return r, err
+}
+
+// A change waits for the file's lock on a goroutine of its own: while another writer (the
+// command line) holds the lock, the UI goroutine goes on (issue 9 item 7).
+func TestBookmarksWriteOffTheUIGoroutine(t *testing.T) {
+	w, p, path := newBookmarksTestWindow(t)
+	if err := await(t, func(done func(error)) { p.addBookmark("a", w.Location(), nil, done) }); err != nil {
+		t.Fatal(err)
+	}
+	held, release, other := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		other <- bookmarks.Update(path, func(*bookmarks.Store) error { close(held); <-release; return nil })
+	}()
+	<-held
+	finished := false
+	p.remove("a", func(err error) {
+		if err != nil {
+			t.Error(err)
+		}
+		finished = true
+	})
+	// The UI goroutine is free: it runs what is queued and answers input meanwhile.
+	testUI.drain()
+	w.zoomCentre(2)
+	if finished {
+		t.Fatal("the delete finished while another writer held the file")
+	}
+	close(release)
+	if err := <-other; err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the delete", func() bool { return finished })
+	if s, _ := bookmarks.Load(path); s.Len() != 0 {
+		t.Errorf("after the delete the file has %v", s.Names())
+	}
+}
+
+// A bookmark imported from a .kfr file (which holds no picture) gets its thumbnail in the
+// background.
+func TestImportedBookmarkGetsThumbnail(t *testing.T) {
+	_, p, path := newBookmarksTestWindow(t)
+	kfr := filepath.Join(t.TempDir(), "Spiral.kfr")
+	os.WriteFile(kfr, []byte("Re: "+testRe60+"\r\nIm: "+testIm60+"\r\nZoom: 2E3\r\nIterations: 800\r\n"), 0o644)
+	if _, err := awaitImport(t, p, kfr); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the thumbnail", func() bool {
+		s, err := bookmarks.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ok := s.Get("Spiral")
+		return ok && len(b.Thumbnail) > 0
+	})
+	s, _ := bookmarks.Load(path)
+	b, _ := s.Get("Spiral")
+	img, err := bookmarks.DecodeThumbnail(b.Thumbnail)
+	if err != nil || img.Bounds().Dx() != bookmarkThumbW || img.Bounds().Dy() != bookmarkThumbH {
+		t.Fatalf("thumbnail %v, %v", img, err)
+	}
+	if b.Location.Zoom.String() != "2E3" || b.Location.Re.String() != testRe60 {
+		t.Errorf("the thumbnail changed the location: %v", b.Location)
+	}
+	colours := map[[3]uint32]bool{}
+	for y := 0; y < bookmarkThumbH; y += 3 {
+		for x := 0; x < bookmarkThumbW; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r, g, bl}] = true
+		}
+	}
+	if len(colours) < 4 {
+		t.Errorf("the thumbnail has %d colours: not a picture of the view", len(colours))
 	}
 }

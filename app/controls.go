@@ -1,43 +1,93 @@
 // The controls row: iterations (entry and Auto), palette, density and offset.
+//
+// Data flows one way. A control's callback is a user's event: it makes the new location and
+// navigates there. The view reaches the controls only through syncControls, which writes the
+// location into the widgets' fields and refreshes them, firing none of their callbacks, so no
+// flag is needed to break a loop.
 
 package app
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"math"
 	"strconv"
+	"strings"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/fractal"
 )
 
-// buildControls makes the iterations entry and Auto checkbox, the palette chooser and the
-// density and offset sliders.
-func (w *Window) buildControls() fyne.CanvasObject {
-	w.iterEntry = widget.NewEntry()
-	w.iterEntry.Validator = validateIterations
-	w.iterEntry.OnChanged = func(s string) {
-		if w.updatingUI {
-			return
-		}
-		n, err := parseIterations(s)
-		if err != nil {
-			return // the validator shows the problem; the last good value stays
-		}
-		if n == w.Location().Iterations && !w.autoIter {
-			return
-		}
-		w.autoIter = false
-		w.lastIters = n
-		l := w.Location()
-		l.Iterations = n
-		w.navigate(l, false)
+// commitEntry is a one-line entry whose text is applied when the user is done with it: on
+// Enter (OnSubmitted) or when it loses the keyboard focus (onCommit), not at every keystroke.
+type commitEntry struct {
+	widget.Entry
+	onCommit func(string)
+	onEscape func()
+}
+
+func newCommitEntry() *commitEntry {
+	e := &commitEntry{}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// FocusLost applies the text, then lets the entry lose the focus as usual.
+func (e *commitEntry) FocusLost() {
+	e.Entry.FocusLost()
+	if e.onCommit != nil {
+		e.onCommit(e.Text)
 	}
+}
+
+// TypedKey gives the picture the keyboard back on Escape (the text goes back to the view's).
+func (e *commitEntry) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && e.onEscape != nil {
+		e.onEscape()
+		return
+	}
+	e.Entry.TypedKey(k)
+}
+
+// Slider ranges of the colouring controls (a location may hold values outside them, from the
+// command line or a file: the slider then stands at its end and the value label says the
+// real value).
+const (
+	densityMin, densityMax = 0.1, 8
+	offsetMin, offsetMax   = 0, 1
+)
+
+// buildControls makes the iterations entry and Auto checkbox, the palette chooser and the
+// density and offset sliders with their values. The row fits the window's minimum width: the
+// sliders take the width that is left.
+func (w *Window) buildControls() fyne.CanvasObject {
+	w.iterEntry = newCommitEntry()
+	w.iterEntry.Validator = validateIterations
+	w.iterEntry.OnSubmitted = func(s string) {
+		if w.applyIterations(s) {
+			w.focusView()
+		}
+	}
+	w.iterEntry.onCommit = func(s string) { w.applyIterations(s) }
+	w.iterEntry.onEscape = func() {
+		w.iterEntry.SetText(strconv.Itoa(w.Location().Iterations))
+		w.focusView()
+		w.iterNote.Hide()
+	}
+	w.iterNote = widget.NewLabel("")
+	w.iterNote.Importance = widget.DangerImportance
+	w.iterNote.Truncation = fyne.TextTruncateEllipsis
+	w.iterNote.Hide()
 	w.autoCheck = widget.NewCheck("Auto", func(on bool) {
-		if w.updatingUI {
+		if on == w.autoIter {
 			return
 		}
 		w.autoIter = on
@@ -50,72 +100,227 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		}
 		w.navigate(l, false)
 	})
-	w.paletteSel = widget.NewSelect(fractal.PaletteNames(), func(name string) {
-		w.colorChanged(false, func(c *fractal.Coloring) { c.Palette = name })
+	w.paletteBtn = widget.NewButton("", func() {
+		widget.ShowPopUpMenuAtRelativePosition(w.paletteMenu(), w.win.Canvas(), fyne.NewPos(0, w.paletteBtn.Size().Height), w.paletteBtn)
 	})
-	w.densitySl = widget.NewSlider(0.1, 8)
+	w.paletteBtn.Alignment = widget.ButtonAlignLeading
+	w.paletteBtn.IconPlacement = widget.ButtonIconTrailingText
+	w.densitySl = widget.NewSlider(densityMin, densityMax)
 	w.densitySl.Step = 0.05
 	w.densitySl.OnChanged = func(v float64) {
 		w.colorChanged(true, func(c *fractal.Coloring) { c.Density = v })
 	}
-	w.offsetSl = widget.NewSlider(0, 1)
+	w.densityVal = widget.NewLabel("")
+	w.offsetSl = widget.NewSlider(offsetMin, offsetMax)
 	w.offsetSl.Step = 0.01
 	w.offsetSl.OnChanged = func(v float64) {
 		w.colorChanged(true, func(c *fractal.Coloring) { c.Offset = v })
 	}
+	w.offsetVal = widget.NewLabel("")
 	w.syncControls()
-	iter := container.NewGridWrap(fyne.NewSize(130, w.iterEntry.MinSize().Height), w.iterEntry)
-	return container.NewHBox(
-		widget.NewLabel("Iterations"), iter, w.autoCheck,
-		widget.NewLabel("Palette"), w.paletteSel,
-		widget.NewLabel("Density"), container.NewGridWrap(fyne.NewSize(160, w.densitySl.MinSize().Height), w.densitySl),
-		widget.NewLabel("Offset"), container.NewGridWrap(fyne.NewSize(160, w.offsetSl.MinSize().Height), w.offsetSl),
-	)
+
+	iter := container.NewGridWrap(fyne.NewSize(110, w.iterEntry.MinSize().Height), w.iterEntry)
+	left := container.NewHBox(widget.NewLabel("Iterations"), iter, w.autoCheck,
+		widget.NewLabel("Palette"), w.paletteBtn)
+	value := func(l *widget.Label) fyne.CanvasObject {
+		return container.NewGridWrap(fyne.NewSize(52, l.MinSize().Height), l)
+	}
+	density := container.NewBorder(nil, nil, widget.NewLabel("Density"), value(w.densityVal), w.densitySl)
+	offset := container.NewBorder(nil, nil, widget.NewLabel("Offset"), value(w.offsetVal), w.offsetSl)
+	row := container.New(&controlsLayout{w: w, rows: 1}, left, container.NewGridWithColumns(2, density, offset))
+	return container.NewVBox(row, w.iterNote)
 }
 
-// syncControls shows the current location in the controls without triggering their callbacks.
+// minSliderGroup is the least width the density and offset sliders get on the controls row.
+const minSliderGroup = 420
+
+// controlsLayout puts the iterations and palette controls (objs[0]) and the sliders (objs[1])
+// on one row when the window is wide enough for both, else on two rows, so that the window's
+// minimum width is that of the wider group, not of both. Its minimum height follows the rows
+// of its last layout; when they change it has the window laid out again.
+type controlsLayout struct {
+	w    *Window
+	rows int
+}
+
+func (l *controlsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	a, b := objs[0].MinSize(), objs[1].MinSize()
+	h := max(a.Height, b.Height)
+	return fyne.NewSize(max(a.Width, b.Width, minSliderGroup), h*float32(l.rows)+theme.Padding()*float32(l.rows-1))
+}
+
+func (l *controlsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	a, b := objs[0].MinSize(), objs[1].MinSize()
+	h := max(a.Height, b.Height)
+	pad := theme.Padding()
+	rows := 1
+	if a.Width+pad+max(b.Width, minSliderGroup) > size.Width {
+		rows = 2
+	}
+	objs[0].Move(fyne.Position{})
+	objs[0].Resize(fyne.NewSize(a.Width, h))
+	if rows == 1 {
+		objs[1].Move(fyne.NewPos(a.Width+pad, 0))
+		objs[1].Resize(fyne.NewSize(size.Width-a.Width-pad, h))
+	} else {
+		objs[1].Move(fyne.NewPos(0, h+pad))
+		objs[1].Resize(fyne.NewSize(size.Width, h))
+	}
+	if rows != l.rows {
+		l.rows = rows
+		if l.w.win != nil {
+			l.w.uiDo(func() { l.w.win.Content().Refresh() }) // the new height
+		}
+	}
+}
+
+// applyIterations applies the iterations typed into the entry; it says in the note under the
+// controls why a value is refused (the view keeps its iterations) and reports whether the
+// value was good.
+func (w *Window) applyIterations(s string) bool {
+	n, err := parseIterations(strings.TrimSpace(s))
+	if err != nil {
+		w.iterNote.SetText("Iterations not changed: " + err.Error() + ".")
+		w.iterNote.Show()
+		return false
+	}
+	w.iterNote.Hide()
+	if n == w.Location().Iterations {
+		return true // nothing changed (Auto stays on when the text is its count)
+	}
+	w.autoIter = false
+	w.lastIters = n
+	l := w.Location()
+	l.Iterations = n
+	w.navigate(l, false)
+	return true
+}
+
+// focusView gives the keyboard back to the picture: with no widget focused, the window's
+// keys (arrows, Home, +, -) navigate the view.
+func (w *Window) focusView() {
+	if w.win != nil {
+		w.win.Canvas().Unfocus()
+	}
+}
+
+// syncControls shows the current location in the controls. It sets the widgets' fields and
+// refreshes them, which calls none of their callbacks (those are the user's events). An
+// entry the user is editing keeps its text.
 func (w *Window) syncControls() {
 	l := w.Location()
-	w.updatingUI = true
-	defer func() { w.updatingUI = false }()
-	if n, err := parseIterations(w.iterEntry.Text); err != nil || n != l.Iterations {
-		w.iterEntry.SetText(strconv.Itoa(l.Iterations))
+	if w.win == nil || w.win.Canvas().Focused() != w.iterEntry {
+		if n, err := parseIterations(w.iterEntry.Text); err != nil || n != l.Iterations {
+			w.iterEntry.SetText(strconv.Itoa(l.Iterations)) // OnChanged is not used
+		}
 	}
-	w.autoCheck.SetChecked(w.autoIter)
-	if w.paletteSel.Selected != l.Color.Palette {
-		w.paletteSel.SetSelected(l.Color.Palette)
+	if w.autoCheck.Checked != w.autoIter {
+		w.autoCheck.Checked = w.autoIter
+		w.autoCheck.Refresh()
 	}
-	if math.Abs(w.densitySl.Value-l.Color.Density) > 1e-9 {
-		w.densitySl.SetValue(l.Color.Density)
+	if icon := paletteIcon(l.Color); w.paletteBtn.Text != l.Color.Palette || w.paletteBtn.Icon != icon {
+		w.paletteBtn.SetText(l.Color.Palette)
+		w.paletteBtn.SetIcon(icon)
 	}
-	if math.Abs(w.offsetSl.Value-l.Color.Offset) > 1e-9 {
-		w.offsetSl.SetValue(l.Color.Offset)
+	if d := clampF(l.Color.Density, densityMin, densityMax); math.Abs(w.densitySl.Value-d) > 1e-9 {
+		w.densitySl.Value = d
+		w.densitySl.Refresh()
 	}
+	if o := clampF(l.Color.Offset, offsetMin, offsetMax); math.Abs(w.offsetSl.Value-o) > 1e-9 {
+		w.offsetSl.Value = o
+		w.offsetSl.Refresh()
+	}
+	setText(w.densityVal, formatValue(l.Color.Density))
+	setText(w.offsetVal, formatValue(l.Color.Offset))
+}
+
+func clampF(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
+
+// formatValue writes a colouring value shortly: "2.5", "0.25", "1e-05".
+func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+
+// paletteMenu lists the palettes, each with its colours, the current one checked; choosing
+// one applies it.
+func (w *Window) paletteMenu() *fyne.Menu {
+	cur := w.Location().Color
+	var items []*fyne.MenuItem
+	for _, name := range fractal.PaletteNames() {
+		item := fyne.NewMenuItem(name, func() {
+			w.colorChanged(false, func(c *fractal.Coloring) { c.Palette, c.Gradient = name, "" }) // a built-in, by name
+		})
+		item.Icon = paletteIcon(fractal.Coloring{Palette: name})
+		item.Checked = name == cur.Palette && cur.Gradient == ""
+		items = append(items, item)
+	}
+	return fyne.NewMenu("Palette", items...)
+}
+
+// paletteIcon is the swatch of the palette a colouring draws with (a user's gradient by
+// value included) as an icon resource (PNG), made once per palette.
+func paletteIcon(c fractal.Coloring) fyne.Resource {
+	key := c.Palette + "\x00" + c.Gradient
+	paletteIconsMu.Lock()
+	defer paletteIconsMu.Unlock()
+	if r, ok := paletteIcons[key]; ok {
+		return r
+	}
+	p, _ := c.ColorPalette() // an unknown palette has no stops: a black swatch
+	src := paletteSwatch(p)
+	const iw, ih = 64, 24
+	img := image.NewRGBA(image.Rect(0, 0, iw, ih))
+	for y := 0; y < ih; y++ {
+		for x := 0; x < iw; x++ {
+			img.Set(x, y, src.At(x*src.Bounds().Dx()/iw, 0))
+		}
+	}
+	var buf bytes.Buffer
+	_ = png.Encode(&buf, img) // cannot fail on an in-memory RGBA
+	r := fyne.NewStaticResource(fmt.Sprintf("palette-%d.png", len(paletteIcons)), buf.Bytes())
+	paletteIcons[key] = r
+	return r
+}
+
+var (
+	paletteIconsMu sync.Mutex
+	paletteIcons   = map[string]fyne.Resource{}
+)
+
+// paletteSwatch is one cycle of palette p, left to right (black when it has no stops).
+func paletteSwatch(p fractal.Palette) image.Image {
+	const sw, sh = 64, 1
+	img := image.NewRGBA(image.Rect(0, 0, sw, sh))
+	for x := 0; x < sw; x++ {
+		img.SetRGBA(x, 0, p.Color(1, 32*(float64(x)+0.5)/sw, fractal.Coloring{Density: 1}))
+	}
+	return img
 }
 
 func parseIterations(s string) (int, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil {
+	if errors.Is(err, strconv.ErrRange) {
+		n = -1 // out of range below
+	} else if err != nil {
 		return 0, fmt.Errorf("%q is not a whole number", clip(s))
 	}
 	if n < 1 || n > fractal.MaxIterations {
-		return 0, fmt.Errorf("iterations must be 1 to %d", fractal.MaxIterations)
+		return 0, fmt.Errorf("iterations must be 1 to %d (%s is out of range)", fractal.MaxIterations, clip(s))
 	}
 	return n, nil
 }
 
 func validateIterations(s string) error {
-	_, err := parseIterations(s)
+	_, err := parseIterations(strings.TrimSpace(s))
 	return err
 }
 
-// colorChanged applies a colouring control's change to the view (ignored while the window
-// itself updates the controls); interactive is passed on to navigate.
+// colorChanged applies a colouring control's change to the view, unless the control stands
+// where the view already has it; interactive is passed on to navigate.
 func (w *Window) colorChanged(interactive bool, set func(*fractal.Coloring)) {
-	if w.updatingUI {
+	l := w.Location()
+	old := l.Color
+	set(&l.Color)
+	if l.Color == old {
 		return
 	}
-	l := w.Location()
-	set(&l.Color)
 	w.navigate(l, interactive)
 }

@@ -214,7 +214,7 @@ func TestAutoIterationsAdapt(t *testing.T) {
 		t.Errorf("home: iterations %d", got)
 	}
 	// With Auto off nothing adapts.
-	w.iterEntry.SetText("700")
+	submitIterations(w, "700")
 	w.adaptIterations(w.Location(), preview.EscapeSample{Iterations: 700, Pixels: 640, Inside: 640})
 	if got := w.Location().Iterations; got != 700 {
 		t.Errorf("Auto off: iterations %d", got)

@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/export"
+	"mandelscope/fractal"
 	"mandelscope/internal/version"
 )
 
@@ -31,9 +32,8 @@ import (
 // installExport adds File > Export..., its toolbar button and Ctrl+E to w.
 func installExport(w *Window) *exportUI {
 	ui := &exportUI{w: w}
-	w.AddMenuItem("File", fyne.NewMenuItem("Export...", ui.show))
-	w.AddToolbarItem(widget.NewToolbarAction(theme.DocumentSaveIcon(), ui.show))
-	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, ui.show)
+	w.AddMenuShortcut("File", "Export...", &desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierShortcutDefault}, ui.show)
+	w.AddToolbarAction(widget.NewToolbarAction(theme.DocumentSaveIcon(), ui.show), "Export image (Ctrl+E)")
 	return ui
 }
 
@@ -75,6 +75,9 @@ type exportUI struct {
 
 	mu      sync.Mutex
 	running *exportRun // the export in progress, nil when none
+
+	sample   exportSample // the last sample measured (UI goroutine)
+	sampling string       // the view a sample is being measured for, "" when none
 }
 
 // exportRun is one export running in the background.
@@ -94,7 +97,7 @@ func (ui *exportUI) show() {
 		ui.build()
 	}
 	ui.refresh()
-	ui.dlg.Show()
+	ui.w.showDialog(ui.dlg)
 }
 
 func (ui *exportUI) build() {
@@ -232,7 +235,14 @@ func (ui *exportUI) refresh() {
 	if w > 0 && h > 0 {
 		mpx := float64(w) * float64(h) / 1e6
 		lo, hi := export.EstimateRange(w, h)
-		ui.estimate.SetText(fmt.Sprintf("%.1f Mpx (%.0f M samples), file %s to %s", mpx, mpx*float64(ss*ss), export.HumanBytes(lo), export.HumanBytes(hi)))
+		text := fmt.Sprintf("%.1f Mpx (%.0f M samples), file %s to %s", mpx, mpx*float64(ss*ss), export.HumanBytes(lo), export.HumanBytes(hi))
+		if view := ui.w.Location().String(); ui.sample.view == view && ui.sample.err == nil {
+			t, size := ui.sample.estimate(w, h, ss)
+			text = fmt.Sprintf("%.1f Mpx (%.0f M samples), file up to about %s, time %s", mpx, mpx*float64(ss*ss), export.HumanBytes(size), roughDuration(t))
+		} else {
+			ui.measure()
+		}
+		ui.estimate.SetText(text)
 		vw, vh := ui.w.ViewSize()
 		if vw > 0 && vh > 0 && int64(w)*int64(vh) != int64(h)*int64(vw) {
 			ui.w.SetExportFrame(w, h)
@@ -258,6 +268,28 @@ func (ui *exportUI) refresh() {
 	}
 }
 
+// measure starts measuring a sample of the current view in the background, unless one is
+// measured or being measured; the estimate is refreshed when it is done.
+func (ui *exportUI) measure() {
+	l := ui.w.Location()
+	view := l.String()
+	if ui.sampling == view || ui.sample.view == view {
+		return
+	}
+	ui.sampling = view
+	r := ui.exportRenderer()
+	go func() {
+		s := sampleView(r, l)
+		ui.w.uiDo(func() {
+			if ui.sampling == view {
+				ui.sampling = ""
+			}
+			ui.sample = s
+			ui.refresh()
+		})
+	}()
+}
+
 // confirm checks the output path and starts the export, asking first before replacing a file
 // or when an interrupted export of the same file can be resumed.
 func (ui *exportUI) confirm() {
@@ -271,42 +303,71 @@ func (ui *exportUI) confirm() {
 		ui.dlg.Hide()
 		ui.start(path, o)
 	}
+	startOver := func(ok bool) {
+		if ok {
+			o := opt
+			o.Overwrite = true
+			start(o)
+		}
+	}
 	if _, err := os.Stat(export.CheckpointPath(path)); err == nil {
-		dialog.ShowCustomConfirm("Interrupted export", "Resume", "Start over",
-			widget.NewLabel(filepath.Base(path)+" has an interrupted export.\nResume it (same view and settings) or start over?"),
-			func(resume bool) {
-				o := opt
-				if resume {
-					o.Resume = true
-				} else {
-					o.Overwrite = true
+		saved, why := ui.resumable(path)
+		if why != "" {
+			ui.w.showConfirm("Interrupted export", fmt.Sprintf("%s has an interrupted export that cannot be resumed: %s. Start over with the current view and settings?", filepath.Base(path), why),
+				"Start over", "Cancel", startOver)
+			return
+		}
+		ui.w.showConfirm("Interrupted export", fmt.Sprintf("%s has an interrupted export of %s. Resume it with its own view and settings, or start over with the current ones?", filepath.Base(path), describeExport(saved, opt)),
+			"Resume", "Start over", func(resume bool) {
+				if !resume {
+					startOver(true)
+					return
 				}
+				o := opt
+				o.Location, o.Width, o.Height, o.Supersample = saved.Location, saved.Width, saved.Height, saved.Supersample
+				o.Resume = true
 				start(o)
-			}, ui.w.win)
+			})
 		return
 	}
 	if _, err := os.Lstat(export.PartPath(path)); err == nil {
 		// A .part without a checkpoint saved no progress: starting over is the only way on.
-		dialog.ShowConfirm("Unfinished export", filepath.Base(export.PartPath(path))+" is left from an export that saved no progress. Start over?", func(ok bool) {
-			if ok {
-				o := opt
-				o.Overwrite = true
-				start(o)
-			}
-		}, ui.w.win)
+		ui.w.showConfirm("Unfinished export", filepath.Base(export.PartPath(path))+" is left from an export that saved no progress. Start over?", "Start over", "Cancel", startOver)
 		return
 	}
 	if _, err := os.Lstat(path); err == nil {
-		dialog.ShowConfirm("Replace file?", filepath.Base(path)+" already exists. Replace it?", func(ok bool) {
-			if ok {
-				o := opt
-				o.Overwrite = true
-				start(o)
-			}
-		}, ui.w.win)
+		ui.w.showConfirm("Replace file?", filepath.Base(path)+" already exists. Replace it?", "Replace", "Cancel", startOver)
 		return
 	}
 	start(opt)
+}
+
+// resumable reads the view and settings an interrupted export of path was started with (from
+// its .part's text chunks, which the export writes first), or says why it cannot be resumed
+// from this window. Export checks everything again when it resumes.
+func (ui *exportUI) resumable(path string) (export.Metadata, string) {
+	md, err := export.ReadMetadata(export.PartPath(path))
+	switch {
+	case err != nil:
+		return md, "its view cannot be read (" + err.Error() + ")"
+	case md.Version != ui.version():
+		return md, fmt.Sprintf("it was made by version %s of Mandelscope, this is %s", md.Version, ui.version())
+	}
+	return md, ""
+}
+
+// describeExport says what an interrupted export holds, and whether it is the current view
+// and settings.
+func describeExport(md export.Metadata, now export.Options) string {
+	ss := ""
+	if md.Supersample > 1 {
+		ss = fmt.Sprintf(", %dx%d supersampling", md.Supersample, md.Supersample)
+	}
+	same := "the current view and settings"
+	if md.Location.String() != now.Location.String() || md.Width != now.Width || md.Height != now.Height || md.Supersample != now.Supersample {
+		same = "not the current view or settings"
+	}
+	return fmt.Sprintf("%dx%d at zoom %s%s (%s)", md.Width, md.Height, fractal.FormatZoom(md.Location.ZoomExp()), ss, same)
 }
 
 // exportRenderer is the renderer exports use: the window's (the GPU one once it runs) when
@@ -325,11 +386,14 @@ func (ui *exportUI) start(path string, opt export.Options) {
 	run.win = ui.w.app.NewWindow("Exporting " + filepath.Base(path))
 	run.bar = widget.NewProgressBar()
 	run.status = widget.NewLabel(fmt.Sprintf("%dx%d, starting...", opt.Width, opt.Height))
+	if opt.Resume {
+		run.status.SetText(fmt.Sprintf("%dx%d, resuming...", opt.Width, opt.Height))
+	}
 	run.cancel2 = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() {
 		cancel()
 		run.status.SetText("Cancelling...")
 	})
-	run.win.SetContent(container.NewVBox(widget.NewLabel(path), run.bar, run.status, run.cancel2))
+	run.win.SetContent(container.NewVBox(widget.NewLabel(wrapText(path, dialogTextWidth)), run.bar, run.status, run.cancel2))
 	run.win.Resize(fyne.NewSize(460, 0))
 	run.win.SetOnClosed(cancel)
 	ui.mu.Lock()
@@ -358,16 +422,17 @@ func (ui *exportUI) start(path string, opt export.Options) {
 			run.cancel2.SetIcon(theme.ConfirmIcon())
 			run.cancel2.OnTapped = run.win.Close
 			if run.err != nil {
-				run.status.SetText(exportErrorText(run.err))
-				run.status.Wrapping = fyne.TextWrapWord
+				msg := wrapText(capitalise(exportErrorText(run.err)), dialogTextWidth)
+				run.status.SetText(msg)
 				if !errors.Is(run.err, export.ErrInterrupted) {
-					dialog.ShowError(errors.New(exportErrorText(run.err)), run.win)
+					dialog.ShowCustom("Export failed", "OK", widget.NewLabel(msg), run.win)
 				}
 				return
 			}
 			run.bar.SetValue(1)
+			ui.w.addRecentImage(path)
 			s := run.sum
-			run.status.SetText(fmt.Sprintf("Done: %dx%d in %s, %.1f Mpx/s, %s", s.Width, s.Height, s.Elapsed.Round(100*time.Millisecond), s.Rate, export.HumanBytes(s.Bytes)))
+			run.status.SetText(wrapText(fmt.Sprintf("Done: %dx%d in %s, %.1f Mpx/s, %s", s.Width, s.Height, s.Elapsed.Round(100*time.Millisecond), s.Rate, export.HumanBytes(s.Bytes)), dialogTextWidth))
 		})
 	}()
 }

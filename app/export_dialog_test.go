@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -161,5 +162,40 @@ func TestExportDialogCancel(t *testing.T) {
 	}
 	if _, err := os.Stat(export.PartPath(path)); err != nil {
 		t.Errorf(".part not kept: %v", err)
+	}
+}
+
+// The estimate scales with the samples for the time and the pixels for the size, the size
+// within export.EstimateRange; the dialog shows it once the view's sample is measured.
+func TestExportEstimate(t *testing.T) {
+	s := exportSample{perSample: 100 * time.Nanosecond, bpp: 0.5}
+	t1, z1 := s.estimate(1000, 1000, 1)
+	t2, z2 := s.estimate(1000, 1000, 2)
+	if t1 != 160*time.Millisecond || t2 != 4*t1 {
+		t.Errorf("times %v, %v: want 160ms (1M samples at 100+60 ns) and 4 times that", t1, t2)
+	}
+	if z1 != 500000+4096 || z2 != z1 {
+		t.Errorf("sizes %d, %d: want 504096 for both", z1, z2)
+	}
+	lo, hi := export.EstimateRange(1000, 1000)
+	if _, z := (exportSample{bpp: 40}).estimate(1000, 1000, 1); z != hi {
+		t.Errorf("size %d above the range's top %d", z, hi)
+	}
+	if _, z := (exportSample{bpp: 0}).estimate(1000, 1000, 1); z != lo {
+		t.Errorf("size %d below the range's bottom %d", z, lo)
+	}
+	for d, want := range map[time.Duration]string{300 * time.Millisecond: "under a second", 40 * time.Second: "about 40 s",
+		10 * time.Minute: "about 10 min", 3 * time.Hour: "about 3.0 h"} {
+		if got := roughDuration(d); got != want {
+			t.Errorf("roughDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(400, 300)})
+	ui := exportUIOf(t, w)
+	ui.show()
+	waitFor(t, "the sample", func() bool { return strings.Contains(ui.estimate.Text, "time") })
+	if !strings.Contains(ui.estimate.Text, "up to about") {
+		t.Errorf("estimate %q", ui.estimate.Text)
 	}
 }

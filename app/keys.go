@@ -8,9 +8,11 @@ import (
 	"mandelscope/fractal"
 )
 
-// copyLocation puts the current location's text form on the clipboard.
+// copyLocation puts the current location's text form on the clipboard, and says so in the
+// status bar.
 func (w *Window) copyLocation() {
 	w.app.Clipboard().SetContent(w.Location().String())
+	setText(w.statusTime, "location copied to the clipboard")
 }
 
 // goHome resets the view to fractal.Home(), keeping the colouring.
@@ -45,6 +47,12 @@ func (w *Window) pan(dx, dy float64) {
 
 // typedKey handles the view's keys when no entry has the focus.
 func (w *Window) typedKey(ev *fyne.KeyEvent) {
+	if len(w.dialogs) > 0 { // the keys belong to the dialog: Escape closes it
+		if ev.Name == fyne.KeyEscape {
+			w.closeTopDialog()
+		}
+		return
+	}
 	pw, ph := w.view.pixelSize()
 	step := float64(min(pw, ph)) / 10
 	switch ev.Name {
@@ -66,6 +74,9 @@ func (w *Window) typedKey(ev *fyne.KeyEvent) {
 }
 
 func (w *Window) typedRune(r rune) {
+	if len(w.dialogs) > 0 {
+		return
+	}
 	switch r {
 	case '+', '=':
 		w.zoomCentre(2)

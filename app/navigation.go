@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -72,7 +71,6 @@ type navigator struct {
 	stopped  bool
 	back     *widget.ToolbarAction
 	forward  *widget.ToolbarAction
-	lastGood string // the last text the go-to dialog could read
 }
 
 // installNavigation adds the navigator's toolbar buttons, menu items and shortcuts to w.
@@ -90,16 +88,12 @@ func installNavigation(w *Window) *navigator {
 	n.back = widget.NewToolbarAction(theme.NavigateBackIcon(), n.goBack)
 	n.forward = widget.NewToolbarAction(theme.NavigateNextIcon(), n.goForward)
 	w.AddToolbarItem(widget.NewToolbarSeparator())
-	w.AddToolbarItem(n.back)
-	w.AddToolbarItem(n.forward)
-	w.AddMenuItem("Go", fyne.NewMenuItem("Back", n.goBack))
-	w.AddMenuItem("Go", fyne.NewMenuItem("Forward", n.goForward))
-	w.AddMenuItem("Go", fyne.NewMenuItem("Go to Location...", n.showGoTo))
-	w.AddMenuItem("File", fyne.NewMenuItem("Open Image...", n.showOpenImage))
-	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}, n.goBack)
-	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: fyne.KeyModifierAlt}, n.goForward)
-	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}, n.showGoTo)
-	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault}, n.showOpenImage)
+	w.AddToolbarAction(n.back, "Back (Alt+Left)")
+	w.AddToolbarAction(n.forward, "Forward (Alt+Right)")
+	w.AddMenuShortcut("Go", "Back", &desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: fyne.KeyModifierAlt}, n.goBack)
+	w.AddMenuShortcut("Go", "Forward", &desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: fyne.KeyModifierAlt}, n.goForward)
+	w.AddMenuShortcut("Go", "Go to Location...", &desktop.CustomShortcut{KeyName: fyne.KeyL, Modifier: fyne.KeyModifierShortcutDefault}, n.showGoTo)
+	w.AddMenuShortcut("File", "Open Image...", &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierShortcutDefault}, n.showOpenImage)
 	n.updateButtons()
 	return n
 }
@@ -233,7 +227,6 @@ func (n *navigator) goTo(s string) error {
 	if err != nil {
 		return err
 	}
-	n.lastGood = s
 	n.settle()
 	n.w.SetLocation(l)
 	n.settle()
@@ -241,18 +234,12 @@ func (n *navigator) goTo(s string) error {
 }
 
 // goToDialog shows the "Go to location" dialog: the entry shows the problem with its text
-// inline and the Go button stays disabled until the text reads; it starts from the last
-// good text (or the current view).
+// inline and the Go button stays disabled until the text reads; it always starts from the
+// current view (so that Enter stays here), selected, so that a paste replaces it.
 func (n *navigator) goToDialog() (*dialog.FormDialog, *locationEntry) {
-	entry := newLocationEntry()
+	entry := newLocationEntry(n.w)
 	entry.SetMinRowsVisible(3)
-	text := n.w.Location().String()
-	if n.lastGood != "" {
-		if _, err := n.parseGoTo(n.lastGood); err == nil {
-			text = n.lastGood
-		}
-	}
-	entry.SetText(text)
+	entry.SetText(n.w.Location().String())
 	entry.Validator = func(s string) error { _, err := n.parseGoTo(s); return err }
 	item := widget.NewFormItem("Location", entry)
 	item.HintText = `"re=... im=... zoom=..." (as Copy Location writes it) or "re, im, zoom"`
@@ -263,7 +250,7 @@ func (n *navigator) goToDialog() (*dialog.FormDialog, *locationEntry) {
 	}, n.w.FyneWindow())
 	entry.OnSubmitted = func(string) { submitIfValid(d, &entry.Entry) }
 	d.Resize(fyne.NewSize(620, 260))
-	d.Show()
+	n.w.showDialog(d)
 	focusSelected(n.w.FyneWindow(), entry)
 	return d, entry
 }
@@ -271,11 +258,11 @@ func (n *navigator) goToDialog() (*dialog.FormDialog, *locationEntry) {
 // locationEntry is a wrapping multi-line entry (a 60-digit location stays readable) in which
 // Enter submits, as in a one-line field: a location never needs a line break.
 type locationEntry struct {
-	widget.Entry
+	escEntry
 }
 
-func newLocationEntry() *locationEntry {
-	e := &locationEntry{}
+func newLocationEntry(w *Window) *locationEntry {
+	e := &locationEntry{escEntry: escEntry{w: w}}
 	e.MultiLine = true
 	e.Wrapping = fyne.TextWrapBreak
 	e.ExtendBaseWidget(e)
@@ -288,7 +275,7 @@ func (e *locationEntry) TypedKey(k *fyne.KeyEvent) {
 		e.OnSubmitted(e.Text)
 		return
 	}
-	e.Entry.TypedKey(k)
+	e.escEntry.TypedKey(k) // Escape closes the dialog
 }
 
 func (n *navigator) showGoTo() { n.goToDialog() }
@@ -310,18 +297,4 @@ func (n *navigator) openImage(path string) error {
 	n.w.SetLocation(md.Location)
 	n.settle()
 	return nil
-}
-
-func (n *navigator) showOpenImage() {
-	d := dialog.NewFileOpen(func(rc fyne.URIReadCloser, err error) {
-		if err != nil || rc == nil {
-			n.w.ShowError(err)
-			return
-		}
-		path := rc.URI().Path()
-		rc.Close()
-		n.w.ShowError(n.openImage(path))
-	}, n.w.FyneWindow())
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".png"}))
-	d.Show()
 }

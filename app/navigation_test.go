@@ -129,9 +129,18 @@ func TestNavigationGoTo(t *testing.T) {
 	if l := w.Location(); l.Re.String() != "-0.1" || l.Im.String() != "0.9" || l.Zoom.String() != "3" {
 		t.Fatalf("dialog went to %v", l)
 	}
-	if _, entry = n.goToDialog(); entry.Text != "-0.1, 0.9, 3" {
-		t.Fatalf("dialog does not keep the last good text: %q", entry.Text)
+	// It opens with the current view, not the text last typed (Enter must stay here).
+	w.zoomCentre(2)
+	here := w.Location()
+	if _, entry = n.goToDialog(); entry.Text != here.String() {
+		t.Fatalf("dialog opens with %q, want the current view %q", entry.Text, here.String())
 	}
+	// Escape in the entry closes the dialog and goes nowhere.
+	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if len(w.dialogs) != 0 || w.Location() != here {
+		t.Fatalf("Escape: %d dialogs open, view %v", len(w.dialogs), w.Location())
+	}
+	_, entry = n.goToDialog()
 	// The text shown starts selected: typing replaces it, and Enter goes there.
 	test.Type(entry, "-0.2, 0.1, 5")
 	if entry.Text != "-0.2, 0.1, 5" {

@@ -22,13 +22,17 @@ func (w *Window) buildStatus() fyne.CanvasObject {
 	w.statusIter = widget.NewLabel("")
 	w.statusMode = widget.NewLabel("")
 	w.statusTime = widget.NewLabel("")
+	for _, l := range []*widget.Label{w.statusZoom, w.statusIter, w.statusMode, w.statusTime} {
+		l.Truncation = fyne.TextTruncateEllipsis // the bar fits the window's minimum width
+	}
 	w.statusPoint = widget.NewLabel("")
 	w.statusPoint.Truncation = fyne.TextTruncateEllipsis
 	w.statusRend = widget.NewLabel("")
 	w.statusRend.Truncation = fyne.TextTruncateEllipsis
-	row1 := container.NewBorder(nil, nil, widget.NewLabel("Centre"),
-		container.NewHBox(w.statusZoom, w.statusIter, w.statusMode, w.statusTime), w.statusCentr)
-	row2 := container.NewGridWithColumns(2, w.statusPoint, w.statusRend)
+	row1 := container.NewGridWithColumns(2,
+		container.NewBorder(nil, nil, widget.NewLabel("Centre"), nil, w.statusCentr),
+		container.NewGridWithColumns(2, w.statusZoom, w.statusIter))
+	row2 := container.NewGridWithColumns(4, w.statusMode, w.statusTime, w.statusPoint, w.statusRend)
 	return container.NewVBox(widget.NewSeparator(), row1, row2)
 }
 
@@ -36,7 +40,7 @@ func (w *Window) buildStatus() fyne.CanvasObject {
 func (w *Window) updateStatus() {
 	l := w.Location()
 	setText(w.statusCentr, centreText(l))
-	setText(w.statusZoom, "zoom "+l.Zoom.String())
+	setText(w.statusZoom, "zoom "+fractal.FormatZoom(l.ZoomExp()))
 	iter := fmt.Sprintf("iterations %d", l.Iterations)
 	if w.autoIter && w.autoBoost > 1 {
 		iter += fmt.Sprintf(" (auto x%d)", w.autoBoost)

@@ -191,6 +191,7 @@ type dragState struct {
 // at one pointer position are one zoom from where the burst started (the point under the
 // cursor stays exactly there, at any depth) and one step of the history.
 func (v *fractalView) Scrolled(ev *fyne.ScrollEvent) {
+	v.w.focusView() // the picture takes the keyboard, as a click on it does
 	dy := math.Max(-10*wheelNotch, math.Min(10*wheelNotch, float64(ev.Scrolled.DY)))
 	if dy == 0 {
 		return

@@ -18,12 +18,14 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
 	"sync"
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/app/preview"
@@ -41,8 +43,13 @@ type Options struct {
 	NewGPU func() (Renderer, error)
 	// Start is the first view; the zero Location means fractal.Home().
 	Start fractal.Location
-	// Size is the window's initial content size (1280x800 when zero).
+	// Size is the window's initial content size (1280x800 when zero), at least the content's
+	// minimum size.
 	Size fyne.Size
+	// Restore brings back the last session's state from the app's preferences (state.go):
+	// its view when Start is zero, its window size when Size is zero, and the bookmarks panel
+	// if it was open; the window saves that state when it closes.
+	Restore bool
 	// Idle is how long input must stop before refining to full resolution (150 ms when 0).
 	Idle time.Duration
 	// OnFrame, when set, is called on the UI goroutine with every frame shown (for tracing),
@@ -95,12 +102,14 @@ type Window struct {
 	lastIters int
 
 	// controls
-	iterEntry   *widget.Entry
+	iterEntry   *commitEntry
+	iterNote    *widget.Label // why typed iterations were refused (hidden when they were not)
 	autoCheck   *widget.Check
-	paletteSel  *widget.Select
+	paletteBtn  *widget.Button // the palette's name and colours; opens paletteMenu
 	densitySl   *widget.Slider
+	densityVal  *widget.Label
 	offsetSl    *widget.Slider
-	updatingUI  bool
+	offsetVal   *widget.Label
 	statusCentr *widget.Label
 	statusZoom  *widget.Label
 	statusIter  *widget.Label
@@ -110,6 +119,10 @@ type Window struct {
 	statusRend  *widget.Label
 
 	probe *prober
+	tips  *tipBox
+
+	dialogs      []shownDialog        // the open dialogs, the top one last
+	dialogHooked map[shownDialog]bool // dialogs whose closing showDialog watches
 
 	// the parts New adds
 	nav   *navigator
@@ -124,6 +137,11 @@ func New(a fyne.App, opts Options) *Window {
 		opts.Renderer = "auto"
 	}
 	start := opts.Start
+	if start.Zoom.String() == "0" && opts.Restore {
+		if l, ok := restoredView(a.Preferences()); ok {
+			start = l
+		}
+	}
 	if start.Zoom.String() == "0" || start.Validate() != nil {
 		start = fractal.Home()
 	}
@@ -139,11 +157,15 @@ func New(a fyne.App, opts Options) *Window {
 	w.win = a.NewWindow("Mandelscope")
 	w.build()
 	size := opts.Size
+	if s, ok := restoredSize(a.Preferences()); size.IsZero() && opts.Restore && ok {
+		size = s
+	}
 	if size.IsZero() {
 		size = fyne.NewSize(1280, 800)
 	}
-	w.win.Resize(size)
+	w.win.Resize(size.Max(w.win.Content().MinSize())) // the desktop driver keeps to it too
 	w.win.SetOnClosed(func() {
+		w.saveState()
 		w.stopUI()
 		go w.stopWorkers() // a render in progress may take a moment to stop
 	})
@@ -162,6 +184,9 @@ func New(a fyne.App, opts Options) *Window {
 	w.exp = installExport(w)
 	w.nav = installNavigation(w)
 	w.rebuildMenu()
+	if opts.Restore && a.Preferences().Bool(prefBookmarks) {
+		w.marks.toggle()
+	}
 	return w
 }
 
@@ -327,6 +352,15 @@ func (w *Window) rebuildMenu() {
 	w.win.SetMainMenu(fyne.NewMainMenu(w.menus...))
 }
 
+// AddMenuShortcut appends a menu item labelled label to menu that runs fn and shows its
+// keyboard shortcut sc, and registers sc on the window.
+func (w *Window) AddMenuShortcut(menu, label string, sc fyne.Shortcut, fn func()) {
+	item := fyne.NewMenuItem(label, fn)
+	item.Shortcut = sc
+	w.AddMenuItem(menu, item)
+	w.AddShortcut(sc, fn)
+}
+
 // AddShortcut registers a keyboard shortcut on the window.
 func (w *Window) AddShortcut(sc fyne.Shortcut, fn func()) {
 	w.win.Canvas().AddShortcut(sc, func(fyne.Shortcut) { fn() })
@@ -348,14 +382,6 @@ func (w *Window) SetSidePanel(obj fyne.CanvasObject) {
 // covers (the largest centred rectangle of that aspect ratio); 0, 0 hides it.
 func (w *Window) SetExportFrame(width, height int) {
 	w.frame.set(width, height)
-}
-
-// ShowError shows err in a dialog over the window.
-func (w *Window) ShowError(err error) {
-	if err == nil {
-		return
-	}
-	dialog.ShowError(err, w.win)
 }
 
 // navigate moves to l, updates controls and status, asks for a render and notifies listeners.
@@ -468,34 +494,52 @@ func (w *Window) shownImage() *image.RGBA {
 	return w.shown
 }
 
+// minViewW, minViewH is the least size of the picture.
+const minViewW, minViewH = 480, 240
+
 // build lays out the window: toolbar and controls at the top, the view in the centre with
 // the export frame over it, the side panel on the right, the status bar at the bottom.
 func (w *Window) build() {
 	w.view = newFractalView(w)
 	w.frame = newExportFrame()
+	w.tips = newTipBox()
+	tipped := func(icon fyne.Resource, tip string, fn func()) widget.ToolbarItem {
+		return &tippedAction{ToolbarAction: widget.NewToolbarAction(icon, fn), w: w, tip: tip}
+	}
 	w.toolbar = widget.NewToolbar(
-		widget.NewToolbarAction(homeIcon(), func() { w.goHome() }),
-		widget.NewToolbarAction(zoomInIcon(), func() { w.zoomCentre(2) }),
-		widget.NewToolbarAction(zoomOutIcon(), func() { w.zoomCentre(0.5) }),
+		tipped(homeIcon(), "Home: the whole set (Home)", func() { w.goHome() }),
+		tipped(zoomInIcon(), "Zoom in (+ or PageUp)", func() { w.zoomCentre(2) }),
+		tipped(zoomOutIcon(), "Zoom out (- or PageDown)", func() { w.zoomCentre(0.5) }),
 		widget.NewToolbarSeparator(),
-		widget.NewToolbarAction(copyIcon(), func() { w.copyLocation() }),
+		tipped(copyIcon(), "Copy location (Ctrl+Shift+C)", func() { w.copyLocation() }),
 	)
 	controls := w.buildControls()
 	status := w.buildStatus()
 	w.side = container.NewStack()
 	w.side.Hide()
 	top := container.NewVBox(w.toolbar, controls)
-	centre := container.NewStack(w.view, w.frame.obj)
-	w.win.SetContent(container.NewBorder(top, status, nil, w.side, centre))
+	// The picture's least size sets, with the controls' and the status bar's, the window's
+	// minimum size (Fyne gives the window its content's minimum).
+	least := canvas.NewRectangle(color.Transparent)
+	least.SetMinSize(fyne.NewSize(minViewW, minViewH))
+	centre := container.NewStack(least, w.view, w.frame.obj)
+	w.win.SetContent(container.NewStack(container.NewBorder(top, status, nil, w.side, centre), w.tips.layer))
+	// The View menu's keys have no modifier: the items show them, the window's key handler
+	// (typedKey, typedRune) acts on them.
+	keyItem := func(label string, key fyne.KeyName, fn func()) *fyne.MenuItem {
+		item := fyne.NewMenuItem(label, fn)
+		item.Shortcut = &desktop.CustomShortcut{KeyName: key}
+		return item
+	}
 	w.menus = []*fyne.Menu{
-		fyne.NewMenu("File",
-			fyne.NewMenuItem("Copy Location", w.copyLocation)),
+		fyne.NewMenu("File"),
 		fyne.NewMenu("View",
-			fyne.NewMenuItem("Zoom In", func() { w.zoomCentre(2) }),
-			fyne.NewMenuItem("Zoom Out", func() { w.zoomCentre(0.5) }),
-			fyne.NewMenuItem("Home", w.goHome)),
+			keyItem("Zoom In", fyne.KeyPlus, func() { w.zoomCentre(2) }),
+			keyItem("Zoom Out", fyne.KeyMinus, func() { w.zoomCentre(0.5) }),
+			keyItem("Home", fyne.KeyHome, w.goHome)),
 		fyne.NewMenu("Go"),
 	}
+	w.AddMenuShortcut("File", "Copy Location", &desktop.CustomShortcut{KeyName: fyne.KeyC, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, w.copyLocation)
 	c := w.win.Canvas()
 	c.SetOnTypedKey(w.typedKey)
 	c.SetOnTypedRune(w.typedRune)

@@ -163,31 +163,78 @@ func TestKeys(t *testing.T) {
 	}
 }
 
-// The iterations entry rejects bad input inline and keeps the last good value.
+// submitIterations types s into the iterations entry and presses Enter.
+func submitIterations(w *Window, s string) {
+	w.win.Canvas().Focus(w.iterEntry)
+	w.iterEntry.SetText(s)
+	w.iterEntry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+}
+
+// The iterations entry applies its text on Enter or when it loses the focus, never while it is
+// typed; Enter hands the keyboard back to the picture; a refused value says why and the view
+// keeps its iterations.
 func TestIterationsEntry(t *testing.T) {
 	w := newTestWindow(t)
+	c := w.win.Canvas()
 	if !w.autoCheck.Checked {
 		t.Fatal("Auto is not checked for the home view")
 	}
-	w.iterEntry.SetText("5000")
-	if n := w.Location().Iterations; n != 5000 {
-		t.Fatalf("typed 5000: iterations %d", n)
+	auto := w.Location().Iterations
+	// Focusing the entry and leaving it unchanged keeps Auto.
+	c.Focus(w.iterEntry)
+	c.Unfocus()
+	if !w.autoCheck.Checked || w.Location().Iterations != auto {
+		t.Fatalf("focus in and out: Auto %v, iterations %d", w.autoCheck.Checked, w.Location().Iterations)
+	}
+	// Typing does not apply: 20000000 on the way to 200000000 is never rendered.
+	c.Focus(w.iterEntry)
+	w.iterEntry.SetText("20000000")
+	if n := w.Location().Iterations; n != auto {
+		t.Fatalf("typing 20000000 applied it: iterations %d", n)
+	}
+	w.iterEntry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if n := w.Location().Iterations; n != 20000000 {
+		t.Fatalf("Enter on 20000000: iterations %d", n)
+	}
+	if c.Focused() != nil {
+		t.Errorf("after Enter the focus is on %T, want the picture (nothing focused)", c.Focused())
 	}
 	if w.autoCheck.Checked {
 		t.Error("typing a count left Auto checked")
 	}
-	for _, bad := range []string{"12x", "", "0", "-5", "1e9", "999999999999999999999"} {
-		w.iterEntry.SetText(bad)
+	// Focus loss applies too.
+	c.Focus(w.iterEntry)
+	w.iterEntry.SetText("5000")
+	c.Unfocus()
+	if n := w.Location().Iterations; n != 5000 {
+		t.Fatalf("focus lost on 5000: iterations %d", n)
+	}
+	for _, bad := range []string{"12x", "", "0", "-5", "200000000", "999999999999999999999"} {
+		submitIterations(w, bad)
 		if err := w.iterEntry.Validate(); err == nil {
 			t.Errorf("%q: the entry shows no error", bad)
 		}
 		if n := w.Location().Iterations; n != 5000 {
 			t.Errorf("%q: iterations became %d, want the last good 5000", bad, n)
 		}
+		if !w.iterNote.Visible() || !strings.Contains(w.iterNote.Text, "not changed") {
+			t.Errorf("%q: the note says %q (visible %v)", bad, w.iterNote.Text, w.iterNote.Visible())
+		}
+		if c.Focused() != w.iterEntry {
+			t.Errorf("%q: a refused value took the focus from the entry", bad)
+		}
 	}
-	w.iterEntry.SetText("750")
-	if n := w.Location().Iterations; n != 750 || w.iterEntry.Validate() != nil {
-		t.Errorf("typed 750: iterations %d, validate %v", n, w.iterEntry.Validate())
+	if !strings.Contains(w.iterNote.Text, "1 to 100000000") {
+		t.Errorf("out of range: the note says %q, want the range", w.iterNote.Text)
+	}
+	// Escape puts the view's value back and gives the keyboard back.
+	w.iterEntry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if w.iterEntry.Text != "5000" || w.iterNote.Visible() || c.Focused() != nil {
+		t.Errorf("Escape: entry %q, note visible %v, focus %T", w.iterEntry.Text, w.iterNote.Visible(), c.Focused())
+	}
+	submitIterations(w, " 750 ")
+	if n := w.Location().Iterations; n != 750 || w.iterNote.Visible() {
+		t.Errorf("typed 750: iterations %d, note visible %v", n, w.iterNote.Visible())
 	}
 	// Auto follows the zoom.
 	w.autoCheck.SetChecked(true)
@@ -200,13 +247,46 @@ func TestIterationsEntry(t *testing.T) {
 	}
 }
 
+// The view reaches the controls without their callbacks: a location whose colouring lies
+// outside the sliders' ranges keeps it (the sliders stand at their ends, the labels say the
+// values), and one navigation notifies the listeners once.
+func TestControlsFollowTheViewOneWay(t *testing.T) {
+	w := newTestWindow(t)
+	changes := 0
+	w.OnLocationChanged(func(_, _ fractal.Location) { changes++ })
+	l := testLoc("-0.75", "0.1", "3", 321)
+	l.Color = fractal.Coloring{Palette: fractal.PaletteNames()[0], Density: 20, Offset: 0.333}
+	w.SetLocation(l)
+	if changes != 1 {
+		t.Errorf("one SetLocation notified %d changes", changes)
+	}
+	if got := w.Location().Color; got != l.Color {
+		t.Errorf("colouring became %+v, want %+v", got, l.Color)
+	}
+	if w.densitySl.Value != densityMax || w.densityVal.Text != "20" || w.offsetVal.Text != "0.333" {
+		t.Errorf("density slider %g label %q, offset label %q", w.densitySl.Value, w.densityVal.Text, w.offsetVal.Text)
+	}
+	if w.paletteBtn.Text != l.Color.Palette || w.iterEntry.Text != "321" || w.autoCheck.Checked {
+		t.Errorf("palette %q, entry %q, Auto %v", w.paletteBtn.Text, w.iterEntry.Text, w.autoCheck.Checked)
+	}
+}
+
 func TestPaletteAndSliders(t *testing.T) {
 	w := newTestWindow(t)
 	names := fractal.PaletteNames()
-	if len(w.paletteSel.Options) != len(names) {
-		t.Fatalf("palette chooser offers %v, want %v", w.paletteSel.Options, names)
+	menu := w.paletteMenu()
+	if len(menu.Items) != len(names) {
+		t.Fatalf("palette chooser offers %d palettes, want %v", len(menu.Items), names)
 	}
-	w.paletteSel.SetSelected(names[len(names)-1])
+	for i, it := range menu.Items {
+		if it.Label != names[i] || it.Icon == nil || it.Checked != (names[i] == w.Location().Color.Palette) {
+			t.Errorf("palette item %q: icon %v, checked %v", it.Label, it.Icon != nil, it.Checked)
+		}
+	}
+	menu.Items[len(names)-1].Action()
+	if w.paletteBtn.Text != names[len(names)-1] || w.paletteBtn.Icon != paletteIcon(fractal.Coloring{Palette: names[len(names)-1]}) {
+		t.Errorf("the chooser shows %q", w.paletteBtn.Text)
+	}
 	if p := w.Location().Color.Palette; p != names[len(names)-1] {
 		t.Errorf("chose %s: palette %s", names[len(names)-1], p)
 	}
@@ -214,6 +294,9 @@ func TestPaletteAndSliders(t *testing.T) {
 	w.offsetSl.SetValue(0.25)
 	if c := w.Location().Color; c.Density != 2.5 || c.Offset != 0.25 {
 		t.Errorf("sliders: colouring %+v, want density 2.5 offset 0.25", c)
+	}
+	if w.densityVal.Text != "2.5" || w.offsetVal.Text != "0.25" {
+		t.Errorf("value labels %q, %q", w.densityVal.Text, w.offsetVal.Text)
 	}
 	if err := w.Location().Validate(); err != nil {
 		t.Error(err)
@@ -234,7 +317,7 @@ func TestStatusBar(t *testing.T) {
 	if !w.statusCentr.Selectable {
 		t.Error("the centre cannot be selected for copying")
 	}
-	if got := w.statusZoom.Text; got != "zoom 1e5" {
+	if got := w.statusZoom.Text; got != "zoom 100000" { // fractal.FormatZoom: plain up to 1e6
 		t.Errorf("zoom shows %q", got)
 	}
 	if got := w.statusIter.Text; got != "iterations 1234" {

@@ -60,7 +60,7 @@ func ParseKFR(data []byte, name string) (Bookmark, error) {
 	if l.Zoom, err = fractal.ParseDecimal(vals["Zoom"]); err != nil {
 		return Bookmark{}, fmt.Errorf("the \"Zoom:\" line: %v", err)
 	}
-	l.Iterations = fractal.AutoIterations(l.Zoom.Float64())
+	l.Iterations = l.AutoIterations() // any depth: 1E1086 too
 	if it, ok := vals["Iterations"]; ok {
 		n, err := strconv.Atoi(it)
 		if errors.Is(err, strconv.ErrRange) {

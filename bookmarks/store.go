@@ -35,9 +35,13 @@ import (
 // FormatName is the value of the "format" field that marks a Mandelscope bookmarks file.
 const FormatName = "mandelscope-bookmarks"
 
-// FormatVersion is the version of the file format this package writes; files with a higher
-// version are refused rather than misread.
-const FormatVersion = 1
+// FormatVersion is the newest version of the file format this package writes; files with a
+// higher version are refused rather than misread. Version 2 added the colouring fields
+// (colouring, transfer, width, light, strength, each absent when it is the default); a file
+// whose bookmarks use none of them is written as version 1, which older Mandelscopes read.
+// Version 3 added "gradient", a gradient's stops by value (fractal.Coloring.Gradient, absent
+// for a built-in palette); a file is written as version 3 only when a bookmark has one.
+const FormatVersion = 3
 
 // MaxNameLength is the longest bookmark name, in characters.
 const MaxNameLength = 200
@@ -441,6 +445,12 @@ type entryJSON struct {
 	Palette    string    `json:"palette"`
 	Density    float64   `json:"density"`
 	Offset     float64   `json:"offset"`
+	Colouring  string    `json:"colouring,omitempty"`
+	Transfer   string    `json:"transfer,omitempty"`
+	Width      float64   `json:"width,omitempty"`
+	Light      float64   `json:"light,omitempty"`
+	Strength   float64   `json:"strength,omitempty"`
+	Gradient   string    `json:"gradient,omitempty"`
 	Created    time.Time `json:"created"`
 	Updated    time.Time `json:"updated"`
 	Thumbnail  []byte    `json:"thumbnail,omitempty"`
@@ -448,14 +458,23 @@ type entryJSON struct {
 
 // Marshal returns the store as indented JSON text.
 func (s *Store) Marshal() ([]byte, error) {
-	f := fileJSON{Format: FormatName, Version: FormatVersion, Bookmarks: make([]entryJSON, 0, len(s.list))}
+	f := fileJSON{Format: FormatName, Version: 1, Bookmarks: make([]entryJSON, 0, len(s.list))}
 	for _, b := range s.list {
 		l := b.Location
-		f.Bookmarks = append(f.Bookmarks, entryJSON{
+		c := l.Color
+		e := entryJSON{
 			Name: b.Name, Re: l.Re.String(), Im: l.Im.String(), Zoom: l.Zoom.String(),
-			Iterations: l.Iterations, Palette: l.Color.Palette, Density: l.Color.Density, Offset: l.Color.Offset,
-			Created: b.Created.UTC(), Updated: b.Updated.UTC(), Thumbnail: b.Thumbnail,
-		})
+			Iterations: l.Iterations, Palette: c.Palette, Density: c.Density, Offset: c.Offset,
+			Colouring: c.Method, Transfer: c.Transfer, Width: c.Width, Light: c.Light, Strength: c.Strength,
+			Gradient: c.Gradient, Created: b.Created.UTC(), Updated: b.Updated.UTC(), Thumbnail: b.Thumbnail,
+		}
+		if e.Colouring != "" || e.Transfer != "" || e.Width != 0 || e.Light != 0 || e.Strength != 0 {
+			f.Version = max(f.Version, 2)
+		}
+		if e.Gradient != "" {
+			f.Version = max(f.Version, 3)
+		}
+		f.Bookmarks = append(f.Bookmarks, e)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -541,7 +560,9 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 		}
 	}
 	l.Iterations = e.Iterations
-	l.Color = fractal.Coloring{Palette: e.Palette, Density: e.Density, Offset: e.Offset}
+	l.Color = fractal.Coloring{Palette: e.Palette, Density: e.Density, Offset: e.Offset,
+		Method: e.Colouring, Transfer: e.Transfer, Width: e.Width, Light: e.Light, Strength: e.Strength,
+		Gradient: e.Gradient}
 	b := Bookmark{Name: name, Location: l, Created: e.Created, Updated: e.Updated, Thumbnail: e.Thumbnail}
 	if err := b.checkValues(); err != nil {
 		return Bookmark{}, fmt.Errorf("%q: %v", clip(name), err)

@@ -409,7 +409,7 @@ func TestImportKFR(t *testing.T) {
 		{"Re: 0x1p3\nIm: 0\nZoom: 1\n", `the "Re:" line: "0x1p3" is not a decimal number`},
 		{"Re: 0\nIm: 0\nZoom: 1\nIterations: many\n", `the "Iterations:" line`},
 		{"Re: 0\nIm: 0\nZoom: 1E5000000\n", `exponent out of range`},
-		{"Re: 0\nIm: 0\nZoom: 1E400\n", "zoom 1E400 is out of range"},
+		{"Re: 0\nIm: 0\nZoom: 1E10001\n", "zoom 1E10001 is out of range"},
 		{"Re: 0\nRe: 1\nIm: 0\nZoom: 1\n", `line 2: "Re:" appears twice`},
 		{"\xff\xfe binary", "not a text file"},
 	} {
@@ -571,5 +571,163 @@ func TestSymlinkedFileStaysALink(t *testing.T) {
 	os.Symlink(loop, loop)
 	if err := Add(loop, Bookmark{Name: "c", Location: fractal.Home()}); err == nil || !strings.Contains(err.Error(), "cannot follow the link "+loop) {
 		t.Fatalf("link loop: %v", err)
+	}
+}
+
+// TestColouringFields: a bookmark's colouring beyond the palette round-trips through the file
+// (format version 2); a file whose bookmarks all use the default colouring stays version 1,
+// readable by older versions; bad values are damage, named.
+func TestColouringFields(t *testing.T) {
+	path := tempPath(t)
+	if err := Add(path, Bookmark{Name: "plain", Location: fractal.Home()}); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := os.ReadFile(path); !bytes.Contains(text, []byte(`"version": 1,`)) || bytes.Contains(text, []byte("colouring")) {
+		t.Errorf("a file of default colourings:\n%s", text)
+	}
+	loc := deepLocation(t)
+	loc.Color.Method, loc.Color.Transfer, loc.Color.Width, loc.Color.Light, loc.Color.Strength = fractal.MethodSlopes, fractal.TransferLog, 3, -45, 0.5
+	if err := Add(path, Bookmark{Name: "lit", Location: loc}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if !bytes.Contains(text, []byte(`"version": 2,`)) || !bytes.Contains(text, []byte(`"colouring": "slopes"`)) {
+		t.Errorf("file with a slopes bookmark:\n%s", text)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Get("lit"); b.Location != loc {
+		t.Errorf("read back %+v, wrote %+v", b.Location.Color, loc.Color)
+	}
+	bad := `{"format": "mandelscope-bookmarks", "version": 2, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, %s}]}`
+	for field, want := range map[string]string{
+		`"colouring": "plasma"`: `unknown colouring "plasma"`,
+		`"transfer": "x"`:       "unknown transfer function",
+		`"width": 1e9`:          "line width 1e+09 is out of range",
+		`"strength": -1`:        "light strength -1 is out of range",
+		`"light": 400`:          "light angle 400 is out of range",
+		`"width": "1"`:          "holds a JSON string where a number belongs",
+	} {
+		if _, err := Parse([]byte(fmt.Sprintf(bad, field))); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error containing %q", field, err, want)
+		}
+	}
+}
+
+// TestGradientField: a bookmark's gradient travels by value (format version 3, only when a
+// bookmark has one), reads back equal, and a bad one is damage, named.
+func TestGradientField(t *testing.T) {
+	path := tempPath(t)
+	loc := fractal.Home()
+	loc.Color.Method = fractal.MethodDistance
+	if err := Add(path, Bookmark{Name: "lines", Location: loc}); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := os.ReadFile(path); !bytes.Contains(text, []byte(`"version": 2,`)) || bytes.Contains(text, []byte("gradient")) {
+		t.Errorf("a file without gradients:\n%s", text)
+	}
+	g, err := fractal.ParseGradientText("0:#1A0A3C,0.4:#E0503C,0.4:#FFD070,1:#1A0A3C")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc.Color = loc.Color.WithGradient("sunset", g)
+	if err := Add(path, Bookmark{Name: "sunset", Location: loc}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if !bytes.Contains(text, []byte(`"version": 3,`)) || !bytes.Contains(text, []byte(`"gradient": "0:#1A0A3C,0.4:#E0503C,0.4:#FFD070,1:#1A0A3C"`)) {
+		t.Errorf("file with a gradient:\n%s", text)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Get("sunset"); b.Location != loc {
+		t.Errorf("read back %+v, wrote %+v", b.Location.Color, loc.Color)
+	}
+	bad := `{"format": "mandelscope-bookmarks", "version": 3, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": %q, "density": 1, "gradient": %q}]}`
+	for _, c := range []struct{ palette, gradient, want string }{
+		{"x", "#000000", "at least two colour stops"},
+		{"x", "#000000,#GGGGGG", `"#GGGGGG" is not a colour`},
+		{"x", "0.5:#000000,0.2:#FFFFFF", "position 0.2 comes before"},
+		{"a b", "#000000,#FFFFFF", "may hold only letters"},
+		{"", "#000000,#FFFFFF", "must be 1 to 64 characters"},
+	} {
+		if _, err := Parse([]byte(fmt.Sprintf(bad, c.palette, c.gradient))); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: %v, want an error containing %q", c.palette, c.gradient, err, c.want)
+		}
+	}
+	if _, err := Parse([]byte(strings.Replace(fmt.Sprintf(bad, "x", "#000000,#FFFFFF"), `"version": 3`, `"version": 4`, 1))); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("version 4: %v", err)
+	}
+}
+
+func deepKFRCentre(t *testing.T) (re, im string) {
+	t.Helper()
+	data, err := os.ReadFile("../fractal/testdata/deep/locations.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 5 && f[0] == "misi1e1086" {
+			return f[1], f[2]
+		}
+	}
+	t.Fatal("no misi1e1086 in the deep locations")
+	return "", ""
+}
+
+func TestDeepKFRRoundTrip(t *testing.T) {
+	re, im := deepKFRCentre(t)
+	if len(re) < 1000 || len(im) < 1000 {
+		t.Fatalf("centre of %d and %d characters: want 1000+", len(re), len(im))
+	}
+	kfr := "Re: " + re + "\r\nIm: " + im + "\r\nZoom: 1.00000000000E1086\r\nIterations: 600000\r\n" +
+		"IterDiv: 1.000000\r\nSmoothMethod: 0\r\nColorMethod: 7\r\nDifferences: 3\r\nColorOffset: 0\r\n" +
+		"Rotate: 0.000000\r\nRatio: 360.000000\r\nColors: 255,255,255,128,0,64,\r\nInteriorColor: 0,0,0,\r\nSmooth: 1\r\n"
+	dir := t.TempDir()
+	src := filepath.Join(dir, "deep 1e1086.kfr")
+	src2 := filepath.Join(dir, "deep 4e533.kfr")
+	os.WriteFile(src, []byte(kfr), 0o644)
+	os.WriteFile(src2, []byte("Re: "+re+"\nIm: "+im+"\nZoom: 4.00000000000E533\n"), 0o644)
+	path := tempPath(t)
+	for _, s := range []string{src, src2} {
+		if _, err := Import(path, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, zoom string
+		iterations int
+	}{{"deep 1e1086", "1.00000000000E1086", 600000}, {"deep 4e533", "4.00000000000E533", 1_000_000}} {
+		b, ok := s.Get(c.name)
+		if !ok {
+			t.Fatalf("no bookmark %q; have %q", c.name, s.Names())
+		}
+		l := b.Location
+		if l.Re.String() != re || l.Im.String() != im || l.Zoom.String() != c.zoom || l.Iterations != c.iterations {
+			t.Errorf("%s: zoom %s, %d iterations, centre of %d and %d characters (digits kept: %v)", c.name,
+				l.Zoom, l.Iterations, len(l.Re.String()), len(l.Im.String()), l.Re.String() == re && l.Im.String() == im)
+		}
+		if err := l.Validate(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	data, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := again.List(), s.List(); len(a) != len(b) || a[0].Location != b[0].Location || a[1].Location != b[1].Location {
+		t.Errorf("a write and a read changed the deep bookmarks")
 	}
 }

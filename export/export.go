@@ -220,7 +220,11 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	// The frame, with its reference orbit at its own centre for deep views: computed here,
 	// once for every tile, in a cache of its own so that the pixels never depend on which
 	// reference an earlier frame (the window's preview) left in a shared cache.
-	frame, err := fractal.NewFrame(opt.Location, plan.W*plan.N, plan.H*plan.N).WithReference(ctx, &fractal.ReferenceCache{}, nil)
+	// Its colouring is Sampled: the distance colouring's lines keep their width in the
+	// image's pixels at every supersampling.
+	floc := opt.Location
+	floc.Color = floc.Color.Sampled(plan.N)
+	frame, err := fractal.NewFrame(floc, plan.W*plan.N, plan.H*plan.N).WithReference(ctx, &fractal.ReferenceCache{}, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return sum, &Error{Kind: ErrInterrupted, Path: part, Kept: opt.Resume, Strips: plan.Strips, Err: err,

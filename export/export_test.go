@@ -304,34 +304,44 @@ func sameFile(t *testing.T, a, b string) {
 // TestResumeByteIdentical: stop after k strips (as if killed), resume, compare bytes with an
 // uninterrupted export; with supersampling too.
 func TestResumeByteIdentical(t *testing.T) {
-	for _, ss := range []int{1, 2} {
-		for _, k := range []int{1, 4} {
-			t.Run(fmt.Sprintf("ss%d-after%d", ss, k), func(t *testing.T) {
-				dir := t.TempDir()
-				base := Options{Location: testLoc(), Width: 211, Height: 143, Supersample: ss, Tile: 77, StripBytes: 4 * 211 * ss * ss * 17, Version: "t"}
-				whole, sum := export(t, t.TempDir(), base)
-				path := filepath.Join(dir, "r.png")
-				stop := base
-				stop.stopAfter = k
-				_, err := Export(context.Background(), &cpu.Renderer{}, path, stop)
-				if !errors.Is(err, ErrInterrupted) {
-					t.Fatalf("stopped export: %v", err)
-				}
-				if _, err := os.Stat(path); err == nil {
-					t.Fatal("FILE.png exists after a kill")
-				}
-				res := base
-				res.Resume = true
-				rs, err := Export(context.Background(), &cpu.Renderer{}, path, res)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if rs.Resumed != k {
-					t.Errorf("resumed from strip %d, want %d (of %d)", rs.Resumed, k, sum.Strips)
-				}
-				sameFile(t, path, whole)
-			})
-		}
+	type run struct {
+		ss, k int
+		col   string // a colouring method ("": the default)
+	}
+	runs := []run{{1, 1, ""}, {1, 4, ""}, {2, 1, ""}, {2, 4, ""},
+		{1, 4, fractal.MethodDistance}, {2, 1, fractal.MethodSlopes}}
+	for _, r := range runs {
+		ss, k := r.ss, r.k
+		t.Run(fmt.Sprintf("ss%d-after%d%s", ss, k, r.col), func(t *testing.T) {
+			dir := t.TempDir()
+			loc := testLoc()
+			loc.Color.Method, loc.Color.Transfer = r.col, ""
+			if r.col != "" {
+				loc.Color.Transfer = fractal.TransferSqrt
+			}
+			base := Options{Location: loc, Width: 211, Height: 143, Supersample: ss, Tile: 77, StripBytes: 4 * 211 * ss * ss * 17, Version: "t"}
+			whole, sum := export(t, t.TempDir(), base)
+			path := filepath.Join(dir, "r.png")
+			stop := base
+			stop.stopAfter = k
+			_, err := Export(context.Background(), &cpu.Renderer{}, path, stop)
+			if !errors.Is(err, ErrInterrupted) {
+				t.Fatalf("stopped export: %v", err)
+			}
+			if _, err := os.Stat(path); err == nil {
+				t.Fatal("FILE.png exists after a kill")
+			}
+			res := base
+			res.Resume = true
+			rs, err := Export(context.Background(), &cpu.Renderer{}, path, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rs.Resumed != k {
+				t.Errorf("resumed from strip %d, want %d (of %d)", rs.Resumed, k, sum.Strips)
+			}
+			sameFile(t, path, whole)
+		})
 	}
 }
 
@@ -346,6 +356,19 @@ func TestResumeRefusals(t *testing.T) {
 	Export(context.Background(), &cpu.Renderer{}, path, opt)
 	other := opt
 	other.stopAfter, other.Resume = 0, true
+	lit := other
+	lit.Location.Color.Method = fractal.MethodSlopes
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, lit); !errors.Is(err, ErrParamsDiffer) {
+		t.Errorf("resume in another colouring: %v", err)
+	}
+	// Another gradient (even under the palette's own name, with one stop changed) is refused.
+	for _, grad := range []string{"#000764,#206BCB,#EDFFFF,#FFAA00,#000200", "#000764,#206BCB,#EDFFFF,#FFAA00,#000201"} {
+		g := other
+		g.Location.Color = g.Location.Color.WithGradient("classic", mustGradient(t, grad))
+		if _, err := Export(context.Background(), &cpu.Renderer{}, path, g); !errors.Is(err, ErrParamsDiffer) {
+			t.Errorf("resume in gradient %s: %v", grad, err)
+		}
+	}
 	other.Location.Iterations++
 	if _, err := Export(context.Background(), &cpu.Renderer{}, path, other); !errors.Is(err, ErrParamsDiffer) || !strings.Contains(err.Error(), "different parameters") {
 		t.Errorf("resume with other parameters: %v", err)
@@ -623,4 +646,74 @@ func encode(w io.Writer, img *image.RGBA, text []Text) error {
 		return err
 	}
 	return p.Close()
+}
+
+func mustGradient(t *testing.T, text string) fractal.Gradient {
+	t.Helper()
+	g, err := fractal.ParseGradientText(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestExportGradient: a gradient by value travels through the text chunks exactly, draws
+// what its stops say (a built-in palette's stops under another name draw that palette's
+// pixels), and a resume in it is byte-identical.
+func TestExportGradient(t *testing.T) {
+	loc := testLoc()
+	pal, _ := fractal.PaletteByName(loc.Color.Palette)
+	same := loc
+	same.Color = same.Color.WithGradient("copy", fractal.Gradient{Stops: pal.Stops})
+	a, _ := export(t, t.TempDir(), Options{Location: loc, Width: 97, Height: 61, Version: "t"})
+	b, _ := export(t, t.TempDir(), Options{Location: same, Width: 97, Height: 61, Version: "t"})
+	ia, ib := imagetest.Decode(t, a), imagetest.Decode(t, b)
+	if !bytes.Equal(ia.Pix, ib.Pix) {
+		t.Error("the built-in palette's stops by value draw other pixels than the palette")
+	}
+	md, err := ReadMetadata(b)
+	if err != nil || md.Location != same {
+		t.Fatalf("read back %+v, %v; wrote %+v", md.Location.Color, err, same.Color)
+	}
+	if md, _ := ReadMetadata(a); md.Text[KeyGradient] != "" {
+		t.Error("a built-in palette's export writes a gradient")
+	}
+	// Positioned stops: stored, drawn differently, resumed byte for byte.
+	loc.Color = loc.Color.WithGradient("sunset", mustGradient(t, "0:#1A0A3C,0.4:#E0503C,0.4:#FFD070,1:#1A0A3C"))
+	base := Options{Location: loc, Width: 97, Height: 61, StripBytes: 4 * 97 * 11, Version: "t"}
+	whole, sum := export(t, t.TempDir(), base)
+	if sum.Strips < 4 {
+		t.Fatalf("%d strips: the test means to stop after two", sum.Strips)
+	}
+	if bytes.Equal(imagetest.Decode(t, whole).Pix, ia.Pix) {
+		t.Error("the gradient did not change the picture")
+	}
+	path := filepath.Join(t.TempDir(), "g.png")
+	stop := base
+	stop.stopAfter = 2
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, stop); !errors.Is(err, ErrInterrupted) {
+		t.Fatal(err)
+	}
+	res := base
+	res.Resume = true
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, res); err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, path, whole)
+	md, err = ReadMetadata(path)
+	if err != nil || md.Location != loc {
+		t.Fatalf("read back %+v, %v", md.Location.Color, err)
+	}
+	// A damaged gradient chunk is refused, naming what is wrong.
+	var text []Text
+	for _, tx := range MetadataText(loc, 10, 10, 1, "t") {
+		if tx.Key == KeyGradient {
+			tx.Value = "0:#1A0A3C,0.4:#E0503C,0.3:#FFD070"
+		}
+		text = append(text, tx)
+	}
+	_, err = ReadMetadata(writeMetadataPNG(t, t.TempDir(), "bad.png", text))
+	if err == nil || !strings.Contains(err.Error(), "position 0.3 comes before") {
+		t.Errorf("damaged gradient: %v", err)
+	}
 }

@@ -25,7 +25,19 @@ const (
 	KeyDensity     = "mandelscope.density"
 	KeyOffset      = "mandelscope.offset"
 	KeySupersample = "mandelscope.supersample"
-	KeyVersion     = "mandelscope.version"
+	// The colouring beyond the palette, each written only when it is not the default (so an
+	// export in the default colouring is byte for byte what it was before they existed) and
+	// optional on reading (absent: the default).
+	KeyColouring = "mandelscope.colouring"
+	KeyTransfer  = "mandelscope.transfer"
+	KeyWidth     = "mandelscope.width"
+	KeyLight     = "mandelscope.light"
+	KeyStrength  = "mandelscope.strength"
+	// KeyGradient holds the stops of a palette that is not built in, by value
+	// (fractal.Coloring.Gradient), so that the image reproduces anywhere; absent for a
+	// built-in palette.
+	KeyGradient = "mandelscope.gradient"
+	KeyVersion  = "mandelscope.version"
 )
 
 // Metadata is the view stored in a Mandelscope PNG's text chunks.
@@ -52,10 +64,13 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 	}
 	desc := fmt.Sprintf("Mandelbrot set centred on %s %si, zoom %s, %d iterations, palette %s, %dx%d pixels",
 		clipDigits(loc.Re.String()), im, loc.Zoom, loc.Iterations, loc.Color.Palette, width, height)
+	if m := loc.Color.Method; m != "" && m != fractal.MethodSmooth {
+		desc += ", " + m + " colouring"
+	}
 	if supersample > 1 {
 		desc += fmt.Sprintf(", %dx%d supersampled", supersample, supersample)
 	}
-	return []Text{
+	out := []Text{
 		{"Software", "Mandelscope " + version},
 		{"Description", desc},
 		{KeyRe, loc.Re.String()},
@@ -68,6 +83,21 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 		{KeySupersample, strconv.Itoa(supersample)},
 		{KeyVersion, version},
 	}
+	c := loc.Color
+	for _, t := range []Text{{KeyColouring, c.Method}, {KeyTransfer, c.Transfer}, {KeyGradient, c.Gradient}} {
+		if t.Value != "" {
+			out = append(out, t)
+		}
+	}
+	for _, t := range []struct {
+		k string
+		v float64
+	}{{KeyWidth, c.Width}, {KeyLight, c.Light}, {KeyStrength, c.Strength}} {
+		if t.v != 0 {
+			out = append(out, Text{t.k, f(t.v)})
+		}
+	}
+	return out
 }
 
 func clipDigits(s string) string {
@@ -97,6 +127,8 @@ const (
 var metadataKeys = map[string]bool{
 	KeyRe: true, KeyIm: true, KeyZoom: true, KeyIterations: true, KeyPalette: true, KeyDensity: true,
 	KeyOffset: true, KeySupersample: true, KeyVersion: true, "Software": true, "Description": true,
+	KeyColouring: true, KeyTransfer: true, KeyWidth: true, KeyLight: true, KeyStrength: true,
+	KeyGradient: true,
 }
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
@@ -276,6 +308,25 @@ func (md *Metadata) parse() error {
 	} else {
 		errs = append(errs, err)
 	}
+	// The colouring's optional keys: absent is the default (files written before them).
+	if v, ok := md.Text[KeyColouring]; ok {
+		loc.Color.Method = v
+	}
+	if v, ok := md.Text[KeyTransfer]; ok {
+		loc.Color.Transfer = v
+	}
+	if v, ok := md.Text[KeyGradient]; ok {
+		loc.Color.Gradient = v
+	}
+	for _, o := range []struct {
+		k string
+		x *float64
+	}{{KeyWidth, &loc.Color.Width}, {KeyLight, &loc.Color.Light}, {KeyStrength, &loc.Color.Strength}} {
+		if _, ok := md.Text[o.k]; ok {
+			num(o.k, o.x)
+		}
+	}
+	loc.Color = loc.Color.Canonical()
 	if len(errs) > 0 {
 		return errs[0]
 	}

@@ -739,6 +739,17 @@ func TestDeepExportResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFile(t, path, whole)
+
+	// The distance colouring carries the derivative through the perturbation: the same.
+	opt.Location.Color.Method = fractal.MethodDistance
+	whole, _ = export(t, t.TempDir(), opt)
+	path = interrupted(t, t.TempDir(), opt, 3)
+	res = opt
+	res.Resume = true
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, res); err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, path, whole)
 }
 
 // BenchmarkResumeVerify measures what a resume costs before it renders: verifying a .part
@@ -776,4 +787,39 @@ func BenchmarkResumeVerify(b *testing.B) {
 		f.Close()
 	}
 	b.ReportMetric(float64(ck.Offset)/1e6, "part-MB")
+}
+
+// TestDeepExpExportResume is TestDeepExportResume past float64's exponent: a view at zoom
+// 1e1000 next to c = i, its centre written with 1,003 digits a part. An interrupted export
+// resumed from its checkpoint gives the bytes of an uninterrupted one, and the PNG's metadata
+// gives back the location digit for digit.
+func TestDeepExpExportResume(t *testing.T) {
+	loc, err := fractal.ParseLocationText("re=3e-1001 im=1."+strings.Repeat("0", 1000)+"45 zoom=1e1000 iterations=6000", fractal.Home())
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc.Re = fractal.MustDecimal("0." + strings.Repeat("0", 1000) + "3") // the same number, all digits written
+	if len(loc.Re.String()) < 1000 || len(loc.Im.String()) < 1000 {
+		t.Fatalf("centre of %d and %d characters, want 1000+", len(loc.Re.String()), len(loc.Im.String()))
+	}
+	opt := Options{Location: loc, Width: 96, Height: 64, StripBytes: 4 * 96 * 8, Version: "t"}
+	if f := fractal.NewFrame(loc, 96, 64); f.Precision() != fractal.PerturbationExp {
+		t.Fatalf("precision %v: the test means an extended-exponent frame", f.Precision())
+	}
+	whole, _ := export(t, t.TempDir(), opt)
+	md, err := ReadMetadata(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.Location != loc {
+		t.Errorf("metadata location differs: zoom %s, %d iterations, centre digits kept: %v",
+			md.Location.Zoom, md.Location.Iterations, md.Location.Re == loc.Re && md.Location.Im == loc.Im)
+	}
+	path := interrupted(t, t.TempDir(), opt, 3)
+	res := opt
+	res.Resume = true
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, res); err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, path, whole)
 }

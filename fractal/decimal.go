@@ -10,8 +10,10 @@ import (
 )
 
 // MaxDecimalDigits bounds the length of a decimal text, so that a pasted or fuzzed input
-// cannot make the program allocate without limit.
-const MaxDecimalDigits = 4096
+// cannot make the program allocate without limit. A centre at MaxZoom (1e10000) needs about
+// 10,010 characters ("-0." and a digit a factor of ten, plus three for a thousandth of a
+// pixel at 65536 pixels).
+const MaxDecimalDigits = 12288
 
 // Decimal is an exact decimal number kept as the text it was given (for example a centre
 // coordinate with 60 digits). Its zero value is the number 0.

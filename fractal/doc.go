@@ -12,6 +12,14 @@
 // and its escape count is the least n >= 1 with |z(n)| > 2 for z(0) = 0, z(k+1) = z(k)^2 + c;
 // points that do not escape within the maximum are inside and drawn black.
 //
+// Colourings (Coloring): the palette at the smooth escape count through a transfer function
+// (linear, sqrt, log), shaded by a method: smooth (none), distance (the exterior distance
+// estimate from dz/dc, lines of a width in pixels at any zoom) or slopes (lighting from the
+// normal dz/dc gives). The derivative is carried scaled by the pixel spacing, so that it
+// neither overflows nor needs dividing at depth (EscapeDE32, EscapeDE64, PerturbEscapeDE;
+// Frame.Pixel), and through BLA jumps by the same table. Coloring.Shade is the colour of a
+// pixel, which every renderer reproduces.
+//
 // Deep zoom: past float64's reach (Precision Perturbation, from about zoom 1e13 at 1280x720
 // to MaxZoom), a frame carries one Reference, the orbit of a reference point computed in
 // big.Int fixed point and stored in float64, and every pixel iterates its float64 difference

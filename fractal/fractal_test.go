@@ -374,13 +374,14 @@ func TestPaletteColorAnyInput(t *testing.T) {
 }
 
 // TestValidateZoomUnderflow checks that a zoom too small for a float64 is called out of
-// range, not "not positive", while zero and negative zooms are not positive.
+// range, not "not positive", while zero and negative zooms are not positive; one beyond
+// MaxZoom (and beyond float64) is out of range too.
 func TestValidateZoomUnderflow(t *testing.T) {
 	for zoom, want := range map[string]string{
 		"1e-999":  "zoom 1e-999 is out of range",
 		"0e5":     "zoom 0e5 must be a positive number",
 		"-1e-999": "zoom -1e-999 must be a positive number",
-		"1e999":   "zoom 1e999 is out of range",
+		"1e10999": "zoom 1e10999 is out of range",
 	} {
 		l := Home()
 		l.Zoom = MustDecimal(zoom)

@@ -12,6 +12,11 @@ func Spacing(zoom float64, w, h int) float64 {
 	return 4 / zoom / float64(min(w, h))
 }
 
+// SpacingExp is Spacing with an unbounded exponent, for zooms at any depth.
+func SpacingExp(zoom Exp, w, h int) Exp {
+	return NewExp(4).Quo(zoom).Quo(NewExp(float64(min(w, h))))
+}
+
 // Precision is the arithmetic a frame needs so that it never turns blocky.
 type Precision int
 
@@ -24,7 +29,16 @@ const (
 	// magnitude: each pixel iterates its float64 difference (delta) from one reference orbit
 	// computed in math/big (see Reference and PerturbEscape).
 	Perturbation
+	// PerturbationExp is Perturbation past float64's exponent range (pixel spacing below
+	// ExpSpacing): deltas and BLA coefficients carry a separate exponent (PerturbEscapeExp).
+	// A renderer that cannot do that must pass the frame to the CPU renderer.
+	PerturbationExp
 )
+
+// ExpSpacing is the pixel spacing below which a frame is a PerturbationExp frame: 2^-1010,
+// about 9e-305 (zoom 1e300 at 65536 pixels, 4.3e301 at 1024). Above it every delta, BLA
+// radius and coefficient of a Perturbation frame stays in float64's normal range.
+var ExpSpacing = MakeExp(0.5, -1009)
 
 func (p Precision) String() string {
 	switch p {
@@ -32,10 +46,16 @@ func (p Precision) String() string {
 		return "float32"
 	case Double:
 		return "double"
-	default:
+	case Perturbation:
 		return "perturbation"
+	default:
+		return "perturbation (extended exponent)"
 	}
 }
+
+// Perturbs reports whether p is a perturbation precision (Perturbation or PerturbationExp):
+// the frame needs a reference orbit.
+func (p Precision) Perturbs() bool { return p == Perturbation || p == PerturbationExp }
 
 // ChoosePrecision picks the precision for a pixel spacing at a centre. With mag the larger of
 // 1 and the centre's coordinates: float32 while the spacing is at least 2^-16 of mag (float32's
@@ -61,26 +81,54 @@ type Frame struct {
 	Loc     Location
 	W, H    int
 	Re, Im  float64 // the centre, rounded to float64
-	Spacing float64 // distance between pixel centres
+	Spacing float64 // distance between pixel centres (0 or subnormal past 1e300: see SpacingX)
+	// SpacingX is Spacing with an unbounded exponent, exact at any depth. Where Spacing is a
+	// positive float64 that SpacingX does not round to (a frame built or scaled by hand in
+	// float64), Spacing is the one used.
+	SpacingX Exp
 
 	// Ref is the reference orbit of a Perturbation frame (nil until WithReference).
 	Ref *Reference
 	// DRe, DIm are the frame centre minus Ref's point, computed exactly in math/big and
 	// rounded to float64: pixel (x, y)'s perturbation delta is D + offsets*Spacing (Delta).
 	DRe, DIm float64
+	// DReX, DImX are DRe, DIm with an unbounded exponent (set by WithReference for
+	// PerturbationExp frames, whose deltas use DeltaExp).
+	DReX, DImX Exp
 }
 
 // NewFrame returns the frame of l at w x h pixels.
 func NewFrame(l Location, w, h int) Frame {
-	return Frame{
+	f := Frame{
 		Loc: l, W: w, H: h,
 		Re: l.Re.Float64(), Im: l.Im.Float64(),
 		Spacing: Spacing(l.ZoomFloat(), w, h),
 	}
+	if z := l.ZoomFloat(); z > 1e300 || z == 0 || math.IsNaN(z) {
+		f.SpacingX = SpacingExp(l.ZoomExp(), w, h)
+		f.Spacing = f.SpacingX.Float64()
+	} else {
+		f.SpacingX = NewExp(f.Spacing)
+	}
+	return f
+}
+
+// spacing is the pixel spacing as an Exp: SpacingX, unless Spacing says otherwise (see
+// SpacingX).
+func (f Frame) spacing() Exp {
+	if f.Spacing > 0 && f.SpacingX.Float64() != f.Spacing {
+		return NewExp(f.Spacing)
+	}
+	return f.SpacingX
 }
 
 // Precision is the arithmetic this frame is rendered with.
-func (f Frame) Precision() Precision { return ChoosePrecision(f.Spacing, f.Re, f.Im) }
+func (f Frame) Precision() Precision {
+	if s := f.spacing(); s.Cmp(ExpSpacing) < 0 && s.Sign() > 0 {
+		return PerturbationExp
+	}
+	return ChoosePrecision(f.Spacing, f.Re, f.Im)
+}
 
 // Offsets returns the pixel's offset from the centre in pixels: (x + 0.5 - W/2, H/2 - y - 0.5).
 // Both are exact in float32 for any size up to 2^23.
@@ -122,6 +170,15 @@ func (f Frame) PointBig(x, y int, prec uint) (re, im *big.Float) {
 // reference gets one from DefaultReferences (computed without a deadline if none is in reach).
 func (f Frame) Escape(x, y int) (n int, nu float64) {
 	switch f.Precision() {
+	case PerturbationExp:
+		if f.Ref == nil {
+			var err error
+			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+				return -1, 0
+			}
+		}
+		dr, di := f.DeltaExp(x, y)
+		return PerturbEscapeExp(f.Ref, f.BLAExp(), dr, di, f.Loc.Iterations)
 	case Perturbation:
 		if f.Ref == nil {
 			var err error
@@ -141,7 +198,11 @@ func (f Frame) Escape(x, y int) (n int, nu float64) {
 
 // ReferenceBits is the precision the reference orbit of this frame needs (see ReferenceBits).
 func (f Frame) ReferenceBits() uint {
-	return ReferenceBits(f.Spacing, math.Max(math.Abs(f.Re), math.Abs(f.Im)))
+	if f.Precision() != PerturbationExp {
+		return ReferenceBits(f.Spacing, math.Max(math.Abs(f.Re), math.Abs(f.Im)))
+	}
+	e := math.Log2(math.Max(1, math.Max(math.Abs(f.Re), math.Abs(f.Im)))) - f.spacing().Log2()
+	return uint(math.Max(0, math.Ceil(e))) + 64
 }
 
 // WithReference returns f with its reference orbit (Ref, DRe, DIm) filled in, from cache (nil
@@ -149,7 +210,7 @@ func (f Frame) ReferenceBits() uint {
 // are not Perturbation frames are returned unchanged. It fails only when ctx ends first or the
 // location is out of range.
 func (f Frame) WithReference(ctx context.Context, cache *ReferenceCache, progress func(done, total int)) (Frame, error) {
-	if f.Precision() != Perturbation {
+	if !f.Precision().Perturbs() {
 		return f, nil
 	}
 	if cache == nil {
@@ -161,7 +222,28 @@ func (f Frame) WithReference(ctx context.Context, cache *ReferenceCache, progres
 	}
 	f.Ref = ref
 	f.DRe, f.DIm = f.offsetFrom(ref)
+	if f.Precision() == PerturbationExp {
+		f.DReX, f.DImX = f.offsetFromExp(ref)
+	}
 	return f, nil
+}
+
+// offsetFromExp is f's centre minus ref's point, exact in math/big, rounded to an Exp.
+func (f Frame) offsetFromExp(ref *Reference) (dre, dim Exp) {
+	prec := max(ref.prec, f.Loc.Re.SignificantBits(), f.Loc.Im.SignificantBits()) + 64
+	d := new(big.Float).SetPrec(prec)
+	dre = ExpFromBig(d.Sub(f.Loc.Re.Big(prec), ref.re))
+	dim = ExpFromBig(d.Sub(f.Loc.Im.Big(prec), ref.im))
+	return dre, dim
+}
+
+// hypotExp is sqrt(a^2 + b^2) at any exponent.
+func hypotExp(a, b Exp) Exp {
+	if a.Sign() == 0 {
+		return b.Abs()
+	}
+	e := max(a.e, b.e)
+	return MakeExp(math.Hypot(a.Ldexp(-e).Float64(), b.Ldexp(-e).Float64()), e)
 }
 
 // offsetFrom is f's centre minus ref's point, exact in math/big, rounded to float64.
@@ -176,6 +258,10 @@ func (f Frame) offsetFrom(ref *Reference) (dre, dim float64) {
 // withinReach reports whether f's centre lies within ReferenceReach image diagonals of ref's
 // point.
 func (f Frame) withinReach(ref *Reference) bool {
+	if f.Precision() == PerturbationExp {
+		dre, dim := f.offsetFromExp(ref)
+		return hypotExp(dre, dim).Cmp(f.spacing().MulFloat(ReferenceReach*math.Hypot(float64(f.W), float64(f.H)))) <= 0
+	}
 	dre, dim := f.offsetFrom(ref)
 	return math.Hypot(dre, dim) <= ReferenceReach*math.Hypot(float64(f.W), float64(f.H))*f.Spacing
 }
@@ -191,6 +277,28 @@ func (f Frame) Delta(x, y int) (dcr, dci float64) {
 // The BLA table is built for it.
 func (f Frame) DeltaMax() float64 {
 	return math.Hypot(f.DRe, f.DIm) + 0.5*math.Hypot(float64(f.W), float64(f.H))*f.Spacing
+}
+
+// DeltaExp is Delta with an unbounded exponent, for PerturbationExp frames:
+// (DReX + dx*SpacingX, DImX + dy*SpacingX).
+func (f Frame) DeltaExp(x, y int) (dcr, dci Exp) {
+	dx, dy := f.Offsets(x, y)
+	s := f.spacing()
+	return f.DReX.Add(s.MulFloat(dx)), f.DImX.Add(s.MulFloat(dy))
+}
+
+// DeltaMaxExp is DeltaMax with an unbounded exponent.
+func (f Frame) DeltaMaxExp() Exp {
+	return hypotExp(f.DReX, f.DImX).Add(f.spacing().MulFloat(0.5 * math.Hypot(float64(f.W), float64(f.H))))
+}
+
+// BLAExp is the extended-exponent table of f's reference for a PerturbationExp frame (nil
+// when f has no reference).
+func (f Frame) BLAExp() *BLAExp {
+	if f.Ref == nil {
+		return nil
+	}
+	return f.Ref.BLAExp(f.DeltaMaxExp())
 }
 
 // BLA is the bilinear approximation table of f's reference for f's pixels (nil when f has no

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 )
@@ -13,9 +12,13 @@ import (
 const (
 	// MaxCentre bounds |re| and |im| of a centre: the set lies within |c| <= 2.
 	MaxCentre = 4.0
-	// MinZoom and MaxZoom bound the zoom (the shorter side spans 4/zoom).
+	// MinZoom and MaxZoom bound the zoom (the shorter side spans 4/zoom). MaxZoom is decimal
+	// text, beyond float64: it is set by time and memory, not by a number format. At 1e10000
+	// a reference orbit needs about 33,300 bits (about 0.1 ms an iteration here, so a million
+	// iterations take minutes: BenchmarkReferenceBits) and a centre about 10,000 digits, within
+	// MaxDecimalDigits.
 	MinZoom = 1e-3
-	MaxZoom = 1e300
+	MaxZoom = "1e10000"
 	// MaxIterations bounds the iteration count.
 	MaxIterations = 100_000_000
 	// MinDensity and MaxDensity bound a colouring's density (colour cycles per 32
@@ -28,11 +31,26 @@ const (
 	MaxOffset = 1e6
 )
 
-// Coloring says how escape counts become colours.
+// Coloring says how a pixel's orbit becomes a colour: a palette at the smooth escape count
+// (through a transfer function), and a method that may shade it with the derivative dz/dc.
+// Every field's zero value is its default (Method smooth, Transfer linear, Width
+// DefaultWidth, Strength DefaultStrength), so a location written before these fields existed
+// draws as it did.
 type Coloring struct {
-	Palette string  // a palette name (see Palettes)
+	Palette string  // a built-in palette's name (PaletteNames), or the name of Gradient
 	Density float64 // colour cycles per 32 smooth iterations; MinDensity to MaxDensity
 	Offset  float64 // shifts the palette, in cycles (0..1; at most MaxOffset in size)
+
+	Method   string  // "" or one of Methods: smooth, distance, slopes
+	Transfer string  // "" or one of Transfers: linear, sqrt, log (applied to the smooth value)
+	Width    float64 // distance: line width in pixels, MinWidth to MaxWidth (0: DefaultWidth)
+	Light    float64 // slopes: light direction, degrees anticlockwise from the upper left
+	Strength float64 // slopes: MinStrength to MaxStrength (0: DefaultStrength)
+
+	// Gradient is the colour stops by value (Gradient.Text's compact form), for a gradient
+	// that is not built in, so that the location draws the same on any machine; "" for a
+	// built-in palette, found by its name. See ColorPalette.
+	Gradient string
 }
 
 // DefaultColoring is the colouring of a fresh view.
@@ -58,8 +76,26 @@ func Home() Location {
 	}
 }
 
-// ZoomFloat returns the zoom as a float64.
+// ZoomFloat returns the zoom as a float64 (+Inf beyond 1.8e308: deep views use ZoomExp).
 func (l Location) ZoomFloat() float64 { return l.Zoom.Float64() }
+
+// ZoomExp returns the zoom with an unbounded exponent, for arithmetic at any depth.
+func (l Location) ZoomExp() Exp { return l.Zoom.Exp() }
+
+var minZoomExp, maxZoomExp = NewExp(MinZoom), MustDecimal(MaxZoom).Exp()
+
+// CheckZoom reports what is wrong with a zoom: not a positive number, or outside MinZoom to
+// MaxZoom (one line naming the value and the range).
+func CheckZoom(zoom Decimal) error {
+	z := zoom.Exp()
+	if !z.Finite() || z.Sign() <= 0 { // 1e-999 is positive, below the range
+		return fmt.Errorf("zoom %s must be a positive number", clip(zoom.String()))
+	}
+	if z.Cmp(minZoomExp) < 0 || z.Cmp(maxZoomExp) > 0 {
+		return fmt.Errorf("zoom %s is out of range (%g to %s)", clip(zoom.String()), MinZoom, MaxZoom)
+	}
+	return nil
+}
 
 // Validate reports the first thing wrong with l, naming the field. Every location read from a
 // file or typed by a person goes through it before it is drawn: it bounds every number that the
@@ -74,17 +110,13 @@ func (l Location) Validate() error {
 			return fmt.Errorf("%s %s is out of range (|value| <= %g)", c.name, clip(c.d.String()), MaxCentre)
 		}
 	}
-	z := l.Zoom.Float64()
-	if math.IsNaN(z) || (z <= 0 && l.Zoom.Big(64).Sign() <= 0) { // 1e-999 is positive, below the range
-		return fmt.Errorf("zoom %s must be a positive number", clip(l.Zoom.String()))
-	}
-	if z < MinZoom || z > MaxZoom {
-		return fmt.Errorf("zoom %s is out of range (%g to %g)", clip(l.Zoom.String()), MinZoom, MaxZoom)
+	if err := CheckZoom(l.Zoom); err != nil {
+		return err
 	}
 	if l.Iterations < 1 || l.Iterations > MaxIterations {
 		return fmt.Errorf("iterations %d is out of range (1 to %d)", l.Iterations, MaxIterations)
 	}
-	if _, err := PaletteByName(l.Color.Palette); err != nil {
+	if err := l.Color.validatePalette(); err != nil {
 		return err
 	}
 	if d := l.Color.Density; !(d >= MinDensity && d <= MaxDensity) {
@@ -93,7 +125,7 @@ func (l Location) Validate() error {
 	if o := l.Color.Offset; !(o >= -MaxOffset && o <= MaxOffset) {
 		return fmt.Errorf("palette offset %s is out of range (-%g to %g)", formatFloat(o), MaxOffset, MaxOffset)
 	}
-	return nil
+	return l.Color.validateShading()
 }
 
 // formatFloat writes a number read from a file as what it is: "NaN", "+Inf", or its shortest
@@ -103,63 +135,82 @@ func formatFloat(v float64) string {
 }
 
 // AutoIterations is the iteration count the automatic setting uses at a zoom: it rises with
-// the logarithm of the zoom, as deeper views need more iterations to show their detail.
+// the logarithm of the zoom, as deeper views need more iterations to show their detail, up
+// to a million (reached near 1e350; a zoom beyond float64, passed as +Inf, gets it too).
 func AutoIterations(zoom float64) int {
 	d := math.Log10(math.Max(zoom, 1))
 	n := 200 + 60*d + 8*d*d
 	return int(math.Min(n, 1e6))
 }
 
+// AutoIterations is the package function AutoIterations at l's zoom, at any depth.
+func (l Location) AutoIterations() int {
+	if z := l.ZoomFloat(); z > 0 && z <= math.MaxFloat64 {
+		return AutoIterations(z)
+	}
+	d := math.Max(l.ZoomExp().Log10(), 0)
+	return int(math.Min(200+60*d+8*d*d, 1e6))
+}
+
 // precisionBits is the big.Float precision for exact arithmetic on l's centre at a pixel
 // spacing: every digit of the text, plus enough bits to address a pixel at this zoom.
-func (l Location) precisionBits(spacing float64) uint {
+func (l Location) precisionBits(spacing Exp) uint {
 	need := uint(64)
-	if spacing > 0 && spacing < 1 {
-		need += uint(-math.Log2(spacing))
+	if lg := spacing.Log2(); spacing.Sign() > 0 && lg < 0 {
+		need += uint(-lg)
 	}
 	return max(need, l.Re.SignificantBits(), l.Im.SignificantBits())
 }
 
 // digitsFor is the number of digits after the point that a centre needs at a pixel spacing:
 // enough to place it to a thousandth of a pixel.
-func digitsFor(spacing float64) int {
-	if spacing <= 0 || math.IsInf(spacing, 0) || math.IsNaN(spacing) {
+func digitsFor(spacing Exp) int {
+	if spacing.Sign() <= 0 || !spacing.Finite() {
 		return 20
 	}
-	return max(3, int(math.Ceil(-math.Log10(spacing)))+3)
+	return max(3, int(math.Ceil(-spacing.Log10()))+3)
 }
 
 // Offset returns l with its centre moved by (dx, dy) pixels of a w x h image (x right, y down
 // as on the screen). The arithmetic is exact (math/big) and the new centre is written with
 // as many digits as the zoom needs.
 func (l Location) Offset(dx, dy float64, w, h int) Location {
-	s := Spacing(l.ZoomFloat(), w, h)
-	return l.moveCentre(dx*s, -dy*s, s)
+	s := SpacingExp(l.ZoomExp(), w, h)
+	return l.moveCentre(s.MulFloat(dx), s.MulFloat(-dy), s)
 }
 
 // ZoomAt returns l zoomed by factor (> 1 zooms in) about pixel (px, py) of a w x h image,
 // keeping the point under that pixel where it is.
+// The zoom stays within MinZoom and MaxZoom; beyond float64's range it is computed as an
+// Exp and written as its shortest decimal (DecimalFromExp).
 func (l Location) ZoomAt(px, py, factor float64, w, h int) Location {
-	z := l.ZoomFloat()
-	nz := math.Min(math.Max(z*factor, MinZoom), MaxZoom)
-	s := Spacing(z, w, h)
-	ns := Spacing(nz, w, h)
+	z := l.ZoomExp()
+	nz := z.MulFloat(factor)
+	if nz.Cmp(minZoomExp) < 0 {
+		nz = minZoomExp
+	}
+	if nz.Cmp(maxZoomExp) > 0 {
+		nz = maxZoomExp
+	}
+	s := SpacingExp(z, w, h)
+	ns := SpacingExp(nz, w, h)
 	dx := px - float64(w)/2
 	dy := float64(h)/2 - py
-	out := l.moveCentre(dx*(s-ns), dy*(s-ns), ns)
-	out.Zoom = DecimalFromFloat(nz)
+	ds := s.Sub(ns)
+	out := l.moveCentre(ds.MulFloat(dx), ds.MulFloat(dy), ns)
+	out.Zoom = DecimalFromExp(nz)
 	return out
 }
 
-func (l Location) moveCentre(dre, dim, spacing float64) Location {
+func (l Location) moveCentre(dre, dim, spacing Exp) Location {
 	prec := l.precisionBits(spacing)
 	digits := digitsFor(spacing)
-	add := func(d Decimal, delta float64) Decimal {
-		if delta == 0 {
+	add := func(d Decimal, delta Exp) Decimal {
+		if delta.Sign() == 0 {
 			return d
 		}
 		v := d.Big(prec)
-		v.Add(v, new(big.Float).SetPrec(prec).SetFloat64(delta))
+		v.Add(v, delta.Big(prec))
 		return Decimal{text: trimZeros(v.Text('f', digits))}
 	}
 	l.Re = add(l.Re, dre)
@@ -179,12 +230,14 @@ func trimZeros(s string) string {
 }
 
 // String is the compact text form of a location, one line, for the clipboard and for
-// sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...".
-// ParseLocationText reads it back exactly.
+// sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...",
+// followed by colouring=, transfer=, width=, light= and strength= where they differ from
+// their defaults, and gradient= (the stops, Gradient.Text) for a palette that is not built in. ParseLocationText reads it back exactly.
 func (l Location) String() string {
 	return fmt.Sprintf("re=%s im=%s zoom=%s iterations=%d palette=%s density=%s offset=%s",
 		l.Re, l.Im, l.Zoom, l.Iterations, l.Color.Palette,
-		strconv.FormatFloat(l.Color.Density, 'g', -1, 64), strconv.FormatFloat(l.Color.Offset, 'g', -1, 64))
+		strconv.FormatFloat(l.Color.Density, 'g', -1, 64), strconv.FormatFloat(l.Color.Offset, 'g', -1, 64)) +
+		l.Color.shadingText()
 }
 
 // ParseLocationText reads a location from text: either the compact form written by String
@@ -195,11 +248,12 @@ func ParseLocationText(s string, base Location) (Location, error) {
 	if s == "" {
 		return base, errors.New("empty location")
 	}
-	if len(s) > 4*MaxDecimalDigits {
+	if len(s) > 4*MaxDecimalDigits+maxGradientText {
 		return base, errors.New("location text is too long")
 	}
 	l := base
 	if strings.Contains(s, "=") {
+		palette, gradient := false, false
 		for _, f := range strings.Fields(s) {
 			k, v, ok := strings.Cut(f, "=")
 			if !ok {
@@ -208,6 +262,11 @@ func ParseLocationText(s string, base Location) (Location, error) {
 			if err := l.set(k, v); err != nil {
 				return base, err
 			}
+			palette = palette || strings.EqualFold(k, "palette")
+			gradient = gradient || strings.EqualFold(k, "gradient")
+		}
+		if palette && !gradient {
+			l.Color.Gradient = "" // a palette named alone is a built-in one
 		}
 	} else {
 		parts := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == ';' })
@@ -240,10 +299,32 @@ func (l *Location) set(k, v string) error {
 		l.Iterations, err = strconv.Atoi(v)
 	case "palette":
 		l.Color.Palette = v
+	case "gradient":
+		g, gerr := ParseGradientText(v)
+		if gerr != nil {
+			return gerr
+		}
+		l.Color.Gradient = g.Text()
 	case "density":
 		l.Color.Density, err = strconv.ParseFloat(v, 64)
 	case "offset":
 		l.Color.Offset, err = strconv.ParseFloat(v, 64)
+	case "colouring", "coloring", "method":
+		l.Color.Method = strings.ToLower(v)
+		if l.Color.Method == MethodSmooth {
+			l.Color.Method = "" // the default's one form, so equal locations compare equal
+		}
+	case "transfer":
+		l.Color.Transfer = strings.ToLower(v)
+		if l.Color.Transfer == TransferLinear {
+			l.Color.Transfer = ""
+		}
+	case "width":
+		l.Color.Width, err = strconv.ParseFloat(v, 64)
+	case "light":
+		l.Color.Light, err = strconv.ParseFloat(v, 64)
+	case "strength":
+		l.Color.Strength, err = strconv.ParseFloat(v, 64)
 	default:
 		return fmt.Errorf("unknown key %q", clip(k))
 	}

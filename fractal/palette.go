@@ -1,21 +1,19 @@
 package fractal
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"image/color"
 	"io/fs"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
 	"mandelscope/assets"
 )
 
-// Palette is a cyclic list of colour stops; colours between stops are interpolated linearly.
+// Palette is what the renderers draw with: a cyclic list of equally spaced colour stops,
+// colours between them interpolated linearly (a Gradient's Table; see Coloring.ColorPalette).
 type Palette struct {
 	Name  string
 	Stops []color.RGBA
@@ -44,25 +42,24 @@ func loadPalettes() (map[string]Palette, error) {
 	return out, nil
 }
 
-// ParsePalette reads a palette file: one #RRGGBB stop per line; other lines are comments.
+// ParsePalette reads a palette file, a gradient file (ParseGradient), into the palette the
+// renderers draw (Gradient.Table).
 func ParsePalette(name string, data []byte) (Palette, error) {
-	p := Palette{Name: name}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if len(line) != 7 || line[0] != '#' {
-			continue
-		}
-		v, err := strconv.ParseUint(line[1:], 16, 32)
-		if err != nil {
-			return p, fmt.Errorf("palette %s: bad colour %q", name, line)
-		}
-		p.Stops = append(p.Stops, color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255})
+	g, err := ParseGradient(data)
+	if err != nil {
+		return Palette{Name: name}, fmt.Errorf("palette %s: %v", name, err)
 	}
-	if len(p.Stops) < 2 {
-		return p, fmt.Errorf("palette %s: needs at least two colour stops", name)
+	return Palette{Name: name, Stops: g.Table()}, nil
+}
+
+// BuiltinGradient returns a built-in palette's stops as a Gradient (equally spaced), for
+// exporting it as a file to edit.
+func BuiltinGradient(name string) (Gradient, error) {
+	p, err := PaletteByName(name)
+	if err != nil {
+		return Gradient{}, err
 	}
-	return p, nil
+	return Gradient{Stops: append([]color.RGBA(nil), p.Stops...)}, nil
 }
 
 // PaletteNames lists the built-in palettes, sorted.

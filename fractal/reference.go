@@ -10,9 +10,10 @@ import (
 	"time"
 )
 
-// MaxReferencePrec bounds the precision of a reference orbit: 1e300 at a 65536-pixel image
-// needs about 1100 bits, a centre with MaxDecimalDigits digits about 13,700.
-const MaxReferencePrec = 16384
+// MaxReferencePrec bounds the precision of a reference orbit: MaxZoom (1e10000) at a
+// 65536-pixel image needs about 33,300 bits, a centre with MaxDecimalDigits digits about
+// 41,000.
+const MaxReferencePrec = 1 << 16
 
 // MaxReferenceLength bounds the iterations of a reference orbit, so that its memory stays
 // bounded (about 100 bytes an iteration with its BLA table: 210 MB at this bound) whatever
@@ -40,8 +41,21 @@ type Reference struct {
 	maxIter  int  // the iterations asked for
 	escaped  bool // Z[len(Z)-1] has |Z| > 2
 
-	blaMu sync.Mutex
-	blas  []*BLA // the tables built, most recently used first (at most maxBLAs)
+	// tiny holds exactly the values Z[m] with |Re| + |Im| < 2^-1000, which float64 rounds
+	// to subnormals or zero (near a deep minibrot's nucleus): PerturbEscapeExp needs them.
+	tiny map[int]cx
+
+	blaMu   sync.Mutex
+	blas    []*BLA    // the tables built, most recently used first (at most maxBLAs)
+	blaExps []*BLAExp // the same for PerturbationExp frames
+}
+
+// keepTiny records Z[m] = (re, im) exactly when float64 cannot hold it.
+func (ref *Reference) keepTiny(m int, re, im Exp) {
+	if ref.tiny == nil {
+		ref.tiny = map[int]cx{}
+	}
+	ref.tiny[m] = cxFromExp(re, im)
 }
 
 // maxBLAs is how many BLA tables (one per power of two of DcMax) a Reference keeps: a zoom
@@ -136,6 +150,9 @@ func (ref *Reference) iterateFloat(ctx context.Context, progress func(done, tota
 		fr, _ := zr.Float64()
 		fi, _ := zi.Float64()
 		ref.Z = append(ref.Z, complex(fr, fi))
+		if math.Abs(fr)+math.Abs(fi) < tinyZ {
+			ref.keepTiny(n, ExpFromBig(zr), ExpFromBig(zi))
+		}
 		if fr*fr+fi*fi > 4 {
 			ref.escaped = true
 			break
@@ -178,6 +195,9 @@ func (ref *Reference) iterateFixed(ctx context.Context, progress func(done, tota
 		zi.Add(zi, ci)
 		fr, fi := fixedFloat64(zr, scale, tmp), fixedFloat64(zi, scale, tmp)
 		ref.Z = append(ref.Z, complex(fr, fi))
+		if math.Abs(fr)+math.Abs(fi) < tinyZ {
+			ref.keepTiny(n, fixedExp(zr, scale), fixedExp(zi, scale))
+		}
 		if fr*fr+fi*fi > 4 {
 			ref.escaped = true
 			break
@@ -215,6 +235,11 @@ func fixedFloat64(x *big.Int, scale int, tmp *big.Int) float64 {
 		return -f
 	}
 	return f
+}
+
+// fixedExp is x * 2^scale as an Exp (rounded to 53 bits), at any exponent.
+func fixedExp(x *big.Int, scale int) Exp {
+	return ExpFromBig(new(big.Float).SetPrec(64).SetMantExp(new(big.Float).SetInt(x), scale))
 }
 
 // Prec is the precision in bits the orbit was computed with.

@@ -15,18 +15,19 @@ import (
 )
 
 // BenchmarkReference measures the reference orbit per iteration (ns/iter) at 350 and 1100
-// bits, in big.Int fixed point (the one used) and big.Float, on a point whose orbit stays
-// bounded (the nucleus of period 136119, testdata/deep).
+// bits (zooms 1e90 and 1e310), 3400 and 11000 (1e1000 and 1e3300, issue 11) and 33300
+// (MaxZoom, 1e10000), in big.Int fixed point (the one used) and big.Float, on a point whose
+// orbit stays bounded (the nucleus of period 136119, testdata/deep).
 func BenchmarkReference(b *testing.B) {
 	l := deepLocationNamed(b, "p136119z50")
-	for _, bits := range []uint{350, 1100} {
+	for _, bits := range []uint{350, 1100, 3400, 11000, 33300} {
 		for _, float := range []bool{false, true} {
 			name := fmt.Sprintf("bits=%d/fixed", bits)
 			if float {
 				name = fmt.Sprintf("bits=%d/float", bits)
 			}
 			b.Run(name, func(b *testing.B) {
-				n := max(b.N, 1000)
+				n := min(max(b.N, 1000), MaxReferenceLength) // a fast machine's b.N passes the bound
 				b.ReportAllocs()
 				cpu0 := processCPUTime()
 				ref, err := computeReference(context.Background(), l.Re, l.Im, bits, n, nil, float)

@@ -88,3 +88,17 @@ func BenchmarkRenderExport32KStrips(b *testing.B) {
 	}
 	b.ReportMetric(float64(px)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mpx/s")
 }
+
+// BenchmarkRenderColouring renders the 4K export view (BenchmarkRenderExportView4K) in each
+// colouring: what carrying the derivative costs the shaders (smooth carries none).
+func BenchmarkRenderColouring(b *testing.B) {
+	for _, m := range fractal.Methods {
+		b.Run(m, func(b *testing.B) {
+			f := exportFrame(3840, 2160)
+			if m != fractal.MethodSmooth {
+				f.Loc.Color.Method = m
+			}
+			benchRender(b, f, image.Rect(0, 0, f.W, f.H))
+		})
+	}
+}

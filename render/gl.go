@@ -7,7 +7,8 @@
 //
 // It keeps the rendering contract of package fractal (see render/cpu, the pure-Go
 // reference): every pixel is computed from its global index, so tiles join without seams,
-// and GPU and CPU pictures agree. Three fragment shader variants (package shaders) cover the
+// and GPU and CPU pictures agree, in every colouring (fractal.Coloring: the shaders carry the
+// derivative dz/dc only for the colourings that read it). Three fragment shader variants (package shaders) cover the
 // precisions: float32, native fp64, and double emulated with float-float pairs for drivers
 // without fp64. Deeper, Perturbation frames are drawn by the perturbation shader: each pixel
 // iterates its difference from the frame's reference orbit with rebasing and the BLA table,
@@ -21,7 +22,7 @@
 // driver after about 2 s): at ordinary iteration counts each draw colours a band of rows in one
 // pass; above passCost iterations (times the variant's weight) a band is drawn in several
 // passes of at most P iterations each, the orbits' state carried between them in integer
-// textures (ping-pong framebuffers, three colour attachments), then coloured by a final pass,
+// textures (ping-pong framebuffers, four colour attachments), then coloured by a final pass,
 // with the same arithmetic and so the same pixels as one pass.
 package render
 
@@ -109,12 +110,13 @@ type GL struct {
 	// stage, and two sets of state textures with a framebuffer each.
 	iterProgs  map[shaders.Variant]*program
 	colourProg *program
-	stateTex   [2][3]uint32
+	stateTex   [2][4]uint32
 	stateFBO   [2]uint32
 	query      uint32 // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
 
-	// Perturbation: the texel limit of a buffer texture, the programs of perturb.frag, and
-	// the tables uploaded last (kept until another frame's reference or table comes).
+	// Perturbation: the texel limit of a buffer texture, the programs compiled on first use
+	// (perturb.frag's, and mandel.frag's with the derivative: lazyProgram), and the tables
+	// uploaded last (kept until another frame's reference or table comes).
 	maxTexBuffer int
 	deepProgs    map[progKey]*program
 	tables       *deepTables
@@ -392,7 +394,7 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 	switch {
 	case f.Precision() == fractal.Float32:
 		return shaders.F32
-	case f.Precision() == fractal.Perturbation:
+	case f.Precision().Perturbs():
 		return shaders.Perturb
 	case g.fp64:
 		return shaders.F64
@@ -407,7 +409,7 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // float64's reach.
 func (g *GL) Mode(f fractal.Frame) string {
 	v := g.variant(f)
-	if v != shaders.F32 && v != shaders.Perturb && f.Precision() == fractal.Perturbation {
+	if v != shaders.F32 && v != shaders.Perturb && f.Precision().Perturbs() {
 		return "double (limit reached)"
 	}
 	switch v {

@@ -16,7 +16,7 @@ import (
 )
 
 // stateW and stateH are the size of the multi-pass state textures, the largest band of a tile
-// that is drawn in passes: 2^18 pixels, 24 MB of state in both sets together.
+// that is drawn in passes: 2^18 pixels, 32 MB of state in both sets together.
 const (
 	stateW = 1024
 	stateH = 256
@@ -54,8 +54,9 @@ func passIterations(px, iter int, weight int64, forced int) int {
 func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, tile image.Rectangle, stops []float32) error {
 	v := single.variant
 	it, col, err := g.passPrograms(v)
-	if v == shaders.Perturb && err == nil {
-		it, err = g.perturbProgram(single.pages, stageIterate)
+	if err == nil && (v == shaders.Perturb || single.deriv) {
+		// The iterate stage draws no colour: SHADE makes no difference to it.
+		it, err = g.lazyProgram(progKey{v, single.pages, stageIterate, false, single.deriv})
 	}
 	if err != nil {
 		return err
@@ -77,6 +78,7 @@ func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, t
 			it.setTables(g.tables)
 		}
 		it.setColoring(iter, stops, density, offset)
+		it.setShading(f.Loc.Color)
 		src := 0
 		for k0 := 1; k0 <= iter; k0 += p {
 			if err := ctx.Err(); err != nil {
@@ -86,7 +88,7 @@ func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, t
 			}
 			gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[1-src])
 			for i, t := range g.stateTex[src] {
-				gl.ActiveTexture(gl.TEXTURE0 + uint32(i))
+				gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(i)))
 				gl.BindTexture(gl.TEXTURE_2D, t)
 			}
 			gl.Uniform1i(it.loc["uK0"], int32(k0))
@@ -103,9 +105,12 @@ func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, t
 		gl.Scissor(int32(b.Min.X), int32(b.Min.Y), int32(b.Dx()), int32(b.Dy()))
 		gl.UseProgram(col.id)
 		col.setColoring(iter, stops, density, offset)
+		col.setShading(f.Loc.Color)
 		gl.Uniform2i(col.loc["uBand"], int32(b.Min.X), int32(b.Min.Y))
 		gl.ActiveTexture(gl.TEXTURE2)
 		gl.BindTexture(gl.TEXTURE_2D, g.stateTex[src][2])
+		gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(3)))
+		gl.BindTexture(gl.TEXTURE_2D, g.stateTex[src][3])
 		g.timedDraw(false)
 		gl.Disable(gl.SCISSOR_TEST)
 	}
@@ -127,7 +132,10 @@ func (g *GL) passPrograms(v shaders.Variant) (it, col *program, err error) {
 		g.iterProgs[v] = p
 	}
 	if g.colourProg == nil {
-		p, err := newStageProgram(g.glsl, shaders.F32, stageColour, shaders.FullscreenVert, shaders.MandelFrag)
+		// One colour stage for every colouring: SHADE, whose branch on the uniforms costs
+		// little in a stage that runs once per pixel after the passes.
+		p, err := linkProgram(g.glsl, shaders.F32, stageColour, shaders.FullscreenVert, source{"mandel.frag", shaders.MandelFrag},
+			[]string{string(shaders.F32), shadeDefine})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -137,16 +145,16 @@ func (g *GL) passPrograms(v shaders.Variant) (it, col *program, err error) {
 }
 
 // ensureState makes the two sets of multi-pass state textures (RGBA32UI, stateW x stateH)
-// and a framebuffer for each set with the three as its colour attachments.
+// and a framebuffer for each set with the four as its colour attachments.
 func (g *GL) ensureState() error {
 	if g.stateFBO[0] != 0 {
 		return nil
 	}
 	gl.GenQueries(1, &g.query)
 	gl.GenFramebuffers(2, &g.stateFBO[0])
-	bufs := []uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2}
+	bufs := []uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2, gl.COLOR_ATTACHMENT3}
 	for s := range g.stateTex {
-		gl.GenTextures(3, &g.stateTex[s][0])
+		gl.GenTextures(int32(len(g.stateTex[s])), &g.stateTex[s][0])
 		gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[s])
 		for i, t := range g.stateTex[s] {
 			gl.BindTexture(gl.TEXTURE_2D, t)
@@ -173,9 +181,9 @@ func (g *GL) ensureState() error {
 func (g *GL) deleteState() {
 	for s := range g.stateTex {
 		if g.stateTex[s][0] != 0 {
-			gl.DeleteTextures(3, &g.stateTex[s][0])
+			gl.DeleteTextures(int32(len(g.stateTex[s])), &g.stateTex[s][0])
 		}
-		g.stateTex[s] = [3]uint32{}
+		g.stateTex[s] = [4]uint32{}
 	}
 	if g.stateFBO[0] != 0 {
 		gl.DeleteFramebuffers(2, &g.stateFBO[0])

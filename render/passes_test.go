@@ -76,12 +76,21 @@ func TestPassesMatchSinglePass(t *testing.T) {
 		{"emulated", "seahorse_1e3", seahorseLoc, 1200, 110, 80, false},
 		{"emulated", "deep_1e10", deepLoc, 1600, 90, 130, true},
 	}
+	type run struct {
+		p   int
+		col string
+	}
+	runs := []run{{7, "smooth"}, {64, "smooth"}}
+	for _, c := range colourings {
+		runs = append(runs, run{7, c.name})
+	}
 	for _, c := range cases {
-		for _, p := range []int{7, 64} {
-			t.Run(fmt.Sprintf("%s/%s/P%d", c.prec, c.name, p), func(t *testing.T) {
+		for _, r := range runs {
+			p := r.p
+			t.Run(fmt.Sprintf("%s/%s/P%d/%s", c.prec, c.name, p, r.col), func(t *testing.T) {
 				single := testGL(t, Options{Precision: c.prec})
 				passes := testGL(t, Options{Precision: c.prec, PassIterations: p})
-				l := c.loc(t)
+				l := withColouring(t, c.loc(t), r.col)
 				l.Iterations = c.iter
 				f := fractal.NewFrame(l, c.w, c.h)
 				want := renderGL(t, single, f)
@@ -104,7 +113,7 @@ func TestPassesMatchSinglePass(t *testing.T) {
 				}
 				if string(got.Pix) != string(want.Pix) {
 					frac, bad := imagetest.Agreement(got, want, 0)
-					saveFailed(t, fmt.Sprintf("passes_%s_%s_P%d.png", c.prec, c.name, p), got)
+					saveFailed(t, fmt.Sprintf("passes_%s_%s_P%d_%s.png", c.prec, c.name, p, r.col), got)
 					t.Errorf("multi-pass render differs from the single-pass one: %.3f%% equal, first difference at %v", 100*frac, bad)
 				}
 			})

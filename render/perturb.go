@@ -78,8 +78,12 @@ func (g *GL) texBufferLimit() int {
 }
 
 // perturbFits reports whether frame f (with its reference) can be drawn by the perturbation
-// shader: fp64, and tables that fit maxPages buffer textures.
+// shader: fp64, a pixel spacing within float64's exponent range (the shader has no extended
+// exponent yet), and tables that fit maxPages buffer textures.
 func (g *GL) perturbFits(f fractal.Frame) error {
+	if f.Precision() == fractal.PerturbationExp {
+		return errors.New("extended exponent")
+	}
 	if !g.fp64 {
 		return fmt.Errorf("%s has no native fp64", g.renderer)
 	}
@@ -211,25 +215,18 @@ func (g *GL) deleteTables() {
 }
 
 // perturbProgram returns the perturbation shader's program for tables in pages buffers, for a
-// stage (stageSingle or stageIterate), compiling it on first use.
-func (g *GL) perturbProgram(pages int, stage string) (*program, error) {
-	key := progKey{shaders.Perturb, pages, stage}
-	if p := g.deepProgs[key]; p != nil {
-		return p, nil
-	}
-	p, err := linkProgram(g.glsl, shaders.Perturb, stage, shaders.FullscreenVert, source{"perturb.frag", shaders.PerturbFrag},
-		[]string{string(shaders.F64), fmt.Sprintf("PAGES %d", pages)})
-	if err != nil {
-		return nil, err
-	}
-	p.variant, p.pages = shaders.Perturb, pages
-	g.deepProgs[key] = p
-	return p, nil
+// stage (stageSingle or stageIterate), with SHADE and DERIV or without, compiling it on first
+// use.
+func (g *GL) perturbProgram(pages int, stage string, shade, deriv bool) (*program, error) {
+	return g.lazyProgram(progKey{shaders.Perturb, pages, stage, shade, deriv})
 }
 
-// progKey names a compiled perturbation program.
+// progKey names a program compiled on first use: a perturbation program, or a variant of
+// mandel.frag with SHADE (shade) or DERIV (deriv).
 type progKey struct {
 	v     shaders.Variant
 	pages int
 	stage string
+	shade bool
+	deriv bool
 }

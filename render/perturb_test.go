@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -39,11 +40,12 @@ func deepFrame(t testing.TB, re, im, zoom string, iter, w, h int) fractal.Frame 
 	return f
 }
 
-// perturbCPU is the CPU picture of a Perturbation frame: fractal.Frame.Escape for every
-// pixel (perturbation with the frame's BLA table, the rule the shader follows), coloured.
+// perturbCPU is the CPU picture of a Perturbation frame: fractal.Frame.Pixel for every pixel
+// (perturbation with the frame's BLA table, the rule the shader follows, with the derivative
+// where the colouring reads it), coloured.
 func perturbCPU(t testing.TB, f fractal.Frame) (*image.RGBA, []int) {
 	t.Helper()
-	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	pal, err := f.Loc.Color.ColorPalette()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,9 +53,9 @@ func perturbCPU(t testing.TB, f fractal.Frame) (*image.RGBA, []int) {
 	counts := make([]int, 0, f.W*f.H)
 	for y := range f.H {
 		for x := range f.W {
-			n, nu := f.Escape(x, y)
-			counts = append(counts, n)
-			img.SetRGBA(x, y, pal.Color(n, nu, f.Loc.Color))
+			r := f.Pixel(x, y)
+			counts = append(counts, r.N)
+			img.SetRGBA(x, y, f.Loc.Color.Shade(pal, r))
 		}
 	}
 	return img, counts
@@ -90,9 +92,24 @@ func TestPerturbAgainstCPU(t *testing.T) {
 		{"p8007_1e20", p8007Re, p8007Im, "1e20", 20000, 48, 36},
 		{"p136119_1e50", p136119Re, p136119Im, "1e50", 300000, 40, 30},
 		{"misiurewicz_1e100", misRe, misIm, "1e100", 12000, 44, 30},
+		{"p8007_1e20_distance", p8007Re, p8007Im, "1e20", 20000, 48, 36},
+		{"p8007_1e20_slopes", p8007Re, p8007Im, "1e20", 20000, 48, 36},
+		{"p136119_1e50_distance", p136119Re, p136119Im, "1e50", 300000, 40, 30},
+		{"misiurewicz_1e100_slopes", misRe, misIm, "1e100", 12000, 44, 30},
+		{"misiurewicz_1e100_log_distance", misRe, misIm, "1e100", 12000, 44, 30},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := deepFrame(t, c.re, c.im, c.zoom, c.iter, c.w, c.h)
+			if _, col, ok := strings.Cut(c.name[strings.Index(c.name, "_")+1:], "_"); ok {
+				plain, _ := perturbCPU(t, f)
+				f.Loc = withColouring(t, f.Loc, col)
+				coloured, _ := perturbCPU(t, f)
+				same, _ := imagetest.Agreement(coloured, plain, 0)
+				t.Logf("%s: %.1f%% of pixels differ from the smooth colouring's", col, 100*(1-same))
+				if same > 0.99 {
+					t.Errorf("%s changes only %.1f%% of the pixels of the smooth colouring", col, 100*(1-same))
+				}
+			}
 			if m := g.Mode(f); m != "perturbation (fp64)" {
 				t.Errorf("Mode = %q", m)
 			}
@@ -133,8 +150,13 @@ func TestPerturbPassesAndTiles(t *testing.T) {
 	}{
 		{"p8007_1e20", p8007Re, p8007Im, "1e20", 20000, 45, 31, []int{97, 2000}},
 		{"p136119_1e50", p136119Re, p136119Im, "1e50", 300000, 37, 23, []int{1000}},
+		{"p8007_1e20_distance", p8007Re, p8007Im, "1e20", 20000, 45, 31, []int{97}},
+		{"p136119_1e50_slopes", p136119Re, p136119Im, "1e50", 300000, 37, 23, []int{1000}},
 	} {
 		f := deepFrame(t, c.re, c.im, c.zoom, c.iter, c.w, c.h)
+		if _, col, ok := strings.Cut(c.name[strings.Index(c.name, "_")+1:], "_"); ok {
+			f.Loc = withColouring(t, f.Loc, col)
+		}
 		want := renderGL(t, single, f)
 		for _, p := range c.passes {
 			t.Run(fmt.Sprintf("%s/P%d", c.name, p), func(t *testing.T) {
@@ -403,4 +425,63 @@ func TestBLAMonotone(t *testing.T) {
 	if checked == 0 || b.Levels() < 10 {
 		t.Errorf("%d levels, %d entries checked: the table tests little", b.Levels(), checked)
 	}
+}
+
+// TestPerturbExtendedExponentToCPU: frames past float64's exponent range (zoom 1e304 at 24x16 pixels, where
+// the float64 spacing is still above 0 but deltas would underflow, and 1e1000, where it is 0)
+// are never drawn by the double-only shader: the GL renderer gives them to the CPU renderer's
+// extended-exponent path, says so in Mode, and the picture is the CPU renderer's.
+func TestPerturbExtendedExponentToCPU(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	for _, zoom := range []string{"1e304", "1e1000"} {
+		t.Run(zoom, func(t *testing.T) {
+			// i + (0.3 + 0.45i) x 10^-k next to the Misiurewicz point c = i, which has
+			// structure at every depth (fractal/testdata/deep/README.md).
+			k := zoom[2:]
+			l := loc(t, "0.3e-"+k, "1."+strings.Repeat("0", mustAtoi(t, k))+"45", zoom, 3000)
+			f := fractal.NewFrame(l, 24, 16)
+			if f.Precision() != fractal.PerturbationExp {
+				t.Fatalf("zoom %s is %v, want %v", zoom, f.Precision(), fractal.PerturbationExp)
+			}
+			if m := g.Mode(f); m != "perturbation (CPU: extended exponent)" {
+				t.Errorf("Mode = %q", m)
+			}
+			before := g.Stats()
+			got := renderGL(t, g, f)
+			if s := g.Stats(); s.CPUFrames != before.CPUFrames+1 || s.Tiles != before.Tiles {
+				t.Errorf("%d frames to the CPU and %d GL tiles, want 1 and 0", s.CPUFrames-before.CPUFrames, s.Tiles-before.Tiles)
+			}
+			viaCPU := image.NewRGBA(got.Bounds())
+			if err := (&cpu.Renderer{}).Render(context.Background(), f, viaCPU.Bounds(), viaCPU); err != nil {
+				t.Fatal(err)
+			}
+			if string(got.Pix) != string(viaCPU.Pix) {
+				t.Error("the frame that went to the CPU differs from the CPU renderer's picture")
+			}
+			if d, _, _, black := spread(countsOf(t, f)); d < 2 || black == f.W*f.H {
+				t.Errorf("a flat picture (%d distinct counts, %d black): the test view shows nothing", d, black)
+			}
+		})
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// countsOf is every pixel's escape count of frame f, by the model.
+func countsOf(t *testing.T, f fractal.Frame) []int {
+	t.Helper()
+	var c []int
+	for y := range f.H {
+		for x := range f.W {
+			c = append(c, f.Pixel(x, y).N)
+		}
+	}
+	return c
 }

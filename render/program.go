@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
+	"mandelscope/fractal"
 	"mandelscope/shaders"
 )
 
@@ -19,7 +20,9 @@ const maxStops = 256
 type program struct {
 	id      uint32
 	variant shaders.Variant
-	pages   int // the perturbation shader's texture buffers per table (0 for the others)
+	pages   int  // the perturbation shader's texture buffers per table (0 for the others)
+	shade   bool // compiled with SHADE: draws the colourings other than the default
+	deriv   bool // compiled with DERIV: carries the derivative for the colourings that read it
 	loc     map[string]int32
 }
 
@@ -155,6 +158,45 @@ func newStageProgram(glslVersion int, variant shaders.Variant, stage, vertSrc, f
 	return linkProgram(glslVersion, variant, stage, vertSrc, source{"mandel.frag", fragSrc}, []string{string(variant)})
 }
 
+// shadeDefine and derivDefine are the defines of the programs for the colourings other than
+// the default, and of those that carry the derivative.
+const (
+	shadeDefine = "SHADE"
+	derivDefine = "DERIV"
+)
+
+// shadingOf says which of those defines a colouring's programs need.
+func shadingOf(c fractal.Coloring) (shade, deriv bool) {
+	return !c.IsDefaultShading(), c.NeedsDerivative()
+}
+
+// lazyProgram returns the program for key, compiling it on first use (on the GL thread):
+// mandel.frag's variants and stages with SHADE or DERIV, and perturb.frag's programs.
+func (g *GL) lazyProgram(key progKey) (*program, error) {
+	if p := g.deepProgs[key]; p != nil {
+		return p, nil
+	}
+	frag := source{"mandel.frag", shaders.MandelFrag}
+	defs := []string{string(key.v)}
+	if key.v == shaders.Perturb {
+		frag = source{"perturb.frag", shaders.PerturbFrag}
+		defs = []string{string(shaders.F64), fmt.Sprintf("PAGES %d", key.pages)}
+	}
+	if key.shade {
+		defs = append(defs, shadeDefine)
+	}
+	if key.deriv {
+		defs = append(defs, derivDefine)
+	}
+	p, err := linkProgram(g.glsl, key.v, key.stage, shaders.FullscreenVert, frag, defs)
+	if err != nil {
+		return nil, err
+	}
+	p.variant, p.pages, p.shade, p.deriv = key.v, key.pages, key.shade, key.deriv
+	g.deepProgs[key] = p
+	return p, nil
+}
+
 // linkProgram compiles and links the vertex source and common.glsl followed by frag, with
 // the defines (the variant's, and extra ones) and the stage's in the header.
 func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string, frag source, defines []string) (*program, error) {
@@ -192,16 +234,16 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 	p := &program{id: id, variant: variant, loc: map[string]int32{}}
 	for _, u := range []string{"uOrigin", "uHalf", "uCentre", "uSpacing", "uMaxIter",
 		"uStops", "uNumStops", "uDensity", "uOffset", "uK0", "uK1", "uBand",
-		"uState0", "uState1", "uState2",
+		"uState0", "uState1", "uState2", "uState3", "uMethod", "uTransfer", "uWidth", "uLight", "uStrength",
 		"uD", "uRefC", "uLast", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
 		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
 	}
-	// The state textures are read from texture units 0, 1 and 2, the perturbation tables'
-	// pages from units orbitUnit and blaUnit on.
+	// The state textures are read from texture units 0, 1, 2 and state3Unit, the perturbation
+	// tables' pages from units orbitUnit and blaUnit on.
 	gl.UseProgram(id)
-	for i, u := range []string{"uState0", "uState1", "uState2"} {
-		gl.Uniform1i(p.loc[u], int32(i))
+	for i, u := range []string{"uState0", "uState1", "uState2", "uState3"} {
+		gl.Uniform1i(p.loc[u], int32(stateUnit(i)))
 	}
 	for i := range maxPages {
 		gl.Uniform1i(p.loc[fmt.Sprintf("uOrbit%d", i)], int32(orbitUnit+i))
@@ -246,6 +288,26 @@ func (p *program) setColoring(maxIter int, stops []float32, density, offset floa
 	gl.Uniform1i(p.loc["uNumStops"], int32(len(stops)/3))
 	gl.Uniform1f(p.loc["uDensity"], float32(density))
 	gl.Uniform1f(p.loc["uOffset"], float32(offset))
+}
+
+// setShading loads the colouring beyond the palette (the program must be in use): the
+// method and transfer function's numbers and their parameters (fractal.Coloring.Shade).
+func (p *program) setShading(c fractal.Coloring) {
+	gl.Uniform1i(p.loc["uMethod"], int32(max(fractal.MethodIndex(c.Method), 0)))
+	gl.Uniform1i(p.loc["uTransfer"], int32(max(fractal.TransferIndex(c.Transfer), 0)))
+	gl.Uniform1f(p.loc["uWidth"], float32(c.LineWidth()))
+	lx, ly := c.LightDir()
+	gl.Uniform2f(p.loc["uLight"], float32(lx), float32(ly))
+	gl.Uniform1f(p.loc["uStrength"], float32(c.LightStrength()))
+}
+
+// stateUnit is the texture unit of multi-pass state texture i: 0 to 2 for the first three,
+// the unit after the perturbation tables' for the fourth (the derivative).
+func stateUnit(i int) int {
+	if i < 3 {
+		return i
+	}
+	return blaUnit + maxPages
 }
 
 // deleteProgram releases a program.

@@ -72,26 +72,82 @@ func renderGL(t testing.TB, g *GL, f fractal.Frame) *image.RGBA {
 // Point32 for F32, float64 with Point64 for the double variants.
 func reference(t testing.TB, f fractal.Frame, v shaders.Variant) *image.RGBA {
 	t.Helper()
-	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	pal, err := f.Loc.Color.ColorPalette()
 	if err != nil {
 		t.Fatal(err)
 	}
 	img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+	c := f.Loc.Color
 	for y := range f.H {
 		for x := range f.W {
-			var n int
-			var nu float64
-			if v == shaders.F32 {
+			var r fractal.Result
+			switch {
+			case v == shaders.F32 && c.NeedsDerivative():
 				re, im := f.Point32(x, y)
-				n, nu = fractal.Escape32(re, im, f.Loc.Iterations)
-			} else {
+				r = fractal.EscapeDE32(re, im, f.Loc.Iterations, float32(f.Spacing))
+			case v == shaders.F32:
+				re, im := f.Point32(x, y)
+				r.N, r.Nu = fractal.Escape32(re, im, f.Loc.Iterations)
+			case c.NeedsDerivative():
 				re, im := f.Point64(x, y)
-				n, nu = fractal.Escape64(re, im, f.Loc.Iterations)
+				r = fractal.EscapeDE64(re, im, f.Loc.Iterations, f.Spacing)
+			default:
+				re, im := f.Point64(x, y)
+				r.N, r.Nu = fractal.Escape64(re, im, f.Loc.Iterations)
 			}
-			img.SetRGBA(x, y, pal.Color(n, nu, f.Loc.Color))
+			img.SetRGBA(x, y, c.Shade(pal, r))
 		}
 	}
 	return img
+}
+
+// colourings are the colourings beyond the default that the GPU-CPU and pass tests draw
+// every view in, by name: each method, and each transfer function (with a method).
+var colourings = []struct {
+	name string
+	set  func(*fractal.Coloring)
+}{
+	{"distance", func(c *fractal.Coloring) { c.Method, c.Width = fractal.MethodDistance, 2 }},
+	{"slopes", func(c *fractal.Coloring) { c.Method, c.Light, c.Strength = fractal.MethodSlopes, 20, 0.9 }},
+	{"sqrt", func(c *fractal.Coloring) { c.Transfer, c.Density = fractal.TransferSqrt, 4 }},
+	{"log_distance", func(c *fractal.Coloring) {
+		c.Method, c.Transfer, c.Density = fractal.MethodDistance, fractal.TransferLog, 20
+	}},
+	// A user's gradient by value: positioned stops with a hard edge, drawn through the
+	// MaxStops-entry table (the whole uniform array), in the default shading and with a method.
+	{"gradient", func(c *fractal.Coloring) { *c = c.WithGradient("test", testGradient) }},
+	{"gradient_slopes", func(c *fractal.Coloring) {
+		*c = c.WithGradient("test", testGradient)
+		c.Method, c.Density = fractal.MethodSlopes, 2
+	}},
+}
+
+// testGradient is a user gradient with positions and a hard edge at 0.55.
+var testGradient = func() fractal.Gradient {
+	g, err := fractal.ParseGradientText("0.05:#0B1026,0.3:#3FA7D6,0.55:#F6F7EB,0.55:#E94F37,0.8:#F2C14E,0.95:#393E41")
+	if err != nil {
+		panic(err)
+	}
+	return g
+}()
+
+// withColouring returns l in the named colouring ("" or "smooth": unchanged).
+func withColouring(t testing.TB, l fractal.Location, name string) fractal.Location {
+	t.Helper()
+	if name == "" || name == "smooth" {
+		return l
+	}
+	for _, c := range colourings {
+		if c.name == name {
+			c.set(&l.Color)
+			if err := l.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			return l
+		}
+	}
+	t.Fatalf("no colouring %q", name)
+	return l
 }
 
 // saveFailed writes an image under testdata/failed/ for a person to look at.
@@ -158,8 +214,34 @@ func TestShadersCompile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The programs with the derivative, both stages.
+			for _, stage := range []string{stageSingle, stageIterate} {
+				if err := g.th.call(func() error {
+					_, err := g.lazyProgram(progKey{v: v, stage: stage, shade: true, deriv: true})
+					return err
+				}); err != nil {
+					t.Fatalf("%s with DERIV: %v", stage, err)
+				}
+			}
 		})
 	}
+	t.Run("perturb", func(t *testing.T) {
+		if !g.fp64 {
+			t.Skipf("%s has no native fp64", g.renderer)
+		}
+		for pages := 1; pages <= maxPages; pages++ {
+			for _, stage := range []string{stageSingle, stageIterate} {
+				for _, deriv := range []bool{false, true} {
+					if err := g.th.call(func() error {
+						_, err := g.perturbProgram(pages, stage, deriv, deriv)
+						return err
+					}); err != nil {
+						t.Fatalf("%d pages, stage %q, derivative %v: %v", pages, stage, deriv, err)
+					}
+				}
+			}
+		}
+	})
 }
 
 func TestBrokenShaderReturnsLog(t *testing.T) {
@@ -288,49 +370,68 @@ func TestAgainstCPU(t *testing.T) {
 		{"deep_1e10", deepLoc, 200, 300, true},
 		{"deep_seahorse_1e10", deepSeahorseLoc, 210, 140, true},
 	}
+	cols := []string{"smooth"}
+	for _, c := range colourings {
+		cols = append(cols, c.name)
+	}
 	for _, prec := range []string{"", "f32", "f64", "emulated"} {
 		for _, v := range views {
-			name := prec
-			if name == "" {
-				name = "auto"
-			}
-			t.Run(name+"/"+v.name, func(t *testing.T) {
-				if prec == "f32" && v.double {
-					t.Skip("the frame needs double precision")
+			for _, col := range cols {
+				name := prec
+				if name == "" {
+					name = "auto"
 				}
-				if prec == "emulated" && v.name == "deep_seahorse_1e10" {
-					t.Skip("too chaotic for 48-bit float-float to match float64 (see deepSeahorseLoc)")
+				if col != "smooth" {
+					name += "_" + col
 				}
-				g := testGL(t, Options{Precision: prec})
-				f := fractal.NewFrame(v.loc(t), v.w, v.h)
-				if v.double && f.Precision() != fractal.Double {
-					t.Fatalf("view %s is %v, want double", v.name, f.Precision())
-				}
-				got := renderGL(t, g, f)
-				var want *image.RGBA
-				if prec == "" {
-					want = image.NewRGBA(image.Rect(0, 0, f.W, f.H))
-					if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
-						t.Fatal(err)
+				t.Run(name+"/"+v.name, func(t *testing.T) {
+					if prec == "f32" && v.double {
+						t.Skip("the frame needs double precision")
 					}
-				} else {
-					want = reference(t, f, g.variant(f))
-				}
-				frac, bad := imagetest.Agreement(got, want, 6)
-				sc := imagetest.Scattering(got, want, 6)
-				t.Logf("%s: %.3f%% within 6/255 (%s); longest run %d, worst line %.1f%%", v.name, 100*frac, g.Mode(f), sc.LongestRun, 100*sc.WorstLine)
-				err := imagetest.Isolated(got, want, 6)
-				if frac < 0.98 || err != nil {
-					saveFailed(t, fmt.Sprintf("cpu_%s_%s_gpu.png", name, v.name), got)
-					saveFailed(t, fmt.Sprintf("cpu_%s_%s_cpu.png", name, v.name), want)
-				}
-				if frac < 0.98 {
-					t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
-				}
-				if err != nil {
-					t.Errorf("GPU vs CPU: %v", err)
-				}
-			})
+					if prec == "emulated" && v.name == "deep_seahorse_1e10" {
+						t.Skip("too chaotic for 48-bit float-float to match float64 (see deepSeahorseLoc)")
+					}
+					g := testGL(t, Options{Precision: prec})
+					f := fractal.NewFrame(withColouring(t, v.loc(t), col), v.w, v.h)
+					if v.double && f.Precision() != fractal.Double {
+						t.Fatalf("view %s is %v, want double", v.name, f.Precision())
+					}
+					got := renderGL(t, g, f)
+					var want *image.RGBA
+					if prec == "" {
+						want = image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+						if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
+							t.Fatal(err)
+						}
+					} else {
+						want = reference(t, f, g.variant(f))
+					}
+					if col != "smooth" {
+						// The colouring must change the picture (at least 1% of it: the lines of a whole-set
+						// view cover 2.6%), or the comparison tests nothing new.
+						plain := fractal.NewFrame(v.loc(t), v.w, v.h)
+						same, _ := imagetest.Agreement(want, reference(t, plain, g.variant(plain)), 0)
+						t.Logf("%s: %.1f%% of pixels differ from the smooth colouring's", col, 100*(1-same))
+						if same > 0.99 {
+							t.Errorf("%s changes only %.1f%% of the pixels of the smooth colouring", col, 100*(1-same))
+						}
+					}
+					frac, bad := imagetest.Agreement(got, want, 6)
+					sc := imagetest.Scattering(got, want, 6)
+					t.Logf("%s: %.3f%% within 6/255 (%s); longest run %d, worst line %.1f%%", v.name, 100*frac, g.Mode(f), sc.LongestRun, 100*sc.WorstLine)
+					err := imagetest.Isolated(got, want, 6)
+					if frac < 0.98 || err != nil {
+						saveFailed(t, fmt.Sprintf("cpu_%s_%s_gpu.png", name, v.name), got)
+						saveFailed(t, fmt.Sprintf("cpu_%s_%s_cpu.png", name, v.name), want)
+					}
+					if frac < 0.98 {
+						t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
+					}
+					if err != nil {
+						t.Errorf("GPU vs CPU: %v", err)
+					}
+				})
+			}
 		}
 	}
 }
@@ -346,6 +447,9 @@ func TestTilesMatchWhole(t *testing.T) {
 		{"seahorse_f32", "", seahorseLoc},
 		{"deep_double", "", deepLoc},
 		{"deep_emulated", "emulated", deepLoc},
+		{"seahorse_f32_distance", "", func(t testing.TB) fractal.Location { return withColouring(t, seahorseLoc(t), "distance") }},
+		{"deep_double_slopes", "", func(t testing.TB) fractal.Location { return withColouring(t, deepLoc(t), "slopes") }},
+		{"deep_emulated_log_distance", "emulated", func(t testing.TB) fractal.Location { return withColouring(t, deepLoc(t), "log_distance") }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			whole := testGL(t, Options{Precision: c.prec})
@@ -566,10 +670,14 @@ func newGL33(t *testing.T) *GL {
 // every variant against the CPU.
 func TestGL33(t *testing.T) {
 	g := newGL33(t)
+	slopes := func(l func(testing.TB) fractal.Location) func(testing.TB) fractal.Location {
+		return func(t testing.TB) fractal.Location { return withColouring(t, l(t), "slopes") }
+	}
 	for _, c := range []struct {
 		v   shaders.Variant
 		loc func(testing.TB) fractal.Location
-	}{{shaders.F32, seahorseLoc}, {shaders.F64, deepLoc}, {shaders.Emulated, deepLoc}} {
+	}{{shaders.F32, seahorseLoc}, {shaders.F64, deepLoc}, {shaders.Emulated, deepLoc},
+		{shaders.F32, slopes(seahorseLoc)}, {shaders.F64, slopes(deepLoc)}, {shaders.Emulated, slopes(deepLoc)}} {
 		p := g.progs[c.v]
 		if p == nil {
 			t.Logf("%s: not available on %s with GLSL 3.30", c.v, g.renderer)

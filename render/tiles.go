@@ -59,13 +59,7 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if f.Loc.Iterations < 1 {
 		return fmt.Errorf("opengl render: iterations %d must be at least 1", f.Loc.Iterations)
 	}
-	if math.IsNaN(f.Re) || math.IsNaN(f.Im) || !(f.Spacing > 0) || math.IsInf(f.Spacing, 0) {
-		return errors.New("opengl render: the frame's centre or spacing is not a finite number")
-	}
-	if f.Ref != nil && (math.IsNaN(f.DRe) || math.IsInf(f.DRe, 0) || math.IsNaN(f.DIm) || math.IsInf(f.DIm, 0) || len(f.Ref.Z) < 2) {
-		return errors.New("opengl render: the frame's offset from its reference point is not a finite number, or the reference orbit is empty")
-	}
-	pal, err := fractal.PaletteByName(f.Loc.Color.Palette)
+	pal, err := f.Loc.Color.ColorPalette()
 	if err != nil {
 		return err
 	}
@@ -94,6 +88,14 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 			return g.cpu.Render(ctx, f, rect, dst)
 		}
 	}
+	// What the shaders need (the CPU renderer, above, checks its own: past float64's exponent
+	// range the float64 spacing is 0 there and the extended one is used).
+	if math.IsNaN(f.Re) || math.IsNaN(f.Im) || !(f.Spacing > 0) || math.IsInf(f.Spacing, 0) {
+		return errors.New("opengl render: the frame's centre or spacing is not a finite number")
+	}
+	if f.Ref != nil && (math.IsNaN(f.DRe) || math.IsInf(f.DRe, 0) || math.IsNaN(f.DIm) || math.IsInf(f.DIm, 0) || len(f.Ref.Z) < 2) {
+		return errors.New("opengl render: the frame's offset from its reference point is not a finite number, or the reference orbit is empty")
+	}
 
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -115,6 +117,7 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 			sub := dst.SubImage(tile.Sub(rect.Min).Add(origin)).(*image.RGBA)
 			err := g.th.call(func() error {
 				p := p
+				shade, deriv := shadingOf(f.Loc.Color)
 				if v == shaders.Perturb {
 					bla := f.BLA()
 					if noBLA {
@@ -124,7 +127,12 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 					if err != nil {
 						return err
 					}
-					if p, err = g.perturbProgram(t.pages, stageSingle); err != nil {
+					if p, err = g.perturbProgram(t.pages, stageSingle, shade, deriv); err != nil {
+						return err
+					}
+				} else if shade {
+					var err error
+					if p, err = g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv}); err != nil {
 						return err
 					}
 				}
@@ -229,6 +237,7 @@ func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile ima
 		}
 		off := f.Loc.Color.Offset
 		p.setColoring(f.Loc.Iterations, stops, f.Loc.Color.Density, off-math.Floor(off))
+		p.setShading(f.Loc.Color)
 		for _, b := range bands(w, h, f.Loc.Iterations, weight) {
 			if err := ctx.Err(); err != nil {
 				gl.Disable(gl.SCISSOR_TEST)

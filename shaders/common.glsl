@@ -5,8 +5,10 @@
 //
 // Defines from the Go side's header: exactly one of PREC_F32, PREC_F64, PREC_EMULATED (the
 // arithmetic of the orbit; the perturbation shader uses PREC_F64); MAX_STOPS, the size of the
-// palette uniform array; and for one stage of a multi-pass render STAGE_ITERATE or
-// STAGE_COLOUR.
+// palette uniform array; for one stage of a multi-pass render STAGE_ITERATE or STAGE_COLOUR;
+// SHADE in the programs for a colouring other than the default (a method or a transfer
+// function), and DERIV in those that carry the derivative dz/dc (the distance and slopes
+// colourings): the default colouring's programs have neither and pay nothing for them.
 //
 // Rows: the framebuffer's row 0 (GL's bottom row) holds the tile's TOP row, so glReadPixels
 // delivers rows top-first straight into an image.RGBA with no flip on the CPU.
@@ -23,6 +25,16 @@ uniform vec3 uStops[MAX_STOPS];  // colour stops, 0..255 per channel
 uniform int uNumStops;
 uniform float uDensity;
 uniform float uOffset;
+
+// Colouring beyond the palette (fractal.Coloring.Shade): uMethod 0 smooth, 1 distance, 2
+// slopes; uTransfer 0 linear, 1 sqrt, 2 log; the distance method's line width in pixels, the
+// slopes method's light direction (a unit vector) and strength. Methods 1 and 2 read the
+// derivative w = dz/dc * spacing, which only the programs compiled with DERIV carry.
+uniform int uMethod;
+uniform int uTransfer;
+uniform float uWidth;
+uniform vec2 uLight;
+uniform float uStrength;
 
 // REAL is the orbit's scalar type where the code is shared by float and double; Z is the type
 // of one coordinate of z and c: float, double, or a float-float pair.
@@ -61,6 +73,71 @@ vec3 colour(float nu) {
     return floor(a * (1.0 - f) + b * f + 0.5);
 }
 
+// shade returns the colour (0..255) of an escaped pixel with smooth value nu, distance
+// estimate de (pixels) and normal u, as fractal.Coloring.Shade: the default colouring is
+// colour(nu) itself; the others interpolate the palette at the transferred value and scale it
+// by the method's brightness before rounding. Programs for the default colouring are compiled
+// without SHADE, where it is colour(nu) alone: the branch on the uniforms cost llvmpipe 15% of
+// a shallow view's time (BenchmarkRenderExportView4K), as it runs both sides.
+vec3 shade(float nu, float de, vec2 u) {
+#if !defined(SHADE)
+    return colour(nu);
+#else
+    if (uMethod == 0 && uTransfer == 0) {
+        return colour(nu);
+    }
+    float v = nu;
+    if (uTransfer == 1) {
+        v = sqrt(max(nu, 0.0));
+    } else if (uTransfer == 2) {
+        v = log(1.0 + max(nu, 0.0));
+    }
+    float t = v * uDensity / 32.0 + uOffset;
+    t -= floor(t);
+    float pos = t * float(uNumStops);
+    int i = min(int(pos), uNumStops - 1);
+    float f = clamp(pos - float(i), 0.0, 1.0);
+    vec3 a = uStops[i];
+    vec3 b = uStops[i + 1 == uNumStops ? 0 : i + 1];
+    float k = 1.0;
+    if (uMethod == 1) {
+        k = de / uWidth;
+        k = k > 0.0 ? min(k, 1.0) : 0.0;  // a NaN estimate draws as the line
+    } else if (uMethod == 2) {
+        float d = dot(u, uLight);
+        d = d == d ? clamp(d, -1.0, 1.0) : 0.0;
+        k = 1.0 - uStrength * (1.0 - d) * 0.5;
+    }
+    return floor((a * (1.0 - f) + b * f) * k + 0.5);
+#endif
+}
+
+// finishDE is fractal.finishDE: from the final z and w, the distance estimate in pixels,
+// 2 |z| ln|z| / |w|, and the unit vector of z conj(w). w is first divided by its largest
+// component, so that neither |w| nor z conj(w) overflows however large w grew; an infinite
+// w gives distance 0 and no normal.
+void finishDE(REAL zr, REAL zi, REAL wr, REAL wi, out float de, out vec2 u) {
+    REAL m = max(abs(wr), abs(wi));
+    float az = float(sqrt(zr * zr + zi * zi));
+    de = 0.0;
+    u = vec2(0.0);
+    if (m == REAL(0.0)) {
+        de = 1.0e30;  // w = 0: infinitely far, in any colouring
+        return;
+    }
+    REAL sr = wr / m, si = wi / m;  // inf / inf is NaN: caught below
+    REAL aw = m * sqrt(sr * sr + si * si);
+    REAL d = REAL(2.0 * az * log(az)) / aw;
+    if (d >= REAL(0.0)) {
+        de = float(min(d, REAL(1.0e30)));
+    }
+    vec2 n = vec2(float(zr * sr + zi * si), float(zi * sr - zr * si));
+    float h = length(n);
+    if (h > 0.0 && h < 1.0e30) {
+        u = n / h;
+    }
+}
+
 // escapeSmooth is the smooth value nu of an orbit that escaped at n with z: up to 8 more
 // iterations until |z|^2 > 65536 (fractal.smooth), in the orbit's own type; the emulated
 // variant continues on the high parts.
@@ -84,17 +161,47 @@ float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
     return smoothValue(m, r2);
 }
 
+// escapeSmoothDE is escapeSmooth (the same nu) continued with the derivative w <- 2 z w +
+// spacing, then finishDE.
+float escapeSmoothDE(Z cr, Z ci, Z zr, Z zi, REAL wr, REAL wi, REAL spacing, int n, out float de, out vec2 u) {
+#if defined(PREC_F64)
+    double fr = zr, fi = zi, fcr = cr, fci = ci;
+#elif defined(PREC_F32)
+    float fr = zr, fi = zi, fcr = cr, fci = ci;
+#else
+    float fr = zr.x, fi = zi.x, fcr = cr.x, fci = ci.x;
+#endif
+    int m = n;
+    float r2 = float(fr * fr + fi * fi);
+    while (r2 <= 65536.0 && m < n + 8) {
+        precise REAL nwr = 2.0 * (fr * wr - fi * wi) + spacing;
+        precise REAL nwi = 2.0 * (fr * wi + fi * wr);
+        wr = nwr;
+        wi = nwi;
+        precise REAL t = fr * fr - fi * fi + fcr;
+        fi = 2.0 * fr * fi + fci;
+        fr = t;
+        r2 = float(fr * fr + fi * fi);
+        m++;
+    }
+    finishDE(fr, fi, wr, wi, de, u);
+    return smoothValue(m, r2);
+}
+
 #if defined(STAGE_ITERATE) || defined(STAGE_COLOUR)
-// Multi-pass state, one texel per pixel of the band, in three RGBA32UI textures (bit
+// Multi-pass state, one texel per pixel of the band, in four RGBA32UI textures (bit
 // patterns, so that nothing is rounded between passes). Textures 0 and 1 hold the orbit's
 // state, laid out by each shader; texture 2 holds (status, check, period, nu): status 0 still
 // iterating, 1 black, 2 escaped with smooth value nu; a finished pixel keeps (status, k, 0,
-// nu), k the uK1 of the pass that finished it.
+// nu), k the uK1 of the pass that finished it. Texture 3 holds the derivative w for the
+// colourings that read it (float: (wr, wi, 0, 0); double: (wr lo, wr hi, wi lo, wi hi)), and
+// for a finished pixel (de, u.x, u.y, 0) as float bits; the others leave it undefined.
 // A finished pixel is written once more (so that both sets hold it) and then discarded: the
 // Go side stops a band's passes when a pass lets no fragment through (occlusion query).
 uniform usampler2D uState0;
 uniform usampler2D uState1;
 uniform usampler2D uState2;
+uniform usampler2D uState3;
 #endif
 
 #if defined(STAGE_ITERATE)
@@ -104,6 +211,7 @@ uniform int uK1;  // the pass's last iteration
 layout(location = 0) out uvec4 oState0;
 layout(location = 1) out uvec4 oState1;
 layout(location = 2) out uvec4 oState2;
+layout(location = 3) out uvec4 oState3;
 
 // carryFinished handles a pixel that an earlier pass finished (st, its texel of uState2):
 // written once more into the other state set, then discarded. It returns false for a pixel
@@ -119,6 +227,7 @@ bool carryFinished(uvec4 st) {
     oState0 = uvec4(0u);
     oState1 = uvec4(0u);
     oState2 = st;
+    oState3 = texelFetch(uState3, ivec2(gl_FragCoord.xy), 0);
     return true;
 }
 
@@ -126,5 +235,29 @@ bool carryFinished(uvec4 st) {
 // 2 escaped with smooth value nu).
 uvec4 finishedState(uint status, float nu) {
     return uvec4(status, uint(uK1), 0u, floatBitsToUint(nu));
+}
+
+// finishedShading is texture 3's texel for a pixel that finished in this pass.
+uvec4 finishedShading(float de, vec2 u) {
+    return uvec4(floatBitsToUint(de), floatBitsToUint(u.x), floatBitsToUint(u.y), 0u);
+}
+
+// packW and unpackW carry the derivative in texture 3 while a pixel iterates.
+uvec4 packW(REAL wr, REAL wi) {
+#if defined(PREC_F64)
+    return uvec4(unpackDouble2x32(wr), unpackDouble2x32(wi));
+#else
+    return uvec4(floatBitsToUint(wr), floatBitsToUint(wi), 0u, 0u);
+#endif
+}
+
+void unpackW(uvec4 t, out REAL wr, out REAL wi) {
+#if defined(PREC_F64)
+    wr = packDouble2x32(t.xy);
+    wi = packDouble2x32(t.zw);
+#else
+    wr = uintBitsToFloat(t.x);
+    wi = uintBitsToFloat(t.y);
+#endif
 }
 #endif

@@ -108,20 +108,46 @@ bool pixelC(out Z cr, out Z ci) {
 #endif
 }
 
+// derSpacing is the pixel spacing in the derivative's type: w = dz/dc * spacing, w <- 2 z w +
+// spacing (fractal.EscapeDE32, EscapeDE64; the emulated variant carries w in float).
+REAL derSpacing() {
+#if defined(PREC_F32)
+    return uSpacing;
+#elif defined(PREC_F64)
+    return packDouble2x32(uSpacing);
+#else
+    return uSpacing.x;
+#endif
+}
+
 // iterate runs iterations k0..k1 (1-based) of c's orbit, continuing from z, the saved z of the
 // periodicity test (s), its interval check and the iterations since the last save (period).
 // It returns the escape count n when |z(n)| > 2, -1 when the orbit came back to the saved z
 // (periodic: black), and 0 when it is still going after k1. The single-pass shader runs
 // 1..uMaxIter in one call; the multi-pass one the same iterations in slices, with the state
-// carried between them in textures, so both take exactly the same steps.
+// carried between them in textures, so both take exactly the same steps. Compiled with DERIV
+// (for the colourings that read it) it also carries the derivative w <- 2 z w + spacing (z
+// before the step), which changes nothing in z's arithmetic.
 int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout int check,
-            inout int period, int k0, int k1) {
+            inout int period, int k0, int k1, inout REAL wr, inout REAL wi) {
+    REAL sp = derSpacing();
 #if !defined(PREC_EMULATED)
     // zr2 and zi2 are the squares the escape test computed: the same roundings as
     // zr*zr - zi*zi + cr on the CPU, with two multiplications fewer.
     Z zr2 = zr * zr, zi2 = zi * zi;
 #endif
     for (int k = k0; k <= k1; k++) {
+#if defined(DERIV)
+#if defined(PREC_EMULATED)
+        float fr = zr.x, fi = zi.x;
+#else
+        REAL fr = zr, fi = zi;
+#endif
+        precise REAL nwr = 2.0 * (fr * wr - fi * wi) + sp;
+        precise REAL nwi = 2.0 * (fr * wi + fi * wr);
+        wr = nwr;
+        wi = nwi;
+#endif
 #if defined(PREC_F32)
         precise float nzi = 2.0 * zr * zi + ci;
         precise float nzr = zr2 - zi2 + cr;
@@ -202,9 +228,11 @@ void main() {
     Z cr, ci;
     bool inside = pixelC(cr, ci);
     Z zr = Z(0.0), zi = Z(0.0), sr = Z(0.0), si = Z(0.0);
+    REAL wr = REAL(0.0), wi = REAL(0.0);
     uint status = inside ? 1u : 0u;
     int check = 8, period = 0;
-    float nu = 0.0;
+    float nu = 0.0, de = 0.0;
+    vec2 u = vec2(0.0);
     if (uK0 > 1) {
         ivec2 t = ivec2(gl_FragCoord.xy);
         uvec4 m = texelFetch(uState2, t, 0);
@@ -215,11 +243,18 @@ void main() {
         period = int(m.z);
         unpackZ(texelFetch(uState0, t, 0), zr, zi);
         unpackZ(texelFetch(uState1, t, 0), sr, si);
+#if defined(DERIV)
+        unpackW(texelFetch(uState3, t, 0), wr, wi);
+#endif
     }
     if (status == 0u) {
-        int n = iterate(cr, ci, zr, zi, sr, si, check, period, uK0, uK1);
+        int n = iterate(cr, ci, zr, zi, sr, si, check, period, uK0, uK1, wr, wi);
         if (n > 0) {
+#if defined(DERIV)
+            nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derSpacing(), n, de, u);
+#else
             nu = escapeSmooth(cr, ci, zr, zi, n);
+#endif
             status = 2u;
         } else if (n < 0 || uK1 >= uMaxIter) {
             status = 1u;
@@ -229,8 +264,10 @@ void main() {
     oState1 = packZ(sr, si);
     if (status != 0u) {
         oState2 = finishedState(status, nu);
+        oState3 = finishedShading(de, u);
     } else {
         oState2 = uvec4(0u, uint(check), uint(period), 0u);
+        oState3 = packW(wr, wi);
     }
 }
 
@@ -240,8 +277,19 @@ uniform ivec2 uBand;  // the framebuffer pixel of the band's state texel (0, 0)
 out vec4 fragColor;
 
 void main() {
-    uvec4 m = texelFetch(uState2, ivec2(gl_FragCoord.xy) - uBand, 0);
-    fragColor = m.x == 2u ? vec4(colour(uintBitsToFloat(m.w)) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+    ivec2 t = ivec2(gl_FragCoord.xy) - uBand;
+    uvec4 m = texelFetch(uState2, t, 0);
+    if (m.x != 2u) {
+        fragColor = vec4(0.0, 0.0, 0.0, 1.0);
+        return;
+    }
+    float nu = uintBitsToFloat(m.w);
+    if (uMethod == 0) {
+        fragColor = vec4(shade(nu, 0.0, vec2(0.0)) / 255.0, 1.0);  // texture 3 is not written
+        return;
+    }
+    uvec4 d = texelFetch(uState3, t, 0);
+    fragColor = vec4(shade(nu, uintBitsToFloat(d.x), uintBitsToFloat(d.yz)) / 255.0, 1.0);
 }
 
 #else
@@ -254,12 +302,20 @@ void main() {
         return;
     }
     Z zr = Z(0.0), zi = Z(0.0), sr = Z(0.0), si = Z(0.0);
+    REAL wr = REAL(0.0), wi = REAL(0.0);
     int check = 8, period = 0;
-    int n = iterate(cr, ci, zr, zi, sr, si, check, period, 1, uMaxIter);
+    int n = iterate(cr, ci, zr, zi, sr, si, check, period, 1, uMaxIter, wr, wi);
     if (n <= 0) {
         fragColor = vec4(0.0, 0.0, 0.0, 1.0);
         return;
     }
-    fragColor = vec4(colour(escapeSmooth(cr, ci, zr, zi, n)) / 255.0, 1.0);
+#if defined(DERIV)
+    float de;
+    vec2 u;
+    float nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derSpacing(), n, de, u);
+    fragColor = vec4(shade(nu, de, u) / 255.0, 1.0);
+    return;
+#endif
+    fragColor = vec4(shade(escapeSmooth(cr, ci, zr, zi, n), 0.0, vec2(0.0)) / 255.0, 1.0);
 }
 #endif

@@ -106,10 +106,15 @@ void pixelDc(out double dcr, out double dci) {
 // perturbation from state (d, m, n), exactly as fractal.PerturbEscape does. It returns n when
 // |z_n| > 2 (nu then holds the smooth value), -1 when n reached uMaxIter (black), and 0 when
 // the budget ran out first. Every step advances n by at least 1, so uMaxIter steps finish
-// every pixel.
+// every pixel. Compiled with DERIV (for the colourings that read it) it carries the derivative w
+// (fractal.PerturbEscapeDE: w <- 2 (Z_m + d) w + spacing for a plain step, w <- A w + B
+// spacing for a BLA block) and on escape gives the distance estimate de and the normal u.
 int perturb(double dcr, double dci, inout double dr, inout double di, inout int m, inout int n,
-            int budget, out float nu) {
+            int budget, out float nu, inout double wr, inout double wi, out float de, out vec2 u) {
     nu = 0.0;
+    de = 0.0;
+    u = vec2(0.0);
+    double sp = packDouble2x32(uSpacing);
     // 2^-900 and 2^600, built from their bits: the rebasing test's scale for tiny values.
     double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
     double scale = packDouble2x32(uvec2(0u, 0x65700000u));
@@ -158,12 +163,27 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
                 precise double ni = ar * di + ai * dr + br * dci + bi * dcr;
                 dr = nr;
                 di = ni;
+#if defined(DERIV)
+                precise double nwr = ar * wr - ai * wi + br * sp;
+                precise double nwi = ar * wi + ai * wr + bi * sp;
+                wr = nwr;
+                wi = nwi;
+#endif
                 m += 1 << lo;
                 n += 1 << lo;
                 jumped = true;
             }
         }
         if (!jumped) {
+#if defined(DERIV)
+            // w <- 2 z w + spacing, z = Z_m + d before the step
+            precise double fr = zmr + dr;
+            precise double fi = zmi + di;
+            precise double nwr = 2.0LF * (fr * wr - fi * wi) + sp;
+            precise double nwi = 2.0LF * (fr * wi + fi * wr);
+            wr = nwr;
+            wi = nwi;
+#endif
             // d <- (2 Z + d) d + dc
             precise double tr = 2.0LF * zmr + dr;
             precise double ti = 2.0LF * zmi + di;
@@ -205,7 +225,11 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
     if (escaped) {
         precise double cr = packDouble2x32(uRefC.xy) + dcr;
         precise double ci = packDouble2x32(uRefC.zw) + dci;
+#if defined(DERIV)
+        nu = escapeSmoothDE(cr, ci, ezr, ezi, wr, wi, sp, n, de, u);
+#else
         nu = escapeSmooth(cr, ci, ezr, ezi, n);
+#endif
         return n;
     }
     return n >= uMaxIter ? -1 : 0;
@@ -213,14 +237,15 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
 
 #if defined(STAGE_ITERATE)
 // Multi-pass state (common.glsl): texture 0 holds d (re lo, re hi, im lo, im hi), texture 1
-// (m, n, 0, 0); a pixel still iterating keeps (0, 0, 0, 0) in texture 2. A pass runs
+// (m, n, 0, 0), texture 3 the derivative; a pixel still iterating keeps (0, 0, 0, 0) in
+// texture 2. A pass runs
 // uK1 - uK0 + 1 steps: passes count steps, not iterations, so that a pass's cost is bounded
 // however far the BLA jumps.
 
 void main() {
     double dcr, dci;
     pixelDc(dcr, dci);
-    double dr = 0.0LF, di = 0.0LF;
+    double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
     int m = 0, n = 0;
     if (uK0 > 1) {
         ivec2 t = ivec2(gl_FragCoord.xy);
@@ -233,17 +258,24 @@ void main() {
         uvec4 mn = texelFetch(uState1, t, 0);
         m = int(mn.x);
         n = int(mn.y);
+#if defined(DERIV)
+        unpackW(texelFetch(uState3, t, 0), wr, wi);
+#endif
     }
-    float nu;
-    int r = perturb(dcr, dci, dr, di, m, n, uK1 - uK0 + 1, nu);
+    float nu, de;
+    vec2 u;
+    int r = perturb(dcr, dci, dr, di, m, n, uK1 - uK0 + 1, nu, wr, wi, de, u);
     oState0 = uvec4(unpackDouble2x32(dr), unpackDouble2x32(di));
     oState1 = uvec4(uint(m), uint(n), 0u, 0u);
     if (r > 0) {
         oState2 = finishedState(2u, nu);
+        oState3 = finishedShading(de, u);
     } else if (r < 0) {
         oState2 = finishedState(1u, 0.0);
+        oState3 = finishedShading(0.0, vec2(0.0));
     } else {
         oState2 = uvec4(0u);
+        oState3 = packW(wr, wi);
     }
 }
 
@@ -253,10 +285,11 @@ out vec4 fragColor;
 void main() {
     double dcr, dci;
     pixelDc(dcr, dci);
-    double dr = 0.0LF, di = 0.0LF;
+    double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
     int m = 0, n = 0;
-    float nu;
-    int r = perturb(dcr, dci, dr, di, m, n, uMaxIter, nu);
-    fragColor = r > 0 ? vec4(colour(nu) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+    float nu, de;
+    vec2 u;
+    int r = perturb(dcr, dci, dr, di, m, n, uMaxIter, nu, wr, wi, de, u);
+    fragColor = r > 0 ? vec4(shade(nu, de, u) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
 }
 #endif

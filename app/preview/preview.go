@@ -227,11 +227,15 @@ func ReducedFrame(loc fractal.Location, w, h, sc int) fractal.Frame {
 	if dx != 0 || dy != 0 {
 		l = loc.Offset(dx, dy, w, h)
 	}
-	l.Zoom = fractal.DecimalFromFloat(4 / (full.Spacing * float64(sc) * float64(min(rw, rh))))
+	// The zoom with an unbounded exponent (the same roundings as float64 in its range): past
+	// 1e308 full.Spacing is 0.
+	sp := full.SpacingX.MulFloat(float64(sc))
+	l.Zoom = fractal.DecimalFromExp(fractal.NewExp(4).Quo(sp.MulFloat(float64(min(rw, rh)))))
 	f := fractal.NewFrame(l, rw, rh)
 	f.Re = full.Re + dx*full.Spacing
 	f.Im = full.Im - dy*full.Spacing
 	f.Spacing = full.Spacing * float64(sc)
+	f.SpacingX = sp
 	return f
 }
 

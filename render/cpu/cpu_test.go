@@ -25,7 +25,7 @@ func TestMatchesFrameEscape(t *testing.T) {
 		if err := (&Renderer{Workers: 3}).Render(context.Background(), f, img.Bounds(), img); err != nil {
 			t.Fatal(err)
 		}
-		pal, _ := fractal.PaletteByName(f.Loc.Color.Palette)
+		pal, _ := f.Loc.Color.ColorPalette()
 		for y := range size[1] {
 			for x := range size[0] {
 				n, nu := f.Escape(x, y)

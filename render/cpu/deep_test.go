@@ -68,7 +68,7 @@ func TestDeepTilesMatchWhole(t *testing.T) {
 	if !bytes.Equal(whole.Pix, tiled.Pix) {
 		t.Error("deep tiles differ from the one-piece render")
 	}
-	pal, _ := fractal.PaletteByName(l.Color.Palette)
+	pal, _ := l.Color.ColorPalette()
 	fr, err := f.WithReference(context.Background(), r.References, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +110,127 @@ func BenchmarkRenderDeep(b *testing.B) {
 	}{{"p136119z45", 1024}, {"p136119z50", 1024}, {"p8007", 1024}, {"p136119z45", 64}} {
 		b.Run(fmt.Sprintf("%s/rows=%d", c.name, c.rows), func(b *testing.B) {
 			f := fractal.NewFrame(deepLocation(b, c.name), 1024, 1024)
+			rect := image.Rect(0, 512-c.rows/2, 1024, 512+c.rows/2)
+			img := image.NewRGBA(rect)
+			cpu0 := processCPUTime()
+			for b.Loop() {
+				r := &Renderer{References: &fractal.ReferenceCache{}}
+				if err := r.Render(context.Background(), f, rect, img); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
+			b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
+		})
+	}
+}
+
+// misiurewicz is i + (0.3 + 0.45i) 10^-k at zoom 10^k, next to the Misiurewicz point c = i
+// (structure at every depth), with its digits written out.
+func misiurewicz(t testing.TB, k, iterations int) fractal.Location {
+	l, err := fractal.ParseLocationText(fmt.Sprintf("re=3e-%d im=1.%s45 zoom=1e%d iterations=%d",
+		k+1, strings.Repeat("0", k), k, iterations), fractal.Home())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestDeepExpTilesMatchWhole is TestDeepTilesMatchWhole past float64's exponent (zoom
+// 1e1000, an extended-exponent frame): tiles equal the one-piece render byte for byte, and
+// sampled pixels equal the model's Frame.Escape and palette.
+func TestDeepExpTilesMatchWhole(t *testing.T) {
+	l := misiurewicz(t, 1000, 6000)
+	w, h := 90, 52
+	f := fractal.NewFrame(l, w, h)
+	if f.Precision() != fractal.PerturbationExp {
+		t.Fatalf("precision %v, want %v", f.Precision(), fractal.PerturbationExp)
+	}
+	r := &Renderer{Workers: 3, References: &fractal.ReferenceCache{}}
+	whole := image.NewRGBA(image.Rect(0, 0, w, h))
+	if err := r.Render(context.Background(), f, whole.Bounds(), whole); err != nil {
+		t.Fatal(err)
+	}
+	tiled := image.NewRGBA(whole.Bounds())
+	for y := 0; y < h; y += 17 {
+		for x := 0; x < w; x += 29 {
+			rect := image.Rect(x, y, min(x+29, w), min(y+17, h))
+			if err := r.Render(context.Background(), f, rect, tiled.SubImage(rect).(*image.RGBA)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !bytes.Equal(whole.Pix, tiled.Pix) {
+		t.Error("tiles at 1e1000 differ from the one-piece render")
+	}
+	pal, _ := fractal.PaletteByName(l.Color.Palette)
+	fr, err := f.WithReference(context.Background(), r.References, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colours := map[[3]uint8]bool{}
+	for y := 1; y < h; y += 5 {
+		for x := 2; x < w; x += 7 {
+			n, nu := fr.Escape(x, y)
+			want := pal.Color(n, nu, l.Color)
+			if got := whole.RGBAAt(x, y); got != want {
+				t.Fatalf("pixel %d,%d = %v, want %v (escape %d)", x, y, got, want, n)
+			}
+			colours[[3]uint8{want.R, want.G, want.B}] = true
+		}
+	}
+	if len(colours) < 5 {
+		t.Errorf("only %d colours in the view at 1e1000: not a picture", len(colours))
+	}
+	// The distance colouring (the derivative, in extended form too): tiles equal the whole,
+	// pixels equal Frame.Pixel shaded.
+	l.Color.Method = fractal.MethodDistance
+	f = fractal.NewFrame(l, w, h)
+	if err := r.Render(context.Background(), f, whole.Bounds(), whole); err != nil {
+		t.Fatal(err)
+	}
+	for y := 0; y < h; y += 17 {
+		for x := 0; x < w; x += 29 {
+			rect := image.Rect(x, y, min(x+29, w), min(y+17, h))
+			if err := r.Render(context.Background(), f, rect, tiled.SubImage(rect).(*image.RGBA)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !bytes.Equal(whole.Pix, tiled.Pix) {
+		t.Error("distance-coloured tiles at 1e1000 differ from the one-piece render")
+	}
+	if fr, err = f.WithReference(context.Background(), r.References, nil); err != nil {
+		t.Fatal(err)
+	}
+	colours = map[[3]uint8]bool{}
+	for y := 1; y < h; y += 5 {
+		for x := 2; x < w; x += 7 {
+			res := fr.Pixel(x, y)
+			want := l.Color.Shade(pal, res)
+			if got := whole.RGBAAt(x, y); got != want {
+				t.Fatalf("distance colouring, pixel %d,%d = %v, want %v (%+v)", x, y, got, want, res)
+			}
+			colours[[3]uint8{want.R, want.G, want.B}] = true
+		}
+	}
+	if len(colours) < 3 {
+		t.Errorf("only %d colours in the distance-coloured view at 1e1000", len(colours))
+	}
+}
+
+// BenchmarkRenderDeepExp renders 1024x1024 views past float64's exponent (misi4e533: zoom
+// 4e533, 120,000 iterations; misi1e1086: 1e1086, 600,000) and, for comparison with the
+// float64 path, one just below 1e300, on every core, reference orbit and BLA table included
+// (a fresh cache each time). rows < 1024 renders that many rows from the middle.
+func BenchmarkRenderDeepExp(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		rows int
+	}{{"misi4e533", 1024}, {"misi4e533", 64}, {"misi1e1086", 1024}, {"misi1e1086", 64}, {"misiurewicz1e290", 1024}, {"p136119z50", 64}} {
+		b.Run(fmt.Sprintf("%s/rows=%d", c.name, c.rows), func(b *testing.B) {
+			f := fractal.NewFrame(deepLocation(b, c.name), 1024, 1024)
+			b.Logf("%s: %v", c.name, f.Precision())
 			rect := image.Rect(0, 512-c.rows/2, 1024, 512+c.rows/2)
 			img := image.NewRGBA(rect)
 			cpu0 := processCPUTime()

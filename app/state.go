@@ -1,0 +1,59 @@
+// The window's state between runs, in the Fyne app's preferences: the last view (its text
+// form), the window's size and whether the bookmarks panel was open. Saved when the window
+// closes, restored by New when Options.Restore is set. Values read back are checked like any
+// input: a view that does not parse or validate, or a size out of range, is ignored.
+
+package app
+
+import (
+	"fyne.io/fyne/v2"
+
+	"mandelscope/fractal"
+)
+
+// Preference keys.
+const (
+	prefView      = "window.view"
+	prefWidth     = "window.width"
+	prefHeight    = "window.height"
+	prefBookmarks = "window.bookmarks_open"
+)
+
+// maxRestoredSide bounds a restored window side (screen units).
+const maxRestoredSide = 16384
+
+// restoredView is the last session's view, if one was saved and reads as a valid location.
+func restoredView(p fyne.Preferences) (fractal.Location, bool) {
+	s := p.String(prefView)
+	if s == "" {
+		return fractal.Location{}, false
+	}
+	l, err := fractal.ParseLocationText(s, fractal.Home())
+	if err != nil || l.Validate() != nil {
+		return fractal.Location{}, false
+	}
+	return l, true
+}
+
+// restoredSize is the last session's window size, if one was saved and is sensible.
+func restoredSize(p fyne.Preferences) (fyne.Size, bool) {
+	w, h := p.Float(prefWidth), p.Float(prefHeight)
+	if !(w >= 1 && w <= maxRestoredSide && h >= 1 && h <= maxRestoredSide) {
+		return fyne.Size{}, false
+	}
+	return fyne.NewSize(float32(w), float32(h)), true
+}
+
+// saveState writes the window's state to the app's preferences (on the UI goroutine).
+func (w *Window) saveState() {
+	if !w.opts.Restore {
+		return
+	}
+	p := w.app.Preferences()
+	p.SetString(prefView, w.Location().String())
+	if s := w.win.Canvas().Size(); s.Width >= 1 && s.Height >= 1 {
+		p.SetFloat(prefWidth, float64(s.Width))
+		p.SetFloat(prefHeight, float64(s.Height))
+	}
+	p.SetBool(prefBookmarks, w.marks != nil && w.marks.visible)
+}

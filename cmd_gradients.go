@@ -1,0 +1,144 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"mandelscope/fractal"
+	"mandelscope/gradients"
+)
+
+const gradientsUsage = "list, import or export"
+
+// runGradients manages the user's gradients (gradients.Dir: $MANDELSCOPE_GRADIENTS or the
+// user config folder's mandelscope/gradients):
+//
+//	mandelscope gradients list
+//	mandelscope gradients import [--force] FILE [NAME]   (a gradient file or a Kalles Fraktaler .kfr)
+//	mandelscope gradients export [--force] NAME FILE     (a built-in palette or a user gradient)
+//
+// Neither import nor export replaces a file unless --force is given.
+func runGradients(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageErr("missing subcommand: %s", gradientsUsage)
+	}
+	sub, args := args[0], args[1:]
+	if sub == "-h" || sub == "--help" || sub == "help" {
+		fmt.Fprintf(stdout, "usage: mandelscope gradients list | import [--force] FILE [NAME] | export [--force] NAME FILE\n"+
+			"(folder: $%s or the user config folder; file format: one stop a line, [POSITION] #RRGGBB, \"# \" starts a comment)\n", gradients.EnvDir)
+		return nil
+	}
+	run, ok := map[string]func([]string, io.Writer, io.Writer) error{
+		"list":   gradientsList,
+		"ls":     gradientsList,
+		"import": gradientsImport,
+		"export": gradientsExport,
+	}[sub]
+	if !ok {
+		return usageErr("unknown subcommand %q (use %s)", clipText(sub), gradientsUsage)
+	}
+	return run(args, stdout, stderr)
+}
+
+// gradientsList prints the built-in palettes and the user's gradients, one a line: the name,
+// where it comes from, and its stops (or why its file cannot be read).
+func gradientsList(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("gradients list", stderr)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos); err != nil {
+		return err
+	}
+	dir, err := gradients.Dir()
+	if err != nil {
+		return err
+	}
+	for _, n := range fractal.PaletteNames() {
+		g, _ := fractal.BuiltinGradient(n)
+		fmt.Fprintf(stdout, "%s\tbuilt in\t%s\n", n, g.Text())
+	}
+	list, err := gradients.List(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range list {
+		if e.Err != nil {
+			fmt.Fprintf(stdout, "%s\tunreadable\t%v\n", e.Name, e.Err)
+			continue
+		}
+		fmt.Fprintf(stdout, "%s\t%d stops\t%s\n", e.Name, len(e.Gradient.Stops), e.Gradient.Text())
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(stderr, "no gradients of your own in %s\n", dir)
+	}
+	return nil
+}
+
+func gradientsImport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("gradients import", stderr)
+	force := fs.Bool("force", false, "replace a gradient of the same name")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageErr("missing gradient FILE")
+	}
+	if len(pos) > 2 {
+		return wantArgs(pos, "gradient FILE", "NAME")
+	}
+	name := gradients.NameFor(pos[0])
+	if len(pos) == 2 {
+		name = pos[1]
+	}
+	if err := fractal.ValidGradientName(name); err != nil {
+		return usageErr("%v", err)
+	}
+	g, err := gradients.ReadFile(pos[0])
+	if err != nil {
+		return err
+	}
+	dir, err := gradients.Dir()
+	if err != nil {
+		return err
+	}
+	if err := gradients.Save(dir, name, g, *force); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "imported %s (%d stops) into %s: use --palette=%s\n", name, len(g.Stops), dir, name)
+	return nil
+}
+
+func gradientsExport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("gradients export", stderr)
+	force := fs.Bool("force", false, "replace an existing FILE")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(pos, "gradient NAME", "FILE"); err != nil {
+		return err
+	}
+	name, path := pos[0], pos[1]
+	g, err := fractal.BuiltinGradient(name)
+	if err != nil {
+		dir, derr := gradients.Dir()
+		if derr != nil {
+			return derr
+		}
+		if g, err = gradients.Load(dir, name); errors.Is(err, gradients.ErrNotFound) || fractal.ValidGradientName(name) != nil {
+			return usageErr("unknown gradient %q (built in: %s; yours: mandelscope gradients list)", clipText(name), strings.Join(fractal.PaletteNames(), ", "))
+		} else if err != nil {
+			return err
+		}
+	}
+	if err := gradients.WriteFile(path, g.File(name), *force); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d stops) to %s\n", name, len(g.Stops), path)
+	return nil
+}

@@ -1,0 +1,255 @@
+package fractal
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Colouring methods (Coloring.Method): how a pixel's orbit becomes a colour. The zero value
+// "" is MethodSmooth, so that locations written before there was a choice read as they drew.
+const (
+	// MethodSmooth is the palette at the smooth escape count (the default).
+	MethodSmooth = "smooth"
+	// MethodDistance is MethodSmooth darkened near the set by the distance estimate: the
+	// boundary drawn as lines Coloring.Width pixels wide, at any zoom.
+	MethodDistance = "distance"
+	// MethodSlopes is MethodSmooth lit from a direction (Coloring.Light) by the normal that
+	// the derivative gives, as if the escape count were a height: Coloring.Strength says how
+	// much.
+	MethodSlopes = "slopes"
+)
+
+// Transfer functions (Coloring.Transfer), applied to the smooth escape count before the
+// palette: the zero value "" is TransferLinear.
+const (
+	TransferLinear = "linear"
+	TransferSqrt   = "sqrt"
+	TransferLog    = "log"
+)
+
+// Limits and defaults of the colouring parameters (see Coloring).
+const (
+	MinWidth        = 0.05 // pixels
+	MaxWidth        = 100.0
+	DefaultWidth    = 1.0
+	MaxLight        = 360 // |Light| in degrees
+	MinStrength     = 0.01
+	MaxStrength     = 1.0
+	DefaultStrength = 0.75
+)
+
+// Methods lists the colouring methods, default first; Transfers the transfer functions.
+var (
+	Methods   = []string{MethodSmooth, MethodDistance, MethodSlopes}
+	Transfers = []string{TransferLinear, TransferSqrt, TransferLog}
+)
+
+// MethodIndex is the method's number for the shaders (0 smooth, 1 distance, 2 slopes; ""
+// is 0), or -1 for an unknown one.
+func MethodIndex(m string) int {
+	if m == "" {
+		return 0
+	}
+	for i, n := range Methods {
+		if n == m {
+			return i
+		}
+	}
+	return -1
+}
+
+// TransferIndex is the transfer function's number for the shaders (0 linear, 1 sqrt, 2 log;
+// "" is 0), or -1 for an unknown one.
+func TransferIndex(t string) int {
+	if t == "" {
+		return 0
+	}
+	for i, n := range Transfers {
+		if n == t {
+			return i
+		}
+	}
+	return -1
+}
+
+// Canonical returns c with the defaults' names written as their one form, the empty string
+// ("smooth" and "linear" read from a file become ""), and a valid Gradient in Gradient.Text's
+// form, so that equal colourings compare equal.
+func (c Coloring) Canonical() Coloring {
+	if c.Gradient != "" {
+		if g, err := ParseGradientText(c.Gradient); err == nil {
+			c.Gradient = g.Text()
+		}
+	}
+	if c.Method == MethodSmooth {
+		c.Method = ""
+	}
+	if c.Transfer == TransferLinear {
+		c.Transfer = ""
+	}
+	return c
+}
+
+// Sampled is c for a frame rendered at n x n samples per output pixel (a supersampled export,
+// or a preview accumulating samples) and filtered down: the distance method's line width is
+// multiplied by n, so that its lines keep their width in output pixels. The result may exceed
+// MaxWidth; it is for rendering, not for storing. Other colourings are returned unchanged.
+func (c Coloring) Sampled(n int) Coloring {
+	if n > 1 && MethodIndex(c.Method) == 1 {
+		c.Width = c.LineWidth() * float64(n)
+	}
+	return c
+}
+
+// NeedsDerivative reports whether c's method reads the derivative dz/dc (distance, slopes).
+func (c Coloring) NeedsDerivative() bool { return MethodIndex(c.Method) > 0 }
+
+// IsDefaultShading reports whether c draws exactly as the plain smooth colouring: method
+// smooth and the linear transfer (whatever its palette, density and offset).
+func (c Coloring) IsDefaultShading() bool {
+	return MethodIndex(c.Method) == 0 && TransferIndex(c.Transfer) == 0
+}
+
+// LineWidth is the distance method's line width in pixels: Width, or DefaultWidth when 0.
+func (c Coloring) LineWidth() float64 {
+	if c.Width == 0 {
+		return DefaultWidth
+	}
+	return c.Width
+}
+
+// LightStrength is the slopes method's strength: Strength, or DefaultStrength when 0.
+func (c Coloring) LightStrength() float64 {
+	if c.Strength == 0 {
+		return DefaultStrength
+	}
+	return c.Strength
+}
+
+// LightDir is the unit vector (x right, y up in the complex plane) pointing towards the
+// light: Light degrees anticlockwise from the upper left.
+func (c Coloring) LightDir() (x, y float64) {
+	a := (135 + c.Light) * math.Pi / 180
+	return math.Cos(a), math.Sin(a)
+}
+
+// validateShading checks the fields of c beyond the palette's.
+func (c Coloring) validateShading() error {
+	if MethodIndex(c.Method) < 0 {
+		return fmt.Errorf("unknown colouring %q (known: %s)", clip(c.Method), strings.Join(Methods, ", "))
+	}
+	if TransferIndex(c.Transfer) < 0 {
+		return fmt.Errorf("unknown transfer function %q (known: %s)", clip(c.Transfer), strings.Join(Transfers, ", "))
+	}
+	if w := c.Width; w != 0 && !(w >= MinWidth && w <= MaxWidth) {
+		return fmt.Errorf("line width %s is out of range (%g to %g pixels)", formatFloat(w), MinWidth, MaxWidth)
+	}
+	if a := c.Light; !(a >= -MaxLight && a <= MaxLight) {
+		return fmt.Errorf("light angle %s is out of range (-%d to %d degrees)", formatFloat(a), MaxLight, MaxLight)
+	}
+	if s := c.Strength; s != 0 && !(s >= MinStrength && s <= MaxStrength) {
+		return fmt.Errorf("light strength %s is out of range (%g to %g)", formatFloat(s), MinStrength, MaxStrength)
+	}
+	return nil
+}
+
+// shadingText is the compact text form's keys for the fields beyond the palette's, each
+// written only when it differs from its zero value (so a default location's text is as it
+// was before these fields existed), with a leading space.
+func (c Coloring) shadingText() string {
+	var b strings.Builder
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	if c.Method != "" && c.Method != MethodSmooth {
+		b.WriteString(" colouring=" + c.Method)
+	}
+	if c.Transfer != "" && c.Transfer != TransferLinear {
+		b.WriteString(" transfer=" + c.Transfer)
+	}
+	if c.Width != 0 {
+		b.WriteString(" width=" + f(c.Width))
+	}
+	if c.Light != 0 {
+		b.WriteString(" light=" + f(c.Light))
+	}
+	if c.Strength != 0 {
+		b.WriteString(" strength=" + f(c.Strength))
+	}
+	if c.Gradient != "" {
+		b.WriteString(" gradient=" + c.Gradient)
+	}
+	return b.String()
+}
+
+// Result is what a pixel's orbit gives its colouring: the escape count N (-1 inside), the
+// smooth value Nu, and for the methods that read the derivative, the distance estimate DE
+// in pixels and the unit vector (Ur, Ui) of z / (dz/dc), the direction of the normal.
+type Result struct {
+	N      int
+	Nu     float64
+	DE     float64
+	Ur, Ui float64
+}
+
+// TransferValue applies the transfer function t to a smooth value (negative values, which
+// only far outside the set occur, count as 0 for sqrt and log).
+func TransferValue(t string, nu float64) float64 {
+	switch TransferIndex(t) {
+	case 1:
+		return math.Sqrt(max(nu, 0))
+	case 2:
+		return math.Log1p(max(nu, 0))
+	}
+	return nu
+}
+
+// Shade returns the colour of a pixel's result under colouring c with palette p. The default
+// shading (IsDefaultShading) is p.Color, byte for byte; the others interpolate the palette at
+// the transferred value, multiply it by the method's brightness (Brightness) and round.
+// Inside points are black.
+func (c Coloring) Shade(p Palette, r Result) color.RGBA {
+	if c.IsDefaultShading() {
+		return p.Color(r.N, r.Nu, c)
+	}
+	if r.N < 0 || len(p.Stops) == 0 {
+		return color.RGBA{0, 0, 0, 255}
+	}
+	pos := PalettePosition(TransferValue(c.Transfer, r.Nu), c.Density, c.Offset, len(p.Stops))
+	i := 0
+	if pos > 0 {
+		i = int(min(pos, float64(len(p.Stops)-1)))
+	}
+	f := min(max(pos-float64(i), 0), 1)
+	a, b := p.Stops[i], p.Stops[(i+1)%len(p.Stops)]
+	k := c.Brightness(r)
+	mix := func(x, y uint8) uint8 {
+		return uint8(math.Floor((float64(x)*(1-f)+float64(y)*f)*k + 0.5))
+	}
+	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 255}
+}
+
+// Brightness is the factor (0 to 1) by which c's method scales the palette colour of an
+// escaped pixel: 1 for smooth; for distance min(1, DE / LineWidth) (0 where the estimate is
+// not a number); for slopes 1 - strength * (1 - n.l) / 2, n the normal (Ur, Ui) and l the
+// light's direction (a pixel without a normal is lit as if n.l = 0).
+func (c Coloring) Brightness(r Result) float64 {
+	switch MethodIndex(c.Method) {
+	case 1:
+		k := r.DE / c.LineWidth()
+		if !(k > 0) {
+			return 0
+		}
+		return min(k, 1)
+	case 2:
+		lx, ly := c.LightDir()
+		d := r.Ur*lx + r.Ui*ly
+		if d != d { // NaN
+			d = 0
+		}
+		d = min(max(d, -1), 1)
+		return 1 - c.LightStrength()*(1-d)/2
+	}
+	return 1
+}

@@ -1,0 +1,39 @@
+package fractal
+
+import "context"
+
+// Pixel is Escape with what the frame's colouring needs: for the methods that read the
+// derivative (Coloring.NeedsDerivative), the escape count, smooth value, distance estimate
+// and normal from EscapeDE32, EscapeDE64 or PerturbEscapeDE in the frame's precision, exactly
+// as the CPU renderer computes them; otherwise Escape's n and nu.
+func (f Frame) Pixel(x, y int) Result {
+	if !f.Loc.Color.NeedsDerivative() {
+		n, nu := f.Escape(x, y)
+		return Result{N: n, Nu: nu}
+	}
+	switch f.Precision() {
+	case PerturbationExp:
+		if f.Ref == nil {
+			var err error
+			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+				return Result{N: -1}
+			}
+		}
+		dr, di := f.DeltaExp(x, y)
+		return PerturbEscapeDEExp(f.Ref, f.BLAExp(), dr, di, f.Loc.Iterations, f.spacing())
+	case Perturbation:
+		if f.Ref == nil {
+			var err error
+			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+				return Result{N: -1}
+			}
+		}
+		dr, di := f.Delta(x, y)
+		return PerturbEscapeDE(f.Ref, f.BLA(), dr, di, f.Loc.Iterations, f.Spacing)
+	case Float32:
+		re, im := f.Point32(x, y)
+		return EscapeDE32(re, im, f.Loc.Iterations, float32(f.Spacing))
+	}
+	re, im := f.Point64(x, y)
+	return EscapeDE64(re, im, f.Loc.Iterations, f.Spacing)
+}

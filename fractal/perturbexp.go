@@ -1,0 +1,383 @@
+package fractal
+
+import "math"
+
+// Perturbation past float64's exponent range (PerturbationExp frames).
+//
+// Deltas and BLA coefficients are complex numbers with one shared exponent, cx: (re + i im) *
+// 2^e, normalized after each operation so that max(|re|, |im|) lies in [0.5, 1). A delta is
+// kept that way only while it is tiny: once |d| >= 2^-900 the pixel continues with plain
+// float64 steps (the same code as PerturbEscape) and returns to cx when it shrinks below
+// 2^-950 again, so the extended exponent costs time only where it is needed. BLA jumps always
+// compute in cx, since A and B exceed float64's range at depth.
+
+// cxZeroExp is the exponent of a zero cx: far below any other, so that adding it to a
+// non-zero value changes nothing.
+const cxZeroExp = -1 << 40
+
+// cx is a complex floatexp: (re + i im) * 2^e.
+type cx struct {
+	re, im float64
+	e      int
+}
+
+// pow2 is 2^k for -1022 <= k <= 1023.
+func pow2(k int) float64 { return math.Float64frombits(uint64(k+1023) << 52) }
+
+// norm scales z so that max(|re|, |im|) lies in [0.5, 1).
+func (z cx) norm() cx {
+	a := math.Abs(z.re)
+	if b := math.Abs(z.im); b > a {
+		a = b
+	}
+	if a == 0 {
+		return cx{e: cxZeroExp}
+	}
+	bits := math.Float64bits(a)
+	k := int(bits>>52&0x7ff) - 1022 // a = f * 2^k with f in [0.5, 1)
+	if bits>>52&0x7ff == 0 || k > 1000 {
+		_, k = math.Frexp(a) // subnormal (or enormous) mantissas: rare
+		return cx{math.Ldexp(z.re, -k), math.Ldexp(z.im, -k), z.e + k}
+	}
+	s := pow2(-k)
+	return cx{z.re * s, z.im * s, z.e + k}
+}
+
+// cxFrom is (re + i im) as a cx.
+func cxFrom(re, im float64) cx { return cx{re, im, 0}.norm() }
+
+// cxFromExp is (re + i im) as a cx.
+func cxFromExp(re, im Exp) cx {
+	e := max(re.e, im.e)
+	if re.m == 0 {
+		e = im.e
+	} else if im.m == 0 {
+		e = re.e
+	}
+	return cx{math.Ldexp(re.m, re.e-e), math.Ldexp(im.m, im.e-e), e}.norm()
+}
+
+func cxMul(a, b cx) cx {
+	return cx{a.re*b.re - a.im*b.im, a.re*b.im + a.im*b.re, a.e + b.e}.norm()
+}
+
+func cxAdd(a, b cx) cx {
+	if a.e < b.e {
+		a, b = b, a
+	}
+	d := a.e - b.e
+	if d > 110 {
+		return a
+	}
+	s := pow2(-d)
+	return cx{a.re + b.re*s, a.im + b.im*s, a.e}.norm()
+}
+
+// float64s is z rounded to float64 (0 below its range).
+func (z cx) float64s() (re, im float64) {
+	switch {
+	case z.e < -1100:
+		return 0, 0
+	case z.e >= -1021 && z.e <= 1023:
+		s := pow2(z.e) // exact: the results are normal
+		return z.re * s, z.im * s
+	}
+	return math.Ldexp(z.re, z.e), math.Ldexp(z.im, z.e)
+}
+
+// norm1 is |re| + |im| as a mantissa m and an exponent: the 1-norm the BLA test uses.
+func (z cx) norm1() (m float64, e int) { return math.Abs(z.re) + math.Abs(z.im), z.e }
+
+// lessExp reports whether am * 2^ae < bm * 2^be for non-negative mantissas of at most 4 in
+// size (normalized ones, or sums of two).
+func lessExp(am float64, ae int, bm float64, be int) bool {
+	if bm == 0 {
+		return false
+	}
+	if am == 0 {
+		return true
+	}
+	switch d := ae - be; {
+	case d > 8:
+		return false
+	case d < -8:
+		return true
+	default:
+		return am*pow2(d) < bm
+	}
+}
+
+// absLess reports whether |a| < |b|.
+func absLess(a, b cx) bool {
+	ma, mb := a.re*a.re+a.im*a.im, b.re*b.re+b.im*b.im // each in [0.25, 2], or 0
+	return lessExp(ma, 2*a.e, mb, 2*b.e)
+}
+
+// zcx is the reference's Z[m] as a cx, exact for the tiny values float64 cannot hold.
+func (ref *Reference) zcx(m int) cx {
+	z := ref.Z[m]
+	if ref.tiny != nil && math.Abs(real(z))+math.Abs(imag(z)) < tinyZ {
+		if t, ok := ref.tiny[m]; ok {
+			return t
+		}
+	}
+	return cxFrom(real(z), imag(z))
+}
+
+// tinyZ is the size below which a reference value is kept exactly beside its float64
+// rounding (Reference.tiny): float64 keeps full precision only down to 2^-1022.
+const tinyZ = 0x1p-1000
+
+// blaExpEntry is a BLA entry with extended exponents: A = (ar + i ai) 2^ae, B likewise, and
+// the radius R = rm 2^re (rm = 0: never valid); r64 is R rounded to float64 (0 below its
+// range, +Inf above), for the test of a float64 delta.
+type blaExpEntry struct {
+	ar, ai, br, bi, rm, r64 float64
+	ae, be, re              int32
+}
+
+// BLAExp is the BLA table of a PerturbationExp frame: the same blocks, merging rule and
+// lookup as BLA (see there), with A, B and the radius carrying their own exponents, so that
+// none of them underflows or overflows however deep the view. It is immutable and safe for
+// concurrent use.
+type BLAExp struct {
+	DcMax Exp     // the bound on |dc| it was built for (a power of two)
+	Eps   float64 // its accuracy parameter
+	steps int
+	ent   []blaExpEntry // grouped by start, as BLA.ent
+	base  []int32
+}
+
+// Bytes is the table's memory in bytes.
+func (b *BLAExp) Bytes() int { return 64*len(b.ent) + 4*len(b.base) }
+
+// BLAExp returns the extended-exponent table for pixels with |dc| <= dcMax at
+// DefaultBLAEpsilon, built once per power of two of dcMax and kept in ref like BLA's tables.
+func (ref *Reference) BLAExp(dcMax Exp) *BLAExp {
+	eps := DefaultBLAEpsilon
+	if dcMax.Sign() <= 0 || !dcMax.Finite() {
+		dcMax = MakeExp(0.5, -1<<30)
+	}
+	// Round up to a power of two.
+	if dcMax.m != 0.5 {
+		dcMax = MakeExp(0.5, dcMax.e+1)
+	}
+	ref.blaMu.Lock()
+	defer ref.blaMu.Unlock()
+	for i, b := range ref.blaExps {
+		if b.DcMax == dcMax && b.Eps == eps {
+			copy(ref.blaExps[1:i+1], ref.blaExps[:i])
+			ref.blaExps[0] = b
+			return b
+		}
+	}
+	b := ref.buildBLAExp(dcMax, eps)
+	ref.blaExps = append([]*BLAExp{b}, ref.blaExps[:min(len(ref.blaExps), maxBLAs-1)]...)
+	return b
+}
+
+type blaX struct {
+	a, b cx
+	r    Exp
+}
+
+func (ref *Reference) buildBLAExp(dcMax Exp, eps float64) *BLAExp {
+	steps := max(0, len(ref.Z)-2)
+	b := &BLAExp{DcMax: dcMax, Eps: eps, steps: steps}
+	var offs []int
+	total := 0
+	for l := 0; steps>>l >= 1; l++ {
+		offs = append(offs, total)
+		total += steps >> l
+	}
+	offs = append(offs, total)
+	lm := make([]blaX, total)
+	one := cxFrom(1, 0)
+	for k := range steps {
+		z := ref.zcx(k + 1)
+		a := z
+		a.e++
+		lm[k] = blaX{a: a, b: one, r: MakeExp(eps*math.Hypot(z.re, z.im), z.e)}
+	}
+	for l := 1; l < len(offs)-1; l++ {
+		prev, cur := lm[offs[l-1]:offs[l]], lm[offs[l]:offs[l+1]]
+		for k := range cur {
+			x, y := &prev[2*k], &prev[2*k+1]
+			e := blaX{a: cxMul(y.a, x.a), b: cxAdd(cxMul(y.a, x.b), y.b)}
+			t := y.r.Sub(MakeExp(math.Hypot(x.b.re, x.b.im), x.b.e).Mul(dcMax)).Quo(MakeExp(math.Hypot(x.a.re, x.a.im), x.a.e))
+			if !(t.m > 0) || !t.Finite() {
+				t = Exp{}
+			}
+			e.r = x.r
+			if t.Cmp(e.r) < 0 {
+				e.r = t
+			}
+			if !finite(e.a.re) || !finite(e.a.im) || !finite(e.b.re) || !finite(e.b.im) {
+				e = blaX{}
+			}
+			cur[k] = e
+		}
+	}
+	levelsAt := func(k int) int {
+		n := 1
+		for l := 1; l < len(offs)-1 && k&(1<<uint(l)-1) == 0 && k>>uint(l) < offs[l+1]-offs[l]; l++ {
+			n++
+		}
+		return n
+	}
+	b.base = make([]int32, steps+1)
+	b.ent = make([]blaExpEntry, 0, total)
+	clampE := func(e int) int32 { return int32(min(max(e, -1<<30), 1<<30)) }
+	for k := range steps {
+		b.base[k] = int32(len(b.ent))
+		for l := 0; l < levelsAt(k); l++ {
+			x := lm[offs[l]+k>>uint(l)]
+			b.ent = append(b.ent, blaExpEntry{
+				ar: x.a.re, ai: x.a.im, ae: clampE(x.a.e),
+				br: x.b.re, bi: x.b.im, be: clampE(x.b.e),
+				rm: x.r.m, re: clampE(x.r.e), r64: x.r.Float64(),
+			})
+		}
+	}
+	b.base[steps] = int32(len(b.ent))
+	return b
+}
+
+// blaValid is the BLA test |d|_1 < R for a cx delta (exp: am 2^ae) or a float64 one (ad).
+func blaValid(e *blaExpEntry, exp bool, am float64, ae int, ad float64) bool {
+	if exp {
+		return lessExp(am, ae, e.rm, int(e.re))
+	}
+	return ad < e.r64
+}
+
+// PerturbEscapeExp is PerturbEscape for a PerturbationExp frame: dc = (dcr, dci) may lie
+// far below float64's range, and bla (nil: no approximation) is the frame's BLAExp. Deltas
+// are iterated as extended-exponent numbers while they are tiny and as float64 once they are
+// not (see the comment at the top of perturbexp.go); the rules (rebasing, the BLA lookup,
+// escape and the smooth value) are PerturbEscape's.
+func PerturbEscapeExp(ref *Reference, bla *BLAExp, dcr, dci Exp, maxIter int) (n int, nu float64) {
+	n, nu, _ = perturbEscapeExp(ref, bla, dcr, dci, maxIter)
+	return n, nu
+}
+
+func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int) (n int, nu float64, steps int) {
+	const (
+		toDouble = -900 // a cx delta with e above this continues in float64
+		toExp    = 0x1p-950
+		tinyRef  = 0x1p-800 // |Z| above this: |Z + d| ~ |Z| for a cx delta (|d| < 2^-900)
+	)
+	z := ref.Z
+	last := len(z) - 1
+	var ent []blaExpEntry
+	var base []int32
+	tableEnd := 0
+	if bla != nil {
+		ent, base, tableEnd = bla.ent, bla.base, bla.steps
+	}
+	dc := cxFromExp(dcre, dcim)
+	dcr, dci := dc.float64s() // 0 where dc is below float64's range: then negligible beside d
+	d := cx{e: cxZeroExp}
+	var dr, di float64
+	exp := true // d holds the delta (else dr, di)
+	m := 0
+	for n < maxIter {
+		steps++
+		if m > 0 && m <= tableEnd {
+			at := ent[base[m-1]:base[m]]
+			var am, ad float64
+			var ae int
+			if !exp {
+				if ad = math.Abs(dr) + math.Abs(di); ad < toExp {
+					d, exp = cxFrom(dr, di), true
+				}
+			}
+			if exp {
+				am, ae = d.norm1()
+			}
+			if e := &at[0]; blaValid(e, exp, am, ae, ad) {
+				span := 1
+				for l := 1; l < len(at) && n+span*2 <= maxIter && blaValid(&at[l], exp, am, ae, ad); l++ {
+					e, span = &at[l], span*2
+				}
+				if !exp {
+					d = cxFrom(dr, di)
+				}
+				d = cxAdd(cxMul(cx{e.ar, e.ai, int(e.ae)}, d), cxMul(cx{e.br, e.bi, int(e.be)}, dc))
+				if exp = d.e <= toDouble; !exp {
+					dr, di = d.float64s()
+				}
+				m += span
+				n += span
+				goto check
+			}
+		}
+		if exp {
+			zm := ref.zcx(m)
+			zm.e++
+			d = cxAdd(cxMul(cxAdd(zm, d), d), dc) // (2Z + d) d + dc
+			if d.e > toDouble {
+				exp = false
+				dr, di = d.float64s()
+			}
+		} else {
+			zm := z[m]
+			tr, ti := 2*real(zm)+dr, 2*imag(zm)+di
+			if (math.Abs(tr)+math.Abs(ti))*(math.Abs(dr)+math.Abs(di)) >= toExp {
+				dr, di = tr*dr-ti*di+dcr, tr*di+ti*dr+dci
+			} else {
+				// The product would fall out of float64's range (a tiny Z[m], near a
+				// minibrot's nucleus, shrinks d by its size): this step in cx.
+				t := ref.zcx(m)
+				t.e++
+				dd := cxFrom(dr, di)
+				d = cxAdd(cxMul(cxAdd(t, dd), dd), dc)
+				if exp = d.e <= toDouble; !exp {
+					dr, di = d.float64s()
+				}
+			}
+		}
+		m++
+		n++
+	check:
+		zm := z[m]
+		if exp {
+			zr, zi := real(zm), imag(zm)
+			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
+				if zr*zr+zi*zi > 4 {
+					return n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n), steps
+				}
+				if m == last {
+					d = cxAdd(ref.zcx(m), d)
+					m = 0
+				}
+			} else if w := cxAdd(ref.zcx(m), d); m == last || absLess(w, d) {
+				d = w
+				m = 0
+			}
+			if m == 0 && d.e > toDouble {
+				exp = false
+				dr, di = d.float64s()
+			}
+			continue
+		}
+		zr, zi := real(zm)+dr, imag(zm)+di
+		z2 := zr*zr + zi*zi
+		if z2 > 4 {
+			return n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n), steps
+		}
+		if m == last || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
+			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
+				// Z[m] may be below float64's range (held exactly in ref.tiny): add in cx.
+				d = cxAdd(ref.zcx(m), cxFrom(dr, di))
+				if exp = d.e <= toDouble; !exp {
+					dr, di = d.float64s()
+				}
+			} else if dr, di = zr, zi; math.Abs(dr)+math.Abs(di) < toExp {
+				d, exp = cxFrom(dr, di), true
+			}
+			m = 0
+		}
+	}
+	return -1, 0, steps
+}

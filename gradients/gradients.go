@@ -1,0 +1,224 @@
+// Package gradients keeps the user's own gradients: one gradient file (fractal.ParseGradient's
+// format) per gradient, NAME.txt, in a folder beside the bookmarks file:
+// os.UserConfigDir()/mandelscope/gradients ($XDG_CONFIG_HOME/mandelscope/gradients on Linux),
+// or $MANDELSCOPE_GRADIENTS when set. A location refers to a user gradient by value
+// (fractal.Coloring.Gradient), so the folder is only where gradients are found by name and
+// kept for editing: a bookmark or an image made with one draws the same after it is changed
+// or deleted. Files are read as hostile input (regular files, at most
+// fractal.MaxGradientBytes, parsed and checked) and never replaced without being asked to.
+package gradients
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"mandelscope/fractal"
+)
+
+// EnvDir is the environment variable that overrides the gradients folder.
+const EnvDir = "MANDELSCOPE_GRADIENTS"
+
+// Ext is the file name extension of a gradient in the folder.
+const Ext = ".txt"
+
+// Dir returns the gradients folder: $MANDELSCOPE_GRADIENTS when set, else
+// os.UserConfigDir()/mandelscope/gradients. It need not exist.
+func Dir() (string, error) {
+	if d := os.Getenv(EnvDir); d != "" {
+		return d, nil
+	}
+	c, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the folder for gradients (%v); set %s to a folder", err, EnvDir)
+	}
+	return filepath.Join(c, "mandelscope", "gradients"), nil
+}
+
+// ReadFile reads and parses a gradient file (or a Kalles Fraktaler .kfr/.kfp): a regular file
+// of at most fractal.MaxGradientBytes. The error names the file and, for its text, the line.
+func ReadFile(path string) (fractal.Gradient, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return fractal.Gradient{}, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return fractal.Gradient{}, err
+	} else if !st.Mode().IsRegular() {
+		return fractal.Gradient{}, fmt.Errorf("gradient file %s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, fractal.MaxGradientBytes+1))
+	if err != nil {
+		return fractal.Gradient{}, fmt.Errorf("gradient file %s: %v", path, err)
+	}
+	g, err := fractal.ParseGradient(data)
+	if err != nil {
+		return fractal.Gradient{}, fmt.Errorf("gradient file %s: %v", path, err)
+	}
+	return g, nil
+}
+
+// Path is the file of the gradient name in dir, after checking the name
+// (fractal.ValidGradientName).
+func Path(dir, name string) (string, error) {
+	if err := fractal.ValidGradientName(name); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, name+Ext), nil
+}
+
+// ErrNotFound is wrapped by Load's error for a name the folder does not hold.
+var ErrNotFound = errors.New("no such gradient")
+
+// Load reads the user gradient name from dir.
+func Load(dir, name string) (fractal.Gradient, error) {
+	p, err := Path(dir, name)
+	if err != nil {
+		return fractal.Gradient{}, err
+	}
+	g, err := ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return g, fmt.Errorf("%w %q in %s", ErrNotFound, name, dir)
+	}
+	return g, err
+}
+
+// Entry is one gradient of the folder: its name and stops, or why its file cannot be read.
+type Entry struct {
+	Name     string
+	Gradient fractal.Gradient
+	Err      error
+}
+
+// List returns the folder's gradients sorted by name (a missing folder holds none). Files
+// whose names are not gradient names are skipped; a damaged file is listed with its error.
+func List(dir string) ([]Entry, error) {
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, de := range des {
+		name, ok := strings.CutSuffix(de.Name(), Ext)
+		if !ok || fractal.ValidGradientName(name) != nil {
+			continue
+		}
+		g, err := Load(dir, name)
+		out = append(out, Entry{Name: name, Gradient: g, Err: err})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// ErrExists is wrapped by Save's and WriteFile's errors for a file that is there already.
+var ErrExists = errors.New("already exists")
+
+// Save writes g as the user gradient name in dir (creating the folder). A built-in palette's
+// name is refused (it would never be found: built-ins come first), and so is an existing
+// gradient unless replace is true.
+func Save(dir, name string, g fractal.Gradient, replace bool) error {
+	p, err := Path(dir, name)
+	if err != nil {
+		return err
+	}
+	if _, err := fractal.PaletteByName(name); err == nil {
+		return fmt.Errorf("%q is the name of a built-in palette; choose another name", name)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return WriteFile(p, g.File(name), replace)
+}
+
+// WriteFile writes data to path: through a temporary file in the same folder, synced and then
+// linked into place, so that path either is absent or holds all of data, and an existing file
+// is never replaced unless replace is true (then it is renamed over).
+func WriteFile(path string, data []byte, replace bool) error {
+	if !replace {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("%s %w (use --force to replace it)", path, ErrExists)
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	defer os.Remove(name)
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %v", path, err)
+	}
+	if replace {
+		return os.Rename(name, path)
+	}
+	// A link fails when path appeared meanwhile: nothing is replaced.
+	if err := os.Link(name, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s %w (use --force to replace it)", path, ErrExists)
+		}
+		return fmt.Errorf("writing %s: %v", path, err)
+	}
+	return nil
+}
+
+// Resolve returns the coloring c with the palette name applied: a built-in palette by name
+// (and no Gradient), else the user gradient name from dir by value. Its error names the
+// built-in palettes and the folder.
+func Resolve(c fractal.Coloring, dir, name string) (fractal.Coloring, error) {
+	if _, err := fractal.PaletteByName(name); err == nil {
+		c.Palette, c.Gradient = name, ""
+		return c, nil
+	}
+	g, err := Load(dir, name)
+	if errors.Is(err, ErrNotFound) || (err != nil && fractal.ValidGradientName(name) != nil) {
+		return c, fmt.Errorf("unknown palette %q (built in: %s; no gradient of that name in %s)",
+			clipName(name), strings.Join(fractal.PaletteNames(), ", "), dir)
+	}
+	if err != nil {
+		return c, err
+	}
+	return c.WithGradient(name, g), nil
+}
+
+// NameFor is a gradient name made from a file's name: its base without the extension, with
+// every character a name may not hold replaced by '-', cut to fractal.MaxGradientName.
+func NameFor(path string) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	b := []byte(base)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			b[i] = '-'
+		}
+	}
+	s := strings.TrimLeft(string(b), ".")
+	if len(s) > fractal.MaxGradientName {
+		s = s[:fractal.MaxGradientName]
+	}
+	if s == "" {
+		s = "gradient"
+	}
+	return s
+}
+
+func clipName(s string) string {
+	if len(s) > 40 {
+		return s[:37] + "..."
+	}
+	return s
+}
