@@ -74,15 +74,18 @@ func (s *Scheduler) reusable(loc fractal.Location, w, h int) *base {
 }
 
 // CentreShift is l's centre minus from's, in pixels of spacing (x right, y down). The
-// difference is taken exactly (math/big) before it is rounded: at depth the centres differ
-// only in digits far below float64's precision.
-func CentreShift(l, from fractal.Location, spacing float64) (dx, dy float64) {
+// difference is taken exactly (math/big) and divided by the spacing before it is rounded to
+// float64: at depth the centres differ only in digits far below float64's precision, and
+// past zoom 1e308 the difference itself is below float64's range.
+func CentreShift(l, from fractal.Location, spacing fractal.Exp) (dx, dy float64) {
 	prec := max(l.Re.SignificantBits(), l.Im.SignificantBits(), from.Re.SignificantBits(), from.Im.SignificantBits()) + 64
+	sp := spacing.Big(prec)
 	diff := func(a, b fractal.Decimal) float64 {
-		d, _ := new(big.Float).SetPrec(prec).Sub(a.Big(prec), b.Big(prec)).Float64()
-		return d
+		d := new(big.Float).SetPrec(prec).Sub(a.Big(prec), b.Big(prec))
+		v, _ := d.Quo(d, sp).Float64()
+		return v
 	}
-	return diff(l.Re, from.Re) / spacing, -diff(l.Im, from.Im) / spacing
+	return diff(l.Re, from.Re), -diff(l.Im, from.Im)
 }
 
 // resample returns b's picture and blocks mapped onto the view loc at w x h: pixel (x, y)
@@ -115,10 +118,8 @@ func resample(b *base, loc fractal.Location, w, h int, spare []float32) (img *im
 			tr[tx] = m
 		}
 	}
-	sOld := fractal.Spacing(b.loc.ZoomFloat(), w, h)
-	sNew := fractal.Spacing(loc.ZoomFloat(), w, h)
-	k = sNew / sOld
-	ox, oy := CentreShift(loc, b.loc, sOld)
+	k = b.loc.ZoomExp().Quo(loc.ZoomExp()).Float64() // the new spacing over the old
+	ox, oy := CentreShift(loc, b.loc, fractal.SpacingExp(b.loc.ZoomExp(), w, h))
 	if math.IsNaN(ox+oy+k) || math.IsInf(ox+oy+k, 0) || k <= 0 ||
 		math.Abs(ox) >= float64(w)*(1+k) || math.Abs(oy) >= float64(h)*(1+k) {
 		for i := range block {

@@ -193,3 +193,37 @@ func BenchmarkIncrementalOverhead(b *testing.B) {
 		}
 	}
 }
+
+// countRenderer draws nothing and counts the pixels it is asked for.
+type countRenderer struct{ px int }
+
+func (c *countRenderer) Render(_ context.Context, _ fractal.Frame, rect image.Rectangle, _ *image.RGBA) error {
+	c.px += rect.Dx() * rect.Dy()
+	return nil
+}
+
+// Past float64's exponent range (zoom 1e400) a pan still reuses the last frame: the shift is
+// taken in math/big and the spacing with an unbounded exponent.
+func TestIncrementalBeyondFloat64(t *testing.T) {
+	const w, h = 200, 120
+	loc := testLoc()
+	loc.Re = fractal.MustDecimal("-1.99999911758766165543536704557")
+	loc.Im = fractal.MustDecimal("0")
+	loc.Zoom = fractal.MustDecimal("1e400")
+	loc.Iterations = 100
+	r := &countRenderer{}
+	s := New(r)
+	s.Target = time.Second
+	if _, _, err := s.Full(context.Background(), loc, w, h, nil); err != nil {
+		t.Fatal(err)
+	}
+	r.px = 0
+	_, st, err := s.Interactive(context.Background(), loc.Offset(10, 0, w, h), w, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := (w - 10) / tileSide * tileSide
+	if !st.Reused || r.px == 0 || r.px > (w-kept)*h {
+		t.Errorf("reused %v, %d pixels rendered; want the pan's exposed tiles only (at most %d)", st.Reused, r.px, (w-kept)*h)
+	}
+}
