@@ -29,23 +29,26 @@ type benchRenderer interface {
 
 // benchResult is the bench's last line, one JSON object.
 type benchResult struct {
-	Renderer           string         `json:"renderer"`
-	RendererName       string         `json:"renderer_name"`
-	Size               string         `json:"size"`
-	Width              int            `json:"width"`
-	Height             int            `json:"height"`
-	InteractiveFrames  int            `json:"interactive_frames"`
-	InteractiveP50ms   float64        `json:"interactive_p50_ms"`
-	InteractiveP95ms   float64        `json:"interactive_p95_ms"`
-	InteractiveMaxms   float64        `json:"interactive_max_ms"`
-	InteractiveScales  map[string]int `json:"interactive_scales"`
-	FullFrames         int            `json:"full_frames"`
-	FullFrameMedianms  float64        `json:"full_frame_median_ms"`
-	FullFrameMaxms     float64        `json:"full_frame_max_ms"`
-	MpixPerS           float64        `json:"mpix_per_s"`
-	FinalZoom          float64        `json:"final_zoom"`
-	TotalSeconds       float64        `json:"total_s"`
-	InteractiveTargetm float64        `json:"interactive_target_ms"`
+	Renderer            string         `json:"renderer"`
+	RendererName        string         `json:"renderer_name"`
+	Size                string         `json:"size"`
+	Width               int            `json:"width"`
+	Height              int            `json:"height"`
+	InteractiveFrames   int            `json:"interactive_frames"`
+	InteractiveP50ms    float64        `json:"interactive_p50_ms"`
+	InteractiveP95ms    float64        `json:"interactive_p95_ms"`
+	InteractiveMaxms    float64        `json:"interactive_max_ms"`
+	InteractiveScales   map[string]int `json:"interactive_scales"`
+	InteractiveBlockP50 float64        `json:"interactive_block_p50_px"`
+	InteractiveBlockP95 float64        `json:"interactive_block_p95_px"`
+	InteractiveReused   int            `json:"interactive_reused_frames"`
+	FullFrames          int            `json:"full_frames"`
+	FullFrameMedianms   float64        `json:"full_frame_median_ms"`
+	FullFrameMaxms      float64        `json:"full_frame_max_ms"`
+	MpixPerS            float64        `json:"mpix_per_s"`
+	FinalZoom           float64        `json:"final_zoom"`
+	TotalSeconds        float64        `json:"total_s"`
+	InteractiveTargetm  float64        `json:"interactive_target_ms"`
 }
 
 // runBench drives the window's preview scheduler (app/preview) along a fixed path of pans and
@@ -145,6 +148,9 @@ func benchPath(r benchRenderer, id string, w, h int, verbose bool, stdout io.Wri
 	fmt.Fprintf(stdout, "mandelscope bench: %s, %dx%d, %d scripted frames from zoom 1 to %g towards %g%+gi\n",
 		r.Name(), w, h, len(steps), benchDepth, benchTarget[0], benchTarget[1])
 	var inter, full, decade []time.Duration
+	var blocks []float64 // each interactive frame's median block side
+	var decadeB []float64
+	reused := 0
 	scales := map[string]int{}
 	var fullPx int64
 	var fullTime time.Duration
@@ -156,8 +162,13 @@ func benchPath(r benchRenderer, id string, w, h int, verbose bool, stdout io.Wri
 				return err
 			}
 			if verbose {
-				fmt.Fprintf(stdout, "  interactive zoom %-8.3g scale 1/%d %dx%d: render %.1f ms, total %.1f ms\n",
-					st.loc.ZoomFloat(), fs.Scale, fs.RenderW, fs.RenderH, ms(fs.Render), ms(fs.Total))
+				fmt.Fprintf(stdout, "  interactive zoom %-8.3g scale 1/%d, %d px rendered, reused %v, block median %.2f p95 %.2f: render %.1f ms, total %.1f ms\n",
+					st.loc.ZoomFloat(), fs.Scale, fs.PixelsRendered, fs.Reused, fs.Block, fs.BlockP95, ms(fs.Render), ms(fs.Total))
+			}
+			blocks = append(blocks, fs.Block)
+			decadeB = append(decadeB, fs.Block)
+			if fs.Reused {
+				reused++
 			}
 			inter = append(inter, fs.Total)
 			decade = append(decade, fs.Total)
@@ -175,24 +186,27 @@ func benchPath(r benchRenderer, id string, w, h int, verbose bool, stdout io.Wri
 		if m, ok := r.(interface{ Mode(fractal.Frame) string }); ok {
 			mode = m.Mode(fractal.NewFrame(st.loc, w, h))
 		}
-		fmt.Fprintf(stdout, "zoom %-8.3g iterations %-5d %-28s interactive: %3d frames, p95 %6.1f ms, scale 1/%d | full frame %7.1f ms\n",
+		fmt.Fprintf(stdout, "zoom %-8.3g iterations %-5d %-28s interactive: %3d frames, p95 %6.1f ms, block p50 %4.2f px | full frame %7.1f ms\n",
 			st.loc.ZoomFloat(), st.loc.Iterations, mode, len(decade), ms(preview.Percentile(decade, 95)),
-			s.ChooseScale(w, h), ms(fs.Total))
-		decade = decade[:0]
+			percentile(decadeB, 50), ms(fs.Total))
+		decade, decadeB = decade[:0], decadeB[:0]
 	}
 	res := benchResult{
 		Renderer: id, RendererName: r.Name(), Size: fmt.Sprintf("%dx%d", w, h), Width: w, Height: h,
-		InteractiveFrames:  len(inter),
-		InteractiveP50ms:   round1(ms(preview.Percentile(inter, 50))),
-		InteractiveP95ms:   round1(ms(preview.Percentile(inter, 95))),
-		InteractiveMaxms:   round1(ms(preview.Percentile(inter, 100))),
-		InteractiveScales:  scales,
-		FullFrames:         len(full),
-		FullFrameMedianms:  round1(ms(preview.Percentile(full, 50))),
-		FullFrameMaxms:     round1(ms(preview.Percentile(full, 100))),
-		FinalZoom:          steps[len(steps)-1].loc.ZoomFloat(),
-		TotalSeconds:       round1(time.Since(start).Seconds()),
-		InteractiveTargetm: ms(preview.DefaultTarget),
+		InteractiveFrames:   len(inter),
+		InteractiveP50ms:    round1(ms(preview.Percentile(inter, 50))),
+		InteractiveP95ms:    round1(ms(preview.Percentile(inter, 95))),
+		InteractiveMaxms:    round1(ms(preview.Percentile(inter, 100))),
+		InteractiveScales:   scales,
+		InteractiveBlockP50: percentile(blocks, 50),
+		InteractiveBlockP95: percentile(blocks, 95),
+		InteractiveReused:   reused,
+		FullFrames:          len(full),
+		FullFrameMedianms:   round1(ms(preview.Percentile(full, 50))),
+		FullFrameMaxms:      round1(ms(preview.Percentile(full, 100))),
+		FinalZoom:           steps[len(steps)-1].loc.ZoomFloat(),
+		TotalSeconds:        round1(time.Since(start).Seconds()),
+		InteractiveTargetm:  ms(preview.DefaultTarget),
 	}
 	if fullTime > 0 {
 		res.MpixPerS = round1(float64(fullPx) / 1e6 / fullTime.Seconds())
@@ -202,8 +216,8 @@ func benchPath(r benchRenderer, id string, w, h int, verbose bool, stdout io.Wri
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	fmt.Fprintf(stdout, "interactive: %d frames, p50 %.1f ms, p95 %.1f ms, max %.1f ms (scales used:", len(inter),
-		res.InteractiveP50ms, res.InteractiveP95ms, res.InteractiveMaxms)
+	fmt.Fprintf(stdout, "interactive: %d frames (%d reusing the last), p50 %.1f ms, p95 %.1f ms, max %.1f ms; block side p50 %.2f px, p95 %.2f px (coarsest scales rendered:", len(inter),
+		reused, res.InteractiveP50ms, res.InteractiveP95ms, res.InteractiveMaxms, res.InteractiveBlockP50, res.InteractiveBlockP95)
 	for _, k := range keys {
 		fmt.Fprintf(stdout, " 1/%s x%d", k, scales[k])
 	}
@@ -215,6 +229,17 @@ func benchPath(r benchRenderer, id string, w, h int, verbose bool, stdout io.Wri
 	}
 	_, err = fmt.Fprintf(stdout, "%s\n", b)
 	return err
+}
+
+// percentile is the p-th percentile (0..100) of vs by nearest rank; 0 for none.
+func percentile(vs []float64, p float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	k := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[max(0, min(k, len(s)-1))]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

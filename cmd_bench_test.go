@@ -38,6 +38,16 @@ func TestBenchCPU(t *testing.T) {
 	if n, _ := res["interactive_frames"].(float64); n < 100 {
 		t.Errorf("interactive frames %v, want a long path", res["interactive_frames"])
 	}
+	// Every interactive frame after the first starts from the last one; its block side is at
+	// least a pixel, and the p95 at least the median.
+	b50, ok50 := res["interactive_block_p50_px"].(float64)
+	b95, ok95 := res["interactive_block_p95_px"].(float64)
+	if !ok50 || !ok95 || b50 < 1 || b95 < b50 || b95 > 64 {
+		t.Errorf("block side p50 %v, p95 %v", res["interactive_block_p50_px"], res["interactive_block_p95_px"])
+	}
+	if n, _ := res["interactive_reused_frames"].(float64); n != res["interactive_frames"].(float64)-1 {
+		t.Errorf("%v of %v interactive frames reused the last one, want all but the first", n, res["interactive_frames"])
+	}
 	if z, _ := res["final_zoom"].(float64); math.Abs(z/1e10-1) > 1e-6 {
 		t.Errorf("final zoom %v, want 1e10", res["final_zoom"])
 	}

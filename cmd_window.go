@@ -68,9 +68,10 @@ func runWindow(args []string) error {
 				fmt.Fprintf(os.Stderr, "partial %.0f%% (scale 1/%d) at %s\n", 100*r.Done, max(r.Stats.Scale, 1), r.Req.Loc)
 				return
 			}
-			fmt.Fprintf(os.Stderr, "frame %dx%d scale 1/%d render %.1f ms total %.1f ms interactive %v at %s\n",
+			fmt.Fprintf(os.Stderr, "frame %dx%d scale 1/%d render %.1f ms total %.1f ms interactive %v reused %v px %d block %.2g at %s\n",
 				r.Stats.Width, r.Stats.Height, r.Stats.Scale, float64(r.Stats.Render.Microseconds())/1000,
-				float64(r.Stats.Total.Microseconds())/1000, r.Req.Interactive, r.Req.Loc)
+				float64(r.Stats.Total.Microseconds())/1000, r.Req.Interactive, r.Stats.Reused, r.Stats.PixelsRendered,
+				r.Stats.Block, r.Req.Loc)
 		}
 	}
 	a := fyneapp.NewWithID("io.mandelscope.app")

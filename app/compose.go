@@ -22,10 +22,11 @@ import (
 //
 // The old pixels may have been computed with other iterations (auto iterations follow the
 // zoom); the full-resolution frame that follows replaces them. It returns res.Image itself
-// when there is nothing to add, and never modifies res.Image or full.
+// when there is nothing to add (a frame that reused the last one, preview.FrameStats.Reused,
+// has done this already, with finer pixels where it could), and never modifies res.Image or full.
 func composeWithLastFull(res preview.Result, full *image.RGBA, fullLoc fractal.Location) *image.RGBA {
 	img := res.Image
-	if full == nil || img == nil || (!res.Partial && res.Stats.Scale <= 1) {
+	if full == nil || img == nil || res.Stats.Reused || (!res.Partial && res.Stats.Scale <= 1) {
 		return img
 	}
 	w, h := img.Rect.Dx(), img.Rect.Dy()

@@ -48,7 +48,13 @@ func TestDeepNavigationIsExact(t *testing.T) {
 	w.view.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DX: 100, DY: -40}})
 	w.view.DragEnd()
 	test("drag", 250, 80)
-	// Two wheel notches about (70, 210), then a double-click about (300, 50).
+	// Two wheel notches about (70, 210), then a double-click about (300, 50): the point that
+	// stays is the one the pixel under the pointer shows, at its centre.
+	point = func(x, y int) (*big.Float, *big.Float, float64) {
+		f := fractal.NewFrame(w.Location(), pw, ph)
+		re, im := f.PointBig(x, y, prec)
+		return re, im, f.Spacing
+	}
 	re0, im0, _ = point(70, 210)
 	w.view.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(70, 210)}, Scrolled: fyne.Delta{DY: 2 * wheelNotch}})
 	test("wheel zoom", 70, 210)

@@ -17,9 +17,41 @@ import (
 	"mandelscope/internal/nav"
 )
 
-// defaultHistorySettle is how long a view must stay unchanged to enter the back/forward
-// history, so that the steps of a drag or of a wheel spin make one entry, not hundreds.
+// defaultHistorySettle is how long a view moved by keys must stay unchanged to enter the
+// back/forward history, so that a run of key presses makes one entry, not dozens.
 const defaultHistorySettle = 700 * time.Millisecond
+
+// defaultWheelGap is how long the wheel must rest to end a burst of notches: the burst, with
+// the pauses a person makes to look, is one entry of the history.
+const defaultWheelGap = 1500 * time.Millisecond
+
+// gestureKind is the kind of input moving the view. The history records gestures: the view
+// before one and where it ends, so a burst of wheel notches, one drag, one held-button zoom
+// or one click is one step back.
+type gestureKind int
+
+const (
+	gestureNone  gestureKind = iota // keys, menus, controls: entries after settleIn of rest
+	gestureDrag                     // ends with the drag
+	gestureWheel                    // ends when the wheel rests for wheelGap
+	gestureHold                     // ends when the button is released
+	gestureClick                    // a double-click or right-click: begins and ends at once
+)
+
+// beginGesture says that input of kind is moving the view: a different gesture than the one
+// in progress first ends that one (recording where it left the view).
+func (w *Window) beginGesture(kind gestureKind) {
+	if w.nav != nil {
+		w.nav.begin(kind)
+	}
+}
+
+// endGesture says that the gesture in progress ended: its view enters the history.
+func (w *Window) endGesture() {
+	if w.nav != nil {
+		w.nav.end()
+	}
+}
 
 // navigator gives the window back/forward history (Alt+Left, Alt+Right and toolbar
 // buttons), "Go to Location..." (Ctrl+L) and "Open Image..." (Ctrl+O: a PNG exported by
@@ -34,6 +66,8 @@ type navigator struct {
 	gen      uint64 // identifies the latest settle timer
 	timer    *time.Timer
 	settleIn time.Duration
+	wheelGap time.Duration
+	kind     gestureKind // the gesture in progress
 	stopped  bool
 	back     *widget.ToolbarAction
 	forward  *widget.ToolbarAction
@@ -44,6 +78,10 @@ func installNavigation(w *Window) *navigator {
 	n := &navigator{w: w, settleIn: w.opts.historySettle}
 	if n.settleIn <= 0 {
 		n.settleIn = defaultHistorySettle
+	}
+	n.wheelGap = w.opts.wheelGap
+	if n.wheelGap <= 0 {
+		n.wheelGap = defaultWheelGap
 	}
 	n.hist.Visit(w.Location())
 	w.OnLocationChanged(n.changed)
@@ -69,7 +107,22 @@ func (n *navigator) stop() {
 	}
 }
 
-// changed is the window's location listener: it (re)starts the settle timer.
+// begin starts a gesture of kind, ending the one in progress if it is of another kind.
+func (n *navigator) begin(kind gestureKind) {
+	if n.kind != kind {
+		n.settle()
+		n.kind = kind
+	}
+}
+
+// end ends the gesture in progress: the view enters the history now.
+func (n *navigator) end() {
+	n.kind = gestureNone
+	n.settle()
+}
+
+// changed is the window's location listener: it (re)starts the settle timer, except during
+// a drag or a held button, which end the entry themselves.
 func (n *navigator) changed(_, _ fractal.Location) {
 	if n.jumping || n.stopped {
 		return
@@ -79,10 +132,19 @@ func (n *navigator) changed(_, _ fractal.Location) {
 	gen := n.gen
 	if n.timer != nil {
 		n.timer.Stop()
+		n.timer = nil
 	}
-	n.timer = time.AfterFunc(n.settleIn, func() {
+	wait := n.settleIn
+	switch n.kind {
+	case gestureDrag, gestureHold:
+		return
+	case gestureWheel:
+		wait = n.wheelGap
+	}
+	n.timer = time.AfterFunc(wait, func() {
 		n.w.uiDo(func() {
 			if gen == n.gen && !n.stopped {
+				n.kind = gestureNone
 				n.settle()
 			}
 		})
@@ -103,6 +165,7 @@ func (n *navigator) settle() {
 }
 
 func (n *navigator) jump(l fractal.Location) {
+	n.kind = gestureNone
 	n.jumping = true
 	defer func() { n.jumping = false }()
 	n.w.SetLocation(l)

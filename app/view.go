@@ -34,7 +34,8 @@ const (
 
 // fractalView is the widget that shows the fractal and turns pointer input into navigation:
 // a left drag pans 1:1 with the pointer, the wheel zooms about the cursor, a double-click
-// zooms in and a right-click zooms out there; hovering reports the point under the cursor.
+// zooms in and a right-click zooms out there, a held button zooms continuously toward the
+// pointer (gesture.go); hovering reports the point under the cursor.
 type fractalView struct {
 	widget.BaseWidget
 	w     *Window
@@ -43,6 +44,10 @@ type fractalView struct {
 	lastW int
 	lastH int
 	drag  *dragState
+	wheel *zoomAnchor // the wheel burst in progress
+	hold  *holdZoom   // the held button's zoom in progress
+	// holdUsed says that the last press zoomed continuously (its release is no click)
+	holdUsed bool
 }
 
 var (
@@ -53,6 +58,7 @@ var (
 	_ fyne.Tappable          = (*fractalView)(nil)
 	_ desktop.Hoverable      = (*fractalView)(nil)
 	_ desktop.Cursorable     = (*fractalView)(nil)
+	_ desktop.Mouseable      = (*fractalView)(nil)
 	_ fyne.Layout            = (*frameLayout)(nil)
 )
 
@@ -125,6 +131,15 @@ func (v *fractalView) toPixels(p fyne.Position) (float64, float64) {
 	return float64(p.X * sc), float64(p.Y * sc)
 }
 
+// pointerPixel is the centre of the image pixel under the pointer at p: the pointer's hotspot
+// is a whole pixel (the windowing system reports its top-left corner), and that pixel shows
+// the point at its centre, which is what a zoom about the pointer must keep in place (about
+// the corner, the point under the pointer drifted half a pixel a notch, 40 pixels in 20).
+func (v *fractalView) pointerPixel(p fyne.Position) (float64, float64) {
+	x, y := v.toPixels(p)
+	return math.Floor(x) + 0.5, math.Floor(y) + 0.5
+}
+
 func (v *fractalView) setImage(img *image.RGBA) {
 	v.img.Image = img
 	v.img.Refresh()
@@ -133,6 +148,14 @@ func (v *fractalView) setImage(img *image.RGBA) {
 // Dragged pans so that the point under the pointer follows it. Each step is computed from
 // where the drag started and the whole distance so far, so rounding never accumulates.
 func (v *fractalView) Dragged(ev *fyne.DragEvent) {
+	if v.hold != nil {
+		v.steer(ev.Position) // a held button zooms: moving steers it
+		x, y := v.toPixels(ev.Position)
+		pw, ph := v.pixelSize()
+		v.w.probe.at(v.w.Location(), pw, ph, int(x), int(y))
+		return
+	}
+	v.w.beginGesture(gestureDrag)
 	sc := float64(v.scale())
 	pw, ph := v.pixelSize()
 	if pw < 1 || ph < 1 {
@@ -149,8 +172,13 @@ func (v *fractalView) Dragged(ev *fyne.DragEvent) {
 	v.drag.last = v.w.Location()
 }
 
-// DragEnd ends the drag; the refine follows when input stops.
-func (v *fractalView) DragEnd() { v.drag = nil }
+// DragEnd ends the drag (one step of the history); the refine follows when input stops.
+func (v *fractalView) DragEnd() {
+	if v.drag != nil {
+		v.drag = nil
+		v.w.endGesture()
+	}
+}
 
 // dragState is a drag in progress: where it started and how far it has gone, in pixels.
 type dragState struct {
@@ -159,21 +187,47 @@ type dragState struct {
 	dx, dy      float64
 }
 
-// Scrolled zooms about the point under the cursor: wheel up zooms in.
+// Scrolled zooms about the point under the cursor: wheel up zooms in. The notches of a burst
+// at one pointer position are one zoom from where the burst started (the point under the
+// cursor stays exactly there, at any depth) and one step of the history.
 func (v *fractalView) Scrolled(ev *fyne.ScrollEvent) {
 	v.w.focusView() // the picture takes the keyboard, as a click on it does
 	dy := math.Max(-10*wheelNotch, math.Min(10*wheelNotch, float64(ev.Scrolled.DY)))
 	if dy == 0 {
 		return
 	}
-	v.zoomAt(ev.Position, math.Pow(WheelZoom, dy/wheelNotch))
+	pw, ph := v.pixelSize()
+	if pw < 1 || ph < 1 {
+		return
+	}
+	v.w.beginGesture(gestureWheel)
+	x, y := v.pointerPixel(ev.Position)
+	cur := v.w.Location()
+	if !v.wheel.continues(cur, x, y, pw, ph) {
+		v.wheel = &zoomAnchor{start: cur, x: x, y: y, w: pw, h: ph, factor: 1}
+	}
+	v.w.navigate(v.wheel.step(math.Pow(WheelZoom, dy/wheelNotch)), true)
+	v.wheel.last = v.w.Location()
 }
 
 // DoubleTapped zooms in about the point.
-func (v *fractalView) DoubleTapped(ev *fyne.PointEvent) { v.zoomAt(ev.Position, ClickZoom) }
+func (v *fractalView) DoubleTapped(ev *fyne.PointEvent) { v.clickZoom(ev.Position, ClickZoom) }
 
-// TappedSecondary zooms out about the point.
-func (v *fractalView) TappedSecondary(ev *fyne.PointEvent) { v.zoomAt(ev.Position, 1/ClickZoom) }
+// TappedSecondary zooms out about the point, unless the press zoomed out continuously.
+func (v *fractalView) TappedSecondary(ev *fyne.PointEvent) {
+	if v.holdUsed {
+		v.holdUsed = false
+		return
+	}
+	v.clickZoom(ev.Position, 1/ClickZoom)
+}
+
+// clickZoom is a click's zoom: one step of the history.
+func (v *fractalView) clickZoom(p fyne.Position, factor float64) {
+	v.w.beginGesture(gestureClick)
+	v.zoomAt(p, factor)
+	v.w.endGesture()
+}
 
 // Tapped takes the keyboard focus away from the controls, so the keys navigate the view.
 func (v *fractalView) Tapped(*fyne.PointEvent) {
@@ -190,7 +244,7 @@ func (v *fractalView) zoomAt(p fyne.Position, factor float64) {
 	if pw < 1 || ph < 1 {
 		return
 	}
-	x, y := v.toPixels(p)
+	x, y := v.pointerPixel(p)
 	v.w.navigate(v.w.Location().ZoomAt(x, y, factor, pw, ph), true)
 }
 
@@ -199,6 +253,7 @@ func (v *fractalView) MouseIn(ev *desktop.MouseEvent) { v.MouseMoved(ev) }
 
 // MouseMoved reports the point under the cursor and its escape count.
 func (v *fractalView) MouseMoved(ev *desktop.MouseEvent) {
+	v.steer(ev.Position)
 	x, y := v.toPixels(ev.Position)
 	pw, ph := v.pixelSize()
 	v.w.probe.at(v.w.Location(), pw, ph, int(x), int(y))

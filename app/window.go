@@ -63,6 +63,9 @@ type Options struct {
 	// historySettle is how long a view must stay to enter the history (defaultHistorySettle
 	// when 0).
 	historySettle time.Duration
+	// wheelGap is how long the wheel must rest to end a burst of notches, one step of the
+	// history (defaultWheelGap when 0).
+	wheelGap time.Duration
 	// bookmarksWatch is how often the open bookmarks panel looks at the file
 	// (defaultBookmarksWatch when 0, never when negative).
 	bookmarksWatch time.Duration
@@ -207,6 +210,7 @@ func (w *Window) stop() {
 
 // stopUI stops the background work whose state lives on the UI goroutine; it must run there.
 func (w *Window) stopUI() {
+	w.view.stopHold()
 	if w.nav != nil {
 		w.nav.stop()
 	}
@@ -418,7 +422,7 @@ func (w *Window) deliver(res preview.Result) {
 		full, fullLoc := w.lastFull, w.lastFullLoc
 		w.mu.Unlock()
 		res.Image = composeWithLastFull(res, full, fullLoc)
-		if !res.Partial && res.Stats.Scale <= 1 {
+		if !res.Partial && res.Stats.Scale <= 1 && !res.Stats.Reused {
 			w.mu.Lock()
 			w.lastFull, w.lastFullLoc = res.Image, res.Req.Loc
 			w.mu.Unlock()
@@ -455,7 +459,9 @@ func (w *Window) deliver(res preview.Result) {
 		w.mu.Unlock()
 		w.view.setImage(res.Image)
 		t := fmt.Sprintf("%.0f ms", float64(res.Stats.Total.Microseconds())/1000)
-		if res.Stats.Scale > 1 {
+		if res.Stats.Reused {
+			t += fmt.Sprintf(" (blocks %.3g px)", res.Stats.Block)
+		} else if res.Stats.Scale > 1 {
 			t += fmt.Sprintf(" (1/%d)", res.Stats.Scale)
 		}
 		w.statusTime.SetText("frame " + t)

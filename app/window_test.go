@@ -87,19 +87,20 @@ func TestDragHiDPI(t *testing.T) {
 	}
 }
 
-// The wheel zooms about the cursor: the point under it stays put.
+// The wheel zooms about the cursor: the point under it (at the centre of the pixel under the
+// pointer, which that pixel shows) stays put.
 func TestScrollZoomsAboutTheCursor(t *testing.T) {
 	w := newTestWindow(t)
 	pw, ph := w.ViewSize()
 	before := w.Location()
 	pos := fyne.NewPos(70, 210)
-	re0, im0 := pointAt(before, pw, ph, 70, 210)
+	re0, im0 := pointAt(before, pw, ph, 70.5, 210.5)
 	w.view.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: pos}, Scrolled: fyne.Delta{DY: 2 * wheelNotch}})
 	after := w.Location()
 	if z := after.ZoomFloat() / before.ZoomFloat(); !near(z, WheelZoom*WheelZoom, 1e-9) {
 		t.Errorf("two notches up zoomed by %g, want %g", z, WheelZoom*WheelZoom)
 	}
-	re1, im1 := pointAt(after, pw, ph, 70, 210)
+	re1, im1 := pointAt(after, pw, ph, 70.5, 210.5)
 	s := fractal.Spacing(after.ZoomFloat(), pw, ph)
 	if !near(re0, re1, 0.02*s) || !near(im0, im1, 0.02*s) {
 		t.Errorf("point under the cursor moved from %g%+gi to %g%+gi", re0, im0, re1, im1)
@@ -114,13 +115,13 @@ func TestClicksZoom(t *testing.T) {
 	w := newTestWindow(t)
 	pw, ph := w.ViewSize()
 	l0 := w.Location()
-	re0, im0 := pointAt(l0, pw, ph, 300, 50)
+	re0, im0 := pointAt(l0, pw, ph, 300.5, 50.5) // the centre of the pixel under the pointer
 	w.view.DoubleTapped(&fyne.PointEvent{Position: fyne.NewPos(300, 50)})
 	l1 := w.Location()
 	if !near(l1.ZoomFloat(), 2*l0.ZoomFloat(), 1e-9) {
 		t.Errorf("double-click: zoom %g, want %g", l1.ZoomFloat(), 2*l0.ZoomFloat())
 	}
-	re1, im1 := pointAt(l1, pw, ph, 300, 50)
+	re1, im1 := pointAt(l1, pw, ph, 300.5, 50.5)
 	s := fractal.Spacing(l1.ZoomFloat(), pw, ph)
 	if !near(re0, re1, 0.02*s) || !near(im0, im1, 0.02*s) {
 		t.Errorf("double-click moved the point under the cursor: %g%+gi -> %g%+gi", re0, im0, re1, im1)

@@ -56,6 +56,13 @@ type FrameStats struct {
 	Canceled       bool          // a full frame abandoned because it went stale
 	Precision      fractal.Precision
 	PixelsRendered int
+	// Reused says the frame started from the last one (resampled) and rendered only part of
+	// the view (PixelsRendered pixels, at reductions up to Scale).
+	Reused bool
+	// Block and BlockP95 are the median and 95th percentile over the frame's pixels of the
+	// side, in pixels, of the block each pixel's value stands for: 1 at full resolution, s
+	// for a reduced render at 1/s, more for a reused pixel magnified since it was computed.
+	Block, BlockP95 float64
 }
 
 // Scheduler renders preview frames through a Renderer and keeps the cost estimate that picks
@@ -74,11 +81,16 @@ type Scheduler struct {
 
 	refs fractal.ReferenceCache // the reference orbits of recent deep views
 
+	lnGrow float64       // the log of the magnification per interactive frame, averaged (reuse.go)
+	after  time.Duration // what the last reusing frame took after rendering (its statistics)
+
 	mu          sync.Mutex
-	nsPerPx     float64 // estimated cost per pixel of interactive frames (ns), 0 until measured
-	fullNsPerPx float64 // the same for full frames
-	iter        int     // the iterations of the last interactive frame measured
-	fullIter    int     // the same for full frames
+	nsPerPx     float64   // estimated cost per pixel of interactive frames (ns), 0 until measured
+	fullNsPerPx float64   // the same for full frames
+	iter        int       // the iterations of the last interactive frame measured
+	fullIter    int       // the same for full frames
+	last        *base     // the last frame rendered, which the next interactive one starts from
+	spare       []float32 // the blocks of the frame before it, memory for the next
 }
 
 // scaled is a cost per pixel measured at measured iterations, for frames of iter: scaled up
@@ -129,6 +141,7 @@ func (s *Scheduler) Reset() {
 	s.nsPerPx = 0
 	s.fullNsPerPx = 0
 	s.iter, s.fullIter = 0, 0
+	s.last, s.spare = nil, nil
 }
 
 // CostPerPixel returns the current estimate of the render cost per pixel (0 before any frame).
@@ -152,13 +165,7 @@ func (s *Scheduler) ChooseScaleFor(iter, w, h int) int {
 		cost = 2 * scaled(s.fullNsPerPx, s.fullIter, iter)
 	}
 	s.mu.Unlock()
-	lo, hi := s.MinScale, s.MaxScale
-	if lo < 1 {
-		lo = 1
-	}
-	if hi < lo {
-		hi = max(lo, 16)
-	}
+	lo, hi := s.scaleBounds()
 	target := s.Target
 	if target <= 0 {
 		target = DefaultTarget
@@ -232,10 +239,17 @@ func ReducedFrame(loc fractal.Location, w, h, sc int) fractal.Frame {
 	return f
 }
 
-// Interactive renders loc at w x h at the reduced resolution the cost estimate allows and
-// returns it scaled up to w x h. Cancelling ctx abandons it: a nil image, Canceled stats and
-// no error.
+// Interactive renders an interactive frame of loc at w x h within the target time. When the
+// last frame rendered (interactive or full) has the same size and colouring, it starts from
+// that one, resampled, and renders only what is new or has grown too coarse (reuse.go);
+// otherwise it renders the whole view at the reduced resolution the cost estimate allows and
+// scales it up to w x h. Cancelling ctx abandons it: a nil image, Canceled stats and no error.
 func (s *Scheduler) Interactive(ctx context.Context, loc fractal.Location, w, h int) (*image.RGBA, FrameStats, error) {
+	if w >= 1 && h >= 1 {
+		if b := s.reusable(loc, w, h); b != nil {
+			return s.incremental(ctx, loc, w, h, b)
+		}
+	}
 	return s.InteractiveAt(ctx, loc, w, h, s.ChooseScaleFor(loc.Iterations, w, h))
 }
 
@@ -266,10 +280,12 @@ func (s *Scheduler) InteractiveAt(ctx context.Context, loc fractal.Location, w, 
 		out = image.NewRGBA(image.Rect(0, 0, w, h))
 		ScaleUp(out, small, sc)
 	}
+	s.setBase(out, loc, float32(sc), nil)
 	return out, FrameStats{
 		Scale: sc, Width: w, Height: h, RenderW: f.W, RenderH: f.H,
 		Render: rd, Total: time.Since(start), Interactive: true,
 		Precision: f.Precision(), PixelsRendered: f.W * f.H,
+		Block: float64(sc), BlockP95: float64(sc),
 	}, nil
 }
 
@@ -355,6 +371,8 @@ func (s *Scheduler) FullWith(ctx context.Context, loc fractal.Location, w, h int
 	}
 	st.Render = time.Since(start)
 	st.Total = st.Render
+	st.Block, st.BlockP95 = 1, 1
+	s.setBase(img, loc, 1, nil)
 	s.mu.Lock()
 	c := float64(st.Render.Nanoseconds()) / float64(w*h)
 	if s.fullNsPerPx == 0 {
