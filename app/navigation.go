@@ -61,7 +61,6 @@ func (w *Window) endGesture() {
 type navigator struct {
 	w        *Window
 	hist     nav.History
-	jumping  bool   // a history step is navigating: do not record it
 	pending  bool   // the view changed since the last entry
 	gen      uint64 // identifies the latest settle timer
 	timer    *time.Timer
@@ -122,9 +121,10 @@ func (n *navigator) end() {
 }
 
 // changed is the window's location listener: it (re)starts the settle timer, except during
-// a drag or a held button, which end the entry themselves.
-func (n *navigator) changed(_, _ fractal.Location) {
-	if n.jumping || n.stopped {
+// a drag or a held button, which end the entry themselves; the history's own steps
+// (FromHistory) are not recorded.
+func (n *navigator) changed(_, _ fractal.Location, origin Origin) {
+	if origin == FromHistory || n.stopped {
 		return
 	}
 	n.pending = true
@@ -166,9 +166,7 @@ func (n *navigator) settle() {
 
 func (n *navigator) jump(l fractal.Location) {
 	n.kind = gestureNone
-	n.jumping = true
-	defer func() { n.jumping = false }()
-	n.w.SetLocation(l)
+	n.w.setLocationFrom(l, FromHistory)
 	n.updateButtons()
 }
 

@@ -79,7 +79,7 @@ type Window struct {
 
 	mu        sync.Mutex
 	loc       fractal.Location
-	listeners []func(old, new fractal.Location)
+	listeners []func(old, new fractal.Location, origin Origin)
 
 	rend     *swapRenderer
 	sched    *preview.Scheduler
@@ -262,14 +262,18 @@ func (w *Window) Location() fractal.Location {
 // SetLocation navigates to l (validated first: an invalid location is shown as an error and
 // ignored): it re-renders at full resolution and notifies the listeners. The iterations are
 // kept exactly; the Auto checkbox follows whether they equal the automatic count.
-func (w *Window) SetLocation(l fractal.Location) {
+func (w *Window) SetLocation(l fractal.Location) { w.setLocationFrom(l, FromUser) }
+
+// setLocationFrom is SetLocation for a change that comes from origin: the listeners are told,
+// so that the history does not record the steps it makes itself.
+func (w *Window) setLocationFrom(l fractal.Location, origin Origin) {
 	if err := l.Validate(); err != nil {
 		w.ShowError(err)
 		return
 	}
 	w.autoIter, w.autoBoost = autoOf(l)
 	w.lastIters = l.Iterations
-	w.navigate(l, false)
+	w.navigateFrom(l, false, origin)
 }
 
 // autoOf says whether l's iterations are an automatic count (fractal.AutoIterations times a
@@ -301,9 +305,19 @@ func (w *Window) autoIterations(z float64) int {
 	return min(fractal.AutoIterations(z)*max(w.autoBoost, 1), fractal.MaxIterations)
 }
 
+// Origin says where a change of view comes from.
+type Origin int
+
+const (
+	// FromUser is every change but the two below: input, dialogs, bookmarks, SetLocation.
+	FromUser Origin = iota
+	// FromHistory is a step back or forward through the visited views.
+	FromHistory
+)
+
 // OnLocationChanged adds a listener called (on the UI goroutine) after every change of view,
-// including each step of a drag.
-func (w *Window) OnLocationChanged(fn func(old, new fractal.Location)) {
+// including each step of a drag, with where the change came from.
+func (w *Window) OnLocationChanged(fn func(old, new fractal.Location, origin Origin)) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.listeners = append(w.listeners, fn)
@@ -384,8 +398,14 @@ func (w *Window) SetExportFrame(width, height int) {
 	w.frame.set(width, height)
 }
 
-// navigate moves to l, updates controls and status, asks for a render and notifies listeners.
+// navigate moves to l, updates controls and status, asks for a render and notifies listeners:
+// a change of view by the user.
 func (w *Window) navigate(l fractal.Location, interactive bool) {
+	w.navigateFrom(l, interactive, FromUser)
+}
+
+// navigateFrom is navigate for a change that comes from origin.
+func (w *Window) navigateFrom(l fractal.Location, interactive bool, origin Origin) {
 	if w.autoIter {
 		l.Iterations = w.autoIterations(l.ZoomFloat())
 	}
@@ -393,7 +413,7 @@ func (w *Window) navigate(l fractal.Location, interactive bool) {
 	w.mu.Lock()
 	old := w.loc
 	w.loc = l
-	ls := append([]func(old, new fractal.Location){}, w.listeners...)
+	ls := append([]func(old, new fractal.Location, origin Origin){}, w.listeners...)
 	w.mu.Unlock()
 	w.syncControls()
 	w.updateStatus()
@@ -402,7 +422,7 @@ func (w *Window) navigate(l fractal.Location, interactive bool) {
 		w.probe.viewChanged(l, pw, ph)
 	}
 	for _, fn := range ls {
-		fn(old, l)
+		fn(old, l, origin)
 	}
 }
 

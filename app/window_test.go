@@ -253,7 +253,7 @@ func TestIterationsEntry(t *testing.T) {
 func TestControlsFollowTheViewOneWay(t *testing.T) {
 	w := newTestWindow(t)
 	changes := 0
-	w.OnLocationChanged(func(_, _ fractal.Location) { changes++ })
+	w.OnLocationChanged(func(_, _ fractal.Location, _ Origin) { changes++ })
 	l := testLoc("-0.75", "0.1", "3", 321)
 	l.Color = fractal.Coloring{Palette: fractal.PaletteNames()[0], Density: 20, Offset: 0.333}
 	w.SetLocation(l)
@@ -378,7 +378,7 @@ func TestCursorProbe(t *testing.T) {
 func TestSetLocationNotifiesAndValidates(t *testing.T) {
 	w := newTestWindow(t)
 	var got [][2]fractal.Location
-	w.OnLocationChanged(func(old, new fractal.Location) { got = append(got, [2]fractal.Location{old, new}) })
+	w.OnLocationChanged(func(old, new fractal.Location, _ Origin) { got = append(got, [2]fractal.Location{old, new}) })
 	l := fractal.Home()
 	l.Re = fractal.MustDecimal("0.25")
 	l.Zoom = fractal.MustDecimal("40")
