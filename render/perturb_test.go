@@ -205,7 +205,7 @@ func TestPerturbPages(t *testing.T) {
 	}
 	f := deepFrame(t, p8007Re, p8007Im, "1e20", 20000, 33, 21)
 	want := renderGL(t, g, f)
-	orbit, table := tableTexels(f.Ref, f.BLA())
+	orbit, table := tableTexels(f.Ref, f.BLA(), nil)
 	t.Logf("orbit %d texels, BLA table %d texels", orbit, table)
 	defer func() { texBufferLimitOverride = 0 }()
 	tested := 0
@@ -427,51 +427,166 @@ func TestBLAMonotone(t *testing.T) {
 	}
 }
 
-// TestPerturbExtendedExponentToCPU: frames past float64's exponent range (zoom 1e304 at 24x16 pixels, where
-// the float64 spacing is still above 0 but deltas would underflow, and 1e1000, where it is 0)
-// are never drawn by the double-only shader: the GL renderer gives them to the CPU renderer's
-// extended-exponent path, says so in Mode, and the picture is the CPU renderer's.
-func TestPerturbExtendedExponentToCPU(t *testing.T) {
+// misiurewiczFrame is the w x h frame of i + (0.3 + 0.45i) x 10^-k at zoom 10^k, next to the
+// Misiurewicz point c = i, which has structure at every depth (fractal/testdata/deep/README.md),
+// with its reference orbit.
+func misiurewiczFrame(t testing.TB, k, iter, w, h int) fractal.Frame {
+	t.Helper()
+	l := loc(t, "3e-"+strconv.Itoa(k+1), "1."+strings.Repeat("0", k)+"45", "1e"+strconv.Itoa(k), iter)
+	f, err := fractal.NewFrame(l, w, h).WithReference(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestPerturbExpAgainstCPU renders frames past float64's exponent range (zoom 1e304, where
+// the float64 spacing is still above 0 but deltas would underflow, 1e400, 1e1000 and 1e5000
+// next to c = i) with the extended-exponent perturbation shader and compares them with the CPU
+// renderer's extended-exponent path: >= 98% of pixels within 6/255 and the differing ones
+// isolated; Mode says which arithmetic draws them.
+func TestPerturbExpAgainstCPU(t *testing.T) {
 	g := testGL(t, Options{Perturb: "gpu"})
-	for _, zoom := range []string{"1e304", "1e1000"} {
-		t.Run(zoom, func(t *testing.T) {
-			// i + (0.3 + 0.45i) x 10^-k next to the Misiurewicz point c = i, which has
-			// structure at every depth (fractal/testdata/deep/README.md).
-			k := zoom[2:]
-			l := loc(t, "0.3e-"+k, "1."+strings.Repeat("0", mustAtoi(t, k))+"45", zoom, 3000)
-			f := fractal.NewFrame(l, 24, 16)
+	if !g.fp64 {
+		t.Skipf("%s has no fp64: extended-exponent frames go to the CPU (TestPerturbExpToCPU)", g.renderer)
+	}
+	for _, c := range []struct {
+		k, iter, w, h int
+		colouring     string // a colouring without the derivative (SHADE), or ""
+	}{{304, 3000, 24, 16, ""}, {400, 3000, 40, 30, ""}, {1000, 6000, 36, 24, ""}, {1000, 6000, 36, 24, "sqrt"},
+		{1000, 6000, 36, 24, "gradient"}, {5000, 30000, 20, 14, ""}} {
+		name := fmt.Sprintf("1e%d", c.k)
+		if c.colouring != "" {
+			name += "_" + c.colouring
+		}
+		t.Run(name, func(t *testing.T) {
+			f := misiurewiczFrame(t, c.k, c.iter, c.w, c.h)
+			f.Loc = withColouring(t, f.Loc, c.colouring)
 			if f.Precision() != fractal.PerturbationExp {
-				t.Fatalf("zoom %s is %v, want %v", zoom, f.Precision(), fractal.PerturbationExp)
+				t.Fatalf("zoom 1e%d is %v, want %v", c.k, f.Precision(), fractal.PerturbationExp)
 			}
-			if m := g.Mode(f); m != "perturbation (CPU: extended exponent)" {
+			if m := g.Mode(f); m != "perturbation (extended exponent, fp64)" {
 				t.Errorf("Mode = %q", m)
 			}
 			before := g.Stats()
 			got := renderGL(t, g, f)
-			if s := g.Stats(); s.CPUFrames != before.CPUFrames+1 || s.Tiles != before.Tiles {
-				t.Errorf("%d frames to the CPU and %d GL tiles, want 1 and 0", s.CPUFrames-before.CPUFrames, s.Tiles-before.Tiles)
+			if s := g.Stats(); s.CPUFrames != before.CPUFrames || s.Tiles == before.Tiles {
+				t.Errorf("%d frames to the CPU and %d GL tiles, want 0 and some", s.CPUFrames-before.CPUFrames, s.Tiles-before.Tiles)
 			}
-			viaCPU := image.NewRGBA(got.Bounds())
-			if err := (&cpu.Renderer{}).Render(context.Background(), f, viaCPU.Bounds(), viaCPU); err != nil {
-				t.Fatal(err)
+			want, counts := perturbCPU(t, f)
+			distinct, lo, hi, black := spread(counts)
+			frac, bad := imagetest.Agreement(got, want, 6)
+			exact, _ := imagetest.Agreement(got, want, 0)
+			t.Logf("%.3f%% within 6/255 (%.3f%% equal); escape counts %d distinct, %d to %d, %d black", 100*frac, 100*exact, distinct, lo, hi, black)
+			if distinct < 10 {
+				t.Errorf("only %d distinct escape counts: the view tests little", distinct)
 			}
-			if string(got.Pix) != string(viaCPU.Pix) {
-				t.Error("the frame that went to the CPU differs from the CPU renderer's picture")
+			err := imagetest.Isolated(got, want, 6)
+			if frac < 0.98 || err != nil {
+				saveFailed(t, fmt.Sprintf("perturbexp_%s_gpu.png", name), got)
+				saveFailed(t, fmt.Sprintf("perturbexp_%s_cpu.png", name), want)
 			}
-			if d, _, _, black := spread(countsOf(t, f)); d < 2 || black == f.W*f.H {
-				t.Errorf("a flat picture (%d distinct counts, %d black): the test view shows nothing", d, black)
+			if frac < 0.98 {
+				t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
+			}
+			if err != nil {
+				t.Errorf("GPU vs CPU: %v", err)
 			}
 		})
 	}
 }
 
-func mustAtoi(t *testing.T, s string) int {
-	t.Helper()
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatal(err)
+// TestPerturbExpPassesAndTiles: an extended-exponent frame drawn in passes of a forced
+// number of steps (the state carrying the delta's exponent) and in 13-pixel tiles gives the
+// same bytes as the single-pass, one-piece render.
+func TestPerturbExpPassesAndTiles(t *testing.T) {
+	single := testGL(t, Options{Perturb: "gpu"})
+	if !single.fp64 {
+		t.Skipf("%s has no fp64", single.renderer)
 	}
-	return n
+	f := misiurewiczFrame(t, 1000, 6000, 33, 21)
+	want := renderGL(t, single, f)
+	for _, p := range []int{7, 150} {
+		t.Run(fmt.Sprintf("P%d", p), func(t *testing.T) {
+			g := testGL(t, Options{Perturb: "gpu", PassIterations: p})
+			before := g.Stats()
+			got := renderGL(t, g, f)
+			n := g.Stats().Passes - before.Passes
+			t.Logf("%d passes of %d steps", n, p)
+			if n < 3 {
+				t.Errorf("%d passes: the multi-pass path was hardly taken", n)
+			}
+			if string(got.Pix) != string(want.Pix) {
+				frac, bad := imagetest.Agreement(got, want, 0)
+				saveFailed(t, fmt.Sprintf("perturbexp_passes_P%d.png", p), got)
+				t.Errorf("multi-pass render differs from the single-pass one: %.3f%% equal, first difference at %v", 100*frac, bad)
+			}
+		})
+	}
+	t.Run("tiles", func(t *testing.T) {
+		g := testGL(t, Options{Perturb: "gpu", MaxTile: 13})
+		before := g.Stats()
+		got := renderGL(t, g, f)
+		s := g.Stats()
+		if n, want := s.Tiles-before.Tiles, ((f.W+12)/13)*((f.H+12)/13); n != want {
+			t.Errorf("%d tiles, want %d", n, want)
+		}
+		if s.Uploads-before.Uploads > 1 {
+			t.Errorf("%d uploads of the tables for one frame, want at most 1", s.Uploads-before.Uploads)
+		}
+		if string(got.Pix) != string(want.Pix) {
+			frac, bad := imagetest.Agreement(got, want, 0)
+			saveFailed(t, "perturbexp_tiles.png", got)
+			t.Errorf("tiled render differs from the one-piece render: %.3f%% equal, first difference at %v", 100*frac, bad)
+		}
+	})
+}
+
+// TestPerturbExpToCPU: extended-exponent frames the shader does not draw go to the CPU
+// renderer, whose picture they get, and Mode says why: on a software rasteriser by default
+// (the CPU is faster there), without fp64, and in a colouring that reads the derivative
+// (perturbexp.frag carries none).
+func TestPerturbExpToCPU(t *testing.T) {
+	f := misiurewiczFrame(t, 1000, 3000, 24, 16)
+	check := func(t *testing.T, g *GL, f fractal.Frame, reason string) {
+		t.Helper()
+		if m := g.Mode(f); !strings.HasPrefix(m, "perturbation (CPU: ") || !strings.Contains(m, reason) {
+			t.Errorf("Mode = %q, want the CPU because of %q", m, reason)
+		}
+		before := g.Stats()
+		got := renderGL(t, g, f)
+		if s := g.Stats(); s.CPUFrames != before.CPUFrames+1 || s.Tiles != before.Tiles {
+			t.Errorf("%d frames to the CPU and %d GL tiles, want 1 and 0", s.CPUFrames-before.CPUFrames, s.Tiles-before.Tiles)
+		}
+		viaCPU := image.NewRGBA(got.Bounds())
+		if err := (&cpu.Renderer{}).Render(context.Background(), f, viaCPU.Bounds(), viaCPU); err != nil {
+			t.Fatal(err)
+		}
+		if string(got.Pix) != string(viaCPU.Pix) {
+			t.Error("the frame that went to the CPU differs from the CPU renderer's picture")
+		}
+	}
+	t.Run("software", func(t *testing.T) {
+		g := testGL(t, Options{})
+		if !softwareRenderer(g.renderer) {
+			t.Skipf("%s is no software rasteriser", g.renderer)
+		}
+		check(t, g, f, "faster than")
+	})
+	t.Run("without_fp64", func(t *testing.T) {
+		g := newGL33(t)
+		g.fp64 = false
+		check(t, g, f, "fp64")
+	})
+	t.Run("distance", func(t *testing.T) {
+		g := testGL(t, Options{Perturb: "gpu"})
+		fd := f
+		fd.Loc = withColouring(t, f.Loc, "distance")
+		check(t, g, fd, "derivative")
+	})
+	if d, _, _, black := spread(countsOf(t, f)); d < 2 || black == f.W*f.H {
+		t.Errorf("a flat picture (%d distinct counts, %d black): the test view shows nothing", d, black)
+	}
 }
 
 // countsOf is every pixel's escape count of frame f, by the model.
