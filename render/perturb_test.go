@@ -319,7 +319,10 @@ func iterationsOf(f fractal.Frame) int64 {
 	for y := range f.H {
 		for x := range f.W {
 			var n int
-			if f.Ref != nil {
+			if f.Ref != nil && f.Precision() == fractal.PerturbationExp {
+				dr, di := f.DeltaExp(x, y)
+				n, _ = fractal.PerturbEscapeExp(f.Ref, nil, dr, di, f.Loc.Iterations)
+			} else if f.Ref != nil {
 				dr, di := f.Delta(x, y)
 				n, _ = fractal.PerturbEscape(f.Ref, nil, dr, di, f.Loc.Iterations)
 			} else {
@@ -344,6 +347,80 @@ func BenchmarkPerturbIteration(b *testing.B) {
 	noBLA = true
 	defer func() { noBLA = false }()
 	benchPerturb(b, g, f, iterationsOf(f))
+}
+
+// BenchmarkPerturbExpIteration is BenchmarkPerturbIteration for the extended-exponent
+// shader: 128x96 views next to c = i at zoom 1e1000 (escape counts about 2,660: the delta
+// stays extended for roughly the first 1,000 iterations, then double) and 1e5000 (about
+// 13,300: extended for roughly the first 6,300), without the BLA table.
+func BenchmarkPerturbExpIteration(b *testing.B) {
+	for _, k := range []int{1000, 5000} {
+		b.Run(fmt.Sprintf("1e%d", k), func(b *testing.B) {
+			g := testGL(b, Options{Perturb: "gpu"})
+			f := misiurewiczFrame(b, k, 5*k+3000, 128, 96)
+			noBLA = true
+			defer func() { noBLA = false }()
+			benchPerturb(b, g, f, iterationsOf(f))
+		})
+	}
+}
+
+// BenchmarkPerturbExp4e533 renders the view misi4e533 (zoom 4e533, 120,000
+// iterations, counts about 118,600 to 119,000) with the BLA table, on the GPU (the
+// extended-exponent shader) and, as cpu, with the CPU renderer: size from
+// MANDELSCOPE_BENCH_SIZE (default 64).
+func BenchmarkPerturbExp4e533(b *testing.B) {
+	size := 64
+	if s := os.Getenv("MANDELSCOPE_BENCH_SIZE"); s != "" {
+		if _, err := fmt.Sscan(s, &size); err != nil || size < 1 || size > 8192 {
+			b.Fatalf("MANDELSCOPE_BENCH_SIZE=%q: want a size from 1 to 8192", s)
+		}
+	}
+	f := deepViewFrame(b, "misi4e533", size, size)
+	f.BLAExp()
+	b.Run("gpu", func(b *testing.B) {
+		benchPerturb(b, testGL(b, Options{Perturb: "gpu"}), f, 0)
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size*size), "ns/px")
+	})
+	b.Run("cpu", func(b *testing.B) {
+		dst := image.NewRGBA(image.Rect(0, 0, size, size))
+		cpu0 := processCPUTime()
+		b.ResetTimer()
+		for range b.N {
+			if err := (&cpu.Renderer{}).Render(context.Background(), f, dst.Bounds(), dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
+		b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size*size), "ns/px")
+	})
+}
+
+// deepViewFrame is the w x h frame of a view of fractal/testdata/deep/locations.txt (its
+// centre, zoom and iterations), with its reference orbit.
+func deepViewFrame(t testing.TB, name string, w, h int) fractal.Frame {
+	t.Helper()
+	data, err := os.ReadFile("../fractal/testdata/deep/locations.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v := strings.Fields(line); len(v) == 5 && v[0] == name {
+			iter, err := strconv.Atoi(v[4])
+			if err != nil {
+				t.Fatalf("view %s: %v", name, err)
+			}
+			f, err := fractal.NewFrame(loc(t, v[1], v[2], v[3], iter), w, h).WithReference(context.Background(), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no view %s in fractal/testdata/deep/locations.txt", name)
+	return fractal.Frame{}
 }
 
 func BenchmarkDoubleIteration(b *testing.B) {
@@ -453,17 +530,27 @@ func TestPerturbExpAgainstCPU(t *testing.T) {
 	for _, c := range []struct {
 		k, iter, w, h int
 		colouring     string // a colouring without the derivative (SHADE), or ""
-	}{{304, 3000, 24, 16, ""}, {400, 3000, 40, 30, ""}, {1000, 6000, 36, 24, ""}, {1000, 6000, 36, 24, "sqrt"},
-		{1000, 6000, 36, 24, "gradient"}, {5000, 30000, 20, 14, ""}} {
+		view          string // a view of fractal/testdata/deep instead of one next to c = i
+	}{{304, 3000, 24, 16, "", ""}, {400, 3000, 40, 30, "", ""}, {1000, 6000, 36, 24, "", ""}, {1000, 6000, 36, 24, "sqrt", ""},
+		{1000, 6000, 36, 24, "gradient", ""}, {5000, 30000, 20, 14, "", ""},
+		{0, 0, 24, 16, "", "misi4e533"}, {0, 0, 24, 16, "", "nucleus1e451"}} {
 		name := fmt.Sprintf("1e%d", c.k)
+		if c.view != "" {
+			name = c.view
+		}
 		if c.colouring != "" {
 			name += "_" + c.colouring
 		}
 		t.Run(name, func(t *testing.T) {
-			f := misiurewiczFrame(t, c.k, c.iter, c.w, c.h)
+			var f fractal.Frame
+			if c.view != "" {
+				f = deepViewFrame(t, c.view, c.w, c.h)
+			} else {
+				f = misiurewiczFrame(t, c.k, c.iter, c.w, c.h)
+			}
 			f.Loc = withColouring(t, f.Loc, c.colouring)
 			if f.Precision() != fractal.PerturbationExp {
-				t.Fatalf("zoom 1e%d is %v, want %v", c.k, f.Precision(), fractal.PerturbationExp)
+				t.Fatalf("%s is %v, want %v", name, f.Precision(), fractal.PerturbationExp)
 			}
 			if m := g.Mode(f); m != "perturbation (extended exponent, fp64)" {
 				t.Errorf("Mode = %q", m)
