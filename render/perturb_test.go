@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -627,6 +628,46 @@ func TestPerturbExpPassesAndTiles(t *testing.T) {
 			t.Errorf("tiled render differs from the one-piece render: %.3f%% equal, first difference at %v", 100*frac, bad)
 		}
 	})
+}
+
+// TestPerturbExpPages splits the orbit and the extended BLA table (4 texels an entry) into 2
+// to 4 pages: the same bytes as one page.
+func TestPerturbExpPages(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64", g.renderer)
+	}
+	f := misiurewiczFrame(t, 1000, 6000, 21, 13)
+	want := renderGL(t, g, f)
+	orbit, table := tableTexels(f.Ref, nil, f.BLAExp())
+	defer func() { texBufferLimitOverride = 0 }()
+	tested := 0
+	for k := bits.Len(uint(max(orbit, table))); k >= 0; k-- {
+		page := 1 << k
+		pages := (max(orbit, table) + page - 1) / page
+		if pages < 2 {
+			continue
+		}
+		if pages > maxPages {
+			break
+		}
+		texBufferLimitOverride = page
+		if _, n, ok := pagePlan(orbit, table, page); !ok || n != pages {
+			t.Fatalf("limit %d: plan of %d pages (ok %v), want %d", page, n, ok, pages)
+		}
+		got := renderGL(t, g, f)
+		if g.tables == nil || g.tables.pages != pages || g.tables.blaExp == nil {
+			t.Errorf("limit %d: the extended tables were not uploaded in %d pages", page, pages)
+		}
+		if string(got.Pix) != string(want.Pix) {
+			frac, bad := imagetest.Agreement(got, want, 0)
+			t.Errorf("%d pages of %d texels: %.3f%% equal to one page, first difference at %v", pages, page, 100*frac, bad)
+		}
+		tested++
+	}
+	if tested < 2 {
+		t.Errorf("only %d page splits tested (orbit %d texels, table %d)", tested, orbit, table)
+	}
 }
 
 // TestPerturbExpToCPU: extended-exponent frames the shader does not draw go to the CPU
