@@ -125,13 +125,9 @@ func (g *GL) texBufferLimit() int {
 
 // perturbFits reports whether frame f (with its reference) can be drawn by the perturbation
 // shader: fp64, tables that fit maxPages buffer textures, and for a PerturbationExp frame
-// (perturbexp.frag) a colouring without the derivative and the orbit's tiny values within one
-// buffer texture.
+// (perturbexp.frag) the orbit's tiny values within one buffer texture.
 func (g *GL) perturbFits(f fractal.Frame) error {
 	exp := f.Precision() == fractal.PerturbationExp
-	if exp && f.Loc.Color.NeedsDerivative() {
-		return errors.New("extended exponent with the derivative")
-	}
 	if !g.fp64 {
 		return fmt.Errorf("%s has no native fp64", g.renderer)
 	}

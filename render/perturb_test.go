@@ -530,11 +530,13 @@ func TestPerturbExpAgainstCPU(t *testing.T) {
 	}
 	for _, c := range []struct {
 		k, iter, w, h int
-		colouring     string // a colouring without the derivative (SHADE), or ""
+		colouring     string // a colouring of render_test.go's colourings, or ""
 		view          string // a view of fractal/testdata/deep instead of one next to c = i
 	}{{304, 3000, 24, 16, "", ""}, {400, 3000, 40, 30, "", ""}, {1000, 6000, 36, 24, "", ""}, {1000, 6000, 36, 24, "sqrt", ""},
 		{1000, 6000, 36, 24, "gradient", ""}, {5000, 30000, 20, 14, "", ""},
-		{0, 0, 24, 16, "", "misi4e533"}, {0, 0, 24, 16, "", "nucleus1e451"}} {
+		{0, 0, 24, 16, "", "misi4e533"}, {0, 0, 24, 16, "", "nucleus1e451"},
+		{304, 3000, 24, 16, "distance", ""}, {1000, 6000, 36, 24, "distance", ""}, {1000, 6000, 36, 24, "slopes", ""},
+		{5000, 30000, 20, 14, "log_distance", ""}, {0, 0, 24, 16, "slopes", "misi4e533"}} {
 		name := fmt.Sprintf("1e%d", c.k)
 		if c.view != "" {
 			name = c.view
@@ -549,7 +551,16 @@ func TestPerturbExpAgainstCPU(t *testing.T) {
 			} else {
 				f = misiurewiczFrame(t, c.k, c.iter, c.w, c.h)
 			}
-			f.Loc = withColouring(t, f.Loc, c.colouring)
+			if c.colouring != "" {
+				plain, _ := perturbCPU(t, f)
+				f.Loc = withColouring(t, f.Loc, c.colouring)
+				coloured, _ := perturbCPU(t, f)
+				same, _ := imagetest.Agreement(coloured, plain, 0)
+				t.Logf("%s: %.1f%% of pixels differ from the smooth colouring's", c.colouring, 100*(1-same))
+				if same > 0.99 {
+					t.Errorf("%s changes only %.1f%% of the pixels of the smooth colouring", c.colouring, 100*(1-same))
+				}
+			}
 			if f.Precision() != fractal.PerturbationExp {
 				t.Fatalf("%s is %v, want %v", name, f.Precision(), fractal.PerturbationExp)
 			}
@@ -585,49 +596,53 @@ func TestPerturbExpAgainstCPU(t *testing.T) {
 }
 
 // TestPerturbExpPassesAndTiles: an extended-exponent frame drawn in passes of a forced
-// number of steps (the state carrying the delta's exponent) and in 13-pixel tiles gives the
-// same bytes as the single-pass, one-piece render.
+// number of steps (the state carrying the delta's exponent, and the derivative's in the
+// slopes colouring) and in 13-pixel tiles gives the same bytes as the single-pass, one-piece
+// render.
 func TestPerturbExpPassesAndTiles(t *testing.T) {
 	single := testGL(t, Options{Perturb: "gpu"})
 	if !single.fp64 {
 		t.Skipf("%s has no fp64", single.renderer)
 	}
-	f := misiurewiczFrame(t, 1000, 6000, 33, 21)
-	want := renderGL(t, single, f)
-	for _, p := range []int{7, 150} {
-		t.Run(fmt.Sprintf("P%d", p), func(t *testing.T) {
-			g := testGL(t, Options{Perturb: "gpu", PassIterations: p})
+	for _, col := range []string{"smooth", "slopes"} {
+		f := misiurewiczFrame(t, 1000, 6000, 33, 21)
+		f.Loc = withColouring(t, f.Loc, col)
+		want := renderGL(t, single, f)
+		for _, p := range []int{1, 7, 150} {
+			t.Run(fmt.Sprintf("%s/P%d", col, p), func(t *testing.T) {
+				g := testGL(t, Options{Perturb: "gpu", PassIterations: p})
+				before := g.Stats()
+				got := renderGL(t, g, f)
+				n := g.Stats().Passes - before.Passes
+				t.Logf("%d passes of %d steps", n, p)
+				if n < 3 {
+					t.Errorf("%d passes: the multi-pass path was hardly taken", n)
+				}
+				if string(got.Pix) != string(want.Pix) {
+					frac, bad := imagetest.Agreement(got, want, 0)
+					saveFailed(t, fmt.Sprintf("perturbexp_passes_%s_P%d.png", col, p), got)
+					t.Errorf("multi-pass render differs from the single-pass one: %.3f%% equal, first difference at %v", 100*frac, bad)
+				}
+			})
+		}
+		t.Run(col+"/tiles", func(t *testing.T) {
+			g := testGL(t, Options{Perturb: "gpu", MaxTile: 13})
 			before := g.Stats()
 			got := renderGL(t, g, f)
-			n := g.Stats().Passes - before.Passes
-			t.Logf("%d passes of %d steps", n, p)
-			if n < 3 {
-				t.Errorf("%d passes: the multi-pass path was hardly taken", n)
+			s := g.Stats()
+			if n, want := s.Tiles-before.Tiles, ((f.W+12)/13)*((f.H+12)/13); n != want {
+				t.Errorf("%d tiles, want %d", n, want)
+			}
+			if s.Uploads-before.Uploads > 1 {
+				t.Errorf("%d uploads of the tables for one frame, want at most 1", s.Uploads-before.Uploads)
 			}
 			if string(got.Pix) != string(want.Pix) {
 				frac, bad := imagetest.Agreement(got, want, 0)
-				saveFailed(t, fmt.Sprintf("perturbexp_passes_P%d.png", p), got)
-				t.Errorf("multi-pass render differs from the single-pass one: %.3f%% equal, first difference at %v", 100*frac, bad)
+				saveFailed(t, "perturbexp_tiles_"+col+".png", got)
+				t.Errorf("tiled render differs from the one-piece render: %.3f%% equal, first difference at %v", 100*frac, bad)
 			}
 		})
 	}
-	t.Run("tiles", func(t *testing.T) {
-		g := testGL(t, Options{Perturb: "gpu", MaxTile: 13})
-		before := g.Stats()
-		got := renderGL(t, g, f)
-		s := g.Stats()
-		if n, want := s.Tiles-before.Tiles, ((f.W+12)/13)*((f.H+12)/13); n != want {
-			t.Errorf("%d tiles, want %d", n, want)
-		}
-		if s.Uploads-before.Uploads > 1 {
-			t.Errorf("%d uploads of the tables for one frame, want at most 1", s.Uploads-before.Uploads)
-		}
-		if string(got.Pix) != string(want.Pix) {
-			frac, bad := imagetest.Agreement(got, want, 0)
-			saveFailed(t, "perturbexp_tiles.png", got)
-			t.Errorf("tiled render differs from the one-piece render: %.3f%% equal, first difference at %v", 100*frac, bad)
-		}
-	})
 }
 
 // TestPerturbExpPages splits the orbit and the extended BLA table (4 texels an entry) into 2
@@ -672,8 +687,7 @@ func TestPerturbExpPages(t *testing.T) {
 
 // TestPerturbExpToCPU: extended-exponent frames the shader does not draw go to the CPU
 // renderer, whose picture they get, and Mode says why: on a software rasteriser by default
-// (the CPU is faster there), without fp64, and in a colouring that reads the derivative
-// (perturbexp.frag carries none).
+// (the CPU is faster there), and without fp64.
 func TestPerturbExpToCPU(t *testing.T) {
 	f := misiurewiczFrame(t, 1000, 3000, 24, 16)
 	check := func(t *testing.T, g *GL, f fractal.Frame, reason string) {
@@ -705,12 +719,6 @@ func TestPerturbExpToCPU(t *testing.T) {
 		g := newGL33(t)
 		g.fp64 = false
 		check(t, g, f, "fp64")
-	})
-	t.Run("distance", func(t *testing.T) {
-		g := testGL(t, Options{Perturb: "gpu"})
-		fd := f
-		fd.Loc = withColouring(t, f.Loc, "distance")
-		check(t, g, fd, "derivative")
 	})
 	if d, _, _, black := spread(countsOf(t, f)); d < 2 || black == f.W*f.H {
 		t.Errorf("a flat picture (%d distinct counts, %d black): the test view shows nothing", d, black)

@@ -239,13 +239,13 @@ func TestShadersCompile(t *testing.T) {
 						t.Fatalf("%d pages, stage %q, derivative %v: %v", pages, stage, deriv, err)
 					}
 				}
-				// The extended-exponent programs (no derivative), with SHADE and without.
-				for _, shade := range []bool{false, true} {
+				// The extended-exponent programs: the default colouring, SHADE, SHADE and DERIV.
+				for _, sd := range [][2]bool{{false, false}, {true, false}, {true, true}} {
 					if err := g.th.call(func() error {
-						_, err := g.perturbProgram(pages, stage, shade, false, true)
+						_, err := g.perturbProgram(pages, stage, sd[0], sd[1], true)
 						return err
 					}); err != nil {
-						t.Fatalf("%d pages, stage %q, extended exponent, shade %v: %v", pages, stage, shade, err)
+						t.Fatalf("%d pages, stage %q, extended exponent, shade %v, derivative %v: %v", pages, stage, sd[0], sd[1], err)
 					}
 				}
 			}

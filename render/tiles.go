@@ -136,7 +136,7 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 					if err != nil {
 						return err
 					}
-					if p, err = g.perturbProgram(t.pages, stageSingle, shade, deriv && !exp, exp); err != nil {
+					if p, err = g.perturbProgram(t.pages, stageSingle, shade, deriv, exp); err != nil {
 						return err
 					}
 				} else if shade {

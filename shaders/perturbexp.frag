@@ -1,7 +1,8 @@
 // perturbexp.frag: perturbation past float64's exponent range, the GPU form of
 // fractal.PerturbEscapeExp (a PerturbationExp frame: pixel spacing below about 1e-305). It
 // comes after common.glsl and perturb.frag (whose orbit and table fetches it uses) in the
-// programs compiled with EXPONENT; those programs have no DERIV.
+// programs compiled with EXPONENT; with DERIV it carries the derivative too
+// (fractal.PerturbEscapeDEExp).
 //
 // Deltas and BLA coefficients are complex numbers with one shared integer exponent, cx:
 // (re + i im) 2^e, normalized after each operation so that max(|re|, |im|) lies in [0.5, 1).
@@ -433,17 +434,247 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
     return n >= uMaxIter ? -1 : 0;
 }
 
+#if defined(DERIV)
+// perturbExpDE is perturbExp carrying the scaled derivative w = (dz/dc) spacing beside the
+// delta, exactly as fractal.PerturbEscapeDEExp does: in cx while either is tiny, in double
+// once both are not; on escape, de and u as escapeSmoothDE gives them, de scaled back by w's
+// exponent.
+int perturbExpDE(cx dc, double dcr, double dci, inout cx d, inout cx w, inout double dr, inout double di,
+                 inout double wr, inout double wi, inout bool ex, inout int m, inout int n, int budget,
+                 out float nu, out float de, out vec2 u) {
+    nu = 0.0;
+    de = 0.0;
+    u = vec2(0.0);
+    double toExp = pow2(-950);
+    double tinyRef = pow2(-800);
+    double tiny = pow2(-900);
+    double scale = pow2(600);
+    xp spx = xp(packDouble2x32(uSpacingX), uSpacingXe);
+    cx sp = cxFromExp(spx, xp(0.0LF, 0));
+    double sp64 = spx.e > 1100 ? spx.m / 0.0LF : (spx.e < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, spx.e));
+    double zmr = 0.0LF, zmi = 0.0LF;
+    if (m > 0) {
+        uvec4 zt = orbitTexel(m);
+        zmr = packDouble2x32(zt.xy);
+        zmi = packDouble2x32(zt.zw);
+    }
+    bool escaped = false;
+    double ezr = 0.0LF, ezi = 0.0LF;
+    cx ew = cx(0.0LF, 0.0LF, ZERO_EXP);
+    for (int s = 0; s < budget && n < uMaxIter; s++) {
+        bool jumped = false;
+        if (uBLALevels > 0 && m > 0 && m <= uBLASteps) {
+            double ad = 0.0LF, am = 0.0LF;
+            int ae = 0;
+            if (!ex) {
+                ad = abs(dr) + abs(di);
+                if (ad < toExp || abs(wr) + abs(wi) < toExp) {
+                    d = cxFrom(dr, di);
+                    w = cxFrom(wr, wi);
+                    ex = true;
+                }
+            }
+            if (ex) {
+                am = abs(d.re) + abs(d.im);
+                ae = d.e;
+            }
+            int k = m - 1;
+            int top = uBLALevels - 1;
+            if (k != 0) {
+                top = min(trailingZeros(k), top);
+            }
+            int lo = -1, hi = top + 1;
+            while (hi - lo > 1) {
+                int l = (lo + hi) >> 1;
+                int idx = k >> l;
+                bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= uMaxIter;
+                if (ok) {
+                    ok = blaValid(uBLAOffset[l] + idx, ex, am, ae, ad);
+                }
+                lo = ok ? l : lo;
+                hi = ok ? hi : l;
+            }
+            if (lo >= 0) {
+                int e = 4 * (uBLAOffset[lo] + (k >> lo));
+                uvec4 ta = blaTexel(e);
+                uvec4 tb = blaTexel(e + 1);
+                uvec4 te = blaTexel(e + 3);
+                cx a = cx(packDouble2x32(ta.xy), packDouble2x32(ta.zw), int(te.x));
+                cx b = cx(packDouble2x32(tb.xy), packDouble2x32(tb.zw), int(te.y));
+                if (!ex) {
+                    d = cxFrom(dr, di);
+                    w = cxFrom(wr, wi);
+                    ex = true;
+                }
+                d = cxAdd(cxMul(a, d), cxMul(b, dc));
+                w = cxAdd(cxMul(a, w), cxMul(b, sp));
+                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
+                    float64s(d, dr, di);
+                    float64s(w, wr, wi);
+                    ex = false;
+                }
+                m += 1 << lo;
+                n += 1 << lo;
+                jumped = true;
+            }
+        }
+        if (!jumped) {
+            bool stepped = false;
+            if (!ex) {
+                precise double fr = zmr + dr;
+                precise double fi = zmi + di;
+                precise double tr = 2.0LF * zmr + dr;
+                precise double ti = 2.0LF * zmi + di;
+                precise double g1 = (abs(tr) + abs(ti)) * (abs(dr) + abs(di));
+                precise double g2 = (abs(fr) + abs(fi)) * (abs(wr) + abs(wi));
+                if (g1 < toExp || g2 < toExp) {
+                    d = cxFrom(dr, di);
+                    w = cxFrom(wr, wi);
+                    ex = true;
+                } else {
+                    precise double nwr = 2.0LF * (fr * wr - fi * wi) + sp64;
+                    precise double nwi = 2.0LF * (fr * wi + fi * wr);
+                    wr = nwr;
+                    wi = nwi;
+                    precise double nr = tr * dr - ti * di + dcr;
+                    precise double ni = tr * di + ti * dr + dci;
+                    dr = nr;
+                    di = ni;
+                    stepped = true;
+                    if (abs(dr) + abs(di) < toExp || abs(wr) + abs(wi) < toExp) {
+                        d = cxFrom(dr, di);
+                        w = cxFrom(wr, wi);
+                        ex = true;
+                    }
+                }
+            }
+            if (ex && !stepped) {
+                cx zm = zcx(m, zmr, zmi);
+                cx zf = cxAdd(zm, d);  // z before the step
+                zf.e++;
+                w = cxAdd(cxMul(zf, w), sp);
+                zm.e++;
+                d = cxAdd(cxMul(cxAdd(zm, d), d), dc);
+                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
+                    float64s(d, dr, di);
+                    float64s(w, wr, wi);
+                    ex = false;
+                }
+            }
+            m++;
+            n++;
+        }
+        uvec4 zt = orbitTexel(m);
+        zmr = packDouble2x32(zt.xy);
+        zmi = packDouble2x32(zt.zw);
+        if (ex) {
+            if (abs(zmr) + abs(zmi) >= tinyRef) {
+                precise double z2 = zmr * zmr + zmi * zmi;
+                if (z2 > 4.0LF) {
+                    escaped = true;
+                    ezr = zmr;
+                    ezi = zmi;
+                    ew = w;
+                    break;
+                }
+                if (m == uLast) {
+                    d = cxAdd(zcx(m, zmr, zmi), d);
+                    m = 0;
+                }
+            } else {
+                cx v = cxAdd(zcx(m, zmr, zmi), d);
+                if (m == uLast || absLess(v, d)) {
+                    d = v;
+                    m = 0;
+                }
+            }
+            if (m == 0) {
+                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
+                    float64s(d, dr, di);
+                    float64s(w, wr, wi);
+                    ex = false;
+                }
+                zmr = 0.0LF;
+                zmi = 0.0LF;
+            }
+            continue;
+        }
+        precise double zr = zmr + dr;
+        precise double zi = zmi + di;
+        precise double z2 = zr * zr + zi * zi;
+        if (z2 > 4.0LF) {
+            escaped = true;
+            ezr = zr;
+            ezi = zi;
+            ew = cxFrom(wr, wi);
+            break;
+        }
+        precise double d2 = dr * dr + di * di;
+        bool rebase = m == uLast || z2 < d2;
+        if (!rebase && z2 < tiny) {
+            precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
+            precise double sz2 = sr * sr + si * si;
+            precise double sd2 = sdr * sdr + sdi * sdi;
+            rebase = sz2 < sd2;
+        }
+        if (rebase) {
+            if (abs(zmr) + abs(zmi) < tinyRef) {
+                d = cxAdd(zcx(m, zmr, zmi), cxFrom(dr, di));
+                w = cxFrom(wr, wi);
+                ex = true;
+                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
+                    float64s(d, dr, di);
+                    float64s(w, wr, wi);
+                    ex = false;
+                }
+            } else {
+                dr = zr;
+                di = zi;
+                if (abs(dr) + abs(di) < toExp) {
+                    d = cxFrom(dr, di);
+                    w = cxFrom(wr, wi);
+                    ex = true;
+                }
+            }
+            m = 0;
+            zmr = 0.0LF;
+            zmi = 0.0LF;
+        }
+    }
+    if (escaped) {
+        // fractal.smoothDEExp: the continuation on w's mantissa with the spacing in w's
+        // scale, the distance scaled back.
+        int we = ew.e;
+        if (ew.re == 0.0LF && ew.im == 0.0LF) {
+            we = spx.e;
+        }
+        int se = spx.m == 0.0LF ? 0 : spx.e - we;
+        double s = se > 1100 ? spx.m / 0.0LF : (se < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, se));
+        precise double cr = packDouble2x32(uRefC.xy) + dcr;
+        precise double ci = packDouble2x32(uRefC.zw) + dci;
+        nu = escapeSmoothDE(cr, ci, ezr, ezi, ew.re, ew.im, s, n, de, u);
+        if (de > 0.0) {
+            de *= exp2(float(clamp(-we, -200, 200)));
+        }
+        return n;
+    }
+    return n >= uMaxIter ? -1 : 0;
+}
+#endif
+
 #if defined(STAGE_ITERATE)
 // Multi-pass state: texture 0 holds the delta's two doubles (re lo, re hi, im lo, im hi):
-// the cx mantissas while the delta is extended, else the double delta; texture 1 (m, n, e,
-// extended); texture 2 as in common.glsl.
+// the cx mantissas while the state is extended, else the double delta; texture 1 (m, with
+// the top bit set while extended, n, d's exponent, w's exponent); texture 3 the derivative's
+// two doubles likewise (DERIV); texture 2 as in common.glsl.
 
 void main() {
     cx dc = pixelDcExp();
     double dcr, dci;
     float64s(dc, dcr, dci);
     cx d = cx(0.0LF, 0.0LF, ZERO_EXP);
-    double dr = 0.0LF, di = 0.0LF;
+    cx w = d;
+    double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
     bool ex = true;
     int m = 0, n = 0;
     if (uK0 > 1) {
@@ -453,33 +684,50 @@ void main() {
         }
         uvec4 dv = texelFetch(uState0, t, 0);
         uvec4 mn = texelFetch(uState1, t, 0);
-        m = int(mn.x);
+        m = int(mn.x & 0x7fffffffu);
         n = int(mn.y);
-        ex = mn.w != 0u;
+        ex = (mn.x & 0x80000000u) != 0u;
         if (ex) {
             d = cx(packDouble2x32(dv.xy), packDouble2x32(dv.zw), int(mn.z));
         } else {
             dr = packDouble2x32(dv.xy);
             di = packDouble2x32(dv.zw);
         }
+#if defined(DERIV)
+        uvec4 wv = texelFetch(uState3, t, 0);
+        if (ex) {
+            w = cx(packDouble2x32(wv.xy), packDouble2x32(wv.zw), int(mn.w));
+        } else {
+            wr = packDouble2x32(wv.xy);
+            wi = packDouble2x32(wv.zw);
+        }
+#endif
     }
-    float nu;
+    float nu, de = 0.0;
+    vec2 u = vec2(0.0);
+#if defined(DERIV)
+    int r = perturbExpDE(dc, dcr, dci, d, w, dr, di, wr, wi, ex, m, n, uK1 - uK0 + 1, nu, de, u);
+#else
     int r = perturbExp(dc, dcr, dci, d, dr, di, ex, m, n, uK1 - uK0 + 1, nu);
+#endif
     if (ex) {
         oState0 = uvec4(unpackDouble2x32(d.re), unpackDouble2x32(d.im));
-        oState1 = uvec4(uint(m), uint(n), uint(d.e), 1u);
+        oState1 = uvec4(uint(m) | 0x80000000u, uint(n), uint(d.e), uint(w.e));
+        oState3 = uvec4(unpackDouble2x32(w.re), unpackDouble2x32(w.im));
     } else {
         oState0 = uvec4(unpackDouble2x32(dr), unpackDouble2x32(di));
         oState1 = uvec4(uint(m), uint(n), 0u, 0u);
+        oState3 = uvec4(unpackDouble2x32(wr), unpackDouble2x32(wi));
     }
     if (r > 0) {
         oState2 = finishedState(2u, nu);
+        oState3 = finishedShading(de, u);
     } else if (r < 0) {
         oState2 = finishedState(1u, 0.0);
+        oState3 = finishedShading(0.0, vec2(0.0));
     } else {
         oState2 = uvec4(0u);
     }
-    oState3 = finishedShading(0.0, vec2(0.0));
 }
 
 #else
@@ -493,8 +741,15 @@ void main() {
     double dr = 0.0LF, di = 0.0LF;
     bool ex = true;
     int m = 0, n = 0;
-    float nu;
+    float nu, de = 0.0;
+    vec2 u = vec2(0.0);
+#if defined(DERIV)
+    cx w = d;
+    double wr = 0.0LF, wi = 0.0LF;
+    int r = perturbExpDE(dc, dcr, dci, d, w, dr, di, wr, wi, ex, m, n, uMaxIter, nu, de, u);
+#else
     int r = perturbExp(dc, dcr, dci, d, dr, di, ex, m, n, uMaxIter, nu);
-    fragColor = r > 0 ? vec4(shade(nu, 0.0, vec2(0.0)) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+#endif
+    fragColor = r > 0 ? vec4(shade(nu, de, u) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
 }
 #endif
