@@ -399,13 +399,17 @@ func BenchmarkPerturbExp4e533(b *testing.B) {
 	})
 }
 
-// deepViewFrame is the w x h frame of a view of fractal/testdata/deep/locations.txt (its
-// centre, zoom and iterations), with its reference orbit.
+// deepViewFrame is the w x h frame of a view of fractal/testdata/deep/locations.txt or
+// testdata/tiny.txt (its centre, zoom and iterations), with its reference orbit.
 func deepViewFrame(t testing.TB, name string, w, h int) fractal.Frame {
 	t.Helper()
-	data, err := os.ReadFile("../fractal/testdata/deep/locations.txt")
-	if err != nil {
-		t.Fatal(err)
+	var data []byte
+	for _, file := range []string{"../fractal/testdata/deep/locations.txt", "testdata/tiny.txt"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(append(data, b...), '\n')
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		if v := strings.Fields(line); len(v) == 5 && v[0] == name {
@@ -420,7 +424,7 @@ func deepViewFrame(t testing.TB, name string, w, h int) fractal.Frame {
 			return f
 		}
 	}
-	t.Fatalf("no view %s in fractal/testdata/deep/locations.txt", name)
+	t.Fatalf("no view %s in fractal/testdata/deep/locations.txt or testdata/tiny.txt", name)
 	return fractal.Frame{}
 }
 
@@ -520,7 +524,9 @@ func misiurewiczFrame(t testing.TB, k, iter, w, h int) fractal.Frame {
 
 // TestPerturbExpAgainstCPU renders frames past float64's exponent range (zoom 1e304, where
 // the float64 spacing is still above 0 but deltas would underflow, 1e400, 1e1000 and 1e5000
-// next to c = i) with the extended-exponent perturbation shader and compares them with the CPU
+// next to c = i; the deep views misi4e533 and nucleus1e451; nucleus2e698, whose reference
+// passes within 1e-350 of 0, below float64's range, every 930 iterations, so that the shader
+// reads those values from the tiny table) with the extended-exponent perturbation shader and compares them with the CPU
 // renderer's extended-exponent path: >= 98% of pixels within 6/255 and the differing ones
 // isolated; Mode says which arithmetic draws them.
 func TestPerturbExpAgainstCPU(t *testing.T) {
@@ -534,7 +540,7 @@ func TestPerturbExpAgainstCPU(t *testing.T) {
 		view          string // a view of fractal/testdata/deep instead of one next to c = i
 	}{{304, 3000, 24, 16, "", ""}, {400, 3000, 40, 30, "", ""}, {1000, 6000, 36, 24, "", ""}, {1000, 6000, 36, 24, "sqrt", ""},
 		{1000, 6000, 36, 24, "gradient", ""}, {5000, 30000, 20, 14, "", ""},
-		{0, 0, 24, 16, "", "misi4e533"}, {0, 0, 24, 16, "", "nucleus1e451"},
+		{0, 0, 24, 16, "", "misi4e533"}, {0, 0, 24, 16, "", "nucleus1e451"}, {0, 0, 24, 16, "", "nucleus2e698"},
 		{304, 3000, 24, 16, "distance", ""}, {1000, 6000, 36, 24, "distance", ""}, {1000, 6000, 36, 24, "slopes", ""},
 		{5000, 30000, 20, 14, "log_distance", ""}, {0, 0, 24, 16, "slopes", "misi4e533"}} {
 		name := fmt.Sprintf("1e%d", c.k)
@@ -563,6 +569,9 @@ func TestPerturbExpAgainstCPU(t *testing.T) {
 			}
 			if f.Precision() != fractal.PerturbationExp {
 				t.Fatalf("%s is %v, want %v", name, f.Precision(), fractal.PerturbationExp)
+			}
+			if c.view == "nucleus2e698" && len(f.Ref.Tiny()) == 0 {
+				t.Fatal("the reference holds no tiny values: the view does not test their lookup")
 			}
 			if m := g.Mode(f); m != "perturbation (extended exponent, fp64)" {
 				t.Errorf("Mode = %q", m)

@@ -49,10 +49,11 @@ int biasedExp(double a) {
     return int((unpackDouble2x32(a).y >> 20) & 0x7ffu);
 }
 
-// ldexpD is m 2^k rounded once, as Go's math.Ldexp (for |m| not far below 1).
+// ldexpD is m 2^k rounded once, as Go's math.Ldexp (for |m| not far below 1; past 2^2000
+// it overflows as Ldexp does).
 double ldexpD(double m, int k) {
     if (k > 1000) {
-        return (m * pow2(1000)) * pow2(k - 1000);
+        return (m * pow2(1000)) * pow2(min(k, 2000) - 1000);
     }
     if (k >= -960) {
         return m * pow2(k);
@@ -451,7 +452,7 @@ int perturbExpDE(cx dc, double dcr, double dci, inout cx d, inout cx w, inout do
     double scale = pow2(600);
     xp spx = xp(packDouble2x32(uSpacingX), uSpacingXe);
     cx sp = cxFromExp(spx, xp(0.0LF, 0));
-    double sp64 = spx.e > 1100 ? spx.m / 0.0LF : (spx.e < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, spx.e));
+    double sp64 = spx.e < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, spx.e);  // fractal.Exp.Float64
     double zmr = 0.0LF, zmi = 0.0LF;
     if (m > 0) {
         uvec4 zt = orbitTexel(m);
@@ -649,7 +650,7 @@ int perturbExpDE(cx dc, double dcr, double dci, inout cx d, inout cx w, inout do
             we = spx.e;
         }
         int se = spx.m == 0.0LF ? 0 : spx.e - we;
-        double s = se > 1100 ? spx.m / 0.0LF : (se < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, se));
+        double s = se < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, se);
         precise double cr = packDouble2x32(uRefC.xy) + dcr;
         precise double ci = packDouble2x32(uRefC.zw) + dci;
         nu = escapeSmoothDE(cr, ci, ezr, ezi, ew.re, ew.im, s, n, de, u);
