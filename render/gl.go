@@ -12,8 +12,11 @@
 // precisions: float32, native fp64, and double emulated with float-float pairs for drivers
 // without fp64. Deeper, Perturbation frames are drawn by the perturbation shader: each pixel
 // iterates its difference from the frame's reference orbit with rebasing and the BLA table,
-// both uploaded once per reference into texture buffers, with the CPU's arithmetic; where
-// the GPU cannot (no fp64, tables beyond its limits) or should not (a software rasteriser,
+// both uploaded once per reference into texture buffers, with the CPU's arithmetic (past
+// float64's exponent range, PerturbationExp frames, with extended exponents: a double
+// mantissa and an integer exponent, perturbexp.frag, as fractal.PerturbEscapeExp); where
+// the GPU cannot (no fp64, tables beyond its limits, an extended-exponent frame in a colouring
+// that reads the derivative) or should not (a software rasteriser,
 // where the CPU is faster) draw them, they go to the CPU renderer (render/cpu), never to a
 // variant that would draw them wrong. It calls only the GL 3.3 core functions (go-gl's v3.3-core binding; doubles
 // reach the fp64 shader as bit patterns), so the same code runs on 4.x and 3.3 contexts. Long
@@ -403,7 +406,8 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 }
 
 // Mode says in words which arithmetic frame f is drawn with: "float32", "float64 (native
-// fp64)", "double (emulated float-float)", "perturbation (fp64)", or "perturbation (CPU: ...)"
+// fp64)", "double (emulated float-float)", "perturbation (fp64)", "perturbation (extended
+// exponent, fp64)" (a PerturbationExp frame), or "perturbation (CPU: ...)"
 // with the reason when the GPU cannot draw it (no fp64, or a reference orbit too long for
 // its texture limits); "double (limit reached)" only where a forced precision is used past
 // float64's reach.
@@ -420,6 +424,9 @@ func (g *GL) Mode(f fractal.Frame) string {
 	case shaders.Perturb:
 		if err := g.perturbFits(f); err != nil {
 			return "perturbation (CPU: " + err.Error() + ")"
+		}
+		if f.Precision() == fractal.PerturbationExp {
+			return "perturbation (extended exponent, fp64)"
 		}
 		return "perturbation (fp64)"
 	default:

@@ -56,7 +56,7 @@ func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, t
 	it, col, err := g.passPrograms(v)
 	if err == nil && (v == shaders.Perturb || single.deriv) {
 		// The iterate stage draws no colour: SHADE makes no difference to it.
-		it, err = g.lazyProgram(progKey{v, single.pages, stageIterate, false, single.deriv})
+		it, err = g.lazyProgram(progKey{v, single.pages, stageIterate, false, single.deriv, single.exp})
 	}
 	if err != nil {
 		return err
@@ -67,7 +67,7 @@ func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, t
 	iter := f.Loc.Iterations
 	off := f.Loc.Color.Offset
 	density, offset := f.Loc.Color.Density, off-math.Floor(off)
-	weight := variantWeight(v)
+	weight := programWeight(single)
 	for _, b := range stateBands(tile.Dx(), tile.Dy()) {
 		p := passIterations(b.Dx()*b.Dy(), iter, weight, g.opts.PassIterations)
 		gl.Disable(gl.SCISSOR_TEST)
@@ -134,7 +134,7 @@ func (g *GL) passPrograms(v shaders.Variant) (it, col *program, err error) {
 	if g.colourProg == nil {
 		// One colour stage for every colouring: SHADE, whose branch on the uniforms costs
 		// little in a stage that runs once per pixel after the passes.
-		p, err := linkProgram(g.glsl, shaders.F32, stageColour, shaders.FullscreenVert, source{"mandel.frag", shaders.MandelFrag},
+		p, err := linkProgram(g.glsl, shaders.F32, stageColour, shaders.FullscreenVert, []source{{"mandel.frag", shaders.MandelFrag}},
 			[]string{string(shaders.F32), shadeDefine})
 		if err != nil {
 			return nil, nil, err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strings"
+	"unsafe"
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
@@ -32,28 +33,73 @@ var noBLA = false
 // exercise the split into pages).
 var texBufferLimitOverride = 0
 
-// deepTables is one upload of a reference orbit and its BLA table: each table in pages of
-// 2^shift RGBA32UI texels (two float64 bit patterns per texel), one buffer and one buffer
-// texture per page.
+// deepTables is one upload of a reference orbit and its BLA table (the float64 one, bla, or
+// the extended-exponent one, blaExp): each table in pages of 2^shift RGBA32UI texels (two
+// float64 bit patterns per texel), one buffer and one buffer texture per page; for blaExp
+// also the orbit's tiny values (fractal.Reference.Tiny) in one more buffer texture.
 type deepTables struct {
-	ref   *fractal.Reference
-	bla   *fractal.BLA
-	limit int // the texel limit it was split for
-	shift int
-	pages int
-	bufs  []uint32
-	texs  []uint32 // orbit pages, then BLA pages
-	bytes int
+	ref    *fractal.Reference
+	bla    *fractal.BLA
+	blaExp *fractal.BLAExp
+	limit  int // the texel limit it was split for
+	shift  int
+	pages  int
+	bufs   []uint32
+	texs   []uint32 // orbit pages, then BLA pages, then (blaExp) the tiny values
+	tiny   int      // the number of tiny values
+	bytes  int
 }
 
-// tableTexels returns the texels the orbit and the BLA table of ref and bla take: one per
-// orbit point, three per table entry (fractal.BLA.Flat: six float64s).
-func tableTexels(ref *fractal.Reference, bla *fractal.BLA) (orbit, table int) {
+// blaExpTexels is the texels of one fractal.BLAExp entry: (Ar, Ai), (Br, Bi), (Rm, R64) and
+// (Ae, Be, Re, 0) (perturbexp.frag).
+const blaExpTexels = 4
+
+// tableTexels returns the texels the orbit and the BLA table of ref and bla (or blaExp) take:
+// one per orbit point, three per table entry (fractal.BLA.Flat: six float64s), or
+// blaExpTexels per extended entry.
+func tableTexels(ref *fractal.Reference, bla *fractal.BLA, blaExp *fractal.BLAExp) (orbit, table int) {
 	orbit = len(ref.Z)
 	if bla != nil {
 		table = bla.Offset(bla.Levels()) * fractal.BLAStride / 2
 	}
+	if blaExp != nil {
+		table = blaExp.Offset(blaExp.Levels()) * blaExpTexels
+	}
 	return orbit, table
+}
+
+// floatWords, blaExpWords and tinyWords give a table as 32-bit words, four per texel, ready
+// for upload: float64s (the orbit, bla.Flat) each as its bytes on a little-endian host (the
+// low word first, as packDouble2x32 reads them; floatWords shares v's memory), the extended
+// BLA table (blaExp.Flat, regrouped into blaExpTexels texels an entry), and the tiny values
+// (two texels each: (m, e, 0, 0), (re, im)).
+func floatWords(v []float64) []uint32 {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(&v[0])), 2*len(v))
+}
+
+func blaExpWords(b *fractal.BLAExp) []uint32 {
+	mant, exp := b.Flat()
+	n := len(exp) / fractal.BLAExpExpStride
+	out := make([]uint32, 0, 4*blaExpTexels*n)
+	for i := range n {
+		out = append(out, floatWords(mant[fractal.BLAExpStride*i:][:fractal.BLAExpStride])...)
+		x := exp[fractal.BLAExpExpStride*i:][:fractal.BLAExpExpStride]
+		out = append(out, uint32(x[0]), uint32(x[1]), uint32(x[2]), 0)
+	}
+	return out
+}
+
+func tinyWords(ref *fractal.Reference) []uint32 {
+	tiny := ref.Tiny()
+	out := make([]uint32, 0, 8*len(tiny))
+	for _, z := range tiny {
+		out = append(out, uint32(z.M), uint32(int32(z.E)), 0, 0)
+		out = append(out, floatWords([]float64{z.Re, z.Im})...)
+	}
+	return out
 }
 
 // pagePlan splits tables of orbit and table texels into pages of 2^shift texels, the largest
@@ -78,12 +124,10 @@ func (g *GL) texBufferLimit() int {
 }
 
 // perturbFits reports whether frame f (with its reference) can be drawn by the perturbation
-// shader: fp64, a pixel spacing within float64's exponent range (the shader has no extended
-// exponent yet), and tables that fit maxPages buffer textures.
+// shader: fp64, tables that fit maxPages buffer textures, and for a PerturbationExp frame
+// (perturbexp.frag) the orbit's tiny values within one buffer texture.
 func (g *GL) perturbFits(f fractal.Frame) error {
-	if f.Precision() == fractal.PerturbationExp {
-		return errors.New("extended exponent")
-	}
+	exp := f.Precision() == fractal.PerturbationExp
 	if !g.fp64 {
 		return fmt.Errorf("%s has no native fp64", g.renderer)
 	}
@@ -98,7 +142,15 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 	if f.Ref == nil {
 		return nil // the reference comes later; checked again then
 	}
-	o, t := tableTexels(f.Ref, f.BLA())
+	var o, t int
+	if exp {
+		o, t = tableTexels(f.Ref, nil, f.BLAExp())
+		if n := 2 * len(f.Ref.Tiny()); n > g.texBufferLimit() {
+			return fmt.Errorf("the reference orbit's %d tiny values need %d texels, more than a texture buffer's %d", n/2, n, g.texBufferLimit())
+		}
+	} else {
+		o, t = tableTexels(f.Ref, f.BLA(), nil)
+	}
 	if _, pages, ok := pagePlan(o, t, g.texBufferLimit()); !ok {
 		return fmt.Errorf("the reference orbit and BLA table (%d and %d texels) need %d texture buffers of at most %d texels, more than %d",
 			o, t, pages, g.texBufferLimit(), maxPages)
@@ -119,47 +171,64 @@ func softwareRenderer(name string) bool {
 	return false
 }
 
-// ensureTables runs on the GL thread: uploads ref's orbit and bla's table unless they are the
-// ones uploaded last (an export's tiles and strips share one upload), and binds their pages to
-// their texture units.
-func (g *GL) ensureTables(ref *fractal.Reference, bla *fractal.BLA) (*deepTables, error) {
+// ensureTables runs on the GL thread: uploads ref's orbit and bla's (or blaExp's) table unless
+// they are the ones uploaded last (an export's tiles and strips share one upload), and binds
+// their pages to their texture units.
+func (g *GL) ensureTables(ref *fractal.Reference, bla *fractal.BLA, blaExp *fractal.BLAExp) (*deepTables, error) {
 	limit := g.texBufferLimit()
 	t := g.tables
-	if t == nil || t.ref != ref || t.bla != bla || t.limit != limit {
+	if t == nil || t.ref != ref || t.bla != bla || t.blaExp != blaExp || t.limit != limit {
 		g.deleteTables()
-		o, n := tableTexels(ref, bla)
+		o, n := tableTexels(ref, bla, blaExp)
 		shift, pages, ok := pagePlan(o, n, limit)
 		if !ok {
 			return nil, fmt.Errorf("perturbation tables of %d and %d texels do not fit %d texture buffers of %d texels", o, n, maxPages, limit)
 		}
-		t = &deepTables{ref: ref, bla: bla, limit: limit, shift: shift, pages: pages}
+		t = &deepTables{ref: ref, bla: bla, blaExp: blaExp, limit: limit, shift: shift, pages: pages}
 		g.tables = t // deleteTables frees what is made below, even on failure
-		t.bufs = make([]uint32, 2*pages)
-		t.texs = make([]uint32, 2*pages)
+		var data [][]uint32
+		data = append(data, floatWords(ref.OrbitFloats()))
+		switch {
+		case blaExp != nil:
+			data = append(data, blaExpWords(blaExp))
+		case bla != nil:
+			data = append(data, floatWords(bla.Flat()))
+		default:
+			data = append(data, nil)
+		}
+		nbuf := 2 * pages
+		if blaExp != nil {
+			tw := tinyWords(ref)
+			if len(tw)/4 > limit {
+				g.deleteTables()
+				return nil, fmt.Errorf("the reference orbit's tiny values (%d texels) do not fit a texture buffer of %d texels", len(tw)/4, limit)
+			}
+			t.tiny = len(tw) / 8
+			data = append(data, tw)
+			nbuf++
+		}
+		t.bufs = make([]uint32, nbuf)
+		t.texs = make([]uint32, nbuf)
 		gl.GenBuffers(int32(len(t.bufs)), &t.bufs[0])
 		gl.GenTextures(int32(len(t.texs)), &t.texs[0])
-		// Two float64s per texel, each as its bytes on a little-endian host: the low word
-		// first, as packDouble2x32 reads them.
-		orbit := ref.OrbitFloats()
-		var flat []float64
-		if bla != nil {
-			flat = bla.Flat()
-		}
-		for i, data := range [][]float64{orbit, flat} {
-			for p := range pages {
-				lo := min(2*(p<<shift), len(data))
-				hi := min(2*((p+1)<<shift), len(data))
-				k := i*pages + p
-				gl.BindBuffer(gl.TEXTURE_BUFFER, t.bufs[k])
-				if hi > lo {
-					gl.BufferData(gl.TEXTURE_BUFFER, 8*(hi-lo), gl.Ptr(&data[lo]), gl.STATIC_DRAW)
-				} else {
-					gl.BufferData(gl.TEXTURE_BUFFER, 16, nil, gl.STATIC_DRAW) // an empty page
-				}
-				t.bytes += 8 * (hi - lo)
-				gl.BindTexture(gl.TEXTURE_BUFFER, t.texs[k])
-				gl.TexBuffer(gl.TEXTURE_BUFFER, gl.RGBA32UI, t.bufs[k])
+		for k := range nbuf {
+			// Table i's page p: four words a texel.
+			i, p := k/pages, k%pages
+			words := data[min(i, len(data)-1)]
+			lo, hi := 0, len(words)
+			if i < 2 {
+				lo = min(4*(p<<shift), len(words))
+				hi = min(4*((p+1)<<shift), len(words))
 			}
+			gl.BindBuffer(gl.TEXTURE_BUFFER, t.bufs[k])
+			if hi > lo {
+				gl.BufferData(gl.TEXTURE_BUFFER, 4*(hi-lo), gl.Ptr(&words[lo]), gl.STATIC_DRAW)
+			} else {
+				gl.BufferData(gl.TEXTURE_BUFFER, 16, nil, gl.STATIC_DRAW) // an empty page
+			}
+			t.bytes += 4 * (hi - lo)
+			gl.BindTexture(gl.TEXTURE_BUFFER, t.texs[k])
+			gl.TexBuffer(gl.TEXTURE_BUFFER, gl.RGBA32UI, t.bufs[k])
 		}
 		gl.BindBuffer(gl.TEXTURE_BUFFER, 0)
 		if e := gl.GetError(); e != gl.NO_ERROR {
@@ -178,6 +247,10 @@ func (g *GL) ensureTables(ref *fractal.Reference, bla *fractal.BLA) (*deepTables
 		gl.ActiveTexture(gl.TEXTURE0 + uint32(blaUnit+i))
 		gl.BindTexture(gl.TEXTURE_BUFFER, t.texs[t.pages+p])
 	}
+	// The tiny values' unit gets a buffer texture in every case (the orbit's first page
+	// where there are none), so that the sampler has one of its type.
+	gl.ActiveTexture(gl.TEXTURE0 + tinyUnit)
+	gl.BindTexture(gl.TEXTURE_BUFFER, t.texs[min(2*t.pages, len(t.texs)-1)])
 	gl.ActiveTexture(gl.TEXTURE0)
 	return t, nil
 }
@@ -188,12 +261,17 @@ func (p *program) setTables(t *deepTables) {
 	gl.Uniform1i(p.loc["uLast"], int32(len(t.ref.Z)-1))
 	var off [32]int32
 	levels, steps := 0, 0
+	offset := func(int) int { return 0 }
 	if t.bla != nil {
-		levels, steps = t.bla.Levels(), t.bla.Steps()
-		for l := range min(levels, len(off)) {
-			off[l] = int32(t.bla.Offset(l))
-		}
+		levels, steps, offset = t.bla.Levels(), t.bla.Steps(), t.bla.Offset
 	}
+	if t.blaExp != nil {
+		levels, steps, offset = t.blaExp.Levels(), t.blaExp.Steps(), t.blaExp.Offset
+	}
+	for l := range min(levels, len(off)) {
+		off[l] = int32(offset(l))
+	}
+	gl.Uniform1i(p.loc["uTinyCount"], int32(t.tiny))
 	gl.Uniform1i(p.loc["uBLALevels"], int32(levels))
 	gl.Uniform1i(p.loc["uBLASteps"], int32(steps))
 	gl.Uniform1iv(p.loc["uBLAOffset"], int32(len(off)), &off[0])
@@ -215,18 +293,19 @@ func (g *GL) deleteTables() {
 }
 
 // perturbProgram returns the perturbation shader's program for tables in pages buffers, for a
-// stage (stageSingle or stageIterate), with SHADE and DERIV or without, compiling it on first
-// use.
-func (g *GL) perturbProgram(pages int, stage string, shade, deriv bool) (*program, error) {
-	return g.lazyProgram(progKey{shaders.Perturb, pages, stage, shade, deriv})
+// stage (stageSingle or stageIterate), with SHADE and DERIV or without, with EXPONENT (exp)
+// or without, compiling it on first use.
+func (g *GL) perturbProgram(pages int, stage string, shade, deriv, exp bool) (*program, error) {
+	return g.lazyProgram(progKey{shaders.Perturb, pages, stage, shade, deriv, exp})
 }
 
-// progKey names a program compiled on first use: a perturbation program, or a variant of
-// mandel.frag with SHADE (shade) or DERIV (deriv).
+// progKey names a program compiled on first use: a perturbation program (with EXPONENT when
+// exp), or a variant of mandel.frag with SHADE (shade) or DERIV (deriv).
 type progKey struct {
 	v     shaders.Variant
 	pages int
 	stage string
 	shade bool
 	deriv bool
+	exp   bool
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -205,7 +206,7 @@ func TestPerturbPages(t *testing.T) {
 	}
 	f := deepFrame(t, p8007Re, p8007Im, "1e20", 20000, 33, 21)
 	want := renderGL(t, g, f)
-	orbit, table := tableTexels(f.Ref, f.BLA())
+	orbit, table := tableTexels(f.Ref, f.BLA(), nil)
 	t.Logf("orbit %d texels, BLA table %d texels", orbit, table)
 	defer func() { texBufferLimitOverride = 0 }()
 	tested := 0
@@ -319,7 +320,10 @@ func iterationsOf(f fractal.Frame) int64 {
 	for y := range f.H {
 		for x := range f.W {
 			var n int
-			if f.Ref != nil {
+			if f.Ref != nil && f.Precision() == fractal.PerturbationExp {
+				dr, di := f.DeltaExp(x, y)
+				n, _ = fractal.PerturbEscapeExp(f.Ref, nil, dr, di, f.Loc.Iterations)
+			} else if f.Ref != nil {
 				dr, di := f.Delta(x, y)
 				n, _ = fractal.PerturbEscape(f.Ref, nil, dr, di, f.Loc.Iterations)
 			} else {
@@ -344,6 +348,84 @@ func BenchmarkPerturbIteration(b *testing.B) {
 	noBLA = true
 	defer func() { noBLA = false }()
 	benchPerturb(b, g, f, iterationsOf(f))
+}
+
+// BenchmarkPerturbExpIteration is BenchmarkPerturbIteration for the extended-exponent
+// shader: 128x96 views next to c = i at zoom 1e1000 (escape counts about 2,660: the delta
+// stays extended for roughly the first 1,000 iterations, then double) and 1e5000 (about
+// 13,300: extended for roughly the first 6,300), without the BLA table.
+func BenchmarkPerturbExpIteration(b *testing.B) {
+	for _, k := range []int{1000, 5000} {
+		b.Run(fmt.Sprintf("1e%d", k), func(b *testing.B) {
+			g := testGL(b, Options{Perturb: "gpu"})
+			f := misiurewiczFrame(b, k, 5*k+3000, 128, 96)
+			noBLA = true
+			defer func() { noBLA = false }()
+			benchPerturb(b, g, f, iterationsOf(f))
+		})
+	}
+}
+
+// BenchmarkPerturbExp4e533 renders the view misi4e533 (zoom 4e533, 120,000
+// iterations, counts about 118,600 to 119,000) with the BLA table, on the GPU (the
+// extended-exponent shader) and, as cpu, with the CPU renderer: size from
+// MANDELSCOPE_BENCH_SIZE (default 64).
+func BenchmarkPerturbExp4e533(b *testing.B) {
+	size := 64
+	if s := os.Getenv("MANDELSCOPE_BENCH_SIZE"); s != "" {
+		if _, err := fmt.Sscan(s, &size); err != nil || size < 1 || size > 8192 {
+			b.Fatalf("MANDELSCOPE_BENCH_SIZE=%q: want a size from 1 to 8192", s)
+		}
+	}
+	f := deepViewFrame(b, "misi4e533", size, size)
+	f.BLAExp()
+	b.Run("gpu", func(b *testing.B) {
+		benchPerturb(b, testGL(b, Options{Perturb: "gpu"}), f, 0)
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size*size), "ns/px")
+	})
+	b.Run("cpu", func(b *testing.B) {
+		dst := image.NewRGBA(image.Rect(0, 0, size, size))
+		cpu0 := processCPUTime()
+		b.ResetTimer()
+		for range b.N {
+			if err := (&cpu.Renderer{}).Render(context.Background(), f, dst.Bounds(), dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
+		b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size*size), "ns/px")
+	})
+}
+
+// deepViewFrame is the w x h frame of a view of fractal/testdata/deep/locations.txt or
+// testdata/tiny.txt (its centre, zoom and iterations), with its reference orbit.
+func deepViewFrame(t testing.TB, name string, w, h int) fractal.Frame {
+	t.Helper()
+	var data []byte
+	for _, file := range []string{"../fractal/testdata/deep/locations.txt", "testdata/tiny.txt"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(append(data, b...), '\n')
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v := strings.Fields(line); len(v) == 5 && v[0] == name {
+			iter, err := strconv.Atoi(v[4])
+			if err != nil {
+				t.Fatalf("view %s: %v", name, err)
+			}
+			f, err := fractal.NewFrame(loc(t, v[1], v[2], v[3], iter), w, h).WithReference(context.Background(), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no view %s in fractal/testdata/deep/locations.txt or testdata/tiny.txt", name)
+	return fractal.Frame{}
 }
 
 func BenchmarkDoubleIteration(b *testing.B) {
@@ -427,51 +509,229 @@ func TestBLAMonotone(t *testing.T) {
 	}
 }
 
-// TestPerturbExtendedExponentToCPU: frames past float64's exponent range (zoom 1e304 at 24x16 pixels, where
-// the float64 spacing is still above 0 but deltas would underflow, and 1e1000, where it is 0)
-// are never drawn by the double-only shader: the GL renderer gives them to the CPU renderer's
-// extended-exponent path, says so in Mode, and the picture is the CPU renderer's.
-func TestPerturbExtendedExponentToCPU(t *testing.T) {
+// misiurewiczFrame is the w x h frame of i + (0.3 + 0.45i) x 10^-k at zoom 10^k, next to the
+// Misiurewicz point c = i, which has structure at every depth (fractal/testdata/deep/README.md),
+// with its reference orbit.
+func misiurewiczFrame(t testing.TB, k, iter, w, h int) fractal.Frame {
+	t.Helper()
+	l := loc(t, "3e-"+strconv.Itoa(k+1), "1."+strings.Repeat("0", k)+"45", "1e"+strconv.Itoa(k), iter)
+	f, err := fractal.NewFrame(l, w, h).WithReference(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestPerturbExpAgainstCPU renders frames past float64's exponent range (zoom 1e304, where
+// the float64 spacing is still above 0 but deltas would underflow, 1e400, 1e1000 and 1e5000
+// next to c = i; the deep views misi4e533 and nucleus1e451; nucleus2e698, whose reference
+// passes within 1e-350 of 0, below float64's range, every 930 iterations, so that the shader
+// reads those values from the tiny table) with the extended-exponent perturbation shader and compares them with the CPU
+// renderer's extended-exponent path: >= 98% of pixels within 6/255 and the differing ones
+// isolated; Mode says which arithmetic draws them.
+func TestPerturbExpAgainstCPU(t *testing.T) {
 	g := testGL(t, Options{Perturb: "gpu"})
-	for _, zoom := range []string{"1e304", "1e1000"} {
-		t.Run(zoom, func(t *testing.T) {
-			// i + (0.3 + 0.45i) x 10^-k next to the Misiurewicz point c = i, which has
-			// structure at every depth (fractal/testdata/deep/README.md).
-			k := zoom[2:]
-			l := loc(t, "0.3e-"+k, "1."+strings.Repeat("0", mustAtoi(t, k))+"45", zoom, 3000)
-			f := fractal.NewFrame(l, 24, 16)
-			if f.Precision() != fractal.PerturbationExp {
-				t.Fatalf("zoom %s is %v, want %v", zoom, f.Precision(), fractal.PerturbationExp)
+	if !g.fp64 {
+		t.Skipf("%s has no fp64: extended-exponent frames go to the CPU (TestPerturbExpToCPU)", g.renderer)
+	}
+	for _, c := range []struct {
+		k, iter, w, h int
+		colouring     string // a colouring of render_test.go's colourings, or ""
+		view          string // a view of fractal/testdata/deep instead of one next to c = i
+	}{{304, 3000, 24, 16, "", ""}, {400, 3000, 40, 30, "", ""}, {1000, 6000, 36, 24, "", ""}, {1000, 6000, 36, 24, "sqrt", ""},
+		{1000, 6000, 36, 24, "gradient", ""}, {5000, 30000, 20, 14, "", ""},
+		{0, 0, 24, 16, "", "misi4e533"}, {0, 0, 24, 16, "", "nucleus1e451"}, {0, 0, 24, 16, "", "nucleus2e698"},
+		{304, 3000, 24, 16, "distance", ""}, {1000, 6000, 36, 24, "distance", ""}, {1000, 6000, 36, 24, "slopes", ""},
+		{5000, 30000, 20, 14, "log_distance", ""}, {0, 0, 24, 16, "slopes", "misi4e533"}} {
+		name := fmt.Sprintf("1e%d", c.k)
+		if c.view != "" {
+			name = c.view
+		}
+		if c.colouring != "" {
+			name += "_" + c.colouring
+		}
+		t.Run(name, func(t *testing.T) {
+			var f fractal.Frame
+			if c.view != "" {
+				f = deepViewFrame(t, c.view, c.w, c.h)
+			} else {
+				f = misiurewiczFrame(t, c.k, c.iter, c.w, c.h)
 			}
-			if m := g.Mode(f); m != "perturbation (CPU: extended exponent)" {
+			if c.colouring != "" {
+				plain, _ := perturbCPU(t, f)
+				f.Loc = withColouring(t, f.Loc, c.colouring)
+				coloured, _ := perturbCPU(t, f)
+				same, _ := imagetest.Agreement(coloured, plain, 0)
+				t.Logf("%s: %.1f%% of pixels differ from the smooth colouring's", c.colouring, 100*(1-same))
+				if same > 0.99 {
+					t.Errorf("%s changes only %.1f%% of the pixels of the smooth colouring", c.colouring, 100*(1-same))
+				}
+			}
+			if f.Precision() != fractal.PerturbationExp {
+				t.Fatalf("%s is %v, want %v", name, f.Precision(), fractal.PerturbationExp)
+			}
+			if c.view == "nucleus2e698" && len(f.Ref.Tiny()) == 0 {
+				t.Fatal("the reference holds no tiny values: the view does not test their lookup")
+			}
+			if m := g.Mode(f); m != "perturbation (extended exponent, fp64)" {
 				t.Errorf("Mode = %q", m)
 			}
 			before := g.Stats()
 			got := renderGL(t, g, f)
-			if s := g.Stats(); s.CPUFrames != before.CPUFrames+1 || s.Tiles != before.Tiles {
-				t.Errorf("%d frames to the CPU and %d GL tiles, want 1 and 0", s.CPUFrames-before.CPUFrames, s.Tiles-before.Tiles)
+			if s := g.Stats(); s.CPUFrames != before.CPUFrames || s.Tiles == before.Tiles {
+				t.Errorf("%d frames to the CPU and %d GL tiles, want 0 and some", s.CPUFrames-before.CPUFrames, s.Tiles-before.Tiles)
 			}
-			viaCPU := image.NewRGBA(got.Bounds())
-			if err := (&cpu.Renderer{}).Render(context.Background(), f, viaCPU.Bounds(), viaCPU); err != nil {
-				t.Fatal(err)
+			want, counts := perturbCPU(t, f)
+			distinct, lo, hi, black := spread(counts)
+			frac, bad := imagetest.Agreement(got, want, 6)
+			exact, _ := imagetest.Agreement(got, want, 0)
+			t.Logf("%.3f%% within 6/255 (%.3f%% equal); escape counts %d distinct, %d to %d, %d black", 100*frac, 100*exact, distinct, lo, hi, black)
+			if distinct < 10 {
+				t.Errorf("only %d distinct escape counts: the view tests little", distinct)
 			}
-			if string(got.Pix) != string(viaCPU.Pix) {
-				t.Error("the frame that went to the CPU differs from the CPU renderer's picture")
+			err := imagetest.Isolated(got, want, 6)
+			if frac < 0.98 || err != nil {
+				saveFailed(t, fmt.Sprintf("perturbexp_%s_gpu.png", name), got)
+				saveFailed(t, fmt.Sprintf("perturbexp_%s_cpu.png", name), want)
 			}
-			if d, _, _, black := spread(countsOf(t, f)); d < 2 || black == f.W*f.H {
-				t.Errorf("a flat picture (%d distinct counts, %d black): the test view shows nothing", d, black)
+			if frac < 0.98 {
+				t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
+			}
+			if err != nil {
+				t.Errorf("GPU vs CPU: %v", err)
 			}
 		})
 	}
 }
 
-func mustAtoi(t *testing.T, s string) int {
-	t.Helper()
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatal(err)
+// TestPerturbExpPassesAndTiles: an extended-exponent frame drawn in passes of a forced
+// number of steps (the state carrying the delta's exponent, and the derivative's in the
+// slopes colouring) and in 13-pixel tiles gives the same bytes as the single-pass, one-piece
+// render.
+func TestPerturbExpPassesAndTiles(t *testing.T) {
+	single := testGL(t, Options{Perturb: "gpu"})
+	if !single.fp64 {
+		t.Skipf("%s has no fp64", single.renderer)
 	}
-	return n
+	for _, col := range []string{"smooth", "slopes"} {
+		f := misiurewiczFrame(t, 1000, 6000, 33, 21)
+		f.Loc = withColouring(t, f.Loc, col)
+		want := renderGL(t, single, f)
+		for _, p := range []int{1, 7, 150} {
+			t.Run(fmt.Sprintf("%s/P%d", col, p), func(t *testing.T) {
+				g := testGL(t, Options{Perturb: "gpu", PassIterations: p})
+				before := g.Stats()
+				got := renderGL(t, g, f)
+				n := g.Stats().Passes - before.Passes
+				t.Logf("%d passes of %d steps", n, p)
+				if n < 3 {
+					t.Errorf("%d passes: the multi-pass path was hardly taken", n)
+				}
+				if string(got.Pix) != string(want.Pix) {
+					frac, bad := imagetest.Agreement(got, want, 0)
+					saveFailed(t, fmt.Sprintf("perturbexp_passes_%s_P%d.png", col, p), got)
+					t.Errorf("multi-pass render differs from the single-pass one: %.3f%% equal, first difference at %v", 100*frac, bad)
+				}
+			})
+		}
+		t.Run(col+"/tiles", func(t *testing.T) {
+			g := testGL(t, Options{Perturb: "gpu", MaxTile: 13})
+			before := g.Stats()
+			got := renderGL(t, g, f)
+			s := g.Stats()
+			if n, want := s.Tiles-before.Tiles, ((f.W+12)/13)*((f.H+12)/13); n != want {
+				t.Errorf("%d tiles, want %d", n, want)
+			}
+			if s.Uploads-before.Uploads > 1 {
+				t.Errorf("%d uploads of the tables for one frame, want at most 1", s.Uploads-before.Uploads)
+			}
+			if string(got.Pix) != string(want.Pix) {
+				frac, bad := imagetest.Agreement(got, want, 0)
+				saveFailed(t, "perturbexp_tiles_"+col+".png", got)
+				t.Errorf("tiled render differs from the one-piece render: %.3f%% equal, first difference at %v", 100*frac, bad)
+			}
+		})
+	}
+}
+
+// TestPerturbExpPages splits the orbit and the extended BLA table (4 texels an entry) into 2
+// to 4 pages: the same bytes as one page.
+func TestPerturbExpPages(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64", g.renderer)
+	}
+	f := misiurewiczFrame(t, 1000, 6000, 21, 13)
+	want := renderGL(t, g, f)
+	orbit, table := tableTexels(f.Ref, nil, f.BLAExp())
+	defer func() { texBufferLimitOverride = 0 }()
+	tested := 0
+	for k := bits.Len(uint(max(orbit, table))); k >= 0; k-- {
+		page := 1 << k
+		pages := (max(orbit, table) + page - 1) / page
+		if pages < 2 {
+			continue
+		}
+		if pages > maxPages {
+			break
+		}
+		texBufferLimitOverride = page
+		if _, n, ok := pagePlan(orbit, table, page); !ok || n != pages {
+			t.Fatalf("limit %d: plan of %d pages (ok %v), want %d", page, n, ok, pages)
+		}
+		got := renderGL(t, g, f)
+		if g.tables == nil || g.tables.pages != pages || g.tables.blaExp == nil {
+			t.Errorf("limit %d: the extended tables were not uploaded in %d pages", page, pages)
+		}
+		if string(got.Pix) != string(want.Pix) {
+			frac, bad := imagetest.Agreement(got, want, 0)
+			t.Errorf("%d pages of %d texels: %.3f%% equal to one page, first difference at %v", pages, page, 100*frac, bad)
+		}
+		tested++
+	}
+	if tested < 2 {
+		t.Errorf("only %d page splits tested (orbit %d texels, table %d)", tested, orbit, table)
+	}
+}
+
+// TestPerturbExpToCPU: extended-exponent frames the shader does not draw go to the CPU
+// renderer, whose picture they get, and Mode says why: on a software rasteriser by default
+// (the CPU is faster there), and without fp64.
+func TestPerturbExpToCPU(t *testing.T) {
+	f := misiurewiczFrame(t, 1000, 3000, 24, 16)
+	check := func(t *testing.T, g *GL, f fractal.Frame, reason string) {
+		t.Helper()
+		if m := g.Mode(f); !strings.HasPrefix(m, "perturbation (CPU: ") || !strings.Contains(m, reason) {
+			t.Errorf("Mode = %q, want the CPU because of %q", m, reason)
+		}
+		before := g.Stats()
+		got := renderGL(t, g, f)
+		if s := g.Stats(); s.CPUFrames != before.CPUFrames+1 || s.Tiles != before.Tiles {
+			t.Errorf("%d frames to the CPU and %d GL tiles, want 1 and 0", s.CPUFrames-before.CPUFrames, s.Tiles-before.Tiles)
+		}
+		viaCPU := image.NewRGBA(got.Bounds())
+		if err := (&cpu.Renderer{}).Render(context.Background(), f, viaCPU.Bounds(), viaCPU); err != nil {
+			t.Fatal(err)
+		}
+		if string(got.Pix) != string(viaCPU.Pix) {
+			t.Error("the frame that went to the CPU differs from the CPU renderer's picture")
+		}
+	}
+	t.Run("software", func(t *testing.T) {
+		g := testGL(t, Options{})
+		if !softwareRenderer(g.renderer) {
+			t.Skipf("%s is no software rasteriser", g.renderer)
+		}
+		check(t, g, f, "faster than")
+	})
+	t.Run("without_fp64", func(t *testing.T) {
+		g := newGL33(t)
+		g.fp64 = false
+		check(t, g, f, "fp64")
+	})
+	if d, _, _, black := spread(countsOf(t, f)); d < 2 || black == f.W*f.H {
+		t.Errorf("a flat picture (%d distinct counts, %d black): the test view shows nothing", d, black)
+	}
 }
 
 // countsOf is every pixel's escape count of frame f, by the model.

@@ -23,6 +23,7 @@ type program struct {
 	pages   int  // the perturbation shader's texture buffers per table (0 for the others)
 	shade   bool // compiled with SHADE: draws the colourings other than the default
 	deriv   bool // compiled with DERIV: carries the derivative for the colourings that read it
+	exp     bool // the perturbation shader with EXPONENT (perturbexp.frag): extended exponents
 	loc     map[string]int32
 }
 
@@ -155,7 +156,7 @@ func newProgram(glslVersion int, variant shaders.Variant, vertSrc, fragSrc strin
 
 // newStageProgram is newProgram for one stage of mandel.frag.
 func newStageProgram(glslVersion int, variant shaders.Variant, stage, vertSrc, fragSrc string) (*program, error) {
-	return linkProgram(glslVersion, variant, stage, vertSrc, source{"mandel.frag", fragSrc}, []string{string(variant)})
+	return linkProgram(glslVersion, variant, stage, vertSrc, []source{{"mandel.frag", fragSrc}}, []string{string(variant)})
 }
 
 // shadeDefine and derivDefine are the defines of the programs for the colourings other than
@@ -176,11 +177,15 @@ func (g *GL) lazyProgram(key progKey) (*program, error) {
 	if p := g.deepProgs[key]; p != nil {
 		return p, nil
 	}
-	frag := source{"mandel.frag", shaders.MandelFrag}
+	frag := []source{{"mandel.frag", shaders.MandelFrag}}
 	defs := []string{string(key.v)}
 	if key.v == shaders.Perturb {
-		frag = source{"perturb.frag", shaders.PerturbFrag}
+		frag = []source{{"perturb.frag", shaders.PerturbFrag}}
 		defs = []string{string(shaders.F64), fmt.Sprintf("PAGES %d", key.pages)}
+		if key.exp {
+			frag = append(frag, source{"perturbexp.frag", shaders.PerturbExpFrag})
+			defs = append(defs, shaders.Exponent)
+		}
 	}
 	if key.shade {
 		defs = append(defs, shadeDefine)
@@ -192,14 +197,15 @@ func (g *GL) lazyProgram(key progKey) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.variant, p.pages, p.shade, p.deriv = key.v, key.pages, key.shade, key.deriv
+	p.variant, p.pages, p.shade, p.deriv, p.exp = key.v, key.pages, key.shade, key.deriv, key.exp
 	g.deepProgs[key] = p
 	return p, nil
 }
 
-// linkProgram compiles and links the vertex source and common.glsl followed by frag, with
-// the defines (the variant's, and extra ones) and the stage's in the header.
-func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string, frag source, defines []string) (*program, error) {
+// linkProgram compiles and links the vertex source and common.glsl followed by the fragment
+// shader's files, with the defines (the variant's, and extra ones) and the stage's in the
+// header.
+func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string, frag []source, defines []string) (*program, error) {
 	name := string(variant)
 	defines = append(defines, fmt.Sprintf("MAX_STOPS %d", maxStops))
 	if stage != stageSingle {
@@ -212,7 +218,7 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 	}
 	defer gl.DeleteShader(vs)
 	fs, err := compileShader(gl.FRAGMENT_SHADER, "fragment", name, shaderHeader(glslVersion, defines...),
-		[]source{{"common.glsl", shaders.Common}, frag})
+		append([]source{{"common.glsl", shaders.Common}}, frag...))
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +242,8 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 		"uStops", "uNumStops", "uDensity", "uOffset", "uK0", "uK1", "uBand",
 		"uState0", "uState1", "uState2", "uState3", "uMethod", "uTransfer", "uWidth", "uLight", "uStrength",
 		"uD", "uRefC", "uLast", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
-		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3"} {
+		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3",
+		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
 	}
 	// The state textures are read from texture units 0, 1, 2 and state3Unit, the perturbation
@@ -249,6 +256,7 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 		gl.Uniform1i(p.loc[fmt.Sprintf("uOrbit%d", i)], int32(orbitUnit+i))
 		gl.Uniform1i(p.loc[fmt.Sprintf("uBLA%d", i)], int32(blaUnit+i))
 	}
+	gl.Uniform1i(p.loc["uTiny"], tinyUnit)
 	gl.UseProgram(0)
 	return p, nil
 }
@@ -266,6 +274,13 @@ func (p *program) setView(v View) {
 		gl.Uniform4ui(p.loc["uD"], lo(v.DRe), hi(v.DRe), lo(v.DIm), hi(v.DIm))
 		gl.Uniform2ui(p.loc["uSpacing"], lo(v.Spacing), hi(v.Spacing))
 		gl.Uniform4ui(p.loc["uRefC"], lo(v.RefRe), hi(v.RefRe), lo(v.RefIm), hi(v.RefIm))
+		if p.exp {
+			// The extended values m 2^e: the mantissas' bits and the exponents.
+			gl.Uniform4ui(p.loc["uDX"], lo(v.DReX.Mant()), hi(v.DReX.Mant()), lo(v.DImX.Mant()), hi(v.DImX.Mant()))
+			gl.Uniform2i(p.loc["uDXe"], int32(v.DReX.Exponent()), int32(v.DImX.Exponent()))
+			gl.Uniform2ui(p.loc["uSpacingX"], lo(v.SpacingX.Mant()), hi(v.SpacingX.Mant()))
+			gl.Uniform1i(p.loc["uSpacingXe"], int32(v.SpacingX.Exponent()))
+		}
 	case shaders.F64:
 		// Doubles travel as their bits (packDouble2x32 in the shader), so that the GL 3.3
 		// function set is enough and the values arrive exactly.
@@ -309,6 +324,10 @@ func stateUnit(i int) int {
 	}
 	return blaUnit + maxPages
 }
+
+// tinyUnit is the texture unit of the orbit's tiny values (the extended-exponent programs'
+// uTiny): the 13th of the 16 that GL 3.3 promises.
+const tinyUnit = blaUnit + maxPages + 1
 
 // deleteProgram releases a program.
 func deleteProgram(p *program) {

@@ -233,10 +233,19 @@ func TestShadersCompile(t *testing.T) {
 			for _, stage := range []string{stageSingle, stageIterate} {
 				for _, deriv := range []bool{false, true} {
 					if err := g.th.call(func() error {
-						_, err := g.perturbProgram(pages, stage, deriv, deriv)
+						_, err := g.perturbProgram(pages, stage, deriv, deriv, false)
 						return err
 					}); err != nil {
 						t.Fatalf("%d pages, stage %q, derivative %v: %v", pages, stage, deriv, err)
+					}
+				}
+				// The extended-exponent programs: the default colouring, SHADE, SHADE and DERIV.
+				for _, sd := range [][2]bool{{false, false}, {true, false}, {true, true}} {
+					if err := g.th.call(func() error {
+						_, err := g.perturbProgram(pages, stage, sd[0], sd[1], true)
+						return err
+					}); err != nil {
+						t.Fatalf("%d pages, stage %q, extended exponent, shade %v, derivative %v: %v", pages, stage, sd[0], sd[1], err)
 					}
 				}
 			}
@@ -278,7 +287,7 @@ func TestBrokenShaderReturnsLog(t *testing.T) {
 		t.Fatal("test cannot break the perturbation shader: marker text not found")
 	}
 	err = g.th.call(func() error {
-		p, err := linkProgram(g.glsl, shaders.Perturb, stageIterate, shaders.FullscreenVert, source{"perturb.frag", brokenP}, []string{string(shaders.F64), "PAGES 1"})
+		p, err := linkProgram(g.glsl, shaders.Perturb, stageIterate, shaders.FullscreenVert, []source{{"perturb.frag", brokenP}}, []string{string(shaders.F64), "PAGES 1"})
 		if err == nil {
 			deleteProgram(p)
 		}

@@ -19,11 +19,15 @@ type View struct {
 	Origin       image.Point // global pixel of the tile's top-left
 	DRe, DIm     float64     // perturbation: centre minus reference point (fractal.Frame.DRe, DIm)
 	RefRe, RefIm float64     // perturbation: the reference point rounded to float64
+	// Extended-exponent perturbation (fractal.PerturbationExp): DRe, DIm and the spacing with
+	// an unbounded exponent (fractal.Frame.DReX, DImX, PixelSpacing).
+	DReX, DImX, SpacingX fractal.Exp
 }
 
 // viewOf returns the view of frame f for a tile whose top-left is origin.
 func viewOf(f fractal.Frame, origin image.Point) View {
-	v := View{Re: f.Re, Im: f.Im, Spacing: f.Spacing, W: f.W, H: f.H, Origin: origin, DRe: f.DRe, DIm: f.DIm}
+	v := View{Re: f.Re, Im: f.Im, Spacing: f.Spacing, W: f.W, H: f.H, Origin: origin, DRe: f.DRe, DIm: f.DIm,
+		DReX: f.DReX, DImX: f.DImX, SpacingX: f.PixelSpacing()}
 	if f.Ref != nil {
 		v.RefRe, v.RefIm = f.Ref.Point64()
 	}

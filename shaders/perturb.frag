@@ -91,6 +91,10 @@ int trailingZeros(int k) {
     return (floatBitsToInt(float(k & -k)) >> 23) - 127;
 }
 
+#if !defined(EXPONENT)
+// The double-only perturbation (EXPONENT programs add perturbexp.frag instead: the same
+// tables and lookups, with extended exponents).
+
 // pixelDc is the pixel's dc, as fractal.Frame.Delta computes it.
 void pixelDc(out double dcr, out double dci) {
     vec2 off = pixelOffset();
@@ -293,3 +297,4 @@ void main() {
     fragColor = r > 0 ? vec4(shade(nu, de, u) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
 }
 #endif
+#endif  // !EXPONENT

@@ -1,7 +1,7 @@
 // Package shaders holds Mandelscope's GLSL sources as real .vert, .frag and .glsl files,
 // embedded with go:embed. The files carry no #version line: package render prepends a header
 // with the version and the defines that select a variant (PREC_F32, PREC_F64 or
-// PREC_EMULATED, MAX_STOPS, and for the perturbation shader PAGES), then gives the fragment
+// PREC_EMULATED, MAX_STOPS, and for the perturbation shader PAGES and EXPONENT), then gives the fragment
 // shaders common.glsl and the variant's file as source strings of their own, each after a
 // #line directive, so that compiler messages name the file and its own lines. This package
 // knows nothing of OpenGL; render compiles every variant in its tests.
@@ -27,6 +27,14 @@ var Common string
 //go:embed perturb.frag
 var PerturbFrag string
 
+// PerturbExpFrag is the extended-exponent perturbation (past float64's exponent range): it
+// comes after PerturbFrag in the programs compiled with the define Exponent, whose tables and
+// lookups it shares, and carries every delta and BLA coefficient with an integer exponent
+// beside a double mantissa.
+//
+//go:embed perturbexp.frag
+var PerturbExpFrag string
+
 // MandelFrag is the fragment shader: the escape-time colouring of the rendering contract,
 // computed from each pixel's global index, in the variant the header's defines select.
 //
@@ -45,6 +53,9 @@ const (
 
 // Perturb is the perturbation shader (PerturbFrag), built on PREC_F64: it needs native fp64.
 const Perturb Variant = "PERTURB"
+
+// Exponent is the define that builds the perturbation programs with PerturbExpFrag.
+const Exponent = "EXPONENT"
 
 // Variants lists every variant of MandelFrag, for tests that compile them all.
 var Variants = []Variant{F32, F64, Emulated}

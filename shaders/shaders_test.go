@@ -16,10 +16,11 @@ func TestSources(t *testing.T) {
 			t.Errorf("MandelFrag has no branch for %s", v)
 		}
 	}
-	if !strings.Contains(PerturbFrag, "packDouble2x32") || !strings.Contains(Common, "escapeSmooth") {
+	if !strings.Contains(PerturbFrag, "packDouble2x32") || !strings.Contains(Common, "escapeSmooth") ||
+		!strings.Contains(PerturbExpFrag, "perturbExp") || !strings.Contains(PerturbFrag, Exponent) {
 		t.Errorf("PerturbFrag or Common does not look like the file it should be")
 	}
-	for _, src := range []string{FullscreenVert, MandelFrag, Common, PerturbFrag} {
+	for _, src := range []string{FullscreenVert, MandelFrag, Common, PerturbFrag, PerturbExpFrag} {
 		if strings.Contains(src, "#version") {
 			t.Errorf("a shader file carries its own #version line; render adds it")
 		}

@@ -1,0 +1,756 @@
+// perturbexp.frag: perturbation past float64's exponent range, the GPU form of
+// fractal.PerturbEscapeExp (a PerturbationExp frame: pixel spacing below about 1e-305). It
+// comes after common.glsl and perturb.frag (whose orbit and table fetches it uses) in the
+// programs compiled with EXPONENT; with DERIV it carries the derivative too
+// (fractal.PerturbEscapeDEExp).
+//
+// Deltas and BLA coefficients are complex numbers with one shared integer exponent, cx:
+// (re + i im) 2^e, normalized after each operation so that max(|re|, |im|) lies in [0.5, 1).
+// GLSL 3.30 has no frexp or ldexp: the exponent is read from the double's bits
+// (unpackDouble2x32) and powers of two are built from theirs (packDouble2x32), so every
+// scaling is exact, as on the CPU. A delta stays in cx only while it is tiny: from |d| >=
+// 2^-900 the pixel continues with plain double steps (perturb.frag's arithmetic) and returns
+// to cx below 2^-950, at the same points and by the same operations, in the same order, as
+// the CPU, so that both give the same escape count and smooth value.
+//
+// Tables (perturb.frag's texture buffers): the orbit as there; the BLA table
+// (fractal.BLAExp.Flat) 4 texels an entry: (Ar, Ai), (Br, Bi), (Rm, R64), (Ae, Be, Re, 0).
+// The orbit values that float64 cannot hold (fractal.Reference.Tiny) in uTiny, 2 texels each,
+// sorted by index: (m, e, 0, 0), (re, im).
+
+// dc of the pixel = uDX + pixelOffset() * uSpacingX (fractal.Frame.DeltaExp), each an
+// extended value m 2^e: the mantissas' bits and the exponents.
+uniform uvec4 uDX;
+uniform ivec2 uDXe;
+uniform uvec2 uSpacingX;
+uniform int uSpacingXe;
+uniform usamplerBuffer uTiny;
+uniform int uTinyCount;
+
+// ZERO_EXP is a zero cx's exponent, far below any other (fractal's cxZeroExp is lower still;
+// both only have to lose every comparison); TO_DOUBLE the exponent above which a delta
+// continues in double.
+const int ZERO_EXP = -1073741824;
+const int TO_DOUBLE = -900;
+
+struct cx {
+    double re;
+    double im;
+    int e;
+};
+
+// pow2 is 2^k for -1022 <= k <= 1023, from its bits.
+double pow2(int k) {
+    return packDouble2x32(uvec2(0u, uint(k + 1023) << 20));
+}
+
+// biasedExp is the exponent field of a double's bits (0 for zero and the subnormals).
+int biasedExp(double a) {
+    return int((unpackDouble2x32(a).y >> 20) & 0x7ffu);
+}
+
+// ldexpD is m 2^k rounded once, as Go's math.Ldexp (for |m| not far below 1; past 2^2000
+// it overflows as Ldexp does).
+double ldexpD(double m, int k) {
+    if (k > 1000) {
+        return (m * pow2(1000)) * pow2(min(k, 2000) - 1000);
+    }
+    if (k >= -960) {
+        return m * pow2(k);
+    }
+    if (k < -1200) {
+        return m * 0.0LF;
+    }
+    return (m * pow2(k + 200)) * pow2(-200);
+}
+
+// norm scales z so that max(|re|, |im|) lies in [0.5, 1) (exactly: powers of two).
+cx norm(cx z) {
+    double a = max(abs(z.re), abs(z.im));
+    if (a == 0.0LF) {
+        return cx(0.0LF, 0.0LF, ZERO_EXP);
+    }
+    int eb = biasedExp(a);
+    if (eb == 0) {
+        // A subnormal: scale up first (exact).
+        double s = pow2(64);
+        z.re *= s;
+        z.im *= s;
+        z.e -= 64;
+        eb = biasedExp(a * s);
+    } else if (eb > 2022) {
+        double s = pow2(-64);
+        z.re *= s;
+        z.im *= s;
+        z.e += 64;
+        eb -= 64;
+    }
+    int k = eb - 1022;
+    double s = pow2(-k);
+    return cx(z.re * s, z.im * s, z.e + k);
+}
+
+cx cxFrom(double re, double im) {
+    return norm(cx(re, im, 0));
+}
+
+cx cxMul(cx a, cx b) {
+    precise double re = a.re * b.re - a.im * b.im;
+    precise double im = a.re * b.im + a.im * b.re;
+    return norm(cx(re, im, a.e + b.e));
+}
+
+cx cxAdd(cx a, cx b) {
+    if (a.e < b.e) {
+        cx t = a;
+        a = b;
+        b = t;
+    }
+    int d = a.e - b.e;
+    if (d > 110) {
+        return a;
+    }
+    double s = pow2(-d);
+    precise double re = a.re + b.re * s;
+    precise double im = a.im + b.im * s;
+    return norm(cx(re, im, a.e));
+}
+
+// float64s is z rounded to double (0 below its range).
+void float64s(cx z, out double re, out double im) {
+    if (z.e < -1100) {
+        re = 0.0LF;
+        im = 0.0LF;
+    } else {
+        re = ldexpD(z.re, z.e);
+        im = ldexpD(z.im, z.e);
+    }
+}
+
+// lessExp reports whether am 2^ae < bm 2^be for non-negative mantissas below 4.
+bool lessExp(double am, int ae, double bm, int be) {
+    if (bm == 0.0LF) {
+        return false;
+    }
+    if (am == 0.0LF) {
+        return true;
+    }
+    int d = ae - be;
+    if (d > 8) {
+        return false;
+    }
+    if (d < -8) {
+        return true;
+    }
+    precise double l = am * pow2(d);
+    return l < bm;
+}
+
+// absLess reports whether |a| < |b|.
+bool absLess(cx a, cx b) {
+    precise double ma = a.re * a.re + a.im * a.im;
+    precise double mb = b.re * b.re + b.im * b.im;
+    if (mb == 0.0LF) {
+        return false;
+    }
+    if (ma == 0.0LF) {
+        return true;
+    }
+    return lessExp(ma, 2 * a.e, mb, 2 * b.e);
+}
+
+// zcx is Z[m] as a cx, given its double rounding (zr, zi): the exact value from uTiny where
+// the double is that small and the orbit kept it (fractal.Reference.zcx).
+cx zcx(int m, double zr, double zi) {
+    if (abs(zr) + abs(zi) < pow2(-1000)) {
+        int lo = 0, hi = uTinyCount;
+        while (lo < hi) {
+            int mid = (lo + hi) >> 1;
+            uvec4 t = texelFetch(uTiny, 2 * mid);
+            int tm = int(t.x);
+            if (tm == m) {
+                uvec4 v = texelFetch(uTiny, 2 * mid + 1);
+                return cx(packDouble2x32(v.xy), packDouble2x32(v.zw), int(t.y));
+            }
+            if (tm < m) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+    }
+    return cxFrom(zr, zi);
+}
+
+// An extended real m 2^e (fractal.Exp: 0.5 <= |m| < 1, or m = e = 0) and its operations,
+// for the pixel's dc as fractal.Frame.DeltaExp computes it.
+struct xp {
+    double m;
+    int e;
+};
+
+xp makeExp(double m, int e) {
+    if (m == 0.0LF) {
+        return xp(m, 0);
+    }
+    int k = biasedExp(m) - 1022;
+    return xp(m * pow2(-k), e + k);
+}
+
+xp expAdd(xp x, xp y) {
+    if (x.m == 0.0LF) {
+        return y;
+    }
+    if (y.m == 0.0LF) {
+        return x;
+    }
+    if (x.e < y.e) {
+        xp t = x;
+        x = y;
+        y = t;
+    }
+    int d = x.e - y.e;
+    if (d > 110) {
+        return x;
+    }
+    precise double s = x.m + y.m * pow2(-d);
+    return makeExp(s, x.e);
+}
+
+// cxFromExp is (re + i im) as a cx (fractal.cxFromExp).
+cx cxFromExp(xp re, xp im) {
+    int e = max(re.e, im.e);
+    if (re.m == 0.0LF) {
+        e = im.e;
+    } else if (im.m == 0.0LF) {
+        e = re.e;
+    }
+    return norm(cx(ldexpD(re.m, re.e - e), ldexpD(im.m, im.e - e), e));
+}
+
+// pixelDcExp is the pixel's dc as a cx.
+cx pixelDcExp() {
+    vec2 off = pixelOffset();
+    xp s = xp(packDouble2x32(uSpacingX), uSpacingXe);
+    xp ox = makeExp(double(off.x), 0), oy = makeExp(double(off.y), 0);
+    precise double sx = s.m * ox.m;
+    precise double sy = s.m * oy.m;
+    xp re = expAdd(xp(packDouble2x32(uDX.xy), uDXe.x), makeExp(sx, s.e + ox.e));
+    xp im = expAdd(xp(packDouble2x32(uDX.zw), uDXe.y), makeExp(sy, s.e + oy.e));
+    return cxFromExp(re, im);
+}
+
+// blaValid is the BLA test |d|_1 < R of table entry e, for a cx delta (ex: am 2^ae) or a
+// double one (ad).
+bool blaValid(int e, bool ex, double am, int ae, double ad) {
+    uvec4 r = blaTexel(4 * e + 2);
+    if (ex) {
+        int re = int(blaTexel(4 * e + 3).z);
+        return lessExp(am, ae, packDouble2x32(r.xy), re);
+    }
+    return ad < packDouble2x32(r.zw);
+}
+
+// perturbExp runs at most `budget` steps from state (d in cx while ex, else (dr, di); m, n)
+// exactly as fractal.PerturbEscapeExp does; it returns as perturb.frag's perturb does.
+int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout double di, inout bool ex,
+               inout int m, inout int n, int budget, out float nu) {
+    nu = 0.0;
+    double toExp = pow2(-950);
+    double tinyRef = pow2(-800);
+    double tiny = pow2(-900);
+    double scale = pow2(600);
+    double zmr = 0.0LF, zmi = 0.0LF;
+    if (m > 0) {
+        uvec4 zt = orbitTexel(m);
+        zmr = packDouble2x32(zt.xy);
+        zmi = packDouble2x32(zt.zw);
+    }
+    bool escaped = false;
+    double ezr = 0.0LF, ezi = 0.0LF;
+    for (int s = 0; s < budget && n < uMaxIter; s++) {
+        bool jumped = false;
+        if (uBLALevels > 0 && m > 0 && m <= uBLASteps) {
+            double ad = 0.0LF, am = 0.0LF;
+            int ae = 0;
+            if (!ex) {
+                ad = abs(dr) + abs(di);
+                if (ad < toExp) {
+                    d = cxFrom(dr, di);
+                    ex = true;
+                }
+            }
+            if (ex) {
+                am = abs(d.re) + abs(d.im);
+                ae = d.e;
+            }
+            // The largest valid block (perturb.frag's binary search: validity is monotone
+            // in the level in either form of the test).
+            int k = m - 1;
+            int top = uBLALevels - 1;
+            if (k != 0) {
+                top = min(trailingZeros(k), top);
+            }
+            int lo = -1, hi = top + 1;
+            while (hi - lo > 1) {
+                int l = (lo + hi) >> 1;
+                int idx = k >> l;
+                bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= uMaxIter;
+                if (ok) {
+                    ok = blaValid(uBLAOffset[l] + idx, ex, am, ae, ad);
+                }
+                lo = ok ? l : lo;
+                hi = ok ? hi : l;
+            }
+            if (lo >= 0) {
+                int e = 4 * (uBLAOffset[lo] + (k >> lo));
+                uvec4 ta = blaTexel(e);
+                uvec4 tb = blaTexel(e + 1);
+                uvec4 te = blaTexel(e + 3);
+                cx a = cx(packDouble2x32(ta.xy), packDouble2x32(ta.zw), int(te.x));
+                cx b = cx(packDouble2x32(tb.xy), packDouble2x32(tb.zw), int(te.y));
+                if (!ex) {
+                    d = cxFrom(dr, di);
+                }
+                d = cxAdd(cxMul(a, d), cxMul(b, dc));
+                ex = d.e <= TO_DOUBLE;
+                if (!ex) {
+                    float64s(d, dr, di);
+                }
+                m += 1 << lo;
+                n += 1 << lo;
+                jumped = true;
+            }
+        }
+        if (!jumped) {
+            if (ex) {
+                cx zm = zcx(m, zmr, zmi);
+                zm.e++;
+                d = cxAdd(cxMul(cxAdd(zm, d), d), dc);  // (2Z + d) d + dc
+                if (d.e > TO_DOUBLE) {
+                    ex = false;
+                    float64s(d, dr, di);
+                }
+            } else {
+                precise double tr = 2.0LF * zmr + dr;
+                precise double ti = 2.0LF * zmi + di;
+                precise double g = (abs(tr) + abs(ti)) * (abs(dr) + abs(di));
+                if (g >= toExp) {
+                    precise double nr = tr * dr - ti * di + dcr;
+                    precise double ni = tr * di + ti * dr + dci;
+                    dr = nr;
+                    di = ni;
+                } else {
+                    // The product would leave double's range: this step in cx.
+                    cx t = zcx(m, zmr, zmi);
+                    t.e++;
+                    cx dd = cxFrom(dr, di);
+                    d = cxAdd(cxMul(cxAdd(t, dd), dd), dc);
+                    ex = d.e <= TO_DOUBLE;
+                    if (!ex) {
+                        float64s(d, dr, di);
+                    }
+                }
+            }
+            m++;
+            n++;
+        }
+        uvec4 zt = orbitTexel(m);
+        zmr = packDouble2x32(zt.xy);
+        zmi = packDouble2x32(zt.zw);
+        if (ex) {
+            if (abs(zmr) + abs(zmi) >= tinyRef) {
+                precise double z2 = zmr * zmr + zmi * zmi;
+                if (z2 > 4.0LF) {
+                    escaped = true;
+                    ezr = zmr;
+                    ezi = zmi;
+                    break;
+                }
+                if (m == uLast) {
+                    d = cxAdd(zcx(m, zmr, zmi), d);
+                    m = 0;
+                }
+            } else {
+                cx w = cxAdd(zcx(m, zmr, zmi), d);
+                if (m == uLast || absLess(w, d)) {
+                    d = w;
+                    m = 0;
+                }
+            }
+            if (m == 0) {
+                if (d.e > TO_DOUBLE) {
+                    ex = false;
+                    float64s(d, dr, di);
+                }
+                zmr = 0.0LF;
+                zmi = 0.0LF;
+            }
+            continue;
+        }
+        precise double zr = zmr + dr;
+        precise double zi = zmi + di;
+        precise double z2 = zr * zr + zi * zi;
+        if (z2 > 4.0LF) {
+            escaped = true;
+            ezr = zr;
+            ezi = zi;
+            break;
+        }
+        precise double d2 = dr * dr + di * di;
+        bool rebase = m == uLast || z2 < d2;
+        if (!rebase && z2 < tiny) {
+            precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
+            precise double sz2 = sr * sr + si * si;
+            precise double sd2 = sdr * sdr + sdi * sdi;
+            rebase = sz2 < sd2;
+        }
+        if (rebase) {
+            if (abs(zmr) + abs(zmi) < tinyRef) {
+                // Z[m] may be below double's range (kept exactly in uTiny): add in cx.
+                d = cxAdd(zcx(m, zmr, zmi), cxFrom(dr, di));
+                ex = d.e <= TO_DOUBLE;
+                if (!ex) {
+                    float64s(d, dr, di);
+                }
+            } else {
+                dr = zr;
+                di = zi;
+                if (abs(dr) + abs(di) < toExp) {
+                    d = cxFrom(dr, di);
+                    ex = true;
+                }
+            }
+            m = 0;
+            zmr = 0.0LF;
+            zmi = 0.0LF;
+        }
+    }
+    if (escaped) {
+        precise double cr = packDouble2x32(uRefC.xy) + dcr;
+        precise double ci = packDouble2x32(uRefC.zw) + dci;
+        nu = escapeSmooth(cr, ci, ezr, ezi, n);
+        return n;
+    }
+    return n >= uMaxIter ? -1 : 0;
+}
+
+#if defined(DERIV)
+// perturbExpDE is perturbExp carrying the scaled derivative w = (dz/dc) spacing beside the
+// delta, exactly as fractal.PerturbEscapeDEExp does: in cx while either is tiny, in double
+// once both are not; on escape, de and u as escapeSmoothDE gives them, de scaled back by w's
+// exponent.
+int perturbExpDE(cx dc, double dcr, double dci, inout cx d, inout cx w, inout double dr, inout double di,
+                 inout double wr, inout double wi, inout bool ex, inout int m, inout int n, int budget,
+                 out float nu, out float de, out vec2 u) {
+    nu = 0.0;
+    de = 0.0;
+    u = vec2(0.0);
+    double toExp = pow2(-950);
+    double tinyRef = pow2(-800);
+    double tiny = pow2(-900);
+    double scale = pow2(600);
+    xp spx = xp(packDouble2x32(uSpacingX), uSpacingXe);
+    cx sp = cxFromExp(spx, xp(0.0LF, 0));
+    double sp64 = spx.e < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, spx.e);  // fractal.Exp.Float64
+    double zmr = 0.0LF, zmi = 0.0LF;
+    if (m > 0) {
+        uvec4 zt = orbitTexel(m);
+        zmr = packDouble2x32(zt.xy);
+        zmi = packDouble2x32(zt.zw);
+    }
+    bool escaped = false;
+    double ezr = 0.0LF, ezi = 0.0LF;
+    cx ew = cx(0.0LF, 0.0LF, ZERO_EXP);
+    for (int s = 0; s < budget && n < uMaxIter; s++) {
+        bool jumped = false;
+        if (uBLALevels > 0 && m > 0 && m <= uBLASteps) {
+            double ad = 0.0LF, am = 0.0LF;
+            int ae = 0;
+            if (!ex) {
+                ad = abs(dr) + abs(di);
+                if (ad < toExp || abs(wr) + abs(wi) < toExp) {
+                    d = cxFrom(dr, di);
+                    w = cxFrom(wr, wi);
+                    ex = true;
+                }
+            }
+            if (ex) {
+                am = abs(d.re) + abs(d.im);
+                ae = d.e;
+            }
+            int k = m - 1;
+            int top = uBLALevels - 1;
+            if (k != 0) {
+                top = min(trailingZeros(k), top);
+            }
+            int lo = -1, hi = top + 1;
+            while (hi - lo > 1) {
+                int l = (lo + hi) >> 1;
+                int idx = k >> l;
+                bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= uMaxIter;
+                if (ok) {
+                    ok = blaValid(uBLAOffset[l] + idx, ex, am, ae, ad);
+                }
+                lo = ok ? l : lo;
+                hi = ok ? hi : l;
+            }
+            if (lo >= 0) {
+                int e = 4 * (uBLAOffset[lo] + (k >> lo));
+                uvec4 ta = blaTexel(e);
+                uvec4 tb = blaTexel(e + 1);
+                uvec4 te = blaTexel(e + 3);
+                cx a = cx(packDouble2x32(ta.xy), packDouble2x32(ta.zw), int(te.x));
+                cx b = cx(packDouble2x32(tb.xy), packDouble2x32(tb.zw), int(te.y));
+                if (!ex) {
+                    d = cxFrom(dr, di);
+                    w = cxFrom(wr, wi);
+                    ex = true;
+                }
+                d = cxAdd(cxMul(a, d), cxMul(b, dc));
+                w = cxAdd(cxMul(a, w), cxMul(b, sp));
+                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
+                    float64s(d, dr, di);
+                    float64s(w, wr, wi);
+                    ex = false;
+                }
+                m += 1 << lo;
+                n += 1 << lo;
+                jumped = true;
+            }
+        }
+        if (!jumped) {
+            bool stepped = false;
+            if (!ex) {
+                precise double fr = zmr + dr;
+                precise double fi = zmi + di;
+                precise double tr = 2.0LF * zmr + dr;
+                precise double ti = 2.0LF * zmi + di;
+                precise double g1 = (abs(tr) + abs(ti)) * (abs(dr) + abs(di));
+                precise double g2 = (abs(fr) + abs(fi)) * (abs(wr) + abs(wi));
+                if (g1 < toExp || g2 < toExp) {
+                    d = cxFrom(dr, di);
+                    w = cxFrom(wr, wi);
+                    ex = true;
+                } else {
+                    precise double nwr = 2.0LF * (fr * wr - fi * wi) + sp64;
+                    precise double nwi = 2.0LF * (fr * wi + fi * wr);
+                    wr = nwr;
+                    wi = nwi;
+                    precise double nr = tr * dr - ti * di + dcr;
+                    precise double ni = tr * di + ti * dr + dci;
+                    dr = nr;
+                    di = ni;
+                    stepped = true;
+                    if (abs(dr) + abs(di) < toExp || abs(wr) + abs(wi) < toExp) {
+                        d = cxFrom(dr, di);
+                        w = cxFrom(wr, wi);
+                        ex = true;
+                    }
+                }
+            }
+            if (ex && !stepped) {
+                cx zm = zcx(m, zmr, zmi);
+                cx zf = cxAdd(zm, d);  // z before the step
+                zf.e++;
+                w = cxAdd(cxMul(zf, w), sp);
+                zm.e++;
+                d = cxAdd(cxMul(cxAdd(zm, d), d), dc);
+                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
+                    float64s(d, dr, di);
+                    float64s(w, wr, wi);
+                    ex = false;
+                }
+            }
+            m++;
+            n++;
+        }
+        uvec4 zt = orbitTexel(m);
+        zmr = packDouble2x32(zt.xy);
+        zmi = packDouble2x32(zt.zw);
+        if (ex) {
+            if (abs(zmr) + abs(zmi) >= tinyRef) {
+                precise double z2 = zmr * zmr + zmi * zmi;
+                if (z2 > 4.0LF) {
+                    escaped = true;
+                    ezr = zmr;
+                    ezi = zmi;
+                    ew = w;
+                    break;
+                }
+                if (m == uLast) {
+                    d = cxAdd(zcx(m, zmr, zmi), d);
+                    m = 0;
+                }
+            } else {
+                cx v = cxAdd(zcx(m, zmr, zmi), d);
+                if (m == uLast || absLess(v, d)) {
+                    d = v;
+                    m = 0;
+                }
+            }
+            if (m == 0) {
+                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
+                    float64s(d, dr, di);
+                    float64s(w, wr, wi);
+                    ex = false;
+                }
+                zmr = 0.0LF;
+                zmi = 0.0LF;
+            }
+            continue;
+        }
+        precise double zr = zmr + dr;
+        precise double zi = zmi + di;
+        precise double z2 = zr * zr + zi * zi;
+        if (z2 > 4.0LF) {
+            escaped = true;
+            ezr = zr;
+            ezi = zi;
+            ew = cxFrom(wr, wi);
+            break;
+        }
+        precise double d2 = dr * dr + di * di;
+        bool rebase = m == uLast || z2 < d2;
+        if (!rebase && z2 < tiny) {
+            precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
+            precise double sz2 = sr * sr + si * si;
+            precise double sd2 = sdr * sdr + sdi * sdi;
+            rebase = sz2 < sd2;
+        }
+        if (rebase) {
+            if (abs(zmr) + abs(zmi) < tinyRef) {
+                d = cxAdd(zcx(m, zmr, zmi), cxFrom(dr, di));
+                w = cxFrom(wr, wi);
+                ex = true;
+                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
+                    float64s(d, dr, di);
+                    float64s(w, wr, wi);
+                    ex = false;
+                }
+            } else {
+                dr = zr;
+                di = zi;
+                if (abs(dr) + abs(di) < toExp) {
+                    d = cxFrom(dr, di);
+                    w = cxFrom(wr, wi);
+                    ex = true;
+                }
+            }
+            m = 0;
+            zmr = 0.0LF;
+            zmi = 0.0LF;
+        }
+    }
+    if (escaped) {
+        // fractal.smoothDEExp: the continuation on w's mantissa with the spacing in w's
+        // scale, the distance scaled back.
+        int we = ew.e;
+        if (ew.re == 0.0LF && ew.im == 0.0LF) {
+            we = spx.e;
+        }
+        int se = spx.m == 0.0LF ? 0 : spx.e - we;
+        double s = se < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, se);
+        precise double cr = packDouble2x32(uRefC.xy) + dcr;
+        precise double ci = packDouble2x32(uRefC.zw) + dci;
+        nu = escapeSmoothDE(cr, ci, ezr, ezi, ew.re, ew.im, s, n, de, u);
+        if (de > 0.0) {
+            de *= exp2(float(clamp(-we, -200, 200)));
+        }
+        return n;
+    }
+    return n >= uMaxIter ? -1 : 0;
+}
+#endif
+
+#if defined(STAGE_ITERATE)
+// Multi-pass state: texture 0 holds the delta's two doubles (re lo, re hi, im lo, im hi):
+// the cx mantissas while the state is extended, else the double delta; texture 1 (m, with
+// the top bit set while extended, n, d's exponent, w's exponent); texture 3 the derivative's
+// two doubles likewise (DERIV); texture 2 as in common.glsl.
+
+void main() {
+    cx dc = pixelDcExp();
+    double dcr, dci;
+    float64s(dc, dcr, dci);
+    cx d = cx(0.0LF, 0.0LF, ZERO_EXP);
+    cx w = d;
+    double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
+    bool ex = true;
+    int m = 0, n = 0;
+    if (uK0 > 1) {
+        ivec2 t = ivec2(gl_FragCoord.xy);
+        if (carryFinished(texelFetch(uState2, t, 0))) {
+            return;
+        }
+        uvec4 dv = texelFetch(uState0, t, 0);
+        uvec4 mn = texelFetch(uState1, t, 0);
+        m = int(mn.x & 0x7fffffffu);
+        n = int(mn.y);
+        ex = (mn.x & 0x80000000u) != 0u;
+        if (ex) {
+            d = cx(packDouble2x32(dv.xy), packDouble2x32(dv.zw), int(mn.z));
+        } else {
+            dr = packDouble2x32(dv.xy);
+            di = packDouble2x32(dv.zw);
+        }
+#if defined(DERIV)
+        uvec4 wv = texelFetch(uState3, t, 0);
+        if (ex) {
+            w = cx(packDouble2x32(wv.xy), packDouble2x32(wv.zw), int(mn.w));
+        } else {
+            wr = packDouble2x32(wv.xy);
+            wi = packDouble2x32(wv.zw);
+        }
+#endif
+    }
+    float nu, de = 0.0;
+    vec2 u = vec2(0.0);
+#if defined(DERIV)
+    int r = perturbExpDE(dc, dcr, dci, d, w, dr, di, wr, wi, ex, m, n, uK1 - uK0 + 1, nu, de, u);
+#else
+    int r = perturbExp(dc, dcr, dci, d, dr, di, ex, m, n, uK1 - uK0 + 1, nu);
+#endif
+    if (ex) {
+        oState0 = uvec4(unpackDouble2x32(d.re), unpackDouble2x32(d.im));
+        oState1 = uvec4(uint(m) | 0x80000000u, uint(n), uint(d.e), uint(w.e));
+        oState3 = uvec4(unpackDouble2x32(w.re), unpackDouble2x32(w.im));
+    } else {
+        oState0 = uvec4(unpackDouble2x32(dr), unpackDouble2x32(di));
+        oState1 = uvec4(uint(m), uint(n), 0u, 0u);
+        oState3 = uvec4(unpackDouble2x32(wr), unpackDouble2x32(wi));
+    }
+    if (r > 0) {
+        oState2 = finishedState(2u, nu);
+        oState3 = finishedShading(de, u);
+    } else if (r < 0) {
+        oState2 = finishedState(1u, 0.0);
+        oState3 = finishedShading(0.0, vec2(0.0));
+    } else {
+        oState2 = uvec4(0u);
+    }
+}
+
+#else
+out vec4 fragColor;
+
+void main() {
+    cx dc = pixelDcExp();
+    double dcr, dci;
+    float64s(dc, dcr, dci);
+    cx d = cx(0.0LF, 0.0LF, ZERO_EXP);
+    double dr = 0.0LF, di = 0.0LF;
+    bool ex = true;
+    int m = 0, n = 0;
+    float nu, de = 0.0;
+    vec2 u = vec2(0.0);
+#if defined(DERIV)
+    cx w = d;
+    double wr = 0.0LF, wi = 0.0LF;
+    int r = perturbExpDE(dc, dcr, dci, d, w, dr, di, wr, wi, ex, m, n, uMaxIter, nu, de, u);
+#else
+    int r = perturbExp(dc, dcr, dci, d, dr, di, ex, m, n, uMaxIter, nu);
+#endif
+    fragColor = r > 0 ? vec4(shade(nu, de, u) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+}
+#endif
