@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"math"
+	"strings"
 
 	"mandelscope/fractal"
 )
@@ -57,13 +59,57 @@ func SampleShift(i, j, n int) (dx, dy float64) {
 }
 
 // SampleLocation is the location whose w x h frame is sample (i, j) of loc's n x n grid: the
-// centre moved exactly (Location.Offset) by SampleShift, the colouring Sampled(n) as the
-// export renders it (the distance colouring's lines keep their width in output pixels).
+// centre moved by SampleShift in math/big and written to a millionth of a pixel (the
+// spacing is not a finite decimal; Location.Offset's thousandth of a pixel would move
+// filaments visibly). The colouring is loc's: the sample's pixels are output pixels, so
+// the distance colouring's line width is already in output pixels (the export's frame has
+// n times finer pixels, hence its Coloring.Sampled(n)).
 func SampleLocation(loc fractal.Location, w, h, i, j, n int) fractal.Location {
 	dx, dy := SampleShift(i, j, n)
-	l := loc.Offset(dx, dy, w, h)
-	l.Color = loc.Color.Sampled(n)
+	l := loc
+	sp := fractal.SpacingExp(loc.ZoomExp(), w, h)
+	if sp.Sign() > 0 && sp.Finite() {
+		digits := max(9, int(math.Ceil(-sp.Log10()))+6)
+		prec := uint(float64(digits)*math.Log2(10)) + 64
+		move := func(d fractal.Decimal, delta fractal.Exp) fractal.Decimal {
+			v := d.Big(max(prec, d.SignificantBits()+64))
+			v.Add(v, delta.Big(v.Prec()))
+			m, err := fractal.ParseDecimal(trimDecimal(v.Text('f', digits)))
+			if err != nil {
+				return d
+			}
+			return m
+		}
+		l.Re = move(loc.Re, sp.MulFloat(dx))
+		l.Im = move(loc.Im, sp.MulFloat(-dy))
+	}
 	return l
+}
+
+// SampleFrame is the w x h frame of sample (i, j) of loc's n x n grid: SampleLocation's
+// location (which a deep frame's pixel deltas come from), with the float64 centre that
+// float32 and double renderers compute with derived from the view's own frame, as the
+// export's n times larger frame derives its pixels from the same float64 centre (a centre
+// rounded from the moved decimal would differ from it by an ulp, which moves chaotic
+// boundary pixels).
+func SampleFrame(loc fractal.Location, w, h, i, j, n int) fractal.Frame {
+	full := fractal.NewFrame(loc, w, h)
+	f := fractal.NewFrame(SampleLocation(loc, w, h, i, j, n), w, h)
+	dx, dy := SampleShift(i, j, n)
+	f.Re = full.Re + dx*full.Spacing
+	f.Im = full.Im - dy*full.Spacing
+	f.Spacing, f.SpacingX = full.Spacing, full.SpacingX
+	return f
+}
+
+// trimDecimal drops the trailing zeros of a fixed-point number's fraction (and the point
+// when nothing is left after it).
+func trimDecimal(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
 }
 
 // Accumulator sums the samples of a w x h picture, channel by channel, and gives their mean
@@ -131,7 +177,7 @@ func (s *Scheduler) Sample(ctx context.Context, loc fractal.Location, w, h, i, j
 	if n < 1 || i < 0 || j < 0 || i >= n || j >= n {
 		return nil, fmt.Errorf("preview: sample (%d, %d) is not in a %dx%d grid", i, j, n, n)
 	}
-	f, err := s.Reference(ctx, fractal.NewFrame(SampleLocation(loc, w, h, i, j, n), w, h), nil)
+	f, err := s.Reference(ctx, SampleFrame(loc, w, h, i, j, n), nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil
