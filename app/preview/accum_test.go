@@ -181,7 +181,7 @@ func TestAccumulatedIsTheExport(t *testing.T) {
 			t.Errorf("%q: accumulated vs export: %v", method, err)
 		}
 		frac, at := imagetest.Agreement(acc, exp, 6)
-		if frac < 0.99 {
+		if frac < 0.98 { // as the GPU-vs-CPU tests allow
 			t.Errorf("%q: only %.2f%% of the accumulated pixels within 6/255 of the export's (first at %v)", method, 100*frac, at)
 		}
 		s1, sa, se := speckle(one), speckle(acc), speckle(exp)
