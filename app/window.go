@@ -469,6 +469,10 @@ func (w *Window) deliver(res preview.Result) {
 			w.adaptIterations(res.Req.Loc, *res.Escapes)
 			return
 		}
+		if res.Samples > 0 && res.Image == nil {
+			w.statusTime.SetText(fmt.Sprintf("samples %d/%d", res.Samples, res.SamplesOf))
+			return
+		}
 		if res.Partial {
 			w.shownSeq = res.Req.Seq
 			w.view.setImage(res.Image)

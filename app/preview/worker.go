@@ -42,8 +42,9 @@ type Result struct {
 	// It is taken with the iterations SetSampling's function gives (Escapes.Iterations), at
 	// least the request's.
 	Escapes *EscapeSample
-	// Samples, when not 0, says that Image is the mean of this many samples per pixel of the
-	// request's view, of SamplesOf (SetAccumulate): the picture at rest refined.
+	// Samples, when not 0, says that this many samples per pixel of the request's view, of
+	// SamplesOf, have been accumulated (SetAccumulate): Image, when not nil, is their mean,
+	// the picture at rest refined (the first few come without one).
 	Samples, SamplesOf int
 }
 
@@ -149,8 +150,8 @@ func (w *Worker) SetSampling(limit func(fractal.Location) int) {
 // SetAccumulate sets the samples per side that the picture at rest accumulates (n x n; 0
 // or 1 turns it off): once a full-resolution frame is delivered and no request waits, the
 // worker renders the view's samples one by one in SampleOrder (Scheduler.Sample) and
-// delivers their running mean (Result.Samples) after each, from the ShowAfter-th on. A new
-// request stops it at once.
+// delivers the count after each (Result.Samples), with their running mean from the
+// ShowAfter-th on. A new request stops it at once.
 func (w *Worker) SetAccumulate(n int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -325,9 +326,10 @@ func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Loca
 	return res
 }
 
-// accumulate renders the n x n samples of request r's view in SampleOrder and delivers
-// their running mean after each one from the ShowAfter-th (or the last, when fewer); it
-// stops, delivering nothing more, as soon as a request waits or ctx is cancelled.
+// accumulate renders the n x n samples of request r's view in SampleOrder and after each
+// delivers the count (Result.Samples), with their running mean as the image from the
+// ShowAfter-th on (or the last, when fewer; before, no image); it stops, delivering nothing
+// more, as soon as a request waits or ctx is cancelled.
 func (w *Worker) accumulate(ctx context.Context, r Request, n int) {
 	stale := func() bool {
 		w.mu.Lock()
@@ -352,10 +354,11 @@ func (w *Worker) accumulate(ctx context.Context, r Request, n int) {
 			w.deliver(Result{Req: r, Err: err})
 			return
 		}
+		res := Result{Req: r, Samples: k + 1, SamplesOf: len(order)}
 		if k+1 >= min(ShowAfter, len(order)) {
-			mean := acc.Mean()
-			w.deliver(Result{Req: r, Image: mean, Samples: k + 1, SamplesOf: len(order),
-				Stats: FrameStats{Scale: 1, Width: r.W, Height: r.H, RenderW: r.W, RenderH: r.H, Block: 1, BlockP95: 1}})
+			res.Image = acc.Mean()
+			res.Stats = FrameStats{Scale: 1, Width: r.W, Height: r.H, RenderW: r.W, RenderH: r.H, Block: 1, BlockP95: 1}
 		}
+		w.deliver(res)
 	}
 }
