@@ -91,7 +91,9 @@ func SampleLocation(loc fractal.Location, w, h, i, j, n int) fractal.Location {
 // float32 and double renderers compute with derived from the view's own frame, as the
 // export's n times larger frame derives its pixels from the same float64 centre (a centre
 // rounded from the moved decimal would differ from it by an ulp, which moves chaotic
-// boundary pixels).
+// boundary pixels), and at least the precision of that n times larger frame (its finer
+// spacing may cross from float32 to double, or from double to perturbation, where the
+// sample's would not).
 func SampleFrame(loc fractal.Location, w, h, i, j, n int) fractal.Frame {
 	full := fractal.NewFrame(loc, w, h)
 	f := fractal.NewFrame(SampleLocation(loc, w, h, i, j, n), w, h)
@@ -99,6 +101,7 @@ func SampleFrame(loc fractal.Location, w, h, i, j, n int) fractal.Frame {
 	f.Re = full.Re + dx*full.Spacing
 	f.Im = full.Im - dy*full.Spacing
 	f.Spacing, f.SpacingX = full.Spacing, full.SpacingX
+	f.MinPrecision = fractal.NewFrame(loc, n*w, n*h).Precision()
 	return f
 }
 
