@@ -68,6 +68,36 @@ func TestSampleShiftIsTheExportsSubPixel(t *testing.T) {
 	}
 }
 
+// Past float64's range (zoom 1e400) the sample's centre is moved by the shift in pixels, to
+// a millionth of a pixel, in math/big.
+func TestSampleLocationDeep(t *testing.T) {
+	loc := testLoc()
+	loc.Re = fractal.MustDecimal("-1.99999911758766165543536704557")
+	loc.Im = fractal.MustDecimal("0")
+	loc.Zoom = fractal.MustDecimal("1e400")
+	const w, h, n = 200, 120, 4
+	sp := fractal.SpacingExp(loc.ZoomExp(), w, h).Big(1600)
+	for _, p := range []image.Point{{0, 0}, {3, 2}} {
+		l := SampleLocation(loc, w, h, p.X, p.Y, n)
+		dx, dy := SampleShift(p.X, p.Y, n)
+		for _, c := range []struct {
+			name     string
+			got, was fractal.Decimal
+			want     float64
+		}{{"re", l.Re, loc.Re, dx}, {"im", l.Im, loc.Im, -dy}} {
+			d := c.got.Big(1600)
+			d.Sub(d, c.was.Big(1600))
+			d.Quo(d, sp)
+			if px, _ := d.Float64(); math.Abs(px-c.want) > 1e-6 {
+				t.Errorf("sample %v: %s moved by %g pixels, want %g", p, c.name, px, c.want)
+			}
+		}
+		if f := SampleFrame(loc, w, h, p.X, p.Y, n); f.Precision() != fractal.PerturbationExp {
+			t.Errorf("sample %v at 1e400: precision %v", p, f.Precision())
+		}
+	}
+}
+
 func TestAccumulatorMean(t *testing.T) {
 	a := NewAccumulator(3, 2)
 	if a.Mean() != nil {
