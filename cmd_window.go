@@ -48,7 +48,7 @@ func runWindow(args []string) error {
 	// Without location flags the window comes back where the last session left it.
 	located := false
 	fs.Visit(func(f *flag.Flag) { located = located || (f.Name != "renderer" && f.Name != "size") })
-	opts := app.Options{Renderer: *rend, NewGPU: newGPURenderer, Restore: true}
+	opts := app.Options{Renderer: *rend, NewGPU: newGPURenderer, Restore: true, Accumulate: preview.AccumulateN}
 	if located {
 		opts.Start = loc
 	}
@@ -66,6 +66,10 @@ func runWindow(args []string) error {
 		opts.OnFrame = func(r preview.Result) {
 			if r.Partial {
 				fmt.Fprintf(os.Stderr, "partial %.0f%% (scale 1/%d) at %s\n", 100*r.Done, max(r.Stats.Scale, 1), r.Req.Loc)
+				return
+			}
+			if r.Samples > 0 {
+				fmt.Fprintf(os.Stderr, "samples %d/%d at %s\n", r.Samples, r.SamplesOf, r.Req.Loc)
 				return
 			}
 			fmt.Fprintf(os.Stderr, "frame %dx%d scale 1/%d render %.1f ms total %.1f ms interactive %v reused %v px %d block %.2g at %s\n",

@@ -55,6 +55,10 @@ type Options struct {
 	// OnFrame, when set, is called on the UI goroutine with every frame shown (for tracing),
 	// the partial pictures of a full frame in progress included (Result.Partial).
 	OnFrame func(preview.Result)
+	// Accumulate is the samples per side the picture at rest accumulates (n x n, shown as
+	// they come, in the pattern of an export's --supersample=n; preview.AccumulateN in the
+	// explorer); 0 or 1: none.
+	Accumulate int
 
 	// do runs a function on the UI goroutine: fyne.Do when nil. Tests queue the calls and
 	// run them on the test goroutine (Fyne's test driver runs fyne.Do inline, on the caller's
@@ -152,6 +156,7 @@ func New(a fyne.App, opts Options) *Window {
 	w.sched = preview.New(w.rend)
 	w.worker = preview.NewWorker(w.sched, opts.Idle, w.deliver)
 	w.setSampling()
+	w.worker.SetAccumulate(opts.Accumulate)
 	w.probe = newProber(w)
 
 	w.win = a.NewWindow("Mandelscope")
@@ -464,6 +469,10 @@ func (w *Window) deliver(res preview.Result) {
 			w.adaptIterations(res.Req.Loc, *res.Escapes)
 			return
 		}
+		if res.Samples > 0 && res.Image == nil {
+			w.statusTime.SetText(fmt.Sprintf("samples %d/%d", res.Samples, res.SamplesOf))
+			return
+		}
 		if res.Partial {
 			w.shownSeq = res.Req.Seq
 			w.view.setImage(res.Image)
@@ -478,6 +487,13 @@ func (w *Window) deliver(res preview.Result) {
 		w.shown = res.Image
 		w.mu.Unlock()
 		w.view.setImage(res.Image)
+		if res.Samples > 0 {
+			w.statusTime.SetText(fmt.Sprintf("samples %d/%d", res.Samples, res.SamplesOf))
+			if w.opts.OnFrame != nil {
+				w.opts.OnFrame(res)
+			}
+			return
+		}
 		t := fmt.Sprintf("%.0f ms", float64(res.Stats.Total.Microseconds())/1000)
 		if res.Stats.Reused {
 			t += fmt.Sprintf(" (blocks %.3g px)", res.Stats.Block)

@@ -163,6 +163,25 @@ func TestChoosePrecision(t *testing.T) {
 	}
 }
 
+// MinPrecision raises a frame's precision, never lowers it.
+func TestMinPrecision(t *testing.T) {
+	l := Location{Re: MustDecimal("-0.75"), Im: MustDecimal("0.1"), Zoom: DecimalFromFloat(10), Iterations: 100, Color: DefaultColoring}
+	f := NewFrame(l, 1280, 720)
+	if f.Precision() != Float32 {
+		t.Fatalf("zoom 10: precision %v", f.Precision())
+	}
+	f.MinPrecision = Double
+	if got := f.Precision(); got != Double {
+		t.Errorf("zoom 10 with MinPrecision Double: %v", got)
+	}
+	l.Zoom = DecimalFromFloat(1e16)
+	g := NewFrame(l, 1280, 720)
+	g.MinPrecision = Double
+	if got := g.Precision(); got != Perturbation {
+		t.Errorf("zoom 1e16 with MinPrecision Double: %v, want Perturbation", got)
+	}
+}
+
 // TestEscapeAgainstExact compares the float64 iteration (with its shortcuts) with the exact
 // math/big reference on random points near the boundary.
 func TestEscapeAgainstExact(t *testing.T) {

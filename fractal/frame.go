@@ -95,6 +95,11 @@ type Frame struct {
 	// DReX, DImX are DRe, DIm with an unbounded exponent (set by WithReference for
 	// PerturbationExp frames, whose deltas use DeltaExp).
 	DReX, DImX Exp
+
+	// MinPrecision is the least precision the frame is rendered with (Float32, the zero
+	// value, leaves it to the spacing): a preview sample of a supersampled view asks for the
+	// precision of the supersampled frame, so that both round alike.
+	MinPrecision Precision
 }
 
 // NewFrame returns the frame of l at w x h pixels.
@@ -127,7 +132,7 @@ func (f Frame) Precision() Precision {
 	if s := f.spacing(); s.Cmp(ExpSpacing) < 0 && s.Sign() > 0 {
 		return PerturbationExp
 	}
-	return ChoosePrecision(f.Spacing, f.Re, f.Im)
+	return max(ChoosePrecision(f.Spacing, f.Re, f.Im), f.MinPrecision)
 }
 
 // Offsets returns the pixel's offset from the centre in pixels: (x + 0.5 - W/2, H/2 - y - 0.5).

@@ -42,6 +42,10 @@ type Result struct {
 	// It is taken with the iterations SetSampling's function gives (Escapes.Iterations), at
 	// least the request's.
 	Escapes *EscapeSample
+	// Samples, when not 0, says that this many samples per pixel of the request's view, of
+	// SamplesOf, have been accumulated (SetAccumulate): Image, when not nil, is their mean,
+	// the picture at rest refined (the first few come without one).
+	Samples, SamplesOf int
 }
 
 // Worker renders requests one at a time on its own goroutine. At most one request waits:
@@ -71,6 +75,7 @@ type Worker struct {
 	inRef   bool                       // cur is computing its reference orbit
 	cancel  context.CancelFunc         // cancels cur
 	sample  func(fractal.Location) int // iterations to sample full requests' escape counts with
+	accumN  int                        // samples per side accumulated at rest (0 or 1: none)
 
 	last    *image.RGBA // the last image delivered, and its request
 	lastReq Request
@@ -142,6 +147,17 @@ func (w *Worker) SetSampling(limit func(fractal.Location) int) {
 	w.sample = limit
 }
 
+// SetAccumulate sets the samples per side that the picture at rest accumulates (n x n; 0
+// or 1 turns it off): once a full-resolution frame is delivered and no request waits, the
+// worker renders the view's samples one by one in SampleOrder (Scheduler.Sample) and
+// delivers the count after each (Result.Samples), with their running mean from the
+// ShowAfter-th on. A new request stops it at once.
+func (w *Worker) SetAccumulate(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.accumN = n
+}
+
 // refine queues the full-resolution render of request seq if nothing newer came since.
 func (w *Worker) refine(seq uint64) {
 	w.mu.Lock()
@@ -210,14 +226,17 @@ func (w *Worker) loop() {
 			w.pending = nil
 			ctx, cancel := context.WithCancel(context.Background())
 			w.busy, w.cur, w.cancel, w.inRef = true, r, cancel, true
-			sample := w.sample
+			sample, n := w.sample, w.accumN
 			w.mu.Unlock()
 
 			res := w.render(ctx, r, sample)
-			cancel()
 			if res.Err != nil || res.Image != nil {
 				w.deliver(res)
 			}
+			if res.Err == nil && res.Image != nil && !r.Interactive && n > 1 {
+				w.accumulate(ctx, r, n)
+			}
+			cancel()
 			w.mu.Lock()
 			w.busy = false
 			w.mu.Unlock()
@@ -305,4 +324,41 @@ func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Loca
 		w.last, w.lastReq = res.Image, r
 	}
 	return res
+}
+
+// accumulate renders the n x n samples of request r's view in SampleOrder and after each
+// delivers the count (Result.Samples), with their running mean as the image from the
+// ShowAfter-th on (or the last, when fewer; before, no image); it stops, delivering nothing
+// more, as soon as a request waits or ctx is cancelled.
+func (w *Worker) accumulate(ctx context.Context, r Request, n int) {
+	stale := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.closed || w.pending != nil
+	}
+	order := SampleOrder(n)
+	acc := NewAccumulator(r.W, r.H)
+	for k, p := range order {
+		if ctx.Err() != nil || stale() {
+			return
+		}
+		img, err := w.s.Sample(ctx, r.Loc, r.W, r.H, p.X, p.Y, n, stale)
+		if err != nil {
+			w.deliver(Result{Req: r, Err: err})
+			return
+		}
+		if img == nil {
+			return
+		}
+		if err := acc.Add(img); err != nil {
+			w.deliver(Result{Req: r, Err: err})
+			return
+		}
+		res := Result{Req: r, Samples: k + 1, SamplesOf: len(order)}
+		if k+1 >= min(ShowAfter, len(order)) {
+			res.Image = acc.Mean()
+			res.Stats = FrameStats{Scale: 1, Width: r.W, Height: r.H, RenderW: r.W, RenderH: r.H, Block: 1, BlockP95: 1}
+		}
+		w.deliver(res)
+	}
 }
