@@ -93,9 +93,10 @@ func (c Coloring) Canonical() Coloring {
 	return c
 }
 
-// Sampled is c for a frame rendered at n x n samples per output pixel (a supersampled export,
-// or a preview accumulating samples) and filtered down: the distance method's line width is
-// multiplied by n, so that its lines keep their width in output pixels. The result may exceed
+// Sampled is c for a frame rendered at n x n samples per output pixel (a supersampled export's
+// finer frame) and filtered down: the distance method's line width is multiplied by n, so that
+// its lines keep their width in output pixels. (The window's accumulating preview renders
+// frames whose pixels are output pixels already, and does not use it.) The result may exceed
 // MaxWidth; it is for rendering, not for storing. Other colourings are returned unchanged.
 func (c Coloring) Sampled(n int) Coloring {
 	if n > 1 && MethodIndex(c.Method) == 1 {
