@@ -1,4 +1,5 @@
-// The controls row: iterations (entry and Auto), palette, density and offset.
+// The controls row: iterations (entry and Auto), palette, colouring (colouring.go), density
+// and offset.
 //
 // Data flows one way. A control's callback is a user's event: it makes the new location and
 // navigates there. The view reaches the controls only through syncControls, which writes the
@@ -117,11 +118,12 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		w.colorChanged(true, func(c *fractal.Coloring) { c.Offset = v })
 	}
 	w.offsetVal = widget.NewLabel("")
+	shading := w.buildShading()
 	w.syncControls()
 
 	iter := container.NewGridWrap(fyne.NewSize(110, w.iterEntry.MinSize().Height), w.iterEntry)
 	left := container.NewHBox(widget.NewLabel("Iterations"), iter, w.autoCheck,
-		widget.NewLabel("Palette"), w.paletteBtn)
+		widget.NewLabel("Palette"), w.paletteBtn, shading)
 	value := func(l *widget.Label) fyne.CanvasObject {
 		return container.NewGridWrap(fyne.NewSize(52, l.MinSize().Height), l)
 	}
@@ -232,6 +234,7 @@ func (w *Window) syncControls() {
 	}
 	setText(w.densityVal, formatValue(l.Color.Density))
 	setText(w.offsetVal, formatValue(l.Color.Offset))
+	w.syncShading()
 }
 
 func clampF(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }

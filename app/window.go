@@ -107,6 +107,7 @@ type Window struct {
 	densityVal  *widget.Label
 	offsetSl    *widget.Slider
 	offsetVal   *widget.Label
+	shade       *shadingControls // the colouring method's controls (colouring.go)
 	statusCentr *widget.Label
 	statusZoom  *widget.Label
 	statusIter  *widget.Label

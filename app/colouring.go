@@ -1,0 +1,183 @@
+// The colouring controls: the method (smooth, distance, slopes), the transfer function and
+// the method's parameters, in a small "Colouring" dialog opened from the controls row (the
+// row has no room for them at the window's minimum width).
+//
+// As with the other controls, data flows one way: a widget's callback is the user's event and
+// navigates; syncShading writes the view's colouring into the widgets without firing them.
+
+package app
+
+import (
+	"math"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"mandelscope/fractal"
+)
+
+// Slider range of the light direction, in degrees (a location may hold up to
+// ±fractal.MaxLight: the slider then stands at its end and the label says the value).
+const lightMin, lightMax = -180, 180
+
+// shadingControls are the colouring method's widgets. They live as long as the window; the
+// dialog that shows them is made when it is opened.
+type shadingControls struct {
+	button   *widget.Button // on the controls row: the method (and transfer); opens the dialog
+	method   *widget.Select
+	transfer *widget.Select
+	width    *widget.Slider // log10 of the line width in pixels
+	widthVal *widget.Label
+	light    *widget.Slider
+	lightVal *widget.Label
+	strength *widget.Slider
+	strVal   *widget.Label
+	dlg      dialog.Dialog // the open dialog, nil when closed
+}
+
+// buildShading makes the colouring widgets and the row's button that opens them.
+func (w *Window) buildShading() *widget.Button {
+	s := &shadingControls{}
+	w.shade = s
+	s.method = widget.NewSelect(fractal.Methods, func(m string) {
+		if m == fractal.MethodSmooth {
+			m = ""
+		}
+		w.colorChanged(false, func(c *fractal.Coloring) { c.Method = m })
+	})
+	s.transfer = widget.NewSelect(fractal.Transfers, func(t string) {
+		if t == fractal.TransferLinear {
+			t = ""
+		}
+		w.colorChanged(false, func(c *fractal.Coloring) { c.Transfer = t })
+	})
+	s.width = widget.NewSlider(math.Log10(fractal.MinWidth), math.Log10(fractal.MaxWidth))
+	s.width.Step = 0.01
+	s.width.OnChanged = func(v float64) {
+		px := roundWidth(math.Pow(10, v))
+		w.colorChanged(true, func(c *fractal.Coloring) { c.Width = px })
+	}
+	s.widthVal = widget.NewLabel("")
+	s.light = widget.NewSlider(lightMin, lightMax)
+	s.light.Step = 1
+	s.light.OnChanged = func(v float64) {
+		w.colorChanged(true, func(c *fractal.Coloring) { c.Light = v })
+	}
+	s.lightVal = widget.NewLabel("")
+	s.strength = widget.NewSlider(fractal.MinStrength, fractal.MaxStrength)
+	s.strength.Step = 0.01
+	s.strength.OnChanged = func(v float64) {
+		w.colorChanged(true, func(c *fractal.Coloring) { c.Strength = v })
+	}
+	s.strVal = widget.NewLabel("")
+	s.button = widget.NewButton("", w.showShading)
+	return s.button
+}
+
+// roundWidth keeps a line width from the slider to three significant digits within the
+// valid range, so that the value stored is the one the label shows.
+func roundWidth(px float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(px, 'g', 3, 64), 64)
+	return clampF(v, fractal.MinWidth, fractal.MaxWidth)
+}
+
+// shadingLabel is the row button's text: the method, and the transfer function when it is
+// not linear ("slopes, log").
+func shadingLabel(c fractal.Coloring) string {
+	m := c.Method
+	if m == "" {
+		m = fractal.MethodSmooth
+	}
+	if c.Transfer != "" && c.Transfer != fractal.TransferLinear {
+		m += ", " + c.Transfer
+	}
+	return m
+}
+
+// showShading opens the Colouring dialog (Escape or Close closes it).
+func (w *Window) showShading() {
+	s := w.shade
+	if s.dlg != nil {
+		return
+	}
+	value := func(l *widget.Label) fyne.CanvasObject {
+		return container.NewGridWrap(fyne.NewSize(64, l.MinSize().Height), l)
+	}
+	row := func(sl *widget.Slider, l *widget.Label) fyne.CanvasObject {
+		return container.NewBorder(nil, nil, nil, value(l), sl)
+	}
+	form := widget.NewForm(
+		widget.NewFormItem("Colouring", s.method),
+		widget.NewFormItem("Transfer", s.transfer),
+		widget.NewFormItem("Line width", row(s.width, s.widthVal)),
+		widget.NewFormItem("Light", row(s.light, s.lightVal)),
+		widget.NewFormItem("Strength", row(s.strength, s.strVal)),
+	)
+	hint := widget.NewLabel("Line width is for distance; light and strength for slopes.")
+	hint.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom("Colouring", "Close", container.NewVBox(form, hint), w.win)
+	d.SetOnClosed(func() { s.dlg = nil })
+	s.dlg = d
+	w.syncShading()
+	d.Resize(fyne.NewSize(420, d.MinSize().Height))
+	w.showDialog(d)
+}
+
+// syncShading shows the view's colouring method and parameters in their widgets, firing none
+// of their callbacks; the parameters the method does not use are disabled.
+func (w *Window) syncShading() {
+	s := w.shade
+	c := w.Location().Color
+	setButton(s.button, shadingLabel(c))
+	m := c.Method
+	if m == "" {
+		m = fractal.MethodSmooth
+	}
+	t := c.Transfer
+	if t == "" {
+		t = fractal.TransferLinear
+	}
+	setSelected(s.method, m)
+	setSelected(s.transfer, t)
+	setSlider(s.width, clampF(math.Log10(c.LineWidth()), s.width.Min, s.width.Max))
+	setSlider(s.light, clampF(c.Light, lightMin, lightMax))
+	setSlider(s.strength, clampF(c.LightStrength(), fractal.MinStrength, fractal.MaxStrength))
+	setText(s.widthVal, formatValue(c.LineWidth())+" px")
+	setText(s.lightVal, formatValue(c.Light)+"°")
+	setText(s.strVal, formatValue(c.LightStrength()))
+	enable(m == fractal.MethodDistance, s.width)
+	enable(m == fractal.MethodSlopes, s.light, s.strength)
+}
+
+func setButton(b *widget.Button, text string) {
+	if b.Text != text {
+		b.SetText(text)
+	}
+}
+
+func setSelected(s *widget.Select, v string) {
+	if s.Selected != v {
+		s.Selected = v // SetSelected would call OnChanged
+		s.Refresh()
+	}
+}
+
+func setSlider(s *widget.Slider, v float64) {
+	if math.Abs(s.Value-v) > 1e-9 {
+		s.Value = v // SetValue would call OnChanged
+		s.Refresh()
+	}
+}
+
+func enable(on bool, ws ...fyne.Disableable) {
+	for _, x := range ws {
+		if on && x.Disabled() {
+			x.Enable()
+		} else if !on && !x.Disabled() {
+			x.Disable()
+		}
+	}
+}
