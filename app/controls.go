@@ -242,8 +242,8 @@ func clampF(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 // formatValue writes a colouring value shortly: "2.5", "0.25", "1e-05".
 func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 
-// paletteMenu lists the palettes, each with its colours, the current one checked; choosing
-// one applies it.
+// paletteMenu lists the built-in palettes, then the user's gradients (userPaletteItems), each
+// with its colours, the current one checked; choosing one applies it.
 func (w *Window) paletteMenu() *fyne.Menu {
 	cur := w.Location().Color
 	var items []*fyne.MenuItem
@@ -255,6 +255,7 @@ func (w *Window) paletteMenu() *fyne.Menu {
 		item.Checked = name == cur.Palette && cur.Gradient == ""
 		items = append(items, item)
 	}
+	items = append(items, w.userPaletteItems(cur)...)
 	return fyne.NewMenu("Palette", items...)
 }
 

@@ -181,6 +181,7 @@ func New(a fyne.App, opts Options) *Window {
 	w.marks = installBookmarksPanel(w)
 	w.exp = installExport(w)
 	w.nav = installNavigation(w)
+	installGradients(w)
 	w.rebuildMenu()
 	if opts.Restore && a.Preferences().Bool(prefBookmarks) {
 		w.marks.toggle()
