@@ -1,5 +1,5 @@
 // The colouring controls: the method (smooth, distance, slopes), the transfer function and
-// the method's parameters, in a small "Colouring" dialog opened from the controls row (the
+// the method's parameters, in a small "Colouring" pop-up opened from the controls row (the
 // row has no room for them at the window's minimum width).
 //
 // As with the other controls, data flows one way: a widget's callback is the user's event and
@@ -13,7 +13,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/fractal"
@@ -35,7 +34,7 @@ type shadingControls struct {
 	lightVal *widget.Label
 	strength *widget.Slider
 	strVal   *widget.Label
-	dlg      dialog.Dialog // the open dialog, nil when closed
+	dlg      *popupDialog // the open pop-up, nil when closed
 }
 
 // buildShading makes the colouring widgets and the row's button that opens them.
@@ -97,8 +96,10 @@ func shadingLabel(c fractal.Coloring) string {
 	return m
 }
 
-// showShading opens the Colouring dialog (Escape or Close closes it).
+// showShading opens the Colouring pop-up under its button (Escape, Close or a tap outside
+// closes it; the picture stays in sight, so each change shows as it is made).
 func (w *Window) showShading() {
+	w.pruneDialogs() // one hidden by a tap outside
 	s := w.shade
 	if s.dlg != nil {
 		return
@@ -117,12 +118,17 @@ func (w *Window) showShading() {
 		widget.NewFormItem("Strength", row(s.strength, s.strVal)),
 	)
 	hint := widget.NewLabel("Line width is for distance; light and strength for slopes.")
-	hint.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustom("Colouring", "Close", container.NewVBox(form, hint), w.win)
+	var d *popupDialog
+	title := widget.NewLabelWithStyle("Colouring", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	closeBtn := widget.NewButton("Close", func() { d.Hide() })
+	content := container.NewVBox(title, form, container.NewBorder(nil, nil, nil, closeBtn, hint))
+	d = newPopupDialog(content, w.win.Canvas(), func() fyne.Position {
+		p := fyne.CurrentApp().Driver().AbsolutePositionForObject(s.button)
+		return p.AddXY(0, s.button.Size().Height)
+	})
 	d.SetOnClosed(func() { s.dlg = nil })
 	s.dlg = d
 	w.syncShading()
-	d.Resize(fyne.NewSize(420, d.MinSize().Height))
 	w.showDialog(d)
 }
 

@@ -155,3 +155,30 @@ func TestBookmarkKeepsColouring(t *testing.T) {
 func sameRGBA(a, b *image.RGBA) bool {
 	return a != nil && b != nil && a.Rect == b.Rect && string(a.Pix) == string(b.Pix)
 }
+
+// TestShadingPopUpClosedByTapOutside: a tap outside hides the pop-up without telling it; the
+// window then forgets it, so that the picture's keys work again.
+func TestShadingPopUpClosedByTapOutside(t *testing.T) {
+	w := newTestWindow(t)
+	test.Tap(w.shade.button)
+	d := w.shade.dlg
+	if d == nil {
+		t.Fatal("no pop-up")
+	}
+	d.p.Hide() // as the pop-up's own tap-outside handler does
+	before := w.Location()
+	w.typedKey(&fyne.KeyEvent{Name: fyne.KeyRight})
+	if w.shade.dlg != nil || len(w.dialogs) != 0 {
+		t.Error("the hidden pop-up is still on the dialog stack")
+	}
+	if w.Location() == before {
+		t.Error("the Right arrow did not pan after the pop-up was closed")
+	}
+	// Hidden by a tap outside, it opens again at the next tap on its button.
+	test.Tap(w.shade.button)
+	w.shade.dlg.p.Hide()
+	test.Tap(w.shade.button)
+	if w.shade.dlg == nil || !w.shade.dlg.Visible() || len(w.dialogs) != 1 {
+		t.Error("the pop-up did not open again after a tap outside closed it")
+	}
+}
