@@ -154,6 +154,7 @@ func newPopupDialog(content fyne.CanvasObject, c fyne.Canvas, at func() fyne.Pos
 }
 
 func (d *popupDialog) Show() { d.p.ShowAtPosition(d.at()) }
+
 // SetOnClosed adds fn to what runs when the pop-up closes (after those set before), as a
 // Fyne dialog's does.
 func (d *popupDialog) SetOnClosed(fn func()) {
