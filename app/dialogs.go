@@ -153,7 +153,13 @@ func newPopupDialog(content fyne.CanvasObject, c fyne.Canvas, at func() fyne.Pos
 	return &popupDialog{p: widget.NewPopUp(content, c), at: at}
 }
 
-func (d *popupDialog) Show() { d.p.ShowAtPosition(d.at()) }
+// Show shows the pop-up at its place (again, after it was taken off the canvas).
+func (d *popupDialog) Show() {
+	if d.p.Visible() && !d.Visible() {
+		d.p.Hide() // resets its notion of being shown
+	}
+	d.p.ShowAtPosition(d.at())
+}
 
 // SetOnClosed adds fn to what runs when the pop-up closes (after those set before), as a
 // Fyne dialog's does.
@@ -167,8 +173,20 @@ func (d *popupDialog) SetOnClosed(fn func()) {
 	}
 }
 
-// Visible reports whether the pop-up is still shown (a tap outside hides it unannounced).
-func (d *popupDialog) Visible() bool { return d.p.Visible() }
+// Visible reports whether the pop-up is still shown: a tap outside hides it unannounced, and
+// a modal dialog closing over it may take it off the canvas's overlays while it still
+// counts itself visible.
+func (d *popupDialog) Visible() bool {
+	if !d.p.Visible() {
+		return false
+	}
+	for _, o := range d.p.Canvas.Overlays().List() {
+		if o == d.p {
+			return true
+		}
+	}
+	return false
+}
 
 // Hide closes the pop-up and says so, once.
 func (d *popupDialog) Hide() {

@@ -1,4 +1,4 @@
-// The gradient editor: a dialog that shows the view's gradient as a strip and its stops as
+// The gradient editor: a pop-up that shows the view's gradient as a strip and its stops as
 // rows (position, colour through Fyne's colour picker, delete), adds stops up to
 // fractal.MaxStops, draws every change in the view at once (throttled), and saves the result
 // under a name in the user's gradients folder.
@@ -38,7 +38,7 @@ type gradientEditor struct {
 	add       *widget.Button
 	note      *widget.Label // why the stops are not applied (hidden when they are)
 	name      *escEntry
-	dlg       dialog.Dialog
+	dlg       *popupDialog
 	scheduled bool // a preview is due
 	closed    bool
 }
@@ -61,7 +61,7 @@ func (w *Window) openGradientEditor() *gradientEditor {
 		}
 		return e.table[x*len(e.table)/wd]
 	})
-	e.strip.SetMinSize(fyne.NewSize(480, 36))
+	e.strip.SetMinSize(fyne.NewSize(380, 32))
 	e.rows = container.NewVBox()
 	e.add = widget.NewButtonWithIcon("Add stop", theme.ContentAddIcon(), e.addStop)
 	e.note = widget.NewLabel("")
@@ -75,13 +75,24 @@ func (w *Window) openGradientEditor() *gradientEditor {
 	save := widget.NewButton("Save as...", e.saveAsking)
 	e.buildRows()
 	scroll := container.NewVScroll(e.rows)
-	scroll.SetMinSize(fyne.NewSize(480, 220))
-	bottom := container.NewVBox(e.note, container.NewBorder(nil, nil, widget.NewLabel("Name"), save, e.name))
-	content := container.NewBorder(container.NewVBox(e.strip, e.add), bottom, nil, nil, scroll)
-	d := dialog.NewCustom("Edit gradient", "Close", content, w.win)
+	scroll.SetMinSize(fyne.NewSize(380, 210))
+	var d *popupDialog
+	title := widget.NewLabelWithStyle("Edit gradient", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	closeBtn := widget.NewButton("Close", func() { d.Hide() })
+	e.note.Wrapping = fyne.TextWrapWord
+	bottom := container.NewVBox(e.note, container.NewBorder(nil, nil, widget.NewLabel("Name"), save, e.name),
+		container.NewBorder(nil, nil, nil, closeBtn))
+	content := container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, nil, e.add, title), e.strip),
+		bottom, nil, nil, scroll)
+	// A pop-up at the window's left under the controls, not a modal dialog: the picture
+	// stays in sight (a tap on it closes the editor; the view keeps the stops, so reopening
+	// it carries on).
+	d = newPopupDialog(content, w.win.Canvas(), func() fyne.Position {
+		p := fyne.CurrentApp().Driver().AbsolutePositionForObject(w.paletteBtn)
+		return fyne.NewPos(0, p.Y+w.paletteBtn.Size().Height)
+	})
 	d.SetOnClosed(func() { e.closed = true })
 	e.dlg = d
-	d.Resize(fyne.NewSize(560, 480))
 	w.showDialog(d)
 	return e
 }
@@ -121,14 +132,14 @@ func (e *gradientEditor) stopRow(i int) fyne.CanvasObject {
 	pos.onCommit = func(s string) { e.setPos(i, s) }
 	pos.OnSubmitted = func(s string) { e.setPos(i, s) }
 	swatch := canvas.NewRectangle(e.g.Stops[i])
-	swatch.SetMinSize(fyne.NewSize(48, 24))
+	swatch.SetMinSize(fyne.NewSize(36, 24))
 	hex := widget.NewLabel(hexColour(e.g.Stops[i]))
-	pick := widget.NewButton("Colour...", func() { e.pickColour(i) })
+	pick := widget.NewButton("Pick", func() { e.pickColour(i) })
 	del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { e.deleteStop(i) })
 	if len(e.g.Stops) <= 2 {
 		del.Disable()
 	}
-	posBox := container.NewGridWrap(fyne.NewSize(110, pos.MinSize().Height), pos)
+	posBox := container.NewGridWrap(fyne.NewSize(90, pos.MinSize().Height), pos)
 	return container.NewHBox(widget.NewLabel(fmt.Sprintf("%d", i+1)), posBox, swatch, hex, pick, del)
 }
 
