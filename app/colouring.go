@@ -83,17 +83,13 @@ func roundWidth(px float64) float64 {
 	return clampF(v, fractal.MinWidth, fractal.MaxWidth)
 }
 
-// shadingLabel is the row button's text: the method, and the transfer function when it is
-// not linear ("slopes, log").
+// shadingLabel is the row button's text: the method (the transfer function shows in the
+// pop-up: the row has no room for both at the window's minimum width).
 func shadingLabel(c fractal.Coloring) string {
-	m := c.Method
-	if m == "" {
-		m = fractal.MethodSmooth
+	if c.Method == "" {
+		return fractal.MethodSmooth
 	}
-	if c.Transfer != "" && c.Transfer != fractal.TransferLinear {
-		m += ", " + c.Transfer
-	}
-	return m
+	return c.Method
 }
 
 // showShading opens the Colouring pop-up under its button (Escape, Close or a tap outside

@@ -3,6 +3,7 @@ package app
 import (
 	"image"
 	"math"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -47,7 +48,7 @@ func TestShadingControls(t *testing.T) {
 	if c.Method != fractal.MethodSlopes || c.Transfer != fractal.TransferLog || c.Light != -45 || c.Strength != 0.4 || c.Width != 3.16 {
 		t.Errorf("after slopes, log, light -45, strength 0.4: %+v", c)
 	}
-	if s.button.Text != "slopes, log" || s.lightVal.Text != "-45°" || s.strVal.Text != "0.4" {
+	if s.button.Text != "slopes" || s.lightVal.Text != "-45°" || s.strVal.Text != "0.4" {
 		t.Errorf("button %q, light label %q, strength label %q", s.button.Text, s.lightVal.Text, s.strVal.Text)
 	}
 	if err := w.Location().Validate(); err != nil {
@@ -82,7 +83,7 @@ func TestShadingFollowsTheViewOneWay(t *testing.T) {
 	if got := w.Location().Color; got != l.Color {
 		t.Errorf("colouring became %+v, want %+v", got, l.Color)
 	}
-	if s.method.Selected != "slopes" || s.transfer.Selected != "sqrt" || s.button.Text != "slopes, sqrt" {
+	if s.method.Selected != "slopes" || s.transfer.Selected != "sqrt" || s.button.Text != "slopes" {
 		t.Errorf("method %q, transfer %q, button %q", s.method.Selected, s.transfer.Selected, s.button.Text)
 	}
 	if s.light.Value != lightMax || s.lightVal.Text != "300°" || s.strVal.Text != "0.2" || s.widthVal.Text != "50 px" {
@@ -100,6 +101,17 @@ func TestShadingFitsTheMinimumWidth(t *testing.T) {
 	w := newTestWindow(t)
 	if mw := w.FyneWindow().Content().MinSize().Width; mw > 523 {
 		t.Errorf("the window's minimum width is %g, more than 523", mw)
+	}
+	// ... with a gradient of the longest name, and the longest colouring label, too.
+	l := w.Location()
+	l.Color = l.Color.WithGradient(strings.Repeat("n", fractal.MaxGradientName), mustGradient(t, "#000000,#FFFFFF"))
+	l.Color.Method, l.Color.Transfer = fractal.MethodDistance, fractal.TransferSqrt
+	w.SetLocation(l)
+	if mw := w.FyneWindow().Content().MinSize().Width; mw > 523 {
+		t.Errorf("with a %d-character gradient name the minimum width is %g, more than 523", fractal.MaxGradientName, mw)
+	}
+	if w.paletteBtn.Text != strings.Repeat("n", maxPaletteLabel-1)+"…" {
+		t.Errorf("the chooser says %q", w.paletteBtn.Text)
 	}
 }
 
@@ -144,7 +156,7 @@ func TestBookmarkKeepsColouring(t *testing.T) {
 	if got := w.Location(); got != want {
 		t.Fatalf("opening the bookmark gave %v, want %v", got, want)
 	}
-	if w.shade.button.Text != "distance, sqrt" {
+	if w.shade.button.Text != "distance" {
 		t.Errorf("the Colouring button says %q", w.shade.button.Text)
 	}
 	if after := w.RenderThumbnail(w.Location(), 96, 64); !sameRGBA(before, after) {

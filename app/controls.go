@@ -220,8 +220,10 @@ func (w *Window) syncControls() {
 		w.autoCheck.Checked = w.autoIter
 		w.autoCheck.Refresh()
 	}
-	if icon := paletteIcon(l.Color); w.paletteBtn.Text != l.Color.Palette || w.paletteBtn.Icon != icon {
-		w.paletteBtn.SetText(l.Color.Palette)
+	// A gradient's name may be 64 characters: the chooser shows at most maxPaletteLabel, so
+	// that the row keeps fitting the window's minimum width.
+	if icon, text := paletteIcon(l.Color), clipLabel(l.Color.Palette, maxPaletteLabel); w.paletteBtn.Text != text || w.paletteBtn.Icon != icon {
+		w.paletteBtn.SetText(text)
 		w.paletteBtn.SetIcon(icon)
 	}
 	if d := clampF(l.Color.Density, densityMin, densityMax); math.Abs(w.densitySl.Value-d) > 1e-9 {
@@ -235,6 +237,18 @@ func (w *Window) syncControls() {
 	setText(w.densityVal, formatValue(l.Color.Density))
 	setText(w.offsetVal, formatValue(l.Color.Offset))
 	w.syncShading()
+}
+
+// maxPaletteLabel is the most characters of a palette's name the chooser shows.
+const maxPaletteLabel = 7
+
+// clipLabel is s cut to n characters, the last an ellipsis, when it is longer.
+func clipLabel(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 func clampF(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
