@@ -14,13 +14,20 @@ import (
 	"mandelscope/gradients"
 )
 
-// gradientsDir points the gradients folder at a fresh temporary folder.
+// gradientsDir points the gradients folder at a fresh temporary folder, for the rest of the
+// test (call it before opening the window: openTestWindow otherwise gives the window an empty
+// folder, never the user's own).
 func gradientsDir(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "gradients")
 	t.Setenv(gradients.EnvDir, dir)
+	testGradientDirs[t.Name()] = true
+	t.Cleanup(func() { delete(testGradientDirs, t.Name()) })
 	return dir
 }
+
+// testGradientDirs holds the tests that chose their gradients folder (gradientsDir).
+var testGradientDirs = map[string]bool{}
 
 func mustGradient(t *testing.T, text string) fractal.Gradient {
 	t.Helper()
