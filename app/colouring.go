@@ -26,13 +26,13 @@ const lightMin, lightMax = -180, 180
 // dialog that shows them is made when it is opened.
 type shadingControls struct {
 	button   *widget.Button // on the controls row: the method (and transfer); opens the dialog
-	method   *widget.Select
-	transfer *widget.Select
-	width    *widget.Slider // log10 of the line width in pixels
+	method   *escSelect
+	transfer *escSelect
+	width    *escSlider // log10 of the line width in pixels
 	widthVal *widget.Label
-	light    *widget.Slider
+	light    *escSlider
 	lightVal *widget.Label
-	strength *widget.Slider
+	strength *escSlider
 	strVal   *widget.Label
 	dlg      *popupDialog // the open pop-up, nil when closed
 }
@@ -41,32 +41,32 @@ type shadingControls struct {
 func (w *Window) buildShading() *widget.Button {
 	s := &shadingControls{}
 	w.shade = s
-	s.method = widget.NewSelect(fractal.Methods, func(m string) {
+	s.method = newEscSelect(w, fractal.Methods, func(m string) {
 		if m == fractal.MethodSmooth {
 			m = ""
 		}
 		w.colorChanged(false, func(c *fractal.Coloring) { c.Method = m })
 	})
-	s.transfer = widget.NewSelect(fractal.Transfers, func(t string) {
+	s.transfer = newEscSelect(w, fractal.Transfers, func(t string) {
 		if t == fractal.TransferLinear {
 			t = ""
 		}
 		w.colorChanged(false, func(c *fractal.Coloring) { c.Transfer = t })
 	})
-	s.width = widget.NewSlider(math.Log10(fractal.MinWidth), math.Log10(fractal.MaxWidth))
+	s.width = newEscSlider(w, math.Log10(fractal.MinWidth), math.Log10(fractal.MaxWidth))
 	s.width.Step = 0.01
 	s.width.OnChanged = func(v float64) {
 		px := roundWidth(math.Pow(10, v))
 		w.colorChanged(true, func(c *fractal.Coloring) { c.Width = px })
 	}
 	s.widthVal = widget.NewLabel("")
-	s.light = widget.NewSlider(lightMin, lightMax)
+	s.light = newEscSlider(w, lightMin, lightMax)
 	s.light.Step = 1
 	s.light.OnChanged = func(v float64) {
 		w.colorChanged(true, func(c *fractal.Coloring) { c.Light = v })
 	}
 	s.lightVal = widget.NewLabel("")
-	s.strength = widget.NewSlider(fractal.MinStrength, fractal.MaxStrength)
+	s.strength = newEscSlider(w, fractal.MinStrength, fractal.MaxStrength)
 	s.strength.Step = 0.01
 	s.strength.OnChanged = func(v float64) {
 		w.colorChanged(true, func(c *fractal.Coloring) { c.Strength = v })
@@ -103,7 +103,7 @@ func (w *Window) showShading() {
 	value := func(l *widget.Label) fyne.CanvasObject {
 		return container.NewGridWrap(fyne.NewSize(64, l.MinSize().Height), l)
 	}
-	row := func(sl *widget.Slider, l *widget.Label) fyne.CanvasObject {
+	row := func(sl *escSlider, l *widget.Label) fyne.CanvasObject {
 		return container.NewBorder(nil, nil, nil, value(l), sl)
 	}
 	form := widget.NewForm(
@@ -142,11 +142,11 @@ func (w *Window) syncShading() {
 	if t == "" {
 		t = fractal.TransferLinear
 	}
-	setSelected(s.method, m)
-	setSelected(s.transfer, t)
-	setSlider(s.width, clampF(math.Log10(c.LineWidth()), s.width.Min, s.width.Max))
-	setSlider(s.light, clampF(c.Light, lightMin, lightMax))
-	setSlider(s.strength, clampF(c.LightStrength(), fractal.MinStrength, fractal.MaxStrength))
+	setSelected(&s.method.Select, m)
+	setSelected(&s.transfer.Select, t)
+	setSlider(&s.width.Slider, clampF(math.Log10(c.LineWidth()), s.width.Min, s.width.Max))
+	setSlider(&s.light.Slider, clampF(c.Light, lightMin, lightMax))
+	setSlider(&s.strength.Slider, clampF(c.LightStrength(), fractal.MinStrength, fractal.MaxStrength))
 	setText(s.widthVal, formatValue(c.LineWidth())+" px")
 	setText(s.lightVal, formatValue(c.Light)+"°")
 	setText(s.strVal, formatValue(c.LightStrength()))
@@ -182,4 +182,47 @@ func enable(on bool, ws ...fyne.Disableable) {
 			x.Disable()
 		}
 	}
+}
+
+// escSelect and escSlider are the pop-up's select and slider: Escape closes the pop-up while
+// they have the keyboard focus too (Fyne's ignore it, and the window's key handler does not
+// see keys a focused widget takes).
+type escSelect struct {
+	widget.Select
+	w *Window
+}
+
+func newEscSelect(w *Window, options []string, changed func(string)) *escSelect {
+	s := &escSelect{w: w}
+	s.Options, s.OnChanged = options, changed
+	s.ExtendBaseWidget(s)
+	return s
+}
+
+// TypedKey closes the pop-up on Escape; other keys work as in a select.
+func (s *escSelect) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && s.w.closeTopDialog() {
+		return
+	}
+	s.Select.TypedKey(k)
+}
+
+type escSlider struct {
+	widget.Slider
+	w *Window
+}
+
+func newEscSlider(w *Window, lo, hi float64) *escSlider {
+	s := &escSlider{w: w}
+	s.Value, s.Min, s.Max, s.Step, s.Orientation = lo, lo, hi, 1, widget.Horizontal
+	s.ExtendBaseWidget(s)
+	return s
+}
+
+// TypedKey closes the pop-up on Escape; other keys work as in a slider.
+func (s *escSlider) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && s.w.closeTopDialog() {
+		return
+	}
+	s.Slider.TypedKey(k)
 }

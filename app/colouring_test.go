@@ -60,9 +60,20 @@ func TestShadingControls(t *testing.T) {
 	if c := w.Location().Color; c.Method != "" || c.Transfer != "" {
 		t.Errorf("smooth, linear stored as %q, %q", c.Method, c.Transfer)
 	}
+	// Escape closes it, from a focused select or slider too.
+	s.method.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if s.dlg != nil || len(w.dialogs) != 0 {
+		t.Error("Escape in the colouring select did not close the pop-up")
+	}
+	test.Tap(s.button)
+	s.strength.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if s.dlg != nil || len(w.dialogs) != 0 {
+		t.Error("Escape on the strength slider did not close the pop-up")
+	}
+	test.Tap(s.button)
 	w.typedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	if s.dlg != nil || len(w.dialogs) != 0 {
-		t.Error("Escape did not close the Colouring dialog")
+		t.Error("Escape did not close the Colouring pop-up")
 	}
 }
 
