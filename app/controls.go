@@ -1,4 +1,5 @@
-// The controls row: iterations (entry and Auto), palette, density and offset.
+// The controls row: iterations (entry and Auto), palette, colouring (colouring.go), density
+// and offset.
 //
 // Data flows one way. A control's callback is a user's event: it makes the new location and
 // navigates there. The view reaches the controls only through syncControls, which writes the
@@ -117,11 +118,12 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		w.colorChanged(true, func(c *fractal.Coloring) { c.Offset = v })
 	}
 	w.offsetVal = widget.NewLabel("")
+	shading := w.buildShading()
 	w.syncControls()
 
 	iter := container.NewGridWrap(fyne.NewSize(110, w.iterEntry.MinSize().Height), w.iterEntry)
 	left := container.NewHBox(widget.NewLabel("Iterations"), iter, w.autoCheck,
-		widget.NewLabel("Palette"), w.paletteBtn)
+		widget.NewLabel("Palette"), w.paletteBtn, shading)
 	value := func(l *widget.Label) fyne.CanvasObject {
 		return container.NewGridWrap(fyne.NewSize(52, l.MinSize().Height), l)
 	}
@@ -218,8 +220,10 @@ func (w *Window) syncControls() {
 		w.autoCheck.Checked = w.autoIter
 		w.autoCheck.Refresh()
 	}
-	if icon := paletteIcon(l.Color); w.paletteBtn.Text != l.Color.Palette || w.paletteBtn.Icon != icon {
-		w.paletteBtn.SetText(l.Color.Palette)
+	// A gradient's name may be 64 characters: the chooser shows at most maxPaletteLabel, so
+	// that the row keeps fitting the window's minimum width.
+	if icon, text := paletteIcon(l.Color), clipLabel(l.Color.Palette, maxPaletteLabel); w.paletteBtn.Text != text || w.paletteBtn.Icon != icon {
+		w.paletteBtn.SetText(text)
 		w.paletteBtn.SetIcon(icon)
 	}
 	if d := clampF(l.Color.Density, densityMin, densityMax); math.Abs(w.densitySl.Value-d) > 1e-9 {
@@ -232,6 +236,19 @@ func (w *Window) syncControls() {
 	}
 	setText(w.densityVal, formatValue(l.Color.Density))
 	setText(w.offsetVal, formatValue(l.Color.Offset))
+	w.syncShading()
+}
+
+// maxPaletteLabel is the most characters of a palette's name the chooser shows.
+const maxPaletteLabel = 7
+
+// clipLabel is s cut to n characters, the last an ellipsis, when it is longer.
+func clipLabel(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 func clampF(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
@@ -239,8 +256,8 @@ func clampF(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 // formatValue writes a colouring value shortly: "2.5", "0.25", "1e-05".
 func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 
-// paletteMenu lists the palettes, each with its colours, the current one checked; choosing
-// one applies it.
+// paletteMenu lists the built-in palettes, then the user's gradients (userPaletteItems), each
+// with its colours, the current one checked; choosing one applies it.
 func (w *Window) paletteMenu() *fyne.Menu {
 	cur := w.Location().Color
 	var items []*fyne.MenuItem
@@ -252,6 +269,7 @@ func (w *Window) paletteMenu() *fyne.Menu {
 		item.Checked = name == cur.Palette && cur.Gradient == ""
 		items = append(items, item)
 	}
+	items = append(items, w.userPaletteItems(cur)...)
 	return fyne.NewMenu("Palette", items...)
 }
 

@@ -45,6 +45,7 @@ func (w *Window) showDialog(d shownDialog) {
 // closeTopDialog closes the dialog shown last that is still open, as its Cancel or Close
 // button would; it reports whether there was one.
 func (w *Window) closeTopDialog() bool {
+	w.pruneDialogs()
 	if len(w.dialogs) == 0 {
 		return false
 	}
@@ -138,4 +139,71 @@ func capitalise(s string) string {
 		return s
 	}
 	return strings.ToUpper(string(r)) + s[n:]
+}
+
+// popupDialog is a pop-up that is not modal (the picture stays in sight and a tap outside
+// closes it), shown through showDialog like a dialog so that Escape closes it too.
+type popupDialog struct {
+	p        *widget.PopUp
+	at       func() fyne.Position // where it opens, in the canvas
+	onClosed func()
+}
+
+func newPopupDialog(content fyne.CanvasObject, c fyne.Canvas, at func() fyne.Position) *popupDialog {
+	return &popupDialog{p: widget.NewPopUp(content, c), at: at}
+}
+
+// Show shows the pop-up at its place (again, after it was taken off the canvas).
+func (d *popupDialog) Show() {
+	if d.p.Visible() && !d.Visible() {
+		d.p.Hide() // resets its notion of being shown
+	}
+	d.p.ShowAtPosition(d.at())
+}
+
+// SetOnClosed adds fn to what runs when the pop-up closes (after those set before), as a
+// Fyne dialog's does.
+func (d *popupDialog) SetOnClosed(fn func()) {
+	prev := d.onClosed
+	d.onClosed = func() {
+		if prev != nil {
+			prev()
+		}
+		fn()
+	}
+}
+
+// Visible reports whether the pop-up is still shown: a tap outside hides it unannounced, and
+// a modal dialog closing over it may take it off the canvas's overlays while it still
+// counts itself visible.
+func (d *popupDialog) Visible() bool {
+	if !d.p.Visible() {
+		return false
+	}
+	for _, o := range d.p.Canvas.Overlays().List() {
+		if o == d.p {
+			return true
+		}
+	}
+	return false
+}
+
+// Hide closes the pop-up and says so, once.
+func (d *popupDialog) Hide() {
+	if d.p.Visible() {
+		d.p.Hide()
+	}
+	if fn := d.onClosed; fn != nil {
+		d.onClosed = nil
+		fn()
+	}
+}
+
+// pruneDialogs closes (and so forgets) the pop-ups that a tap outside has hidden.
+func (w *Window) pruneDialogs() {
+	for i := len(w.dialogs) - 1; i >= 0; i-- {
+		if v, ok := w.dialogs[i].(interface{ Visible() bool }); ok && !v.Visible() {
+			w.dialogs[i].Hide()
+		}
+	}
 }

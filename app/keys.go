@@ -47,6 +47,7 @@ func (w *Window) pan(dx, dy float64) {
 
 // typedKey handles the view's keys when no entry has the focus.
 func (w *Window) typedKey(ev *fyne.KeyEvent) {
+	w.pruneDialogs()
 	if len(w.dialogs) > 0 { // the keys belong to the dialog: Escape closes it
 		if ev.Name == fyne.KeyEscape {
 			w.closeTopDialog()
@@ -74,6 +75,7 @@ func (w *Window) typedKey(ev *fyne.KeyEvent) {
 }
 
 func (w *Window) typedRune(r rune) {
+	w.pruneDialogs()
 	if len(w.dialogs) > 0 {
 		return
 	}

@@ -60,10 +60,16 @@ func TestPaletteChooserShowsAGradient(t *testing.T) {
 	if r, g, b, _ := paletteSwatch(p).At(0, 0).RGBA(); r>>8 < 0xc0 || g>>8 > 0x40 || b>>8 > 0x40 {
 		t.Errorf("the gradient's swatch starts at %x %x %x, want red", r>>8, g>>8, b>>8)
 	}
-	for _, it := range w.paletteMenu().Items {
+	items := w.paletteMenu().Items
+	for _, it := range items[:len(items)-1] {
 		if it.Checked {
 			t.Errorf("%q is checked while a gradient of the user's own is drawn", it.Label)
 		}
+	}
+	// The gradient itself (not installed: the test's gradients folder is empty) is listed last
+	// by its name, checked.
+	if last := items[len(items)-1]; last.Label != "mine (this view's)" || !last.Checked {
+		t.Errorf("the view's gradient is listed as %q (checked %v)", last.Label, last.Checked)
 	}
 	w.paletteMenu().Items[0].Action()
 	if c := w.Location().Color; c.Gradient != "" || c.Palette != fractal.PaletteNames()[0] {

@@ -1,12 +1,15 @@
 package app
 
 import (
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+
+	"mandelscope/gradients"
 )
 
 // uiQueue is the test windows' UI dispatcher (Options.do). Fyne's test driver runs fyne.Do
@@ -84,6 +87,9 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 // through testUI; closing it (at the end of the test) stops its background work.
 func openTestWindow(t *testing.T, opts Options) *Window {
 	t.Helper()
+	if !testGradientDirs[t.Name()] { // the palette menu lists no gradients of the user's
+		t.Setenv(gradients.EnvDir, filepath.Join(t.TempDir(), "gradients"))
+	}
 	a := test.NewTempApp(t)
 	opts.do = testUI.do
 	w := New(a, opts)

@@ -114,6 +114,7 @@ type Window struct {
 	densityVal  *widget.Label
 	offsetSl    *widget.Slider
 	offsetVal   *widget.Label
+	shade       *shadingControls // the colouring method's controls (colouring.go)
 	statusCentr *widget.Label
 	statusZoom  *widget.Label
 	statusIter  *widget.Label
@@ -188,6 +189,7 @@ func New(a fyne.App, opts Options) *Window {
 	w.marks = installBookmarksPanel(w)
 	w.exp = installExport(w)
 	w.nav = installNavigation(w)
+	installGradients(w)
 	w.rebuildMenu()
 	if opts.Restore && a.Preferences().Bool(prefBookmarks) {
 		w.marks.toggle()

@@ -473,7 +473,7 @@ func TestHooks(t *testing.T) {
 	if got := strings.Join(order, ","); got != "File,View,Go,Bookmarks,Extra" {
 		t.Errorf("menus in the order %s, want File,View,Go,Bookmarks,Extra", got)
 	}
-	if got := strings.Join(labels["File"], ","); got != "Copy Location,Export...,Open Image..." {
+	if got := strings.Join(labels["File"], ","); got != "Copy Location,Export...,Open Image...,,Import Gradient...,Export Gradient...,Edit Gradient..." {
 		t.Errorf("File menu %s", got)
 	}
 	panel := widget.NewLabel("bookmarks")

@@ -1,0 +1,228 @@
+// The colouring controls: the method (smooth, distance, slopes), the transfer function and
+// the method's parameters, in a small "Colouring" pop-up opened from the controls row (the
+// row has no room for them at the window's minimum width).
+//
+// As with the other controls, data flows one way: a widget's callback is the user's event and
+// navigates; syncShading writes the view's colouring into the widgets without firing them.
+
+package app
+
+import (
+	"math"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"mandelscope/fractal"
+)
+
+// Slider range of the light direction, in degrees (a location may hold up to
+// ±fractal.MaxLight: the slider then stands at its end and the label says the value).
+const lightMin, lightMax = -180, 180
+
+// shadingControls are the colouring method's widgets. They live as long as the window; the
+// dialog that shows them is made when it is opened.
+type shadingControls struct {
+	button   *widget.Button // on the controls row: the method (and transfer); opens the dialog
+	method   *escSelect
+	transfer *escSelect
+	width    *escSlider // log10 of the line width in pixels
+	widthVal *widget.Label
+	light    *escSlider
+	lightVal *widget.Label
+	strength *escSlider
+	strVal   *widget.Label
+	dlg      *popupDialog // the open pop-up, nil when closed
+}
+
+// buildShading makes the colouring widgets and the row's button that opens them.
+func (w *Window) buildShading() *widget.Button {
+	s := &shadingControls{}
+	w.shade = s
+	s.method = newEscSelect(w, fractal.Methods, func(m string) {
+		if m == fractal.MethodSmooth {
+			m = ""
+		}
+		w.colorChanged(false, func(c *fractal.Coloring) { c.Method = m })
+	})
+	s.transfer = newEscSelect(w, fractal.Transfers, func(t string) {
+		if t == fractal.TransferLinear {
+			t = ""
+		}
+		w.colorChanged(false, func(c *fractal.Coloring) { c.Transfer = t })
+	})
+	s.width = newEscSlider(w, math.Log10(fractal.MinWidth), math.Log10(fractal.MaxWidth))
+	s.width.Step = 0.01
+	s.width.OnChanged = func(v float64) {
+		px := roundWidth(math.Pow(10, v))
+		w.colorChanged(true, func(c *fractal.Coloring) { c.Width = px })
+	}
+	s.widthVal = widget.NewLabel("")
+	s.light = newEscSlider(w, lightMin, lightMax)
+	s.light.Step = 1
+	s.light.OnChanged = func(v float64) {
+		w.colorChanged(true, func(c *fractal.Coloring) { c.Light = v })
+	}
+	s.lightVal = widget.NewLabel("")
+	s.strength = newEscSlider(w, fractal.MinStrength, fractal.MaxStrength)
+	s.strength.Step = 0.01
+	s.strength.OnChanged = func(v float64) {
+		w.colorChanged(true, func(c *fractal.Coloring) { c.Strength = v })
+	}
+	s.strVal = widget.NewLabel("")
+	s.button = widget.NewButton("", w.showShading)
+	return s.button
+}
+
+// roundWidth keeps a line width from the slider to three significant digits within the
+// valid range, so that the value stored is the one the label shows.
+func roundWidth(px float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(px, 'g', 3, 64), 64)
+	return clampF(v, fractal.MinWidth, fractal.MaxWidth)
+}
+
+// shadingLabel is the row button's text: the method (the transfer function shows in the
+// pop-up: the row has no room for both at the window's minimum width).
+func shadingLabel(c fractal.Coloring) string {
+	if c.Method == "" {
+		return fractal.MethodSmooth
+	}
+	return c.Method
+}
+
+// showShading opens the Colouring pop-up under its button (Escape, Close or a tap outside
+// closes it; the picture stays in sight, so each change shows as it is made).
+func (w *Window) showShading() {
+	w.pruneDialogs() // one hidden by a tap outside
+	s := w.shade
+	if s.dlg != nil {
+		return
+	}
+	value := func(l *widget.Label) fyne.CanvasObject {
+		return container.NewGridWrap(fyne.NewSize(64, l.MinSize().Height), l)
+	}
+	row := func(sl *escSlider, l *widget.Label) fyne.CanvasObject {
+		return container.NewBorder(nil, nil, nil, value(l), sl)
+	}
+	form := widget.NewForm(
+		widget.NewFormItem("Colouring", s.method),
+		widget.NewFormItem("Transfer", s.transfer),
+		widget.NewFormItem("Line width", row(s.width, s.widthVal)),
+		widget.NewFormItem("Light", row(s.light, s.lightVal)),
+		widget.NewFormItem("Strength", row(s.strength, s.strVal)),
+	)
+	hint := widget.NewLabel("Line width is for distance; light and strength for slopes.")
+	var d *popupDialog
+	title := widget.NewLabelWithStyle("Colouring", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	closeBtn := widget.NewButton("Close", func() { d.Hide() })
+	content := container.NewVBox(title, form, container.NewBorder(nil, nil, nil, closeBtn, hint))
+	d = newPopupDialog(content, w.win.Canvas(), func() fyne.Position {
+		p := fyne.CurrentApp().Driver().AbsolutePositionForObject(s.button)
+		return p.AddXY(0, s.button.Size().Height)
+	})
+	d.SetOnClosed(func() { s.dlg = nil })
+	s.dlg = d
+	w.syncShading()
+	w.showDialog(d)
+}
+
+// syncShading shows the view's colouring method and parameters in their widgets, firing none
+// of their callbacks; the parameters the method does not use are disabled.
+func (w *Window) syncShading() {
+	s := w.shade
+	c := w.Location().Color
+	setButton(s.button, shadingLabel(c))
+	m := c.Method
+	if m == "" {
+		m = fractal.MethodSmooth
+	}
+	t := c.Transfer
+	if t == "" {
+		t = fractal.TransferLinear
+	}
+	setSelected(&s.method.Select, m)
+	setSelected(&s.transfer.Select, t)
+	setSlider(&s.width.Slider, clampF(math.Log10(c.LineWidth()), s.width.Min, s.width.Max))
+	setSlider(&s.light.Slider, clampF(c.Light, lightMin, lightMax))
+	setSlider(&s.strength.Slider, clampF(c.LightStrength(), fractal.MinStrength, fractal.MaxStrength))
+	setText(s.widthVal, formatValue(c.LineWidth())+" px")
+	setText(s.lightVal, formatValue(c.Light)+"°")
+	setText(s.strVal, formatValue(c.LightStrength()))
+	enable(m == fractal.MethodDistance, s.width)
+	enable(m == fractal.MethodSlopes, s.light, s.strength)
+}
+
+func setButton(b *widget.Button, text string) {
+	if b.Text != text {
+		b.SetText(text)
+	}
+}
+
+func setSelected(s *widget.Select, v string) {
+	if s.Selected != v {
+		s.Selected = v // SetSelected would call OnChanged
+		s.Refresh()
+	}
+}
+
+func setSlider(s *widget.Slider, v float64) {
+	if math.Abs(s.Value-v) > 1e-9 {
+		s.Value = v // SetValue would call OnChanged
+		s.Refresh()
+	}
+}
+
+func enable(on bool, ws ...fyne.Disableable) {
+	for _, x := range ws {
+		if on && x.Disabled() {
+			x.Enable()
+		} else if !on && !x.Disabled() {
+			x.Disable()
+		}
+	}
+}
+
+// escSelect and escSlider are the pop-up's select and slider: Escape closes the pop-up while
+// they have the keyboard focus too (Fyne's ignore it, and the window's key handler does not
+// see keys a focused widget takes).
+type escSelect struct {
+	widget.Select
+	w *Window
+}
+
+func newEscSelect(w *Window, options []string, changed func(string)) *escSelect {
+	s := &escSelect{w: w}
+	s.Options, s.OnChanged = options, changed
+	s.ExtendBaseWidget(s)
+	return s
+}
+
+// TypedKey closes the pop-up on Escape; other keys work as in a select.
+func (s *escSelect) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && s.w.closeTopDialog() {
+		return
+	}
+	s.Select.TypedKey(k)
+}
+
+type escSlider struct {
+	widget.Slider
+	w *Window
+}
+
+func newEscSlider(w *Window, lo, hi float64) *escSlider {
+	s := &escSlider{w: w}
+	s.Value, s.Min, s.Max, s.Step, s.Orientation = lo, lo, hi, 1, widget.Horizontal
+	s.ExtendBaseWidget(s)
+	return s
+}
+
+// TypedKey closes the pop-up on Escape; other keys work as in a slider.
+func (s *escSlider) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && s.w.closeTopDialog() {
+		return
+	}
+	s.Slider.TypedKey(k)
+}

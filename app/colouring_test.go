@@ -1,0 +1,207 @@
+package app
+
+import (
+	"image"
+	"math"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"mandelscope/bookmarks"
+	"mandelscope/fractal"
+)
+
+// TestShadingControls drives the Colouring dialog as a user would and checks that each
+// control changes the view's colouring, that only the method's parameters are enabled, and
+// that Escape closes the dialog.
+func TestShadingControls(t *testing.T) {
+	w := newTestWindow(t)
+	s := w.shade
+	if s.button.Text != "smooth" {
+		t.Fatalf("the row's button says %q for the default colouring", s.button.Text)
+	}
+	test.Tap(s.button)
+	if s.dlg == nil || len(w.dialogs) != 1 {
+		t.Fatal("tapping the Colouring button opened no dialog")
+	}
+	if !s.width.Disabled() || !s.light.Disabled() || !s.strength.Disabled() {
+		t.Error("smooth: the distance and slopes parameters should be disabled")
+	}
+	s.method.SetSelected(fractal.MethodDistance)
+	if c := w.Location().Color; c.Method != fractal.MethodDistance {
+		t.Fatalf("chose distance: method %q", c.Method)
+	}
+	if s.width.Disabled() || !s.light.Disabled() {
+		t.Error("distance: the width should be enabled, the light disabled")
+	}
+	s.width.SetValue(0.5) // 10^0.5 px, kept to the three digits the label shows
+	if c := w.Location().Color; c.Width != 3.16 || s.widthVal.Text != "3.16 px" {
+		t.Errorf("width slider at 10^0.5 px: width %g, label %q", c.Width, s.widthVal.Text)
+	}
+	s.transfer.SetSelected(fractal.TransferLog)
+	s.method.SetSelected(fractal.MethodSlopes)
+	s.light.SetValue(-45)
+	s.strength.SetValue(0.4)
+	c := w.Location().Color
+	if c.Method != fractal.MethodSlopes || c.Transfer != fractal.TransferLog || c.Light != -45 || c.Strength != 0.4 || c.Width != 3.16 {
+		t.Errorf("after slopes, log, light -45, strength 0.4: %+v", c)
+	}
+	if s.button.Text != "slopes" || s.lightVal.Text != "-45°" || s.strVal.Text != "0.4" {
+		t.Errorf("button %q, light label %q, strength label %q", s.button.Text, s.lightVal.Text, s.strVal.Text)
+	}
+	if err := w.Location().Validate(); err != nil {
+		t.Error(err)
+	}
+	// Back to smooth and linear: the canonical empty names, so the colouring equals the default's.
+	s.method.SetSelected(fractal.MethodSmooth)
+	s.transfer.SetSelected(fractal.TransferLinear)
+	if c := w.Location().Color; c.Method != "" || c.Transfer != "" {
+		t.Errorf("smooth, linear stored as %q, %q", c.Method, c.Transfer)
+	}
+	// Escape closes it, from a focused select or slider too.
+	s.method.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if s.dlg != nil || len(w.dialogs) != 0 {
+		t.Error("Escape in the colouring select did not close the pop-up")
+	}
+	test.Tap(s.button)
+	s.strength.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if s.dlg != nil || len(w.dialogs) != 0 {
+		t.Error("Escape on the strength slider did not close the pop-up")
+	}
+	test.Tap(s.button)
+	w.typedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if s.dlg != nil || len(w.dialogs) != 0 {
+		t.Error("Escape did not close the Colouring pop-up")
+	}
+}
+
+// TestShadingFollowsTheViewOneWay: a location set from outside shows in the colouring
+// widgets (values beyond a slider's range in its label) and notifies once; Home keeps it.
+func TestShadingFollowsTheViewOneWay(t *testing.T) {
+	w := newTestWindow(t)
+	s := w.shade
+	changes := 0
+	w.OnLocationChanged(func(_, _ fractal.Location) { changes++ })
+	l := testLoc("-0.75", "0.1", "3", 300)
+	l.Color.Method, l.Color.Transfer = fractal.MethodSlopes, fractal.TransferSqrt
+	l.Color.Light, l.Color.Strength, l.Color.Width = 300, 0.2, 50
+	w.SetLocation(l)
+	if changes != 1 {
+		t.Errorf("one SetLocation notified %d changes", changes)
+	}
+	if got := w.Location().Color; got != l.Color {
+		t.Errorf("colouring became %+v, want %+v", got, l.Color)
+	}
+	if s.method.Selected != "slopes" || s.transfer.Selected != "sqrt" || s.button.Text != "slopes" {
+		t.Errorf("method %q, transfer %q, button %q", s.method.Selected, s.transfer.Selected, s.button.Text)
+	}
+	if s.light.Value != lightMax || s.lightVal.Text != "300°" || s.strVal.Text != "0.2" || s.widthVal.Text != "50 px" {
+		t.Errorf("light slider %g label %q, strength %q, width %q", s.light.Value, s.lightVal.Text, s.strVal.Text, s.widthVal.Text)
+	}
+	w.goHome()
+	if got := w.Location().Color; got != l.Color {
+		t.Errorf("Home changed the colouring to %+v, want %+v", got, l.Color)
+	}
+}
+
+// TestShadingFitsTheMinimumWidth: the controls row with the Colouring button still fits the
+// window's documented minimum width (523 px).
+func TestShadingFitsTheMinimumWidth(t *testing.T) {
+	w := newTestWindow(t)
+	if mw := w.FyneWindow().Content().MinSize().Width; mw > 523 {
+		t.Errorf("the window's minimum width is %g, more than 523", mw)
+	}
+	// ... with a gradient of the longest name, and the longest colouring label, too.
+	l := w.Location()
+	l.Color = l.Color.WithGradient(strings.Repeat("n", fractal.MaxGradientName), mustGradient(t, "#000000,#FFFFFF"))
+	l.Color.Method, l.Color.Transfer = fractal.MethodDistance, fractal.TransferSqrt
+	w.SetLocation(l)
+	if mw := w.FyneWindow().Content().MinSize().Width; mw > 523 {
+		t.Errorf("with a %d-character gradient name the minimum width is %g, more than 523", fractal.MaxGradientName, mw)
+	}
+	if w.paletteBtn.Text != strings.Repeat("n", maxPaletteLabel-1)+"…" {
+		t.Errorf("the chooser says %q", w.paletteBtn.Text)
+	}
+}
+
+// TestBookmarkKeepsColouring: a bookmark made in the window with a colouring chosen in the
+// dialog brings that colouring back, and draws the same picture.
+func TestBookmarkKeepsColouring(t *testing.T) {
+	w, p, path := newBookmarksTestWindow(t)
+	w.SetLocation(testLoc("-0.7453", "0.1127", "200", 400))
+	test.Tap(w.shade.button)
+	w.shade.method.SetSelected(fractal.MethodDistance)
+	w.shade.width.SetValue(math.Log10(2))
+	w.shade.transfer.SetSelected(fractal.TransferSqrt)
+	w.closeTopDialog()
+	want := w.Location()
+	done := make(chan error, 1)
+	_, entry := p.addDialog(func(err error) { done <- err })
+	entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	var err error
+	waitFor(t, "the bookmark", func() bool {
+		select {
+		case err = <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := bookmarks.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := s.List()
+	if len(all) != 1 || all[0].Location.Color != want.Color {
+		t.Fatalf("the file holds %+v, want colouring %+v", all, want.Color)
+	}
+	before := w.RenderThumbnail(want, 96, 64)
+	w.goHome()
+	w.shade.method.SetSelected(fractal.MethodSmooth)
+	p.open(0)
+	if got := w.Location(); got != want {
+		t.Fatalf("opening the bookmark gave %v, want %v", got, want)
+	}
+	if w.shade.button.Text != "distance" {
+		t.Errorf("the Colouring button says %q", w.shade.button.Text)
+	}
+	if after := w.RenderThumbnail(w.Location(), 96, 64); !sameRGBA(before, after) {
+		t.Error("the bookmark draws another picture than the view it was made from")
+	}
+}
+
+func sameRGBA(a, b *image.RGBA) bool {
+	return a != nil && b != nil && a.Rect == b.Rect && string(a.Pix) == string(b.Pix)
+}
+
+// TestShadingPopUpClosedByTapOutside: a tap outside hides the pop-up without telling it; the
+// window then forgets it, so that the picture's keys work again.
+func TestShadingPopUpClosedByTapOutside(t *testing.T) {
+	w := newTestWindow(t)
+	test.Tap(w.shade.button)
+	d := w.shade.dlg
+	if d == nil {
+		t.Fatal("no pop-up")
+	}
+	d.p.Hide() // as the pop-up's own tap-outside handler does
+	before := w.Location()
+	w.typedKey(&fyne.KeyEvent{Name: fyne.KeyRight})
+	if w.shade.dlg != nil || len(w.dialogs) != 0 {
+		t.Error("the hidden pop-up is still on the dialog stack")
+	}
+	if w.Location() == before {
+		t.Error("the Right arrow did not pan after the pop-up was closed")
+	}
+	// Hidden by a tap outside, it opens again at the next tap on its button.
+	test.Tap(w.shade.button)
+	w.shade.dlg.p.Hide()
+	test.Tap(w.shade.button)
+	if w.shade.dlg == nil || !w.shade.dlg.Visible() || len(w.dialogs) != 1 {
+		t.Error("the pop-up did not open again after a tap outside closed it")
+	}
+}
