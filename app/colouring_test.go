@@ -83,7 +83,7 @@ func TestShadingFollowsTheViewOneWay(t *testing.T) {
 	w := newTestWindow(t)
 	s := w.shade
 	changes := 0
-	w.OnLocationChanged(func(_, _ fractal.Location) { changes++ })
+	w.OnLocationChanged(func(_, _ fractal.Location, _ Origin) { changes++ })
 	l := testLoc("-0.75", "0.1", "3", 300)
 	l.Color.Method, l.Color.Transfer = fractal.MethodSlopes, fractal.TransferSqrt
 	l.Color.Light, l.Color.Strength, l.Color.Width = 300, 0.2, 50

@@ -207,13 +207,13 @@ func (n *navigator) updateButtons() {
 // except that without iterations a window on automatic iterations follows the new zoom.
 func (n *navigator) parseGoTo(s string) (fractal.Location, error) {
 	base := n.w.Location()
-	l, err := fractal.ParseLocationText(s, base)
+	l, err := resolveLocationText(s, base)
 	if err != nil || !n.w.autoIter {
 		return l, err
 	}
 	other := base
 	other.Iterations = base.Iterations%fractal.MaxIterations + 1
-	if l2, err := fractal.ParseLocationText(s, other); err == nil && l2.Iterations != l.Iterations {
+	if l2, err := resolveLocationText(s, other); err == nil && l2.Iterations != l.Iterations {
 		l.Iterations = fractal.AutoIterations(l.ZoomFloat()) // the text gave no iterations
 	}
 	return l, nil
