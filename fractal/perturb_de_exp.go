@@ -10,12 +10,7 @@ import "math"
 func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, spacing Exp) Result {
 	z := ref.Z
 	last := len(z) - 1
-	var ent []blaExpEntry
-	var base []int32
-	tableEnd := 0
-	if bla != nil {
-		ent, base, tableEnd = bla.ent, bla.base, bla.steps
-	}
+	ent, base, tableEnd := bla.table()
 	dc := cxFromExp(dcre, dcim)
 	sp := cxFromExp(spacing, Exp{})
 	dcr, dci := dc.float64s()

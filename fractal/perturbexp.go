@@ -156,6 +156,14 @@ type BLAExp struct {
 	base  []int32
 }
 
+// table is BLA.table for the extended-exponent table.
+func (b *BLAExp) table() (ent []blaExpEntry, base []int32, end int) {
+	if b == nil {
+		return nil, nil, 0
+	}
+	return b.ent, b.base, b.steps
+}
+
 // Bytes is the table's memory in bytes.
 func (b *BLAExp) Bytes() int { return 64*len(b.ent) + 4*len(b.base) }
 
@@ -272,12 +280,7 @@ func PerturbEscapeExp(ref *Reference, bla *BLAExp, dcr, dci Exp, maxIter int) (n
 func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int) (n int, nu float64, steps int) {
 	z := ref.Z
 	last := len(z) - 1
-	var ent []blaExpEntry
-	var base []int32
-	tableEnd := 0
-	if bla != nil {
-		ent, base, tableEnd = bla.ent, bla.base, bla.steps
-	}
+	ent, base, tableEnd := bla.table()
 	dc := cxFromExp(dcre, dcim)
 	dcr, dci := dc.float64s() // 0 where dc is below float64's range: then negligible beside d
 	d := cx{e: cxZeroExp}
