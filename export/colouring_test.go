@@ -11,11 +11,11 @@ import (
 	"mandelscope/internal/imagetest"
 )
 
-// writeMetadataPNG writes a 10x10 PNG header with text chunks and returns its path.
-func writeMetadataPNG(t *testing.T, dir, name string, text []Text) string {
+// writeMetadataPNG writes the header of a w x h PNG with text chunks and returns its path.
+func writeMetadataPNG(t *testing.T, dir, name string, w, h int, text []Text) string {
 	t.Helper()
 	var buf bytes.Buffer
-	pw, err := newPNGWriter(&buf, 10, 10, text)
+	pw, err := newPNGWriter(&buf, w, h, text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestMetadataColouring(t *testing.T) {
 	loc := testLoc()
 	loc.Color.Method, loc.Color.Transfer = fractal.MethodDistance, fractal.TransferSqrt
 	loc.Color.Width, loc.Color.Light, loc.Color.Strength = 1.5, 30, 0.25
-	md, err := ReadMetadata(writeMetadataPNG(t, dir, "good.png", MetadataText(loc, 10, 10, 1, "t")))
+	md, err := ReadMetadata(writeMetadataPNG(t, dir, "good.png", 10, 10, MetadataText(loc, 10, 10, 1, "t")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestMetadataColouring(t *testing.T) {
 			}
 			text = append(text, tx)
 		}
-		_, err := ReadMetadata(writeMetadataPNG(t, dir, "bad.png", text))
+		_, err := ReadMetadata(writeMetadataPNG(t, dir, "bad.png", 10, 10, text))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s=%s: %v, want an error containing %q", tc.key, tc.value, err, tc.want)
 		}

@@ -712,7 +712,7 @@ func TestExportGradient(t *testing.T) {
 		}
 		text = append(text, tx)
 	}
-	_, err = ReadMetadata(writeMetadataPNG(t, t.TempDir(), "bad.png", text))
+	_, err = ReadMetadata(writeMetadataPNG(t, t.TempDir(), "bad.png", 10, 10, text))
 	if err == nil || !strings.Contains(err.Error(), "position 0.3 comes before") {
 		t.Errorf("damaged gradient: %v", err)
 	}

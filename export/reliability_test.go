@@ -550,16 +550,7 @@ func TestReadMetadataBounded(t *testing.T) {
 	loc := testLoc()
 	text := MetadataText(loc, 32, 20, 1, "t")
 	write := func(name string, extra []Text) string {
-		var buf bytes.Buffer
-		all := append(append([]Text{}, extra...), text...)
-		pw, err := newPNGWriter(&buf, 32, 20, all)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pw.Close()
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, buf.Bytes(), 0o644)
-		return p
+		return writeMetadataPNG(t, dir, name, 32, 20, append(append([]Text{}, extra...), text...))
 	}
 	big := strings.Repeat("x", 1<<20)
 	var junk []Text
@@ -612,15 +603,7 @@ func TestReadMetadataValidates(t *testing.T) {
 			}
 			text = append(text, tx)
 		}
-		var buf bytes.Buffer
-		pw, err := newPNGWriter(&buf, w, h, text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pw.Close()
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, buf.Bytes(), 0o644)
-		return p
+		return writeMetadataPNG(t, dir, name, w, h, text)
 	}
 	none := func(string) (string, bool) { return "", false }
 	key := func(key, v string) func(string) (string, bool) {

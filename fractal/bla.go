@@ -46,6 +46,15 @@ type BLA struct {
 	base []int32
 }
 
+// table is what a pixel's loop reads of b: the entries grouped by start, their index, and
+// the last step the table covers (from m = 1); all empty for a nil b (no approximation).
+func (b *BLA) table() (ent []blaEntry, base []int32, end int) {
+	if b == nil {
+		return nil, nil, 0
+	}
+	return b.ent, b.base, b.steps
+}
+
 type blaEntry struct{ ar, ai, br, bi, r float64 }
 
 // BLA returns the table for pixels with |dc| <= dcMax at DefaultBLAEpsilon, built once per

@@ -174,23 +174,18 @@ func (f Frame) PointBig(x, y int, prec uint) (re, im *big.Float) {
 // computes it; n is -1 for a point that does not escape. A Perturbation frame without a
 // reference gets one from DefaultReferences (computed without a deadline if none is in reach).
 func (f Frame) Escape(x, y int) (n int, nu float64) {
-	switch f.Precision() {
-	case PerturbationExp:
-		if f.Ref == nil {
-			var err error
-			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
-				return -1, 0
-			}
+	p := f.Precision()
+	if p.Perturbs() && f.Ref == nil {
+		var err error
+		if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+			return -1, 0 // unreachable: only cancellation or a location Validate rejects fails
 		}
+	}
+	switch p {
+	case PerturbationExp:
 		dr, di := f.DeltaExp(x, y)
 		return PerturbEscapeExp(f.Ref, f.BLAExp(), dr, di, f.Loc.Iterations)
 	case Perturbation:
-		if f.Ref == nil {
-			var err error
-			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
-				return -1, 0 // unreachable: only cancellation or a location Validate rejects fails
-			}
-		}
 		dr, di := f.Delta(x, y)
 		return PerturbEscape(f.Ref, f.BLA(), dr, di, f.Loc.Iterations)
 	case Float32:

@@ -11,23 +11,18 @@ func (f Frame) Pixel(x, y int) Result {
 		n, nu := f.Escape(x, y)
 		return Result{N: n, Nu: nu}
 	}
-	switch f.Precision() {
-	case PerturbationExp:
-		if f.Ref == nil {
-			var err error
-			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
-				return Result{N: -1}
-			}
+	p := f.Precision()
+	if p.Perturbs() && f.Ref == nil {
+		var err error
+		if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+			return Result{N: -1}
 		}
+	}
+	switch p {
+	case PerturbationExp:
 		dr, di := f.DeltaExp(x, y)
 		return PerturbEscapeDEExp(f.Ref, f.BLAExp(), dr, di, f.Loc.Iterations, f.spacing())
 	case Perturbation:
-		if f.Ref == nil {
-			var err error
-			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
-				return Result{N: -1}
-			}
-		}
 		dr, di := f.Delta(x, y)
 		return PerturbEscapeDE(f.Ref, f.BLA(), dr, di, f.Loc.Iterations, f.Spacing)
 	case Float32:

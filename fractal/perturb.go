@@ -23,12 +23,7 @@ func PerturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int) (n i
 func perturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int) (n int, nu float64, steps int) {
 	z := ref.Z
 	last := len(z) - 1
-	var ent []blaEntry
-	var base []int32
-	tableEnd := 0 // the table covers the steps from m = 1 to tableEnd
-	if bla != nil {
-		ent, base, tableEnd = bla.ent, bla.base, bla.steps
-	}
+	ent, base, tableEnd := bla.table() // the table covers the steps from m = 1 to tableEnd
 	var dr, di float64
 	m := 0
 	for n < maxIter {

@@ -14,12 +14,7 @@ import "math"
 func PerturbEscapeDE(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, spacing float64) Result {
 	z := ref.Z
 	last := len(z) - 1
-	var ent []blaEntry
-	var base []int32
-	tableEnd := 0
-	if bla != nil {
-		ent, base, tableEnd = bla.ent, bla.base, bla.steps
-	}
+	ent, base, tableEnd := bla.table()
 	var dr, di, wr, wi float64
 	m, n := 0, 0
 	for n < maxIter {

@@ -8,19 +8,9 @@ import "math"
 // tiny and in float64 once both are not. The distance estimate may be +Inf (a pixel whose
 // derivative is below float64's range: far from the set, in pixels).
 func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, spacing Exp) Result {
-	const (
-		toDouble = -900
-		toExp    = 0x1p-950
-		tinyRef  = 0x1p-800
-	)
 	z := ref.Z
 	last := len(z) - 1
-	var ent []blaExpEntry
-	var base []int32
-	tableEnd := 0
-	if bla != nil {
-		ent, base, tableEnd = bla.ent, bla.base, bla.steps
-	}
+	ent, base, tableEnd := bla.table()
 	dc := cxFromExp(dcre, dcim)
 	sp := cxFromExp(spacing, Exp{})
 	dcr, dci := dc.float64s()

@@ -11,6 +11,14 @@ import "math"
 // 2^-950 again, so the extended exponent costs time only where it is needed. BLA jumps always
 // compute in cx, since A and B exceed float64's range at depth.
 
+// The thresholds between the two forms of a delta, shared by PerturbEscapeExp and
+// PerturbEscapeDEExp.
+const (
+	toDouble = -900     // a cx delta with e above this continues in float64
+	toExp    = 0x1p-950 // a float64 delta below this goes back to cx
+	tinyRef  = 0x1p-800 // |Z| above this: |Z + d| ~ |Z| for a cx delta (|d| < 2^-900)
+)
+
 // cxZeroExp is the exponent of a zero cx: far below any other, so that adding it to a
 // non-zero value changes nothing.
 const cxZeroExp = -1 << 40
@@ -148,6 +156,14 @@ type BLAExp struct {
 	base  []int32
 }
 
+// table is BLA.table for the extended-exponent table.
+func (b *BLAExp) table() (ent []blaExpEntry, base []int32, end int) {
+	if b == nil {
+		return nil, nil, 0
+	}
+	return b.ent, b.base, b.steps
+}
+
 // Bytes is the table's memory in bytes.
 func (b *BLAExp) Bytes() int { return 64*len(b.ent) + 4*len(b.base) }
 
@@ -262,19 +278,9 @@ func PerturbEscapeExp(ref *Reference, bla *BLAExp, dcr, dci Exp, maxIter int) (n
 }
 
 func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int) (n int, nu float64, steps int) {
-	const (
-		toDouble = -900 // a cx delta with e above this continues in float64
-		toExp    = 0x1p-950
-		tinyRef  = 0x1p-800 // |Z| above this: |Z + d| ~ |Z| for a cx delta (|d| < 2^-900)
-	)
 	z := ref.Z
 	last := len(z) - 1
-	var ent []blaExpEntry
-	var base []int32
-	tableEnd := 0
-	if bla != nil {
-		ent, base, tableEnd = bla.ent, bla.base, bla.steps
-	}
+	ent, base, tableEnd := bla.table()
 	dc := cxFromExp(dcre, dcim)
 	dcr, dci := dc.float64s() // 0 where dc is below float64's range: then negligible beside d
 	d := cx{e: cxZeroExp}

@@ -277,6 +277,18 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 		}
 	}
 	left := budget
+	// spend gives the tiles idx, coarsest first, the scale sc while the budget left lasts.
+	spend := func(idx []int, sc int) {
+		sort.SliceStable(idx, func(a, b int) bool { return tiles[idx[a]].worst > tiles[idx[b]].worst })
+		for _, i := range idx {
+			c := float64(ceilDiv(tiles[i].px, sc*sc))
+			if c > left {
+				break
+			}
+			tiles[i].scale = sc
+			left -= c
+		}
+	}
 	if all != 0 && all <= sr {
 		for i := range tiles {
 			if tiles[i].worst > float32(all)+slack {
@@ -310,15 +322,7 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 				order = append(order, i)
 			}
 		}
-		sort.SliceStable(order, func(a, b int) bool { return tiles[order[a]].worst > tiles[order[b]].worst })
-		for _, i := range order {
-			c := float64(ceilDiv(tiles[i].px, sr*sr))
-			if c > left {
-				break
-			}
-			tiles[i].scale = sr
-			left -= c
-		}
+		spend(order, sr)
 	}
 	// What the budget has left refines the coarsest of the other tiles at one finer scale
 	// (one scale, so that the tiles make few runs: every render call has its cost).
@@ -338,15 +342,7 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 			rest = append(rest, i)
 		}
 	}
-	sort.SliceStable(rest, func(a, b int) bool { return tiles[rest[a]].worst > tiles[rest[b]].worst })
-	for _, i := range rest {
-		c := float64(ceilDiv(tiles[i].px, fine*fine))
-		if c > left {
-			break
-		}
-		tiles[i].scale = fine
-		left -= c
-	}
+	spend(rest, fine)
 
 	// Runs of tiles along rows, merged down the rows where they line up.
 	var runs []runRect

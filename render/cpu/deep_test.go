@@ -37,6 +37,21 @@ func deepLocation(t testing.TB, name string) fractal.Location {
 	return fractal.Location{}
 }
 
+// renderInTiles renders f into dst in tiles of tw x th pixels (smaller at the right and
+// bottom edges), each Render call on its own.
+func renderInTiles(t *testing.T, r *Renderer, f fractal.Frame, dst *image.RGBA, tw, th int) {
+	t.Helper()
+	w, h := dst.Bounds().Dx(), dst.Bounds().Dy()
+	for y := 0; y < h; y += th {
+		for x := 0; x < w; x += tw {
+			rect := image.Rect(x, y, min(x+tw, w), min(y+th, h))
+			if err := r.Render(context.Background(), f, rect, dst.SubImage(rect).(*image.RGBA)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 // TestDeepTilesMatchWhole renders a deep view (zoom 2e32, 100k+ iterations near a period
 // 8007 minibrot) in odd-sized tiles, each Render call on its own, and compares the bytes with
 // a one-piece render, and a sample of pixels with the model's Frame.Escape and palette.
@@ -57,14 +72,7 @@ func TestDeepTilesMatchWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	tiled := image.NewRGBA(whole.Bounds())
-	for y := 0; y < h; y += 23 {
-		for x := 0; x < w; x += 37 {
-			rect := image.Rect(x, y, min(x+37, w), min(y+23, h))
-			if err := r.Render(context.Background(), f, rect, tiled.SubImage(rect).(*image.RGBA)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	renderInTiles(t, r, f, tiled, 37, 23)
 	if !bytes.Equal(whole.Pix, tiled.Pix) {
 		t.Error("deep tiles differ from the one-piece render")
 	}
@@ -152,14 +160,7 @@ func TestDeepExpTilesMatchWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	tiled := image.NewRGBA(whole.Bounds())
-	for y := 0; y < h; y += 17 {
-		for x := 0; x < w; x += 29 {
-			rect := image.Rect(x, y, min(x+29, w), min(y+17, h))
-			if err := r.Render(context.Background(), f, rect, tiled.SubImage(rect).(*image.RGBA)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	renderInTiles(t, r, f, tiled, 29, 17)
 	if !bytes.Equal(whole.Pix, tiled.Pix) {
 		t.Error("tiles at 1e1000 differ from the one-piece render")
 	}
@@ -189,14 +190,7 @@ func TestDeepExpTilesMatchWhole(t *testing.T) {
 	if err := r.Render(context.Background(), f, whole.Bounds(), whole); err != nil {
 		t.Fatal(err)
 	}
-	for y := 0; y < h; y += 17 {
-		for x := 0; x < w; x += 29 {
-			rect := image.Rect(x, y, min(x+29, w), min(y+17, h))
-			if err := r.Render(context.Background(), f, rect, tiled.SubImage(rect).(*image.RGBA)); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	renderInTiles(t, r, f, tiled, 29, 17)
 	if !bytes.Equal(whole.Pix, tiled.Pix) {
 		t.Error("distance-coloured tiles at 1e1000 differ from the one-piece render")
 	}
