@@ -117,21 +117,10 @@ func TestPerturbAgainstCPU(t *testing.T) {
 			got := renderGL(t, g, f)
 			want, counts := perturbCPU(t, f)
 			distinct, lo, hi, black := spread(counts)
-			frac, bad := imagetest.Agreement(got, want, 6)
+			frac := matchesCPU(t, "perturb_"+c.name, got, want)
 			t.Logf("%.3f%% within 6/255; escape counts %d distinct, %d to %d, %d black", 100*frac, distinct, lo, hi, black)
 			if distinct < 10 {
 				t.Errorf("only %d distinct escape counts: the view tests little", distinct)
-			}
-			err := imagetest.Isolated(got, want, 6)
-			if frac < 0.98 || err != nil {
-				saveFailed(t, fmt.Sprintf("perturb_%s_gpu.png", c.name), got)
-				saveFailed(t, fmt.Sprintf("perturb_%s_cpu.png", c.name), want)
-			}
-			if frac < 0.98 {
-				t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
-			}
-			if err != nil {
-				t.Errorf("GPU vs CPU: %v", err)
 			}
 		})
 	}
@@ -583,22 +572,11 @@ func TestPerturbExpAgainstCPU(t *testing.T) {
 			}
 			want, counts := perturbCPU(t, f)
 			distinct, lo, hi, black := spread(counts)
-			frac, bad := imagetest.Agreement(got, want, 6)
+			frac := matchesCPU(t, "perturbexp_"+name, got, want)
 			exact, _ := imagetest.Agreement(got, want, 0)
 			t.Logf("%.3f%% within 6/255 (%.3f%% equal); escape counts %d distinct, %d to %d, %d black", 100*frac, 100*exact, distinct, lo, hi, black)
 			if distinct < 10 {
 				t.Errorf("only %d distinct escape counts: the view tests little", distinct)
-			}
-			err := imagetest.Isolated(got, want, 6)
-			if frac < 0.98 || err != nil {
-				saveFailed(t, fmt.Sprintf("perturbexp_%s_gpu.png", name), got)
-				saveFailed(t, fmt.Sprintf("perturbexp_%s_cpu.png", name), want)
-			}
-			if frac < 0.98 {
-				t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
-			}
-			if err != nil {
-				t.Errorf("GPU vs CPU: %v", err)
 			}
 		})
 	}

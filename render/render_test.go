@@ -425,20 +425,9 @@ func TestAgainstCPU(t *testing.T) {
 							t.Errorf("%s changes only %.1f%% of the pixels of the smooth colouring", col, 100*(1-same))
 						}
 					}
-					frac, bad := imagetest.Agreement(got, want, 6)
+					frac := matchesCPU(t, fmt.Sprintf("cpu_%s_%s", name, v.name), got, want)
 					sc := imagetest.Scattering(got, want, 6)
 					t.Logf("%s: %.3f%% within 6/255 (%s); longest run %d, worst line %.1f%%", v.name, 100*frac, g.Mode(f), sc.LongestRun, 100*sc.WorstLine)
-					err := imagetest.Isolated(got, want, 6)
-					if frac < 0.98 || err != nil {
-						saveFailed(t, fmt.Sprintf("cpu_%s_%s_gpu.png", name, v.name), got)
-						saveFailed(t, fmt.Sprintf("cpu_%s_%s_cpu.png", name, v.name), want)
-					}
-					if frac < 0.98 {
-						t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
-					}
-					if err != nil {
-						t.Errorf("GPU vs CPU: %v", err)
-					}
 				})
 			}
 		}
@@ -708,4 +697,25 @@ func TestGL33(t *testing.T) {
 			t.Errorf("GLSL 3.30 %s vs CPU: %v", c.v, err)
 		}
 	}
+}
+
+// matchesCPU checks the GPU picture got against the CPU's want as every GPU-vs-CPU test does:
+// at least 98% of pixels within 6/255, and the differing pixels isolated (no runs along a row
+// or column: imagetest.Isolated). On a failure both pictures are written to testdata/failed as
+// NAME_gpu.png and NAME_cpu.png. It returns the share of pixels within 6/255, for the log.
+func matchesCPU(t *testing.T, name string, got, want *image.RGBA) float64 {
+	t.Helper()
+	frac, bad := imagetest.Agreement(got, want, 6)
+	err := imagetest.Isolated(got, want, 6)
+	if frac < 0.98 || err != nil {
+		saveFailed(t, name+"_gpu.png", got)
+		saveFailed(t, name+"_cpu.png", want)
+	}
+	if frac < 0.98 {
+		t.Errorf("only %.2f%% of pixels within 6/255 of the CPU (want >= 98%%); first bad pixel %v", 100*frac, bad)
+	}
+	if err != nil {
+		t.Errorf("GPU vs CPU: %v", err)
+	}
+	return frac
 }
