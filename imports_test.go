@@ -19,7 +19,7 @@ func TestImportDirections(t *testing.T) {
 		"github.com/go-gl/": {"mandelscope/render": true},
 	}
 	pure := []string{"mandelscope/fractal", "mandelscope/render/cpu", "mandelscope/export", "mandelscope/bookmarks", "mandelscope/gradients", "mandelscope/app/preview", "mandelscope/shaders", "mandelscope/assets",
-		"mandelscope/internal/tile", "mandelscope/internal/nav", "mandelscope/internal/version", "mandelscope/internal/pngverify"}
+		"mandelscope/internal/tile", "mandelscope/internal/nav", "mandelscope/internal/version", "mandelscope/internal/pngverify", "mandelscope/internal/cputime"}
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		parts := strings.SplitN(line, "|", 3)

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"mandelscope/internal/cputime"
 )
 
 // blaComparison is plain perturbation against BLA on a grid of a view's pixels.
@@ -135,7 +137,7 @@ func BenchmarkPerturb(b *testing.B) {
 			}
 			b.Run(sub, func(b *testing.B) {
 				iters, steps := 0, 0
-				cpu0 := processCPUTime()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					for y := 16; y < f.H; y += 32 {
 						for x := 16; x < f.W; x += 32 {
@@ -149,7 +151,7 @@ func BenchmarkPerturb(b *testing.B) {
 						}
 					}
 				}
-				cpu := processCPUTime() - cpu0
+				cpu := cputime.Process() - cpu0
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(iters), "ns/pixel-iter")
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(iters), "cpu-ns/pixel-iter")
 				b.ReportMetric(float64(steps)/float64(32*32*b.N), "steps/pixel")

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"mandelscope/internal/cputime"
 )
 
 // TestBLADerivative measures the derivative carried through BLA jumps (w' = A w + B spacing)
@@ -99,7 +101,7 @@ func BenchmarkPerturbDE(b *testing.B) {
 			}
 			b.Run(sub, func(b *testing.B) {
 				iters := 0
-				cpu0 := processCPUTime()
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					for y := 16; y < f.H; y += 32 {
 						for x := 16; x < f.W; x += 32 {
@@ -117,7 +119,7 @@ func BenchmarkPerturbDE(b *testing.B) {
 						}
 					}
 				}
-				cpu := processCPUTime() - cpu0
+				cpu := cputime.Process() - cpu0
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(iters), "cpu-ns/pixel-iter")
 			})
 		}

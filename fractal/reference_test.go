@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"mandelscope/internal/cputime"
 )
 
 // BenchmarkReference measures the reference orbit per iteration (ns/iter) at 350 and 1100
@@ -29,13 +31,13 @@ func BenchmarkReference(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				n := min(max(b.N, 1000), MaxReferenceLength) // a fast machine's b.N passes the bound
 				b.ReportAllocs()
-				cpu0 := processCPUTime()
+				cpu0 := cputime.Process()
 				ref, err := computeReference(context.Background(), l.Re, l.Im, bits, n, nil, float)
 				if err != nil || len(ref.Z) != n+1 {
 					b.Fatalf("reference: %v (%d values)", err, len(ref.Z))
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/iter")
-				b.ReportMetric(float64((processCPUTime()-cpu0).Nanoseconds())/float64(n), "cpu-ns/iter")
+				b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/float64(n), "cpu-ns/iter")
 			})
 		}
 	}

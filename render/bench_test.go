@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/cputime"
 )
 
 // exportFrame is the export's target view at w x h: the real axis from -2.5 to 1.5 across the
@@ -25,7 +26,7 @@ func benchRender(b *testing.B, f fractal.Frame, rect image.Rectangle) {
 	b.SetBytes(px * 4)
 	b.ReportAllocs()
 	before := g.Stats()
-	cpu0 := processCPUTime()
+	cpu0 := cputime.Process()
 	b.ResetTimer()
 	for range b.N {
 		if err := g.Render(context.Background(), f, rect, dst); err != nil {
@@ -33,7 +34,7 @@ func benchRender(b *testing.B, f fractal.Frame, rect image.Rectangle) {
 		}
 	}
 	b.StopTimer()
-	cpu := processCPUTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	s := g.Stats()
 	if cpu > 0 {
 		// Throughput per CPU-second: steadier than wall time on a machine shared with
@@ -72,7 +73,7 @@ func BenchmarkRenderExport32KStrips(b *testing.B) {
 	dst := image.NewRGBA(image.Rect(0, 0, f.W, rows))
 	px := int64(strips) * int64(f.W) * rows
 	b.SetBytes(px * 4)
-	cpu0 := processCPUTime()
+	cpu0 := cputime.Process()
 	b.ResetTimer()
 	for range b.N {
 		for i := range strips {
@@ -83,7 +84,7 @@ func BenchmarkRenderExport32KStrips(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	if cpu := processCPUTime() - cpu0; cpu > 0 {
+	if cpu := cputime.Process() - cpu0; cpu > 0 {
 		b.ReportMetric(float64(px)*float64(b.N)/cpu.Seconds()/1e6, "Mpx/cpu-s")
 	}
 	b.ReportMetric(float64(px)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mpx/s")

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/cputime"
 	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
 )
@@ -277,7 +278,7 @@ func benchPerturb(b *testing.B, g *GL, f fractal.Frame, iterations int64) {
 		b.Fatal(err)
 	}
 	before := g.Stats()
-	cpu0 := processCPUTime()
+	cpu0 := cputime.Process()
 	b.ResetTimer()
 	for range b.N {
 		if err := g.Render(context.Background(), f, dst.Bounds(), dst); err != nil {
@@ -285,7 +286,7 @@ func benchPerturb(b *testing.B, g *GL, f fractal.Frame, iterations int64) {
 		}
 	}
 	b.StopTimer()
-	cpu := processCPUTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	s := g.Stats()
 	if iterations > 0 && cpu > 0 {
 		// CPU time (llvmpipe's threads are this process's): steadier than wall time on a
@@ -374,7 +375,7 @@ func BenchmarkPerturbExp4e533(b *testing.B) {
 	})
 	b.Run("cpu", func(b *testing.B) {
 		dst := image.NewRGBA(image.Rect(0, 0, size, size))
-		cpu0 := processCPUTime()
+		cpu0 := cputime.Process()
 		b.ResetTimer()
 		for range b.N {
 			if err := (&cpu.Renderer{}).Render(context.Background(), f, dst.Bounds(), dst); err != nil {
@@ -383,7 +384,7 @@ func BenchmarkPerturbExp4e533(b *testing.B) {
 		}
 		b.StopTimer()
 		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
-		b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
+		b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size*size), "ns/px")
 	})
 }
@@ -451,7 +452,7 @@ func BenchmarkPerturb1e50CPU(b *testing.B) {
 	f := deepFrame(b, p136119Re, p136119Im, "1e50", 300000, size, size)
 	f.BLA()
 	dst := image.NewRGBA(image.Rect(0, 0, size, size))
-	cpu0 := processCPUTime()
+	cpu0 := cputime.Process()
 	b.ResetTimer()
 	for range b.N {
 		if err := (&cpu.Renderer{}).Render(context.Background(), f, dst.Bounds(), dst); err != nil {
@@ -460,7 +461,7 @@ func BenchmarkPerturb1e50CPU(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
-	b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
+	b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size*size), "ns/px")
 }
 

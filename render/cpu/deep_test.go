@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/cputime"
 )
 
 // deepLocation reads a named view from fractal's committed deep test locations.
@@ -120,7 +121,7 @@ func BenchmarkRenderDeep(b *testing.B) {
 			f := fractal.NewFrame(deepLocation(b, c.name), 1024, 1024)
 			rect := image.Rect(0, 512-c.rows/2, 1024, 512+c.rows/2)
 			img := image.NewRGBA(rect)
-			cpu0 := processCPUTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				r := &Renderer{References: &fractal.ReferenceCache{}}
 				if err := r.Render(context.Background(), f, rect, img); err != nil {
@@ -128,7 +129,7 @@ func BenchmarkRenderDeep(b *testing.B) {
 				}
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
-			b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
+			b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
 		})
 	}
 }
@@ -227,7 +228,7 @@ func BenchmarkRenderDeepExp(b *testing.B) {
 			b.Logf("%s: %v", c.name, f.Precision())
 			rect := image.Rect(0, 512-c.rows/2, 1024, 512+c.rows/2)
 			img := image.NewRGBA(rect)
-			cpu0 := processCPUTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				r := &Renderer{References: &fractal.ReferenceCache{}}
 				if err := r.Render(context.Background(), f, rect, img); err != nil {
@@ -235,7 +236,7 @@ func BenchmarkRenderDeepExp(b *testing.B) {
 				}
 			}
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
-			b.ReportMetric((processCPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
+			b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
 		})
 	}
 }
