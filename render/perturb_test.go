@@ -361,12 +361,7 @@ func BenchmarkPerturbExpIteration(b *testing.B) {
 // extended-exponent shader) and, as cpu, with the CPU renderer: size from
 // MANDELSCOPE_BENCH_SIZE (default 64).
 func BenchmarkPerturbExp4e533(b *testing.B) {
-	size := 64
-	if s := os.Getenv("MANDELSCOPE_BENCH_SIZE"); s != "" {
-		if _, err := fmt.Sscan(s, &size); err != nil || size < 1 || size > 8192 {
-			b.Fatalf("MANDELSCOPE_BENCH_SIZE=%q: want a size from 1 to 8192", s)
-		}
-	}
+	size := benchSize(b, 64)
 	f := deepViewFrame(b, "misi4e533", size, size)
 	f.BLAExp()
 	b.Run("gpu", func(b *testing.B) {
@@ -428,12 +423,7 @@ func BenchmarkDoubleIteration(b *testing.B) {
 // about 296,300 to 297,000) with the BLA table: size from MANDELSCOPE_BENCH_SIZE (default
 // 128; the target is 1024, 1024x1024 in at most 30 s).
 func BenchmarkPerturb1e50(b *testing.B) {
-	size := 128
-	if s := os.Getenv("MANDELSCOPE_BENCH_SIZE"); s != "" {
-		if _, err := fmt.Sscan(s, &size); err != nil || size < 1 || size > 8192 {
-			b.Fatalf("MANDELSCOPE_BENCH_SIZE=%q: want a size from 1 to 8192", s)
-		}
-	}
+	size := benchSize(b, 128)
 	g := testGL(b, Options{Perturb: "gpu"})
 	f := deepFrame(b, p136119Re, p136119Im, "1e50", 300000, size, size)
 	benchPerturb(b, g, f, 0)
@@ -443,12 +433,7 @@ func BenchmarkPerturb1e50(b *testing.B) {
 // BenchmarkPerturb1e50CPU is BenchmarkPerturb1e50 with the CPU renderer (render/cpu:
 // perturbation with the BLA table on every core).
 func BenchmarkPerturb1e50CPU(b *testing.B) {
-	size := 128
-	if s := os.Getenv("MANDELSCOPE_BENCH_SIZE"); s != "" {
-		if _, err := fmt.Sscan(s, &size); err != nil || size < 1 || size > 8192 {
-			b.Fatalf("MANDELSCOPE_BENCH_SIZE=%q: want a size from 1 to 8192", s)
-		}
-	}
+	size := benchSize(b, 128)
 	f := deepFrame(b, p136119Re, p136119Im, "1e50", 300000, size, size)
 	f.BLA()
 	dst := image.NewRGBA(image.Rect(0, 0, size, size))
@@ -723,4 +708,19 @@ func countsOf(t *testing.T, f fractal.Frame) []int {
 		}
 	}
 	return c
+}
+
+// benchSize is the square frame size a deep benchmark renders: MANDELSCOPE_BENCH_SIZE (1 to
+// 8192) when set, else def.
+func benchSize(b *testing.B, def int) int {
+	b.Helper()
+	s := os.Getenv("MANDELSCOPE_BENCH_SIZE")
+	if s == "" {
+		return def
+	}
+	size := 0
+	if _, err := fmt.Sscan(s, &size); err != nil || size < 1 || size > 8192 {
+		b.Fatalf("MANDELSCOPE_BENCH_SIZE=%q: want a size from 1 to 8192", s)
+	}
+	return size
 }

@@ -77,25 +77,7 @@ func TestDeepTilesMatchWhole(t *testing.T) {
 	if !bytes.Equal(whole.Pix, tiled.Pix) {
 		t.Error("deep tiles differ from the one-piece render")
 	}
-	pal, _ := l.Color.ColorPalette()
-	fr, err := f.WithReference(context.Background(), r.References, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	colours := map[[3]uint8]bool{}
-	for y := 1; y < h; y += 6 {
-		for x := 2; x < w; x += 9 {
-			n, nu := fr.Escape(x, y)
-			want := pal.Color(n, nu, l.Color)
-			if got := whole.RGBAAt(x, y); got != want {
-				t.Fatalf("pixel %d,%d = %v, want %v (escape %d)", x, y, got, want, n)
-			}
-			colours[[3]uint8{want.R, want.G, want.B}] = true
-		}
-	}
-	if len(colours) < 5 {
-		t.Errorf("only %d colours in the deep view: not a picture", len(colours))
-	}
+	sampledMatchModel(t, r, f, whole, 9, 6, "the deep view")
 }
 
 // TestDeepRenderCancelled checks that a cancelled context ends a deep render with its error,
@@ -165,25 +147,7 @@ func TestDeepExpTilesMatchWhole(t *testing.T) {
 	if !bytes.Equal(whole.Pix, tiled.Pix) {
 		t.Error("tiles at 1e1000 differ from the one-piece render")
 	}
-	pal, _ := fractal.PaletteByName(l.Color.Palette)
-	fr, err := f.WithReference(context.Background(), r.References, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	colours := map[[3]uint8]bool{}
-	for y := 1; y < h; y += 5 {
-		for x := 2; x < w; x += 7 {
-			n, nu := fr.Escape(x, y)
-			want := pal.Color(n, nu, l.Color)
-			if got := whole.RGBAAt(x, y); got != want {
-				t.Fatalf("pixel %d,%d = %v, want %v (escape %d)", x, y, got, want, n)
-			}
-			colours[[3]uint8{want.R, want.G, want.B}] = true
-		}
-	}
-	if len(colours) < 5 {
-		t.Errorf("only %d colours in the view at 1e1000: not a picture", len(colours))
-	}
+	sampledMatchModel(t, r, f, whole, 7, 5, "the view at 1e1000")
 	// The distance colouring (the derivative, in extended form too): tiles equal the whole,
 	// pixels equal Frame.Pixel shaded.
 	l.Color.Method = fractal.MethodDistance
@@ -195,10 +159,15 @@ func TestDeepExpTilesMatchWhole(t *testing.T) {
 	if !bytes.Equal(whole.Pix, tiled.Pix) {
 		t.Error("distance-coloured tiles at 1e1000 differ from the one-piece render")
 	}
-	if fr, err = f.WithReference(context.Background(), r.References, nil); err != nil {
+	pal, err := f.Loc.Color.ColorPalette()
+	if err != nil {
 		t.Fatal(err)
 	}
-	colours = map[[3]uint8]bool{}
+	fr, err := f.WithReference(context.Background(), r.References, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colours := map[[3]uint8]bool{}
 	for y := 1; y < h; y += 5 {
 		for x := 2; x < w; x += 7 {
 			res := fr.Pixel(x, y)
@@ -238,5 +207,35 @@ func BenchmarkRenderDeepExp(b *testing.B) {
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/frame")
 			b.ReportMetric((cputime.Process()-cpu0).Seconds()/float64(b.N), "cpu-s/frame")
 		})
+	}
+}
+
+// sampledMatchModel checks every dx-th pixel of every dy-th row of whole, the renderer's
+// picture of frame f, against the model's colour for it (Frame.Escape with the renderer's
+// reference, then the palette), and that the sampled pixels show at least five colours (what
+// names the view in the message).
+func sampledMatchModel(t *testing.T, r *Renderer, f fractal.Frame, whole *image.RGBA, dx, dy int, what string) {
+	t.Helper()
+	pal, err := f.Loc.Color.ColorPalette()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr, err := f.WithReference(context.Background(), r.References, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colours := map[[3]uint8]bool{}
+	for y := 1; y < f.H; y += dy {
+		for x := 2; x < f.W; x += dx {
+			n, nu := fr.Escape(x, y)
+			want := pal.Color(n, nu, f.Loc.Color)
+			if got := whole.RGBAAt(x, y); got != want {
+				t.Fatalf("pixel %d,%d = %v, want %v (escape %d)", x, y, got, want, n)
+			}
+			colours[[3]uint8{want.R, want.G, want.B}] = true
+		}
+	}
+	if len(colours) < 5 {
+		t.Errorf("only %d colours in %s: not a picture", len(colours), what)
 	}
 }
