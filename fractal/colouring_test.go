@@ -82,8 +82,8 @@ func TestPerturbEscapeDE(t *testing.T) {
 		for x := range f.W {
 			dr, di := f.Delta(x, y)
 			for _, b := range []*BLA{nil, bla} {
-				n, nu := PerturbEscape(ref, b, dr, di, l.Iterations)
-				r := PerturbEscapeDE(ref, b, dr, di, l.Iterations, f.Spacing)
+				n, nu := PerturbEscape(ref, b, dr, di, l.Iterations, nil)
+				r := PerturbEscapeDE(ref, b, dr, di, l.Iterations, f.Spacing, nil)
 				if r.N != n || r.Nu != nu {
 					t.Fatalf("(%d,%d) bla=%v: PerturbEscapeDE %d %v, PerturbEscape %d %v", x, y, b != nil, r.N, r.Nu, n, nu)
 				}
@@ -97,10 +97,10 @@ func TestPerturbEscapeDE(t *testing.T) {
 			near := func(r Result) bool {
 				return r.N == want.N && math.Abs(r.DE/want.DE-1) < 1e-3 && math.Hypot(r.Ur-want.Ur, r.Ui-want.Ui) < 1e-3
 			}
-			if near(PerturbEscapeDE(ref, nil, dr, di, l.Iterations, f.Spacing)) {
+			if near(PerturbEscapeDE(ref, nil, dr, di, l.Iterations, f.Spacing, nil)) {
 				close++
 			}
-			if near(PerturbEscapeDE(ref, bla, dr, di, l.Iterations, f.Spacing)) {
+			if near(PerturbEscapeDE(ref, bla, dr, di, l.Iterations, f.Spacing, nil)) {
 				closeBLA++
 			}
 		}

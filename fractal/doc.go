@@ -24,7 +24,8 @@
 // to MaxZoom), a frame carries one Reference, the orbit of a reference point computed in
 // big.Int fixed point and stored in float64, and every pixel iterates its float64 difference
 // from it (PerturbEscape), rebasing to the start of the orbit when its own orbit comes closer
-// to 0 than to the reference's, and skipping iterations with a bilinear approximation table
+// to 0 than to the reference's (or, for an orbit that has settled on a cycle, going on one
+// period back from its end: Reference.Period), and skipping iterations with a bilinear approximation table
 // (BLA) whose layout is documented for the GLSL renderer. Frame.WithReference fills a frame's
 // reference from a ReferenceCache, which reuses an orbit while the view stays within reach.
 package fractal

@@ -252,7 +252,7 @@ func TestPerturbExpAgainstBig(t *testing.T) {
 				if i%2 == 0 {
 					p.n, _ = f.Escape(p.x, p.y)
 					dr, di := f.DeltaExp(p.x, p.y)
-					p.plain, _ = PerturbEscapeExp(f.Ref, nil, dr, di, f.Loc.Iterations)
+					p.plain, _ = PerturbEscapeExp(f.Ref, nil, dr, di, f.Loc.Iterations, nil)
 					cr, ci := f.PointBig(p.x, p.y, p1)
 					p.b1 = EscapeBig(cr, ci, f.Loc.Iterations, p1)
 				} else {
@@ -311,8 +311,8 @@ func TestPerturbExpMatchesPerturb(t *testing.T) {
 			for i := range g {
 				x, y := i*f.W/g, j*f.H/g
 				dr, di := f.Delta(x, y)
-				want, _, s1 := perturbEscape(f.Ref, bla, dr, di, f.Loc.Iterations)
-				got, _, s2 := perturbEscapeExp(f.Ref, blaX, NewExp(dr), NewExp(di), f.Loc.Iterations)
+				want, _, s1 := perturbEscape(f.Ref, bla, dr, di, f.Loc.Iterations, nil)
+				got, _, s2 := perturbEscapeExp(f.Ref, blaX, NewExp(dr), NewExp(di), f.Loc.Iterations, nil)
 				total++
 				stepsD += s1
 				stepsX += s2
@@ -368,10 +368,7 @@ func TestMemoryMillionIterationsExp(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	ref, err := ComputeReference(context.Background(), l.Re, l.Im, NewFrame(l, 1024, 1024).ReferenceBits(), 1_000_000, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref := longReference(t, l, NewFrame(l, 1024, 1024).ReferenceBits(), 1_000_000)
 	bla := ref.BLAExp(MakeExp(0.5, -3000)) // as for a view near 1e900
 	runtime.GC()
 	runtime.ReadMemStats(&after)
@@ -407,8 +404,8 @@ func TestPerturbDEExpMatchesDE(t *testing.T) {
 			for i := range c.grid {
 				x, y := i*f.W/c.grid, j*f.H/c.grid
 				dr, di := f.Delta(x, y)
-				want := PerturbEscapeDE(f.Ref, bla, dr, di, f.Loc.Iterations, f.Spacing)
-				got := PerturbEscapeDEExp(f.Ref, blaX, NewExp(dr), NewExp(di), f.Loc.Iterations, NewExp(f.Spacing))
+				want := PerturbEscapeDE(f.Ref, bla, dr, di, f.Loc.Iterations, f.Spacing, nil)
+				got := PerturbEscapeDEExp(f.Ref, blaX, NewExp(dr), NewExp(di), f.Loc.Iterations, NewExp(f.Spacing), nil)
 				total++
 				if got.N != want.N {
 					t.Logf("pixel %d,%d: extended %d, float64 %d", x, y, got.N, want.N)

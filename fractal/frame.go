@@ -184,10 +184,10 @@ func (f Frame) Escape(x, y int) (n int, nu float64) {
 	switch p {
 	case PerturbationExp:
 		dr, di := f.DeltaExp(x, y)
-		return PerturbEscapeExp(f.Ref, f.BLAExp(), dr, di, f.Loc.Iterations)
+		return PerturbEscapeExp(f.Ref, f.BLAExp(), dr, di, f.Loc.Iterations, nil)
 	case Perturbation:
 		dr, di := f.Delta(x, y)
-		return PerturbEscape(f.Ref, f.BLA(), dr, di, f.Loc.Iterations)
+		return PerturbEscape(f.Ref, f.BLA(), dr, di, f.Loc.Iterations, nil)
 	case Float32:
 		re, im := f.Point32(x, y)
 		return Escape32(re, im, f.Loc.Iterations)

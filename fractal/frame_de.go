@@ -21,10 +21,10 @@ func (f Frame) Pixel(x, y int) Result {
 	switch p {
 	case PerturbationExp:
 		dr, di := f.DeltaExp(x, y)
-		return PerturbEscapeDEExp(f.Ref, f.BLAExp(), dr, di, f.Loc.Iterations, f.spacing())
+		return PerturbEscapeDEExp(f.Ref, f.BLAExp(), dr, di, f.Loc.Iterations, f.spacing(), nil)
 	case Perturbation:
 		dr, di := f.Delta(x, y)
-		return PerturbEscapeDE(f.Ref, f.BLA(), dr, di, f.Loc.Iterations, f.Spacing)
+		return PerturbEscapeDE(f.Ref, f.BLA(), dr, di, f.Loc.Iterations, f.Spacing, nil)
 	case Float32:
 		re, im := f.Point32(x, y)
 		return EscapeDE32(re, im, f.Loc.Iterations, float32(f.Spacing))

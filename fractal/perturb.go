@@ -6,11 +6,15 @@ import "math"
 // n >= 1 with |z_n| > 2, -1 when none within maxIter) and the same smooth value nu, computed
 // from the float64 delta d_n = z_n - Z_m by d <- 2 Z_m d + d^2 + dc, with rebasing: after each
 // step, when |Z_m + d| < |d| or m is the reference's last index, d becomes Z_m + d and m 0.
+// A periodic reference (Reference.Period) goes on one period back from its last index instead.
 // With a non-nil bla it skips iterations by the table's blocks (see BLA for the rule). Points
 // that do not escape run to maxIter (no periodicity shortcut). The smooth value continues
 // with the full z and c = C + dc in float64, as Escape64 does.
-func PerturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int) (n int, nu float64) {
-	n, nu, _ = perturbEscape(ref, bla, dcr, dci, maxIter)
+//
+// Closing stop (nil: never) ends it within a few thousand steps, with a meaningless result
+// the caller throws away: a pixel at 1e8 iterations takes minutes.
+func PerturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, stop <-chan struct{}) (n int, nu float64) {
+	n, nu, _ = perturbEscape(ref, bla, dcr, dci, maxIter, stop)
 	return n, nu
 }
 
@@ -20,14 +24,17 @@ func PerturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int) (n i
 // comparison), then climbs while the next level is valid: validity is monotone in the level
 // (a block's radius is at most its first half's, the count and maxIter limits only tighten),
 // so this finds the same largest valid block as BLA's top-down rule.
-func perturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int) (n int, nu float64, steps int) {
+func perturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, stop <-chan struct{}) (n int, nu float64, steps int) {
 	z := ref.Z
-	last := len(z) - 1
+	last, period := len(z)-1, ref.period
 	ent, base, tableEnd := bla.table() // the table covers the steps from m = 1 to tableEnd
 	var dr, di float64
 	m := 0
 	for n < maxIter {
 		steps++
+		if steps&stopEvery == 0 && stopped(stop) {
+			return -1, 0, steps
+		}
 		if m > 0 && m <= tableEnd {
 			ad := math.Abs(dr) + math.Abs(di)
 			at := ent[base[m-1]:base[m]] // the entries starting at m, level 0 first
@@ -57,12 +64,28 @@ func perturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int) (n i
 		if z2 > 4 {
 			return n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n), steps
 		}
-		if m == last || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
+		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 {
 			dr, di = zr, zi
 			m = 0
+		} else if m == last {
+			m -= period
 		}
 	}
 	return -1, 0, steps
+}
+
+// stopEvery+1 is how many steps the perturbation loops take between looks at their stop
+// channel (a power of two): tens of microseconds.
+const stopEvery = 1<<12 - 1
+
+// stopped reports whether stop is closed (never for a nil stop).
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // rebaseTiny is the rebasing test |z| < |d| for |z|^2 < 2^-900, where the squares lose

@@ -11,13 +11,17 @@ import "math"
 // = d(d)/d(dc) because the reference does not depend on the pixel, so differentiating the
 // block gives dz'/dc = A dz/dc + B; its error is that of the block (the 2 d w terms it drops
 // are within eps of the 2 Z_m w it keeps). Rebasing changes d and m, not z, so w carries on.
-func PerturbEscapeDE(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, spacing float64) Result {
+// stop as for PerturbEscape.
+func PerturbEscapeDE(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, spacing float64, stop <-chan struct{}) Result {
 	z := ref.Z
-	last := len(z) - 1
+	last, period := len(z)-1, ref.period
 	ent, base, tableEnd := bla.table()
 	var dr, di, wr, wi float64
 	m, n := 0, 0
-	for n < maxIter {
+	for steps := 1; n < maxIter; steps++ {
+		if steps&stopEvery == 0 && stopped(stop) {
+			return Result{N: -1}
+		}
 		if m > 0 && m <= tableEnd {
 			ad := math.Abs(dr) + math.Abs(di)
 			at := ent[base[m-1]:base[m]]
@@ -50,9 +54,11 @@ func PerturbEscapeDE(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, sp
 		if z2 > 4 {
 			return smoothDE(zr, zi, ref.cre+dcr, ref.cim+dci, wr, wi, spacing, n)
 		}
-		if m == last || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
+		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 {
 			dr, di = zr, zi
 			m = 0
+		} else if m == last {
+			m -= period
 		}
 	}
 	return Result{N: -1}

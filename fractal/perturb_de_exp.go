@@ -6,10 +6,11 @@ import "math"
 // PerturbEscapeExp, with the scaled derivative w = (dz/dc) * spacing carried beside the delta
 // (see derivative.go and PerturbEscapeDE for its steps), in extended form while either is
 // tiny and in float64 once both are not. The distance estimate may be +Inf (a pixel whose
-// derivative is below float64's range: far from the set, in pixels).
-func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, spacing Exp) Result {
+// derivative is below float64's range: far from the set, in pixels). stop as for
+// PerturbEscape.
+func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, spacing Exp, stop <-chan struct{}) Result {
 	z := ref.Z
-	last := len(z) - 1
+	last, period := len(z)-1, ref.period
 	ent, base, tableEnd := bla.table()
 	dc := cxFromExp(dcre, dcim)
 	sp := cxFromExp(spacing, Exp{})
@@ -29,7 +30,10 @@ func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int
 	}
 	m, n := 0, 0
 	stepped := false // this iteration's plain step was taken in float64
-	for n < maxIter {
+	for steps := 1; n < maxIter; steps++ {
+		if steps&stopEvery == 0 && stopped(stop) {
+			return Result{N: -1}
+		}
 		if m > 0 && m <= tableEnd {
 			at := ent[base[m-1]:base[m]]
 			var am, ad float64
@@ -95,13 +99,17 @@ func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int
 				if zr*zr+zi*zi > 4 {
 					return smoothDEExp(zr, zi, ref.cre+dcr, ref.cim+dci, w, spacing, n)
 				}
-				if m == last {
+				if m == last && period > 0 {
+					m -= period
+				} else if m == last {
 					d = cxAdd(ref.zcx(m), d)
 					m = 0
 				}
-			} else if v := cxAdd(ref.zcx(m), d); m == last || absLess(v, d) {
+			} else if v := cxAdd(ref.zcx(m), d); absLess(v, d) || m == last && period == 0 {
 				d = v
 				m = 0
+			} else if m == last {
+				m -= period
 			}
 			if m == 0 {
 				toFloat()
@@ -113,7 +121,9 @@ func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int
 		if z2 > 4 {
 			return smoothDEExp(zr, zi, ref.cre+dcr, ref.cim+dci, cxFrom(wr, wi), spacing, n)
 		}
-		if m == last || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
+		if m == last && period > 0 && !(z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di)) {
+			m -= period
+		} else if m == last || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
 			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
 				d, w, exp = cxAdd(ref.zcx(m), cxFrom(dr, di)), cxFrom(wr, wi), true
 				toFloat()

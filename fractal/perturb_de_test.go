@@ -38,10 +38,10 @@ func TestBLADerivative(t *testing.T) {
 				for y := range rows {
 					for x := grid / 2; x < f.W; x += grid {
 						dr, di := f.Delta(x, y)
-						p := PerturbEscapeDE(f.Ref, nil, dr, di, f.Loc.Iterations, f.Spacing)
-						b := PerturbEscapeDE(f.Ref, bla, dr, di, f.Loc.Iterations, f.Spacing)
+						p := PerturbEscapeDE(f.Ref, nil, dr, di, f.Loc.Iterations, f.Spacing, nil)
+						b := PerturbEscapeDE(f.Ref, bla, dr, di, f.Loc.Iterations, f.Spacing, nil)
 						j := DefaultBLAEpsilon * math.Hypot(dr, di)
-						q := PerturbEscapeDE(f.Ref, nil, dr+j, di+j, f.Loc.Iterations, f.Spacing)
+						q := PerturbEscapeDE(f.Ref, nil, dr+j, di+j, f.Loc.Iterations, f.Spacing, nil)
 						near := func(a, b Result) bool {
 							return a.N == b.N && math.Abs(a.DE/b.DE-1) <= 1e-3 && math.Hypot(a.Ur-b.Ur, a.Ui-b.Ui) <= 1e-3
 						}
@@ -108,9 +108,9 @@ func BenchmarkPerturbDE(b *testing.B) {
 							dr, di := f.Delta(x, y)
 							var n int
 							if de {
-								n = PerturbEscapeDE(f.Ref, bla, dr, di, f.Loc.Iterations, f.Spacing).N
+								n = PerturbEscapeDE(f.Ref, bla, dr, di, f.Loc.Iterations, f.Spacing, nil).N
 							} else {
-								n, _ = PerturbEscape(f.Ref, bla, dr, di, f.Loc.Iterations)
+								n, _ = PerturbEscape(f.Ref, bla, dr, di, f.Loc.Iterations, nil)
 							}
 							if n < 0 {
 								n = f.Loc.Iterations

@@ -271,15 +271,15 @@ func blaValid(e *blaExpEntry, exp bool, am float64, ae int, ad float64) bool {
 // far below float64's range, and bla (nil: no approximation) is the frame's BLAExp. Deltas
 // are iterated as extended-exponent numbers while they are tiny and as float64 once they are
 // not (see the comment at the top of perturbexp.go); the rules (rebasing, the BLA lookup,
-// escape and the smooth value) are PerturbEscape's.
-func PerturbEscapeExp(ref *Reference, bla *BLAExp, dcr, dci Exp, maxIter int) (n int, nu float64) {
-	n, nu, _ = perturbEscapeExp(ref, bla, dcr, dci, maxIter)
+// escape and the smooth value) are PerturbEscape's, and so is stop.
+func PerturbEscapeExp(ref *Reference, bla *BLAExp, dcr, dci Exp, maxIter int, stop <-chan struct{}) (n int, nu float64) {
+	n, nu, _ = perturbEscapeExp(ref, bla, dcr, dci, maxIter, stop)
 	return n, nu
 }
 
-func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int) (n int, nu float64, steps int) {
+func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, stop <-chan struct{}) (n int, nu float64, steps int) {
 	z := ref.Z
-	last := len(z) - 1
+	last, period := len(z)-1, ref.period
 	ent, base, tableEnd := bla.table()
 	dc := cxFromExp(dcre, dcim)
 	dcr, dci := dc.float64s() // 0 where dc is below float64's range: then negligible beside d
@@ -289,6 +289,9 @@ func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int) 
 	m := 0
 	for n < maxIter {
 		steps++
+		if steps&stopEvery == 0 && stopped(stop) {
+			return -1, 0, steps
+		}
 		if m > 0 && m <= tableEnd {
 			at := ent[base[m-1]:base[m]]
 			var am, ad float64
@@ -353,13 +356,17 @@ func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int) 
 				if zr*zr+zi*zi > 4 {
 					return n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n), steps
 				}
-				if m == last {
+				if m == last && period > 0 {
+					m -= period
+				} else if m == last {
 					d = cxAdd(ref.zcx(m), d)
 					m = 0
 				}
-			} else if w := cxAdd(ref.zcx(m), d); m == last || absLess(w, d) {
+			} else if w := cxAdd(ref.zcx(m), d); absLess(w, d) || m == last && period == 0 {
 				d = w
 				m = 0
+			} else if m == last {
+				m -= period
 			}
 			if m == 0 && d.e > toDouble {
 				exp = false
@@ -372,7 +379,9 @@ func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int) 
 		if z2 > 4 {
 			return n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n), steps
 		}
-		if m == last || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
+		if m == last && period > 0 && !(z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di)) {
+			m -= period
+		} else if m == last || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
 			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
 				// Z[m] may be below float64's range (held exactly in ref.tiny): add in cx.
 				d = cxAdd(ref.zcx(m), cxFrom(dr, di))

@@ -40,6 +40,8 @@ type Reference struct {
 	prec     uint
 	maxIter  int  // the iterations asked for
 	escaped  bool // Z[len(Z)-1] has |Z| > 2
+	period   int  // > 0: the orbit repeats with this period from its end on (see period.go)
+	noPeriod bool // computed without looking for a period (for tests: the long orbit itself)
 
 	// tiny holds exactly the values Z[m] with |Re| + |Im| < 2^-1000, which float64 rounds
 	// to subnormals or zero (near a deep minibrot's nucleus): PerturbEscapeExp needs them.
@@ -133,6 +135,12 @@ func (ref *Reference) iterateFloat(ctx context.Context, progress func(done, tota
 	prec := ref.prec
 	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
 	zr, zi, s, d, t := nf(), nf(), nf(), nf(), nf()
+	var det periodDetector
+	sr, si := nf(), nf()
+	snapshot := func() { sr.Set(zr); si.Set(zi) }
+	moved := func() cx {
+		return cxFromExp(ExpFromBig(nf().Sub(zr, sr)), ExpFromBig(nf().Sub(zi, si)))
+	}
 	st := stepper{ctx: ctx, progress: progress, total: ref.maxIter, last: time.Now()}
 	for n := 1; n <= ref.maxIter; n++ {
 		if n&1023 == 0 {
@@ -157,6 +165,9 @@ func (ref *Reference) iterateFloat(ctx context.Context, progress func(done, tota
 			ref.escaped = true
 			break
 		}
+		if ref.period = det.step(ref, n, snapshot, moved); ref.period > 0 {
+			break
+		}
 	}
 	if progress != nil {
 		progress(ref.maxIter, ref.maxIter)
@@ -178,6 +189,12 @@ func (ref *Reference) iterateFixed(ctx context.Context, progress func(done, tota
 	mk := func() *big.Int { return new(big.Int).SetBits(make([]big.Word, 0, 2*words)) }
 	zr, zi, s, d, t, tmp := mk(), mk(), mk(), mk(), mk(), mk()
 	scale := -int(prec)
+	var det periodDetector
+	sr, si := mk(), mk()
+	snapshot := func() { sr.Set(zr); si.Set(zi) }
+	moved := func() cx {
+		return cxFromExp(fixedExp(new(big.Int).Sub(zr, sr), scale), fixedExp(new(big.Int).Sub(zi, si), scale))
+	}
 	st := stepper{ctx: ctx, progress: progress, total: ref.maxIter, last: time.Now()}
 	for n := 1; n <= ref.maxIter; n++ {
 		if n&1023 == 0 {
@@ -200,6 +217,9 @@ func (ref *Reference) iterateFixed(ctx context.Context, progress func(done, tota
 		}
 		if fr*fr+fi*fi > 4 {
 			ref.escaped = true
+			break
+		}
+		if ref.period = det.step(ref, n, snapshot, moved); ref.period > 0 {
 			break
 		}
 	}
@@ -249,6 +269,11 @@ func (ref *Reference) Prec() uint { return ref.prec }
 // MaxReferenceLength (len(Z)-1 unless it escaped).
 func (ref *Reference) Iterations() int { return ref.maxIter }
 
+// Period is the period of the cycle the orbit has settled onto, 0 when it has not (within
+// the iterations asked for): a pixel that reaches the orbit's last index continues at the
+// index Period() before it, as if the orbit went on (see period.go).
+func (ref *Reference) Period() int { return ref.period }
+
 // Escaped reports whether the reference point escaped: then Z's last value has |Z| > 2.
 func (ref *Reference) Escaped() bool { return ref.escaped }
 
@@ -271,9 +296,10 @@ func (ref *Reference) OrbitFloats() []float64 {
 }
 
 // Covers reports whether the orbit serves maxIter iterations: it was computed that far (or to
-// MaxReferenceLength), or the reference escaped before its own limit.
+// MaxReferenceLength), or the reference escaped before its own limit, or it settled onto a
+// cycle (then it serves any count).
 func (ref *Reference) Covers(maxIter int) bool {
-	return ref.escaped || ref.maxIter >= min(maxIter, MaxReferenceLength)
+	return ref.escaped || ref.period > 0 || ref.maxIter >= min(maxIter, MaxReferenceLength)
 }
 
 // ReferenceBits is the precision a reference orbit needs for a pixel spacing at a centre of

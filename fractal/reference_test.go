@@ -256,7 +256,7 @@ func TestFrameEscapeDeep(t *testing.T) {
 	for y := 0; y < f.H; y += 5 {
 		for x := 0; x < f.W; x += 7 {
 			dr, di := f.Delta(x, y)
-			wn, wnu := PerturbEscape(f.Ref, f.BLA(), dr, di, l.Iterations)
+			wn, wnu := PerturbEscape(f.Ref, f.BLA(), dr, di, l.Iterations, nil)
 			if n, nu := bare.Escape(x, y); n != wn || nu != wnu || n < 0 {
 				t.Fatalf("pixel %d,%d: Escape %d %g, want %d %g (escaping)", x, y, n, nu, wn, wnu)
 			}

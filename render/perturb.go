@@ -259,6 +259,7 @@ func (g *GL) ensureTables(ref *fractal.Reference, bla *fractal.BLA, blaExp *frac
 func (p *program) setTables(t *deepTables) {
 	gl.Uniform1i(p.loc["uPageShift"], int32(t.shift))
 	gl.Uniform1i(p.loc["uLast"], int32(len(t.ref.Z)-1))
+	gl.Uniform1i(p.loc["uPeriod"], int32(t.ref.Period()))
 	var off [32]int32
 	levels, steps := 0, 0
 	offset := func(int) int { return 0 }

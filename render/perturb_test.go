@@ -35,7 +35,8 @@ func deepFrame(t testing.TB, re, im, zoom string, iter, w, h int) fractal.Frame 
 	if f.Precision() != fractal.Perturbation {
 		t.Fatalf("zoom %s is %v, want perturbation", zoom, f.Precision())
 	}
-	f, err := f.WithReference(context.Background(), nil, nil)
+	// Its own orbit, at its own centre (a shared cache would hand it any orbit in reach).
+	f, err := f.WithReference(context.Background(), &fractal.ReferenceCache{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +94,7 @@ func TestPerturbAgainstCPU(t *testing.T) {
 	}{
 		{"p8007_1e20", p8007Re, p8007Im, "1e20", 20000, 48, 36},
 		{"p136119_1e50", p136119Re, p136119Im, "1e50", 300000, 40, 30},
+		{"p8007_2e32", p8007Re, p8007Im, "2e32", 250000, 40, 30},
 		{"misiurewicz_1e100", misRe, misIm, "1e100", 12000, 44, 30},
 		{"p8007_1e20_distance", p8007Re, p8007Im, "1e20", 20000, 48, 36},
 		{"p8007_1e20_slopes", p8007Re, p8007Im, "1e20", 20000, 48, 36},
@@ -123,6 +125,11 @@ func TestPerturbAgainstCPU(t *testing.T) {
 			if distinct < 10 {
 				t.Errorf("only %d distinct escape counts: the view tests little", distinct)
 			}
+			if c.name == "p8007_2e32" && (f.Ref.Period() == 0 || hi <= len(f.Ref.Z)) {
+				// The centre is a nucleus: its orbit stops at its period, and pixels that
+				// escape later go on one period back from its end (fractal.Reference.Period).
+				t.Errorf("period %d, orbit of %d values, counts up to %d: the view does not test the periodic orbit", f.Ref.Period(), len(f.Ref.Z), hi)
+			}
 		})
 	}
 }
@@ -141,6 +148,7 @@ func TestPerturbPassesAndTiles(t *testing.T) {
 	}{
 		{"p8007_1e20", p8007Re, p8007Im, "1e20", 20000, 45, 31, []int{97, 2000}},
 		{"p136119_1e50", p136119Re, p136119Im, "1e50", 300000, 37, 23, []int{1000}},
+		{"p8007_2e32", p8007Re, p8007Im, "2e32", 250000, 37, 23, []int{1000}},
 		{"p8007_1e20_distance", p8007Re, p8007Im, "1e20", 20000, 45, 31, []int{97}},
 		{"p136119_1e50_slopes", p136119Re, p136119Im, "1e50", 300000, 37, 23, []int{1000}},
 	} {
@@ -312,10 +320,10 @@ func iterationsOf(f fractal.Frame) int64 {
 			var n int
 			if f.Ref != nil && f.Precision() == fractal.PerturbationExp {
 				dr, di := f.DeltaExp(x, y)
-				n, _ = fractal.PerturbEscapeExp(f.Ref, nil, dr, di, f.Loc.Iterations)
+				n, _ = fractal.PerturbEscapeExp(f.Ref, nil, dr, di, f.Loc.Iterations, nil)
 			} else if f.Ref != nil {
 				dr, di := f.Delta(x, y)
-				n, _ = fractal.PerturbEscape(f.Ref, nil, dr, di, f.Loc.Iterations)
+				n, _ = fractal.PerturbEscape(f.Ref, nil, dr, di, f.Loc.Iterations, nil)
 			} else {
 				n, _ = f.Escape(x, y)
 			}

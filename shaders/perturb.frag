@@ -13,6 +13,7 @@ uniform uvec4 uD;        // the bits of the frame centre minus the reference poi
 uniform uvec2 uSpacing;  // the bits of the pixel spacing
 uniform uvec4 uRefC;     // the bits of the reference point C rounded to float64 (re, im)
 uniform int uLast;       // the reference's last index, len(Z) - 1
+uniform int uPeriod;     // the reference's period (fractal.Reference.Period), 0: none
 
 // The reference orbit: texel m holds Z[m] (re lo, re hi, im lo, im hi). The BLA table
 // (fractal.BLA.Flat): entry e in texels 3e (Ar, Ai), 3e+1 (Br, Bi) and 3e+2 (R, 0). Each
@@ -211,12 +212,18 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
             break;  // the smooth value after the loop: SIMD CPUs run an if's body for every lane
         }
         precise double d2 = dr * dr + di * di;
-        bool rebase = m == uLast || z2 < d2;
+        bool rebase = z2 < d2;
         if (!rebase && z2 < tiny) {
             precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
             precise double sz2 = sr * sr + si * si;
             precise double sd2 = sdr * sdr + sdi * sdi;
             rebase = sz2 < sd2;
+        }
+        if (!rebase && m == uLast) {
+            // A periodic reference goes on one period back (fractal.Reference.Period): the
+            // values there equal Z[m], so zmr and zmi stand.
+            rebase = uPeriod == 0;
+            m -= uPeriod;
         }
         if (rebase) {
             dr = zr;

@@ -367,15 +367,19 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                     ezi = zmi;
                     break;
                 }
-                if (m == uLast) {
+                if (m == uLast && uPeriod > 0) {
+                    m -= uPeriod;
+                } else if (m == uLast) {
                     d = cxAdd(zcx(m, zmr, zmi), d);
                     m = 0;
                 }
             } else {
                 cx w = cxAdd(zcx(m, zmr, zmi), d);
-                if (m == uLast || absLess(w, d)) {
+                if (absLess(w, d) || m == uLast && uPeriod == 0) {
                     d = w;
                     m = 0;
+                } else if (m == uLast) {
+                    m -= uPeriod;
                 }
             }
             if (m == 0) {
@@ -398,12 +402,18 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
             break;
         }
         precise double d2 = dr * dr + di * di;
-        bool rebase = m == uLast || z2 < d2;
+        bool rebase = z2 < d2;
         if (!rebase && z2 < tiny) {
             precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
             precise double sz2 = sr * sr + si * si;
             precise double sd2 = sdr * sdr + sdi * sdi;
             rebase = sz2 < sd2;
+        }
+        if (!rebase && m == uLast) {
+            // A periodic reference goes on one period back (fractal.Reference.Period): the
+            // values there equal Z[m], so zmr and zmi stand.
+            rebase = uPeriod == 0;
+            m -= uPeriod;
         }
         if (rebase) {
             if (abs(zmr) + abs(zmi) < tinyRef) {
@@ -578,15 +588,19 @@ int perturbExpDE(cx dc, double dcr, double dci, inout cx d, inout cx w, inout do
                     ew = w;
                     break;
                 }
-                if (m == uLast) {
+                if (m == uLast && uPeriod > 0) {
+                    m -= uPeriod;
+                } else if (m == uLast) {
                     d = cxAdd(zcx(m, zmr, zmi), d);
                     m = 0;
                 }
             } else {
                 cx v = cxAdd(zcx(m, zmr, zmi), d);
-                if (m == uLast || absLess(v, d)) {
+                if (absLess(v, d) || m == uLast && uPeriod == 0) {
                     d = v;
                     m = 0;
+                } else if (m == uLast) {
+                    m -= uPeriod;
                 }
             }
             if (m == 0) {
@@ -611,12 +625,18 @@ int perturbExpDE(cx dc, double dcr, double dci, inout cx d, inout cx w, inout do
             break;
         }
         precise double d2 = dr * dr + di * di;
-        bool rebase = m == uLast || z2 < d2;
+        bool rebase = z2 < d2;
         if (!rebase && z2 < tiny) {
             precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
             precise double sz2 = sr * sr + si * si;
             precise double sd2 = sdr * sdr + sdi * sdi;
             rebase = sz2 < sd2;
+        }
+        if (!rebase && m == uLast) {
+            // A periodic reference goes on one period back (fractal.Reference.Period): the
+            // values there equal Z[m], so zmr and zmi stand.
+            rebase = uPeriod == 0;
+            m -= uPeriod;
         }
         if (rebase) {
             if (abs(zmr) + abs(zmi) < tinyRef) {

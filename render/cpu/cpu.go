@@ -117,10 +117,10 @@ func renderRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *f
 		var nu float64
 		if perturbExp {
 			dr, di := f.DeltaExp(x, y)
-			n, nu = fractal.PerturbEscapeExp(f.Ref, blaExp, dr, di, it)
+			n, nu = fractal.PerturbEscapeExp(f.Ref, blaExp, dr, di, it, ctx.Done())
 		} else if perturb {
 			dr, di := f.Delta(x, y)
-			n, nu = fractal.PerturbEscape(f.Ref, bla, dr, di, it)
+			n, nu = fractal.PerturbEscape(f.Ref, bla, dr, di, it, ctx.Done())
 		} else if f32 {
 			re, im := f.Point32(x, y)
 			n, nu = fractal.Escape32(re, im, it)
@@ -155,13 +155,13 @@ func renderRowShaded(ctx context.Context, f fractal.Frame, bla *fractal.BLA, bla
 		switch {
 		case deriv && perturbExp:
 			dr, di := f.DeltaExp(x, y)
-			r = fractal.PerturbEscapeDEExp(f.Ref, blaExp, dr, di, it, f.PixelSpacing())
+			r = fractal.PerturbEscapeDEExp(f.Ref, blaExp, dr, di, it, f.PixelSpacing(), ctx.Done())
 		case perturbExp:
 			dr, di := f.DeltaExp(x, y)
-			r.N, r.Nu = fractal.PerturbEscapeExp(f.Ref, blaExp, dr, di, it)
+			r.N, r.Nu = fractal.PerturbEscapeExp(f.Ref, blaExp, dr, di, it, ctx.Done())
 		case deriv && perturb:
 			dr, di := f.Delta(x, y)
-			r = fractal.PerturbEscapeDE(f.Ref, bla, dr, di, it, f.Spacing)
+			r = fractal.PerturbEscapeDE(f.Ref, bla, dr, di, it, f.Spacing, ctx.Done())
 		case deriv && f32:
 			re, im := f.Point32(x, y)
 			r = fractal.EscapeDE32(re, im, it, s32)
@@ -170,7 +170,7 @@ func renderRowShaded(ctx context.Context, f fractal.Frame, bla *fractal.BLA, bla
 			r = fractal.EscapeDE64(re, im, it, f.Spacing)
 		case perturb:
 			dr, di := f.Delta(x, y)
-			r.N, r.Nu = fractal.PerturbEscape(f.Ref, bla, dr, di, it)
+			r.N, r.Nu = fractal.PerturbEscape(f.Ref, bla, dr, di, it, ctx.Done())
 		case f32:
 			re, im := f.Point32(x, y)
 			r.N, r.Nu = fractal.Escape32(re, im, it)

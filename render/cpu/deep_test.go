@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"mandelscope/fractal"
 	"mandelscope/internal/cputime"
@@ -89,6 +90,49 @@ func TestDeepRenderCancelled(t *testing.T) {
 	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
 	if err := (&Renderer{References: &fractal.ReferenceCache{}}).Render(ctx, f, img.Bounds(), img); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled deep render: %v, want context.Canceled", err)
+	}
+}
+
+// TestCancelInsideDeepPixel cancels renders whose every pixel runs 1e8 iterations (the
+// issue's view: zoom 1e400 at c = 0, inside the main cardioid, where no BLA step applies and a
+// pixel takes seconds of CPU), in each perturbation loop: the render must end with the cancel,
+// inside the pixels it is drawing. The process's CPU time after the cancel tells: a render
+// that sees the cancel only between pixels finishes the two in progress first (seconds each;
+// tens under the race detector), one that sees it inside them stops within microseconds.
+func TestCancelInsideDeepPixel(t *testing.T) {
+	for _, c := range []struct{ zoom, colouring string }{
+		{"1e400", "smooth"}, {"1e400", "distance"}, {"1e200", "smooth"}, {"1e200", "slopes"},
+	} {
+		t.Run(c.zoom+"_"+c.colouring, func(t *testing.T) {
+			l, err := fractal.ParseLocationText("re=0 im=0 zoom="+c.zoom+" iterations=100000000 colouring="+c.colouring, fractal.Home())
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := fractal.NewFrame(l, 4, 4).WithReference(context.Background(), &fractal.ReferenceCache{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			img := image.NewRGBA(image.Rect(0, 0, 4, 4))
+			go func() { done <- (&Renderer{Workers: 2}).Render(ctx, f, img.Bounds(), img) }()
+			time.Sleep(50 * time.Millisecond) // into the first two pixels
+			cpu0 := cputime.Process()
+			cancel()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("render ended with %v, want context.Canceled", err)
+				}
+			case <-time.After(5 * time.Minute):
+				t.Fatal("the render went on 5 minutes after its cancel")
+			}
+			spent := cputime.Process() - cpu0
+			t.Logf("%v of CPU time after the cancel", spent)
+			if spent > time.Second {
+				t.Errorf("%v of CPU time after the cancel: the pixels in progress did not look at it", spent)
+			}
+		})
 	}
 }
 
