@@ -270,7 +270,12 @@ func (e *exporter) checkResume() (*os.File, checkpoint, error) {
 	p := e.plan
 	switch {
 	case ck.Params != e.hash:
-		return nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters (%s)", e.ckpt, ck.Description)
+		// Named, with old and new values abbreviated: never the whole description, which
+		// with a long centre is tens of kilobytes.
+		if diff := paramsDiff(ck.Description, e.desc); diff != "" {
+			return nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters: %s", e.ckpt, diff)
+		}
+		return nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters (its description of them does not say which)", e.ckpt)
 	case ck.Strips != p.Strips || ck.NextStrip < 0 || ck.NextStrip > p.Strips:
 		return nil, ck, resumeError(ErrDamaged, e.ckpt, "%s says strip %d of %d is next, but this export has %d strips", e.ckpt, ck.NextStrip, ck.Strips, p.Strips)
 	}
