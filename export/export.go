@@ -207,6 +207,9 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	if err := checkFolder(filepath.Dir(path)); err != nil {
 		return sum, err
 	}
+	if err := checkTarget(path); err != nil {
+		return sum, err
+	}
 
 	var lock *targetLock
 	if opt.openPart == nil {
