@@ -63,7 +63,8 @@ func isFolderError(path string) *Error {
 
 // Precheck says, without changing anything, whether an export to path with these resume and
 // overwrite settings would be refused for the state of its files, with the error Export would
-// return: a missing folder, another export running (ErrBusy), an existing file, a .part left
+// return: a missing folder, an output that is a folder (ErrIsFolder), another export running
+// (ErrBusy), a lock file that is not a plain file (ErrBadLock), an existing file, a .part left
 // (or none to resume). A front end calls it to refuse early; Export checks again under its
 // lock.
 func Precheck(path string, resume, overwrite bool) error {
@@ -73,8 +74,8 @@ func Precheck(path string, resume, overwrite bool) error {
 	if err := checkTarget(path); err != nil {
 		return err
 	}
-	if busy(path) {
-		return newError(ErrBusy, path, "another export of %s is running (it holds %s)", path, LockPath(path))
+	if err := checkLock(path); err != nil {
+		return err
 	}
 	return checkFiles(path, resume, overwrite)
 }

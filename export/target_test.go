@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"mandelscope/render/cpu"
 )
@@ -112,6 +114,86 @@ func TestFolderAppearsDuringExport(t *testing.T) {
 		}
 		whole, _ := export(t, t.TempDir(), relOpts())
 		sameFile(t, path, whole)
+	}
+}
+
+// lockRefused checks that an export to path, and its Precheck, are refused (within a few
+// seconds: a lock file must never be waited on) with ErrBadLock saying what is wrong, not
+// that another export is running, and that the lock file is left as it was.
+func lockRefused(t *testing.T, path, what string) {
+	t.Helper()
+	before, _ := os.Lstat(LockPath(path))
+	want := LockPath(path) + " is " + what + ", not a lock file"
+	opt := relOpts()
+	for _, o := range []struct{ resume, force bool }{{false, false}, {false, true}} {
+		opt.Resume, opt.Overwrite = o.resume, o.force
+		done := make(chan [2]error, 1)
+		go func() {
+			done <- [2]error{Precheck(path, o.resume, o.force), second(Export(context.Background(), &cpu.Renderer{}, path, opt))}
+		}()
+		var errs [2]error
+		select {
+		case errs = <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: the export waits on its lock file", what)
+		}
+		for i, err := range errs {
+			if !errors.Is(err, ErrBadLock) || errors.Is(err, ErrBusy) || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("%s (%s, force %v): %v, want ErrBadLock %q", []string{"Precheck", "Export"}[i], what, o.force, err, want)
+			}
+			noAdvice(t, err)
+		}
+	}
+	after, err := os.Lstat(LockPath(path))
+	if err != nil || !os.SameFile(before, after) || before.Mode() != after.Mode() {
+		t.Errorf("%s: the lock file changed: %v", what, err)
+	}
+	for _, f := range []string{path, PartPath(path), CheckpointPath(path)} {
+		if _, err := os.Lstat(f); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: %s made", what, filepath.Base(f))
+		}
+	}
+}
+
+// Item 7: a lock file that is a symbolic link (dangling, or to a file elsewhere) or a folder is
+// refused as such, never taken for another export's lock, and never followed: the file a
+// link names is neither made nor locked. A plain lock file left behind (no export holds it)
+// does not stop an export.
+func TestLockFileNotPlain(t *testing.T) {
+	dir := t.TempDir()
+	elsewhere := filepath.Join(t.TempDir(), "target")
+	path := filepath.Join(dir, "dangling.png")
+	if err := os.Symlink(elsewhere, LockPath(path)); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	lockRefused(t, path, "a symbolic link")
+	if _, err := os.Lstat(elsewhere); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dangling link's target was made: %v", err)
+	}
+
+	os.WriteFile(elsewhere, []byte("someone's file"), 0o644)
+	path = filepath.Join(dir, "linked.png")
+	os.Symlink(elsewhere, LockPath(path))
+	lockRefused(t, path, "a symbolic link")
+	if b := mustRead(t, elsewhere); string(b) != "someone's file" {
+		t.Error("the linked file changed")
+	}
+
+	path = filepath.Join(dir, "folder.png")
+	os.Mkdir(LockPath(path), 0o755)
+	lockRefused(t, path, "a folder")
+
+	// A plain lock file nobody holds is an old export's: taken, and removed when done.
+	path = filepath.Join(dir, "stale.png")
+	os.WriteFile(LockPath(path), nil, 0o644)
+	if err := Precheck(path, false, false); err != nil {
+		t.Errorf("Precheck with a stale lock file: %v", err)
+	}
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, relOpts()); err != nil {
+		t.Errorf("export with a stale lock file: %v", err)
+	}
+	if _, err := os.Lstat(LockPath(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lock file left: %v", err)
 	}
 }
 
