@@ -206,6 +206,12 @@ func withAdvice(err error, job exportJob) error {
 		advice = "drop --resume and add --force to start over (the files stay as they are until then)"
 	case export.ErrBusy:
 		advice = "wait for it to finish, or stop it first"
+	case export.ErrBadLock:
+		advice = "move it away (no export made it), then run the same command again"
+	case export.ErrIsFolder:
+		if ee.Kept {
+			advice = "move that folder away and run the same command with --resume to publish the image"
+		}
 	case export.ErrAppeared:
 		advice = "move that file away and run the same command with --resume, or add --resume --force to replace it"
 	case export.ErrInterrupted, export.ErrNoSpace:

@@ -270,3 +270,73 @@ func TestExportInterruptHighIterations(t *testing.T) {
 		}
 	}
 }
+
+// Issue 16, item 6: -o naming a folder is refused up front, with or without --force or
+// --resume, in one line that says it is a folder and never suggests --force.
+func TestExportOntoAFolder(t *testing.T) {
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "d.png")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{nil, {"--force"}, {"--resume"}, {"--resume", "--force"}} {
+		code, _, errs := exportCmd(flagsWith(append(extra, "-o", folder)...)...)
+		want := "mandelscope export: " + folder + " is a folder, not a file"
+		if code != 2 || strings.TrimSpace(errs) != want {
+			t.Errorf("export %v onto a folder: exit %d, %q; want exit 2, %q", extra, code, errs, want)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files in the folder's folder, want the folder alone", len(ents))
+	}
+	// A folder that appeared during the export: the image waits as the .part for --resume;
+	// --force would not replace a folder either, and is not offered.
+	err := withAdvice(&export.Error{Kind: export.ErrIsFolder, Kept: true, Msg: folder + " is a folder, not a file (it appeared during the export)"}, exportJob{})
+	if s := err.Error(); !strings.Contains(s, "--resume") || strings.Contains(s, "--force") {
+		t.Errorf("advice for a folder that appeared: %q", s)
+	}
+}
+
+// Issue 16, item 7: a lock file that is a symbolic link is said to be one, with what to do,
+// not "another export is running".
+func TestExportLockIsALink(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "o.png")
+	if err := os.Symlink(filepath.Join(dir, "elsewhere"), export.LockPath(out)); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	for _, extra := range [][]string{nil, {"--force"}} {
+		code, _, errs := exportCmd(flagsWith(append(extra, "-o", out)...)...)
+		oneLineWith(t, "a lock file that is a link", code, errs, 2, export.LockPath(out)+" is a symbolic link, not a lock file", "move it away")
+		if strings.Contains(errs, "another export") {
+			t.Errorf("%q", errs)
+		}
+	}
+}
+
+// Issue 16, items 5 and 6: a resume with other parameters at 1e10000, its centre written with
+// 12,288 characters, is refused at once (before a million-iteration reference orbit) in one
+// line that names what differs, with both values abbreviated.
+func TestExportResumeNamesWhatDiffers(t *testing.T) {
+	re := "-0." + strings.Repeat("9", fractal.MaxDecimalDigits-3)
+	out := filepath.Join(t.TempDir(), "deep.png")
+	flags := []string{"--renderer=cpu", "--size=48x48", "--center=" + re + ",0", "--zoom=1e10000"}
+	interruptedCmd(t, &cpu.Renderer{}, append(flags, "--iterations=200", "-o", out)...)
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{append(flags, "--iterations=1000000"), "iterations was 200, now 1000000"},
+		{[]string{"--renderer=cpu", "--size=48x48", "--center=" + re[:len(re)-1] + "8,0", "--zoom=1e10000", "--iterations=200"},
+			"centre re was -0.99999999999999999…(12286 digits)…99999999, now -0.99999999999999999…(12286 digits)…99999998"},
+	} {
+		t0 := time.Now()
+		code, _, errs := exportCmd(append(tc.flags, "--resume", "-o", out)...)
+		oneLineWith(t, "resume with other parameters", code, errs, 1, "different parameters: "+tc.want, "--force")
+		last := strings.TrimSpace(errs[strings.LastIndex(strings.TrimSpace(errs), "\n")+1:])
+		if len(last) > 450 || strings.Contains(last, strings.Repeat("9", 40)) {
+			t.Errorf("a refusal of %d bytes: %s", len(last), last)
+		}
+		t.Logf("%d bytes in %v: %s", len(last), time.Since(t0).Round(time.Millisecond), last)
+	}
+}

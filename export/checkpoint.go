@@ -253,60 +253,78 @@ func (v *idatReader) endChunk() error {
 	return nil
 }
 
-// openResume verifies the checkpoint and the .part it describes and opens the .part
-// positioned after the last durable strip. Every refusal leaves both files as they were.
-func (e *exporter) openResume() error {
+// checkResume verifies the checkpoint and the .part it describes against this export, before
+// anything costly (the reference orbit, any rendering) is done: the parameters, every
+// checkpoint field, the .part's checksums and structure. It returns the .part, open and
+// verified, and the checkpoint, for continueResume. Every refusal leaves both files as they
+// were.
+func (e *exporter) checkResume() (*os.File, checkpoint, error) {
 	ck, err := readCheckpoint(e.ckpt)
 	if err != nil {
 		var ee *Error
 		if errors.As(err, &ee) {
-			return err
+			return nil, ck, err
 		}
-		return resumeError(ErrDamaged, e.ckpt, "%v", err)
+		return nil, ck, resumeError(ErrDamaged, e.ckpt, "%v", err)
 	}
 	p := e.plan
 	switch {
 	case ck.Params != e.hash:
-		return resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters (%s)", e.ckpt, ck.Description)
-	case ck.Renderer != e.ident:
-		x := resumeError(ErrRendererDiffers, e.ckpt, "%s was drawn by %s, and this export would draw with %s: the file would mix two renderers' pixels", e.part, ck.Renderer, e.ident)
-		x.Was, x.Now = ck.Renderer, e.ident
-		return x
+		// Named, with old and new values abbreviated: never the whole description, which
+		// with a long centre is tens of kilobytes.
+		if diff := paramsDiff(ck.Description, e.desc); diff != "" {
+			return nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters: %s", e.ckpt, diff)
+		}
+		return nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters (its description of them does not say which)", e.ckpt)
 	case ck.Strips != p.Strips || ck.NextStrip < 0 || ck.NextStrip > p.Strips:
-		return resumeError(ErrDamaged, e.ckpt, "%s says strip %d of %d is next, but this export has %d strips", e.ckpt, ck.NextStrip, ck.Strips, p.Strips)
+		return nil, ck, resumeError(ErrDamaged, e.ckpt, "%s says strip %d of %d is next, but this export has %d strips", e.ckpt, ck.NextStrip, ck.Strips, p.Strips)
 	}
 	rows := min(p.H, ck.NextStrip*p.StripRows)
 	rowLen := int64(3*p.W + 1)
 	if ck.Uncompressed != int64(rows)*rowLen {
-		return resumeError(ErrDamaged, e.ckpt, "%s says %d bytes of rows are written, but %d strips hold %d", e.ckpt, ck.Uncompressed, ck.NextStrip, int64(rows)*rowLen)
+		return nil, ck, resumeError(ErrDamaged, e.ckpt, "%s says %d bytes of rows are written, but %d strips hold %d", e.ckpt, ck.Uncompressed, ck.NextStrip, int64(rows)*rowLen)
 	}
 	st, err := os.Lstat(e.part)
 	if err != nil {
-		return resumeError(ErrDamaged, e.part, "%s is missing (%v)", e.part, err)
+		return nil, ck, resumeError(ErrDamaged, e.part, "%s is missing (%v)", e.part, err)
 	}
 	if !st.Mode().IsRegular() {
-		return resumeError(ErrDamaged, e.part, "%s is not a plain file", e.part)
+		return nil, ck, resumeError(ErrDamaged, e.part, "%s is not a plain file", e.part)
 	}
 	if linkCount(st) > 1 {
-		return resumeError(ErrDamaged, e.part, "%s shares its data with another file (a hard link): resuming would change that file too", e.part)
+		return nil, ck, resumeError(ErrDamaged, e.part, "%s shares its data with another file (a hard link): resuming would change that file too", e.part)
 	}
 	if st.Size() < ck.Offset {
-		return resumeError(ErrDamaged, e.part, "%s is shorter (%d bytes) than its checkpoint says (%d)", e.part, st.Size(), ck.Offset)
+		return nil, ck, resumeError(ErrDamaged, e.part, "%s is shorter (%d bytes) than its checkpoint says (%d)", e.part, st.Size(), ck.Offset)
 	}
 	header, err := e.opt.header(p)
 	if err != nil {
-		return err
+		return nil, ck, err
 	}
 	f, err := os.OpenFile(e.part, os.O_RDWR, 0)
 	if err != nil {
-		return resumeError(ErrDamaged, e.part, "%v", err)
+		return nil, ck, resumeError(ErrDamaged, e.part, "%v", err)
 	}
 	if err := verifyPart(f, ck, header, rows, rowLen); err != nil {
 		f.Close()
-		return resumeError(ErrDamaged, e.part, "%s does not match its checkpoint: %v", e.part, err)
+		return nil, ck, resumeError(ErrDamaged, e.part, "%s does not match its checkpoint: %v", e.part, err)
+	}
+	return f, ck, nil
+}
+
+// continueResume checks the renderer's identity against the checkpoint (it may depend on the
+// frame's reference orbit, so it comes after it) and continues f, the .part checkResume
+// verified, after its last durable strip. It takes f: a refusal closes it and leaves both
+// files as they were.
+func (e *exporter) continueResume(f *os.File, ck checkpoint) error {
+	if ck.Renderer != e.ident {
+		f.Close()
+		x := resumeError(ErrRendererDiffers, e.ckpt, "%s was drawn by %s, and this export would draw with %s: the file would mix two renderers' pixels", e.part, ck.Renderer, e.ident)
+		x.Was, x.Now = ck.Renderer, e.ident
+		return x
 	}
 	// Bytes past the checkpoint are a strip that was being written when the export stopped.
-	err = f.Truncate(ck.Offset)
+	err := f.Truncate(ck.Offset)
 	if err == nil {
 		_, err = f.Seek(ck.Offset, io.SeekStart)
 	}

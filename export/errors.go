@@ -24,8 +24,15 @@ var (
 	ErrUnfinished = errors.New("an unfinished export of the file is left")
 	// ErrBusy: another export of the same file holds its lock.
 	ErrBusy = errors.New("another export of the same file is running")
+	// ErrBadLock: the output's lock file (LockPath) is not a plain file (a symbolic link, a
+	// folder, a named pipe): no export made it, and none takes a lock through it.
+	ErrBadLock = errors.New("the lock file is not a plain file")
 	// ErrNotFolder: the output's folder is missing or not a folder.
 	ErrNotFolder = errors.New("not a folder")
+	// ErrIsFolder: the output (or its .part or checkpoint) is a folder, or a link to one. When
+	// a folder appeared at the output during the export, Error.Kept says that the finished
+	// image is kept as the .part, with its checkpoint, for a resume to publish.
+	ErrIsFolder = errors.New("the output is a folder")
 
 	// ErrCannotResume is matched (errors.Is) by every reason a resume is refused, below; the
 	// .part and checkpoint are always left as they were.

@@ -57,6 +57,8 @@ type Options struct {
 	stopAfter int                  // tests: act as if killed after this many strips (0: never)
 	openPart  func() (sink, error) // tests: replaces creating the .part file
 	wrapPart  func(sink) sink      // tests: wraps the real .part file (e.g. to fill the disk)
+	// tests: replaces computing the frame's reference orbit
+	reference func(context.Context, fractal.Frame) (fractal.Frame, error)
 }
 
 // sink is where the .part bytes go: a file, or a test double.
@@ -180,7 +182,9 @@ func (o *Options) header(p stripPlan) ([]byte, error) {
 // opt.Resume (continue it) or opt.Overwrite (start over) (ErrUnfinished). A resume verifies
 // the checkpoint and the .part (parameters, renderer identity, every checkpoint field, the
 // .part's checksums and structure) and refuses any mismatch, leaving both files as they were
-// (errors matching ErrCannotResume). The finished file is renamed into place (never
+// (errors matching ErrCannotResume); all but the renderer's identity, which may depend on the
+// view's reference orbit, are checked before that orbit (minutes of work at depth) is
+// started. The finished file is renamed into place (never
 // replacing a file that appeared meanwhile unless opt.Overwrite), so the published image
 // never shares its data with a file a later export writes.
 //
@@ -203,6 +207,9 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	if err := checkFolder(filepath.Dir(path)); err != nil {
 		return sum, err
 	}
+	if err := checkTarget(path); err != nil {
+		return sum, err
+	}
 
 	var lock *targetLock
 	if opt.openPart == nil {
@@ -217,6 +224,17 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		}
 	}
 
+	e := &exporter{opt: &opt, plan: plan, r: r, sum: &sum, part: part, ckpt: ckptPath, hash: hash, desc: desc}
+	// A resume is checked against its checkpoint and .part first: a refusal comes before the
+	// reference orbit, which at depth takes minutes.
+	var resumePart *os.File
+	var resumeCk checkpoint
+	if opt.Resume && opt.openPart == nil {
+		if resumePart, resumeCk, err = e.checkResume(); err != nil {
+			return sum, err
+		}
+	}
+
 	// The frame, with its reference orbit at its own centre for deep views: computed here,
 	// once for every tile, in a cache of its own so that the pixels never depend on which
 	// reference an earlier frame (the window's preview) left in a shared cache.
@@ -224,18 +242,26 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	// image's pixels at every supersampling.
 	floc := opt.Location
 	floc.Color = floc.Color.Sampled(plan.N)
-	frame, err := fractal.NewFrame(floc, plan.W*plan.N, plan.H*plan.N).WithReference(ctx, &fractal.ReferenceCache{}, nil)
+	withReference := func(ctx context.Context, f fractal.Frame) (fractal.Frame, error) {
+		return f.WithReference(ctx, &fractal.ReferenceCache{}, nil)
+	}
+	if opt.reference != nil {
+		withReference = opt.reference
+	}
+	frame, err := withReference(ctx, fractal.NewFrame(floc, plan.W*plan.N, plan.H*plan.N))
 	if err != nil {
+		if resumePart != nil {
+			resumePart.Close()
+		}
 		if ctx.Err() != nil {
 			return sum, &Error{Kind: ErrInterrupted, Path: part, Kept: opt.Resume, Strips: plan.Strips, Err: err,
 				Msg: "interrupted while computing the reference orbit, before anything was written"}
 		}
 		return sum, err
 	}
+	e.frame, e.ident = frame, identity(r, frame)
 
 	// Open the .part: fresh, or resumed from the checkpoint.
-	e := &exporter{opt: &opt, plan: plan, r: r, sum: &sum, part: part, ckpt: ckptPath,
-		hash: hash, desc: desc, ident: identity(r, frame), frame: frame}
 	switch {
 	case opt.openPart != nil:
 		out, err := opt.openPart()
@@ -244,7 +270,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		}
 		e.out = &crcSink{sink: out}
 	case opt.Resume:
-		if err := e.openResume(); err != nil {
+		if err := e.continueResume(resumePart, resumeCk); err != nil {
 			return sum, err
 		}
 		sum.Resumed = e.start

@@ -45,17 +45,37 @@ func checkFolder(dir string) error {
 	return &Error{Kind: ErrNotFolder, Path: dir, Msg: fmt.Sprintf("folder %s: %v", dir, err), Err: err}
 }
 
+// checkTarget refuses an output path that is a folder, or a link to one, and a .part or
+// checkpoint that is: no overwrite or resume could use it (a rename onto a folder fails, and
+// so does removing one), so it is said at once, as "out.png is a folder, not a file".
+func checkTarget(path string) error {
+	for _, p := range []string{path, PartPath(path), CheckpointPath(path)} {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return isFolderError(p)
+		}
+	}
+	return nil
+}
+
+func isFolderError(path string) *Error {
+	return newError(ErrIsFolder, path, "%s is a folder, not a file", path)
+}
+
 // Precheck says, without changing anything, whether an export to path with these resume and
 // overwrite settings would be refused for the state of its files, with the error Export would
-// return: a missing folder, another export running (ErrBusy), an existing file, a .part left
+// return: a missing folder, an output that is a folder (ErrIsFolder), another export running
+// (ErrBusy), a lock file that is not a plain file (ErrBadLock), an existing file, a .part left
 // (or none to resume). A front end calls it to refuse early; Export checks again under its
 // lock.
 func Precheck(path string, resume, overwrite bool) error {
 	if err := checkFolder(filepath.Dir(path)); err != nil {
 		return err
 	}
-	if busy(path) {
-		return newError(ErrBusy, path, "another export of %s is running (it holds %s)", path, LockPath(path))
+	if err := checkTarget(path); err != nil {
+		return err
+	}
+	if err := checkLock(path); err != nil {
+		return err
 	}
 	return checkFiles(path, resume, overwrite)
 }
@@ -63,10 +83,10 @@ func Precheck(path string, resume, overwrite bool) error {
 // checkFiles refuses an existing output without overwrite, a .part or checkpoint left from
 // an earlier export without resume or overwrite, and a resume without a checkpoint.
 func checkFiles(path string, resume, overwrite bool) error {
-	if st, err := os.Lstat(path); err == nil {
-		if st.IsDir() {
-			return newError(ErrNotFolder, path, "%s is a folder", path)
-		}
+	if err := checkTarget(path); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(path); err == nil {
 		if !overwrite {
 			return newError(ErrExists, path, "%s already exists", path)
 		}

@@ -19,13 +19,21 @@ type targetLock struct {
 
 // lockTarget takes the lock on path's lock file without waiting; a lock held by another
 // export (in this process or another) gives ErrBusy. The lock file is removed on release, so
-// a lock taken on a file that was removed meanwhile is retried on the new one.
+// a lock taken on a file that was removed meanwhile is retried on the new one. A lock file
+// that is not a plain file (a symbolic link, a folder, a named pipe) gives ErrBadLock: it is
+// never followed, waited on or taken for another export's lock.
 func lockTarget(path string) (*targetLock, error) {
 	lp := LockPath(path)
 	for range 10 {
-		fl := flock.New(lp)
+		if err := checkLockFile(lp); err != nil {
+			return nil, err
+		}
+		fl := flock.New(lp, lockOptions()...)
 		ok, err := fl.TryLock()
 		if err != nil {
+			if err := checkLockFile(lp); err != nil {
+				return nil, err // replaced by a link or a pipe since it was checked
+			}
 			return nil, fmt.Errorf("cannot lock %s: %w", lp, err)
 		}
 		if !ok {
@@ -35,12 +43,38 @@ func lockTarget(path string) (*targetLock, error) {
 		// lock on a file nobody else can see, and must lock the one at the path.
 		held, err1 := fl.Stat()
 		now, err2 := os.Lstat(lp)
-		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+		if err1 == nil && err2 == nil && os.SameFile(held, now) && held.Mode().IsRegular() {
 			return &targetLock{fl: fl, path: lp}, nil
 		}
 		fl.Close()
 	}
 	return nil, newError(ErrBusy, path, "cannot lock %s: it keeps being replaced", lp)
+}
+
+// checkLockFile refuses a lock file that exists and is not a plain file.
+func checkLockFile(lp string) error {
+	st, err := os.Lstat(lp)
+	if err != nil || st.Mode().IsRegular() {
+		return nil // none yet (or unreadable: locking it says why)
+	}
+	return newError(ErrBadLock, lp, "%s is %s, not a lock file (an export's lock file is a plain file)", lp, fileKind(st.Mode()))
+}
+
+// fileKind says what kind of file, other than a plain one, m is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a plain file"
 }
 
 // release removes the lock file (while still holding it) and unlocks. On Windows, where an
@@ -53,12 +87,20 @@ func (l *targetLock) release() {
 	l.fl.Close()
 }
 
-// busy reports whether another export of path is running now (it holds the lock).
-func busy(path string) bool {
+// checkLock says, without keeping the lock, why an export of path could not take it now:
+// another export holds it (ErrBusy), or the lock file is not a plain file (ErrBadLock).
+// Another error (a folder that cannot be written) is left for the export to report.
+func checkLock(path string) error {
 	l, err := lockTarget(path)
 	if err != nil {
-		return isKind(err, ErrBusy)
+		if isKind(err, ErrBusy) || isKind(err, ErrBadLock) {
+			return err
+		}
+		return nil
 	}
 	l.release()
-	return false
+	return nil
 }
+
+// busy reports whether another export of path is running now (it holds the lock).
+func busy(path string) bool { return isKind(checkLock(path), ErrBusy) }

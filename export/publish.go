@@ -13,10 +13,23 @@ import (
 // under the target's lock (which keeps other exports out; only another program could
 // create path between the check and the rename there).
 func publish(part, path string, overwrite bool) error {
+	// A folder that appeared meanwhile is never replaced, even with overwrite (the rename
+	// would fail on it): the image waits as the .part.
+	folder := func() error {
+		x := newError(ErrIsFolder, path, "%s is a folder, not a file (it appeared during the export); the finished image is kept as %s", path, part)
+		x.Kept = true
+		return x
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return folder()
+	}
 	if overwrite {
 		return os.Rename(part, path)
 	}
 	appeared := func() error {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return folder()
+		}
 		return newError(ErrAppeared, path, "%s appeared during the export; the finished image is kept as %s", path, part)
 	}
 	ok, err := renameNoReplace(part, path)
