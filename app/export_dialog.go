@@ -37,16 +37,10 @@ func installExport(w *Window) *exportUI {
 	return ui
 }
 
-// exportVersion is written into exported images' metadata: the app's version from its
-// metadata (FyneApp.toml) when it has one, else this (the same: internal/version's test).
-var exportVersion = version.Version
-
-func (ui *exportUI) version() string {
-	if v := ui.w.app.Metadata().Version; v != "" {
-		return v
-	}
-	return exportVersion
-}
+// version is written into exported images' metadata: internal/version's, the one source of
+// it. (Fyne's app metadata is no source: a binary built with go build, not fyne package,
+// says 0.0.1 there.)
+func (ui *exportUI) version() string { return version.Version }
 
 // exportPresets are the dialog's size choices: the command line's (one definition, in export).
 var exportPresets = export.Presets

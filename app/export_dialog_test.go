@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"mandelscope/export"
+	"mandelscope/internal/version"
 	"mandelscope/render/cpu"
 )
 
@@ -102,6 +103,9 @@ func TestExportDialog(t *testing.T) {
 	exp, _ := os.ReadFile(want)
 	if len(got) == 0 || !bytes.Equal(got, exp) {
 		t.Fatalf("dialog export (%d bytes) differs from export.Export (%d bytes)", len(got), len(exp))
+	}
+	if md, err := export.ReadMetadata(path); err != nil || md.Version != version.Version {
+		t.Errorf("the window's export says version %q (%v), want %q as the command line writes", md.Version, err, version.Version)
 	}
 	if !strings.HasPrefix(run.status.Text, "Done") {
 		t.Errorf("status %q", run.status.Text)
