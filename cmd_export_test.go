@@ -232,10 +232,7 @@ func TestExportGPUMatchesCPU(t *testing.T) {
 			flags := append([]string{"--size=333x187", "--supersample=2", "--tile=100", "--center=-0.7453,0.1127", "--zoom=180", "--iterations=400"}, col...)
 			errs := mustExport(t, append(flags, "--renderer=gpu", "-o", g)...)
 			if strings.Contains(errs, "GPU renderer unavailable") {
-				if os.Getenv("MANDELSCOPE_REQUIRE_GL") == "1" {
-					t.Fatalf("no GL (MANDELSCOPE_REQUIRE_GL=1): %s", errs)
-				}
-				t.Skipf("no GL: %s", strings.TrimSpace(errs))
+				imagetest.NoGL(t, "no GL: "+strings.TrimSpace(errs))
 			}
 			mustExport(t, append(flags, "--renderer=cpu", "-o", c)...)
 			// Odd GPU tiles give the same bytes as big ones.

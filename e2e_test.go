@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"mandelscope/internal/imagetest"
 )
 
 // TestWindowEndToEnd builds the binary, opens the real window on the current X display,
@@ -23,13 +25,10 @@ import (
 // skipping when there is no display or tool, and wants the window to have used OpenGL.
 // MANDELSCOPE_E2E_SHOTS=DIR keeps the screenshots (view area) there for a person to look at.
 func TestWindowEndToEnd(t *testing.T) {
-	required := os.Getenv("MANDELSCOPE_REQUIRE_GL") == "1"
+	required := os.Getenv(imagetest.RequireGLEnv) == "1"
 	skip := func(why string) {
 		t.Helper()
-		if required {
-			t.Fatalf("MANDELSCOPE_REQUIRE_GL=1 but %s", why)
-		}
-		t.Skip(why)
+		imagetest.NoGL(t, why)
 	}
 	if os.Getenv("DISPLAY") == "" {
 		skip("DISPLAY is not set: no X server for the window")

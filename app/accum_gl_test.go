@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -64,10 +63,7 @@ func TestAccumulatedGLIsTheExport(t *testing.T) {
 func BenchmarkAccumulateGL1280x720(b *testing.B) {
 	g, err := render.NewGL(render.Options{})
 	if err != nil {
-		if os.Getenv("MANDELSCOPE_REQUIRE_GL") == "1" {
-			b.Fatalf("no GL context (MANDELSCOPE_REQUIRE_GL=1): %v", err)
-		}
-		b.Skipf("no GL context: %v", err)
+		imagetest.NoGL(b, "no GL context: "+err.Error())
 	}
 	defer g.Close()
 	s := preview.New(g)

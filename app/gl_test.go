@@ -35,10 +35,7 @@ func newGL(t *testing.T) *render.GL {
 	t.Helper()
 	g, err := render.NewGL(render.Options{})
 	if err != nil {
-		if os.Getenv("MANDELSCOPE_REQUIRE_GL") == "1" {
-			t.Fatalf("no GL context (MANDELSCOPE_REQUIRE_GL=1): %v", err)
-		}
-		t.Skipf("no GL context: %v", err)
+		imagetest.NoGL(t, "no GL context: "+err.Error())
 	}
 	t.Cleanup(func() { _ = g.Close() })
 	return g

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+
+	"mandelscope/internal/imagetest"
 )
 
 func init() {
@@ -44,10 +46,7 @@ func testGL(t testing.TB, opts Options) *GL {
 	}
 	sharedMu.Unlock()
 	if err != nil {
-		if os.Getenv("MANDELSCOPE_REQUIRE_GL") == "1" {
-			t.Fatalf("no GL context (MANDELSCOPE_REQUIRE_GL=1): %v", err)
-		}
-		t.Skipf("no GL context: %v", err)
+		imagetest.NoGL(t, "no GL context: "+err.Error())
 	}
 	return g
 }

@@ -1,7 +1,8 @@
 // Package imagetest holds the image helpers that Mandelscope's tests share: decoding a PNG
 // into an *image.RGBA, measuring how closely two pictures agree (the rendering contract's
 // "pixels within 6/255 on every channel"), checking that the pixels that differ are isolated
-// noise rather than a seam or a wrong band, and writing the metadata of a PNG of any size.
+// noise rather than a seam or a wrong band, and writing the metadata of a PNG of any size;
+// and the one rule for a test that finds no OpenGL (NoGL).
 package imagetest
 
 import (
@@ -187,4 +188,18 @@ func MetadataPNG[T ~struct{ Key, Value string }](width, height int, text []T) []
 		b = chunk(b, "tEXt", []byte(kv.Key+"\x00"+kv.Value))
 	}
 	return chunk(b, "IEND", nil)
+}
+
+// RequireGLEnv names the environment variable that makes a missing OpenGL a failure: make
+// test and CI set it to 1, since they always have one (Mesa's llvmpipe under Xvfb).
+const RequireGLEnv = "MANDELSCOPE_REQUIRE_GL"
+
+// NoGL ends a test that needs OpenGL and has none, saying why: it fails when RequireGLEnv is
+// 1, and skips otherwise.
+func NoGL(tb testing.TB, why string) {
+	tb.Helper()
+	if os.Getenv(RequireGLEnv) == "1" {
+		tb.Fatalf("%s=1 but %s", RequireGLEnv, why)
+	}
+	tb.Skip(why)
 }
