@@ -46,19 +46,22 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	warnLowDisk(job, stderr)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	if job.renderer == "cpu" {
-		return doExport(job, &cpu.Renderer{}, stderr)
+		return doExport(job, &cpu.Renderer{}, stderr, sigs)
 	}
 	var runErr error
 	render.Main(func() {
 		g, err := render.NewGL(render.Options{MaxTile: job.tile})
 		if err != nil {
 			fmt.Fprintf(stderr, "mandelscope export: warning: GPU renderer unavailable (%v); using the CPU renderer\n", oneLine(err))
-			runErr = doExport(job, &cpu.Renderer{}, stderr)
+			runErr = doExport(job, &cpu.Renderer{}, stderr, sigs)
 			return
 		}
 		defer g.Close()
-		runErr = doExport(job, g, stderr)
+		runErr = doExport(job, g, stderr, sigs)
 	})
 	return runErr
 }
@@ -260,17 +263,15 @@ func signalCode(s os.Signal) int {
 	return 130
 }
 
-// doExport runs the export with progress on stderr. The first SIGINT or SIGTERM cancels it
-// (it stops within about one render call, keeping the .part and checkpoint for --resume); a
-// second one ends the process at once.
-func doExport(job exportJob, r export.TileRenderer, stderr io.Writer) error {
+// doExport runs the export with progress on stderr. The first signal from sigs (runExport
+// sends SIGINT and SIGTERM there; tests their own) cancels it (it stops within about one
+// render call, keeping the .part and checkpoint for --resume); a second one ends the process
+// at once.
+func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-chan os.Signal) error {
 	tty := stderr
 	stderr = &lockedWriter{w: stderr} // the signal goroutine and the progress write too
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	// The signal goroutine ends before doExport returns, so that nothing it writes comes
 	// after the caller's last line.
 	done, ended := make(chan struct{}), make(chan struct{})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/png"
 	"os"
@@ -9,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"mandelscope/bookmarks"
 	"mandelscope/export"
@@ -162,9 +162,9 @@ func TestExportBookmark(t *testing.T) {
 	}
 }
 
-// TestExportInterruptResume sends SIGINT to the process during an export: exit 130, no
-// FILE.png, the .part and checkpoint kept; --resume then gives the bytes of an uninterrupted
-// export.
+// TestExportInterruptResume interrupts an export (SIGINT, through doExport's signal channel,
+// at its fifth tile): exit 130, no FILE.png, the .part and checkpoint kept; --resume then
+// gives the bytes of an uninterrupted export.
 func TestExportInterruptResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders a few seconds")
@@ -172,33 +172,19 @@ func TestExportInterruptResume(t *testing.T) {
 	dir := t.TempDir()
 	out, whole := filepath.Join(dir, "i.png"), filepath.Join(dir, "whole.png")
 	flags := []string{"--renderer=cpu", "--size=1200x900", "--tile=64", "--center=-0.75,0.1", "--zoom=4", "--iterations=3000"}
-	done := make(chan int)
-	var errs string
-	go func() {
-		var code int
-		code, _, errs = exportCmd(append(flags, "-o", out)...)
-		done <- code
-	}()
-	// Wait for the first checkpoint, then interrupt.
-	for i := 0; i < 400; i++ {
-		if _, err := os.Stat(export.CheckpointPath(out)); err == nil {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+	job, err := parseExport(append(flags, "-o", out), &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
-	t0 := time.Now()
-	interruptSelf(t)
-	code := <-done
-	if d := time.Since(t0); d > 2*time.Second {
-		t.Errorf("took %v to stop", d)
+	sigs := make(chan os.Signal, 2)
+	r := &signalling{at: 5, sig: os.Interrupt, sigs: sigs}
+	var errb lockedBuffer
+	err = doExport(job, r, &errb, sigs)
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != 130 || !strings.Contains(err.Error(), "--resume") {
+		t.Fatalf("err = %v (%q), want exit 130 with --resume advice", err, errb.String())
 	}
-	if code == 0 {
-		t.Skip("the export finished before the interrupt")
-	}
-	if code != 130 || !strings.Contains(errs, "--resume") {
-		t.Fatalf("exit %d, %q", code, errs)
-	}
+	t.Logf("interrupted at tile 5: %d render calls in all", r.calls.Load())
 	if _, err := os.Stat(out); err == nil {
 		t.Fatal("FILE.png exists after an interrupt")
 	}
