@@ -240,15 +240,15 @@ cx pixelDcExp() {
     return cxFromExp(re, im);
 }
 
-// blaValid is the BLA test |d|_1 < R of table entry e, for a cx delta (ex: am 2^ae) or a
-// double one (ad).
-bool blaValid(int e, bool ex, double am, int ae, double ad) {
+// blaValid is the BLA test |d|_1 < R of table entry e for perturb.frag's blaLevel, for a cx
+// delta (d.ex: am 2^ae) or a double one (ad).
+bool blaValid(int e, blaDelta d) {
     uvec4 r = blaTexel(4 * e + 2);
-    if (ex) {
+    if (d.ex) {
         int re = int(blaTexel(4 * e + 3).z);
-        return lessExp(am, ae, packDouble2x32(r.xy), re);
+        return lessExp(d.am, d.ae, packDouble2x32(r.xy), re);
     }
-    return ad < packDouble2x32(r.zw);
+    return d.ad < packDouble2x32(r.zw);
 }
 
 // perturbExp runs at most `budget` steps from state (d in cx while ex, else (dr, di); m, n)
@@ -284,26 +284,11 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                 am = abs(d.re) + abs(d.im);
                 ae = d.e;
             }
-            // The largest valid block (perturb.frag's binary search: validity is monotone
-            // in the level in either form of the test).
-            int k = m - 1;
-            int top = uBLALevels - 1;
-            if (k != 0) {
-                top = min(trailingZeros(k), top);
-            }
-            int lo = -1, hi = top + 1;
-            while (hi - lo > 1) {
-                int l = (lo + hi) >> 1;
-                int idx = k >> l;
-                bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= uMaxIter;
-                if (ok) {
-                    ok = blaValid(uBLAOffset[l] + idx, ex, am, ae, ad);
-                }
-                lo = ok ? l : lo;
-                hi = ok ? hi : l;
-            }
+            // The largest valid block (validity is monotone in the level in either form of
+            // the test).
+            int lo = blaLevel(m, n, blaDelta(ex, am, ae, ad));
             if (lo >= 0) {
-                int e = 4 * (uBLAOffset[lo] + (k >> lo));
+                int e = 4 * blaEntry(m, lo);
                 uvec4 ta = blaTexel(e);
                 uvec4 tb = blaTexel(e + 1);
                 uvec4 te = blaTexel(e + 3);
@@ -489,24 +474,9 @@ int perturbExpDE(cx dc, double dcr, double dci, inout cx d, inout cx w, inout do
                 am = abs(d.re) + abs(d.im);
                 ae = d.e;
             }
-            int k = m - 1;
-            int top = uBLALevels - 1;
-            if (k != 0) {
-                top = min(trailingZeros(k), top);
-            }
-            int lo = -1, hi = top + 1;
-            while (hi - lo > 1) {
-                int l = (lo + hi) >> 1;
-                int idx = k >> l;
-                bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= uMaxIter;
-                if (ok) {
-                    ok = blaValid(uBLAOffset[l] + idx, ex, am, ae, ad);
-                }
-                lo = ok ? l : lo;
-                hi = ok ? hi : l;
-            }
+            int lo = blaLevel(m, n, blaDelta(ex, am, ae, ad));
             if (lo >= 0) {
-                int e = 4 * (uBLAOffset[lo] + (k >> lo));
+                int e = 4 * blaEntry(m, lo);
                 uvec4 ta = blaTexel(e);
                 uvec4 tb = blaTexel(e + 1);
                 uvec4 te = blaTexel(e + 3);
