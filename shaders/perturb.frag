@@ -92,6 +92,57 @@ int trailingZeros(int k) {
     return (floatBitsToInt(float(k & -k)) >> 23) - 127;
 }
 
+// blaDelta is the pixel's delta d as the BLA validity test reads it: |d|_1 = ad for a double
+// delta, or am 2^ae for an extended one (ex: perturbexp.frag's cx).
+struct blaDelta {
+    bool ex;
+    double am;
+    int ae;
+    double ad;
+};
+
+// blaValid is the BLA test |d|_1 < R of table entry e. Each program has its own: the EXPONENT
+// programs' table and deltas are perturbexp.frag's, which defines it for them.
+#if defined(EXPONENT)
+bool blaValid(int e, blaDelta d);
+#else
+bool blaValid(int e, blaDelta d) {
+    return d.ad < packDouble2x32(blaTexel(3 * e + 2).xy);
+}
+#endif
+
+// blaLevel is the level of the largest valid BLA block starting at m > 0 for a pixel at
+// iteration n with delta d, -1 if none (fractal.BLA's lookup rule: the first valid level from
+// the top one down; blaEntry(m, level) is the block's table entry). Validity only grows
+// towards level 0: a block's R is at most its first half's (R = min(Rx, ...)), and the count
+// and iteration limits hold for every level below one they hold for. So a binary search
+// finds that level in at most 5 fetches instead of up to 27, which SIMD lanes at different m
+// would all wait for.
+int blaLevel(int m, int n, blaDelta d) {
+    int k = m - 1;
+    int top = uBLALevels - 1;
+    if (k != 0) {
+        top = min(trailingZeros(k), top);
+    }
+    int lo = -1, hi = top + 1;  // level lo is valid (-1: none yet), hi is not
+    while (hi - lo > 1) {
+        int l = (lo + hi) >> 1;
+        int idx = k >> l;
+        bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= uMaxIter;
+        if (ok) {
+            ok = blaValid(uBLAOffset[l] + idx, d);
+        }
+        lo = ok ? l : lo;
+        hi = ok ? hi : l;
+    }
+    return lo;
+}
+
+// blaEntry is the table entry of level l's block starting at m.
+int blaEntry(int m, int l) {
+    return uBLAOffset[l] + ((m - 1) >> l);
+}
+
 #if !defined(EXPONENT)
 // The double-only perturbation (EXPONENT programs add perturbexp.frag instead: the same
 // tables and lookups, with extended exponents).
@@ -135,31 +186,9 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
     for (int s = 0; s < budget && n < uMaxIter; s++) {
         bool jumped = false;
         if (uBLALevels > 0 && m > 0) {
-            // The largest valid block starting at m (fractal.BLA's lookup rule: the first
-            // valid level from the top one down). Validity only grows towards level 0: a
-            // block's R is at most its first half's (R = min(Rx, ...)), and the count and
-            // iteration limits hold for every level below one they hold for. So a binary
-            // search finds that level in at most 5 fetches instead of up to 27, which SIMD
-            // lanes at different m would all wait for.
-            int k = m - 1;
-            int top = uBLALevels - 1;
-            if (k != 0) {
-                top = min(trailingZeros(k), top);
-            }
-            double ad = abs(dr) + abs(di);
-            int lo = -1, hi = top + 1;  // level lo is valid (-1: none yet), hi is not
-            while (hi - lo > 1) {
-                int l = (lo + hi) >> 1;
-                int idx = k >> l;
-                bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= uMaxIter;
-                if (ok) {
-                    ok = ad < packDouble2x32(blaTexel(3 * (uBLAOffset[l] + idx) + 2).xy);
-                }
-                lo = ok ? l : lo;
-                hi = ok ? hi : l;
-            }
+            int lo = blaLevel(m, n, blaDelta(false, 0.0LF, 0, abs(dr) + abs(di)));
             if (lo >= 0) {
-                int e = 3 * (uBLAOffset[lo] + (k >> lo));
+                int e = 3 * blaEntry(m, lo);
                 uvec4 ta = blaTexel(e);
                 uvec4 tb = blaTexel(e + 1);
                 double ar = packDouble2x32(ta.xy), ai = packDouble2x32(ta.zw);

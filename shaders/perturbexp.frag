@@ -1,8 +1,8 @@
 // perturbexp.frag: perturbation past float64's exponent range, the GPU form of
 // fractal.PerturbEscapeExp (a PerturbationExp frame: pixel spacing below about 1e-305). It
-// comes after common.glsl and perturb.frag (whose orbit and table fetches it uses) in the
-// programs compiled with EXPONENT; with DERIV it carries the derivative too
-// (fractal.PerturbEscapeDEExp).
+// comes after common.glsl and perturb.frag (whose orbit and table fetches and BLA lookup it
+// uses) in the programs compiled with EXPONENT; with DERIV its one perturbExp carries the
+// derivative too (fractal.PerturbEscapeDEExp).
 //
 // Deltas and BLA coefficients are complex numbers with one shared integer exponent, cx:
 // (re + i im) 2^e, normalized after each operation so that max(|re|, |im|) lies in [0.5, 1).
@@ -240,26 +240,75 @@ cx pixelDcExp() {
     return cxFromExp(re, im);
 }
 
-// blaValid is the BLA test |d|_1 < R of table entry e, for a cx delta (ex: am 2^ae) or a
-// double one (ad).
-bool blaValid(int e, bool ex, double am, int ae, double ad) {
+// blaValid is the BLA test |d|_1 < R of table entry e for perturb.frag's blaLevel, for a cx
+// delta (d.ex: am 2^ae) or a double one (ad).
+bool blaValid(int e, blaDelta d) {
     uvec4 r = blaTexel(4 * e + 2);
-    if (ex) {
+    if (d.ex) {
         int re = int(blaTexel(4 * e + 3).z);
-        return lessExp(am, ae, packDouble2x32(r.xy), re);
+        return lessExp(d.am, d.ae, packDouble2x32(r.xy), re);
     }
-    return ad < packDouble2x32(r.zw);
+    return d.ad < packDouble2x32(r.zw);
+}
+
+// The state moves between cx and double by these two, which leave the derivative w alone
+// unless DERIV carries it.
+
+// enterCx continues in cx: d from (dr, di) and, with DERIV, w from (wr, wi).
+void enterCx(inout bool ex, inout cx d, inout cx w, double dr, double di, double wr, double wi) {
+    d = cxFrom(dr, di);
+#if defined(DERIV)
+    w = cxFrom(wr, wi);
+#endif
+    ex = true;
+}
+
+// leaveCx continues in double if d's exponent, and with DERIV w's too, is above TO_DOUBLE
+// (fractal's toFloat), else stays in cx.
+void leaveCx(inout bool ex, cx d, cx w, inout double dr, inout double di, inout double wr, inout double wi) {
+    ex = d.e <= TO_DOUBLE;
+#if defined(DERIV)
+    ex = ex || w.e <= TO_DOUBLE;
+#endif
+    if (!ex) {
+        float64s(d, dr, di);
+#if defined(DERIV)
+        float64s(w, wr, wi);
+#endif
+    }
+}
+
+// wTiny reports whether the double derivative is too small for double steps, |w|_1 below
+// toExp: never without DERIV, where w plays no part.
+bool wTiny(double wr, double wi, double toExp) {
+#if defined(DERIV)
+    return abs(wr) + abs(wi) < toExp;
+#else
+    return false;
+#endif
 }
 
 // perturbExp runs at most `budget` steps from state (d in cx while ex, else (dr, di); m, n)
 // exactly as fractal.PerturbEscapeExp does; it returns as perturb.frag's perturb does.
-int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout double di, inout bool ex,
-               inout int m, inout int n, int budget, out float nu) {
+// Compiled with DERIV it carries the scaled derivative w = (dz/dc) spacing beside the delta
+// (in cx while ex, else (wr, wi)), exactly as fractal.PerturbEscapeDEExp does: in cx while
+// either is tiny, in double once both are not; on escape, de and u as escapeSmoothDE gives
+// them, de scaled back by w's exponent.
+int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout double di, inout cx w,
+               inout double wr, inout double wi, inout bool ex, inout int m, inout int n, int budget,
+               out float nu, out float de, out vec2 u) {
     nu = 0.0;
+    de = 0.0;
+    u = vec2(0.0);
     double toExp = pow2(-950);
     double tinyRef = pow2(-800);
     double tiny = pow2(-900);
     double scale = pow2(600);
+#if defined(DERIV)
+    xp spx = xp(packDouble2x32(uSpacingX), uSpacingXe);
+    cx sp = cxFromExp(spx, xp(0.0LF, 0));
+    double sp64 = spx.e < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, spx.e);  // fractal.Exp.Float64
+#endif
     double zmr = 0.0LF, zmi = 0.0LF;
     if (m > 0) {
         uvec4 zt = orbitTexel(m);
@@ -275,82 +324,81 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
             int ae = 0;
             if (!ex) {
                 ad = abs(dr) + abs(di);
-                if (ad < toExp) {
-                    d = cxFrom(dr, di);
-                    ex = true;
+                if (ad < toExp || wTiny(wr, wi, toExp)) {
+                    enterCx(ex, d, w, dr, di, wr, wi);
                 }
             }
             if (ex) {
                 am = abs(d.re) + abs(d.im);
                 ae = d.e;
             }
-            // The largest valid block (perturb.frag's binary search: validity is monotone
-            // in the level in either form of the test).
-            int k = m - 1;
-            int top = uBLALevels - 1;
-            if (k != 0) {
-                top = min(trailingZeros(k), top);
-            }
-            int lo = -1, hi = top + 1;
-            while (hi - lo > 1) {
-                int l = (lo + hi) >> 1;
-                int idx = k >> l;
-                bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= uMaxIter;
-                if (ok) {
-                    ok = blaValid(uBLAOffset[l] + idx, ex, am, ae, ad);
-                }
-                lo = ok ? l : lo;
-                hi = ok ? hi : l;
-            }
+            int lo = blaLevel(m, n, blaDelta(ex, am, ae, ad));
             if (lo >= 0) {
-                int e = 4 * (uBLAOffset[lo] + (k >> lo));
+                int e = 4 * blaEntry(m, lo);
                 uvec4 ta = blaTexel(e);
                 uvec4 tb = blaTexel(e + 1);
                 uvec4 te = blaTexel(e + 3);
                 cx a = cx(packDouble2x32(ta.xy), packDouble2x32(ta.zw), int(te.x));
                 cx b = cx(packDouble2x32(tb.xy), packDouble2x32(tb.zw), int(te.y));
                 if (!ex) {
-                    d = cxFrom(dr, di);
+                    enterCx(ex, d, w, dr, di, wr, wi);
                 }
                 d = cxAdd(cxMul(a, d), cxMul(b, dc));
-                ex = d.e <= TO_DOUBLE;
-                if (!ex) {
-                    float64s(d, dr, di);
-                }
+#if defined(DERIV)
+                w = cxAdd(cxMul(a, w), cxMul(b, sp));
+#endif
+                leaveCx(ex, d, w, dr, di, wr, wi);
                 m += 1 << lo;
                 n += 1 << lo;
                 jumped = true;
             }
         }
         if (!jumped) {
-            if (ex) {
-                cx zm = zcx(m, zmr, zmi);
-                zm.e++;
-                d = cxAdd(cxMul(cxAdd(zm, d), d), dc);  // (2Z + d) d + dc
-                if (d.e > TO_DOUBLE) {
-                    ex = false;
-                    float64s(d, dr, di);
-                }
-            } else {
+            bool stepped = false;  // this plain step was taken in double
+            if (!ex) {
+                // d <- (2 Z + d) d + dc in double, or in cx where a product would leave
+                // double's range.
                 precise double tr = 2.0LF * zmr + dr;
                 precise double ti = 2.0LF * zmi + di;
                 precise double g = (abs(tr) + abs(ti)) * (abs(dr) + abs(di));
-                if (g >= toExp) {
+                bool inCx = g < toExp;
+#if defined(DERIV)
+                precise double fr = zmr + dr;  // z before the step
+                precise double fi = zmi + di;
+                precise double gw = (abs(fr) + abs(fi)) * (abs(wr) + abs(wi));
+                inCx = inCx || gw < toExp;
+#endif
+                if (inCx) {
+                    enterCx(ex, d, w, dr, di, wr, wi);
+                } else {
+#if defined(DERIV)
+                    precise double nwr = 2.0LF * (fr * wr - fi * wi) + sp64;
+                    precise double nwi = 2.0LF * (fr * wi + fi * wr);
+                    wr = nwr;
+                    wi = nwi;
+#endif
                     precise double nr = tr * dr - ti * di + dcr;
                     precise double ni = tr * di + ti * dr + dci;
                     dr = nr;
                     di = ni;
-                } else {
-                    // The product would leave double's range: this step in cx.
-                    cx t = zcx(m, zmr, zmi);
-                    t.e++;
-                    cx dd = cxFrom(dr, di);
-                    d = cxAdd(cxMul(cxAdd(t, dd), dd), dc);
-                    ex = d.e <= TO_DOUBLE;
-                    if (!ex) {
-                        float64s(d, dr, di);
+                    stepped = true;
+#if defined(DERIV)
+                    if (abs(dr) + abs(di) < toExp || wTiny(wr, wi, toExp)) {
+                        enterCx(ex, d, w, dr, di, wr, wi);
                     }
+#endif
                 }
+            }
+            if (ex && !stepped) {
+                cx zm = zcx(m, zmr, zmi);
+#if defined(DERIV)
+                cx zf = cxAdd(zm, d);  // z before the step
+                zf.e++;
+                w = cxAdd(cxMul(zf, w), sp);
+#endif
+                zm.e++;
+                d = cxAdd(cxMul(cxAdd(zm, d), d), dc);  // (2Z + d) d + dc
+                leaveCx(ex, d, w, dr, di, wr, wi);
             }
             m++;
             n++;
@@ -374,19 +422,16 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                     m = 0;
                 }
             } else {
-                cx w = cxAdd(zcx(m, zmr, zmi), d);
-                if (absLess(w, d) || m == uLast && uPeriod == 0) {
-                    d = w;
+                cx v = cxAdd(zcx(m, zmr, zmi), d);
+                if (absLess(v, d) || m == uLast && uPeriod == 0) {
+                    d = v;
                     m = 0;
                 } else if (m == uLast) {
                     m -= uPeriod;
                 }
             }
             if (m == 0) {
-                if (d.e > TO_DOUBLE) {
-                    ex = false;
-                    float64s(d, dr, di);
-                }
+                leaveCx(ex, d, w, dr, di, wr, wi);
                 zmr = 0.0LF;
                 zmi = 0.0LF;
             }
@@ -419,16 +464,15 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
             if (abs(zmr) + abs(zmi) < tinyRef) {
                 // Z[m] may be below double's range (kept exactly in uTiny): add in cx.
                 d = cxAdd(zcx(m, zmr, zmi), cxFrom(dr, di));
-                ex = d.e <= TO_DOUBLE;
-                if (!ex) {
-                    float64s(d, dr, di);
-                }
+#if defined(DERIV)
+                w = cxFrom(wr, wi);
+#endif
+                leaveCx(ex, d, w, dr, di, wr, wi);
             } else {
                 dr = zr;
                 di = zi;
                 if (abs(dr) + abs(di) < toExp) {
-                    d = cxFrom(dr, di);
-                    ex = true;
+                    enterCx(ex, d, w, dr, di, wr, wi);
                 }
             }
             m = 0;
@@ -439,249 +483,27 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
     if (escaped) {
         precise double cr = packDouble2x32(uRefC.xy) + dcr;
         precise double ci = packDouble2x32(uRefC.zw) + dci;
-        nu = escapeSmooth(cr, ci, ezr, ezi, n);
-        return n;
-    }
-    return n >= uMaxIter ? -1 : 0;
-}
-
 #if defined(DERIV)
-// perturbExpDE is perturbExp carrying the scaled derivative w = (dz/dc) spacing beside the
-// delta, exactly as fractal.PerturbEscapeDEExp does: in cx while either is tiny, in double
-// once both are not; on escape, de and u as escapeSmoothDE gives them, de scaled back by w's
-// exponent.
-int perturbExpDE(cx dc, double dcr, double dci, inout cx d, inout cx w, inout double dr, inout double di,
-                 inout double wr, inout double wi, inout bool ex, inout int m, inout int n, int budget,
-                 out float nu, out float de, out vec2 u) {
-    nu = 0.0;
-    de = 0.0;
-    u = vec2(0.0);
-    double toExp = pow2(-950);
-    double tinyRef = pow2(-800);
-    double tiny = pow2(-900);
-    double scale = pow2(600);
-    xp spx = xp(packDouble2x32(uSpacingX), uSpacingXe);
-    cx sp = cxFromExp(spx, xp(0.0LF, 0));
-    double sp64 = spx.e < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, spx.e);  // fractal.Exp.Float64
-    double zmr = 0.0LF, zmi = 0.0LF;
-    if (m > 0) {
-        uvec4 zt = orbitTexel(m);
-        zmr = packDouble2x32(zt.xy);
-        zmi = packDouble2x32(zt.zw);
-    }
-    bool escaped = false;
-    double ezr = 0.0LF, ezi = 0.0LF;
-    cx ew = cx(0.0LF, 0.0LF, ZERO_EXP);
-    for (int s = 0; s < budget && n < uMaxIter; s++) {
-        bool jumped = false;
-        if (uBLALevels > 0 && m > 0 && m <= uBLASteps) {
-            double ad = 0.0LF, am = 0.0LF;
-            int ae = 0;
-            if (!ex) {
-                ad = abs(dr) + abs(di);
-                if (ad < toExp || abs(wr) + abs(wi) < toExp) {
-                    d = cxFrom(dr, di);
-                    w = cxFrom(wr, wi);
-                    ex = true;
-                }
-            }
-            if (ex) {
-                am = abs(d.re) + abs(d.im);
-                ae = d.e;
-            }
-            int k = m - 1;
-            int top = uBLALevels - 1;
-            if (k != 0) {
-                top = min(trailingZeros(k), top);
-            }
-            int lo = -1, hi = top + 1;
-            while (hi - lo > 1) {
-                int l = (lo + hi) >> 1;
-                int idx = k >> l;
-                bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= uMaxIter;
-                if (ok) {
-                    ok = blaValid(uBLAOffset[l] + idx, ex, am, ae, ad);
-                }
-                lo = ok ? l : lo;
-                hi = ok ? hi : l;
-            }
-            if (lo >= 0) {
-                int e = 4 * (uBLAOffset[lo] + (k >> lo));
-                uvec4 ta = blaTexel(e);
-                uvec4 tb = blaTexel(e + 1);
-                uvec4 te = blaTexel(e + 3);
-                cx a = cx(packDouble2x32(ta.xy), packDouble2x32(ta.zw), int(te.x));
-                cx b = cx(packDouble2x32(tb.xy), packDouble2x32(tb.zw), int(te.y));
-                if (!ex) {
-                    d = cxFrom(dr, di);
-                    w = cxFrom(wr, wi);
-                    ex = true;
-                }
-                d = cxAdd(cxMul(a, d), cxMul(b, dc));
-                w = cxAdd(cxMul(a, w), cxMul(b, sp));
-                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
-                    float64s(d, dr, di);
-                    float64s(w, wr, wi);
-                    ex = false;
-                }
-                m += 1 << lo;
-                n += 1 << lo;
-                jumped = true;
-            }
-        }
-        if (!jumped) {
-            bool stepped = false;
-            if (!ex) {
-                precise double fr = zmr + dr;
-                precise double fi = zmi + di;
-                precise double tr = 2.0LF * zmr + dr;
-                precise double ti = 2.0LF * zmi + di;
-                precise double g1 = (abs(tr) + abs(ti)) * (abs(dr) + abs(di));
-                precise double g2 = (abs(fr) + abs(fi)) * (abs(wr) + abs(wi));
-                if (g1 < toExp || g2 < toExp) {
-                    d = cxFrom(dr, di);
-                    w = cxFrom(wr, wi);
-                    ex = true;
-                } else {
-                    precise double nwr = 2.0LF * (fr * wr - fi * wi) + sp64;
-                    precise double nwi = 2.0LF * (fr * wi + fi * wr);
-                    wr = nwr;
-                    wi = nwi;
-                    precise double nr = tr * dr - ti * di + dcr;
-                    precise double ni = tr * di + ti * dr + dci;
-                    dr = nr;
-                    di = ni;
-                    stepped = true;
-                    if (abs(dr) + abs(di) < toExp || abs(wr) + abs(wi) < toExp) {
-                        d = cxFrom(dr, di);
-                        w = cxFrom(wr, wi);
-                        ex = true;
-                    }
-                }
-            }
-            if (ex && !stepped) {
-                cx zm = zcx(m, zmr, zmi);
-                cx zf = cxAdd(zm, d);  // z before the step
-                zf.e++;
-                w = cxAdd(cxMul(zf, w), sp);
-                zm.e++;
-                d = cxAdd(cxMul(cxAdd(zm, d), d), dc);
-                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
-                    float64s(d, dr, di);
-                    float64s(w, wr, wi);
-                    ex = false;
-                }
-            }
-            m++;
-            n++;
-        }
-        uvec4 zt = orbitTexel(m);
-        zmr = packDouble2x32(zt.xy);
-        zmi = packDouble2x32(zt.zw);
-        if (ex) {
-            if (abs(zmr) + abs(zmi) >= tinyRef) {
-                precise double z2 = zmr * zmr + zmi * zmi;
-                if (z2 > 4.0LF) {
-                    escaped = true;
-                    ezr = zmr;
-                    ezi = zmi;
-                    ew = w;
-                    break;
-                }
-                if (m == uLast && uPeriod > 0) {
-                    m -= uPeriod;
-                } else if (m == uLast) {
-                    d = cxAdd(zcx(m, zmr, zmi), d);
-                    m = 0;
-                }
-            } else {
-                cx v = cxAdd(zcx(m, zmr, zmi), d);
-                if (absLess(v, d) || m == uLast && uPeriod == 0) {
-                    d = v;
-                    m = 0;
-                } else if (m == uLast) {
-                    m -= uPeriod;
-                }
-            }
-            if (m == 0) {
-                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
-                    float64s(d, dr, di);
-                    float64s(w, wr, wi);
-                    ex = false;
-                }
-                zmr = 0.0LF;
-                zmi = 0.0LF;
-            }
-            continue;
-        }
-        precise double zr = zmr + dr;
-        precise double zi = zmi + di;
-        precise double z2 = zr * zr + zi * zi;
-        if (z2 > 4.0LF) {
-            escaped = true;
-            ezr = zr;
-            ezi = zi;
-            ew = cxFrom(wr, wi);
-            break;
-        }
-        precise double d2 = dr * dr + di * di;
-        bool rebase = z2 < d2;
-        if (!rebase && z2 < tiny) {
-            precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
-            precise double sz2 = sr * sr + si * si;
-            precise double sd2 = sdr * sdr + sdi * sdi;
-            rebase = sz2 < sd2;
-        }
-        if (!rebase && m == uLast) {
-            // A periodic reference goes on one period back (fractal.Reference.Period): the
-            // values there equal Z[m], so zmr and zmi stand.
-            rebase = uPeriod == 0;
-            m -= uPeriod;
-        }
-        if (rebase) {
-            if (abs(zmr) + abs(zmi) < tinyRef) {
-                d = cxAdd(zcx(m, zmr, zmi), cxFrom(dr, di));
-                w = cxFrom(wr, wi);
-                ex = true;
-                if (d.e > TO_DOUBLE && w.e > TO_DOUBLE) {
-                    float64s(d, dr, di);
-                    float64s(w, wr, wi);
-                    ex = false;
-                }
-            } else {
-                dr = zr;
-                di = zi;
-                if (abs(dr) + abs(di) < toExp) {
-                    d = cxFrom(dr, di);
-                    w = cxFrom(wr, wi);
-                    ex = true;
-                }
-            }
-            m = 0;
-            zmr = 0.0LF;
-            zmi = 0.0LF;
-        }
-    }
-    if (escaped) {
         // fractal.smoothDEExp: the continuation on w's mantissa with the spacing in w's
         // scale, the distance scaled back.
+        cx ew = ex ? w : cxFrom(wr, wi);
         int we = ew.e;
         if (ew.re == 0.0LF && ew.im == 0.0LF) {
             we = spx.e;
         }
         int se = spx.m == 0.0LF ? 0 : spx.e - we;
         double s = se < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, se);
-        precise double cr = packDouble2x32(uRefC.xy) + dcr;
-        precise double ci = packDouble2x32(uRefC.zw) + dci;
         nu = escapeSmoothDE(cr, ci, ezr, ezi, ew.re, ew.im, s, n, de, u);
         if (de > 0.0) {
             de *= exp2(float(clamp(-we, -200, 200)));
         }
+#else
+        nu = escapeSmooth(cr, ci, ezr, ezi, n);
+#endif
         return n;
     }
     return n >= uMaxIter ? -1 : 0;
 }
-#endif
 
 #if defined(STAGE_ITERATE)
 // Multi-pass state: texture 0 holds the delta's two doubles (re lo, re hi, im lo, im hi):
@@ -724,13 +546,9 @@ void main() {
         }
 #endif
     }
-    float nu, de = 0.0;
-    vec2 u = vec2(0.0);
-#if defined(DERIV)
-    int r = perturbExpDE(dc, dcr, dci, d, w, dr, di, wr, wi, ex, m, n, uK1 - uK0 + 1, nu, de, u);
-#else
-    int r = perturbExp(dc, dcr, dci, d, dr, di, ex, m, n, uK1 - uK0 + 1, nu);
-#endif
+    float nu, de;
+    vec2 u;
+    int r = perturbExp(dc, dcr, dci, d, dr, di, w, wr, wi, ex, m, n, uK1 - uK0 + 1, nu, de, u);
     if (ex) {
         oState0 = uvec4(unpackDouble2x32(d.re), unpackDouble2x32(d.im));
         oState1 = uvec4(uint(m) | 0x80000000u, uint(n), uint(d.e), uint(w.e));
@@ -759,18 +577,13 @@ void main() {
     double dcr, dci;
     float64s(dc, dcr, dci);
     cx d = cx(0.0LF, 0.0LF, ZERO_EXP);
-    double dr = 0.0LF, di = 0.0LF;
+    cx w = d;
+    double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
     bool ex = true;
     int m = 0, n = 0;
-    float nu, de = 0.0;
-    vec2 u = vec2(0.0);
-#if defined(DERIV)
-    cx w = d;
-    double wr = 0.0LF, wi = 0.0LF;
-    int r = perturbExpDE(dc, dcr, dci, d, w, dr, di, wr, wi, ex, m, n, uMaxIter, nu, de, u);
-#else
-    int r = perturbExp(dc, dcr, dci, d, dr, di, ex, m, n, uMaxIter, nu);
-#endif
+    float nu, de;
+    vec2 u;
+    int r = perturbExp(dc, dcr, dci, d, dr, di, w, wr, wi, ex, m, n, uMaxIter, nu, de, u);
     fragColor = r > 0 ? vec4(shade(nu, de, u) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
 }
 #endif

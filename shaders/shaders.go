@@ -1,10 +1,26 @@
 // Package shaders holds Mandelscope's GLSL sources as real .vert, .frag and .glsl files,
 // embedded with go:embed. The files carry no #version line: package render prepends a header
-// with the version and the defines that select a variant (PREC_F32, PREC_F64 or
-// PREC_EMULATED, MAX_STOPS, and for the perturbation shader PAGES and EXPONENT), then gives the fragment
-// shaders common.glsl and the variant's file as source strings of their own, each after a
-// #line directive, so that compiler messages name the file and its own lines. This package
-// knows nothing of OpenGL; render compiles every variant in its tests.
+// with the version and the defines that select a variant, then gives the fragment shaders
+// common.glsl and the variant's files as source strings of their own, each after a #line
+// directive, so that compiler messages name the file and its own lines. The vertex shader's
+// header is the version alone; a fragment shader's header (render's shaderHeader, with the
+// defines of its linkProgram and lazyProgram) can define:
+//
+//   - PREC_F32, PREC_F64 or PREC_EMULATED: the arithmetic of mandel.frag's variant (F32,
+//     F64, Emulated); the perturbation programs have PREC_F64 (Perturb names their variant
+//     but is not defined);
+//   - MAX_STOPS n: the size of the palette uniform array, in every fragment shader;
+//   - PAGES n (1 to 4): the perturbation programs' texture buffers per table;
+//   - EXPONENT: a perturbation program with PerturbExpFrag after PerturbFrag;
+//   - STAGE_ITERATE or STAGE_COLOUR: one stage of a multi-pass render, iterating a slice of
+//     every orbit with its state in textures (mandel.frag and the perturbation programs) or
+//     colouring that state (mandel.frag); neither for a single-pass program;
+//   - SHADE: the colourings other than the default (a method or transfer function);
+//   - DERIV: the colourings that read the derivative dz/dc (distance, slopes);
+//   - precise, as nothing, below GLSL 4.00 where GL_ARB_gpu_shader5 (which the header
+//     enables there) is missing; below 4.00 PREC_F64 also requires GL_ARB_gpu_shader_fp64.
+//
+// This package knows nothing of OpenGL; render compiles every variant in its tests.
 package shaders
 
 import _ "embed"
