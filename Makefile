@@ -1,6 +1,6 @@
 # Quick start: `make run` opens the explorer, `make test` runs every check.
 # Each installs what it needs on a Debian/Ubuntu machine first (scripts/deps.sh).
-.PHONY: run build test package deps-build deps-test bench peer peer-deep clean
+.PHONY: run build test package package-check deps-build deps-test bench peer peer-deep clean
 
 # Where scripts/deps.sh puts a Go toolchain when the machine has none (or one older than 1.21).
 export PATH := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mandelscope/go/bin:$(PATH)
@@ -17,6 +17,11 @@ test: deps-test
 # The Linux archive (binary, .desktop entry, icon) and the Windows .exe, in dist/.
 package: deps-test
 	./scripts/package.sh dist
+
+# The same packages built and checked in a temporary folder, then removed (CI runs it after
+# make test).
+package-check: deps-test
+	d=$$(mktemp -d) && ./scripts/package.sh "$$d"; s=$$?; rm -rf "$$d"; exit $$s
 
 deps-build:
 	./scripts/deps.sh build

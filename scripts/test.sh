@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs every check of the project: formatting, go vet, staticcheck, the tests (GPU tests on
-# the machine's OpenGL, under a private Xvfb when there is no display), the tests again under
-# the race detector, vet for macOS and Windows, the Linux and Windows packages, and each fuzz
-# target for a short fixed number of executions. Used by `make test` and by CI.
+# Runs every check of the project: formatting, go vet, staticcheck, the tests once under the
+# race detector (GPU tests on the machine's OpenGL, under a private Xvfb when there is no
+# display), fractal's numerical tests again at full size, vet for Windows, macOS and FreeBSD,
+# and each fuzz target for a short fixed number of executions. Used by `make test` and by CI;
+# the release packages are built and checked by `make package-check` (CI runs both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=${GOTOOLCHAIN:-auto}
@@ -36,21 +37,17 @@ go vet ./...
 echo "test: staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-echo "test: go test"
-go test -count=1 -timeout 30m ./...
-# Every package again under the race detector: concurrency is checked, not argued.
+# Every test once, under the race detector: concurrency is checked, not argued.
 echo "test: go test -race"
 go test -race -count=1 -timeout 40m ./...
+# The race build shrinks fractal's numerical samples (its loops run about ten times slower there)
+# and skips its longest checks against math/big: those run here at full size, without it.
+echo "test: go test ./fractal (full-size numerics)"
+go test -count=1 -timeout 30m ./fractal/
 # The platforms beyond this one: every package vetted for Windows, the pure-Go ones for macOS and
-# FreeBSD, and the
-# release packages built (the Linux archive and the Windows .exe, cross-compiled with mingw-w64)
-# and checked by scripts/package.sh.
+# FreeBSD (the Windows build itself is part of make package-check).
 echo "test: go vet for windows, darwin and freebsd"
 CROSS_BUILD=0 ./scripts/cross-check.sh
-echo "test: packages"
-pkgdir=$(mktemp -d)
-./scripts/package.sh "$pkgdir"
-rm -rf "$pkgdir"
 
 echo "test: fuzz targets, $FUZZTIME each"
 for f in $(git ls-files '*_test.go'); do
