@@ -9,7 +9,8 @@
 //	mandelscope bench ...            benchmark the window's preview renderer
 //	mandelscope version              print the version
 //
-// main.go is wiring only: each subcommand lives in its own cmd_*.go file.
+// main.go is the dispatch and the version subcommand; every other subcommand lives in its own
+// cmd_*.go file, and flags.go holds the location flags they share.
 package main
 
 import (

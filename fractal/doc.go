@@ -25,7 +25,12 @@
 // big.Int fixed point and stored in float64, and every pixel iterates its float64 difference
 // from it (PerturbEscape), rebasing to the start of the orbit when its own orbit comes closer
 // to 0 than to the reference's (or, for an orbit that has settled on a cycle, going on one
-// period back from its end: Reference.Period), and skipping iterations with a bilinear approximation table
-// (BLA) whose layout is documented for the GLSL renderer. Frame.WithReference fills a frame's
-// reference from a ReferenceCache, which reuses an orbit while the view stays within reach.
+// period back from its end: Reference.Period), and skipping iterations with a bilinear
+// approximation table (BLA) whose layout is documented for the GLSL renderer.
+// Frame.WithReference fills a frame's reference from a ReferenceCache, which reuses an orbit
+// while the view stays within reach. Past float64's exponent range (Precision
+// PerturbationExp, pixel spacings under ExpSpacing, about zoom 1e300) the deltas, the BLA
+// coefficients (BLAExp) and the derivative carry an integer exponent beside a float64
+// mantissa (Exp; PerturbEscapeExp, PerturbEscapeDEExp), and the reference keeps exactly the
+// values float64 cannot hold near a nucleus.
 package fractal
