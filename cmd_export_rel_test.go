@@ -75,7 +75,7 @@ func TestExportRefusalsSayWhatToDo(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "o.png")
 
-	// Item 13: a .part without a checkpoint: both ways say --force, and --force works.
+	// A .part without a checkpoint: both ways say --force, and --force works.
 	os.WriteFile(export.PartPath(out), []byte("half"), 0o644)
 	code, _, errs := exportCmd(flagsWith("-o", out)...)
 	oneLineWith(t, ".part without checkpoint", code, errs, 2, "no checkpoint", "--force")
@@ -86,11 +86,11 @@ func TestExportRefusalsSayWhatToDo(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Item 14: the parent is a file.
+	// The parent is a file.
 	code, _, errs = exportCmd(flagsWith("-o", filepath.Join(out, "x.png"))...)
 	oneLineWith(t, "-o under a file", code, errs, 2, out+" is a file, not a folder")
 
-	// Item 6: a checkpoint made by another renderer.
+	// A checkpoint made by another renderer.
 	g := filepath.Join(dir, "g.png")
 	interruptedCmd(t, &gpuLike{}, flagsWith("-o", g)...)
 	code, _, errs = exportCmd(flagsWith("--resume", "-o", g)...)
@@ -105,7 +105,7 @@ func TestExportRefusalsSayWhatToDo(t *testing.T) {
 	err = doExport(job, &gpuLike{}, &buf, nil)
 	oneLineWith(t, "CPU checkpoint resumed on the GPU", 1, err.Error(), 1, "CPU (pure Go)", "--renderer=cpu")
 
-	// Item 4: a damaged checkpoint.
+	// A damaged checkpoint.
 	ck := export.CheckpointPath(c)
 	data, _ := os.ReadFile(ck)
 	os.WriteFile(ck, bytes.Replace(data, []byte(`"next_strip": 2`), []byte(`"next_strip": 0`), 1), 0o644)
@@ -116,7 +116,7 @@ func TestExportRefusalsSayWhatToDo(t *testing.T) {
 	}
 }
 
-// Item 12: a size from --from's IHDR is checked like --size; non-integer metadata is refused.
+// A size from --from's IHDR is checked like --size; non-integer metadata is refused.
 func TestExportFromChecksFile(t *testing.T) {
 	dir := t.TempDir()
 	mk := func(name string, w, h int, key, val string) string {
@@ -149,7 +149,7 @@ func TestExportFromChecksFile(t *testing.T) {
 	}
 }
 
-// Item 5: a second export of a file that is being exported gets a clear one-line error,
+// A second export of a file that is being exported gets a clear one-line error,
 // whatever its flags.
 func TestExportBusy(t *testing.T) {
 	dir := t.TempDir()

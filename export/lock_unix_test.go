@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// Item 7: a lock file that is a named pipe is refused as one; opening it to lock it would
+// A lock file that is a named pipe is refused as one; opening it to lock it would
 // wait for a writer forever.
 func TestLockFileNamedPipe(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fifo.png")

@@ -75,7 +75,7 @@ func (d *diskFiller) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Item 1: a resume that fills the disk keeps the .part and a checkpoint (the one it continued
+// A resume that fills the disk keeps the .part and a checkpoint (the one it continued
 // from, or a later one), and resuming again once there is space gives the whole file.
 func TestResumeFullDiskKeepsProgress(t *testing.T) {
 	for _, limit := range []int{0, 100, 5000} {
@@ -110,7 +110,7 @@ func TestResumeFullDiskKeepsProgress(t *testing.T) {
 	}
 }
 
-// Item 1 on a real full disk: stop an export, fill a small tmpfs, resume (refused for lack of
+// The same on a real full disk: stop an export, fill a small tmpfs, resume (refused for lack of
 // space, files kept), free the space, resume: the bytes of an uninterrupted export. Root only.
 func TestResumeFullDiskTmpfs(t *testing.T) {
 	dir := t.TempDir()
@@ -156,7 +156,7 @@ func TestResumeFullDiskTmpfs(t *testing.T) {
 	sameFile(t, path, whole)
 }
 
-// Item 3: the published image never shares its data with a .part: after an export its link
+// The published image never shares its data with a .part: after an export its link
 // count is 1; a .part that is a hard link to it (what an interrupted link-then-remove publish
 // left) is never written through: an interrupted --force run and a refused resume leave the
 // image byte for byte.
@@ -208,7 +208,7 @@ func TestPublishNeverSharesTheImage(t *testing.T) {
 	}
 }
 
-// Item 3, the no-overwrite promise kept by the rename: a file that appears at the output
+// The no-overwrite promise kept by the rename: a file that appears at the output
 // during the export is not replaced; the image waits as the .part, and a resume with
 // Overwrite publishes it.
 func TestPublishKeepsAFileThatAppeared(t *testing.T) {
@@ -247,7 +247,7 @@ type tamper struct {
 	want error                  // the kind of refusal
 }
 
-// Item 4: a resume verifies everything it continues from; every change to the .part or to
+// A resume verifies everything it continues from; every change to the .part or to
 // any checkpoint field is refused, and the refusal changes neither file.
 func TestResumeRefusesTampering(t *testing.T) {
 	opt := relOpts()
@@ -355,7 +355,7 @@ func TestResumeRefusesTampering(t *testing.T) {
 	sameFile(t, path, whole)
 }
 
-// Item 4: bytes past the checkpoint (a strip being written when the export was killed) are
+// Bytes past the checkpoint (a strip being written when the export was killed) are
 // not part of what is verified, and are dropped by the resume.
 func TestResumeAfterKillMidStrip(t *testing.T) {
 	opt := relOpts()
@@ -400,7 +400,7 @@ func (b *blockingRenderer) Render(ctx context.Context, f fractal.Frame, rect ima
 func (b *blockingRenderer) MaxTile() int { return 4096 }
 func (b *blockingRenderer) Name() string { return "blocking" }
 
-// Item 5: one export per target at a time: while one runs, a second one (plain, --force or
+// One export per target at a time: while one runs, a second one (plain, --force or
 // --resume) is refused with ErrBusy, changes nothing, and the first one finishes intact.
 func TestOneExportPerTarget(t *testing.T) {
 	dir := t.TempDir()
@@ -456,7 +456,7 @@ func (o *otherRenderer) Identity(f fractal.Frame) string {
 	return "OpenGL: test GPU, " + f.Precision().String()
 }
 
-// Item 6: the renderer's identity is part of what a resume checks.
+// The renderer's identity is part of what a resume checks.
 func TestResumeRefusesAnotherRenderer(t *testing.T) {
 	opt := relOpts()
 	dir := t.TempDir()
@@ -537,7 +537,7 @@ func TestCancelInsideTile(t *testing.T) {
 	}
 }
 
-// Item 11: ReadMetadata reads only the chunks it needs: big text chunks it does not need are
+// ReadMetadata reads only the chunks it needs: big text chunks it does not need are
 // skipped without being read into memory; too many chunks, a needed chunk that is too big
 // and a needed key given twice are refused.
 func TestReadMetadataBounded(t *testing.T) {
@@ -585,7 +585,7 @@ func TestReadMetadataBounded(t *testing.T) {
 	}
 }
 
-// Item 12 and issue 9 item 5: values from a PNG are checked as flags are: the size from IHDR
+// Values from a PNG are checked as flags are: the size from IHDR
 // (1 to MaxSide a side), whole numbers for iterations and supersampling (not truncated),
 // finite colouring numbers, and the location through Validate.
 func TestReadMetadataValidates(t *testing.T) {
@@ -640,7 +640,7 @@ func TestReadMetadataValidates(t *testing.T) {
 	}
 }
 
-// Item 13: a .part without a checkpoint has one way out: a plain export and a resume both
+// A .part without a checkpoint has one way out: a plain export and a resume both
 // say so (Kept false / true), and Overwrite starts over.
 func TestPartWithoutCheckpoint(t *testing.T) {
 	dir := t.TempDir()
@@ -666,7 +666,7 @@ func TestPartWithoutCheckpoint(t *testing.T) {
 	sameFile(t, path, whole)
 }
 
-// Item 14 (export part): a path whose folder is a file says so.
+// A path whose folder is a file says so.
 func TestCheckFolder(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f")

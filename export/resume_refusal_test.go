@@ -40,7 +40,7 @@ func countingReference(calls *int) func(context.Context, fractal.Frame) (fractal
 	}
 }
 
-// Item 5: a resume whose parameters differ from its checkpoint is refused before the
+// A resume whose parameters differ from its checkpoint is refused before the
 // reference orbit (at 1e10000 with a million iterations, minutes of work) is started.
 func TestResumeRefusedBeforeReference(t *testing.T) {
 	loc := longCentreLoc(t)
@@ -75,7 +75,7 @@ func TestResumeRefusedBeforeReference(t *testing.T) {
 	}
 }
 
-// Item 6: the refusal names each differing parameter with its old and new value, long values
+// The refusal names each differing parameter with its old and new value, long values
 // abbreviated, in one line of under 300 bytes, even for a centre of 12,288 characters; it
 // never prints the whole parameter set.
 func TestResumeRefusalNamesTheParameter(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // Issue 16, items 6 and 7 (export part): an output that is a folder, and a lock file that is
 // not a plain file, are refused up front with a message that says so.
 
-// Item 6: an output path that is a folder (or a link to one) is refused before anything is
+// An output path that is a folder (or a link to one) is refused before anything is
 // done, with and without Overwrite or Resume, as "PATH is a folder, not a file"; nothing is
 // created beside it or in it.
 func TestOutputIsAFolder(t *testing.T) {
@@ -80,7 +80,7 @@ func TestOutputIsAFolder(t *testing.T) {
 	}
 }
 
-// Item 6: a folder that appears at the output during the export, with or without Overwrite,
+// A folder that appears at the output during the export, with or without Overwrite,
 // is said to be a folder (not "it appeared; replace it"), and the finished image is kept as
 // the .part with its checkpoint, so that a resume publishes it once the folder is gone.
 func TestFolderAppearsDuringExport(t *testing.T) {
@@ -155,7 +155,7 @@ func lockRefused(t *testing.T, path, what string) {
 	}
 }
 
-// Item 7: a lock file that is a symbolic link (dangling, or to a file elsewhere) or a folder is
+// A lock file that is a symbolic link (dangling, or to a file elsewhere) or a folder is
 // refused as such, never taken for another export's lock, and never followed: the file a
 // link names is neither made nor locked. A plain lock file left behind (no export holds it)
 // does not stop an export.
