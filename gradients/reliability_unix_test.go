@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,6 +98,26 @@ func TestWrittenModeFollowsUmask(t *testing.T) {
 	for _, n := range []string{"mine.txt", "out.txt"} {
 		if st, err := os.Stat(filepath.Join(dir, n)); err != nil || st.Mode().Perm() != 0o644 {
 			t.Errorf("%s: mode %v %v, want 0644 under umask 022", n, st.Mode().Perm(), err)
+		}
+	}
+}
+
+// TestSymlinkTargetNotQuoted: a gradient in the folder that is a link to a file that is not
+// a gradient (here a copy of /etc/shadow's first line) is reported without a character of
+// that file.
+func TestSymlinkTargetNotQuoted(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "shadow")
+	os.WriteFile(secret, []byte("root:*:20228:0:99999:7:::\ndaemon:*:20228:0:99999:7:::\n"), 0o600)
+	os.Symlink(secret, filepath.Join(dir, "s.txt"))
+	l, err := List(dir)
+	if err != nil || len(l) != 1 || l[0].Err == nil {
+		t.Fatalf("list: %+v %v", l, err)
+	}
+	_, rerr := Resolve(fractal.DefaultColoring, dir, "s")
+	for _, e := range []error{l[0].Err, rerr} {
+		if msg := e.Error(); strings.Contains(msg, "root") || strings.Contains(msg, "20228") || strings.Contains(msg, "daemon") || !strings.Contains(msg, "s.txt: line 1") {
+			t.Errorf("message quotes the file or misses its line: %q", msg)
 		}
 	}
 }
