@@ -87,6 +87,8 @@ func TestGradientsCLI(t *testing.T) {
 	}{
 		{[]string{"import", src, "classic"}, "built-in palette"},
 		{[]string{"import", src, "a/b"}, "may hold only letters"},
+		{[]string{"import", src, "CON"}, `gradient name "CON" is reserved for a device on Windows`},
+		{[]string{"import", src, "nul"}, `gradient name "nul" is reserved`},
 		{[]string{"import"}, "missing gradient FILE"},
 		{[]string{"import", filepath.Join(t.TempDir(), "none.txt")}, "no such file"},
 		{[]string{"export", "nope", out + "2"}, `unknown gradient "nope"`},

@@ -70,6 +70,36 @@ func Path(dir, name string) (string, error) {
 	return filepath.Join(dir, name+Ext), nil
 }
 
+// CheckName is fractal.ValidGradientName for the name of a new gradient file: it also refuses,
+// on every system, the names Windows keeps for devices (CON, PRN, AUX, NUL, COM0 to COM9, LPT0
+// to LPT9, in any case, alone or before a '.': "nul.x.txt" is the device NUL there too), so
+// that a folder of gradients made anywhere can be copied to Windows. Only new files are
+// refused: a file of such a name that is already in the folder is read as before.
+func CheckName(name string) error {
+	if err := fractal.ValidGradientName(name); err != nil {
+		return err
+	}
+	if reservedOnWindows(name) {
+		return fmt.Errorf("gradient name %q is reserved for a device on Windows (CON, PRN, AUX, NUL, COM0-COM9, LPT0-LPT9); choose another name", name)
+	}
+	return nil
+}
+
+// reservedOnWindows reports whether a file name (of a gradient: no spaces) names a device
+// on Windows: its part before the first '.' is one of the device names, in any case.
+func reservedOnWindows(name string) bool {
+	stem, _, _ := strings.Cut(name, ".")
+	switch strings.ToUpper(stem) {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	if len(stem) == 4 && stem[3] >= '0' && stem[3] <= '9' {
+		p := strings.ToUpper(stem[:3])
+		return p == "COM" || p == "LPT"
+	}
+	return false
+}
+
 // ErrNotFound is wrapped by Load's error for a name the folder does not hold.
 var ErrNotFound = errors.New("no such gradient")
 
@@ -124,9 +154,12 @@ func List(dir string) ([]Entry, error) {
 var ErrExists = errors.New("already exists")
 
 // Save writes g as the user gradient name in dir (creating the folder). A built-in palette's
-// name is refused (it would never be found: built-ins come first), and so is an existing
-// gradient unless replace is true.
+// name is refused (it would never be found: built-ins come first), and so are a name Windows
+// reserves (CheckName) and an existing gradient unless replace is true.
 func Save(dir, name string, g fractal.Gradient, replace bool) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
 	p, err := Path(dir, name)
 	if err != nil {
 		return err
@@ -177,7 +210,9 @@ func Resolve(c fractal.Coloring, dir, name string) (fractal.Coloring, error) {
 }
 
 // NameFor is a gradient name made from a file's name: its base without the extension, with
-// every character a name may not hold replaced by '-', cut to fractal.MaxGradientName.
+// every character a name may not hold replaced by '-', cut to fractal.MaxGradientName, and
+// with a '_' after a name Windows reserves ("nul.kfr" gives "nul_"), so that it passes
+// CheckName.
 func NameFor(path string) string {
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	b := []byte(base)
@@ -192,6 +227,14 @@ func NameFor(path string) string {
 	}
 	if s == "" {
 		s = "gradient"
+	}
+	if reservedOnWindows(s) {
+		stem, rest, dot := strings.Cut(s, ".")
+		s = stem + "_"
+		if dot {
+			s += "." + rest
+		}
+		s = s[:min(len(s), fractal.MaxGradientName)]
 	}
 	return s
 }
