@@ -177,8 +177,8 @@ func Save(dir, name string, g fractal.Gradient, replace bool) error {
 // folder, synced and then linked into place, so that path either is absent or holds all of
 // data, and an existing file is never replaced unless replace is true (then it is renamed
 // over, unless it is not a regular file: a named pipe is never written to or replaced). A new
-// file is 0644 less the umask, as the bookmarks file is. Errors name path, never the
-// temporary file.
+// file is 0644 less the umask, as the bookmarks file is; a replaced one keeps its mode. Errors
+// name path, never the temporary file.
 func WriteFile(path string, data []byte, replace bool) error {
 	err := userfile.WriteAtomic(path, data, 0, replace)
 	if errors.Is(err, fs.ErrExist) {

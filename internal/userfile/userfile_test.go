@@ -66,6 +66,13 @@ func TestWriteAtomic(t *testing.T) {
 	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 && os.PathSeparator == '/' {
 		t.Errorf("mode %v, want the 0600 asked for", st.Mode().Perm())
 	}
+	// Replacing with perm 0 keeps the replaced file's mode.
+	if err := WriteAtomic(p, []byte("four"), 0, true); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 && os.PathSeparator == '/' {
+		t.Errorf("mode %v, want the replaced file's 0600 kept", st.Mode().Perm())
+	}
 	// A missing folder is named; the temporary file never is.
 	err = WriteAtomic(filepath.Join(dir, "nodir", "x.txt"), []byte("x"), 0, false)
 	if err == nil || err.Error() != "folder "+filepath.Join(dir, "nodir")+" does not exist" {

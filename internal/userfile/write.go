@@ -17,9 +17,9 @@ const DefaultPerm fs.FileMode = 0o644
 
 // WriteAtomic writes data to path through a temporary file in the same folder (created with
 // DefaultPerm through the umask, written, synced, then moved into place and the folder
-// synced), so that path either keeps what it held or holds all of data. With perm 0 the
-// file keeps the mode it was created with; else it gets exactly perm (to keep the mode of
-// the file it replaces).
+// synced), so that path either keeps what it held or holds all of data. With perm 0 a new
+// file keeps the mode it was created with and a file that replaces another takes that one's
+// mode; else the file gets exactly perm.
 //
 // Without replace an existing path (anything, a dangling link too) is left alone and the
 // error wraps fs.ErrExist, also when path appears while the data is written: the file is
@@ -35,6 +35,8 @@ func WriteAtomic(path string, data []byte, perm fs.FileMode, replace bool) (err 
 	if replace {
 		if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
 			return fmt.Errorf("it is %w (%s)", ErrNotRegular, Kind(st.Mode()))
+		} else if err == nil && perm == 0 {
+			perm = st.Mode().Perm()
 		}
 	} else if _, err := os.Lstat(path); err == nil {
 		return errExists
