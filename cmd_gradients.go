@@ -95,7 +95,7 @@ func gradientsImport(args []string, stdout, stderr io.Writer) error {
 	if len(pos) == 2 {
 		name = pos[1]
 	}
-	if err := fractal.ValidGradientName(name); err != nil {
+	if err := gradients.CheckName(name); err != nil {
 		return usageErr("%v", err)
 	}
 	g, err := gradients.ReadFile(pos[0])

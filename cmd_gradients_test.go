@@ -87,6 +87,8 @@ func TestGradientsCLI(t *testing.T) {
 	}{
 		{[]string{"import", src, "classic"}, "built-in palette"},
 		{[]string{"import", src, "a/b"}, "may hold only letters"},
+		{[]string{"import", src, "CON"}, `gradient name "CON" is reserved for a device on Windows`},
+		{[]string{"import", src, "nul"}, `gradient name "nul" is reserved`},
 		{[]string{"import"}, "missing gradient FILE"},
 		{[]string{"import", filepath.Join(t.TempDir(), "none.txt")}, "no such file"},
 		{[]string{"export", "nope", out + "2"}, `unknown gradient "nope"`},
@@ -163,6 +165,45 @@ func TestPaletteFlagFindsUserGradients(t *testing.T) {
 		code, _, errs := exportCmd(append(append(view, tc.args...), "-o", filepath.Join(tmp, "x.png"))...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
 			t.Errorf("%q: exit %d %q, want %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+// TestGradientFilesCLI: what `gradients import` and `gradients export` say of files that
+// were misread or misreported: a CR-only file imports, a .kfr without Colors: says so, a .kfr
+// with a Latin-1 title imports, a link to a file that is not a gradient is reported without
+// its text, and a missing folder is named instead of a temporary file.
+func TestGradientFilesCLI(t *testing.T) {
+	grDir(t)
+	tmp := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(tmp, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	cr := write("cr.txt", "# old Mac\r#000000\r#FFFFFF\r#FF0000\r")
+	if code, out, errs := gr("import", cr); code != 0 || !strings.Contains(out, "imported cr (3 stops)") {
+		t.Errorf("CR-only file: %d %q %q", code, out, errs)
+	}
+	latin := write("latin.kfr", "Re: -0.75\r\nIm: 0\r\nZoom: 1\r\nTitle: caf\xe9\r\nColors: 0,0,0,255,255,255,\r\n")
+	if code, out, errs := gr("import", latin); code != 0 || !strings.Contains(out, "imported latin (2 stops)") {
+		t.Errorf("Latin-1 .kfr: %d %q %q", code, out, errs)
+	}
+	nocol := write("nocol.kfr", "Re: -0.75\r\nIm: 0\r\nZoom: 1\r\n")
+	secret := write("secret", "root:*:20228:0:99999:7:::\n")
+	link := filepath.Join(tmp, "link.txt")
+	os.Symlink(secret, link)
+	for _, c := range []struct {
+		args       []string
+		want, nots string
+	}{
+		{[]string{"import", nocol}, "gradient file " + nocol + `: line 1: a setting (NAME: VALUE), not a colour stop; a Kalles Fraktaler file (.kfr, .kfp) gives a gradient its "Colors:" line, and this file has none`, "-0.75"},
+		{[]string{"import", link}, "gradient file " + link + ": line 1: ", "root"},
+		{[]string{"export", "classic", filepath.Join(tmp, "nodir", "x.txt")}, "cannot write " + filepath.Join(tmp, "nodir", "x.txt") + ": folder " + filepath.Join(tmp, "nodir") + " does not exist", ".tmp"},
+	} {
+		code, _, errs := gr(c.args...)
+		if code != 1 || !strings.Contains(errs, c.want) || strings.Contains(errs, c.nots) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: exit %d %q; want one line with %q and without %q", c.args, code, errs, c.want, c.nots)
 		}
 	}
 }

@@ -183,6 +183,13 @@ func TestZoomUnderflow(t *testing.T) {
 	if _, err := parseZoom("-0"); err == nil || !strings.Contains(err.Error(), "must be positive") {
 		t.Errorf("parseZoom(-0): %v", err)
 	}
+	// Exactly, not in 53 bits: a hair below 1e-3 is below it.
+	if _, err := parseZoom("0.00099999999999999999999"); err == nil || err.Error() != "0.00099999999999999999999 is out of range (0.001 to 1e10000)" {
+		t.Errorf("parseZoom(0.00099999999999999999999): %v", err)
+	}
+	if z, err := parseZoom("0.001"); err != nil || z.String() != "0.001" {
+		t.Errorf("parseZoom(0.001): %v %v", z, err)
+	}
 }
 
 // TestZoomBeyondFloat64 checks that --zoom takes zooms past float64's range in either form

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"mandelscope/internal/userfile"
 )
 
 // EnvPath is the environment variable that overrides the bookmarks file's path.
@@ -44,21 +45,11 @@ func (e *DamagedError) Error() string {
 
 func (e *DamagedError) Unwrap() error { return e.Err }
 
-// readFile reads a file of at most MaxFileBytes; a missing file gives fs.ErrNotExist.
+// readFile reads a regular file of at most MaxFileBytes without blocking on anything else (a
+// named pipe: userfile.ReadFile); a missing file gives fs.ErrNotExist. userfile.Reason is
+// what is wrong, for messages that name the file.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("it is larger than %d MiB", MaxFileBytes>>20)
-	}
-	return data, nil
+	return userfile.ReadFile(path, MaxFileBytes)
 }
 
 // plainErr drops the "open /path:" prefix of a *fs.PathError, for messages that name the
@@ -85,7 +76,7 @@ func load(path string) (*Store, []byte, error) {
 		return &Store{}, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot read bookmarks file %s: %v", path, plainErr(err))
+		return nil, nil, fmt.Errorf("cannot read bookmarks file %s: %s", path, userfile.Reason(err))
 	}
 	s, err := Parse(data)
 	if err != nil {
@@ -140,16 +131,18 @@ func Update(path string, fn func(*Store) error) error {
 	if old != nil && bytes.Equal(data, old) {
 		return nil
 	}
-	mode := fs.FileMode(0o644)
+	// A new file is 0644 less the umask (userfile.WriteAtomic's perm 0); one that exists keeps
+	// its mode, and its backup gets that mode too.
+	var mode fs.FileMode
 	if st, err := os.Stat(path); err == nil {
 		mode = st.Mode().Perm()
 	}
 	if old != nil {
-		if err := writeAtomic(path+".bak", old, mode, true); err != nil {
+		if err := userfile.WriteAtomic(path+".bak", old, mode, true); err != nil {
 			return fmt.Errorf("cannot keep a backup of bookmarks file %s: %v", path, err)
 		}
 	}
-	if err := writeAtomic(path, data, mode, true); err != nil {
+	if err := userfile.WriteAtomic(path, data, mode, true); err != nil {
 		return fmt.Errorf("cannot write bookmarks file %s: %v", path, err)
 	}
 	return nil
@@ -209,65 +202,6 @@ func followLinks(path string) (string, error) {
 	return "", fmt.Errorf("cannot follow the link %s: too many levels of links", orig)
 }
 
-// writeAtomic writes data to path through a temporary file in the same folder: write, fsync,
-// rename (or, when overwrite is false, link, which fails if path exists), fsync the folder.
-func writeAtomic(path string, data []byte, mode fs.FileMode, overwrite bool) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return plainErr(err)
-	}
-	name := tmp.Name()
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return plainErr(err)
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return plainErr(err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return plainErr(err)
-	}
-	if err = tmp.Close(); err != nil {
-		return plainErr(err)
-	}
-	if overwrite {
-		if err = os.Rename(name, path); err != nil {
-			return plainErr(err)
-		}
-	} else {
-		if err = os.Link(name, path); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				return fmt.Errorf("%s already exists", path)
-			}
-			// A file system without hard links: check, then rename (a small race).
-			if _, serr := os.Lstat(path); serr == nil {
-				return fmt.Errorf("%s already exists", path)
-			}
-			if err = os.Rename(name, path); err != nil {
-				return plainErr(err)
-			}
-		} else {
-			os.Remove(name)
-		}
-	}
-	syncDir(dir)
-	return nil
-}
-
-// syncDir makes a rename in dir durable; file systems that cannot sync a folder are ignored.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
 // Add adds b to the bookmarks file at path (see Store.Add and Update).
 func Add(path string, b Bookmark) error {
 	return Update(path, func(s *Store) error { return s.Add(b) })
@@ -304,7 +238,7 @@ type ImportResult struct {
 func ReadImport(src string) (*Store, error) {
 	data, err := readFile(src)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %v", src, plainErr(err))
+		return nil, fmt.Errorf("cannot read %s: %s", src, userfile.Reason(err))
 	}
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
 	ext := strings.ToLower(filepath.Ext(src))
@@ -371,7 +305,10 @@ func WriteFile(dst string, s *Store, force bool) error {
 	if st, err := os.Stat(dst); err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o200 == 0 {
 		return fmt.Errorf("%s is read-only; it was not replaced", dst)
 	}
-	if err := writeAtomic(dst, data, 0o644, force); err != nil {
+	if err := userfile.WriteAtomic(dst, data, 0, force); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s already exists; it was not overwritten", dst)
+		}
 		return fmt.Errorf("cannot write %s: %v", dst, err)
 	}
 	return nil

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"mandelscope/fractal"
 )
@@ -17,9 +16,11 @@ import (
 // centre keeps the file's digits exactly. KF's zoom means what ours does (zoom 1 shows the
 // whole set with the shorter side spanning 4), so it is taken as it is; without an
 // Iterations line the count follows the zoom (fractal.AutoIterations). The colouring is the
-// default one: KF's colour settings do not carry over.
+// default one: KF's colour settings do not carry over. KF writes the Windows code page, so the
+// lines it ignores may hold any bytes (a title in Latin-1); the ones it reads are checked as
+// decimals. A file with NUL bytes or a UTF-16 byte order mark is not a text file.
 func ParseKFR(data []byte, name string) (Bookmark, error) {
-	if !utf8.Valid(data) {
+	if bytes.IndexByte(data, 0) >= 0 || bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("\xfe\xff")) {
 		return Bookmark{}, errors.New("it is not a text file")
 	}
 	vals := map[string]string{}

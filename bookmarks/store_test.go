@@ -731,3 +731,17 @@ func TestDeepKFRRoundTrip(t *testing.T) {
 		t.Errorf("a write and a read changed the deep bookmarks")
 	}
 }
+
+// TestParseKFRLatin1: KF writes the Windows code page; a Latin-1 byte in a line the import
+// ignores no longer makes the file "not a text file", and a binary file still is one.
+func TestParseKFRLatin1(t *testing.T) {
+	b, err := ParseKFR([]byte("Re: -0.75\r\nIm: 0.1\r\nZoom: 1E5\r\nTitle: caf\xe9 cr\xe8me\r\nIterations: 500\r\n"), "place")
+	if err != nil || b.Location.Re.String() != "-0.75" || b.Location.Iterations != 500 {
+		t.Errorf("Latin-1 .kfr: %+v %v", b.Location, err)
+	}
+	for _, bin := range []string{"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "\xff\xfeR\x00e\x00:\x00"} {
+		if _, err := ParseKFR([]byte(bin), "x"); err == nil || err.Error() != "it is not a text file" {
+			t.Errorf("%q: %v", bin, err)
+		}
+	}
+}

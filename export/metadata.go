@@ -8,11 +8,11 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/userfile"
 )
 
 // Text chunk keys written into every export.
@@ -134,9 +134,10 @@ var metadataKeys = map[string]bool{
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
 // and supersampling, all validated as the command line's flags are (fractal.Location.Validate,
 // each side 1 to MaxSide, whole numbers where whole numbers belong). Errors wrap ErrNotPNG or
-// ErrNotMandelscope where they apply.
+// ErrNotMandelscope where they apply. The file is opened without blocking and must be a
+// regular file (userfile.Open: a named pipe is refused, not waited on).
 func ReadMetadata(path string) (Metadata, error) {
-	f, err := os.Open(path)
+	f, err := userfile.Open(path)
 	if err != nil {
 		return Metadata{}, err
 	}

@@ -47,23 +47,27 @@ type Gradient struct {
 //
 // Each stop is "#RRGGBB" (hexadecimal) or "POSITION #RRGGBB"; either every stop has a
 // position or none has (then they are equally spaced). Positions never decrease. Blank lines
-// are ignored; anything else is an error that names its line. A Kalles Fraktaler parameter
-// or palette file (.kfr, .kfp) is read too: its "Colors: r,g,b,r,g,b,..." line gives equally
-// spaced stops and the rest of the file is ignored.
+// are ignored; anything else is an error that names its line. Lines end in LF, CRLF or a lone
+// CR (old Mac editors). A Kalles Fraktaler parameter or palette file (.kfr, .kfp) is read
+// too: its "Colors: r,g,b,r,g,b,..." line gives equally spaced stops and the rest of the file
+// is ignored, whatever its encoding (KF writes the Windows code page).
 
 // ParseGradient reads a gradient file (see above) or a Kalles Fraktaler file's Colors line.
-// The data is hostile until checked: at most MaxGradientBytes, UTF-8, 2 to MaxStops stops,
-// positions finite, within 0 to 1 and in order. An error is one line that names the file's
-// line and what is wrong there.
+// The data is hostile until checked: at most MaxGradientBytes, UTF-8 (but for a KF file's
+// other lines), 2 to MaxStops stops, positions finite, within 0 to 1 and in order. An error
+// is one line that names the file's line and what is wrong there, and never quotes the
+// file's text: the file may be any file at all (a link in the gradients folder to one the
+// person never named), so that its content must not reach a message.
 func ParseGradient(data []byte) (Gradient, error) {
 	if len(data) > MaxGradientBytes {
 		return Gradient{}, fmt.Errorf("the file is %d bytes, more than a gradient's %d", len(data), MaxGradientBytes)
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if !utf8.Valid(data) {
-		return Gradient{}, errors.New("it is not a text file (not UTF-8)")
+	if bytes.IndexByte(data, 0) >= 0 {
+		return Gradient{}, errors.New("it is not a text file (it holds NUL bytes)")
 	}
-	lines := strings.Split(string(data), "\n")
+	text := strings.ReplaceAll(string(data), "\r\n", "\n")
+	lines := strings.Split(strings.ReplaceAll(text, "\r", "\n"), "\n")
 	for i, l := range lines {
 		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "Colors" {
 			g, err := parseKFColors(v)
@@ -73,6 +77,14 @@ func ParseGradient(data []byte) (Gradient, error) {
 			return g, nil
 		}
 	}
+	for i, l := range lines {
+		if isSetting(stripComment(l)) {
+			return Gradient{}, fmt.Errorf("line %d: a setting (NAME: VALUE), not a colour stop; a Kalles Fraktaler file (.kfr, .kfp) gives a gradient its \"Colors:\" line, and this file has none", i+1)
+		}
+	}
+	if !utf8.ValidString(text) {
+		return Gradient{}, errors.New("it is not a text file (not UTF-8)")
+	}
 	var g Gradient
 	for i, l := range lines {
 		fields := strings.Fields(stripComment(l))
@@ -80,9 +92,9 @@ func ParseGradient(data []byte) (Gradient, error) {
 			continue
 		}
 		if len(fields) > 2 {
-			return Gradient{}, fmt.Errorf("line %d: %q is not a stop (\"#RRGGBB\" or \"POSITION #RRGGBB\"; comments start with \"# \")", i+1, clip(strings.TrimSpace(l)))
+			return Gradient{}, fmt.Errorf("line %d: not a colour stop (\"#RRGGBB\" or \"POSITION #RRGGBB\"; comments start with \"# \")", i+1)
 		}
-		if err := g.add(fields[len(fields)-1], fields[:len(fields)-1]); err != nil {
+		if err := g.add(fields[len(fields)-1], fields[:len(fields)-1], false); err != nil {
 			return Gradient{}, fmt.Errorf("line %d: %v", i+1, err)
 		}
 	}
@@ -90,6 +102,23 @@ func ParseGradient(data []byte) (Gradient, error) {
 		return Gradient{}, err
 	}
 	return g, nil
+}
+
+// isSetting reports whether a line is a "NAME: VALUE" setting, as Kalles Fraktaler's files
+// hold ("Re: -0.75", "UseNanoMB1: 0"): a name of letters and digits starting with a letter,
+// then a colon. No colour stop looks like one.
+func isSetting(l string) bool {
+	k, _, ok := strings.Cut(strings.TrimSpace(l), ":")
+	if !ok || k == "" || !(k[0] >= 'a' && k[0] <= 'z' || k[0] >= 'A' && k[0] <= 'Z') {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // stripComment cuts a line at the first '#' that is followed by a space, a tab or the line's
@@ -103,13 +132,18 @@ func stripComment(l string) string {
 	return l
 }
 
-// add appends a stop: its colour and, when pos holds one field, its position.
-func (g *Gradient) add(col string, pos []string) error {
+// add appends a stop: its colour and, when pos holds one field, its position. With quote,
+// the error shows the field that is wrong (a location's text, which the person typed or
+// chose); without, it only says which (a file's text, never quoted: see ParseGradient).
+func (g *Gradient) add(col string, pos []string, quote bool) error {
 	if len(g.Stops) >= MaxStops {
 		return fmt.Errorf("more than %d colour stops", MaxStops)
 	}
 	c, err := parseHexColour(col)
 	if err != nil {
+		if !quote {
+			return errors.New("the colour is not #RRGGBB (six hexadecimal digits; a comment starts with \"# \")")
+		}
 		return err
 	}
 	switch {
@@ -120,6 +154,9 @@ func (g *Gradient) add(col string, pos []string) error {
 	case len(pos) == 1:
 		p, err := strconv.ParseFloat(pos[0], 64)
 		if err != nil || !(p >= 0 && p <= 1) {
+			if !quote {
+				return errors.New("the position is not a number from 0 to 1")
+			}
 			return fmt.Errorf("position %q is not a number from 0 to 1", clip(pos[0]))
 		}
 		if n := len(g.Pos); n > 0 && p < g.Pos[n-1] {
@@ -182,7 +219,7 @@ func parseKFColors(v string) (Gradient, error) {
 			s := strings.TrimSpace(parts[i+j])
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 0 || n > 255 {
-				return Gradient{}, fmt.Errorf("colour %d: %q is not a number from 0 to 255", i/3+1, clip(s))
+				return Gradient{}, fmt.Errorf("colour %d: not a whole number from 0 to 255", i/3+1)
 			}
 			rgb[j] = uint8(n)
 		}
@@ -227,7 +264,7 @@ func ParseGradientText(s string) (Gradient, error) {
 		} else {
 			col = p
 		}
-		if err := g.add(col, pos); err != nil {
+		if err := g.add(col, pos, true); err != nil {
 			return Gradient{}, fmt.Errorf("gradient stop %d: %v", i+1, err)
 		}
 	}

@@ -52,22 +52,25 @@ func TestParseGradientFile(t *testing.T) {
 func TestParseGradientErrors(t *testing.T) {
 	many := strings.Repeat("#101010\n", MaxStops+1)
 	for _, c := range []struct{ src, want string }{
-		{"#000000\n#zzzzzz\n", `line 2: "#zzzzzz" is not a colour`},
-		{"#000000\n#comment\n", `line 2: "#comment" is not a colour`},
+		{"#000000\n#zzzzzz\n", `line 2: the colour is not #RRGGBB`},
+		{"#000000\n#comment\n", `line 2: the colour is not #RRGGBB (six hexadecimal digits; a comment starts with "# ")`},
 		{"#000000\n", "at least two colour stops, this one has 1"},
 		{"", "at least two"},
 		{"0 #000000\n0.5 #111111 extra\n", "line 2: "},
 		{"0 #000000\n#111111\n", "line 2: this stop has no position"},
 		{"#000000\n0.5 #111111\n", "line 2: this stop has a position"},
 		{"0.5 #000000\n0.2 #111111\n", "line 2: position 0.2 comes before the previous stop's 0.5"},
-		{"0 #000000\n1.5 #111111\n", `line 2: position "1.5" is not a number from 0 to 1`},
-		{"0 #000000\nNaN #111111\n", `line 2: position "NaN" is not a number from 0 to 1`},
-		{"-0.1 #000000\n1 #111111\n", `line 1: position "-0.1"`},
+		{"0 #000000\n1.5 #111111\n", `line 2: the position is not a number from 0 to 1`},
+		{"0 #000000\nNaN #111111\n", `line 2: the position is not a number from 0 to 1`},
+		{"-0.1 #000000\n1 #111111\n", `line 1: the position is not`},
 		{many, fmt.Sprintf("line %d: more than %d colour stops", MaxStops+1, MaxStops)},
 		{"#000000\n\xff#111111\n", "not UTF-8"},
+		{"#000000\n#FFFFFF\x00\n", "not a text file (it holds NUL bytes)"},
+		{"Re: -0.75\r\nIm: 0\r\nZoom: 1E5\r\n", `line 1: a setting (NAME: VALUE), not a colour stop; a Kalles Fraktaler file (.kfr, .kfp) gives a gradient its "Colors:" line, and this file has none`},
+		{"#000000\r0.5 #FFFFFF\r", "line 2: this stop has a position but the ones before it have none"},
 		{strings.Repeat("#", MaxGradientBytes+1), "more than a gradient's"},
 		{"Re: 0\nColors: 1,2,3,4,5,\n", "line 2 (Kalles Fraktaler's Colors): 5 numbers"},
-		{"Colors: 1,2,3,4,5,256,\n", `colour 2: "256" is not a number from 0 to 255`},
+		{"Colors: 1,2,3,4,5,256,\n", `colour 2: not a whole number from 0 to 255`},
 		{"Colors: 1,2,3,\n", "at least two"},
 		{"Colors: " + strings.Repeat("1,2,3,", MaxStops+1), "more than the 256"},
 	} {
@@ -80,6 +83,70 @@ func TestParseGradientErrors(t *testing.T) {
 		if _, err := ParseGradientText(s); err == nil {
 			t.Errorf("ParseGradientText(%.40q) accepted", s)
 		}
+	}
+}
+
+// TestParseGradientLineEnds: LF, CRLF and lone CR (old Mac editors) all end a line; a CR-only
+// file was one line, read as a position "#000000" and a colour (or "not a stop").
+func TestParseGradientLineEnds(t *testing.T) {
+	for _, src := range []string{
+		"#000000\n#FFFFFF\n#FF0000\n",
+		"#000000\r\n#FFFFFF\r\n#FF0000\r\n",
+		"#000000\r#FFFFFF\r#FF0000\r",
+		"#000000\r#FFFFFF\n#FF0000",
+		"# a comment\r#000000\r\r#FFFFFF # white\r#FF0000\r",
+	} {
+		g, err := ParseGradient([]byte(src))
+		if err != nil || g.Text() != "#000000,#FFFFFF,#FF0000" {
+			t.Errorf("%q: %q %v", src, g.Text(), err)
+		}
+	}
+	if g, err := ParseGradient([]byte("0 #000000\r0.5 #FFFFFF\r")); err != nil || g.Text() != "0:#000000,0.5:#FFFFFF" {
+		t.Errorf("positions, CR: %q %v", g.Text(), err)
+	}
+	// Line numbers count a CRLF once.
+	if _, err := ParseGradient([]byte("#000000\r\n#FFFFFF\r\n#12345\r\n")); err == nil || !strings.HasPrefix(err.Error(), "line 3:") {
+		t.Errorf("CRLF line number: %v", err)
+	}
+}
+
+// TestParseGradientNeverQuotes: whatever is wrong with a file, the error names the line and
+// never shows the file's text (a link in the gradients folder can point anywhere: the first
+// line of /etc/shadow was echoed).
+func TestParseGradientNeverQuotes(t *testing.T) {
+	const secret = "s3cr3t"
+	for _, src := range []string{
+		"root:*:20228:0:99999:7:::\n",
+		secret + "\n",
+		"#" + secret + "\n",
+		"#000000\n" + secret + " #FFFFFF\n",
+		"0 #000000\n0.5 #" + secret + "\n",
+		"#000000 #FFFFFF " + secret + "\n",
+		"Colors: 1,2," + secret + ",\n",
+		"#000000\n#FFFFFF\n" + secret + ": x\n",
+		"#000000\n\xff" + secret + "\n",
+	} {
+		_, err := ParseGradient([]byte(src))
+		if err == nil || strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "root") || strings.Contains(err.Error(), "20228") {
+			t.Errorf("%q: %v", src, err)
+		}
+	}
+	// A location's text (typed, or a bookmark's) still shows the stop that is wrong.
+	if _, err := ParseGradientText("#000000,#GGGGGG"); err == nil || !strings.Contains(err.Error(), `"#GGGGGG" is not a colour`) {
+		t.Errorf("text form: %v", err)
+	}
+}
+
+// TestParseGradientKFRLatin1: a .kfr is read for its Colors line whatever the encoding of the
+// lines it ignores (KF writes the Windows code page: one Latin-1 byte made it "not a text
+// file"); a gradient file of our own must still be UTF-8.
+func TestParseGradientKFRLatin1(t *testing.T) {
+	src := "Re: -0.75\r\nIm: 0\r\nZoom: 1\r\nTitle: caf\xe9\r\nColors: 0,0,0,255,255,255,\r\n"
+	if g, err := ParseGradient([]byte(src)); err != nil || g.Text() != "#000000,#FFFFFF" {
+		t.Errorf("Latin-1 .kfr: %q %v", g.Text(), err)
+	}
+	if _, err := ParseGradient([]byte("# caf\xe9\n#000000\n#FFFFFF\n")); err == nil || !strings.Contains(err.Error(), "not UTF-8") {
+		t.Errorf("Latin-1 gradient file: %v", err)
 	}
 }
 

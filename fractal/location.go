@@ -1,6 +1,7 @@
 package fractal
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -84,17 +85,76 @@ func (l Location) ZoomExp() Exp { return l.Zoom.Exp() }
 
 var minZoomExp, maxZoomExp = NewExp(MinZoom), MustDecimal(MaxZoom).Exp()
 
+// minZoomDec and maxZoomDec are the limits as exact decimals, for CheckZoom.
+var minZoomDec, maxZoomDec = DecimalFromFloat(MinZoom), MustDecimal(MaxZoom)
+
 // CheckZoom reports what is wrong with a zoom: not a positive number, or outside MinZoom to
-// MaxZoom (one line naming the value and the range).
+// MaxZoom (one line naming the value and the range). The comparison is exact, digit for digit:
+// 0.00099999999999999999999 is below MinZoom although it rounds to it in 53 bits.
 func CheckZoom(zoom Decimal) error {
-	z := zoom.Exp()
-	if !z.Finite() || z.Sign() <= 0 { // 1e-999 is positive, below the range
+	neg, digits, _, ok := decimalParts(zoom.String())
+	if !ok || neg || digits == "" { // 1e-999 is positive, below the range
 		return fmt.Errorf("zoom %s must be a positive number", clip(zoom.String()))
 	}
-	if z.Cmp(minZoomExp) < 0 || z.Cmp(maxZoomExp) > 0 {
+	if compareDecimal(zoom, minZoomDec) < 0 || compareDecimal(zoom, maxZoomDec) > 0 {
 		return fmt.Errorf("zoom %s is out of range (%g to %s)", clip(zoom.String()), MinZoom, MaxZoom)
 	}
 	return nil
+}
+
+// decimalParts reads a decimal text (ParseDecimal's form) as its sign, its significant digits
+// (no leading or trailing zeros; "" for zero) and the exponent e of its value 0.DIGITS x 10^e.
+// ok is false for a text that is not such a number.
+func decimalParts(s string) (neg bool, digits string, e int, ok bool) {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	all := intPart + frac
+	if all == "" || strings.Trim(all, "0123456789") != "" {
+		return false, "", 0, false
+	}
+	if hasExp {
+		n, err := strconv.Atoi(exp)
+		if err != nil {
+			return false, "", 0, false
+		}
+		e = n
+	}
+	lead := len(all) - len(strings.TrimLeft(all, "0"))
+	digits = strings.TrimRight(all[lead:], "0")
+	if digits == "" {
+		return neg, "", 0, true
+	}
+	return neg, digits, e + len(intPart) - lead, true
+}
+
+// compareDecimal compares two decimals exactly: -1, 0 or +1 as a < b, a == b, a > b (0 and -0
+// are equal). Texts that are not numbers compare as zero.
+func compareDecimal(a, b Decimal) int {
+	an, ad, ae, _ := decimalParts(a.String())
+	bn, bd, be, _ := decimalParts(b.String())
+	sign := func(neg bool, d string) int {
+		switch {
+		case d == "":
+			return 0
+		case neg:
+			return -1
+		}
+		return 1
+	}
+	as, bs := sign(an, ad), sign(bn, bd)
+	if as != bs || as == 0 {
+		return cmp.Compare(as, bs)
+	}
+	// Same sign, both non-zero: the exponent, then the digits (no trailing zeros, so a prefix
+	// is the smaller), decide the magnitude.
+	c := cmp.Compare(ae, be)
+	if c == 0 {
+		c = strings.Compare(ad, bd)
+	}
+	return c * as
 }
 
 // Validate reports the first thing wrong with l, naming the field. Every location read from a

@@ -4,14 +4,14 @@
 // or $MANDELSCOPE_GRADIENTS when set. A location refers to a user gradient by value
 // (fractal.Coloring.Gradient), so the folder is only where gradients are found by name and
 // kept for editing: a bookmark or an image made with one draws the same after it is changed
-// or deleted. Files are read as hostile input (regular files, at most
-// fractal.MaxGradientBytes, parsed and checked) and never replaced without being asked to.
+// or deleted. Files are read as hostile input (regular files opened without blocking, at most
+// fractal.MaxGradientBytes, parsed and checked, never quoted in an error) and never replaced
+// without being asked to.
 package gradients
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/userfile"
 )
 
 // EnvDir is the environment variable that overrides the gradients folder.
@@ -41,21 +42,17 @@ func Dir() (string, error) {
 }
 
 // ReadFile reads and parses a gradient file (or a Kalles Fraktaler .kfr/.kfp): a regular file
-// of at most fractal.MaxGradientBytes. The error names the file and, for its text, the line.
+// of at most fractal.MaxGradientBytes, opened without blocking (userfile.Open: a named pipe
+// is refused at once). The error names the file and, for its text, the line; it never quotes
+// the file's text (see fractal.ParseGradient).
 func ReadFile(path string) (fractal.Gradient, error) {
-	f, err := os.Open(path)
+	data, err := userfile.ReadFile(path, fractal.MaxGradientBytes)
+	var ue *userfile.Error
+	if errors.As(err, &ue) {
+		return fractal.Gradient{}, fmt.Errorf("gradient file %w", err)
+	}
 	if err != nil {
 		return fractal.Gradient{}, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return fractal.Gradient{}, err
-	} else if !st.Mode().IsRegular() {
-		return fractal.Gradient{}, fmt.Errorf("gradient file %s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, fractal.MaxGradientBytes+1))
-	if err != nil {
-		return fractal.Gradient{}, fmt.Errorf("gradient file %s: %v", path, err)
 	}
 	g, err := fractal.ParseGradient(data)
 	if err != nil {
@@ -71,6 +68,36 @@ func Path(dir, name string) (string, error) {
 		return "", err
 	}
 	return filepath.Join(dir, name+Ext), nil
+}
+
+// CheckName is fractal.ValidGradientName for the name of a new gradient file: it also refuses,
+// on every system, the names Windows keeps for devices (CON, PRN, AUX, NUL, COM0 to COM9, LPT0
+// to LPT9, in any case, alone or before a '.': "nul.x.txt" is the device NUL there too), so
+// that a folder of gradients made anywhere can be copied to Windows. Only new files are
+// refused: a file of such a name that is already in the folder is read as before.
+func CheckName(name string) error {
+	if err := fractal.ValidGradientName(name); err != nil {
+		return err
+	}
+	if reservedOnWindows(name) {
+		return fmt.Errorf("gradient name %q is reserved for a device on Windows (CON, PRN, AUX, NUL, COM0-COM9, LPT0-LPT9); choose another name", name)
+	}
+	return nil
+}
+
+// reservedOnWindows reports whether a file name (of a gradient: no spaces) names a device
+// on Windows: its part before the first '.' is one of the device names, in any case.
+func reservedOnWindows(name string) bool {
+	stem, _, _ := strings.Cut(name, ".")
+	switch strings.ToUpper(stem) {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	if len(stem) == 4 && stem[3] >= '0' && stem[3] <= '9' {
+		p := strings.ToUpper(stem[:3])
+		return p == "COM" || p == "LPT"
+	}
+	return false
 }
 
 // ErrNotFound is wrapped by Load's error for a name the folder does not hold.
@@ -99,11 +126,15 @@ type Entry struct {
 // List returns the folder's gradients sorted by name (a missing folder holds none). Files
 // whose names are not gradient names are skipped; a damaged file is listed with its error.
 func List(dir string) ([]Entry, error) {
-	des, err := os.ReadDir(dir)
+	des, err := userfile.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
+		var ue *userfile.Error
+		if errors.As(err, &ue) {
+			return nil, fmt.Errorf("gradients folder %w", err)
+		}
 		return nil, err
 	}
 	var out []Entry
@@ -123,9 +154,12 @@ func List(dir string) ([]Entry, error) {
 var ErrExists = errors.New("already exists")
 
 // Save writes g as the user gradient name in dir (creating the folder). A built-in palette's
-// name is refused (it would never be found: built-ins come first), and so is an existing
-// gradient unless replace is true.
+// name is refused (it would never be found: built-ins come first), and so are a name Windows
+// reserves (CheckName) and an existing gradient unless replace is true.
 func Save(dir, name string, g fractal.Gradient, replace bool) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
 	p, err := Path(dir, name)
 	if err != nil {
 		return err
@@ -139,40 +173,19 @@ func Save(dir, name string, g fractal.Gradient, replace bool) error {
 	return WriteFile(p, g.File(name), replace)
 }
 
-// WriteFile writes data to path: through a temporary file in the same folder, synced and then
-// linked into place, so that path either is absent or holds all of data, and an existing file
-// is never replaced unless replace is true (then it is renamed over).
+// WriteFile writes data to path (userfile.WriteAtomic): through a temporary file in the same
+// folder, synced and then linked into place, so that path either is absent or holds all of
+// data, and an existing file is never replaced unless replace is true (then it is renamed
+// over, unless it is not a regular file: a named pipe is never written to or replaced). A new
+// file is 0644 less the umask, as the bookmarks file is; a replaced one keeps its mode. Errors
+// name path, never the temporary file.
 func WriteFile(path string, data []byte, replace bool) error {
-	if !replace {
-		if _, err := os.Lstat(path); err == nil {
-			return fmt.Errorf("%s %w (use --force to replace it)", path, ErrExists)
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name)
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	err := userfile.WriteAtomic(path, data, 0, replace)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%s %w (use --force to replace it)", path, ErrExists)
 	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %v", path, err)
-	}
-	if replace {
-		return os.Rename(name, path)
-	}
-	// A link fails when path appeared meanwhile: nothing is replaced.
-	if err := os.Link(name, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s %w (use --force to replace it)", path, ErrExists)
-		}
-		return fmt.Errorf("writing %s: %v", path, err)
+		return fmt.Errorf("cannot write %s: %v", path, err)
 	}
 	return nil
 }
@@ -197,7 +210,9 @@ func Resolve(c fractal.Coloring, dir, name string) (fractal.Coloring, error) {
 }
 
 // NameFor is a gradient name made from a file's name: its base without the extension, with
-// every character a name may not hold replaced by '-', cut to fractal.MaxGradientName.
+// every character a name may not hold replaced by '-', cut to fractal.MaxGradientName, and
+// with a '_' after a name Windows reserves ("nul.kfr" gives "nul_"), so that it passes
+// CheckName.
 func NameFor(path string) string {
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	b := []byte(base)
@@ -212,6 +227,14 @@ func NameFor(path string) string {
 	}
 	if s == "" {
 		s = "gradient"
+	}
+	if reservedOnWindows(s) {
+		stem, rest, dot := strings.Cut(s, ".")
+		s = stem + "_"
+		if dot {
+			s += "." + rest
+		}
+		s = s[:min(len(s), fractal.MaxGradientName)]
 	}
 	return s
 }

@@ -124,3 +124,39 @@ func TestNameFor(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowsReservedNames: names Windows keeps for devices (alone or before a '.', in any
+// case) are refused for a new gradient on every system, so that the folder can be copied to
+// Windows; a file of such a name made before is still read, and a name made from a file's
+// name steps around them.
+func TestWindowsReservedNames(t *testing.T) {
+	dir := t.TempDir()
+	g := mustText(t, "#000000,#FFFFFF")
+	for _, n := range []string{"CON", "con", "Prn", "aux", "NUL", "nul.x", "COM1", "com9", "COM0", "LPT1", "lpt9.a.b", "LPT0"} {
+		err := Save(dir, n, g, true)
+		if err == nil || !strings.Contains(err.Error(), "reserved") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Save(%q): %v", n, err)
+		}
+		if CheckName(n) == nil {
+			t.Errorf("CheckName(%q) accepted", n)
+		}
+	}
+	for _, n := range []string{"CONS", "console", "con-1", "nul_", "COM10", "com", "LPT", "auxiliary", "x.con", "PRN1"} {
+		if err := CheckName(n); err != nil {
+			t.Errorf("CheckName(%q): %v", n, err)
+		}
+	}
+	if des, _ := os.ReadDir(dir); len(des) != 0 {
+		t.Errorf("files written: %v", des)
+	}
+	// Read as before.
+	os.WriteFile(filepath.Join(dir, "nul.txt"), g.File("nul"), 0o644)
+	if back, err := Load(dir, "nul"); err != nil || back.Text() != g.Text() {
+		t.Errorf("Load(nul): %q %v", back.Text(), err)
+	}
+	for in, want := range map[string]string{"/x/CON.txt": "CON_", "/x/nul.kfr": "nul_", "/x/com1.a.txt": "com1_.a", "/x/conte.txt": "conte"} {
+		if got := NameFor(in); got != want || CheckName(got) != nil {
+			t.Errorf("NameFor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
