@@ -14,6 +14,8 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+
+	"mandelscope/internal/userfile"
 )
 
 // checkpoint is the JSON beside the .part, written atomically after each durable strip. A
@@ -51,7 +53,7 @@ const maxCheckpoint = 1 << 16
 // checks it against the export and the .part.
 func readCheckpoint(path string) (checkpoint, error) {
 	var ck checkpoint
-	f, err := os.Open(path)
+	f, err := userfile.Open(path) // a named pipe there must not hang the resume
 	if err != nil {
 		return ck, err
 	}
