@@ -242,13 +242,8 @@ func (e adviceError) Unwrap() error { return e.err }
 
 // warnLowDisk warns when the output folder has less free space than the export may need.
 func warnLowDisk(job exportJob, stderr io.Writer) {
-	free, err := freeSpace(filepath.Dir(job.out))
-	if err != nil {
-		return
-	}
-	if need := export.EstimateSize(job.w, job.h); free < need {
-		fmt.Fprintf(stderr, "mandelscope export: warning: %s has %s free; the image may need up to about %s\n",
-			filepath.Dir(job.out), export.HumanBytes(free), export.HumanBytes(need))
+	if w := export.LowSpace(filepath.Dir(job.out), job.w, job.h); w != "" {
+		fmt.Fprintf(stderr, "mandelscope export: warning: %s\n", w)
 	}
 }
 

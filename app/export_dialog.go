@@ -225,7 +225,7 @@ func (ui *exportUI) refresh() {
 	} else {
 		ui.custom.Disable()
 	}
-	w, h, ss, _, err := ui.settings()
+	w, h, ss, path, err := ui.settings()
 	if w > 0 && h > 0 {
 		mpx := float64(w) * float64(h) / 1e6
 		lo, hi := export.EstimateRange(w, h)
@@ -257,10 +257,19 @@ func (ui *exportUI) refresh() {
 		ui.problem.SetText("An export is running; wait for it or cancel it.")
 		ui.exportBt.Disable()
 	default:
-		ui.problem.SetText("")
+		// Low space warns, as the command line does, and does not stop the export: it keeps
+		// its progress if the disk fills, to be resumed.
+		if low := lowSpace(filepath.Dir(path), w, h); low != "" {
+			ui.problem.SetText("Warning: " + low + ".")
+		} else {
+			ui.problem.SetText("")
+		}
 		ui.exportBt.Enable()
 	}
 }
+
+// lowSpace is export.LowSpace; tests replace it.
+var lowSpace = export.LowSpace
 
 // measure starts measuring a sample of the current view in the background, unless one is
 // measured or being measured; the estimate is refreshed when it is done.

@@ -203,3 +203,33 @@ func TestExportEstimate(t *testing.T) {
 		t.Errorf("estimate %q", ui.estimate.Text)
 	}
 }
+
+// TestExportDialogLowSpace: with less free space in the folder than the export may need, the
+// dialog warns in its problem line (naming the folder and both sizes) and still lets the
+// export start, as the command line does.
+func TestExportDialogLowSpace(t *testing.T) {
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(400, 300)})
+	ui := exportUIOf(t, w)
+	ui.show()
+	dir := t.TempDir()
+	var asked string
+	lowSpace = func(d string, w, h int) string {
+		asked = d
+		if w*h > 1_000_000 {
+			return d + " has 1.0 MB free; the image may need up to about 3.5 MB"
+		}
+		return ""
+	}
+	defer func() { lowSpace = export.LowSpace }()
+	ui.folder.SetText(dir)
+	ui.name.SetText("big.png")
+	ui.sizeSel.SetSelected(customSize)
+	ui.custom.SetText("1920x1080")
+	if asked != dir || !strings.HasPrefix(ui.problem.Text, "Warning: "+dir+" has 1.0 MB free") || ui.exportBt.Disabled() {
+		t.Errorf("low space: asked about %q, problem %q, Export disabled %v", asked, ui.problem.Text, ui.exportBt.Disabled())
+	}
+	ui.custom.SetText("640x360")
+	if ui.problem.Text != "" || ui.exportBt.Disabled() {
+		t.Errorf("enough space: problem %q, Export disabled %v", ui.problem.Text, ui.exportBt.Disabled())
+	}
+}

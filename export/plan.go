@@ -154,3 +154,24 @@ func EstimateSize(w, h int) int64 {
 	_, hi := EstimateRange(w, h)
 	return hi
 }
+
+// LowSpace is the warning for an export of w x h pixels into dir when dir's file system
+// (FreeSpace) has less room than EstimateSize, "" when it has enough or its free space is not
+// known: "DIR has 1.2 GB free; the image may need up to about 1.5 GB". Both the command line
+// and the window give it before an export starts (the export itself keeps its progress when
+// the disk fills: ErrNoSpace).
+func LowSpace(dir string, w, h int) string {
+	return lowSpace(FreeSpace, dir, w, h)
+}
+
+// lowSpace is LowSpace with the free space from free (tests give their own).
+func lowSpace(free func(string) (int64, error), dir string, w, h int) string {
+	n, err := free(dir)
+	if err != nil {
+		return ""
+	}
+	if need := EstimateSize(w, h); n < need {
+		return fmt.Sprintf("%s has %s free; the image may need up to about %s", dir, HumanBytes(n), HumanBytes(need))
+	}
+	return ""
+}

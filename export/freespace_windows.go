@@ -1,12 +1,12 @@
 //go:build windows
 
-package main
+package export
 
 import "golang.org/x/sys/windows"
 
-// freeSpace returns the bytes that the current user may still write on the volume that holds
+// FreeSpace returns the bytes that the current user may still write on the volume that holds
 // dir (it honours disk quotas).
-func freeSpace(dir string) (int64, error) {
+func FreeSpace(dir string) (int64, error) {
 	p, err := windows.UTF16PtrFromString(dir)
 	if err != nil {
 		return 0, err

@@ -1,12 +1,12 @@
 //go:build unix
 
-package main
+package export
 
 import "golang.org/x/sys/unix"
 
-// freeSpace returns the bytes that an unprivileged user may still write in the file system
+// FreeSpace returns the bytes that an unprivileged user may still write in the file system
 // that holds dir.
-func freeSpace(dir string) (int64, error) {
+func FreeSpace(dir string) (int64, error) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(dir, &st); err != nil {
 		return 0, err
