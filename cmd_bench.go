@@ -11,6 +11,7 @@ import (
 
 	"mandelscope/app/preview"
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 	"mandelscope/render"
 	"mandelscope/render/cpu"
 )
@@ -64,7 +65,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return usageErr("unexpected argument %q", clipText(rest[0]))
+		return usageErr("unexpected argument %q", text.Clip(rest[0], 40))
 	}
 	w, h, err := parseSize(*size)
 	if err != nil {
@@ -76,7 +77,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	switch *rend {
 	case "gpu", "cpu", "auto":
 	default:
-		return usageErr("--renderer: %q must be gpu or cpu", clipText(*rend))
+		return usageErr("--renderer: %q must be gpu or cpu", text.Clip(*rend, 40))
 	}
 	var runErr error
 	render.Main(func() {

@@ -13,6 +13,7 @@ import (
 
 	"mandelscope/bookmarks"
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 	"mandelscope/render/cpu"
 )
 
@@ -55,7 +56,7 @@ func runBookmarks(args []string, stdout, stderr io.Writer) error {
 		"export": bookmarksExport,
 	}[sub]
 	if !ok {
-		return usageErr("unknown subcommand %q (use %s)", clipText(sub), bookmarksUsage)
+		return usageErr("unknown subcommand %q (use %s)", text.Clip(sub, 40), bookmarksUsage)
 	}
 	return run(args, stdout, stderr)
 }
@@ -66,7 +67,7 @@ func wantArgs(pos []string, names ...string) error {
 		return usageErr("missing %s", strings.Join(names[len(pos):], " and "))
 	}
 	if len(pos) > len(names) {
-		return usageErr("unexpected argument %q (quote a name that has spaces)", clipText(pos[len(names)]))
+		return usageErr("unexpected argument %q (quote a name that has spaces)", text.Clip(pos[len(names)], 40))
 	}
 	return nil
 }

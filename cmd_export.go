@@ -16,6 +16,7 @@ import (
 	"mandelscope/bookmarks"
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 	"mandelscope/internal/version"
 	"mandelscope/render"
 	"mandelscope/render/cpu"
@@ -93,7 +94,7 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		return job, err
 	}
 	if len(rest) > 0 {
-		return job, usageErr("unexpected argument %q (flags go before -o FILE.png; the output is given with -o)", clipText(rest[0]))
+		return job, usageErr("unexpected argument %q (flags go before -o FILE.png; the output is given with -o)", text.Clip(rest[0], 40))
 	}
 	if *ss < 1 || *ss > export.MaxSupersample {
 		return job, usageErr("--supersample: %d is out of range (1 to %d)", *ss, export.MaxSupersample)
@@ -107,7 +108,7 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	case "gpu", "cpu":
 		job.renderer = *renderer
 	default:
-		return job, usageErr("--renderer: unknown renderer %q (gpu or cpu)", clipText(*renderer))
+		return job, usageErr("--renderer: unknown renderer %q (gpu or cpu)", text.Clip(*renderer, 40))
 	}
 	if job.renderer == "cpu" && job.tile == 0 {
 		job.tile = cpuDefaultTile
@@ -132,7 +133,7 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		}
 		b, ok := store.Get(*bookmark)
 		if !ok {
-			return job, usageErr("--bookmark: no bookmark named %q in %s", clipText(*bookmark), path)
+			return job, usageErr("--bookmark: no bookmark named %q in %s", text.Clip(*bookmark, 40), path)
 		}
 		base = b.Location
 	}
@@ -166,7 +167,7 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		return job, usageErr("-o: no output file given (-o FILE.png)")
 	}
 	if !strings.EqualFold(filepath.Ext(job.out), ".png") {
-		return job, usageErr("-o: %q must end in .png", clipText(job.out))
+		return job, usageErr("-o: %q must end in .png", text.Clip(job.out, 40))
 	}
 	if err := export.Precheck(job.out, job.resume, job.force); err != nil {
 		return job, exitError{2, withAdvice(err, job)}

@@ -8,6 +8,7 @@ import (
 
 	"mandelscope/fractal"
 	"mandelscope/gradients"
+	"mandelscope/internal/text"
 )
 
 const gradientsUsage = "list, import or export"
@@ -37,7 +38,7 @@ func runGradients(args []string, stdout, stderr io.Writer) error {
 		"export": gradientsExport,
 	}[sub]
 	if !ok {
-		return usageErr("unknown subcommand %q (use %s)", clipText(sub), gradientsUsage)
+		return usageErr("unknown subcommand %q (use %s)", text.Clip(sub, 40), gradientsUsage)
 	}
 	return run(args, stdout, stderr)
 }
@@ -131,7 +132,7 @@ func gradientsExport(args []string, stdout, stderr io.Writer) error {
 			return derr
 		}
 		if g, err = gradients.Load(dir, name); errors.Is(err, gradients.ErrNotFound) || fractal.ValidGradientName(name) != nil {
-			return usageErr("unknown gradient %q (built in: %s; yours: mandelscope gradients list)", clipText(name), strings.Join(fractal.PaletteNames(), ", "))
+			return usageErr("unknown gradient %q (built in: %s; yours: mandelscope gradients list)", text.Clip(name, 40), strings.Join(fractal.PaletteNames(), ", "))
 		} else if err != nil {
 			return err
 		}

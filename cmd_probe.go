@@ -9,6 +9,7 @@ import (
 
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 )
 
 // runProbe prints "X Y N" for each pixel X,Y given: N is its escape count by the rendering
@@ -44,7 +45,7 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 		x, err1 := strconv.Atoi(xs)
 		y, err2 := strconv.Atoi(ys)
 		if !ok || err1 != nil || err2 != nil {
-			return usageErr("pixel %q must be X,Y with whole numbers", clipText(p))
+			return usageErr("pixel %q must be X,Y with whole numbers", text.Clip(p, 40))
 		}
 		if x < -export.MaxSide || y < -export.MaxSide || x > 2*export.MaxSide || y > 2*export.MaxSide {
 			return usageErr("pixel %d,%d is out of range (each coordinate from -%d to %d)", x, y, export.MaxSide, 2*export.MaxSide)

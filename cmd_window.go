@@ -13,6 +13,7 @@ import (
 	"mandelscope/app/preview"
 	"mandelscope/assets"
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 	"mandelscope/render"
 )
 
@@ -34,12 +35,12 @@ func runWindow(args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return usageErr("unexpected argument %q", clipText(rest[0]))
+		return usageErr("unexpected argument %q", text.Clip(rest[0], 40))
 	}
 	switch *rend {
 	case "auto", "gpu", "cpu":
 	default:
-		return usageErr("--renderer: %q must be auto, gpu or cpu", clipText(*rend))
+		return usageErr("--renderer: %q must be auto, gpu or cpu", text.Clip(*rend, 40))
 	}
 	loc, err := lf.apply(fractal.Home(), true)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/gradients"
+	"mandelscope/internal/text"
 )
 
 // usageOut remembers where each flag set prints its usage (stderr), as the flag package's
@@ -174,26 +175,26 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 	if flagWasSet(lf.fs, "density") {
 		d, err := strconv.ParseFloat(lf.density, 64)
 		if err != nil || !(d >= fractal.MinDensity && d <= fractal.MaxDensity) {
-			return l, usageErr("--density: %q must be a number from %g to %g", clipText(lf.density), fractal.MinDensity, fractal.MaxDensity)
+			return l, usageErr("--density: %q must be a number from %g to %g", text.Clip(lf.density, 40), fractal.MinDensity, fractal.MaxDensity)
 		}
 		l.Color.Density = d
 	}
 	if flagWasSet(lf.fs, "offset") {
 		o, err := strconv.ParseFloat(lf.off, 64)
 		if err != nil || !(o >= -fractal.MaxOffset && o <= fractal.MaxOffset) {
-			return l, usageErr("--offset: %q must be a number from -%g to %g", clipText(lf.off), fractal.MaxOffset, fractal.MaxOffset)
+			return l, usageErr("--offset: %q must be a number from -%g to %g", text.Clip(lf.off, 40), fractal.MaxOffset, fractal.MaxOffset)
 		}
 		l.Color.Offset = o
 	}
 	if flagWasSet(lf.fs, "colouring") {
 		if fractal.MethodIndex(lf.method) < 0 {
-			return l, usageErr("--colouring: unknown colouring %q (%s)", clipText(lf.method), strings.Join(fractal.Methods, ", "))
+			return l, usageErr("--colouring: unknown colouring %q (%s)", text.Clip(lf.method, 40), strings.Join(fractal.Methods, ", "))
 		}
 		l.Color.Method = lf.method
 	}
 	if flagWasSet(lf.fs, "transfer") {
 		if fractal.TransferIndex(lf.transfer) < 0 {
-			return l, usageErr("--transfer: unknown transfer function %q (%s)", clipText(lf.transfer), strings.Join(fractal.Transfers, ", "))
+			return l, usageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(fractal.Transfers, ", "))
 		}
 		l.Color.Transfer = lf.transfer
 	}
@@ -211,7 +212,7 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 		v, err := strconv.ParseFloat(p.text, 64)
 		if err != nil || !(v >= p.lo && v <= p.hi) {
-			return l, usageErr("--%s: %q must be a number from %g to %g", p.name, clipText(p.text), p.lo, p.hi)
+			return l, usageErr("--%s: %q must be a number from %g to %g", p.name, text.Clip(p.text, 40), p.lo, p.hi)
 		}
 		*p.dst = v
 	}
@@ -226,7 +227,7 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 func parseCenter(s string) (re, im fractal.Decimal, err error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != 2 {
-		return re, im, fmt.Errorf("%q must be two numbers RE,IM (got %d parts)", clipText(s), len(parts))
+		return re, im, fmt.Errorf("%q must be two numbers RE,IM (got %d parts)", text.Clip(s, 40), len(parts))
 	}
 	re, err = fractal.ParseDecimal(parts[0])
 	if err != nil {
@@ -238,7 +239,7 @@ func parseCenter(s string) (re, im fractal.Decimal, err error) {
 	}
 	for _, d := range []fractal.Decimal{re, im} {
 		if v := d.Float64(); !(v >= -fractal.MaxCentre && v <= fractal.MaxCentre) {
-			return re, im, fmt.Errorf("%s is out of range (each part within ±%g)", clipText(d.String()), fractal.MaxCentre)
+			return re, im, fmt.Errorf("%s is out of range (each part within ±%g)", text.Clip(d.String(), 40), fractal.MaxCentre)
 		}
 	}
 	return re, im, nil
@@ -252,10 +253,10 @@ func parseZoom(s string) (fractal.Decimal, error) {
 	}
 	v := z.Exp()       // beyond float64 too: 1e1086, 4.00000000000E533
 	if v.Sign() <= 0 { // 1e-999 is positive, below the range
-		return z, fmt.Errorf("%s must be positive", clipText(s))
+		return z, fmt.Errorf("%s must be positive", text.Clip(s, 40))
 	}
 	if fractal.CheckZoom(z) != nil {
-		return z, fmt.Errorf("%s is out of range (%g to %s)", clipText(s), fractal.MinZoom, fractal.MaxZoom)
+		return z, fmt.Errorf("%s is out of range (%g to %s)", text.Clip(s, 40), fractal.MinZoom, fractal.MaxZoom)
 	}
 	return z, nil
 }
@@ -264,10 +265,10 @@ func parseZoom(s string) (fractal.Decimal, error) {
 func parseIterations(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%s is out of range (1 to %d)", clipText(strings.TrimSpace(s)), fractal.MaxIterations)
+		return 0, fmt.Errorf("%s is out of range (1 to %d)", text.Clip(strings.TrimSpace(s), 40), fractal.MaxIterations)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a whole number", clipText(s))
+		return 0, fmt.Errorf("%q is not a whole number", text.Clip(s, 40))
 	}
 	if n < 1 || n > fractal.MaxIterations {
 		return 0, fmt.Errorf("%d is out of range (1 to %d)", n, fractal.MaxIterations)
@@ -278,13 +279,6 @@ func parseIterations(s string) (int, error) {
 // parseSize reads "WxH" or a preset name (1080p, 4k, 8k, 16k, 32k): export.ParseSize, the one
 // definition of the presets and the size limits (each side 1 to export.MaxSide).
 func parseSize(s string) (w, h int, err error) { return export.ParseSize(s) }
-
-func clipText(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
-}
 
 // resolvePalette applies a --palette name: a built-in palette, else one of the user's
 // gradients (gradients.Dir), by value.

@@ -21,6 +21,7 @@ import (
 
 	"mandelscope/bookmarks"
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 )
 
 // Thumbnails of bookmarks made in the window.
@@ -193,13 +194,6 @@ func (p *bookmarksPanel) updateRow(id widget.ListItemID, obj fyne.CanvasObject) 
 	name := b.Name
 	r.rename.OnTapped = func() { p.showRenameDialog(name) }
 	r.del.OnTapped = func() { p.remove(name, p.showErr) }
-}
-
-func clipMiddle(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
 }
 
 // thumbnail decodes a bookmark's PNG thumbnail once; a missing or bad one, or one larger than
@@ -497,7 +491,7 @@ func (p *bookmarksPanel) remove(name string, done func(error)) {
 		if err == nil {
 			p.deleted = &del
 			p.undoBtn.Enable()
-			p.status.SetText(fmt.Sprintf("Deleted %q: Undo delete puts it back.", clipMiddle(del.b.Name, 40)))
+			p.status.SetText(fmt.Sprintf("Deleted %q: Undo delete puts it back.", text.Clip(del.b.Name, 40)))
 		}
 		done(err)
 	})

@@ -25,6 +25,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 )
 
 // commitEntry is a one-line entry whose text is applied when the user is done with it: on
@@ -318,10 +319,10 @@ func parseIterations(s string) (int, error) {
 	if errors.Is(err, strconv.ErrRange) {
 		n = -1 // out of range below
 	} else if err != nil {
-		return 0, fmt.Errorf("%q is not a whole number", clip(s))
+		return 0, fmt.Errorf("%q is not a whole number", text.Clip(s, 120))
 	}
 	if n < 1 || n > fractal.MaxIterations {
-		return 0, fmt.Errorf("iterations must be 1 to %d (%s is out of range)", fractal.MaxIterations, clip(s))
+		return 0, fmt.Errorf("iterations must be 1 to %d (%s is out of range)", fractal.MaxIterations, text.Clip(s, 120))
 	}
 	return n, nil
 }

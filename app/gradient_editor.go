@@ -23,6 +23,7 @@ import (
 
 	"mandelscope/fractal"
 	"mandelscope/gradients"
+	"mandelscope/internal/text"
 )
 
 // gradientPreviewEvery is the least time between two redraws of the view while stops change.
@@ -153,13 +154,13 @@ func (e *gradientEditor) setPos(i int, s string) {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	switch {
 	case err != nil:
-		e.problem(fmt.Sprintf("stop %d: position %q is not a number", i+1, clip(s)))
+		e.problem(fmt.Sprintf("stop %d: position %q is not a number", i+1, text.Clip(s, 120)))
 		return
 	case !(v >= 0 && v <= 1):
-		e.problem(fmt.Sprintf("stop %d: position %s is outside 0 to 1", i+1, clip(s)))
+		e.problem(fmt.Sprintf("stop %d: position %s is outside 0 to 1", i+1, text.Clip(s, 120)))
 		return
 	case i > 0 && v < e.g.Pos[i-1], i+1 < len(e.g.Pos) && v > e.g.Pos[i+1]:
-		e.problem(fmt.Sprintf("stop %d: position %s is not between its neighbours' (positions never decrease)", i+1, clip(s)))
+		e.problem(fmt.Sprintf("stop %d: position %s is not between its neighbours' (positions never decrease)", i+1, text.Clip(s, 120)))
 		return
 	}
 	if v == e.g.Pos[i] {

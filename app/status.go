@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 )
 
 // buildStatus makes the status bar: centre (selectable), zoom, iterations, precision mode,
@@ -97,12 +98,5 @@ func oneLine(s string) string {
 			break
 		}
 	}
-	return clip(s)
-}
-
-func clip(s string) string {
-	if len(s) > 120 {
-		return s[:117] + "..."
-	}
-	return s
+	return text.Clip(s, 120)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"unicode"
 	"unicode/utf8"
+
+	"mandelscope/internal/text"
 )
 
 // checkJSONText finds what encoding/json would read without a word but not keep: bytes that
@@ -98,7 +100,7 @@ func checkJSONText(data []byte) error {
 				f.folded[k] = struct{}{}
 			}
 			if dup {
-				return fmt.Errorf("the key %q appears twice in one object (byte %d)", clip(string(key)), start)
+				return fmt.Errorf("the key %q appears twice in one object (byte %d)", text.Clip(string(key), 40), start)
 			}
 		}
 	}

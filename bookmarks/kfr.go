@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 )
 
 // ParseKFR reads a Kalles Fraktaler .kfr parameter file into a bookmark with the given name.
@@ -65,10 +66,10 @@ func ParseKFR(data []byte, name string) (Bookmark, error) {
 	if it, ok := vals["Iterations"]; ok {
 		n, err := strconv.Atoi(it)
 		if errors.Is(err, strconv.ErrRange) {
-			return Bookmark{}, fmt.Errorf("the \"Iterations:\" line: %s is out of range (1 to %d)", clip(it), fractal.MaxIterations)
+			return Bookmark{}, fmt.Errorf("the \"Iterations:\" line: %s is out of range (1 to %d)", text.Clip(it, 40), fractal.MaxIterations)
 		}
 		if err != nil {
-			return Bookmark{}, fmt.Errorf("the \"Iterations:\" line: %q is not a whole number", clip(it))
+			return Bookmark{}, fmt.Errorf("the \"Iterations:\" line: %q is not a whole number", text.Clip(it, 40))
 		}
 		l.Iterations = n
 	}

@@ -30,6 +30,7 @@ import (
 	"unicode/utf8"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 )
 
 // FormatName is the value of the "format" field that marks a Mandelscope bookmarks file.
@@ -144,24 +145,17 @@ func CleanName(name string) (string, error) {
 		return "", errors.New("bookmark name is empty")
 	}
 	if !utf8.ValidString(n) {
-		return "", fmt.Errorf("bookmark name %q is not valid UTF-8", clip(n))
+		return "", fmt.Errorf("bookmark name %q is not valid UTF-8", text.Clip(n, 40))
 	}
 	if c := utf8.RuneCountInString(n); c > MaxNameLength {
 		return "", fmt.Errorf("bookmark name has %d characters, more than the %d allowed", c, MaxNameLength)
 	}
 	for _, r := range n {
 		if unicode.IsControl(r) {
-			return "", fmt.Errorf("bookmark name %q contains a control character", clip(n))
+			return "", fmt.Errorf("bookmark name %q contains a control character", text.Clip(n, 40))
 		}
 	}
 	return n, nil
-}
-
-func clip(s string) string {
-	if utf8.RuneCountInString(s) > 40 {
-		return string([]rune(s)[:37]) + "..."
-	}
-	return s
 }
 
 // check cleans b's name and validates the rest of it; errors name the bookmark.
@@ -172,7 +166,7 @@ func (b *Bookmark) check() error {
 	}
 	b.Name = n
 	if err := b.checkValues(); err != nil {
-		return fmt.Errorf("bookmark %q: %v", clip(n), err)
+		return fmt.Errorf("bookmark %q: %v", text.Clip(n, 40), err)
 	}
 	return nil
 }
@@ -260,7 +254,7 @@ func (s *Store) Set(b Bookmark) error {
 func (s *Store) Remove(name string) (Bookmark, error) {
 	i := s.index(strings.TrimSpace(name))
 	if i < 0 {
-		return Bookmark{}, fmt.Errorf("no bookmark named %q", clip(strings.TrimSpace(name)))
+		return Bookmark{}, fmt.Errorf("no bookmark named %q", text.Clip(strings.TrimSpace(name), 40))
 	}
 	b := s.list[i]
 	s.list = append(s.list[:i], s.list[i+1:]...)
@@ -290,7 +284,7 @@ func (s *Store) Index(name string) int { return s.index(strings.TrimSpace(name))
 func (s *Store) Rename(oldName, newName string) error {
 	i := s.index(strings.TrimSpace(oldName))
 	if i < 0 {
-		return fmt.Errorf("no bookmark named %q", clip(strings.TrimSpace(oldName)))
+		return fmt.Errorf("no bookmark named %q", text.Clip(strings.TrimSpace(oldName), 40))
 	}
 	n, err := CleanName(newName)
 	if err != nil {
@@ -419,7 +413,7 @@ func (s *Store) Subset(names []string) (*Store, error) {
 	for _, n := range names {
 		b, ok := s.Get(n)
 		if !ok {
-			return nil, fmt.Errorf("no bookmark named %q", clip(strings.TrimSpace(n)))
+			return nil, fmt.Errorf("no bookmark named %q", text.Clip(strings.TrimSpace(n), 40))
 		}
 		if out.index(b.Name) < 0 {
 			out.push(b)
@@ -556,7 +550,7 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 		dst   *fractal.Decimal
 	}{{"re", e.Re, &l.Re}, {"im", e.Im, &l.Im}, {"zoom", e.Zoom, &l.Zoom}} {
 		if *d.dst, err = fractal.ParseDecimal(d.text); err != nil {
-			return Bookmark{}, fmt.Errorf("%q: %s: %v", clip(name), d.field, err)
+			return Bookmark{}, fmt.Errorf("%q: %s: %v", text.Clip(name, 40), d.field, err)
 		}
 	}
 	l.Iterations = e.Iterations
@@ -565,7 +559,7 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 		Gradient: e.Gradient}
 	b := Bookmark{Name: name, Location: l, Created: e.Created, Updated: e.Updated, Thumbnail: e.Thumbnail}
 	if err := b.checkValues(); err != nil {
-		return Bookmark{}, fmt.Errorf("%q: %v", clip(name), err)
+		return Bookmark{}, fmt.Errorf("%q: %v", text.Clip(name, 40), err)
 	}
 	return b, nil
 }
@@ -593,7 +587,7 @@ func jsonError(err error) error {
 			// A number of the right kind that does not fit (1e999, 1e30 iterations): say so
 			// rather than what it converts to.
 			if f, err := strconv.ParseFloat(num, 64); kind == "float64" || (err == nil && f == math.Trunc(f)) || errors.Is(err, strconv.ErrRange) {
-				return fmt.Errorf("%s holds the number %s, which is out of range (byte %d)", field, clip(num), te.Offset)
+				return fmt.Errorf("%s holds the number %s, which is out of range (byte %d)", field, text.Clip(num, 40), te.Offset)
 			}
 		}
 		return fmt.Errorf("%s holds a JSON %s where %s belongs (byte %d)", field, te.Value, jsonKind(kind), te.Offset)

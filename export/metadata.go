@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 	"mandelscope/internal/userfile"
 )
 
@@ -53,7 +54,7 @@ type Metadata struct {
 // exactly as given), supersampling, program version and a human Description.
 func MetadataText(loc fractal.Location, width, height, supersample int, version string) []Text {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	im := clipDigits(loc.Im.String())
+	im := text.Clip(loc.Im.String(), 30)
 	switch {
 	case strings.HasPrefix(im, "-"):
 		im = "- " + im[1:]
@@ -63,7 +64,7 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 		im = "+ " + im
 	}
 	desc := fmt.Sprintf("Mandelbrot set centred on %s %si, zoom %s, %d iterations, palette %s, %dx%d pixels",
-		clipDigits(loc.Re.String()), im, loc.Zoom, loc.Iterations, loc.Color.Palette, width, height)
+		text.Clip(loc.Re.String(), 30), im, loc.Zoom, loc.Iterations, loc.Color.Palette, width, height)
 	if m := loc.Color.Method; m != "" && m != fractal.MethodSmooth {
 		desc += ", " + m + " colouring"
 	}
@@ -98,13 +99,6 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 		}
 	}
 	return out
-}
-
-func clipDigits(s string) string {
-	if len(s) > 30 {
-		return s[:27] + "..."
-	}
-	return s
 }
 
 // ErrNotPNG and ErrNotMandelscope are the errors ReadMetadata wraps for files that are not
@@ -273,9 +267,9 @@ func (md *Metadata) parse() error {
 		if err == nil {
 			*x, err = strconv.ParseFloat(v, 64)
 			if err == nil && (math.IsNaN(*x) || math.IsInf(*x, 0)) {
-				err = fmt.Errorf("%q is not a finite number", clip(v))
+				err = fmt.Errorf("%q is not a finite number", text.Clip(v, 40))
 			} else if err != nil {
-				err = fmt.Errorf("%q is not a number", clip(v))
+				err = fmt.Errorf("%q is not a number", text.Clip(v, 40))
 			}
 		}
 		if err != nil {
@@ -287,7 +281,7 @@ func (md *Metadata) parse() error {
 		if err == nil {
 			*x, err = strconv.Atoi(v)
 			if err != nil {
-				err = fmt.Errorf("%q is not a whole number", clip(v))
+				err = fmt.Errorf("%q is not a whole number", text.Clip(v, 40))
 			}
 		}
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"image"
 	"strconv"
 	"strings"
+
+	"mandelscope/internal/text"
 )
 
 // Limits and defaults of an export.
@@ -65,21 +67,14 @@ func ParseSize(s string) (w, h int, err error) {
 	}
 	ws, hs, ok := strings.Cut(t, "x")
 	if !ok {
-		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT or one of %s", clip(s), strings.Join(names, ", "))
+		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT or one of %s", text.Clip(s, 40), strings.Join(names, ", "))
 	}
 	w, err1 := strconv.Atoi(strings.TrimSpace(ws))
 	h, err2 := strconv.Atoi(strings.TrimSpace(hs))
 	if err1 != nil || err2 != nil {
-		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT with whole numbers", clip(s))
+		return 0, 0, fmt.Errorf("%q must be WIDTHxHEIGHT with whole numbers", text.Clip(s, 40))
 	}
 	return w, h, checkSize(w, h)
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
 }
 
 // stripPlan cuts an export into strips (full-width bands of output rows) and each strip's

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"mandelscope/internal/text"
 )
 
 // Colouring methods (Coloring.Method): how a pixel's orbit becomes a colour. The zero value
@@ -140,10 +142,10 @@ func (c Coloring) LightDir() (x, y float64) {
 // validateShading checks the fields of c beyond the palette's.
 func (c Coloring) validateShading() error {
 	if MethodIndex(c.Method) < 0 {
-		return fmt.Errorf("unknown colouring %q (known: %s)", clip(c.Method), strings.Join(Methods, ", "))
+		return fmt.Errorf("unknown colouring %q (known: %s)", text.Clip(c.Method, 40), strings.Join(Methods, ", "))
 	}
 	if TransferIndex(c.Transfer) < 0 {
-		return fmt.Errorf("unknown transfer function %q (known: %s)", clip(c.Transfer), strings.Join(Transfers, ", "))
+		return fmt.Errorf("unknown transfer function %q (known: %s)", text.Clip(c.Transfer, 40), strings.Join(Transfers, ", "))
 	}
 	if w := c.Width; w != 0 && !(w >= MinWidth && w <= MaxWidth) {
 		return fmt.Errorf("line width %s is out of range (%g to %g pixels)", formatFloat(w), MinWidth, MaxWidth)

@@ -7,6 +7,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"mandelscope/internal/text"
 )
 
 // MaxDecimalDigits bounds the length of a decimal text, so that a pasted or fuzzed input
@@ -49,7 +51,7 @@ func ParseDecimal(s string) (Decimal, error) {
 		}
 	}
 	if digits == 0 {
-		return Decimal{}, fmt.Errorf("%q is not a decimal number", clip(s))
+		return Decimal{}, fmt.Errorf("%q is not a decimal number", text.Clip(s, 40))
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
@@ -61,14 +63,14 @@ func ParseDecimal(s string) (Decimal, error) {
 			i++
 		}
 		if i == start {
-			return Decimal{}, fmt.Errorf("%q has an exponent without digits", clip(s))
+			return Decimal{}, fmt.Errorf("%q has an exponent without digits", text.Clip(s, 40))
 		}
 		if i-start > 6 {
-			return Decimal{}, fmt.Errorf("%q has an exponent out of range", clip(s))
+			return Decimal{}, fmt.Errorf("%q has an exponent out of range", text.Clip(s, 40))
 		}
 	}
 	if i != len(s) {
-		return Decimal{}, fmt.Errorf("%q is not a decimal number", clip(s))
+		return Decimal{}, fmt.Errorf("%q is not a decimal number", text.Clip(s, 40))
 	}
 	return Decimal{text: s}, nil
 }
@@ -88,13 +90,6 @@ func DecimalFromFloat(f float64) Decimal {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
-	}
-	return s
-}
 
 // String returns the decimal text exactly as it was given.
 func (d Decimal) String() string {

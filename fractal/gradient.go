@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"mandelscope/internal/text"
 )
 
 // Limits of a gradient read from a file or a location (ParseGradient, ParseGradientText).
@@ -157,7 +159,7 @@ func (g *Gradient) add(col string, pos []string, quote bool) error {
 			if !quote {
 				return errors.New("the position is not a number from 0 to 1")
 			}
-			return fmt.Errorf("position %q is not a number from 0 to 1", clip(pos[0]))
+			return fmt.Errorf("position %q is not a number from 0 to 1", text.Clip(pos[0], 40))
 		}
 		if n := len(g.Pos); n > 0 && p < g.Pos[n-1] {
 			return fmt.Errorf("position %s comes before the previous stop's %s (positions must not decrease)", formatFloat(p), formatFloat(g.Pos[n-1]))
@@ -191,11 +193,11 @@ func (g Gradient) check() error {
 
 func parseHexColour(s string) (color.RGBA, error) {
 	if len(s) != 7 || s[0] != '#' {
-		return color.RGBA{}, fmt.Errorf("%q is not a colour #RRGGBB", clip(s))
+		return color.RGBA{}, fmt.Errorf("%q is not a colour #RRGGBB", text.Clip(s, 40))
 	}
 	v, err := strconv.ParseUint(s[1:], 16, 32)
 	if err != nil {
-		return color.RGBA{}, fmt.Errorf("%q is not a colour #RRGGBB", clip(s))
+		return color.RGBA{}, fmt.Errorf("%q is not a colour #RRGGBB", text.Clip(s, 40))
 	}
 	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255}, nil
 }
@@ -353,15 +355,15 @@ func (g Gradient) Table() []color.RGBA {
 // name (NAME.txt) everywhere and a word in a location's text form.
 func ValidGradientName(name string) error {
 	if name == "" || len(name) > MaxGradientName {
-		return fmt.Errorf("gradient name %q must be 1 to %d characters", clip(name), MaxGradientName)
+		return fmt.Errorf("gradient name %q must be 1 to %d characters", text.Clip(name, 40), MaxGradientName)
 	}
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
-			return fmt.Errorf("gradient name %q may hold only letters a-z, digits, '-', '_' and '.'", clip(name))
+			return fmt.Errorf("gradient name %q may hold only letters a-z, digits, '-', '_' and '.'", text.Clip(name, 40))
 		}
 	}
 	if name[0] == '.' {
-		return fmt.Errorf("gradient name %q must not start with '.'", clip(name))
+		return fmt.Errorf("gradient name %q must not start with '.'", text.Clip(name, 40))
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"mandelscope/internal/text"
 )
 
 // Limits of a location, documented in README and checked by Validate.
@@ -94,10 +96,10 @@ var minZoomDec, maxZoomDec = DecimalFromFloat(MinZoom), MustDecimal(MaxZoom)
 func CheckZoom(zoom Decimal) error {
 	neg, digits, _, ok := decimalParts(zoom.String())
 	if !ok || neg || digits == "" { // 1e-999 is positive, below the range
-		return fmt.Errorf("zoom %s must be a positive number", clip(zoom.String()))
+		return fmt.Errorf("zoom %s must be a positive number", text.Clip(zoom.String(), 40))
 	}
 	if compareDecimal(zoom, minZoomDec) < 0 || compareDecimal(zoom, maxZoomDec) > 0 {
-		return fmt.Errorf("zoom %s is out of range (%g to %s)", clip(zoom.String()), MinZoom, MaxZoom)
+		return fmt.Errorf("zoom %s is out of range (%g to %s)", text.Clip(zoom.String(), 40), MinZoom, MaxZoom)
 	}
 	return nil
 }
@@ -167,7 +169,7 @@ func (l Location) Validate() error {
 	}{{"centre real part", l.Re}, {"centre imaginary part", l.Im}} {
 		v := c.d.Float64()
 		if math.IsNaN(v) || math.Abs(v) > MaxCentre {
-			return fmt.Errorf("%s %s is out of range (|value| <= %g)", c.name, clip(c.d.String()), MaxCentre)
+			return fmt.Errorf("%s %s is out of range (|value| <= %g)", c.name, text.Clip(c.d.String(), 40), MaxCentre)
 		}
 	}
 	if err := CheckZoom(l.Zoom); err != nil {
@@ -317,7 +319,7 @@ func ParseLocationText(s string, base Location) (Location, error) {
 		for _, f := range strings.Fields(s) {
 			k, v, ok := strings.Cut(f, "=")
 			if !ok {
-				return base, fmt.Errorf("%q is not key=value", clip(f))
+				return base, fmt.Errorf("%q is not key=value", text.Clip(f, 40))
 			}
 			if err := l.set(k, v); err != nil {
 				return base, err
@@ -386,10 +388,10 @@ func (l *Location) set(k, v string) error {
 	case "strength":
 		l.Color.Strength, err = strconv.ParseFloat(v, 64)
 	default:
-		return fmt.Errorf("unknown key %q", clip(k))
+		return fmt.Errorf("unknown key %q", text.Clip(k, 40))
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %q is not a valid value", k, clip(v))
+		return fmt.Errorf("%s: %q is not a valid value", k, text.Clip(v, 40))
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"mandelscope/assets"
+	"mandelscope/internal/text"
 )
 
 // Palette is what the renderers draw with: a cyclic list of equally spaced colour stops,
@@ -81,7 +82,7 @@ func PaletteByName(name string) (Palette, error) {
 	}
 	p, ok := m[name]
 	if !ok {
-		return Palette{}, fmt.Errorf("unknown palette %q (known: %s)", clip(name), strings.Join(PaletteNames(), ", "))
+		return Palette{}, fmt.Errorf("unknown palette %q (known: %s)", text.Clip(name, 40), strings.Join(PaletteNames(), ", "))
 	}
 	return p, nil
 }

@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"sync"
 	"time"
+
+	"mandelscope/internal/text"
 )
 
 // MaxReferencePrec bounds the precision of a reference orbit: MaxZoom (1e10000) at a
@@ -103,7 +105,7 @@ func newReference(re, im Decimal, prec uint, maxIter int) (*Reference, error) {
 	fr, _ := cr.Float64()
 	fi, _ := ci.Float64()
 	if math.IsNaN(fr) || math.IsNaN(fi) || math.Abs(fr) > MaxCentre || math.Abs(fi) > MaxCentre {
-		return nil, fmt.Errorf("reference orbit: point %s, %s is out of range (|value| <= %g)", clip(re.String()), clip(im.String()), MaxCentre)
+		return nil, fmt.Errorf("reference orbit: point %s, %s is out of range (|value| <= %g)", text.Clip(re.String(), 40), text.Clip(im.String(), 40), MaxCentre)
 	}
 	ref := &Reference{re: cr, im: ci, cre: fr, cim: fi, prec: prec, maxIter: min(maxIter, MaxReferenceLength)}
 	ref.Z = make([]complex128, 1, min(maxIter+1, 1<<16))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"mandelscope/internal/cputime"
+	"mandelscope/internal/text"
 )
 
 // BenchmarkReference measures the reference orbit per iteration (ns/iter) at 350 and 1100
@@ -88,12 +89,12 @@ func TestReferenceOrbit(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(ref.Z) != len(want) || ref.Escaped() != (len(want) <= c.n) {
-				t.Errorf("%s: %d values (escaped %v), want %d", clip(c.re), len(ref.Z), ref.Escaped(), len(want))
+				t.Errorf("%s: %d values (escaped %v), want %d", text.Clip(c.re, 40), len(ref.Z), ref.Escaped(), len(want))
 				continue
 			}
 			for i, z := range ref.Z {
 				if d := cmplx.Abs(z - want[i]); d > 1e-13*math.Max(1, cmplx.Abs(want[i])) {
-					t.Errorf("%s (big.Float %v): Z[%d] = %v, want %v", clip(c.re), float, i, z, want[i])
+					t.Errorf("%s (big.Float %v): Z[%d] = %v, want %v", text.Clip(c.re, 40), float, i, z, want[i])
 					break
 				}
 			}

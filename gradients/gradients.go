@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 	"mandelscope/internal/userfile"
 )
 
@@ -201,7 +202,7 @@ func Resolve(c fractal.Coloring, dir, name string) (fractal.Coloring, error) {
 	g, err := Load(dir, name)
 	if errors.Is(err, ErrNotFound) || (err != nil && fractal.ValidGradientName(name) != nil) {
 		return c, fmt.Errorf("unknown palette %q (built in: %s; no gradient of that name in %s)",
-			clipName(name), strings.Join(fractal.PaletteNames(), ", "), dir)
+			text.Clip(name, 40), strings.Join(fractal.PaletteNames(), ", "), dir)
 	}
 	if err != nil {
 		return c, err
@@ -235,13 +236,6 @@ func NameFor(path string) string {
 			s += "." + rest
 		}
 		s = s[:min(len(s), fractal.MaxGradientName)]
-	}
-	return s
-}
-
-func clipName(s string) string {
-	if len(s) > 40 {
-		return s[:37] + "..."
 	}
 	return s
 }
