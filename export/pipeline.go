@@ -73,172 +73,270 @@ type job struct {
 	err    error
 }
 
+// run writes the export from strip e.start on: the PNG header first when nothing is
+// written yet, then the strips, rendered here, compressed by opt.Workers workers and written
+// in order (each made durable and checkpointed), then the end of the file.
 func (e *exporter) run(ctx context.Context) error {
-	p, opt := e.plan, e.opt
 	e.done.Store(int64(e.start))
-	if e.pw == nil {
-		text := MetadataText(opt.Location, p.W, p.H, p.N, opt.Version)
-		pw, err := newPNGWriter(e.out, p.W, p.H, text)
-		if err != nil {
-			return err
-		}
-		e.pw = pw
-		if err := e.durable(0); err != nil {
-			return err
-		}
+	if err := e.begin(); err != nil {
+		return err
 	}
-	if e.start >= p.Strips {
+	if e.start >= e.plan.Strips {
 		return e.finish()
 	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	frame := e.frame
-	stripRenderRows := p.StripRows * p.N
-	free := make(chan *image.RGBA, 2) // at most two strips in flight
-	for range 2 {
-		free <- image.NewRGBA(image.Rect(0, 0, p.W*p.N, min(stripRenderRows, p.H*p.N)))
-	}
-	work := make(chan *job, 2*opt.Workers)
-	order := make(chan *job, 4*((p.StripRows+p.BlockRows-1)/p.BlockRows)+8)
-
-	// Compression workers.
+	q := e.newQueues()
 	var wg sync.WaitGroup
-	for range opt.Workers {
+	for range e.opt.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := newBlockCompressor(opt.Level)
-			for j := range work {
-				if err == nil && ctx.Err() == nil {
-					t := time.Now()
-					var out []byte
-					out, j.adler, j.raw, j.err = c.compress(j.s.buf, p.N, p.W, j.r0, j.r1)
-					j.out = append(outPool.get(len(out)), out...)
-					e.compressNS.Add(int64(time.Since(t)))
-				} else if err != nil {
-					j.err = err
-				} else {
-					j.err = context.Cause(ctx)
-				}
-				if j.s.left.Add(-1) == 0 {
-					free <- j.s.buf
-				}
-				close(j.done)
-			}
+			e.compress(ctx, q)
 		}()
 	}
-
-	// Writer: blocks in order; after each strip, fsync and checkpoint.
 	writeErr := make(chan error, 1)
-	go func() {
-		var err error
-		for j := range order {
-			<-j.done
-			if err != nil {
-				continue
-			}
-			if j.err != nil {
-				err = j.err
-				cancel(err)
-				continue
-			}
-			t := time.Now()
-			err = e.pw.WriteBlock(j.out, j.adler, j.raw)
-			outPool.put(j.out)
-			j.out = nil
-			if err == nil && j.last {
-				err = e.durable(j.s.k + 1)
-				if err == nil {
-					e.report()
-					if opt.stopAfter > 0 && j.s.k+1-e.start >= opt.stopAfter {
-						err = fmt.Errorf("%w (test stop)", ErrInterrupted)
-					}
-				}
-				if err == nil && ctx.Err() != nil {
-					err = context.Cause(ctx)
-				}
-			}
-			e.sum.Write += time.Since(t)
-			if err != nil {
-				cancel(err)
-			}
-		}
-		writeErr <- err
-	}()
+	go func() { writeErr <- e.write(ctx, cancel, q.order) }()
 
-	// Render on this goroutine.
-	var drawStart, readStart time.Duration
-	dt, hasDT := e.r.(DrawTimer)
-	if hasDT {
-		drawStart, readStart = dt.DrawTimes()
-	}
-	var renderErr error
-render:
-	for k := e.start; k < p.Strips; k++ {
-		tw := time.Now()
-		var buf *image.RGBA
-		select {
-		case buf = <-free:
-		case <-ctx.Done():
-			break render
-		}
-		e.sum.Wait += time.Since(tw)
-		y0, _ := p.Strip(k)
-		for _, t := range p.Tiles(k) {
-			if ctx.Err() != nil {
-				free <- buf
-				break render
-			}
-			off := buf.PixOffset(t.Min.X, t.Min.Y-y0*p.N)
-			dst := &image.RGBA{Pix: buf.Pix[off:], Stride: buf.Stride, Rect: image.Rect(0, 0, t.Dx(), t.Dy())}
-			t0 := time.Now()
-			if err := e.r.Render(ctx, frame, t, dst); err != nil {
-				free <- buf
-				if ctx.Err() != nil {
-					break render // interrupted inside the tile: the strip is not written
-				}
-				renderErr = fmt.Errorf("%s: tile %v: %w", e.r.Name(), t, err)
-				cancel(renderErr)
-				break render
-			}
-			d := time.Since(t0)
-			e.sum.Render += d
-			e.sum.LongestDraw = max(e.sum.LongestDraw, d)
-			e.sum.Tiles++
-		}
-		s := &strip{k: k, buf: buf}
-		sy0, sy1 := p.Strip(k)
-		nj := (sy1 - sy0 + p.BlockRows - 1) / p.BlockRows
-		s.left.Store(int32(nj))
-		for i := 0; i < nj; i++ {
-			j := &job{s: s, r0: i * p.BlockRows, r1: min(sy1-sy0, (i+1)*p.BlockRows), last: i == nj-1, done: make(chan struct{})}
-			order <- j
-			work <- j
-		}
-	}
-	close(work)
-	close(order)
+	drawn := e.drawTimes()
+	renderErr := e.render(ctx, cancel, q)
+	close(q.work)
+	close(q.order)
 	wg.Wait()
 	err := <-writeErr
-	if hasDT {
-		d, r := dt.DrawTimes()
-		e.sum.Draw, e.sum.ReadBack = d-drawStart, r-readStart
-	}
+	drawn()
 	e.sum.Compress = time.Duration(e.compressNS.Load())
-	if renderErr != nil {
-		return renderErr
-	}
-	if err == nil {
-		err = context.Cause(ctx)
-		if err == nil && int(e.done.Load()) < p.Strips {
-			err = ErrInterrupted
-		}
-	}
-	if err != nil {
+	if err := outcome(renderErr, err, context.Cause(ctx), int(e.done.Load()), e.plan.Strips); err != nil {
 		return err
 	}
 	return e.finish()
+}
+
+// begin writes the PNG header, durably, when nothing is written yet (not on a resume).
+func (e *exporter) begin() error {
+	if e.pw != nil {
+		return nil
+	}
+	p := e.plan
+	text := MetadataText(e.opt.Location, p.W, p.H, p.N, e.opt.Version)
+	pw, err := newPNGWriter(e.out, p.W, p.H, text)
+	if err != nil {
+		return err
+	}
+	e.pw = pw
+	return e.durable(0)
+}
+
+// queues are what the pipeline's stages pass: free strip buffers (two, so at most two strips
+// are in flight) to the renderer, compression jobs to the workers, and the same jobs, in
+// order, to the writer.
+type queues struct {
+	free        chan *image.RGBA
+	work, order chan *job
+}
+
+func (e *exporter) newQueues() queues {
+	p := e.plan
+	q := queues{
+		free:  make(chan *image.RGBA, 2),
+		work:  make(chan *job, 2*e.opt.Workers),
+		order: make(chan *job, 4*((p.StripRows+p.BlockRows-1)/p.BlockRows)+8),
+	}
+	for range 2 {
+		q.free <- image.NewRGBA(image.Rect(0, 0, p.W*p.N, min(p.StripRows*p.N, p.H*p.N)))
+	}
+	return q
+}
+
+// compress is a compression worker: it filters and deflates the jobs' rows (or, once ctx is
+// done or its compressor failed, marks them failed), gives a strip's buffer back after its
+// last job, and closes each job's done.
+func (e *exporter) compress(ctx context.Context, q queues) {
+	c, err := newBlockCompressor(e.opt.Level)
+	for j := range q.work {
+		if err == nil && ctx.Err() == nil {
+			t := time.Now()
+			var out []byte
+			out, j.adler, j.raw, j.err = c.compress(j.s.buf, e.plan.N, e.plan.W, j.r0, j.r1)
+			j.out = append(outPool.get(len(out)), out...)
+			e.compressNS.Add(int64(time.Since(t)))
+		} else if err != nil {
+			j.err = err
+		} else {
+			j.err = context.Cause(ctx)
+		}
+		if j.s.left.Add(-1) == 0 {
+			q.free <- j.s.buf
+		}
+		close(j.done)
+	}
+}
+
+// write is the writer: it writes the jobs' blocks in order and, after each strip's last one,
+// makes the file durable and checkpoints it. After the first error (its own or a job's,
+// which cancels the export) it only drains the jobs. It returns that error.
+func (e *exporter) write(ctx context.Context, cancel context.CancelCauseFunc, order <-chan *job) error {
+	var err error
+	for j := range order {
+		<-j.done
+		if err != nil {
+			continue
+		}
+		if j.err != nil {
+			err = j.err
+			cancel(err)
+			continue
+		}
+		if err = e.writeJob(ctx, j); err != nil {
+			cancel(err)
+		}
+	}
+	return err
+}
+
+// writeJob writes one compressed block, and after a strip's last one makes it durable.
+func (e *exporter) writeJob(ctx context.Context, j *job) error {
+	t := time.Now()
+	err := e.pw.WriteBlock(j.out, j.adler, j.raw)
+	outPool.put(j.out)
+	j.out = nil
+	if err == nil && j.last {
+		err = e.stripWritten(ctx, j.s.k)
+	}
+	e.sum.Write += time.Since(t)
+	return err
+}
+
+// stripWritten makes strip k durable and checkpoints it, reports the progress, and stops the
+// export where a test asks it to or where ctx is done.
+func (e *exporter) stripWritten(ctx context.Context, k int) error {
+	err := e.durable(k + 1)
+	if err == nil {
+		e.report()
+		if e.opt.stopAfter > 0 && k+1-e.start >= e.opt.stopAfter {
+			err = fmt.Errorf("%w (test stop)", ErrInterrupted)
+		}
+	}
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	return err
+}
+
+// drawTimes starts counting the renderer's draw and read-back times (when it keeps them); the
+// function it returns puts in the summary what they have grown by since.
+func (e *exporter) drawTimes() func() {
+	dt, ok := e.r.(DrawTimer)
+	if !ok {
+		return func() {}
+	}
+	draw, read := dt.DrawTimes()
+	return func() {
+		d, r := dt.DrawTimes()
+		e.sum.Draw, e.sum.ReadBack = d-draw, r-read
+	}
+}
+
+// render renders the strips from e.start on, each into a free buffer, and queues its
+// compression jobs. It stops when ctx is done, or at a tile that fails: then it cancels the
+// export and returns the error.
+func (e *exporter) render(ctx context.Context, cancel context.CancelCauseFunc, q queues) error {
+	for k := e.start; k < e.plan.Strips; k++ {
+		tw := time.Now()
+		var buf *image.RGBA
+		select {
+		case buf = <-q.free:
+		case <-ctx.Done():
+			return nil
+		}
+		e.sum.Wait += time.Since(tw)
+		if t, err := e.renderStrip(ctx, k, buf); err != nil {
+			q.free <- buf
+			if ctx.Err() != nil {
+				return nil // interrupted, perhaps inside the tile: the strip is not written
+			}
+			err = fmt.Errorf("%s: tile %v: %w", e.r.Name(), t, err)
+			cancel(err)
+			return err
+		}
+		e.queueStrip(k, buf, q)
+	}
+	return nil
+}
+
+// renderStrip renders strip k's tiles into buf. It stops at the first tile that fails, or
+// before a tile when ctx is done, returning the tile and the error.
+func (e *exporter) renderStrip(ctx context.Context, k int, buf *image.RGBA) (image.Rectangle, error) {
+	p := e.plan
+	y0, _ := p.Strip(k)
+	for _, t := range p.Tiles(k) {
+		if err := ctx.Err(); err != nil {
+			return t, err
+		}
+		dst := tileDst(buf, t, y0*p.N)
+		t0 := time.Now()
+		if err := e.r.Render(ctx, e.frame, t, dst); err != nil {
+			return t, err
+		}
+		d := time.Since(t0)
+		e.sum.Render += d
+		e.sum.LongestDraw = max(e.sum.LongestDraw, d)
+		e.sum.Tiles++
+	}
+	return image.Rectangle{}, nil
+}
+
+// tileDst is the part of a strip's render buffer buf, whose first row is the frame's row top,
+// that tile t (in the frame's pixels) goes to, with its top-left pixel at 0, 0.
+func tileDst(buf *image.RGBA, t image.Rectangle, top int) *image.RGBA {
+	off := buf.PixOffset(t.Min.X, t.Min.Y-top)
+	return &image.RGBA{Pix: buf.Pix[off:], Stride: buf.Stride, Rect: image.Rect(0, 0, t.Dx(), t.Dy())}
+}
+
+// queueStrip hands strip k, rendered into buf, to the workers and the writer: one job per
+// block of rows.
+func (e *exporter) queueStrip(k int, buf *image.RGBA, q queues) {
+	s := &strip{k: k, buf: buf}
+	y0, y1 := e.plan.Strip(k)
+	spans := blockSpans(y1-y0, e.plan.BlockRows)
+	s.left.Store(int32(len(spans)))
+	for i, b := range spans {
+		j := &job{s: s, r0: b.r0, r1: b.r1, last: i == len(spans)-1, done: make(chan struct{})}
+		q.order <- j
+		q.work <- j
+	}
+}
+
+// rowSpan is the rows [r0, r1) of a strip.
+type rowSpan struct{ r0, r1 int }
+
+// blockSpans cuts a strip of rows output rows into compression blocks of blockRows rows,
+// the last one what is left.
+func blockSpans(rows, blockRows int) []rowSpan {
+	n := (rows + blockRows - 1) / blockRows
+	spans := make([]rowSpan, n)
+	for i := range spans {
+		spans[i] = rowSpan{i * blockRows, min(rows, (i+1)*blockRows)}
+	}
+	return spans
+}
+
+// outcome is what run returns, given the render's error, the writer's, the cause of the
+// export's cancellation and how many of its strips are durable: the first error of those,
+// else ErrInterrupted when strips are missing, else nil (the file is then finished).
+func outcome(renderErr, writeErr, cause error, done, strips int) error {
+	switch {
+	case renderErr != nil:
+		return renderErr
+	case writeErr != nil:
+		return writeErr
+	case cause != nil:
+		return cause
+	case done < strips:
+		return ErrInterrupted
+	}
+	return nil
 }
 
 // durable makes everything written so far durable and records a checkpoint saying the next

@@ -38,6 +38,70 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if rect.Empty() {
 		return nil
 	}
+	if err := checkTarget(f, rect, dst); err != nil {
+		return err
+	}
+	stops, err := paletteStops(f.Loc.Color)
+	if err != nil {
+		return err
+	}
+	v := g.variant(f)
+	if v == shaders.Perturb {
+		var gpu bool
+		if f, gpu, err = g.withReference(ctx, f); err != nil {
+			return err
+		}
+		if !gpu {
+			return g.renderOnCPU(ctx, f, rect, dst)
+		}
+	}
+	// What the shaders need (the CPU renderer, above, checks its own).
+	exp := v == shaders.Perturb && f.Precision() == fractal.PerturbationExp
+	if err := checkNumbers(f, exp); err != nil {
+		return err
+	}
+	return g.drawTiles(ctx, v, f, exp, rect, stops, dst)
+}
+
+// renderOnCPU has the CPU renderer draw a perturbation frame this GPU cannot (never a
+// silently wrong picture), and counts it.
+func (g *GL) renderOnCPU(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	g.statsMu.Lock()
+	g.stats.CPUFrames++
+	g.statsMu.Unlock()
+	return g.cpu.Render(ctx, f, rect, dst)
+}
+
+// drawTiles draws the pixels rect of frame f (variant v, exp for extended exponents) into dst,
+// tile by tile on the GL thread, checking ctx before each tile.
+func (g *GL) drawTiles(ctx context.Context, v shaders.Variant, f fractal.Frame, exp bool, rect image.Rectangle, stops []float32, dst *image.RGBA) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return errors.New("opengl render: renderer is closed")
+	}
+	p := g.progs[v]
+	if p == nil && v != shaders.Perturb {
+		return fmt.Errorf("opengl render: %s has no %s shader", g.renderer, v)
+	}
+	origin := dst.Bounds().Min
+	for _, tile := range tilesOf(rect, g.maxTile) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sub := dst.SubImage(tile.Sub(rect.Min).Add(origin)).(*image.RGBA)
+		if err := g.th.call(func() error { return g.drawTileOf(ctx, v, p, f, exp, tile, stops, sub) }); err != nil {
+			return fmt.Errorf("opengl render: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkTarget says what is wrong, if anything, with drawing the pixels rect of frame f into
+// dst: a destination smaller than rect, or malformed (GL writes straight into dst.Pix: every
+// byte it writes must lie inside it), a frame size out of range, rect outside the frame, or
+// fewer than one iteration.
+func checkTarget(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	if dst == nil || dst.Bounds().Dx() < rect.Dx() || dst.Bounds().Dy() < rect.Dy() {
 		var size image.Point
 		if dst != nil {
@@ -45,7 +109,6 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		}
 		return fmt.Errorf("opengl render: destination %v is smaller than tile %v", size, rect.Size())
 	}
-	// GL writes straight into dst.Pix: make sure every byte it writes lies inside it.
 	if off := dst.PixOffset(dst.Bounds().Min.X, dst.Bounds().Min.Y); dst.Stride%4 != 0 || dst.Stride < rect.Dx()*4 ||
 		off < 0 || len(dst.Pix)-off < (rect.Dy()-1)*dst.Stride+rect.Dx()*4 {
 		return fmt.Errorf("opengl render: destination image is malformed (stride %d, %d bytes of pixels for %v)", dst.Stride, len(dst.Pix), rect.Size())
@@ -59,38 +122,42 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if f.Loc.Iterations < 1 {
 		return fmt.Errorf("opengl render: iterations %d must be at least 1", f.Loc.Iterations)
 	}
-	pal, err := f.Loc.Color.ColorPalette()
+	return nil
+}
+
+// paletteStops is the colouring's palette as the shaders take it: r, g, b of each stop, at
+// most maxStops of them.
+func paletteStops(c fractal.Coloring) ([]float32, error) {
+	pal, err := c.ColorPalette()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(pal.Stops) > maxStops {
-		return fmt.Errorf("opengl render: palette %s has %d stops, more than %d", pal.Name, len(pal.Stops), maxStops)
+		return nil, fmt.Errorf("opengl render: palette %s has %d stops, more than %d", pal.Name, len(pal.Stops), maxStops)
 	}
 	stops := make([]float32, 0, 3*len(pal.Stops))
 	for _, s := range pal.Stops {
 		stops = append(stops, float32(s.R), float32(s.G), float32(s.B))
 	}
+	return stops, nil
+}
 
-	v := g.variant(f)
-	if v == shaders.Perturb {
-		// One reference orbit per frame (an export's frame carries it; otherwise the cache
-		// has it or computes it), and its BLA table for the frame's pixels.
-		if g.perturbFits(f) == nil && f.Ref == nil {
-			if f, err = f.WithReference(ctx, nil, nil); err != nil {
-				return err
-			}
-		}
-		if g.perturbFits(f) != nil {
-			// Never a silently wrong picture: the CPU renderer draws what this GPU cannot.
-			g.statsMu.Lock()
-			g.stats.CPUFrames++
-			g.statsMu.Unlock()
-			return g.cpu.Render(ctx, f, rect, dst)
+// withReference returns the perturbation frame f with its reference orbit (an export's frame
+// carries it; otherwise the cache has it or computes it) and whether this GPU draws it.
+func (g *GL) withReference(ctx context.Context, f fractal.Frame) (fractal.Frame, bool, error) {
+	if g.perturbFits(f) == nil && f.Ref == nil {
+		var err error
+		if f, err = f.WithReference(ctx, nil, nil); err != nil {
+			return f, false, err
 		}
 	}
-	// What the shaders need (the CPU renderer, above, checks its own). Past float64's
-	// exponent range the float64 spacing is 0 and the extended one is used.
-	exp := v == shaders.Perturb && f.Precision() == fractal.PerturbationExp
+	return f, g.perturbFits(f) == nil, nil
+}
+
+// checkNumbers says whether the frame's centre, spacing and offset from its reference are
+// finite numbers the shaders can take. Past float64's exponent range (exp: extended
+// exponents) the float64 spacing is 0 and the extended one is used.
+func checkNumbers(f fractal.Frame, exp bool) error {
 	if exp {
 		if s := f.PixelSpacing(); math.IsNaN(f.Re) || math.IsNaN(f.Im) || !s.Finite() || s.Sign() <= 0 ||
 			!f.DReX.Finite() || !f.DImX.Finite() {
@@ -102,57 +169,53 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if f.Ref != nil && (math.IsNaN(f.DRe) || math.IsInf(f.DRe, 0) || math.IsNaN(f.DIm) || math.IsInf(f.DIm, 0) || len(f.Ref.Z) < 2) {
 		return errors.New("opengl render: the frame's offset from its reference point is not a finite number, or the reference orbit is empty")
 	}
+	return nil
+}
 
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return errors.New("opengl render: renderer is closed")
-	}
-	p := g.progs[v]
-	if p == nil && v != shaders.Perturb {
-		return fmt.Errorf("opengl render: %s has no %s shader", g.renderer, v)
-	}
-	t := g.maxTile
-	origin := dst.Bounds().Min
-	for y := rect.Min.Y; y < rect.Max.Y; y += t {
-		for x := rect.Min.X; x < rect.Max.X; x += t {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			tile := image.Rect(x, y, min(x+t, rect.Max.X), min(y+t, rect.Max.Y))
-			sub := dst.SubImage(tile.Sub(rect.Min).Add(origin)).(*image.RGBA)
-			err := g.th.call(func() error {
-				p := p
-				shade, deriv := shadingOf(f.Loc.Color)
-				if v == shaders.Perturb {
-					var bla *fractal.BLA
-					var blaExp *fractal.BLAExp
-					if !noBLA && exp {
-						blaExp = f.BLAExp()
-					} else if !noBLA {
-						bla = f.BLA()
-					}
-					t, err := g.ensureTables(f.Ref, bla, blaExp)
-					if err != nil {
-						return err
-					}
-					if p, err = g.perturbProgram(t.pages, stageSingle, shade, deriv, exp); err != nil {
-						return err
-					}
-				} else if shade {
-					var err error
-					if p, err = g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv}); err != nil {
-						return err
-					}
-				}
-				return g.drawTile(ctx, p, f, tile, stops, sub)
-			})
-			if err != nil {
-				return fmt.Errorf("opengl render: %w", err)
-			}
+// tilesOf cuts rect into tiles of at most side x side pixels, row by row.
+func tilesOf(rect image.Rectangle, side int) []image.Rectangle {
+	var tiles []image.Rectangle
+	for y := rect.Min.Y; y < rect.Max.Y; y += side {
+		for x := rect.Min.X; x < rect.Max.X; x += side {
+			tiles = append(tiles, image.Rect(x, y, min(x+side, rect.Max.X), min(y+side, rect.Max.Y)))
 		}
 	}
-	return nil
+	return tiles
+}
+
+// drawTileOf runs on the GL thread: draws tile of frame f (variant v, exp for extended
+// exponents) into dst with tileProgram's program.
+func (g *GL) drawTileOf(ctx context.Context, v shaders.Variant, p *program, f fractal.Frame, exp bool, tile image.Rectangle, stops []float32, dst *image.RGBA) error {
+	p, err := g.tileProgram(v, p, f, exp)
+	if err != nil {
+		return err
+	}
+	return g.drawTile(ctx, p, f, tile, stops, dst)
+}
+
+// tileProgram runs on the GL thread: the program that draws frame f, whose variant's plain
+// program is p: for perturbation, the one for its tables (uploaded now unless they are
+// already), else the one with the colouring's shading when it has shading, else p.
+func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp bool) (*program, error) {
+	shade, deriv := shadingOf(f.Loc.Color)
+	switch {
+	case v == shaders.Perturb:
+		var bla *fractal.BLA
+		var blaExp *fractal.BLAExp
+		if !noBLA && exp {
+			blaExp = f.BLAExp()
+		} else if !noBLA {
+			bla = f.BLA()
+		}
+		tables, err := g.ensureTables(f.Ref, bla, blaExp)
+		if err != nil {
+			return nil, err
+		}
+		return g.perturbProgram(tables.pages, stageSingle, shade, deriv, exp)
+	case shade:
+		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv})
+	}
+	return p, nil
 }
 
 // ensureFramebuffer makes the FBO at least w x h (it only grows).

@@ -88,113 +88,179 @@ func CentreShift(l, from fractal.Location, spacing fractal.Exp) (dx, dy float64)
 	return diff(l.Re, from.Re), -diff(l.Im, from.Im)
 }
 
+// resampled is the view's picture taken over from the last frame, on its way to becoming
+// the next one: its pixels, the side of the block each stands for, which rows are copies of
+// the row above (pixels and blocks, which the statistics use to skip them), and the largest
+// block of each tile (tileSide square, row by row, tw a row).
+type resampled struct {
+	img      *image.RGBA
+	block    []float32
+	dup      []bool
+	worst    []float32
+	w, h, tw int
+}
+
 // resample returns b's picture and blocks mapped onto the view loc at w x h: pixel (x, y)
 // takes the old pixel under its centre; pixels the old frame does not cover are black with
-// block +Inf. k is the old pixels per new pixel (< 1 zoomed in); dup[y] says that row y is a
-// copy of row y-1 (pixels and blocks), which the statistics use to skip it; worst is the
-// largest block of each tile (tileSide square, row by row). block reuses spare's memory when
-// it has the size.
-func resample(b *base, loc fractal.Location, w, h int, spare []float32) (img *image.RGBA, block []float32, dup []bool, worst []float32, k float64) {
-	img = image.NewRGBA(image.Rect(0, 0, w, h))
-	block = spare
+// block +Inf. k is the old pixels per new pixel (< 1 zoomed in). The blocks reuse spare's
+// memory when it has the size.
+func resample(b *base, loc fractal.Location, w, h int, spare []float32) (r resampled, k float64) {
+	r = newResampled(w, h, spare)
+	k = b.loc.ZoomExp().Quo(loc.ZoomExp()).Float64() // the new spacing over the old
+	ox, oy := CentreShift(loc, b.loc, fractal.SpacingExp(b.loc.ZoomExp(), w, h))
+	if disjoint(ox, oy, k, w, h) {
+		fill(r.block, inf)
+		fill(r.worst, inf)
+		return r, k
+	}
+	r.from(b, ox, oy, k)
+	return r, k
+}
+
+// inf is the block of a pixel that shows nothing yet.
+var inf = float32(math.Inf(1))
+
+// newResampled is a black w x h picture, its blocks in spare when it has the size.
+func newResampled(w, h int, spare []float32) resampled {
+	block := spare
 	if len(block) != w*h {
 		block = make([]float32, w*h)
 	}
-	dup = make([]bool, h)
 	tw := ceilDiv(w, tileSide)
-	worst = make([]float32, tw*ceilDiv(h, tileSide))
-	inf := float32(math.Inf(1))
-	// rowWorst folds row y's blocks into its tiles' worst.
-	rowWorst := func(y int) {
-		tr := worst[y/tileSide*tw:]
-		row := block[y*w : y*w+w]
-		for tx := range tw {
-			m := tr[tx]
-			for _, v := range row[tx*tileSide : min(tx*tileSide+tileSide, w)] {
-				if v > m {
-					m = v
-				}
-			}
-			tr[tx] = m
-		}
+	return resampled{
+		img:   image.NewRGBA(image.Rect(0, 0, w, h)),
+		block: block,
+		dup:   make([]bool, h),
+		worst: make([]float32, tw*ceilDiv(h, tileSide)),
+		w:     w, h: h, tw: tw,
 	}
-	k = b.loc.ZoomExp().Quo(loc.ZoomExp()).Float64() // the new spacing over the old
-	ox, oy := CentreShift(loc, b.loc, fractal.SpacingExp(b.loc.ZoomExp(), w, h))
-	if math.IsNaN(ox+oy+k) || math.IsInf(ox+oy+k, 0) || k <= 0 ||
-		math.Abs(ox) >= float64(w)*(1+k) || math.Abs(oy) >= float64(h)*(1+k) {
-		for i := range block {
-			block[i] = inf
-		}
-		for i := range worst {
-			worst[i] = inf
-		}
-		return img, block, dup, worst, k
-	}
-	// New pixel x's centre lies at old position px (in old pixels), inside old pixel cols[x]
-	// whose centre is dcol[x] old pixels from it.
-	cols := make([]int, w)
-	dcol := make([]float32, w)
+}
+
+// disjoint says that the old frame, shifted by ox, oy old pixels and scaled by k old pixels
+// per new one, has nothing to give the w x h view (or that the shift or scale is no number).
+func disjoint(ox, oy, k float64, w, h int) bool {
+	return math.IsNaN(ox+oy+k) || math.IsInf(ox+oy+k, 0) || k <= 0 ||
+		math.Abs(ox) >= float64(w)*(1+k) || math.Abs(oy) >= float64(h)*(1+k)
+}
+
+// source is where the centre of new pixel i (of n along an axis) lies in the old frame
+// shifted by o old pixels, at k old pixels per new one: inside old pixel at (which may be
+// outside 0..n-1), d old pixels from its centre.
+func source(o, k float64, n, i int) (at int, d float32) {
+	p := o + (float64(i)+0.5-float64(n)/2)*k + float64(n)/2
+	return int(math.Floor(p)), float32(math.Abs(p - math.Floor(p) - 0.5))
+}
+
+// sourceCols is source for every column of a view w wide.
+func sourceCols(o, k float64, w int) (cols []int, dcol []float32) {
+	cols = make([]int, w)
+	dcol = make([]float32, w)
 	for x := range cols {
-		px := ox + (float64(x)+0.5-float64(w)/2)*k + float64(w)/2
-		cols[x] = int(math.Floor(px))
-		dcol[x] = float32(math.Abs(px - math.Floor(px) - 0.5))
+		cols[x], dcol[x] = source(o, k, w, x)
 	}
+	return cols, dcol
+}
+
+// from fills every row from b's, shifted by ox, oy old pixels at k old pixels per new one.
+func (r *resampled) from(b *base, ox, oy, k float64) {
+	cols, dcol := sourceCols(ox, k, r.w)
 	grow := float32(1 / k)
-	prev, prevD := -2, float32(-1) // the old row the last new row came from, and its drow0
-	for y := range h {
-		db := block[y*w : y*w+w]
-		drow := img.Pix[y*img.Stride : y*img.Stride+w*4]
-		py := oy + (float64(y)+0.5-float64(h)/2)*k + float64(h)/2
-		yo := int(math.Floor(py))
-		d := float32(math.Abs(py - math.Floor(py) - 0.5))
-		if yo < 0 || yo >= h {
-			for x := range db {
-				db[x] = inf
-			}
-			tr := worst[y/tileSide*tw : y/tileSide*tw+tw]
-			for tx := range tr {
-				tr[tx] = inf
-			}
-			dup[y] = prev == -1
+	prev, prevD := -2, float32(-1) // the old row the last new row came from, and its d
+	for y := range r.h {
+		yo, d := source(oy, k, r.h, y)
+		switch {
+		case yo < 0 || yo >= r.h:
+			r.uncoveredRow(y)
+			r.dup[y] = prev == -1
 			prev = -1
-			continue
-		}
-		if yo == prev {
-			// The same old row: the same pixels; the same blocks too when the centre lies as
-			// far from the old row's.
-			copy(drow, img.Pix[(y-1)*img.Stride:])
-			if d == prevD {
-				copy(db, block[(y-1)*w:y*w])
-				dup[y] = true
-				if y%tileSide == 0 {
-					rowWorst(y) // the row above counted for the tiles above
-				}
-				continue
+		case yo == prev && d == prevD:
+			// The same old row at the same distance: the same pixels and blocks.
+			r.copyAbove(y, true)
+			r.dup[y] = true
+			if y%tileSide == 0 {
+				r.foldWorst(y) // the row above counted for the tiles above
 			}
-		}
-		sb := b.block[yo*w : yo*w+w]
-		if yo != prev {
-			src := b.img.Pix[yo*b.img.Stride : yo*b.img.Stride+w*4]
-			for x, xo := range cols {
-				if xo >= 0 && xo < w {
-					binary.LittleEndian.PutUint32(drow[x*4:], binary.LittleEndian.Uint32(src[xo*4:]))
-				}
-			}
-		}
-		prev, prevD = yo, d
-		for x, xo := range cols {
-			if xo >= 0 && xo < w {
-				// The old value's point lies within (b-1)/2 old pixels of the old pixel's
-				// centre (b its block), which lies within max(dcol, d) old pixels of the new
-				// pixel's centre.
-				db[x] = 2*((sb[xo]-1)/2+max(dcol[x], d))*grow + 1
+		default:
+			if yo == prev {
+				r.copyAbove(y, false)
 			} else {
-				db[x] = inf
+				r.takeRow(y, b, yo, cols)
+			}
+			prev, prevD = yo, d
+			r.magnify(y, b.block[yo*r.w:yo*r.w+r.w], cols, dcol, d, grow)
+			r.foldWorst(y)
+		}
+	}
+}
+
+// uncoveredRow marks row y as showing nothing, its tiles' worst +Inf.
+func (r *resampled) uncoveredRow(y int) {
+	fill(r.block[y*r.w:y*r.w+r.w], inf)
+	fill(r.worst[y/tileSide*r.tw:y/tileSide*r.tw+r.tw], inf)
+}
+
+// copyAbove copies row y-1's pixels into row y, and its blocks when blocks is set.
+func (r *resampled) copyAbove(y int, blocks bool) {
+	img := r.img
+	copy(img.Pix[y*img.Stride:y*img.Stride+r.w*4], img.Pix[(y-1)*img.Stride:])
+	if blocks {
+		copy(r.block[y*r.w:y*r.w+r.w], r.block[(y-1)*r.w:y*r.w])
+	}
+}
+
+// takeRow copies into row y the pixels of b's row yo at cols (those inside it).
+func (r *resampled) takeRow(y int, b *base, yo int, cols []int) {
+	w := r.w
+	drow := r.img.Pix[y*r.img.Stride : y*r.img.Stride+w*4]
+	src := b.img.Pix[yo*b.img.Stride : yo*b.img.Stride+w*4]
+	for x, xo := range cols {
+		if xo >= 0 && xo < w {
+			binary.LittleEndian.PutUint32(drow[x*4:], binary.LittleEndian.Uint32(src[xo*4:]))
+		}
+	}
+}
+
+// magnify sets row y's blocks from the old row's, sb, its pixels taken at cols (dcol and d
+// old pixels from their centres), each old pixel grow new pixels wide.
+func (r *resampled) magnify(y int, sb []float32, cols []int, dcol []float32, d, grow float32) {
+	w := r.w
+	db := r.block[y*w : y*w+w]
+	for x, xo := range cols {
+		if xo >= 0 && xo < w {
+			// The old value's point lies within (b-1)/2 old pixels of the old pixel's
+			// centre (b its block), which lies within max(dcol, d) old pixels of the new
+			// pixel's centre.
+			db[x] = 2*((sb[xo]-1)/2+max(dcol[x], d))*grow + 1
+		} else {
+			db[x] = inf
+		}
+	}
+}
+
+// foldWorst folds row y's blocks into its tiles' worst.
+func (r *resampled) foldWorst(y int) {
+	foldWorst(r.worst[y/tileSide*r.tw:y/tileSide*r.tw+r.tw], r.block[y*r.w:y*r.w+r.w])
+}
+
+// foldWorst raises each tile's worst (tileSide wide, the last one what is left of the row) to
+// the largest block of row under it.
+func foldWorst(worst, row []float32) {
+	for tx := range worst {
+		m := worst[tx]
+		for _, v := range row[tx*tileSide : min(tx*tileSide+tileSide, len(row))] {
+			if v > m {
+				m = v
 			}
 		}
-		rowWorst(y)
+		worst[tx] = m
 	}
-	return img, block, dup, worst, k
+}
+
+// fill sets every element of s to v.
+func fill(s []float32, v float32) {
+	for i := range s {
+		s[i] = v
+	}
 }
 
 // tilePlan is one tile of the view and the coarsest block in it.
@@ -212,20 +278,59 @@ type runRect struct {
 }
 
 // incremental renders an interactive frame of loc at w x h over the base b (see the top of
-// this file).
+// this file): it resamples b, plans which tiles to render at which scale within the time
+// budget, renders them and keeps the result as the next frame's base.
 func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h int, b *base) (*image.RGBA, FrameStats, error) {
 	start := time.Now()
 	if _, err := s.Reference(ctx, fractal.NewFrame(loc, w, h), nil); err != nil {
 		return canceled(ctx, start, err)
 	}
-	s.mu.Lock()
-	spare := s.spare
-	s.spare = nil
-	s.mu.Unlock()
-	img, block, dup, worst, k := resample(b, loc, w, h, spare)
+	r, k := resample(b, loc, w, h, s.takeSpare())
 	over := time.Since(start)
 
-	// The tiles and their coarsest blocks.
+	tiles := tileGrid(r.worst, w, h)
+	lo, hi := s.scaleBounds()
+	budget := s.budgetPixels(loc.Iterations, w, h, over+s.after)
+	scales := allowedScales(lo, hi)
+	// g, the magnification per frame (refreshScale), averaged over the last few (a wheel
+	// zoom alternates notches and pans), at least 1.02.
+	s.lnGrow = 0.7*s.lnGrow + 0.3*math.Max(-math.Log(k), math.Log(1.02))
+	assignScales(tiles, scales, lo, hi, refreshScale(scales, hi, budget, s.lnGrow, w*h), budget)
+	runs := mergeRuns(tiles, w, h)
+
+	rstart := time.Now()
+	rendered, coarsest, prec, err := s.renderRuns(ctx, loc, w, h, runs, &r)
+	if err != nil {
+		return canceled(ctx, start, err)
+	}
+	rd := time.Since(rstart)
+	after := time.Now()
+	s.learnCost(rd, rendered, w, h, loc.Iterations)
+	if len(runs) == 0 {
+		prec = fractal.NewFrame(loc, w, h).Precision()
+	}
+	med, p95 := blockStats(r.block, r.dup, w)
+	s.setBase(r.img, loc, 0, r.block)
+	s.after = time.Since(after)
+	return r.img, FrameStats{
+		Scale: max(coarsest, 1), Width: w, Height: h, RenderW: w, RenderH: h,
+		Render: rd, Total: time.Since(start), Interactive: true, Reused: true,
+		Precision: prec, PixelsRendered: rendered, Block: med, BlockP95: p95,
+	}, nil
+}
+
+// takeSpare hands over the blocks of the frame before the last, for the next one to reuse.
+func (s *Scheduler) takeSpare() []float32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	spare := s.spare
+	s.spare = nil
+	return spare
+}
+
+// tileGrid is the view's tiles, row by row, each with the coarsest block in it (worst, in
+// the same order).
+func tileGrid(worst []float32, w, h int) []tilePlan {
 	tw, th := ceilDiv(w, tileSide), ceilDiv(h, tileSide)
 	tiles := make([]tilePlan, 0, tw*th)
 	for ty := range th {
@@ -235,100 +340,73 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 			tiles = append(tiles, tilePlan{tx: tx, ty: ty, worst: worst[ty*tw+tx], px: (x1 - x0) * (y1 - y0)})
 		}
 	}
+	return tiles
+}
 
-	lo, hi := s.scaleBounds()
-	budget := s.budgetPixels(loc.Iterations, w, h, over+s.after)
+// allowedScales is Scales from lo to hi.
+func allowedScales(lo, hi int) []int {
 	scales := make([]int, 0, len(Scales))
 	for _, sc := range Scales {
 		if sc >= lo && sc <= hi {
 			scales = append(scales, sc)
 		}
 	}
-	need := func(sc int) (px int) { // pixels rendered to bring every tile to sc or finer
-		for _, t := range tiles {
-			if t.worst > float32(sc)+slack {
-				px += ceilDiv(t.px, sc*sc)
-			}
-		}
-		return px
+	return scales
+}
+
+// refreshScale is the scale that bounds what a frame of px pixels loses to zooming, given
+// budget pixels a frame (hi when there is no budget): refreshing a share of the view per
+// frame at sr, while the rest is magnified by g a frame (lnGrow = ln g), keeps the coarsest
+// block near sr * g^(px/(budget*sr^2)), least for sr^2 = 2 ln(g) px / budget. It is the
+// first of scales at or above that, else the coarsest.
+func refreshScale(scales []int, hi int, budget, lnGrow float64, px int) int {
+	if budget <= 0 {
+		return hi
 	}
-	// The scale that bounds what a frame loses to zooming: refreshing a share of the view
-	// per frame at sr, while the rest is magnified by g a frame, keeps the coarsest block
-	// near sr * g^(N/(budget*sr^2)), least for sr^2 = 2 ln(g) N / budget.
-	// g is the magnification per frame, averaged over the last few (a wheel zoom alternates
-	// notches and pans), at least 1.02.
-	s.lnGrow = 0.7*s.lnGrow + 0.3*math.Max(-math.Log(k), math.Log(1.02))
-	sr := hi
-	if budget > 0 {
-		ideal := math.Sqrt(2 * s.lnGrow * float64(w*h) / budget)
-		sr = scales[len(scales)-1]
-		for _, sc := range scales {
-			if float64(sc) >= ideal {
-				sr = sc
-				break
-			}
+	ideal := math.Sqrt(2 * lnGrow * float64(px) / budget)
+	for _, sc := range scales {
+		if float64(sc) >= ideal {
+			return sc
 		}
 	}
+	return scales[len(scales)-1]
+}
+
+// need is how many pixels are rendered to bring every tile to scale sc or finer.
+func need(tiles []tilePlan, sc int) (px int) {
+	for _, t := range tiles {
+		if t.worst > float32(sc)+slack {
+			px += ceilDiv(t.px, sc*sc)
+		}
+	}
+	return px
+}
+
+// assignScales sets the scale each tile is rendered at (0: kept), within budget pixels:
+// every tile at the finest scale at which all fit, if that is no coarser than sr; else the
+// tiles the old frame does not cover (and those coarser than hi) first, at the finest scale
+// the budget allows for them, then the coarsest tiles at sr while the budget lasts. What
+// the budget has left then refines the coarsest of the other tiles at one scale finer than
+// the one used (one scale, so that the tiles make few runs: every render call has its cost).
+func assignScales(tiles []tilePlan, scales []int, lo, hi, sr int, budget float64) {
 	all := 0 // the finest scale at which every tile fits the budget, 0 if none
 	for _, sc := range scales {
-		if float64(need(sc)) <= budget {
+		if float64(need(tiles, sc)) <= budget {
 			all = sc
 			break
 		}
 	}
-	left := budget
-	// spend gives the tiles idx, coarsest first, the scale sc while the budget left lasts.
-	spend := func(idx []int, sc int) {
-		sort.SliceStable(idx, func(a, b int) bool { return tiles[idx[a]].worst > tiles[idx[b]].worst })
-		for _, i := range idx {
-			c := float64(ceilDiv(tiles[i].px, sc*sc))
-			if c > left {
-				break
-			}
-			tiles[i].scale = sc
-			left -= c
-		}
-	}
+	left, main := budget, sr
 	if all != 0 && all <= sr {
 		for i := range tiles {
 			if tiles[i].worst > float32(all)+slack {
 				tiles[i].scale = all
 			}
 		}
-		left -= float64(need(all))
-	} else {
-		// Uncovered tiles (and those coarser than the coarsest scale) first, at the finest
-		// scale the budget allows for them, then the coarsest tiles at sr while the budget
-		// lasts.
-		mand := 0
-		for _, t := range tiles {
-			if t.worst > float32(hi)+slack {
-				mand += t.px
-			}
-		}
-		sm := hi
-		for _, sc := range scales {
-			if float64(ceilDiv(mand, sc*sc)) <= budget {
-				sm = sc
-				break
-			}
-		}
-		order := make([]int, 0, len(tiles))
-		for i, t := range tiles {
-			if t.worst > float32(hi)+slack {
-				tiles[i].scale = sm
-				left -= float64(ceilDiv(t.px, sm*sm))
-			} else if t.worst > float32(sr)+slack {
-				order = append(order, i)
-			}
-		}
-		spend(order, sr)
-	}
-	// What the budget has left refines the coarsest of the other tiles at one finer scale
-	// (one scale, so that the tiles make few runs: every render call has its cost).
-	main := sr
-	if all != 0 && all <= sr {
+		left -= float64(need(tiles, all))
 		main = all
+	} else {
+		left = uncoveredFirst(tiles, scales, hi, sr, budget)
 	}
 	fine := lo
 	for _, sc := range scales {
@@ -336,15 +414,64 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 			fine = sc
 		}
 	}
-	var rest []int
+	rest := make([]int, 0, len(tiles))
 	for i, t := range tiles {
 		if t.scale == 0 && t.worst > float32(fine)+slack {
 			rest = append(rest, i)
 		}
 	}
-	spend(rest, fine)
+	spend(tiles, rest, fine, left)
+}
 
-	// Runs of tiles along rows, merged down the rows where they line up.
+// uncoveredFirst gives the tiles coarser than hi (those the old frame does not cover
+// included) the finest scale the budget allows for them all, then the coarsest of the tiles
+// coarser than sr the scale sr while the budget lasts. It returns the budget left.
+func uncoveredFirst(tiles []tilePlan, scales []int, hi, sr int, budget float64) (left float64) {
+	mand := 0
+	for _, t := range tiles {
+		if t.worst > float32(hi)+slack {
+			mand += t.px
+		}
+	}
+	sm := hi
+	for _, sc := range scales {
+		if float64(ceilDiv(mand, sc*sc)) <= budget {
+			sm = sc
+			break
+		}
+	}
+	left = budget
+	order := make([]int, 0, len(tiles))
+	for i, t := range tiles {
+		if t.worst > float32(hi)+slack {
+			tiles[i].scale = sm
+			left -= float64(ceilDiv(t.px, sm*sm))
+		} else if t.worst > float32(sr)+slack {
+			order = append(order, i)
+		}
+	}
+	return spend(tiles, order, sr, left)
+}
+
+// spend gives the tiles idx, coarsest first, the scale sc while the budget left lasts, and
+// returns what is left of it. It reorders idx.
+func spend(tiles []tilePlan, idx []int, sc int, left float64) float64 {
+	sort.SliceStable(idx, func(a, b int) bool { return tiles[idx[a]].worst > tiles[idx[b]].worst })
+	for _, i := range idx {
+		c := float64(ceilDiv(tiles[i].px, sc*sc))
+		if c > left {
+			break
+		}
+		tiles[i].scale = sc
+		left -= c
+	}
+	return left
+}
+
+// mergeRuns is the tiles to render (tileGrid's, of a w x h view, with their scales) as
+// runs along rows, merged down the rows where they line up, clipped to the view.
+func mergeRuns(tiles []tilePlan, w, h int) []runRect {
+	tw, th := ceilDiv(w, tileSide), ceilDiv(h, tileSide)
 	var runs []runRect
 	open := map[runRect]int{} // a run of the previous tile row (rect at its last row) -> index in runs
 	for ty := range th {
@@ -372,75 +499,78 @@ func (s *Scheduler) incremental(ctx context.Context, loc fractal.Location, w, h 
 		}
 		open = next
 	}
+	return runs
+}
 
-	// Render the runs, each into its reduced frame, and scale them up into the picture.
-	rstart := time.Now()
+// reducedRect is the pixels of the frame reduced by sc (ReducedFrame) that cover screen
+// pixels r: reduced pixel i covers screen pixels i*sc to i*sc+sc-1.
+func reducedRect(r image.Rectangle, sc int) image.Rectangle {
+	return image.Rect(r.Min.X/sc, r.Min.Y/sc, ceilDiv(r.Max.X, sc), ceilDiv(r.Max.Y, sc))
+}
+
+// renderRuns renders each run into its reduced frame and pastes it, scaled up, into r. It
+// returns the pixels rendered, the coarsest scale and the precision of the frames used.
+func (s *Scheduler) renderRuns(ctx context.Context, loc fractal.Location, w, h int, runs []runRect, r *resampled) (rendered, coarsest int, prec fractal.Precision, err error) {
 	frames := map[int]fractal.Frame{}
-	rendered, coarsest := 0, 0
-	var prec fractal.Precision
 	for _, run := range runs {
 		f, ok := frames[run.sc]
 		if !ok {
-			var err error
 			if f, err = s.Reference(ctx, ReducedFrame(loc, w, h, run.sc), nil); err != nil {
-				return canceled(ctx, start, err)
+				return 0, 0, prec, err
 			}
 			frames[run.sc] = f
 			prec = f.Precision()
 		}
-		sc := run.sc
-		rr := image.Rect(run.r.Min.X/sc, run.r.Min.Y/sc, ceilDiv(run.r.Max.X, sc), ceilDiv(run.r.Max.Y, sc))
+		rr := reducedRect(run.r, run.sc)
 		small := image.NewRGBA(rr)
 		if err := s.r.Render(ctx, f, rr, small); err != nil {
-			return canceled(ctx, start, err)
+			return 0, 0, prec, err
 		}
 		rendered += rr.Dx() * rr.Dy()
-		coarsest = max(coarsest, sc)
-		for y := run.r.Min.Y; y < min(run.r.Max.Y+1, h); y++ {
-			dup[y] = false
-		}
-		x0, x1 := run.r.Min.X, run.r.Max.X
-		for y := run.r.Min.Y; y < run.r.Max.Y; y++ {
-			drow := img.Pix[y*img.Stride : y*img.Stride+x1*4]
-			if y%sc != 0 && y > run.r.Min.Y {
-				copy(drow[x0*4:], img.Pix[(y-1)*img.Stride+x0*4:(y-1)*img.Stride+x1*4])
-			} else {
-				srow := small.Pix[(y/sc-rr.Min.Y)*small.Stride:]
-				for x := x0; x < x1; x++ {
-					si := (x/sc - rr.Min.X) * 4
-					binary.LittleEndian.PutUint32(drow[x*4:], binary.LittleEndian.Uint32(srow[si:]))
-				}
+		coarsest = max(coarsest, run.sc)
+		r.paste(run, small)
+	}
+	return rendered, coarsest, prec, nil
+}
+
+// paste writes small, run's pixels rendered at 1/run.sc (reducedRect's), into the picture
+// scaled up, their blocks run.sc, and marks the rows it changes (and the one below) as no
+// copies.
+func (r *resampled) paste(run runRect, small *image.RGBA) {
+	img, sc, rr := r.img, run.sc, small.Rect
+	for y := run.r.Min.Y; y < min(run.r.Max.Y+1, r.h); y++ {
+		r.dup[y] = false
+	}
+	x0, x1 := run.r.Min.X, run.r.Max.X
+	for y := run.r.Min.Y; y < run.r.Max.Y; y++ {
+		drow := img.Pix[y*img.Stride : y*img.Stride+x1*4]
+		if y%sc != 0 && y > run.r.Min.Y {
+			copy(drow[x0*4:], img.Pix[(y-1)*img.Stride+x0*4:(y-1)*img.Stride+x1*4])
+		} else {
+			srow := small.Pix[(y/sc-rr.Min.Y)*small.Stride:]
+			for x := x0; x < x1; x++ {
+				si := (x/sc - rr.Min.X) * 4
+				binary.LittleEndian.PutUint32(drow[x*4:], binary.LittleEndian.Uint32(srow[si:]))
 			}
-			brow := block[y*w+x0 : y*w+x1]
-			for x := range brow {
-				brow[x] = float32(sc)
-			}
 		}
+		fill(r.block[y*r.w+x0:y*r.w+x1], float32(sc))
 	}
-	rd := time.Since(rstart)
-	after := time.Now()
-	if rendered > 0 {
-		// A render of a few pixels is mostly the call's latency (the GL thread busy, the
-		// machine loaded): it bounds the cost per pixel from above but must not raise it,
-		// or one slow call would starve the next frames.
-		s.mu.Lock()
-		est := s.nsPerPx
-		s.mu.Unlock()
-		if rendered*64 >= w*h || est == 0 || float64(rd.Nanoseconds())/float64(rendered) < est {
-			s.observe(rd, rendered, loc.Iterations)
-		}
+}
+
+// learnCost feeds the time rd that rendering a reusing frame's rendered pixels took into the
+// cost estimate. A render of a few pixels is mostly the call's latency (the GL thread busy,
+// the machine loaded): it bounds the cost per pixel from above but must not raise it, or one
+// slow call would starve the next frames.
+func (s *Scheduler) learnCost(rd time.Duration, rendered, w, h, iter int) {
+	if rendered == 0 {
+		return
 	}
-	if len(frames) == 0 {
-		prec = fractal.NewFrame(loc, w, h).Precision()
+	s.mu.Lock()
+	est := s.nsPerPx
+	s.mu.Unlock()
+	if rendered*64 >= w*h || est == 0 || float64(rd.Nanoseconds())/float64(rendered) < est {
+		s.observe(rd, rendered, iter)
 	}
-	med, p95 := blockStats(block, dup, w)
-	s.setBase(img, loc, 0, block)
-	s.after = time.Since(after)
-	return img, FrameStats{
-		Scale: max(coarsest, 1), Width: w, Height: h, RenderW: w, RenderH: h,
-		Render: rd, Total: time.Since(start), Interactive: true, Reused: true,
-		Precision: prec, PixelsRendered: rendered, Block: med, BlockP95: p95,
-	}, nil
 }
 
 // scaleBounds is the scheduler's interactive reduction range.

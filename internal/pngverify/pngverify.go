@@ -48,44 +48,74 @@ type Info struct {
 func Verify(r io.Reader, row func(y int, rgb []byte)) (Info, error) {
 	info := Info{Text: map[string]string{}}
 	v := &chunkReader{r: bufio.NewReaderSize(r, 1<<16)}
+	err := v.header(&info)
+	if err == nil {
+		err = v.beforeImage(&info)
+	}
+	if err == nil {
+		err = v.imageData(&info, row)
+	}
+	if err == nil {
+		err = v.afterImage(&info)
+	}
+	return info, err
+}
+
+// header reads the signature and IHDR into info.
+func (v *chunkReader) header(info *Info) error {
 	var sig [8]byte
 	if _, err := io.ReadFull(v.r, sig[:]); err != nil || string(sig[:]) != signature {
-		return info, ErrNotPNG
+		return ErrNotPNG
 	}
 	if err := v.next(); err != nil {
-		return info, err
+		return err
 	}
 	if v.typ != "IHDR" || v.left != 13 {
-		return info, errors.New("png: first chunk is not IHDR")
+		return errors.New("png: first chunk is not IHDR")
 	}
 	data, err := v.rest()
 	if err != nil {
-		return info, err
+		return err
 	}
-	info.Width = int(binary.BigEndian.Uint32(data[0:]))
-	info.Height = int(binary.BigEndian.Uint32(data[4:]))
-	if data[8] != 8 || data[9] != 2 || data[10] != 0 || data[11] != 0 || data[12] != 0 {
-		return info, fmt.Errorf("png: IHDR is not 8-bit RGB, non-interlaced (%v)", data[8:])
-	}
-	if info.Width < 1 || info.Height < 1 || info.Width > MaxWidth || info.Height > 1<<31-1 {
-		return info, fmt.Errorf("png: size %dx%d is out of range (width 1 to %d, height 1 to 2^31-1)", info.Width, info.Height, MaxWidth)
+	info.Width, info.Height, err = parseIHDR(data)
+	if err != nil {
+		return err
 	}
 	info.Chunks = 1
-	// Chunks up to the first IDAT.
+	return nil
+}
+
+// parseIHDR returns the size IHDR's 13 bytes of data give, or why Verify cannot read the
+// image: not 8-bit RGB, non-interlaced, or a size out of range (width 1 to MaxWidth, height
+// 1 to 2^31-1). The size is returned with either error.
+func parseIHDR(data []byte) (w, h int, err error) {
+	w = int(binary.BigEndian.Uint32(data[0:]))
+	h = int(binary.BigEndian.Uint32(data[4:]))
+	if data[8] != 8 || data[9] != 2 || data[10] != 0 || data[11] != 0 || data[12] != 0 {
+		return w, h, fmt.Errorf("png: IHDR is not 8-bit RGB, non-interlaced (%v)", data[8:])
+	}
+	if w < 1 || h < 1 || w > MaxWidth || h > 1<<31-1 {
+		return w, h, fmt.Errorf("png: size %dx%d is out of range (width 1 to %d, height 1 to 2^31-1)", w, h, MaxWidth)
+	}
+	return w, h, nil
+}
+
+// beforeImage reads the chunks up to the first IDAT, keeping tEXt chunks in info.Text.
+func (v *chunkReader) beforeImage(info *Info) error {
 	for {
 		if err := v.next(); err != nil {
-			return info, err
+			return err
 		}
 		info.Chunks++
 		if v.typ == "IDAT" {
-			break
+			return nil
 		}
 		if v.typ == "IEND" {
-			return info, errors.New("png: no IDAT chunk")
+			return errors.New("png: no IDAT chunk")
 		}
 		d, err := v.rest()
 		if err != nil {
-			return info, err
+			return err
 		}
 		if v.typ == "tEXt" && d != nil {
 			if k, val, ok := bytes.Cut(d, []byte{0}); ok {
@@ -93,20 +123,45 @@ func Verify(r io.Reader, row func(y int, rgb []byte)) (Info, error) {
 			}
 		}
 	}
-	// The IDAT stream.
+}
+
+// imageData reads the zlib stream the IDAT chunks hold, from the first one's data: every row
+// (handed to row, unfiltered, when it is not nil) and the end of the stream, exactly after
+// the last row.
+func (v *chunkReader) imageData(info *Info, row func(y int, rgb []byte)) error {
 	zr, err := zlib.NewReader(v)
 	if err != nil {
-		return info, fmt.Errorf("png: zlib header: %v", err)
+		return fmt.Errorf("png: zlib header: %v", err)
 	}
+	if err := readRows(zr, info, row); err != nil {
+		return err
+	}
+	var one [1]byte
+	if n, err := zr.Read(one[:]); n != 0 || err != io.EOF {
+		if err == nil || err == io.EOF {
+			return errors.New("png: more image data than the rows need")
+		}
+		return fmt.Errorf("png: end of zlib stream: %v", err)
+	}
+	if err := zr.Close(); err != nil {
+		return err
+	}
+	info.IDATChunks, info.Compressed = v.idats, v.idatBytes
+	return nil
+}
+
+// readRows reads info.Height rows of info.Width RGB pixels, each after its filter byte, from
+// the inflated stream zr, counting their bytes in info.Raw.
+func readRows(zr io.Reader, info *Info, row func(y int, rgb []byte)) error {
 	rowLen := 3*info.Width + 1
 	cur := make([]byte, rowLen)
 	prev := make([]byte, rowLen)
 	for y := 0; y < info.Height; y++ {
 		if _, err := io.ReadFull(zr, cur); err != nil {
-			return info, fmt.Errorf("png: row %d of %d: %v", y, info.Height, err)
+			return fmt.Errorf("png: row %d of %d: %v", y, info.Height, err)
 		}
 		if cur[0] > 4 {
-			return info, fmt.Errorf("png: row %d has filter type %d", y, cur[0])
+			return fmt.Errorf("png: row %d has filter type %d", y, cur[0])
 		}
 		info.Raw += int64(rowLen)
 		if row != nil {
@@ -115,43 +170,37 @@ func Verify(r io.Reader, row func(y int, rgb []byte)) (Info, error) {
 		}
 		cur, prev = prev, cur
 	}
-	var one [1]byte
-	if n, err := zr.Read(one[:]); n != 0 || err != io.EOF {
-		if err == nil || err == io.EOF {
-			return info, errors.New("png: more image data than the rows need")
-		}
-		return info, fmt.Errorf("png: end of zlib stream: %v", err)
-	}
-	if err := zr.Close(); err != nil {
-		return info, err
-	}
-	info.IDATChunks, info.Compressed = v.idats, v.idatBytes
-	// Whatever follows the zlib stream in the IDATs must be empty, then the rest to IEND.
+	return nil
+}
+
+// afterImage reads what follows the zlib stream: nothing more in its IDAT, then chunks
+// (no IDAT with data) to IEND, and nothing after IEND.
+func (v *chunkReader) afterImage(info *Info) error {
 	if v.left > 0 {
-		return info, errors.New("png: trailing bytes after the zlib stream")
+		return errors.New("png: trailing bytes after the zlib stream")
 	}
 	if err := v.endChunk(); err != nil {
-		return info, err
+		return err
 	}
 	for {
 		if err := v.next(); err != nil {
-			return info, err
+			return err
 		}
 		info.Chunks++
 		if v.typ == "IDAT" && v.left > 0 {
-			return info, errors.New("png: data in an IDAT after the end of the zlib stream")
+			return errors.New("png: data in an IDAT after the end of the zlib stream")
 		}
 		if _, err := v.rest(); err != nil {
-			return info, err
+			return err
 		}
 		if v.typ == "IEND" {
 			break
 		}
 	}
 	if _, err := v.r.ReadByte(); err != io.EOF {
-		return info, errors.New("png: bytes after IEND")
+		return errors.New("png: bytes after IEND")
 	}
-	return info, nil
+	return nil
 }
 
 // unfilter reverses a row's PNG filter in place (3 bytes per pixel); prev is the previous

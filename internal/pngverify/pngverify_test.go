@@ -174,3 +174,83 @@ func flip(b []byte, at int) []byte {
 	c[at] ^= 0x10
 	return c
 }
+
+// TestParseIHDR: the size and format IHDR's data gives, at the edges of the ranges Verify
+// reads.
+func TestParseIHDR(t *testing.T) {
+	ihdr := func(w, h uint32, format ...byte) []byte {
+		d := binary.BigEndian.AppendUint32(nil, w)
+		d = binary.BigEndian.AppendUint32(d, h)
+		if format == nil {
+			format = []byte{8, 2, 0, 0, 0}
+		}
+		return append(d, format...)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		w, h int
+		err  string // "" for none, else a part of the error
+	}{
+		{"1x1", ihdr(1, 1), 1, 1, ""},
+		{"non-square", ihdr(97, 61), 97, 61, ""},
+		{"widest", ihdr(MaxWidth, 1), MaxWidth, 1, ""},
+		{"one wider", ihdr(MaxWidth+1, 1), MaxWidth + 1, 1, "out of range"},
+		{"tallest", ihdr(1, 1<<31-1), 1, 1<<31 - 1, ""},
+		{"one taller", ihdr(1, 1<<31), 1, 1 << 31, "out of range"},
+		{"no width", ihdr(0, 5), 0, 5, "size 0x5 is out of range"},
+		{"no height", ihdr(5, 0), 5, 0, "size 5x0 is out of range"},
+		{"16-bit", ihdr(4, 4, 16, 2, 0, 0, 0), 4, 4, "not 8-bit RGB"},
+		{"RGBA", ihdr(4, 4, 8, 6, 0, 0, 0), 4, 4, "not 8-bit RGB"},
+		{"grey", ihdr(4, 4, 8, 0, 0, 0, 0), 4, 4, "not 8-bit RGB"},
+		{"another compression", ihdr(4, 4, 8, 2, 1, 0, 0), 4, 4, "not 8-bit RGB"},
+		{"another filter method", ihdr(4, 4, 8, 2, 0, 1, 0), 4, 4, "not 8-bit RGB"},
+		{"interlaced", ihdr(4, 4, 8, 2, 0, 0, 1), 4, 4, "non-interlaced ([8 2 0 0 1])"},
+		{"the format is checked before the size", ihdr(0, 0, 8, 2, 0, 0, 1), 0, 0, "not 8-bit RGB"},
+	} {
+		w, h, err := parseIHDR(c.data)
+		if w != c.w || h != c.h || (err == nil) != (c.err == "") || (err != nil && !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("%s: %dx%d, %v; want %dx%d, %q", c.name, w, h, err, c.w, c.h, c.err)
+		}
+	}
+}
+
+// TestVerifyIDATsSplitAnywhere: the zlib stream split between two IDATs at any byte (the
+// first one empty included) reads as one: every row, the IDATs, the stream's bytes.
+func TestVerifyIDATsSplitAnywhere(t *testing.T) {
+	const w, h = 5, 3
+	raw := make([]byte, h*(3*w+1))
+	for i := range raw {
+		raw[i] = byte(i * 5)
+	}
+	for y := 0; y < h; y++ {
+		raw[y*(3*w+1)] = byte(y) // filters 0, 1, 2
+	}
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	ihdr := []byte{0, 0, 0, w, 0, 0, 0, h, 8, 2, 0, 0, 0}
+	for cut := 0; cut < z.Len(); cut++ { // the second IDAT holds at least the last byte
+		file := []byte(signature)
+		file = append(file, chunk("IHDR", ihdr)...)
+		file = append(file, chunk("tEXt", []byte("k\x00v"))...)
+		file = append(file, chunk("IDAT", z.Bytes()[:cut])...)
+		file = append(file, chunk("IDAT", z.Bytes()[cut:])...)
+		file = append(file, chunk("IEND", nil)...)
+		rows := 0
+		info, err := Verify(bytes.NewReader(file), func(y int, rgb []byte) {
+			if y != rows || len(rgb) != 3*w {
+				t.Fatalf("cut %d: row %d (%d bytes) after %d rows", cut, y, len(rgb), rows)
+			}
+			rows++
+		})
+		if err != nil {
+			t.Fatalf("cut %d: %v", cut, err)
+		}
+		if rows != h || info.Width != w || info.Height != h || info.IDATChunks != 2 || info.Compressed != int64(z.Len()) ||
+			info.Raw != int64(len(raw)) || len(info.Text) != 1 || info.Text["k"] != "v" {
+			t.Fatalf("cut %d: %d rows, info %+v", cut, rows, info)
+		}
+	}
+}
