@@ -54,6 +54,20 @@ func (q *uiQueue) drain() {
 	}
 }
 
+// drainOnce runs the calls queued now (not those they queue) on the calling goroutine: a
+// loop that looks at the window between passes cannot be kept in here by work that queues
+// itself (a held button's zoom steps, each queueing the next tick's, slower than the ticks
+// under the race detector on a busy machine).
+func (q *uiQueue) drainOnce() {
+	q.mu.Lock()
+	fns := q.fns
+	q.fns = nil
+	q.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
 // reset drops the calls still queued (those of a window that is gone).
 func (q *uiQueue) reset() {
 	q.mu.Lock()
@@ -70,7 +84,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		testUI.drain()
+		testUI.drainOnce()
 		if ok() {
 			return
 		}
