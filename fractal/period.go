@@ -119,3 +119,23 @@ func (ref *Reference) cycleSettled(n, p int, e0 cx) bool {
 	}
 	return true
 }
+
+// repeatPeriod notes the last index computed and, for a periodic orbit, fills the orbit
+// (and its exact tiny values) on by repeating its last period up to the length a
+// non-periodic orbit would have: min(iterations asked, MaxReferenceLength). The values are
+// the ones a pixel would read by going back a period; stored, they let the BLA table hold
+// long blocks, where an orbit of a few dozen values (a low period) would limit a pixel
+// inside it to blocks that short, and its millions of iterations to that many steps.
+func (ref *Reference) repeatPeriod() {
+	ref.computed = len(ref.Z) - 1
+	p := ref.period
+	if p == 0 {
+		return
+	}
+	for k := len(ref.Z); k <= ref.maxIter; k++ {
+		ref.Z = append(ref.Z, ref.Z[k-p])
+		if t, ok := ref.tiny[k-p]; ok {
+			ref.tiny[k] = t
+		}
+	}
+}

@@ -19,11 +19,12 @@ func minibrotView(t testing.TB, name, zoom string, iterations int) Location {
 	return l
 }
 
-// TestPeriodicReferenceMatchesLongOrbit checks that a reference inside a minibrot stops once
-// it has settled onto the minibrot's cycle, and that the values a pixel then reads past its
-// end (one period back, Reference.Period) are the values the orbit computed on, without
-// looking for a period, holds there: to the last bit, or within the one rounding step that
-// the orbit's own float64 rounding allows.
+// TestPeriodicReferenceMatchesLongOrbit checks that a reference inside a minibrot stops
+// computing once it has settled onto the minibrot's cycle, and that the values it then holds
+// (its last period repeated) and a pixel reads past its end (one period back,
+// Reference.Period) are the values the orbit computed on, without looking for a period,
+// holds there: to the last bit, or within the one rounding step that the orbit's own float64
+// rounding allows.
 func TestPeriodicReferenceMatchesLongOrbit(t *testing.T) {
 	for _, tc := range []struct {
 		name, zoom string
@@ -39,10 +40,10 @@ func TestPeriodicReferenceMatchesLongOrbit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, last := ref.Period(), len(ref.Z)-1
-			t.Logf("%s at %s: period %d, orbit of %d values for %d iterations", tc.name, tc.zoom, p, last+1, l.Iterations)
-			if p == 0 || ref.Escaped() || last >= l.Iterations {
-				t.Fatalf("period %d, escaped %v, last index %d: want a periodic orbit shorter than %d", p, ref.Escaped(), last, l.Iterations)
+			p, last, computed := ref.Period(), len(ref.Z)-1, ref.computed
+			t.Logf("%s at %s: period %d, %d iterations computed, orbit of %d values for %d iterations", tc.name, tc.zoom, p, computed, last+1, l.Iterations)
+			if p == 0 || ref.Escaped() || last != MaxReferenceLength || computed >= last/4 {
+				t.Fatalf("period %d, escaped %v, last index %d, %d computed: want a periodic orbit computed in part and repeated to %d", p, ref.Escaped(), last, computed, MaxReferenceLength)
 			}
 			if tc.period != 0 && p != tc.period {
 				t.Errorf("period %d, want %d", p, tc.period)
@@ -54,7 +55,7 @@ func TestPeriodicReferenceMatchesLongOrbit(t *testing.T) {
 			if raceEnabled {
 				extra = p
 			}
-			long, err := newReference(l.Re, l.Im, f.ReferenceBits(), last+extra)
+			long, err := newReference(l.Re, l.Im, f.ReferenceBits(), computed+extra)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,8 +63,8 @@ func TestPeriodicReferenceMatchesLongOrbit(t *testing.T) {
 			if err := long.iterateFixed(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
-			if len(long.Z) != last+extra+1 {
-				t.Fatalf("long orbit has %d values, want %d", len(long.Z), last+extra+1)
+			if len(long.Z) != computed+extra+1 {
+				t.Fatalf("long orbit has %d values, want %d", len(long.Z), computed+extra+1)
 			}
 			exact := 0
 			for k := range long.Z {
@@ -83,7 +84,7 @@ func TestPeriodicReferenceMatchesLongOrbit(t *testing.T) {
 					t.Fatalf("Z[%d]: the periodic orbit gives %v (index %d), the long one %v", k, got, m, want)
 				}
 			}
-			t.Logf("%d of %d values past the end identical to the long orbit's, the rest within a rounding step", exact-last-1, extra)
+			t.Logf("%d of %d values past the computed part identical to the long orbit's, the rest within a rounding step", exact-computed-1, extra)
 		})
 	}
 }

@@ -43,6 +43,7 @@ type Reference struct {
 	maxIter  int  // the iterations asked for
 	escaped  bool // Z[len(Z)-1] has |Z| > 2
 	period   int  // > 0: the orbit repeats with this period from its end on (see period.go)
+	computed int  // the last index computed in math/big (for a periodic orbit, the rest repeats it)
 	noPeriod bool // computed without looking for a period (for tests: the long orbit itself)
 
 	// tiny holds exactly the values Z[m] with |Re| + |Im| < 2^-1000, which float64 rounds
@@ -171,6 +172,7 @@ func (ref *Reference) iterateFloat(ctx context.Context, progress func(done, tota
 			break
 		}
 	}
+	ref.repeatPeriod()
 	if progress != nil {
 		progress(ref.maxIter, ref.maxIter)
 	}
@@ -225,6 +227,7 @@ func (ref *Reference) iterateFixed(ctx context.Context, progress func(done, tota
 			break
 		}
 	}
+	ref.repeatPeriod()
 	if progress != nil {
 		progress(ref.maxIter, ref.maxIter)
 	}

@@ -330,8 +330,10 @@ func TestReferenceCacheConcurrent(t *testing.T) {
 	}
 
 	// The first caller cancels its computation from its first progress report, after a
-	// second caller has started waiting for it: the second computes its own.
+	// second caller has started waiting for it: the second computes its own. (At the cusp
+	// c = 1/4, whose orbit neither escapes nor settles on a cycle: it runs to its length.)
 	var c2 ReferenceCache
+	l.Re, l.Im = MustDecimal("0.25"), MustDecimal("0")
 	l.Iterations = MaxReferenceLength
 	f = NewFrame(l, 640, 360)
 	ctx, cancel := context.WithCancel(context.Background())
