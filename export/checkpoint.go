@@ -83,26 +83,9 @@ func writeCheckpoint(path string, ck checkpoint) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	os.Remove(tmp) // never write through a link left there
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(append(data, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	// Atomically, as the bookmarks and gradients are written: a crash leaves the old
+	// checkpoint or the new one, never part of one.
+	return userfile.WriteAtomic(path, append(data, '\n'), 0, true)
 }
 
 // verifyPart checks that f (a .part) begins with exactly what the export would write up to

@@ -21,6 +21,7 @@ import (
 
 	"mandelscope/fractal"
 	"mandelscope/internal/tile"
+	"mandelscope/internal/userfile"
 )
 
 // TileRenderer is what an export needs from a renderer: the rendering contract (tile.Renderer),
@@ -295,7 +296,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		return sum, err
 	}
 	os.Remove(ckptPath)
-	syncDir(filepath.Dir(path))
+	userfile.SyncDir(filepath.Dir(path))
 	if st, err := os.Stat(path); err == nil {
 		sum.Bytes = st.Size()
 	}

@@ -44,10 +44,3 @@ func publish(part, path string, overwrite bool) error {
 	}
 	return os.Rename(part, path)
 }
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}

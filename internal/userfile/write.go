@@ -87,7 +87,7 @@ func WriteAtomic(path string, data []byte, perm fs.FileMode, replace bool) (err 
 			os.Remove(name)
 		}
 	}
-	syncDir(dir)
+	SyncDir(dir)
 	return nil
 }
 
@@ -136,8 +136,9 @@ func plain(err error) error {
 	return err
 }
 
-// syncDir makes a rename in dir durable; file systems that cannot sync a folder are ignored.
-func syncDir(dir string) {
+// SyncDir makes a rename or link in dir durable; file systems that cannot sync a folder are
+// ignored.
+func SyncDir(dir string) {
 	if d, err := openNonblock(dir); err == nil {
 		d.Sync()
 		d.Close()
