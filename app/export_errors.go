@@ -33,6 +33,14 @@ func exportErrorText(err error) string {
 		advice = "Wait for it to finish, or choose another name."
 	case export.ErrAppeared:
 		advice = "Move that file away and export the same file again to resume (it publishes at once)."
+	case export.ErrIsFolder:
+		if ee.Kept {
+			advice = "Move that folder away and export the same file again to resume (it publishes at once)."
+		} else {
+			advice = "Choose another file name."
+		}
+	case export.ErrBadLock:
+		advice = "No export made it: move it away, then export again."
 	}
 	if advice == "" {
 		return err.Error()

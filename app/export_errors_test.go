@@ -40,6 +40,9 @@ func TestExportErrorText(t *testing.T) {
 		{&export.Error{Kind: export.ErrRendererDiffers, Msg: "cannot resume: drawn by OpenGL"}, "Start over"},
 		{&export.Error{Kind: export.ErrDamaged, Msg: "cannot resume: damaged"}, "Start over"},
 		{&export.Error{Kind: export.ErrBusy, Msg: "another export of x.png is running"}, "Wait"},
+		{&export.Error{Kind: export.ErrIsFolder, Msg: "x.png is a folder, not a file"}, "Choose another file name"},
+		{&export.Error{Kind: export.ErrIsFolder, Kept: true, Msg: "x.png appeared as a folder"}, "Move that folder away"},
+		{&export.Error{Kind: export.ErrBadLock, Msg: "x.png.lock is a symbolic link, not a lock file"}, "move it away"},
 		{errors.New("plain"), "plain"},
 	} {
 		got := exportErrorText(tc.err)
