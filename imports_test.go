@@ -23,6 +23,7 @@ var allowedImports = map[string][]string{
 	"gradients":          {"fractal", "internal/userfile", "internal/text"},
 	"internal/clocale":   {},
 	"internal/cputime":   {},
+	"internal/fifotest":  {"golang.org/x/sys"},
 	"internal/imagetest": {},
 	"internal/nav":       {"fractal"},
 	"internal/pngverify": {},

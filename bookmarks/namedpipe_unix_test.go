@@ -7,30 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/fifotest"
 )
-
-// prompt runs fn and fails the test if it has not returned within 10 s (rather than hang
-// the test run on a named pipe), then releases a reader still blocked on fifo.
-func prompt(t *testing.T, fifo string, fn func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(10 * time.Second):
-		if w, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		t.Fatalf("still blocked on the named pipe %s after 10 s", fifo)
-		return nil
-	}
-}
 
 // TestNamedPipes: a named pipe as the bookmarks file, as a file to import or as the file to
 // export to is refused at once with one line naming it, and is never replaced.
@@ -57,7 +39,7 @@ func TestNamedPipes(t *testing.T) {
 		{"Export --force", func() error { _, err := Export(good, fifo, nil, true); return err }, "cannot write " + fifo + ": " + reason},
 		{"Export", func() error { _, err := Export(good, fifo, nil, false); return err }, fifo + " already exists; it was not overwritten"},
 	} {
-		if err := prompt(t, fifo, c.fn); err == nil || err.Error() != c.want {
+		if err := fifotest.Prompt(t, fifo, c.fn); err == nil || err.Error() != c.want {
 			t.Errorf("%s: %v, want %q", c.what, err, c.want)
 		}
 	}
@@ -67,7 +49,7 @@ func TestNamedPipes(t *testing.T) {
 	// The .kfr import: a named pipe with the extension is refused just as promptly.
 	kfr := filepath.Join(dir, "place.kfr")
 	unix.Mkfifo(kfr, 0o644)
-	if err := prompt(t, kfr, func() error { _, err := ReadImport(kfr); return err }); err == nil || !strings.HasSuffix(err.Error(), reason) {
+	if err := fifotest.Prompt(t, kfr, func() error { _, err := ReadImport(kfr); return err }); err == nil || !strings.HasSuffix(err.Error(), reason) {
 		t.Errorf("ReadImport(.kfr pipe): %v", err)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"github.com/gofrs/flock"
+
+	"mandelscope/internal/userfile"
 )
 
 // LockPath names the lock file an export holds beside path while it runs.
@@ -57,24 +59,7 @@ func checkLockFile(lp string) error {
 	if err != nil || st.Mode().IsRegular() {
 		return nil // none yet (or unreadable: locking it says why)
 	}
-	return newError(ErrBadLock, lp, "%s is %s, not a lock file (an export's lock file is a plain file)", lp, fileKind(st.Mode()))
-}
-
-// fileKind says what kind of file, other than a plain one, m is.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a folder"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a plain file"
+	return newError(ErrBadLock, lp, "%s is %s, not a lock file (an export's lock file is a plain file)", lp, userfile.Kind(st.Mode()))
 }
 
 // release removes the lock file (while still holding it) and unlocks. On Windows, where an

@@ -9,46 +9,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
 	"mandelscope/fractal"
+	"mandelscope/internal/fifotest"
 	"mandelscope/internal/userfile"
 )
-
-// prompt runs fn and fails the test if it has not returned within 10 s (rather than hang
-// the test run on a named pipe), then releases a reader still blocked on fifo.
-func prompt(t *testing.T, fifo string, fn func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(10 * time.Second):
-		if w, err := os.OpenFile(fifo, os.O_WRONLY|unix.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		t.Fatalf("still blocked on the named pipe %s after 10 s", fifo)
-		return nil
-	}
-}
-
-func mkfifo(t *testing.T, path string) string {
-	t.Helper()
-	if err := unix.Mkfifo(path, 0o644); err != nil {
-		t.Skipf("cannot make a named pipe here: %v", err)
-	}
-	return path
-}
 
 // TestNamedPipeGradients: a named pipe as a gradient file, in the folder or named directly,
 // or as the folder itself, is refused at once with one line naming it, and never written
 // over.
 func TestNamedPipeGradients(t *testing.T) {
 	dir := t.TempDir()
-	fifo := mkfifo(t, filepath.Join(dir, "pipe.txt"))
+	fifo := fifotest.Make(t, filepath.Join(dir, "pipe.txt"))
 	want := "gradient file " + fifo + " is not a regular file (a named pipe)"
 	for what, fn := range map[string]func() error{
 		"ReadFile": func() error { _, err := ReadFile(fifo); return err },
@@ -62,20 +36,20 @@ func TestNamedPipeGradients(t *testing.T) {
 			return l[0].Err
 		},
 	} {
-		if err := prompt(t, fifo, fn); err == nil || err.Error() != want {
+		if err := fifotest.Prompt(t, fifo, fn); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", what, err, want)
 		}
 	}
-	err := prompt(t, fifo, func() error { _, err := List(fifo); return err })
+	err := fifotest.Prompt(t, fifo, func() error { _, err := List(fifo); return err })
 	if !errors.Is(err, userfile.ErrNotRegular) || err.Error() != "gradients folder "+fifo+" is not a folder (a named pipe)" {
 		t.Errorf("List(pipe): %v", err)
 	}
 	g, _ := fractal.BuiltinGradient("grey")
-	err = prompt(t, fifo, func() error { return WriteFile(fifo, g.File("grey"), true) })
+	err = fifotest.Prompt(t, fifo, func() error { return WriteFile(fifo, g.File("grey"), true) })
 	if err == nil || err.Error() != "cannot write "+fifo+": it is not a regular file (a named pipe)" {
 		t.Errorf("WriteFile(pipe, replace): %v", err)
 	}
-	if err := prompt(t, fifo, func() error { return WriteFile(fifo, g.File("grey"), false) }); !errors.Is(err, ErrExists) {
+	if err := fifotest.Prompt(t, fifo, func() error { return WriteFile(fifo, g.File("grey"), false) }); !errors.Is(err, ErrExists) {
 		t.Errorf("WriteFile(pipe): %v", err)
 	}
 	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
