@@ -18,8 +18,9 @@ import (
 
 // runWindow opens the explorer window: `mandelscope [--renderer=auto|gpu|cpu] [--size=WxH]
 // [location flags]`; without location flags (and without --size, for the size) it reopens
-// the last session's view, window size and bookmarks panel. It returns when the window is
-// closed. With MANDELSCOPE_TRACE_FRAMES set
+// the last session's view, window size (fitted to the screen and to the memory budget) and
+// bookmarks panel. A --size beyond what the window can hold is a usage error. It returns when
+// the window is closed. With MANDELSCOPE_TRACE_FRAMES set
 // in the environment it prints a line on stderr for every frame shown.
 func runWindow(args []string) error {
 	fs := newFlagSet("", os.Stderr)
@@ -53,12 +54,13 @@ func runWindow(args []string) error {
 		opts.Start = loc
 	}
 	if *size != "" {
-		w, h, err := parseSize(*size)
+		ws, err := parseWindowSize(*size)
 		if err != nil {
 			return usageErr("--size: %v", err)
 		}
-		opts.Size = fyne.NewSize(float32(w), float32(h))
+		opts.Size = ws
 	}
+	opts.Screen = render.ScreenArea // a restored size fits the screen
 	if *rend == "cpu" {
 		opts.NewGPU = nil
 	}
@@ -83,6 +85,20 @@ func runWindow(args []string) error {
 	w := app.New(a, opts)
 	w.ShowAndRun()
 	return nil
+}
+
+// parseWindowSize reads --size for the window: a size (or preset) as export.ParseSize reads
+// it, within what the window can hold (app.CheckWindowSize: the GL viewport and the preview's
+// memory budget).
+func parseWindowSize(s string) (fyne.Size, error) {
+	w, h, err := parseSize(s)
+	if err != nil {
+		return fyne.Size{}, err
+	}
+	if err := app.CheckWindowSize(w, h); err != nil {
+		return fyne.Size{}, err
+	}
+	return fyne.NewSize(float32(w), float32(h)), nil
 }
 
 // newGPURenderer makes the window's GPU renderer. The window calls it on a goroutine once the

@@ -287,7 +287,7 @@ func TestStatePersists(t *testing.T) {
 	if got := w.Location(); !got.Zoom.Equal(fractal.Home().Zoom) {
 		t.Errorf("a damaged saved view gave %v, want home", got)
 	}
-	if s := w.win.Canvas().Size(); s.Width > maxRestoredSide {
+	if s := w.win.Canvas().Size(); s.Width > MaxWindowSide || float64(s.Width)*float64(s.Height) > MaxWindowPixels {
 		t.Errorf("a damaged saved size gave %v", s)
 	}
 	closeW(w)

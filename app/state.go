@@ -1,11 +1,14 @@
 // The window's state between runs, in the Fyne app's preferences: the last view (its text
 // form), the window's size and whether the bookmarks panel was open. Saved when the window
 // closes, restored by New when Options.Restore is set. Values read back are checked like any
-// input: a view that does not parse or validate, or a size out of range, is ignored.
+// input: a view that does not parse or validate, or a size that is not one, is ignored; a size
+// larger than the screen or than the memory budget (limits.go) is made to fit.
 
 package app
 
 import (
+	"math"
+
 	"fyne.io/fyne/v2"
 
 	"mandelscope/fractal"
@@ -18,9 +21,6 @@ const (
 	prefHeight    = "window.height"
 	prefBookmarks = "window.bookmarks_open"
 )
-
-// maxRestoredSide bounds a restored window side (screen units).
-const maxRestoredSide = 16384
 
 // restoredView is the last session's view, if one was saved and reads as a valid location.
 func restoredView(p fyne.Preferences) (fractal.Location, bool) {
@@ -35,10 +35,11 @@ func restoredView(p fyne.Preferences) (fractal.Location, bool) {
 	return l, true
 }
 
-// restoredSize is the last session's window size, if one was saved and is sensible.
+// restoredSize is the last session's window size, if one was saved and is a size (New clamps
+// it to the screen and to the memory budget: a saved size may be larger than either).
 func restoredSize(p fyne.Preferences) (fyne.Size, bool) {
 	w, h := p.Float(prefWidth), p.Float(prefHeight)
-	if !(w >= 1 && w <= maxRestoredSide && h >= 1 && h <= maxRestoredSide) {
+	if !(w >= 1 && w <= math.MaxFloat32 && h >= 1 && h <= math.MaxFloat32) {
 		return fyne.Size{}, false
 	}
 	return fyne.NewSize(float32(w), float32(h)), true

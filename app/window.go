@@ -59,6 +59,10 @@ type Options struct {
 	// they come, in the pattern of an export's --supersample=n; preview.AccumulateN in the
 	// explorer); 0 or 1: none.
 	Accumulate int
+	// Screen, when set, says the screen's usable size in pixels (ok false when unknown); New
+	// calls it on the UI goroutine after making the Fyne window. A restored or default window
+	// size is made to fit it (limits.go); a given Size is not.
+	Screen func() (width, height int, ok bool)
 
 	// do runs a function on the UI goroutine: fyne.Do when nil. Tests queue the calls and
 	// run them on the test goroutine (Fyne's test driver runs fyne.Do inline, on the caller's
@@ -162,14 +166,7 @@ func New(a fyne.App, opts Options) *Window {
 
 	w.win = a.NewWindow("Mandelscope")
 	w.build()
-	size := opts.Size
-	if s, ok := restoredSize(a.Preferences()); size.IsZero() && opts.Restore && ok {
-		size = s
-	}
-	if size.IsZero() {
-		size = fyne.NewSize(1280, 800)
-	}
-	w.win.Resize(size.Max(w.win.Content().MinSize())) // the desktop driver keeps to it too
+	w.win.Resize(w.initialSize().Max(w.win.Content().MinSize())) // the desktop driver keeps to it too
 	w.win.SetOnClosed(func() {
 		w.saveState()
 		w.stopUI()
@@ -195,6 +192,27 @@ func New(a fyne.App, opts Options) *Window {
 		w.marks.toggle()
 	}
 	return w
+}
+
+// initialSize is the window's first size (screen units): Options.Size as given (main checks
+// it against the limits), else the last session's, else 1280x800, made to fit the screen
+// (Options.Screen) and the memory budget (limits.go) at the app's scale.
+func (w *Window) initialSize() fyne.Size {
+	scale := w.app.Settings().Scale()
+	if s := w.opts.Size; !s.IsZero() {
+		return clampWindowSize(s, fyne.Size{}, scale)
+	}
+	size := fyne.NewSize(1280, 800)
+	if s, ok := restoredSize(w.app.Preferences()); w.opts.Restore && ok {
+		size = s
+	}
+	var screen fyne.Size
+	if w.opts.Screen != nil {
+		if sw, sh, ok := w.opts.Screen(); ok && sw > 0 && sh > 0 {
+			screen = fyne.NewSize(float32(sw)/max(scale, 1e-3), float32(sh)/max(scale, 1e-3))
+		}
+	}
+	return clampWindowSize(size, screen, scale)
 }
 
 // uiDo runs fn on the UI goroutine (Options.do, else fyne.Do); it may be called from any
