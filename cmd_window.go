@@ -20,8 +20,9 @@ import (
 // [location flags]`; without location flags (and without --size, for the size) it reopens
 // the last session's view, window size (fitted to the screen and to the memory budget) and
 // bookmarks panel. A --size beyond what the window can hold is a usage error. It returns when
-// the window is closed. With MANDELSCOPE_TRACE_FRAMES set
-// in the environment it prints a line on stderr for every frame shown.
+// the window is closed, Ctrl+Q is pressed or a SIGINT, SIGTERM or SIGHUP comes (each saves the
+// view). With MANDELSCOPE_TRACE_FRAMES set in the environment it prints a line on stderr for
+// every frame shown.
 func runWindow(args []string) error {
 	fs := newFlagSet("", os.Stderr)
 	lf := addLocationFlags(fs)
@@ -49,7 +50,7 @@ func runWindow(args []string) error {
 	// Without location flags the window comes back where the last session left it.
 	located := false
 	fs.Visit(func(f *flag.Flag) { located = located || (f.Name != "renderer" && f.Name != "size") })
-	opts := app.Options{Renderer: *rend, NewGPU: newGPURenderer, Restore: true, Accumulate: preview.AccumulateN}
+	opts := app.Options{Renderer: *rend, Restore: true, Accumulate: preview.AccumulateN}
 	if located {
 		opts.Start = loc
 	}
@@ -59,10 +60,6 @@ func runWindow(args []string) error {
 			return usageErr("--size: %v", err)
 		}
 		opts.Size = ws
-	}
-	opts.Screen = render.ScreenArea // a restored size fits the screen
-	if *rend == "cpu" {
-		opts.NewGPU = nil
 	}
 	if os.Getenv("MANDELSCOPE_TRACE_FRAMES") != "" {
 		opts.OnFrame = func(r preview.Result) {
@@ -80,9 +77,23 @@ func runWindow(args []string) error {
 				r.Stats.Block, r.Req.Loc)
 		}
 	}
+	// A restored size fits the screen; SIGINT, SIGTERM and SIGHUP end the session as the close
+	// button does (the view saved), a second one at once.
+	opts.Screen = render.ScreenArea
+	opts.Signals, opts.CatchSignals = make(chan os.Signal, 1), true
+	opts.ForceQuit = func() {
+		fmt.Fprintln(os.Stderr, "mandelscope: quitting at once (a second signal)")
+		os.Exit(1)
+	}
+	var w *app.Window
+	if *rend != "cpu" {
+		// Called once the app runs, when w is set: the renderer's main-thread calls go
+		// through the window, whose closing waits for a renderer being made.
+		opts.NewGPU = func() (app.Renderer, error) { return newGPURenderer(w.MainThread) }
+	}
 	a := fyneapp.NewWithID("io.mandelscope.app")
 	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	w := app.New(a, opts)
+	w = app.New(a, opts)
 	w.ShowAndRun()
 	return nil
 }
@@ -102,10 +113,11 @@ func parseWindowSize(s string) (fyne.Size, error) {
 }
 
 // newGPURenderer makes the window's GPU renderer. The window calls it on a goroutine once the
-// Fyne app has started (Fyne owns GLFW and the main thread, hence fyne.DoAndWait).
+// Fyne app has started (Fyne owns GLFW and the main thread, hence the window's MainThread,
+// which runs f through fyne.Do).
 // It says on stderr which renderer the window uses.
-func newGPURenderer() (app.Renderer, error) {
-	g, err := render.NewGL(render.Options{MainThread: fyne.DoAndWait})
+func newGPURenderer(mainThread func(func())) (app.Renderer, error) {
+	g, err := render.NewGL(render.Options{MainThread: mainThread})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mandelscope: no OpenGL, the window renders on the CPU: %v\n", err)
 		return nil, err

@@ -216,7 +216,7 @@ func TestTooltipsAndMenuShortcuts(t *testing.T) {
 
 	want := map[string]bool{"Copy Location": true, "Export...": true, "Open Image...": true, "Zoom In": true,
 		"Zoom Out": true, "Home": true, "Back": true, "Forward": true, "Go to Location...": true,
-		"Show Bookmarks": true, "Add Bookmark...": true}
+		"Show Bookmarks": true, "Add Bookmark...": true, "Quit": true}
 	for _, m := range w.menus {
 		for _, it := range m.Items {
 			if want[it.Label] {

@@ -1,8 +1,9 @@
 // The window's state between runs, in the Fyne app's preferences: the last view (its text
 // form), the window's size and whether the bookmarks panel was open. Saved when the window
-// closes, restored by New when Options.Restore is set. Values read back are checked like any
-// input: a view that does not parse or validate, or a size that is not one, is ignored; a size
-// larger than the screen or than the memory budget (limits.go) is made to fit.
+// closes (its close button, Quit, Ctrl+Q, SIGINT, SIGTERM, SIGHUP: quit.go), restored by New when
+// Options.Restore is set. Values read back are checked like any input: a view that does not
+// parse or validate, or a size that is not one, is ignored; a size larger than the screen or
+// than the memory budget (limits.go) is made to fit.
 
 package app
 
@@ -50,6 +51,7 @@ func (w *Window) saveState() {
 	if !w.opts.Restore {
 		return
 	}
+	w.saved.Store(true)
 	p := w.app.Preferences()
 	p.SetString(prefView, w.Location().String())
 	if s := w.win.Canvas().Size(); s.Width >= 1 && s.Height >= 1 {

@@ -19,7 +19,10 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"os"
+	"os/signal"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -39,7 +42,8 @@ type Options struct {
 	Renderer string
 	// NewGPU creates the GPU renderer. It is called once the Fyne app has started (New sets
 	// the app's Lifecycle OnStarted hook for it), on a goroutine of its own. Nil means no GPU
-	// renderer is available.
+	// renderer is available. What it must run on the main thread it should run through the
+	// window's MainThread, which closing the window serves too: closing waits for it.
 	NewGPU func() (Renderer, error)
 	// Start is the first view; the zero Location means fractal.Home().
 	Start fractal.Location
@@ -63,6 +67,14 @@ type Options struct {
 	// calls it on the UI goroutine after making the Fyne window. A restored or default window
 	// size is made to fit it (limits.go); a given Size is not.
 	Screen func() (width, height int, ok bool)
+	// Signals, when set, ends the session as the close button does when a value arrives (a
+	// second one calls ForceQuit). With CatchSignals, New relays QuitSignals to it
+	// (signal.Notify) and, once the app runs, takes SIGINT and SIGTERM over from Fyne's driver
+	// (quit.go).
+	Signals      chan os.Signal
+	CatchSignals bool
+	// ForceQuit, when set, is called on a second signal (a quit that does not end).
+	ForceQuit func()
 
 	// do runs a function on the UI goroutine: fyne.Do when nil. Tests queue the calls and
 	// run them on the test goroutine (Fyne's test driver runs fyne.Do inline, on the caller's
@@ -137,6 +149,12 @@ type Window struct {
 	nav   *navigator
 	marks *bookmarksPanel
 	exp   *exportUI
+
+	closing   chan struct{} // closed when the window closes
+	closeOnce sync.Once
+	saved     atomic.Bool   // the state was saved (saveState)
+	mainPump  chan func()   // MainThread's calls, taken by shutdown while it waits
+	gpuDone   chan struct{} // closed when startGPU, started by OnStarted, has returned
 }
 
 // New builds the explorer window in a (the window is not shown yet: call ShowAndRun or
@@ -154,7 +172,7 @@ func New(a fyne.App, opts Options) *Window {
 	if start.Zoom.String() == "0" || start.Validate() != nil {
 		start = fractal.Home()
 	}
-	w := &Window{app: a, opts: opts, loc: start, cpu: &cpu.Renderer{}}
+	w := &Window{app: a, opts: opts, loc: start, cpu: &cpu.Renderer{}, closing: make(chan struct{}), mainPump: make(chan func())}
 	w.autoIter, w.autoBoost = autoOf(start)
 	w.lastIters = start.Iterations
 	w.rend = &swapRenderer{r: w.cpu}
@@ -167,12 +185,16 @@ func New(a fyne.App, opts Options) *Window {
 	w.win = a.NewWindow("Mandelscope")
 	w.build()
 	w.win.Resize(w.initialSize().Max(w.win.Content().MinSize())) // the desktop driver keeps to it too
-	w.win.SetOnClosed(func() {
-		w.saveState()
-		w.stopUI()
-		go w.stopWorkers() // a render in progress may take a moment to stop
+	w.win.SetOnClosed(w.shutdown)
+	// A quit that does not close the window (Fyne's own signal handler, before the window
+	// takes it over) still saves the state.
+	a.Lifecycle().SetOnStopped(func() {
+		if !w.saved.Load() {
+			w.saveState()
+		}
 	})
 
+	startGPU := false
 	switch {
 	case opts.Renderer == "cpu":
 		w.gpuNote = "CPU renderer (chosen)"
@@ -180,13 +202,32 @@ func New(a fyne.App, opts Options) *Window {
 		w.gpuNote = "CPU renderer (no OpenGL renderer built in)"
 	default:
 		w.gpuNote = "CPU renderer (starting OpenGL...)"
-		a.Lifecycle().SetOnStarted(func() { go w.startGPU() })
+		startGPU = true
+	}
+	if opts.Signals != nil && opts.CatchSignals {
+		signal.Notify(opts.Signals, QuitSignals...)
+	}
+	a.Lifecycle().SetOnStarted(func() {
+		if startGPU {
+			w.gpuDone = make(chan struct{}) // shutdown, on this goroutine too, waits for it
+			go w.startGPU()
+		}
+		if opts.Signals != nil && opts.CatchSignals {
+			go takeSignalsFromFyne(opts.Signals, w.closing)
+		}
+	})
+	if opts.Signals != nil {
+		w.listenForQuit(opts.Signals)
 	}
 	w.updateStatus()
 	w.marks = installBookmarksPanel(w)
 	w.exp = installExport(w)
 	w.nav = installNavigation(w)
 	installGradients(w)
+	quit := fyne.NewMenuItem("Quit", w.Quit) // stays last in the menu (AddMenuItem)
+	quit.IsQuit, quit.Shortcut = true, quitShortcut
+	w.AddMenuItem("File", quit)
+	w.AddShortcut(quitShortcut, w.Quit)
 	w.rebuildMenu()
 	if opts.Restore && a.Preferences().Bool(prefBookmarks) {
 		w.marks.toggle()
@@ -215,14 +256,20 @@ func (w *Window) initialSize() fyne.Size {
 	return clampWindowSize(size, screen, scale)
 }
 
-// uiDo runs fn on the UI goroutine (Options.do, else fyne.Do); it may be called from any
-// goroutine and does not wait.
+// uiDo runs fn on the UI goroutine (Options.do, else fyne.Do) unless the window has closed
+// by then; it may be called from any goroutine and does not wait.
 func (w *Window) uiDo(fn func()) {
+	do := fyne.Do
 	if w.opts.do != nil {
-		w.opts.do(fn)
-		return
+		do = w.opts.do
 	}
-	fyne.Do(fn)
+	do(func() {
+		// Once the window is closed nothing is left to update: Fyne, once it has stopped,
+		// runs such calls on the caller's goroutine.
+		if !isClosed(w.closing) {
+			fn()
+		}
+	})
 }
 
 // stop ends the window's background work: on the UI goroutine it stops the history timer and
@@ -253,7 +300,14 @@ func (w *Window) stopWorkers() {
 // startGPU creates the GPU renderer (on a goroutine: the renderer's own calls go to the
 // main thread) and switches to it, or says in the status bar why the CPU stays.
 func (w *Window) startGPU() {
+	if w.gpuDone != nil {
+		defer close(w.gpuDone)
+	}
 	r, err := w.opts.NewGPU()
+	if c, ok := r.(interface{ Close() error }); ok && err == nil && isClosed(w.closing) {
+		_ = c.Close() // too late: the window closed meanwhile
+		return
+	}
 	w.uiDo(func() {
 		if err != nil {
 			w.gpuNote = "CPU renderer (no OpenGL: " + oneLine(err.Error()) + ")"
@@ -378,7 +432,16 @@ func (w *Window) AddToolbarItem(item widget.ToolbarItem) {
 func (w *Window) AddMenuItem(menu string, item *fyne.MenuItem) {
 	for _, m := range w.menus {
 		if m.Label == menu {
-			m.Items = append(m.Items, item)
+			if n := len(m.Items); n >= 2 && m.Items[n-1].IsQuit {
+				// Quit stays last, after its separator (Fyne adds a Quit of its own, which ends
+				// the app without closing the window, to a first menu that does not end with one).
+				m.Items = append(m.Items[:n-2:n-2], item, m.Items[n-2], m.Items[n-1])
+			} else {
+				if item.IsQuit {
+					m.Items = append(m.Items, fyne.NewMenuItemSeparator())
+				}
+				m.Items = append(m.Items, item)
+			}
 			w.rebuildMenu()
 			return
 		}
