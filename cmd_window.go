@@ -91,11 +91,12 @@ func runWindow(args []string) error {
 		// through the window, whose closing waits for a renderer being made.
 		opts.NewGPU = func() (app.Renderer, error) { return newGPURenderer(w.MainThread) }
 	}
-	a := fyneapp.NewWithID("io.mandelscope.app")
-	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	w = app.New(a, opts)
-	w.ShowAndRun()
-	return nil
+	return guardWindow(func() {
+		a := fyneapp.NewWithID("io.mandelscope.app")
+		a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
+		w = app.New(a, opts)
+		w.ShowAndRun()
+	})
 }
 
 // parseWindowSize reads --size for the window: a size (or preset) as export.ParseSize reads
@@ -110,6 +111,19 @@ func parseWindowSize(s string) (fyne.Size, error) {
 		return fyne.Size{}, err
 	}
 	return fyne.NewSize(float32(w), float32(h)), nil
+}
+
+// guardWindow runs the window (fn), turning a panic on its goroutine into a one-line error:
+// Fyne panics when its own GL programs do not link, as when the driver cannot allocate the
+// window's framebuffer ("failed to link OpenGL program; error code: 505", GL_OUT_OF_MEMORY).
+func guardWindow(fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the window could not start: %s", oneLine(fmt.Errorf("%v", r)))
+		}
+	}()
+	fn()
+	return nil
 }
 
 // newGPURenderer makes the window's GPU renderer. The window calls it on a goroutine once the

@@ -39,3 +39,19 @@ func TestWindowSizeBounded(t *testing.T) {
 		}
 	}
 }
+
+// A panic while the window starts (Fyne panics when its GL programs do not link) is a
+// one-line error, not a crash.
+func TestGuardWindow(t *testing.T) {
+	err := guardWindow(func() { panic("failed to link OpenGL program; error code: 505") })
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "error code: 505") {
+		t.Errorf("guardWindow of a panic: %v, want one line with the panic's text", err)
+	}
+	err = guardWindow(func() { panic(errors.New("failed to link OpenGL program:\nERROR: 0:1: something\n")) })
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "something") {
+		t.Errorf("guardWindow of a multi-line panic: %v, want one line", err)
+	}
+	if err := guardWindow(func() {}); err != nil {
+		t.Errorf("guardWindow of a window that ran: %v", err)
+	}
+}

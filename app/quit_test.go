@@ -192,6 +192,54 @@ func TestCloseWaitsForTheGPU(t *testing.T) {
 	}
 }
 
+// linkFailGPU is a GPU renderer whose programs do not link on this driver.
+type linkFailGPU struct{ calls atomic.Int32 }
+
+func (g *linkFailGPU) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	g.calls.Add(1)
+	return errors.New(`opengl: linking program "mandel.frag": failed to link OpenGL program; error code: 505`)
+}
+
+func (g *linkFailGPU) Name() string { return "OpenGL (test)" }
+
+// A GPU renderer that fails (a program that does not link) is an error the window handles:
+// the CPU renderer draws the view from then on, and the status bar says why.
+func TestGPUFailureFallsBackToCPU(t *testing.T) {
+	g := &linkFailGPU{}
+	w := openTestWindow(t, Options{Size: fyne.NewSize(520, 400), NewGPU: func() (Renderer, error) { return g, nil }})
+	w.startGPU()
+	testUI.drain()
+	l := testLoc("-0.7436", "0.1318", "300", 600)
+	w.SetLocation(l)
+	pw, ph := w.ViewSize()
+	waitFor(t, "a full-resolution frame", func() bool {
+		img := w.shownImage()
+		w.mu.Lock()
+		done := w.lastFullLoc.String() == l.String()
+		w.mu.Unlock()
+		return done && img != nil && img.Rect.Dx() == pw && img.Rect.Dy() == ph
+	})
+	if g.calls.Load() == 0 {
+		t.Error("the GPU renderer was never tried")
+	}
+	if got := w.statusRend.Text; !strings.Contains(got, "CPU renderer (OpenGL failed: ") || !strings.Contains(got, "505") {
+		t.Errorf("renderer shows %q, want the CPU with the reason", got)
+	}
+	if strings.Contains(w.statusTime.Text, "failed") {
+		t.Errorf("status shows %q", w.statusTime.Text)
+	}
+	calls := g.calls.Load()
+	w.SetLocation(testLoc("-0.7437", "0.1318", "300", 600))
+	waitFor(t, "the next frame", func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.lastFullLoc.Re.String() == "-0.7437"
+	})
+	if n := g.calls.Load(); n != calls {
+		t.Errorf("the failed GPU renderer was asked for %d more renders", n-calls)
+	}
+}
+
 func TestFyneCatchesTerm(t *testing.T) {
 	waiting := `goroutine 1 [running]:
 main.main()

@@ -25,10 +25,14 @@ type moder interface {
 }
 
 // swapRenderer is the renderer the scheduler uses; the GPU renderer replaces the CPU one
-// when it becomes available. After close it renders nothing.
+// when it becomes available, and the CPU one comes back if the GPU one fails a render (a
+// program that does not link on this driver, a lost context): that render is drawn again on
+// the CPU and onFail is told, once. After close it renders nothing.
 type swapRenderer struct {
 	mu       sync.Mutex
 	r        Renderer
+	cpu      Renderer    // the fallback (nil: none)
+	onFail   func(error) // called (on the rendering goroutine) when the GPU renderer fails
 	closed   bool
 	inFlight sync.WaitGroup
 }
@@ -73,7 +77,20 @@ func (s *swapRenderer) Render(ctx context.Context, f fractal.Frame, rect image.R
 		return err
 	}
 	defer s.inFlight.Done()
-	return r.Render(ctx, f, rect, dst)
+	err = r.Render(ctx, f, rect, dst)
+	if err == nil || s.cpu == nil || r == s.cpu || ctx.Err() != nil {
+		return err
+	}
+	s.mu.Lock()
+	failed := s.r == r
+	if failed {
+		s.r = s.cpu
+	}
+	s.mu.Unlock()
+	if failed && s.onFail != nil {
+		s.onFail(err)
+	}
+	return s.cpu.Render(ctx, f, rect, dst)
 }
 
 func (s *swapRenderer) Name() string { return s.get().Name() }

@@ -175,7 +175,7 @@ func New(a fyne.App, opts Options) *Window {
 	w := &Window{app: a, opts: opts, loc: start, cpu: &cpu.Renderer{}, closing: make(chan struct{}), mainPump: make(chan func())}
 	w.autoIter, w.autoBoost = autoOf(start)
 	w.lastIters = start.Iterations
-	w.rend = &swapRenderer{r: w.cpu}
+	w.rend = &swapRenderer{r: w.cpu, cpu: w.cpu, onFail: w.gpuFailed}
 	w.sched = preview.New(w.rend)
 	w.worker = preview.NewWorker(w.sched, opts.Idle, w.deliver)
 	w.setSampling()
@@ -254,6 +254,15 @@ func (w *Window) initialSize() fyne.Size {
 		}
 	}
 	return clampWindowSize(size, screen, scale)
+}
+
+// gpuFailed is swapRenderer's onFail: the GPU renderer failed a render (any goroutine), the
+// CPU one draws from now on; the status bar says why.
+func (w *Window) gpuFailed(err error) {
+	w.uiDo(func() {
+		w.gpuNote = "CPU renderer (OpenGL failed: " + oneLine(err.Error()) + ")"
+		w.updateStatus()
+	})
 }
 
 // uiDo runs fn on the UI goroutine (Options.do, else fyne.Do) unless the window has closed
