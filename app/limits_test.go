@@ -114,3 +114,32 @@ func TestRestoredSizeIsClamped(t *testing.T) {
 		}
 	}
 }
+
+// unsetScale is an app whose settings have no scale (0), as the desktop app's have until the
+// user sets one.
+type unsetScale struct{ fyne.App }
+
+func (a unsetScale) Settings() fyne.Settings { return zeroScale{a.App.Settings()} }
+
+type zeroScale struct{ fyne.Settings }
+
+func (zeroScale) Scale() float32 { return 0 }
+
+// With no scale set (the desktop app's settings say 0), the screen still bounds a restored size.
+func TestRestoredSizeUnsetScale(t *testing.T) {
+	t.Setenv(bookmarks.EnvPath, filepath.Join(t.TempDir(), "bookmarks.json"))
+	a := unsetScale{test.NewTempApp(t)}
+	a.Preferences().SetFloat(prefWidth, 8192)
+	a.Preferences().SetFloat(prefHeight, 8192)
+	w := New(a, Options{Renderer: "cpu", Restore: true, do: testUI.do, bookmarksWatch: -1,
+		Screen: func() (int, int, bool) { return 1600, 1000, true }})
+	defer func() {
+		w.FyneWindow().Close()
+		w.stop()
+		testUI.reset()
+	}()
+	w.FyneWindow().Show()
+	if got := w.win.Canvas().Size(); got != fyne.NewSize(1600, 1000) {
+		t.Errorf("saved 8192x8192 came back as %v on a 1600x1000 screen, want 1600x1000", got)
+	}
+}

@@ -239,7 +239,10 @@ func New(a fyne.App, opts Options) *Window {
 // it against the limits), else the last session's, else 1280x800, made to fit the screen
 // (Options.Screen) and the memory budget (limits.go) at the app's scale.
 func (w *Window) initialSize() fyne.Size {
-	scale := w.app.Settings().Scale()
+	scale := w.app.Settings().Scale() // the user's scale: 0 (unset) or less reads as 1
+	if scale <= 0 {
+		scale = 1
+	}
 	if s := w.opts.Size; !s.IsZero() {
 		return clampWindowSize(s, fyne.Size{}, scale)
 	}
@@ -250,7 +253,7 @@ func (w *Window) initialSize() fyne.Size {
 	var screen fyne.Size
 	if w.opts.Screen != nil {
 		if sw, sh, ok := w.opts.Screen(); ok && sw > 0 && sh > 0 {
-			screen = fyne.NewSize(float32(sw)/max(scale, 1e-3), float32(sh)/max(scale, 1e-3))
+			screen = fyne.NewSize(float32(sw)/scale, float32(sh)/scale)
 		}
 	}
 	return clampWindowSize(size, screen, scale)
