@@ -92,6 +92,13 @@ func TestWindowQuitSavesView(t *testing.T) {
 			if v, _ := prefs["window.view"].(string); !strings.Contains(v, "re=-0.7436 im=0.1318 zoom="+zoom+" ") {
 				t.Errorf("after %s the saved view is %q, want the view at zoom %s", how, v, zoom)
 			}
+			// The whole state, written at once: the size and the panel too.
+			if w, h := prefs["window.width"], prefs["window.height"]; w != 1280.0 || h != 800.0 {
+				t.Errorf("after %s the saved size is %v x %v, want 1280 x 800", how, w, h)
+			}
+			if _, ok := prefs["window.bookmarks_open"]; !ok {
+				t.Errorf("after %s the bookmarks panel's state was not saved", how)
+			}
 		})
 	}
 }

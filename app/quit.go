@@ -38,12 +38,15 @@ func (w *Window) Quit() {
 	w.app.Driver().Quit()
 }
 
-// shutdown is the window's OnClosed: it saves the state, stops the work on the UI goroutine,
-// then stops the render worker, the prober and a running export, and lets no render start on
-// the GPU renderer, waiting (at most shutdownWait) for what is in flight. Calling it again does
-// no harm.
+// shutdown is the window's OnClosed: it saves the state and writes it to disk, stops the work
+// on the UI goroutine, then stops the render worker, the prober and a running export, and lets
+// no render start on the GPU renderer, waiting (at most shutdownWait) for what is in flight.
+// Calling it again does no harm.
 func (w *Window) shutdown() {
 	w.saveState()
+	if w.opts.Restore {
+		flushPreferences(w.app)
+	}
 	w.stopUI()
 	w.closeOnce.Do(func() { close(w.closing) })
 	done := make(chan struct{})

@@ -60,3 +60,18 @@ func (w *Window) saveState() {
 	}
 	p.SetBool(prefBookmarks, w.marks != nil && w.marks.visible)
 }
+
+// flushPreferences writes the app's preferences to disk now, all of them. Fyne writes them on a
+// change unless it wrote them less than 100 ms before, then 100 ms later through the UI
+// goroutine, and last as the app stops (its stopped hook); a quit loses the last two when the
+// driver, stopping, acknowledges queued calls without running them (fyne v2.7.1): a SIGTERM
+// kept the view but lost the size written just after it, one run in three. The stopped hook
+// (this window's, which does nothing once the state is saved, then Fyne's forced write) is the
+// one way to ask for that write; an app without one is left as it is.
+func flushPreferences(a fyne.App) {
+	if lc, ok := a.Lifecycle().(interface{ OnStopped() func() }); ok {
+		if stopped := lc.OnStopped(); stopped != nil {
+			stopped()
+		}
+	}
+}
