@@ -19,9 +19,11 @@ import (
 
 // runWindow opens the explorer window: `mandelscope [--renderer=auto|gpu|cpu] [--size=WxH]
 // [location flags]`; without location flags (and without --size, for the size) it reopens
-// the last session's view, window size and bookmarks panel. It returns when the window is
-// closed. With MANDELSCOPE_TRACE_FRAMES set
-// in the environment it prints a line on stderr for every frame shown.
+// the last session's view, window size (fitted to the screen and to the memory budget) and
+// bookmarks panel. A --size beyond what the window can hold is a usage error. It returns when
+// the window is closed, Ctrl+Q is pressed or a SIGINT, SIGTERM or SIGHUP comes (each saves the
+// view). With MANDELSCOPE_TRACE_FRAMES set in the environment it prints a line on stderr for
+// every frame shown.
 func runWindow(args []string) error {
 	fs := newFlagSet("", os.Stderr)
 	lf := addLocationFlags(fs)
@@ -49,19 +51,16 @@ func runWindow(args []string) error {
 	// Without location flags the window comes back where the last session left it.
 	located := false
 	fs.Visit(func(f *flag.Flag) { located = located || (f.Name != "renderer" && f.Name != "size") })
-	opts := app.Options{Renderer: *rend, NewGPU: newGPURenderer, Restore: true, Accumulate: preview.AccumulateN}
+	opts := app.Options{Renderer: *rend, Restore: true, Accumulate: preview.AccumulateN}
 	if located {
 		opts.Start = loc
 	}
 	if *size != "" {
-		w, h, err := parseSize(*size)
+		ws, err := parseWindowSize(*size)
 		if err != nil {
 			return usageErr("--size: %v", err)
 		}
-		opts.Size = fyne.NewSize(float32(w), float32(h))
-	}
-	if *rend == "cpu" {
-		opts.NewGPU = nil
+		opts.Size = ws
 	}
 	if os.Getenv("MANDELSCOPE_TRACE_FRAMES") != "" {
 		opts.OnFrame = func(r preview.Result) {
@@ -79,18 +78,61 @@ func runWindow(args []string) error {
 				r.Stats.Block, r.Req.Loc)
 		}
 	}
-	a := fyneapp.NewWithID("io.mandelscope.app")
-	a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
-	w := app.New(a, opts)
-	w.ShowAndRun()
+	// A restored size fits the screen; SIGINT, SIGTERM and SIGHUP end the session as the close
+	// button does (the view saved), a second one at once.
+	opts.Screen = render.ScreenArea
+	opts.Signals, opts.CatchSignals = make(chan os.Signal, 1), true
+	opts.ForceQuit = func() {
+		fmt.Fprintln(os.Stderr, "mandelscope: quitting at once (a second signal)")
+		os.Exit(1)
+	}
+	var w *app.Window
+	if *rend != "cpu" {
+		// Called once the app runs, when w is set: the renderer's main-thread calls go
+		// through the window, whose closing waits for a renderer being made.
+		opts.NewGPU = func() (app.Renderer, error) { return newGPURenderer(w.MainThread) }
+	}
+	return guardWindow(func() {
+		a := fyneapp.NewWithID("io.mandelscope.app")
+		a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
+		w = app.New(a, opts)
+		w.ShowAndRun()
+	})
+}
+
+// parseWindowSize reads --size for the window: a size (or preset) as export.ParseSize reads
+// it, within what the window can hold (app.CheckWindowSize: the GL viewport and the preview's
+// memory budget).
+func parseWindowSize(s string) (fyne.Size, error) {
+	w, h, err := parseSize(s)
+	if err != nil {
+		return fyne.Size{}, err
+	}
+	if err := app.CheckWindowSize(w, h); err != nil {
+		return fyne.Size{}, err
+	}
+	return fyne.NewSize(float32(w), float32(h)), nil
+}
+
+// guardWindow runs the window (fn), turning a panic on its goroutine into a one-line error:
+// Fyne panics when its own GL programs do not link, as when the driver cannot allocate the
+// window's framebuffer ("failed to link OpenGL program; error code: 505", GL_OUT_OF_MEMORY).
+func guardWindow(fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the window could not start: %s", oneLine(fmt.Errorf("%v", r)))
+		}
+	}()
+	fn()
 	return nil
 }
 
 // newGPURenderer makes the window's GPU renderer. The window calls it on a goroutine once the
-// Fyne app has started (Fyne owns GLFW and the main thread, hence fyne.DoAndWait).
+// Fyne app has started (Fyne owns GLFW and the main thread, hence the window's MainThread,
+// which runs f through fyne.Do).
 // It says on stderr which renderer the window uses.
-func newGPURenderer() (app.Renderer, error) {
-	g, err := render.NewGL(render.Options{MainThread: fyne.DoAndWait})
+func newGPURenderer(mainThread func(func())) (app.Renderer, error) {
+	g, err := render.NewGL(render.Options{MainThread: mainThread})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mandelscope: no OpenGL, the window renders on the CPU: %v\n", err)
 		return nil, err

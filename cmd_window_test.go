@@ -15,3 +15,43 @@ func TestWindowBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// A --size the window cannot hold (the GL viewport, the preview's memory budget) is a one-line
+// usage error naming the bound, before any window is made: 30000x30000 panicked in Fyne's GL
+// setup, 65536x65536 was an X error, 8192x8192 ran out of memory.
+func TestWindowSizeBounded(t *testing.T) {
+	for _, c := range []struct{ size, want string }{
+		{"30000x30000", "16384 pixels a side"},
+		{"65536x65536", "16384 pixels a side"},
+		{"20000x600", "16384 pixels a side"},
+		{"8192x8192", "million pixels"},
+		{"8k", "1024 MiB of preview memory"},
+	} {
+		err := runWindow([]string{"--size=" + c.size})
+		var ee exitError
+		if !errors.As(err, &ee) || ee.code != 2 || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--size=%s: error %v, want a one-line usage error naming %q", c.size, err, c.want)
+		}
+	}
+	for _, s := range []string{"1280x800", "4k", "16384x480"} {
+		if _, err := parseWindowSize(s); err != nil {
+			t.Errorf("--size=%s refused: %v", s, err)
+		}
+	}
+}
+
+// A panic while the window starts (Fyne panics when its GL programs do not link) is a
+// one-line error, not a crash.
+func TestGuardWindow(t *testing.T) {
+	err := guardWindow(func() { panic("failed to link OpenGL program; error code: 505") })
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "error code: 505") {
+		t.Errorf("guardWindow of a panic: %v, want one line with the panic's text", err)
+	}
+	err = guardWindow(func() { panic(errors.New("failed to link OpenGL program:\nERROR: 0:1: something\n")) })
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "something") {
+		t.Errorf("guardWindow of a multi-line panic: %v, want one line", err)
+	}
+	if err := guardWindow(func() {}); err != nil {
+		t.Errorf("guardWindow of a window that ran: %v", err)
+	}
+}

@@ -216,7 +216,7 @@ func TestTooltipsAndMenuShortcuts(t *testing.T) {
 
 	want := map[string]bool{"Copy Location": true, "Export...": true, "Open Image...": true, "Zoom In": true,
 		"Zoom Out": true, "Home": true, "Back": true, "Forward": true, "Go to Location...": true,
-		"Show Bookmarks": true, "Add Bookmark...": true}
+		"Show Bookmarks": true, "Add Bookmark...": true, "Quit": true}
 	for _, m := range w.menus {
 		for _, it := range m.Items {
 			if want[it.Label] {
@@ -287,7 +287,7 @@ func TestStatePersists(t *testing.T) {
 	if got := w.Location(); !got.Zoom.Equal(fractal.Home().Zoom) {
 		t.Errorf("a damaged saved view gave %v, want home", got)
 	}
-	if s := w.win.Canvas().Size(); s.Width > maxRestoredSide {
+	if s := w.win.Canvas().Size(); s.Width > MaxWindowSide || float64(s.Width)*float64(s.Height) > MaxWindowPixels {
 		t.Errorf("a damaged saved size gave %v", s)
 	}
 	closeW(w)

@@ -382,6 +382,18 @@ func (ui *exportUI) exportRenderer() export.TileRenderer {
 	return ui.w.cpu
 }
 
+// stop interrupts the export in progress, if any, and waits for it to end (its .part stays,
+// for a resume); the window calls it as it closes.
+func (ui *exportUI) stop() {
+	ui.mu.Lock()
+	run := ui.running
+	ui.mu.Unlock()
+	if run != nil {
+		run.cancel()
+		<-run.done
+	}
+}
+
 // start runs an export in the background with a progress window.
 func (ui *exportUI) start(path string, opt export.Options) {
 	ctx, cancel := context.WithCancel(context.Background())

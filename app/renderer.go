@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"image"
 	"sync"
 
@@ -24,11 +25,20 @@ type moder interface {
 }
 
 // swapRenderer is the renderer the scheduler uses; the GPU renderer replaces the CPU one
-// when it becomes available.
+// when it becomes available, and the CPU one comes back if the GPU one fails a render (a
+// program that does not link on this driver, a lost context): that render is drawn again on
+// the CPU and onFail is told, once. After close it renders nothing.
 type swapRenderer struct {
-	mu sync.Mutex
-	r  Renderer
+	mu       sync.Mutex
+	r        Renderer
+	cpu      Renderer    // the fallback (nil: none)
+	onFail   func(error) // called (on the rendering goroutine) when the GPU renderer fails
+	closed   bool
+	inFlight sync.WaitGroup
 }
+
+// errClosed is what a render after close returns.
+var errClosed = errors.New("the window is closed")
 
 func (s *swapRenderer) get() Renderer {
 	s.mu.Lock()
@@ -42,8 +52,45 @@ func (s *swapRenderer) set(r Renderer) {
 	s.r = r
 }
 
+// begin counts a render in flight and returns the renderer for it (errClosed after close).
+func (s *swapRenderer) begin() (Renderer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errClosed
+	}
+	s.inFlight.Add(1)
+	return s.r, nil
+}
+
+// close lets no render start and waits for those in flight.
+func (s *swapRenderer) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.inFlight.Wait()
+}
+
 func (s *swapRenderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
-	return s.get().Render(ctx, f, rect, dst)
+	r, err := s.begin()
+	if err != nil {
+		return err
+	}
+	defer s.inFlight.Done()
+	err = r.Render(ctx, f, rect, dst)
+	if err == nil || s.cpu == nil || r == s.cpu || ctx.Err() != nil {
+		return err
+	}
+	s.mu.Lock()
+	failed := s.r == r
+	if failed {
+		s.r = s.cpu
+	}
+	s.mu.Unlock()
+	if failed && s.onFail != nil {
+		s.onFail(err)
+	}
+	return s.cpu.Render(ctx, f, rect, dst)
 }
 
 func (s *swapRenderer) Name() string { return s.get().Name() }

@@ -1,11 +1,15 @@
 // The window's state between runs, in the Fyne app's preferences: the last view (its text
 // form), the window's size and whether the bookmarks panel was open. Saved when the window
-// closes, restored by New when Options.Restore is set. Values read back are checked like any
-// input: a view that does not parse or validate, or a size out of range, is ignored.
+// closes (its close button, Quit, Ctrl+Q, SIGINT, SIGTERM, SIGHUP: quit.go), restored by New when
+// Options.Restore is set. Values read back are checked like any input: a view that does not
+// parse or validate, or a size that is not one, is ignored; a size larger than the screen or
+// than the memory budget (limits.go) is made to fit.
 
 package app
 
 import (
+	"math"
+
 	"fyne.io/fyne/v2"
 
 	"mandelscope/fractal"
@@ -18,9 +22,6 @@ const (
 	prefHeight    = "window.height"
 	prefBookmarks = "window.bookmarks_open"
 )
-
-// maxRestoredSide bounds a restored window side (screen units).
-const maxRestoredSide = 16384
 
 // restoredView is the last session's view, if one was saved and reads as a valid location.
 func restoredView(p fyne.Preferences) (fractal.Location, bool) {
@@ -35,10 +36,11 @@ func restoredView(p fyne.Preferences) (fractal.Location, bool) {
 	return l, true
 }
 
-// restoredSize is the last session's window size, if one was saved and is sensible.
+// restoredSize is the last session's window size, if one was saved and is a size (New clamps
+// it to the screen and to the memory budget: a saved size may be larger than either).
 func restoredSize(p fyne.Preferences) (fyne.Size, bool) {
 	w, h := p.Float(prefWidth), p.Float(prefHeight)
-	if !(w >= 1 && w <= maxRestoredSide && h >= 1 && h <= maxRestoredSide) {
+	if !(w >= 1 && w <= math.MaxFloat32 && h >= 1 && h <= math.MaxFloat32) {
 		return fyne.Size{}, false
 	}
 	return fyne.NewSize(float32(w), float32(h)), true
@@ -49,6 +51,7 @@ func (w *Window) saveState() {
 	if !w.opts.Restore {
 		return
 	}
+	w.saved.Store(true)
 	p := w.app.Preferences()
 	p.SetString(prefView, w.Location().String())
 	if s := w.win.Canvas().Size(); s.Width >= 1 && s.Height >= 1 {
@@ -56,4 +59,19 @@ func (w *Window) saveState() {
 		p.SetFloat(prefHeight, float64(s.Height))
 	}
 	p.SetBool(prefBookmarks, w.marks != nil && w.marks.visible)
+}
+
+// flushPreferences writes the app's preferences to disk now, all of them. Fyne writes them on a
+// change unless it wrote them less than 100 ms before, then 100 ms later through the UI
+// goroutine, and last as the app stops (its stopped hook); a quit loses the last two when the
+// driver, stopping, acknowledges queued calls without running them (fyne v2.7.1): a SIGTERM
+// kept the view but lost the size written just after it, one run in three. The stopped hook
+// (this window's, which does nothing once the state is saved, then Fyne's forced write) is the
+// one way to ask for that write; an app without one is left as it is.
+func flushPreferences(a fyne.App) {
+	if lc, ok := a.Lifecycle().(interface{ OnStopped() func() }); ok {
+		if stopped := lc.OnStopped(); stopped != nil {
+			stopped()
+		}
+	}
 }

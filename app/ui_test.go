@@ -108,7 +108,9 @@ func openTestWindow(t *testing.T, opts Options) *Window {
 	opts.do = testUI.do
 	w := New(a, opts)
 	t.Cleanup(func() {
-		w.FyneWindow().Close()
+		if !isClosed(w.closing) { // Fyne's test driver fails a second Close
+			w.FyneWindow().Close()
+		}
 		w.stop() // waits for the worker and the prober to end
 		testUI.reset()
 	})

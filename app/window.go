@@ -19,7 +19,10 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"os"
+	"os/signal"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -39,7 +42,8 @@ type Options struct {
 	Renderer string
 	// NewGPU creates the GPU renderer. It is called once the Fyne app has started (New sets
 	// the app's Lifecycle OnStarted hook for it), on a goroutine of its own. Nil means no GPU
-	// renderer is available.
+	// renderer is available. What it must run on the main thread it should run through the
+	// window's MainThread, which closing the window serves too: closing waits for it.
 	NewGPU func() (Renderer, error)
 	// Start is the first view; the zero Location means fractal.Home().
 	Start fractal.Location
@@ -59,6 +63,18 @@ type Options struct {
 	// they come, in the pattern of an export's --supersample=n; preview.AccumulateN in the
 	// explorer); 0 or 1: none.
 	Accumulate int
+	// Screen, when set, says the screen's usable size in pixels (ok false when unknown); New
+	// calls it on the UI goroutine after making the Fyne window. A restored or default window
+	// size is made to fit it (limits.go); a given Size is not.
+	Screen func() (width, height int, ok bool)
+	// Signals, when set, ends the session as the close button does when a value arrives (a
+	// second one calls ForceQuit). With CatchSignals, New relays QuitSignals to it
+	// (signal.Notify) and, once the app runs, takes SIGINT and SIGTERM over from Fyne's driver
+	// (quit.go).
+	Signals      chan os.Signal
+	CatchSignals bool
+	// ForceQuit, when set, is called on a second signal (a quit that does not end).
+	ForceQuit func()
 
 	// do runs a function on the UI goroutine: fyne.Do when nil. Tests queue the calls and
 	// run them on the test goroutine (Fyne's test driver runs fyne.Do inline, on the caller's
@@ -133,6 +149,12 @@ type Window struct {
 	nav   *navigator
 	marks *bookmarksPanel
 	exp   *exportUI
+
+	closing   chan struct{} // closed when the window closes
+	closeOnce sync.Once
+	saved     atomic.Bool   // the state was saved (saveState)
+	mainPump  chan func()   // MainThread's calls, taken by shutdown while it waits
+	gpuDone   chan struct{} // closed when startGPU, started by OnStarted, has returned
 }
 
 // New builds the explorer window in a (the window is not shown yet: call ShowAndRun or
@@ -150,10 +172,10 @@ func New(a fyne.App, opts Options) *Window {
 	if start.Zoom.String() == "0" || start.Validate() != nil {
 		start = fractal.Home()
 	}
-	w := &Window{app: a, opts: opts, loc: start, cpu: &cpu.Renderer{}}
+	w := &Window{app: a, opts: opts, loc: start, cpu: &cpu.Renderer{}, closing: make(chan struct{}), mainPump: make(chan func())}
 	w.autoIter, w.autoBoost = autoOf(start)
 	w.lastIters = start.Iterations
-	w.rend = &swapRenderer{r: w.cpu}
+	w.rend = &swapRenderer{r: w.cpu, cpu: w.cpu, onFail: w.gpuFailed}
 	w.sched = preview.New(w.rend)
 	w.worker = preview.NewWorker(w.sched, opts.Idle, w.deliver)
 	w.setSampling()
@@ -162,20 +184,17 @@ func New(a fyne.App, opts Options) *Window {
 
 	w.win = a.NewWindow("Mandelscope")
 	w.build()
-	size := opts.Size
-	if s, ok := restoredSize(a.Preferences()); size.IsZero() && opts.Restore && ok {
-		size = s
-	}
-	if size.IsZero() {
-		size = fyne.NewSize(1280, 800)
-	}
-	w.win.Resize(size.Max(w.win.Content().MinSize())) // the desktop driver keeps to it too
-	w.win.SetOnClosed(func() {
-		w.saveState()
-		w.stopUI()
-		go w.stopWorkers() // a render in progress may take a moment to stop
+	w.win.Resize(w.initialSize().Max(w.win.Content().MinSize())) // the desktop driver keeps to it too
+	w.win.SetOnClosed(w.shutdown)
+	// A quit that does not close the window (Fyne's own signal handler, before the window
+	// takes it over) still saves the state.
+	a.Lifecycle().SetOnStopped(func() {
+		if !w.saved.Load() {
+			w.saveState()
+		}
 	})
 
+	startGPU := false
 	switch {
 	case opts.Renderer == "cpu":
 		w.gpuNote = "CPU renderer (chosen)"
@@ -183,13 +202,32 @@ func New(a fyne.App, opts Options) *Window {
 		w.gpuNote = "CPU renderer (no OpenGL renderer built in)"
 	default:
 		w.gpuNote = "CPU renderer (starting OpenGL...)"
-		a.Lifecycle().SetOnStarted(func() { go w.startGPU() })
+		startGPU = true
+	}
+	if opts.Signals != nil && opts.CatchSignals {
+		signal.Notify(opts.Signals, QuitSignals...)
+	}
+	a.Lifecycle().SetOnStarted(func() {
+		if startGPU {
+			w.gpuDone = make(chan struct{}) // shutdown, on this goroutine too, waits for it
+			go w.startGPU()
+		}
+		if opts.Signals != nil && opts.CatchSignals {
+			go takeSignalsFromFyne(opts.Signals, w.closing)
+		}
+	})
+	if opts.Signals != nil {
+		w.listenForQuit(opts.Signals)
 	}
 	w.updateStatus()
 	w.marks = installBookmarksPanel(w)
 	w.exp = installExport(w)
 	w.nav = installNavigation(w)
 	installGradients(w)
+	quit := fyne.NewMenuItem("Quit", w.Quit) // stays last in the menu (AddMenuItem)
+	quit.IsQuit, quit.Shortcut = true, quitShortcut
+	w.AddMenuItem("File", quit)
+	w.AddShortcut(quitShortcut, w.Quit)
 	w.rebuildMenu()
 	if opts.Restore && a.Preferences().Bool(prefBookmarks) {
 		w.marks.toggle()
@@ -197,14 +235,53 @@ func New(a fyne.App, opts Options) *Window {
 	return w
 }
 
-// uiDo runs fn on the UI goroutine (Options.do, else fyne.Do); it may be called from any
-// goroutine and does not wait.
-func (w *Window) uiDo(fn func()) {
-	if w.opts.do != nil {
-		w.opts.do(fn)
-		return
+// initialSize is the window's first size (screen units): Options.Size as given (main checks
+// it against the limits), else the last session's, else 1280x800, made to fit the screen
+// (Options.Screen) and the memory budget (limits.go) at the app's scale.
+func (w *Window) initialSize() fyne.Size {
+	scale := w.app.Settings().Scale() // the user's scale: 0 (unset) or less reads as 1
+	if scale <= 0 {
+		scale = 1
 	}
-	fyne.Do(fn)
+	if s := w.opts.Size; !s.IsZero() {
+		return clampWindowSize(s, fyne.Size{}, scale)
+	}
+	size := fyne.NewSize(1280, 800)
+	if s, ok := restoredSize(w.app.Preferences()); w.opts.Restore && ok {
+		size = s
+	}
+	var screen fyne.Size
+	if w.opts.Screen != nil {
+		if sw, sh, ok := w.opts.Screen(); ok && sw > 0 && sh > 0 {
+			screen = fyne.NewSize(float32(sw)/scale, float32(sh)/scale)
+		}
+	}
+	return clampWindowSize(size, screen, scale)
+}
+
+// gpuFailed is swapRenderer's onFail: the GPU renderer failed a render (any goroutine), the
+// CPU one draws from now on; the status bar says why.
+func (w *Window) gpuFailed(err error) {
+	w.uiDo(func() {
+		w.gpuNote = "CPU renderer (OpenGL failed: " + oneLine(err.Error()) + ")"
+		w.updateStatus()
+	})
+}
+
+// uiDo runs fn on the UI goroutine (Options.do, else fyne.Do) unless the window has closed
+// by then; it may be called from any goroutine and does not wait.
+func (w *Window) uiDo(fn func()) {
+	do := fyne.Do
+	if w.opts.do != nil {
+		do = w.opts.do
+	}
+	do(func() {
+		// Once the window is closed nothing is left to update: Fyne, once it has stopped,
+		// runs such calls on the caller's goroutine.
+		if !isClosed(w.closing) {
+			fn()
+		}
+	})
 }
 
 // stop ends the window's background work: on the UI goroutine it stops the history timer and
@@ -235,7 +312,14 @@ func (w *Window) stopWorkers() {
 // startGPU creates the GPU renderer (on a goroutine: the renderer's own calls go to the
 // main thread) and switches to it, or says in the status bar why the CPU stays.
 func (w *Window) startGPU() {
+	if w.gpuDone != nil {
+		defer close(w.gpuDone)
+	}
 	r, err := w.opts.NewGPU()
+	if c, ok := r.(interface{ Close() error }); ok && err == nil && isClosed(w.closing) {
+		_ = c.Close() // too late: the window closed meanwhile
+		return
+	}
 	w.uiDo(func() {
 		if err != nil {
 			w.gpuNote = "CPU renderer (no OpenGL: " + oneLine(err.Error()) + ")"
@@ -360,7 +444,16 @@ func (w *Window) AddToolbarItem(item widget.ToolbarItem) {
 func (w *Window) AddMenuItem(menu string, item *fyne.MenuItem) {
 	for _, m := range w.menus {
 		if m.Label == menu {
-			m.Items = append(m.Items, item)
+			if n := len(m.Items); n >= 2 && m.Items[n-1].IsQuit {
+				// Quit stays last, after its separator (Fyne adds a Quit of its own, which ends
+				// the app without closing the window, to a first menu that does not end with one).
+				m.Items = append(m.Items[:n-2:n-2], item, m.Items[n-2], m.Items[n-1])
+			} else {
+				if item.IsQuit {
+					m.Items = append(m.Items, fyne.NewMenuItemSeparator())
+				}
+				m.Items = append(m.Items, item)
+			}
 			w.rebuildMenu()
 			return
 		}

@@ -445,6 +445,7 @@ func TestHooks(t *testing.T) {
 	w := newTestWindow(t)
 	w.AddMenuItem("Go", fyne.NewMenuItem("Somewhere", func() {}))
 	w.AddMenuItem("Extra", fyne.NewMenuItem("Thing", func() {}))
+	w.AddMenuItem("File", fyne.NewMenuItem("Later", func() {})) // goes before Quit
 	n := len(w.toolbar.Items)
 	w.AddToolbarItem(widget.NewToolbarSeparator())
 	if len(w.toolbar.Items) != n+1 {
@@ -473,7 +474,7 @@ func TestHooks(t *testing.T) {
 	if got := strings.Join(order, ","); got != "File,View,Go,Bookmarks,Extra" {
 		t.Errorf("menus in the order %s, want File,View,Go,Bookmarks,Extra", got)
 	}
-	if got := strings.Join(labels["File"], ","); got != "Copy Location,Export...,Open Image...,,Import Gradient...,Export Gradient...,Edit Gradient..." {
+	if got := strings.Join(labels["File"], ","); got != "Copy Location,Export...,Open Image...,,Import Gradient...,Export Gradient...,Edit Gradient...,Later,,Quit" {
 		t.Errorf("File menu %s", got)
 	}
 	panel := widget.NewLabel("bookmarks")
