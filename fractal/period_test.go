@@ -89,8 +89,8 @@ func TestPeriodicReferenceMatchesLongOrbit(t *testing.T) {
 	}
 }
 
-// TestPerturbInsideMinibrotAgainstBig renders pixels inside deep minibrots with more
-// iterations than a reference orbit held before (2^21): every pixel must agree with
+// TestPerturbInsideMinibrotAgainstBig renders pixels inside and next to deep minibrots with
+// more iterations than a reference orbit held before (2^21): every pixel must agree with
 // math/big (EscapeBig, at two precisions), where they used to "escape" together at the
 // orbit's end plus a few thousand iterations.
 func TestPerturbInsideMinibrotAgainstBig(t *testing.T) {
@@ -98,10 +98,14 @@ func TestPerturbInsideMinibrotAgainstBig(t *testing.T) {
 		name, zoom string
 		iterations int
 		pixels     [][2]int
+		size       int // the frame's width and height (64 where 0)
 	}{
-		{"p8007", "1e40", 2_500_000, [][2]int{{0, 0}, {63, 40}}},
-		{"p136119z50", "1e53", 10_000_000, [][2]int{{5, 60}}},
-		{"nucleus1e451", "1e451", 2_200_000, [][2]int{{32, 32}}},
+		{"p8007", "1e40", 2_500_000, [][2]int{{0, 0}, {63, 40}}, 0},
+		{"p136119z50", "1e53", 10_000_000, [][2]int{{5, 60}}, 0},
+		{"nucleus1e451", "1e451", 2_200_000, [][2]int{{32, 32}}, 0},
+		// Next to the minibrot's edge: pixels that escape after 2.24M and 3.62M iterations
+		// (math/big), past the orbit's end; the old orbit made every one 2,107,696.
+		{"p136119z50", "1e50", 4_000_000, [][2]int{{2192, 2080}, {2184, 2080}}, 4096},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"@"+tc.zoom, func(t *testing.T) {
@@ -109,7 +113,11 @@ func TestPerturbInsideMinibrotAgainstBig(t *testing.T) {
 				t.Skip("millions of iterations in math/big: not in -short or -race runs")
 			}
 			l := minibrotView(t, tc.name, tc.zoom, tc.iterations)
-			f, err := NewFrame(l, 64, 64).WithReference(context.Background(), &ReferenceCache{}, nil)
+			size := tc.size
+			if size == 0 {
+				size = 64
+			}
+			f, err := NewFrame(l, size, size).WithReference(context.Background(), &ReferenceCache{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
