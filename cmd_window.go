@@ -12,7 +12,9 @@ import (
 	"mandelscope/app"
 	"mandelscope/app/preview"
 	"mandelscope/assets"
+	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/cli"
 	"mandelscope/internal/text"
 	"mandelscope/render"
 )
@@ -25,11 +27,11 @@ import (
 // view). With MANDELSCOPE_TRACE_FRAMES set in the environment it prints a line on stderr for
 // every frame shown.
 func runWindow(args []string) error {
-	fs := newFlagSet("", os.Stderr)
-	lf := addLocationFlags(fs)
+	fs := cli.NewFlagSet("", os.Stderr)
+	lf := cli.AddLocationFlags(fs)
 	rend := fs.String("renderer", "auto", "renderer: auto (GPU, falling back to the CPU), gpu or cpu")
 	size := fs.String("size", "", "initial view size WxH in screen units (default 1280x800)")
-	rest, err := parseFlags(fs, args)
+	rest, err := cli.ParseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
@@ -37,14 +39,14 @@ func runWindow(args []string) error {
 		return err
 	}
 	if len(rest) > 0 {
-		return usageErr("unexpected argument %q", text.Clip(rest[0], 40))
+		return cli.UsageErr("unexpected argument %q", text.Clip(rest[0], 40))
 	}
 	switch *rend {
 	case "auto", "gpu", "cpu":
 	default:
-		return usageErr("--renderer: %q must be auto, gpu or cpu", text.Clip(*rend, 40))
+		return cli.UsageErr("--renderer: %q must be auto, gpu or cpu", text.Clip(*rend, 40))
 	}
-	loc, err := lf.apply(fractal.Home(), true)
+	loc, err := lf.Apply(fractal.Home(), true)
 	if err != nil {
 		return err
 	}
@@ -58,7 +60,7 @@ func runWindow(args []string) error {
 	if *size != "" {
 		ws, err := parseWindowSize(*size)
 		if err != nil {
-			return usageErr("--size: %v", err)
+			return cli.UsageErr("--size: %v", err)
 		}
 		opts.Size = ws
 	}
@@ -104,7 +106,7 @@ func runWindow(args []string) error {
 // it, within what the window can hold (app.CheckWindowSize: the GL viewport and the preview's
 // memory budget).
 func parseWindowSize(s string) (fyne.Size, error) {
-	w, h, err := parseSize(s)
+	w, h, err := export.ParseSize(s)
 	if err != nil {
 		return fyne.Size{}, err
 	}
@@ -120,7 +122,7 @@ func parseWindowSize(s string) (fyne.Size, error) {
 func guardWindow(fn func()) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("the window could not start: %s", oneLine(fmt.Errorf("%v", r)))
+			err = fmt.Errorf("the window could not start: %s", cli.OneLine(fmt.Errorf("%v", r)))
 		}
 	}()
 	fn()

@@ -4,13 +4,15 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"mandelscope/internal/cli"
 )
 
 func TestWindowBadFlags(t *testing.T) {
 	for _, args := range [][]string{{"--renderer=vulkan"}, {"--zoom=-1"}, {"--size=1x"}, {"--center=1"}} {
 		err := runWindow(args)
-		var ee exitError
-		if !errors.As(err, &ee) || ee.code != 2 || strings.Contains(err.Error(), "\n") {
+		var ee cli.ExitError
+		if !errors.As(err, &ee) || ee.Code != 2 || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: error %v, want a one-line usage error", args, err)
 		}
 	}
@@ -28,8 +30,8 @@ func TestWindowSizeBounded(t *testing.T) {
 		{"8k", "1024 MiB of preview memory"},
 	} {
 		err := runWindow([]string{"--size=" + c.size})
-		var ee exitError
-		if !errors.As(err, &ee) || ee.code != 2 || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.want) {
+		var ee cli.ExitError
+		if !errors.As(err, &ee) || ee.Code != 2 || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--size=%s: error %v, want a one-line usage error naming %q", c.size, err, c.want)
 		}
 	}

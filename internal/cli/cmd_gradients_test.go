@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // gr runs `mandelscope gradients ARGS` in-process.
 func gr(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = run(append([]string{"gradients"}, args...), &out, &errb)
+	code = Run(append([]string{"gradients"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ const bookmarksUsage = "list, add, rm, rename, import or export"
 //	mandelscope bookmarks export [--force] [--name=NAME]... FILE
 func runBookmarks(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageErr("missing subcommand: %s", bookmarksUsage)
+		return UsageErr("missing subcommand: %s", bookmarksUsage)
 	}
 	sub, args := args[0], args[1:]
 	if sub == "-h" || sub == "--help" || sub == "help" {
@@ -56,7 +56,7 @@ func runBookmarks(args []string, stdout, stderr io.Writer) error {
 		"export": bookmarksExport,
 	}[sub]
 	if !ok {
-		return usageErr("unknown subcommand %q (use %s)", text.Clip(sub, 40), bookmarksUsage)
+		return UsageErr("unknown subcommand %q (use %s)", text.Clip(sub, 40), bookmarksUsage)
 	}
 	return run(args, stdout, stderr)
 }
@@ -64,10 +64,10 @@ func runBookmarks(args []string, stdout, stderr io.Writer) error {
 // wantArgs checks the number of positional arguments, naming what is missing or extra.
 func wantArgs(pos []string, names ...string) error {
 	if len(pos) < len(names) {
-		return usageErr("missing %s", strings.Join(names[len(pos):], " and "))
+		return UsageErr("missing %s", strings.Join(names[len(pos):], " and "))
 	}
 	if len(pos) > len(names) {
-		return usageErr("unexpected argument %q (quote a name that has spaces)", text.Clip(pos[len(names)], 40))
+		return UsageErr("unexpected argument %q (quote a name that has spaces)", text.Clip(pos[len(names)], 40))
 	}
 	return nil
 }
@@ -75,8 +75,8 @@ func wantArgs(pos []string, names ...string) error {
 func bookmarksPath() (string, error) { return bookmarks.DefaultPath() }
 
 func bookmarksList(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bookmarks list", stderr)
-	pos, err := parseFlags(fs, args)
+	fs := NewFlagSet("bookmarks list", stderr)
+	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -120,10 +120,10 @@ func listLine(l fractal.Location) string {
 }
 
 func bookmarksAdd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bookmarks add", stderr)
-	lf := addLocationFlags(fs)
+	fs := NewFlagSet("bookmarks add", stderr)
+	lf := AddLocationFlags(fs)
 	thumb := fs.Bool("thumbnail", true, fmt.Sprintf("store a %dx%d thumbnail rendered on the CPU", thumbW, thumbH))
-	pos, err := parseFlags(fs, args)
+	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -132,16 +132,16 @@ func bookmarksAdd(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, f := range []string{"center", "zoom"} {
 		if !flagWasSet(fs, f) {
-			return usageErr("missing --%s (add --center=RE,IM --zoom=Z NAME)", f)
+			return UsageErr("missing --%s (add --center=RE,IM --zoom=Z NAME)", f)
 		}
 	}
-	loc, err := lf.apply(fractal.Home(), true)
+	loc, err := lf.Apply(fractal.Home(), true)
 	if err != nil {
 		return err
 	}
 	name, err := bookmarks.CleanName(pos[0])
 	if err != nil {
-		return usageErr("%v", err)
+		return UsageErr("%v", err)
 	}
 	path, err := bookmarksPath()
 	if err != nil {
@@ -184,8 +184,8 @@ func renderThumbnail(l fractal.Location) ([]byte, error) {
 }
 
 func bookmarksRemove(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bookmarks rm", stderr)
-	pos, err := parseFlags(fs, args)
+	fs := NewFlagSet("bookmarks rm", stderr)
+	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -205,8 +205,8 @@ func bookmarksRemove(args []string, stdout, stderr io.Writer) error {
 }
 
 func bookmarksRename(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bookmarks rename", stderr)
-	pos, err := parseFlags(fs, args)
+	fs := NewFlagSet("bookmarks rename", stderr)
+	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func bookmarksRename(args []string, stdout, stderr io.Writer) error {
 	}
 	newName, err := bookmarks.CleanName(pos[1])
 	if err != nil {
-		return usageErr("%v", err)
+		return UsageErr("%v", err)
 	}
 	path, err := bookmarksPath()
 	if err != nil {
@@ -229,13 +229,13 @@ func bookmarksRename(args []string, stdout, stderr io.Writer) error {
 }
 
 func bookmarksImport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bookmarks import", stderr)
-	pos, err := parseFlags(fs, args)
+	fs := NewFlagSet("bookmarks import", stderr)
+	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
-		return usageErr("missing FILE to import (a bookmarks .json or a Kalles Fraktaler .kfr)")
+		return UsageErr("missing FILE to import (a bookmarks .json or a Kalles Fraktaler .kfr)")
 	}
 	path, err := bookmarksPath()
 	if err != nil {
@@ -285,11 +285,11 @@ func (n *nameList) String() string     { return strings.Join(*n, ",") }
 func (n *nameList) Set(s string) error { *n = append(*n, s); return nil }
 
 func bookmarksExport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bookmarks export", stderr)
+	fs := NewFlagSet("bookmarks export", stderr)
 	force := fs.Bool("force", false, "replace FILE if it exists")
 	var names nameList
 	fs.Var(&names, "name", "export only this bookmark (repeat for more; default all)")
-	pos, err := parseFlags(fs, args)
+	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}

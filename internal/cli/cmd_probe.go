@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -16,26 +16,26 @@ import (
 // contract, -1 when it does not escape, computed as the image would (float32, float64, or
 // perturbation with BLA past float64's reach); --exact computes it in math/big instead. A
 // pixel may lie outside the image ("-1,5" is just left of it), where the image's pixel grid
-// continues; such a coordinate after the flags is a pixel, not a flag (see parseFlags).
+// continues; such a coordinate after the flags is a pixel, not a flag (see ParseFlags).
 func runProbe(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("probe", stderr)
-	lf := addLocationFlags(fs)
+	fs := NewFlagSet("probe", stderr)
+	lf := AddLocationFlags(fs)
 	size := fs.String("size", "1280x720", "image size WxH the pixel coordinates refer to")
 	exact := fs.Bool("exact", false, "compute with math/big instead (the exact reference, slow)")
-	pts, err := parseFlags(fs, args)
+	pts, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	loc, err := lf.apply(fractal.Home(), true)
+	loc, err := lf.Apply(fractal.Home(), true)
 	if err != nil {
 		return err
 	}
 	w, h, err := parseSize(*size)
 	if err != nil {
-		return usageErr("--size: %v", err)
+		return UsageErr("--size: %v", err)
 	}
 	if len(pts) == 0 {
-		return usageErr("no pixels given: pass X,Y pairs after the flags")
+		return UsageErr("no pixels given: pass X,Y pairs after the flags")
 	}
 	f := fractal.NewFrame(loc, w, h)
 	type xy struct{ x, y int }
@@ -45,10 +45,10 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 		x, err1 := strconv.Atoi(xs)
 		y, err2 := strconv.Atoi(ys)
 		if !ok || err1 != nil || err2 != nil {
-			return usageErr("pixel %q must be X,Y with whole numbers", text.Clip(p, 40))
+			return UsageErr("pixel %q must be X,Y with whole numbers", text.Clip(p, 40))
 		}
 		if x < -export.MaxSide || y < -export.MaxSide || x > 2*export.MaxSide || y > 2*export.MaxSide {
-			return usageErr("pixel %d,%d is out of range (each coordinate from -%d to %d)", x, y, export.MaxSide, 2*export.MaxSide)
+			return UsageErr("pixel %d,%d is out of range (each coordinate from -%d to %d)", x, y, export.MaxSide, 2*export.MaxSide)
 		}
 		list = append(list, xy{x, y})
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -23,7 +23,7 @@ const gradientsUsage = "list, import or export"
 // Neither import nor export replaces a file unless --force is given.
 func runGradients(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageErr("missing subcommand: %s", gradientsUsage)
+		return UsageErr("missing subcommand: %s", gradientsUsage)
 	}
 	sub, args := args[0], args[1:]
 	if sub == "-h" || sub == "--help" || sub == "help" {
@@ -38,7 +38,7 @@ func runGradients(args []string, stdout, stderr io.Writer) error {
 		"export": gradientsExport,
 	}[sub]
 	if !ok {
-		return usageErr("unknown subcommand %q (use %s)", text.Clip(sub, 40), gradientsUsage)
+		return UsageErr("unknown subcommand %q (use %s)", text.Clip(sub, 40), gradientsUsage)
 	}
 	return run(args, stdout, stderr)
 }
@@ -46,8 +46,8 @@ func runGradients(args []string, stdout, stderr io.Writer) error {
 // gradientsList prints the built-in palettes and the user's gradients, one a line: the name,
 // where it comes from, and its stops (or why its file cannot be read).
 func gradientsList(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("gradients list", stderr)
-	pos, err := parseFlags(fs, args)
+	fs := NewFlagSet("gradients list", stderr)
+	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -80,14 +80,14 @@ func gradientsList(args []string, stdout, stderr io.Writer) error {
 }
 
 func gradientsImport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("gradients import", stderr)
+	fs := NewFlagSet("gradients import", stderr)
 	force := fs.Bool("force", false, "replace a gradient of the same name")
-	pos, err := parseFlags(fs, args)
+	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
-		return usageErr("missing gradient FILE")
+		return UsageErr("missing gradient FILE")
 	}
 	if len(pos) > 2 {
 		return wantArgs(pos, "gradient FILE", "NAME")
@@ -97,7 +97,7 @@ func gradientsImport(args []string, stdout, stderr io.Writer) error {
 		name = pos[1]
 	}
 	if err := gradients.CheckName(name); err != nil {
-		return usageErr("%v", err)
+		return UsageErr("%v", err)
 	}
 	g, err := gradients.ReadFile(pos[0])
 	if err != nil {
@@ -115,9 +115,9 @@ func gradientsImport(args []string, stdout, stderr io.Writer) error {
 }
 
 func gradientsExport(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("gradients export", stderr)
+	fs := NewFlagSet("gradients export", stderr)
 	force := fs.Bool("force", false, "replace an existing FILE")
-	pos, err := parseFlags(fs, args)
+	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func gradientsExport(args []string, stdout, stderr io.Writer) error {
 			return derr
 		}
 		if g, err = gradients.Load(dir, name); errors.Is(err, gradients.ErrNotFound) || fractal.ValidGradientName(name) != nil {
-			return usageErr("unknown gradient %q (built in: %s; yours: mandelscope gradients list)", text.Clip(name, 40), strings.Join(fractal.PaletteNames(), ", "))
+			return UsageErr("unknown gradient %q (built in: %s; yours: mandelscope gradients list)", text.Clip(name, 40), strings.Join(fractal.PaletteNames(), ", "))
 		} else if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -19,12 +19,12 @@ import (
 // own output is silenced to keep errors to one line.
 var usageOut sync.Map // *flag.FlagSet -> io.Writer
 
-// newFlagSet returns a flag set that reports errors instead of printing usage and exiting;
-// -h prints the usage on stderr (see parseFlags).
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// NewFlagSet returns a flag set that reports errors instead of printing usage and exiting;
+// -h prints the usage on stderr (see ParseFlags).
+func NewFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("mandelscope "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {} // errors stay one line; parseFlags prints the usage for -h
+	fs.Usage = func() {} // errors stay one line; ParseFlags prints the usage for -h
 	usageOut.Store(fs, stderr)
 	return fs
 }
@@ -41,13 +41,13 @@ func printUsage(fs *flag.FlagSet) {
 	fs.SetOutput(io.Discard)
 }
 
-// parseFlags parses args, turning flag errors into one-line usage errors. Flags may come
+// ParseFlags parses args, turning flag errors into one-line usage errors. Flags may come
 // before or after positional arguments ("probe 10,20 --zoom=5" works); it returns the
 // positional arguments in order. A lone "--" ends the flags. An argument that starts with a
 // minus sign and a digit or point ("-1,5", "-.5") is a negative number, so positional: no
 // flag's name starts with one; as the value of a flag that takes one ("--offset -0.5") it
 // stays that flag's value.
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+func ParseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for len(args) > 0 {
 		a := args[0]
@@ -72,7 +72,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				printUsage(fs)
 				return nil, err
 			}
-			return nil, usageErr("%v", err)
+			return nil, UsageErr("%v", err)
 		}
 		args = args[n:]
 	}
@@ -99,18 +99,19 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// locationFlags are the flags that say where to look: --center, --zoom, --iterations,
+// LocationFlags are the flags that say where to look: --center, --zoom, --iterations,
 // --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer,
-// --line-width, --light, --light-strength. Each is kept as text and checked by apply.
-type locationFlags struct {
+// --line-width, --light, --light-strength. Each is kept as text and checked by Apply.
+type LocationFlags struct {
 	fs                                              *flag.FlagSet
 	center, zoom, iterations, palette, density, off string
 	gradient                                        string
 	method, transfer, width, light, strength        string
 }
 
-func addLocationFlags(fs *flag.FlagSet) *locationFlags {
-	lf := &locationFlags{fs: fs}
+// AddLocationFlags defines the location flags on fs.
+func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
+	lf := &LocationFlags{fs: fs}
 	fs.StringVar(&lf.center, "center", "", "centre as RE,IM: decimal text of any length (default -0.5,0)")
 	fs.StringVar(&lf.zoom, "zoom", "", "zoom: the image's shorter side spans 4/zoom (default 1)")
 	fs.StringVar(&lf.iterations, "iterations", "", "maximum iterations (default: automatic for the zoom)")
@@ -126,22 +127,22 @@ func addLocationFlags(fs *flag.FlagSet) *locationFlags {
 	return lf
 }
 
-// apply returns base with every given location flag applied, validated; each error names
+// Apply returns base with every given location flag applied, validated; each error names
 // its flag. When --zoom is given without --iterations and autoIter is true, the iterations
 // follow the zoom (fractal.AutoIterations).
-func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Location, error) {
+func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Location, error) {
 	l := base
 	if flagWasSet(lf.fs, "center") {
 		re, im, err := parseCenter(lf.center)
 		if err != nil {
-			return l, usageErr("--center: %v", err)
+			return l, UsageErr("--center: %v", err)
 		}
 		l.Re, l.Im = re, im
 	}
 	if flagWasSet(lf.fs, "zoom") {
 		z, err := parseZoom(lf.zoom)
 		if err != nil {
-			return l, usageErr("--zoom: %v", err)
+			return l, UsageErr("--zoom: %v", err)
 		}
 		l.Zoom = z
 		if autoIter && !flagWasSet(lf.fs, "iterations") {
@@ -151,50 +152,50 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 	if flagWasSet(lf.fs, "iterations") {
 		n, err := parseIterations(lf.iterations)
 		if err != nil {
-			return l, usageErr("--iterations: %v", err)
+			return l, UsageErr("--iterations: %v", err)
 		}
 		l.Iterations = n
 	}
 	if flagWasSet(lf.fs, "palette") && flagWasSet(lf.fs, "gradient") {
-		return l, usageErr("--palette and --gradient: give one of them")
+		return l, UsageErr("--palette and --gradient: give one of them")
 	}
 	if flagWasSet(lf.fs, "palette") {
 		c, err := resolvePalette(l.Color, lf.palette)
 		if err != nil {
-			return l, usageErr("--palette: %v", err)
+			return l, UsageErr("--palette: %v", err)
 		}
 		l.Color = c
 	}
 	if flagWasSet(lf.fs, "gradient") {
 		g, err := gradients.ReadFile(lf.gradient)
 		if err != nil {
-			return l, usageErr("--gradient: %v", err)
+			return l, UsageErr("--gradient: %v", err)
 		}
 		l.Color = l.Color.WithGradient(gradients.NameFor(lf.gradient), g)
 	}
 	if flagWasSet(lf.fs, "density") {
 		d, err := strconv.ParseFloat(lf.density, 64)
 		if err != nil || !(d >= fractal.MinDensity && d <= fractal.MaxDensity) {
-			return l, usageErr("--density: %q must be a number from %g to %g", text.Clip(lf.density, 40), fractal.MinDensity, fractal.MaxDensity)
+			return l, UsageErr("--density: %q must be a number from %g to %g", text.Clip(lf.density, 40), fractal.MinDensity, fractal.MaxDensity)
 		}
 		l.Color.Density = d
 	}
 	if flagWasSet(lf.fs, "offset") {
 		o, err := strconv.ParseFloat(lf.off, 64)
 		if err != nil || !(o >= -fractal.MaxOffset && o <= fractal.MaxOffset) {
-			return l, usageErr("--offset: %q must be a number from -%g to %g", text.Clip(lf.off, 40), fractal.MaxOffset, fractal.MaxOffset)
+			return l, UsageErr("--offset: %q must be a number from -%g to %g", text.Clip(lf.off, 40), fractal.MaxOffset, fractal.MaxOffset)
 		}
 		l.Color.Offset = o
 	}
 	if flagWasSet(lf.fs, "colouring") {
 		if fractal.MethodIndex(lf.method) < 0 {
-			return l, usageErr("--colouring: unknown colouring %q (%s)", text.Clip(lf.method, 40), strings.Join(fractal.Methods, ", "))
+			return l, UsageErr("--colouring: unknown colouring %q (%s)", text.Clip(lf.method, 40), strings.Join(fractal.Methods, ", "))
 		}
 		l.Color.Method = lf.method
 	}
 	if flagWasSet(lf.fs, "transfer") {
 		if fractal.TransferIndex(lf.transfer) < 0 {
-			return l, usageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(fractal.Transfers, ", "))
+			return l, UsageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(fractal.Transfers, ", "))
 		}
 		l.Color.Transfer = lf.transfer
 	}
@@ -212,13 +213,13 @@ func (lf *locationFlags) apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 		v, err := strconv.ParseFloat(p.text, 64)
 		if err != nil || !(v >= p.lo && v <= p.hi) {
-			return l, usageErr("--%s: %q must be a number from %g to %g", p.name, text.Clip(p.text, 40), p.lo, p.hi)
+			return l, UsageErr("--%s: %q must be a number from %g to %g", p.name, text.Clip(p.text, 40), p.lo, p.hi)
 		}
 		*p.dst = v
 	}
 	l.Color = l.Color.Canonical()
 	if err := l.Validate(); err != nil {
-		return l, usageErr("%v", err)
+		return l, UsageErr("%v", err)
 	}
 	return l, nil
 }

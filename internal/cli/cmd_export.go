@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	render.Main(func() {
 		g, err := render.NewGL(render.Options{MaxTile: job.tile})
 		if err != nil {
-			fmt.Fprintf(stderr, "mandelscope export: warning: GPU renderer unavailable (%v); using the CPU renderer\n", oneLine(err))
+			fmt.Fprintf(stderr, "mandelscope export: warning: GPU renderer unavailable (%v); using the CPU renderer\n", OneLine(err))
 			runErr = doExport(job, &cpu.Renderer{}, stderr, sigs)
 			return
 		}
@@ -72,14 +72,16 @@ var (
 	_ export.Identifier   = (*cpu.Renderer)(nil)
 )
 
-func oneLine(err error) string {
+// OneLine returns err's text on one line, its runs of white space (newlines included) made
+// single spaces.
+func OneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
 func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	var job exportJob
-	fs := newFlagSet("export", stderr)
-	lf := addLocationFlags(fs)
+	fs := NewFlagSet("export", stderr)
+	lf := AddLocationFlags(fs)
 	size := fs.String("size", "", "image size WxH or 1080p, 4k, 8k, 16k, 32k (default: 1080p, or --from's size)")
 	ss := fs.Int("supersample", 1, "N: average N x N samples per pixel (1 to 4)")
 	tile := fs.Int("tile", 0, "tile edge cap in pixels, at least 16 (default: the GPU's maximum; 1024 on the CPU)")
@@ -89,26 +91,26 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	bookmark := fs.String("bookmark", "", "render the view of this bookmark")
 	from := fs.String("from", "", "render the view stored in a Mandelscope PNG (and its size unless --size is given)")
 	fs.StringVar(&job.out, "o", "", "output file FILE.png (required)")
-	rest, err := parseFlags(fs, args)
+	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err
 	}
 	if len(rest) > 0 {
-		return job, usageErr("unexpected argument %q (flags go before -o FILE.png; the output is given with -o)", text.Clip(rest[0], 40))
+		return job, UsageErr("unexpected argument %q (flags go before -o FILE.png; the output is given with -o)", text.Clip(rest[0], 40))
 	}
 	if *ss < 1 || *ss > export.MaxSupersample {
-		return job, usageErr("--supersample: %d is out of range (1 to %d)", *ss, export.MaxSupersample)
+		return job, UsageErr("--supersample: %d is out of range (1 to %d)", *ss, export.MaxSupersample)
 	}
 	job.ss = *ss
 	if flagWasSet(fs, "tile") && *tile < export.MinTile {
-		return job, usageErr("--tile: %d is too small (at least %d)", *tile, export.MinTile)
+		return job, UsageErr("--tile: %d is too small (at least %d)", *tile, export.MinTile)
 	}
 	job.tile = *tile
 	switch *renderer {
 	case "gpu", "cpu":
 		job.renderer = *renderer
 	default:
-		return job, usageErr("--renderer: unknown renderer %q (gpu or cpu)", text.Clip(*renderer, 40))
+		return job, UsageErr("--renderer: unknown renderer %q (gpu or cpu)", text.Clip(*renderer, 40))
 	}
 	if job.renderer == "cpu" && job.tile == 0 {
 		job.tile = cpuDefaultTile
@@ -117,30 +119,30 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	base := fractal.Home()
 	sizeSet := flagWasSet(fs, "size")
 	if flagWasSet(fs, "bookmark") && flagWasSet(fs, "from") {
-		return job, usageErr("--bookmark and --from: give one or the other")
+		return job, UsageErr("--bookmark and --from: give one or the other")
 	}
 	if flagWasSet(fs, "bookmark") {
 		if strings.TrimSpace(*bookmark) == "" {
-			return job, usageErr("--bookmark: empty name")
+			return job, UsageErr("--bookmark: empty name")
 		}
 		path, err := bookmarks.DefaultPath()
 		if err != nil {
-			return job, usageErr("--bookmark: %v", err)
+			return job, UsageErr("--bookmark: %v", err)
 		}
 		store, err := bookmarks.Load(path)
 		if err != nil {
-			return job, usageErr("--bookmark: %v", oneLine(err))
+			return job, UsageErr("--bookmark: %v", OneLine(err))
 		}
 		b, ok := store.Get(*bookmark)
 		if !ok {
-			return job, usageErr("--bookmark: no bookmark named %q in %s", text.Clip(*bookmark, 40), path)
+			return job, UsageErr("--bookmark: no bookmark named %q in %s", text.Clip(*bookmark, 40), path)
 		}
 		base = b.Location
 	}
 	if flagWasSet(fs, "from") {
 		md, err := export.ReadMetadata(*from)
 		if err != nil {
-			return job, usageErr("--from: %v", oneLine(err))
+			return job, UsageErr("--from: %v", OneLine(err))
 		}
 		base = md.Location
 		if !sizeSet {
@@ -150,7 +152,7 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 			job.ss = md.Supersample
 		}
 	}
-	if job.loc, err = lf.apply(base, true); err != nil {
+	if job.loc, err = lf.Apply(base, true); err != nil {
 		return job, err
 	}
 	if job.w == 0 {
@@ -158,19 +160,19 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 			*size = defaultExportSize
 		}
 		if job.w, job.h, err = parseSize(*size); err != nil {
-			return job, usageErr("--size: %v", err)
+			return job, UsageErr("--size: %v", err)
 		}
 	}
 
 	// The output file.
 	if job.out == "" {
-		return job, usageErr("-o: no output file given (-o FILE.png)")
+		return job, UsageErr("-o: no output file given (-o FILE.png)")
 	}
 	if !strings.EqualFold(filepath.Ext(job.out), ".png") {
-		return job, usageErr("-o: %q must end in .png", text.Clip(job.out, 40))
+		return job, UsageErr("-o: %q must end in .png", text.Clip(job.out, 40))
 	}
 	if err := export.Precheck(job.out, job.resume, job.force); err != nil {
-		return job, exitError{2, withAdvice(err, job)}
+		return job, ExitError{2, withAdvice(err, job)}
 	}
 	return job, nil
 }
@@ -315,7 +317,7 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 		s := got
 		mu.Unlock()
 		if errors.Is(err, export.ErrInterrupted) && s != nil {
-			return exitError{signalCode(s), err}
+			return ExitError{signalCode(s), err}
 		}
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -56,28 +56,28 @@ type benchResult struct {
 // zooms from fractal.Home() down to zoom 1e10 and reports the interactive (reduced
 // resolution) and full-resolution frame times; its last line is one JSON object.
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", stderr)
+	fs := NewFlagSet("bench", stderr)
 	size := fs.String("size", "1280x720", "view size WxH")
 	rend := fs.String("renderer", "gpu", "renderer: gpu (falls back to the CPU with a warning) or cpu")
 	verbose := fs.Bool("v", false, "print every frame")
-	rest, err := parseFlags(fs, args)
+	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
-		return usageErr("unexpected argument %q", text.Clip(rest[0], 40))
+		return UsageErr("unexpected argument %q", text.Clip(rest[0], 40))
 	}
 	w, h, err := parseSize(*size)
 	if err != nil {
-		return usageErr("--size: %v", err)
+		return UsageErr("--size: %v", err)
 	}
 	if w*h > 8192*8192 {
-		return usageErr("--size: %dx%d is too big for a preview benchmark (at most 8192x8192 pixels in all)", w, h)
+		return UsageErr("--size: %dx%d is too big for a preview benchmark (at most 8192x8192 pixels in all)", w, h)
 	}
 	switch *rend {
 	case "gpu", "cpu", "auto":
 	default:
-		return usageErr("--renderer: %q must be gpu or cpu", text.Clip(*rend, 40))
+		return UsageErr("--renderer: %q must be gpu or cpu", text.Clip(*rend, 40))
 	}
 	var runErr error
 	render.Main(func() {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package cli
 
 import (
 	"bytes"
@@ -73,7 +73,7 @@ func TestNamedPipeFiles(t *testing.T) {
 		done := make(chan result, 1)
 		go func() {
 			var o, e bytes.Buffer
-			code := run(c.args, &o, &e)
+			code := Run(c.args, &o, &e)
 			done <- result{code, o.String(), e.String()}
 		}()
 		var r result

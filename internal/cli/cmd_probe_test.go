@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 func probe(t *testing.T, args ...string) []string {
 	t.Helper()
 	var out, errb bytes.Buffer
-	if code := run(append([]string{"probe"}, args...), &out, &errb); code != 0 {
+	if code := Run(append([]string{"probe"}, args...), &out, &errb); code != 0 {
 		t.Fatalf("probe %v: exit %d: %s", args, code, errb.String())
 	}
 	return strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -90,7 +90,7 @@ func TestProbeBadInput(t *testing.T) {
 		{"--bogus", "0,0"},
 	} {
 		var out, errb bytes.Buffer
-		code := run(append([]string{"probe"}, args...), &out, &errb)
+		code := Run(append([]string{"probe"}, args...), &out, &errb)
 		msg := errb.String()
 		if code == 0 || strings.Count(msg, "\n") != 1 || strings.Contains(msg, "goroutine") {
 			t.Errorf("probe %v: exit %d, stderr %q: want a one-line error and a non-zero exit", args, code, msg)

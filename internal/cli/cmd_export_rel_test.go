@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -287,8 +287,8 @@ func TestExportInterruptHighIterations(t *testing.T) {
 	sigs := make(chan os.Signal, 2)
 	var errb lockedBuffer
 	err = doExport(job, &signalling{at: 1, sig: syscall.SIGTERM, sigs: sigs}, &errb, sigs)
-	var ee exitError
-	if !errors.As(err, &ee) || ee.code != 143 || !strings.Contains(err.Error(), "--resume") {
+	var ee ExitError
+	if !errors.As(err, &ee) || ee.Code != 143 || !strings.Contains(err.Error(), "--resume") {
 		t.Fatalf("err = %v (%q), want exit 143 with --resume advice", err, errb.String())
 	}
 	for _, p := range []string{export.PartPath(out), export.CheckpointPath(out)} {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // exportCmd runs `mandelscope export` in-process.
 func exportCmd(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	code = run(append([]string{"export"}, args...), &out, &errb)
+	code = Run(append([]string{"export"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -180,8 +180,8 @@ func TestExportInterruptResume(t *testing.T) {
 	r := &signalling{at: 5, sig: os.Interrupt, sigs: sigs}
 	var errb lockedBuffer
 	err = doExport(job, r, &errb, sigs)
-	var ee exitError
-	if !errors.As(err, &ee) || ee.code != 130 || !strings.Contains(err.Error(), "--resume") {
+	var ee ExitError
+	if !errors.As(err, &ee) || ee.Code != 130 || !strings.Contains(err.Error(), "--resume") {
 		t.Fatalf("err = %v (%q), want exit 130 with --resume advice", err, errb.String())
 	}
 	t.Logf("interrupted at tile 5: %d render calls in all", r.calls.Load())

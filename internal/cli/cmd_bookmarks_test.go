@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ const (
 func bm(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(append([]string{"bookmarks"}, args...), &out, &errb)
+	code = Run(append([]string{"bookmarks"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -203,7 +203,7 @@ func TestBookmarksCLIHelper(t *testing.T) {
 			break
 		}
 	}
-	os.Exit(run(args, os.Stdout, os.Stderr))
+	os.Exit(Run(args, os.Stdout, os.Stderr))
 }
 
 // TestBookmarksCLIConcurrent runs two streams of 20 `bookmarks add` processes at once on one
@@ -259,7 +259,7 @@ func TestBookmarksCLIFromFileValidated(t *testing.T) {
 	os.WriteFile(path, []byte(text), 0o644)
 	out := filepath.Join(t.TempDir(), "out.png")
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"export", "--renderer=cpu", "--bookmark=a", "--size=8x8", "-o", out}, &stdout, &stderr)
+	code := Run([]string{"export", "--renderer=cpu", "--bookmark=a", "--size=8x8", "-o", out}, &stdout, &stderr)
 	msg := stderr.String()
 	if code == 0 || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "palette density 1e+308 is out of range") || strings.Contains(msg, "goroutine") {
 		t.Fatalf("export --bookmark: exit %d, stderr %q", code, msg)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // The bench's last line is one JSON object with the figures; the path reaches zoom 1e10.
 func TestBenchCPU(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := run([]string{"bench", "--renderer=cpu", "--size=48x30"}, &out, &errb); code != 0 {
+	if code := Run([]string{"bench", "--renderer=cpu", "--size=48x30"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -89,7 +89,7 @@ func TestBenchBadFlags(t *testing.T) {
 		{"bench", "--size=65536x65536"},
 	} {
 		var out, errb bytes.Buffer
-		if code := run(args, &out, &errb); code != 2 {
+		if code := Run(args, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
 		if msg := strings.TrimSpace(errb.String()); strings.Count(msg, "\n") > 0 || !strings.HasPrefix(msg, "mandelscope bench: ") {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -45,12 +45,12 @@ func TestLocationFlagErrorsNameTheFlag(t *testing.T) {
 		{"--light=1e9", "--light"},
 		{"--light-strength=2", "--light-strength"},
 	} {
-		fs := newFlagSet("test", &bytes.Buffer{})
-		lf := addLocationFlags(fs)
-		if _, err := parseFlags(fs, []string{tc.arg}); err != nil {
+		fs := NewFlagSet("test", &bytes.Buffer{})
+		lf := AddLocationFlags(fs)
+		if _, err := ParseFlags(fs, []string{tc.arg}); err != nil {
 			t.Fatal(err)
 		}
-		_, err := lf.apply(fractal.Home(), true)
+		_, err := lf.Apply(fractal.Home(), true)
 		if err == nil || !strings.Contains(err.Error(), tc.flag) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line naming %s", tc.arg, err, tc.flag)
 		}
@@ -59,12 +59,12 @@ func TestLocationFlagErrorsNameTheFlag(t *testing.T) {
 
 func TestLocationFlagsKeepDigits(t *testing.T) {
 	const re = "-0.743643887037158704752191506114774000000000000000000000000001"
-	fs := newFlagSet("test", &bytes.Buffer{})
-	lf := addLocationFlags(fs)
-	if _, err := parseFlags(fs, []string{"--center=" + re + ",0.5", "--zoom=1e40"}); err != nil {
+	fs := NewFlagSet("test", &bytes.Buffer{})
+	lf := AddLocationFlags(fs)
+	if _, err := ParseFlags(fs, []string{"--center=" + re + ",0.5", "--zoom=1e40"}); err != nil {
 		t.Fatal(err)
 	}
-	l, err := lf.apply(fractal.Home(), true)
+	l, err := lf.Apply(fractal.Home(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestLocationFlagsKeepDigits(t *testing.T) {
 
 func TestUnknownCommand(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := run([]string{"frobnicate"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "unknown command") {
+	if code := Run([]string{"frobnicate"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "unknown command") {
 		t.Errorf("exit %d, %q", code, errb.String())
 	}
 }
@@ -137,10 +137,10 @@ func TestParseFlagsNegativeNumbers(t *testing.T) {
 		{[]string{"--", "--offset=1", "-x"}, "--offset=1|-x", ""},
 		{[]string{"-", "1,2"}, "-|1,2", ""},
 	} {
-		fs := newFlagSet("test", &bytes.Buffer{})
+		fs := NewFlagSet("test", &bytes.Buffer{})
 		off := fs.String("offset", "", "")
 		fs.Bool("force", false, "")
-		pos, err := parseFlags(fs, c.args)
+		pos, err := ParseFlags(fs, c.args)
 		if err != nil {
 			t.Errorf("%q: %v", c.args, err)
 			continue
@@ -157,10 +157,10 @@ func TestParseFlagsNegativeNumbers(t *testing.T) {
 		{[]string{"1,2", "--offset"}, "flag needs an argument: -offset"},
 		{[]string{"--force=maybe"}, "invalid boolean value"},
 	} {
-		fs := newFlagSet("test", &bytes.Buffer{})
+		fs := NewFlagSet("test", &bytes.Buffer{})
 		fs.String("offset", "", "")
 		fs.Bool("force", false, "")
-		if _, err := parseFlags(fs, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := ParseFlags(fs, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want %q", c.args, err, c.want)
 		}
 	}
@@ -214,12 +214,12 @@ func TestZoomBeyondFloat64(t *testing.T) {
 // the defaults' one form), and --help lists them with their values.
 func TestColouringFlags(t *testing.T) {
 	var help bytes.Buffer
-	fs := newFlagSet("test", &help)
-	lf := addLocationFlags(fs)
-	if _, err := parseFlags(fs, []string{"--colouring=distance", "--transfer=log", "--line-width=2.5", "--light=30", "--light-strength=0.5"}); err != nil {
+	fs := NewFlagSet("test", &help)
+	lf := AddLocationFlags(fs)
+	if _, err := ParseFlags(fs, []string{"--colouring=distance", "--transfer=log", "--line-width=2.5", "--light=30", "--light-strength=0.5"}); err != nil {
 		t.Fatal(err)
 	}
-	l, err := lf.apply(fractal.Home(), true)
+	l, err := lf.Apply(fractal.Home(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,12 +227,12 @@ func TestColouringFlags(t *testing.T) {
 	if c.Method != fractal.MethodDistance || c.Transfer != fractal.TransferLog || c.Width != 2.5 || c.Light != 30 || c.Strength != 0.5 {
 		t.Errorf("colouring %+v", c)
 	}
-	fs = newFlagSet("test", &help)
-	lf = addLocationFlags(fs)
-	if _, err := parseFlags(fs, []string{"--colouring=smooth", "--transfer=linear"}); err != nil {
+	fs = NewFlagSet("test", &help)
+	lf = AddLocationFlags(fs)
+	if _, err := ParseFlags(fs, []string{"--colouring=smooth", "--transfer=linear"}); err != nil {
 		t.Fatal(err)
 	}
-	if l, err := lf.apply(fractal.Home(), true); err != nil || l != fractal.Home() {
+	if l, err := lf.Apply(fractal.Home(), true); err != nil || l != fractal.Home() {
 		t.Errorf("smooth, linear: %+v %v, want the home location", l.Color, err)
 	}
 	fs.SetOutput(&help)
