@@ -19,44 +19,12 @@ import (
 // glfwTerminate) and Ctrl+Q did nothing. Skipped without a display or xdotool (failing with
 // MANDELSCOPE_REQUIRE_GL=1), and in -short mode.
 func TestWindowQuitSavesView(t *testing.T) {
-	required := os.Getenv("MANDELSCOPE_REQUIRE_GL") == "1"
-	skip := func(why string) {
-		t.Helper()
-		if required {
-			t.Fatalf("MANDELSCOPE_REQUIRE_GL=1 but %s", why)
-		}
-		t.Skip(why)
-	}
-	if os.Getenv("DISPLAY") == "" {
-		skip("DISPLAY is not set: no X server for the window")
-	}
-	if testing.Short() {
-		t.Skip("end-to-end window test skipped in -short mode")
-	}
-	if _, err := exec.LookPath("xdotool"); err != nil {
-		skip("xdotool is not installed")
-	}
-	bin := buildBinary(t)
+	bin := windowTest(t, "xdotool")
 	for i, how := range []string{"SIGTERM", "SIGHUP", "Ctrl+Q"} {
 		t.Run(how, func(t *testing.T) {
 			dir := t.TempDir()
 			zoom := strconv.Itoa(300 + i)
-			var logs syncBuffer
-			cmd := exec.Command(bin, "--center=-0.7436,0.1318", "--zoom="+zoom, "--iterations=700")
-			cmd.Stdout, cmd.Stderr = &logs, &logs
-			cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "XDG_CONFIG_HOME="+dir)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			defer func() {
-				_ = cmd.Process.Kill()
-				<-exited
-				if t.Failed() {
-					t.Logf("window output:\n%s", logs.String())
-				}
-			}()
+			cmd, logs, exited := startWindow(t, bin, dir, "--center=-0.7436,0.1318", "--zoom="+zoom, "--iterations=700")
 			wid := waitWindow(t, cmd.Process.Pid, exited)
 			// A full frame shown: the window is running, its GL renderer drawing.
 			deadline := time.Now().Add(30 * time.Second)

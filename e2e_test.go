@@ -26,43 +26,9 @@ import (
 // MANDELSCOPE_E2E_SHOTS=DIR keeps the screenshots (view area) there for a person to look at.
 func TestWindowEndToEnd(t *testing.T) {
 	required := os.Getenv(imagetest.RequireGLEnv) == "1"
-	skip := func(why string) {
-		t.Helper()
-		imagetest.NoGL(t, why)
-	}
-	if os.Getenv("DISPLAY") == "" {
-		skip("DISPLAY is not set: no X server for the window")
-	}
-	if testing.Short() {
-		t.Skip("end-to-end window test skipped in -short mode")
-	}
-	for _, tool := range []string{"xdotool", "import"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			skip(tool + " is not installed")
-		}
-	}
+	bin := windowTest(t, "xdotool", "import")
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mandelscope")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	var logs syncBuffer
-	cmd := exec.Command(bin, "--size=900x640")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	// Its own configuration folder: the window would otherwise reopen the user's last view.
-	cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("window output:\n%s", logs.String())
-		}
-	}()
+	cmd, logs, exited := startWindow(t, bin, filepath.Join(dir, "config"), "--size=900x640")
 
 	// The window titled Mandelscope, of this process.
 	var wid string
@@ -293,4 +259,49 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// windowTest ends a test of the real window where it cannot run: without an X display or one
+// of tools it skips (or, under MANDELSCOPE_REQUIRE_GL=1, fails: imagetest.NoGL), and in -short
+// mode it skips. It returns the program, built once for all the tests (buildBinary).
+func windowTest(t *testing.T, tools ...string) string {
+	t.Helper()
+	if os.Getenv("DISPLAY") == "" {
+		imagetest.NoGL(t, "DISPLAY is not set: no X server for the window")
+	}
+	if testing.Short() {
+		t.Skip("end-to-end window test skipped in -short mode")
+	}
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			imagetest.NoGL(t, tool+" is not installed")
+		}
+	}
+	return buildBinary(t)
+}
+
+// startWindow starts the window program bin with args and a configuration folder of its own
+// (it would otherwise reopen the user's last view). It returns the command, its output and
+// the channel its end is sent on; when the test ends the window is killed, and its output
+// logged if the test failed.
+func startWindow(t *testing.T, bin, config string, args ...string) (*exec.Cmd, *syncBuffer, chan error) {
+	t.Helper()
+	logs := &syncBuffer{}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logs, logs
+	cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "XDG_CONFIG_HOME="+config)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		err := <-exited
+		exited <- err // for a test that waits on it in its own cleanup
+		if t.Failed() {
+			t.Logf("window output:\n%s", logs.String())
+		}
+	})
+	return cmd, logs, exited
 }
