@@ -91,7 +91,8 @@ func centreText(l fractal.Location) string {
 	return l.Re.String() + sign + im + "i"
 }
 
-func oneLine(s string) string {
+// firstLine is s up to its first newline, clipped for the status bar: an error's headline.
+func firstLine(s string) string {
 	for i, c := range s {
 		if c == '\n' {
 			s = s[:i]

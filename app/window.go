@@ -263,7 +263,7 @@ func (w *Window) initialSize() fyne.Size {
 // CPU one draws from now on; the status bar says why.
 func (w *Window) gpuFailed(err error) {
 	w.uiDo(func() {
-		w.gpuNote = "CPU renderer (OpenGL failed: " + oneLine(err.Error()) + ")"
+		w.gpuNote = "CPU renderer (OpenGL failed: " + firstLine(err.Error()) + ")"
 		w.updateStatus()
 	})
 }
@@ -322,7 +322,7 @@ func (w *Window) startGPU() {
 	}
 	w.uiDo(func() {
 		if err != nil {
-			w.gpuNote = "CPU renderer (no OpenGL: " + oneLine(err.Error()) + ")"
+			w.gpuNote = "CPU renderer (no OpenGL: " + firstLine(err.Error()) + ")"
 			if w.opts.Renderer == "gpu" {
 				w.ShowError(fmt.Errorf("the GPU renderer is not available: %w", err))
 			}
@@ -550,7 +550,7 @@ func (w *Window) deliver(res preview.Result) {
 	}
 	w.uiDo(func() {
 		if res.Err != nil {
-			w.statusTime.SetText("render failed: " + oneLine(res.Err.Error()))
+			w.statusTime.SetText("render failed: " + firstLine(res.Err.Error()))
 			return
 		}
 		if res.Req.Seq < w.shownSeq {

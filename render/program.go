@@ -63,9 +63,9 @@ type ShaderError struct {
 }
 
 func (e *ShaderError) Error() string {
-	msg := fmt.Sprintf("%s shader %s: %s", e.Stage, e.Name, oneLine(e.Log))
+	msg := fmt.Sprintf("%s shader %s: %s", e.Stage, e.Name, joinLog(e.Log))
 	if e.Stage == "link" {
-		msg = fmt.Sprintf("linking %s: %s", e.Name, oneLine(e.Log))
+		msg = fmt.Sprintf("linking %s: %s", e.Name, joinLog(e.Log))
 	}
 	if e.Line > 0 {
 		msg += fmt.Sprintf(" [line %d: %s]", e.Line, strings.TrimSpace(e.Text))
@@ -73,7 +73,9 @@ func (e *ShaderError) Error() string {
 	return msg
 }
 
-func oneLine(s string) string {
+// joinLog is a compiler or linker log on one line: its lines joined by "; ", runs of white
+// space made single spaces, the NUL padding some drivers leave dropped.
+func joinLog(s string) string {
 	s = strings.TrimSpace(strings.TrimRight(s, "\x00"))
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
 }
