@@ -30,26 +30,7 @@ func TestWindowEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	cmd, logs, exited := startWindow(t, bin, filepath.Join(dir, "config"), "--size=900x640")
 
-	// The window titled Mandelscope, of this process.
-	var wid string
-	deadline := time.Now().Add(25 * time.Second)
-	for wid == "" {
-		out, _ := exec.Command("xdotool", "search", "--onlyvisible", "--pid", strconv.Itoa(cmd.Process.Pid), "--name", "^Mandelscope$").Output()
-		if f := strings.Fields(string(out)); len(f) > 0 {
-			wid = f[len(f)-1]
-			break
-		}
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("the window exited early: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no visible window titled Mandelscope after 25 s")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	wid := waitWindow(t, cmd.Process.Pid, exited)
 	geo := windowGeometry(t, wid)
 	// The view: the window's middle, clear of the toolbar, controls and status bar.
 	view := image.Rect(geo.Min.X+geo.Dx()/10, geo.Min.Y+geo.Dy()*25/100, geo.Max.X-geo.Dx()/10, geo.Max.Y-geo.Dy()*25/100)
