@@ -7,7 +7,7 @@ set -eu
 mode=${1:-build}
 pkgs="gcc pkg-config libc6-dev libgl1-mesa-dev libgl1-mesa-dri libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev"
 if [ "$mode" = test ]; then
-  pkgs="$pkgs xvfb xauth x11-utils xdotool imagemagick pngcheck gcc-mingw-w64-x86-64 xz-utils python3"
+  pkgs="$pkgs xvfb xauth x11-utils xdotool imagemagick pngcheck gcc-mingw-w64-x86-64 xz-utils python3 openexr"
 fi
 pkgs="$pkgs curl unzip ca-certificates"
 # No Go at all: the distribution's Go, which knows the module proxy the toolchain comes from below.
