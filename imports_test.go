@@ -10,19 +10,20 @@ import (
 // allowedImports lists, for every package of the module, what it may import besides the
 // standard library: the module's own packages (by path below mandelscope/) and other
 // modules (by a path prefix). Data flows one way: a location (fractal) to a renderer (render,
-// render/cpu) to pixels, then the screen (app) or a file (export); only app and main import
+// render/cpu) to samples, coloured (colour) to pixels, then the screen (app) or a file (export); only app and main import
 // Fyne, only render imports go-gl, and the command line (internal/cli) does not depend on Fyne.
 // A new import is a decision: add it here.
 var allowedImports = map[string][]string{
 	"":                   {"app", "app/preview", "assets", "export", "fractal", "internal/cli", "internal/clocale", "internal/text", "render", "fyne.io/fyne/v2"},
-	"app":                {"app/preview", "bookmarks", "export", "fractal", "gradients", "internal/nav", "internal/userfile", "internal/version", "render/cpu", "fyne.io/fyne/v2", "internal/text"},
+	"app":                {"colour", "app/preview", "bookmarks", "export", "fractal", "gradients", "internal/nav", "internal/userfile", "internal/version", "render/cpu", "fyne.io/fyne/v2", "internal/text"},
 	"app/preview":        {"fractal", "internal/tile"},
 	"assets":             {},
-	"bookmarks":          {"fractal", "internal/userfile", "github.com/gofrs/flock", "internal/text"},
-	"export":             {"fractal", "internal/tile", "internal/userfile", "github.com/gofrs/flock", "github.com/klauspost/compress", "golang.org/x/sys", "internal/text"},
-	"fractal":            {"assets", "internal/text"},
-	"gradients":          {"fractal", "internal/userfile", "internal/text"},
-	"internal/cli":       {"app/preview", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/version", "render", "render/cpu"},
+	"bookmarks":          {"colour", "fractal", "internal/userfile", "github.com/gofrs/flock", "internal/text"},
+	"colour":             {"assets", "internal/text"},
+	"export":             {"colour", "fractal", "internal/tile", "internal/userfile", "github.com/gofrs/flock", "github.com/klauspost/compress", "golang.org/x/sys", "internal/text"},
+	"fractal":            {"colour", "assets", "internal/text"},
+	"gradients":          {"colour", "fractal", "internal/userfile", "internal/text"},
+	"internal/cli":       {"colour", "app/preview", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/version", "render", "render/cpu"},
 	"internal/clocale":   {},
 	"internal/cputime":   {},
 	"internal/fifotest":  {"golang.org/x/sys"},
@@ -30,11 +31,11 @@ var allowedImports = map[string][]string{
 	"internal/nav":       {"fractal"},
 	"internal/pngverify": {},
 	"internal/text":      {},
-	"internal/tile":      {"fractal"},
+	"internal/tile":      {"colour", "fractal"},
 	"internal/userfile":  {"golang.org/x/sys"},
 	"internal/version":   {},
-	"render":             {"fractal", "render/cpu", "shaders", "github.com/go-gl/gl", "github.com/go-gl/glfw"},
-	"render/cpu":         {"fractal"},
+	"render":             {"colour", "fractal", "render/cpu", "shaders", "github.com/go-gl/gl", "github.com/go-gl/glfw"},
+	"render/cpu":         {"colour", "fractal"},
 	"shaders":            {},
 }
 

@@ -8,18 +8,17 @@
 package app
 
 import (
+	"mandelscope/colour"
 	"math"
 	"strconv"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
-
-	"mandelscope/fractal"
 )
 
 // Slider range of the light direction, in degrees (a location may hold up to
-// ±fractal.MaxLight: the slider then stands at its end and the label says the value).
+// ±colour.MaxLight: the slider then stands at its end and the label says the value).
 const lightMin, lightMax = -180, 180
 
 // shadingControls are the colouring method's widgets. They live as long as the window; the
@@ -41,35 +40,35 @@ type shadingControls struct {
 func (w *Window) buildShading() *widget.Button {
 	s := &shadingControls{}
 	w.shade = s
-	s.method = newEscSelect(w, fractal.Methods, func(m string) {
-		if m == fractal.MethodSmooth {
+	s.method = newEscSelect(w, colour.Methods, func(m string) {
+		if m == colour.MethodSmooth {
 			m = ""
 		}
-		w.colorChanged(false, func(c *fractal.Coloring) { c.Method = m })
+		w.colorChanged(false, func(c *colour.Coloring) { c.Method = m })
 	})
-	s.transfer = newEscSelect(w, fractal.Transfers, func(t string) {
-		if t == fractal.TransferLinear {
+	s.transfer = newEscSelect(w, colour.Transfers, func(t string) {
+		if t == colour.TransferLinear {
 			t = ""
 		}
-		w.colorChanged(false, func(c *fractal.Coloring) { c.Transfer = t })
+		w.colorChanged(false, func(c *colour.Coloring) { c.Transfer = t })
 	})
-	s.width = newEscSlider(w, math.Log10(fractal.MinWidth), math.Log10(fractal.MaxWidth))
+	s.width = newEscSlider(w, math.Log10(colour.MinWidth), math.Log10(colour.MaxWidth))
 	s.width.Step = 0.01
 	s.width.OnChanged = func(v float64) {
 		px := roundWidth(math.Pow(10, v))
-		w.colorChanged(true, func(c *fractal.Coloring) { c.Width = px })
+		w.colorChanged(true, func(c *colour.Coloring) { c.Width = px })
 	}
 	s.widthVal = widget.NewLabel("")
 	s.light = newEscSlider(w, lightMin, lightMax)
 	s.light.Step = 1
 	s.light.OnChanged = func(v float64) {
-		w.colorChanged(true, func(c *fractal.Coloring) { c.Light = v })
+		w.colorChanged(true, func(c *colour.Coloring) { c.Light = v })
 	}
 	s.lightVal = widget.NewLabel("")
-	s.strength = newEscSlider(w, fractal.MinStrength, fractal.MaxStrength)
+	s.strength = newEscSlider(w, colour.MinStrength, colour.MaxStrength)
 	s.strength.Step = 0.01
 	s.strength.OnChanged = func(v float64) {
-		w.colorChanged(true, func(c *fractal.Coloring) { c.Strength = v })
+		w.colorChanged(true, func(c *colour.Coloring) { c.Strength = v })
 	}
 	s.strVal = widget.NewLabel("")
 	s.button = widget.NewButton("", w.showShading)
@@ -80,14 +79,14 @@ func (w *Window) buildShading() *widget.Button {
 // valid range, so that the value stored is the one the label shows.
 func roundWidth(px float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(px, 'g', 3, 64), 64)
-	return clampF(v, fractal.MinWidth, fractal.MaxWidth)
+	return clampF(v, colour.MinWidth, colour.MaxWidth)
 }
 
 // shadingLabel is the row button's text: the method (the transfer function shows in the
 // pop-up: the row has no room for both at the window's minimum width).
-func shadingLabel(c fractal.Coloring) string {
+func shadingLabel(c colour.Coloring) string {
 	if c.Method == "" {
-		return fractal.MethodSmooth
+		return colour.MethodSmooth
 	}
 	return c.Method
 }
@@ -136,22 +135,22 @@ func (w *Window) syncShading() {
 	setButton(s.button, shadingLabel(c))
 	m := c.Method
 	if m == "" {
-		m = fractal.MethodSmooth
+		m = colour.MethodSmooth
 	}
 	t := c.Transfer
 	if t == "" {
-		t = fractal.TransferLinear
+		t = colour.TransferLinear
 	}
 	setSelected(&s.method.Select, m)
 	setSelected(&s.transfer.Select, t)
 	setSlider(&s.width.Slider, clampF(math.Log10(c.LineWidth()), s.width.Min, s.width.Max))
 	setSlider(&s.light.Slider, clampF(c.Light, lightMin, lightMax))
-	setSlider(&s.strength.Slider, clampF(c.LightStrength(), fractal.MinStrength, fractal.MaxStrength))
+	setSlider(&s.strength.Slider, clampF(c.LightStrength(), colour.MinStrength, colour.MaxStrength))
 	setText(s.widthVal, formatValue(c.LineWidth())+" px")
 	setText(s.lightVal, formatValue(c.Light)+"°")
 	setText(s.strVal, formatValue(c.LightStrength()))
-	enable(m == fractal.MethodDistance, s.width)
-	enable(m == fractal.MethodSlopes, s.light, s.strength)
+	enable(m == colour.MethodDistance, s.width)
+	enable(m == colour.MethodSlopes, s.light, s.strength)
 }
 
 func setButton(b *widget.Button, text string) {

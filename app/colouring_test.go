@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"mandelscope/bookmarks"
+	"mandelscope/colour"
 	"mandelscope/fractal"
 )
 
@@ -29,8 +30,8 @@ func TestShadingControls(t *testing.T) {
 	if !s.width.Disabled() || !s.light.Disabled() || !s.strength.Disabled() {
 		t.Error("smooth: the distance and slopes parameters should be disabled")
 	}
-	s.method.SetSelected(fractal.MethodDistance)
-	if c := w.Location().Color; c.Method != fractal.MethodDistance {
+	s.method.SetSelected(colour.MethodDistance)
+	if c := w.Location().Color; c.Method != colour.MethodDistance {
 		t.Fatalf("chose distance: method %q", c.Method)
 	}
 	if s.width.Disabled() || !s.light.Disabled() {
@@ -40,12 +41,12 @@ func TestShadingControls(t *testing.T) {
 	if c := w.Location().Color; c.Width != 3.16 || s.widthVal.Text != "3.16 px" {
 		t.Errorf("width slider at 10^0.5 px: width %g, label %q", c.Width, s.widthVal.Text)
 	}
-	s.transfer.SetSelected(fractal.TransferLog)
-	s.method.SetSelected(fractal.MethodSlopes)
+	s.transfer.SetSelected(colour.TransferLog)
+	s.method.SetSelected(colour.MethodSlopes)
 	s.light.SetValue(-45)
 	s.strength.SetValue(0.4)
 	c := w.Location().Color
-	if c.Method != fractal.MethodSlopes || c.Transfer != fractal.TransferLog || c.Light != -45 || c.Strength != 0.4 || c.Width != 3.16 {
+	if c.Method != colour.MethodSlopes || c.Transfer != colour.TransferLog || c.Light != -45 || c.Strength != 0.4 || c.Width != 3.16 {
 		t.Errorf("after slopes, log, light -45, strength 0.4: %+v", c)
 	}
 	if s.button.Text != "slopes" || s.lightVal.Text != "-45°" || s.strVal.Text != "0.4" {
@@ -55,8 +56,8 @@ func TestShadingControls(t *testing.T) {
 		t.Error(err)
 	}
 	// Back to smooth and linear: the canonical empty names, so the colouring equals the default's.
-	s.method.SetSelected(fractal.MethodSmooth)
-	s.transfer.SetSelected(fractal.TransferLinear)
+	s.method.SetSelected(colour.MethodSmooth)
+	s.transfer.SetSelected(colour.TransferLinear)
 	if c := w.Location().Color; c.Method != "" || c.Transfer != "" {
 		t.Errorf("smooth, linear stored as %q, %q", c.Method, c.Transfer)
 	}
@@ -85,7 +86,7 @@ func TestShadingFollowsTheViewOneWay(t *testing.T) {
 	changes := 0
 	w.OnLocationChanged(func(_, _ fractal.Location, _ Origin) { changes++ })
 	l := testLoc("-0.75", "0.1", "3", 300)
-	l.Color.Method, l.Color.Transfer = fractal.MethodSlopes, fractal.TransferSqrt
+	l.Color.Method, l.Color.Transfer = colour.MethodSlopes, colour.TransferSqrt
 	l.Color.Light, l.Color.Strength, l.Color.Width = 300, 0.2, 50
 	w.SetLocation(l)
 	if changes != 1 {
@@ -115,11 +116,11 @@ func TestShadingFitsTheMinimumWidth(t *testing.T) {
 	}
 	// ... with a gradient of the longest name, and the longest colouring label, too.
 	l := w.Location()
-	l.Color = l.Color.WithGradient(strings.Repeat("n", fractal.MaxGradientName), mustGradient(t, "#000000,#FFFFFF"))
-	l.Color.Method, l.Color.Transfer = fractal.MethodDistance, fractal.TransferSqrt
+	l.Color = l.Color.WithGradient(strings.Repeat("n", colour.MaxGradientName), mustGradient(t, "#000000,#FFFFFF"))
+	l.Color.Method, l.Color.Transfer = colour.MethodDistance, colour.TransferSqrt
 	w.SetLocation(l)
 	if mw := w.FyneWindow().Content().MinSize().Width; mw > 523 {
-		t.Errorf("with a %d-character gradient name the minimum width is %g, more than 523", fractal.MaxGradientName, mw)
+		t.Errorf("with a %d-character gradient name the minimum width is %g, more than 523", colour.MaxGradientName, mw)
 	}
 	if w.paletteBtn.Text != strings.Repeat("n", maxPaletteLabel-1)+"…" {
 		t.Errorf("the chooser says %q", w.paletteBtn.Text)
@@ -132,9 +133,9 @@ func TestBookmarkKeepsColouring(t *testing.T) {
 	w, p, path := newBookmarksTestWindow(t)
 	w.SetLocation(testLoc("-0.7453", "0.1127", "200", 400))
 	test.Tap(w.shade.button)
-	w.shade.method.SetSelected(fractal.MethodDistance)
+	w.shade.method.SetSelected(colour.MethodDistance)
 	w.shade.width.SetValue(math.Log10(2))
-	w.shade.transfer.SetSelected(fractal.TransferSqrt)
+	w.shade.transfer.SetSelected(colour.TransferSqrt)
 	w.closeTopDialog()
 	want := w.Location()
 	done := make(chan error, 1)
@@ -162,7 +163,7 @@ func TestBookmarkKeepsColouring(t *testing.T) {
 	}
 	before := w.RenderThumbnail(want, 96, 64)
 	w.goHome()
-	w.shade.method.SetSelected(fractal.MethodSmooth)
+	w.shade.method.SetSelected(colour.MethodSmooth)
 	p.open(0)
 	if got := w.Location(); got != want {
 		t.Fatalf("opening the bookmark gave %v, want %v", got, want)

@@ -24,6 +24,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/text"
 )
@@ -110,13 +111,13 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	w.densitySl = widget.NewSlider(densityMin, densityMax)
 	w.densitySl.Step = 0.05
 	w.densitySl.OnChanged = func(v float64) {
-		w.colorChanged(true, func(c *fractal.Coloring) { c.Density = v })
+		w.colorChanged(true, func(c *colour.Coloring) { c.Density = v })
 	}
 	w.densityVal = widget.NewLabel("")
 	w.offsetSl = widget.NewSlider(offsetMin, offsetMax)
 	w.offsetSl.Step = 0.01
 	w.offsetSl.OnChanged = func(v float64) {
-		w.colorChanged(true, func(c *fractal.Coloring) { c.Offset = v })
+		w.colorChanged(true, func(c *colour.Coloring) { c.Offset = v })
 	}
 	w.offsetVal = widget.NewLabel("")
 	shading := w.buildShading()
@@ -262,11 +263,11 @@ func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 func (w *Window) paletteMenu() *fyne.Menu {
 	cur := w.Location().Color
 	var items []*fyne.MenuItem
-	for _, name := range fractal.PaletteNames() {
+	for _, name := range colour.PaletteNames() {
 		item := fyne.NewMenuItem(name, func() {
-			w.colorChanged(false, func(c *fractal.Coloring) { c.Palette, c.Gradient = name, "" }) // a built-in, by name
+			w.colorChanged(false, func(c *colour.Coloring) { c.Palette, c.Gradient = name, "" }) // a built-in, by name
 		})
-		item.Icon = paletteIcon(fractal.Coloring{Palette: name})
+		item.Icon = paletteIcon(colour.Coloring{Palette: name})
 		item.Checked = name == cur.Palette && cur.Gradient == ""
 		items = append(items, item)
 	}
@@ -276,7 +277,7 @@ func (w *Window) paletteMenu() *fyne.Menu {
 
 // paletteIcon is the swatch of the palette a colouring draws with (a user's gradient by
 // value included) as an icon resource (PNG), made once per palette.
-func paletteIcon(c fractal.Coloring) fyne.Resource {
+func paletteIcon(c colour.Coloring) fyne.Resource {
 	key := c.Palette + "\x00" + c.Gradient
 	paletteIconsMu.Lock()
 	defer paletteIconsMu.Unlock()
@@ -305,11 +306,11 @@ var (
 )
 
 // paletteSwatch is one cycle of palette p, left to right (black when it has no stops).
-func paletteSwatch(p fractal.Palette) image.Image {
+func paletteSwatch(p colour.Palette) image.Image {
 	const sw, sh = 64, 1
 	img := image.NewRGBA(image.Rect(0, 0, sw, sh))
 	for x := 0; x < sw; x++ {
-		img.SetRGBA(x, 0, p.Color(1, 32*(float64(x)+0.5)/sw, fractal.Coloring{Density: 1}))
+		img.SetRGBA(x, 0, p.Color(colour.Sample{Nu: 32 * (float64(x) + 0.5) / sw}, colour.Coloring{Density: 1}))
 	}
 	return img
 }
@@ -334,7 +335,7 @@ func validateIterations(s string) error {
 
 // colorChanged applies a colouring control's change to the view, unless the control stands
 // where the view already has it; interactive is passed on to navigate.
-func (w *Window) colorChanged(interactive bool, set func(*fractal.Coloring)) {
+func (w *Window) colorChanged(interactive bool, set func(*colour.Coloring)) {
 	l := w.Location()
 	old := l.Color
 	set(&l.Color)

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/bookmarks"
+	"mandelscope/colour"
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
@@ -251,7 +252,7 @@ func TestStatePersists(t *testing.T) {
 	}
 	w := open(Options{Restore: true, Size: fyne.NewSize(900, 640)})
 	l := testLoc("-0.743643887037151", "0.131825904205330", "5e5", 3000)
-	l.Color = fractal.Coloring{Palette: "ocean", Density: 2.5, Offset: 0.25}
+	l.Color = colour.Coloring{Palette: "ocean", Density: 2.5, Offset: 0.25}
 	w.SetLocation(l)
 	w.marks.toggle()
 	closeW(w)

@@ -1,6 +1,6 @@
 // The gradient editor: a pop-up that shows the view's gradient as a strip and its stops as
 // rows (position, colour through Fyne's colour picker, delete), adds stops up to
-// fractal.MaxStops, draws every change in the view at once (throttled), and saves the result
+// colour.MaxStops, draws every change in the view at once (throttled), and saves the result
 // under a name in the user's gradients folder.
 
 package app
@@ -21,7 +21,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"mandelscope/fractal"
+	"mandelscope/colour"
 	"mandelscope/gradients"
 	"mandelscope/internal/text"
 )
@@ -32,7 +32,7 @@ const gradientPreviewEvery = 120 * time.Millisecond
 // gradientEditor is the state of an open editor. Its stops always have positions.
 type gradientEditor struct {
 	w         *Window
-	g         fractal.Gradient
+	g         colour.Gradient
 	table     []color.RGBA // g's colours, drawn by strip
 	strip     *canvas.Raster
 	rows      *fyne.Container
@@ -69,7 +69,7 @@ func (w *Window) openGradientEditor() *gradientEditor {
 	e.note.Importance = widget.DangerImportance
 	e.note.Hide()
 	e.name = newEscEntry(w)
-	if _, err := fractal.PaletteByName(name); err == nil {
+	if _, err := colour.PaletteByName(name); err == nil {
 		name += "-edited" // a built-in's name cannot be saved
 	}
 	e.name.SetText(name)
@@ -99,8 +99,8 @@ func (w *Window) openGradientEditor() *gradientEditor {
 }
 
 // withPositions is g with every stop's position written out (equally spaced stops get i/n).
-func withPositions(g fractal.Gradient) fractal.Gradient {
-	out := fractal.Gradient{Stops: append([]color.RGBA(nil), g.Stops...), Pos: append([]float64(nil), g.Pos...)}
+func withPositions(g colour.Gradient) colour.Gradient {
+	out := colour.Gradient{Stops: append([]color.RGBA(nil), g.Stops...), Pos: append([]float64(nil), g.Pos...)}
 	if g.Pos == nil {
 		out.Pos = make([]float64, len(g.Stops))
 		for i := range out.Pos {
@@ -117,7 +117,7 @@ func (e *gradientEditor) buildRows() {
 		e.rows.Add(e.stopRow(i))
 	}
 	e.rows.Refresh()
-	if len(e.g.Stops) >= fractal.MaxStops {
+	if len(e.g.Stops) >= colour.MaxStops {
 		e.add.Disable()
 	} else {
 		e.add.Enable()
@@ -200,7 +200,7 @@ func (e *gradientEditor) setColour(i int, c color.Color) {
 // cycle's wrap included), with the colour the gradient has there.
 func (e *gradientEditor) addStop() {
 	n := len(e.g.Stops)
-	if n >= fractal.MaxStops {
+	if n >= colour.MaxStops {
 		return
 	}
 	best, gap := n-1, 1+e.g.Pos[0]-e.g.Pos[n-1]
@@ -257,26 +257,26 @@ func (e *gradientEditor) preview() {
 	if e.closed {
 		return
 	}
-	g, err := fractal.ParseGradientText(e.g.Text())
+	g, err := colour.ParseGradientText(e.g.Text())
 	if err != nil {
 		e.problem(err.Error())
 		return
 	}
 	name := strings.TrimSpace(e.name.Text)
-	if fractal.ValidGradientName(name) != nil {
+	if colour.ValidGradientName(name) != nil {
 		name = "edited"
 	}
-	e.w.colorChanged(true, func(c *fractal.Coloring) { *c = c.WithGradient(name, g) })
+	e.w.colorChanged(true, func(c *colour.Coloring) { *c = c.WithGradient(name, g) })
 }
 
 // save writes the stops as the user gradient named in the name field, replacing one of that
 // name only when replace is true; the view then draws with it under that name.
 func (e *gradientEditor) save(replace bool) error {
 	name := strings.TrimSpace(e.name.Text)
-	if err := fractal.ValidGradientName(name); err != nil {
+	if err := colour.ValidGradientName(name); err != nil {
 		return err
 	}
-	g, err := fractal.ParseGradientText(e.g.Text())
+	g, err := colour.ParseGradientText(e.g.Text())
 	if err != nil {
 		return err
 	}
@@ -287,7 +287,7 @@ func (e *gradientEditor) save(replace bool) error {
 	if err := gradients.Save(dir, name, g, replace); err != nil {
 		return err
 	}
-	e.w.colorChanged(false, func(c *fractal.Coloring) { *c = c.WithGradient(name, g) })
+	e.w.colorChanged(false, func(c *colour.Coloring) { *c = c.WithGradient(name, g) })
 	setText(e.w.statusTime, "gradient "+name+" saved")
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/gradients"
 )
@@ -29,7 +30,7 @@ func installGradients(w *Window) {
 // userPaletteItems are the palette menu's entries after the built-ins: the user's gradients
 // (a damaged file listed, disabled, with its problem), then the view's own gradient by its
 // name when it is not installed (a bookmark's, say), each checked when it is the view's.
-func (w *Window) userPaletteItems(cur fractal.Coloring) []*fyne.MenuItem {
+func (w *Window) userPaletteItems(cur colour.Coloring) []*fyne.MenuItem {
 	var items []*fyne.MenuItem
 	shown := false
 	if dir, err := gradients.Dir(); err == nil {
@@ -43,7 +44,7 @@ func (w *Window) userPaletteItems(cur fractal.Coloring) []*fyne.MenuItem {
 			}
 			c := cur.WithGradient(e.Name, e.Gradient)
 			item := fyne.NewMenuItem(e.Name, func() {
-				w.colorChanged(false, func(v *fractal.Coloring) { v.Palette, v.Gradient = c.Palette, c.Gradient })
+				w.colorChanged(false, func(v *colour.Coloring) { v.Palette, v.Gradient = c.Palette, c.Gradient })
 			})
 			item.Icon = paletteIcon(c)
 			item.Checked = cur.Gradient != "" && cur.Palette == e.Name && cur.Canonical().Gradient == c.Gradient
@@ -65,13 +66,13 @@ func (w *Window) userPaletteItems(cur fractal.Coloring) []*fyne.MenuItem {
 
 // viewGradient is the view's palette as stops and its name: its gradient by value, or the
 // built-in palette's stops.
-func (w *Window) viewGradient() (string, fractal.Gradient, error) {
+func (w *Window) viewGradient() (string, colour.Gradient, error) {
 	c := w.Location().Color
 	if c.Gradient == "" {
-		g, err := fractal.BuiltinGradient(c.Palette)
+		g, err := colour.BuiltinGradient(c.Palette)
 		return c.Palette, g, err
 	}
-	g, err := fractal.ParseGradientText(c.Gradient)
+	g, err := colour.ParseGradientText(c.Gradient)
 	return c.Palette, g, err
 }
 
@@ -89,13 +90,13 @@ func (w *Window) importGradient(path string, replace bool) (string, error) {
 		return "", err
 	}
 	name := gradients.NameFor(path)
-	if _, err := fractal.PaletteByName(name); err == nil {
+	if _, err := colour.PaletteByName(name); err == nil {
 		name += "-imported" // a built-in's name would never be found
 	}
 	if err := gradients.Save(dir, name, g, replace); err != nil {
 		return name, err
 	}
-	w.colorChanged(false, func(c *fractal.Coloring) { *c = c.WithGradient(name, g) })
+	w.colorChanged(false, func(c *colour.Coloring) { *c = c.WithGradient(name, g) })
 	return name, nil
 }
 

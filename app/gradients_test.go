@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/gradients"
 )
@@ -29,9 +30,9 @@ func gradientsDir(t *testing.T) string {
 // testGradientDirs holds the tests that chose their gradients folder (gradientsDir).
 var testGradientDirs = map[string]bool{}
 
-func mustGradient(t *testing.T, text string) fractal.Gradient {
+func mustGradient(t *testing.T, text string) colour.Gradient {
 	t.Helper()
-	g, err := fractal.ParseGradientText(text)
+	g, err := colour.ParseGradientText(text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestPaletteMenuListsUserGradients(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := newTestWindow(t)
-	names := fractal.PaletteNames()
+	names := colour.PaletteNames()
 	menu := w.paletteMenu()
 	want := append(append([]string{}, names...), "---", "broken (damaged)", "sunset")
 	if got := menuLabels(menu); strings.Join(got, "|") != strings.Join(want, "|") {
@@ -145,11 +146,11 @@ func TestImportAndExportGradient(t *testing.T) {
 		t.Errorf("exported %q (%v), want %q", g.Text(), err, wantText)
 	}
 	w.paletteMenu().Items[0].Action()
-	name := fractal.PaletteNames()[0]
+	name := colour.PaletteNames()[0]
 	if err := w.exportGradient(out); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := fractal.BuiltinGradient(name)
+	b, _ := colour.BuiltinGradient(name)
 	if g, err := gradients.ReadFile(out); err != nil || g.Text() != b.Text() {
 		t.Errorf("exported %s as %q (%v), want %q", name, g.Text(), err, b.Text())
 	}

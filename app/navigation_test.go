@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 
+	"mandelscope/colour"
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
@@ -96,7 +97,7 @@ func TestNavigationGoTo(t *testing.T) {
 		t.Fatalf("given iterations: %v %v", w.Location(), err)
 	}
 	deep := testLoc(testRe60, testIm60, "2.5e40", 7000)
-	deep.Color = fractal.Coloring{Palette: "fire", Density: 0.5, Offset: 0.25}
+	deep.Color = colour.Coloring{Palette: "fire", Density: 0.5, Offset: 0.25}
 	if err := n.goTo(deep.String()); err != nil {
 		t.Fatal(err)
 	}

@@ -2,15 +2,14 @@ package app
 
 import (
 	"image/color"
+	"mandelscope/colour"
 	"testing"
-
-	"mandelscope/fractal"
 )
 
 // The palette swatch shows a palette's own stops, and a black strip for an unknown name.
 func TestPaletteSwatch(t *testing.T) {
-	for _, name := range fractal.PaletteNames() {
-		p, err := fractal.PaletteByName(name)
+	for _, name := range colour.PaletteNames() {
+		p, err := colour.PaletteByName(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +30,7 @@ func TestPaletteSwatch(t *testing.T) {
 			t.Errorf("%s: swatch starts at %v, the first stop is %v", name, img.At(0, 0), s)
 		}
 	}
-	if r, g, b, _ := paletteSwatch(fractal.Palette{}).At(10, 0).RGBA(); r|g|b != 0 {
+	if r, g, b, _ := paletteSwatch(colour.Palette{}).At(10, 0).RGBA(); r|g|b != 0 {
 		t.Error("an unknown palette's swatch is not black")
 	}
 }
@@ -50,7 +49,7 @@ func TestPaletteChooserShowsAGradient(t *testing.T) {
 	l := w.Location()
 	l.Color.Palette, l.Color.Gradient = "mine", "#FF0000,#00FF00,#0000FF"
 	w.SetLocation(l)
-	if w.paletteBtn.Text != "mine" || w.paletteBtn.Icon == paletteIcon(fractal.Coloring{Palette: "classic"}) {
+	if w.paletteBtn.Text != "mine" || w.paletteBtn.Icon == paletteIcon(colour.Coloring{Palette: "classic"}) {
 		t.Fatalf("chooser shows %q", w.paletteBtn.Text)
 	}
 	p, err := l.Color.ColorPalette()
@@ -72,7 +71,7 @@ func TestPaletteChooserShowsAGradient(t *testing.T) {
 		t.Errorf("the view's gradient is listed as %q (checked %v)", last.Label, last.Checked)
 	}
 	w.paletteMenu().Items[0].Action()
-	if c := w.Location().Color; c.Gradient != "" || c.Palette != fractal.PaletteNames()[0] {
+	if c := w.Location().Color; c.Gradient != "" || c.Palette != colour.PaletteNames()[0] {
 		t.Errorf("after choosing a built-in: %+v", c)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 )
 
@@ -255,7 +256,7 @@ func TestControlsFollowTheViewOneWay(t *testing.T) {
 	changes := 0
 	w.OnLocationChanged(func(_, _ fractal.Location, _ Origin) { changes++ })
 	l := testLoc("-0.75", "0.1", "3", 321)
-	l.Color = fractal.Coloring{Palette: fractal.PaletteNames()[0], Density: 20, Offset: 0.333}
+	l.Color = colour.Coloring{Palette: colour.PaletteNames()[0], Density: 20, Offset: 0.333}
 	w.SetLocation(l)
 	if changes != 1 {
 		t.Errorf("one SetLocation notified %d changes", changes)
@@ -273,7 +274,7 @@ func TestControlsFollowTheViewOneWay(t *testing.T) {
 
 func TestPaletteAndSliders(t *testing.T) {
 	w := newTestWindow(t)
-	names := fractal.PaletteNames()
+	names := colour.PaletteNames()
 	menu := w.paletteMenu()
 	if len(menu.Items) != len(names) {
 		t.Fatalf("palette chooser offers %d palettes, want %v", len(menu.Items), names)
@@ -284,7 +285,7 @@ func TestPaletteAndSliders(t *testing.T) {
 		}
 	}
 	menu.Items[len(names)-1].Action()
-	if w.paletteBtn.Text != names[len(names)-1] || w.paletteBtn.Icon != paletteIcon(fractal.Coloring{Palette: names[len(names)-1]}) {
+	if w.paletteBtn.Text != names[len(names)-1] || w.paletteBtn.Icon != paletteIcon(colour.Coloring{Palette: names[len(names)-1]}) {
 		t.Errorf("the chooser shows %q", w.paletteBtn.Text)
 	}
 	if p := w.Location().Color.Palette; p != names[len(names)-1] {

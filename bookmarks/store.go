@@ -29,6 +29,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/text"
 )
@@ -40,7 +41,7 @@ const FormatName = "mandelscope-bookmarks"
 // higher version are refused rather than misread. Version 2 added the colouring fields
 // (colouring, transfer, width, light, strength, each absent when it is the default); a file
 // whose bookmarks use none of them is written as version 1, which older Mandelscopes read.
-// Version 3 added "gradient", a gradient's stops by value (fractal.Coloring.Gradient, absent
+// Version 3 added "gradient", a gradient's stops by value (colour.Coloring.Gradient, absent
 // for a built-in palette); a file is written as version 3 only when a bookmark has one.
 const FormatVersion = 3
 
@@ -554,7 +555,7 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 		}
 	}
 	l.Iterations = e.Iterations
-	l.Color = fractal.Coloring{Palette: e.Palette, Density: e.Density, Offset: e.Offset,
+	l.Color = colour.Coloring{Palette: e.Palette, Density: e.Density, Offset: e.Offset,
 		Method: e.Colouring, Transfer: e.Transfer, Width: e.Width, Light: e.Light, Strength: e.Strength,
 		Gradient: e.Gradient}
 	b := Bookmark{Name: name, Location: l, Created: e.Created, Updated: e.Updated, Thumbnail: e.Thumbnail}

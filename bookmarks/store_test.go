@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 )
 
@@ -29,7 +30,7 @@ func deepLocation(t testing.TB) fractal.Location {
 	l.Im = fractal.MustDecimal(im60)
 	l.Zoom = fractal.MustDecimal("2.5e45")
 	l.Iterations = 12345
-	l.Color = fractal.Coloring{Palette: "fire", Density: 0.3, Offset: 0.125}
+	l.Color = colour.Coloring{Palette: "fire", Density: 0.3, Offset: 0.125}
 	return l
 }
 
@@ -381,7 +382,7 @@ func TestImportKFR(t *testing.T) {
 	if l.Re.String() != re60 || l.Im.String() != im60 || l.Zoom.String() != "1.5E40" || l.Iterations != 40000 {
 		t.Fatalf("kfr location %v", l)
 	}
-	if l.Color != fractal.DefaultColoring {
+	if l.Color != colour.DefaultColoring {
 		t.Fatalf("colouring %v", l.Color)
 	}
 	if b.Created.IsZero() || b.Updated.IsZero() {
@@ -586,7 +587,7 @@ func TestColouringFields(t *testing.T) {
 		t.Errorf("a file of default colourings:\n%s", text)
 	}
 	loc := deepLocation(t)
-	loc.Color.Method, loc.Color.Transfer, loc.Color.Width, loc.Color.Light, loc.Color.Strength = fractal.MethodSlopes, fractal.TransferLog, 3, -45, 0.5
+	loc.Color.Method, loc.Color.Transfer, loc.Color.Width, loc.Color.Light, loc.Color.Strength = colour.MethodSlopes, colour.TransferLog, 3, -45, 0.5
 	if err := Add(path, Bookmark{Name: "lit", Location: loc}); err != nil {
 		t.Fatal(err)
 	}
@@ -621,14 +622,14 @@ func TestColouringFields(t *testing.T) {
 func TestGradientField(t *testing.T) {
 	path := tempPath(t)
 	loc := fractal.Home()
-	loc.Color.Method = fractal.MethodDistance
+	loc.Color.Method = colour.MethodDistance
 	if err := Add(path, Bookmark{Name: "lines", Location: loc}); err != nil {
 		t.Fatal(err)
 	}
 	if text, _ := os.ReadFile(path); !bytes.Contains(text, []byte(`"version": 2,`)) || bytes.Contains(text, []byte("gradient")) {
 		t.Errorf("a file without gradients:\n%s", text)
 	}
-	g, err := fractal.ParseGradientText("0:#1A0A3C,0.4:#E0503C,0.4:#FFD070,1:#1A0A3C")
+	g, err := colour.ParseGradientText("0:#1A0A3C,0.4:#E0503C,0.4:#FFD070,1:#1A0A3C")
 	if err != nil {
 		t.Fatal(err)
 	}

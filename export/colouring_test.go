@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
 )
@@ -39,7 +40,7 @@ func TestMetadataColouring(t *testing.T) {
 		}
 	}
 	loc := testLoc()
-	loc.Color.Method, loc.Color.Transfer = fractal.MethodDistance, fractal.TransferSqrt
+	loc.Color.Method, loc.Color.Transfer = colour.MethodDistance, colour.TransferSqrt
 	loc.Color.Width, loc.Color.Light, loc.Color.Strength = 1.5, 30, 0.25
 	md, err := ReadMetadata(writeMetadataPNG(t, dir, "good.png", 10, 10, MetadataText(loc, 10, 10, 1, "t")))
 	if err != nil {
@@ -76,7 +77,7 @@ func TestMetadataColouring(t *testing.T) {
 // far lighter.
 func TestSupersampledLinesKeepWidth(t *testing.T) {
 	loc := testLoc()
-	loc.Color = fractal.Coloring{Palette: "grey", Density: 0.25, Offset: 0.4, Method: fractal.MethodDistance, Width: 4}
+	loc.Color = colour.Coloring{Palette: "grey", Density: 0.25, Offset: 0.4, Method: colour.MethodDistance, Width: 4}
 	mean := func(ss int, l fractal.Location) float64 {
 		path, _ := export(t, t.TempDir(), Options{Location: l, Width: 120, Height: 80, Supersample: ss})
 		img := imagetest.Decode(t, path)

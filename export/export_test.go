@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
 	"mandelscope/internal/pngverify"
@@ -160,7 +161,7 @@ func TestMetadataRoundTrip(t *testing.T) {
 	loc.Im = fractal.MustDecimal("0.131825904205311970493132056385139000000000000000000000000002")
 	loc.Zoom = fractal.MustDecimal("2.5e3")
 	loc.Iterations = 321
-	loc.Color = fractal.Coloring{Palette: fractal.PaletteNames()[0], Density: 0.37, Offset: 0.25}
+	loc.Color = colour.Coloring{Palette: colour.PaletteNames()[0], Density: 0.37, Offset: 0.25}
 	path, _ := export(t, t.TempDir(), Options{Location: loc, Width: 64, Height: 40, Supersample: 2, Version: "9.9.9"})
 	md, err := ReadMetadata(path)
 	if err != nil {
@@ -309,7 +310,7 @@ func TestResumeByteIdentical(t *testing.T) {
 		col   string // a colouring method ("": the default)
 	}
 	runs := []run{{1, 1, ""}, {1, 4, ""}, {2, 1, ""}, {2, 4, ""},
-		{1, 4, fractal.MethodDistance}, {2, 1, fractal.MethodSlopes}}
+		{1, 4, colour.MethodDistance}, {2, 1, colour.MethodSlopes}}
 	for _, r := range runs {
 		ss, k := r.ss, r.k
 		t.Run(fmt.Sprintf("ss%d-after%d%s", ss, k, r.col), func(t *testing.T) {
@@ -317,7 +318,7 @@ func TestResumeByteIdentical(t *testing.T) {
 			loc := testLoc()
 			loc.Color.Method, loc.Color.Transfer = r.col, ""
 			if r.col != "" {
-				loc.Color.Transfer = fractal.TransferSqrt
+				loc.Color.Transfer = colour.TransferSqrt
 			}
 			base := Options{Location: loc, Width: 211, Height: 143, Supersample: ss, Tile: 77, StripBytes: 4 * 211 * ss * ss * 17, Version: "t"}
 			whole, sum := export(t, t.TempDir(), base)
@@ -357,7 +358,7 @@ func TestResumeRefusals(t *testing.T) {
 	other := opt
 	other.stopAfter, other.Resume = 0, true
 	lit := other
-	lit.Location.Color.Method = fractal.MethodSlopes
+	lit.Location.Color.Method = colour.MethodSlopes
 	if _, err := Export(context.Background(), &cpu.Renderer{}, path, lit); !errors.Is(err, ErrParamsDiffer) {
 		t.Errorf("resume in another colouring: %v", err)
 	}
@@ -648,9 +649,9 @@ func encode(w io.Writer, img *image.RGBA, text []Text) error {
 	return p.Close()
 }
 
-func mustGradient(t *testing.T, text string) fractal.Gradient {
+func mustGradient(t *testing.T, text string) colour.Gradient {
 	t.Helper()
-	g, err := fractal.ParseGradientText(text)
+	g, err := colour.ParseGradientText(text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -662,9 +663,9 @@ func mustGradient(t *testing.T, text string) fractal.Gradient {
 // pixels), and a resume in it is byte-identical.
 func TestExportGradient(t *testing.T) {
 	loc := testLoc()
-	pal, _ := fractal.PaletteByName(loc.Color.Palette)
+	pal, _ := colour.PaletteByName(loc.Color.Palette)
 	same := loc
-	same.Color = same.Color.WithGradient("copy", fractal.Gradient{Stops: pal.Stops})
+	same.Color = same.Color.WithGradient("copy", colour.Gradient{Stops: pal.Stops})
 	a, _ := export(t, t.TempDir(), Options{Location: loc, Width: 97, Height: 61, Version: "t"})
 	b, _ := export(t, t.TempDir(), Options{Location: same, Width: 97, Height: 61, Version: "t"})
 	ia, ib := imagetest.Decode(t, a), imagetest.Decode(t, b)

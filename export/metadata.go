@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/text"
 	"mandelscope/internal/userfile"
@@ -35,7 +36,7 @@ const (
 	KeyLight     = "mandelscope.light"
 	KeyStrength  = "mandelscope.strength"
 	// KeyGradient holds the stops of a palette that is not built in, by value
-	// (fractal.Coloring.Gradient), so that the image reproduces anywhere; absent for a
+	// (colour.Coloring.Gradient), so that the image reproduces anywhere; absent for a
 	// built-in palette.
 	KeyGradient = "mandelscope.gradient"
 	KeyVersion  = "mandelscope.version"
@@ -65,7 +66,7 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 	}
 	desc := fmt.Sprintf("Mandelbrot set centred on %s %si, zoom %s, %d iterations, palette %s, %dx%d pixels",
 		text.Clip(loc.Re.String(), 30), im, loc.Zoom, loc.Iterations, loc.Color.Palette, width, height)
-	if m := loc.Color.Method; m != "" && m != fractal.MethodSmooth {
+	if m := loc.Color.Method; m != "" && m != colour.MethodSmooth {
 		desc += ", " + m + " colouring"
 	}
 	if supersample > 1 {

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/pngverify"
 	"mandelscope/render/cpu"
@@ -719,7 +720,7 @@ func TestDeepExportResume(t *testing.T) {
 	sameFile(t, path, whole)
 
 	// The distance colouring carries the derivative through the perturbation: the same.
-	opt.Location.Color.Method = fractal.MethodDistance
+	opt.Location.Color.Method = colour.MethodDistance
 	whole, _ = export(t, t.TempDir(), opt)
 	path = interrupted(t, t.TempDir(), opt, 3)
 	res = opt

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/render/cpu"
 )
@@ -108,7 +109,7 @@ func TestResumeRefusalNamesTheParameter(t *testing.T) {
 			o.Location.Iterations++
 			o.Location.Color.Palette = "fire"
 			o.Location.Color.Density = 2
-			o.Location.Color.Method = fractal.MethodSlopes
+			o.Location.Color.Method = colour.MethodSlopes
 			o.Supersample = 2
 			o.Version = "0.2.0"
 		}, []string{"centre re was", "also centre im, zoom, iterations and ", " more"}, nil},

@@ -1,6 +1,9 @@
 package fractal
 
-import "math"
+import (
+	"mandelscope/colour"
+	"math"
+)
 
 // The derivative dz/dc, carried along the orbit for the distance and slopes colourings.
 //
@@ -87,3 +90,16 @@ func finishDE(zr, zi, wr, wi float64) (de, ur, ui float64) {
 	}
 	return de, ur, ui
 }
+
+// Result is what a pixel's orbit gives its colouring: the escape count N (-1 inside), the
+// smooth value Nu, and for the methods that read the derivative, the distance estimate DE
+// in pixels and the unit vector (Ur, Ui) of z / (dz/dc), the direction of the normal.
+type Result struct {
+	N      int
+	Nu     float64
+	DE     float64
+	Ur, Ui float64
+}
+
+// Sample is r as the colour stage reads it (colour.NewSample).
+func (r Result) Sample() colour.Sample { return colour.NewSample(r.N, r.Nu, r.DE, r.Ur, r.Ui) }

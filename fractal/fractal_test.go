@@ -2,6 +2,7 @@ package fractal
 
 import (
 	"image/color"
+	"mandelscope/colour"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -128,7 +129,7 @@ func TestLocationTextRoundTrip(t *testing.T) {
 	l.Im = MustDecimal("0.1318259042053119704931320563851390000000000000000000000000001")
 	l.Zoom = MustDecimal("3.5e21")
 	l.Iterations = 12345
-	l.Color = Coloring{Palette: "fire", Density: 2.5, Offset: 0.25}
+	l.Color = colour.Coloring{Palette: "fire", Density: 2.5, Offset: 0.25}
 	got, err := ParseLocationText(l.String(), Home())
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +157,7 @@ func TestChoosePrecision(t *testing.T) {
 		zoom float64
 		want Precision
 	}{{1, Float32}, {10, Float32}, {1e4, Double}, {1e10, Double}, {1e12, Double}, {1e13, Double}, {1e16, Perturbation}} {
-		f := NewFrame(Location{Re: MustDecimal("-0.75"), Im: MustDecimal("0.1"), Zoom: DecimalFromFloat(tc.zoom), Iterations: 100, Color: DefaultColoring}, w, h)
+		f := NewFrame(Location{Re: MustDecimal("-0.75"), Im: MustDecimal("0.1"), Zoom: DecimalFromFloat(tc.zoom), Iterations: 100, Color: colour.DefaultColoring}, w, h)
 		if got := f.Precision(); got != tc.want {
 			t.Errorf("zoom %g: precision %v, want %v", tc.zoom, got, tc.want)
 		}
@@ -165,7 +166,7 @@ func TestChoosePrecision(t *testing.T) {
 
 // MinPrecision raises a frame's precision, never lowers it.
 func TestMinPrecision(t *testing.T) {
-	l := Location{Re: MustDecimal("-0.75"), Im: MustDecimal("0.1"), Zoom: DecimalFromFloat(10), Iterations: 100, Color: DefaultColoring}
+	l := Location{Re: MustDecimal("-0.75"), Im: MustDecimal("0.1"), Zoom: DecimalFromFloat(10), Iterations: 100, Color: colour.DefaultColoring}
 	f := NewFrame(l, 1280, 720)
 	if f.Precision() != Float32 {
 		t.Fatalf("zoom 10: precision %v", f.Precision())
@@ -255,28 +256,28 @@ func TestSmoothIsContinuous(t *testing.T) {
 }
 
 func TestPalettes(t *testing.T) {
-	names := PaletteNames()
+	names := colour.PaletteNames()
 	if len(names) < 4 {
 		t.Fatalf("only %d palettes: %v", len(names), names)
 	}
 	for _, n := range names {
-		p, err := PaletteByName(n)
+		p, err := colour.PaletteByName(n)
 		if err != nil {
 			t.Fatal(err)
 		}
 		// At a stop's position the colour is that stop exactly.
 		nu := 32.0 / float64(len(p.Stops)) // position 1 with density 1, offset 0
-		if got := p.Color(1, nu, Coloring{Palette: n, Density: 1}); got != p.Stops[1] {
+		if got := p.Color(colour.Sample{Nu: nu}, colour.Coloring{Palette: n, Density: 1}); got != p.Stops[1] {
 			t.Errorf("%s: colour at stop 1 = %v, want %v", n, got, p.Stops[1])
 		}
-		if got := p.Color(-1, 0, DefaultColoring); got.R != 0 || got.G != 0 || got.B != 0 {
+		if got := p.Color(colour.Sample{Nu: colour.Inside}, colour.DefaultColoring); got.R != 0 || got.G != 0 || got.B != 0 {
 			t.Errorf("%s: inside is %v, want black", n, got)
 		}
 	}
-	if _, err := PaletteByName("nope"); err == nil || !strings.Contains(err.Error(), "classic") {
+	if _, err := colour.PaletteByName("nope"); err == nil || !strings.Contains(err.Error(), "classic") {
 		t.Errorf("unknown palette error %v should list the known ones", err)
 	}
-	if _, err := ParsePalette("x", []byte("#zzzzzz\n#000000\n")); err == nil {
+	if _, err := colour.ParsePalette("x", []byte("#zzzzzz\n#000000\n")); err == nil {
 		t.Error("a bad colour was accepted")
 	}
 }
@@ -338,8 +339,8 @@ func TestValidateBoundsColoring(t *testing.T) {
 		want            string // "" for valid
 	}{
 		{1, 0, ""},
-		{MinDensity, -MaxOffset, ""},
-		{MaxDensity, MaxOffset, ""},
+		{colour.MinDensity, -colour.MaxOffset, ""},
+		{colour.MaxDensity, colour.MaxOffset, ""},
 		{1e308, 0, "density 1e+308 is out of range"},
 		{math.Inf(1), 0, "density +Inf is out of range"},
 		{math.NaN(), 0, "density NaN is out of range"},
@@ -366,7 +367,7 @@ func TestValidateBoundsColoring(t *testing.T) {
 // TestPaletteColorAnyInput checks that no smooth value or colouring, valid or not, takes the
 // palette lookup out of range (it panicked with an index out of range for a density of 1e308).
 func TestPaletteColorAnyInput(t *testing.T) {
-	p, err := PaletteByName("classic")
+	p, err := colour.PaletteByName("classic")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,11 +376,11 @@ func TestPaletteColorAnyInput(t *testing.T) {
 	for _, nu := range extremes {
 		for _, d := range extremes {
 			for _, o := range extremes {
-				c := p.Color(1, nu, Coloring{Palette: "classic", Density: d, Offset: o})
+				c := p.Color(colour.Sample{Nu: nu}, colour.Coloring{Palette: "classic", Density: d, Offset: o})
 				if c.A != 255 {
 					t.Fatalf("nu %g density %g offset %g: alpha %d", nu, d, o, c.A)
 				}
-				pos := PalettePosition(nu, d, o, len(p.Stops))
+				pos := colour.PalettePosition(nu, d, o, len(p.Stops))
 				if !(pos >= 0 && pos <= float64(len(p.Stops))) {
 					t.Fatalf("nu %g density %g offset %g: position %g outside 0..%d", nu, d, o, pos, len(p.Stops))
 				}
@@ -387,7 +388,7 @@ func TestPaletteColorAnyInput(t *testing.T) {
 		}
 	}
 	// A palette without stops has no colour to give: black, not a panic.
-	if c := (Palette{}).Color(1, 3, DefaultColoring); c != (color.RGBA{0, 0, 0, 255}) {
+	if c := (colour.Palette{}).Color(colour.Sample{Nu: 3}, colour.DefaultColoring); c != (color.RGBA{0, 0, 0, 255}) {
 		t.Errorf("empty palette gave %v", c)
 	}
 }

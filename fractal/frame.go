@@ -100,7 +100,16 @@ type Frame struct {
 	// value, leaves it to the spacing): a preview sample of a supersampled view asks for the
 	// precision of the supersampled frame, so that both round alike.
 	MinPrecision Precision
+
+	// Derivative asks the renderers' compute stage for the derivative dz/dc (the distance
+	// estimate and the normal) whatever the colouring: the window keeps it, so that a change
+	// to a colouring that reads it recolours without computing again.
+	Derivative bool
 }
+
+// NeedsDerivative reports whether the frame's pixels carry the derivative: asked for
+// (Derivative), or read by the colouring.
+func (f Frame) NeedsDerivative() bool { return f.Derivative || f.Loc.Color.NeedsDerivative() }
 
 // NewFrame returns the frame of l at w x h pixels.
 func NewFrame(l Location, w, h int) Frame {

@@ -3,11 +3,11 @@ package fractal
 import "context"
 
 // Pixel is Escape with what the frame's colouring needs: for the methods that read the
-// derivative (Coloring.NeedsDerivative), the escape count, smooth value, distance estimate
+// derivative (Frame.NeedsDerivative), the escape count, smooth value, distance estimate
 // and normal from EscapeDE32, EscapeDE64 or PerturbEscapeDE in the frame's precision, exactly
 // as the CPU renderer computes them; otherwise Escape's n and nu.
 func (f Frame) Pixel(x, y int) Result {
-	if !f.Loc.Color.NeedsDerivative() {
+	if !f.NeedsDerivative() {
 		n, nu := f.Escape(x, y)
 		return Result{N: n, Nu: nu}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"mandelscope/colour"
 	"mandelscope/internal/text"
 )
 
@@ -24,40 +25,7 @@ const (
 	MaxZoom = "1e10000"
 	// MaxIterations bounds the iteration count.
 	MaxIterations = 100_000_000
-	// MinDensity and MaxDensity bound a colouring's density (colour cycles per 32
-	// iterations): below the minimum a whole picture is one colour, above the maximum every
-	// pixel is noise, and a density read from a file beyond them (1e308, say) would overflow
-	// the palette arithmetic.
-	MinDensity = 1e-6
-	MaxDensity = 1e6
-	// MaxOffset bounds |offset|, in palette cycles (only its fractional part matters).
-	MaxOffset = 1e6
 )
-
-// Coloring says how a pixel's orbit becomes a colour: a palette at the smooth escape count
-// (through a transfer function), and a method that may shade it with the derivative dz/dc.
-// Every field's zero value is its default (Method smooth, Transfer linear, Width
-// DefaultWidth, Strength DefaultStrength), so a location written before these fields existed
-// draws as it did.
-type Coloring struct {
-	Palette string  // a built-in palette's name (PaletteNames), or the name of Gradient
-	Density float64 // colour cycles per 32 smooth iterations; MinDensity to MaxDensity
-	Offset  float64 // shifts the palette, in cycles (0..1; at most MaxOffset in size)
-
-	Method   string  // "" or one of Methods: smooth, distance, slopes
-	Transfer string  // "" or one of Transfers: linear, sqrt, log (applied to the smooth value)
-	Width    float64 // distance: line width in pixels, MinWidth to MaxWidth (0: DefaultWidth)
-	Light    float64 // slopes: light direction, degrees anticlockwise from the upper left
-	Strength float64 // slopes: MinStrength to MaxStrength (0: DefaultStrength)
-
-	// Gradient is the colour stops by value (Gradient.Text's compact form), for a gradient
-	// that is not built in, so that the location draws the same on any machine; "" for a
-	// built-in palette, found by its name. See ColorPalette.
-	Gradient string
-}
-
-// DefaultColoring is the colouring of a fresh view.
-var DefaultColoring = Coloring{Palette: "classic", Density: 1, Offset: 0}
 
 // Location is a place in the Mandelbrot set: an exact centre, a zoom (the image's shorter
 // side spans 4/zoom units), the maximum iteration count and the colouring.
@@ -65,7 +33,7 @@ type Location struct {
 	Re, Im     Decimal
 	Zoom       Decimal
 	Iterations int
-	Color      Coloring
+	Color      colour.Coloring
 }
 
 // Home is the default view: the whole set.
@@ -75,7 +43,7 @@ func Home() Location {
 		Im:         MustDecimal("0"),
 		Zoom:       MustDecimal("1"),
 		Iterations: 200,
-		Color:      DefaultColoring,
+		Color:      colour.DefaultColoring,
 	}
 }
 
@@ -178,16 +146,7 @@ func (l Location) Validate() error {
 	if l.Iterations < 1 || l.Iterations > MaxIterations {
 		return fmt.Errorf("iterations %d is out of range (1 to %d)", l.Iterations, MaxIterations)
 	}
-	if err := l.Color.validatePalette(); err != nil {
-		return err
-	}
-	if d := l.Color.Density; !(d >= MinDensity && d <= MaxDensity) {
-		return fmt.Errorf("palette density %s is out of range (%g to %g)", formatFloat(d), MinDensity, MaxDensity)
-	}
-	if o := l.Color.Offset; !(o >= -MaxOffset && o <= MaxOffset) {
-		return fmt.Errorf("palette offset %s is out of range (-%g to %g)", formatFloat(o), MaxOffset, MaxOffset)
-	}
-	return l.Color.validateShading()
+	return l.Color.Validate()
 }
 
 // formatFloat writes a number read from a file as what it is: "NaN", "+Inf", or its shortest
@@ -299,7 +258,7 @@ func (l Location) String() string {
 	return fmt.Sprintf("re=%s im=%s zoom=%s iterations=%d palette=%s density=%s offset=%s",
 		l.Re, l.Im, l.Zoom, l.Iterations, l.Color.Palette,
 		strconv.FormatFloat(l.Color.Density, 'g', -1, 64), strconv.FormatFloat(l.Color.Offset, 'g', -1, 64)) +
-		l.Color.shadingText()
+		l.Color.ShadingText()
 }
 
 // ParseLocationText reads a location from text: either the compact form written by String
@@ -310,7 +269,7 @@ func ParseLocationText(s string, base Location) (Location, error) {
 	if s == "" {
 		return base, errors.New("empty location")
 	}
-	if len(s) > 4*MaxDecimalDigits+maxGradientText {
+	if len(s) > 4*MaxDecimalDigits+colour.MaxGradientText {
 		return base, errors.New("location text is too long")
 	}
 	l := base
@@ -362,7 +321,7 @@ func (l *Location) set(k, v string) error {
 	case "palette":
 		l.Color.Palette = v
 	case "gradient":
-		g, gerr := ParseGradientText(v)
+		g, gerr := colour.ParseGradientText(v)
 		if gerr != nil {
 			return gerr
 		}
@@ -373,12 +332,12 @@ func (l *Location) set(k, v string) error {
 		l.Color.Offset, err = strconv.ParseFloat(v, 64)
 	case "colouring", "coloring", "method":
 		l.Color.Method = strings.ToLower(v)
-		if l.Color.Method == MethodSmooth {
+		if l.Color.Method == colour.MethodSmooth {
 			l.Color.Method = "" // the default's one form, so equal locations compare equal
 		}
 	case "transfer":
 		l.Color.Transfer = strings.ToLower(v)
-		if l.Color.Transfer == TransferLinear {
+		if l.Color.Transfer == colour.TransferLinear {
 			l.Color.Transfer = ""
 		}
 	case "width":

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"mandelscope/colour"
 	"mandelscope/internal/cputime"
 )
 
@@ -30,7 +31,7 @@ func TestBLADerivative(t *testing.T) {
 		var worst float64
 		rows := make(chan int)
 		var wg sync.WaitGroup
-		col := Coloring{Method: MethodDistance}
+		col := colour.Coloring{Method: colour.MethodDistance}
 		for range runtime.GOMAXPROCS(0) {
 			wg.Add(1)
 			go func() {
@@ -59,7 +60,7 @@ func TestBLADerivative(t *testing.T) {
 									stableClose++
 								}
 							}
-							if math.Abs(col.Brightness(b)-col.Brightness(p)) <= 1.0/255 {
+							if math.Abs(col.Brightness(b.Sample())-col.Brightness(p.Sample())) <= 1.0/255 {
 								closeK++
 							}
 							if !math.IsNaN(rel) {

@@ -1,11 +1,11 @@
-// Package gradients keeps the user's own gradients: one gradient file (fractal.ParseGradient's
+// Package gradients keeps the user's own gradients: one gradient file (colour.ParseGradient's
 // format) per gradient, NAME.txt, in a folder beside the bookmarks file:
 // os.UserConfigDir()/mandelscope/gradients ($XDG_CONFIG_HOME/mandelscope/gradients on Linux),
 // or $MANDELSCOPE_GRADIENTS when set. A location refers to a user gradient by value
-// (fractal.Coloring.Gradient), so the folder is only where gradients are found by name and
+// (colour.Coloring.Gradient), so the folder is only where gradients are found by name and
 // kept for editing: a bookmark or an image made with one draws the same after it is changed
 // or deleted. Files are read as hostile input (regular files opened without blocking, at most
-// fractal.MaxGradientBytes, parsed and checked, never quoted in an error) and never replaced
+// colour.MaxGradientBytes, parsed and checked, never quoted in an error) and never replaced
 // without being asked to.
 package gradients
 
@@ -18,7 +18,7 @@ import (
 	"sort"
 	"strings"
 
-	"mandelscope/fractal"
+	"mandelscope/colour"
 	"mandelscope/internal/text"
 	"mandelscope/internal/userfile"
 )
@@ -43,41 +43,41 @@ func Dir() (string, error) {
 }
 
 // ReadFile reads and parses a gradient file (or a Kalles Fraktaler .kfr/.kfp): a regular file
-// of at most fractal.MaxGradientBytes, opened without blocking (userfile.Open: a named pipe
+// of at most colour.MaxGradientBytes, opened without blocking (userfile.Open: a named pipe
 // is refused at once). The error names the file and, for its text, the line; it never quotes
-// the file's text (see fractal.ParseGradient).
-func ReadFile(path string) (fractal.Gradient, error) {
-	data, err := userfile.ReadFile(path, fractal.MaxGradientBytes)
+// the file's text (see colour.ParseGradient).
+func ReadFile(path string) (colour.Gradient, error) {
+	data, err := userfile.ReadFile(path, colour.MaxGradientBytes)
 	var ue *userfile.Error
 	if errors.As(err, &ue) {
-		return fractal.Gradient{}, fmt.Errorf("gradient file %w", err)
+		return colour.Gradient{}, fmt.Errorf("gradient file %w", err)
 	}
 	if err != nil {
-		return fractal.Gradient{}, err
+		return colour.Gradient{}, err
 	}
-	g, err := fractal.ParseGradient(data)
+	g, err := colour.ParseGradient(data)
 	if err != nil {
-		return fractal.Gradient{}, fmt.Errorf("gradient file %s: %v", path, err)
+		return colour.Gradient{}, fmt.Errorf("gradient file %s: %v", path, err)
 	}
 	return g, nil
 }
 
 // Path is the file of the gradient name in dir, after checking the name
-// (fractal.ValidGradientName).
+// (colour.ValidGradientName).
 func Path(dir, name string) (string, error) {
-	if err := fractal.ValidGradientName(name); err != nil {
+	if err := colour.ValidGradientName(name); err != nil {
 		return "", err
 	}
 	return filepath.Join(dir, name+Ext), nil
 }
 
-// CheckName is fractal.ValidGradientName for the name of a new gradient file: it also refuses,
+// CheckName is colour.ValidGradientName for the name of a new gradient file: it also refuses,
 // on every system, the names Windows keeps for devices (CON, PRN, AUX, NUL, COM0 to COM9, LPT0
 // to LPT9, in any case, alone or before a '.': "nul.x.txt" is the device NUL there too), so
 // that a folder of gradients made anywhere can be copied to Windows. Only new files are
 // refused: a file of such a name that is already in the folder is read as before.
 func CheckName(name string) error {
-	if err := fractal.ValidGradientName(name); err != nil {
+	if err := colour.ValidGradientName(name); err != nil {
 		return err
 	}
 	if reservedOnWindows(name) {
@@ -105,10 +105,10 @@ func reservedOnWindows(name string) bool {
 var ErrNotFound = errors.New("no such gradient")
 
 // Load reads the user gradient name from dir.
-func Load(dir, name string) (fractal.Gradient, error) {
+func Load(dir, name string) (colour.Gradient, error) {
 	p, err := Path(dir, name)
 	if err != nil {
-		return fractal.Gradient{}, err
+		return colour.Gradient{}, err
 	}
 	g, err := ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -120,7 +120,7 @@ func Load(dir, name string) (fractal.Gradient, error) {
 // Entry is one gradient of the folder: its name and stops, or why its file cannot be read.
 type Entry struct {
 	Name     string
-	Gradient fractal.Gradient
+	Gradient colour.Gradient
 	Err      error
 }
 
@@ -141,7 +141,7 @@ func List(dir string) ([]Entry, error) {
 	var out []Entry
 	for _, de := range des {
 		name, ok := strings.CutSuffix(de.Name(), Ext)
-		if !ok || fractal.ValidGradientName(name) != nil {
+		if !ok || colour.ValidGradientName(name) != nil {
 			continue
 		}
 		g, err := Load(dir, name)
@@ -157,7 +157,7 @@ var ErrExists = errors.New("already exists")
 // Save writes g as the user gradient name in dir (creating the folder). A built-in palette's
 // name is refused (it would never be found: built-ins come first), and so are a name Windows
 // reserves (CheckName) and an existing gradient unless replace is true.
-func Save(dir, name string, g fractal.Gradient, replace bool) error {
+func Save(dir, name string, g colour.Gradient, replace bool) error {
 	if err := CheckName(name); err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func Save(dir, name string, g fractal.Gradient, replace bool) error {
 	if err != nil {
 		return err
 	}
-	if _, err := fractal.PaletteByName(name); err == nil {
+	if _, err := colour.PaletteByName(name); err == nil {
 		return fmt.Errorf("%q is the name of a built-in palette; choose another name", name)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -194,15 +194,15 @@ func WriteFile(path string, data []byte, replace bool) error {
 // Resolve returns the coloring c with the palette name applied: a built-in palette by name
 // (and no Gradient), else the user gradient name from dir by value. Its error names the
 // built-in palettes and the folder.
-func Resolve(c fractal.Coloring, dir, name string) (fractal.Coloring, error) {
-	if _, err := fractal.PaletteByName(name); err == nil {
+func Resolve(c colour.Coloring, dir, name string) (colour.Coloring, error) {
+	if _, err := colour.PaletteByName(name); err == nil {
 		c.Palette, c.Gradient = name, ""
 		return c, nil
 	}
 	g, err := Load(dir, name)
-	if errors.Is(err, ErrNotFound) || (err != nil && fractal.ValidGradientName(name) != nil) {
+	if errors.Is(err, ErrNotFound) || (err != nil && colour.ValidGradientName(name) != nil) {
 		return c, fmt.Errorf("unknown palette %q (built in: %s; no gradient of that name in %s)",
-			text.Clip(name, 40), strings.Join(fractal.PaletteNames(), ", "), dir)
+			text.Clip(name, 40), strings.Join(colour.PaletteNames(), ", "), dir)
 	}
 	if err != nil {
 		return c, err
@@ -211,7 +211,7 @@ func Resolve(c fractal.Coloring, dir, name string) (fractal.Coloring, error) {
 }
 
 // NameFor is a gradient name made from a file's name: its base without the extension, with
-// every character a name may not hold replaced by '-', cut to fractal.MaxGradientName, and
+// every character a name may not hold replaced by '-', cut to colour.MaxGradientName, and
 // with a '_' after a name Windows reserves ("nul.kfr" gives "nul_"), so that it passes
 // CheckName.
 func NameFor(path string) string {
@@ -223,8 +223,8 @@ func NameFor(path string) string {
 		}
 	}
 	s := strings.TrimLeft(string(b), ".")
-	if len(s) > fractal.MaxGradientName {
-		s = s[:fractal.MaxGradientName]
+	if len(s) > colour.MaxGradientName {
+		s = s[:colour.MaxGradientName]
 	}
 	if s == "" {
 		s = "gradient"
@@ -235,7 +235,7 @@ func NameFor(path string) string {
 		if dot {
 			s += "." + rest
 		}
-		s = s[:min(len(s), fractal.MaxGradientName)]
+		s = s[:min(len(s), colour.MaxGradientName)]
 	}
 	return s
 }

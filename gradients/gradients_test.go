@@ -2,17 +2,16 @@ package gradients
 
 import (
 	"errors"
+	"mandelscope/colour"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"mandelscope/fractal"
 )
 
-func mustText(t *testing.T, s string) fractal.Gradient {
+func mustText(t *testing.T, s string) colour.Gradient {
 	t.Helper()
-	g, err := fractal.ParseGradientText(s)
+	g, err := colour.ParseGradientText(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +77,7 @@ func TestReadFileHostile(t *testing.T) {
 		t.Errorf("a folder: %v", err)
 	}
 	big := filepath.Join(dir, "big.txt")
-	os.WriteFile(big, []byte(strings.Repeat("#000000\n", fractal.MaxGradientBytes/8+1)), 0o644)
+	os.WriteFile(big, []byte(strings.Repeat("#000000\n", colour.MaxGradientBytes/8+1)), 0o644)
 	if _, err := ReadFile(big); err == nil || !strings.Contains(err.Error(), big) {
 		t.Errorf("a file over the limit: %v", err)
 	}
@@ -95,7 +94,7 @@ func TestResolve(t *testing.T) {
 	if err := Save(dir, "mine", g, false); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Resolve(fractal.DefaultColoring, dir, "mine")
+	c, err := Resolve(colour.DefaultColoring, dir, "mine")
 	if err != nil || c.Palette != "mine" || c.Gradient != g.Text() {
 		t.Fatalf("mine: %+v %v", c, err)
 	}
@@ -119,7 +118,7 @@ func TestNameFor(t *testing.T) {
 		"/x/.txt":                         "gradient",
 		strings.Repeat("x", 100) + ".txt": strings.Repeat("x", 64),
 	} {
-		if got := NameFor(in); got != want || fractal.ValidGradientName(got) != nil {
+		if got := NameFor(in); got != want || colour.ValidGradientName(got) != nil {
 			t.Errorf("NameFor(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"mandelscope/fractal"
+	"mandelscope/colour"
 	"mandelscope/internal/fifotest"
 	"mandelscope/internal/userfile"
 )
@@ -27,7 +27,7 @@ func TestNamedPipeGradients(t *testing.T) {
 	for what, fn := range map[string]func() error{
 		"ReadFile": func() error { _, err := ReadFile(fifo); return err },
 		"Load":     func() error { _, err := Load(dir, "pipe"); return err },
-		"Resolve":  func() error { _, err := Resolve(fractal.DefaultColoring, dir, "pipe"); return err },
+		"Resolve":  func() error { _, err := Resolve(colour.DefaultColoring, dir, "pipe"); return err },
 		"List": func() error {
 			l, err := List(dir)
 			if err != nil || len(l) != 1 {
@@ -44,7 +44,7 @@ func TestNamedPipeGradients(t *testing.T) {
 	if !errors.Is(err, userfile.ErrNotRegular) || err.Error() != "gradients folder "+fifo+" is not a folder (a named pipe)" {
 		t.Errorf("List(pipe): %v", err)
 	}
-	g, _ := fractal.BuiltinGradient("grey")
+	g, _ := colour.BuiltinGradient("grey")
 	err = fifotest.Prompt(t, fifo, func() error { return WriteFile(fifo, g.File("grey"), true) })
 	if err == nil || err.Error() != "cannot write "+fifo+": it is not a regular file (a named pipe)" {
 		t.Errorf("WriteFile(pipe, replace): %v", err)
@@ -61,7 +61,7 @@ func TestNamedPipeGradients(t *testing.T) {
 // bookmarks file is (they were 0600 whatever the umask).
 func TestWrittenModeFollowsUmask(t *testing.T) {
 	dir := t.TempDir()
-	g, _ := fractal.BuiltinGradient("grey")
+	g, _ := colour.BuiltinGradient("grey")
 	old := unix.Umask(0o022)
 	err := Save(dir, "mine", g, false)
 	err2 := WriteFile(filepath.Join(dir, "out.txt"), g.File("grey"), false)
@@ -88,7 +88,7 @@ func TestSymlinkTargetNotQuoted(t *testing.T) {
 	if err != nil || len(l) != 1 || l[0].Err == nil {
 		t.Fatalf("list: %+v %v", l, err)
 	}
-	_, rerr := Resolve(fractal.DefaultColoring, dir, "s")
+	_, rerr := Resolve(colour.DefaultColoring, dir, "s")
 	for _, e := range []error{l[0].Err, rerr} {
 		if msg := e.Error(); strings.Contains(msg, "root") || strings.Contains(msg, "20228") || strings.Contains(msg, "daemon") || !strings.Contains(msg, "s.txt: line 1") {
 			t.Errorf("message quotes the file or misses its line: %q", msg)

@@ -5,6 +5,7 @@ import (
 	"image"
 	"testing"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/cputime"
 )
@@ -93,10 +94,10 @@ func BenchmarkRenderExport32KStrips(b *testing.B) {
 // BenchmarkRenderColouring renders the 4K export view (BenchmarkRenderExportView4K) in each
 // colouring: what carrying the derivative costs the shaders (smooth carries none).
 func BenchmarkRenderColouring(b *testing.B) {
-	for _, m := range fractal.Methods {
+	for _, m := range colour.Methods {
 		b.Run(m, func(b *testing.B) {
 			f := exportFrame(3840, 2160)
-			if m != fractal.MethodSmooth {
+			if m != colour.MethodSmooth {
 				f.Loc.Color.Method = m
 			}
 			benchRender(b, f, image.Rect(0, 0, f.W, f.H))

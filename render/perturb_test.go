@@ -78,7 +78,7 @@ func perturbCPU(t testing.TB, f fractal.Frame) (*image.RGBA, []int) {
 		for x := range f.W {
 			r := f.Pixel(x, y)
 			counts = append(counts, r.N)
-			img.SetRGBA(x, y, f.Loc.Color.Shade(pal, r))
+			img.SetRGBA(x, y, f.Loc.Color.Shade(pal, r.Sample()))
 		}
 	}
 	return img, counts

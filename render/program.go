@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
-	"mandelscope/fractal"
+	"mandelscope/colour"
 	"mandelscope/shaders"
 )
 
@@ -169,7 +169,7 @@ const (
 )
 
 // shadingOf says which of those defines a colouring's programs need.
-func shadingOf(c fractal.Coloring) (shade, deriv bool) {
+func shadingOf(c colour.Coloring) (shade, deriv bool) {
 	return !c.IsDefaultShading(), c.NeedsDerivative()
 }
 
@@ -308,10 +308,10 @@ func (p *program) setColoring(maxIter int, stops []float32, density, offset floa
 }
 
 // setShading loads the colouring beyond the palette (the program must be in use): the
-// method and transfer function's numbers and their parameters (fractal.Coloring.Shade).
-func (p *program) setShading(c fractal.Coloring) {
-	gl.Uniform1i(p.loc["uMethod"], int32(max(fractal.MethodIndex(c.Method), 0)))
-	gl.Uniform1i(p.loc["uTransfer"], int32(max(fractal.TransferIndex(c.Transfer), 0)))
+// method and transfer function's numbers and their parameters (colour.Coloring.Shade).
+func (p *program) setShading(c colour.Coloring) {
+	gl.Uniform1i(p.loc["uMethod"], int32(max(colour.MethodIndex(c.Method), 0)))
+	gl.Uniform1i(p.loc["uTransfer"], int32(max(colour.TransferIndex(c.Transfer), 0)))
 	gl.Uniform1f(p.loc["uWidth"], float32(c.LineWidth()))
 	lx, ly := c.LightDir()
 	gl.Uniform2f(p.loc["uLight"], float32(lx), float32(ly))

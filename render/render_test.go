@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
@@ -95,7 +96,7 @@ func reference(t testing.TB, f fractal.Frame, v shaders.Variant) *image.RGBA {
 				re, im := f.Point64(x, y)
 				r.N, r.Nu = fractal.Escape64(re, im, f.Loc.Iterations)
 			}
-			img.SetRGBA(x, y, c.Shade(pal, r))
+			img.SetRGBA(x, y, c.Shade(pal, r.Sample()))
 		}
 	}
 	return img
@@ -105,26 +106,26 @@ func reference(t testing.TB, f fractal.Frame, v shaders.Variant) *image.RGBA {
 // every view in, by name: each method, and each transfer function (with a method).
 var colourings = []struct {
 	name string
-	set  func(*fractal.Coloring)
+	set  func(*colour.Coloring)
 }{
-	{"distance", func(c *fractal.Coloring) { c.Method, c.Width = fractal.MethodDistance, 2 }},
-	{"slopes", func(c *fractal.Coloring) { c.Method, c.Light, c.Strength = fractal.MethodSlopes, 20, 0.9 }},
-	{"sqrt", func(c *fractal.Coloring) { c.Transfer, c.Density = fractal.TransferSqrt, 4 }},
-	{"log_distance", func(c *fractal.Coloring) {
-		c.Method, c.Transfer, c.Density = fractal.MethodDistance, fractal.TransferLog, 20
+	{"distance", func(c *colour.Coloring) { c.Method, c.Width = colour.MethodDistance, 2 }},
+	{"slopes", func(c *colour.Coloring) { c.Method, c.Light, c.Strength = colour.MethodSlopes, 20, 0.9 }},
+	{"sqrt", func(c *colour.Coloring) { c.Transfer, c.Density = colour.TransferSqrt, 4 }},
+	{"log_distance", func(c *colour.Coloring) {
+		c.Method, c.Transfer, c.Density = colour.MethodDistance, colour.TransferLog, 20
 	}},
 	// A user's gradient by value: positioned stops with a hard edge, drawn through the
 	// MaxStops-entry table (the whole uniform array), in the default shading and with a method.
-	{"gradient", func(c *fractal.Coloring) { *c = c.WithGradient("test", testGradient) }},
-	{"gradient_slopes", func(c *fractal.Coloring) {
+	{"gradient", func(c *colour.Coloring) { *c = c.WithGradient("test", testGradient) }},
+	{"gradient_slopes", func(c *colour.Coloring) {
 		*c = c.WithGradient("test", testGradient)
-		c.Method, c.Density = fractal.MethodSlopes, 2
+		c.Method, c.Density = colour.MethodSlopes, 2
 	}},
 }
 
 // testGradient is a user gradient with positions and a hard edge at 0.55.
-var testGradient = func() fractal.Gradient {
-	g, err := fractal.ParseGradientText("0.05:#0B1026,0.3:#3FA7D6,0.55:#F6F7EB,0.55:#E94F37,0.8:#F2C14E,0.95:#393E41")
+var testGradient = func() colour.Gradient {
+	g, err := colour.ParseGradientText("0.05:#0B1026,0.3:#3FA7D6,0.55:#F6F7EB,0.55:#E94F37,0.8:#F2C14E,0.95:#393E41")
 	if err != nil {
 		panic(err)
 	}
@@ -325,7 +326,7 @@ var goldenCases = []goldenCase{
 	{"deep_1e10_160x256", deepLoc, 160, 256, nil},
 	{"deep_seahorse_1e10_256x160", deepSeahorseLoc, 256, 160, nil},
 	{"seahorse_fire_240x180", seahorseLoc, 240, 180, func(l *fractal.Location) {
-		l.Color = fractal.Coloring{Palette: "fire", Density: 3, Offset: 0.25}
+		l.Color = colour.Coloring{Palette: "fire", Density: 3, Offset: 0.25}
 	}},
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-gl/gl/v3.3-core/gl"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/shaders"
 )
@@ -127,7 +128,7 @@ func checkTarget(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 
 // paletteStops is the colouring's palette as the shaders take it: r, g, b of each stop, at
 // most maxStops of them.
-func paletteStops(c fractal.Coloring) ([]float32, error) {
+func paletteStops(c colour.Coloring) ([]float32, error) {
 	pal, err := c.ColorPalette()
 	if err != nil {
 		return nil, err

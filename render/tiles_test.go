@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 )
 
@@ -91,7 +92,7 @@ func TestCheckTarget(t *testing.T) {
 }
 
 func TestPaletteStops(t *testing.T) {
-	c := fractal.DefaultColoring
+	c := colour.DefaultColoring
 	pal, err := c.ColorPalette()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"mandelscope/bookmarks"
+	"mandelscope/colour"
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
@@ -117,7 +118,7 @@ func TestExportValidation(t *testing.T) {
 func TestExportFromAndForce(t *testing.T) {
 	dir := t.TempDir()
 	a, b, c, d := filepath.Join(dir, "a.png"), filepath.Join(dir, "b.png"), filepath.Join(dir, "c.png"), filepath.Join(dir, "d.png")
-	flags := []string{"--renderer=cpu", "--center=-0.743643887037158704752191506114774,0.131825904205311970493132056385139", "--zoom=3000", "--size=150x97", "--supersample=2", "--palette=" + fractal.PaletteNames()[0], "--density=0.5"}
+	flags := []string{"--renderer=cpu", "--center=-0.743643887037158704752191506114774,0.131825904205311970493132056385139", "--zoom=3000", "--size=150x97", "--supersample=2", "--palette=" + colour.PaletteNames()[0], "--density=0.5"}
 	mustExport(t, append(flags, "-o", a)...)
 	mustExport(t, "--renderer=cpu", "--from="+a, "-o", b)
 	if !bytes.Equal(readFile(t, a), readFile(t, b)) {
@@ -276,7 +277,7 @@ func TestExportFromColouring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if col := md.Location.Color; col.Method != fractal.MethodDistance || col.Width != 1.5 || col.Transfer != fractal.TransferLog {
+	if col := md.Location.Color; col.Method != colour.MethodDistance || col.Width != 1.5 || col.Transfer != colour.TransferLog {
 		t.Fatalf("stored colouring %+v", col)
 	}
 	mustExport(t, "--renderer=cpu", "--from="+a, "-o", b)

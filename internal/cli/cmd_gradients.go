@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"mandelscope/fractal"
+	"mandelscope/colour"
 	"mandelscope/gradients"
 	"mandelscope/internal/text"
 )
@@ -58,8 +58,8 @@ func gradientsList(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range fractal.PaletteNames() {
-		g, _ := fractal.BuiltinGradient(n)
+	for _, n := range colour.PaletteNames() {
+		g, _ := colour.BuiltinGradient(n)
 		fmt.Fprintf(stdout, "%s\tbuilt in\t%s\n", n, g.Text())
 	}
 	list, err := gradients.List(dir)
@@ -125,14 +125,14 @@ func gradientsExport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	name, path := pos[0], pos[1]
-	g, err := fractal.BuiltinGradient(name)
+	g, err := colour.BuiltinGradient(name)
 	if err != nil {
 		dir, derr := gradients.Dir()
 		if derr != nil {
 			return derr
 		}
-		if g, err = gradients.Load(dir, name); errors.Is(err, gradients.ErrNotFound) || fractal.ValidGradientName(name) != nil {
-			return UsageErr("unknown gradient %q (built in: %s; yours: mandelscope gradients list)", text.Clip(name, 40), strings.Join(fractal.PaletteNames(), ", "))
+		if g, err = gradients.Load(dir, name); errors.Is(err, gradients.ErrNotFound) || colour.ValidGradientName(name) != nil {
+			return UsageErr("unknown gradient %q (built in: %s; yours: mandelscope gradients list)", text.Clip(name, 40), strings.Join(colour.PaletteNames(), ", "))
 		} else if err != nil {
 			return err
 		}

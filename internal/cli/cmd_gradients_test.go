@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"mandelscope/bookmarks"
+	"mandelscope/colour"
 	"mandelscope/export"
-	"mandelscope/fractal"
 	"mandelscope/gradients"
 )
 
@@ -109,7 +109,7 @@ func TestGradientsCLI(t *testing.T) {
 
 func mustBuiltin(t *testing.T, name string) string {
 	t.Helper()
-	g, err := fractal.BuiltinGradient(name)
+	g, err := colour.BuiltinGradient(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"mandelscope/colour"
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/gradients"
@@ -115,15 +116,15 @@ func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	fs.StringVar(&lf.center, "center", "", "centre as RE,IM: decimal text of any length (default -0.5,0)")
 	fs.StringVar(&lf.zoom, "zoom", "", "zoom: the image's shorter side spans 4/zoom (default 1)")
 	fs.StringVar(&lf.iterations, "iterations", "", "maximum iterations (default: automatic for the zoom)")
-	fs.StringVar(&lf.palette, "palette", "", "palette: "+strings.Join(fractal.PaletteNames(), ", ")+", or the name of one of your gradients\n(mandelscope gradients list) (default classic)")
+	fs.StringVar(&lf.palette, "palette", "", "palette: "+strings.Join(colour.PaletteNames(), ", ")+", or the name of one of your gradients\n(mandelscope gradients list) (default classic)")
 	fs.StringVar(&lf.gradient, "gradient", "", "a gradient file to colour with (one stop a line, [POSITION] #RRGGBB; or a Kalles Fraktaler .kfr),\nstored by value with the view")
 	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations (default 1)")
 	fs.StringVar(&lf.off, "offset", "", "palette offset in cycles (default 0)")
 	fs.StringVar(&lf.method, "colouring", "", "colouring: smooth (the palette at the escape count), distance (boundary lines of --line-width\npixels at any zoom, from the distance estimate) or slopes (a relief from the derivative, lit from --light) (default smooth)")
 	fs.StringVar(&lf.transfer, "transfer", "", "transfer function of the escape count before the palette: linear, sqrt or log\n(sqrt and log keep deep views with huge iteration counts from turning to noise) (default linear)")
-	fs.StringVar(&lf.width, "line-width", "", fmt.Sprintf("distance colouring: line width in pixels, %g to %g (default %g)", fractal.MinWidth, fractal.MaxWidth, fractal.DefaultWidth))
-	fs.StringVar(&lf.light, "light", "", fmt.Sprintf("slopes colouring: light direction in degrees anticlockwise from the upper left, -%d to %d (default 0)", fractal.MaxLight, fractal.MaxLight))
-	fs.StringVar(&lf.strength, "light-strength", "", fmt.Sprintf("slopes colouring: strength of the lighting, %g to %g (default %g)", fractal.MinStrength, fractal.MaxStrength, fractal.DefaultStrength))
+	fs.StringVar(&lf.width, "line-width", "", fmt.Sprintf("distance colouring: line width in pixels, %g to %g (default %g)", colour.MinWidth, colour.MaxWidth, colour.DefaultWidth))
+	fs.StringVar(&lf.light, "light", "", fmt.Sprintf("slopes colouring: light direction in degrees anticlockwise from the upper left, -%d to %d (default 0)", colour.MaxLight, colour.MaxLight))
+	fs.StringVar(&lf.strength, "light-strength", "", fmt.Sprintf("slopes colouring: strength of the lighting, %g to %g (default %g)", colour.MinStrength, colour.MaxStrength, colour.DefaultStrength))
 	return lf
 }
 
@@ -175,27 +176,27 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 	}
 	if flagWasSet(lf.fs, "density") {
 		d, err := strconv.ParseFloat(lf.density, 64)
-		if err != nil || !(d >= fractal.MinDensity && d <= fractal.MaxDensity) {
-			return l, UsageErr("--density: %q must be a number from %g to %g", text.Clip(lf.density, 40), fractal.MinDensity, fractal.MaxDensity)
+		if err != nil || !(d >= colour.MinDensity && d <= colour.MaxDensity) {
+			return l, UsageErr("--density: %q must be a number from %g to %g", text.Clip(lf.density, 40), colour.MinDensity, colour.MaxDensity)
 		}
 		l.Color.Density = d
 	}
 	if flagWasSet(lf.fs, "offset") {
 		o, err := strconv.ParseFloat(lf.off, 64)
-		if err != nil || !(o >= -fractal.MaxOffset && o <= fractal.MaxOffset) {
-			return l, UsageErr("--offset: %q must be a number from -%g to %g", text.Clip(lf.off, 40), fractal.MaxOffset, fractal.MaxOffset)
+		if err != nil || !(o >= -colour.MaxOffset && o <= colour.MaxOffset) {
+			return l, UsageErr("--offset: %q must be a number from -%g to %g", text.Clip(lf.off, 40), colour.MaxOffset, colour.MaxOffset)
 		}
 		l.Color.Offset = o
 	}
 	if flagWasSet(lf.fs, "colouring") {
-		if fractal.MethodIndex(lf.method) < 0 {
-			return l, UsageErr("--colouring: unknown colouring %q (%s)", text.Clip(lf.method, 40), strings.Join(fractal.Methods, ", "))
+		if colour.MethodIndex(lf.method) < 0 {
+			return l, UsageErr("--colouring: unknown colouring %q (%s)", text.Clip(lf.method, 40), strings.Join(colour.Methods, ", "))
 		}
 		l.Color.Method = lf.method
 	}
 	if flagWasSet(lf.fs, "transfer") {
-		if fractal.TransferIndex(lf.transfer) < 0 {
-			return l, UsageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(fractal.Transfers, ", "))
+		if colour.TransferIndex(lf.transfer) < 0 {
+			return l, UsageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(colour.Transfers, ", "))
 		}
 		l.Color.Transfer = lf.transfer
 	}
@@ -204,9 +205,9 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 		lo, hi     float64
 		dst        *float64
 	}{
-		{"line-width", lf.width, fractal.MinWidth, fractal.MaxWidth, &l.Color.Width},
-		{"light", lf.light, -fractal.MaxLight, fractal.MaxLight, &l.Color.Light},
-		{"light-strength", lf.strength, fractal.MinStrength, fractal.MaxStrength, &l.Color.Strength},
+		{"line-width", lf.width, colour.MinWidth, colour.MaxWidth, &l.Color.Width},
+		{"light", lf.light, -colour.MaxLight, colour.MaxLight, &l.Color.Light},
+		{"light-strength", lf.strength, colour.MinStrength, colour.MaxStrength, &l.Color.Strength},
 	} {
 		if !flagWasSet(lf.fs, p.name) {
 			continue
@@ -283,8 +284,8 @@ func parseSize(s string) (w, h int, err error) { return export.ParseSize(s) }
 
 // resolvePalette applies a --palette name: a built-in palette, else one of the user's
 // gradients (gradients.Dir), by value.
-func resolvePalette(c fractal.Coloring, name string) (fractal.Coloring, error) {
-	if _, err := fractal.PaletteByName(name); err == nil {
+func resolvePalette(c colour.Coloring, name string) (colour.Coloring, error) {
+	if _, err := colour.PaletteByName(name); err == nil {
 		c.Palette, c.Gradient = name, ""
 		return c, nil
 	}

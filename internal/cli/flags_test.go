@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 )
 
@@ -224,7 +225,7 @@ func TestColouringFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := l.Color
-	if c.Method != fractal.MethodDistance || c.Transfer != fractal.TransferLog || c.Width != 2.5 || c.Light != 30 || c.Strength != 0.5 {
+	if c.Method != colour.MethodDistance || c.Transfer != colour.TransferLog || c.Width != 2.5 || c.Light != 30 || c.Strength != 0.5 {
 		t.Errorf("colouring %+v", c)
 	}
 	fs = NewFlagSet("test", &help)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"image"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 )
 
@@ -16,4 +17,13 @@ import (
 // early with ctx's error, dst then partly drawn.
 type Renderer interface {
 	Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error
+}
+
+// Computer is the compute stage alone: the samples (colour.Sample: smooth escape count and
+// derivative) of the pixels rect of frame f, in f's global pixel coordinates, into dst, whose
+// top-left sample receives rect.Min (dst holds at least rect's size), with the derivative
+// where f.NeedsDerivative. A colour pass (colour.Colourer) over them gives what Render draws.
+// Cancelling ctx stops it early with ctx's error, dst then partly computed.
+type Computer interface {
+	Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *colour.Data) error
 }

@@ -4,7 +4,10 @@
 // tile is pixel-identical to the same pixels of a one-piece render. Deep (Perturbation)
 // frames are drawn by fractal.PerturbEscape from the frame's one reference orbit and its
 // shared BLA table, the same path as fractal.Frame.Escape; frames past float64's exponent
-// range (PerturbationExp) by fractal.PerturbEscapeExp (and PerturbEscapeDEExp).
+// range (PerturbationExp) by fractal.PerturbEscapeExp (and PerturbEscapeDEExp). Like every
+// renderer it works in two stages: Compute gives each pixel's samples (colour.Sample: the
+// smooth escape count and the derivative), and Render colours them (colour.Colourer) row by
+// row as they are computed.
 package cpu
 
 import (
@@ -15,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 )
 
@@ -44,8 +48,10 @@ func (r *Renderer) workers() int {
 }
 
 // Render draws the pixels rect (in f's global pixel coordinates) of frame f into dst, whose
-// top-left pixel receives rect.Min. dst must be at least rect's size. Cancelling ctx stops it
-// after the rows in progress, with ctx's error; dst is then partly drawn.
+// top-left pixel receives rect.Min. dst must be at least rect's size. It computes each row's
+// samples (Compute) and colours them (colour.Colourer) as it goes, holding one row of samples
+// per worker. Cancelling ctx stops it after the rows in progress, with ctx's error; dst is
+// then partly drawn.
 func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	if rect.Empty() {
 		return nil
@@ -53,10 +59,43 @@ func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Recta
 	if dst.Bounds().Dx() < rect.Dx() || dst.Bounds().Dy() < rect.Dy() {
 		return fmt.Errorf("cpu render: destination %v is smaller than tile %v", dst.Bounds().Size(), rect.Size())
 	}
-	pal, err := f.Loc.Color.ColorPalette()
+	k, err := colour.NewColourer(f.Loc.Color)
 	if err != nil {
 		return err
 	}
+	return r.rows(ctx, f, rect, func() func(y int, row []colour.Sample) {
+		return func(y int, row []colour.Sample) {
+			o := dst.PixOffset(dst.Bounds().Min.X, dst.Bounds().Min.Y+y-rect.Min.Y)
+			k.Row(dst.Pix[o:o+4*len(row)], row)
+		}
+	})
+}
+
+// Compute computes the samples of the pixels rect of frame f into dst (the compute stage
+// alone: no colouring), whose top-left sample receives rect.Min; dst must be at least rect's
+// size. The derivative is computed where f.NeedsDerivative. Cancelling ctx stops it after the
+// rows in progress, with ctx's error.
+func (r *Renderer) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *colour.Data) error {
+	if rect.Empty() {
+		return nil
+	}
+	if dst.Rect.Dx() < rect.Dx() || dst.Rect.Dy() < rect.Dy() {
+		return fmt.Errorf("cpu compute: destination %v is smaller than tile %v", dst.Rect.Size(), rect.Size())
+	}
+	if err := f.Loc.Color.Validate(); err != nil {
+		return err
+	}
+	return r.rows(ctx, f, rect, func() func(y int, row []colour.Sample) {
+		return func(y int, row []colour.Sample) {
+			copy(dst.Row(dst.Rect.Min.Y+y-rect.Min.Y), row)
+		}
+	})
+}
+
+// rows computes the rows of rect on every worker, each into a row of samples of its own,
+// and hands every finished row (y in f's pixels) to its worker's sink (made once per worker).
+func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectangle, sink func() func(y int, row []colour.Sample)) error {
+	var err error
 	if f.Precision().Perturbs() && f.Ref == nil {
 		// One reference orbit per frame: from the cache when one is in reach, so that the
 		// tiles and strips of one image (and the frames of a pan) share it.
@@ -81,13 +120,18 @@ func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Recta
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			put := sink()
+			row := make([]colour.Sample, rect.Dx())
 			for {
 				y := int(next.Add(1) - 1)
 				if y >= rect.Max.Y || ctx.Err() != nil {
 					return
 				}
-				row := dst.Pix[dst.PixOffset(dst.Bounds().Min.X, dst.Bounds().Min.Y+y-rect.Min.Y):]
-				renderRow(ctx, f, bla, blaExp, pal, y, rect.Min.X, rect.Max.X, row)
+				computeRow(ctx, f, bla, blaExp, y, rect.Min.X, rect.Max.X, row)
+				if ctx.Err() != nil {
+					return // a row cut short is not handed on
+				}
+				put(y, row)
 			}
 		}()
 	}
@@ -95,57 +139,18 @@ func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Recta
 	return ctx.Err()
 }
 
-// renderRow draws pixels x0..x1-1 of row y, by perturbation when f has a reference (and then
-// with bla, or for a PerturbationExp frame with extended exponents and blaExp), as Frame.Pixel
-// does: with the derivative where the colouring reads it. At high iteration counts a single row
-// can take seconds, so it then checks ctx before every pixel.
-func renderRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *fractal.BLAExp, pal fractal.Palette, y, x0, x1 int, row []byte) {
-	if !f.Loc.Color.IsDefaultShading() {
-		renderRowShaded(ctx, f, bla, blaExp, pal, y, x0, x1, row)
-		return
-	}
+// computeRow computes the samples of pixels x0..x1-1 of row y into out, by perturbation when
+// f has a reference (and then with bla, or for a PerturbationExp frame with extended
+// exponents and blaExp), as Frame.Pixel does: with the derivative where f.NeedsDerivative.
+// At high iteration counts a single row can take seconds, so it then checks ctx before every
+// pixel.
+func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *fractal.BLAExp, y, x0, x1 int, out []colour.Sample) {
 	prec := f.Precision()
 	f32 := prec == fractal.Float32
 	perturb := prec == fractal.Perturbation && f.Ref != nil
 	perturbExp := prec == fractal.PerturbationExp && f.Ref != nil
 	it := f.Loc.Iterations
-	for x := x0; x < x1; x++ {
-		if it >= 1<<16 && ctx.Err() != nil {
-			return
-		}
-		var n int
-		var nu float64
-		if perturbExp {
-			dr, di := f.DeltaExp(x, y)
-			n, nu = fractal.PerturbEscapeExp(f.Ref, blaExp, dr, di, it, ctx.Done())
-		} else if perturb {
-			dr, di := f.Delta(x, y)
-			n, nu = fractal.PerturbEscape(f.Ref, bla, dr, di, it, ctx.Done())
-		} else if f32 {
-			re, im := f.Point32(x, y)
-			n, nu = fractal.Escape32(re, im, it)
-		} else {
-			re, im := f.Point64(x, y)
-			n, nu = fractal.Escape64(re, im, it)
-		}
-		c := pal.Color(n, nu, f.Loc.Color)
-		p := row[(x-x0)*4 : (x-x0)*4+4 : (x-x0)*4+4]
-		p[0], p[1], p[2], p[3] = c.R, c.G, c.B, 255
-	}
-}
-
-// renderRowShaded is renderRow for the colourings other than the default: with the
-// derivative where the colouring reads it, coloured by fractal.Coloring.Shade. (The default's
-// loop is kept apart: through this one it took about 1.2x as long, BenchmarkRender's best of
-// 4: 35-38 ms against 28-32 ms.)
-func renderRowShaded(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *fractal.BLAExp, pal fractal.Palette, y, x0, x1 int, row []byte) {
-	prec := f.Precision()
-	f32 := prec == fractal.Float32
-	perturb := prec == fractal.Perturbation && f.Ref != nil
-	perturbExp := prec == fractal.PerturbationExp && f.Ref != nil
-	it := f.Loc.Iterations
-	col := f.Loc.Color
-	deriv := col.NeedsDerivative()
+	deriv := f.NeedsDerivative()
 	s32 := float32(f.Spacing)
 	for x := x0; x < x1; x++ {
 		if it >= 1<<16 && ctx.Err() != nil {
@@ -178,8 +183,6 @@ func renderRowShaded(ctx context.Context, f fractal.Frame, bla *fractal.BLA, bla
 			re, im := f.Point64(x, y)
 			r.N, r.Nu = fractal.Escape64(re, im, it)
 		}
-		c := col.Shade(pal, r)
-		p := row[(x-x0)*4 : (x-x0)*4+4 : (x-x0)*4+4]
-		p[0], p[1], p[2], p[3] = c.R, c.G, c.B, 255
+		out[x-x0] = r.Sample()
 	}
 }

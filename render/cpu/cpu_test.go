@@ -29,7 +29,7 @@ func TestMatchesFrameEscape(t *testing.T) {
 		for y := range size[1] {
 			for x := range size[0] {
 				n, nu := f.Escape(x, y)
-				want := pal.Color(n, nu, f.Loc.Color)
+				want := pal.Color(fractal.Result{N: n, Nu: nu}.Sample(), f.Loc.Color)
 				if got := img.RGBAAt(x, y); got != want {
 					t.Fatalf("%dx%d pixel %d,%d = %v, want %v", size[0], size[1], x, y, got, want)
 				}

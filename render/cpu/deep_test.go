@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/cputime"
 )
@@ -202,7 +203,7 @@ func TestDeepExpTilesMatchWhole(t *testing.T) {
 	sampledMatchModel(t, r, f, whole, 7, 5, "the view at 1e1000")
 	// The distance colouring (the derivative, in extended form too): tiles equal the whole,
 	// pixels equal Frame.Pixel shaded.
-	l.Color.Method = fractal.MethodDistance
+	l.Color.Method = colour.MethodDistance
 	f = fractal.NewFrame(l, w, h)
 	if err := r.Render(context.Background(), f, whole.Bounds(), whole); err != nil {
 		t.Fatal(err)
@@ -223,7 +224,7 @@ func TestDeepExpTilesMatchWhole(t *testing.T) {
 	for y := 1; y < h; y += 5 {
 		for x := 2; x < w; x += 7 {
 			res := fr.Pixel(x, y)
-			want := l.Color.Shade(pal, res)
+			want := l.Color.Shade(pal, res.Sample())
 			if got := whole.RGBAAt(x, y); got != want {
 				t.Fatalf("distance colouring, pixel %d,%d = %v, want %v (%+v)", x, y, got, want, res)
 			}
@@ -280,7 +281,7 @@ func sampledMatchModel(t *testing.T, r *Renderer, f fractal.Frame, whole *image.
 	for y := 1; y < f.H; y += dy {
 		for x := 2; x < f.W; x += dx {
 			n, nu := fr.Escape(x, y)
-			want := pal.Color(n, nu, f.Loc.Color)
+			want := pal.Color(fractal.Result{N: n, Nu: nu}.Sample(), f.Loc.Color)
 			if got := whole.RGBAAt(x, y); got != want {
 				t.Fatalf("pixel %d,%d = %v, want %v (escape %d)", x, y, got, want, n)
 			}

@@ -1,4 +1,4 @@
-package fractal
+package colour
 
 import (
 	"fmt"
@@ -100,15 +100,15 @@ func PalettePosition(nu, density, offset float64, stops int) float64 {
 	return t * float64(stops)
 }
 
-// Color returns the colour for a smooth value under a colouring: the palette interpolated
-// linearly and cyclically at PalettePosition. Inside points (n < 0) are black, and so is every
+// Color returns the colour for a sample's smooth value under a colouring: the palette interpolated
+// linearly and cyclically at PalettePosition. Inside points are black, and so is every
 // point of a palette without stops. No input, however large, small or not a number, takes it
 // outside the palette.
-func (p Palette) Color(n int, nu float64, c Coloring) color.RGBA {
-	if n < 0 || len(p.Stops) == 0 {
+func (p Palette) Color(s Sample, c Coloring) color.RGBA {
+	if s.Inside() || len(p.Stops) == 0 {
 		return color.RGBA{0, 0, 0, 255}
 	}
-	pos := PalettePosition(nu, c.Density, c.Offset, len(p.Stops))
+	pos := PalettePosition(s.Nu, c.Density, c.Offset, len(p.Stops))
 	i := 0
 	if pos > 0 { // a NaN pos stays at stop 0
 		i = int(min(pos, float64(len(p.Stops)-1)))

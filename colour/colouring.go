@@ -1,4 +1,4 @@
-package fractal
+package colour
 
 import (
 	"fmt"
@@ -34,6 +34,14 @@ const (
 
 // Limits and defaults of the colouring parameters (see Coloring).
 const (
+	// MinDensity and MaxDensity bound a colouring's density (colour cycles per 32
+	// iterations): below the minimum a whole picture is one colour, above the maximum every
+	// pixel is noise, and a density read from a file beyond them (1e308, say) would overflow
+	// the palette arithmetic.
+	MinDensity = 1e-6
+	MaxDensity = 1e6
+	// MaxOffset bounds |offset|, in palette cycles (only its fractional part matters).
+	MaxOffset       = 1e6
 	MinWidth        = 0.05 // pixels
 	MaxWidth        = 100.0
 	DefaultWidth    = 1.0
@@ -42,6 +50,31 @@ const (
 	MaxStrength     = 1.0
 	DefaultStrength = 0.75
 )
+
+// Coloring says how a pixel's orbit becomes a colour: a palette at the smooth escape count
+// (through a transfer function), and a method that may shade it with the derivative dz/dc.
+// Every field's zero value is its default (Method smooth, Transfer linear, Width
+// DefaultWidth, Strength DefaultStrength), so a location written before these fields existed
+// draws as it did.
+type Coloring struct {
+	Palette string  // a built-in palette's name (PaletteNames), or the name of Gradient
+	Density float64 // colour cycles per 32 smooth iterations; MinDensity to MaxDensity
+	Offset  float64 // shifts the palette, in cycles (0..1; at most MaxOffset in size)
+
+	Method   string  // "" or one of Methods: smooth, distance, slopes
+	Transfer string  // "" or one of Transfers: linear, sqrt, log (applied to the smooth value)
+	Width    float64 // distance: line width in pixels, MinWidth to MaxWidth (0: DefaultWidth)
+	Light    float64 // slopes: light direction, degrees anticlockwise from the upper left
+	Strength float64 // slopes: MinStrength to MaxStrength (0: DefaultStrength)
+
+	// Gradient is the colour stops by value (Gradient.Text's compact form), for a gradient
+	// that is not built in, so that the location draws the same on any machine; "" for a
+	// built-in palette, found by its name. See ColorPalette.
+	Gradient string
+}
+
+// DefaultColoring is the colouring of a fresh view.
+var DefaultColoring = Coloring{Palette: "classic", Density: 1, Offset: 0}
 
 // Methods lists the colouring methods, default first; Transfers the transfer functions.
 var (
@@ -139,6 +172,27 @@ func (c Coloring) LightDir() (x, y float64) {
 	return math.Cos(a), math.Sin(a)
 }
 
+// Validate checks every field of c: the palette (a built-in's name, or a valid gradient),
+// the density and offset, and the shading.
+func (c Coloring) Validate() error {
+	if err := c.validatePalette(); err != nil {
+		return err
+	}
+	if d := c.Density; !(d >= MinDensity && d <= MaxDensity) {
+		return fmt.Errorf("palette density %s is out of range (%g to %g)", formatFloat(d), MinDensity, MaxDensity)
+	}
+	if o := c.Offset; !(o >= -MaxOffset && o <= MaxOffset) {
+		return fmt.Errorf("palette offset %s is out of range (-%g to %g)", formatFloat(o), MaxOffset, MaxOffset)
+	}
+	return c.validateShading()
+}
+
+// formatFloat writes a number read from a file as what it is: "NaN", "+Inf", or its shortest
+// exact form, never a converted integer.
+func formatFloat(v float64) string {
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
 // validateShading checks the fields of c beyond the palette's.
 func (c Coloring) validateShading() error {
 	if MethodIndex(c.Method) < 0 {
@@ -159,10 +213,10 @@ func (c Coloring) validateShading() error {
 	return nil
 }
 
-// shadingText is the compact text form's keys for the fields beyond the palette's, each
+// ShadingText is the compact text form's keys for the fields beyond the palette's, each
 // written only when it differs from its zero value (so a default location's text is as it
 // was before these fields existed), with a leading space.
-func (c Coloring) shadingText() string {
+func (c Coloring) ShadingText() string {
 	var b strings.Builder
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	if c.Method != "" && c.Method != MethodSmooth {
@@ -186,16 +240,6 @@ func (c Coloring) shadingText() string {
 	return b.String()
 }
 
-// Result is what a pixel's orbit gives its colouring: the escape count N (-1 inside), the
-// smooth value Nu, and for the methods that read the derivative, the distance estimate DE
-// in pixels and the unit vector (Ur, Ui) of z / (dz/dc), the direction of the normal.
-type Result struct {
-	N      int
-	Nu     float64
-	DE     float64
-	Ur, Ui float64
-}
-
 // TransferValue applies the transfer function t to a smooth value (negative values, which
 // only far outside the set occur, count as 0 for sqrt and log).
 func TransferValue(t string, nu float64) float64 {
@@ -208,25 +252,25 @@ func TransferValue(t string, nu float64) float64 {
 	return nu
 }
 
-// Shade returns the colour of a pixel's result under colouring c with palette p. The default
+// Shade returns the colour of a sample under colouring c with palette p. The default
 // shading (IsDefaultShading) is p.Color, byte for byte; the others interpolate the palette at
 // the transferred value, multiply it by the method's brightness (Brightness) and round.
 // Inside points are black.
-func (c Coloring) Shade(p Palette, r Result) color.RGBA {
+func (c Coloring) Shade(p Palette, s Sample) color.RGBA {
 	if c.IsDefaultShading() {
-		return p.Color(r.N, r.Nu, c)
+		return p.Color(s, c)
 	}
-	if r.N < 0 || len(p.Stops) == 0 {
+	if s.Inside() || len(p.Stops) == 0 {
 		return color.RGBA{0, 0, 0, 255}
 	}
-	pos := PalettePosition(TransferValue(c.Transfer, r.Nu), c.Density, c.Offset, len(p.Stops))
+	pos := PalettePosition(TransferValue(c.Transfer, s.Nu), c.Density, c.Offset, len(p.Stops))
 	i := 0
 	if pos > 0 {
 		i = int(min(pos, float64(len(p.Stops)-1)))
 	}
 	f := min(max(pos-float64(i), 0), 1)
 	a, b := p.Stops[i], p.Stops[(i+1)%len(p.Stops)]
-	k := c.Brightness(r)
+	k := c.Brightness(s)
 	mix := func(x, y uint8) uint8 {
 		return uint8(math.Floor((float64(x)*(1-f)+float64(y)*f)*k + 0.5))
 	}
@@ -234,20 +278,21 @@ func (c Coloring) Shade(p Palette, r Result) color.RGBA {
 }
 
 // Brightness is the factor (0 to 1) by which c's method scales the palette colour of an
-// escaped pixel: 1 for smooth; for distance min(1, DE / LineWidth) (0 where the estimate is
-// not a number); for slopes 1 - strength * (1 - n.l) / 2, n the normal (Ur, Ui) and l the
-// light's direction (a pixel without a normal is lit as if n.l = 0).
-func (c Coloring) Brightness(r Result) float64 {
+// escaped sample: 1 for smooth; for distance min(1, DE / LineWidth) (0 where the estimate is
+// not a number); for slopes 1 - strength * (1 - n.l) / 2, n the normal and l the light's
+// direction (a sample without a normal is lit as if n.l = 0).
+func (c Coloring) Brightness(s Sample) float64 {
 	switch MethodIndex(c.Method) {
 	case 1:
-		k := r.DE / c.LineWidth()
+		k := s.DE() / c.LineWidth()
 		if !(k > 0) {
 			return 0
 		}
 		return min(k, 1)
 	case 2:
 		lx, ly := c.LightDir()
-		d := r.Ur*lx + r.Ui*ly
+		ur, ui := s.Normal()
+		d := ur*lx + ui*ly
 		if d != d { // NaN
 			d = 0
 		}

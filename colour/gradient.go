@@ -1,4 +1,4 @@
-package fractal
+package colour
 
 import (
 	"bytes"
@@ -24,9 +24,9 @@ const (
 	MaxGradientBytes = 1 << 20
 	// MaxGradientName bounds a gradient's name, in bytes.
 	MaxGradientName = 64
-	// maxGradientText bounds the compact text form: MaxStops stops of at most
+	// MaxGradientText bounds the compact text form: MaxStops stops of at most
 	// len("0.12345678901234567:#RRGGBB,") bytes, with room to spare.
-	maxGradientText = MaxStops * 40
+	MaxGradientText = MaxStops * 40
 )
 
 // Gradient is a cyclic list of colour stops, the stops themselves (a Palette is what the
@@ -254,8 +254,8 @@ func (g Gradient) Text() string {
 // ParseGradientText reads the compact form that Text writes (lower-case digits are read too),
 // checked as ParseGradient checks a file.
 func ParseGradientText(s string) (Gradient, error) {
-	if len(s) > maxGradientText {
-		return Gradient{}, fmt.Errorf("gradient text of %d bytes is too long (at most %d)", len(s), maxGradientText)
+	if len(s) > MaxGradientText {
+		return Gradient{}, fmt.Errorf("gradient text of %d bytes is too long (at most %d)", len(s), MaxGradientText)
 	}
 	var g Gradient
 	for i, part := range strings.Split(s, ",") {

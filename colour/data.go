@@ -1,0 +1,223 @@
+package colour
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"runtime"
+	"sync"
+)
+
+// Sample is what the compute stage gives one pixel (or one sample of a supersampled pixel),
+// and all that the colour stage reads: 16 bytes.
+type Sample struct {
+	// Nu is the smooth escape count, or +Inf (Inside) for a point that did not escape within
+	// the iterations.
+	Nu float64
+	// DEX, DEY are the distance estimate in pixels times the unit normal (the direction of
+	// z / (dz/dc)), as Kalles Fraktaler's raw files carry them: the estimate is their length,
+	// the normal their direction. A sample whose orbit gave an estimate but no normal holds
+	// the estimate in DEX and NaN in DEY. Both are 0 where the derivative was not computed.
+	DEX, DEY float32
+}
+
+// Inside is Sample.Nu for a point inside the set.
+var Inside = math.Inf(1)
+
+// maxDE bounds the estimate kept (float32's range ends at 3.4e38): the renderers write 1e30
+// for "infinitely far".
+const maxDE = 1e30
+
+// NewSample returns the sample of an orbit: escape count n (-1 inside), smooth value nu, and
+// for the colourings that read the derivative the distance estimate de in pixels and the unit
+// normal (ur, ui) ((0, 0) for none); de and the normal are ignored inside.
+func NewSample(n int, nu, de, ur, ui float64) Sample {
+	if n < 0 {
+		return Sample{Nu: Inside}
+	}
+	s := Sample{Nu: nu}
+	de = min(de, maxDE)
+	if ur == 0 && ui == 0 {
+		if de != 0 {
+			s.DEX, s.DEY = float32(de), float32(math.NaN())
+		}
+		return s
+	}
+	s.DEX, s.DEY = float32(de*ur), float32(de*ui)
+	return s
+}
+
+// Inside reports whether the sample's point is inside the set (did not escape).
+func (s Sample) Inside() bool { return math.IsInf(s.Nu, 1) }
+
+// DE is the distance estimate in pixels (NaN where the orbit gave none that is a number).
+func (s Sample) DE() float64 {
+	if s.DEY != s.DEY {
+		return float64(s.DEX)
+	}
+	return math.Hypot(float64(s.DEX), float64(s.DEY))
+}
+
+// Normal is the unit normal, (0, 0) where there is none.
+func (s Sample) Normal() (ur, ui float64) {
+	if s.DEY != s.DEY {
+		return 0, 0
+	}
+	x, y := float64(s.DEX), float64(s.DEY)
+	h := math.Hypot(x, y)
+	if !(h > 0) || math.IsInf(h, 0) {
+		return 0, 0
+	}
+	return x / h, y / h
+}
+
+// Data is a rectangle of samples, laid out as image.RGBA lays out pixels: the sample at
+// (x, y) is Pix[(y-Rect.Min.Y)*Stride + (x-Rect.Min.X)].
+type Data struct {
+	Pix    []Sample
+	Stride int
+	Rect   image.Rectangle
+}
+
+// NewData returns zeroed data for the rectangle r.
+func NewData(r image.Rectangle) *Data {
+	return &Data{Pix: make([]Sample, r.Dx()*r.Dy()), Stride: r.Dx(), Rect: r}
+}
+
+// Bounds is d's rectangle.
+func (d *Data) Bounds() image.Rectangle { return d.Rect }
+
+// Offset is the index in Pix of the sample at (x, y).
+func (d *Data) Offset(x, y int) int { return (y-d.Rect.Min.Y)*d.Stride + (x - d.Rect.Min.X) }
+
+// At is the sample at (x, y) (the zero Sample outside Rect).
+func (d *Data) At(x, y int) Sample {
+	if !(image.Point{x, y}.In(d.Rect)) {
+		return Sample{}
+	}
+	return d.Pix[d.Offset(x, y)]
+}
+
+// Row is the samples of row y, from Rect.Min.X to Rect.Max.X.
+func (d *Data) Row(y int) []Sample {
+	i := d.Offset(d.Rect.Min.X, y)
+	return d.Pix[i : i+d.Rect.Dx() : i+d.Rect.Dx()]
+}
+
+// SubData is the part of d inside r, sharing d's samples.
+func (d *Data) SubData(r image.Rectangle) *Data {
+	r = r.Intersect(d.Rect)
+	if r.Empty() {
+		return &Data{}
+	}
+	i := d.Offset(r.Min.X, r.Min.Y)
+	return &Data{Pix: d.Pix[i:], Stride: d.Stride, Rect: r}
+}
+
+// Colourer is a colouring made ready to colour samples: the colouring with its palette.
+type Colourer struct {
+	c   Coloring
+	p   Palette
+	def bool
+}
+
+// NewColourer returns c's colourer, reading its palette (ColorPalette).
+func NewColourer(c Coloring) (*Colourer, error) {
+	p, err := c.ColorPalette()
+	if err != nil {
+		return nil, err
+	}
+	return &Colourer{c: c, p: p, def: c.IsDefaultShading()}, nil
+}
+
+// Coloring is the colouring k applies.
+func (k *Colourer) Coloring() Coloring { return k.c }
+
+// Colour returns the colour of one sample: Coloring.Shade.
+func (k *Colourer) Colour(s Sample) color.RGBA {
+	if k.def {
+		return k.p.Color(s, k.c)
+	}
+	return k.c.Shade(k.p, s)
+}
+
+// Row colours the samples src into row, 4 bytes (RGBA, alpha opaque) each.
+func (k *Colourer) Row(row []byte, src []Sample) {
+	row = row[:4*len(src)]
+	for i, s := range src {
+		c := k.Colour(s)
+		p := row[4*i : 4*i+4 : 4*i+4]
+		p[0], p[1], p[2], p[3] = c.R, c.G, c.B, 255
+	}
+}
+
+// Paint colours src into dst, whose top-left pixel receives src.Rect.Min (dst must hold
+// src's size), rows shared out over the cores.
+func (k *Colourer) Paint(dst *image.RGBA, src *Data) {
+	w, h := src.Rect.Dx(), src.Rect.Dy()
+	rows(h, w, func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			o := dst.PixOffset(dst.Rect.Min.X, dst.Rect.Min.Y+y)
+			k.Row(dst.Pix[o:o+4*w], src.Row(src.Rect.Min.Y+y))
+		}
+	})
+}
+
+// Sum adds the colours of src's samples to sum, three uint32 (R, G, B) per pixel, w = src's
+// width per row: the accumulation of several samples of one picture, whose mean (MeanInto)
+// is the picture a supersampled export gives.
+func (k *Colourer) Sum(sum []uint32, src *Data) {
+	w, h := src.Rect.Dx(), src.Rect.Dy()
+	rows(h, w, func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			s := sum[3*w*y : 3*w*(y+1)]
+			for x, smp := range src.Row(src.Rect.Min.Y + y) {
+				c := k.Colour(smp)
+				s[3*x] += uint32(c.R)
+				s[3*x+1] += uint32(c.G)
+				s[3*x+2] += uint32(c.B)
+			}
+		}
+	})
+}
+
+// MeanInto writes the mean of n summed samples per pixel (Sum's sum, w pixels a row) into
+// dst, each channel the sum divided by n rounding half up, alpha opaque: the export's box
+// filter.
+func MeanInto(dst *image.RGBA, sum []uint32, n int) {
+	w, h := dst.Rect.Dx(), dst.Rect.Dy()
+	nn := uint32(n)
+	rows(h, w, func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			o := dst.PixOffset(dst.Rect.Min.X, dst.Rect.Min.Y+y)
+			row := dst.Pix[o : o+4*w]
+			s := sum[3*w*y : 3*w*(y+1)]
+			for x := range w {
+				p := row[4*x : 4*x+4 : 4*x+4]
+				p[0] = byte((s[3*x] + nn/2) / nn)
+				p[1] = byte((s[3*x+1] + nn/2) / nn)
+				p[2] = byte((s[3*x+2] + nn/2) / nn)
+				p[3] = 255
+			}
+		}
+	})
+}
+
+// rows runs f over [0, h) in pieces, on every core when the work (h x w) is worth it.
+func rows(h, w int, f func(y0, y1 int)) {
+	n := runtime.GOMAXPROCS(0)
+	if h*w < 1<<15 || n == 1 || h < 2 {
+		f(0, h)
+		return
+	}
+	n = min(n*4, h)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(h*i/n, h*(i+1)/n)
+		}()
+	}
+	wg.Wait()
+}

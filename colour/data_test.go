@@ -1,0 +1,99 @@
+package colour
+
+import (
+	"image"
+	"math"
+	"testing"
+)
+
+// TestSampleRoundTrip: a sample gives back the estimate and the normal it was made from (to
+// float32's precision), inside stays inside, an estimate without a normal keeps the estimate,
+// and a NaN estimate stays NaN.
+func TestSampleRoundTrip(t *testing.T) {
+	for _, c := range []struct{ de, ur, ui float64 }{{2.5, 0.6, -0.8}, {1e-3, -1, 0}, {7e20, 0, 1}, {3, 0, 0}, {1e31, 0.6, 0.8}} {
+		s := NewSample(12, 12.25, c.de, c.ur, c.ui)
+		if s.Inside() || s.Nu != 12.25 {
+			t.Errorf("%+v: %+v", c, s)
+		}
+		if de := s.DE(); math.Abs(de-min(c.de, maxDE)) > 1e-6*c.de {
+			t.Errorf("%+v: DE %v", c, de)
+		}
+		ur, ui := s.Normal()
+		if math.Abs(ur-c.ur) > 1e-6 || math.Abs(ui-c.ui) > 1e-6 {
+			t.Errorf("%+v: normal %v, %v", c, ur, ui)
+		}
+	}
+	if s := NewSample(-1, 5, 3, 1, 0); !s.Inside() || s.DE() != 0 {
+		t.Errorf("inside: %+v", s)
+	}
+	if s := NewSample(4, 4.5, math.NaN(), 1, 0); !math.IsNaN(s.DE()) {
+		t.Errorf("NaN estimate: %+v DE %v", s, s.DE())
+	}
+}
+
+// TestMeanOfSums: Sum over n samples and MeanInto give each channel's mean rounded half up,
+// and a sub-rectangle's data colours the same pixels as the whole.
+func TestMeanOfSums(t *testing.T) {
+	k, err := NewColourer(DefaultColoring)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := image.Rect(3, 5, 40, 22)
+	a, b := NewData(r), NewData(r)
+	for i := range a.Pix {
+		a.Pix[i].Nu, b.Pix[i].Nu = float64(i)*0.37, float64(i)*0.11+4
+	}
+	a.Pix[7].Nu = Inside
+	sum := make([]uint32, 3*r.Dx()*r.Dy())
+	k.Sum(sum, a)
+	k.Sum(sum, b)
+	out := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	MeanInto(out, sum, 2)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			ca, cb := k.Colour(a.At(x, y)), k.Colour(b.At(x, y))
+			got := out.RGBAAt(x-r.Min.X, y-r.Min.Y)
+			if want := byte((uint32(ca.R) + uint32(cb.R) + 1) / 2); got.R != want || got.A != 255 {
+				t.Fatalf("(%d,%d): %v, want R %d", x, y, got, want)
+			}
+		}
+	}
+	sub := image.Rect(10, 8, 20, 12)
+	part := image.NewRGBA(image.Rect(0, 0, sub.Dx(), sub.Dy()))
+	k.Paint(part, a.SubData(sub))
+	whole := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	k.Paint(whole, a)
+	for y := range sub.Dy() {
+		for x := range sub.Dx() {
+			if part.RGBAAt(x, y) != whole.RGBAAt(x+sub.Min.X-r.Min.X, y+sub.Min.Y-r.Min.Y) {
+				t.Fatalf("sub-data pixel (%d,%d) differs", x, y)
+			}
+		}
+	}
+}
+
+// BenchmarkRecolour1280x720x16 colours and averages 16 samples of a 1280x720 view: the
+// window's recolour of its accumulated picture.
+func BenchmarkRecolour1280x720x16(b *testing.B) {
+	r := image.Rect(0, 0, 1280, 720)
+	data := make([]*Data, 16)
+	for i := range data {
+		data[i] = NewData(r)
+		for j := range data[i].Pix {
+			data[i].Pix[j] = NewSample(1, float64(j%5000)*0.731+float64(i), 1.5, 0.6, 0.8)
+		}
+	}
+	c := DefaultColoring
+	c.Palette = "fire"
+	k, _ := NewColourer(c)
+	sum := make([]uint32, 3*1280*720)
+	out := image.NewRGBA(r)
+	b.ReportAllocs()
+	for b.Loop() {
+		clear(sum)
+		for _, d := range data {
+			k.Sum(sum, d)
+		}
+		MeanInto(out, sum, len(data))
+	}
+}
