@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,12 +26,32 @@ func tool(t *testing.T, name string) string {
 	return p
 }
 
-// writeTestFile writes an image of testHeader's channels with random values to dir.
-func writeTestFile(t *testing.T, dir string, w, h int) (string, Header, []any) {
+// writeTestFile writes an image of testHeader's channels with random values to dir; smooth
+// values, but for the special ones, when smooth is set, so that chunks are zlib streams
+// rather than stored raw.
+func writeTestFile(t *testing.T, dir string, w, h int, smooth bool) (string, Header, []any) {
 	t.Helper()
 	hd := testHeader(w, h)
 	cols := randomCols(hd, uint64(w*h))
-	path := filepath.Join(dir, fmt.Sprintf("%dx%d.exr", w, h))
+	if smooth {
+		for i, c := range cols {
+			switch v := c.(type) {
+			case []uint32:
+				for k := range v {
+					if v[k] != 0 && v[k] < math.MaxUint32-1 {
+						v[k] = uint32(k / 7)
+					}
+				}
+			case []float32:
+				for k := range v {
+					if !slices.Contains(specialFloats, math.Float32bits(v[k])) {
+						v[k] = float32(k%100)/4 + float32(i)
+					}
+				}
+			}
+		}
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%dx%d-%v.exr", w, h, smooth))
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +78,7 @@ func run(t *testing.T, name string, args ...string) string {
 
 func TestExrheader(t *testing.T) {
 	exrheader := tool(t, "exrheader")
-	path, _, _ := writeTestFile(t, t.TempDir(), 37, 21)
+	path, _, _ := writeTestFile(t, t.TempDir(), 37, 21, false)
 	out := run(t, exrheader, path)
 	lines := map[string]bool{}
 	for _, l := range strings.Split(out, "\n") {
@@ -97,7 +118,7 @@ func TestExrheader(t *testing.T) {
 
 func TestExrinfo(t *testing.T) {
 	exrinfo := tool(t, "exrinfo")
-	path, _, _ := writeTestFile(t, t.TempDir(), 37, 21)
+	path, _, _ := writeTestFile(t, t.TempDir(), 37, 21, false)
 	out := run(t, exrinfo, "--strict", "--all-metadata", "--verbose", path)
 	for _, want := range []string{
 		"parts: 1",
@@ -124,8 +145,25 @@ func TestExrinfo(t *testing.T) {
 func TestOpenEXRDecodes(t *testing.T) {
 	exrmaketiled := tool(t, "exrmaketiled")
 	dir := t.TempDir()
-	for _, size := range [][2]int{{37, 21}, {101, 70}, {1, 1}, {4096, 17}} {
-		path, h, want := writeTestFile(t, dir, size[0], size[1])
+	zipped := 0
+	for _, c := range []struct {
+		w, h   int
+		smooth bool
+	}{{37, 21, false}, {37, 21, true}, {101, 70, false}, {101, 70, true}, {1, 1, false}, {4096, 17, false}, {333, 47, true}} {
+		path, h, want := writeTestFile(t, dir, c.w, c.h, c.smooth)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewReader(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, o := range r.offsets {
+			if int(binary.LittleEndian.Uint32(b[o+4:])) < min(LinesPerChunk, h.Height-i*LinesPerChunk)*r.bpl {
+				zipped++
+			}
+		}
 		for _, z := range []string{"none", "zip"} {
 			out := filepath.Join(dir, fmt.Sprintf("tiled-%s-%dx%d.exr", z, h.Width, h.Height))
 			run(t, exrmaketiled, "-o", "-z", z, "-t", fmt.Sprint(h.Width), fmt.Sprint(h.Height), path, out)
@@ -159,6 +197,9 @@ func TestOpenEXRDecodes(t *testing.T) {
 			}
 			sameBits(t, fmt.Sprintf("%dx%d through exrmaketiled -z %s", h.Width, h.Height, z), got, want)
 		}
+	}
+	if zipped < 10 {
+		t.Errorf("only %d chunks were zlib streams; the rest were stored raw", zipped)
 	}
 }
 
