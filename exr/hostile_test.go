@@ -90,7 +90,7 @@ func TestHostile(t *testing.T) {
 		{"wrong type", func(b []byte) []byte { copy(b[dw-10:], "box2f"); return b }, `"dataWindow" has type "box2f", not "box2i"`},
 		{"missing lineOrder", func(b []byte) []byte { i := bytes.Index(b, []byte("lineOrder\x00")); b[i] = 'X'; return b }, "lacks the required attribute lineOrder"},
 		{"duplicate attribute", func(b []byte) []byte { i := bytes.Index(b, []byte("it\x00int")); copy(b[i:], "note"); return b }, ""},
-		{"unterminated name", func(b []byte) []byte { return b[:dw-14] }, "the file ends inside the type of attribute dataWindow"},
+		{"unterminated name", func(b []byte) []byte { return b[:dw-8] }, "the file ends inside the type of attribute dataWindow"},
 		{"header cut", func(b []byte) []byte { return b[:dw+3] }, `attribute "dataWindow": size 16 passes the end of the file`},
 		{"cut in a name", func(b []byte) []byte { return b[:bytes.Index(b, []byte("lineOrder"))+3] }, "ends inside an attribute name"},
 		{"long attribute name", func(b []byte) []byte {
