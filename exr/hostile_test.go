@@ -104,8 +104,8 @@ func TestHostile(t *testing.T) {
 		{"no channels", func(b []byte) []byte { return headerWith(small, nil) }, "no channels"},
 		{"65 channels", func(b []byte) []byte { return headerWith(small, chans) }, "more than 64 channels"},
 		{"1100 attributes", func(b []byte) []byte { return headerWith(many, []Channel{{"N", Uint}}) }, "more than 1024 attributes"},
-		{"tiledesc", func(b []byte) []byte {
-			b = headerWith(small, []Channel{{"N", Uint}})
+		{"tiledesc", func([]byte) []byte {
+			b := headerWith(small, []Channel{{"N", Uint}})
 			return append(b[:len(b)-1], "tiles\x00tiledesc\x00\x09\x00\x00\x00123456789\x00"...)
 		}, "tiled EXR files are not supported"},
 		{"deep type", func(b []byte) []byte {
