@@ -14,6 +14,16 @@ import (
 // that changes only the colouring of that view is answered by colouring the data anew, on a
 // goroutine of its own, while the accumulation goes on with the new colouring.
 
+// KeepBudget is the most memory the kept data may take: a view whose full frame and samples
+// would take more (above 1920x1080 with 4 x 4 samples) keeps none, and a change of its
+// colouring renders it again.
+const KeepBudget = 640 << 20
+
+// keepable reports whether the data of a w x h view with n x n samples fits KeepBudget.
+func keepable(w, h, n int) bool {
+	return int64(w)*int64(h)*16*int64(1+max(n*n, 0)) <= KeepBudget
+}
+
 // kept is the data of the view at rest: the full frame's and the samples accumulated so far.
 type kept struct {
 	req     Request        // the view, in the colouring the picture shows now
@@ -51,13 +61,14 @@ func (w *Worker) recolourOnly(r Request) bool {
 		sameView(*w.keptReq, r) && sameView(w.latest, r)
 }
 
-// keep stores data (nil: none) as the view at rest of request r, n x n samples to come.
-func (w *Worker) keep(r Request, data *colour.Data, n int) {
+// keep stores data (nil: none) as the view at rest of request r, n x n samples to come,
+// when it fits KeepBudget; it reports whether it did.
+func (w *Worker) keep(r Request, data *colour.Data, n int) bool {
 	w.rmu.Lock()
 	defer w.rmu.Unlock()
 	var req *Request
 	w.kept = nil
-	if data != nil {
+	if data != nil && keepable(r.W, r.H, n) {
 		w.kept = &kept{req: r, full: data}
 		if n > 1 {
 			w.kept.of = n * n
@@ -67,6 +78,7 @@ func (w *Worker) keep(r Request, data *colour.Data, n int) {
 	w.mu.Lock()
 	w.keptReq = req
 	w.mu.Unlock()
+	return req != nil
 }
 
 // KeptBytes is the memory the data kept for recolouring takes now (0 when none is kept).

@@ -343,3 +343,18 @@ func BenchmarkRecolour1280x720x16(b *testing.B) {
 		wk.recolourKept(r)
 	}
 }
+
+// A view whose data would exceed KeepBudget keeps none: 1920x1080 with 4 x 4 samples fits,
+// 2560x1440 does not.
+func TestKeepBudget(t *testing.T) {
+	if !keepable(1920, 1080, AccumulateN) || keepable(2560, 1440, AccumulateN) || !keepable(2560, 1440, 1) {
+		t.Errorf("keepable: 1080p %v, 1440p %v, 1440p without samples %v", keepable(1920, 1080, AccumulateN),
+			keepable(2560, 1440, AccumulateN), keepable(2560, 1440, 1))
+	}
+	wk := NewWorker(New(&cpu.Renderer{}), time.Millisecond, func(Result) {})
+	defer wk.Close()
+	r := Request{Loc: boundaryLoc(), W: 2560, H: 1440}
+	if wk.keep(r, colour.NewData(image.Rect(0, 0, 1, 1)), AccumulateN) || wk.KeptBytes() != 0 {
+		t.Errorf("a 2560x1440 view's data was kept")
+	}
+}

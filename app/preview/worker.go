@@ -260,14 +260,12 @@ func (w *Worker) loop() {
 			w.keep(r, nil, 0) // its memory too
 
 			res, data := w.render(ctx, r, sample)
-			if res.Err == nil && res.Image != nil && !r.Interactive {
-				w.keep(r, data, n)
-			}
+			kept := res.Err == nil && res.Image != nil && !r.Interactive && w.keep(r, data, n)
 			if res.Err != nil || res.Image != nil {
 				w.deliver(res)
 			}
 			if res.Err == nil && res.Image != nil && !r.Interactive && n > 1 {
-				w.accumulate(ctx, r, n, data != nil)
+				w.accumulate(ctx, r, n, kept)
 			}
 			cancel()
 			w.mu.Lock()
@@ -365,7 +363,7 @@ func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Loca
 // delivers the count (Result.Samples), with their running mean as the image from the
 // ShowAfter-th on (or the last, when fewer; before, no image); it stops, delivering nothing
 // more, as soon as a request waits or ctx is cancelled. With data (the full frame's data is
-// kept) it computes the samples' data and keeps it (addSample), in the colouring of the
+// kept: the renderer gives it and it fits KeepBudget) it computes the samples' data and keeps it (addSample), in the colouring of the
 // newest colour-only request; should the renderer give no data from then on, the samples so
 // far are coloured into pictures and the rest rendered.
 func (w *Worker) accumulate(ctx context.Context, r Request, n int, data bool) {
