@@ -65,20 +65,7 @@ func runWindow(args []string) error {
 		opts.Size = ws
 	}
 	if os.Getenv("MANDELSCOPE_TRACE_FRAMES") != "" {
-		opts.OnFrame = func(r preview.Result) {
-			if r.Partial {
-				fmt.Fprintf(os.Stderr, "partial %.0f%% (scale 1/%d) at %s\n", 100*r.Done, max(r.Stats.Scale, 1), r.Req.Loc)
-				return
-			}
-			if r.Samples > 0 {
-				fmt.Fprintf(os.Stderr, "samples %d/%d at %s\n", r.Samples, r.SamplesOf, r.Req.Loc)
-				return
-			}
-			fmt.Fprintf(os.Stderr, "frame %dx%d scale 1/%d render %.1f ms total %.1f ms interactive %v reused %v px %d block %.2g at %s\n",
-				r.Stats.Width, r.Stats.Height, r.Stats.Scale, float64(r.Stats.Render.Microseconds())/1000,
-				float64(r.Stats.Total.Microseconds())/1000, r.Req.Interactive, r.Stats.Reused, r.Stats.PixelsRendered,
-				r.Stats.Block, r.Req.Loc)
-		}
+		opts.OnFrame = func(r preview.Result) { fmt.Fprintln(os.Stderr, traceFrame(r)) }
 	}
 	// A restored size fits the screen; SIGINT, SIGTERM and SIGHUP end the session as the close
 	// button does (the view saved), a second one at once.
@@ -100,6 +87,25 @@ func runWindow(args []string) error {
 		w = app.New(a, opts)
 		w.ShowAndRun()
 	})
+}
+
+// traceFrame is the line MANDELSCOPE_TRACE_FRAMES prints for a frame shown: a partial one,
+// a picture recoloured from the kept data (its time, and the samples it averages), the
+// samples accumulated so far, or a rendered frame.
+func traceFrame(r preview.Result) string {
+	switch {
+	case r.Partial:
+		return fmt.Sprintf("partial %.0f%% (scale 1/%d) at %s", 100*r.Done, max(r.Stats.Scale, 1), r.Req.Loc)
+	case r.Stats.Recoloured:
+		return fmt.Sprintf("recolour %dx%d %.1f ms samples %d/%d at %s", r.Stats.Width, r.Stats.Height,
+			float64(r.Stats.Total.Microseconds())/1000, r.Samples, r.SamplesOf, r.Req.Loc)
+	case r.Samples > 0:
+		return fmt.Sprintf("samples %d/%d at %s", r.Samples, r.SamplesOf, r.Req.Loc)
+	}
+	return fmt.Sprintf("frame %dx%d scale 1/%d render %.1f ms total %.1f ms interactive %v reused %v px %d block %.2g at %s",
+		r.Stats.Width, r.Stats.Height, r.Stats.Scale, float64(r.Stats.Render.Microseconds())/1000,
+		float64(r.Stats.Total.Microseconds())/1000, r.Req.Interactive, r.Stats.Reused, r.Stats.PixelsRendered,
+		r.Stats.Block, r.Req.Loc)
 }
 
 // parseWindowSize reads --size for the window: a size (or preset) as export.ParseSize reads

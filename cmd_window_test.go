@@ -4,7 +4,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"mandelscope/app/preview"
+	"mandelscope/fractal"
 	"mandelscope/internal/cli"
 )
 
@@ -55,5 +58,21 @@ func TestGuardWindow(t *testing.T) {
 	}
 	if err := guardWindow(func() {}); err != nil {
 		t.Errorf("guardWindow of a window that ran: %v", err)
+	}
+}
+
+// The frame trace's line for a picture recoloured from the kept data starts with
+// "recolour WxH" and gives its time in ms and the samples it averages.
+func TestTraceRecolourLine(t *testing.T) {
+	r := preview.Result{Req: preview.Request{Loc: fractal.Home(), W: 1280, H: 720}, Samples: 16, SamplesOf: 16,
+		Stats: preview.FrameStats{Width: 1280, Height: 720, Scale: 1, Total: 42300 * time.Microsecond, Recoloured: true}}
+	got := traceFrame(r)
+	want := "recolour 1280x720 42.3 ms samples 16/16 at " + fractal.Home().String()
+	if got != want {
+		t.Errorf("trace line %q, want %q", got, want)
+	}
+	r.Stats.Recoloured = false
+	if got := traceFrame(r); got != "samples 16/16 at "+fractal.Home().String() {
+		t.Errorf("a sample's line: %q", got)
 	}
 }

@@ -16,7 +16,7 @@ import (
 var allowedImports = map[string][]string{
 	"":                   {"app", "app/preview", "assets", "export", "fractal", "internal/cli", "internal/clocale", "internal/text", "render", "fyne.io/fyne/v2"},
 	"app":                {"colour", "app/preview", "bookmarks", "export", "fractal", "gradients", "internal/nav", "internal/userfile", "internal/version", "render/cpu", "fyne.io/fyne/v2", "internal/text"},
-	"app/preview":        {"fractal", "internal/tile"},
+	"app/preview":        {"colour", "fractal", "internal/tile"},
 	"assets":             {},
 	"bookmarks":          {"colour", "fractal", "internal/userfile", "github.com/gofrs/flock", "internal/text"},
 	"colour":             {"assets", "internal/text"},

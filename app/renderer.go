@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"mandelscope/app/preview"
+	"mandelscope/colour"
 	"mandelscope/fractal"
 )
 
@@ -17,6 +18,12 @@ import (
 type Renderer interface {
 	preview.Renderer
 	Name() string
+}
+
+// computer is the compute stage of a renderer (internal/tile's Computer): the CPU renderer
+// has it, and the GL one once it computes into float targets.
+type computer interface {
+	Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *colour.Data) error
 }
 
 // moder is implemented by renderers that say which arithmetic a frame uses (the GL renderer).
@@ -91,6 +98,39 @@ func (s *swapRenderer) Render(ctx context.Context, f fractal.Frame, rect image.R
 		s.onFail(err)
 	}
 	return s.cpu.Render(ctx, f, rect, dst)
+}
+
+// Compute is the compute stage of the renderer in use, routed as Render is (a failed GPU
+// compute is done again on the CPU, which draws from then on); a renderer that is no
+// computer gives preview.ErrNoData, and the scheduler renders pixels as before.
+func (s *swapRenderer) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *colour.Data) error {
+	r, err := s.begin()
+	if err != nil {
+		return err
+	}
+	defer s.inFlight.Done()
+	c, ok := r.(computer)
+	if !ok {
+		return preview.ErrNoData
+	}
+	err = c.Compute(ctx, f, rect, dst)
+	if err == nil || s.cpu == nil || r == s.cpu || ctx.Err() != nil {
+		return err
+	}
+	cc, ok := s.cpu.(computer)
+	if !ok {
+		return err
+	}
+	s.mu.Lock()
+	failed := s.r == r
+	if failed {
+		s.r = s.cpu
+	}
+	s.mu.Unlock()
+	if failed && s.onFail != nil {
+		s.onFail(err)
+	}
+	return cc.Compute(ctx, f, rect, dst)
 }
 
 func (s *swapRenderer) Name() string { return s.get().Name() }

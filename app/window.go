@@ -582,6 +582,17 @@ func (w *Window) deliver(res preview.Result) {
 		w.shown = res.Image
 		w.mu.Unlock()
 		w.view.setImage(res.Image)
+		if res.Stats.Recoloured {
+			t := fmt.Sprintf("recolour %.0f ms", float64(res.Stats.Total.Microseconds())/1000)
+			if res.Samples > 0 {
+				t += fmt.Sprintf(", samples %d/%d", res.Samples, res.SamplesOf)
+			}
+			w.statusTime.SetText(t)
+			if w.opts.OnFrame != nil {
+				w.opts.OnFrame(res)
+			}
+			return
+		}
 		if res.Samples > 0 {
 			w.statusTime.SetText(fmt.Sprintf("samples %d/%d", res.Samples, res.SamplesOf))
 			if w.opts.OnFrame != nil {

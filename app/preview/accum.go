@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 )
 
@@ -206,4 +207,49 @@ func (s *Scheduler) Sample(ctx context.Context, loc fractal.Location, w, h, i, j
 		}
 	}
 	return img, nil
+}
+
+// SampleData computes sample (i, j) of loc's n x n grid at w x h, as Sample renders it, into
+// data that keeps it (the derivative included) for colouring, in bands polling stale between
+// them (true abandons it: nil data and no error, as does cancelling ctx). A renderer that is
+// no tile.Computer, or whose Compute returns ErrNoData, gives ErrNoData: Sample renders it.
+func (s *Scheduler) SampleData(ctx context.Context, loc fractal.Location, w, h, i, j, n int, stale func() bool) (*colour.Data, error) {
+	if w < 1 || h < 1 {
+		return nil, fmt.Errorf("preview: view size %dx%d is empty", w, h)
+	}
+	if n < 1 || i < 0 || j < 0 || i >= n || j >= n {
+		return nil, fmt.Errorf("preview: sample (%d, %d) is not in a %dx%d grid", i, j, n, n)
+	}
+	if s.computer() == nil {
+		return nil, ErrNoData
+	}
+	f, err := s.Reference(ctx, SampleFrame(loc, w, h, i, j, n), nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		return nil, err
+	}
+	bd := s.newBandData(f)
+	if bd.data == nil {
+		return nil, ErrNoData
+	}
+	bands := s.Bands
+	if bands <= 0 {
+		bands = s.autoBands(loc.Iterations, w, h)
+	}
+	bands = max(1, min(bands, h))
+	for b := range bands {
+		if stale != nil && stale() {
+			return nil, nil
+		}
+		rect := image.Rect(0, h*b/bands, w, h*(b+1)/bands)
+		if err := bd.band(ctx, s.r, rect, nil); err != nil {
+			if ctx.Err() != nil {
+				return nil, nil
+			}
+			return nil, err
+		}
+	}
+	return bd.data, nil
 }

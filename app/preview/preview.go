@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/tile"
 )
@@ -63,6 +64,20 @@ type FrameStats struct {
 	// side, in pixels, of the block each pixel's value stands for: 1 at full resolution, s
 	// for a reduced render at 1/s, more for a reused pixel magnified since it was computed.
 	Block, BlockP95 float64
+	// Recoloured says the frame is the kept data of the view's last picture (the full frame
+	// and the samples accumulated, Result.Samples) coloured anew, nothing computed: Total is
+	// the colour pass's time.
+	Recoloured bool
+}
+
+// ErrNoData is what a renderer's Compute returns when it cannot give the computed data (a
+// renderer that only draws pixels): the scheduler then renders as it did before data.
+var ErrNoData = errors.New("preview: the renderer gives no per-pixel data")
+
+// computer is s's renderer as a tile.Computer, nil when it is not one.
+func (s *Scheduler) computer() tile.Computer {
+	c, _ := s.r.(tile.Computer)
+	return c
 }
 
 // Scheduler renders preview frames through a Renderer and keeps the cost estimate that picks
@@ -326,14 +341,27 @@ type FullOptions struct {
 
 // FullWith is Full with progress reports over a base picture.
 func (s *Scheduler) FullWith(ctx context.Context, loc fractal.Location, w, h int, o FullOptions) (*image.RGBA, FrameStats, error) {
+	img, _, st, err := s.FullData(ctx, loc, w, h, o)
+	return img, st, err
+}
+
+// FullData is FullWith that keeps the frame's data: when the renderer is a tile.Computer it
+// computes every band's samples, the derivative included (so that any colouring of them
+// needs no recompute), and colours them with loc's colouring (colour.Colourer), the picture
+// the renderer's Render draws; the data is returned with the picture. A renderer that is no
+// tile.Computer, or whose Compute returns ErrNoData, renders as FullWith does, and the data
+// is nil.
+func (s *Scheduler) FullData(ctx context.Context, loc fractal.Location, w, h int, o FullOptions) (*image.RGBA, *colour.Data, FrameStats, error) {
 	if w < 1 || h < 1 {
-		return nil, FrameStats{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
+		return nil, nil, FrameStats{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
 	}
 	start := time.Now()
 	f, err := s.Reference(ctx, fractal.NewFrame(loc, w, h), nil)
 	if err != nil {
-		return canceled(ctx, start, err)
+		img, st, err := canceled(ctx, start, err)
+		return img, nil, st, err
 	}
+	bd := s.newBandData(f)
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	if o.Base != nil && o.Base.Rect.Dx() == w && o.Base.Rect.Dy() == h {
 		copy(img.Pix, o.Base.Pix)
@@ -354,12 +382,13 @@ func (s *Scheduler) FullWith(ctx context.Context, loc fractal.Location, w, h int
 			st.Canceled = true
 			st.Render = time.Since(start)
 			st.Total = st.Render
-			return nil, st, nil
+			return nil, nil, st, nil
 		}
 		y0, y1 := h*b/bands, h*(b+1)/bands
 		rect := image.Rect(0, y0, w, y1)
-		if err := s.r.Render(ctx, f, rect, img.SubImage(rect).(*image.RGBA)); err != nil {
-			return canceled(ctx, start, err)
+		if err := bd.band(ctx, s.r, rect, img.SubImage(rect).(*image.RGBA)); err != nil {
+			img, st, err := canceled(ctx, start, err)
+			return img, nil, st, err
 		}
 		st.PixelsRendered += rect.Dx() * rect.Dy()
 		if o.Progress != nil && b < bands-1 && time.Since(lastReport) >= every {
@@ -382,7 +411,59 @@ func (s *Scheduler) FullWith(ctx context.Context, loc fractal.Location, w, h int
 	}
 	s.fullIter = loc.Iterations
 	s.mu.Unlock()
-	return img, st, nil
+	return img, bd.data, st, nil
+}
+
+// bandData is a frame computed band by band into data and coloured, or rendered when the
+// renderer gives no data (data nil).
+type bandData struct {
+	f    fractal.Frame
+	c    tile.Computer
+	k    *colour.Colourer
+	data *colour.Data
+}
+
+// newBandData prepares f's bands: computed, with the derivative, when s's renderer is a
+// tile.Computer and f's colouring has a colourer, else rendered.
+func (s *Scheduler) newBandData(f fractal.Frame) *bandData {
+	bd := &bandData{f: f}
+	c := s.computer()
+	if c == nil {
+		return bd
+	}
+	k, err := colour.NewColourer(f.Loc.Color)
+	if err != nil {
+		return bd // Render reports it
+	}
+	bd.f.Derivative = true
+	bd.c, bd.k, bd.data = c, k, colour.NewData(image.Rect(0, 0, f.W, f.H))
+	return bd
+}
+
+// band computes and colours (or renders) the pixels rect of the frame into dst, which
+// receives rect.Min at its top left; a renderer whose Compute says ErrNoData is rendered from
+// then on.
+func (bd *bandData) band(ctx context.Context, r Renderer, rect image.Rectangle, dst *image.RGBA) error {
+	if bd.data != nil {
+		sub := bd.data.SubData(rect)
+		err := bd.c.Compute(ctx, bd.f, rect, sub)
+		if err == nil {
+			if dst != nil {
+				bd.k.Paint(dst, sub)
+			}
+			return nil
+		}
+		if !errors.Is(err, ErrNoData) {
+			return err
+		}
+		bd.data = nil
+	}
+	if dst == nil {
+		return ErrNoData
+	}
+	f := bd.f
+	f.Derivative = false
+	return r.Render(ctx, f, rect, dst)
 }
 
 // FullEstimate is the estimated time of a full frame of w x h (0 before any measurement).

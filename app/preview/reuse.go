@@ -57,6 +57,19 @@ func (s *Scheduler) setBase(img *image.RGBA, loc fractal.Location, side float32,
 	s.mu.Unlock()
 }
 
+// recoloured makes img, loc's view in another colouring, what the next interactive frame
+// starts from when the last frame is of that view at img's size: the same pixels coloured
+// anew, standing for the same blocks.
+func (s *Scheduler) recoloured(img *image.RGBA, loc fractal.Location) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.last
+	if b == nil || b.w != img.Rect.Dx() || b.h != img.Rect.Dy() || viewKey(b.loc) != viewKey(loc) {
+		return
+	}
+	s.last = &base{img: img, block: b.block, loc: loc, w: b.w, h: b.h}
+}
+
 // reusable returns the base an interactive frame of loc at w x h can start from: same size
 // and colouring, and not merely another iteration count at the same zoom (the pixels would
 // be stale, not approximate).

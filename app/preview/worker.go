@@ -2,10 +2,12 @@ package preview
 
 import (
 	"context"
+	"errors"
 	"image"
 	"sync"
 	"time"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 )
 
@@ -56,6 +58,8 @@ type Result struct {
 // interactive request, once no request has come for Idle, it renders the latest one at full
 // resolution. A full request for a new view that will take a while (an estimate over
 // slowFull, or a deep view that needed a new reference orbit) shows a reduced frame first.
+// A request that changes only the colouring of the view at rest is answered from the data
+// kept of its picture, nothing rendered (recolour.go).
 type Worker struct {
 	s       *Scheduler
 	deliver func(Result)
@@ -80,6 +84,13 @@ type Worker struct {
 	last    *image.RGBA // the last image delivered, and its request
 	lastReq Request
 	lastRef *fractal.Reference // the reference orbit of the last deep frame
+
+	keptReq  *Request      // (mu) the view whose data is kept, nil when none
+	recolour *Request      // (mu) the newest colour-only request not yet answered
+	rwake    chan struct{} // wakes recolourLoop
+	rdone    chan struct{} // closed when recolourLoop has returned
+	rmu      sync.Mutex    // guards kept, held through each colour pass and its delivery
+	kept     *kept         // the data of the view at rest (recolour.go)
 }
 
 // NewWorker starts a worker that renders through s and hands each finished frame to
@@ -88,13 +99,18 @@ func NewWorker(s *Scheduler, idle time.Duration, deliver func(Result)) *Worker {
 	if idle <= 0 {
 		idle = DefaultIdle
 	}
-	w := &Worker{s: s, deliver: deliver, idle: idle, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	w := &Worker{s: s, deliver: deliver, idle: idle, wake: make(chan struct{}, 1), done: make(chan struct{}),
+		rwake: make(chan struct{}, 1), rdone: make(chan struct{})}
 	go w.loop()
+	go w.recolourLoop()
 	return w
 }
 
 // Request asks for loc at width x height; interactive asks for a quick reduced frame with a
-// full-resolution refine when input stops. It returns the request's sequence number.
+// full-resolution refine when input stops. It returns the request's sequence number. A
+// request that changes only the colouring of the view at rest, whose data the worker keeps,
+// is answered by colouring that data anew (interactive or not): nothing is rendered, and the
+// accumulation in progress goes on in the new colouring.
 func (w *Worker) Request(loc fractal.Location, width, height int, interactive bool) uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -103,6 +119,16 @@ func (w *Worker) Request(loc fractal.Location, width, height int, interactive bo
 	}
 	w.seq++
 	r := Request{Loc: loc, W: width, H: height, Interactive: interactive, Seq: w.seq}
+	if w.recolourOnly(r) {
+		r.Interactive = false
+		w.latest = r
+		w.recolour = &r
+		select {
+		case w.rwake <- struct{}{}:
+		default:
+		}
+		return r.Seq
+	}
 	if w.pending != nil {
 		w.dropped++
 	}
@@ -210,7 +236,9 @@ func (w *Worker) Close() {
 	}
 	w.mu.Unlock()
 	close(w.wake)
+	close(w.rwake)
 	<-w.done
+	<-w.rdone
 }
 
 func (w *Worker) loop() {
@@ -224,17 +252,20 @@ func (w *Worker) loop() {
 			}
 			r := *w.pending
 			w.pending = nil
+			w.keptReq = nil // the view at rest changes: its data answers no colouring
 			ctx, cancel := context.WithCancel(context.Background())
 			w.busy, w.cur, w.cancel, w.inRef = true, r, cancel, true
 			sample, n := w.sample, w.accumN
 			w.mu.Unlock()
+			w.keep(r, nil, 0) // its memory too
 
-			res := w.render(ctx, r, sample)
+			res, data := w.render(ctx, r, sample)
+			kept := res.Err == nil && res.Image != nil && !r.Interactive && w.keep(r, data, n)
 			if res.Err != nil || res.Image != nil {
 				w.deliver(res)
 			}
 			if res.Err == nil && res.Image != nil && !r.Interactive && n > 1 {
-				w.accumulate(ctx, r, n)
+				w.accumulate(ctx, r, n, kept)
 			}
 			cancel()
 			w.mu.Lock()
@@ -246,8 +277,9 @@ func (w *Worker) loop() {
 
 // render does request r: the reference orbit of a deep view first (its progress delivered),
 // then for a full request the sample of escape counts (when sampling is on), then the frame;
-// a cancelled render gives a Result with neither image nor error.
-func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Location) int) Result {
+// a cancelled render gives a Result with neither image nor error. A full frame comes with its
+// data when the renderer gives it.
+func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Location) int) (Result, *colour.Data) {
 	res := Result{Req: r}
 	progress := func(done, total int) {
 		if done < total {
@@ -272,7 +304,7 @@ func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Loca
 		if ctx.Err() == nil {
 			res.Err = err
 		}
-		return res
+		return res, nil
 	}
 	newRef := full.Ref != nil && full.Ref != w.lastRef
 	if full.Ref != nil {
@@ -283,7 +315,7 @@ func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Loca
 		if res.Err == nil && res.Image != nil {
 			w.last, w.lastReq = res.Image, r
 		}
-		return res
+		return res, nil
 	}
 	o := FullOptions{
 		Stale: func() bool {
@@ -299,7 +331,7 @@ func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Loca
 	if sample != nil && !r.Interactive {
 		es, err := SampleEscapes(ctx, sf, sampleCols, sampleRows)
 		if err != nil {
-			return res // cancelled
+			return res, nil // cancelled
 		}
 		w.deliver(Result{Req: r, Escapes: &es})
 	}
@@ -319,28 +351,51 @@ func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Loca
 			o.Base = img
 		}
 	}
-	res.Image, res.Stats, res.Err = w.s.FullWith(ctx, r.Loc, r.W, r.H, o)
+	var data *colour.Data
+	res.Image, data, res.Stats, res.Err = w.s.FullData(ctx, r.Loc, r.W, r.H, o)
 	if res.Err == nil && res.Image != nil {
 		w.last, w.lastReq = res.Image, r
 	}
-	return res
+	return res, data
 }
 
 // accumulate renders the n x n samples of request r's view in SampleOrder and after each
 // delivers the count (Result.Samples), with their running mean as the image from the
 // ShowAfter-th on (or the last, when fewer; before, no image); it stops, delivering nothing
-// more, as soon as a request waits or ctx is cancelled.
-func (w *Worker) accumulate(ctx context.Context, r Request, n int) {
+// more, as soon as a request waits or ctx is cancelled. With data (the full frame's data is
+// kept: the renderer gives it and it fits KeepBudget) it computes the samples' data and keeps it (addSample), in the colouring of the
+// newest colour-only request; should the renderer give no data from then on, the samples so
+// far are coloured into pictures and the rest rendered.
+func (w *Worker) accumulate(ctx context.Context, r Request, n int, data bool) {
 	stale := func() bool {
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		return w.closed || w.pending != nil
 	}
 	order := SampleOrder(n)
-	acc := NewAccumulator(r.W, r.H)
+	var acc *Accumulator
+	if !data {
+		acc = NewAccumulator(r.W, r.H)
+	}
 	for k, p := range order {
 		if ctx.Err() != nil || stale() {
 			return
+		}
+		if acc == nil {
+			d, err := w.s.SampleData(ctx, r.Loc, r.W, r.H, p.X, p.Y, n, stale)
+			switch {
+			case errors.Is(err, ErrNoData):
+				if acc, r = w.keptPictures(r); acc == nil {
+					return
+				}
+			case err != nil:
+				w.deliver(Result{Req: r, Err: err})
+				return
+			case d == nil || !w.addSample(r, d):
+				return
+			default:
+				continue
+			}
 		}
 		img, err := w.s.Sample(ctx, r.Loc, r.W, r.H, p.X, p.Y, n, stale)
 		if err != nil {
@@ -361,4 +416,31 @@ func (w *Worker) accumulate(ctx context.Context, r Request, n int) {
 		}
 		w.deliver(res)
 	}
+}
+
+// keptPictures turns the kept samples of r's view into an Accumulator of their pictures, in
+// the colouring of the newest request of the view (returned with it), and forgets the data:
+// the renderer gives no more of it. Nil when the data kept is not r's view.
+func (w *Worker) keptPictures(r Request) (*Accumulator, Request) {
+	w.rmu.Lock()
+	defer w.rmu.Unlock()
+	k := w.kept
+	if k == nil || !sameView(k.req, r) {
+		return nil, r
+	}
+	col, err := colour.NewColourer(k.req.Loc.Color)
+	if err != nil {
+		return nil, r
+	}
+	acc := NewAccumulator(r.W, r.H)
+	img := image.NewRGBA(image.Rect(0, 0, r.W, r.H))
+	for _, d := range k.samples {
+		col.Paint(img, d)
+		_ = acc.Add(img) // the size matches
+	}
+	w.kept = nil
+	w.mu.Lock()
+	w.keptReq = nil
+	w.mu.Unlock()
+	return acc, k.req
 }
