@@ -55,7 +55,8 @@ func (s Sample) DE() float64 {
 	if s.DEY != s.DEY {
 		return float64(s.DEX)
 	}
-	return math.Hypot(float64(s.DEX), float64(s.DEY))
+	x, y := float64(s.DEX), float64(s.DEY)
+	return math.Sqrt(x*x + y*y) // float32 values: neither square overflows a float64
 }
 
 // Normal is the unit normal, (0, 0) where there is none.
@@ -64,7 +65,7 @@ func (s Sample) Normal() (ur, ui float64) {
 		return 0, 0
 	}
 	x, y := float64(s.DEX), float64(s.DEY)
-	h := math.Hypot(x, y)
+	h := math.Sqrt(x*x + y*y)
 	if !(h > 0) || math.IsInf(h, 0) {
 		return 0, 0
 	}
