@@ -75,6 +75,10 @@ func (h *hreader) cstring(max int, what string) string {
 		return ""
 	}
 	i := bytes.IndexByte(b, 0)
+	if i < 0 && n <= int64(max) {
+		h.err = fmt.Errorf("exr: the file ends inside %s (at byte %d)", what, h.pos)
+		return ""
+	}
 	if i < 0 {
 		h.err = fmt.Errorf("exr: %s at byte %d is not terminated within %d bytes", what, h.pos, max)
 		return ""
