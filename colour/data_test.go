@@ -97,3 +97,54 @@ func BenchmarkRecolour1280x720x16(b *testing.B) {
 		MeanInto(out, sum, len(data))
 	}
 }
+
+// TestColourerMatchesPalette: the colour pass's fast path for the default shading is
+// Palette.Color byte for byte, whatever the value (negative, huge, NaN, -Inf) and colouring.
+func TestColourerMatchesPalette(t *testing.T) {
+	vals := []float64{0, -0.0, 1e-300, -3.7, 1e15, 3e5 + 0.123456789, math.NaN(), math.Inf(-1), math.MaxFloat64, Inside}
+	for i := range 20000 {
+		vals = append(vals, float64(i)*0.61803398875-100, float64(i)*97.3+0.5)
+	}
+	for _, name := range PaletteNames() {
+		for _, c := range []Coloring{{Palette: name, Density: 1}, {Palette: name, Density: 0.0031, Offset: 0.77}, {Palette: name, Density: 1e6, Offset: -1e6}} {
+			k, err := NewColourer(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _ := c.ColorPalette()
+			for _, v := range vals {
+				if got, want := k.Colour(Sample{Nu: v}), p.Color(Sample{Nu: v}, c); got != want {
+					t.Fatalf("%+v nu=%v: %v, Palette.Color %v", c, v, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestColourerMatchesShade: the colour pass for the other shadings is Coloring.Shade byte
+// for byte.
+func TestColourerMatchesShade(t *testing.T) {
+	var samples []Sample
+	for i := range 5000 {
+		a := float64(i) * 0.7
+		samples = append(samples, NewSample(1, float64(i)*3.3-50, math.Exp(float64(i%40)/5-4), math.Cos(a), math.Sin(a)))
+	}
+	samples = append(samples, Sample{Nu: Inside}, NewSample(1, 5, math.NaN(), 1, 0), NewSample(1, 5, 3, 0, 0), Sample{Nu: math.NaN()})
+	for _, c := range []Coloring{
+		{Palette: "fire", Density: 2, Transfer: TransferSqrt},
+		{Palette: "classic", Density: 0.3, Offset: 0.2, Transfer: TransferLog},
+		{Palette: "ocean", Density: 1, Method: MethodDistance, Width: 2.5},
+		{Palette: "classic", Density: 1, Method: MethodSlopes, Light: 77, Strength: 0.4, Transfer: TransferLog},
+	} {
+		k, err := NewColourer(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := c.ColorPalette()
+		for _, s := range samples {
+			if got, want := k.Colour(s), c.Shade(p, s); got != want {
+				t.Fatalf("%+v %+v: %v, Shade %v", c, s, got, want)
+			}
+		}
+	}
+}
