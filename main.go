@@ -2,7 +2,8 @@
 // subcommands export images, manage bookmarks, probe escape counts and benchmark the preview.
 //
 //	mandelscope                      open the explorer window
-//	mandelscope export ...           render a view to a PNG of up to 32K
+//	mandelscope export ...           render a view to a PNG of up to 32K (and its raw data: --raw)
+//	mandelscope recolour ...         colour an export's raw data into a PNG, computing nothing
 //	mandelscope bookmarks ...        list, add, remove, rename, import and export bookmarks
 //	mandelscope gradients ...        list, import and export gradients of your own
 //	mandelscope probe ...            print escape counts of pixels

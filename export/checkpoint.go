@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/flate"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -12,9 +13,12 @@ import (
 	"fmt"
 	"hash/adler32"
 	"hash/crc32"
+	"image"
 	"io"
 	"os"
 
+	"mandelscope/colour"
+	"mandelscope/exr"
 	"mandelscope/internal/userfile"
 )
 
@@ -33,7 +37,13 @@ type checkpoint struct {
 	CRC32        uint32 `json:"crc32"`        // CRC-32 (IEEE) of the .part's bytes [0, Offset)
 	Adler        uint32 `json:"adler32"`      // zlib checksum state: Adler-32 of the rows so far
 	Uncompressed int64  `json:"uncompressed"` // filtered row bytes so far
-	Sum          string `json:"sum"`          // SHA-256 of the fields above (see sum)
+	// The raw file's state (Options.Raw), absent without one: its lines written (a whole
+	// number of chunks, or all), its bytes that are durable, and their CRC-32 with the
+	// offset table read as zeros (rawCRC).
+	RawLines  int    `json:"raw_lines,omitempty"`
+	RawOffset int64  `json:"raw_offset,omitempty"`
+	RawCRC32  uint32 `json:"raw_crc32,omitempty"`
+	Sum       string `json:"sum"` // SHA-256 of the fields above (see sum)
 }
 
 const checkpointFormat = 2
@@ -42,6 +52,9 @@ const checkpointFormat = 2
 func (c checkpoint) sum() string {
 	s := fmt.Sprintf("%d\n%s\n%s\n%s\n%d\n%d\n%d\n%08x\n%08x\n%d\n", c.Format, c.Params, c.Description,
 		c.Renderer, c.Strips, c.NextStrip, c.Offset, c.CRC32, c.Adler, c.Uncompressed)
+	if c.RawOffset != 0 || c.RawLines != 0 || c.RawCRC32 != 0 {
+		s += fmt.Sprintf("raw %d %d %08x\n", c.RawLines, c.RawOffset, c.RawCRC32)
+	}
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
 }
@@ -238,19 +251,19 @@ func (v *idatReader) endChunk() error {
 	return nil
 }
 
-// checkResume verifies the checkpoint and the .part it describes against this export, before
-// anything costly (the reference orbit, any rendering) is done: the parameters, every
-// checkpoint field, the .part's checksums and structure. It returns the .part, open and
-// verified, and the checkpoint, for continueResume. Every refusal leaves both files as they
-// were.
-func (e *exporter) checkResume() (*os.File, checkpoint, error) {
+// checkResume verifies the checkpoint and the .part files it describes against this export,
+// before anything costly (the reference orbit, any rendering) is done: the parameters, every
+// checkpoint field, the .parts' checksums and structure. It returns the .parts (the PNG's,
+// the raw file's: those the export has), open and verified, and the checkpoint, for
+// continueResume. Every refusal leaves the files as they were.
+func (e *exporter) checkResume() (*os.File, *os.File, checkpoint, error) {
 	ck, err := readCheckpoint(e.ckpt)
 	if err != nil {
 		var ee *Error
 		if errors.As(err, &ee) {
-			return nil, ck, err
+			return nil, nil, ck, err
 		}
-		return nil, ck, resumeError(ErrDamaged, e.ckpt, "%v", err)
+		return nil, nil, ck, resumeError(ErrDamaged, e.ckpt, "%v", err)
 	}
 	p := e.plan
 	switch {
@@ -258,69 +271,179 @@ func (e *exporter) checkResume() (*os.File, checkpoint, error) {
 		// Named, with old and new values abbreviated: never the whole description, which
 		// with a long centre is tens of kilobytes.
 		if diff := paramsDiff(ck.Description, e.desc); diff != "" {
-			return nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters: %s", e.ckpt, diff)
+			return nil, nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters: %s", e.ckpt, diff)
 		}
-		return nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters (its description of them does not say which)", e.ckpt)
+		return nil, nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters (its description of them does not say which)", e.ckpt)
 	case ck.Strips != p.Strips || ck.NextStrip < 0 || ck.NextStrip > p.Strips:
-		return nil, ck, resumeError(ErrDamaged, e.ckpt, "%s says strip %d of %d is next, but this export has %d strips", e.ckpt, ck.NextStrip, ck.Strips, p.Strips)
+		return nil, nil, ck, resumeError(ErrDamaged, e.ckpt, "%s says strip %d of %d is next, but this export has %d strips", e.ckpt, ck.NextStrip, ck.Strips, p.Strips)
 	}
 	rows := min(p.H, ck.NextStrip*p.StripRows)
-	rowLen := int64(3*p.W + 1)
-	if ck.Uncompressed != int64(rows)*rowLen {
-		return nil, ck, resumeError(ErrDamaged, e.ckpt, "%s says %d bytes of rows are written, but %d strips hold %d", e.ckpt, ck.Uncompressed, ck.NextStrip, int64(rows)*rowLen)
+	var f, rf *os.File
+	if e.png {
+		if f, err = e.checkPNGPart(ck, rows); err != nil {
+			return nil, nil, ck, err
+		}
+	} else if ck.Offset != 0 || ck.Uncompressed != 0 {
+		return nil, nil, ck, resumeError(ErrDamaged, e.ckpt, "%s describes a PNG, and this export writes none", e.ckpt)
 	}
-	st, err := os.Lstat(e.part)
+	if e.rawPart != "" {
+		if rf, err = e.checkRawPart(ck, rows); err != nil {
+			if f != nil {
+				f.Close()
+			}
+			return nil, nil, ck, err
+		}
+	}
+	return f, rf, ck, nil
+}
+
+// checkPart checks that part is there, a plain file of its own at least size bytes long, and
+// opens it for reading and writing.
+func checkPart(part string, size int64) (*os.File, error) {
+	st, err := os.Lstat(part)
 	if err != nil {
-		return nil, ck, resumeError(ErrDamaged, e.part, "%s is missing (%v)", e.part, err)
+		return nil, resumeError(ErrDamaged, part, "%s is missing (%v)", part, err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, ck, resumeError(ErrDamaged, e.part, "%s is not a plain file", e.part)
+		return nil, resumeError(ErrDamaged, part, "%s is not a plain file", part)
 	}
 	if linkCount(st) > 1 {
-		return nil, ck, resumeError(ErrDamaged, e.part, "%s shares its data with another file (a hard link): resuming would change that file too", e.part)
+		return nil, resumeError(ErrDamaged, part, "%s shares its data with another file (a hard link): resuming would change that file too", part)
 	}
-	if st.Size() < ck.Offset {
-		return nil, ck, resumeError(ErrDamaged, e.part, "%s is shorter (%d bytes) than its checkpoint says (%d)", e.part, st.Size(), ck.Offset)
+	if st.Size() < size {
+		return nil, resumeError(ErrDamaged, part, "%s is shorter (%d bytes) than its checkpoint says (%d)", part, st.Size(), size)
+	}
+	f, err := os.OpenFile(part, os.O_RDWR, 0)
+	if err != nil {
+		return nil, resumeError(ErrDamaged, part, "%v", err)
+	}
+	return f, nil
+}
+
+// checkPNGPart verifies the PNG's .part against ck, rows output rows being done.
+func (e *exporter) checkPNGPart(ck checkpoint, rows int) (*os.File, error) {
+	p := e.plan
+	rowLen := int64(3*p.W + 1)
+	if ck.Uncompressed != int64(rows)*rowLen {
+		return nil, resumeError(ErrDamaged, e.ckpt, "%s says %d bytes of rows are written, but %d strips hold %d", e.ckpt, ck.Uncompressed, ck.NextStrip, int64(rows)*rowLen)
 	}
 	header, err := e.opt.header(p)
 	if err != nil {
-		return nil, ck, err
+		return nil, err
 	}
-	f, err := os.OpenFile(e.part, os.O_RDWR, 0)
+	f, err := checkPart(e.part, ck.Offset)
 	if err != nil {
-		return nil, ck, resumeError(ErrDamaged, e.part, "%v", err)
+		return nil, err
 	}
 	if err := verifyPart(f, ck, header, rows, rowLen); err != nil {
 		f.Close()
-		return nil, ck, resumeError(ErrDamaged, e.part, "%s does not match its checkpoint: %v", e.part, err)
+		return nil, resumeError(ErrDamaged, e.part, "%s does not match its checkpoint: %v", e.part, err)
 	}
-	return f, ck, nil
+	return f, nil
 }
 
-// continueResume checks the renderer's identity against the checkpoint (it may depend on the
-// frame's reference orbit, so it comes after it) and continues f, the .part checkResume
-// verified, after its last durable strip. It takes f: a refusal closes it and leaves both
-// files as they were.
-func (e *exporter) continueResume(f *os.File, ck checkpoint) error {
-	if ck.Renderer != e.ident {
-		f.Close()
-		x := resumeError(ErrRendererDiffers, e.ckpt, "%s was drawn by %s, and this export would draw with %s: the file would mix two renderers' pixels", e.part, ck.Renderer, e.ident)
-		x.Was, x.Now = ck.Renderer, e.ident
-		return x
+// checkRawPart verifies the raw file's .part against ck, rows output rows being done: the
+// lines written are those rows' samples but for fewer than a chunk's (recomputed on resume),
+// and the CRC-32 of its durable bytes is the checkpoint's. exr.ResumeWriter checks its
+// structure later (continueResume).
+func (e *exporter) checkRawPart(ck checkpoint, rows int) (*os.File, error) {
+	lines := rows * e.plan.N
+	ts, te, err := rawLayout(e.rawHdr)
+	if err != nil {
+		return nil, err
 	}
-	// Bytes past the checkpoint are a strip that was being written when the export stopped.
-	err := f.Truncate(ck.Offset)
-	if err == nil {
-		_, err = f.Seek(ck.Offset, io.SeekStart)
+	switch {
+	case ck.RawLines < 0 || ck.RawLines > lines || lines-ck.RawLines >= exr.LinesPerChunk ||
+		ck.RawLines%exr.LinesPerChunk != 0 && ck.RawLines != e.rawHdr.Height:
+		return nil, resumeError(ErrDamaged, e.ckpt, "%s says %d lines of the raw file are written, which %d strips cannot give", e.ckpt, ck.RawLines, ck.NextStrip)
+	case ck.NextStrip == e.plan.Strips && ck.RawLines != e.rawHdr.Height:
+		return nil, resumeError(ErrDamaged, e.ckpt, "%s says every strip is done but %d of the raw file's %d lines are written", e.ckpt, ck.RawLines, e.rawHdr.Height)
+	case ck.RawOffset < te:
+		return nil, resumeError(ErrDamaged, e.ckpt, "%s says the raw file ends at byte %d, inside its header", e.ckpt, ck.RawOffset)
+	}
+	f, err := checkPart(e.rawPart, ck.RawOffset)
+	if err != nil {
+		return nil, err
+	}
+	crc, err := rawCRC(f, ck.RawOffset, ts, te)
+	if err == nil && crc != ck.RawCRC32 {
+		err = errors.New("its bytes do not match the checkpoint's CRC-32 (it was changed after it was written)")
 	}
 	if err != nil {
 		f.Close()
-		return fmt.Errorf("cannot resume: %v", err)
+		return nil, resumeError(ErrDamaged, e.rawPart, "%s does not match its checkpoint: %v", e.rawPart, err)
 	}
-	e.out = &crcSink{sink: e.wrap(f), crc: ck.CRC32}
-	e.pw = resumePNGWriter(e.out, ck.Offset, ck.Adler, ck.Uncompressed)
+	return f, nil
+}
+
+// continueResume checks the renderer's identity against the checkpoint (it may depend on the
+// frame's reference orbit, so it comes after it) and continues f and rf, the .parts
+// checkResume verified (nil where the export has none), after the last durable strip: the
+// raw file's lines of that strip that were held back (less than a chunk) are computed again.
+// It takes the files: a refusal closes them and leaves them as they were.
+func (e *exporter) continueResume(ctx context.Context, f, rf *os.File, ck checkpoint) error {
+	closeAll := func() {
+		for _, x := range []*os.File{f, rf} {
+			if x != nil {
+				x.Close()
+			}
+		}
+	}
+	if ck.Renderer != e.ident {
+		closeAll()
+		x := resumeError(ErrRendererDiffers, e.ckpt, "%s was drawn by %s, and this export would draw with %s: the file would mix two renderers' pixels", e.mainPart(), ck.Renderer, e.ident)
+		x.Was, x.Now = ck.Renderer, e.ident
+		return x
+	}
+	if rf != nil {
+		if err := e.resumeRaw(ctx, rf, ck); err != nil {
+			closeAll()
+			return err
+		}
+	}
+	if f != nil {
+		// Bytes past the checkpoint are a strip that was being written when the export stopped.
+		err := f.Truncate(ck.Offset)
+		if err == nil {
+			_, err = f.Seek(ck.Offset, io.SeekStart)
+		}
+		if err != nil {
+			closeAll()
+			return fmt.Errorf("cannot resume: %v", err)
+		}
+		e.out = &crcSink{sink: e.wrap(f), crc: ck.CRC32}
+		e.pw = resumePNGWriter(e.out, ck.Offset, ck.Adler, ck.Uncompressed)
+	}
 	e.start = ck.NextStrip
 	e.resumed = true
 	e.lastCk = ck
+	return nil
+}
+
+// resumeRaw continues the raw .part rf after ck.RawLines lines, and computes again the lines
+// of the strips done that it holds back.
+func (e *exporter) resumeRaw(ctx context.Context, rf *os.File, ck checkpoint) error {
+	file := &rawFile{File: rf, crc: ck.RawCRC32, n: ck.RawOffset}
+	w, err := exr.ResumeWriter(file, e.rawHdr, ck.RawLines, ck.RawOffset)
+	if err != nil {
+		return resumeError(ErrDamaged, e.rawPart, "%s: %v", e.rawPart, err)
+	}
+	s, err := newRawSink(file, w, e.rawHdr, e.plan.StripRows*e.plan.N)
+	if err != nil {
+		return err
+	}
+	lines := min(e.plan.H, ck.NextStrip*e.plan.StripRows) * e.plan.N
+	if lines > ck.RawLines {
+		r := image.Rect(0, ck.RawLines, e.rawHdr.Width, lines)
+		d := colour.NewData(r)
+		for x := 0; x < r.Max.X; x += e.plan.Tile {
+			t := image.Rect(x, r.Min.Y, min(x+e.plan.Tile, r.Max.X), r.Max.Y)
+			if err := e.comp.Compute(ctx, e.frame, t, d.SubData(t)); err != nil {
+				return err
+			}
+		}
+		s.add(d)
+	}
+	e.raw = s
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -49,6 +50,12 @@ type Options struct {
 	Level         int // deflate level; 0 means DefaultLevel
 	Workers       int // compression goroutines; 0 means GOMAXPROCS
 	Version       string
+	// Raw, when set, is the path of an OpenEXR file (FILE.exr) that receives every computed
+	// sample (see ChanN and RawKeyLocation): the strips are computed once (the renderer must
+	// compute samples: tile.Computer), written there, and coloured for the PNG. Export's
+	// path may then be "" (no PNG). The raw file follows the PNG's rules: FILE.exr.part while
+	// it is written, published at the end with the PNG, resumed with it.
+	Raw string
 	// Resume continues an interrupted export from its checkpoint; Overwrite allows replacing
 	// an existing output file and starting over an interrupted one.
 	Resume, Overwrite bool
@@ -89,7 +96,9 @@ func (p Progress) Fraction() float64 {
 
 // Summary tells how an export went.
 type Summary struct {
-	Path          string
+	Path          string // the PNG ("" when there is none)
+	RawPath       string // the raw file ("" when there is none)
+	RawBytes      int64  // its size
 	Width, Height int
 	Supersample   int
 	Renderer      string
@@ -160,9 +169,9 @@ func (o *Options) normalize(r TileRenderer) (stripPlan, error) {
 }
 
 // params is the text that determines every byte of the output; its hash is in the checkpoint.
-func (o *Options) params(p stripPlan) (hash, desc string) {
+func (o *Options) params(p stripPlan, png bool) (hash, desc string) {
 	desc = fmt.Sprintf("%s size=%dx%d supersample=%d strip=%d block=%d level=%d version=%s",
-		o.Location, o.Width, o.Height, o.Supersample, p.StripRows, p.BlockRows, o.Level, o.Version)
+		o.Location, o.Width, o.Height, o.Supersample, p.StripRows, p.BlockRows, o.Level, o.Version) + o.rawParams(png)
 	h := sha256.Sum256([]byte(desc))
 	return hex.EncodeToString(h[:]), desc
 }
@@ -198,41 +207,77 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	if err != nil {
 		return Summary{}, err
 	}
-	sum := Summary{Path: path, Width: opt.Width, Height: opt.Height, Supersample: opt.Supersample,
+	png, raw := path != "", opt.Raw != ""
+	sum := Summary{Path: path, RawPath: opt.Raw, Width: opt.Width, Height: opt.Height, Supersample: opt.Supersample,
 		Renderer: r.Name(), Strips: plan.Strips}
-	part, ckptPath := PartPath(path), CheckpointPath(path)
-	hash, desc := opt.params(plan)
-	if !strings.EqualFold(filepath.Ext(path), ".png") {
+	primary := path
+	if !png {
+		primary = opt.Raw
+	}
+	part, ckptPath := PartPath(path), CheckpointPath(primary)
+	hash, desc := opt.params(plan, png)
+	var comp tile.Computer
+	switch {
+	case !png && !raw:
+		return sum, errors.New("no output file: give a PNG, a raw file or both")
+	case png && !strings.EqualFold(filepath.Ext(path), ".png"):
 		return sum, fmt.Errorf("output %s must end in .png", path)
+	case raw && !strings.EqualFold(filepath.Ext(opt.Raw), ".exr"):
+		return sum, fmt.Errorf("raw file %s must end in .exr", opt.Raw)
+	case png && raw && sameTarget(path, opt.Raw):
+		return sum, fmt.Errorf("the PNG and the raw file are the same file %s", path)
+	case raw && opt.openPart != nil:
+		return sum, errors.New("a raw export writes real files")
 	}
-	if err := checkFolder(filepath.Dir(path)); err != nil {
-		return sum, err
-	}
-	if err := checkTarget(path); err != nil {
-		return sum, err
-	}
-
-	var lock *targetLock
-	if opt.openPart == nil {
-		if lock, err = lockTarget(path); err != nil {
-			return sum, err
-		}
-		defer lock.release()
-	}
-	if opt.openPart == nil {
-		if err := checkFiles(path, opt.Resume, opt.Overwrite); err != nil {
-			return sum, err
+	if raw {
+		var ok bool
+		if comp, ok = r.(tile.Computer); !ok {
+			return sum, fmt.Errorf("%s does not compute samples, which a raw file needs", r.Name())
 		}
 	}
+	for _, p := range outputs(path, opt.Raw) {
+		if err := checkFolder(filepath.Dir(p)); err != nil {
+			return sum, err
+		}
+		if err := checkTarget(p); err != nil {
+			return sum, err
+		}
+	}
 
-	e := &exporter{opt: &opt, plan: plan, r: r, sum: &sum, part: part, ckpt: ckptPath, hash: hash, desc: desc}
+	if opt.openPart == nil {
+		for _, p := range outputs(path, opt.Raw) {
+			lock, err := lockTarget(p)
+			if err != nil {
+				return sum, err
+			}
+			defer lock.release()
+		}
+		if err := checkOutputs(path, opt.Raw, opt.Resume, opt.Overwrite); err != nil {
+			return sum, err
+		}
+	}
+
+	e := &exporter{opt: &opt, plan: plan, r: r, comp: comp, sum: &sum, png: png, part: part, ckpt: ckptPath, hash: hash, desc: desc}
+	if raw {
+		e.rawPart = PartPath(opt.Raw)
+		if e.rawHdr, err = rawHeader(opt.Location, plan.W, plan.H, plan.N, opt.Version); err != nil {
+			return sum, err
+		}
+	}
 	// A resume is checked against its checkpoint and .part first: a refusal comes before the
 	// reference orbit, which at depth takes minutes.
-	var resumePart *os.File
+	var resumePart, resumeRaw *os.File
 	var resumeCk checkpoint
 	if opt.Resume && opt.openPart == nil {
-		if resumePart, resumeCk, err = e.checkResume(); err != nil {
+		if resumePart, resumeRaw, resumeCk, err = e.checkResume(); err != nil {
 			return sum, err
+		}
+	}
+	closeResumed := func() {
+		for _, f := range []*os.File{resumePart, resumeRaw} {
+			if f != nil {
+				f.Close()
+			}
 		}
 	}
 
@@ -240,7 +285,8 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	// once for every tile, in a cache of its own so that the pixels never depend on which
 	// reference an earlier frame (the window's preview) left in a shared cache.
 	// Its colouring is Sampled: the distance colouring's lines keep their width in the
-	// image's pixels at every supersampling.
+	// image's pixels at every supersampling. A raw export computes the derivative whatever
+	// the colouring (the same escape counts: only DEX and DEY are added).
 	floc := opt.Location
 	floc.Color = floc.Color.Sampled(plan.N)
 	withReference := func(ctx context.Context, f fractal.Frame) (fractal.Frame, error) {
@@ -249,11 +295,11 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	if opt.reference != nil {
 		withReference = opt.reference
 	}
-	frame, err := withReference(ctx, fractal.NewFrame(floc, plan.W*plan.N, plan.H*plan.N))
+	f0 := fractal.NewFrame(floc, plan.W*plan.N, plan.H*plan.N)
+	f0.Derivative = raw
+	frame, err := withReference(ctx, f0)
 	if err != nil {
-		if resumePart != nil {
-			resumePart.Close()
-		}
+		closeResumed()
 		if ctx.Err() != nil {
 			return sum, &Error{Kind: ErrInterrupted, Path: part, Kept: opt.Resume, Strips: plan.Strips, Err: err,
 				Msg: "interrupted while computing the reference orbit, before anything was written"}
@@ -271,7 +317,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		}
 		e.out = &crcSink{sink: out}
 	case opt.Resume:
-		if err := e.continueResume(resumePart, resumeCk); err != nil {
+		if err := e.continueResume(ctx, resumePart, resumeRaw, resumeCk); err != nil {
 			return sum, err
 		}
 		sum.Resumed = e.start
@@ -282,9 +328,15 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	}
 	e.t0 = time.Now()
 	err = e.run(ctx)
-	closeErr := e.out.Close()
-	if err == nil {
-		err = closeErr
+	if e.out != nil {
+		if closeErr := e.out.Close(); err == nil {
+			err = closeErr
+		}
+	}
+	if e.raw != nil {
+		if closeErr := e.raw.f.Close(); err == nil {
+			err = closeErr
+		}
 	}
 	if err != nil {
 		return sum, e.fail(err)
@@ -292,17 +344,49 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	if opt.openPart != nil {
 		return sum, nil
 	}
-	if err := publish(part, path, opt.Overwrite); err != nil {
+	if err := e.publish(); err != nil {
 		return sum, err
 	}
 	os.Remove(ckptPath)
-	userfile.SyncDir(filepath.Dir(path))
-	if st, err := os.Stat(path); err == nil {
+	for _, p := range outputs(path, opt.Raw) {
+		userfile.SyncDir(filepath.Dir(p))
+	}
+	if st, err := os.Stat(path); png && err == nil {
 		sum.Bytes = st.Size()
+	}
+	if st, err := os.Stat(opt.Raw); raw && err == nil {
+		sum.RawBytes = st.Size()
 	}
 	sum.Elapsed = time.Since(e.t0)
 	if s := sum.Elapsed.Seconds(); s > 0 {
 		sum.Rate = float64(int64(opt.Width)*int64(opt.Height)) * float64(plan.Strips-e.start) / float64(plan.Strips) / s / 1e6
 	}
 	return sum, nil
+}
+
+// outputs are the export's files: the PNG and the raw file, those that are given.
+func outputs(png, raw string) []string {
+	var out []string
+	for _, p := range []string{png, raw} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// sameTarget reports whether a and b name the same file (or would).
+func sameTarget(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// ComputesRaw reports whether r computes samples (tile.Computer), which a raw export needs.
+func ComputesRaw(r TileRenderer) bool {
+	_, ok := r.(tile.Computer)
+	return ok
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"mandelscope/exr"
 )
 
 // checkFolder checks that dir, the folder of an output file, exists and is a folder; the
@@ -80,6 +82,46 @@ func Precheck(path string, resume, overwrite bool) error {
 	return checkFiles(path, resume, overwrite)
 }
 
+// PrecheckOutputs is Precheck for an export to a PNG (png, "" for none) and a raw file (raw,
+// "" for none): the checkpoint of such an export is the PNG's when there is one, else the
+// raw file's.
+func PrecheckOutputs(png, raw string, resume, overwrite bool) error {
+	for _, p := range outputs(png, raw) {
+		if err := checkFolder(filepath.Dir(p)); err != nil {
+			return err
+		}
+		if err := checkTarget(p); err != nil {
+			return err
+		}
+		if err := checkLock(p); err != nil {
+			return err
+		}
+	}
+	return checkOutputs(png, raw, resume, overwrite)
+}
+
+// checkOutputs is checkFiles for the export's files: the first of them (the PNG when there
+// is one) holds the checkpoint; the raw file beside a PNG has its .part and no checkpoint of
+// its own.
+func checkOutputs(png, raw string, resume, overwrite bool) error {
+	outs := outputs(png, raw)
+	if err := checkFiles(outs[0], resume, overwrite); err != nil || len(outs) == 1 {
+		return err
+	}
+	if err := checkTarget(raw); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(raw); err == nil && !overwrite {
+		return newError(ErrExists, raw, "%s already exists", raw)
+	}
+	part := PartPath(raw)
+	_, partErr := os.Lstat(part)
+	if partErr == nil && !resume && !overwrite {
+		return &Error{Kind: ErrUnfinished, Path: part, Kept: true, Msg: part + " is left from an interrupted export"}
+	}
+	return nil
+}
+
 // checkFiles refuses an existing output without overwrite, a .part or checkpoint left from
 // an earlier export without resume or overwrite, and a resume without a checkpoint.
 func checkFiles(path string, resume, overwrite bool) error {
@@ -124,15 +166,52 @@ func unfinishedText(part string, hasPart, hasCkpt bool) string {
 // publish of an older version interrupted halfway), which must not change.
 func (e *exporter) openFresh() error {
 	os.Remove(e.ckpt)
-	if err := os.Remove(e.part); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+	if e.png {
+		f, err := createPart(e.part)
+		if err != nil {
+			return err
+		}
+		e.out = &crcSink{sink: e.wrap(f)}
 	}
-	f, err := os.OpenFile(e.part, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
+	if e.opt.Raw != "" {
+		f, err := createPart(e.rawPart)
+		if err == nil {
+			err = e.startRaw(f)
+		}
+		if err != nil {
+			if e.out != nil {
+				e.out.Close()
+				os.Remove(e.part)
+			}
+			return err
+		}
 	}
-	e.out = &crcSink{sink: e.wrap(f)}
 	return nil
+}
+
+// createPart makes a new, empty .part, removing an old one first (see openFresh).
+func createPart(part string) (*os.File, error) {
+	if err := os.Remove(part); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return os.OpenFile(part, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+// startRaw writes the raw file's header to the fresh .part f and sets up its sink.
+func (e *exporter) startRaw(f *os.File) error {
+	rf := &rawFile{File: f}
+	w, err := exr.NewWriter(rf, e.rawHdr)
+	if err == nil {
+		e.raw, err = newRawSink(rf, w, e.rawHdr, e.plan.StripRows*e.plan.N)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(e.rawPart)
+		if rf.err != nil {
+			err = rf.err
+		}
+	}
+	return err
 }
 
 func (e *exporter) wrap(f sink) sink {
@@ -147,44 +226,70 @@ func (e *exporter) wrap(f sink) sink {
 // checkpoint; an interrupt or another error keeps the .part with its checkpoint.
 func (e *exporter) fail(err error) error {
 	real := e.opt.openPart == nil
+	mp, kept, keptBase := e.part, e.part, filepath.Base(e.part) // the .part named first; what is kept
+	switch {
+	case !e.png:
+		mp, kept, keptBase = e.rawPart, e.rawPart, filepath.Base(e.rawPart)
+	case e.rawPart != "":
+		kept += " and " + e.rawPart
+		keptBase += " and " + filepath.Base(e.rawPart)
+	}
+	if e.raw != nil && e.raw.f.err != nil && isDiskFull(e.raw.f.err) {
+		err = e.raw.f.err
+	}
+	// removeParts removes the .part files (and with ckpt the checkpoint).
+	removeParts := func(ckpt bool) {
+		if !real {
+			return
+		}
+		if e.png {
+			os.Remove(e.part)
+		}
+		if e.rawPart != "" {
+			os.Remove(e.rawPart)
+		}
+		if ckpt {
+			os.Remove(e.ckpt)
+		}
+	}
 	if isDiskFull(err) || errors.Is(err, ErrNoSpace) {
-		dir := filepath.Dir(e.part)
-		x := &Error{Kind: ErrNoSpace, Path: e.part, Done: e.lastCk.NextStrip, Strips: e.plan.Strips, Err: err}
-		need := humanBytes(EstimateSize(e.opt.Width, e.opt.Height))
+		dir := filepath.Dir(mp)
+		x := &Error{Kind: ErrNoSpace, Path: mp, Done: e.lastCk.NextStrip, Strips: e.plan.Strips, Err: err}
+		need := humanBytes(e.estimate())
 		if e.resumed && real {
 			// Keep what the resume continued from, and what it added: the checkpoint on disk
 			// describes the .part's first lastCk.Offset bytes; the rest is dropped.
-			os.Truncate(e.part, e.lastCk.Offset)
+			if e.png {
+				os.Truncate(e.part, e.lastCk.Offset)
+			}
+			if e.rawPart != "" {
+				os.Truncate(e.rawPart, e.lastCk.RawOffset)
+			}
 			x.Kept = true
 			x.Msg = fmt.Sprintf("no space left on %s: the export may need up to about %s; kept %s and its checkpoint (%d of %d strips done)",
-				dir, need, filepath.Base(e.part), e.lastCk.NextStrip, e.plan.Strips)
+				dir, need, keptBase, e.lastCk.NextStrip, e.plan.Strips)
 			return x
 		}
-		if real {
-			os.Remove(e.part)
-			os.Remove(e.ckpt)
-		}
-		x.Msg = fmt.Sprintf("no space left on %s: the export may need up to about %s; the partial file %s was removed", dir, need, filepath.Base(e.part))
+		removeParts(true)
+		x.Msg = fmt.Sprintf("no space left on %s: the export may need up to about %s; the partial file %s was removed", dir, need, filepath.Base(mp))
 		return x
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrInterrupted) {
-		x := &Error{Kind: ErrInterrupted, Path: e.part, Done: int(e.done.Load()), Strips: e.plan.Strips}
+		x := &Error{Kind: ErrInterrupted, Path: mp, Done: int(e.done.Load()), Strips: e.plan.Strips}
 		if _, statErr := os.Stat(e.ckpt); statErr == nil || !real {
 			x.Kept = true
-			x.Msg = fmt.Sprintf("interrupted after %d of %d strips: kept %s and its checkpoint", x.Done, x.Strips, e.part)
+			x.Msg = fmt.Sprintf("interrupted after %d of %d strips: kept %s and its checkpoint", x.Done, x.Strips, kept)
 			return x
 		}
-		os.Remove(e.part)
+		removeParts(false)
 		x.Msg = "interrupted before anything was written"
 		return x
 	}
 	if _, statErr := os.Stat(e.ckpt); statErr == nil && real {
-		return &Error{Kind: ErrInterrupted, Path: e.part, Done: int(e.done.Load()), Strips: e.plan.Strips, Kept: true, Err: err,
-			Msg: fmt.Sprintf("%v (kept %s and its checkpoint)", err, filepath.Base(e.part))}
+		return &Error{Kind: ErrInterrupted, Path: mp, Done: int(e.done.Load()), Strips: e.plan.Strips, Kept: true, Err: err,
+			Msg: fmt.Sprintf("%v (kept %s and its checkpoint)", err, keptBase)}
 	}
-	if real {
-		os.Remove(e.part)
-	}
+	removeParts(false)
 	return err
 }
 
@@ -202,3 +307,24 @@ func humanBytes(n int64) string {
 
 // HumanBytes formats a byte count for people (kB, MB, GB in powers of 1024).
 func HumanBytes(n int64) string { return humanBytes(n) }
+
+// estimate is the most space the export's files may need: EstimateSize for the PNG, and for
+// the raw file 16 bytes a sample (its chunks are stored uncompressed when deflate does not
+// make them smaller).
+func (e *exporter) estimate() int64 {
+	n := int64(0)
+	if e.png {
+		n += EstimateSize(e.opt.Width, e.opt.Height)
+	}
+	if e.rawPart != "" {
+		n += EstimateRawSize(e.plan.W, e.plan.H, e.plan.N)
+	}
+	return n
+}
+
+// EstimateRawSize is the most a raw file of a w x h export with n x n supersampling takes:
+// 16 bytes a sample, its header and offset table.
+func EstimateRawSize(w, h, n int) int64 {
+	lines := int64(h) * int64(n)
+	return lines*int64(w)*int64(n)*16 + (lines/exr.LinesPerChunk+1)*16 + 1<<17
+}

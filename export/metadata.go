@@ -127,7 +127,8 @@ var metadataKeys = map[string]bool{
 }
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
-// and supersampling, all validated as the command line's flags are (fractal.Location.Validate,
+// and supersampling (or, from a raw file (OpenEXR, see Options.Raw), its header's
+// attributes, validated as OpenRaw validates them), all validated as the command line's flags are (fractal.Location.Validate,
 // each side 1 to MaxSide, whole numbers where whole numbers belong). Errors wrap ErrNotPNG or
 // ErrNotMandelscope where they apply. The file is opened without blocking and must be a
 // regular file (userfile.Open: a named pipe is refused, not waited on).
@@ -137,6 +138,18 @@ func ReadMetadata(path string) (Metadata, error) {
 		return Metadata{}, err
 	}
 	defer f.Close()
+	var magic [4]byte
+	if n, _ := f.ReadAt(magic[:], 0); n == 4 && string(magic[:]) == exrMagic {
+		st, err := f.Stat()
+		if err != nil {
+			return Metadata{}, err
+		}
+		r, err := readRaw(f, st.Size())
+		if err != nil {
+			return Metadata{}, fmt.Errorf("%s: %w", path, err)
+		}
+		return r.Metadata, nil
+	}
 	md, err := readMetadata(f)
 	if err != nil {
 		return md, fmt.Errorf("%s: %w", path, err)

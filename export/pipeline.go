@@ -12,7 +12,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"mandelscope/colour"
+	"mandelscope/exr"
 	"mandelscope/fractal"
+	"mandelscope/internal/tile"
 )
 
 // exporter runs one export's pipeline.
@@ -20,10 +23,16 @@ type exporter struct {
 	opt        *Options
 	plan       stripPlan
 	r          TileRenderer
+	comp       tile.Computer // r, when the export computes samples (a raw file)
+	png        bool          // the export writes a PNG
 	out        *crcSink
 	pw         *pngWriter
 	sum        *Summary
 	part, ckpt string
+	rawPart    string           // the raw file's .part ("" without one)
+	rawHdr     exr.Header       // its header
+	raw        *rawSink         // its writer, once it is open
+	colourer   *colour.Colourer // colours the samples for the PNG
 	hash, desc string
 	ident      string        // the renderer's identity (see Identifier)
 	frame      fractal.Frame // the rendered frame (with its reference orbit for deep views)
@@ -55,8 +64,9 @@ func (b *bufPool) put(buf []byte) {
 
 // strip is a rendered strip on its way to the writer.
 type strip struct {
-	k   int
-	buf *image.RGBA
+	k    int
+	buf  *image.RGBA  // the PNG's pixels (nil without a PNG)
+	data *colour.Data // the samples, for the raw file (nil without one)
 	// jobs left; the last one to finish returns buf to the free list
 	left atomic.Int32
 }
@@ -64,7 +74,8 @@ type strip struct {
 // job is one block of rows of a strip to filter and deflate.
 type job struct {
 	s      *strip
-	r0, r1 int // output rows within the strip
+	r0, r1 int  // output rows within the strip
+	png    bool // a block of the PNG (else only the end of a strip without one)
 	last   bool
 	done   chan struct{}
 	out    []byte
@@ -97,7 +108,7 @@ func (e *exporter) run(ctx context.Context) error {
 		}()
 	}
 	writeErr := make(chan error, 1)
-	go func() { writeErr <- e.write(ctx, cancel, q.order) }()
+	go func() { writeErr <- e.write(ctx, cancel, q) }()
 
 	drawn := e.drawTimes()
 	renderErr := e.render(ctx, cancel, q)
@@ -115,24 +126,27 @@ func (e *exporter) run(ctx context.Context) error {
 
 // begin writes the PNG header, durably, when nothing is written yet (not on a resume).
 func (e *exporter) begin() error {
-	if e.pw != nil {
+	if e.resumed {
 		return nil
 	}
-	p := e.plan
-	text := MetadataText(e.opt.Location, p.W, p.H, p.N, e.opt.Version)
-	pw, err := newPNGWriter(e.out, p.W, p.H, text)
-	if err != nil {
-		return err
+	if e.png {
+		p := e.plan
+		text := MetadataText(e.opt.Location, p.W, p.H, p.N, e.opt.Version)
+		pw, err := newPNGWriter(e.out, p.W, p.H, text)
+		if err != nil {
+			return err
+		}
+		e.pw = pw
 	}
-	e.pw = pw
 	return e.durable(0)
 }
 
 // queues are what the pipeline's stages pass: free strip buffers (two, so at most two strips
 // are in flight) to the renderer, compression jobs to the workers, and the same jobs, in
-// order, to the writer.
+// order, to the writer; for a raw file, free sample buffers (two) too.
 type queues struct {
 	free        chan *image.RGBA
+	freeData    chan *colour.Data
 	work, order chan *job
 }
 
@@ -143,8 +157,17 @@ func (e *exporter) newQueues() queues {
 		work:  make(chan *job, 2*e.opt.Workers),
 		order: make(chan *job, 4*((p.StripRows+p.BlockRows-1)/p.BlockRows)+8),
 	}
+	r := image.Rect(0, 0, p.W*p.N, min(p.StripRows*p.N, p.H*p.N))
+	if e.raw != nil {
+		q.freeData = make(chan *colour.Data, 2)
+	}
 	for range 2 {
-		q.free <- image.NewRGBA(image.Rect(0, 0, p.W*p.N, min(p.StripRows*p.N, p.H*p.N)))
+		if e.png {
+			q.free <- image.NewRGBA(r)
+		}
+		if e.raw != nil {
+			q.freeData <- colour.NewData(r)
+		}
 	}
 	return q
 }
@@ -176,9 +199,9 @@ func (e *exporter) compress(ctx context.Context, q queues) {
 // write is the writer: it writes the jobs' blocks in order and, after each strip's last one,
 // makes the file durable and checkpoints it. After the first error (its own or a job's,
 // which cancels the export) it only drains the jobs. It returns that error.
-func (e *exporter) write(ctx context.Context, cancel context.CancelCauseFunc, order <-chan *job) error {
+func (e *exporter) write(ctx context.Context, cancel context.CancelCauseFunc, q queues) error {
 	var err error
-	for j := range order {
+	for j := range q.order {
 		<-j.done
 		if err != nil {
 			continue
@@ -188,7 +211,7 @@ func (e *exporter) write(ctx context.Context, cancel context.CancelCauseFunc, or
 			cancel(err)
 			continue
 		}
-		if err = e.writeJob(ctx, j); err != nil {
+		if err = e.writeJob(ctx, j, q); err != nil {
 			cancel(err)
 		}
 	}
@@ -196,11 +219,17 @@ func (e *exporter) write(ctx context.Context, cancel context.CancelCauseFunc, or
 }
 
 // writeJob writes one compressed block, and after a strip's last one makes it durable.
-func (e *exporter) writeJob(ctx context.Context, j *job) error {
+func (e *exporter) writeJob(ctx context.Context, j *job, q queues) error {
 	t := time.Now()
-	err := e.pw.WriteBlock(j.out, j.adler, j.raw)
-	outPool.put(j.out)
-	j.out = nil
+	var err error
+	if j.png {
+		err = e.pw.WriteBlock(j.out, j.adler, j.raw)
+		outPool.put(j.out)
+		j.out = nil
+	}
+	if err == nil && j.last && e.raw != nil {
+		err = e.writeRaw(j.s, q)
+	}
 	if err == nil && j.last {
 		err = e.stripWritten(ctx, j.s.k)
 	}
@@ -245,14 +274,39 @@ func (e *exporter) render(ctx context.Context, cancel context.CancelCauseFunc, q
 	for k := e.start; k < e.plan.Strips; k++ {
 		tw := time.Now()
 		var buf *image.RGBA
-		select {
-		case buf = <-q.free:
-		case <-ctx.Done():
-			return nil
+		var data *colour.Data
+		if e.png {
+			select {
+			case buf = <-q.free:
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		if e.raw != nil {
+			select {
+			case data = <-q.freeData:
+			case <-ctx.Done():
+				if buf != nil {
+					q.free <- buf
+				}
+				return nil
+			}
 		}
 		e.sum.Wait += time.Since(tw)
-		if t, err := e.renderStrip(ctx, k, buf); err != nil {
-			q.free <- buf
+		var t image.Rectangle
+		var err error
+		if data != nil {
+			t, err = e.computeStrip(ctx, k, data, buf)
+		} else {
+			t, err = e.renderStrip(ctx, k, buf)
+		}
+		if err != nil {
+			if buf != nil {
+				q.free <- buf
+			}
+			if data != nil {
+				q.freeData <- data
+			}
 			if ctx.Err() != nil {
 				return nil // interrupted, perhaps inside the tile: the strip is not written
 			}
@@ -260,9 +314,54 @@ func (e *exporter) render(ctx context.Context, cancel context.CancelCauseFunc, q
 			cancel(err)
 			return err
 		}
-		e.queueStrip(k, buf, q)
+		e.queueStrip(k, buf, data, q)
 	}
 	return nil
+}
+
+// computeStrip computes strip k's tiles' samples into data and, for the PNG, colours them
+// into buf (nil without a PNG). It stops as renderStrip does.
+func (e *exporter) computeStrip(ctx context.Context, k int, data *colour.Data, buf *image.RGBA) (image.Rectangle, error) {
+	p := e.plan
+	y0, y1 := p.Strip(k)
+	for _, t := range p.Tiles(k) {
+		if err := ctx.Err(); err != nil {
+			return t, err
+		}
+		dst := data.SubData(t.Sub(image.Pt(0, y0*p.N)))
+		t0 := time.Now()
+		if err := e.comp.Compute(ctx, e.frame, t, dst); err != nil {
+			return t, err
+		}
+		d := time.Since(t0)
+		e.sum.Render += d
+		e.sum.LongestDraw = max(e.sum.LongestDraw, d)
+		e.sum.Tiles++
+	}
+	if buf != nil {
+		if e.colourer == nil {
+			c, err := colour.NewColourer(e.frame.Loc.Color)
+			if err != nil {
+				return image.Rectangle{}, err
+			}
+			e.colourer = c
+		}
+		t0 := time.Now()
+		e.colourer.Paint(buf, data.SubData(image.Rect(0, 0, p.W*p.N, (y1-y0)*p.N)))
+		e.sum.Render += time.Since(t0)
+	}
+	return image.Rectangle{}, nil
+}
+
+// writeRaw writes strip s's samples to the raw file (whole chunks; the rest is held for the
+// next strip, and written with the last) and gives its sample buffer back.
+func (e *exporter) writeRaw(s *strip, q queues) error {
+	p := e.plan
+	y0, y1 := p.Strip(s.k)
+	e.raw.add(s.data.SubData(image.Rect(0, 0, p.W*p.N, (y1-y0)*p.N)))
+	q.freeData <- s.data
+	s.data = nil
+	return e.raw.flush(s.k == p.Strips-1)
 }
 
 // renderStrip renders strip k's tiles into buf. It stops at the first tile that fails, or
@@ -296,13 +395,20 @@ func tileDst(buf *image.RGBA, t image.Rectangle, top int) *image.RGBA {
 
 // queueStrip hands strip k, rendered into buf, to the workers and the writer: one job per
 // block of rows.
-func (e *exporter) queueStrip(k int, buf *image.RGBA, q queues) {
-	s := &strip{k: k, buf: buf}
+func (e *exporter) queueStrip(k int, buf *image.RGBA, data *colour.Data, q queues) {
+	s := &strip{k: k, buf: buf, data: data}
+	if buf == nil {
+		// No PNG: one job that only ends the strip (its samples go to the raw file).
+		j := &job{s: s, last: true, done: make(chan struct{})}
+		close(j.done)
+		q.order <- j
+		return
+	}
 	y0, y1 := e.plan.Strip(k)
 	spans := blockSpans(y1-y0, e.plan.BlockRows)
 	s.left.Store(int32(len(spans)))
 	for i, b := range spans {
-		j := &job{s: s, r0: b.r0, r1: b.r1, last: i == len(spans)-1, done: make(chan struct{})}
+		j := &job{s: s, r0: b.r0, r1: b.r1, png: true, last: i == len(spans)-1, done: make(chan struct{})}
 		q.order <- j
 		q.work <- j
 	}
@@ -342,16 +448,27 @@ func outcome(renderErr, writeErr, cause error, done, strips int) error {
 // durable makes everything written so far durable and records a checkpoint saying the next
 // strip is next.
 func (e *exporter) durable(next int) error {
-	if err := e.pw.Err(); err != nil {
-		return err
+	ck := checkpoint{Params: e.hash, Description: e.desc, Renderer: e.ident, Strips: e.plan.Strips, NextStrip: next}
+	if e.pw != nil {
+		if err := e.pw.Err(); err != nil {
+			return err
+		}
+		if err := e.out.Sync(); err != nil {
+			return err
+		}
+		ck.Offset, ck.CRC32 = e.pw.Offset(), e.out.crc
+		ck.Adler, ck.Uncompressed = e.pw.Adler()
 	}
-	if err := e.out.Sync(); err != nil {
-		return err
+	if e.raw != nil {
+		if err := e.raw.f.Sync(); err != nil {
+			return err
+		}
+		ck.RawLines, ck.RawOffset, ck.RawCRC32 = e.raw.w.Lines(), e.raw.w.Offset(), e.raw.f.crc
+		if e.raw.f.n != ck.RawOffset {
+			return fmt.Errorf("%s: the raw file's writer is at byte %d, its file at %d", e.rawPart, ck.RawOffset, e.raw.f.n)
+		}
 	}
-	adler, raw := e.pw.Adler()
 	if e.opt.openPart == nil {
-		ck := checkpoint{Params: e.hash, Description: e.desc, Renderer: e.ident, Strips: e.plan.Strips,
-			NextStrip: next, Offset: e.pw.Offset(), CRC32: e.out.crc, Adler: adler, Uncompressed: raw}
 		if err := writeCheckpoint(e.ckpt, ck); err != nil {
 			return err
 		}
@@ -380,10 +497,32 @@ func (e *exporter) report() {
 }
 
 func (e *exporter) finish() error {
-	if err := e.pw.Close(); err != nil {
-		return err
+	if e.pw != nil {
+		if err := e.pw.Close(); err != nil {
+			return err
+		}
+		if err := e.out.Sync(); err != nil {
+			return err
+		}
 	}
-	return e.out.Sync()
+	if e.raw != nil {
+		if err := e.raw.w.Close(); err != nil {
+			if e.raw.f.err != nil {
+				return fmt.Errorf("%s: %w", e.rawPart, e.raw.f.err)
+			}
+			return err
+		}
+		return e.raw.f.Sync()
+	}
+	return nil
+}
+
+// mainPart is the .part named in messages: the PNG's, else the raw file's.
+func (e *exporter) mainPart() string {
+	if e.png {
+		return e.part
+	}
+	return e.rawPart
 }
 
 // crcSink keeps the CRC-32 of everything written through it, for the checkpoint.

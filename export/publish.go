@@ -44,3 +44,31 @@ func publish(part, path string, overwrite bool) error {
 	}
 	return os.Rename(part, path)
 }
+
+// publish publishes the export's files: the raw file, then the PNG. Without overwrite, a
+// file that appeared at either place during the export is found before either is renamed,
+// so that both wait as their .part files for a resume.
+func (e *exporter) publish() error {
+	type target struct{ part, path string }
+	var ts []target
+	if e.rawPart != "" {
+		ts = append(ts, target{e.rawPart, e.opt.Raw})
+	}
+	if e.png {
+		ts = append(ts, target{e.part, e.sum.Path})
+	}
+	for _, t := range ts {
+		if st, err := os.Stat(t.path); err == nil && st.IsDir() {
+			return publish(t.part, t.path, e.opt.Overwrite)
+		}
+		if _, err := os.Lstat(t.path); err == nil && !e.opt.Overwrite {
+			return publish(t.part, t.path, false)
+		}
+	}
+	for _, t := range ts {
+		if err := publish(t.part, t.path, e.opt.Overwrite); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -30,7 +30,10 @@ const cpuDefaultTile = 1024
 
 // exportJob is a validated export command line.
 type exportJob struct {
-	out           string
+	cmd           string          // the command, for messages: export or recolour
+	out           string          // the PNG ("" for none: a raw export only)
+	raw           string          // the raw file (--raw), "" for none
+	src           *export.RawFile // recolour: the raw file read
 	loc           fractal.Location
 	w, h, ss      int
 	tile          int
@@ -62,6 +65,11 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 			return
 		}
 		defer g.Close()
+		if job.raw != "" && !export.ComputesRaw(g) {
+			fmt.Fprintf(stderr, "mandelscope export: warning: the GPU renderer does not compute raw data; using the CPU renderer\n")
+			runErr = doExport(job, &cpu.Renderer{}, stderr, sigs)
+			return
+		}
 		runErr = doExport(job, g, stderr, sigs)
 	})
 	return runErr
@@ -79,7 +87,7 @@ func OneLine(err error) string {
 }
 
 func parseExport(args []string, stderr io.Writer) (exportJob, error) {
-	var job exportJob
+	job := exportJob{cmd: "export"}
 	fs := NewFlagSet("export", stderr)
 	lf := AddLocationFlags(fs)
 	size := fs.String("size", "", "image size WxH or 1080p, 4k, 8k, 16k, 32k (default: 1080p, or --from's size)")
@@ -89,8 +97,9 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	fs.BoolVar(&job.resume, "resume", false, "continue an interrupted export of the same image from FILE.png.part")
 	fs.BoolVar(&job.force, "force", false, "overwrite FILE.png if it exists (and start over an interrupted export)")
 	bookmark := fs.String("bookmark", "", "render the view of this bookmark")
-	from := fs.String("from", "", "render the view stored in a Mandelscope PNG (and its size unless --size is given)")
-	fs.StringVar(&job.out, "o", "", "output file FILE.png (required)")
+	from := fs.String("from", "", "render the view stored in a Mandelscope PNG or raw file (and its size unless --size is given)")
+	fs.StringVar(&job.raw, "raw", "", "also write every computed sample to FILE.exr (OpenEXR: N, NF, DEX, DEY), for recolour")
+	fs.StringVar(&job.out, "o", "", "output file FILE.png (required unless --raw is given)")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err
@@ -164,14 +173,25 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		}
 	}
 
-	// The output file.
-	if job.out == "" {
-		return job, UsageErr("-o: no output file given (-o FILE.png)")
+	// The output files.
+	if job.out == "" && job.raw == "" {
+		return job, UsageErr("-o: no output file given (-o FILE.png, or --raw=FILE.exr)")
 	}
-	if !strings.EqualFold(filepath.Ext(job.out), ".png") {
+	if flagWasSet(fs, "o") && job.out == "" {
+		return job, UsageErr("-o: empty file name")
+	}
+	if job.out != "" && !strings.EqualFold(filepath.Ext(job.out), ".png") {
 		return job, UsageErr("-o: %q must end in .png", text.Clip(job.out, 40))
 	}
-	if err := export.Precheck(job.out, job.resume, job.force); err != nil {
+	if flagWasSet(fs, "raw") {
+		if !strings.EqualFold(filepath.Ext(job.raw), ".exr") {
+			return job, UsageErr("--raw: %q must end in .exr", text.Clip(job.raw, 40))
+		}
+		if job.out != "" && filepath.Clean(job.out) == filepath.Clean(job.raw) {
+			return job, UsageErr("--raw and -o: the same file")
+		}
+	}
+	if err := export.PrecheckOutputs(job.out, job.raw, job.resume, job.force); err != nil {
 		return job, ExitError{2, withAdvice(err, job)}
 	}
 	return job, nil
@@ -245,9 +265,21 @@ func (e adviceError) Unwrap() error { return e.err }
 
 // warnLowDisk warns when the output folder has less free space than the export may need.
 func warnLowDisk(job exportJob, stderr io.Writer) {
-	if w := export.LowSpace(filepath.Dir(job.out), job.w, job.h); w != "" {
-		fmt.Fprintf(stderr, "mandelscope export: warning: %s\n", w)
+	if job.out == "" {
+		return
 	}
+	if w := export.LowSpace(filepath.Dir(job.out), job.w, job.h); w != "" {
+		fmt.Fprintf(stderr, "mandelscope %s: warning: %s\n", job.cmd, w)
+	}
+}
+
+// mainPart is the .part that holds an interrupted export's checkpoint: the PNG's, else the
+// raw file's.
+func (job exportJob) mainPart() string {
+	if job.out != "" {
+		return export.PartPath(job.out)
+	}
+	return export.PartPath(job.raw)
 }
 
 // exitNow ends the process at once (a second Ctrl-C); tests replace it.
@@ -286,17 +318,21 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 			mu.Lock()
 			got = s
 			mu.Unlock()
-			fmt.Fprintf(stderr, "\nmandelscope export: stopping, keeping what is done (again to quit at once)\n")
+			fmt.Fprintf(stderr, "\nmandelscope %s: stopping, keeping what is done (again to quit at once)\n", job.cmd)
 			cancel()
 		case <-done:
 			return
 		}
 		select {
 		case s := <-sigs:
-			fmt.Fprintf(stderr, "mandelscope export: quit at once; %s keeps the strips of its last checkpoint for --resume\n", export.PartPath(job.out))
-			// This process holds the lock: remove its file, as the export would have (a
+			fmt.Fprintf(stderr, "mandelscope %s: quit at once; %s keeps the strips of its last checkpoint for --resume\n", job.cmd, job.mainPart())
+			// This process holds the locks: remove their files, as the export would have (a
 			// stale one would not block the next export, but is clutter).
-			os.Remove(export.LockPath(job.out))
+			for _, p := range []string{job.out, job.raw} {
+				if p != "" {
+					os.Remove(export.LockPath(p))
+				}
+			}
 			exitNow(signalCode(s))
 		case <-done:
 		}
@@ -305,11 +341,18 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 	pr := newProgressPrinter(tty, job)
 	pr.w = stderr
 	opt := export.Options{
-		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile,
+		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Raw: job.raw,
 		Version: version.Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
 	}
-	fmt.Fprintf(stderr, "mandelscope export: %dx%d%s with %s -> %s\n", job.w, job.h, ssText(job.ss), r.Name(), job.out)
-	sum, err := export.Export(ctx, r, job.out, opt)
+	var sum export.Summary
+	var err error
+	if job.src != nil {
+		fmt.Fprintf(stderr, "mandelscope recolour: %dx%d%s from %s -> %s\n", job.w, job.h, ssText(job.ss), job.src.Path, job.out)
+		sum, err = export.Recolour(ctx, job.src, job.out, opt)
+	} else {
+		fmt.Fprintf(stderr, "mandelscope export: %dx%d%s with %s -> %s\n", job.w, job.h, ssText(job.ss), r.Name(), strings.Join(outputs(job), " and "))
+		sum, err = export.Export(ctx, r, job.out, opt)
+	}
 	pr.end()
 	if err != nil {
 		err = withAdvice(err, job)
@@ -320,6 +363,9 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 			return ExitError{signalCode(s), err}
 		}
 		return err
+	}
+	if job.src != nil {
+		r = nil
 	}
 	printSummary(stderr, sum, r)
 	return nil
@@ -344,10 +390,30 @@ func ssText(n int) string {
 	return fmt.Sprintf(" (%dx%d supersampled)", n, n)
 }
 
+// outputs names the job's output files.
+func outputs(job exportJob) []string {
+	var out []string
+	for _, p := range []string{job.out, job.raw} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func printSummary(w io.Writer, s export.Summary, r export.TileRenderer) {
 	mpx := float64(s.Width) * float64(s.Height) / 1e6
-	fmt.Fprintf(w, "wrote %s: %dx%d (%.1f Mpx)%s in %s, %.1f Mpx/s, %s\n",
-		s.Path, s.Width, s.Height, mpx, ssText(s.Supersample), roundDur(s.Elapsed), s.Rate, export.HumanBytes(s.Bytes))
+	if s.Path != "" {
+		fmt.Fprintf(w, "wrote %s: %dx%d (%.1f Mpx)%s in %s, %.1f Mpx/s, %s\n",
+			s.Path, s.Width, s.Height, mpx, ssText(s.Supersample), roundDur(s.Elapsed), s.Rate, export.HumanBytes(s.Bytes))
+	}
+	if s.RawPath != "" {
+		fmt.Fprintf(w, "wrote %s: %dx%d samples (every sample%s) in %s, %s\n",
+			s.RawPath, s.Width*s.Supersample, s.Height*s.Supersample, ssText(s.Supersample), roundDur(s.Elapsed), export.HumanBytes(s.RawBytes))
+	}
+	if r == nil {
+		return
+	}
 	longest := s.LongestDraw
 	what := "tile"
 	if g, ok := r.(*render.GL); ok {
@@ -382,6 +448,7 @@ func roundDur(d time.Duration) string {
 // progressPrinter shows progress: a bar redrawn in place on a terminal, a plain line every
 // few seconds otherwise.
 type progressPrinter struct {
+	cmd      string
 	w        io.Writer
 	tty      bool
 	last     time.Time
@@ -390,7 +457,7 @@ type progressPrinter struct {
 }
 
 func newProgressPrinter(w io.Writer, job exportJob) *progressPrinter {
-	p := &progressPrinter{w: w, last: time.Now()}
+	p := &progressPrinter{cmd: job.cmd, w: w, last: time.Now()}
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			p.tty = true
@@ -413,7 +480,7 @@ func (p *progressPrinter) update(pr export.Progress) {
 		return
 	}
 	if time.Since(p.last) >= 5*time.Second || frac-p.lastFrac >= 0.25 || pr.Strip == pr.Strips {
-		fmt.Fprintf(p.w, "mandelscope export: %.0f%% (strip %d of %d), %.1f Mpx/s, %s left\n", 100*frac, pr.Strip, pr.Strips, pr.Rate, eta)
+		fmt.Fprintf(p.w, "mandelscope %s: %.0f%% (strip %d of %d), %.1f Mpx/s, %s left\n", p.cmd, 100*frac, pr.Strip, pr.Strips, pr.Rate, eta)
 		p.last, p.lastFrac = time.Now(), frac
 	}
 }
