@@ -115,7 +115,8 @@ type GL struct {
 	colourProg *program
 	stateTex   [2][4]uint32
 	stateFBO   [2]uint32
-	query      uint32 // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
+	query      uint32   // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
+	readBuf    []uint32 // Compute's read-back of a band's state textures 2 and 3
 
 	// Perturbation: the texel limit of a buffer texture, the programs compiled on first use
 	// (perturb.frag's, and mandel.frag's with the derivative: lazyProgram), and the tables
