@@ -11,8 +11,10 @@ import (
 
 	"mandelscope/colour"
 	"mandelscope/fractal"
+	"mandelscope/internal/cputime"
 	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
+	"mandelscope/shaders"
 )
 
 // sampleTol is how close a GPU sample must be to the CPU's where both escaped: nu within
@@ -261,9 +263,11 @@ func TestComputeThenColourMatchesRender(t *testing.T) {
 	}
 }
 
-// TestComputeTilesAndPasses: computing in small tiles, in passes of a forced length, and
-// into a rect wider and taller than the state textures (several bands per tile) gives the
-// one-piece computation's samples bit for bit, with and without the derivative.
+// TestComputeTilesAndPasses: computing in small tiles, in passes of a forced length (the
+// iterate stage, where one piece of a shallow view is computed by the single-pass
+// STAGE_SAMPLE program), and into a rect wider and taller than the state textures (several
+// bands per tile) gives the one-piece computation's samples bit for bit, with and without
+// the derivative.
 func TestComputeTilesAndPasses(t *testing.T) {
 	seahorse := seahorseLoc(t)
 	seahorse.Iterations = 300
@@ -293,12 +297,24 @@ func TestComputeTilesAndPasses(t *testing.T) {
 					if f.Precision().Perturbs() && !whole.fp64 {
 						t.Skipf("%s has no fp64", whole.renderer)
 					}
+					b0 := whole.Stats()
 					want := computeGL(t, whole, f)
+					// Where Render draws in one pass, so does Compute (the STAGE_SAMPLE program);
+					// perturbation and the emulated double at 1600 iterations in passes.
+					v := whole.variant(f)
+					single := v != shaders.Perturb && int64(f.Loc.Iterations)*variantWeight(v) <= passCost
+					if n := whole.Stats().Passes - b0.Passes; (n == 0) != single {
+						t.Errorf("one piece: %d passes, want them only where Render takes passes", n)
+					}
+					t.Logf("one piece: %d passes", whole.Stats().Passes-b0.Passes)
 					g := testGL(t, o)
 					before := g.Stats()
 					got := computeGL(t, g, f)
 					s := g.Stats()
 					t.Logf("%d tiles, %d passes", s.Tiles-before.Tiles, s.Passes-before.Passes)
+					if o.PassIterations > 0 && s.Passes-before.Passes < 2 {
+						t.Errorf("forced passes of %d: %d passes", o.PassIterations, s.Passes-before.Passes)
+					}
 					if o.MaxTile > 0 {
 						if n, w := s.Tiles-before.Tiles, len(tilesOf(image.Rect(0, 0, f.W, f.H), o.MaxTile)); n != w {
 							t.Errorf("%d tiles, want %d", n, w)
@@ -364,7 +380,7 @@ func (c *countdown) Err() error {
 }
 
 // TestComputeCancel: a cancelled context stops Compute before any pass, and a context
-// cancelled part way stops it before the next pass, with the context's error.
+// cancelled part way stops it before the next pass or draw, with the context's error.
 func TestComputeCancel(t *testing.T) {
 	g := testGL(t, Options{PassIterations: 50})
 	f := fractal.NewFrame(seahorseLoc(t), 64, 40) // 600 iterations: 12 passes
@@ -393,6 +409,22 @@ func TestComputeCancel(t *testing.T) {
 	}
 	if n := g.Stats().Passes - before.Passes; n >= full || n == 0 {
 		t.Errorf("cancelled part way: %d passes of %d", n, full)
+	}
+	// The single-pass path (STAGE_SAMPLE) checks before each draw: a frame of four bands
+	// stops after the first.
+	single := testGL(t, Options{})
+	wide := seahorseLoc(t)
+	wide.Iterations = 100
+	fw := fractal.NewFrame(wide, stateW+10, stateH+10)
+	dw := colour.NewData(image.Rect(0, 0, fw.W, fw.H))
+	c = &countdown{Context: context.Background()}
+	c.n.Store(2) // the tile's check, then the first band's draw
+	before = single.Stats()
+	if err := single.Compute(c, fw, dw.Rect, dw); !errors.Is(err, context.Canceled) {
+		t.Errorf("single pass cancelled part way: %v, want context.Canceled", err)
+	}
+	if s := single.Stats(); s.Draws-before.Draws != 1 || s.Passes != before.Passes {
+		t.Errorf("single pass cancelled after one draw: %d draws, %d passes", s.Draws-before.Draws, s.Passes-before.Passes)
 	}
 	// The GL computes the next frame as if nothing had happened.
 	again := computeGL(t, g, f)
@@ -466,6 +498,7 @@ func BenchmarkCompute(b *testing.B) {
 					b.Fatal(err)
 				}
 				before := g.Stats()
+				cpu0 := cputime.Process()
 				b.ReportAllocs()
 				b.ResetTimer()
 				for range b.N {
@@ -478,6 +511,7 @@ func BenchmarkCompute(b *testing.B) {
 				}
 				b.StopTimer()
 				s := g.Stats()
+				b.ReportMetric(float64((cputime.Process()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 				b.ReportMetric(float64((s.ReadBack-before.ReadBack).Milliseconds())/float64(b.N), "readback-ms/op")
 				b.ReportMetric(float64(s.Draws-before.Draws)/float64(b.N), "draws/op")
 			})
@@ -502,6 +536,7 @@ func BenchmarkRender(b *testing.B) {
 					b.Fatal(err)
 				}
 				before := g.Stats()
+				cpu0 := cputime.Process()
 				b.ReportAllocs()
 				b.ResetTimer()
 				for range b.N {
@@ -511,6 +546,7 @@ func BenchmarkRender(b *testing.B) {
 				}
 				b.StopTimer()
 				s := g.Stats()
+				b.ReportMetric(float64((cputime.Process()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
 				b.ReportMetric(float64(s.Draws-before.Draws)/float64(b.N), "draws/op")
 			})
 		}

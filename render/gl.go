@@ -118,6 +118,10 @@ type GL struct {
 	query      uint32   // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
 	readBuf    []uint32 // Compute's read-back of a band's state textures 2 and 3
 
+	// Compute's single-pass target (STAGE_SAMPLE): one RGBA32UI texture of stateW x stateH
+	// and its framebuffer, made on first use.
+	sampleTex, sampleFBO uint32
+
 	// Perturbation: the texel limit of a buffer texture, the programs compiled on first use
 	// (perturb.frag's, and mandel.frag's with the derivative: lazyProgram), and the tables
 	// uploaded last (kept until another frame's reference or table comes).
@@ -321,6 +325,7 @@ func (g *GL) release() {
 			deleteProgram(g.colourProg)
 			g.colourProg = nil
 			g.deleteState()
+			g.deleteSampleTarget()
 			if g.vao != 0 {
 				gl.DeleteVertexArrays(1, &g.vao)
 			}
