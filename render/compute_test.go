@@ -552,3 +552,40 @@ func BenchmarkRender(b *testing.B) {
 		}
 	}
 }
+
+// TestComputeGL33 computes on a GL 3.3 core context with GLSL 3.30 shaders, in one pass and
+// in forced passes, with and without the derivative: the samples agree with the CPU's as on
+// GL 4, and the two paths give the same samples.
+func TestComputeGL33(t *testing.T) {
+	g := newGL33(t)
+	for _, c := range []struct {
+		prec string
+		l    fractal.Location
+		tol  sampleTol
+	}{{"f32", seahorseLoc(t), exactTol}, {"f64", deepLoc(t), exactTol}, {"emulated", deepLoc(t), emulatedTol}} {
+		g.opts.Precision = c.prec
+		f := fractal.NewFrame(c.l, 97, 61)
+		if g.progs[g.variant(f)] == nil {
+			t.Logf("%s: not available on %s with GLSL 3.30", c.prec, g.renderer)
+			continue
+		}
+		for _, deriv := range []bool{false, true} {
+			f.Derivative = deriv
+			g.opts.PassIterations = 0
+			one := computeGL(t, g, f)
+			g.opts.PassIterations = 100
+			passes := computeGL(t, g, f)
+			g.opts.PassIterations = 0
+			if !sameSamples(one, passes) {
+				t.Errorf("GLSL 3.30 %s derivative %v: one pass and passes give other samples", c.prec, deriv)
+			}
+			a := compareSamples(one, computeCPU(t, f), deriv, c.tol)
+			nu, de := float64(a.nuOK)/float64(max(a.escaped, 1)), float64(a.deOK)/float64(max(a.escaped, 1))
+			t.Logf("GLSL 3.30 %s derivative %v: nu %.3f%%, DE %.3f%% within tolerance", c.prec, deriv, 100*nu, 100*de)
+			if a.sameSide < a.pixels*99/100 || nu < c.tol.share || de < c.tol.share || a.escaped == 0 {
+				t.Errorf("GLSL 3.30 %s derivative %v: %d of %d pixels on the same side, nu %.3f%%, DE %.3f%% (want %.0f%%); first disagreement %v",
+					c.prec, deriv, a.sameSide, a.pixels, 100*nu, 100*de, 100*c.tol.share, a.firstBad)
+			}
+		}
+	}
+}

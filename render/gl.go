@@ -26,7 +26,9 @@
 // pass; above passCost iterations (times the variant's weight) a band is drawn in several
 // passes of at most P iterations each, the orbits' state carried between them in integer
 // textures (ping-pong framebuffers, four colour attachments), then coloured by a final pass,
-// with the same arithmetic and so the same pixels as one pass.
+// with the same arithmetic and so the same pixels as one pass. Compute (compute.go) is the
+// compute stage alone: the same orbits, written as samples (colour.Sample) into integer
+// targets and read back, for a colour pass elsewhere.
 package render
 
 import (
@@ -69,7 +71,7 @@ type Options struct {
 
 // Stats are counters of the work a GL has done since it was made.
 type Stats struct {
-	Tiles       int           // Render calls' tiles drawn
+	Tiles       int           // Render and Compute calls' tiles drawn
 	Draws       int           // draw calls issued (each band of a tile, each pass of a band, is one)
 	Passes      int           // of which iterating passes of multi-pass tiles
 	Pixels      int64         // pixels rendered
@@ -77,7 +79,7 @@ type Stats struct {
 	LongestDraw time.Duration // the longest single draw call, measured with glFinish
 	ReadBack    time.Duration // time spent in glReadPixels
 	Uploads     int           // reference orbits and BLA tables uploaded (perturbation)
-	CPUFrames   int           // Render calls passed to the CPU renderer (perturbation without fp64 or room)
+	CPUFrames   int           // Render and Compute calls passed to the CPU renderer (perturbation without fp64 or room)
 }
 
 // contextVersions are the GL core versions tried, best first; glslOverride, when not 0,
