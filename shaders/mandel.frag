@@ -301,8 +301,9 @@ out uvec4 oSample;
 
 void main() {
     Z cr, ci;
+    bool inside = pixelC(cr, ci);
     oSample = uvec4(0x7F800000u, 0u, 0u, 0u);  // +Inf: inside
-    if (pixelC(cr, ci)) {
+    if (inside) {
         return;
     }
     Z zr = Z(0.0), zi = Z(0.0), sr = Z(0.0), si = Z(0.0);
