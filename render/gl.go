@@ -26,7 +26,9 @@
 // pass; above passCost iterations (times the variant's weight) a band is drawn in several
 // passes of at most P iterations each, the orbits' state carried between them in integer
 // textures (ping-pong framebuffers, four colour attachments), then coloured by a final pass,
-// with the same arithmetic and so the same pixels as one pass.
+// with the same arithmetic and so the same pixels as one pass. Compute (compute.go) is the
+// compute stage alone: the same orbits, written as samples (colour.Sample) into integer
+// targets and read back, for a colour pass elsewhere.
 package render
 
 import (
@@ -69,7 +71,7 @@ type Options struct {
 
 // Stats are counters of the work a GL has done since it was made.
 type Stats struct {
-	Tiles       int           // Render calls' tiles drawn
+	Tiles       int           // Render and Compute calls' tiles drawn
 	Draws       int           // draw calls issued (each band of a tile, each pass of a band, is one)
 	Passes      int           // of which iterating passes of multi-pass tiles
 	Pixels      int64         // pixels rendered
@@ -77,7 +79,7 @@ type Stats struct {
 	LongestDraw time.Duration // the longest single draw call, measured with glFinish
 	ReadBack    time.Duration // time spent in glReadPixels
 	Uploads     int           // reference orbits and BLA tables uploaded (perturbation)
-	CPUFrames   int           // Render calls passed to the CPU renderer (perturbation without fp64 or room)
+	CPUFrames   int           // Render and Compute calls passed to the CPU renderer (perturbation without fp64 or room)
 }
 
 // contextVersions are the GL core versions tried, best first; glslOverride, when not 0,
@@ -115,7 +117,12 @@ type GL struct {
 	colourProg *program
 	stateTex   [2][4]uint32
 	stateFBO   [2]uint32
-	query      uint32 // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
+	query      uint32   // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
+	readBuf    []uint32 // Compute's read-back of a band's state textures 2 and 3
+
+	// Compute's single-pass target (STAGE_SAMPLE): one RGBA32UI texture of stateW x stateH
+	// and its framebuffer, made on first use.
+	sampleTex, sampleFBO uint32
 
 	// Perturbation: the texel limit of a buffer texture, the programs compiled on first use
 	// (perturb.frag's, and mandel.frag's with the derivative: lazyProgram), and the tables
@@ -320,6 +327,7 @@ func (g *GL) release() {
 			deleteProgram(g.colourProg)
 			g.colourProg = nil
 			g.deleteState()
+			g.deleteSampleTarget()
 			if g.vao != 0 {
 				gl.DeleteVertexArrays(1, &g.vao)
 			}

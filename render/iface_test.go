@@ -2,6 +2,7 @@ package render
 
 import (
 	"mandelscope/export"
+	"mandelscope/internal/tile"
 	"mandelscope/render/cpu"
 )
 
@@ -9,6 +10,8 @@ import (
 var (
 	_ export.TileRenderer = (*GL)(nil)
 	_ export.DrawTimer    = (*GL)(nil)
+	_ tile.Computer       = (*GL)(nil) // the compute stage alone (compute.go)
+	_ tile.Computer       = (*cpu.Renderer)(nil)
 	_ interface {
 		export.TileRenderer
 		Close() error

@@ -47,10 +47,8 @@ func passIterations(px, iter int, weight int64, forced int) int {
 }
 
 // drawPasses runs on the GL thread with the tile's framebuffer bound: draws the tile band by
-// band, each band in passes of at most passIterations iterations that carry the orbits in the
-// state textures, then a colour pass from the final state into the tile's framebuffer. A
-// band's passes end early when one lets no fragment through: every pixel had finished, and
-// both state sets hold that. It leaves the tile's framebuffer bound.
+// band, each band iterated in passes (iterateBand), then a colour pass from the final state
+// into the tile's framebuffer. It leaves the tile's framebuffer bound.
 func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, tile image.Rectangle, stops []float32) error {
 	v := single.variant
 	it, col, err := g.passPrograms(v)
@@ -67,36 +65,11 @@ func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, t
 	iter := f.Loc.Iterations
 	off := f.Loc.Color.Offset
 	density, offset := f.Loc.Color.Density, off-math.Floor(off)
-	weight := programWeight(single)
 	for _, b := range stateBands(tile.Dx(), tile.Dy()) {
-		p := passIterations(b.Dx()*b.Dy(), iter, weight, g.opts.PassIterations)
-		gl.Disable(gl.SCISSOR_TEST)
-		gl.Viewport(0, 0, int32(b.Dx()), int32(b.Dy()))
-		gl.UseProgram(it.id)
-		it.setView(viewOf(f, tile.Min.Add(b.Min)))
-		if v == shaders.Perturb {
-			it.setTables(g.tables)
-		}
-		it.setColoring(iter, stops, density, offset)
-		it.setShading(f.Loc.Color)
-		src := 0
-		for k0 := 1; k0 <= iter; k0 += p {
-			if err := ctx.Err(); err != nil {
-				gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
-				gl.ActiveTexture(gl.TEXTURE0)
-				return err
-			}
-			gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[1-src])
-			for i, t := range g.stateTex[src] {
-				gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(i)))
-				gl.BindTexture(gl.TEXTURE_2D, t)
-			}
-			gl.Uniform1i(it.loc["uK0"], int32(k0))
-			gl.Uniform1i(it.loc["uK1"], int32(min(k0+p-1, iter)))
-			if !g.timedDraw(true) {
-				break // no pixel left running: src holds every pixel's final state
-			}
-			src = 1 - src
+		src, err := g.iterateBand(ctx, it, f, tile, b)
+		if err != nil {
+			gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
+			return err
 		}
 
 		gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
@@ -119,6 +92,46 @@ func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, t
 		return fmt.Errorf("drawing tile %v in passes: GL error 0x%x", tile, e)
 	}
 	return nil
+}
+
+// iterateBand runs on the GL thread: iterates the orbits of band b (in tile pixels) of the
+// tile of frame f with the iterate program it, in passes of at most passIterations
+// iterations that carry the orbits in the state textures, and returns the state set (0 or 1)
+// that holds every pixel's final state. The passes end early when one lets no fragment
+// through: every pixel had finished, and both state sets hold that. Before each pass it
+// checks ctx, returning its error (the state then holds no finished band). It leaves the
+// state framebuffer bound and the viewport at the band's size.
+func (g *GL) iterateBand(ctx context.Context, it *program, f fractal.Frame, tile, b image.Rectangle) (int, error) {
+	iter := f.Loc.Iterations
+	p := passIterations(b.Dx()*b.Dy(), iter, programWeight(it), g.opts.PassIterations)
+	gl.Disable(gl.SCISSOR_TEST)
+	gl.Viewport(0, 0, int32(b.Dx()), int32(b.Dy()))
+	gl.UseProgram(it.id)
+	it.setView(viewOf(f, tile.Min.Add(b.Min)))
+	if it.variant == shaders.Perturb {
+		it.setTables(g.tables)
+	}
+	// The iterate stage reads the iteration limit alone of the colouring's uniforms.
+	gl.Uniform1i(it.loc["uMaxIter"], int32(iter))
+	src := 0
+	for k0 := 1; k0 <= iter; k0 += p {
+		if err := ctx.Err(); err != nil {
+			gl.ActiveTexture(gl.TEXTURE0)
+			return 0, err
+		}
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[1-src])
+		for i, t := range g.stateTex[src] {
+			gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(i)))
+			gl.BindTexture(gl.TEXTURE_2D, t)
+		}
+		gl.Uniform1i(it.loc["uK0"], int32(k0))
+		gl.Uniform1i(it.loc["uK1"], int32(min(k0+p-1, iter)))
+		if !g.timedDraw(true) {
+			break // no pixel left running: src holds every pixel's final state
+		}
+		src = 1 - src
+	}
+	return src, nil
 }
 
 // passPrograms returns variant v's iterate stage and the colour stage, compiling them on

@@ -147,6 +147,7 @@ const (
 	stageSingle  = ""
 	stageIterate = "STAGE_ITERATE"
 	stageColour  = "STAGE_COLOUR"
+	stageSample  = "STAGE_SAMPLE" // the single pass writing samples: Compute (compute.go)
 )
 
 // newProgram compiles and links a vertex source and mandel.frag's text fragSrc (after

@@ -215,8 +215,8 @@ func TestShadersCompile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The programs with the derivative, both stages.
-			for _, stage := range []string{stageSingle, stageIterate} {
+			// The programs with the derivative, every stage that iterates.
+			for _, stage := range []string{stageSingle, stageIterate, stageSample} {
 				if err := g.th.call(func() error {
 					_, err := g.lazyProgram(progKey{v: v, stage: stage, shade: true, deriv: true})
 					return err

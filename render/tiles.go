@@ -28,6 +28,10 @@ const drawBudget = 1 << 28
 // row of a 16K tile), down to single pixels that can still run for seconds at 1e8 iterations.
 const passCost = 1 << 14
 
+// alwaysPasses, when set, draws every tile in passes of the automatic length, as if above
+// passCost: benchmarks use it to measure what compute-then-colour costs Render.
+var alwaysPasses = false
+
 // Render draws the pixels rect (in f's global pixel coordinates) of frame f into dst, whose
 // top-left pixel receives rect.Min, like cpu.Renderer.Render. Rects larger than MaxTile are
 // drawn tile by tile. A Perturbation frame should carry its reference orbit
@@ -114,14 +118,21 @@ func checkTarget(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 		off < 0 || len(dst.Pix)-off < (rect.Dy()-1)*dst.Stride+rect.Dx()*4 {
 		return fmt.Errorf("opengl render: destination image is malformed (stride %d, %d bytes of pixels for %v)", dst.Stride, len(dst.Pix), rect.Size())
 	}
+	return checkFrame("opengl render", f, rect)
+}
+
+// checkFrame says what is wrong, if anything, with frame f and rect (for an error that
+// starts with op): a frame size out of range, rect outside the frame, or fewer than one
+// iteration.
+func checkFrame(op string, f fractal.Frame, rect image.Rectangle) error {
 	if f.W <= 0 || f.H <= 0 || f.W > 1<<24 || f.H > 1<<24 {
-		return fmt.Errorf("opengl render: frame size %dx%d out of range", f.W, f.H)
+		return fmt.Errorf("%s: frame size %dx%d out of range", op, f.W, f.H)
 	}
 	if rect.Min.X < 0 || rect.Min.Y < 0 || rect.Max.X > f.W || rect.Max.Y > f.H {
-		return fmt.Errorf("opengl render: rect %v lies outside the %dx%d frame", rect, f.W, f.H)
+		return fmt.Errorf("%s: rect %v lies outside the %dx%d frame", op, rect, f.W, f.H)
 	}
 	if f.Loc.Iterations < 1 {
-		return fmt.Errorf("opengl render: iterations %d must be at least 1", f.Loc.Iterations)
+		return fmt.Errorf("%s: iterations %d must be at least 1", op, f.Loc.Iterations)
 	}
 	return nil
 }
@@ -307,7 +318,7 @@ func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile ima
 	gl.Disable(gl.BLEND)
 	gl.BindVertexArray(g.vao)
 	weight := programWeight(p)
-	if g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*weight > passCost {
+	if alwaysPasses || g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*weight > passCost {
 		if err := g.drawPasses(ctx, p, f, tile, stops); err != nil {
 			return err
 		}

@@ -292,6 +292,37 @@ void main() {
     fragColor = vec4(shade(nu, uintBitsToFloat(d.x), uintBitsToFloat(d.yz)) / 255.0, 1.0);
 }
 
+#elif defined(STAGE_SAMPLE)
+// The compute stage in one pass (render's Compute at the iteration counts Render draws in
+// one pass): the single-pass orbit, written as the pixel's sample instead of a colour, into
+// an RGBA32UI target as float bits: (nu, de, u.x, u.y), nu = +Inf inside (an escaped
+// orbit's nu is finite), de and u 0 without DERIV.
+out uvec4 oSample;
+
+void main() {
+    Z cr, ci;
+    bool inside = pixelC(cr, ci);
+    oSample = uvec4(0x7F800000u, 0u, 0u, 0u);  // +Inf: inside
+    if (inside) {
+        return;
+    }
+    Z zr = Z(0.0), zi = Z(0.0), sr = Z(0.0), si = Z(0.0);
+    REAL wr = REAL(0.0), wi = REAL(0.0);
+    int check = 8, period = 0;
+    int n = iterate(cr, ci, zr, zi, sr, si, check, period, 1, uMaxIter, wr, wi);
+    if (n <= 0) {
+        return;
+    }
+    float de = 0.0;
+    vec2 u = vec2(0.0);
+#if defined(DERIV)
+    float nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derSpacing(), n, de, u);
+#else
+    float nu = escapeSmooth(cr, ci, zr, zi, n);
+#endif
+    oSample = uvec4(floatBitsToUint(nu), floatBitsToUint(de), floatBitsToUint(u.x), floatBitsToUint(u.y));
+}
+
 #else
 out vec4 fragColor;
 

@@ -14,7 +14,9 @@
 //   - EXPONENT: a perturbation program with PerturbExpFrag after PerturbFrag;
 //   - STAGE_ITERATE or STAGE_COLOUR: one stage of a multi-pass render, iterating a slice of
 //     every orbit with its state in textures (mandel.frag and the perturbation programs) or
-//     colouring that state (mandel.frag); neither for a single-pass program;
+//     colouring that state (mandel.frag); STAGE_SAMPLE: mandel.frag's single pass writing
+//     the pixel's sample (smooth value, distance estimate, normal) instead of its colour, the
+//     compute stage alone; none of them for a single-pass program;
 //   - SHADE: the colourings other than the default (a method or transfer function);
 //   - DERIV: the colourings that read the derivative dz/dc (distance, slopes);
 //   - precise, as nothing, below GLSL 4.00 where GL_ARB_gpu_shader5 (which the header
