@@ -156,16 +156,24 @@ func (k *Colourer) rgb(s Sample) (r, g, b uint8) {
 		return 0, 0, 0
 	}
 	t := s.Nu*k.c.Density/32 + k.c.Offset
-	t -= math.Floor(t)
+	t -= floor(t)
 	var pos float64
 	if t >= 0 && t <= 1 {
 		pos = t * float64(n)
 	}
+	// pos is in [0, n] here: Palette.Color's min and max (which also guard NaN) reduce to
+	// plain comparisons.
 	i := 0
 	if pos > 0 {
-		i = int(min(pos, float64(n-1)))
+		i = int(pos)
+		if i > n-1 {
+			i = n - 1
+		}
 	}
-	f := min(max(pos-float64(i), 0), 1)
+	f := pos - float64(i)
+	if f > 1 {
+		f = 1
+	}
 	j := i + 1
 	if j == n {
 		j = 0
@@ -174,8 +182,21 @@ func (k *Colourer) rgb(s Sample) (r, g, b uint8) {
 	return uint8(a.r*(1-f) + c.r*f + 0.5), uint8(a.g*(1-f) + c.g*f + 0.5), uint8(a.b*(1-f) + c.b*f + 0.5)
 }
 
-// Coloring is the colouring k applies.
-func (k *Colourer) Coloring() Coloring { return k.c }
+// floor is math.Floor, by a conversion to int64 where that is exact (|x| < 2^62), which
+// the compiler keeps inline.
+func floor(x float64) float64 {
+	if !(x > -0x1p62 && x < 0x1p62) {
+		return math.Floor(x) // huge, infinite or NaN
+	}
+	f := float64(int64(x))
+	if f > x {
+		f--
+	}
+	if f == 0 && math.Signbit(x) {
+		return math.Copysign(0, x) // Floor(-0) is -0
+	}
+	return f
+}
 
 // shade is Coloring.Shade for the other shadings, the same arithmetic in the same order
 // with the light's direction and the method's constants computed once.
@@ -285,6 +306,43 @@ func (k *Colourer) Sum(sum []uint32, src *Data) {
 				s[3*x] += uint32(c.R)
 				s[3*x+1] += uint32(c.G)
 				s[3*x+2] += uint32(c.B)
+			}
+		}
+	})
+}
+
+// SumOf sets sum to the colours of every sample in srcs summed per pixel (srcs of one size,
+// w pixels a row, three uint32 a pixel): Sum over each of them, in one pass that keeps each
+// row's sums in cache instead of sweeping the whole sum once per sample.
+func (k *Colourer) SumOf(sum []uint32, srcs []*Data) {
+	if len(srcs) == 0 {
+		clear(sum)
+		return
+	}
+	w, h := srcs[0].Rect.Dx(), srcs[0].Rect.Dy()
+	rows(h, w*len(srcs), func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			s := sum[3*w*y : 3*w*(y+1)]
+			clear(s)
+			for _, src := range srcs {
+				row := src.Row(src.Rect.Min.Y + y)
+				if k.def {
+					for x, smp := range row {
+						r, g, b := k.rgb(smp)
+						a := s[3*x : 3*x+3 : 3*x+3]
+						a[0] += uint32(r)
+						a[1] += uint32(g)
+						a[2] += uint32(b)
+					}
+					continue
+				}
+				for x, smp := range row {
+					r, g, b := k.shade(smp)
+					a := s[3*x : 3*x+3 : 3*x+3]
+					a[0] += uint32(r)
+					a[1] += uint32(g)
+					a[2] += uint32(b)
+				}
 			}
 		}
 	})

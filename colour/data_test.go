@@ -3,6 +3,7 @@ package colour
 import (
 	"image"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -47,6 +48,14 @@ func TestMeanOfSums(t *testing.T) {
 	sum := make([]uint32, 3*r.Dx()*r.Dy())
 	k.Sum(sum, a)
 	k.Sum(sum, b)
+	all := make([]uint32, len(sum))
+	for i := range all {
+		all[i] = 12345 // SumOf sets, not adds
+	}
+	k.SumOf(all, []*Data{a, b})
+	if !slices.Equal(all, sum) {
+		t.Fatal("SumOf differs from Sum over each")
+	}
 	out := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
 	MeanInto(out, sum, 2)
 	for y := r.Min.Y; y < r.Max.Y; y++ {
@@ -90,10 +99,7 @@ func BenchmarkRecolour1280x720x16(b *testing.B) {
 	out := image.NewRGBA(r)
 	b.ReportAllocs()
 	for b.Loop() {
-		clear(sum)
-		for _, d := range data {
-			k.Sum(sum, d)
-		}
+		k.SumOf(sum, data)
 		MeanInto(out, sum, len(data))
 	}
 }
@@ -101,7 +107,7 @@ func BenchmarkRecolour1280x720x16(b *testing.B) {
 // TestColourerMatchesPalette: the colour pass's fast path for the default shading is
 // Palette.Color byte for byte, whatever the value (negative, huge, NaN, -Inf) and colouring.
 func TestColourerMatchesPalette(t *testing.T) {
-	vals := []float64{0, -0.0, 1e-300, -3.7, 1e15, 3e5 + 0.123456789, math.NaN(), math.Inf(-1), math.MaxFloat64, Inside}
+	vals := []float64{0, math.Copysign(0, -1), 1e-300, -1, -2.5, 0x1p62, -0x1p62, 0x1p62 - 512, 1e300, -1e300, 4.5e15, -3.7, 1e15, 3e5 + 0.123456789, math.NaN(), math.Inf(-1), math.MaxFloat64, Inside}
 	for i := range 20000 {
 		vals = append(vals, float64(i)*0.61803398875-100, float64(i)*97.3+0.5)
 	}
@@ -145,6 +151,21 @@ func TestColourerMatchesShade(t *testing.T) {
 			if got, want := k.Colour(s), c.Shade(p, s); got != want {
 				t.Fatalf("%+v %+v: %v, Shade %v", c, s, got, want)
 			}
+		}
+	}
+}
+
+// TestFloor: floor is math.Floor for every kind of value.
+func TestFloor(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 0.5, -0.5, 1, -1, 2.999999, -2.000001, 1e-320, -1e-320, 0x1p62, -0x1p62, 0x1p62 - 512, -0x1p62 + 512,
+		0x1p52 + 0.5, -0x1p52 - 0.5, 0x1p53 + 1, 1e300, -1e300, math.Inf(1), math.Inf(-1), math.NaN(), math.MaxFloat64, -math.SmallestNonzeroFloat64}
+	for i := range 100000 {
+		vals = append(vals, float64(i)*1.37-50000.3, -float64(i)*1e9/7)
+	}
+	for _, v := range vals {
+		got, want := floor(v), math.Floor(v)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("floor(%v) = %v, want %v", v, got, want)
 		}
 	}
 }

@@ -127,10 +127,7 @@ func (w *Worker) recolourKept(r Request) {
 	}
 	k.req = r
 	img := image.NewRGBA(image.Rect(0, 0, r.W, r.H))
-	clear(k.sum)
-	for _, d := range k.samples {
-		col.Sum(k.sum, d)
-	}
+	col.SumOf(k.sum, k.samples)
 	if n := len(k.samples); n > 0 && n >= min(ShowAfter, k.of) {
 		colour.MeanInto(img, k.sum, n)
 	} else {
