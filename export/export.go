@@ -54,6 +54,12 @@ type Options struct {
 	Resume, Overwrite bool
 	// Progress, when set, is called after each strip (from another goroutine).
 	Progress func(Progress)
+	// Sampler computes the sample of the view from which an automatic density
+	// (colour.Coloring.AutoDensity) is chosen (ResolveDensity); nil means the renderer when it
+	// is a tile.Computer, and without one the Density the location holds is drawn. The
+	// density drawn is the one recorded in the file, explicit, so that --from reproduces the
+	// image; a resume continues with the density its checkpoint records.
+	Sampler tile.Computer
 
 	stopAfter int                  // tests: act as if killed after this many strips (0: never)
 	openPart  func() (sink, error) // tests: replaces creating the .part file
@@ -90,6 +96,7 @@ func (p Progress) Fraction() float64 {
 // Summary tells how an export went.
 type Summary struct {
 	Path          string
+	Location      fractal.Location // what was drawn: Options.Location, an automatic density resolved
 	Width, Height int
 	Supersample   int
 	Renderer      string
@@ -201,6 +208,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	sum := Summary{Path: path, Width: opt.Width, Height: opt.Height, Supersample: opt.Supersample,
 		Renderer: r.Name(), Strips: plan.Strips}
 	part, ckptPath := PartPath(path), CheckpointPath(path)
+	opt.resumeDensity(ckptPath)
 	hash, desc := opt.params(plan)
 	if !strings.EqualFold(filepath.Ext(path), ".png") {
 		return sum, fmt.Errorf("output %s must end in .png", path)
@@ -243,13 +251,18 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	// image's pixels at every supersampling.
 	floc := opt.Location
 	floc.Color = floc.Color.Sampled(plan.N)
+	refs := &fractal.ReferenceCache{}
 	withReference := func(ctx context.Context, f fractal.Frame) (fractal.Frame, error) {
-		return f.WithReference(ctx, &fractal.ReferenceCache{}, nil)
+		return f.WithReference(ctx, refs, nil)
 	}
 	if opt.reference != nil {
 		withReference = opt.reference
 	}
 	frame, err := withReference(ctx, fractal.NewFrame(floc, plan.W*plan.N, plan.H*plan.N))
+	if err == nil {
+		frame, err = e.resolveDensity(ctx, frame, refs)
+		sum.Location = opt.Location
+	}
 	if err != nil {
 		if resumePart != nil {
 			resumePart.Close()
