@@ -111,7 +111,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	w.densitySl = widget.NewSlider(densityMin, densityMax)
 	w.densitySl.Step = 0.05
 	w.densitySl.OnChanged = func(v float64) {
-		w.colorChanged(true, func(c *colour.Coloring) { c.Density = v })
+		w.colorChanged(true, func(c *colour.Coloring) { c.Density, c.AutoDensity = v, false })
 	}
 	w.densityVal = widget.NewLabel("")
 	w.offsetSl = widget.NewSlider(offsetMin, offsetMax)
@@ -236,7 +236,11 @@ func (w *Window) syncControls() {
 		w.offsetSl.Value = o
 		w.offsetSl.Refresh()
 	}
-	setText(w.densityVal, formatValue(l.Color.Density))
+	if l.Color.AutoDensity {
+		setText(w.densityVal, "auto") // until the slider moves: chosen from the view
+	} else {
+		setText(w.densityVal, formatValue(l.Color.Density))
+	}
 	setText(w.offsetVal, formatValue(l.Color.Offset))
 	w.syncShading()
 }

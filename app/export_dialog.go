@@ -301,7 +301,11 @@ func (ui *exportUI) confirm() {
 		ui.problem.SetText(err.Error())
 		return
 	}
-	opt := export.Options{Location: ui.w.Location(), Width: w, Height: h, Supersample: ss, Version: ui.version()}
+	// The picture shown: an automatic density as the window draws it (colour.Coloring.Density,
+	// the number it last resolved), made explicit so that the file records that number.
+	loc := ui.w.Location()
+	loc.Color.AutoDensity = false
+	opt := export.Options{Location: loc, Width: w, Height: h, Supersample: ss, Version: ui.version()}
 	start := func(o export.Options) {
 		ui.dlg.Hide()
 		ui.start(path, o)

@@ -61,6 +61,14 @@ type Coloring struct {
 	Density float64 // colour cycles per 32 smooth iterations; MinDensity to MaxDensity
 	Offset  float64 // shifts the palette, in cycles (0..1; at most MaxOffset in size)
 
+	// AutoDensity says that the density is the view's to choose (AutoDensity, the function):
+	// the user has not set one. The renderers draw Density, so the export and the window
+	// resolve it from samples of the view first (ResolveDensity, FollowDensity); until then
+	// Density is the number drawn, 1 for a fresh view. The text form writes it as
+	// density=auto. Its zero value is an explicit density, so that every location written
+	// before it existed (density=1) draws as it did.
+	AutoDensity bool
+
 	Method   string  // "" or one of Methods: smooth, distance, slopes
 	Transfer string  // "" or one of Transfers: linear, sqrt, log (applied to the smooth value)
 	Width    float64 // distance: line width in pixels, MinWidth to MaxWidth (0: DefaultWidth)
@@ -73,8 +81,10 @@ type Coloring struct {
 	Gradient string
 }
 
-// DefaultColoring is the colouring of a fresh view.
-var DefaultColoring = Coloring{Palette: "classic", Density: 1, Offset: 0}
+// DefaultColoring is the colouring of a fresh view: the classic palette at the automatic
+// density (1 until the view is known, and 1 for every view whose escape counts span a few
+// hundred iterations).
+var DefaultColoring = Coloring{Palette: "classic", Density: 1, Offset: 0, AutoDensity: true}
 
 // Methods lists the colouring methods, default first; Transfers the transfer functions.
 var (

@@ -61,6 +61,12 @@ type Options struct {
 	Resume, Overwrite bool
 	// Progress, when set, is called after each strip (from another goroutine).
 	Progress func(Progress)
+	// Sampler computes the sample of the view from which an automatic density
+	// (colour.Coloring.AutoDensity) is chosen (ResolveDensity); nil means the renderer when it
+	// is a tile.Computer, and without one the Density the location holds is drawn. The
+	// density drawn is the one recorded in the file, explicit, so that --from reproduces the
+	// image; a resume continues with the density its checkpoint records.
+	Sampler tile.Computer
 
 	stopAfter int                  // tests: act as if killed after this many strips (0: never)
 	openPart  func() (sink, error) // tests: replaces creating the .part file
@@ -99,6 +105,7 @@ type Summary struct {
 	Path          string // the PNG ("" when there is none)
 	RawPath       string // the raw file ("" when there is none)
 	RawBytes      int64  // its size
+	Location      fractal.Location // what was drawn: Options.Location, an automatic density resolved
 	Width, Height int
 	Supersample   int
 	Renderer      string
@@ -215,6 +222,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		primary = opt.Raw
 	}
 	part, ckptPath := PartPath(path), CheckpointPath(primary)
+	opt.resumeDensity(ckptPath)
 	hash, desc := opt.params(plan, png)
 	var comp tile.Computer
 	switch {
@@ -289,8 +297,9 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	// the colouring (the same escape counts: only DEX and DEY are added).
 	floc := opt.Location
 	floc.Color = floc.Color.Sampled(plan.N)
+	refs := &fractal.ReferenceCache{}
 	withReference := func(ctx context.Context, f fractal.Frame) (fractal.Frame, error) {
-		return f.WithReference(ctx, &fractal.ReferenceCache{}, nil)
+		return f.WithReference(ctx, refs, nil)
 	}
 	if opt.reference != nil {
 		withReference = opt.reference
@@ -298,6 +307,10 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	f0 := fractal.NewFrame(floc, plan.W*plan.N, plan.H*plan.N)
 	f0.Derivative = raw
 	frame, err := withReference(ctx, f0)
+	if err == nil {
+		frame, err = e.resolveDensity(ctx, frame, refs)
+		sum.Location = opt.Location
+	}
 	if err != nil {
 		closeResumed()
 		if ctx.Err() != nil {

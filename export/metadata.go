@@ -80,7 +80,7 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 		{KeyZoom, loc.Zoom.String()},
 		{KeyIterations, strconv.Itoa(loc.Iterations)},
 		{KeyPalette, loc.Color.Palette},
-		{KeyDensity, f(loc.Color.Density)},
+		{KeyDensity, loc.Color.DensityText()}, // an export's is resolved: a number
 		{KeyOffset, f(loc.Color.Offset)},
 		{KeySupersample, strconv.Itoa(supersample)},
 		{KeyVersion, version},
@@ -306,7 +306,14 @@ func (md *Metadata) parse() error {
 	dec(KeyIm, &loc.Im)
 	dec(KeyZoom, &loc.Zoom)
 	whole(KeyIterations, &loc.Iterations)
-	num(KeyDensity, &loc.Color.Density)
+	// A number (every export records the density it drew), or auto (a location whose
+	// density was never resolved: its text form).
+	if v, ok := md.Text[KeyDensity]; ok && strings.EqualFold(v, "auto") {
+		loc.Color.Density, loc.Color.AutoDensity = 1, true
+	} else {
+		num(KeyDensity, &loc.Color.Density)
+		loc.Color.AutoDensity = false
+	}
 	num(KeyOffset, &loc.Color.Offset)
 	md.Supersample = 1
 	if _, ok := md.Text[KeySupersample]; ok {

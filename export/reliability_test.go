@@ -498,6 +498,7 @@ func slowView() (fractal.Location, int, int) {
 	l.Re, l.Im = fractal.MustDecimal("0.250000000000001"), fractal.MustDecimal("0")
 	l.Zoom = fractal.MustDecimal("3.5e14")
 	l.Iterations = 100_000_000
+	l.Color.AutoDensity = false // no sample of the view before the first render call
 	return l, 64, 47
 }
 

@@ -14,7 +14,7 @@ func TestLocationGradient(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := l.String()
-	if !strings.HasSuffix(s, " palette=sunset density=1 offset=0 gradient=0.1:#102030,0.6:#FFEEDD") {
+	if !strings.HasSuffix(s, " palette=sunset density=auto offset=0 gradient=0.1:#102030,0.6:#FFEEDD") {
 		t.Errorf("text form %q", s)
 	}
 	back, err := ParseLocationText(s, Home())

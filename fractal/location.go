@@ -149,12 +149,6 @@ func (l Location) Validate() error {
 	return l.Color.Validate()
 }
 
-// formatFloat writes a number read from a file as what it is: "NaN", "+Inf", or its shortest
-// exact form, never a converted integer.
-func formatFloat(v float64) string {
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
-
 // AutoIterations is the iteration count the automatic setting uses at a zoom: it rises with
 // the logarithm of the zoom, as deeper views need more iterations to show their detail, up
 // to a million (reached near 1e350; a zoom beyond float64, passed as +Inf, gets it too).
@@ -253,11 +247,15 @@ func trimZeros(s string) string {
 // String is the compact text form of a location, one line, for the clipboard and for
 // sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...",
 // followed by colouring=, transfer=, width=, light= and strength= where they differ from
-// their defaults, and gradient= (the stops, Gradient.Text) for a palette that is not built in. ParseLocationText reads it back exactly.
+// their defaults, and gradient= (the stops, Gradient.Text) for a palette that is not built in.
+// An automatic density (colour.Coloring.AutoDensity) is written density=auto, without the
+// number it resolved to: the view chooses it again where it is read. ParseLocationText reads
+// it back (exactly, but for an automatic density, whose number is its base's: see
+// colour.Coloring.SetDensityText).
 func (l Location) String() string {
 	return fmt.Sprintf("re=%s im=%s zoom=%s iterations=%d palette=%s density=%s offset=%s",
 		l.Re, l.Im, l.Zoom, l.Iterations, l.Color.Palette,
-		strconv.FormatFloat(l.Color.Density, 'g', -1, 64), strconv.FormatFloat(l.Color.Offset, 'g', -1, 64)) +
+		l.Color.DensityText(), strconv.FormatFloat(l.Color.Offset, 'g', -1, 64)) +
 		l.Color.ShadingText()
 }
 
@@ -327,7 +325,9 @@ func (l *Location) set(k, v string) error {
 		}
 		l.Color.Gradient = g.Text()
 	case "density":
-		l.Color.Density, err = strconv.ParseFloat(v, 64)
+		if derr := l.Color.SetDensityText(v); derr != nil {
+			return derr
+		}
 	case "offset":
 		l.Color.Offset, err = strconv.ParseFloat(v, 64)
 	case "colouring", "coloring", "method":

@@ -343,6 +343,9 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 	opt := export.Options{
 		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Raw: job.raw,
 		Version: version.Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
+		// An automatic density is chosen from a sample of the view computed on the CPU,
+		// whichever renderer draws it: the same choice from the GPU and the CPU.
+		Sampler: &cpu.Renderer{},
 	}
 	var sum export.Summary
 	var err error
@@ -368,6 +371,9 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 		r = nil
 	}
 	printSummary(stderr, sum, r)
+	if job.loc.Color.AutoDensity {
+		fmt.Fprintf(stderr, "  density: automatic, %s for this view (recorded in the file)\n", sum.Location.Color.DensityText())
+	}
 	return nil
 }
 

@@ -279,7 +279,8 @@ func (s *signalling) Render(ctx context.Context, f fractal.Frame, rect image.Rec
 func TestExportInterruptHighIterations(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "slow.png")
-	flags := []string{"--renderer=cpu", "--size=64x47", "--center=0.250000000000001,0", "--zoom=3.5e14", "--iterations=100000000", "-o", out}
+	// --density=1: an automatic one would compute a sample of these slow pixels first.
+	flags := []string{"--renderer=cpu", "--size=64x47", "--center=0.250000000000001,0", "--zoom=3.5e14", "--iterations=100000000", "--density=1", "-o", out}
 	job, err := parseExport(flags, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)

@@ -118,7 +118,7 @@ func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	fs.StringVar(&lf.iterations, "iterations", "", "maximum iterations (default: automatic for the zoom)")
 	fs.StringVar(&lf.palette, "palette", "", "palette: "+strings.Join(colour.PaletteNames(), ", ")+", or the name of one of your gradients\n(mandelscope gradients list) (default classic)")
 	fs.StringVar(&lf.gradient, "gradient", "", "a gradient file to colour with (one stop a line, [POSITION] #RRGGBB; or a Kalles Fraktaler .kfr),\nstored by value with the view")
-	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations (default 1)")
+	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations, or auto: chosen from the view's escape counts\n(1 for views whose counts span a few hundred iterations, less at depth) (default auto)")
 	fs.StringVar(&lf.off, "offset", "", "palette offset in cycles (default 0)")
 	fs.StringVar(&lf.method, "colouring", "", "colouring: smooth (the palette at the escape count), distance (boundary lines of --line-width\npixels at any zoom, from the distance estimate) or slopes (a relief from the derivative, lit from --light) (default smooth)")
 	fs.StringVar(&lf.transfer, "transfer", "", "transfer function of the escape count before the palette: linear, sqrt or log\n(sqrt and log keep deep views with huge iteration counts from turning to noise) (default linear)")
@@ -175,11 +175,11 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 		l.Color = l.Color.WithGradient(gradients.NameFor(lf.gradient), g)
 	}
 	if flagWasSet(lf.fs, "density") {
-		d, err := strconv.ParseFloat(lf.density, 64)
-		if err != nil || !(d >= colour.MinDensity && d <= colour.MaxDensity) {
-			return l, UsageErr("--density: %q must be a number from %g to %g", text.Clip(lf.density, 40), colour.MinDensity, colour.MaxDensity)
+		c := l.Color
+		if err := c.SetDensityText(lf.density); err != nil || !c.AutoDensity && !(c.Density >= colour.MinDensity && c.Density <= colour.MaxDensity) {
+			return l, UsageErr("--density: %q must be auto or a number from %g to %g", text.Clip(lf.density, 40), colour.MinDensity, colour.MaxDensity)
 		}
-		l.Color.Density = d
+		l.Color = c
 	}
 	if flagWasSet(lf.fs, "offset") {
 		o, err := strconv.ParseFloat(lf.off, 64)
