@@ -211,7 +211,7 @@ func ballPeriod(ctx context.Context, cr, ci *big.Float, r Exp, prec uint, maxIte
 			return 0, fmt.Errorf("%w: every point near it escapes after %d iterations", ErrNoMinibrot, n)
 		}
 	}
-	return 0, fmt.Errorf("%w within %d iterations (raise the iterations)", ErrNoMinibrot, maxIter)
+	return 0, fmt.Errorf("%w within %d iterations", ErrNoMinibrot, maxIter)
 }
 
 // nucleusPass iterates z_P(c) at c = (cr, ci) and returns the Newton step z_P / dz_P, the
@@ -255,15 +255,15 @@ func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec uint) (step
 
 // FindMinibrot finds the minibrot of lowest period within half the view's shorter side of
 // point (x, y) of l at w x h pixels ((w/2, h/2) is the centre; see the comment at the top
-// of find.go for the method), searching up to l.Iterations iterations. It returns the view
-// that frames it and its period. It fails with ErrNoMinibrot when there is none within the
+// of find.go for the method), searching periods up to limit. It returns the view that
+// frames it and its period. It fails with ErrNoMinibrot when there is none within the
 // iterations, with ctx's error when cancelled, and when Newton's method does not converge.
-func FindMinibrot(ctx context.Context, l Location, w, h int, x, y float64) (Found, error) {
+func FindMinibrot(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
 	cr, ci, r, prec, err := searchStart(l, w, h, x, y)
 	if err != nil {
 		return Found{}, err
 	}
-	p, err := ballPeriod(ctx, cr, ci, r, prec, l.Iterations)
+	p, err := ballPeriod(ctx, cr, ci, r, prec, min(max(limit, 1), MaxIterations))
 	if err != nil {
 		return Found{}, err
 	}
@@ -336,9 +336,9 @@ func centredAt(l Location, cr, ci *big.Float, zoom Exp, w, h int) (Location, err
 }
 
 // FindMisiurewicz finds a Misiurewicz point near point (x, y) of l at w x h pixels (see the
-// comment at the top of find.go), with Q + P at most min(l.Iterations, MaxMisiurewiczIter),
+// comment at the top of find.go), with Q + P at most min(limit, MaxMisiurewiczIter),
 // and returns the view centred on it at l's zoom, with its preperiod and period.
-func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64) (Found, error) {
+func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
 	cr, ci, r, prec, err := searchStart(l, w, h, x, y)
 	if err != nil {
 		return Found{}, err
@@ -346,7 +346,7 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64) (F
 	spacing := SpacingExp(l.ZoomExp(), w, h)
 	tol := spacing.Ldexp(-10)
 	prec = max(prec, bitsBelow(tol))
-	maxN := min(l.Iterations, MaxMisiurewiczIter)
+	maxN := min(max(limit, 1), MaxMisiurewiczIter)
 	c0r, c0i := new(big.Float).Copy(cr), new(big.Float).Copy(ci)
 	c0r.SetPrec(prec)
 	c0i.SetPrec(prec)
