@@ -21,7 +21,8 @@ import (
 // u bounding the rounding of Z_{n+1} (2^(4-prec)). The period P is the first n whose ball
 // contains 0 (|Z_n| <= R_n): no c in D has z_n(c) = 0 for a smaller n, so no nucleus in D
 // has a lower period (ball period detection; the proof is the enclosure). The nucleus is
-// then found by Newton's method on z_P(c) = 0 from c0, z in math/big and dz/dc in floatexp
+// then found by Newton's method on z_P(c) = 0 from c0 (the ball test is necessary, not
+// sufficient, so the nucleus may lie a little outside D: up to 64 r is accepted), z in math/big and dz/dc in floatexp
 // (53 bits of the derivative are enough for quadratic convergence to the 2^-40 of the atom
 // the result needs), the precision raised to 64 bits below the atom's size once that is
 // known. It has converged when the step is below 2^-40 of the atom's size; the period is
@@ -44,8 +45,9 @@ import (
 // whose quotient removes the roots of lower preperiod, the nuclei of periods dividing P
 // among them (they satisfy f_q = 0 for every q): the step is 1 / (f_Q'/f_Q -
 // f_{Q-1}'/f_{Q-1}). The result's preperiod and period are then measured, not assumed: the
-// least P' dividing P and the least Q' with |f| / |f'| (the distance to a root) below 2^-10
-// of a pixel. A candidate that fails (no convergence, or a nucleus: Q' = 0) rules its
+// least P' dividing P with z_{Q+P'} = z_Q and the least Q' with z_{Q'+P'} = z_Q', "equal"
+// meaning a root of the difference within 2^-20 of a pixel (Newton's method having placed
+// c to 2^-30 of one), and Q' = 1 means z_P' = 0: a nucleus. A candidate that fails (no convergence, or a nucleus: Q' = 0) rules its
 // period out and the search goes on. A Misiurewicz point has no size (its neighbourhood
 // looks alike at every scale, magnified by its cycle's multiplier per period), so the view
 // keeps its zoom and iterations and moves its centre there.
@@ -74,7 +76,7 @@ func (f Found) Text() string {
 }
 
 // errEscaped stops Newton's method at a point whose orbit escapes (it went astray).
-var errEscaped = errors.New("Newton's method went outside the set")
+var errEscaped = errors.New("the Newton iteration went outside the set")
 
 // ErrNoMinibrot reports that the search found no period within the iteration limit.
 var ErrNoMinibrot = errors.New("no minibrot found")
@@ -217,8 +219,16 @@ func ballPeriod(ctx context.Context, cr, ci *big.Float, r Exp, prec uint, maxIte
 // nucleusPass iterates z_P(c) at c = (cr, ci) and returns the Newton step z_P / dz_P, the
 // size estimate, and the least |z_k| / |dz_k| over the proper divisors k of p (+Inf-like
 // when p = 1: a huge Exp).
-func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec uint) (step, size cx, divMin Exp, err error) {
+//
+// With pd > 0 the derivative and the step are computed in math/big at pd bits instead: a
+// floatexp derivative (53 bits) makes each step gain only about 52 bits once the error is
+// far below the distance over which z_P is linear, which at depth is thousands of bits.
+func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint) (step [2]*big.Float, size cx, divMin Exp, err error) {
 	o := newFindOrbit(cr, ci, prec)
+	var bd *bigDeriv
+	if pd > 0 {
+		bd = newBigDeriv(pd)
+	}
 	dz := cx{e: cxZeroExp}
 	z := cx{e: cxZeroExp}
 	l, b := cxOne, cxOne
@@ -226,14 +236,17 @@ func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec uint) (step
 	for n := 1; n <= p; n++ {
 		if n&1023 == 0 {
 			if err := ctx.Err(); err != nil {
-				return cx{}, cx{}, Exp{}, err
+				return step, cx{}, Exp{}, err
 			}
 		}
 		dz = cxAdd(cxMul(z, dz).double(), cxOne) // dz_n = 2 z_{n-1} dz_{n-1} + 1
+		if bd != nil {
+			bd.step(o.zr, o.zi)
+		}
 		o.step()
 		z = o.z()
 		if z.e > 8 {
-			return cx{}, cx{}, Exp{}, errEscaped
+			return step, cx{}, Exp{}, errEscaped
 		}
 		if n < p {
 			l = cxMul(z, l).double()
@@ -248,9 +261,48 @@ func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec uint) (step
 		}
 	}
 	if dz.e == cxZeroExp || l.e == cxZeroExp {
-		return cx{}, cx{}, Exp{}, errors.New("the derivative vanished")
+		return step, cx{}, Exp{}, errors.New("the derivative vanished")
 	}
-	return cxQuo(z, dz), cxQuo(cxOne, cxMul(b, cxMul(l, l))), divMin, nil
+	size = cxQuo(cxOne, cxMul(b, cxMul(l, l)))
+	if bd != nil {
+		return bd.quo(o.zr, o.zi), size, divMin, nil
+	}
+	sr, si := cxQuo(z, dz).bigs(prec)
+	return [2]*big.Float{sr, si}, size, divMin, nil
+}
+
+// bigDeriv is dz/dc in math/big: d <- 2 z d + 1.
+type bigDeriv struct {
+	dr, di, t1, t2, t3 *big.Float
+}
+
+func newBigDeriv(pd uint) *bigDeriv {
+	nf := func() *big.Float { return new(big.Float).SetPrec(pd) }
+	return &bigDeriv{nf(), nf(), nf(), nf(), nf()}
+}
+
+func (d *bigDeriv) step(zr, zi *big.Float) {
+	d.t1.Mul(zr, d.dr)
+	d.t2.Mul(zi, d.di)
+	d.t3.Mul(zr, d.di)
+	d.di.Mul(zi, d.dr)
+	d.di.Add(d.di, d.t3)
+	d.di.SetMantExp(d.di, 1)
+	d.dr.Sub(d.t1, d.t2)
+	d.dr.SetMantExp(d.dr, 1)
+	d.dr.Add(d.dr, bigOne)
+}
+
+var bigOne = big.NewFloat(1)
+
+// quo is z / d at d's precision.
+func (d *bigDeriv) quo(zr, zi *big.Float) [2]*big.Float {
+	pd := d.dr.Prec()
+	nf := func() *big.Float { return new(big.Float).SetPrec(pd) }
+	den := nf().Add(nf().Mul(d.dr, d.dr), nf().Mul(d.di, d.di))
+	qr := nf().Add(nf().Mul(zr, d.dr), nf().Mul(zi, d.di))
+	qi := nf().Sub(nf().Mul(zi, d.dr), nf().Mul(zr, d.di))
+	return [2]*big.Float{qr.Quo(qr, den), qi.Quo(qi, den)}
 }
 
 // FindMinibrot finds the minibrot of lowest period within half the view's shorter side of
@@ -269,14 +321,21 @@ func FindMinibrot(ctx context.Context, l Location, w, h int, x, y float64, limit
 	}
 	c0r, c0i := new(big.Float).Copy(cr), new(big.Float).Copy(ci)
 	maxPrec := uint(MaxReferencePrec + 256)
+	var pd uint   // > 0: the derivative in math/big (see nucleusPass)
+	last := Exp{} // the last step's size
 	for range 64 {
-		step, size, divMin, err := nucleusPass(ctx, cr, ci, p, prec)
+		sb, size, divMin, err := nucleusPass(ctx, cr, ci, p, prec, pd)
 		if err != nil {
 			return Found{}, fmt.Errorf("period %d: %w", p, err)
 		}
-		sr, si := step.bigs(prec)
-		cr.Sub(cr, sr)
-		ci.Sub(ci, si)
+		cr.Sub(cr, sb[0])
+		ci.Sub(ci, sb[1])
+		step := cxFromExp(ExpFromBig(sb[0]), ExpFromBig(sb[1]))
+		// A step about 2^-52 of the last is the floatexp derivative's limit: go on in big.
+		if ratio := step.abs().Quo(last); pd == 0 && last.Sign() > 0 && ratio.Cmp(MakeExp(1, -40)) < 0 && ratio.Cmp(MakeExp(1, -64)) > 0 {
+			pd = min(prec, 1024)
+		}
+		last = step.abs()
 		as := size.abs()
 		if !as.Finite() || as.Sign() == 0 {
 			return Found{}, fmt.Errorf("period %d: the size estimate is not finite", p)
@@ -295,10 +354,10 @@ func FindMinibrot(ctx context.Context, l Location, w, h int, x, y float64, limit
 		}
 		// Converged.
 		if divMin.Cmp(as.Ldexp(-16)) < 0 {
-			return Found{}, fmt.Errorf("Newton's method converged to a nucleus of a lower period than %d", p)
+			return Found{}, fmt.Errorf("the Newton iteration converged to a nucleus of a lower period than %d", p)
 		}
-		if far := dist(cr, ci, c0r, c0i); far.Cmp(r.Ldexp(3)) > 0 {
-			return Found{}, fmt.Errorf("Newton's method for period %d left the search disc (it ended %s away, the disc's radius is %s)", p, far.Text(3), r.Text(3))
+		if far := dist(cr, ci, c0r, c0i); far.Cmp(r.Ldexp(6)) > 0 {
+			return Found{}, fmt.Errorf("the Newton iteration for period %d left the search disc (it ended %s away, the disc's radius is %s)", p, far.Text(3), r.Text(3))
 		}
 		zoom := NewExp(0.5).Quo(as)
 		loc, err := centredAt(l, cr, ci, zoom, w, h)
@@ -308,7 +367,7 @@ func FindMinibrot(ctx context.Context, l Location, w, h int, x, y float64, limit
 		loc.Iterations = min(max(l.Iterations, 100*p), MaxIterations)
 		return Found{Loc: loc, Period: p, Size: as}, nil
 	}
-	return Found{}, fmt.Errorf("Newton's method for period %d did not converge", p)
+	return Found{}, fmt.Errorf("the Newton iteration for period %d did not converge", p)
 }
 
 // dist is |a - b| as an Exp.
@@ -344,7 +403,7 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 		return Found{}, err
 	}
 	spacing := SpacingExp(l.ZoomExp(), w, h)
-	tol := spacing.Ldexp(-10)
+	tol := spacing.Ldexp(-30)
 	prec = max(prec, bitsBelow(tol))
 	maxN := min(max(limit, 1), MaxMisiurewiczIter)
 	c0r, c0i := new(big.Float).Copy(cr), new(big.Float).Copy(ci)
@@ -473,6 +532,7 @@ func misiF(o *findOrbit, zs [][2]*big.Float, dzs []cx, q, p int) (f, d cx) {
 // misiurewiczNewton runs the reduced Newton's method for (q, p) from c0 = (cr, ci) and
 // measures the preperiod and period of where it ends.
 func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, p int, prec uint, tol, r Exp, w, h int) (Found, error) {
+	spacing := SpacingExp(l.ZoomExp(), w, h)
 	cr, ci := new(big.Float).SetPrec(prec).Set(cr0), new(big.Float).SetPrec(prec).Set(ci0)
 	for range 64 {
 		step, zs, dzs, err := misiPass(ctx, cr, ci, q, p, prec)
@@ -483,21 +543,25 @@ func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, 
 		cr.Sub(cr, sr)
 		ci.Sub(ci, si)
 		if dist(cr, ci, cr0, ci0).Cmp(r.Ldexp(3)) > 0 {
-			return Found{}, errors.New("Newton's method left the search disc")
+			return Found{}, errors.New("the Newton iteration left the search disc")
 		}
 		if step.abs().Cmp(tol) > 0 {
 			continue
 		}
-		// Converged: measure the period (the least divisor of p with f_q a root) and the
-		// preperiod (the least q' with f_q' a root at that period).
+		// Converged: measure the period (the least divisor k of p with f = z_{q+k} - z_q
+		// zero at c) and the preperiod (the least q' with z_{q'+k} - z_q' zero at c). Zero
+		// means a root within 2^-20 of a pixel by the first-order distance |f| / |f'|: a
+		// relative test |z_a - z_b| against |z_a| fails next to a minibrot, where z_{q-1} is
+		// tiny and z_q is close to c for every orbit near it.
 		o := newFindOrbit(cr, ci, prec)
-		isRoot := func(q, p int) bool {
+		meas := spacing.Ldexp(-20)
+		equal := func(q, p int) bool {
 			f, d := misiF(o, zs, dzs, q, p)
-			return f.e == cxZeroExp || f.abs().Quo(d.abs()).Cmp(tol) <= 0
+			return f.e == cxZeroExp || f.abs().Quo(d.abs()).Cmp(meas) <= 0
 		}
 		pp := 0
 		for k := 1; k <= p; k++ {
-			if p%k == 0 && isRoot(q, k) {
+			if p%k == 0 && equal(q, k) {
 				pp = k
 				break
 			}
@@ -506,13 +570,10 @@ func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, 
 			return Found{}, errors.New("not a root")
 		}
 		qq := q
-		for k := 0; k < q; k++ {
-			if isRoot(k, pp) {
-				qq = k
-				break
-			}
+		for qq > 0 && equal(qq-1, pp) {
+			qq--
 		}
-		if qq == 0 {
+		if qq <= 1 { // z_{1+P} = z_1 = c: z_P = 0
 			return Found{}, errors.New("a nucleus, not a Misiurewicz point")
 		}
 		loc, err := centredAt(l, cr, ci, l.ZoomExp(), w, h)
