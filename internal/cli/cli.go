@@ -44,6 +44,7 @@ var commands = []command{
 	{"bookmarks", runBookmarks},
 	{"gradients", runGradients},
 	{"probe", runProbe},
+	{"find", runFind},
 	{"bench", runBench},
 	{"version", runVersion},
 }

@@ -1,0 +1,587 @@
+package fractal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+)
+
+// Finding features: one step to the nearest minibrot (FindMinibrot) or Misiurewicz point
+// (FindMisiurewicz) from a point of a view, at any depth.
+//
+// Minibrot. The search region is the disc D of radius r = 2/zoom (half the view's shorter
+// side) around the point c0. Its image under z_n is enclosed in a ball B_n = (Z_n, R_n): Z_n
+// is the orbit of c0 in math/big (at 64 bits below r), and for c = c0 + e, |e| <= r, and
+// z_n(c) = Z_n + d_n with |d_n| <= R_n,
+//
+//	z_{n+1}(c) = Z_n^2 + c0 + 2 Z_n d_n + d_n^2 + e,  so  R_{n+1} = 2|Z_n| R_n + R_n^2 + r + u,
+//
+// u bounding the rounding of Z_{n+1} (2^(4-prec)). The period P is the first n whose ball
+// contains 0 (|Z_n| <= R_n): no c in D has z_n(c) = 0 for a smaller n, so no nucleus in D
+// has a lower period (ball period detection; the proof is the enclosure). The nucleus is
+// then found by Newton's method on z_P(c) = 0 from c0 (the ball test is necessary, not
+// sufficient, so the nucleus may lie a little outside D: up to 64 r is accepted), z in math/big and dz/dc in floatexp
+// (53 bits of the derivative are enough for quadratic convergence to the 2^-40 of the atom
+// the result needs), the precision raised to 64 bits below the atom's size once that is
+// known. It has converged when the step is below 2^-40 of the atom's size; the period is
+// minimal when, for each proper divisor k of P, |z_k(c)| / |dz_k/dc(c)| (the distance to the
+// nearest root of z_k, to first order) is above 2^-16 of the atom's size: a root of z_k there
+// would make |z_k| of the order of the Newton residue instead. The size is the standard
+// estimate s = 1 / (beta lambda^2), lambda = prod_{k<P} 2 z_k, beta = sum_{q<P} 1 /
+// prod_{k<=q} 2 z_k (with the q = 0 term 1); the copy of the set around the nucleus is about
+// nucleus + s u for u in the set (u from -2 to 0.25 on the real axis), so the suggested zoom
+// 1/(2|s|) puts the copy's far tip halfway from the centre to the nearest edge. The points of
+// that copy near its boundary escape after about P times the count of u in the whole set,
+// which the home view shows well at 100 iterations: the suggested iterations are
+// max(the view's, 100 P), at most MaxIterations.
+//
+// Misiurewicz point. A point c with z_{Q+P}(c) = z_Q(c) (preperiod Q, period P, Q > 0 minimal
+// so that c is not a nucleus). The ball test for it is the pair test |Z_n - Z_q| <= R_n +
+// R_q (then the balls B_n and B_q meet: some c in D may have z_n(c) = z_q(c)); the first
+// n (then the smallest n - q) with q >= 2 passing it gives the candidate (Q, P) = (q, n - q).
+// Newton's method runs on mathr's reduced function g = f_Q / f_{Q-1}, f_q = z_{q+P} - z_q,
+// whose quotient removes the roots of lower preperiod, the nuclei of periods dividing P
+// among them (they satisfy f_q = 0 for every q): the step is 1 / (f_Q'/f_Q -
+// f_{Q-1}'/f_{Q-1}). The result's preperiod and period are then measured, not assumed: the
+// least P' dividing P with z_{Q+P'} = z_Q and the least Q' with z_{Q'+P'} = z_Q', "equal"
+// meaning a root of the difference within 2^-20 of a pixel (Newton's method having placed
+// c to 2^-30 of one), and Q' = 1 means z_P' = 0: a nucleus. A candidate that fails (no convergence, or a nucleus: Q' = 0) rules its
+// period out and the search goes on. A Misiurewicz point has no size (its neighbourhood
+// looks alike at every scale, magnified by its cycle's multiplier per period), so the view
+// keeps its zoom and iterations and moves its centre there.
+
+// Found is a feature found near a point of a view, and the view that shows it.
+type Found struct {
+	// Loc is the suggested view: centred on the feature, with digits enough for its zoom.
+	Loc Location
+	// Period is the minibrot's period, or the Misiurewicz point's cycle length.
+	Period int
+	// Preperiod is the Misiurewicz point's preperiod (0 for a minibrot).
+	Preperiod int
+	// Size is the minibrot's size estimate |s| (0 for a Misiurewicz point).
+	Size Exp
+}
+
+// Text is the one line the find command prints: the location text (re, im, zoom and
+// iterations, as Location.String writes them and ParseLocationText reads them), then
+// " period=P", or " preperiod=Q period=P" for a Misiurewicz point.
+func (f Found) Text() string {
+	s := fmt.Sprintf("re=%s im=%s zoom=%s iterations=%d", f.Loc.Re, f.Loc.Im, f.Loc.Zoom, f.Loc.Iterations)
+	if f.Preperiod > 0 {
+		s += fmt.Sprintf(" preperiod=%d", f.Preperiod)
+	}
+	return s + fmt.Sprintf(" period=%d", f.Period)
+}
+
+// errEscaped stops Newton's method at a point whose orbit escapes (it went astray).
+var errEscaped = errors.New("the Newton iteration went outside the set")
+
+// ErrNoMinibrot reports that the search found no period within the iteration limit.
+var ErrNoMinibrot = errors.New("no minibrot found")
+
+// MaxMisiurewiczIter bounds the orbit the Misiurewicz search looks along (Q + P): the pair
+// test compares each iterate with every earlier one, and the orbit is kept in math/big.
+const MaxMisiurewiczIter = 1 << 14
+
+// findTolBits is how far below the atom's size the nucleus is placed (2^-40 of it).
+const findTolBits = 40
+
+// searchStart returns the search point c0 (pixel (x, y) of l at w x h pixels, in the
+// pixel grid's continuous coordinates: (w/2, h/2) is the centre exactly) and the disc radius
+// r (half the shorter side), and the precision that resolves r.
+func searchStart(l Location, w, h int, x, y float64) (cr, ci *big.Float, r Exp, prec uint, err error) {
+	if err := l.Validate(); err != nil {
+		return nil, nil, Exp{}, 0, err
+	}
+	if w < 1 || h < 1 {
+		return nil, nil, Exp{}, 0, fmt.Errorf("size %dx%d must be at least 1x1", w, h)
+	}
+	if !(x >= 0 && x <= float64(w) && y >= 0 && y <= float64(h)) {
+		return nil, nil, Exp{}, 0, fmt.Errorf("point %g,%g is outside the %dx%d image", x, y, w, h)
+	}
+	spacing := SpacingExp(l.ZoomExp(), w, h)
+	r = NewExp(2).Quo(l.ZoomExp())
+	prec = bitsBelow(r)
+	cr, ci = l.Re.Big(prec), l.Im.Big(prec)
+	cr.Add(cr, spacing.MulFloat(x-float64(w)/2).Big(prec))
+	ci.Add(ci, spacing.MulFloat(float64(h)/2-y).Big(prec))
+	return cr, ci, r, prec, nil
+}
+
+// bitsBelow is the precision that holds a point of the set (|c| < 4) to 64 bits below x.
+func bitsBelow(x Exp) uint {
+	return uint(max(0, math.Ceil(-x.Log2()))) + 64 + 3
+}
+
+// findOrbit iterates z <- z^2 + c in math/big with reused temporaries.
+type findOrbit struct {
+	cr, ci          *big.Float
+	zr, zi, s, d, t *big.Float
+	mant            *big.Float
+}
+
+func newFindOrbit(cr, ci *big.Float, prec uint) *findOrbit {
+	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	return &findOrbit{cr: cr, ci: ci, zr: nf(), zi: nf(), s: nf(), d: nf(), t: nf(), mant: new(big.Float)}
+}
+
+// step computes the next z: zr' = (zr+zi)(zr-zi) + cr, zi' = 2 zr zi + ci.
+func (o *findOrbit) step() {
+	o.t.Mul(o.zr, o.zi)
+	o.s.Add(o.zr, o.zi)
+	o.d.Sub(o.zr, o.zi)
+	o.zr.Mul(o.s, o.d)
+	o.zr.Add(o.zr, o.cr)
+	o.zi.SetMantExp(o.t, 1)
+	o.zi.Add(o.zi, o.ci)
+}
+
+// expOf is f rounded to an Exp, with o's scratch mantissa.
+func (o *findOrbit) expOf(f *big.Float) Exp {
+	if f.Sign() == 0 {
+		return Exp{}
+	}
+	e := f.MantExp(o.mant)
+	m, _ := o.mant.Float64()
+	return Exp{m: m, e: e}
+}
+
+// z is the current z as a cx.
+func (o *findOrbit) z() cx { return cxFromExp(o.expOf(o.zr), o.expOf(o.zi)) }
+
+// cx helpers for the finder.
+
+var cxOne = cx{0.5, 0, 1}
+
+func (z cx) abs() Exp {
+	if z.e == cxZeroExp {
+		return Exp{}
+	}
+	return MakeExp(math.Hypot(z.re, z.im), z.e)
+}
+
+func (z cx) neg() cx { return cx{-z.re, -z.im, z.e} }
+
+func (z cx) double() cx {
+	if z.e == cxZeroExp {
+		return z
+	}
+	return cx{z.re, z.im, z.e + 1}
+}
+
+func cxSub(a, b cx) cx { return cxAdd(a, b.neg()) }
+
+// cxQuo is a / b (b != 0).
+func cxQuo(a, b cx) cx {
+	d := b.re*b.re + b.im*b.im
+	return cx{(a.re*b.re + a.im*b.im) / d, (a.im*b.re - a.re*b.im) / d, a.e - b.e}.norm()
+}
+
+// bigs returns z as two big.Floats of precision prec.
+func (z cx) bigs(prec uint) (re, im *big.Float) {
+	if z.e == cxZeroExp {
+		return new(big.Float).SetPrec(prec), new(big.Float).SetPrec(prec)
+	}
+	return MakeExp(z.re, z.e).Big(prec), MakeExp(z.im, z.e).Big(prec)
+}
+
+// ballPeriod returns the first n <= maxIter at which the ball enclosing z_n over the disc of
+// radius r around c contains 0 (see the comment at the top of this file); 0 and
+// ErrNoMinibrot when there is none, or when every point of the disc escapes first.
+func ballPeriod(ctx context.Context, cr, ci *big.Float, r Exp, prec uint, maxIter int) (int, error) {
+	o := newFindOrbit(cr, ci, prec)
+	u := MakeExp(1, 4-int(prec))
+	ru := r.Add(u)
+	R := Exp{}
+	za := Exp{} // |Z_{n-1}|
+	two := NewExp(2)
+	for n := 1; n <= maxIter; n++ {
+		if n&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		o.step()
+		R = za.Mul(R).Ldexp(1).Add(R.Mul(R)).Add(ru)
+		za = o.z().abs()
+		if za.Cmp(R) <= 0 {
+			return n, nil
+		}
+		if za.Sub(R).Cmp(two) > 0 {
+			return 0, fmt.Errorf("%w: every point near it escapes after %d iterations", ErrNoMinibrot, n)
+		}
+	}
+	return 0, fmt.Errorf("%w within %d iterations", ErrNoMinibrot, maxIter)
+}
+
+// nucleusPass iterates z_P(c) at c = (cr, ci) and returns the Newton step z_P / dz_P, the
+// size estimate, and the least |z_k| / |dz_k| over the proper divisors k of p (+Inf-like
+// when p = 1: a huge Exp).
+//
+// With pd > 0 the derivative and the step are computed in math/big at pd bits instead: a
+// floatexp derivative (53 bits) makes each step gain only about 52 bits once the error is
+// far below the distance over which z_P is linear, which at depth is thousands of bits.
+func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint) (step [2]*big.Float, size cx, divMin Exp, err error) {
+	o := newFindOrbit(cr, ci, prec)
+	var bd *bigDeriv
+	if pd > 0 {
+		bd = newBigDeriv(pd)
+	}
+	dz := cx{e: cxZeroExp}
+	z := cx{e: cxZeroExp}
+	l, b := cxOne, cxOne
+	divMin = MakeExp(1, 1<<30)
+	for n := 1; n <= p; n++ {
+		if n&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return step, cx{}, Exp{}, err
+			}
+		}
+		dz = cxAdd(cxMul(z, dz).double(), cxOne) // dz_n = 2 z_{n-1} dz_{n-1} + 1
+		if bd != nil {
+			bd.step(o.zr, o.zi)
+		}
+		o.step()
+		z = o.z()
+		if z.e > 8 {
+			return step, cx{}, Exp{}, errEscaped
+		}
+		if n < p {
+			l = cxMul(z, l).double()
+			if l.e != cxZeroExp {
+				b = cxAdd(b, cxQuo(cxOne, l))
+			}
+			if p%n == 0 {
+				if q := z.abs().Quo(dz.abs()); q.Cmp(divMin) < 0 {
+					divMin = q
+				}
+			}
+		}
+	}
+	if dz.e == cxZeroExp || l.e == cxZeroExp {
+		return step, cx{}, Exp{}, errors.New("the derivative vanished")
+	}
+	size = cxQuo(cxOne, cxMul(b, cxMul(l, l)))
+	if bd != nil {
+		return bd.quo(o.zr, o.zi), size, divMin, nil
+	}
+	sr, si := cxQuo(z, dz).bigs(prec)
+	return [2]*big.Float{sr, si}, size, divMin, nil
+}
+
+// bigDeriv is dz/dc in math/big: d <- 2 z d + 1.
+type bigDeriv struct {
+	dr, di, t1, t2, t3 *big.Float
+}
+
+func newBigDeriv(pd uint) *bigDeriv {
+	nf := func() *big.Float { return new(big.Float).SetPrec(pd) }
+	return &bigDeriv{nf(), nf(), nf(), nf(), nf()}
+}
+
+func (d *bigDeriv) step(zr, zi *big.Float) {
+	d.t1.Mul(zr, d.dr)
+	d.t2.Mul(zi, d.di)
+	d.t3.Mul(zr, d.di)
+	d.di.Mul(zi, d.dr)
+	d.di.Add(d.di, d.t3)
+	d.di.SetMantExp(d.di, 1)
+	d.dr.Sub(d.t1, d.t2)
+	d.dr.SetMantExp(d.dr, 1)
+	d.dr.Add(d.dr, bigOne)
+}
+
+var bigOne = big.NewFloat(1)
+
+// quo is z / d at d's precision.
+func (d *bigDeriv) quo(zr, zi *big.Float) [2]*big.Float {
+	pd := d.dr.Prec()
+	nf := func() *big.Float { return new(big.Float).SetPrec(pd) }
+	den := nf().Add(nf().Mul(d.dr, d.dr), nf().Mul(d.di, d.di))
+	qr := nf().Add(nf().Mul(zr, d.dr), nf().Mul(zi, d.di))
+	qi := nf().Sub(nf().Mul(zi, d.dr), nf().Mul(zr, d.di))
+	return [2]*big.Float{qr.Quo(qr, den), qi.Quo(qi, den)}
+}
+
+// FindMinibrot finds the minibrot of lowest period within half the view's shorter side of
+// point (x, y) of l at w x h pixels ((w/2, h/2) is the centre; see the comment at the top
+// of find.go for the method), searching periods up to limit. It returns the view that
+// frames it and its period. It fails with ErrNoMinibrot when there is none within the
+// iterations, with ctx's error when cancelled, and when Newton's method does not converge.
+func FindMinibrot(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
+	cr, ci, r, prec, err := searchStart(l, w, h, x, y)
+	if err != nil {
+		return Found{}, err
+	}
+	p, err := ballPeriod(ctx, cr, ci, r, prec, min(max(limit, 1), MaxIterations))
+	if err != nil {
+		return Found{}, err
+	}
+	c0r, c0i := new(big.Float).Copy(cr), new(big.Float).Copy(ci)
+	maxPrec := uint(MaxReferencePrec + 256)
+	var pd uint   // > 0: the derivative in math/big (see nucleusPass)
+	last := Exp{} // the last step's size
+	for range 64 {
+		sb, size, divMin, err := nucleusPass(ctx, cr, ci, p, prec, pd)
+		if err != nil {
+			return Found{}, fmt.Errorf("period %d: %w", p, err)
+		}
+		cr.Sub(cr, sb[0])
+		ci.Sub(ci, sb[1])
+		step := cxFromExp(ExpFromBig(sb[0]), ExpFromBig(sb[1]))
+		// A step about 2^-52 of the last is the floatexp derivative's limit: go on in big.
+		if ratio := step.abs().Quo(last); pd == 0 && last.Sign() > 0 && ratio.Cmp(MakeExp(1, -40)) < 0 && ratio.Cmp(MakeExp(1, -64)) > 0 {
+			pd = min(prec, 1024)
+		}
+		last = step.abs()
+		as := size.abs()
+		if !as.Finite() || as.Sign() == 0 {
+			return Found{}, fmt.Errorf("period %d: the size estimate is not finite", p)
+		}
+		if need := bitsBelow(as) + findTolBits; need > prec {
+			if need > maxPrec {
+				return Found{}, fmt.Errorf("period %d: the minibrot (size %s) is deeper than the deepest zoom %s", p, as.Text(3), MaxZoom)
+			}
+			prec = need
+			cr.SetPrec(prec)
+			ci.SetPrec(prec)
+			continue
+		}
+		if step.abs().Cmp(as.Ldexp(-findTolBits)) > 0 {
+			continue
+		}
+		// Converged.
+		if divMin.Cmp(as.Ldexp(-16)) < 0 {
+			return Found{}, fmt.Errorf("the Newton iteration converged to a nucleus of a lower period than %d", p)
+		}
+		if far := dist(cr, ci, c0r, c0i); far.Cmp(r.Ldexp(6)) > 0 {
+			return Found{}, fmt.Errorf("the Newton iteration for period %d left the search disc (it ended %s away, the disc's radius is %s)", p, far.Text(3), r.Text(3))
+		}
+		zoom := NewExp(0.5).Quo(as)
+		loc, err := centredAt(l, cr, ci, zoom, w, h)
+		if err != nil {
+			return Found{}, err
+		}
+		loc.Iterations = min(max(l.Iterations, 100*p), MaxIterations)
+		return Found{Loc: loc, Period: p, Size: as}, nil
+	}
+	return Found{}, fmt.Errorf("the Newton iteration for period %d did not converge", p)
+}
+
+// dist is |a - b| as an Exp.
+func dist(ar, ai, br, bi *big.Float) Exp {
+	dr := new(big.Float).SetPrec(ar.Prec()).Sub(ar, br)
+	di := new(big.Float).SetPrec(ai.Prec()).Sub(ai, bi)
+	return cxFromExp(ExpFromBig(dr), ExpFromBig(di)).abs()
+}
+
+// centredAt returns l centred on (cr, ci) at zoom (rounded to three digits), its centre
+// written with the digits the zoom needs at w x h pixels.
+func centredAt(l Location, cr, ci *big.Float, zoom Exp, w, h int) (Location, error) {
+	z, err := ParseDecimal(zoom.Text(3))
+	if err != nil {
+		return l, err
+	}
+	if err := CheckZoom(z); err != nil {
+		return l, err
+	}
+	digits := digitsFor(SpacingExp(z.Exp(), w, h))
+	l.Re = Decimal{text: trimZeros(cr.Text('f', digits))}
+	l.Im = Decimal{text: trimZeros(ci.Text('f', digits))}
+	l.Zoom = z
+	return l, l.Validate()
+}
+
+// FindMisiurewicz finds a Misiurewicz point near point (x, y) of l at w x h pixels (see the
+// comment at the top of find.go), with Q + P at most min(limit, MaxMisiurewiczIter),
+// and returns the view centred on it at l's zoom, with its preperiod and period.
+func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
+	cr, ci, r, prec, err := searchStart(l, w, h, x, y)
+	if err != nil {
+		return Found{}, err
+	}
+	spacing := SpacingExp(l.ZoomExp(), w, h)
+	tol := spacing.Ldexp(-30)
+	prec = max(prec, bitsBelow(tol))
+	maxN := min(max(limit, 1), MaxMisiurewiczIter)
+	c0r, c0i := new(big.Float).Copy(cr), new(big.Float).Copy(ci)
+	c0r.SetPrec(prec)
+	c0i.SetPrec(prec)
+
+	// The orbit of c0 with its enclosing balls, in math/big and in float64 for the filter.
+	o := newFindOrbit(c0r, c0i, prec)
+	zs := make([][2]*big.Float, 1, 256)
+	zs[0] = [2]*big.Float{new(big.Float), new(big.Float)}
+	zf := []complex128{0}
+	rs := []Exp{{}}
+	rf := []float64{0}
+	u := MakeExp(1, 4-int(prec))
+	ru := r.Add(u)
+	R, za := Exp{}, Exp{}
+	tries := 0
+	diff := new(big.Float).SetPrec(prec)
+	diffI := new(big.Float).SetPrec(prec)
+	for n := 1; n <= maxN; n++ {
+		if n&255 == 0 {
+			if err := ctx.Err(); err != nil {
+				return Found{}, err
+			}
+		}
+		o.step()
+		R = za.Mul(R).Ldexp(1).Add(R.Mul(R)).Add(ru)
+		z := o.z()
+		za = z.abs()
+		if za.Sub(R).Cmp(NewExp(2)) > 0 {
+			break // the whole disc has escaped
+		}
+		zs = append(zs, [2]*big.Float{new(big.Float).Copy(o.zr), new(big.Float).Copy(o.zi)})
+		fr, fi := z.float64s()
+		zf = append(zf, complex(fr, fi))
+		rs = append(rs, R)
+		rf = append(rf, R.Float64())
+		for q := n - 1; q >= 2; q-- {
+			// z_n = z_q possible, and z_{n-1} = -z_{q-1} (a genuine preperiod q: the orbit
+			// joins the cycle from the other preimage), both within the balls.
+			if !ballsMeet(n, q, 1, zf, zs, rs, rf, diff, diffI, o) || !ballsMeet(n-1, q-1, -1, zf, zs, rs, rf, diff, diffI, o) {
+				continue
+			}
+			p := n - q
+			f, ferr := misiurewiczNewton(ctx, l, cr, ci, q, p, prec, tol, r, w, h)
+			if ferr == nil {
+				return f, nil
+			}
+			if ctx.Err() != nil {
+				return Found{}, ctx.Err()
+			}
+			if tries++; tries >= 16 {
+				return Found{}, fmt.Errorf("no Misiurewicz point found: Newton's method failed from %d candidates (the last: preperiod %d, period %d)", tries, q, p)
+			}
+		}
+	}
+	return Found{}, fmt.Errorf("no Misiurewicz point found within %d iterations", maxN)
+}
+
+// ballsMeet reports whether the balls B_n and sign*B_q meet: first in float64 with a margin
+// for its rounding, then exactly from the values in math/big.
+func ballsMeet(n, q int, sign float64, zf []complex128, zs [][2]*big.Float, rs []Exp, rf []float64, diff, diffI *big.Float, o *findOrbit) bool {
+	a, b := zf[n], complex(sign, 0)*zf[q]
+	d := a - b
+	slack := 0x1p-48*(math.Abs(real(a))+math.Abs(imag(a))+math.Abs(real(b))+math.Abs(imag(b))) + 1e-300
+	if math.Abs(real(d))+math.Abs(imag(d)) > 2*(rf[n]+rf[q])+slack {
+		return false
+	}
+	if sign > 0 {
+		diff.Sub(zs[n][0], zs[q][0])
+		diffI.Sub(zs[n][1], zs[q][1])
+	} else {
+		diff.Add(zs[n][0], zs[q][0])
+		diffI.Add(zs[n][1], zs[q][1])
+	}
+	return cxFromExp(o.expOf(diff), o.expOf(diffI)).abs().Cmp(rs[n].Add(rs[q])) <= 0
+}
+
+// misiPass iterates at c up to Q+P and returns the reduced Newton step and, for the
+// measurement, every z_k (in math/big) and dz_k (cx), k = 0..Q+P.
+func misiPass(ctx context.Context, cr, ci *big.Float, q, p int, prec uint) (step cx, zs [][2]*big.Float, dzs []cx, err error) {
+	o := newFindOrbit(cr, ci, prec)
+	dz, z := cx{e: cxZeroExp}, cx{e: cxZeroExp}
+	zs = make([][2]*big.Float, q+p+1)
+	dzs = make([]cx, q+p+1)
+	zs[0] = [2]*big.Float{new(big.Float).SetPrec(prec), new(big.Float).SetPrec(prec)}
+	dzs[0] = dz
+	for n := 1; n <= q+p; n++ {
+		if n&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return cx{}, nil, nil, err
+			}
+		}
+		dz = cxAdd(cxMul(z, dz).double(), cxOne)
+		o.step()
+		z = o.z()
+		if z.e > 8 {
+			return cx{}, nil, nil, errEscaped
+		}
+		zs[n] = [2]*big.Float{new(big.Float).Copy(o.zr), new(big.Float).Copy(o.zi)}
+		dzs[n] = dz
+	}
+	f1, d1 := misiF(o, zs, dzs, q, p)
+	f0, d0 := misiF(o, zs, dzs, q-1, p)
+	if f1.e == cxZeroExp {
+		return cx{e: cxZeroExp}, zs, dzs, nil // exactly on a root
+	}
+	den := cxQuo(d1, f1)
+	if f0.e != cxZeroExp {
+		den = cxSub(den, cxQuo(d0, f0))
+	}
+	if den.e == cxZeroExp {
+		return cx{}, nil, nil, errors.New("the derivative vanished")
+	}
+	return cxQuo(cxOne, den), zs, dzs, nil
+}
+
+// misiF is f_q = z_{q+p} - z_q and its derivative.
+func misiF(o *findOrbit, zs [][2]*big.Float, dzs []cx, q, p int) (f, d cx) {
+	prec := zs[q+p][0].Prec()
+	dr := new(big.Float).SetPrec(prec).Sub(zs[q+p][0], zs[q][0])
+	di := new(big.Float).SetPrec(prec).Sub(zs[q+p][1], zs[q][1])
+	return cxFromExp(o.expOf(dr), o.expOf(di)), cxSub(dzs[q+p], dzs[q])
+}
+
+// misiurewiczNewton runs the reduced Newton's method for (q, p) from c0 = (cr, ci) and
+// measures the preperiod and period of where it ends.
+func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, p int, prec uint, tol, r Exp, w, h int) (Found, error) {
+	spacing := SpacingExp(l.ZoomExp(), w, h)
+	cr, ci := new(big.Float).SetPrec(prec).Set(cr0), new(big.Float).SetPrec(prec).Set(ci0)
+	for range 64 {
+		step, zs, dzs, err := misiPass(ctx, cr, ci, q, p, prec)
+		if err != nil {
+			return Found{}, err
+		}
+		sr, si := step.bigs(prec)
+		cr.Sub(cr, sr)
+		ci.Sub(ci, si)
+		if dist(cr, ci, cr0, ci0).Cmp(r.Ldexp(3)) > 0 {
+			return Found{}, errors.New("the Newton iteration left the search disc")
+		}
+		if step.abs().Cmp(tol) > 0 {
+			continue
+		}
+		// Converged: measure the period (the least divisor k of p with f = z_{q+k} - z_q
+		// zero at c) and the preperiod (the least q' with z_{q'+k} - z_q' zero at c). Zero
+		// means a root within 2^-20 of a pixel by the first-order distance |f| / |f'|: a
+		// relative test |z_a - z_b| against |z_a| fails next to a minibrot, where z_{q-1} is
+		// tiny and z_q is close to c for every orbit near it.
+		o := newFindOrbit(cr, ci, prec)
+		meas := spacing.Ldexp(-20)
+		equal := func(q, p int) bool {
+			f, d := misiF(o, zs, dzs, q, p)
+			return f.e == cxZeroExp || f.abs().Quo(d.abs()).Cmp(meas) <= 0
+		}
+		pp := 0
+		for k := 1; k <= p; k++ {
+			if p%k == 0 && equal(q, k) {
+				pp = k
+				break
+			}
+		}
+		if pp == 0 {
+			return Found{}, errors.New("not a root")
+		}
+		qq := q
+		for qq > 0 && equal(qq-1, pp) {
+			qq--
+		}
+		if qq <= 1 { // z_{1+P} = z_1 = c: z_P = 0
+			return Found{}, errors.New("a nucleus, not a Misiurewicz point")
+		}
+		loc, err := centredAt(l, cr, ci, l.ZoomExp(), w, h)
+		if err != nil {
+			return Found{}, err
+		}
+		loc.Zoom = l.Zoom
+		return Found{Loc: loc, Period: pp, Preperiod: qq}, nil
+	}
+	return Found{}, errors.New("no convergence")
+}

@@ -1,0 +1,229 @@
+package fractal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"testing"
+)
+
+// findView is a view the finder is tested from, with its search limit.
+type findView struct {
+	name   string
+	loc    Location
+	period int // the period expected, 0: any
+	slow   bool
+}
+
+func findViews(t *testing.T) []findView {
+	l := func(re, im, zoom string) Location {
+		loc := Home()
+		loc.Re, loc.Im, loc.Zoom = MustDecimal(re), MustDecimal(im), MustDecimal(zoom)
+		loc.Iterations = 1000
+		return loc
+	}
+	// i + (0.3 + 0.45i) 10^-1000, as the misiurewicz views of testdata/deep are built.
+	re1000 := "0." + strings.Repeat("0", 999) + "3"
+	im1000 := "1." + strings.Repeat("0", 999) + "45"
+	return []findView{
+		{name: "seahorse1e5", loc: l("-0.743643887037151", "0.131825904205330", "1e5")},
+		{name: "p8007", loc: deepLocationNamed(t, "p8007"), period: 8007},
+		{name: "misiurewicz1e100", loc: deepLocationNamed(t, "misiurewicz1e100")},
+		{name: "nucleus1e451", loc: deepLocationNamed(t, "nucleus1e451"), period: 600},
+		{name: "near-i-1e1000", loc: l(re1000, im1000, "1e1000"), slow: true},
+	}
+}
+
+// orbitBig iterates z_n(c) and dz_n/dc for n = 1..n in math/big and calls at(n, z, dz) after
+// each.
+func orbitBig(c [2]*big.Float, n int, prec uint, at func(k int, z, dz [2]*big.Float)) {
+	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	zr, zi, dr, di := nf(), nf(), nf(), nf()
+	for k := 1; k <= n; k++ {
+		// dz <- 2 z dz + 1, z <- z^2 + c
+		ndr := nf().Sub(nf().Mul(zr, dr), nf().Mul(zi, di))
+		ndi := nf().Add(nf().Mul(zr, di), nf().Mul(zi, dr))
+		ndr.SetMantExp(ndr, 1)
+		ndi.SetMantExp(ndi, 1)
+		ndr.Add(ndr, big.NewFloat(1))
+		nzr := nf().Sub(nf().Mul(zr, zr), nf().Mul(zi, zi))
+		nzr.Add(nzr, c[0])
+		nzi := nf().Mul(zr, zi)
+		nzi.SetMantExp(nzi, 1)
+		nzi.Add(nzi, c[1])
+		zr, zi, dr, di = nzr, nzi, ndr, ndi
+		at(k, [2]*big.Float{zr, zi}, [2]*big.Float{dr, di})
+	}
+}
+
+// rootDist is |f| / |f'| for complex f, f' in math/big: the distance to a root of f, to
+// first order.
+func rootDist(f, d [2]*big.Float) Exp {
+	return cxFromExp(ExpFromBig(f[0]), ExpFromBig(f[1])).abs().Quo(cxFromExp(ExpFromBig(d[0]), ExpFromBig(d[1])).abs())
+}
+
+// TestFindMinibrot checks what FindMinibrot returns from views at zooms 1e5 to 1e1000
+// against math/big: the centre it suggests solves z_P(c) = 0 to within a hundredth of a
+// pixel of the suggested view, no proper divisor k of P has a root of z_k within 2^-10 of
+// the minibrot's size, the centre pixel of the suggested view is inside (EscapeBig, or the
+// frame's perturbation where math/big would take too long) and its four corners escape.
+func TestFindMinibrot(t *testing.T) {
+	const w, h = 1280, 720
+	for _, v := range findViews(t) {
+		t.Run(v.name, func(t *testing.T) {
+			if v.slow && testing.Short() {
+				t.Skip("slow in math/big")
+			}
+			f, err := FindMinibrot(context.Background(), v.loc, w, h, w/2, h/2, 1_000_000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("period %d size %s zoom %s iterations %d", f.Period, f.Size.Text(4), f.Loc.Zoom, f.Loc.Iterations)
+			if v.period != 0 && f.Period != v.period {
+				t.Errorf("period %d, want %d", f.Period, v.period)
+			}
+			back, err := ParseLocationText(strings.TrimSuffix(f.Text(), fmt.Sprintf(" period=%d", f.Period)), Home())
+			if err != nil || !back.Re.Equal(f.Loc.Re) || !back.Zoom.Equal(f.Loc.Zoom) || back.Iterations != f.Loc.Iterations {
+				t.Errorf("the location text does not read back: %v", err)
+			}
+			fr := NewFrame(f.Loc, w, h)
+			spacing := SpacingExp(f.Loc.ZoomExp(), w, h)
+			prec := bitsBelow(spacing) + 64
+			c := [2]*big.Float{f.Loc.Re.Big(prec), f.Loc.Im.Big(prec)}
+			var nucleus Exp
+			divMin := MakeExp(1, 1<<30)
+			orbitBig(c, f.Period, prec, func(k int, z, dz [2]*big.Float) {
+				d := rootDist(z, dz)
+				if k == f.Period {
+					nucleus = d
+				} else if f.Period%k == 0 && d.Cmp(divMin) < 0 {
+					divMin = d
+				}
+			})
+			if nucleus.Cmp(spacing.MulFloat(0.01)) > 0 {
+				t.Errorf("z_P(c) = 0 is %s away, more than a hundredth of a pixel (%s)", nucleus.Text(3), spacing.Text(3))
+			}
+			if divMin.Cmp(f.Size.Ldexp(-10)) < 0 {
+				t.Errorf("a root of a lower period is %s away (size %s): P is not minimal", divMin.Text(3), f.Size.Text(3))
+			}
+			escape := func(x, y int) int {
+				re, im := fr.PointBig(x, y, prec)
+				return EscapeBig(re, im, f.Loc.Iterations, prec)
+			}
+			if cost := float64(f.Loc.Iterations) * float64(prec); cost < 5e8 {
+				if n := escape(w/2, h/2); n != -1 {
+					t.Errorf("centre pixel escapes at %d (math/big)", n)
+				}
+			} else {
+				pf, err := fr.WithReference(context.Background(), &ReferenceCache{}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n, _ := pf.Escape(w/2, h/2); n != -1 {
+					t.Errorf("centre pixel escapes at %d (perturbation)", n)
+				}
+			}
+			for _, p := range [][2]int{{0, 0}, {w - 1, 0}, {0, h - 1}, {w - 1, h - 1}} {
+				if n := escape(p[0], p[1]); n == -1 {
+					t.Errorf("corner %v does not escape within %d iterations", p, f.Loc.Iterations)
+				}
+			}
+		})
+	}
+}
+
+// TestFindMisiurewicz checks FindMisiurewicz: next to c = i it finds i itself (preperiod 2,
+// period 2: i, -1+i, -i, -1+i, ...), and next to a deep minibrot a point whose orbit
+// has a root of z_{Q+P} - z_Q within a hundredth of a pixel, and none of z_{Q-1+P} - z_{Q-1}
+// or of z_{Q+k} - z_Q for a proper divisor k of P (math/big, from the printed centre).
+func TestFindMisiurewicz(t *testing.T) {
+	const w, h = 1280, 720
+	f, err := FindMisiurewicz(context.Background(), deepLocationNamed(t, "misiurewicz1e100"), w, h, w/2, h/2, 20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Loc.Re.String() != "0" || f.Loc.Im.String() != "1" || f.Preperiod != 2 || f.Period != 2 {
+		t.Errorf("got %s, want re=0 im=1 preperiod=2 period=2", f.Text())
+	}
+	if testing.Short() {
+		return
+	}
+	f, err = FindMisiurewicz(context.Background(), deepLocationNamed(t, "misi4e533"), w, h, w/2, h/2, 20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("preperiod %d period %d", f.Preperiod, f.Period)
+	spacing := SpacingExp(f.Loc.ZoomExp(), w, h)
+	prec := bitsBelow(spacing) + 64
+	c := [2]*big.Float{f.Loc.Re.Big(prec), f.Loc.Im.Big(prec)}
+	q, p := f.Preperiod, f.Period
+	var zs [][2]*big.Float
+	orbitBig(c, q+p, prec, func(_ int, z, _ [2]*big.Float) {
+		zs = append(zs, z)
+	})
+	zs = append([][2]*big.Float{{new(big.Float), new(big.Float)}}, zs...)
+	var dzs [][2]*big.Float
+	orbitBig(c, q+p, prec, func(_ int, _, dz [2]*big.Float) { dzs = append(dzs, dz) })
+	dzs = append([][2]*big.Float{{new(big.Float), new(big.Float)}}, dzs...)
+	// rootAt(q, p): the distance to the nearest root of z_{q+p} - z_q, to first order.
+	rootAt := func(q, p int) Exp {
+		sub := func(a, b [2]*big.Float) [2]*big.Float {
+			return [2]*big.Float{new(big.Float).SetPrec(prec).Sub(a[0], b[0]), new(big.Float).SetPrec(prec).Sub(a[1], b[1])}
+		}
+		return rootDist(sub(zs[q+p], zs[q]), sub(dzs[q+p], dzs[q]))
+	}
+	here := spacing.MulFloat(0.01)
+	if d := rootAt(q, p); d.Cmp(here) > 0 {
+		t.Errorf("z_{Q+P} = z_Q is %s away, more than a hundredth of a pixel (%s)", d.Text(3), spacing.Text(3))
+	}
+	if d := rootAt(q-1, p); d.Cmp(here) <= 0 {
+		t.Errorf("preperiod %d is not minimal: z_{Q-1+P} = z_{Q-1} %s away", q, d.Text(3))
+	}
+	for k := 1; k < p; k++ {
+		if d := rootAt(q, k); p%k == 0 && d.Cmp(here) <= 0 {
+			t.Errorf("period %d is not minimal: z_{Q+%d} = z_Q %s away", p, k, d.Text(3))
+		}
+	}
+}
+
+// TestFindErrors checks the one-line errors: no period within the limit, a point outside
+// the image, and cancellation.
+func TestFindErrors(t *testing.T) {
+	l := deepLocationNamed(t, "p8007")
+	if _, err := FindMinibrot(context.Background(), l, 1280, 720, 640, 360, 100); !errors.Is(err, ErrNoMinibrot) {
+		t.Errorf("limit 100: %v, want ErrNoMinibrot", err)
+	}
+	if _, err := FindMinibrot(context.Background(), l, 1280, 720, 2000, 360, 100); err == nil || !strings.Contains(err.Error(), "outside") {
+		t.Errorf("point outside: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := FindMinibrot(ctx, l, 1280, 720, 640, 360, 1_000_000); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	far := Home()
+	far.Re, far.Zoom = MustDecimal("1.5"), MustDecimal("1e6")
+	if _, err := FindMinibrot(context.Background(), far, 1280, 720, 640, 360, 1000); !errors.Is(err, ErrNoMinibrot) {
+		t.Errorf("outside the set: %v, want ErrNoMinibrot", err)
+	}
+}
+
+// BenchmarkFind1e100 is the time to find a period-8007 minibrot from a view at zoom 1e100
+// whose centre is 10^-101 (1/20 of the view) from its nucleus.
+func BenchmarkFind1e100(b *testing.B) {
+	l := deepLocationNamed(b, "p8007")
+	prec := uint(500)
+	re := l.Re.Big(prec)
+	re.Add(re, big.NewFloat(1e-101).SetPrec(prec))
+	l.Re = MustDecimal(re.Text('f', 110))
+	l.Zoom = MustDecimal("1e100")
+	l.Iterations = 20000
+	for b.Loop() {
+		f, err := FindMinibrot(context.Background(), l, 1280, 720, 640, 360, 1_000_000)
+		if err != nil || f.Period != 8007 {
+			b.Fatal(f.Period, err)
+		}
+	}
+}
