@@ -32,6 +32,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/app/preview"
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/render/cpu"
 )
@@ -535,6 +536,21 @@ func (w *Window) requestRender(interactive bool) {
 	w.worker.Request(w.Location(), pw, ph, interactive)
 }
 
+// followDensity takes the number an automatic density was drawn with (the worker chooses it
+// from the view: preview.Worker.followDensity) into the window's location, which stays
+// automatic, when the frame is of the location's colouring otherwise (w.mu held): exports
+// and the copied text then draw what the window shows. It asks for no render.
+func (w *Window) followDensity(drawn colour.Coloring) {
+	cur := w.loc.Color
+	if !cur.AutoDensity || !drawn.AutoDensity {
+		return
+	}
+	cur.Density = drawn.Density
+	if cur == drawn {
+		w.loc.Color = drawn
+	}
+}
+
 // deliver runs on the worker goroutine with a finished frame.
 func (w *Window) deliver(res preview.Result) {
 	if res.Err == nil && res.Image != nil {
@@ -580,6 +596,7 @@ func (w *Window) deliver(res preview.Result) {
 		w.shownSeq = res.Req.Seq
 		w.mu.Lock()
 		w.shown = res.Image
+		w.followDensity(res.Req.Loc.Color)
 		w.mu.Unlock()
 		w.view.setImage(res.Image)
 		if res.Stats.Recoloured {

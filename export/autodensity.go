@@ -93,6 +93,14 @@ func (e *exporter) resolveDensity(ctx context.Context, frame fractal.Frame, refs
 	opt.Location.Color.AutoDensity = false
 	frame.Loc.Color.Density, frame.Loc.Color.AutoDensity = opt.Location.Color.Density, false
 	e.hash, e.desc = opt.params(e.plan, e.png)
+	if e.rawPart != "" {
+		// The raw file records the density drawn too, so that recolour and --from draw it.
+		h, err := rawHeader(opt.Location, e.plan.W, e.plan.H, e.plan.N, opt.Version)
+		if err != nil {
+			return frame, err
+		}
+		e.rawHdr = h
+	}
 	return frame, nil
 }
 

@@ -102,9 +102,9 @@ func (p Progress) Fraction() float64 {
 
 // Summary tells how an export went.
 type Summary struct {
-	Path          string // the PNG ("" when there is none)
-	RawPath       string // the raw file ("" when there is none)
-	RawBytes      int64  // its size
+	Path          string           // the PNG ("" when there is none)
+	RawPath       string           // the raw file ("" when there is none)
+	RawBytes      int64            // its size
 	Location      fractal.Location // what was drawn: Options.Location, an automatic density resolved
 	Width, Height int
 	Supersample   int

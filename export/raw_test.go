@@ -24,6 +24,9 @@ import (
 // chunks of the raw file (16 lines), so that lines are held from strip to strip.
 func rawOpts(ss int) Options {
 	loc := testLoc()
+	// An explicit density: the file records the one drawn (an automatic one resolved, which
+	// TestRawRecordsAutoDensity checks), and these tests compare locations.
+	loc.Color.AutoDensity = false
 	return Options{Location: loc, Width: 211, Height: 143, Supersample: ss, Tile: 77,
 		StripBytes: 4 * 211 * ss * ss * 17, Version: "t"}
 }
@@ -590,3 +593,28 @@ type memSink struct{ bytes.Buffer }
 
 func (*memSink) Sync() error  { return nil }
 func (*memSink) Close() error { return nil }
+
+// TestRawRecordsAutoDensity: an automatic density is recorded in the raw file as the number
+// drawn, so that recolour and --from draw what the PNG shows.
+func TestRawRecordsAutoDensity(t *testing.T) {
+	opt := rawOpts(1)
+	opt.Location.Color.AutoDensity = true
+	dir := t.TempDir()
+	opt.Raw = filepath.Join(dir, "r.exr")
+	sum, err := Export(context.Background(), &cpu.Renderer{}, filepath.Join(dir, "r.png"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := OpenRaw(opt.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	md, err := ReadMetadata(filepath.Join(dir, "r.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw.Location.Color.AutoDensity || raw.Location != md.Location || raw.Location != sum.Location {
+		t.Errorf("raw file's location %v, PNG's %v, drawn %v: want one explicit density", raw.Location, md.Location, sum.Location)
+	}
+}

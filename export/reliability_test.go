@@ -782,6 +782,7 @@ func TestDeepExpExportResume(t *testing.T) {
 	if len(loc.Re.String()) < 1000 || len(loc.Im.String()) < 1000 {
 		t.Fatalf("centre of %d and %d characters, want 1000+", len(loc.Re.String()), len(loc.Im.String()))
 	}
+	loc.Color.AutoDensity = false // the density the file records: explicit
 	opt := Options{Location: loc, Width: 96, Height: 64, StripBytes: 4 * 96 * 8, Version: "t"}
 	if f := fractal.NewFrame(loc, 96, 64); f.Precision() != fractal.PerturbationExp {
 		t.Fatalf("precision %v: the test means an extended-exponent frame", f.Precision())

@@ -69,17 +69,20 @@ type Worker struct {
 	pending *Request
 	latest  Request // the newest request seen
 	seq     uint64
-	wake    chan struct{}
-	timer   *time.Timer
-	closed  bool
-	done    chan struct{}
-	busy    bool
-	dropped int
-	cur     Request                    // the request in progress (while busy)
-	inRef   bool                       // cur is computing its reference orbit
-	cancel  context.CancelFunc         // cancels cur
-	sample  func(fractal.Location) int // iterations to sample full requests' escape counts with
-	accumN  int                        // samples per side accumulated at rest (0 or 1: none)
+	// autoDensity is the automatic density chosen last from a full frame (followDensity; 0
+	// before any): requests of an automatic density are drawn in it.
+	autoDensity float64
+	wake        chan struct{}
+	timer       *time.Timer
+	closed      bool
+	done        chan struct{}
+	busy        bool
+	dropped     int
+	cur         Request                    // the request in progress (while busy)
+	inRef       bool                       // cur is computing its reference orbit
+	cancel      context.CancelFunc         // cancels cur
+	sample      func(fractal.Location) int // iterations to sample full requests' escape counts with
+	accumN      int                        // samples per side accumulated at rest (0 or 1: none)
 
 	last    *image.RGBA // the last image delivered, and its request
 	lastReq Request
@@ -118,6 +121,9 @@ func (w *Worker) Request(loc fractal.Location, width, height int, interactive bo
 		return 0
 	}
 	w.seq++
+	if loc.Color.AutoDensity && w.autoDensity > 0 {
+		loc.Color.Density = w.autoDensity // the automatic density chosen last (followDensity)
+	}
 	r := Request{Loc: loc, W: width, H: height, Interactive: interactive, Seq: w.seq}
 	if w.recolourOnly(r) {
 		r.Interactive = false
@@ -260,6 +266,9 @@ func (w *Worker) loop() {
 			w.keep(r, nil, 0) // its memory too
 
 			res, data := w.render(ctx, r, sample)
+			if res.Err == nil && res.Image != nil && data != nil && !r.Interactive {
+				r, res = w.followDensity(r, res, data)
+			}
 			kept := res.Err == nil && res.Image != nil && !r.Interactive && w.keep(r, data, n)
 			if res.Err != nil || res.Image != nil {
 				w.deliver(res)
@@ -273,6 +282,40 @@ func (w *Worker) loop() {
 			w.mu.Unlock()
 		}
 	}
+}
+
+// followDensity chooses an automatic density from a full frame's data (colour.Coloring.
+// FollowDensity: from the one chosen before, with hysteresis) and, when that changes the
+// density, colours the frame again in it. The request and result come back in the colouring
+// drawn; later requests of an automatic density are drawn in it (Request), and the window
+// learns it from the result's request (its exports and bookmarks then record the number).
+func (w *Worker) followDensity(r Request, res Result, data *colour.Data) (Request, Result) {
+	c := r.Loc.Color.FollowDensity(data)
+	if c == r.Loc.Color {
+		return r, res
+	}
+	k, err := colour.NewColourer(c)
+	if err != nil {
+		return r, res
+	}
+	img := image.NewRGBA(res.Image.Rect)
+	k.Paint(img, data)
+	r.Loc.Color = c
+	res.Req, res.Image = r, img
+	w.mu.Lock()
+	w.autoDensity = c.Density
+	w.mu.Unlock()
+	w.last, w.lastReq = img, r
+	w.s.recoloured(img, r.Loc) // what the next interactive frame starts from
+	return r, res
+}
+
+// AutoDensity is the automatic density the worker chose last from a full frame (0 before
+// any).
+func (w *Worker) AutoDensity() float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.autoDensity
 }
 
 // render does request r: the reference orbit of a deep view first (its progress delivered),
