@@ -245,9 +245,18 @@ func (w *Worker) servable(r Request) bool {
 // SetCacheBudget sets the memory the views' pictures and data may take (<= 0: CacheBudget).
 func (w *Worker) SetCacheBudget(n int64) { w.cache.setBudget(n) }
 
-// ForgetViews empties the cache (after the renderer changed: its pictures are another
-// renderer's).
-func (w *Worker) ForgetViews() { w.cache.clear() }
+// ForgetViews forgets the views left and the view at rest (after the renderer changed: their
+// pictures are another renderer's), so that every view renders anew.
+func (w *Worker) ForgetViews() {
+	w.mu.Lock()
+	w.keptReq, w.restReq = nil, nil
+	w.mu.Unlock()
+	w.rmu.Lock()
+	w.kept = nil
+	w.rmu.Unlock()
+	w.cache.clear()
+	w.cache.setReserve(0)
+}
 
 // CacheStats is the number of views in the cache, those of them with their data, and the
 // bytes they take.
