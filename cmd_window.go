@@ -91,9 +91,12 @@ func runWindow(args []string) error {
 
 // traceFrame is the line MANDELSCOPE_TRACE_FRAMES prints for a frame shown: a partial one,
 // a picture recoloured from the kept data (its time, and the samples it averages), the
-// samples accumulated so far, or a rendered frame.
+// samples accumulated so far, or a rendered frame; a view's picture from the cache is a
+// full-resolution frame like any other, marked "cached" (with its samples) at the end.
 func traceFrame(r preview.Result) string {
 	switch {
+	case r.Stats.Cached:
+		return fmt.Sprintf("%s cached samples %d/%d", frameLine(r), r.Samples, r.SamplesOf)
 	case r.Partial:
 		return fmt.Sprintf("partial %.0f%% (scale 1/%d) at %s", 100*r.Done, max(r.Stats.Scale, 1), r.Req.Loc)
 	case r.Stats.Recoloured:
@@ -102,6 +105,11 @@ func traceFrame(r preview.Result) string {
 	case r.Samples > 0:
 		return fmt.Sprintf("samples %d/%d at %s", r.Samples, r.SamplesOf, r.Req.Loc)
 	}
+	return frameLine(r)
+}
+
+// frameLine is the trace's line for a frame.
+func frameLine(r preview.Result) string {
 	return fmt.Sprintf("frame %dx%d scale 1/%d render %.1f ms total %.1f ms interactive %v reused %v px %d block %.2g at %s",
 		r.Stats.Width, r.Stats.Height, r.Stats.Scale, float64(r.Stats.Render.Microseconds())/1000,
 		float64(r.Stats.Total.Microseconds())/1000, r.Req.Interactive, r.Stats.Reused, r.Stats.PixelsRendered,

@@ -76,3 +76,16 @@ func TestTraceRecolourLine(t *testing.T) {
 		t.Errorf("a sample's line: %q", got)
 	}
 }
+
+// A view's picture from the cache is traced as a full-resolution frame (scale 1/1,
+// interactive false), marked "cached" with its samples at the end.
+func TestTraceCachedLine(t *testing.T) {
+	r := preview.Result{Req: preview.Request{Loc: fractal.Home(), W: 1280, H: 720}, Samples: 16, SamplesOf: 16,
+		Stats: preview.FrameStats{Width: 1280, Height: 720, RenderW: 1280, RenderH: 720, Scale: 1, Block: 1, Cached: true}}
+	got := traceFrame(r)
+	want := "frame 1280x720 scale 1/1 render 0.0 ms total 0.0 ms interactive false reused false px 0 block 1 at " +
+		fractal.Home().String() + " cached samples 16/16"
+	if got != want {
+		t.Errorf("trace line %q, want %q", got, want)
+	}
+}

@@ -23,7 +23,7 @@ func (w *Window) goHome() {
 	if !w.autoIter {
 		l.Iterations = w.lastIters
 	}
-	w.navigate(l, false)
+	w.moveTo(l, false, FromUser, true) // a new place
 }
 
 // zoomCentre zooms by factor about the view's centre.

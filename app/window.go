@@ -108,6 +108,7 @@ type Window struct {
 	cpu      *cpu.Renderer
 	gpuNote  string // why the GPU renderer is not in use ("" when it is)
 	shownSeq uint64
+	placeSeq uint64      // the request of the last new place: results of older ones are dropped
 	shown    *image.RGBA // the frame on screen
 
 	lastFull    *image.RGBA // the last full-resolution frame, and its view
@@ -265,6 +266,7 @@ func (w *Window) initialSize() fyne.Size {
 func (w *Window) gpuFailed(err error) {
 	w.uiDo(func() {
 		w.gpuNote = "CPU renderer (OpenGL failed: " + firstLine(err.Error()) + ")"
+		w.worker.ForgetViews() // the GPU renderer's pictures
 		w.updateStatus()
 	})
 }
@@ -332,6 +334,7 @@ func (w *Window) startGPU() {
 		}
 		w.rend.set(r)
 		w.sched.Reset()
+		w.worker.ForgetViews() // the CPU renderer's pictures
 		w.gpuNote = ""
 		w.updateStatus()
 		w.requestRender(false)
@@ -365,7 +368,7 @@ func (w *Window) setLocationFrom(l fractal.Location, origin Origin) {
 	}
 	w.autoIter, w.autoBoost = autoOf(l)
 	w.lastIters = l.Iterations
-	w.navigateFrom(l, false, origin)
+	w.moveTo(l, false, origin, true)
 }
 
 // autoOf says whether l's iterations are an automatic count (fractal.AutoIterations times a
@@ -507,8 +510,26 @@ func (w *Window) navigate(l fractal.Location, interactive bool) {
 
 // navigateFrom is navigate for a change that comes from origin.
 func (w *Window) navigateFrom(l fractal.Location, interactive bool, origin Origin) {
+	w.moveTo(l, interactive, origin, false)
+}
+
+// moveTo is navigateFrom, for a new place when place is set (Go to Location, a bookmark,
+// Open Image, the history, Home): one that is another view (not a change of colouring) puts
+// the old view's state away at once (newPlace). A view within rounding of one the worker
+// holds (preview.Worker.Snap: a burst of wheel notches in and back out) becomes that view,
+// whose picture then shows at once.
+func (w *Window) moveTo(l fractal.Location, interactive bool, origin Origin, place bool) {
 	if w.autoIter {
 		l.Iterations = w.autoIterations(l.ZoomFloat())
+	}
+	pw, ph := w.view.pixelSize()
+	if pw > 0 && ph > 0 {
+		if s, ok := w.worker.Snap(l, pw, ph, w.snapIterations(l)); ok {
+			l = s
+			if w.autoIter {
+				_, w.autoBoost = autoOf(s)
+			}
+		}
 	}
 	w.setSampling()
 	w.mu.Lock()
@@ -518,13 +539,73 @@ func (w *Window) navigateFrom(l fractal.Location, interactive bool, origin Origi
 	w.mu.Unlock()
 	w.syncControls()
 	w.updateStatus()
-	w.requestRender(interactive)
-	if pw, ph := w.view.pixelSize(); pw > 0 && ph > 0 {
+	if place && viewOnly(old) != viewOnly(l) {
+		w.newPlace(l)
+	} else {
+		w.requestRender(interactive)
+	}
+	if pw > 0 && ph > 0 {
 		w.probe.viewChanged(l, pw, ph)
 	}
 	for _, fn := range ls {
 		fn(old, l, origin)
 	}
+}
+
+// snapIterations is what iterations a view l snaps to may have: l's, or on automatic
+// iterations another automatic count (another boost) at that zoom.
+func (w *Window) snapIterations(l fractal.Location) func(int) bool {
+	return func(it int) bool {
+		if it == l.Iterations {
+			return true
+		}
+		c := l
+		c.Iterations = it
+		auto, _ := autoOf(c)
+		return w.autoIter && auto
+	}
+}
+
+// viewOnly is l without its colouring: what a change of colouring alone leaves as it is.
+func viewOnly(l fractal.Location) string {
+	l.Color = colour.Coloring{}
+	return l.String()
+}
+
+// newPlace asks for the new place l, cancelling the old view's work (reference orbit, bands,
+// samples), and unless l's picture shows at once (the worker holds it) dims the old picture
+// and clears the old view's progress from the status bar; the old view's results that still
+// come are dropped (placeSeq).
+func (w *Window) newPlace(l fractal.Location) {
+	pw, ph := w.view.pixelSize()
+	if pw < 1 || ph < 1 {
+		return
+	}
+	cached := w.worker.Cached(l, pw, ph)
+	w.placeSeq = w.worker.RequestPlace(l, pw, ph)
+	if cached {
+		return
+	}
+	if old, ok := w.view.img.Image.(*image.RGBA); ok && old.Rect.Dx() > 1 {
+		w.view.setImage(dimmed(old))
+	}
+	setText(w.statusTime, "rendering the new view")
+}
+
+// dimmed is src in grey at 40% of its brightness: the old view's picture while a new place
+// renders.
+func dimmed(src *image.RGBA) *image.RGBA {
+	dst := image.NewRGBA(src.Rect)
+	w, h := src.Rect.Dx(), src.Rect.Dy()
+	for y := range h {
+		s := src.Pix[y*src.Stride : y*src.Stride+4*w]
+		d := dst.Pix[y*dst.Stride : y*dst.Stride+4*w]
+		for x := 0; x < 4*w; x += 4 {
+			g := byte((uint32(s[x])*77 + uint32(s[x+1])*150 + uint32(s[x+2])*29) * 2 / (5 * 256))
+			d[x], d[x+1], d[x+2], d[x+3] = g, g, g, 255
+		}
+	}
+	return dst
 }
 
 // requestRender asks the worker for the current view at the view's size.
@@ -566,11 +647,13 @@ func (w *Window) deliver(res preview.Result) {
 	}
 	w.uiDo(func() {
 		if res.Err != nil {
-			w.statusTime.SetText("render failed: " + firstLine(res.Err.Error()))
+			if res.Req.Seq >= w.placeSeq {
+				w.statusTime.SetText("render failed: " + firstLine(res.Err.Error()))
+			}
 			return
 		}
-		if res.Req.Seq < w.shownSeq {
-			return
+		if res.Req.Seq < w.shownSeq || res.Req.Seq < w.placeSeq {
+			return // an older frame, or the view before a new place
 		}
 		if res.Reference {
 			w.statusTime.SetText(fmt.Sprintf("reference %.0f%%", 100*res.Done))
@@ -599,6 +682,17 @@ func (w *Window) deliver(res preview.Result) {
 		w.followDensity(res.Req.Loc.Color)
 		w.mu.Unlock()
 		w.view.setImage(res.Image)
+		if res.Stats.Cached {
+			t := "cached"
+			if res.SamplesOf > 0 {
+				t += fmt.Sprintf(", samples %d/%d", res.Samples, res.SamplesOf)
+			}
+			w.statusTime.SetText(t)
+			if w.opts.OnFrame != nil {
+				w.opts.OnFrame(res)
+			}
+			return
+		}
 		if res.Stats.Recoloured {
 			t := fmt.Sprintf("recolour %.0f ms", float64(res.Stats.Total.Microseconds())/1000)
 			if res.Samples > 0 {

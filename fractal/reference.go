@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/bits"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"mandelscope/internal/text"
@@ -337,6 +338,8 @@ type pendingReference struct {
 	ref  *Reference
 	done chan struct{}
 	err  error
+	// at is the progress so far, done<<32 | total, which the callers that wait are told too
+	at atomic.Uint64
 }
 
 // referenceCacheSize is how many orbits a ReferenceCache keeps.
@@ -378,7 +381,12 @@ func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, t
 			p := &pendingReference{ref: ref, done: make(chan struct{})}
 			c.pending = append(c.pending, p)
 			c.mu.Unlock()
-			p.err = ref.iterateFixed(ctx, progress)
+			p.err = ref.iterateFixed(ctx, func(done, total int) {
+				p.at.Store(uint64(done)<<32 | uint64(uint32(total)))
+				if progress != nil {
+					progress(done, total)
+				}
+			})
 			c.mu.Lock()
 			for i, q := range c.pending {
 				if q == p {
@@ -397,14 +405,37 @@ func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, t
 			return ref, nil
 		}
 		c.mu.Unlock()
+		if err := wait.wait(ctx, progress); err != nil {
+			return nil, err
+		}
+		if wait.err == nil {
+			return wait.ref, nil
+		}
+		// Its caller gave up (cancelled): look again, computing one if need be.
+	}
+}
+
+// wait waits for p to end, telling progress (may be nil) how far it has come every 200 ms
+// (the computing caller's progress), or for ctx to end (its error).
+func (p *pendingReference) wait(ctx context.Context, progress func(done, total int)) error {
+	var tick <-chan time.Time
+	if progress != nil {
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		tick = t.C
+	}
+	last := uint64(0)
+	for {
 		select {
-		case <-wait.done:
-			if wait.err == nil {
-				return wait.ref, nil
-			}
-			// Its caller gave up (cancelled): look again, computing one if need be.
+		case <-p.done:
+			return nil
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
+		case <-tick:
+			if at := p.at.Load(); at != last && at != 0 {
+				last = at
+				progress(int(at>>32), int(uint32(at)))
+			}
 		}
 	}
 }

@@ -68,6 +68,9 @@ type FrameStats struct {
 	// and the samples accumulated, Result.Samples) coloured anew, nothing computed: Total is
 	// the colour pass's time.
 	Recoloured bool
+	// Cached says the frame is a view's picture taken from the worker's cache (cache.go),
+	// coloured anew from its data when the colouring changed since: nothing computed.
+	Cached bool
 }
 
 // ErrNoData is what a renderer's Compute returns when it cannot give the computed data (a

@@ -24,23 +24,52 @@ func keepable(w, h, n int) bool {
 	return int64(w)*int64(h)*16*int64(1+max(n*n, 0)) <= KeepBudget
 }
 
-// kept is the data of the view at rest: the full frame's and the samples accumulated so far.
+// keptBytes is the most memory the view at rest of a w x h view with n x n samples takes:
+// its picture, and its data when data says so (the full frame's and every sample's, and
+// their colours' sum).
+func keptBytes(w, h, n int, data bool) int64 {
+	px := int64(w) * int64(h)
+	if !data {
+		return 4 * px
+	}
+	return px * (4 + 16*int64(1+max(n*n, 0)) + 12)
+}
+
+// kept is the view at rest: its picture and, when the renderer gives it and it fits
+// KeepBudget, its data, the full frame's and the samples accumulated so far. A view left
+// goes into the worker's cache as it is (cache.go).
 type kept struct {
 	req     Request        // the view, in the colouring the picture shows now
-	full    *colour.Data   // the full-resolution frame's samples
+	full    *colour.Data   // the full-resolution frame's samples (nil: the picture alone)
 	samples []*colour.Data // the accumulated samples, in SampleOrder
 	of      int            // the samples the accumulation will have (0: none)
 	sum     []uint32       // the samples' colours in req's colouring, summed (colour.Colourer.Sum)
+	pic     *image.RGBA    // the picture last delivered of the view at full resolution (nil: none yet)
+	picN    int            // the samples pic is the mean of (0: the full frame)
 }
 
-// Bytes is the memory the kept data takes.
+// Bytes is the memory the kept data and picture take.
 func (k *kept) Bytes() int {
-	n := len(k.full.Pix)
+	n := 0
+	if k.full != nil {
+		n += len(k.full.Pix)
+	}
 	for _, d := range k.samples {
 		n += len(d.Pix)
 	}
-	return 16*n + 4*len(k.sum)
+	b := 16*n + 4*len(k.sum)
+	if k.pic != nil {
+		b += len(k.pic.Pix)
+	}
+	return b
 }
+
+// complete reports whether k's picture is as refined as the view gets: every sample
+// accumulated (or none to accumulate).
+func (k *kept) complete() bool { return k.picN >= k.of }
+
+// dropData forgets k's data, keeping its picture.
+func (k *kept) dropData() { k.full, k.samples, k.sum = nil, nil, nil }
 
 // viewKey is what identifies l's pixels' data: l without its colouring.
 func viewKey(l fractal.Location) string {
@@ -61,34 +90,57 @@ func (w *Worker) recolourOnly(r Request) bool {
 		sameView(*w.keptReq, r) && sameView(w.latest, r)
 }
 
-// keep stores data (nil: none) as the view at rest of request r, n x n samples to come,
-// when it fits KeepBudget; it reports whether it did.
-func (w *Worker) keep(r Request, data *colour.Data, n int) bool {
+// keep makes request r's full frame, img, the view at rest, with its data (nil: none) when
+// it fits KeepBudget, n x n samples to come; it reports whether the data is kept. The view at
+// rest before, if any, goes into the cache (leave).
+func (w *Worker) keep(r Request, img *image.RGBA, data *colour.Data, n int) bool {
+	w.leave()
 	w.rmu.Lock()
 	defer w.rmu.Unlock()
+	k := &kept{req: r, pic: img}
+	if n > 1 {
+		k.of = n * n
+	}
 	var req *Request
-	w.kept = nil
 	if data != nil && keepable(r.W, r.H, n) {
-		w.kept = &kept{req: r, full: data}
-		if n > 1 {
-			w.kept.of = n * n
-		}
+		k.full = data
 		req = &r
 	}
+	w.kept = k
+	w.cache.setReserve(keptBytes(r.W, r.H, n, req != nil))
 	w.mu.Lock()
 	w.keptReq = req
+	w.restReq = &r
 	w.mu.Unlock()
 	return req != nil
+}
+
+// leave puts the view at rest, if any, into the cache (its data, or a picture that is as
+// refined as it gets) and makes the worker keep none.
+func (w *Worker) leave() {
+	w.mu.Lock()
+	w.keptReq, w.restReq = nil, nil
+	w.mu.Unlock()
+	w.rmu.Lock()
+	k := w.kept
+	w.kept = nil
+	w.rmu.Unlock()
+	w.cache.setReserve(0)
+	if k != nil && k.pic != nil && (k.full != nil || k.complete()) {
+		w.cache.put(k)
+	}
 }
 
 // KeptBytes is the memory the data kept for recolouring takes now (0 when none is kept).
 func (w *Worker) KeptBytes() int {
 	w.rmu.Lock()
 	defer w.rmu.Unlock()
-	if w.kept == nil {
+	if w.kept == nil || w.kept.full == nil {
 		return 0
 	}
-	return w.kept.Bytes()
+	k := *w.kept
+	k.pic = nil
+	return k.Bytes()
 }
 
 // recolourLoop answers the colour-only requests (the newest of them) until the worker closes.
@@ -116,23 +168,16 @@ func (w *Worker) recolourKept(r Request) {
 	w.rmu.Lock()
 	defer w.rmu.Unlock()
 	k := w.kept
-	if k == nil || !sameView(k.req, r) {
+	if k == nil || k.full == nil || !sameView(k.req, r) {
 		return
 	}
 	start := time.Now()
-	col, err := colour.NewColourer(r.Loc.Color)
-	if err != nil {
+	if err := k.colourIn(r); err != nil {
 		w.deliver(Result{Req: r, Err: err})
 		return
 	}
 	k.req = r
-	img := image.NewRGBA(image.Rect(0, 0, r.W, r.H))
-	col.SumOf(k.sum, k.samples)
-	if n := len(k.samples); n > 0 && n >= min(ShowAfter, k.of) {
-		colour.MeanInto(img, k.sum, n)
-	} else {
-		col.Paint(img, k.full)
-	}
+	img := k.pic
 	w.s.recoloured(img, r.Loc) // what the next drag starts from, as the shown picture
 	d := time.Since(start)
 	w.deliver(Result{Req: r, Image: img, Samples: len(k.samples), SamplesOf: k.of, Stats: FrameStats{
@@ -148,7 +193,7 @@ func (w *Worker) addSample(r Request, d *colour.Data) bool {
 	w.rmu.Lock()
 	defer w.rmu.Unlock()
 	k := w.kept
-	if k == nil || !sameView(k.req, r) {
+	if k == nil || k.full == nil || !sameView(k.req, r) {
 		return false
 	}
 	col, err := colour.NewColourer(k.req.Loc.Color)
@@ -166,7 +211,9 @@ func (w *Worker) addSample(r Request, d *colour.Data) bool {
 		res.Image = image.NewRGBA(image.Rect(0, 0, r.W, r.H))
 		colour.MeanInto(res.Image, k.sum, len(k.samples))
 		res.Stats = FrameStats{Scale: 1, Width: r.W, Height: r.H, RenderW: r.W, RenderH: r.H, Block: 1, BlockP95: 1}
+		k.pic = res.Image
 	}
+	k.picN = len(k.samples)
 	w.deliver(res)
 	return true
 }

@@ -44,10 +44,11 @@ type base struct {
 func (s *Scheduler) setBase(img *image.RGBA, loc fractal.Location, side float32, block []float32) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	if block == nil {
-		block = make([]float32, w*h)
-		for i := range block {
-			block[i] = side
+		block = s.takeSpare() // the memory of the blocks no frame reads any more
+		if len(block) != w*h {
+			block = make([]float32, w*h)
 		}
+		fill(block, side)
 	}
 	s.mu.Lock()
 	if s.last != nil {

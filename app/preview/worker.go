@@ -89,6 +89,8 @@ type Worker struct {
 	lastRef *fractal.Reference // the reference orbit of the last deep frame
 
 	keptReq  *Request      // (mu) the view whose data is kept, nil when none
+	restReq  *Request      // (mu) the view at rest (its picture kept), nil when none
+	cache    viewCache     // the views left (cache.go)
 	recolour *Request      // (mu) the newest colour-only request not yet answered
 	rwake    chan struct{} // wakes recolourLoop
 	rdone    chan struct{} // closed when recolourLoop has returned
@@ -114,7 +116,21 @@ func NewWorker(s *Scheduler, idle time.Duration, deliver func(Result)) *Worker {
 // request that changes only the colouring of the view at rest, whose data the worker keeps,
 // is answered by colouring that data anew (interactive or not): nothing is rendered, and the
 // accumulation in progress goes on in the new colouring.
+//
+// A request of a view in the cache (or of the view at rest) is answered from it as a full
+// request, interactive or not: its picture shows at once (cache.go).
 func (w *Worker) Request(loc fractal.Location, width, height int, interactive bool) uint64 {
+	return w.request(loc, width, height, interactive, false)
+}
+
+// RequestPlace is Request for a new place (Go to Location, a bookmark, the history): a full
+// request that cancels whatever work is in progress, the reference orbit of an interactive
+// frame included.
+func (w *Worker) RequestPlace(loc fractal.Location, width, height int) uint64 {
+	return w.request(loc, width, height, false, true)
+}
+
+func (w *Worker) request(loc fractal.Location, width, height int, interactive, place bool) uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -135,12 +151,15 @@ func (w *Worker) Request(loc fractal.Location, width, height int, interactive bo
 		}
 		return r.Seq
 	}
+	if r.Interactive && w.servable(r) {
+		r.Interactive, interactive = false, false // whole at once: nothing to refine
+	}
 	if w.pending != nil {
 		w.dropped++
 	}
 	w.pending = &r
 	w.latest = r
-	if w.busy && w.staleBy(r) {
+	if w.busy && (place || w.staleBy(r)) {
 		w.cancel()
 	}
 	if w.timer != nil {
@@ -263,18 +282,20 @@ func (w *Worker) loop() {
 			w.busy, w.cur, w.cancel, w.inRef = true, r, cancel, true
 			sample, n := w.sample, w.accumN
 			w.mu.Unlock()
-			w.keep(r, nil, 0) // its memory too
+			w.leave() // the view at rest goes into the cache
 
-			res, data := w.render(ctx, r, sample)
-			if res.Err == nil && res.Image != nil && data != nil && !r.Interactive {
-				r, res = w.followDensity(r, res, data)
-			}
-			kept := res.Err == nil && res.Image != nil && !r.Interactive && w.keep(r, data, n)
-			if res.Err != nil || res.Image != nil {
-				w.deliver(res)
-			}
-			if res.Err == nil && res.Image != nil && !r.Interactive && n > 1 {
-				w.accumulate(ctx, r, n, kept)
+			if !w.fromCache(ctx, r, n) {
+				res, data := w.render(ctx, r, sample)
+				if res.Err == nil && res.Image != nil && data != nil && !r.Interactive {
+					r, res = w.followDensity(r, res, data)
+				}
+				kept := res.Err == nil && res.Image != nil && !r.Interactive && w.keep(r, res.Image, data, n)
+				if res.Err != nil || res.Image != nil {
+					w.deliver(res)
+				}
+				if res.Err == nil && res.Image != nil && !r.Interactive && n > 1 {
+					w.accumulate(ctx, r, n, kept)
+				}
 			}
 			cancel()
 			w.mu.Lock()
@@ -417,10 +438,20 @@ func (w *Worker) accumulate(ctx context.Context, r Request, n int, data bool) {
 	}
 	order := SampleOrder(n)
 	var acc *Accumulator
+	start := 0 // the samples kept already (a view from the cache goes on from them)
 	if !data {
 		acc = NewAccumulator(r.W, r.H)
+	} else {
+		w.rmu.Lock()
+		if w.kept != nil {
+			start = len(w.kept.samples)
+		}
+		w.rmu.Unlock()
 	}
 	for k, p := range order {
+		if k < start {
+			continue
+		}
 		if ctx.Err() != nil || stale() {
 			return
 		}
@@ -456,6 +487,7 @@ func (w *Worker) accumulate(ctx context.Context, r Request, n int, data bool) {
 		if k+1 >= min(ShowAfter, len(order)) {
 			res.Image = acc.Mean()
 			res.Stats = FrameStats{Scale: 1, Width: r.W, Height: r.H, RenderW: r.W, RenderH: r.H, Block: 1, BlockP95: 1}
+			w.restPicture(r, res.Image, k+1)
 		}
 		w.deliver(res)
 	}
@@ -468,7 +500,7 @@ func (w *Worker) keptPictures(r Request) (*Accumulator, Request) {
 	w.rmu.Lock()
 	defer w.rmu.Unlock()
 	k := w.kept
-	if k == nil || !sameView(k.req, r) {
+	if k == nil || k.full == nil || !sameView(k.req, r) {
 		return nil, r
 	}
 	col, err := colour.NewColourer(k.req.Loc.Color)
@@ -481,9 +513,19 @@ func (w *Worker) keptPictures(r Request) (*Accumulator, Request) {
 		col.Paint(img, d)
 		_ = acc.Add(img) // the size matches
 	}
-	w.kept = nil
+	k.dropData() // its picture stays
 	w.mu.Lock()
 	w.keptReq = nil
 	w.mu.Unlock()
 	return acc, k.req
+}
+
+// restPicture makes img, the mean of samples samples of r's view, the picture of the view at
+// rest when that is r's.
+func (w *Worker) restPicture(r Request, img *image.RGBA, samples int) {
+	w.rmu.Lock()
+	defer w.rmu.Unlock()
+	if k := w.kept; k != nil && sameView(k.req, r) {
+		k.pic, k.picN = img, samples
+	}
 }
