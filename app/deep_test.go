@@ -184,8 +184,8 @@ func TestDeepViewMode(t *testing.T) {
 	w.rend.set(g)
 	w.sched.Reset()
 	w.updateStatus()
-	if got := w.statusMode.Text; got != "perturbation (fp64)" {
-		t.Errorf("mode at zoom 1e30 on a renderer that names its mode shows %q", got)
+	if got, full := w.statusMode.Text, w.fullText(w.statusMode); got != "perturbation (GPU fp64)" || full != "perturbation (fp64)" {
+		t.Errorf("mode at zoom 1e30 on a renderer that names its mode shows %q (in full %q)", got, full)
 	}
 	w.SetLocation(deep.Offset(10, 0, 300, 200))
 	waitFor(t, "deep frames on the renderer", func() bool {

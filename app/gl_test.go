@@ -60,7 +60,7 @@ func TestWindowOnGL(t *testing.T) {
 	l.Zoom = fractal.MustDecimal("2e5")
 	l.Iterations = 900
 	w.SetLocation(l)
-	if got := w.statusMode.Text; got != g.Mode(fractal.NewFrame(l, w.view.lastW, w.view.lastH)) {
+	if got := w.fullText(w.statusMode); got != g.Mode(fractal.NewFrame(l, w.view.lastW, w.view.lastH)) {
 		t.Errorf("mode at zoom 2e5 shows %q, want the renderer's %q", got, g.Mode(fractal.NewFrame(l, w.view.lastW, w.view.lastH)))
 	}
 	pw, ph := w.ViewSize()

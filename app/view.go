@@ -319,7 +319,7 @@ func (p *prober) at(loc fractal.Location, w, h, x, y int) {
 	if x < 0 || y < 0 || x >= w || y >= h {
 		p.next = nil
 		p.hasLast = false
-		p.w.statusPoint.SetText("")
+		p.w.setPoint("")
 		return
 	}
 	p.next = &probeReq{loc, w, h, x, y, p.gen}
@@ -370,7 +370,7 @@ func (p *prober) loop() {
 			current := r.gen == p.gen && !p.closed
 			p.mu.Unlock()
 			if current {
-				p.w.statusPoint.SetText(text)
+				p.w.setPoint(text)
 			}
 		})
 	}

@@ -140,6 +140,7 @@ type Window struct {
 	statusTime  *widget.Label
 	statusPoint *widget.Label
 	statusRend  *widget.Label
+	bar         statusBar // what the status bar's fields abbreviate (status.go)
 
 	probe *prober
 	tips  *tipBox
