@@ -63,13 +63,14 @@ type holdZoom struct {
 
 // holdButton says whether a button press (with its modifiers) zooms continuously, and
 // which way: the middle button or Shift + left zooms in at once; the right button zooms out
-// once held for holdDelay (delayed: a right-click stays a click).
+// once held for holdDelay (delayed: a right-click stays a click); with Ctrl it opens the
+// context menu instead.
 func holdButton(ev *desktop.MouseEvent) (rate float64, delayed, ok bool) {
 	switch {
 	case ev.Button == desktop.MouseButtonTertiary,
 		ev.Button == desktop.MouseButtonPrimary && ev.Modifier&fyne.KeyModifierShift != 0:
 		return math.Log(HoldZoomRate), false, true
-	case ev.Button == desktop.MouseButtonSecondary:
+	case ev.Button == desktop.MouseButtonSecondary && ev.Modifier&fyne.KeyModifierControl == 0:
 		return -math.Log(HoldZoomRate), true, true
 	}
 	return 0, false, false
@@ -77,6 +78,7 @@ func holdButton(ev *desktop.MouseEvent) (rate float64, delayed, ok bool) {
 
 // MouseDown starts the continuous zoom of a held button (holdButton).
 func (v *fractalView) MouseDown(ev *desktop.MouseEvent) {
+	v.menuNext = ev.Button == desktop.MouseButtonSecondary && ev.Modifier&fyne.KeyModifierControl != 0
 	rate, delayed, ok := holdButton(ev)
 	if !ok {
 		return

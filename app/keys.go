@@ -84,5 +84,9 @@ func (w *Window) typedRune(r rune) {
 		w.zoomCentre(2)
 	case '-', '_':
 		w.zoomCentre(0.5)
+	case 'm':
+		w.findAtPointer(false)
+	case 'M':
+		w.findAtPointer(true)
 	}
 }

@@ -48,7 +48,16 @@ type fractalView struct {
 	hold  *holdZoom   // the held button's zoom in progress
 	// holdUsed says that the last press zoomed continuously (its release is no click)
 	holdUsed bool
+	// menuNext says that the right button was pressed with Ctrl: its click opens the context
+	// menu (find.go) instead of zooming out.
+	menuNext bool
+	// pointer is where the pointer is over the picture (pointerIn false: not over it).
+	pointer   fyne.Position
+	pointerIn bool
 }
+
+// pointerAt is where the pointer is over the picture, if it is.
+func (v *fractalView) pointerAt() (fyne.Position, bool) { return v.pointer, v.pointerIn }
 
 var (
 	_ fyne.Draggable         = (*fractalView)(nil)
@@ -213,8 +222,14 @@ func (v *fractalView) Scrolled(ev *fyne.ScrollEvent) {
 // DoubleTapped zooms in about the point.
 func (v *fractalView) DoubleTapped(ev *fyne.PointEvent) { v.clickZoom(ev.Position, ClickZoom) }
 
-// TappedSecondary zooms out about the point, unless the press zoomed out continuously.
+// TappedSecondary zooms out about the point, unless the press zoomed out continuously or
+// came with Ctrl (the context menu).
 func (v *fractalView) TappedSecondary(ev *fyne.PointEvent) {
+	if v.menuNext {
+		v.menuNext = false
+		v.showContextMenu(ev.Position)
+		return
+	}
 	if v.holdUsed {
 		v.holdUsed = false
 		return
@@ -253,6 +268,7 @@ func (v *fractalView) MouseIn(ev *desktop.MouseEvent) { v.MouseMoved(ev) }
 
 // MouseMoved reports the point under the cursor and its escape count.
 func (v *fractalView) MouseMoved(ev *desktop.MouseEvent) {
+	v.pointer, v.pointerIn = ev.Position, true
 	v.steer(ev.Position)
 	x, y := v.toPixels(ev.Position)
 	pw, ph := v.pixelSize()
@@ -260,7 +276,7 @@ func (v *fractalView) MouseMoved(ev *desktop.MouseEvent) {
 }
 
 // MouseOut clears the point report.
-func (v *fractalView) MouseOut() { v.w.probe.at(fractal.Location{}, 0, 0, -1, -1) }
+func (v *fractalView) MouseOut() { v.pointerIn = false; v.w.probe.at(fractal.Location{}, 0, 0, -1, -1) }
 
 // prober computes the escape count under the cursor on its own goroutine (an inside point
 // can take many iterations, a deep view a reference orbit), keeping only the newest request;

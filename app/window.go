@@ -121,7 +121,9 @@ type Window struct {
 	menus     []*fyne.Menu
 	autoIter  bool
 	autoBoost int // automatic iterations are fractal.AutoIterations times this (preview.AutoBoost)
-	lastIters int
+	// findCancel cancels the search for the nearest minibrot in progress (find.go; nil: none).
+	findCancel context.CancelFunc
+	lastIters  int
 
 	// controls
 	iterEntry   *commitEntry
@@ -520,6 +522,9 @@ func (w *Window) navigateFrom(l fractal.Location, interactive bool, origin Origi
 // holds (preview.Worker.Snap: a burst of wheel notches in and back out) becomes that view,
 // whose picture then shows at once.
 func (w *Window) moveTo(l fractal.Location, interactive bool, origin Origin, place bool) {
+	if !samePlace(l, w.Location()) {
+		w.cancelFind() // a search from the view left goes nowhere
+	}
 	if w.autoIter {
 		l.Iterations = w.autoIterations(l.ZoomFloat())
 	}
@@ -791,7 +796,9 @@ func (w *Window) build() {
 			keyItem("Zoom In", fyne.KeyPlus, func() { w.zoomCentre(2) }),
 			keyItem("Zoom Out", fyne.KeyMinus, func() { w.zoomCentre(0.5) }),
 			keyItem("Home", fyne.KeyHome, w.goHome)),
-		fyne.NewMenu("Go"),
+		fyne.NewMenu("Go",
+			fyne.NewMenuItem("Nearest Minibrot (M)", func() { w.findAtPointer(false) }),
+			fyne.NewMenuItem("Nearest Misiurewicz Point (Shift+M)", func() { w.findAtPointer(true) })),
 	}
 	w.AddMenuShortcut("File", "Copy Location", &desktop.CustomShortcut{KeyName: fyne.KeyC, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, w.copyLocation)
 	c := w.win.Canvas()
