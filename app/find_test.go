@@ -29,7 +29,9 @@ func TestFindKeys(t *testing.T) {
 		got.Iterations != want.Loc.Iterations || got.Color != start.Color {
 		t.Errorf("went to %v, want %v in the view's colouring", got, want.Loc)
 	}
-	waitFor(t, "the period said", func() bool { return strings.Contains(w.statusTime.Text, "period") || strings.Contains(w.statusTime.Text, "samples") })
+	waitFor(t, "the period said", func() bool {
+		return strings.Contains(w.statusTime.Text, "period") || strings.Contains(w.statusTime.Text, "samples")
+	})
 	w.uiDo(func() { w.typedRune('M') })
 	waitFor(t, "a Misiurewicz point", func() bool {
 		return w.Location().Re.String() != got.Re.String() || strings.HasPrefix(w.statusTime.Text, "no Misiurewicz")
