@@ -259,6 +259,13 @@ func TestBookmarksPanelImportExport(t *testing.T) {
 	if s, _ := bookmarks.Load(path); s.Len() != 2 {
 		t.Fatal("bad import changed the store")
 	}
+	// The imported bookmark's thumbnail is drawn in the background and written when done:
+	// wait for it, so that the write does not land in the folder the test is removing.
+	waitFor(t, "the imported bookmark's thumbnail", func() bool {
+		s, _ := bookmarks.Load(path)
+		b, _ := s.Get("Spiral")
+		return len(b.Thumbnail) > 0
+	})
 }
 
 // TestBookmarksPanelWatch checks that the open panel notices bookmarks another process adds.

@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"mandelscope/fractal"
 	"mandelscope/internal/fifotest"
 )
 
@@ -23,7 +22,7 @@ func TestNamedPipes(t *testing.T) {
 		t.Skipf("cannot make a named pipe here: %v", err)
 	}
 	good := tempPath(t)
-	if err := Add(good, Bookmark{Name: "home", Location: fractal.Home()}); err != nil {
+	if err := Add(good, Bookmark{Name: "home", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 	const reason = "it is not a regular file (a named pipe)"
@@ -33,7 +32,7 @@ func TestNamedPipes(t *testing.T) {
 		want string
 	}{
 		{"Load", func() error { _, err := Load(fifo); return err }, "cannot read bookmarks file " + fifo + ": " + reason},
-		{"Add", func() error { return Add(fifo, Bookmark{Name: "x", Location: fractal.Home()}) }, "cannot read bookmarks file " + fifo + ": " + reason},
+		{"Add", func() error { return Add(fifo, Bookmark{Name: "x", Location: home()}) }, "cannot read bookmarks file " + fifo + ": " + reason},
 		{"ReadImport", func() error { _, err := ReadImport(fifo); return err }, "cannot read " + fifo + ": " + reason},
 		{"Import", func() error { _, err := Import(good, fifo); return err }, "cannot read " + fifo + ": " + reason},
 		{"Export --force", func() error { _, err := Export(good, fifo, nil, true); return err }, "cannot write " + fifo + ": " + reason},
@@ -60,7 +59,7 @@ func TestNewFilesFollowUmask(t *testing.T) {
 	path := tempPath(t)
 	dst := filepath.Join(t.TempDir(), "out.json")
 	old := unix.Umask(0o027)
-	err := Add(path, Bookmark{Name: "home", Location: fractal.Home()})
+	err := Add(path, Bookmark{Name: "home", Location: home()})
 	var n int
 	if err == nil {
 		n, err = Export(path, dst, nil, false)
@@ -75,7 +74,7 @@ func TestNewFilesFollowUmask(t *testing.T) {
 		}
 	}
 	os.Chmod(path, 0o600)
-	if err := Add(path, Bookmark{Name: "two", Location: fractal.Home()}); err != nil {
+	if err := Add(path, Bookmark{Name: "two", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{path, path + ".bak"} {

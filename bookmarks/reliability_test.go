@@ -13,8 +13,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-
-	"mandelscope/fractal"
 )
 
 // testPNG encodes a w x h picture.
@@ -61,7 +59,7 @@ func TestReadOnlyFileRefused(t *testing.T) {
 		t.Skip("folder permissions differ on Windows")
 	}
 	path := tempPath(t)
-	if err := Add(path, Bookmark{Name: "a", Location: fractal.Home()}); err != nil {
+	if err := Add(path, Bookmark{Name: "a", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 	good := filepath.Join(t.TempDir(), "in.json")
@@ -73,7 +71,7 @@ func TestReadOnlyFileRefused(t *testing.T) {
 	check := func(what, named string, folder bool) {
 		t.Helper()
 		for op, fn := range map[string]func() error{
-			"add":    func() error { return Add(path, Bookmark{Name: "n", Location: fractal.Home()}) },
+			"add":    func() error { return Add(path, Bookmark{Name: "n", Location: home()}) },
 			"remove": func() error { _, err := Remove(path, "a"); return err },
 			"rename": func() error { return Rename(path, "a", "b") },
 			"import": func() error { _, err := Import(path, good); return err },
@@ -116,7 +114,7 @@ func TestReadOnlyFileRefused(t *testing.T) {
 		t.Fatal("the read-only export target was replaced")
 	}
 	// Writable again: the change goes through.
-	if err := Add(path, Bookmark{Name: "n", Location: fractal.Home()}); err != nil {
+	if err := Add(path, Bookmark{Name: "n", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -155,7 +153,7 @@ func TestThumbnailSize(t *testing.T) {
 			t.Errorf("%s: refusing it allocated %d bytes", c.name, grew)
 		}
 		var s Store
-		if err := s.Add(Bookmark{Name: "x", Location: fractal.Home(), Thumbnail: c.data}); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := s.Add(Bookmark{Name: "x", Location: home(), Thumbnail: c.data}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Add = %v, want %q", c.name, err, c.want)
 		}
 	}
@@ -172,7 +170,7 @@ func TestValuesFromFilesValidated(t *testing.T) {
 		t.Errorf("zero KF iterations: %v", err)
 	}
 	// A file holding a location that Validate refuses is refused on reading.
-	bad := fractal.Home()
+	bad := home()
 	bad.Color.Density = 1e308
 	s := &Store{list: []Bookmark{{Name: "bad", Location: bad}}}
 	data, _ := s.Marshal()
@@ -221,10 +219,10 @@ func TestSymlinkLockBesideLink(t *testing.T) {
 	if err := os.Symlink(filepath.Join("..", "dotfiles", "bookmarks.json"), link); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	if err := Add(link, Bookmark{Name: "a", Location: fractal.Home()}); err != nil {
+	if err := Add(link, Bookmark{Name: "a", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Add(link, Bookmark{Name: "b", Location: fractal.Home()}); err != nil {
+	if err := Add(link, Bookmark{Name: "b", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(filepath.Dir(target))
@@ -246,7 +244,7 @@ func TestSymlinkLockBesideLink(t *testing.T) {
 // TestIndexFollowsChanges checks the name index against a plain list through every kind of
 // change, and a store made by a literal (no index yet).
 func TestIndexFollowsChanges(t *testing.T) {
-	s := &Store{list: []Bookmark{{Name: "lit", Location: fractal.Home()}}}
+	s := &Store{list: []Bookmark{{Name: "lit", Location: home()}}}
 	if _, ok := s.Get("lit"); !ok || s.Index("lit") != 0 {
 		t.Fatal("literal store: lookup failed")
 	}
@@ -268,7 +266,7 @@ func TestIndexFollowsChanges(t *testing.T) {
 	want = []string{"lit"}
 	for i := range 6 {
 		n := fmt.Sprint("n", i)
-		if err := s.Add(Bookmark{Name: n, Location: fractal.Home()}); err != nil {
+		if err := s.Add(Bookmark{Name: n, Location: home()}); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, n)
@@ -289,7 +287,7 @@ func TestIndexFollowsChanges(t *testing.T) {
 	}
 	s.Set(Bookmark{Name: "four", Location: deepLocation(t)})
 	verify("set")
-	added, _ := s.Merge(&Store{list: []Bookmark{{Name: "n0", Location: deepLocation(t)}, {Name: "new", Location: fractal.Home()}}})
+	added, _ := s.Merge(&Store{list: []Bookmark{{Name: "n0", Location: deepLocation(t)}, {Name: "new", Location: home()}}})
 	want = append(want, "n0 (2)", "new")
 	if strings.Join(added, "|") != "n0 (2)|new" {
 		t.Fatalf("merge added %q", added)
@@ -306,8 +304,8 @@ func TestIndexFollowsChanges(t *testing.T) {
 func TestMergeSuffixes(t *testing.T) {
 	deep := deepLocation(t)
 	s := &Store{}
-	s.Add(Bookmark{Name: "a", Location: fractal.Home()})
-	s.Add(Bookmark{Name: "a (2)", Location: fractal.Home()})
+	s.Add(Bookmark{Name: "a", Location: home()})
+	s.Add(Bookmark{Name: "a (2)", Location: home()})
 	s.Add(Bookmark{Name: "b (old)", Location: deep})
 	in := &Store{}
 	in.Add(Bookmark{Name: "a", Location: deep})
@@ -370,7 +368,7 @@ func BenchmarkAdd100k(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		if err := Add(path, Bookmark{Name: fmt.Sprint("added ", i), Location: fractal.Home()}); err != nil {
+		if err := Add(path, Bookmark{Name: fmt.Sprint("added ", i), Location: home()}); err != nil {
 			b.Fatal(err)
 		}
 	}

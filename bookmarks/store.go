@@ -43,7 +43,10 @@ const FormatName = "mandelscope-bookmarks"
 // whose bookmarks use none of them is written as version 1, which older Mandelscopes read.
 // Version 3 added "gradient", a gradient's stops by value (colour.Coloring.Gradient, absent
 // for a built-in palette); a file is written as version 3 only when a bookmark has one.
-const FormatVersion = 3
+// Version 4 added "densityAuto" (true: the density is automatic, colour.Coloring.AutoDensity,
+// chosen from the view when it is drawn; "density" is then the number it was drawn with
+// last); a file is written as version 4 only when a bookmark has it.
+const FormatVersion = 4
 
 // MaxNameLength is the longest bookmark name, in characters.
 const MaxNameLength = 200
@@ -432,23 +435,24 @@ type fileJSON struct {
 
 // entryJSON is one bookmark in the file. Decimals are kept as their exact text.
 type entryJSON struct {
-	Name       string    `json:"name"`
-	Re         string    `json:"re"`
-	Im         string    `json:"im"`
-	Zoom       string    `json:"zoom"`
-	Iterations int       `json:"iterations"`
-	Palette    string    `json:"palette"`
-	Density    float64   `json:"density"`
-	Offset     float64   `json:"offset"`
-	Colouring  string    `json:"colouring,omitempty"`
-	Transfer   string    `json:"transfer,omitempty"`
-	Width      float64   `json:"width,omitempty"`
-	Light      float64   `json:"light,omitempty"`
-	Strength   float64   `json:"strength,omitempty"`
-	Gradient   string    `json:"gradient,omitempty"`
-	Created    time.Time `json:"created"`
-	Updated    time.Time `json:"updated"`
-	Thumbnail  []byte    `json:"thumbnail,omitempty"`
+	Name        string    `json:"name"`
+	Re          string    `json:"re"`
+	Im          string    `json:"im"`
+	Zoom        string    `json:"zoom"`
+	Iterations  int       `json:"iterations"`
+	Palette     string    `json:"palette"`
+	Density     float64   `json:"density"`
+	AutoDensity bool      `json:"densityAuto,omitempty"`
+	Offset      float64   `json:"offset"`
+	Colouring   string    `json:"colouring,omitempty"`
+	Transfer    string    `json:"transfer,omitempty"`
+	Width       float64   `json:"width,omitempty"`
+	Light       float64   `json:"light,omitempty"`
+	Strength    float64   `json:"strength,omitempty"`
+	Gradient    string    `json:"gradient,omitempty"`
+	Created     time.Time `json:"created"`
+	Updated     time.Time `json:"updated"`
+	Thumbnail   []byte    `json:"thumbnail,omitempty"`
 }
 
 // Marshal returns the store as indented JSON text.
@@ -459,7 +463,7 @@ func (s *Store) Marshal() ([]byte, error) {
 		c := l.Color
 		e := entryJSON{
 			Name: b.Name, Re: l.Re.String(), Im: l.Im.String(), Zoom: l.Zoom.String(),
-			Iterations: l.Iterations, Palette: c.Palette, Density: c.Density, Offset: c.Offset,
+			Iterations: l.Iterations, Palette: c.Palette, Density: c.Density, AutoDensity: c.AutoDensity, Offset: c.Offset,
 			Colouring: c.Method, Transfer: c.Transfer, Width: c.Width, Light: c.Light, Strength: c.Strength,
 			Gradient: c.Gradient, Created: b.Created.UTC(), Updated: b.Updated.UTC(), Thumbnail: b.Thumbnail,
 		}
@@ -468,6 +472,9 @@ func (s *Store) Marshal() ([]byte, error) {
 		}
 		if e.Gradient != "" {
 			f.Version = max(f.Version, 3)
+		}
+		if e.AutoDensity {
+			f.Version = max(f.Version, 4)
 		}
 		f.Bookmarks = append(f.Bookmarks, e)
 	}
@@ -555,7 +562,7 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 		}
 	}
 	l.Iterations = e.Iterations
-	l.Color = colour.Coloring{Palette: e.Palette, Density: e.Density, Offset: e.Offset,
+	l.Color = colour.Coloring{Palette: e.Palette, Density: e.Density, AutoDensity: e.AutoDensity, Offset: e.Offset,
 		Method: e.Colouring, Transfer: e.Transfer, Width: e.Width, Light: e.Light, Strength: e.Strength,
 		Gradient: e.Gradient}
 	b := Bookmark{Name: name, Location: l, Created: e.Created, Updated: e.Updated, Thumbnail: e.Thumbnail}

@@ -23,9 +23,16 @@ const (
 	im60 = "0.00000000000000000000000000000000000000000000000000000000000000028"
 )
 
+// home is fractal.Home with an explicit density, as files of the versions before 4 hold.
+func home() fractal.Location {
+	l := fractal.Home()
+	l.Color.AutoDensity = false
+	return l
+}
+
 func deepLocation(t testing.TB) fractal.Location {
 	t.Helper()
-	l := fractal.Home()
+	l := home()
 	l.Re = fractal.MustDecimal(re60)
 	l.Im = fractal.MustDecimal(im60)
 	l.Zoom = fractal.MustDecimal("2.5e45")
@@ -70,7 +77,7 @@ func TestRoundTripExact(t *testing.T) {
 	if err := Add(path, Bookmark{Name: "  deep spiral  ", Location: loc, Thumbnail: thumb}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Add(path, Bookmark{Name: "home", Location: fractal.Home()}); err != nil {
+	if err := Add(path, Bookmark{Name: "home", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := Load(path)
@@ -111,7 +118,7 @@ func TestRoundTripExact(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	path := tempPath(t)
-	if err := Add(path, Bookmark{Name: "x", Location: fractal.Home()}); err != nil {
+	if err := Add(path, Bookmark{Name: "x", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ name, want string }{
@@ -124,15 +131,15 @@ func TestNames(t *testing.T) {
 		{strings.Repeat("é", 201), "more than the 200 allowed"},
 		{"bad\xffutf8", "not valid UTF-8"},
 	} {
-		err := Add(path, Bookmark{Name: c.name, Location: fractal.Home()})
+		err := Add(path, Bookmark{Name: c.name, Location: home()})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Add(%q) = %v, want error containing %q", c.name, err, c.want)
 		}
 	}
-	if err := Add(path, Bookmark{Name: strings.Repeat("é", 200), Location: fractal.Home()}); err != nil {
+	if err := Add(path, Bookmark{Name: strings.Repeat("é", 200), Location: home()}); err != nil {
 		t.Errorf("200 characters: %v", err)
 	}
-	bad := fractal.Home()
+	bad := home()
 	bad.Iterations = 0
 	if err := Add(path, Bookmark{Name: "bad", Location: bad}); err == nil || !strings.Contains(err.Error(), "iterations") {
 		t.Errorf("invalid location: %v", err)
@@ -142,7 +149,7 @@ func TestNames(t *testing.T) {
 func TestRemoveRenameSetBackup(t *testing.T) {
 	path := tempPath(t)
 	for _, n := range []string{"a", "b", "c"} {
-		if err := Add(path, Bookmark{Name: n, Location: fractal.Home()}); err != nil {
+		if err := Add(path, Bookmark{Name: n, Location: home()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -240,7 +247,7 @@ var damaged = []struct{ name, text, want string }{
 
 func TestDamagedFileKept(t *testing.T) {
 	good := filepath.Join(t.TempDir(), "good.json")
-	if err := WriteFile(good, &Store{list: []Bookmark{{Name: "g", Location: fractal.Home()}}}, false); err != nil {
+	if err := WriteFile(good, &Store{list: []Bookmark{{Name: "g", Location: home()}}}, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range damaged {
@@ -252,7 +259,7 @@ func TestDamagedFileKept(t *testing.T) {
 			}
 			ops := map[string]func() error{
 				"load":   func() error { _, err := Load(path); return err },
-				"add":    func() error { return Add(path, Bookmark{Name: "n", Location: fractal.Home()}) },
+				"add":    func() error { return Add(path, Bookmark{Name: "n", Location: home()}) },
 				"remove": func() error { _, err := Remove(path, "a"); return err },
 				"rename": func() error { return Rename(path, "a", "b") },
 				"import": func() error { _, err := Import(path, good); return err },
@@ -299,7 +306,7 @@ func TestUnreadableFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot read bookmarks file "+path) {
 		t.Fatalf("Load(folder) = %v", err)
 	}
-	if err := Add(path, Bookmark{Name: "a", Location: fractal.Home()}); err == nil {
+	if err := Add(path, Bookmark{Name: "a", Location: home()}); err == nil {
 		t.Fatal("Add over a folder succeeded")
 	}
 }
@@ -307,12 +314,12 @@ func TestUnreadableFile(t *testing.T) {
 func TestImportJSONMerge(t *testing.T) {
 	path := tempPath(t)
 	deep := deepLocation(t)
-	other := fractal.Home()
+	other := home()
 	other.Zoom = fractal.MustDecimal("3")
 	if err := Add(path, Bookmark{Name: "spiral", Location: deep}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Add(path, Bookmark{Name: "view", Location: fractal.Home()}); err != nil {
+	if err := Add(path, Bookmark{Name: "view", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 	src := filepath.Join(t.TempDir(), "in.json")
@@ -332,7 +339,7 @@ func TestImportJSONMerge(t *testing.T) {
 		t.Fatalf("added %q skipped %d", got, r.Skipped)
 	}
 	s, _ := Load(path)
-	if b, _ := s.Get("view"); b.Location != fractal.Home() {
+	if b, _ := s.Get("view"); b.Location != home() {
 		t.Fatal("import overwrote a bookmark")
 	}
 	if b, _ := s.Get("view (2)"); b.Location != other {
@@ -428,7 +435,7 @@ func TestImportKFR(t *testing.T) {
 func TestExport(t *testing.T) {
 	path := tempPath(t)
 	Add(path, Bookmark{Name: "deep", Location: deepLocation(t)})
-	Add(path, Bookmark{Name: "home", Location: fractal.Home()})
+	Add(path, Bookmark{Name: "home", Location: home()})
 	dst := filepath.Join(t.TempDir(), "out.json")
 	n, err := Export(path, dst, []string{"deep"}, false)
 	if err != nil || n != 1 {
@@ -541,7 +548,7 @@ func TestSymlinkedFileStaysALink(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "dotfiles", "bookmarks.json")
 	os.MkdirAll(filepath.Dir(target), 0o755)
-	if err := Add(target, Bookmark{Name: "a", Location: fractal.Home()}); err != nil {
+	if err := Add(target, Bookmark{Name: "a", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "config", "bookmarks.json")
@@ -549,7 +556,7 @@ func TestSymlinkedFileStaysALink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	if err := Add(link, Bookmark{Name: "b", Location: fractal.Home()}); err != nil {
+	if err := Add(link, Bookmark{Name: "b", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -562,7 +569,7 @@ func TestSymlinkedFileStaysALink(t *testing.T) {
 	// A dangling link gets its target created; a loop is reported.
 	dangling := filepath.Join(dir, "dangling.json")
 	os.Symlink(filepath.Join("later", "x.json"), dangling)
-	if err := Add(dangling, Bookmark{Name: "c", Location: fractal.Home()}); err != nil {
+	if err := Add(dangling, Bookmark{Name: "c", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 	if s, err := Load(filepath.Join(dir, "later", "x.json")); err != nil || s.Len() != 1 {
@@ -570,7 +577,7 @@ func TestSymlinkedFileStaysALink(t *testing.T) {
 	}
 	loop := filepath.Join(dir, "loop.json")
 	os.Symlink(loop, loop)
-	if err := Add(loop, Bookmark{Name: "c", Location: fractal.Home()}); err == nil || !strings.Contains(err.Error(), "cannot follow the link "+loop) {
+	if err := Add(loop, Bookmark{Name: "c", Location: home()}); err == nil || !strings.Contains(err.Error(), "cannot follow the link "+loop) {
 		t.Fatalf("link loop: %v", err)
 	}
 }
@@ -580,7 +587,7 @@ func TestSymlinkedFileStaysALink(t *testing.T) {
 // readable by older versions; bad values are damage, named.
 func TestColouringFields(t *testing.T) {
 	path := tempPath(t)
-	if err := Add(path, Bookmark{Name: "plain", Location: fractal.Home()}); err != nil {
+	if err := Add(path, Bookmark{Name: "plain", Location: home()}); err != nil {
 		t.Fatal(err)
 	}
 	if text, _ := os.ReadFile(path); !bytes.Contains(text, []byte(`"version": 1,`)) || bytes.Contains(text, []byte("colouring")) {
@@ -621,7 +628,7 @@ func TestColouringFields(t *testing.T) {
 // bookmark has one), reads back equal, and a bad one is damage, named.
 func TestGradientField(t *testing.T) {
 	path := tempPath(t)
-	loc := fractal.Home()
+	loc := home()
 	loc.Color.Method = colour.MethodDistance
 	if err := Add(path, Bookmark{Name: "lines", Location: loc}); err != nil {
 		t.Fatal(err)
@@ -660,8 +667,8 @@ func TestGradientField(t *testing.T) {
 			t.Errorf("%s %s: %v, want an error containing %q", c.palette, c.gradient, err, c.want)
 		}
 	}
-	if _, err := Parse([]byte(strings.Replace(fmt.Sprintf(bad, "x", "#000000,#FFFFFF"), `"version": 3`, `"version": 4`, 1))); err == nil || !strings.Contains(err.Error(), "newer") {
-		t.Errorf("version 4: %v", err)
+	if _, err := Parse([]byte(strings.Replace(fmt.Sprintf(bad, "x", "#000000,#FFFFFF"), `"version": 3`, `"version": 5`, 1))); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("version 5: %v", err)
 	}
 }
 
@@ -744,5 +751,30 @@ func TestParseKFRLatin1(t *testing.T) {
 		if _, err := ParseKFR([]byte(bin), "x"); err == nil || err.Error() != "it is not a text file" {
 			t.Errorf("%q: %v", bin, err)
 		}
+	}
+}
+
+// TestAutoDensityField: an automatic density (a fresh view's) round-trips through the file
+// with the number it was drawn with, as format version 4 (only when a bookmark has one).
+func TestAutoDensityField(t *testing.T) {
+	path := tempPath(t)
+	loc := fractal.Home()
+	loc.Color.Density = 0.0078125
+	if !loc.Color.AutoDensity {
+		t.Fatal("a fresh view's density is not automatic")
+	}
+	if err := Add(path, Bookmark{Name: "fresh", Location: loc}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if !bytes.Contains(text, []byte(`"version": 4,`)) || !bytes.Contains(text, []byte(`"densityAuto": true`)) {
+		t.Errorf("a file with an automatic density:\n%s", text)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Get("fresh"); b.Location != loc {
+		t.Errorf("read back %+v, wrote %+v", b.Location.Color, loc.Color)
 	}
 }
