@@ -10,8 +10,8 @@ import (
 )
 
 // The M key goes to the minibrot nearest the centre, the one the command line's find names,
-// with the view's colouring and the found view's iterations, and says its period; Shift+M
-// goes to a Misiurewicz point.
+// with the view's colouring and the found view's iterations; Shift+M goes to a Misiurewicz
+// point (or says there is none).
 func TestFindKeys(t *testing.T) {
 	start := fractal.Home()
 	start.Re, start.Im, start.Zoom = fractal.MustDecimal("-0.743643887037151"), fractal.MustDecimal("0.131825904205330"), fractal.MustDecimal("1e5")
