@@ -134,3 +134,10 @@ func (s *swapRenderer) Compute(ctx context.Context, f fractal.Frame, rect image.
 }
 
 func (s *swapRenderer) Name() string { return s.get().Name() }
+
+// ComputesExactly is the renderer in use's (preview.ExactComputer; false for one that does
+// not say), so that the window's full frames reuse the CPU renderer's data after a pan.
+func (s *swapRenderer) ComputesExactly(f fractal.Frame) bool {
+	e, ok := s.get().(preview.ExactComputer)
+	return ok && e.ComputesExactly(f)
+}

@@ -214,25 +214,32 @@ func (s *Scheduler) Sample(ctx context.Context, loc fractal.Location, w, h, i, j
 // them (true abandons it: nil data and no error, as does cancelling ctx). A renderer that is
 // no tile.Computer, or whose Compute returns ErrNoData, gives ErrNoData: Sample renders it.
 func (s *Scheduler) SampleData(ctx context.Context, loc fractal.Location, w, h, i, j, n int, stale func() bool) (*colour.Data, error) {
+	c, err := s.sampleData(ctx, loc, w, h, i, j, n, stale, nil)
+	return c.data, err
+}
+
+// sampleData is SampleData taking, when the renderer computes exactly, every sample it can
+// from the data computed before (from: exact.go); the data comes back with its frame.
+func (s *Scheduler) sampleData(ctx context.Context, loc fractal.Location, w, h, i, j, n int, stale func() bool, from []computed) (computed, error) {
 	if w < 1 || h < 1 {
-		return nil, fmt.Errorf("preview: view size %dx%d is empty", w, h)
+		return computed{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
 	}
 	if n < 1 || i < 0 || j < 0 || i >= n || j >= n {
-		return nil, fmt.Errorf("preview: sample (%d, %d) is not in a %dx%d grid", i, j, n, n)
+		return computed{}, fmt.Errorf("preview: sample (%d, %d) is not in a %dx%d grid", i, j, n, n)
 	}
 	if s.computer() == nil {
-		return nil, ErrNoData
+		return computed{}, ErrNoData
 	}
 	f, err := s.Reference(ctx, SampleFrame(loc, w, h, i, j, n), nil)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil
+			return computed{}, nil
 		}
-		return nil, err
+		return computed{}, err
 	}
-	bd := s.newBandData(f)
+	bd := s.newBandData(f, from)
 	if bd.data == nil {
-		return nil, ErrNoData
+		return computed{}, ErrNoData
 	}
 	bands := s.Bands
 	if bands <= 0 {
@@ -241,15 +248,15 @@ func (s *Scheduler) SampleData(ctx context.Context, loc fractal.Location, w, h, 
 	bands = max(1, min(bands, h))
 	for b := range bands {
 		if stale != nil && stale() {
-			return nil, nil
+			return computed{}, nil
 		}
 		rect := image.Rect(0, h*b/bands, w, h*(b+1)/bands)
 		if err := bd.band(ctx, s.r, rect, nil); err != nil {
 			if ctx.Err() != nil {
-				return nil, nil
+				return computed{}, nil
 			}
-			return nil, err
+			return computed{}, err
 		}
 	}
-	return bd.data, nil
+	return bd.result(s), nil
 }

@@ -322,3 +322,23 @@ func (k *kept) colourIn(r Request) error {
 	k.pic, k.picN = img, len(k.samples)
 	return nil
 }
+
+// computedOf is the exactly computed data of the views cached, most recently used first: the
+// full frames' (sample < 0), or sample number sample (in SampleOrder) of the views that
+// accumulate of samples each. A new view's frame takes what it can of it (exact.go).
+func (c *viewCache) computedOf(sample, of int) []computed {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []computed
+	for e := c.order.Front(); e != nil; e = e.Next() {
+		k := e.Value.(*kept)
+		switch {
+		case k.full == nil:
+		case sample < 0 && k.fullAt != nil:
+			out = append(out, computed{f: *k.fullAt, data: k.full, exact: true})
+		case sample >= 0 && k.of == of && sample < len(k.samples) && sample < len(k.sampleAt) && k.sampleAt[sample] != nil:
+			out = append(out, computed{f: *k.sampleAt[sample], data: k.samples[sample], exact: true})
+		}
+	}
+	return out
+}

@@ -71,6 +71,9 @@ type FrameStats struct {
 	// Cached says the frame is a view's picture taken from the worker's cache (cache.go),
 	// coloured anew from its data when the colouring changed since: nothing computed.
 	Cached bool
+	// PixelsReused is the number of pixels of a full frame whose samples were taken, bit for
+	// bit, from the data of a view computed before (exact.go); PixelsRendered counts the rest.
+	PixelsReused int
 }
 
 // ErrNoData is what a renderer's Compute returns when it cannot give the computed data (a
@@ -355,16 +358,23 @@ func (s *Scheduler) FullWith(ctx context.Context, loc fractal.Location, w, h int
 // tile.Computer, or whose Compute returns ErrNoData, renders as FullWith does, and the data
 // is nil.
 func (s *Scheduler) FullData(ctx context.Context, loc fractal.Location, w, h int, o FullOptions) (*image.RGBA, *colour.Data, FrameStats, error) {
+	img, c, st, err := s.fullData(ctx, loc, w, h, o, nil)
+	return img, c.data, st, err
+}
+
+// fullData is FullData taking, when the renderer computes exactly, every sample it can from
+// the data computed before (from: exact.go); the data comes back with its frame.
+func (s *Scheduler) fullData(ctx context.Context, loc fractal.Location, w, h int, o FullOptions, from []computed) (*image.RGBA, computed, FrameStats, error) {
 	if w < 1 || h < 1 {
-		return nil, nil, FrameStats{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
+		return nil, computed{}, FrameStats{}, fmt.Errorf("preview: view size %dx%d is empty", w, h)
 	}
 	start := time.Now()
 	f, err := s.Reference(ctx, fractal.NewFrame(loc, w, h), nil)
 	if err != nil {
 		img, st, err := canceled(ctx, start, err)
-		return img, nil, st, err
+		return img, computed{}, st, err
 	}
-	bd := s.newBandData(f)
+	bd := s.newBandData(f, from)
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	if o.Base != nil && o.Base.Rect.Dx() == w && o.Base.Rect.Dy() == h {
 		copy(img.Pix, o.Base.Pix)
@@ -385,15 +395,15 @@ func (s *Scheduler) FullData(ctx context.Context, loc fractal.Location, w, h int
 			st.Canceled = true
 			st.Render = time.Since(start)
 			st.Total = st.Render
-			return nil, nil, st, nil
+			return nil, computed{}, st, nil
 		}
 		y0, y1 := h*b/bands, h*(b+1)/bands
 		rect := image.Rect(0, y0, w, y1)
 		if err := bd.band(ctx, s.r, rect, img.SubImage(rect).(*image.RGBA)); err != nil {
 			img, st, err := canceled(ctx, start, err)
-			return img, nil, st, err
+			return img, computed{}, st, err
 		}
-		st.PixelsRendered += rect.Dx() * rect.Dy()
+		st.PixelsRendered, st.PixelsReused = bd.computed, bd.reused
 		if o.Progress != nil && b < bands-1 && time.Since(lastReport) >= every {
 			lastReport = time.Now()
 			cp := image.NewRGBA(img.Rect)
@@ -405,30 +415,37 @@ func (s *Scheduler) FullData(ctx context.Context, loc fractal.Location, w, h int
 	st.Total = st.Render
 	st.Block, st.BlockP95 = 1, 1
 	s.setBase(img, loc, 1, nil)
-	s.mu.Lock()
-	c := float64(st.Render.Nanoseconds()) / float64(w*h)
-	if s.fullNsPerPx == 0 {
-		s.fullNsPerPx = c
-	} else {
-		s.fullNsPerPx = 0.5*s.fullNsPerPx + 0.5*c
+	if bd.reused == 0 { // a frame that took samples says little about what computing costs
+		s.mu.Lock()
+		c := float64(st.Render.Nanoseconds()) / float64(w*h)
+		if s.fullNsPerPx == 0 {
+			s.fullNsPerPx = c
+		} else {
+			s.fullNsPerPx = 0.5*s.fullNsPerPx + 0.5*c
+		}
+		s.fullIter = loc.Iterations
+		s.mu.Unlock()
 	}
-	s.fullIter = loc.Iterations
-	s.mu.Unlock()
-	return img, bd.data, st, nil
+	return img, bd.result(s), st, nil
 }
 
 // bandData is a frame computed band by band into data and coloured, or rendered when the
 // renderer gives no data (data nil).
 type bandData struct {
-	f    fractal.Frame
-	c    tile.Computer
-	k    *colour.Colourer
-	data *colour.Data
+	f     fractal.Frame
+	c     tile.Computer
+	k     *colour.Colourer
+	data  *colour.Data
+	exact bool       // the renderer computes f exactly (ExactComputer)
+	plan  *reusePlan // the samples taken from data computed before (nil: none)
+	// computed and reused count the pixels computed (or rendered) and taken from the plan.
+	computed, reused int
 }
 
 // newBandData prepares f's bands: computed, with the derivative, when s's renderer is a
-// tile.Computer and f's colouring has a colourer, else rendered.
-func (s *Scheduler) newBandData(f fractal.Frame) *bandData {
+// tile.Computer and f's colouring has a colourer, else rendered. When the renderer computes
+// f exactly, the bands take what they can from the data of from (exact.go).
+func (s *Scheduler) newBandData(f fractal.Frame, from []computed) *bandData {
 	bd := &bandData{f: f}
 	c := s.computer()
 	if c == nil {
@@ -440,19 +457,43 @@ func (s *Scheduler) newBandData(f fractal.Frame) *bandData {
 	}
 	bd.f.Derivative = true
 	bd.c, bd.k, bd.data = c, k, colour.NewData(image.Rect(0, 0, f.W, f.H))
+	if bd.exact = s.exact(bd.f); bd.exact {
+		bd.plan = planReuse(bd.f, from)
+	}
 	return bd
 }
 
-// band computes and colours (or renders) the pixels rect of the frame into dst, which
-// receives rect.Min at its top left; a renderer whose Compute says ErrNoData is rendered from
-// then on.
+// result is the data computed and its frame, exact when the renderer still says it computes
+// the frame exactly.
+func (bd *bandData) result(s *Scheduler) computed {
+	if bd.data == nil {
+		return computed{}
+	}
+	return computed{f: bd.f, data: bd.data, exact: bd.exact && s.exact(bd.f)}
+}
+
+// band computes and colours (or renders) the pixels rect of the frame (whole rows) into dst,
+// which receives rect.Min at its top left; the samples the plan has are taken from it. A
+// renderer whose Compute says ErrNoData is rendered from then on.
 func (bd *bandData) band(ctx context.Context, r Renderer, rect image.Rectangle, dst *image.RGBA) error {
 	if bd.data != nil {
-		sub := bd.data.SubData(rect)
-		err := bd.c.Compute(ctx, bd.f, rect, sub)
+		rest, reused := []image.Rectangle{rect}, 0
+		if bd.plan != nil {
+			rest, reused = bd.plan.fill(bd.data, rect.Min.Y, rect.Max.Y)
+		}
+		var err error
+		n := 0
+		for _, t := range rest {
+			if err = bd.c.Compute(ctx, bd.f, t, bd.data.SubData(t)); err != nil {
+				break
+			}
+			n += t.Dx() * t.Dy()
+		}
 		if err == nil {
+			bd.computed += n
+			bd.reused += reused
 			if dst != nil {
-				bd.k.Paint(dst, sub)
+				bd.k.Paint(dst, bd.data.SubData(rect))
 			}
 			return nil
 		}
@@ -466,6 +507,7 @@ func (bd *bandData) band(ctx context.Context, r Renderer, rect image.Rectangle, 
 	}
 	f := bd.f
 	f.Derivative = false
+	bd.computed += rect.Dx() * rect.Dy()
 	return r.Render(ctx, f, rect, dst)
 }
 

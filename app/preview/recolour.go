@@ -46,6 +46,10 @@ type kept struct {
 	sum     []uint32       // the samples' colours in req's colouring, summed (colour.Colourer.Sum)
 	pic     *image.RGBA    // the picture last delivered of the view at full resolution (nil: none yet)
 	picN    int            // the samples pic is the mean of (0: the full frame)
+	// fullAt and sampleAt are the frames full and each sample were computed for, when the
+	// renderer computed them exactly (nil when not): a later view reuses them (exact.go).
+	fullAt   *fractal.Frame
+	sampleAt []*fractal.Frame
 }
 
 // Bytes is the memory the kept data and picture take.
@@ -69,7 +73,17 @@ func (k *kept) Bytes() int {
 func (k *kept) complete() bool { return k.picN >= k.of }
 
 // dropData forgets k's data, keeping its picture.
-func (k *kept) dropData() { k.full, k.samples, k.sum = nil, nil, nil }
+func (k *kept) dropData() {
+	k.full, k.samples, k.sum, k.fullAt, k.sampleAt = nil, nil, nil, nil, nil
+}
+
+// frameOf is c's frame when c is exactly computed (nil: not).
+func frameOf(c computed) *fractal.Frame {
+	if !c.exact {
+		return nil
+	}
+	return &c.f
+}
 
 // viewKey is what identifies l's pixels' data: l without its colouring.
 func viewKey(l fractal.Location) string {
@@ -90,10 +104,11 @@ func (w *Worker) recolourOnly(r Request) bool {
 		sameView(*w.keptReq, r) && sameView(w.latest, r)
 }
 
-// keep makes request r's full frame, img, the view at rest, with its data (nil: none) when
-// it fits KeepBudget, n x n samples to come; it reports whether the data is kept. The view at
-// rest before, if any, goes into the cache (leave).
-func (w *Worker) keep(r Request, img *image.RGBA, data *colour.Data, n int) bool {
+// keep makes request r's full frame, img, the view at rest, with its data (c.data, nil:
+// none) when it fits KeepBudget, n x n samples to come; it reports whether the data is kept.
+// The view at rest before, if any, goes into the cache (leave).
+func (w *Worker) keep(r Request, img *image.RGBA, c computed, n int) bool {
+	data := c.data
 	w.leave()
 	w.rmu.Lock()
 	defer w.rmu.Unlock()
@@ -103,7 +118,7 @@ func (w *Worker) keep(r Request, img *image.RGBA, data *colour.Data, n int) bool
 	}
 	var req *Request
 	if data != nil && keepable(r.W, r.H, n) {
-		k.full = data
+		k.full, k.fullAt = data, frameOf(c)
 		req = &r
 	}
 	w.kept = k
@@ -186,10 +201,11 @@ func (w *Worker) recolourKept(r Request) {
 	}})
 }
 
-// addSample adds the data of the next sample of r's view to the kept data, sums its colours
-// and delivers the count, with the mean from the ShowAfter-th sample on; false when the kept
-// data is no longer r's view (the accumulation stops).
-func (w *Worker) addSample(r Request, d *colour.Data) bool {
+// addSample adds the data of the next sample of r's view (c.data) to the kept data, sums its
+// colours and delivers the count, with the mean from the ShowAfter-th sample on; false when
+// the kept data is no longer r's view (the accumulation stops).
+func (w *Worker) addSample(r Request, c computed) bool {
+	d := c.data
 	w.rmu.Lock()
 	defer w.rmu.Unlock()
 	k := w.kept
@@ -205,6 +221,7 @@ func (w *Worker) addSample(r Request, d *colour.Data) bool {
 		k.sum = make([]uint32, 3*r.W*r.H)
 	}
 	k.samples = append(k.samples, d)
+	k.sampleAt = append(k.sampleAt, frameOf(c))
 	col.Sum(k.sum, d)
 	res := Result{Req: k.req, Samples: len(k.samples), SamplesOf: k.of}
 	if len(k.samples) >= min(ShowAfter, k.of) {

@@ -354,7 +354,7 @@ func TestKeepBudget(t *testing.T) {
 	wk := NewWorker(New(&cpu.Renderer{}), time.Millisecond, func(Result) {})
 	defer wk.Close()
 	r := Request{Loc: boundaryLoc(), W: 2560, H: 1440}
-	if wk.keep(r, image.NewRGBA(image.Rect(0, 0, 1, 1)), colour.NewData(image.Rect(0, 0, 1, 1)), AccumulateN) || wk.KeptBytes() != 0 {
+	if wk.keep(r, image.NewRGBA(image.Rect(0, 0, 1, 1)), computed{data: colour.NewData(image.Rect(0, 0, 1, 1))}, AccumulateN) || wk.KeptBytes() != 0 {
 		t.Errorf("a 2560x1440 view's data was kept")
 	}
 }

@@ -286,8 +286,8 @@ func (w *Worker) loop() {
 
 			if !w.fromCache(ctx, r, n) {
 				res, data := w.render(ctx, r, sample)
-				if res.Err == nil && res.Image != nil && data != nil && !r.Interactive {
-					r, res = w.followDensity(r, res, data)
+				if res.Err == nil && res.Image != nil && data.data != nil && !r.Interactive {
+					r, res = w.followDensity(r, res, data.data)
 				}
 				kept := res.Err == nil && res.Image != nil && !r.Interactive && w.keep(r, res.Image, data, n)
 				if res.Err != nil || res.Image != nil {
@@ -342,8 +342,9 @@ func (w *Worker) AutoDensity() float64 {
 // render does request r: the reference orbit of a deep view first (its progress delivered),
 // then for a full request the sample of escape counts (when sampling is on), then the frame;
 // a cancelled render gives a Result with neither image nor error. A full frame comes with its
-// data when the renderer gives it.
-func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Location) int) (Result, *colour.Data) {
+// data when the renderer gives it, taking what it can from the data of the views cached
+// (exact.go).
+func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Location) int) (Result, computed) {
 	res := Result{Req: r}
 	progress := func(done, total int) {
 		if done < total {
@@ -368,7 +369,7 @@ func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Loca
 		if ctx.Err() == nil {
 			res.Err = err
 		}
-		return res, nil
+		return res, computed{}
 	}
 	newRef := full.Ref != nil && full.Ref != w.lastRef
 	if full.Ref != nil {
@@ -379,7 +380,7 @@ func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Loca
 		if res.Err == nil && res.Image != nil {
 			w.last, w.lastReq = res.Image, r
 		}
-		return res, nil
+		return res, computed{}
 	}
 	o := FullOptions{
 		Stale: func() bool {
@@ -395,7 +396,7 @@ func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Loca
 	if sample != nil && !r.Interactive {
 		es, err := SampleEscapes(ctx, sf, sampleCols, sampleRows)
 		if err != nil {
-			return res, nil // cancelled
+			return res, computed{} // cancelled
 		}
 		w.deliver(Result{Req: r, Escapes: &es})
 	}
@@ -415,8 +416,8 @@ func (w *Worker) render(ctx context.Context, r Request, sample func(fractal.Loca
 			o.Base = img
 		}
 	}
-	var data *colour.Data
-	res.Image, data, res.Stats, res.Err = w.s.FullData(ctx, r.Loc, r.W, r.H, o)
+	var data computed
+	res.Image, data, res.Stats, res.Err = w.s.fullData(ctx, r.Loc, r.W, r.H, o, w.cache.computedOf(-1, 0))
 	if res.Err == nil && res.Image != nil {
 		w.last, w.lastReq = res.Image, r
 	}
@@ -456,7 +457,7 @@ func (w *Worker) accumulate(ctx context.Context, r Request, n int, data bool) {
 			return
 		}
 		if acc == nil {
-			d, err := w.s.SampleData(ctx, r.Loc, r.W, r.H, p.X, p.Y, n, stale)
+			d, err := w.s.sampleData(ctx, r.Loc, r.W, r.H, p.X, p.Y, n, stale, w.cache.computedOf(k, len(order)))
 			switch {
 			case errors.Is(err, ErrNoData):
 				if acc, r = w.keptPictures(r); acc == nil {
@@ -465,7 +466,7 @@ func (w *Worker) accumulate(ctx context.Context, r Request, n int, data bool) {
 			case err != nil:
 				w.deliver(Result{Req: r, Err: err})
 				return
-			case d == nil || !w.addSample(r, d):
+			case d.data == nil || !w.addSample(r, d):
 				return
 			default:
 				continue
