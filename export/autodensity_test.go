@@ -119,8 +119,8 @@ func TestExportAutoDensityShallow(t *testing.T) {
 // iterations the export chooses a density from its sample of the view, draws it, records it
 // (explicit) in the file, and the file's own view (--from) draws the same bytes.
 func TestExportAutoDensityDeep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a deep view")
+	if testing.Short() || raceEnabled {
+		t.Skip("a deep view (run without -short and the race detector)")
 	}
 	const w, h = 384, 216 // a 96x54 sample
 	loc := deepLoc(t, "p8007")

@@ -73,8 +73,8 @@ func TestFindMinibrot(t *testing.T) {
 	const w, h = 1280, 720
 	for _, v := range findViews(t) {
 		t.Run(v.name, func(t *testing.T) {
-			if v.slow && testing.Short() {
-				t.Skip("slow in math/big")
+			if v.slow && (testing.Short() || raceEnabled) {
+				t.Skip("slow in math/big (run without -short and the race detector)")
 			}
 			f, err := FindMinibrot(context.Background(), v.loc, w, h, w/2, h/2, 1_000_000)
 			if err != nil {
@@ -147,7 +147,7 @@ func TestFindMisiurewicz(t *testing.T) {
 	if f.Loc.Re.String() != "0" || f.Loc.Im.String() != "1" || f.Preperiod != 2 || f.Period != 2 {
 		t.Errorf("got %s, want re=0 im=1 preperiod=2 period=2", f.Text())
 	}
-	if testing.Short() {
+	if testing.Short() || raceEnabled { // math/big: the run without the race detector has it
 		return
 	}
 	f, err = FindMisiurewicz(context.Background(), deepLocationNamed(t, "misi4e533"), w, h, w/2, h/2, 20000)

@@ -41,9 +41,11 @@ go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 echo "test: go test -race"
 go test -race -count=1 -timeout 40m ./...
 # The race build shrinks fractal's numerical samples (its loops run about ten times slower there)
-# and skips its longest checks against math/big: those run here at full size, without it.
-echo "test: go test ./fractal (full-size numerics)"
+# and skips its longest checks against math/big, and export's deep view: those run here at full
+# size, without it.
+echo "test: go test ./fractal (full-size numerics), and export's deep automatic density"
 go test -count=1 -timeout 30m ./fractal/
+go test -count=1 -timeout 10m -run 'TestExportAutoDensityDeep' ./export/
 # The platforms beyond this one: every package vetted for Windows, the pure-Go ones for macOS and
 # FreeBSD (the Windows build itself is part of make package-check).
 echo "test: go vet for windows, darwin and freebsd"
