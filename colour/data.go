@@ -146,40 +146,57 @@ func NewColourer(c Coloring) (*Colourer, error) {
 	return k, nil
 }
 
-// rgb is Palette.Color for the default shading, the same arithmetic in the same order
-// (PalettePosition, the stop's index and fraction, each channel mixed and rounded), written
-// out so that the compiler keeps it in registers: the window recolours up to 16 samples of
-// every pixel with it.
-func (k *Colourer) rgb(s Sample) (r, g, b uint8) {
-	n := len(k.stops)
-	if math.IsInf(s.Nu, 1) || n == 0 {
-		return 0, 0, 0
-	}
-	t := s.Nu*k.c.Density/32 + k.c.Offset
-	t -= floor(t)
-	var pos float64
-	if t >= 0 && t <= 1 {
-		pos = t * float64(n)
-	}
-	// pos is in [0, n] here: Palette.Color's min and max (which also guard NaN) reduce to
-	// plain comparisons.
-	i := 0
-	if pos > 0 {
-		i = int(pos)
-		if i > n-1 {
-			i = n - 1
+// rgbRow colours row with the default shading into out, three bytes (R, G, B) a sample: it is
+// Palette.Color, the same arithmetic in the same order (PalettePosition, the stop's index and
+// fraction, each channel mixed and rounded), written out over a row with the colouring's
+// constants in locals, so that the compiler keeps them in registers: the window recolours up
+// to 16 samples of every pixel with it.
+func (k *Colourer) rgbRow(out []byte, row []Sample) {
+	out = out[:3*len(row)]
+	stops := k.stops
+	n := len(stops)
+	density, offset, fn := k.c.Density, k.c.Offset, float64(n)
+	for x, s := range row {
+		o := out[3*x : 3*x+3 : 3*x+3]
+		if math.IsInf(s.Nu, 1) || n == 0 {
+			o[0], o[1], o[2] = 0, 0, 0
+			continue
 		}
+		t := s.Nu*density/32 + offset
+		t -= floor(t)
+		var pos float64
+		if t >= 0 && t <= 1 {
+			pos = t * fn
+		}
+		// pos is in [0, n] here: Palette.Color's min and max (which also guard NaN) reduce
+		// to plain comparisons.
+		i := 0
+		if pos > 0 {
+			i = int(pos)
+			if i > n-1 {
+				i = n - 1
+			}
+		}
+		f := pos - float64(i)
+		if f > 1 {
+			f = 1
+		}
+		j := i + 1
+		if j == n {
+			j = 0
+		}
+		a, c := stops[i], stops[j]
+		o[0], o[1], o[2] = uint8(a.r*(1-f)+c.r*f+0.5), uint8(a.g*(1-f)+c.g*f+0.5), uint8(a.b*(1-f)+c.b*f+0.5)
 	}
-	f := pos - float64(i)
-	if f > 1 {
-		f = 1
+}
+
+// roundDown is uint8(math.Floor(x)): for x >= 0 (every valid colouring's case) the
+// conversion's truncation is the floor already.
+func roundDown(x float64) uint8 {
+	if x >= 0 {
+		return uint8(x)
 	}
-	j := i + 1
-	if j == n {
-		j = 0
-	}
-	a, c := k.stops[i], k.stops[j]
-	return uint8(a.r*(1-f) + c.r*f + 0.5), uint8(a.g*(1-f) + c.g*f + 0.5), uint8(a.b*(1-f) + c.b*f + 0.5)
+	return uint8(floor(x))
 }
 
 // floor is math.Floor, by a conversion to int64 where that is exact (|x| < 2^62), which
@@ -198,78 +215,98 @@ func floor(x float64) float64 {
 	return f
 }
 
-// shade is Coloring.Shade for the other shadings, the same arithmetic in the same order
-// with the light's direction and the method's constants computed once.
-func (k *Colourer) shade(s Sample) (r, g, b uint8) {
-	n := len(k.stops)
-	if s.Inside() || n == 0 {
-		return 0, 0, 0
-	}
-	v := s.Nu
-	switch k.transfer {
-	case 1:
-		v = math.Sqrt(max(v, 0))
-	case 2:
-		v = math.Log1p(max(v, 0))
-	}
-	pos := PalettePosition(v, k.c.Density, k.c.Offset, n)
-	i := 0
-	if pos > 0 {
-		i = int(min(pos, float64(n-1)))
-	}
-	f := min(max(pos-float64(i), 0), 1)
-	j := i + 1
-	if j == n {
-		j = 0
-	}
-	a, c := k.stops[i], k.stops[j]
-	w := 1.0
-	switch k.method {
-	case 1:
-		w = s.DE() / k.width
-		if !(w > 0) {
-			w = 0
+// shadeRow colours row with the other shadings into out, three bytes a sample: it is
+// Coloring.Shade, the same arithmetic in the same order, with the light's direction and the
+// method's constants computed once.
+func (k *Colourer) shadeRow(out []byte, row []Sample) {
+	out = out[:3*len(row)]
+	stops := k.stops
+	n := len(stops)
+	density, offset, fn := k.c.Density, k.c.Offset, float64(n)
+	transfer, method, width, strength, lx, ly := k.transfer, k.method, k.width, k.strength, k.lx, k.ly
+	for x, s := range row {
+		o := out[3*x : 3*x+3 : 3*x+3]
+		if s.Inside() || n == 0 {
+			o[0], o[1], o[2] = 0, 0, 0
+			continue
 		}
-		w = min(w, 1)
-	case 2:
-		ur, ui := s.Normal()
-		d := ur*k.lx + ui*k.ly
-		if d != d { // NaN
-			d = 0
+		v := s.Nu
+		switch transfer {
+		case 1:
+			v = math.Sqrt(max(v, 0))
+		case 2:
+			v = math.Log1p(max(v, 0))
 		}
-		d = min(max(d, -1), 1)
-		w = 1 - k.strength*(1-d)/2
+		// PalettePosition, with the inline floor.
+		t := v*density/32 + offset
+		t -= floor(t)
+		var pos float64
+		if t >= 0 && t <= 1 {
+			pos = t * fn
+		}
+		i := 0
+		if pos > 0 {
+			i = int(min(pos, fn-1))
+		}
+		f := min(max(pos-float64(i), 0), 1)
+		j := i + 1
+		if j == n {
+			j = 0
+		}
+		a, c := stops[i], stops[j]
+		w := 1.0
+		switch method {
+		case 1:
+			w = s.DE() / width
+			if !(w > 0) {
+				w = 0
+			}
+			w = min(w, 1)
+		case 2:
+			ur, ui := s.Normal()
+			d := ur*lx + ui*ly
+			if d != d { // NaN
+				d = 0
+			}
+			d = min(max(d, -1), 1)
+			w = 1 - strength*(1-d)/2
+		}
+		o[0], o[1], o[2] = roundDown((a.r*(1-f)+c.r*f)*w+0.5), roundDown((a.g*(1-f)+c.g*f)*w+0.5), roundDown((a.b*(1-f)+c.b*f)*w+0.5)
 	}
-	return uint8(math.Floor((a.r*(1-f)+c.r*f)*w + 0.5)), uint8(math.Floor((a.g*(1-f)+c.g*f)*w + 0.5)), uint8(math.Floor((a.b*(1-f)+c.b*f)*w + 0.5))
+}
+
+// colourRow colours row into out, three bytes a sample.
+func (k *Colourer) colourRow(out []byte, row []Sample) {
+	if k.def {
+		k.rgbRow(out, row)
+	} else {
+		k.shadeRow(out, row)
+	}
 }
 
 // Colour returns the colour of one sample: Coloring.Shade.
 func (k *Colourer) Colour(s Sample) color.RGBA {
-	if k.def {
-		r, g, b := k.rgb(s)
-		return color.RGBA{r, g, b, 255}
-	}
-	r, g, b := k.shade(s)
-	return color.RGBA{r, g, b, 255}
+	var o [3]byte
+	k.colourRow(o[:], []Sample{s})
+	return color.RGBA{o[0], o[1], o[2], 255}
 }
 
 // Row colours the samples src into row, 4 bytes (RGBA, alpha opaque) each.
 func (k *Colourer) Row(row []byte, src []Sample) {
 	row = row[:4*len(src)]
-	if k.def {
-		for i, s := range src {
-			p := row[4*i : 4*i+4 : 4*i+4]
-			p[0], p[1], p[2] = k.rgb(s)
-			p[3] = 255
+	rgb := make([]byte, 3*min(len(src), rowChunk))
+	for x0 := 0; x0 < len(src); x0 += rowChunk {
+		part := src[x0:min(x0+rowChunk, len(src))]
+		k.colourRow(rgb, part)
+		for i := range part {
+			p := row[4*(x0+i) : 4*(x0+i)+4 : 4*(x0+i)+4]
+			p[0], p[1], p[2], p[3] = rgb[3*i], rgb[3*i+1], rgb[3*i+2], 255
 		}
-		return
-	}
-	for i, s := range src {
-		c := k.Colour(s)
-		p := row[4*i : 4*i+4 : 4*i+4]
-		p[0], p[1], p[2], p[3] = c.R, c.G, c.B, 255
 	}
 }
+
+// rowChunk is the samples coloured at a time into a scratch row (a few KB, in cache).
+const rowChunk = 1024
 
 // Paint colours src into dst, whose top-left pixel receives src.Rect.Min (dst must hold
 // src's size), rows shared out over the cores.
@@ -289,23 +326,12 @@ func (k *Colourer) Paint(dst *image.RGBA, src *Data) {
 func (k *Colourer) Sum(sum []uint32, src *Data) {
 	w, h := src.Rect.Dx(), src.Rect.Dy()
 	rows(h, w, func(y0, y1 int) {
+		rgb := make([]byte, 3*w)
 		for y := y0; y < y1; y++ {
+			k.colourRow(rgb, src.Row(src.Rect.Min.Y+y))
 			s := sum[3*w*y : 3*w*(y+1)]
-			if k.def {
-				for x, smp := range src.Row(src.Rect.Min.Y + y) {
-					r, g, b := k.rgb(smp)
-					a := s[3*x : 3*x+3 : 3*x+3]
-					a[0] += uint32(r)
-					a[1] += uint32(g)
-					a[2] += uint32(b)
-				}
-				continue
-			}
-			for x, smp := range src.Row(src.Rect.Min.Y + y) {
-				c := k.Colour(smp)
-				s[3*x] += uint32(c.R)
-				s[3*x+1] += uint32(c.G)
-				s[3*x+2] += uint32(c.B)
+			for i, v := range rgb {
+				s[i] += uint32(v)
 			}
 		}
 	})
@@ -321,27 +347,14 @@ func (k *Colourer) SumOf(sum []uint32, srcs []*Data) {
 	}
 	w, h := srcs[0].Rect.Dx(), srcs[0].Rect.Dy()
 	rows(h, w*len(srcs), func(y0, y1 int) {
+		rgb := make([]byte, 3*w)
 		for y := y0; y < y1; y++ {
 			s := sum[3*w*y : 3*w*(y+1)]
 			clear(s)
 			for _, src := range srcs {
-				row := src.Row(src.Rect.Min.Y + y)
-				if k.def {
-					for x, smp := range row {
-						r, g, b := k.rgb(smp)
-						a := s[3*x : 3*x+3 : 3*x+3]
-						a[0] += uint32(r)
-						a[1] += uint32(g)
-						a[2] += uint32(b)
-					}
-					continue
-				}
-				for x, smp := range row {
-					r, g, b := k.shade(smp)
-					a := s[3*x : 3*x+3 : 3*x+3]
-					a[0] += uint32(r)
-					a[1] += uint32(g)
-					a[2] += uint32(b)
+				k.colourRow(rgb, src.Row(src.Rect.Min.Y+y))
+				for i, v := range rgb {
+					s[i] += uint32(v)
 				}
 			}
 		}
