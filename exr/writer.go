@@ -212,7 +212,9 @@ func (w *Writer) writeChunks(cols []any, n int) error {
 	nChunks := (n + LinesPerChunk - 1) / LinesPerChunk
 	par := min(runtime.GOMAXPROCS(0), nChunks)
 	for len(w.workers) < par {
-		zw, _ := zlib.NewWriterLevel(io.Discard, zlib.DefaultCompression)
+		// BestSpeed: at 8K a raw export took 4.2 s instead of 5.0 (4.2 CPU-s instead of
+		// 6.1) for a file 7% larger (323 MB instead of 301) than zlib's default level.
+		zw, _ := zlib.NewWriterLevel(io.Discard, zlib.BestSpeed)
 		w.workers = append(w.workers, &worker{zw: zw})
 	}
 	batch := min(2*par, nChunks)
