@@ -348,7 +348,7 @@ func (e *exporter) checkPNGPart(ck checkpoint, rows int) (*os.File, error) {
 // structure later (continueResume).
 func (e *exporter) checkRawPart(ck checkpoint, rows int) (*os.File, error) {
 	lines := rows * e.plan.N
-	ts, te, err := rawLayout(e.rawHdr)
+	ts, te, err := exr.Layout(e.rawHdr)
 	if err != nil {
 		return nil, err
 	}

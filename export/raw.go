@@ -5,7 +5,6 @@ package export
 // PNG, checkpointed with it and resumed with it.
 
 import (
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -146,21 +145,9 @@ type rawSink struct {
 	pending              int // lines held, at the start of the columns
 }
 
-// rawLayout returns where h's offset table lies in the file, and the header's bytes are
-// checked there by exr.ResumeWriter.
-func rawLayout(h exr.Header) (tableStart, tableEnd int64, err error) {
-	var m memFile
-	w, err := exr.NewWriter(&m, h)
-	if err != nil {
-		return 0, 0, err
-	}
-	chunks := (h.Height + exr.LinesPerChunk - 1) / exr.LinesPerChunk
-	return w.Offset() - 8*int64(chunks), w.Offset(), nil
-}
-
 // newRawSink sets up the columns of a sink for strips of at most stripLines lines.
 func newRawSink(f *rawFile, w *exr.Writer, h exr.Header, stripLines int) (*rawSink, error) {
-	ts, te, err := rawLayout(h)
+	ts, te, err := exr.Layout(h)
 	if err != nil {
 		return nil, err
 	}
@@ -230,35 +217,6 @@ func rawCRC(r io.ReaderAt, n, ts, te int64) (uint32, error) {
 		off += int64(m)
 	}
 	return crc, nil
-}
-
-// memFile is an in-memory io.WriteSeeker.
-type memFile struct {
-	b   []byte
-	pos int64
-}
-
-func (m *memFile) Write(p []byte) (int, error) {
-	if end := m.pos + int64(len(p)); end > int64(len(m.b)) {
-		m.b = append(m.b, make([]byte, end-int64(len(m.b)))...)
-	}
-	copy(m.b[m.pos:], p)
-	m.pos += int64(len(p))
-	return len(p), nil
-}
-
-func (m *memFile) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		off += m.pos
-	case io.SeekEnd:
-		off += int64(len(m.b))
-	}
-	if off < 0 {
-		return 0, errors.New("memFile: negative position")
-	}
-	m.pos = off
-	return off, nil
 }
 
 // rawParams is what the parameter description (Options.params) says about the outputs

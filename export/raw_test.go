@@ -453,8 +453,12 @@ func TestRecolour(t *testing.T) {
 // writeRawFile writes an OpenEXR file with the raw file's channels (or chans), the header
 // attributes given, and zero samples.
 func writeRawFile(t testing.TB, w, h int, chans []exr.Channel, strs map[string]string, ints map[string]int32) []byte {
-	var m memFile
-	wr, err := exr.NewWriter(&m, exr.Header{Width: w, Height: h, Channels: chans, Strings: strs, Ints: ints})
+	f, err := os.CreateTemp(t.TempDir(), "raw-*.exr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	wr, err := exr.NewWriter(f, exr.Header{Width: w, Height: h, Channels: chans, Strings: strs, Ints: ints})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +476,11 @@ func writeRawFile(t testing.TB, w, h int, chans []exr.Channel, strs map[string]s
 	if err := wr.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return m.b
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // smallRaw is a valid 3x2 raw file with 2x2 supersampling (6x4 samples).

@@ -650,3 +650,20 @@ func (d *discard) Seek(off int64, whence int) (int64, error) {
 	d.pos = off
 	return off, nil
 }
+
+// TestLayout: Layout says where NewWriter puts the offset table, the bytes Close fills in.
+func TestLayout(t *testing.T) {
+	h := Header{Width: 37, Height: 21, Channels: []Channel{{"N", Uint}, {"NF", Float}}, Strings: map[string]string{"a": "b"}}
+	var m memFile
+	w, err := NewWriter(&m, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, te, err := Layout(h)
+	if err != nil || te != w.Offset() || te-ts != 8*2 {
+		t.Fatalf("Layout %d..%d (%v), the writer's table ends at %d", ts, te, err, w.Offset())
+	}
+	if _, _, err := Layout(Header{Width: 0, Height: 1, Channels: h.Channels}); err == nil {
+		t.Error("an empty image has a layout")
+	}
+}

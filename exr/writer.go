@@ -124,6 +124,17 @@ func NewWriter(w io.WriteSeeker, h Header) (*Writer, error) {
 	return wr, nil
 }
 
+// Layout returns where a file with header h, written by a Writer from its start, keeps its
+// offset table: bytes [tableStart, tableEnd). A caller that checks or resumes such a file
+// knows from it which bytes the table fills in at Close.
+func Layout(h Header) (tableStart, tableEnd int64, err error) {
+	w, _, err := newWriter(nil, h)
+	if err != nil {
+		return 0, 0, err
+	}
+	return w.tablePos, w.end, nil
+}
+
 // newWriter validates h and sets a Writer up, returning it and the encoded header.
 func newWriter(w io.WriteSeeker, h Header) (*Writer, []byte, error) {
 	if err := h.validate(); err != nil {
