@@ -27,6 +27,7 @@ var allowedImports = map[string][]string{
 	"internal/cli":       {"colour", "app/preview", "exr", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/version", "render", "render/cpu"},
 	"internal/clocale":   {},
 	"internal/cputime":   {},
+	"internal/deeptest":  {"fractal"},
 	"internal/fifotest":  {"golang.org/x/sys"},
 	"internal/imagetest": {},
 	"internal/nav":       {"fractal"},

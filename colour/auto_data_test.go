@@ -1,16 +1,13 @@
 package colour_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"image"
-	"os"
-	"strings"
 	"testing"
 
 	"mandelscope/colour"
 	"mandelscope/fractal"
+	"mandelscope/internal/deeptest"
 	"mandelscope/render/cpu"
 )
 
@@ -52,28 +49,8 @@ func TestAutoDensityShallowViews(t *testing.T) {
 	}
 }
 
-// deepLocation reads a named view from fractal's committed deep test locations.
-func deepLocation(t *testing.T, name string) fractal.Location {
-	t.Helper()
-	data, err := os.ReadFile("../fractal/testdata/deep/locations.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		n, rest, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
-		if n == name {
-			l, err := fractal.ParseLocationText(rest, fractal.Home())
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			return l
-		}
-	}
-	t.Fatalf("no deep location %q", name)
-	return fractal.Location{}
-}
+// deepLocation is deeptest.Location.
+func deepLocation(t testing.TB, name string) fractal.Location { return deeptest.Location(t, name) }
 
 // TestAutoDensityDeepViews computes deep views whose counts spread over tens of thousands
 // of iterations (near the period 8007 and 136119 minibrots, 250,000 and 300,000 iterations),

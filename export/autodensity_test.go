@@ -1,18 +1,16 @@
 package export
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"image"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"mandelscope/colour"
 	"mandelscope/fractal"
+	"mandelscope/internal/deeptest"
 	"mandelscope/render/cpu"
 )
 
@@ -71,28 +69,8 @@ func TestResolveDensity(t *testing.T) {
 	}
 }
 
-// deepLoc reads a named view from fractal's committed deep test locations.
-func deepLoc(t *testing.T, name string) fractal.Location {
-	t.Helper()
-	data, err := os.ReadFile("../fractal/testdata/deep/locations.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		n, rest, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
-		if n == name {
-			l, err := fractal.ParseLocationText(rest, fractal.Home())
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			return l
-		}
-	}
-	t.Fatalf("no deep location %q", name)
-	return fractal.Location{}
-}
+// deepLoc is deeptest.Location.
+func deepLoc(t testing.TB, name string) fractal.Location { return deeptest.Location(t, name) }
 
 // TestExportAutoDensityShallow: at a shallow view the automatic density is 1, and the export
 // is byte for byte the one with density 1 given.

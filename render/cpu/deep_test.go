@@ -1,13 +1,11 @@
 package cpu
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"image"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,30 +13,11 @@ import (
 	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/cputime"
+	"mandelscope/internal/deeptest"
 )
 
-// deepLocation reads a named view from fractal's committed deep test locations.
-func deepLocation(t testing.TB, name string) fractal.Location {
-	t.Helper()
-	data, err := os.ReadFile("../../fractal/testdata/deep/locations.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		n, rest, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
-		if n == name {
-			l, err := fractal.ParseLocationText(rest, fractal.Home())
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			return l
-		}
-	}
-	t.Fatalf("no deep location %q", name)
-	return fractal.Location{}
-}
+// deepLocation is deeptest.Location.
+func deepLocation(t testing.TB, name string) fractal.Location { return deeptest.Location(t, name) }
 
 // renderInTiles renders f into dst in tiles of tw x th pixels (smaller at the right and
 // bottom edges), each Render call on its own.
