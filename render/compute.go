@@ -99,14 +99,7 @@ func checkData(f fractal.Frame, rect image.Rectangle, dst *colour.Data) error {
 func (g *GL) iterProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (*program, error) {
 	switch {
 	case v == shaders.Perturb:
-		var bla *fractal.BLA
-		var blaExp *fractal.BLAExp
-		if !noBLA && exp {
-			blaExp = f.BLAExp()
-		} else if !noBLA {
-			bla = f.BLA()
-		}
-		tables, err := g.ensureTables(f.Ref, bla, blaExp)
+		tables, err := g.frameTables(f, exp)
 		if err != nil {
 			return nil, err
 		}

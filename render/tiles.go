@@ -205,6 +205,19 @@ func (g *GL) drawTileOf(ctx context.Context, v shaders.Variant, p *program, f fr
 	return g.drawTile(ctx, p, f, tile, stops, dst)
 }
 
+// frameTables runs on the GL thread: the texture tables of perturbation frame f (its orbit,
+// and its BLA table, with extended exponents for exp), uploaded unless they are already.
+func (g *GL) frameTables(f fractal.Frame, exp bool) (*deepTables, error) {
+	var bla *fractal.BLA
+	var blaExp *fractal.BLAExp
+	if !noBLA && exp {
+		blaExp = f.BLAExp()
+	} else if !noBLA {
+		bla = f.BLA()
+	}
+	return g.ensureTables(f.Ref, bla, blaExp)
+}
+
 // tileProgram runs on the GL thread: the program that draws frame f, whose variant's plain
 // program is p: for perturbation, the one for its tables (uploaded now unless they are
 // already), else the one with the colouring's shading when it has shading, else p.
@@ -212,14 +225,7 @@ func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp boo
 	shade, deriv := shadingOf(f.Loc.Color)
 	switch {
 	case v == shaders.Perturb:
-		var bla *fractal.BLA
-		var blaExp *fractal.BLAExp
-		if !noBLA && exp {
-			blaExp = f.BLAExp()
-		} else if !noBLA {
-			bla = f.BLA()
-		}
-		tables, err := g.ensureTables(f.Ref, bla, blaExp)
+		tables, err := g.frameTables(f, exp)
 		if err != nil {
 			return nil, err
 		}
