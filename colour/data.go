@@ -65,11 +65,12 @@ func (s Sample) Normal() (ur, ui float64) {
 		return 0, 0
 	}
 	x, y := float64(s.DEX), float64(s.DEY)
-	h := math.Sqrt(x*x + y*y)
-	if !(h > 0) || math.IsInf(h, 0) {
+	h := math.Sqrt(x*x + y*y) // float32 values: neither square overflows a float64
+	if !(h > 0 && h < math.Inf(1)) {
 		return 0, 0
 	}
-	return x / h, y / h
+	inv := 1 / h
+	return x * inv, y * inv
 }
 
 // Data is a rectangle of samples, laid out as image.RGBA lays out pixels: the sample at
@@ -244,11 +245,18 @@ func (k *Colourer) shadeRow(out []byte, row []Sample) {
 		if t >= 0 && t <= 1 {
 			pos = t * fn
 		}
+		// pos is in [0, n] (not NaN): Shade's min and max reduce to plain comparisons.
 		i := 0
 		if pos > 0 {
-			i = int(min(pos, fn-1))
+			i = int(pos)
+			if i > n-1 {
+				i = n - 1
+			}
 		}
-		f := min(max(pos-float64(i), 0), 1)
+		f := pos - float64(i)
+		if f > 1 {
+			f = 1
+		}
 		j := i + 1
 		if j == n {
 			j = 0
@@ -260,15 +268,27 @@ func (k *Colourer) shadeRow(out []byte, row []Sample) {
 			w = s.DE() / width
 			if !(w > 0) {
 				w = 0
+			} else if w > 1 {
+				w = 1
 			}
-			w = min(w, 1)
 		case 2:
-			ur, ui := s.Normal()
+			// s.Normal(), written out: the call is not inlined.
+			var ur, ui float64
+			if s.DEY == s.DEY {
+				x, y := float64(s.DEX), float64(s.DEY)
+				if h := math.Sqrt(x*x + y*y); h > 0 && h < math.Inf(1) {
+					inv := 1 / h
+					ur, ui = x*inv, y*inv
+				}
+			}
 			d := ur*lx + ui*ly
 			if d != d { // NaN
 				d = 0
+			} else if d < -1 {
+				d = -1
+			} else if d > 1 {
+				d = 1
 			}
-			d = min(max(d, -1), 1)
 			w = 1 - strength*(1-d)/2
 		}
 		o[0], o[1], o[2] = roundDown((a.r*(1-f)+c.r*f)*w+0.5), roundDown((a.g*(1-f)+c.g*f)*w+0.5), roundDown((a.b*(1-f)+c.b*f)*w+0.5)

@@ -169,3 +169,31 @@ func TestFloor(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkColourRow colours a row of deep samples (nu about 1e5) in each shading: the colour
+// pass's cost per sample (ns/op over 1024 samples).
+func BenchmarkColourRow(b *testing.B) {
+	row := make([]Sample, 1024)
+	for i := range row {
+		a := float64(i) * 0.37
+		row[i] = NewSample(1, 1e5+float64(i)*0.731, 1.5, math.Cos(a), math.Sin(a))
+	}
+	out := make([]byte, 3*len(row))
+	for _, c := range []Coloring{
+		{Palette: "fire", Density: 0.003},
+		{Palette: "fire", Density: 0.003, Transfer: TransferLog},
+		{Palette: "fire", Density: 0.003, Method: MethodDistance},
+		{Palette: "fire", Density: 0.003, Method: MethodSlopes},
+	} {
+		k, _ := NewColourer(c)
+		name := c.Method + c.Transfer
+		if name == "" {
+			name = "smooth"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				k.colourRow(out, row)
+			}
+		})
+	}
+}
