@@ -35,7 +35,9 @@ var Codecs = []Codec{
 	{Name: "h264", Encoders: []string{"libx264"}, MaxCRF: 51, CRF: 18,
 		extra: func(string) []string { return []string{"-preset", "medium"} }},
 	{Name: "h265", Encoders: []string{"libx265"}, MaxCRF: 51, CRF: 22,
-		extra: func(string) []string { return []string{"-preset", "medium", "-tag:v", "hvc1", "-x265-params", "log-level=error"} }},
+		extra: func(string) []string {
+			return []string{"-preset", "medium", "-tag:v", "hvc1", "-x265-params", "log-level=error"}
+		}},
 	{Name: "vp9", Encoders: []string{"libvpx-vp9"}, MaxCRF: 63, CRF: 31,
 		extra: func(string) []string { return []string{"-b:v", "0", "-row-mt", "1"} }},
 	{Name: "av1", Encoders: []string{"libsvtav1", "libaom-av1"}, MaxCRF: 63, CRF: 35,
