@@ -24,7 +24,7 @@ var allowedImports = map[string][]string{
 	"export":             {"colour", "exr", "fractal", "internal/tile", "internal/userfile", "github.com/gofrs/flock", "github.com/klauspost/compress", "golang.org/x/sys", "internal/text"},
 	"fractal":            {"colour", "assets", "internal/text"},
 	"gradients":          {"colour", "fractal", "internal/userfile", "internal/text"},
-	"internal/cli":       {"colour", "app/preview", "exr", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/version", "render", "render/cpu"},
+	"internal/cli":       {"colour", "app/preview", "exr", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/tile", "internal/version", "render", "render/cpu", "video"},
 	"internal/clocale":   {},
 	"internal/cputime":   {},
 	"internal/fifotest":  {"golang.org/x/sys"},
@@ -38,6 +38,7 @@ var allowedImports = map[string][]string{
 	"render":             {"colour", "fractal", "render/cpu", "shaders", "github.com/go-gl/gl", "github.com/go-gl/glfw"},
 	"render/cpu":         {"colour", "fractal"},
 	"shaders":            {},
+	"video":              {"colour", "export", "fractal", "internal/tile"},
 }
 
 // TestImportGraph holds the architecture: every package imports only what allowedImports

@@ -38,7 +38,7 @@ type Options struct {
 	// KeyScale is a keyframe's side over a frame's (0: DefaultKeyScale).
 	KeyScale int
 	// Output is the video file ("": frames only); Codec its codec ("": h264), CRF its
-	// constant-quality level (-1: the codec's default).
+	// constant-quality level, 1 to the codec's MaxCRF (0: the codec's default, Codec.CRF).
 	Output string
 	Codec  string
 	CRF    int
@@ -207,11 +207,11 @@ func (o *Options) normalize() (Plan, error) {
 		if !ok {
 			return Plan{}, fmt.Errorf("unknown codec %q (%s)", o.Codec, strings.Join(strings.Split(CodecNames(), "|"), ", "))
 		}
-		if o.CRF < 0 {
+		if o.CRF == 0 {
 			o.CRF = c.CRF
 		}
-		if o.CRF > c.MaxCRF {
-			return Plan{}, fmt.Errorf("crf %d is out of range for %s (0 to %d)", o.CRF, c.Name, c.MaxCRF)
+		if o.CRF < 1 || o.CRF > c.MaxCRF {
+			return Plan{}, fmt.Errorf("crf %d is out of range for %s (1 to %d)", o.CRF, c.Name, c.MaxCRF)
 		}
 		if o.Width%2 != 0 || o.Height%2 != 0 {
 			return Plan{}, fmt.Errorf("size %dx%d: %s video in yuv420p needs an even width and height (try %dx%d), or write PNG frames only", o.Width, o.Height, c.Name, o.Width&^1, o.Height&^1)
@@ -361,8 +361,10 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 		missing = append(missing, j)
 	}
 	sum.Reused = plan.Keyframes() - len(missing)
+	// The deepest keyframe's reference first: it has the most bits, so every shallower
+	// keyframe (same centre, same iterations) and the density's sample find it in reach.
 	if len(missing) > 0 || loc.Color.AutoDensity {
-		if deepest, err = withRef(deepest); err != nil {
+		if _, err = withRef(deepest); err != nil {
 			return sum, interrupted(err, work)
 		}
 	}

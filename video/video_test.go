@@ -1,6 +1,7 @@
 package video
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"image"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"mandelscope/colour"
@@ -165,5 +167,172 @@ func TestFrames(t *testing.T) {
 	t.Logf("frame-to-frame mean |difference|: within spans %.2f..%.2f, across switches %v", slices.Min(within), slices.Max(within), across)
 	if slices.Max(across) > 2*slices.Max(within) {
 		t.Errorf("a keyframe switch changes the frame by %.2f, more than twice the most within a span (%.2f): a seam", slices.Max(across), slices.Max(within))
+	}
+}
+
+// TestOneReference makes a zoom from 1e12 to 1e17 whose deeper keyframes are perturbation
+// frames: all of them share one reference orbit, computed once.
+func TestOneReference(t *testing.T) {
+	dir := t.TempDir()
+	opt := Options{Location: testLoc("1e17", 3000), StartZoom: fractal.MustDecimal("1e12"), Width: 32, Height: 18,
+		FPS: 4, Duration: 1, FramesDir: filepath.Join(dir, "f")}
+	plan, _ := NewPlan(opt.StartZoom, opt.Location.Zoom, 4)
+	perturb := 0
+	for j := range plan.Keyframes() {
+		l := opt.Location
+		l.Zoom = plan.Zoom(j)
+		if fractal.NewFrame(l, 64, 36).Precision().Perturbs() {
+			perturb++
+		}
+	}
+	if perturb < 2 {
+		t.Fatalf("only %d perturbation keyframes: the test needs several", perturb)
+	}
+	sum, err := Make(context.Background(), &cpu.Renderer{}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.References != 1 {
+		t.Errorf("%d reference orbits computed for %d perturbation keyframes, want 1", sum.References, perturb)
+	}
+	t.Logf("%d keyframes, %d of them perturbation frames, %d reference orbit", sum.Keyframes, perturb, sum.References)
+}
+
+// TestResume interrupts a video after two keyframes, resumes it, and compares everything
+// to an uninterrupted run: the PNG frames byte for byte, the video's frame count and size.
+func TestResume(t *testing.T) {
+	needFFmpeg(t)
+	dir := t.TempDir()
+	mk := func(name string) Options {
+		o := qualityOptions(filepath.Join(dir, name))
+		o.FPS, o.Output = 12, filepath.Join(dir, name, "zoom.mp4")
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+		return o
+	}
+	whole := mk("whole")
+	if _, err := Make(context.Background(), &cpu.Renderer{}, whole); err != nil {
+		t.Fatal(err)
+	}
+	cut := mk("cut")
+	cut.afterKeyframe = func(j int) error {
+		if j == 1 {
+			return context.Canceled
+		}
+		return nil
+	}
+	_, err := Make(context.Background(), &cpu.Renderer{}, cut)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("interrupted run: %v, want ErrInterrupted", err)
+	}
+	for _, p := range []string{cut.Output, PartPath(cut.Output)} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s exists after an interrupted run (%v)", p, err)
+		}
+	}
+	keys, _ := filepath.Glob(filepath.Join(WorkDir(cut), "key-*.msk"))
+	if len(keys) != 2 {
+		t.Errorf("work folder keeps %d keyframes, want 2", len(keys))
+	}
+	// Without --resume (or --force): refused, the keyframes kept.
+	cut.afterKeyframe = nil
+	if _, err := Make(context.Background(), &cpu.Renderer{}, cut); !errors.Is(err, ErrUnfinished) {
+		t.Errorf("a second run without resume: %v, want ErrUnfinished", err)
+	}
+	// A resume with another view: refused, naming what differs.
+	other := cut
+	other.Resume = true
+	other.Location.Iterations = 999
+	if _, err := Make(context.Background(), &cpu.Renderer{}, other); !errors.Is(err, ErrParamsDiffer) || !strings.Contains(err.Error(), "iterations was 1000, now 999") {
+		t.Errorf("a resume with other iterations: %v, want ErrParamsDiffer naming the iterations", err)
+	}
+	cut.Resume = true
+	sum, err := Make(context.Background(), &cpu.Renderer{}, cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Reused != 2 || sum.Computed != 3 {
+		t.Errorf("resume reused %d and computed %d keyframes, want 2 and 3", sum.Reused, sum.Computed)
+	}
+	sameFiles(t, whole.FramesDir, cut.FramesDir, 12)
+	for _, o := range []Options{whole, cut} {
+		if n, w, h := probe(t, o.Output); n != 12 || w != 64 || h != 36 {
+			t.Errorf("%s: %d frames of %dx%d, want 12 of 64x36", o.Output, n, w, h)
+		}
+	}
+	a, _ := os.ReadFile(whole.Output)
+	b, _ := os.ReadFile(cut.Output)
+	if !bytes.Equal(a, b) {
+		t.Logf("the two videos' files differ (encoder metadata); their decoded frames are compared")
+	}
+	da, db := decode(t, whole.Output, 64, 36), decode(t, cut.Output, 64, 36)
+	for k := range da {
+		if !bytes.Equal(da[k].Pix, db[k].Pix) {
+			t.Errorf("decoded frame %d differs between the resumed and the uninterrupted video", k)
+		}
+	}
+	// The decoded frames are the PNG frames within encoding.
+	worst := math.Inf(1)
+	for k := range da {
+		worst = min(worst, psnr(frame(t, whole.FramesDir, k), da[k]))
+	}
+	t.Logf("decoded h264 (crf %d) vs PNG frames: worst PSNR %.1f dB", Codecs[0].CRF, worst)
+	if worst < 25 {
+		t.Errorf("decoded frames vs PNG frames: worst PSNR %.1f dB, want at least 25", worst)
+	}
+}
+
+// TestBadInput holds every refusal to one line that names what is wrong, before any work.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := Options{Location: testLoc("16", 500), Width: 64, Height: 36, FPS: 10, Duration: 1,
+		Output: filepath.Join(dir, "a.mp4")}
+	exists := filepath.Join(dir, "exists.mp4")
+	os.WriteFile(exists, []byte("mine"), 0o644)
+	for _, c := range []struct {
+		name string
+		edit func(o *Options)
+		want string
+	}{
+		{"fps 0", func(o *Options) { o.FPS = 0 }, "fps 0 is out of range"},
+		{"duration 1e9", func(o *Options) { o.Duration = 1e9 }, "more than 1000000"},
+		{"duration 0", func(o *Options) { o.Duration = 0 }, "must be a positive number"},
+		{"duration NaN", func(o *Options) { o.Duration = math.NaN() }, "must be a positive number"},
+		{"one frame", func(o *Options) { o.Duration = 0.1 }, "at least 2"},
+		{"odd size", func(o *Options) { o.Width = 63 }, "even width and height (try 62x36)"},
+		{"tiny", func(o *Options) { o.Width = 1 }, "out of range"},
+		{"huge", func(o *Options) { o.Width = 100000 }, "out of range"},
+		{"start above end", func(o *Options) { o.StartZoom = fractal.MustDecimal("100") }, "must be below the end zoom"},
+		{"codec", func(o *Options) { o.Codec = "mpeg2" }, "unknown codec"},
+		{"crf", func(o *Options) { o.CRF = 70 }, "crf 70 is out of range"},
+		{"crf negative", func(o *Options) { o.CRF = -1 }, "crf -1 is out of range"},
+		{"container", func(o *Options) { o.Output = filepath.Join(dir, "a.avi") }, "must end in .mp4"},
+		{"webm h264", func(o *Options) { o.Output = filepath.Join(dir, "a.webm") }, "cannot hold h264"},
+		{"no output", func(o *Options) { o.Output = "" }, "no output"},
+		{"exists", func(o *Options) { o.Output = exists }, "exists"},
+		{"resume nothing", func(o *Options) { o.Resume = true }, "nothing to resume"},
+	} {
+		o := good
+		c.edit(&o)
+		sum, err := Make(context.Background(), &cpu.Renderer{}, o)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line containing %q", c.name, err, c.want)
+		}
+		if sum.Computed != 0 {
+			t.Errorf("%s: computed %d keyframes before refusing", c.name, sum.Computed)
+		}
+	}
+	if b, _ := os.ReadFile(exists); string(b) != "mine" {
+		t.Errorf("an existing video was overwritten without Force")
+	}
+	// Without ffmpeg: one line naming the package and the frames-only way.
+	old := FFmpeg
+	FFmpeg = filepath.Join(dir, "no-such-ffmpeg")
+	defer func() { FFmpeg = old }()
+	_, err := Make(context.Background(), &cpu.Renderer{}, good)
+	if err == nil || !strings.Contains(err.Error(), "package ffmpeg") || !strings.Contains(err.Error(), "--frames") {
+		t.Errorf("without ffmpeg: %v, want the package's name and --frames", err)
+	}
+	if err := Check(good); err == nil || !errors.Is(err, ErrNoFFmpeg) {
+		t.Errorf("Check without ffmpeg: %v", err)
 	}
 }
