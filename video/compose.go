@@ -43,8 +43,11 @@ func NewComposer(w, h, q, s int, col *colour.Colourer) *Composer {
 		sum: make([]uint32, 3*w*h)}
 }
 
-// defaultMargin is a twentieth of the keyframe's shorter side.
-func defaultMargin(w, h, s int) float64 { return 0.05 * float64(s*min(w, h)) }
+// marginFrac is the blending band's width over the keyframe's shorter side.
+var marginFrac = 0.05
+
+// defaultMargin is the blending band's width for keyframes of s times a w x h frame.
+func defaultMargin(w, h, s int) float64 { return marginFrac * float64(s*min(w, h)) }
 
 // Compose draws the frame at level lv into dst (w x h, its top-left pixel at dst.Rect.Min)
 // from outer (covering the frame: its level at or below lv) and inner (nil, or the next

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/render/cpu"
 )
@@ -29,6 +30,15 @@ func TestMeasureQuality(t *testing.T) {
 		h = w * 9 / 16
 	}
 	loc := testLoc("1e6", 4000)
+	if os.Getenv("MANDELSCOPE_VIDEO_MEASURE_DENSITY") == "auto" {
+		// The density a user gets by default: chosen from the end view.
+		loc.Color.AutoDensity = true
+		var err error
+		if loc, err = export.ResolveDensity(context.Background(), &cpu.Renderer{}, loc, w, h, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%dx%d, zoom 1 to %s, density %g", w, h, loc.Zoom, loc.Color.Density)
 	const frames = 61
 	plan, _ := NewPlan(fractal.MustDecimal("1"), loc.Zoom, frames)
 	ks := []int{5, 13, 22, 31, 40, 47, 55}
@@ -36,8 +46,13 @@ func TestMeasureQuality(t *testing.T) {
 	for _, k := range ks {
 		refs[k] = [2]*image.RGBA{direct(t, loc, plan.FrameZoom(k), w, h, 2), direct(t, loc, plan.FrameZoom(k), w, h, 4)}
 	}
-	for _, c := range [][2]int{{1, 2}, {2, 2}, {3, 2}, {4, 2}, {2, 4}, {3, 4}} {
-		scale, q := c[0], c[1]
+	combos := [][3]float64{{1, 2, 0.05}, {2, 2, 0.05}, {3, 2, 0.05}, {4, 2, 0.05}, {2, 4, 0.05}, {3, 4, 0.05}, {2, 2, 0}, {2, 2, 0.15}}
+	if os.Getenv("MANDELSCOPE_VIDEO_MEASURE_QUICK") != "" {
+		combos = [][3]float64{{2, 2, 0.05}, {2, 4, 0.05}}
+	}
+	for _, c := range combos {
+		scale, q := int(c[0]), int(c[1])
+		marginFrac = c[2]
 		dir := t.TempDir()
 		opt := Options{Location: loc, Width: w, Height: h, FPS: frames, Duration: 1, KeyScale: scale, Supersample: q, FramesDir: filepath.Join(dir, "f")}
 		sum, err := Make(context.Background(), &cpu.Renderer{}, opt)
@@ -56,10 +71,25 @@ func TestMeasureQuality(t *testing.T) {
 			p4 += psnr(b, got)
 			p4b += psnr(blur3(b), blur3(got))
 		}
+		// Seams: frame-to-frame change across a keyframe switch over the change within a span.
+		var within, across, nw, na float64
+		prev := frame(t, opt.FramesDir, 0)
+		for k := 1; k < frames; k++ {
+			cur := frame(t, opt.FramesDir, k)
+			d := meanAbsDiff(prev, cur)
+			if o0, _ := plan.Pair(k - 1); o0 != func() int { o, _ := plan.Pair(k); return o }() {
+				across, na = across+d, na+1
+			} else {
+				within, nw = within+d, nw+1
+			}
+			prev = cur
+		}
+		t.Logf("  frame-to-frame change: across switches %.2f, within spans %.2f (ratio %.2f)", across/na, within/nw, across/na/(within/nw))
 		n := float64(len(ks))
-		t.Logf("keyframes %dx frame (%dx%d), %dx%d subsamples, %d keyframes computed in %s, frames in %s: mean PSNR vs 2x2 direct %.1f dB (blurred %.1f, worst %.1f); vs 4x4 direct %.1f dB (blurred %.1f)",
-			scale, scale*w, scale*h, q, q, sum.Keyframes, sum.Keyframe.Round(1e6), sum.Compose.Round(1e6), p2/n, p2b/n, worst2b, p4/n, p4b/n)
+		t.Logf("keyframes %dx frame (%dx%d), %dx%d subsamples, blend %g, %d keyframes computed in %s, frames in %s: mean PSNR vs 2x2 direct %.1f dB (blurred %.1f, worst %.1f); vs 4x4 direct %.1f dB (blurred %.1f)",
+			scale, scale*w, scale*h, q, q, marginFrac, sum.Keyframes, sum.Keyframe.Round(1e6), sum.Compose.Round(1e6), p2/n, p2b/n, worst2b, p4/n, p4b/n)
 	}
+	marginFrac = 0.05
 	// The floor: how far a direct 2x2 render is from a direct 4x4 one.
 	var p, pb float64
 	for _, k := range ks {

@@ -47,6 +47,9 @@ type Options struct {
 	// Resume continues from the keyframes in the work folder; Force replaces an existing
 	// output (and, without Resume, starts the keyframes over).
 	Resume, Force bool
+	// KeepWork keeps the work folder after a finished video, so that a resume with Force
+	// and another colouring, frame rate or duration composes it again computing nothing.
+	KeepWork bool
 	// Renderer names the computer for the work folder's manifest (a resume by another is
 	// refused): its Identity(frame) of the deepest keyframe when it has that method.
 	Renderer string
@@ -275,7 +278,7 @@ func checkOutputs(opt Options) error {
 // Make makes the video: keyframes computed by c (those the work folder lacks), then every
 // frame composed and handed to ffmpeg and/or written as a PNG. The video appears at
 // opt.Output only when complete (it is written to PartPath first); the work folder is
-// removed once everything is written. Cancelling ctx stops it within about one keyframe
+// removed once everything is written, unless KeepWork. Cancelling ctx stops it within about one keyframe
 // strip or one frame, keeping the keyframes done for a resume.
 func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	t0 := time.Now()
@@ -413,6 +416,9 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	}
 	sum.Frames = plan.Frames
 	sum.Total = time.Since(t0)
+	if opt.KeepWork {
+		return sum, nil
+	}
 	return sum, removeWork(work)
 }
 

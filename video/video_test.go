@@ -336,3 +336,44 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("Check without ffmpeg: %v", err)
 	}
 }
+
+// TestKeptKeyframesRecolour keeps a finished video's keyframes, makes it again with another
+// palette and frame rate from them (computing nothing), and compares with a fresh run.
+func TestKeptKeyframesRecolour(t *testing.T) {
+	dir := t.TempDir()
+	opt := qualityOptions(dir)
+	opt.FPS, opt.KeepWork = 6, true
+	if _, err := Make(context.Background(), &cpu.Renderer{}, opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(WorkDir(opt), manifestName)); err != nil {
+		t.Fatalf("KeepWork: %v", err)
+	}
+	again := opt
+	again.Resume, again.Force, again.KeepWork, again.FPS = true, true, false, 8
+	again.Location.Color.Palette = "fire"
+	sum, err := Make(context.Background(), &cpu.Renderer{}, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Computed != 0 || sum.Reused != 5 {
+		t.Errorf("recolour from kept keyframes computed %d, reused %d; want 0 and 5", sum.Computed, sum.Reused)
+	}
+	fresh := again
+	fresh.Resume, fresh.Force, fresh.FramesDir = false, false, filepath.Join(dir, "fresh")
+	if _, err := Make(context.Background(), &cpu.Renderer{}, fresh); err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, again.FramesDir, fresh.FramesDir, 8)
+	// A colouring that reads the derivative the keyframes lack: refused, saying so.
+	opt.KeepWork = true
+	opt.Force = true
+	if _, err := Make(context.Background(), &cpu.Renderer{}, opt); err != nil {
+		t.Fatal(err)
+	}
+	dist := opt
+	dist.Resume, dist.Location.Color.Method = true, "distance"
+	if _, err := Make(context.Background(), &cpu.Renderer{}, dist); !errors.Is(err, ErrParamsDiffer) || !strings.Contains(err.Error(), "derivative") {
+		t.Errorf("distance colouring from keyframes without the derivative: %v", err)
+	}
+}

@@ -34,7 +34,7 @@ type videoJob struct {
 // runVideo makes a zoom video: `mandelscope video [location flags] [--start-zoom=Z0]
 // [--size=WxH] [--fps=N] [--duration=SECONDS] [--supersample=N] [--keyframe-scale=N]
 // [--renderer=gpu|cpu] [--codec=h264|h265|vp9|av1] [--crf=N] [--frames=DIR] [--resume]
-// [--force] [--bookmark=NAME] [--from=IMAGE] -o OUT.mp4`. The end view is the location
+// [--force] [--keep-keyframes] [--bookmark=NAME] [--from=IMAGE] -o OUT.mp4`. The end view is the location
 // flags' (or the bookmark's or file's); the frames zoom exponentially from Z0 (default 1,
 // the whole set) to it, on its centre. Everything is validated before any work.
 func runVideo(args []string, stdout, stderr io.Writer) error {
@@ -81,6 +81,7 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	fs.StringVar(&o.FramesDir, "frames", "", "also (or, without -o, only) write every frame to DIR/frame-NNNNNN.png")
 	fs.BoolVar(&o.Resume, "resume", false, "continue an interrupted video from the keyframes in OUT.work (the frame rate, duration, colouring and codec may change)")
 	fs.BoolVar(&o.Force, "force", false, "overwrite OUT if it exists; without --resume, also start an interrupted video over")
+	fs.BoolVar(&o.KeepWork, "keep-keyframes", false, "keep OUT.work after the video is made: --resume --force with another colouring, frame rate or duration then composes again computing nothing")
 	bookmark := fs.String("bookmark", "", "end at the view of this bookmark")
 	from := fs.String("from", "", "end at the view stored in a Mandelscope PNG or raw file")
 	fs.StringVar(&o.Output, "o", "", "the video file OUT.mp4 (or .mkv, .webm, .mov); optional with --frames")
@@ -279,6 +280,9 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 	}
 	if opt.FramesDir != "" {
 		fmt.Fprintf(stderr, "wrote %d frames to %s\n", sum.Frames, opt.FramesDir)
+	}
+	if opt.KeepWork {
+		fmt.Fprintf(stderr, "  the keyframes stay in %s (--resume --force composes again from them)\n", work)
 	}
 	fmt.Fprintf(stderr, "  keyframes: %d of %dx%d (%d computed, %d reused), %s, %s; frames composed in %s; writing frames (waiting for the encoder) %s",
 		sum.Keyframes, sum.KeyWidth, sum.KeyHeight, sum.Computed, sum.Reused, refs, roundDur(sum.Keyframe), roundDur(sum.Compose), roundDur(sum.Encode))
