@@ -104,9 +104,12 @@ var encodersOnce struct {
 	list map[string]bool
 }
 
-// FindEncoder returns the ffmpeg encoder for codec: ErrNoFFmpeg without ffmpeg, an error
-// naming the codecs this ffmpeg has when it lacks codec's encoders.
-func FindEncoder(codec Codec) (string, error) {
+// minSide is the least width and height an encoder takes (SVT-AV1 refuses less than 64).
+var minSide = map[string]int{"libsvtav1": 64}
+
+// FindEncoder returns the ffmpeg encoder for codec at w x h: ErrNoFFmpeg without ffmpeg, an
+// error naming the codecs this ffmpeg has when it lacks codec's encoders (for that size).
+func FindEncoder(codec Codec, w, h int) (string, error) {
 	path, err := exec.LookPath(FFmpeg)
 	if err != nil {
 		return "", ErrNoFFmpeg
@@ -128,7 +131,7 @@ func FindEncoder(codec Codec) (string, error) {
 		encodersOnce.path, encodersOnce.list = path, list
 	}
 	for _, e := range codec.Encoders {
-		if encodersOnce.list[e] {
+		if encodersOnce.list[e] && min(w, h) >= minSide[e] {
 			return e, nil
 		}
 	}
@@ -141,7 +144,7 @@ func FindEncoder(codec Codec) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("this ffmpeg has no %s encoder (%s); it offers: %s", codec.Name, strings.Join(codec.Encoders, " or "), strings.Join(have, ", "))
+	return "", fmt.Errorf("this ffmpeg has no %s encoder (%s) for %dx%d; it offers: %s", codec.Name, strings.Join(codec.Encoders, " or "), w, h, strings.Join(have, ", "))
 }
 
 // Encoder pipes raw RGB frames to an ffmpeg process that encodes them into a file.
@@ -176,6 +179,7 @@ func StartEncoder(path, format string, codec Codec, enc string, crf, w, h, fps i
 	e := &Encoder{w: w, h: h, row: make([]byte, 3*w)}
 	e.cmd = exec.Command(ff, args...)
 	e.cmd.Stderr = &e.stderr
+	detach(e.cmd)
 	if e.in, err = e.cmd.StdinPipe(); err != nil {
 		return nil, err
 	}

@@ -235,7 +235,7 @@ func Check(opt Options) error {
 	}
 	if opt.Output != "" {
 		c, _ := CodecByName(opt.Codec)
-		if _, err := FindEncoder(c); err != nil {
+		if _, err := FindEncoder(c, opt.Width, opt.Height); err != nil {
 			return err
 		}
 	}
@@ -243,6 +243,14 @@ func Check(opt Options) error {
 }
 
 func checkOutputs(opt Options) error {
+	for _, p := range []string{opt.Output, opt.FramesDir} {
+		if p == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(filepath.Clean(p))); err != nil || !st.IsDir() {
+			return fmt.Errorf("%s: no folder %s to write into", p, filepath.Dir(filepath.Clean(p)))
+		}
+	}
 	if opt.Output != "" {
 		if st, err := os.Stat(opt.Output); err == nil {
 			if st.IsDir() {
@@ -290,7 +298,7 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	var enc string
 	if opt.Output != "" {
 		codec, _ = CodecByName(opt.Codec)
-		if enc, err = FindEncoder(codec); err != nil {
+		if enc, err = FindEncoder(codec, opt.Width, opt.Height); err != nil {
 			return Summary{}, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"image"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -310,6 +311,7 @@ func TestBadInput(t *testing.T) {
 		{"no output", func(o *Options) { o.Output = "" }, "no output"},
 		{"exists", func(o *Options) { o.Output = exists }, "exists"},
 		{"resume nothing", func(o *Options) { o.Resume = true }, "nothing to resume"},
+		{"no folder", func(o *Options) { o.Output = filepath.Join(dir, "nope", "a.mp4") }, "no folder"},
 	} {
 		o := good
 		c.edit(&o)
@@ -375,5 +377,65 @@ func TestKeptKeyframesRecolour(t *testing.T) {
 	dist.Resume, dist.Location.Color.Method = true, "distance"
 	if _, err := Make(context.Background(), &cpu.Renderer{}, dist); !errors.Is(err, ErrParamsDiffer) || !strings.Contains(err.Error(), "derivative") {
 		t.Errorf("distance colouring from keyframes without the derivative: %v", err)
+	}
+}
+
+// TestInterruptWhileEncoding cancels a video among its frames: the encoder is stopped, no
+// video and no part file remain, the keyframes stay for a resume.
+func TestInterruptWhileEncoding(t *testing.T) {
+	needFFmpeg(t)
+	dir := t.TempDir()
+	opt := qualityOptions(dir)
+	opt.FPS, opt.FramesDir, opt.Output = 12, "", filepath.Join(dir, "z.mp4")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt.Progress = func(p Progress) {
+		if p.Phase == "frames" && p.Done == 5 {
+			cancel()
+		}
+	}
+	_, err := Make(ctx, &cpu.Renderer{}, opt)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("%v, want ErrInterrupted", err)
+	}
+	for _, p := range []string{opt.Output, PartPath(opt.Output)} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s after an interrupt among the frames (%v)", p, err)
+		}
+	}
+	opt.Resume, opt.Progress = true, nil
+	sum, err := Make(context.Background(), &cpu.Renderer{}, opt)
+	if err != nil || sum.Computed != 0 {
+		t.Fatalf("resume: %v, %d keyframes computed (want 0)", err, sum.Computed)
+	}
+	if n, w, h := probe(t, opt.Output); n != 12 || w != 64 || h != 36 {
+		t.Errorf("%d frames of %dx%d, want 12 of 64x36", n, w, h)
+	}
+}
+
+// TestCodecs encodes a small video with every codec this ffmpeg has and reads back its
+// codec, frame count and size.
+func TestCodecs(t *testing.T) {
+	needFFmpeg(t)
+	dir := t.TempDir()
+	for _, c := range Codecs {
+		if _, err := FindEncoder(c, 64, 36); err != nil {
+			t.Logf("%s: %v", c.Name, err)
+			continue
+		}
+		opt := qualityOptions(dir)
+		opt.FPS, opt.FramesDir, opt.Codec, opt.Output = 6, "", c.Name, filepath.Join(dir, c.Name+".mkv")
+		if _, err := Make(context.Background(), &cpu.Renderer{}, opt); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+			continue
+		}
+		if n, w, h := probe(t, opt.Output); n != 6 || w != 64 || h != 36 {
+			t.Errorf("%s: %d frames of %dx%d, want 6 of 64x36", c.Name, n, w, h)
+		}
+		out, _ := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", opt.Output).Output()
+		want := map[string]string{"h264": "h264", "h265": "hevc", "vp9": "vp9", "av1": "av1"}[c.Name]
+		if got := strings.TrimSpace(string(out)); got != want {
+			t.Errorf("%s: the file holds %q video", c.Name, got)
+		}
 	}
 }
