@@ -154,7 +154,7 @@ func (e *Error) Unwrap() error { return e.Kind }
 // wrong.
 func Frames(fps int, duration float64) (int, error) {
 	if fps < 1 || fps > MaxFPS {
-		return 0, fmt.Errorf("fps %d is out of range (1 to %d)", fps, MaxFPS)
+		return 0, fmt.Errorf("frame rate %d is out of range (1 to %d frames a second)", fps, MaxFPS)
 	}
 	if !(duration > 0) || math.IsInf(duration, 0) {
 		return 0, fmt.Errorf("duration %g must be a positive number of seconds", duration)

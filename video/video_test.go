@@ -294,7 +294,7 @@ func TestBadInput(t *testing.T) {
 		edit func(o *Options)
 		want string
 	}{
-		{"fps 0", func(o *Options) { o.FPS = 0 }, "fps 0 is out of range"},
+		{"fps 0", func(o *Options) { o.FPS = 0 }, "frame rate 0 is out of range"},
 		{"duration 1e9", func(o *Options) { o.Duration = 1e9 }, "more than 1000000"},
 		{"duration 0", func(o *Options) { o.Duration = 0 }, "must be a positive number"},
 		{"duration NaN", func(o *Options) { o.Duration = math.NaN() }, "must be a positive number"},

@@ -136,7 +136,7 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 func videoFlagError(err error) error {
 	msg := err.Error()
 	for _, p := range []struct{ prefix, flag string }{
-		{"fps ", "--fps"}, {"duration ", "--duration"}, {"size ", "--size"}, {"supersample ", "--supersample"},
+		{"frame rate ", "--fps"}, {"duration ", "--duration"}, {"size ", "--size"}, {"supersample ", "--supersample"},
 		{"keyframe scale ", "--keyframe-scale"}, {"unknown codec", "--codec"}, {"crf ", "--crf"},
 		{"the start zoom", "--start-zoom"}, {"start zoom:", "--start-zoom"},
 	} {

@@ -44,7 +44,7 @@ func TestVideoValidation(t *testing.T) {
 		want string
 		ff   bool // the check needs ffmpeg installed (it comes after the encoder's)
 	}{
-		{[]string{"--fps=0", "-o", out}, "--fps: fps 0 is out of range", false},
+		{[]string{"--fps=0", "-o", out}, "--fps: frame rate 0 is out of range", false},
 		{[]string{"--duration=1e9", "-o", out}, "--duration: duration 1e+09 s at 6 fps", false},
 		{[]string{"--duration=ten", "-o", out}, `--duration: "ten" is not a number`, false},
 		{[]string{"--size=63x36", "-o", out}, "--size: size 63x36: h264 video in yuv420p needs an even width and height (try 62x36)", false},
