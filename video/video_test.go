@@ -439,3 +439,29 @@ func TestCodecs(t *testing.T) {
 		}
 	}
 }
+
+// TestDistanceColouring composes a video coloured from the distance estimate (rescaled
+// from keyframe pixels to the frame's subsamples): the first and last frames are the direct
+// renders exactly, and the frames between stay close to theirs.
+func TestDistanceColouring(t *testing.T) {
+	dir := t.TempDir()
+	opt := qualityOptions(dir)
+	opt.FPS = 9
+	opt.Location.Color.Method = "distance"
+	if _, err := Make(context.Background(), &cpu.Renderer{}, opt); err != nil {
+		t.Fatal(err)
+	}
+	plan, _ := NewPlan(fractal.MustDecimal("1"), opt.Location.Zoom, 9)
+	for k := range 9 {
+		want := direct(t, opt.Location, plan.FrameZoom(k), 64, 36, 2)
+		got := frame(t, opt.FramesDir, k)
+		p, pb := psnr(want, got), psnr(blur3(want), blur3(got))
+		t.Logf("frame %d: PSNR %.1f dB, %.1f dB blurred", k, p, pb)
+		switch {
+		case (k == 0 || k == 8) && !math.IsInf(p, 1):
+			t.Errorf("frame %d differs from the direct render of its view: PSNR %.1f dB", k, p)
+		case pb < 28:
+			t.Errorf("frame %d: PSNR %.1f dB after a 3x3 blur, want at least 28", k, pb)
+		}
+	}
+}
