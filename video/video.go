@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"mandelscope/colour"
 	"mandelscope/export"
 	"mandelscope/fractal"
@@ -139,6 +141,7 @@ var (
 	ErrNothingToResume = errors.New("nothing to resume")
 	ErrParamsDiffer    = errors.New("parameters differ")
 	ErrInterrupted     = errors.New("interrupted")
+	ErrBusy            = errors.New("busy")
 )
 
 // Error is an error of a kind a front end gives advice for.
@@ -302,9 +305,21 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 			return Summary{}, err
 		}
 	}
+	// One process at a time makes a video: the lock beside its work folder says which.
+	lockPath := WorkDir(opt) + ".lock"
 	if err := checkOutputs(opt); err != nil {
 		return Summary{}, err
 	}
+	lk := flock.New(lockPath)
+	if ok, err := lk.TryLock(); err != nil {
+		return Summary{}, fmt.Errorf("locking %s: %v", lockPath, err)
+	} else if !ok {
+		return Summary{}, &Error{ErrBusy, fmt.Sprintf("another mandelscope is making this video (%s is held)", lockPath)}
+	}
+	defer func() {
+		os.Remove(lockPath)
+		lk.Unlock()
+	}()
 	kw, kh := opt.KeyScale*opt.Width, opt.KeyScale*opt.Height
 	sum := Summary{Frames: plan.Frames, Keyframes: plan.Keyframes(), KeyWidth: kw, KeyHeight: kh}
 	loc := opt.Location

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gofrs/flock"
+
 	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/render/cpu"
@@ -289,6 +291,7 @@ func TestBadInput(t *testing.T) {
 		Output: filepath.Join(dir, "a.mp4")}
 	exists := filepath.Join(dir, "exists.mp4")
 	os.WriteFile(exists, []byte("mine"), 0o644)
+	_, ffErr := exec.LookPath("ffmpeg")
 	for _, c := range []struct {
 		name string
 		edit func(o *Options)
@@ -315,6 +318,9 @@ func TestBadInput(t *testing.T) {
 	} {
 		o := good
 		c.edit(&o)
+		if ffErr != nil && o.Output != "" && !strings.Contains("frame rate,more than,positive,at least 2,even width,out of range,must be below,unknown codec,crf,must end in,cannot hold", c.want) {
+			continue // checked after the encoder is found: needs ffmpeg
+		}
 		sum, err := Make(context.Background(), &cpu.Renderer{}, o)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line containing %q", c.name, err, c.want)
@@ -322,6 +328,10 @@ func TestBadInput(t *testing.T) {
 		if sum.Computed != 0 {
 			t.Errorf("%s: computed %d keyframes before refusing", c.name, sum.Computed)
 		}
+	}
+	// Another process making the same video: refused while it holds the lock.
+	if ffErr == nil {
+		lockedOut(t, good)
 	}
 	if b, _ := os.ReadFile(exists); string(b) != "mine" {
 		t.Errorf("an existing video was overwritten without Force")
@@ -463,5 +473,19 @@ func TestDistanceColouring(t *testing.T) {
 		case pb < 28:
 			t.Errorf("frame %d: PSNR %.1f dB after a 3x3 blur, want at least 28", k, pb)
 		}
+	}
+}
+
+// lockedOut holds the lock of opt's video as another process would, and expects Make to
+// refuse with ErrBusy.
+func lockedOut(t *testing.T, opt Options) {
+	t.Helper()
+	lk := flock.New(WorkDir(opt) + ".lock")
+	if ok, err := lk.TryLock(); !ok || err != nil {
+		t.Fatalf("lock: %v, %v", ok, err)
+	}
+	defer lk.Unlock()
+	if _, err := Make(context.Background(), &cpu.Renderer{}, opt); !errors.Is(err, ErrBusy) {
+		t.Errorf("with the lock held elsewhere: %v, want ErrBusy", err)
 	}
 }

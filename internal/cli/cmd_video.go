@@ -181,6 +181,8 @@ func videoAdvice(err error) error {
 		advice = "run the same view, start zoom, size, keyframe scale and renderer with --resume, or drop --resume and add --force to start over"
 	case video.ErrInterrupted:
 		advice = "run the same command with --resume to continue"
+	case video.ErrBusy:
+		advice = "wait for it to finish, or stop it first"
 	}
 	if advice == "" {
 		return err
