@@ -375,8 +375,8 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	}
 	deriv = want.Derivative
 
-	// The keyframes that are missing (or damaged), computed from the outside in, all from
-	// the deepest keyframe's reference orbit.
+	// The keyframes that are missing (or damaged: a file whose checksum fails), computed from
+	// the shallowest to the deepest, all from the deepest keyframe's reference orbit.
 	var missing []int
 	for j := range plan.Keyframes() {
 		if opt.Resume {
