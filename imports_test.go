@@ -15,7 +15,7 @@ import (
 // A new import is a decision: add it here.
 var allowedImports = map[string][]string{
 	"":                   {"app", "app/preview", "assets", "export", "fractal", "internal/cli", "internal/clocale", "internal/text", "render", "fyne.io/fyne/v2"},
-	"app":                {"colour", "app/preview", "bookmarks", "export", "fractal", "gradients", "internal/nav", "internal/userfile", "internal/version", "render/cpu", "fyne.io/fyne/v2", "internal/text"},
+	"app":                {"colour", "app/preview", "bookmarks", "export", "fractal", "gradients", "internal/nav", "internal/userfile", "internal/version", "render/cpu", "video", "fyne.io/fyne/v2", "internal/text"},
 	"app/preview":        {"colour", "fractal", "internal/tile"},
 	"assets":             {},
 	"bookmarks":          {"colour", "fractal", "internal/userfile", "github.com/gofrs/flock", "internal/text"},
@@ -24,7 +24,7 @@ var allowedImports = map[string][]string{
 	"export":             {"colour", "exr", "fractal", "internal/tile", "internal/userfile", "github.com/gofrs/flock", "github.com/klauspost/compress", "golang.org/x/sys", "internal/text"},
 	"fractal":            {"colour", "assets", "internal/text"},
 	"gradients":          {"colour", "fractal", "internal/userfile", "internal/text"},
-	"internal/cli":       {"colour", "app/preview", "exr", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/version", "render", "render/cpu"},
+	"internal/cli":       {"colour", "app/preview", "exr", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/tile", "internal/version", "render", "render/cpu", "video"},
 	"internal/clocale":   {},
 	"internal/cputime":   {},
 	"internal/deeptest":  {"fractal"},
@@ -39,6 +39,7 @@ var allowedImports = map[string][]string{
 	"render":             {"colour", "fractal", "render/cpu", "shaders", "github.com/go-gl/gl", "github.com/go-gl/glfw"},
 	"render/cpu":         {"colour", "fractal"},
 	"shaders":            {},
+	"video":              {"colour", "export", "fractal", "internal/tile", "github.com/gofrs/flock"},
 }
 
 // TestImportGraph holds the architecture: every package imports only what allowedImports

@@ -56,6 +56,9 @@ func (w *Window) shutdown() {
 		if w.exp != nil {
 			w.exp.stop()
 		}
+		if w.vid != nil {
+			w.vid.stop()
+		}
 		w.rend.close()
 	}()
 	// Wait for them, and for a GPU renderer being made (GLFW terminates when this returns),

@@ -154,6 +154,7 @@ type Window struct {
 	nav   *navigator
 	marks *bookmarksPanel
 	exp   *exportUI
+	vid   *videoUI
 
 	closing   chan struct{} // closed when the window closes
 	closeOnce sync.Once
@@ -227,6 +228,7 @@ func New(a fyne.App, opts Options) *Window {
 	w.updateStatus()
 	w.marks = installBookmarksPanel(w)
 	w.exp = installExport(w)
+	w.vid = installVideo(w)
 	w.nav = installNavigation(w)
 	installGradients(w)
 	quit := fyne.NewMenuItem("Quit", w.Quit) // stays last in the menu (AddMenuItem)

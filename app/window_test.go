@@ -475,7 +475,7 @@ func TestHooks(t *testing.T) {
 	if got := strings.Join(order, ","); got != "File,View,Go,Bookmarks,Extra" {
 		t.Errorf("menus in the order %s, want File,View,Go,Bookmarks,Extra", got)
 	}
-	if got := strings.Join(labels["File"], ","); got != "Copy Location,Export...,Open Image...,,Import Gradient...,Export Gradient...,Edit Gradient...,Later,,Quit" {
+	if got := strings.Join(labels["File"], ","); got != "Copy Location,Export...,Export Video...,Open Image...,,Import Gradient...,Export Gradient...,Edit Gradient...,Later,,Quit" {
 		t.Errorf("File menu %s", got)
 	}
 	panel := widget.NewLabel("bookmarks")

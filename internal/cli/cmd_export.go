@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -125,35 +126,12 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		job.tile = cpuDefaultTile
 	}
 
-	base := fractal.Home()
 	sizeSet := flagWasSet(fs, "size")
-	if flagWasSet(fs, "bookmark") && flagWasSet(fs, "from") {
-		return job, UsageErr("--bookmark and --from: give one or the other")
+	base, md, err := viewBase(fs, *bookmark, *from)
+	if err != nil {
+		return job, err
 	}
-	if flagWasSet(fs, "bookmark") {
-		if strings.TrimSpace(*bookmark) == "" {
-			return job, UsageErr("--bookmark: empty name")
-		}
-		path, err := bookmarks.DefaultPath()
-		if err != nil {
-			return job, UsageErr("--bookmark: %v", err)
-		}
-		store, err := bookmarks.Load(path)
-		if err != nil {
-			return job, UsageErr("--bookmark: %v", OneLine(err))
-		}
-		b, ok := store.Get(*bookmark)
-		if !ok {
-			return job, UsageErr("--bookmark: no bookmark named %q in %s", text.Clip(*bookmark, 40), path)
-		}
-		base = b.Location
-	}
-	if flagWasSet(fs, "from") {
-		md, err := export.ReadMetadata(*from)
-		if err != nil {
-			return job, UsageErr("--from: %v", OneLine(err))
-		}
-		base = md.Location
+	if md != nil {
 		if !sizeSet {
 			job.w, job.h = md.Width, md.Height
 		}
@@ -195,6 +173,41 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		return job, ExitError{2, withAdvice(err, job)}
 	}
 	return job, nil
+}
+
+// viewBase is the location the location flags apply to: the view of the bookmark --bookmark
+// names, or of the file --from names (then md is the file's metadata), else the whole set.
+func viewBase(fs *flag.FlagSet, bookmark, from string) (base fractal.Location, md *export.Metadata, err error) {
+	base = fractal.Home()
+	if flagWasSet(fs, "bookmark") && flagWasSet(fs, "from") {
+		return base, nil, UsageErr("--bookmark and --from: give one or the other")
+	}
+	if flagWasSet(fs, "bookmark") {
+		if strings.TrimSpace(bookmark) == "" {
+			return base, nil, UsageErr("--bookmark: empty name")
+		}
+		path, err := bookmarks.DefaultPath()
+		if err != nil {
+			return base, nil, UsageErr("--bookmark: %v", err)
+		}
+		store, err := bookmarks.Load(path)
+		if err != nil {
+			return base, nil, UsageErr("--bookmark: %v", OneLine(err))
+		}
+		b, ok := store.Get(bookmark)
+		if !ok {
+			return base, nil, UsageErr("--bookmark: no bookmark named %q in %s", text.Clip(bookmark, 40), path)
+		}
+		return b.Location, nil, nil
+	}
+	if flagWasSet(fs, "from") {
+		m, err := export.ReadMetadata(from)
+		if err != nil {
+			return base, nil, UsageErr("--from: %v", OneLine(err))
+		}
+		return m.Location, &m, nil
+	}
+	return base, nil, nil
 }
 
 // withAdvice adds to an export error the command-line advice for it: the export library

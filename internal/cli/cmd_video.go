@@ -1,0 +1,299 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"mandelscope/export"
+	"mandelscope/fractal"
+	"mandelscope/internal/text"
+	"mandelscope/internal/tile"
+	"mandelscope/render"
+	"mandelscope/render/cpu"
+	"mandelscope/video"
+)
+
+// defaultVideoSize is the size of a video without --size.
+const defaultVideoSize = "1280x720"
+
+// videoJob is a validated video command line.
+type videoJob struct {
+	opt      video.Options
+	renderer string
+}
+
+// runVideo makes a zoom video: `mandelscope video [location flags] [--start-zoom=Z0]
+// [--size=WxH] [--fps=N] [--duration=SECONDS] [--supersample=N] [--keyframe-scale=N]
+// [--renderer=gpu|cpu] [--codec=h264|h265|vp9|av1] [--crf=N] [--frames=DIR] [--resume]
+// [--force] [--keep-keyframes] [--bookmark=NAME] [--from=IMAGE] -o OUT.mp4`. The end view is the location
+// flags' (or the bookmark's or file's); the frames zoom exponentially from Z0 (default 1,
+// the whole set) to it, on its centre. Everything is validated before any work.
+func runVideo(args []string, stdout, stderr io.Writer) error {
+	job, err := parseVideo(args, stderr)
+	if err != nil {
+		return err
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	if job.renderer == "cpu" {
+		return doVideo(job, &cpu.Renderer{}, stderr, sigs)
+	}
+	var runErr error
+	render.Main(func() {
+		g, err := render.NewGL(render.Options{})
+		if err != nil {
+			fmt.Fprintf(stderr, "mandelscope video: warning: GPU renderer unavailable (%v); using the CPU renderer\n", OneLine(err))
+			runErr = doVideo(job, &cpu.Renderer{}, stderr, sigs)
+			return
+		}
+		defer g.Close()
+		runErr = doVideo(job, g, stderr, sigs)
+	})
+	return runErr
+}
+
+var _ tile.Computer = (*render.GL)(nil)
+
+func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
+	var job videoJob
+	o := &job.opt
+	fs := NewFlagSet("video", stderr)
+	lf := AddLocationFlags(fs)
+	start := fs.String("start-zoom", "1", "the first frame's zoom (default 1: the whole set); the last frame is the end view (--zoom)")
+	size := fs.String("size", defaultVideoSize, "frame size WxH or 720p, 1080p, 4k (even sides for a video file)")
+	fs.IntVar(&o.FPS, "fps", 30, fmt.Sprintf("frames a second, 1 to %d", video.MaxFPS))
+	duration := fs.String("duration", "10", "length in seconds; the frames are fps x duration")
+	fs.IntVar(&o.Supersample, "supersample", video.DefaultSupersample, fmt.Sprintf("N: each pixel averages N x N subsamples of the keyframes (1 to %d)", video.MaxSupersample))
+	fs.IntVar(&o.KeyScale, "keyframe-scale", video.DefaultKeyScale, fmt.Sprintf("a keyframe's side over a frame's, 1 to %d (one keyframe per doubling of the zoom)", video.MaxKeyScale))
+	renderer := fs.String("renderer", "gpu", "gpu (OpenGL, falls back to the CPU) or cpu")
+	fs.StringVar(&o.Codec, "codec", video.Codecs[0].Name, "video codec: "+strings.ReplaceAll(video.CodecNames(), "|", ", ")+" (where this ffmpeg has it)")
+	fs.IntVar(&o.CRF, "crf", 0, "constant quality, lower is better: 1 to 51 for h264 and h265, 1 to 63 for vp9 and av1 (default: the codec's, 18 for h264)")
+	fs.StringVar(&o.FramesDir, "frames", "", "also (or, without -o, only) write every frame to DIR/frame-NNNNNN.png")
+	fs.BoolVar(&o.Resume, "resume", false, "continue an interrupted video from the keyframes in OUT.work (the frame rate, duration, colouring and codec may change)")
+	fs.BoolVar(&o.Force, "force", false, "overwrite OUT if it exists; without --resume, also start an interrupted video over")
+	fs.BoolVar(&o.KeepWork, "keep-keyframes", false, "keep OUT.work after the video is made: --resume --force with another colouring, frame rate or duration then composes again computing nothing")
+	bookmark := fs.String("bookmark", "", "end at the view of this bookmark")
+	from := fs.String("from", "", "end at the view stored in a Mandelscope PNG or raw file")
+	fs.StringVar(&o.Output, "o", "", "the video file OUT.mp4 (or .mkv, .webm, .mov); optional with --frames")
+	rest, err := ParseFlags(fs, args)
+	if err != nil {
+		return job, err
+	}
+	if len(rest) > 0 {
+		return job, UsageErr("unexpected argument %q (flags go before -o OUT.mp4; the output is given with -o)", text.Clip(rest[0], 40))
+	}
+	switch *renderer {
+	case "gpu", "cpu":
+		job.renderer = *renderer
+	default:
+		return job, UsageErr("--renderer: unknown renderer %q (gpu or cpu)", text.Clip(*renderer, 40))
+	}
+	base, _, err := viewBase(fs, *bookmark, *from)
+	if err != nil {
+		return job, err
+	}
+	if o.Location, err = lf.Apply(base, true); err != nil {
+		return job, err
+	}
+	if o.StartZoom, err = parseZoom(*start); err != nil {
+		return job, UsageErr("--start-zoom: %v", err)
+	}
+	if o.Width, o.Height, err = parseSize(*size); err != nil {
+		return job, UsageErr("--size: %v", err)
+	}
+	if o.Duration, err = strconv.ParseFloat(strings.TrimSpace(*duration), 64); err != nil {
+		return job, UsageErr("--duration: %q is not a number of seconds", text.Clip(*duration, 40))
+	}
+	if flagWasSet(fs, "o") && o.Output == "" {
+		return job, UsageErr("-o: empty file name")
+	}
+	if flagWasSet(fs, "frames") && o.FramesDir == "" {
+		return job, UsageErr("--frames: empty folder name")
+	}
+	if o.Output == "" && o.FramesDir == "" {
+		return job, UsageErr("-o: no output given (-o OUT.mp4, or --frames=DIR for PNG frames)")
+	}
+	if flagWasSet(fs, "crf") && o.CRF == 0 {
+		return job, UsageErr("--crf: 0 is out of range (from 1)")
+	}
+	if err := video.Check(*o); err != nil {
+		return job, ExitError{2, videoAdvice(videoFlagError(err))}
+	}
+	return job, nil
+}
+
+// videoFlagError prefixes the flag a video.Check error is about, where one is.
+func videoFlagError(err error) error {
+	msg := err.Error()
+	for _, p := range []struct{ prefix, flag string }{
+		{"frame rate ", "--fps"}, {"duration ", "--duration"}, {"size ", "--size"}, {"supersample ", "--supersample"},
+		{"keyframe scale ", "--keyframe-scale"}, {"unknown codec", "--codec"}, {"crf ", "--crf"},
+		{"the start zoom", "--start-zoom"}, {"start zoom:", "--start-zoom"},
+	} {
+		if strings.HasPrefix(msg, p.prefix) {
+			return prefixed{p.flag + ": ", err}
+		}
+	}
+	var ve *video.Error
+	if errors.As(err, &ve) {
+		return err
+	}
+	if strings.Contains(msg, "must end in") || strings.Contains(msg, "cannot hold") {
+		return prefixed{"-o: ", err}
+	}
+	return err
+}
+
+// prefixed is an error with a prefix (the flag it is about), unwrapping to the error.
+type prefixed struct {
+	p   string
+	err error
+}
+
+func (e prefixed) Error() string { return e.p + e.err.Error() }
+func (e prefixed) Unwrap() error { return e.err }
+
+// videoAdvice adds to a video error what to do about it on the command line.
+func videoAdvice(err error) error {
+	var ve *video.Error
+	if !errors.As(err, &ve) {
+		return err
+	}
+	advice := ""
+	switch ve.Kind {
+	case video.ErrExists:
+		advice = "add --force to overwrite it"
+	case video.ErrUnfinished:
+		advice = "add --resume to continue it, or --force to start over"
+	case video.ErrNothingToResume:
+		advice = "run without --resume"
+	case video.ErrParamsDiffer:
+		advice = "run the same view, start zoom, size, keyframe scale and renderer with --resume, or drop --resume and add --force to start over"
+	case video.ErrInterrupted:
+		advice = "run the same command with --resume to continue"
+	case video.ErrBusy:
+		advice = "wait for it to finish, or stop it first"
+	}
+	if advice == "" {
+		return err
+	}
+	return adviceError{err, advice}
+}
+
+// doVideo makes the video with progress on stderr. The first signal from sigs cancels it
+// (keeping the keyframes done, for --resume); a second ends the process at once (the
+// keyframes written are complete files: they are kept too).
+func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Signal) error {
+	stderr = &lockedWriter{w: stderr}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done, ended := make(chan struct{}), make(chan struct{})
+	defer func() {
+		close(done)
+		<-ended
+	}()
+	var mu sync.Mutex
+	var got os.Signal
+	work := video.WorkDir(job.opt)
+	go func() {
+		defer close(ended)
+		select {
+		case s := <-sigs:
+			mu.Lock()
+			got = s
+			mu.Unlock()
+			fmt.Fprintf(stderr, "\nmandelscope video: stopping, keeping the keyframes done (again to quit at once)\n")
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(stderr, "mandelscope video: quit at once; %s keeps the keyframes written for --resume\n", work)
+			exitNow(signalCode(s))
+		case <-done:
+		}
+	}()
+
+	opt := job.opt
+	name := "a computer"
+	if n, ok := c.(interface{ Name() string }); ok {
+		name = n.Name()
+	}
+	outs := []string{}
+	if opt.Output != "" {
+		outs = append(outs, opt.Output)
+	}
+	if opt.FramesDir != "" {
+		outs = append(outs, opt.FramesDir+"/frame-NNNNNN.png")
+	}
+	fmt.Fprintf(stderr, "mandelscope video: %dx%d, %d fps, %gs, zoom %s to %s with %s -> %s\n", opt.Width, opt.Height, opt.FPS, opt.Duration,
+		fractal.FormatZoom(opt.StartZoom.Exp()), fractal.FormatZoom(opt.Location.ZoomExp()), name, strings.Join(outs, " and "))
+	last := time.Now()
+	lastPhase := ""
+	opt.Progress = func(p video.Progress) {
+		if p.Phase == lastPhase && time.Since(last) < 5*time.Second && p.Done < p.Total {
+			return
+		}
+		{
+			what := "keyframes computed"
+			if p.Phase == "frames" {
+				what = "frames composed"
+			}
+			fmt.Fprintf(stderr, "mandelscope video: %d of %d %s\n", p.Done, p.Total, what)
+			last, lastPhase = time.Now(), p.Phase
+		}
+	}
+	sum, err := video.Make(ctx, c, opt)
+	if err != nil {
+		err = videoAdvice(err)
+		mu.Lock()
+		s := got
+		mu.Unlock()
+		if errors.Is(err, video.ErrInterrupted) && s != nil {
+			return ExitError{signalCode(s), err}
+		}
+		return err
+	}
+	refs := "no reference orbit (no perturbation)"
+	switch sum.References {
+	case 1:
+		refs = "one reference orbit"
+	case 0:
+	default:
+		refs = fmt.Sprintf("%d reference orbits", sum.References)
+	}
+	if opt.Output != "" {
+		size := ""
+		if st, err := os.Stat(opt.Output); err == nil {
+			size = ", " + export.HumanBytes(st.Size())
+		}
+		fmt.Fprintf(stderr, "wrote %s: %d frames of %dx%d at %d fps (%gs)%s in %s\n", opt.Output, sum.Frames, opt.Width, opt.Height, opt.FPS, opt.Duration, size, roundDur(sum.Total))
+	}
+	if opt.FramesDir != "" {
+		fmt.Fprintf(stderr, "wrote %d frames to %s\n", sum.Frames, opt.FramesDir)
+	}
+	if opt.KeepWork {
+		fmt.Fprintf(stderr, "  the keyframes stay in %s (--resume --force composes again from them)\n", work)
+	}
+	fmt.Fprintf(stderr, "  keyframes: %d of %dx%d (%d computed, %d reused), %s, %s; frames composed in %s; writing frames (waiting for the encoder) %s",
+		sum.Keyframes, sum.KeyWidth, sum.KeyHeight, sum.Computed, sum.Reused, refs, roundDur(sum.Keyframe), roundDur(sum.Compose), roundDur(sum.Encode))
+	if sum.EncoderCPU > 0 {
+		fmt.Fprintf(stderr, " (ffmpeg used %s of CPU)", roundDur(sum.EncoderCPU))
+	}
+	fmt.Fprintln(stderr)
+	if opt.Location.Color.AutoDensity {
+		fmt.Fprintf(stderr, "  density: automatic, %s from the end view, for every frame\n", strconv.FormatFloat(sum.Density, 'g', 4, 64))
+	}
+	return nil
+}

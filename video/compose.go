@@ -1,0 +1,220 @@
+package video
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"runtime"
+	"sync"
+
+	"mandelscope/colour"
+)
+
+// Keyframe is one keyframe in memory: its samples and its level (log2 of its zoom over the
+// start zoom). Its samples cover KeyScale times a frame's side at its own zoom.
+type Keyframe struct {
+	Level float64
+	Data  *colour.Data // Rect from (0, 0)
+}
+
+// Composer composes frames of W x H pixels from keyframes of KeyScale times that size: each
+// output pixel the mean of Supersample x Supersample subsamples, each subsample the keyframe
+// data interpolated at its point and coloured. Its zero value is not usable: use
+// NewComposer. A Composer is used by one goroutine at a time (it spreads each frame's rows
+// over the cores itself).
+type Composer struct {
+	w, h, q, s int
+	col        *colour.Colourer
+	// Margin is the width, in inner-keyframe pixels, of the band along the inner
+	// keyframe's edge over which it blends into the outer one (0: a hard switch).
+	Margin float64
+	sum    []uint32 // a frame's weighted colour sums, 3 a pixel
+}
+
+// weightOne is a subsample's full weight in the sums: a blend splits it between the
+// keyframes in 1/256ths.
+const weightOne = 256
+
+// NewComposer returns a composer of w x h frames with q x q subsamples a pixel, from
+// keyframes of s times the frame's side, coloured by col (made for the subsamples' spacing:
+// colour.Coloring.Sampled(q)).
+func NewComposer(w, h, q, s int, col *colour.Colourer) *Composer {
+	return &Composer{w: w, h: h, q: q, s: s, col: col, Margin: defaultMargin(w, h, s),
+		sum: make([]uint32, 3*w*h)}
+}
+
+// marginFrac is the blending band's width over the keyframe's shorter side.
+var marginFrac = 0.05
+
+// defaultMargin is the blending band's width for keyframes of s times a w x h frame.
+func defaultMargin(w, h, s int) float64 { return marginFrac * float64(s*min(w, h)) }
+
+// Compose draws the frame at level lv into dst (w x h, its top-left pixel at dst.Rect.Min)
+// from outer (covering the frame: its level at or below lv) and inner (nil, or the next
+// keyframe, finer, whose samples are used wherever it covers the frame).
+func (c *Composer) Compose(dst *image.RGBA, lv float64, outer, inner *Keyframe) {
+	n := c.q * c.q * weightOne
+	rows(c.h, c.w*c.q*c.q, func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			c.row(y, lv, outer, inner)
+			o := dst.PixOffset(dst.Rect.Min.X, dst.Rect.Min.Y+y)
+			px := dst.Pix[o : o+4*c.w]
+			s := c.sum[3*c.w*y : 3*c.w*(y+1)]
+			for x := range c.w {
+				p := px[4*x : 4*x+4 : 4*x+4]
+				p[0] = byte((s[3*x] + uint32(n/2)) / uint32(n))
+				p[1] = byte((s[3*x+1] + uint32(n/2)) / uint32(n))
+				p[2] = byte((s[3*x+2] + uint32(n/2)) / uint32(n))
+				p[3] = 255
+			}
+		}
+	})
+}
+
+// mapping places a frame's subsamples on one keyframe: subsample offset d from the frame's
+// centre (in subsamples) lies at keyframe coordinate d*r + c (in keyframe samples, whose
+// centres are the integers).
+type mapping struct {
+	k          *Keyframe
+	r          float64 // keyframe samples per subsample
+	cx, cy     float64
+	maxX, maxY float64 // the last sample's coordinates
+	deScale    float32 // keyframe pixels to subsample pixels, for the distance estimate
+}
+
+func (c *Composer) mapping(k *Keyframe, lv float64) mapping {
+	// The keyframe's sample spacing is the frame's at its own level over s; a subsample's
+	// is the frame's at lv over q.
+	r := math.Exp2(k.Level-lv) * float64(c.s) / float64(c.q)
+	kw, kh := k.Data.Rect.Dx(), k.Data.Rect.Dy()
+	return mapping{k: k, r: r, cx: float64(kw)/2 - 0.5, cy: float64(kh)/2 - 0.5,
+		maxX: float64(kw - 1), maxY: float64(kh - 1), deScale: float32(1 / r)}
+}
+
+// row sums the colours of row y's subsamples into c.sum.
+func (c *Composer) row(y int, lv float64, outer, inner *Keyframe) {
+	mo := c.mapping(outer, lv)
+	var mi mapping
+	if inner != nil {
+		mi = c.mapping(inner, lv)
+	}
+	sum := c.sum[3*c.w*y : 3*c.w*(y+1)]
+	clear(sum)
+	qw, qh := float64(c.q*c.w), float64(c.q*c.h)
+	for b := range c.q {
+		dy := float64(y*c.q+b) + 0.5 - qh/2
+		for x := range c.w {
+			a := sum[3*x : 3*x+3 : 3*x+3]
+			for i := range c.q {
+				dx := float64(x*c.q+i) + 0.5 - qw/2
+				w := 0.0
+				if inner != nil {
+					w = mi.weight(dx, dy, c.Margin)
+				}
+				if w >= 1 {
+					add(a, c.col.Colour(mi.sample(dx, dy)), weightOne)
+					continue
+				}
+				if w <= 0 {
+					add(a, c.col.Colour(mo.sample(dx, dy)), weightOne)
+					continue
+				}
+				wi := uint32(w*weightOne + 0.5)
+				add(a, c.col.Colour(mi.sample(dx, dy)), wi)
+				add(a, c.col.Colour(mo.sample(dx, dy)), weightOne-wi)
+			}
+		}
+	}
+}
+
+// add adds col, weighted w (of weightOne), to the sums a.
+func add(a []uint32, col color.RGBA, w uint32) {
+	a[0] += uint32(col.R) * w
+	a[1] += uint32(col.G) * w
+	a[2] += uint32(col.B) * w
+}
+
+// weight is the inner keyframe's share of the subsample at (dx, dy): 1 well inside it, 0
+// outside it, rising over margin keyframe samples from its edge.
+func (m mapping) weight(dx, dy, margin float64) float64 {
+	u, v := dx*m.r+m.cx, dy*m.r+m.cy
+	d := min(u+0.5, m.maxX+0.5-u, v+0.5, m.maxY+0.5-v)
+	if d <= 0 {
+		return 0
+	}
+	if margin <= 0 || d >= margin {
+		return 1
+	}
+	return d / margin
+}
+
+// sample is the keyframe's data interpolated at the subsample (dx, dy): bilinear in the
+// smooth count where the four samples around the point all escaped, and in the distance
+// estimate where all four also carry a normal; else the nearest sample's. The distance
+// estimate is rescaled to subsample pixels.
+func (m mapping) sample(dx, dy float64) colour.Sample {
+	d := m.k.Data
+	u := min(max(dx*m.r+m.cx, 0), m.maxX)
+	v := min(max(dy*m.r+m.cy, 0), m.maxY)
+	x0, y0 := int(u), int(v)
+	fx, fy := u-float64(x0), v-float64(y0)
+	x1, y1 := min(x0+1, d.Rect.Max.X-1), min(y0+1, d.Rect.Max.Y-1)
+	r0, r1 := d.Pix[y0*d.Stride:], d.Pix[y1*d.Stride:]
+	s00 := r0[x0]
+	var s colour.Sample
+	if fx == 0 && fy == 0 {
+		s = s00
+	} else {
+		s01, s10, s11 := r0[x1], r1[x0], r1[x1]
+		if s00.Inside() || s01.Inside() || s10.Inside() || s11.Inside() {
+			s = nearest(fx, fy, s00, s01, s10, s11)
+		} else {
+			w00, w01, w10, w11 := (1-fx)*(1-fy), fx*(1-fy), (1-fx)*fy, fx*fy
+			s.Nu = s00.Nu*w00 + s01.Nu*w01 + s10.Nu*w10 + s11.Nu*w11
+			if s00.DEY == s00.DEY && s01.DEY == s01.DEY && s10.DEY == s10.DEY && s11.DEY == s11.DEY {
+				s.DEX = float32(float64(s00.DEX)*w00 + float64(s01.DEX)*w01 + float64(s10.DEX)*w10 + float64(s11.DEX)*w11)
+				s.DEY = float32(float64(s00.DEY)*w00 + float64(s01.DEY)*w01 + float64(s10.DEY)*w10 + float64(s11.DEY)*w11)
+			} else {
+				n := nearest(fx, fy, s00, s01, s10, s11)
+				s.DEX, s.DEY = n.DEX, n.DEY
+			}
+		}
+	}
+	if m.deScale != 1 {
+		s.DEX *= m.deScale
+		s.DEY *= m.deScale // NaN stays NaN
+	}
+	return s
+}
+
+// nearest is the sample nearest the point (fx, fy) within the cell of s00 .. s11.
+func nearest(fx, fy float64, s00, s01, s10, s11 colour.Sample) colour.Sample {
+	switch {
+	case fx < 0.5 && fy < 0.5:
+		return s00
+	case fy < 0.5:
+		return s01
+	case fx < 0.5:
+		return s10
+	}
+	return s11
+}
+
+// rows runs f over [0, h) in pieces on every core when the work (h x w) is worth it.
+func rows(h, w int, f func(y0, y1 int)) {
+	n := runtime.GOMAXPROCS(0)
+	if h*w < 1<<14 || n == 1 || h < 2 {
+		f(0, h)
+		return
+	}
+	n = min(n*4, h)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(h*i/n, h*(i+1)/n)
+		}()
+	}
+	wg.Wait()
+}

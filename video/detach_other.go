@@ -1,0 +1,8 @@
+//go:build !unix
+
+package video
+
+import "os/exec"
+
+// detach leaves cmd as it is where process groups are not Unix's.
+func detach(*exec.Cmd) {}

@@ -1,0 +1,668 @@
+package video
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"mandelscope/colour"
+	"mandelscope/export"
+	"mandelscope/fractal"
+	"mandelscope/internal/tile"
+)
+
+// Options describe a video.
+type Options struct {
+	// Location is the end view: the centre every frame shares, the end zoom, the iterations
+	// every keyframe is computed with, and the colouring (an automatic density is resolved
+	// once, from the end view, and kept for every frame).
+	Location fractal.Location
+	// StartZoom is the first frame's zoom (the zero Decimal: 1, the whole set).
+	StartZoom fractal.Decimal
+	// Width, Height are the frames' size; FPS and Duration (seconds) make the number of
+	// frames, FPS x Duration rounded.
+	Width, Height int
+	FPS           int
+	Duration      float64
+	// Supersample is the subsamples per side of an output pixel (0: DefaultSupersample).
+	Supersample int
+	// KeyScale is a keyframe's side over a frame's (0: DefaultKeyScale).
+	KeyScale int
+	// Output is the video file ("": frames only); Codec its codec ("": h264), CRF its
+	// constant-quality level, 1 to the codec's MaxCRF (0: the codec's default, Codec.CRF).
+	Output string
+	Codec  string
+	CRF    int
+	// FramesDir, when set, receives every frame as frame-NNNNNN.png (from 000000).
+	FramesDir string
+	// Resume continues from the keyframes in the work folder; Force replaces an existing
+	// output (and, without Resume, starts the keyframes over).
+	Resume, Force bool
+	// KeepWork keeps the work folder after a finished video, so that a resume with Force
+	// and another colouring, frame rate or duration composes it again computing nothing.
+	KeepWork bool
+	// Renderer names the computer for the work folder's manifest (a resume by another is
+	// refused): its Identity(frame) of the deepest keyframe when it has that method.
+	Renderer string
+	// Progress, when set, is told how far the work has come.
+	Progress func(Progress)
+
+	// afterKeyframe, when set, is called after each keyframe is written (tests interrupt
+	// there).
+	afterKeyframe func(j int) error
+}
+
+// Progress is a report of the work done.
+type Progress struct {
+	Phase       string // "keyframes" or "frames"
+	Done, Total int
+}
+
+// Summary is what a video took.
+type Summary struct {
+	Frames, Keyframes int
+	Computed, Reused  int // keyframes computed now, and found in the work folder
+	References        int // reference orbits computed (one for a deep zoom, 0 for a shallow one)
+	KeyWidth          int
+	KeyHeight         int
+	// Time spent: computing keyframes (and writing them), composing frames (reading
+	// keyframes and colouring), waiting for the encoder (and writing PNG frames), in all.
+	Keyframe, Compose, Encode, Total time.Duration
+	EncoderCPU                       time.Duration // ffmpeg's processor time
+	Density                          float64       // the palette density used
+}
+
+// WorkDir is the folder of a video's keyframes: OUT.work beside the output, or DIR.work
+// beside a frames folder when there is no output.
+func WorkDir(opt Options) string {
+	if opt.Output != "" {
+		return opt.Output + ".work"
+	}
+	return filepath.Clean(opt.FramesDir) + ".work"
+}
+
+// PartPath is where the video is written until it is complete.
+func PartPath(out string) string { return out + ".part" }
+
+// manifestName is the work folder's description of its keyframes.
+const manifestName = "manifest.json"
+
+// manifest is what decides the keyframes' samples: a resume with different values is
+// refused. (Frame rate, duration, colouring and codec are not in it: the keyframes serve any.)
+type manifest struct {
+	Format     int    `json:"format"`
+	Centre     string `json:"centre"`
+	StartZoom  string `json:"startZoom"`
+	EndZoom    string `json:"endZoom"`
+	Iterations int    `json:"iterations"`
+	KeyWidth   int    `json:"keyWidth"`
+	KeyHeight  int    `json:"keyHeight"`
+	Keyframes  int    `json:"keyframes"`
+	Derivative bool   `json:"derivative"`
+	Renderer   string `json:"renderer"`
+}
+
+// diff lists the fields of m that differ from n, as "name: was A, now B".
+func (m manifest) diff(n manifest) []string {
+	var out []string
+	f := func(name string, a, b any) {
+		if a != b {
+			out = append(out, fmt.Sprintf("%s was %v, now %v", name, a, b))
+		}
+	}
+	f("format", m.Format, n.Format)
+	f("centre", m.Centre, n.Centre)
+	f("start zoom", m.StartZoom, n.StartZoom)
+	f("end zoom", m.EndZoom, n.EndZoom)
+	f("iterations", m.Iterations, n.Iterations)
+	f("keyframe size", fmt.Sprintf("%dx%d", m.KeyWidth, m.KeyHeight), fmt.Sprintf("%dx%d", n.KeyWidth, n.KeyHeight))
+	f("renderer", m.Renderer, n.Renderer)
+	if !m.Derivative && n.Derivative {
+		out = append(out, "the keyframes lack the derivative this colouring reads")
+	}
+	return out
+}
+
+// Error kinds, for the front ends' advice.
+var (
+	ErrExists          = errors.New("exists")
+	ErrUnfinished      = errors.New("unfinished")
+	ErrNothingToResume = errors.New("nothing to resume")
+	ErrParamsDiffer    = errors.New("parameters differ")
+	ErrInterrupted     = errors.New("interrupted")
+	ErrBusy            = errors.New("busy")
+)
+
+// Error is an error of a kind a front end gives advice for.
+type Error struct {
+	Kind error
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Kind }
+
+// Frames is the number of frames of fps x duration seconds, or an error naming what is
+// wrong.
+func Frames(fps int, duration float64) (int, error) {
+	if fps < 1 || fps > MaxFPS {
+		return 0, fmt.Errorf("frame rate %d is out of range (1 to %d frames a second)", fps, MaxFPS)
+	}
+	if !(duration > 0) || math.IsInf(duration, 0) {
+		return 0, fmt.Errorf("duration %g must be a positive number of seconds", duration)
+	}
+	n := math.Round(float64(fps) * duration)
+	if n > MaxFrames {
+		return 0, fmt.Errorf("duration %g s at %d fps is %.3g frames, more than %d", duration, fps, n, MaxFrames)
+	}
+	if n < 2 {
+		return 0, fmt.Errorf("duration %g s at %d fps is %g frame; a video needs at least 2", duration, fps, n)
+	}
+	return int(n), nil
+}
+
+// normalize fills in the defaults and checks everything that needs no file or renderer.
+func (o *Options) normalize() (Plan, error) {
+	if o.Supersample == 0 {
+		o.Supersample = DefaultSupersample
+	}
+	if o.KeyScale == 0 {
+		o.KeyScale = DefaultKeyScale
+	}
+	if o.Codec == "" {
+		o.Codec = Codecs[0].Name
+	}
+	if o.StartZoom == (fractal.Decimal{}) {
+		o.StartZoom = fractal.MustDecimal("1")
+	}
+	if o.Supersample < 1 || o.Supersample > MaxSupersample {
+		return Plan{}, fmt.Errorf("supersample %d is out of range (1 to %d)", o.Supersample, MaxSupersample)
+	}
+	if o.KeyScale < 1 || o.KeyScale > MaxKeyScale {
+		return Plan{}, fmt.Errorf("keyframe scale %d is out of range (1 to %d)", o.KeyScale, MaxKeyScale)
+	}
+	if o.Width < 2 || o.Height < 2 || o.Width > MaxSide || o.Height > MaxSide {
+		return Plan{}, fmt.Errorf("size %dx%d is out of range (each side 2 to %d)", o.Width, o.Height, MaxSide)
+	}
+	if o.Output == "" && o.FramesDir == "" {
+		return Plan{}, errors.New("no output: give a video file, a frames folder, or both")
+	}
+	n, err := Frames(o.FPS, o.Duration)
+	if err != nil {
+		return Plan{}, err
+	}
+	if err := fractal.CheckZoom(o.StartZoom); err != nil {
+		return Plan{}, fmt.Errorf("start zoom: %v", err)
+	}
+	if err := o.Location.Validate(); err != nil {
+		return Plan{}, err
+	}
+	if o.Output != "" {
+		c, ok := CodecByName(o.Codec)
+		if !ok {
+			return Plan{}, fmt.Errorf("unknown codec %q (%s)", o.Codec, strings.Join(strings.Split(CodecNames(), "|"), ", "))
+		}
+		if o.CRF == 0 {
+			o.CRF = c.CRF
+		}
+		if o.CRF < 1 || o.CRF > c.MaxCRF {
+			return Plan{}, fmt.Errorf("crf %d is out of range for %s (1 to %d)", o.CRF, c.Name, c.MaxCRF)
+		}
+		if o.Width%2 != 0 || o.Height%2 != 0 {
+			return Plan{}, fmt.Errorf("size %dx%d: %s video in yuv420p needs an even width and height (try %dx%d), or write PNG frames only", o.Width, o.Height, c.Name, o.Width&^1, o.Height&^1)
+		}
+		if _, err := Container(o.Output, c.Name); err != nil {
+			return Plan{}, err
+		}
+	}
+	return NewPlan(o.StartZoom, o.Location.Zoom, n)
+}
+
+// Check validates opt as Make would before any work, files included: the numbers, ffmpeg
+// and its encoder when there is a video, and the outputs (an existing video without Force, a
+// work folder without Resume or Force, Resume without one).
+func Check(opt Options) error {
+	if _, err := opt.normalize(); err != nil {
+		return err
+	}
+	if opt.Output != "" {
+		c, _ := CodecByName(opt.Codec)
+		if _, err := FindEncoder(c, opt.Width, opt.Height); err != nil {
+			return err
+		}
+	}
+	return checkOutputs(opt)
+}
+
+func checkOutputs(opt Options) error {
+	for _, p := range []string{opt.Output, opt.FramesDir} {
+		if p == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(filepath.Clean(p))); err != nil || !st.IsDir() {
+			return fmt.Errorf("%s: no folder %s to write into", p, filepath.Dir(filepath.Clean(p)))
+		}
+	}
+	if opt.Output != "" {
+		if st, err := os.Stat(opt.Output); err == nil {
+			if st.IsDir() {
+				return fmt.Errorf("%s is a folder", opt.Output)
+			}
+			if !opt.Force {
+				return &Error{ErrExists, fmt.Sprintf("%s exists", opt.Output)}
+			}
+		}
+	}
+	if opt.FramesDir != "" {
+		if st, err := os.Stat(opt.FramesDir); err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("--frames: %s is not a folder", opt.FramesDir)
+			}
+			ents, _ := os.ReadDir(opt.FramesDir)
+			if len(ents) > 0 && !opt.Force && !opt.Resume {
+				return &Error{ErrExists, fmt.Sprintf("the frames folder %s is not empty", opt.FramesDir)}
+			}
+		}
+	}
+	work := WorkDir(opt)
+	_, err := os.Stat(work)
+	switch {
+	case err == nil && !opt.Resume && !opt.Force:
+		return &Error{ErrUnfinished, fmt.Sprintf("%s holds the keyframes of an unfinished video", work)}
+	case err != nil && opt.Resume:
+		return &Error{ErrNothingToResume, fmt.Sprintf("nothing to resume: no %s", work)}
+	}
+	return nil
+}
+
+// Make makes the video: keyframes computed by c (those the work folder lacks), then every
+// frame composed and handed to ffmpeg and/or written as a PNG. The video appears at
+// opt.Output only when complete (it is written to PartPath first); the work folder is
+// removed once everything is written, unless KeepWork. Cancelling ctx stops it within about one keyframe
+// strip or one frame, keeping the keyframes done for a resume.
+func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
+	t0 := time.Now()
+	plan, err := opt.normalize()
+	if err != nil {
+		return Summary{}, err
+	}
+	var codec Codec
+	var enc string
+	if opt.Output != "" {
+		codec, _ = CodecByName(opt.Codec)
+		if enc, err = FindEncoder(codec, opt.Width, opt.Height); err != nil {
+			return Summary{}, err
+		}
+	}
+	// One process at a time makes a video: the lock beside its work folder says which.
+	lockPath := WorkDir(opt) + ".lock"
+	if err := checkOutputs(opt); err != nil {
+		return Summary{}, err
+	}
+	lk := flock.New(lockPath)
+	if ok, err := lk.TryLock(); err != nil {
+		return Summary{}, fmt.Errorf("locking %s: %v", lockPath, err)
+	} else if !ok {
+		return Summary{}, &Error{ErrBusy, fmt.Sprintf("another mandelscope is making this video (%s is held)", lockPath)}
+	}
+	defer func() {
+		os.Remove(lockPath)
+		lk.Unlock()
+	}()
+	kw, kh := opt.KeyScale*opt.Width, opt.KeyScale*opt.Height
+	sum := Summary{Frames: plan.Frames, Keyframes: plan.Keyframes(), KeyWidth: kw, KeyHeight: kh}
+	loc := opt.Location
+	deriv := loc.Color.NeedsDerivative()
+	work := WorkDir(opt)
+	refs := &fractal.ReferenceCache{}
+	seen := map[*fractal.Reference]bool{}
+	keyFrame := func(j int) fractal.Frame {
+		l := loc
+		l.Zoom = plan.Zoom(j)
+		f := fractal.NewFrame(l, kw, kh)
+		f.Derivative = deriv
+		return f
+	}
+	withRef := func(f fractal.Frame) (fractal.Frame, error) {
+		f, err := f.WithReference(ctx, refs, nil)
+		if err == nil && f.Ref != nil && !seen[f.Ref] {
+			seen[f.Ref] = true
+			sum.References++
+		}
+		return f, err
+	}
+	deepest := keyFrame(plan.Keyframes() - 1)
+	want := manifest{Format: 1, Centre: loc.Re.String() + "," + loc.Im.String(), StartZoom: plan.Start.String(),
+		EndZoom: plan.End.String(), Iterations: loc.Iterations, KeyWidth: kw, KeyHeight: kh,
+		Keyframes: plan.Keyframes(), Derivative: deriv, Renderer: rendererID(c, opt.Renderer, deepest)}
+
+	// The work folder: a fresh one, or the one to resume checked against this video.
+	if opt.Resume {
+		var have manifest
+		b, err := os.ReadFile(filepath.Join(work, manifestName))
+		if err == nil {
+			err = json.Unmarshal(b, &have)
+		}
+		if err != nil {
+			return sum, &Error{ErrParamsDiffer, fmt.Sprintf("%s: no readable %s (%v)", work, manifestName, err)}
+		}
+		if d := have.diff(want); len(d) > 0 {
+			return sum, &Error{ErrParamsDiffer, fmt.Sprintf("the keyframes in %s are of another video: %s", work, strings.Join(d, "; "))}
+		}
+		want.Derivative = have.Derivative
+	} else {
+		if err := removeWork(work); err != nil {
+			return sum, err
+		}
+		if err := os.MkdirAll(work, 0o755); err != nil {
+			return sum, err
+		}
+		b, _ := json.MarshalIndent(want, "", "  ")
+		if err := writeFileAtomic(filepath.Join(work, manifestName), append(b, '\n')); err != nil {
+			return sum, err
+		}
+	}
+	deriv = want.Derivative
+
+	// The keyframes that are missing (or damaged: a file whose checksum fails), computed from
+	// the shallowest to the deepest, all from the deepest keyframe's reference orbit.
+	var missing []int
+	for j := range plan.Keyframes() {
+		if opt.Resume {
+			if _, err := readKeyframe(filepath.Join(work, keyName(j)), kw, kh, nil); err == nil {
+				continue
+			}
+		}
+		missing = append(missing, j)
+	}
+	sum.Reused = plan.Keyframes() - len(missing)
+	// The deepest keyframe's reference first: it has the most bits, so every shallower
+	// keyframe (same centre, same iterations) and the density's sample find it in reach.
+	if len(missing) > 0 || loc.Color.AutoDensity {
+		if _, err = withRef(deepest); err != nil {
+			return sum, interrupted(err, work)
+		}
+	}
+	if loc.Color.AutoDensity {
+		if loc, err = export.ResolveDensity(ctx, c, loc, opt.Width, opt.Height, refs); err != nil {
+			return sum, interrupted(err, work)
+		}
+	}
+	sum.Density = loc.Color.Density
+	tk := time.Now()
+	var data *colour.Data
+	for i, j := range missing {
+		if opt.Progress != nil {
+			opt.Progress(Progress{Phase: "keyframes", Done: i, Total: len(missing)})
+		}
+		f := keyFrame(j)
+		f.Derivative = deriv
+		if f, err = withRef(f); err != nil {
+			return sum, interrupted(err, work)
+		}
+		if data == nil {
+			data = colour.NewData(image.Rect(0, 0, kw, kh))
+		}
+		if err := computeStrips(ctx, c, f, data); err != nil {
+			return sum, interrupted(err, work)
+		}
+		if err := writeKeyframe(filepath.Join(work, keyName(j)), data); err != nil {
+			return sum, fmt.Errorf("writing keyframe %d: %v; the keyframes written are kept for --resume", j, err)
+		}
+		sum.Computed++
+		if opt.afterKeyframe != nil {
+			if err := opt.afterKeyframe(j); err != nil {
+				return sum, interrupted(err, work)
+			}
+		}
+	}
+	data = nil
+	sum.Keyframe = time.Since(tk)
+	if opt.Progress != nil {
+		opt.Progress(Progress{Phase: "keyframes", Done: len(missing), Total: len(missing)})
+	}
+
+	// The frames.
+	if err := compose(ctx, plan, loc, opt, codec, enc, kw, kh, &sum); err != nil {
+		return sum, interrupted(err, work)
+	}
+	sum.Frames = plan.Frames
+	sum.Total = time.Since(t0)
+	if opt.KeepWork {
+		return sum, nil
+	}
+	return sum, removeWork(work)
+}
+
+// compose composes every frame in order, holding the two keyframes in use, and hands each
+// to the encoder and the frames folder; the video is renamed into place at the end.
+func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, kw, kh int, sum *Summary) (err error) {
+	work := WorkDir(opt)
+	col, err := colour.NewColourer(loc.Color.Sampled(opt.Supersample))
+	if err != nil {
+		return err
+	}
+	var e *Encoder
+	part := ""
+	if opt.Output != "" {
+		part = PartPath(opt.Output)
+		format, _ := Container(opt.Output, codec.Name)
+		if e, err = StartEncoder(part, format, codec, enc, opt.CRF, opt.Width, opt.Height, opt.FPS); err != nil {
+			return err
+		}
+		defer func() {
+			if err != nil {
+				e.Abort()
+				os.Remove(part)
+			}
+		}()
+	}
+	if opt.FramesDir != "" {
+		if err := os.MkdirAll(opt.FramesDir, 0o755); err != nil {
+			return err
+		}
+	}
+	comp := NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, col)
+	img := image.NewRGBA(image.Rect(0, 0, opt.Width, opt.Height))
+	// held: the keyframes in memory, at most the two in use, by index; spare: the samples
+	// of one dropped, for the next read.
+	held := map[int]*Keyframe{}
+	var spare *colour.Data
+	get := func(j int) (*Keyframe, error) {
+		if k, ok := held[j]; ok {
+			return k, nil
+		}
+		d, err := readKeyframe(filepath.Join(work, keyName(j)), kw, kh, spare)
+		spare = nil
+		if err != nil {
+			return nil, fmt.Errorf("keyframe %d: %w", j, err)
+		}
+		k := &Keyframe{Level: plan.Levels[j], Data: d}
+		held[j] = k
+		return k, nil
+	}
+	enc0 := time.Duration(0)
+	for k := range plan.Frames {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t := time.Now()
+		oj, ij := plan.Pair(k)
+		// Drop what this frame does not use before reading the next (memory: two keyframes).
+		for i, kf := range held {
+			if i != oj && i != ij {
+				spare = kf.Data
+				delete(held, i)
+			}
+		}
+		outer, err := get(oj)
+		if err != nil {
+			return err
+		}
+		var inner *Keyframe
+		if ij >= 0 {
+			if inner, err = get(ij); err != nil {
+				return err
+			}
+		}
+		comp.Compose(img, plan.Level(k), outer, inner)
+		sum.Compose += time.Since(t)
+		t = time.Now()
+		if e != nil {
+			if err := e.WriteFrame(img); err != nil {
+				return err
+			}
+		}
+		if opt.FramesDir != "" {
+			if err := writePNG(filepath.Join(opt.FramesDir, fmt.Sprintf("frame-%06d.png", k)), img); err != nil {
+				return err
+			}
+		}
+		enc0 += time.Since(t)
+		if opt.Progress != nil {
+			opt.Progress(Progress{Phase: "frames", Done: k + 1, Total: plan.Frames})
+		}
+	}
+	sum.Encode = enc0
+	if e != nil {
+		t := time.Now()
+		if err := e.Close(); err != nil {
+			return err
+		}
+		sum.Encode += time.Since(t)
+		sum.EncoderCPU = e.CPUTime()
+		if !opt.Force {
+			if _, err := os.Lstat(opt.Output); err == nil {
+				return &Error{ErrExists, fmt.Sprintf("%s appeared while the video was made; the video is in %s", opt.Output, part)}
+			}
+		}
+		if err := os.Rename(part, opt.Output); err != nil {
+			return err
+		}
+		syncDir(filepath.Dir(opt.Output))
+	}
+	return nil
+}
+
+// computeStrips computes frame f into d in strips of rows, so that a cancel is served
+// within a strip.
+func computeStrips(ctx context.Context, c tile.Computer, f fractal.Frame, d *colour.Data) error {
+	const strip = 64
+	for y := 0; y < f.H; y += strip {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := image.Rect(0, y, f.W, min(y+strip, f.H))
+		if err := c.Compute(ctx, f, r, d.SubData(r)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rendererID is what the manifest records of the computer c: name when given, else its
+// Identity of frame f when it has that method, else its Name.
+func rendererID(c tile.Computer, name string, f fractal.Frame) string {
+	if name != "" {
+		return name
+	}
+	if id, ok := c.(interface{ Identity(fractal.Frame) string }); ok {
+		return id.Identity(f)
+	}
+	if n, ok := c.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return ""
+}
+
+// interrupted turns a cancel into an ErrInterrupted error that says what is kept.
+func interrupted(err error, work string) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		n := 0
+		if ents, e := os.ReadDir(work); e == nil {
+			for _, en := range ents {
+				if strings.HasSuffix(en.Name(), ".msk") {
+					n++
+				}
+			}
+		}
+		return &Error{ErrInterrupted, fmt.Sprintf("interrupted; %s keeps %d keyframes", work, n)}
+	}
+	return err
+}
+
+// removeWork removes a work folder's own files (keyframes, their temporary files, the
+// manifest) and then the folder, when it is empty: anything else put there stays.
+func removeWork(work string) error {
+	ents, err := os.ReadDir(work)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if n == manifestName || strings.HasPrefix(n, "key-") && (strings.HasSuffix(n, ".msk") || strings.HasSuffix(n, ".msk.tmp")) || n == manifestName+".tmp" {
+			if err := os.Remove(filepath.Join(work, n)); err != nil {
+				return err
+			}
+		}
+	}
+	os.Remove(work) // fails, keeping it, when something else is in it
+	return nil
+}
+
+// writeFileAtomic writes b to path through a synced temporary file renamed into place.
+func writeFileAtomic(path string, b []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err = f.Write(b); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// writePNG writes img to path through a temporary file renamed into place.
+func writePNG(path string, img image.Image) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	err = enc.Encode(f, img)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
