@@ -1,7 +1,6 @@
 package app
 
 import (
-	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -29,13 +28,18 @@ func TestFindKeys(t *testing.T) {
 		got.Iterations != want.Loc.Iterations || got.Color != start.Color {
 		t.Errorf("went to %v, want %v in the view's colouring", got, want.Loc)
 	}
-	waitFor(t, "the period said", func() bool {
-		return strings.Contains(w.statusTime.Text, "period") || strings.Contains(w.statusTime.Text, "samples")
-	})
+	// Shift+M: where the command line's search goes, or nowhere when it finds none.
+	want2, err2 := fractal.FindMisiurewicz(t.Context(), got, pw, ph, float64(pw)/2, float64(ph)/2, findLimit)
 	w.uiDo(func() { w.typedRune('M') })
-	waitFor(t, "a Misiurewicz point", func() bool {
-		return w.Location().Re.String() != got.Re.String() || strings.HasPrefix(w.statusTime.Text, "no Misiurewicz")
-	})
+	searching := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.findCancel != nil
+	}
+	waitFor(t, "the Misiurewicz search", func() bool { return !searching() })
+	if l := w.Location(); err2 != nil && !samePlace(l, got) || err2 == nil && !samePlace(l, want2.Loc) {
+		t.Errorf("Shift+M went to %v; the search says %v, %v", l, want2.Loc, err2)
+	}
 }
 
 // A search whose view is left before it ends goes nowhere.
