@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/klauspost/compress/zlib"
 )
@@ -145,8 +146,8 @@ func (rd *Reader) parseHeader(hr *hreader, nameMax int) error {
 		if n == MaxAttributes {
 			return fmt.Errorf("exr: more than %d attributes", MaxAttributes)
 		}
-		typ := hr.cstring(nameMax, "the type of attribute "+name)
-		sz := hr.bytes(4, "the size of attribute "+name)
+		typ := hr.cstring(nameMax, "the type of attribute "+strconv.Quote(name))
+		sz := hr.bytes(4, "the size of attribute "+strconv.Quote(name))
 		if hr.err != nil {
 			return hr.err
 		}
@@ -184,7 +185,7 @@ func (rd *Reader) parseHeader(hr *hreader, nameMax int) error {
 		if typ == "tiledesc" {
 			return errors.New("exr: tiled EXR files are not supported")
 		}
-		v := hr.bytes(size, "attribute "+name)
+		v := hr.bytes(size, "attribute "+strconv.Quote(name))
 		if hr.err != nil {
 			return hr.err
 		}
