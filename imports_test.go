@@ -19,7 +19,7 @@ var allowedImports = map[string][]string{
 	"app/preview":        {"colour", "fractal", "internal/tile"},
 	"assets":             {},
 	"bookmarks":          {"colour", "fractal", "internal/userfile", "github.com/gofrs/flock", "internal/text"},
-	"colour":             {"assets", "internal/text"},
+	"colour":             {"assets", "internal/par", "internal/text"},
 	"exr":                {"github.com/klauspost/compress"},
 	"export":             {"colour", "exr", "fractal", "internal/tile", "internal/userfile", "github.com/gofrs/flock", "github.com/klauspost/compress", "golang.org/x/sys", "internal/text"},
 	"fractal":            {"colour", "assets", "internal/text"},
@@ -31,6 +31,7 @@ var allowedImports = map[string][]string{
 	"internal/fifotest":  {"golang.org/x/sys"},
 	"internal/imagetest": {},
 	"internal/nav":       {"fractal"},
+	"internal/par":       {},
 	"internal/pngverify": {},
 	"internal/text":      {},
 	"internal/tile":      {"colour", "fractal"},
@@ -39,7 +40,7 @@ var allowedImports = map[string][]string{
 	"render":             {"colour", "fractal", "render/cpu", "shaders", "github.com/go-gl/gl", "github.com/go-gl/glfw"},
 	"render/cpu":         {"colour", "fractal"},
 	"shaders":            {},
-	"video":              {"colour", "export", "fractal", "internal/tile", "github.com/gofrs/flock"},
+	"video":              {"colour", "export", "fractal", "internal/par", "internal/tile", "github.com/gofrs/flock"},
 }
 
 // TestImportGraph holds the architecture: every package imports only what allowedImports

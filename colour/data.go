@@ -3,9 +3,8 @@ package colour
 import (
 	"image"
 	"image/color"
+	"mandelscope/internal/par"
 	"math"
-	"runtime"
-	"sync"
 )
 
 // Sample is what the compute stage gives one pixel (or one sample of a supersampled pixel),
@@ -332,7 +331,7 @@ const rowChunk = 1024
 // src's size), rows shared out over the cores.
 func (k *Colourer) Paint(dst *image.RGBA, src *Data) {
 	w, h := src.Rect.Dx(), src.Rect.Dy()
-	rows(h, w, func(y0, y1 int) {
+	par.Rows(h, w, 1<<15, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			o := dst.PixOffset(dst.Rect.Min.X, dst.Rect.Min.Y+y)
 			k.Row(dst.Pix[o:o+4*w], src.Row(src.Rect.Min.Y+y))
@@ -345,7 +344,7 @@ func (k *Colourer) Paint(dst *image.RGBA, src *Data) {
 // is the picture a supersampled export gives.
 func (k *Colourer) Sum(sum []uint32, src *Data) {
 	w, h := src.Rect.Dx(), src.Rect.Dy()
-	rows(h, w, func(y0, y1 int) {
+	par.Rows(h, w, 1<<15, func(y0, y1 int) {
 		rgb := make([]byte, 3*w)
 		for y := y0; y < y1; y++ {
 			k.colourRow(rgb, src.Row(src.Rect.Min.Y+y))
@@ -366,7 +365,7 @@ func (k *Colourer) SumOf(sum []uint32, srcs []*Data) {
 		return
 	}
 	w, h := srcs[0].Rect.Dx(), srcs[0].Rect.Dy()
-	rows(h, w*len(srcs), func(y0, y1 int) {
+	par.Rows(h, w*len(srcs), 1<<15, func(y0, y1 int) {
 		rgb := make([]byte, 3*w)
 		for y := y0; y < y1; y++ {
 			s := sum[3*w*y : 3*w*(y+1)]
@@ -387,7 +386,7 @@ func (k *Colourer) SumOf(sum []uint32, srcs []*Data) {
 func MeanInto(dst *image.RGBA, sum []uint32, n int) {
 	w, h := dst.Rect.Dx(), dst.Rect.Dy()
 	nn := uint32(n)
-	rows(h, w, func(y0, y1 int) {
+	par.Rows(h, w, 1<<15, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			o := dst.PixOffset(dst.Rect.Min.X, dst.Rect.Min.Y+y)
 			row := dst.Pix[o : o+4*w]
@@ -401,23 +400,4 @@ func MeanInto(dst *image.RGBA, sum []uint32, n int) {
 			}
 		}
 	})
-}
-
-// rows runs f over [0, h) in pieces, on every core when the work (h x w) is worth it.
-func rows(h, w int, f func(y0, y1 int)) {
-	n := runtime.GOMAXPROCS(0)
-	if h*w < 1<<15 || n == 1 || h < 2 {
-		f(0, h)
-		return
-	}
-	n = min(n*4, h)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(h*i/n, h*(i+1)/n)
-		}()
-	}
-	wg.Wait()
 }

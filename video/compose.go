@@ -4,10 +4,9 @@ import (
 	"image"
 	"image/color"
 	"math"
-	"runtime"
-	"sync"
 
 	"mandelscope/colour"
+	"mandelscope/internal/par"
 )
 
 // Keyframe is one keyframe in memory: its samples and its level (log2 of its zoom over the
@@ -54,7 +53,7 @@ func defaultMargin(w, h, s int) float64 { return marginFrac * float64(s*min(w, h
 // keyframe, finer, whose samples are used wherever it covers the frame).
 func (c *Composer) Compose(dst *image.RGBA, lv float64, outer, inner *Keyframe) {
 	n := c.q * c.q * weightOne
-	rows(c.h, c.w*c.q*c.q, func(y0, y1 int) {
+	par.Rows(c.h, c.w*c.q*c.q, 1<<14, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			c.row(y, lv, outer, inner)
 			o := dst.PixOffset(dst.Rect.Min.X, dst.Rect.Min.Y+y)
@@ -198,23 +197,4 @@ func nearest(fx, fy float64, s00, s01, s10, s11 colour.Sample) colour.Sample {
 		return s10
 	}
 	return s11
-}
-
-// rows runs f over [0, h) in pieces on every core when the work (h x w) is worth it.
-func rows(h, w int, f func(y0, y1 int)) {
-	n := runtime.GOMAXPROCS(0)
-	if h*w < 1<<14 || n == 1 || h < 2 {
-		f(0, h)
-		return
-	}
-	n = min(n*4, h)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(h*i/n, h*(i+1)/n)
-		}()
-	}
-	wg.Wait()
 }

@@ -306,6 +306,67 @@ func signalCode(s os.Signal) int {
 	return 130
 }
 
+// interrupts is the signal handling of the long commands (export, recolour, video): the
+// first signal from sigs writes first and cancels the context; a second writes second, runs
+// quit (its clean-up) and ends the process at once with the signal's status. stop ends the
+// handler (it has returned once stop has), so that nothing it writes comes after the
+// caller's last line; caught is the first signal (nil: none).
+type interrupts struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	got    os.Signal
+	done   chan struct{}
+	ended  chan struct{}
+	cancel context.CancelFunc
+}
+
+func newInterrupts(sigs <-chan os.Signal, stderr io.Writer, first, second string, quit func()) *interrupts {
+	in := &interrupts{done: make(chan struct{}), ended: make(chan struct{})}
+	in.ctx, in.cancel = context.WithCancel(context.Background())
+	go func() {
+		defer close(in.ended)
+		select {
+		case s := <-sigs:
+			in.mu.Lock()
+			in.got = s
+			in.mu.Unlock()
+			fmt.Fprint(stderr, first)
+			in.cancel()
+		case <-in.done:
+			return
+		}
+		select {
+		case s := <-sigs:
+			fmt.Fprint(stderr, second)
+			if quit != nil {
+				quit()
+			}
+			exitNow(signalCode(s))
+		case <-in.done:
+		}
+	}()
+	return in
+}
+
+// stop ends the handler and releases the context.
+func (in *interrupts) stop() {
+	close(in.done)
+	<-in.ended
+	in.cancel()
+}
+
+// exitError is err, as the process's exit status for the signal caught when err says the
+// work was interrupted (errors.Is(err, interrupted)).
+func (in *interrupts) exitError(err, interrupted error) error {
+	in.mu.Lock()
+	s := in.got
+	in.mu.Unlock()
+	if errors.Is(err, interrupted) && s != nil {
+		return ExitError{signalCode(s), err}
+	}
+	return err
+}
+
 // doExport runs the export with progress on stderr. The first signal from sigs (runExport
 // sends SIGINT and SIGTERM there; tests their own) cancels it (it stops within about one
 // render call, keeping the .part and checkpoint for --resume); a second one ends the process
@@ -313,32 +374,12 @@ func signalCode(s os.Signal) int {
 func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-chan os.Signal) error {
 	tty := stderr
 	stderr = &lockedWriter{w: stderr} // the signal goroutine and the progress write too
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	// The signal goroutine ends before doExport returns, so that nothing it writes comes
 	// after the caller's last line.
-	done, ended := make(chan struct{}), make(chan struct{})
-	defer func() {
-		close(done)
-		<-ended
-	}()
-	var mu sync.Mutex
-	var got os.Signal
-	go func() {
-		defer close(ended)
-		select {
-		case s := <-sigs:
-			mu.Lock()
-			got = s
-			mu.Unlock()
-			fmt.Fprintf(stderr, "\nmandelscope %s: stopping, keeping what is done (again to quit at once)\n", job.cmd)
-			cancel()
-		case <-done:
-			return
-		}
-		select {
-		case s := <-sigs:
-			fmt.Fprintf(stderr, "mandelscope %s: quit at once; %s keeps the strips of its last checkpoint for --resume\n", job.cmd, job.mainPart())
+	in := newInterrupts(sigs, stderr,
+		fmt.Sprintf("\nmandelscope %s: stopping, keeping what is done (again to quit at once)\n", job.cmd),
+		fmt.Sprintf("mandelscope %s: quit at once; %s keeps the strips of its last checkpoint for --resume\n", job.cmd, job.mainPart()),
+		func() {
 			// This process holds the locks: remove their files, as the export would have (a
 			// stale one would not block the next export, but is clutter).
 			for _, p := range []string{job.out, job.raw} {
@@ -346,10 +387,9 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 					os.Remove(export.LockPath(p))
 				}
 			}
-			exitNow(signalCode(s))
-		case <-done:
-		}
-	}()
+		})
+	defer in.stop()
+	ctx := in.ctx
 
 	pr := newProgressPrinter(tty, job)
 	pr.w = stderr
@@ -371,14 +411,7 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 	}
 	pr.end()
 	if err != nil {
-		err = withAdvice(err, job)
-		mu.Lock()
-		s := got
-		mu.Unlock()
-		if errors.Is(err, export.ErrInterrupted) && s != nil {
-			return ExitError{signalCode(s), err}
-		}
-		return err
+		return in.exitError(withAdvice(err, job), export.ErrInterrupted)
 	}
 	if job.src != nil {
 		r = nil

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -195,35 +193,12 @@ func videoAdvice(err error) error {
 // keyframes written are complete files: they are kept too).
 func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Signal) error {
 	stderr = &lockedWriter{w: stderr}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done, ended := make(chan struct{}), make(chan struct{})
-	defer func() {
-		close(done)
-		<-ended
-	}()
-	var mu sync.Mutex
-	var got os.Signal
 	work := video.WorkDir(job.opt)
-	go func() {
-		defer close(ended)
-		select {
-		case s := <-sigs:
-			mu.Lock()
-			got = s
-			mu.Unlock()
-			fmt.Fprintf(stderr, "\nmandelscope video: stopping, keeping the keyframes done (again to quit at once)\n")
-			cancel()
-		case <-done:
-			return
-		}
-		select {
-		case s := <-sigs:
-			fmt.Fprintf(stderr, "mandelscope video: quit at once; %s keeps the keyframes written for --resume\n", work)
-			exitNow(signalCode(s))
-		case <-done:
-		}
-	}()
+	in := newInterrupts(sigs, stderr,
+		"\nmandelscope video: stopping, keeping the keyframes done (again to quit at once)\n",
+		fmt.Sprintf("mandelscope video: quit at once; %s keeps the keyframes written for --resume\n", work), nil)
+	defer in.stop()
+	ctx := in.ctx
 
 	opt := job.opt
 	name := "a computer"
@@ -256,14 +231,7 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 	}
 	sum, err := video.Make(ctx, c, opt)
 	if err != nil {
-		err = videoAdvice(err)
-		mu.Lock()
-		s := got
-		mu.Unlock()
-		if errors.Is(err, video.ErrInterrupted) && s != nil {
-			return ExitError{signalCode(s), err}
-		}
-		return err
+		return in.exitError(videoAdvice(err), video.ErrInterrupted)
 	}
 	refs := "no reference orbit (no perturbation)"
 	switch sum.References {
