@@ -184,21 +184,29 @@ func (ui *exportUI) settings() (w, h, ss int, path string, err error) {
 		}
 	}
 	ss = max(1, ui.ssSel.SelectedIndex()+1)
-	name := strings.TrimSpace(ui.name.Text)
+	path, err = outputPath(ui.folder.Text, ui.name.Text, ".png")
+	return w, h, ss, path, err
+}
+
+// outputPath is the file a dialog's folder and file name fields name, or what is wrong with
+// them: an empty name, one with another extension than ext (when ext is given), one with a
+// path separator, or a folder that does not exist.
+func outputPath(folder, file, ext string) (string, error) {
+	name := strings.TrimSpace(file)
 	if name == "" {
-		return w, h, ss, "", errors.New("file name is empty")
+		return "", errors.New("file name is empty")
 	}
-	if !strings.EqualFold(filepath.Ext(name), ".png") {
-		return w, h, ss, "", fmt.Errorf("file name %q must end in .png", name)
+	if ext != "" && !strings.EqualFold(filepath.Ext(name), ext) {
+		return "", fmt.Errorf("file name %q must end in %s", name, ext)
 	}
 	if strings.ContainsRune(name, filepath.Separator) {
-		return w, h, ss, "", fmt.Errorf("file name %q must not contain %c (choose the folder above)", name, filepath.Separator)
+		return "", fmt.Errorf("file name %q must not contain %c (choose the folder above)", name, filepath.Separator)
 	}
-	dir := strings.TrimSpace(ui.folder.Text)
+	dir := strings.TrimSpace(folder)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return w, h, ss, "", fmt.Errorf("folder %q does not exist", dir)
+		return "", fmt.Errorf("folder %q does not exist", dir)
 	}
-	return w, h, ss, filepath.Join(dir, name), nil
+	return filepath.Join(dir, name), nil
 }
 
 // parseWxH reads a custom size "WxH".

@@ -126,16 +126,9 @@ func (ui *videoUI) options() (video.Options, error) {
 	if o.Duration, err = strconv.ParseFloat(strings.TrimSpace(ui.duration.Text), 64); err != nil {
 		return o, fmt.Errorf("duration %q must be a number of seconds", ui.duration.Text)
 	}
-	name := strings.TrimSpace(ui.name.Text)
-	if name == "" || strings.ContainsRune(name, filepath.Separator) {
-		return o, fmt.Errorf("file name %q must be a name without %c (choose the folder above)", name, filepath.Separator)
-	}
-	dir := strings.TrimSpace(ui.folder.Text)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return o, fmt.Errorf("folder %q does not exist", dir)
-	}
-	o.Output = filepath.Join(dir, name)
-	return o, nil
+	// The container (the extension) is the video package's to check.
+	o.Output, err = outputPath(ui.folder.Text, ui.name.Text, "")
+	return o, err
 }
 
 // refresh updates the work estimate, the problem line and the button.
