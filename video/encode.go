@@ -192,13 +192,19 @@ func StartEncoder(path, format string, codec Codec, enc string, crf, w, h, fps i
 
 // WriteFrame sends one frame (w x h pixels from img.Rect.Min).
 func (e *Encoder) WriteFrame(img *image.RGBA) error {
+	return e.WriteRows(img.SubImage(image.Rect(img.Rect.Min.X, img.Rect.Min.Y, img.Rect.Min.X+e.w, img.Rect.Min.Y+e.h)).(*image.RGBA))
+}
+
+// WriteRows sends the next rows of the frame being sent: every row of strip (w pixels wide);
+// a frame is sent as its h rows, in one strip or several.
+func (e *Encoder) WriteRows(strip *image.RGBA) error {
 	if e.err != nil {
 		return e.err
 	}
 	t := time.Now()
-	for y := range e.h {
-		o := img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y+y)
-		src := img.Pix[o : o+4*e.w]
+	for y := strip.Rect.Min.Y; y < strip.Rect.Max.Y; y++ {
+		o := strip.PixOffset(strip.Rect.Min.X, y)
+		src := strip.Pix[o : o+4*e.w]
 		for x := range e.w {
 			e.row[3*x], e.row[3*x+1], e.row[3*x+2] = src[4*x], src[4*x+1], src[4*x+2]
 		}

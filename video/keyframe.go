@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"image"
 	"io"
@@ -19,13 +20,15 @@ import (
 
 // A keyframe file holds one keyframe's samples: the header
 //
-//	magic "MSKEY\x00\x01\n" (8 bytes), width, height (uint32), CRC-32C of the samples (uint32),
+//	magic "MSKEY\x00\x02\n" (8 bytes), width, height (uint32), CRC-32C of the samples (uint32),
 //	4 zero bytes
 //
-// then the samples deflated, as three planes: every Nu (float64 bits), then every DEX, then
-// every DEY (float32 bits), each little-endian, row by row. The checksum covers the inflated
-// planes, so a file cut short or damaged is found and computed again, never composed.
-var keyMagic = [8]byte{'M', 'S', 'K', 'E', 'Y', 0, 1, '\n'}
+// then the samples deflated, row by row from the top, each row as three runs: its Nu (float64
+// bits), then its DEX, then its DEY (float32 bits), each little-endian. Rows, not whole planes,
+// so that a keyframe is written as its strips are computed and read back strip by strip: neither
+// needs the whole keyframe in memory. The checksum covers the inflated rows, so a file cut short
+// or damaged is found and computed again, never composed.
+var keyMagic = [8]byte{'M', 'S', 'K', 'E', 'Y', 0, 2, '\n'}
 
 const keyHeaderSize = 24
 
@@ -34,72 +37,125 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // keyName is keyframe j's file name in the work folder.
 func keyName(j int) string { return fmt.Sprintf("key-%04d.msk", j) }
 
-// writeKeyframe writes d to path atomically: a temporary file beside it, synced, renamed
-// over path, and the folder synced; a failure (a full disk) leaves no file at path.
-func writeKeyframe(path string, d *colour.Data) (err error) {
-	w, h := d.Rect.Dx(), d.Rect.Dy()
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+// keyRowBytes is the size of one row of w samples in a keyframe file, inflated.
+func keyRowBytes(w int) int { return 16 * w }
+
+// keyWriter writes a keyframe file strip by strip: createKeyframe, WriteRows for every row in
+// order, then Close, which puts the file in place atomically (or Abort, which leaves nothing).
+type keyWriter struct {
+	path, tmp string
+	f         *os.File
+	bw        *bufio.Writer
+	zw        *flate.Writer
+	crc       hash.Hash32
+	w, h, y   int
+	buf       []byte
+}
+
+// createKeyframe starts the keyframe file of w x h samples at path, in a temporary file
+// beside it.
+func createKeyframe(path string, w, h int) (*keyWriter, error) {
+	k := &keyWriter{path: path, tmp: path + ".tmp", w: w, h: h, crc: crc32.New(castagnoli),
+		buf: make([]byte, 0, keyRowBytes(w))}
+	f, err := os.Create(k.tmp)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	k.f = f
+	if _, err := f.Write(make([]byte, keyHeaderSize)); err != nil {
+		k.Abort()
+		return nil, err
+	}
+	k.bw = bufio.NewWriterSize(f, 1<<16)
+	k.zw, _ = flate.NewWriter(k.bw, flate.BestSpeed)
+	return k, nil
+}
+
+// WriteRows appends the rows of d (w samples wide: the keyframe's next rows).
+func (k *keyWriter) WriteRows(d *colour.Data) error {
+	if d.Rect.Dx() != k.w || k.y+d.Rect.Dy() > k.h {
+		return fmt.Errorf("keyframe: %dx%d samples after %d rows of %dx%d", d.Rect.Dx(), d.Rect.Dy(), k.y, k.w, k.h)
+	}
+	for y := d.Rect.Min.Y; y < d.Rect.Max.Y; y++ {
+		row := d.Row(y)
+		b := k.buf[:0]
+		for _, s := range row {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.Nu))
+		}
+		for _, s := range row {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s.DEX))
+		}
+		for _, s := range row {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s.DEY))
+		}
+		k.crc.Write(b)
+		if _, err := k.zw.Write(b); err != nil {
+			return err
+		}
+		k.y++
+	}
+	return nil
+}
+
+// Close finishes the file and renames it into place, syncing it and its folder; a failure
+// (a full disk) leaves no file at the path.
+func (k *keyWriter) Close() (err error) {
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+			k.Abort()
 		}
 	}()
-	if _, err = f.Write(make([]byte, keyHeaderSize)); err != nil {
+	if k.y != k.h {
+		return fmt.Errorf("keyframe: %d rows of %d written", k.y, k.h)
+	}
+	if err = k.zw.Close(); err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	zw, _ := flate.NewWriter(bw, flate.BestSpeed)
-	crc := crc32.New(castagnoli)
-	out := io.MultiWriter(zw, crc)
-	buf := make([]byte, 0, 8*w)
-	for plane := range 3 {
-		for y := range h {
-			buf = buf[:0]
-			for _, s := range d.Row(d.Rect.Min.Y + y) {
-				switch plane {
-				case 0:
-					buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(s.Nu))
-				case 1:
-					buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(s.DEX))
-				default:
-					buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(s.DEY))
-				}
-			}
-			if _, err = out.Write(buf); err != nil {
-				return err
-			}
-		}
-	}
-	if err = zw.Close(); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
+	if err = k.bw.Flush(); err != nil {
 		return err
 	}
 	var hdr [keyHeaderSize]byte
 	copy(hdr[:], keyMagic[:])
-	binary.LittleEndian.PutUint32(hdr[8:], uint32(w))
-	binary.LittleEndian.PutUint32(hdr[12:], uint32(h))
-	binary.LittleEndian.PutUint32(hdr[16:], crc.Sum32())
-	if _, err = f.WriteAt(hdr[:], 0); err != nil {
+	binary.LittleEndian.PutUint32(hdr[8:], uint32(k.w))
+	binary.LittleEndian.PutUint32(hdr[12:], uint32(k.h))
+	binary.LittleEndian.PutUint32(hdr[16:], k.crc.Sum32())
+	if _, err = k.f.WriteAt(hdr[:], 0); err != nil {
 		return err
 	}
-	if err = f.Sync(); err != nil {
+	if err = k.f.Sync(); err != nil {
 		return err
 	}
-	if err = f.Close(); err != nil {
+	if err = k.f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, path); err != nil {
+	k.f = nil
+	if err = os.Rename(k.tmp, k.path); err != nil {
 		return err
 	}
-	syncDir(filepath.Dir(path))
+	syncDir(filepath.Dir(k.path))
 	return nil
+}
+
+// Abort removes the unfinished file.
+func (k *keyWriter) Abort() {
+	if k.f != nil {
+		k.f.Close()
+		k.f = nil
+	}
+	os.Remove(k.tmp)
+}
+
+// writeKeyframe writes d (from its top-left sample) as the keyframe file at path, atomically.
+func writeKeyframe(path string, d *colour.Data) error {
+	k, err := createKeyframe(path, d.Rect.Dx(), d.Rect.Dy())
+	if err != nil {
+		return err
+	}
+	if err := k.WriteRows(d); err != nil {
+		k.Abort()
+		return err
+	}
+	return k.Close()
 }
 
 // syncDir flushes a folder's entries (a rename) to disk, where the system allows it.
@@ -113,62 +169,140 @@ func syncDir(dir string) {
 // errDamaged marks a keyframe file that does not read back as a keyframe of the size asked.
 var errDamaged = errors.New("damaged keyframe")
 
-// readKeyframe reads the keyframe at path into d (reused when it has the size w x h, else
-// allocated) and returns it; a file of another size, cut short or whose checksum differs
-// fails with an error wrapping errDamaged.
-func readKeyframe(path string, w, h int, d *colour.Data) (*colour.Data, error) {
+// keyReader reads a keyframe file strip by strip: openKeyframe, ReadRows for every row in
+// order, then Close, which checks that the samples end where they should and that their
+// checksum holds. Rows read before Close are not yet known to be sound.
+type keyReader struct {
+	name string
+	f    *os.File
+	zr   io.ReadCloser
+	in   io.Reader
+	crc  hash.Hash32
+	want uint32
+	w, h int
+	y    int
+	buf  []byte
+}
+
+// openKeyframe opens the keyframe at path, which must hold w x h samples; a file of another
+// size, or that is no keyframe file, fails with an error wrapping errDamaged.
+func openKeyframe(path string, w, h int) (*keyReader, error) {
+	name := filepath.Base(path)
 	f, err := os.Open(path)
 	if err != nil {
-		return d, err
+		return nil, err
 	}
-	defer f.Close()
 	var hdr [keyHeaderSize]byte
 	if _, err := io.ReadFull(f, hdr[:]); err != nil {
-		return d, fmt.Errorf("%s: %w: header cut short", filepath.Base(path), errDamaged)
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: header cut short", name, errDamaged)
 	}
 	if !bytes.Equal(hdr[:8], keyMagic[:]) {
-		return d, fmt.Errorf("%s: %w: not a keyframe file", filepath.Base(path), errDamaged)
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: not a keyframe file of this version", name, errDamaged)
 	}
 	fw, fh := int(binary.LittleEndian.Uint32(hdr[8:])), int(binary.LittleEndian.Uint32(hdr[12:]))
 	if fw != w || fh != h {
-		return d, fmt.Errorf("%s: %w: %dx%d samples, not %dx%d", filepath.Base(path), errDamaged, fw, fh, w, h)
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: %dx%d samples, not %dx%d", name, errDamaged, fw, fh, w, h)
 	}
-	want := binary.LittleEndian.Uint32(hdr[16:])
+	r := &keyReader{name: name, f: f, w: w, h: h, want: binary.LittleEndian.Uint32(hdr[16:]),
+		crc: crc32.New(castagnoli), buf: make([]byte, keyRowBytes(w))}
+	r.zr = flate.NewReader(bufio.NewReaderSize(f, 1<<16))
+	r.in = io.TeeReader(r.zr, r.crc)
+	return r, nil
+}
+
+// ReadRows fills d (w samples wide) with the keyframe's next d.Rect.Dy() rows.
+func (r *keyReader) ReadRows(d *colour.Data) error {
+	if d.Rect.Dx() != r.w || r.y+d.Rect.Dy() > r.h {
+		return fmt.Errorf("%s: %dx%d samples asked after %d rows of %dx%d", r.name, d.Rect.Dx(), d.Rect.Dy(), r.y, r.w, r.h)
+	}
+	w := r.w
+	for y := d.Rect.Min.Y; y < d.Rect.Max.Y; y++ {
+		if _, err := io.ReadFull(r.in, r.buf); err != nil {
+			return fmt.Errorf("%s: %w: samples cut short", r.name, errDamaged)
+		}
+		row := d.Row(y)
+		nu, dex, dey := r.buf[:8*w], r.buf[8*w:12*w], r.buf[12*w:]
+		for x := range row {
+			row[x] = colour.Sample{
+				Nu:  math.Float64frombits(binary.LittleEndian.Uint64(nu[8*x:])),
+				DEX: math.Float32frombits(binary.LittleEndian.Uint32(dex[4*x:])),
+				DEY: math.Float32frombits(binary.LittleEndian.Uint32(dey[4*x:])),
+			}
+		}
+		r.y++
+	}
+	return nil
+}
+
+// Close checks the end of the samples and their checksum (when every row was read) and
+// closes the file.
+func (r *keyReader) Close() error {
+	defer r.f.Close()
+	defer r.zr.Close()
+	if r.y != r.h {
+		return nil
+	}
+	if n, err := r.in.Read(r.buf[:1]); n != 0 || err != io.EOF {
+		return fmt.Errorf("%s: %w: samples do not end where they should", r.name, errDamaged)
+	}
+	if r.crc.Sum32() != r.want {
+		return fmt.Errorf("%s: %w: checksum differs", r.name, errDamaged)
+	}
+	return nil
+}
+
+// keyStripRows is how many rows of a keyframe w samples wide are read or computed at a
+// time: about 4 MiB of samples, whatever the width.
+func keyStripRows(w int) int { return max(1, (4<<20)/(16*w)) }
+
+// readKeyframe reads the keyframe at path (w x h samples) into d (reused when it has that
+// size, else allocated) and returns it; a file of another size, cut short or whose checksum
+// differs fails with an error wrapping errDamaged.
+func readKeyframe(path string, w, h int, d *colour.Data) (*colour.Data, error) {
+	r, err := openKeyframe(path, w, h)
+	if err != nil {
+		return d, err
+	}
 	if d == nil || d.Rect != image.Rect(0, 0, w, h) || d.Stride != w {
 		d = colour.NewData(image.Rect(0, 0, w, h))
 	}
-	zr := flate.NewReader(bufio.NewReaderSize(f, 1<<16))
-	defer zr.Close()
-	crc := crc32.New(castagnoli)
-	in := io.TeeReader(zr, crc)
-	buf := make([]byte, 8*w)
-	for plane := range 3 {
-		n := 4 * w
-		if plane == 0 {
-			n = 8 * w
+	if err := r.ReadRows(d); err != nil {
+		r.Close()
+		return d, err
+	}
+	return d, r.Close()
+}
+
+// checkKeyframe reads the whole keyframe at path (w x h samples) strip by strip, checking it,
+// holding one strip.
+func checkKeyframe(path string, w, h int) error {
+	return eachKeyStrip(path, w, h, nil)
+}
+
+// eachKeyStrip reads the keyframe at path strip by strip, handing each strip to f (nil: only
+// check), and then checks the checksum.
+func eachKeyStrip(path string, w, h int, f func(strip *colour.Data) error) error {
+	r, err := openKeyframe(path, w, h)
+	if err != nil {
+		return err
+	}
+	n := keyStripRows(w)
+	buf := colour.NewData(image.Rect(0, 0, w, min(n, h)))
+	for y := 0; y < h; y += n {
+		s := buf.SubData(image.Rect(0, 0, w, min(n, h-y)))
+		if err := r.ReadRows(s); err != nil {
+			r.Close()
+			return err
 		}
-		for y := range h {
-			if _, err := io.ReadFull(in, buf[:n]); err != nil {
-				return d, fmt.Errorf("%s: %w: samples cut short", filepath.Base(path), errDamaged)
-			}
-			row := d.Row(y)
-			for x := range row {
-				switch plane {
-				case 0:
-					row[x].Nu = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*x:]))
-				case 1:
-					row[x].DEX = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*x:]))
-				default:
-					row[x].DEY = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*x:]))
-				}
+		if f != nil {
+			if err := f(s); err != nil {
+				r.Close()
+				return err
 			}
 		}
 	}
-	if n, err := in.Read(buf[:1]); n != 0 || err != io.EOF {
-		return d, fmt.Errorf("%s: %w: samples do not end where they should", filepath.Base(path), errDamaged)
-	}
-	if crc.Sum32() != want {
-		return d, fmt.Errorf("%s: %w: checksum differs", filepath.Base(path), errDamaged)
-	}
-	return d, nil
+	return r.Close()
 }

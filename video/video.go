@@ -1,18 +1,19 @@
 package video
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/gofrs/flock"
 
@@ -380,7 +381,7 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	var missing []int
 	for j := range plan.Keyframes() {
 		if opt.Resume {
-			if _, err := readKeyframe(filepath.Join(work, keyName(j)), kw, kh, nil); err == nil {
+			if err := checkKeyframe(filepath.Join(work, keyName(j)), kw, kh); err == nil {
 				continue
 			}
 		}
@@ -401,7 +402,6 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	}
 	sum.Density = loc.Color.Density
 	tk := time.Now()
-	var data *colour.Data
 	for i, j := range missing {
 		if opt.Progress != nil {
 			opt.Progress(Progress{Phase: "keyframes", Done: i, Total: len(missing)})
@@ -411,14 +411,11 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 		if f, err = withRef(f); err != nil {
 			return sum, interrupted(err, work)
 		}
-		if data == nil {
-			data = colour.NewData(image.Rect(0, 0, kw, kh))
-		}
-		if err := computeStrips(ctx, c, f, data); err != nil {
-			return sum, interrupted(err, work)
-		}
-		if err := writeKeyframe(filepath.Join(work, keyName(j)), data); err != nil {
-			return sum, fmt.Errorf("writing keyframe %d: %v; the keyframes written are kept for --resume", j, err)
+		if err := computeKeyframe(ctx, c, f, filepath.Join(work, keyName(j))); err != nil {
+			if ctx.Err() != nil {
+				return sum, interrupted(err, work)
+			}
+			return sum, fmt.Errorf("keyframe %d: %v; the keyframes written are kept for --resume", j, err)
 		}
 		sum.Computed++
 		if opt.afterKeyframe != nil {
@@ -427,7 +424,6 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 			}
 		}
 	}
-	data = nil
 	sum.Keyframe = time.Since(tk)
 	if opt.Progress != nil {
 		opt.Progress(Progress{Phase: "keyframes", Done: len(missing), Total: len(missing)})
@@ -445,8 +441,22 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	return sum, removeWork(work)
 }
 
-// compose composes every frame in order, holding the two keyframes in use, and hands each
-// to the encoder and the frames folder; the video is renamed into place at the end.
+// frameBudget is about how many bytes a frame's strip takes while it is composed (its
+// colour sums and pixels, and the bands of the two keyframes it reads), whatever the frame
+// size: the strips have as many rows as fit.
+const frameBudget = 16 << 20
+
+// frameStripRows is the rows of a strip of a w x h frame composed from keyframes s times its
+// side: a frame row reads at most s rows of the outer keyframe and 2s of the inner one, of s*w
+// samples each.
+func frameStripRows(w, h, s int) int {
+	perRow := w*16 + 3*s*s*w*int(unsafe.Sizeof(colour.Sample{}))
+	return min(h, max(1, frameBudget/perRow))
+}
+
+// compose composes every frame in order, strip by strip, from the bands of the two keyframes
+// in use (unpacked into scratch files), and hands each strip to the encoder and the frames
+// folder; the video is renamed into place at the end.
 func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, kw, kh int, sum *Summary) (err error) {
 	work := WorkDir(opt)
 	col, err := colour.NewColourer(loc.Color.Sampled(opt.Supersample))
@@ -474,23 +484,26 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		}
 	}
 	comp := NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, col)
-	img := image.NewRGBA(image.Rect(0, 0, opt.Width, opt.Height))
-	// held: the keyframes in memory, at most the two in use, by index; spare: the samples
-	// of one dropped, for the next read.
-	held := map[int]*Keyframe{}
-	var spare *colour.Data
-	get := func(j int) (*Keyframe, error) {
-		if k, ok := held[j]; ok {
-			return k, nil
+	rows := frameStripRows(opt.Width, opt.Height, opt.KeyScale)
+	strip := image.NewRGBA(image.Rect(0, 0, opt.Width, rows))
+	// held: the keyframes in use, at most two, unpacked; ob, ib: the bands read of them.
+	held := map[int]*unpacked{}
+	defer func() {
+		for _, u := range held {
+			u.close()
 		}
-		d, err := readKeyframe(filepath.Join(work, keyName(j)), kw, kh, spare)
-		spare = nil
+	}()
+	var ob, ib *colour.Data
+	get := func(j int) (*unpacked, error) {
+		if u, ok := held[j]; ok {
+			return u, nil
+		}
+		u, err := unpack(work, j, plan.Levels[j], kw, kh)
 		if err != nil {
-			return nil, fmt.Errorf("keyframe %d: %w", j, err)
+			return nil, err
 		}
-		k := &Keyframe{Level: plan.Levels[j], Data: d}
-		held[j] = k
-		return k, nil
+		held[j] = u
+		return u, nil
 	}
 	enc0 := time.Duration(0)
 	for k := range plan.Frames {
@@ -499,10 +512,10 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		}
 		t := time.Now()
 		oj, ij := plan.Pair(k)
-		// Drop what this frame does not use before reading the next (memory: two keyframes).
-		for i, kf := range held {
+		// Drop what this frame does not use before unpacking the next.
+		for i, u := range held {
 			if i != oj && i != ij {
-				spare = kf.Data
+				u.close()
 				delete(held, i)
 			}
 		}
@@ -510,26 +523,41 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		if err != nil {
 			return err
 		}
-		var inner *Keyframe
+		var inner *unpacked
 		if ij >= 0 {
 			if inner, err = get(ij); err != nil {
 				return err
 			}
 		}
-		comp.Compose(img, plan.Level(k), outer, inner)
-		sum.Compose += time.Since(t)
-		t = time.Now()
-		if e != nil {
-			if err := e.WriteFrame(img); err != nil {
-				return err
-			}
-		}
+		var fr *frameFile
 		if opt.FramesDir != "" {
-			if err := writePNG(filepath.Join(opt.FramesDir, fmt.Sprintf("frame-%06d.png", k)), img); err != nil {
+			if fr, err = createFrameFile(filepath.Join(opt.FramesDir, fmt.Sprintf("frame-%06d.png", k)), opt.Width, opt.Height); err != nil {
 				return err
 			}
 		}
-		enc0 += time.Since(t)
+		if err := composeFrame(comp, plan.Level(k), outer, inner, kw, kh, rows, strip, &ob, &ib, func(s *image.RGBA) error {
+			sum.Compose += time.Since(t)
+			t = time.Now()
+			defer func() { enc0 += time.Since(t); t = time.Now() }()
+			if e != nil {
+				if err := e.WriteRows(s); err != nil {
+					return err
+				}
+			}
+			if fr != nil {
+				return fr.png.WriteRows(s)
+			}
+			return nil
+		}); err != nil {
+			fr.abort()
+			return err
+		}
+		if fr != nil {
+			if err := fr.close(); err != nil {
+				return err
+			}
+			enc0 += time.Since(t)
+		}
 		if opt.Progress != nil {
 			opt.Progress(Progress{Phase: "frames", Done: k + 1, Total: plan.Frames})
 		}
@@ -555,20 +583,61 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	return nil
 }
 
-// computeStrips computes frame f into d in strips of rows, so that a cancel is served
-// within a strip.
-func computeStrips(ctx context.Context, c tile.Computer, f fractal.Frame, d *colour.Data) error {
-	const strip = 64
-	for y := 0; y < f.H; y += strip {
-		if err := ctx.Err(); err != nil {
+// composeFrame composes the frame at level lv from outer and inner (nil: outer alone), in
+// strips of rows rows drawn into strip, reading for each the bands of the keyframes it needs
+// (into *ob and *ib, reused), and hands each strip to out in order.
+func composeFrame(comp *Composer, lv float64, outer, inner *unpacked, kw, kh, rows int, strip *image.RGBA, ob, ib **colour.Data, out func(*image.RGBA) error) error {
+	for y0 := 0; y0 < comp.h; y0 += rows {
+		y1 := min(y0+rows, comp.h)
+		var ko, ki *Keyframe
+		var err error
+		r0, r1 := comp.Rows(outer.level, kw, kh, lv, y0, y1)
+		if ko, *ob, err = outer.band(r0, r1, *ob); err != nil {
 			return err
 		}
-		r := image.Rect(0, y, f.W, min(y+strip, f.H))
-		if err := c.Compute(ctx, f, r, d.SubData(r)); err != nil {
+		if inner != nil {
+			r0, r1 := comp.Rows(inner.level, kw, kh, lv, y0, y1)
+			if ki, *ib, err = inner.band(r0, r1, *ib); err != nil {
+				return err
+			}
+		}
+		s := strip.SubImage(image.Rect(0, 0, comp.w, y1-y0)).(*image.RGBA)
+		comp.ComposeRows(s, y0, y1, lv, ko, ki)
+		if err := out(s); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// computeKeyframe computes frame f strip by strip and writes each strip to the keyframe file
+// at path as it is done, holding one strip; the file appears at path only when complete. A
+// cancel is served within a strip.
+func computeKeyframe(ctx context.Context, c tile.Computer, f fractal.Frame, path string) error {
+	kw := f.W
+	n := keyStripRows(kw)
+	buf := colour.NewData(image.Rect(0, 0, kw, min(n, f.H)))
+	kf, err := createKeyframe(path, kw, f.H)
+	if err != nil {
+		return err
+	}
+	for y := 0; y < f.H; y += n {
+		if err := ctx.Err(); err != nil {
+			kf.Abort()
+			return err
+		}
+		r := image.Rect(0, y, kw, min(y+n, f.H))
+		d := &colour.Data{Pix: buf.Pix[:r.Dx()*r.Dy()], Stride: kw, Rect: r}
+		if err := c.Compute(ctx, f, r, d); err != nil {
+			kf.Abort()
+			return err
+		}
+		if err := kf.WriteRows(d); err != nil {
+			kf.Abort()
+			return err
+		}
+	}
+	return kf.Close()
 }
 
 // rendererID is what the manifest records of the computer c: name when given, else its
@@ -614,7 +683,7 @@ func removeWork(work string) error {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if n == manifestName || strings.HasPrefix(n, "key-") && (strings.HasSuffix(n, ".msk") || strings.HasSuffix(n, ".msk.tmp")) || n == manifestName+".tmp" {
+		if n == manifestName || strings.HasPrefix(n, "key-") && (strings.HasSuffix(n, ".msk") || strings.HasSuffix(n, ".msk.tmp") || strings.HasSuffix(n, ".raw")) || n == manifestName+".tmp" {
 			if err := os.Remove(filepath.Join(work, n)); err != nil {
 				return err
 			}
@@ -646,23 +715,51 @@ func writeFileAtomic(path string, b []byte) error {
 	return err
 }
 
-// writePNG writes img to path through a temporary file renamed into place.
-func writePNG(path string, img image.Image) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+// frameFile is a PNG frame being written strip by strip to a temporary file, renamed into
+// place when complete.
+type frameFile struct {
+	path string
+	f    *os.File
+	bw   *bufio.Writer
+	png  *export.PNGStream
+}
+
+func createFrameFile(path string, w, h int) (*frameFile, error) {
+	f, err := os.Create(path + ".tmp")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	err = enc.Encode(f, img)
-	if cerr := f.Close(); err == nil {
+	fr := &frameFile{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<16)}
+	if fr.png, err = export.NewPNGStream(fr.bw, w, h); err != nil {
+		fr.abort()
+		return nil, err
+	}
+	return fr, nil
+}
+
+// close ends the PNG and renames it into place.
+func (fr *frameFile) close() error {
+	err := fr.png.Close()
+	if err == nil {
+		err = fr.bw.Flush()
+	}
+	if cerr := fr.f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = os.Rename(fr.path+".tmp", fr.path)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		os.Remove(fr.path + ".tmp")
 	}
 	return err
+}
+
+// abort removes the unfinished frame (nothing for nil).
+func (fr *frameFile) abort() {
+	if fr == nil {
+		return
+	}
+	fr.f.Close()
+	os.Remove(fr.path + ".tmp")
 }

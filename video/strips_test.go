@@ -1,0 +1,150 @@
+package video
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"mandelscope/colour"
+	"mandelscope/fractal"
+	"mandelscope/render/cpu"
+)
+
+// stripKeyframes computes keyframes 0 and 1 (zoom 1000 and 2000, seahorse valley, with the
+// derivative) of w x h frames at scale s, writes them as keyframe files in dir and returns
+// them in memory.
+func stripKeyframes(t *testing.T, dir string, w, h, s int) [2]*Keyframe {
+	t.Helper()
+	var ks [2]*Keyframe
+	for j, z := range []string{"1000", "2000"} {
+		l := testLoc(z, 2000)
+		f := fractal.NewFrame(l, s*w, s*h)
+		f.Derivative = true
+		d := colour.NewData(image.Rect(0, 0, s*w, s*h))
+		if err := (&cpu.Renderer{}).Compute(context.Background(), f, d.Rect, d); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeKeyframe(filepath.Join(dir, keyName(j)), d); err != nil {
+			t.Fatal(err)
+		}
+		ks[j] = &Keyframe{Level: float64(j), Data: d}
+	}
+	return ks
+}
+
+// TestComposeStrips checks that a frame composed in strips, each from the bands of rows the
+// Composer names read from the unpacked keyframe files, is byte for byte the frame composed
+// whole from the keyframes in memory: at every level between the two keyframes, for strips
+// of one row up to the whole frame, with colourings that read the distance estimate.
+func TestComposeStrips(t *testing.T) {
+	const w, h, s = 48, 27, 2
+	dir := t.TempDir()
+	ks := stripKeyframes(t, dir, w, h, s)
+	var us [2]*unpacked
+	for j := range us {
+		u, err := unpack(dir, j, float64(j), s*w, s*h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer u.close()
+		us[j] = u
+	}
+	for _, method := range []string{"", "distance"} {
+		loc := testLoc("2000", 2000)
+		loc.Color.Method = method
+		for _, q := range []int{1, 2, 3} {
+			col, err := colour.NewColourer(loc.Color.Sampled(q))
+			if err != nil {
+				t.Fatal(err)
+			}
+			comp := NewComposer(w, h, q, s, col)
+			for _, lv := range []float64{0, 0.1, 0.5, 0.77, 0.999} {
+				inner, uinner := ks[1], us[1]
+				if lv == 0 {
+					inner, uinner = nil, nil
+				}
+				want := image.NewRGBA(image.Rect(0, 0, w, h))
+				comp.Compose(want, lv, ks[0], inner)
+				for _, rows := range []int{1, 4, 7, h} {
+					got := image.NewRGBA(image.Rect(0, 0, w, h))
+					strip := image.NewRGBA(image.Rect(0, 0, w, rows))
+					var ob, ib *colour.Data
+					y := 0
+					err := composeFrame(comp, lv, us[0], uinner, s*w, s*h, rows, strip, &ob, &ib, func(st *image.RGBA) error {
+						copy(got.Pix[y*got.Stride:], st.Pix[:st.Rect.Dy()*st.Stride])
+						y += st.Rect.Dy()
+						return nil
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if y != h {
+						t.Fatalf("%d rows handed out, want %d", y, h)
+					}
+					if !bytes.Equal(got.Pix, want.Pix) {
+						t.Errorf("colouring %q, %dx%d subsamples, level %g, strips of %d rows: differs from the frame composed whole", method, q, q, lv, rows)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestUnpack checks the scratch file round trip and that a damaged keyframe is not unpacked.
+func TestUnpack(t *testing.T) {
+	dir := t.TempDir()
+	ks := stripKeyframes(t, dir, 20, 12, 2)
+	u, err := unpack(dir, 1, 1, 40, 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, _, err := u.band(5, 17, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for y := 5; y < 17; y++ {
+		a, b := ks[1].Data.Row(y), k.Data.Row(y)
+		if !bytes.Equal(sampleBytes(a), sampleBytes(b)) {
+			t.Fatalf("row %d of the band differs from the keyframe's", y)
+		}
+	}
+	u.close()
+	if _, err := os.Stat(filepath.Join(dir, rawName(1))); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("scratch file left after close: %v", err)
+	}
+	path := filepath.Join(dir, keyName(0))
+	b, _ := os.ReadFile(path)
+	b[len(b)-9] ^= 0x10
+	os.WriteFile(path, b, 0o644)
+	if _, err := unpack(dir, 0, 0, 40, 24); !errors.Is(err, errDamaged) {
+		t.Errorf("damaged keyframe unpacked: %v", err)
+	}
+	if err := checkKeyframe(path, 40, 24); !errors.Is(err, errDamaged) {
+		t.Errorf("damaged keyframe checked sound: %v", err)
+	}
+	// A keyframe of the first format (whole planes) is not read as this one.
+	b[6] = 1
+	os.WriteFile(path, b, 0o644)
+	if err := checkKeyframe(path, 40, 24); !errors.Is(err, errDamaged) {
+		t.Errorf("first-format keyframe: %v, want a damaged keyframe", err)
+	}
+}
+
+// TestStripRows checks that a frame's strip keeps to its budget at every size, and has rows.
+func TestStripRows(t *testing.T) {
+	for _, c := range []struct{ w, h, s int }{{64, 36, 2}, {1920, 1080, 2}, {3840, 2160, 2}, {7680, 4320, 4}, {8192, 8192, 4}} {
+		r := frameStripRows(c.w, c.h, c.s)
+		bands := (c.s*r + 2 + 2*c.s*r + 2) * c.s * c.w * 16
+		frame := r * c.w * 16
+		if r < 1 || r > c.h {
+			t.Errorf("%dx%d at %dx: %d rows", c.w, c.h, c.s, r)
+		}
+		if r > 1 && bands+frame > frameBudget+4*c.s*c.w*16 {
+			t.Errorf("%dx%d at %dx: strips of %d rows take %d bytes, over the budget %d", c.w, c.h, c.s, r, bands+frame, frameBudget)
+		}
+	}
+}
