@@ -2,7 +2,6 @@ package video
 
 import (
 	"image"
-	"image/color"
 	"math"
 
 	"mandelscope/colour"
@@ -30,8 +29,8 @@ func (k *Keyframe) size() (w, h int) {
 }
 
 // Composer composes frames of W x H pixels from keyframes of KeyScale times that size: each
-// output pixel the mean of Supersample x Supersample subsamples, each subsample the keyframe
-// data interpolated at its point and coloured. A frame can be composed whole (Compose) or in
+// output pixel the mean of Supersample x Supersample subsamples, each subsample the colours of
+// the four keyframe samples around its point, blended bilinearly. A frame can be composed whole (Compose) or in
 // strips of rows (ComposeRows), each from the bands of the keyframes' rows it reads (Rows),
 // so that neither the frame nor a keyframe needs to be in memory whole. Its zero value is not
 // usable: use NewComposer. A Composer is used by one goroutine at a time (it spreads each
@@ -155,26 +154,19 @@ func (c *Composer) row(sum []uint32, y int, lv float64, outer, inner *Keyframe) 
 					w = mi.weight(dx, dy, c.Margin)
 				}
 				if w >= 1 {
-					add(a, c.col.Colour(mi.sample(dx, dy)), weightOne)
+					mi.add(a, c.col, dx, dy, weightOne)
 					continue
 				}
 				if w <= 0 {
-					add(a, c.col.Colour(mo.sample(dx, dy)), weightOne)
+					mo.add(a, c.col, dx, dy, weightOne)
 					continue
 				}
 				wi := uint32(w*weightOne + 0.5)
-				add(a, c.col.Colour(mi.sample(dx, dy)), wi)
-				add(a, c.col.Colour(mo.sample(dx, dy)), weightOne-wi)
+				mi.add(a, c.col, dx, dy, wi)
+				mo.add(a, c.col, dx, dy, weightOne-wi)
 			}
 		}
 	}
-}
-
-// add adds col, weighted w (of weightOne), to the sums a.
-func add(a []uint32, col color.RGBA, w uint32) {
-	a[0] += uint32(col.R) * w
-	a[1] += uint32(col.G) * w
-	a[2] += uint32(col.B) * w
 }
 
 // weight is the inner keyframe's share of the subsample at (dx, dy): 1 well inside it, 0
@@ -191,11 +183,14 @@ func (m mapping) weight(dx, dy, margin float64) float64 {
 	return d / margin
 }
 
-// sample is the keyframe's data interpolated at the subsample (dx, dy): bilinear in the
-// smooth count where the four samples around the point all escaped, and in the distance
-// estimate where all four also carry a normal; else the nearest sample's. The distance
-// estimate is rescaled to subsample pixels.
-func (m mapping) sample(dx, dy float64) colour.Sample {
+// add adds to the sums a, weighted w (of weightOne), the keyframe's colour at the subsample
+// (dx, dy): the four samples around the point each coloured (the distance estimate rescaled
+// to subsample pixels) and their colours blended bilinearly. Blending colours rather than
+// the data keeps what supersampling keeps where the smooth count changes faster than the
+// samples (filaments finer than a keyframe sample: a blended count would be a colour found in
+// none of them), and a point on a sample (every frame at a keyframe's zoom, with as many
+// subsamples as keyframe samples a side) takes that sample's colour exactly.
+func (m mapping) add(a []uint32, col *colour.Colourer, dx, dy float64, w uint32) {
 	d := m.d
 	u := min(max(dx*m.r+m.cx, 0), m.maxX)
 	v := min(max(dy*m.r+m.cy, 0), m.maxY)
@@ -203,42 +198,26 @@ func (m mapping) sample(dx, dy float64) colour.Sample {
 	fx, fy := u-float64(x0), v-float64(y0)
 	x1, y1 := min(x0+1, int(m.maxX)), min(y0+1, int(m.maxY))
 	r0, r1 := d.Pix[(y0-d.Rect.Min.Y)*d.Stride:], d.Pix[(y1-d.Rect.Min.Y)*d.Stride:]
-	s00 := r0[x0]
-	var s colour.Sample
-	if fx == 0 && fy == 0 {
-		s = s00
-	} else {
-		s01, s10, s11 := r0[x1], r1[x0], r1[x1]
-		if s00.Inside() || s01.Inside() || s10.Inside() || s11.Inside() {
-			s = nearest(fx, fy, s00, s01, s10, s11)
-		} else {
-			w00, w01, w10, w11 := (1-fx)*(1-fy), fx*(1-fy), (1-fx)*fy, fx*fy
-			s.Nu = s00.Nu*w00 + s01.Nu*w01 + s10.Nu*w10 + s11.Nu*w11
-			if s00.DEY == s00.DEY && s01.DEY == s01.DEY && s10.DEY == s10.DEY && s11.DEY == s11.DEY {
-				s.DEX = float32(float64(s00.DEX)*w00 + float64(s01.DEX)*w01 + float64(s10.DEX)*w10 + float64(s11.DEX)*w11)
-				s.DEY = float32(float64(s00.DEY)*w00 + float64(s01.DEY)*w01 + float64(s10.DEY)*w10 + float64(s11.DEY)*w11)
-			} else {
-				n := nearest(fx, fy, s00, s01, s10, s11)
-				s.DEX, s.DEY = n.DEX, n.DEY
-			}
+	var r, g, b float64
+	blend := func(s colour.Sample, k float64) {
+		if k == 0 {
+			return
 		}
+		if m.deScale != 1 {
+			s.DEX *= m.deScale
+			s.DEY *= m.deScale // NaN stays NaN
+		}
+		c := col.Colour(s)
+		r += k * float64(c.R)
+		g += k * float64(c.G)
+		b += k * float64(c.B)
 	}
-	if m.deScale != 1 {
-		s.DEX *= m.deScale
-		s.DEY *= m.deScale // NaN stays NaN
-	}
-	return s
-}
-
-// nearest is the sample nearest the point (fx, fy) within the cell of s00 .. s11.
-func nearest(fx, fy float64, s00, s01, s10, s11 colour.Sample) colour.Sample {
-	switch {
-	case fx < 0.5 && fy < 0.5:
-		return s00
-	case fy < 0.5:
-		return s01
-	case fx < 0.5:
-		return s10
-	}
-	return s11
+	blend(r0[x0], (1-fx)*(1-fy))
+	blend(r0[x1], fx*(1-fy))
+	blend(r1[x0], (1-fx)*fy)
+	blend(r1[x1], fx*fy)
+	fw := float64(w)
+	a[0] += uint32(r*fw + 0.5)
+	a[1] += uint32(g*fw + 0.5)
+	a[2] += uint32(b*fw + 0.5)
 }

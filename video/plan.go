@@ -2,8 +2,8 @@
 // from a start zoom to an end view, centred on the end view's centre. The frames are not
 // rendered one by one: one keyframe per doubling of the zoom is computed once (samples, not
 // colours: colour.Data), larger than a frame, all of them sharing one reference orbit, and
-// every frame is composed from the two keyframes around its zoom by interpolating their data
-// and colouring it (colour.Colourer), so a colouring change computes nothing again. The
+// every frame is composed from the two keyframes around its zoom by colouring their data
+// (colour.Colourer) and blending the colours, so a colouring change computes nothing again. The
 // keyframes are kept in a work folder beside the output so that an interrupted video resumes;
 // the frames are piped to ffmpeg (Debian's package ffmpeg) and/or written as numbered PNGs.
 //
