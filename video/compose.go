@@ -2,6 +2,7 @@ package video
 
 import (
 	"image"
+	"image/color"
 	"math"
 
 	"mandelscope/colour"
@@ -42,6 +43,8 @@ type Composer struct {
 	// keyframe's edge over which it blends into the outer one (0: a hard switch).
 	Margin float64
 	sum    []uint32 // a strip's weighted colour sums, 3 a pixel
+	// The colours of the samples of the outer and inner keyframes a strip reads.
+	outerTint, innerTint []color.RGBA
 }
 
 // weightOne is a subsample's full weight in the sums: a blend splits it between the
@@ -76,10 +79,19 @@ func (c *Composer) ComposeRows(dst *image.RGBA, y0, y1 int, lv float64, outer, i
 	if need := 3 * c.w * (y1 - y0); cap(c.sum) < need {
 		c.sum = make([]uint32, need)
 	}
+	// Each keyframe sample these rows read is coloured once, then blended.
+	mo := c.keyMapping(outer, lv)
+	c.outerTint = c.tint(&mo, c.outerTint, y0, y1)
+	var mi *mapping
+	if inner != nil {
+		m := c.keyMapping(inner, lv)
+		c.innerTint = c.tint(&m, c.innerTint, y0, y1)
+		mi = &m
+	}
 	par.Rows(y1-y0, c.w*c.q*c.q, 1<<14, func(r0, r1 int) {
 		for i := r0; i < r1; i++ {
 			s := c.sum[3*c.w*i : 3*c.w*(i+1)]
-			c.row(s, y0+i, lv, outer, inner)
+			c.row(s, y0+i, &mo, mi)
 			o := dst.PixOffset(dst.Rect.Min.X, dst.Rect.Min.Y+i)
 			px := dst.Pix[o : o+4*c.w]
 			for x := range c.w {
@@ -93,18 +105,53 @@ func (c *Composer) ComposeRows(dst *image.RGBA, y0, y1 int, lv float64, outer, i
 	})
 }
 
+// tint colours the samples of m's keyframe that frame rows [y0, y1) read (the distance
+// estimate rescaled to subsample pixels) into buf (reused when it has room), and points m at
+// them.
+func (c *Composer) tint(m *mapping, buf []color.RGBA, y0, y1 int) []color.RGBA {
+	r0, r1 := m.span(c.q*c.h, y0*c.q, y1*c.q, m.cy, m.maxY)
+	x0, x1 := m.span(c.q*c.w, 0, c.q*c.w, m.cx, m.maxX)
+	r0, r1 = max(r0, m.d.Rect.Min.Y), min(r1, m.d.Rect.Max.Y)
+	n := (r1 - r0) * (x1 - x0)
+	if cap(buf) < n {
+		buf = make([]color.RGBA, n)
+	}
+	buf = buf[:n]
+	m.t = tinted{pix: buf, r0: r0, c0: x0, stride: x1 - x0}
+	d, col, scale := m.d, c.col, m.deScale
+	par.Rows(r1-r0, n, 1<<14, func(a, b int) {
+		for y := r0 + a; y < r0+b; y++ {
+			src := d.Row(y)[x0:x1]
+			out := buf[(y-r0)*(x1-x0):][:len(src)]
+			for i, s := range src {
+				if scale != 1 {
+					s.DEX *= scale
+					s.DEY *= scale // NaN stays NaN
+				}
+				out[i] = col.Colour(s)
+			}
+		}
+	})
+	return buf
+}
+
+// span is the keyframe samples [a, b) along one axis that subsamples [i0, i1) of the n along
+// it read: every sample a point there is blended from lies in it.
+func (m *mapping) span(n, i0, i1 int, centre, last float64) (a, b int) {
+	// A subsample's keyframe coordinate grows with its index (m.r > 0), so the span runs from
+	// the first subsample's sample to the one after the last subsample's.
+	lo := float64(i0) + 0.5 - float64(n)/2
+	hi := float64(i1-1) + 0.5 - float64(n)/2
+	u0 := min(max(lo*m.r+centre, 0), last)
+	u1 := min(max(hi*m.r+centre, 0), last)
+	return int(u0), min(int(u1)+2, int(last)+1)
+}
+
 // Rows is the band of rows [r0, r1) of a keyframe (kw x kh samples, at level kl) that frame
-// rows [y0, y1) of the frame at level lv read: every sample interpolated there lies in it.
+// rows [y0, y1) of the frame at level lv read: every sample blended there lies in it.
 func (c *Composer) Rows(kl float64, kw, kh int, lv float64, y0, y1 int) (r0, r1 int) {
 	m := c.mapping(kl, kw, kh, lv)
-	qh := float64(c.q * c.h)
-	// A subsample's keyframe row grows with its frame row (m.r > 0), so the band runs from
-	// the first subsample row's to the row below the last one's.
-	top := float64(y0*c.q) + 0.5 - qh/2
-	bottom := float64(y1*c.q-1) + 0.5 - qh/2
-	v0 := min(max(top*m.r+m.cy, 0), m.maxY)
-	v1 := min(max(bottom*m.r+m.cy, 0), m.maxY)
-	return int(v0), min(int(v1)+2, kh)
+	return m.span(c.q*c.h, y0*c.q, y1*c.q, m.cy, m.maxY)
 }
 
 // mapping places a frame's subsamples on one keyframe: subsample offset d from the frame's
@@ -112,10 +159,17 @@ func (c *Composer) Rows(kl float64, kw, kh int, lv float64, y0, y1 int) (r0, r1 
 // centres are the integers).
 type mapping struct {
 	d          *colour.Data
+	t          tinted  // d's samples that are read, coloured
 	r          float64 // keyframe samples per subsample
 	cx, cy     float64
 	maxX, maxY float64 // the last sample's coordinates
 	deScale    float32 // keyframe pixels to subsample pixels, for the distance estimate
+}
+
+// tinted is a rectangle of a keyframe's samples, coloured: rows from r0, columns from c0.
+type tinted struct {
+	pix            []color.RGBA
+	r0, c0, stride int
 }
 
 func (c *Composer) mapping(kl float64, kw, kh int, lv float64) mapping {
@@ -134,13 +188,9 @@ func (c *Composer) keyMapping(k *Keyframe, lv float64) mapping {
 	return m
 }
 
-// row sums the colours of frame row y's subsamples into sum.
-func (c *Composer) row(sum []uint32, y int, lv float64, outer, inner *Keyframe) {
-	mo := c.keyMapping(outer, lv)
-	var mi mapping
-	if inner != nil {
-		mi = c.keyMapping(inner, lv)
-	}
+// row sums the colours of frame row y's subsamples into sum, from mo and mi (nil: outer
+// alone), tinted.
+func (c *Composer) row(sum []uint32, y int, mo, mi *mapping) {
 	clear(sum)
 	qw, qh := float64(c.q*c.w), float64(c.q*c.h)
 	for b := range c.q {
@@ -150,20 +200,20 @@ func (c *Composer) row(sum []uint32, y int, lv float64, outer, inner *Keyframe) 
 			for i := range c.q {
 				dx := float64(x*c.q+i) + 0.5 - qw/2
 				w := 0.0
-				if inner != nil {
+				if mi != nil {
 					w = mi.weight(dx, dy, c.Margin)
 				}
 				if w >= 1 {
-					mi.add(a, c.col, dx, dy, weightOne)
+					mi.add(a, dx, dy, weightOne)
 					continue
 				}
 				if w <= 0 {
-					mo.add(a, c.col, dx, dy, weightOne)
+					mo.add(a, dx, dy, weightOne)
 					continue
 				}
 				wi := uint32(w*weightOne + 0.5)
-				mi.add(a, c.col, dx, dy, wi)
-				mo.add(a, c.col, dx, dy, weightOne-wi)
+				mi.add(a, dx, dy, wi)
+				mo.add(a, dx, dy, weightOne-wi)
 			}
 		}
 	}
@@ -184,40 +234,24 @@ func (m mapping) weight(dx, dy, margin float64) float64 {
 }
 
 // add adds to the sums a, weighted w (of weightOne), the keyframe's colour at the subsample
-// (dx, dy): the four samples around the point each coloured (the distance estimate rescaled
-// to subsample pixels) and their colours blended bilinearly. Blending colours rather than
-// the data keeps what supersampling keeps where the smooth count changes faster than the
-// samples (filaments finer than a keyframe sample: a blended count would be a colour found in
-// none of them), and a point on a sample (every frame at a keyframe's zoom, with as many
-// subsamples as keyframe samples a side) takes that sample's colour exactly.
-func (m mapping) add(a []uint32, col *colour.Colourer, dx, dy float64, w uint32) {
-	d := m.d
+// (dx, dy): the colours of the four samples around the point (tinted), blended bilinearly.
+// Blending colours rather than the data keeps what supersampling keeps where the smooth count
+// changes faster than the samples (filaments finer than a keyframe sample: a blended count
+// would be a colour found in none of them), and a point on a sample (every frame at a
+// keyframe's zoom, with as many subsamples as keyframe samples a side) takes that sample's
+// colour exactly.
+func (m *mapping) add(a []uint32, dx, dy float64, w uint32) {
 	u := min(max(dx*m.r+m.cx, 0), m.maxX)
 	v := min(max(dy*m.r+m.cy, 0), m.maxY)
 	x0, y0 := int(u), int(v)
 	fx, fy := u-float64(x0), v-float64(y0)
 	x1, y1 := min(x0+1, int(m.maxX)), min(y0+1, int(m.maxY))
-	r0, r1 := d.Pix[(y0-d.Rect.Min.Y)*d.Stride:], d.Pix[(y1-d.Rect.Min.Y)*d.Stride:]
-	var r, g, b float64
-	blend := func(s colour.Sample, k float64) {
-		if k == 0 {
-			return
-		}
-		if m.deScale != 1 {
-			s.DEX *= m.deScale
-			s.DEY *= m.deScale // NaN stays NaN
-		}
-		c := col.Colour(s)
-		r += k * float64(c.R)
-		g += k * float64(c.G)
-		b += k * float64(c.B)
-	}
-	blend(r0[x0], (1-fx)*(1-fy))
-	blend(r0[x1], fx*(1-fy))
-	blend(r1[x0], (1-fx)*fy)
-	blend(r1[x1], fx*fy)
+	t := &m.t
+	i0, i1 := (y0-t.r0)*t.stride-t.c0, (y1-t.r0)*t.stride-t.c0
+	c00, c01, c10, c11 := t.pix[i0+x0], t.pix[i0+x1], t.pix[i1+x0], t.pix[i1+x1]
+	w00, w01, w10, w11 := (1-fx)*(1-fy), fx*(1-fy), (1-fx)*fy, fx*fy
 	fw := float64(w)
-	a[0] += uint32(r*fw + 0.5)
-	a[1] += uint32(g*fw + 0.5)
-	a[2] += uint32(b*fw + 0.5)
+	a[0] += uint32((w00*float64(c00.R)+w01*float64(c01.R)+w10*float64(c10.R)+w11*float64(c11.R))*fw + 0.5)
+	a[1] += uint32((w00*float64(c00.G)+w01*float64(c01.G)+w10*float64(c10.G)+w11*float64(c11.G))*fw + 0.5)
+	a[2] += uint32((w00*float64(c00.B)+w01*float64(c01.B)+w10*float64(c10.B)+w11*float64(c11.B))*fw + 0.5)
 }
