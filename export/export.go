@@ -59,6 +59,13 @@ type Options struct {
 	// Resume continues an interrupted export from its checkpoint; Overwrite allows replacing
 	// an existing output file and starting over an interrupted one.
 	Resume, Overwrite bool
+	// Shards > 0 makes this export shard Shard (0-based) of Shards: it renders only its share
+	// of the strips (shardStrips) into ShardPath(path, Shard, Shards), which Assemble joins
+	// with the others into path, byte for byte the file a one-machine export writes. A shard
+	// needs no Resume: a checkpoint left by an earlier run of it is continued, and a shard
+	// file already complete for these parameters is kept (Summary.AlreadyComplete); Overwrite
+	// starts it over. No raw file.
+	Shard, Shards int
 	// Progress, when set, is called after each strip (from another goroutine).
 	Progress func(Progress)
 	// Sampler computes the sample of the view from which an automatic density
@@ -102,26 +109,29 @@ func (p Progress) Fraction() float64 {
 
 // Summary tells how an export went.
 type Summary struct {
-	Path          string           // the PNG ("" when there is none)
-	RawPath       string           // the raw file ("" when there is none)
-	RawBytes      int64            // its size
-	Location      fractal.Location // what was drawn: Options.Location, an automatic density resolved
-	Width, Height int
-	Supersample   int
-	Renderer      string
-	Bytes         int64 // file size
-	Elapsed       time.Duration
-	Rate          float64 // output megapixels per second
-	Resumed       int     // strips skipped because a checkpoint had them
-	Strips        int
-	Tiles         int
-	LongestDraw   time.Duration // the longest single Render call
-	Render        time.Duration // time in Render calls (draw and read-back)
-	Draw          time.Duration // of which drawing, when the renderer tells (DrawTimer)
-	ReadBack      time.Duration // of which read-back, when the renderer tells
-	Compress      time.Duration // filter + deflate, summed over workers
-	Write         time.Duration // disk writes and fsyncs
-	Wait          time.Duration // the renderer waiting for a free strip buffer
+	Path string // the PNG ("" when there is none; a shard's file for a shard)
+	// AlreadyComplete: the shard's file was already complete for these parameters, and is
+	// kept as it was (nothing was rendered).
+	AlreadyComplete bool
+	RawPath         string           // the raw file ("" when there is none)
+	RawBytes        int64            // its size
+	Location        fractal.Location // what was drawn: Options.Location, an automatic density resolved
+	Width, Height   int
+	Supersample     int
+	Renderer        string
+	Bytes           int64 // file size
+	Elapsed         time.Duration
+	Rate            float64 // output megapixels per second
+	Resumed         int     // strips skipped because a checkpoint had them
+	Strips          int
+	Tiles           int
+	LongestDraw     time.Duration // the longest single Render call
+	Render          time.Duration // time in Render calls (draw and read-back)
+	Draw            time.Duration // of which drawing, when the renderer tells (DrawTimer)
+	ReadBack        time.Duration // of which read-back, when the renderer tells
+	Compress        time.Duration // filter + deflate, summed over workers
+	Write           time.Duration // disk writes and fsyncs
+	Wait            time.Duration // the renderer waiting for a free strip buffer
 }
 
 // PartPath and CheckpointPath name the files an export in progress keeps beside path.
@@ -176,7 +186,20 @@ func (o *Options) normalize(r TileRenderer) (stripPlan, error) {
 }
 
 // params is the text that determines every byte of the output; its hash is in the checkpoint.
+// A shard's adds which shard it is to baseParams.
 func (o *Options) params(p stripPlan, png bool) (hash, desc string) {
+	if o.Shards == 0 {
+		return o.baseParams(p, png)
+	}
+	_, desc = o.baseParams(p, png)
+	desc += fmt.Sprintf(" shard=%d/%d", o.Shard, o.Shards)
+	h := sha256.Sum256([]byte(desc))
+	return hex.EncodeToString(h[:]), desc
+}
+
+// baseParams is params without the shard: the same for every shard of an image and for its
+// one-machine export.
+func (o *Options) baseParams(p stripPlan, png bool) (hash, desc string) {
 	desc = fmt.Sprintf("%s size=%dx%d supersample=%d strip=%d block=%d level=%d version=%s",
 		o.Location, o.Width, o.Height, o.Supersample, p.StripRows, p.BlockRows, o.Level, o.Version) + o.rawParams(png)
 	h := sha256.Sum256([]byte(desc))
@@ -217,13 +240,21 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	png, raw := path != "", opt.Raw != ""
 	sum := Summary{Path: path, RawPath: opt.Raw, Width: opt.Width, Height: opt.Height, Supersample: opt.Supersample,
 		Renderer: r.Name(), Strips: plan.Strips}
-	primary := path
+	target := path // the file this export publishes: the PNG, or the shard's file
+	first, end := 0, plan.Strips
+	if opt.Shards > 0 {
+		if err := checkShardOptions(path, opt); err != nil {
+			return sum, err
+		}
+		target = ShardPath(path, opt.Shard, opt.Shards)
+		first, end = shardStrips(opt.Shard, opt.Shards, plan.Strips)
+		sum.Path = target
+	}
+	primary := target
 	if !png {
 		primary = opt.Raw
 	}
-	part, ckptPath := PartPath(path), CheckpointPath(primary)
-	opt.resumeDensity(ckptPath)
-	hash, desc := opt.params(plan, png)
+	part, ckptPath := PartPath(target), CheckpointPath(primary)
 	var comp tile.Computer
 	switch {
 	case !png && !raw:
@@ -243,7 +274,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 			return sum, fmt.Errorf("%s does not compute samples, which a raw file needs", r.Name())
 		}
 	}
-	for _, p := range outputs(path, opt.Raw) {
+	for _, p := range outputs(target, opt.Raw) {
 		if err := checkFolder(filepath.Dir(p)); err != nil {
 			return sum, err
 		}
@@ -253,19 +284,29 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	}
 
 	if opt.openPart == nil {
-		for _, p := range outputs(path, opt.Raw) {
+		for _, p := range outputs(target, opt.Raw) {
 			lock, err := lockTarget(p)
 			if err != nil {
 				return sum, err
 			}
 			defer lock.release()
 		}
-		if err := checkOutputs(path, opt.Raw, opt.Resume, opt.Overwrite); err != nil {
+		if opt.Shards > 0 {
+			done, err := prepareShard(target, &opt, plan)
+			if err != nil || done {
+				sum.AlreadyComplete = done
+				return sum, err
+			}
+		}
+		if err := checkOutputs(target, opt.Raw, opt.Resume, opt.Overwrite); err != nil {
 			return sum, err
 		}
 	}
+	opt.resumeDensity(ckptPath)
+	hash, desc := opt.params(plan, png)
 
-	e := &exporter{opt: &opt, plan: plan, r: r, comp: comp, sum: &sum, png: png, part: part, ckpt: ckptPath, hash: hash, desc: desc}
+	e := &exporter{opt: &opt, plan: plan, r: r, comp: comp, sum: &sum, png: png, part: part, ckpt: ckptPath, hash: hash, desc: desc,
+		target: target, first: first, end: end, start: first}
 	if raw {
 		e.rawPart = PartPath(opt.Raw)
 		if e.rawHdr, err = rawHeader(opt.Location, plan.W, plan.H, plan.N, opt.Version); err != nil {
@@ -361,10 +402,10 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		return sum, err
 	}
 	os.Remove(ckptPath)
-	for _, p := range outputs(path, opt.Raw) {
+	for _, p := range outputs(target, opt.Raw) {
 		userfile.SyncDir(filepath.Dir(p))
 	}
-	if st, err := os.Stat(path); png && err == nil {
+	if st, err := os.Stat(target); png && err == nil {
 		sum.Bytes = st.Size()
 	}
 	if st, err := os.Stat(opt.Raw); raw && err == nil {
@@ -372,7 +413,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	}
 	sum.Elapsed = time.Since(e.t0)
 	if s := sum.Elapsed.Seconds(); s > 0 {
-		sum.Rate = float64(int64(opt.Width)*int64(opt.Height)) * float64(plan.Strips-e.start) / float64(plan.Strips) / s / 1e6
+		sum.Rate = float64(int64(opt.Width)*int64(opt.Height)) * float64(e.end-e.start) / float64(plan.Strips) / s / 1e6
 	}
 	return sum, nil
 }

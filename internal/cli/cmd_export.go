@@ -40,6 +40,15 @@ type exportJob struct {
 	tile          int
 	renderer      string
 	resume, force bool
+	shard, shards int // --shard=I/N (shards 0: the whole image)
+}
+
+// target is the file the job publishes: the PNG, or its shard's file.
+func (job exportJob) target() string {
+	if job.shards > 0 {
+		return export.ShardPath(job.out, job.shard, job.shards)
+	}
+	return job.out
 }
 
 // runExport renders a view to a PNG: `mandelscope export [location flags] [--size=...]
@@ -101,6 +110,7 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	from := fs.String("from", "", "render the view stored in a Mandelscope PNG or raw file (and its size unless --size is given)")
 	fs.StringVar(&job.raw, "raw", "", "also write every computed sample to FILE.exr (OpenEXR: N, NF, DEX, DEY), for recolour")
 	fs.StringVar(&job.out, "o", "", "output file FILE.png (required unless --raw is given)")
+	shard := fs.String("shard", "", "I/N: render only shard I (0 to N-1) of N into FILE.png.shard-I-of-N, for `mandelscope assemble FILE.png`")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err
@@ -168,6 +178,21 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		if job.out != "" && filepath.Clean(job.out) == filepath.Clean(job.raw) {
 			return job, UsageErr("--raw and -o: the same file")
 		}
+	}
+	if flagWasSet(fs, "shard") {
+		if job.shard, job.shards, err = export.ParseShard(*shard); err != nil {
+			return job, UsageErr("--shard: %v", err)
+		}
+		switch {
+		case job.out == "":
+			return job, UsageErr("--shard: a shard is a share of a PNG: give -o FILE.png")
+		case job.raw != "":
+			return job, UsageErr("--shard and --raw: a shard writes no raw file")
+		}
+		if err := export.PrecheckShard(job.out, job.shard, job.shards); err != nil {
+			return job, ExitError{2, withAdvice(err, job)}
+		}
+		return job, nil
 	}
 	if err := export.PrecheckOutputs(job.out, job.raw, job.resume, job.force); err != nil {
 		return job, ExitError{2, withAdvice(err, job)}
@@ -290,7 +315,7 @@ func warnLowDisk(job exportJob, stderr io.Writer) {
 // raw file's.
 func (job exportJob) mainPart() string {
 	if job.out != "" {
-		return export.PartPath(job.out)
+		return export.PartPath(job.target())
 	}
 	return export.PartPath(job.raw)
 }
@@ -382,7 +407,7 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 		func() {
 			// This process holds the locks: remove their files, as the export would have (a
 			// stale one would not block the next export, but is clutter).
-			for _, p := range []string{job.out, job.raw} {
+			for _, p := range []string{job.target(), job.raw} {
 				if p != "" {
 					os.Remove(export.LockPath(p))
 				}
@@ -396,6 +421,7 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 	opt := export.Options{
 		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Raw: job.raw,
 		Version: version.Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
+		Shard: job.shard, Shards: job.shards,
 		// An automatic density is chosen from a sample of the view computed on the CPU,
 		// whichever renderer draws it: the same choice from the GPU and the CPU.
 		Sampler: &cpu.Renderer{},
@@ -406,12 +432,20 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 		fmt.Fprintf(stderr, "mandelscope recolour: %dx%d%s from %s -> %s\n", job.w, job.h, ssText(job.ss), job.src.Path, job.out)
 		sum, err = export.Recolour(ctx, job.src, job.out, opt)
 	} else {
-		fmt.Fprintf(stderr, "mandelscope export: %dx%d%s with %s -> %s\n", job.w, job.h, ssText(job.ss), r.Name(), strings.Join(outputs(job), " and "))
+		shard := ""
+		if job.shards > 0 {
+			shard = fmt.Sprintf(", shard %d of %d", job.shard, job.shards)
+		}
+		fmt.Fprintf(stderr, "mandelscope export: %dx%d%s%s with %s -> %s\n", job.w, job.h, ssText(job.ss), shard, r.Name(), strings.Join(outputs(job), " and "))
 		sum, err = export.Export(ctx, r, job.out, opt)
 	}
 	pr.end()
 	if err != nil {
 		return in.exitError(withAdvice(err, job), export.ErrInterrupted)
+	}
+	if sum.AlreadyComplete {
+		fmt.Fprintf(stderr, "%s is already complete for these parameters: nothing to do\n", sum.Path)
+		return nil
 	}
 	if job.src != nil {
 		r = nil
@@ -445,7 +479,7 @@ func ssText(n int) string {
 // outputs names the job's output files.
 func outputs(job exportJob) []string {
 	var out []string
-	for _, p := range []string{job.out, job.raw} {
+	for _, p := range []string{job.target(), job.raw} {
 		if p != "" {
 			out = append(out, p)
 		}

@@ -289,3 +289,42 @@ func TestExportFromColouring(t *testing.T) {
 		t.Fatalf("--from with --colouring=smooth: %+v %v", md.Location.Color, err)
 	}
 }
+
+// export --shard=I/N for every I, then assemble: the one-machine export, byte for byte;
+// bad --shard values are refused with one line; a shard run again says it is complete.
+func TestExportShardsAndAssemble(t *testing.T) {
+	dir := t.TempDir()
+	view := []string{"--center=-0.7453,0.1127", "--zoom=180", "--iterations=300", "--size=150x97", "--renderer=cpu"}
+	whole := filepath.Join(dir, "whole.png")
+	mustExport(t, append(view, "-o", whole)...)
+	out := filepath.Join(dir, "s.png")
+	for i := range 3 {
+		mustExport(t, append(view, "--shard="+string(rune('0'+i))+"/3", "-o", out)...)
+	}
+	if errs := mustExport(t, append(view, "--shard=2/3", "-o", out)...); !strings.Contains(errs, "already complete") {
+		t.Errorf("a shard run again: %s", errs)
+	}
+	var so, se bytes.Buffer
+	if code := Run([]string{"assemble", out}, &so, &se); code != 0 {
+		t.Fatalf("assemble: exit %d: %s", code, se.String())
+	}
+	if !bytes.Equal(readFile(t, out), readFile(t, whole)) {
+		t.Fatal("the assembled PNG differs from the one-machine export")
+	}
+	se.Reset()
+	if code := Run([]string{"assemble", out}, &so, &se); code != 1 || !strings.Contains(se.String(), "add --force") {
+		t.Errorf("assemble over the PNG: exit %d: %s", code, se.String())
+	}
+	for _, bad := range [][]string{{"--shard=3/3", "-o", out}, {"--shard=x", "-o", out}, {"--shard=0/2", "--raw=" + filepath.Join(dir, "q.exr")}, {"--shard=0/2", "--raw=" + filepath.Join(dir, "r.exr"), "-o", out}} {
+		code, _, errs := exportCmd(append(view, bad...)...)
+		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--shard") {
+			t.Errorf("%v: exit %d: %q", bad, code, errs)
+		}
+	}
+	for _, bad := range [][]string{{}, {"a.png", "b.png"}, {"x.jpg"}, {"--shards=0", out}} {
+		se.Reset()
+		if code := Run(append([]string{"assemble"}, bad...), &so, &se); code != 2 || strings.Count(se.String(), "\n") != 1 {
+			t.Errorf("assemble %v: exit %d: %q", bad, code, se.String())
+		}
+	}
+}

@@ -1,0 +1,324 @@
+package export
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mandelscope/colour"
+	"mandelscope/internal/pngverify"
+	"mandelscope/render/cpu"
+)
+
+// shardOpts is a small export with a dozen strips and several blocks a strip.
+func shardOpts() Options {
+	return Options{Location: testLoc(), Width: 173, Height: 131, Tile: 64, StripBytes: 4 * 173 * 11, Version: "t"}
+}
+
+// exportShards renders every shard of opt's export to path, one after another.
+func exportShards(t *testing.T, path string, opt Options, n int) {
+	t.Helper()
+	for i := range n {
+		o := opt
+		o.Shard, o.Shards = i, n
+		sum, err := Export(context.Background(), &cpu.Renderer{}, path, o)
+		if err != nil {
+			t.Fatalf("shard %d of %d: %v", i, n, err)
+		}
+		if sum.Path != ShardPath(path, i, n) || sum.AlreadyComplete {
+			t.Fatalf("shard %d of %d: summary %+v", i, n, sum)
+		}
+	}
+}
+
+// The N shards of an export, assembled, are byte for byte the one-machine export, for
+// several N, more shards than strips among them (those shards are empty), and
+// supersampling; the PNG decodes to the one-machine export's pixels.
+func TestShardsAssembleByteIdentical(t *testing.T) {
+	base := shardOpts()
+	whole, sum := export(t, t.TempDir(), base)
+	if sum.Strips < 8 {
+		t.Fatalf("only %d strips: the test wants more", sum.Strips)
+	}
+	for _, n := range []int{1, 2, 3, 7, sum.Strips, sum.Strips + 5} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.png")
+			exportShards(t, path, base, n)
+			as, err := Assemble(context.Background(), path, AssembleOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if as.Shards != n || as.Width != 173 || as.Height != 131 {
+				t.Errorf("summary %+v", as)
+			}
+			sameFile(t, path, whole)
+			if st, _ := os.Stat(path); st.Size() != as.Bytes {
+				t.Errorf("summary says %d bytes, the file has %d", as.Bytes, st.Size())
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := pngverify.Verify(f, nil); err != nil {
+				t.Fatal(err)
+			}
+			f.Seek(0, 0)
+			if _, err := png.Decode(f); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Lstat(PartPath(path)); !errors.Is(err, os.ErrNotExist) {
+				t.Error("assembly left its .part")
+			}
+		})
+	}
+	t.Run("supersampled", func(t *testing.T) {
+		o := base
+		o.Supersample = 2
+		o.Location.Color.Method = colour.MethodDistance
+		want, _ := export(t, t.TempDir(), o)
+		path := filepath.Join(t.TempDir(), "s.png")
+		exportShards(t, path, o, 4)
+		if _, err := Assemble(context.Background(), path, AssembleOptions{Shards: 4, Remove: true}); err != nil {
+			t.Fatal(err)
+		}
+		sameFile(t, path, want)
+		for i := range 4 {
+			if _, err := os.Lstat(ShardPath(path, i, 4)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("shard %d kept after Remove", i)
+			}
+		}
+	})
+}
+
+// A shard stopped partway (as if pre-empted) continues from its checkpoint when run again
+// with the same options; a complete shard run again is kept as it is; the result is the
+// one-machine export.
+func TestShardRerunResumes(t *testing.T) {
+	base := shardOpts()
+	whole, _ := export(t, t.TempDir(), base)
+	path := filepath.Join(t.TempDir(), "s.png")
+	o := base
+	o.Shard, o.Shards = 1, 2
+	stop := o
+	stop.stopAfter = 2
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, stop); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("stopped shard: %v", err)
+	}
+	sp := ShardPath(path, 1, 2)
+	if _, err := os.Stat(CheckpointPath(sp)); err != nil {
+		t.Fatalf("no checkpoint after the stop: %v", err)
+	}
+	sum, err := Export(context.Background(), &cpu.Renderer{}, path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := shardStrips(1, 2, sum.Strips)
+	if sum.Resumed != first+2 {
+		t.Errorf("resumed at strip %d, want %d", sum.Resumed, first+2)
+	}
+	before := mustRead(t, sp)
+	again, err := Export(context.Background(), &cpu.Renderer{}, path, o)
+	if err != nil || !again.AlreadyComplete {
+		t.Fatalf("a complete shard run again: %+v, %v", again, err)
+	}
+	if !bytes.Equal(mustRead(t, sp), before) {
+		t.Error("running a complete shard again changed it")
+	}
+	// Other parameters: refused, the shard kept; with Overwrite, done again.
+	other := o
+	other.Location.Iterations = 500
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, other); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "iterations was 400, now 500") {
+		t.Errorf("a shard of other parameters: %v", err)
+	}
+	exportShards(t, path, base, 1) // a shard of another count beside: ignored with Shards given
+	zero := o
+	zero.Shard = 0
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, zero); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Assemble(context.Background(), path, AssembleOptions{}); !errors.Is(err, ErrShards) || !strings.Contains(err.Error(), "different counts") {
+		t.Errorf("two shard counts beside the PNG: %v", err)
+	}
+	if _, err := Assemble(context.Background(), path, AssembleOptions{Shards: 2}); err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, path, whole)
+	// The PNG exists: refused without Overwrite, replaced with it.
+	if _, err := Assemble(context.Background(), path, AssembleOptions{Shards: 2}); !errors.Is(err, ErrExists) {
+		t.Errorf("assembling over an existing PNG: %v", err)
+	}
+	if _, err := Assemble(context.Background(), path, AssembleOptions{Shards: 2, Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	sameFile(t, path, whole)
+}
+
+// Assembly names every missing, unfinished, damaged or mismatched shard in one line, and
+// leaves no PNG and no .part.
+func TestAssembleNamesBadShards(t *testing.T) {
+	base := shardOpts()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.png")
+	exportShards(t, path, base, 5)
+	noPNG := func(t *testing.T) {
+		t.Helper()
+		for _, p := range []string{path, PartPath(path)} {
+			if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s is there after a refused assembly", p)
+			}
+		}
+	}
+	check := func(t *testing.T, want ...string) {
+		t.Helper()
+		_, err := Assemble(context.Background(), path, AssembleOptions{})
+		if !errors.Is(err, ErrShards) {
+			t.Fatalf("got %v, want ErrShards", err)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "\n") {
+			t.Errorf("error of more than one line: %q", msg)
+		}
+		for _, w := range want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("error %q does not say %q", msg, w)
+			}
+		}
+		noPNG(t)
+	}
+	save := func(i int) []byte { return mustRead(t, ShardPath(path, i, 5)) }
+	restore := func(i int, b []byte) {
+		if err := os.WriteFile(ShardPath(path, i, 5), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s1, s3 := save(1), save(3)
+
+	t.Run("missing", func(t *testing.T) {
+		os.Remove(ShardPath(path, 3, 5))
+		defer restore(3, s3)
+		check(t, "shard 3 of 5 missing ("+ShardPath(path, 3, 5)+")")
+	})
+	t.Run("unfinished", func(t *testing.T) {
+		os.Rename(ShardPath(path, 3, 5), PartPath(ShardPath(path, 3, 5)))
+		defer func() { os.Remove(PartPath(ShardPath(path, 3, 5))); restore(3, s3) }()
+		check(t, "shard 3 of 5 unfinished")
+	})
+	t.Run("flipped bytes", func(t *testing.T) {
+		// A byte in the image data of shard 1 and one in shard 3's: both named.
+		for _, x := range []struct {
+			i   int
+			b   []byte
+			off int
+		}{{1, s1, len(s1) / 2}, {3, s3, len(s3) - 30}} {
+			d := bytes.Clone(x.b)
+			d[x.off] ^= 0x10
+			restore(x.i, d)
+		}
+		defer func() { restore(1, s1); restore(3, s3) }()
+		check(t, "shard 1 of 5 damaged", "shard 3 of 5 damaged", "bad CRC")
+	})
+	t.Run("cut short", func(t *testing.T) {
+		restore(1, s1[:len(s1)-100])
+		defer restore(1, s1)
+		check(t, "shard 1 of 5 damaged", "truncated")
+	})
+	t.Run("trailer rewritten", func(t *testing.T) {
+		// A consistent-looking file whose trailer lies about its checksum state.
+		d := bytes.Clone(s1)
+		i := bytes.LastIndex(d, []byte(`"adler32":`))
+		d[i+11] ^= 1
+		restore(1, d)
+		defer restore(1, s1)
+		check(t, "shard 1 of 5 damaged", "bad CRC")
+	})
+	t.Run("not a shard", func(t *testing.T) {
+		restore(1, []byte("hello"))
+		defer restore(1, s1)
+		check(t, "shard 1 of 5 damaged", "not a Mandelscope shard file")
+	})
+	t.Run("other parameters", func(t *testing.T) {
+		o := base
+		o.Location.Iterations = 401
+		o.Shard, o.Shards, o.Overwrite = 2, 5, true
+		s2 := save(2)
+		if _, err := Export(context.Background(), &cpu.Renderer{}, path, o); err != nil {
+			t.Fatal(err)
+		}
+		defer restore(2, s2)
+		check(t, "shard 2 of 5 damaged", "iterations was 400, now 401")
+	})
+	t.Run("another renderer", func(t *testing.T) {
+		o := base
+		o.Shard, o.Shards, o.Overwrite = 4, 5, true
+		s4 := save(4)
+		if _, err := Export(context.Background(), &otherRenderer{}, path, o); err != nil {
+			t.Fatal(err)
+		}
+		defer restore(4, s4)
+		check(t, "shard 4 of 5 damaged", "drawn by OpenGL: test GPU")
+	})
+	t.Run("none", func(t *testing.T) {
+		_, err := Assemble(context.Background(), filepath.Join(dir, "other.png"), AssembleOptions{})
+		if !errors.Is(err, ErrShards) || !strings.Contains(err.Error(), "no shards of") {
+			t.Errorf("no shards: %v", err)
+		}
+	})
+	if _, err := Assemble(context.Background(), path, AssembleOptions{}); err != nil {
+		t.Fatalf("the shards restored: %v", err)
+	}
+}
+
+// Two runs of one shard at once: the second is refused (ErrBusy) while the first holds the
+// shard's lock, changes nothing, and the first finishes intact.
+func TestShardTwoRunsAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.png")
+	o := shardOpts()
+	o.Shard, o.Shards = 0, 2
+	b := newBlocking()
+	done := make(chan error)
+	go func() {
+		_, err := Export(context.Background(), b, path, o)
+		done <- err
+	}()
+	<-b.entered
+	sp := ShardPath(path, 0, 2)
+	part := mustRead(t, PartPath(sp))
+	for _, force := range []bool{false, true} {
+		o2 := o
+		o2.Overwrite = force
+		_, err := Export(context.Background(), &cpu.Renderer{}, path, o2)
+		if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), sp) {
+			t.Errorf("second run (force %v): %v, want ErrBusy naming %s", force, err, sp)
+		}
+	}
+	if !bytes.Equal(mustRead(t, PartPath(sp)), part) {
+		t.Error("the refused run changed the running one's .part")
+	}
+	close(b.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readShard(sp, nil); err != nil {
+		t.Fatalf("the first run's shard: %v", err)
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for _, s := range []string{"0/1", "3/8", " 7 / 8 "} {
+		if _, _, err := ParseShard(s); err != nil {
+			t.Errorf("%q: %v", s, err)
+		}
+	}
+	for _, s := range []string{"", "3", "8/8", "-1/4", "a/b", "1/0", "0/100001", "1/2/3"} {
+		if _, _, err := ParseShard(s); err == nil {
+			t.Errorf("%q accepted", s)
+		}
+	}
+}
