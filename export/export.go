@@ -66,6 +66,11 @@ type Options struct {
 	// file already complete for these parameters is kept (Summary.AlreadyComplete); Overwrite
 	// starts it over. No raw file.
 	Shard, Shards int
+	// WaitLock makes an export that finds its target's lock held (another run of the same
+	// file or shard, ErrBusy) wait for it, calling Waiting (when set) once, and go on as
+	// the other run left things: a shard that the other run completed is then kept.
+	WaitLock bool
+	Waiting  func(lockPath string)
 	// Progress, when set, is called after each strip (from another goroutine).
 	Progress func(Progress)
 	// Sampler computes the sample of the view from which an automatic density
@@ -285,7 +290,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 
 	if opt.openPart == nil {
 		for _, p := range outputs(target, opt.Raw) {
-			lock, err := lockTarget(p)
+			lock, err := opt.lock(ctx, p)
 			if err != nil {
 				return sum, err
 			}
@@ -443,4 +448,27 @@ func sameTarget(a, b string) bool {
 func ComputesRaw(r TileRenderer) bool {
 	_, ok := r.(tile.Computer)
 	return ok
+}
+
+// lockPoll is how often an export waiting for a lock (Options.WaitLock) tries it again.
+var lockPoll = time.Second
+
+// lock takes the lock of the output p (lockTarget), waiting for it with WaitLock.
+func (o *Options) lock(ctx context.Context, p string) (*targetLock, error) {
+	told := false
+	for {
+		lock, err := lockTarget(p)
+		if err == nil || !o.WaitLock || !isKind(err, ErrBusy) {
+			return lock, err
+		}
+		if !told && o.Waiting != nil {
+			o.Waiting(LockPath(p))
+		}
+		told = true
+		select {
+		case <-ctx.Done():
+			return nil, &Error{Kind: ErrInterrupted, Path: p, Msg: "interrupted while waiting for another run of " + p + "; nothing was written", Err: ctx.Err()}
+		case <-time.After(lockPoll):
+		}
+	}
 }

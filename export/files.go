@@ -83,8 +83,9 @@ func Precheck(path string, resume, overwrite bool) error {
 }
 
 // PrecheckShard is Precheck for shard i of n of the export to path: its folder, its file
-// (not a folder), its lock (ErrBusy while another run of the shard holds it). What earlier
-// runs left is the shard's to continue or keep (see Options.Shards).
+// (not a folder), its lock file (ErrBadLock). What earlier runs left is the shard's to
+// continue or keep, and another run holding its lock is waited for or refused (see
+// Options.Shards, Options.WaitLock).
 func PrecheckShard(path string, i, n int) error {
 	sp := ShardPath(path, i, n)
 	if err := checkFolder(filepath.Dir(sp)); err != nil {
@@ -93,7 +94,7 @@ func PrecheckShard(path string, i, n int) error {
 	if err := checkTarget(sp); err != nil {
 		return err
 	}
-	return checkLock(sp)
+	return checkLockFile(LockPath(sp))
 }
 
 // PrecheckOutputs is Precheck for an export to a PNG (png, "" for none) and a raw file (raw,

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"mandelscope/colour"
 	"mandelscope/internal/pngverify"
@@ -276,8 +277,11 @@ func TestAssembleNamesBadShards(t *testing.T) {
 }
 
 // Two runs of one shard at once: the second is refused (ErrBusy) while the first holds the
-// shard's lock, changes nothing, and the first finishes intact.
+// shard's lock, changes nothing, and the first finishes intact; or, with WaitLock, the
+// second waits and then keeps the shard the first completed.
 func TestShardTwoRunsAtOnce(t *testing.T) {
+	defer func(d time.Duration) { lockPoll = d }(lockPoll)
+	lockPoll = 10 * time.Millisecond
 	path := filepath.Join(t.TempDir(), "s.png")
 	o := shardOpts()
 	o.Shard, o.Shards = 0, 2
@@ -301,9 +305,28 @@ func TestShardTwoRunsAtOnce(t *testing.T) {
 	if !bytes.Equal(mustRead(t, PartPath(sp)), part) {
 		t.Error("the refused run changed the running one's .part")
 	}
+	// A run that waits (WaitLock) goes on once the first is done, and keeps its shard.
+	waiting := make(chan string, 1)
+	waited := make(chan Summary, 1)
+	go func() {
+		o2 := o
+		o2.WaitLock = true
+		o2.Waiting = func(lp string) { waiting <- lp }
+		sum, err := Export(context.Background(), &cpu.Renderer{}, path, o2)
+		if err != nil {
+			t.Error(err)
+		}
+		waited <- sum
+	}()
+	if lp := <-waiting; lp != LockPath(sp) {
+		t.Errorf("waiting for %s, want %s", lp, LockPath(sp))
+	}
 	close(b.release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	if sum := <-waited; !sum.AlreadyComplete {
+		t.Errorf("the waiting run: %+v, want the shard kept as complete", sum)
 	}
 	if _, err := readShard(sp, nil); err != nil {
 		t.Fatalf("the first run's shard: %v", err)

@@ -422,6 +422,12 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Raw: job.raw,
 		Version: version.Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
 		Shard: job.shard, Shards: job.shards,
+		// A shard run twice at once (a cluster's retry while the first still runs) waits for
+		// the other run and keeps what it completed.
+		WaitLock: job.shards > 0,
+		Waiting: func(lp string) {
+			fmt.Fprintf(stderr, "mandelscope export: another run of this shard holds %s; waiting for it\n", lp)
+		},
 		// An automatic density is chosen from a sample of the view computed on the CPU,
 		// whichever renderer draws it: the same choice from the GPU and the CPU.
 		Sampler: &cpu.Renderer{},
