@@ -52,7 +52,7 @@ host=$(hostname -s)
 cpus=$(nproc)
 cat >"$d/slurm.conf" <<CONF
 ClusterName=mandelscope-test
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -79,13 +79,13 @@ ReturnToService=2
 MinJobAge=600
 SlurmctldTimeout=30
 SlurmdTimeout=30
-NodeName=$host CPUs=$cpus State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 CONF
 export SLURM_CONF=$d/slurm.conf
 slurmctld -D -i >"$d/slurmctld.out.log" 2>&1 &
 pids+=($!)
-slurmd -D >"$d/slurmd.out.log" 2>&1 &
+slurmd -D -N "$host" >"$d/slurmd.out.log" 2>&1 &
 pids+=($!)
 up=""
 for _ in $(seq 150); do
