@@ -54,6 +54,10 @@ if [ "$(id -u)" = 0 ]; then
 else
   echo "test: skipping the Slurm test: it starts the daemons as root"
 fi
+# The Kubernetes manifests, offline: decoded strictly as the API's types (a module of its own,
+# deploy/kubernetes/check) and checked for what a sharded export needs of them.
+echo "test: Kubernetes manifests (deploy/kubernetes/check)"
+(cd deploy/kubernetes/check && go vet ./... && go test -count=1 ./...)
 # The platforms beyond this one: every package vetted for Windows, the pure-Go ones for macOS and
 # FreeBSD (the Windows build itself is part of make package-check).
 echo "test: go vet for windows, darwin and freebsd"
