@@ -71,6 +71,12 @@ type Options struct {
 	// the other run left things: a shard that the other run completed is then kept.
 	WaitLock bool
 	Waiting  func(lockPath string)
+	// Reference, when set, is the view's reference orbit, read from a file
+	// (ReadReferenceFile) rather than computed: it must be the one the export would compute
+	// (fractal.Reference.CheckFor), which makes the pixels the same bit for bit.
+	// ReferenceDigest is its digest, which a shard records.
+	Reference       *fractal.Reference
+	ReferenceDigest string
 	// Progress, when set, is called after each strip (from another goroutine).
 	Progress func(Progress)
 	// Sampler computes the sample of the view from which an automatic density
@@ -318,6 +324,13 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 			return sum, err
 		}
 	}
+	refs := &fractal.ReferenceCache{}
+	if opt.Reference != nil {
+		if err := opt.Reference.CheckFor(opt.frameOf()); err != nil {
+			return sum, fmt.Errorf("the reference orbit given is not this view's: %v", err)
+		}
+		refs.Add(opt.Reference)
+	}
 	// A resume is checked against its checkpoint and .part first: a refusal comes before the
 	// reference orbit, which at depth takes minutes.
 	var resumePart, resumeRaw *os.File
@@ -343,7 +356,6 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	// the colouring (the same escape counts: only DEX and DEY are added).
 	floc := opt.Location
 	floc.Color = floc.Color.Sampled(plan.N)
-	refs := &fractal.ReferenceCache{}
 	withReference := func(ctx context.Context, f fractal.Frame) (fractal.Frame, error) {
 		return f.WithReference(ctx, refs, nil)
 	}
@@ -366,6 +378,14 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		return sum, err
 	}
 	e.frame, e.ident = frame, identity(r, frame)
+	if frame.Ref != nil && opt.Shards > 0 {
+		if frame.Ref == opt.Reference {
+			e.refDigest = opt.ReferenceDigest
+		} else if e.refDigest, err = fractal.ReferenceDigest(frame.Ref); err != nil {
+			closeResumed()
+			return sum, err
+		}
+	}
 
 	// Open the .part: fresh, or resumed from the checkpoint.
 	switch {

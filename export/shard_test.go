@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"mandelscope/colour"
+	"mandelscope/fractal"
 	"mandelscope/internal/pngverify"
 	"mandelscope/render/cpu"
 )
@@ -343,5 +344,79 @@ func TestParseShard(t *testing.T) {
 		if _, _, err := ParseShard(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}
+	}
+}
+
+// A deep view's shards read one reference orbit from a file (computed once) instead of each
+// computing it: the assembled PNG is the one-machine export's, every shard records the
+// file's digest, and an orbit that is not the view's is refused in one line.
+func TestShardsWithReferenceFile(t *testing.T) {
+	loc := testLoc()
+	loc.Re = fractal.MustDecimal("-0.743643887037158704752191506114774")
+	loc.Im = fractal.MustDecimal("0.131825904205311970493132056385139")
+	loc.Zoom = fractal.MustDecimal("1e20")
+	loc.Iterations = 3000
+	opt := Options{Location: loc, Width: 96, Height: 64, StripBytes: 4 * 96 * 8, Version: "t"}
+	whole, _ := export(t, t.TempDir(), opt)
+	dir := t.TempDir()
+	ref, err := ComputeReference(context.Background(), opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := filepath.Join(dir, "s.png.ref")
+	digest, err := WriteReferenceFile(rp, ref, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := WriteReferenceFile(rp, ref, false); err != nil || d != digest {
+		t.Errorf("writing the same orbit again: %v", err)
+	}
+	read, d2, err := ReadReferenceFile(rp)
+	if err != nil || d2 != digest {
+		t.Fatalf("read back: %v (digest %s, written %s)", err, d2, digest)
+	}
+	path := filepath.Join(dir, "s.png")
+	for i := range 3 {
+		o := opt
+		o.Shard, o.Shards = i, 3
+		if i != 1 { // shard 1 computes its own: the same orbit, the same digest
+			o.Reference, o.ReferenceDigest = read, digest
+		}
+		if _, err := Export(context.Background(), &cpu.Renderer{}, path, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	as, err := Assemble(context.Background(), path, AssembleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if as.Reference != digest {
+		t.Errorf("the shards record the orbit %s, the file's is %s", as.Reference, digest)
+	}
+	sameFile(t, path, whole)
+
+	// Another view's orbit (more iterations) is refused before anything is written.
+	o := opt
+	o.Location.Iterations = 3001
+	o.Shard, o.Shards, o.Reference, o.ReferenceDigest = 0, 3, read, digest
+	_, err = Export(context.Background(), &cpu.Renderer{}, filepath.Join(dir, "t.png"), o)
+	if err == nil || !strings.Contains(err.Error(), "reference orbit is for 3000 iterations, the view has 3001") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("another view's orbit: %v", err)
+	}
+	if _, err := os.Lstat(PartPath(ShardPath(filepath.Join(dir, "t.png"), 0, 3))); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a refused shard left a .part")
+	}
+	// A damaged file is named.
+	data := mustRead(t, rp)
+	data[len(data)/2] ^= 1
+	os.WriteFile(rp, data, 0o644)
+	if _, _, err := ReadReferenceFile(rp); err == nil || !strings.Contains(err.Error(), rp) || !strings.Contains(err.Error(), "damaged") {
+		t.Errorf("a damaged reference file: %v", err)
+	}
+	if _, err := WriteReferenceFile(rp, ref, false); !errors.Is(err, ErrExists) {
+		t.Errorf("writing over a different file: %v", err)
+	}
+	if _, err := ComputeReference(context.Background(), shardOpts(), nil); err == nil || !strings.Contains(err.Error(), "not deep enough") {
+		t.Errorf("a shallow view's reference: %v", err)
 	}
 }

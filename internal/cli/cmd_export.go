@@ -41,6 +41,12 @@ type exportJob struct {
 	renderer      string
 	resume, force bool
 	shard, shards int // --shard=I/N (shards 0: the whole image)
+	// --reference-in: the reference orbit read (and its digest); --reference-out: where the
+	// orbit computed is written (with no -o and no --raw, that is all the job does)
+	ref       *fractal.Reference
+	refDigest string
+	refOut    string
+	refOnly   bool
 }
 
 // target is the file the job publishes: the PNG, or its shard's file.
@@ -58,6 +64,11 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	job, err := parseExport(args, stderr)
 	if err != nil {
 		return err
+	}
+	if job.refOut != "" {
+		if err := writeReference(&job, stderr); err != nil || job.refOnly {
+			return err
+		}
 	}
 	warnLowDisk(job, stderr)
 	sigs := make(chan os.Signal, 2)
@@ -111,6 +122,8 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	fs.StringVar(&job.raw, "raw", "", "also write every computed sample to FILE.exr (OpenEXR: N, NF, DEX, DEY), for recolour")
 	fs.StringVar(&job.out, "o", "", "output file FILE.png (required unless --raw is given)")
 	shard := fs.String("shard", "", "I/N: render only shard I (0 to N-1) of N into FILE.png.shard-I-of-N, for `mandelscope assemble FILE.png`")
+	refIn := fs.String("reference-in", "", "FILE: draw with the reference orbit in FILE (from --reference-out) rather than computing it; it must be this view's")
+	fs.StringVar(&job.refOut, "reference-out", "", "FILE: write the view's reference orbit to FILE, for --reference-in (without -o and --raw, only that)")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err
@@ -158,6 +171,28 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		}
 		if job.w, job.h, err = parseSize(*size); err != nil {
 			return job, UsageErr("--size: %v", err)
+		}
+	}
+
+	// The reference orbit: read (--reference-in) or to be written (--reference-out).
+	if flagWasSet(fs, "reference-in") {
+		if flagWasSet(fs, "reference-out") {
+			return job, UsageErr("--reference-in and --reference-out: give one or the other")
+		}
+		if job.ref, job.refDigest, err = export.ReadReferenceFile(*refIn); err != nil {
+			return job, UsageErr("--reference-in: %v", OneLine(err))
+		}
+	}
+	if flagWasSet(fs, "reference-out") {
+		if strings.TrimSpace(job.refOut) == "" {
+			return job, UsageErr("--reference-out: empty file name")
+		}
+		if err := export.PrecheckReference(job.refOut, job.force); err != nil {
+			return job, ExitError{2, withAdvice(err, job)}
+		}
+		if job.out == "" && job.raw == "" {
+			job.refOnly = true
+			return job, nil
 		}
 	}
 
@@ -421,7 +456,7 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 	opt := export.Options{
 		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Raw: job.raw,
 		Version: version.Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
-		Shard: job.shard, Shards: job.shards,
+		Shard: job.shard, Shards: job.shards, Reference: job.ref, ReferenceDigest: job.refDigest,
 		// A shard run twice at once (a cluster's retry while the first still runs) waits for
 		// the other run and keeps what it completed.
 		WaitLock: job.shards > 0,
@@ -581,4 +616,38 @@ func (p *progressPrinter) end() {
 	if p.drawn {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// writeReference computes the view's reference orbit once and writes it to --reference-out;
+// the export that follows (when there is one) draws with it.
+func writeReference(job *exportJob, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	t0 := time.Now()
+	opt := export.Options{Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss}
+	last := time.Now()
+	ref, err := export.ComputeReference(ctx, opt, func(done, total int) {
+		if time.Since(last) >= 5*time.Second {
+			fmt.Fprintf(stderr, "mandelscope %s: reference orbit %d of %d iterations\n", job.cmd, done, total)
+			last = time.Now()
+		}
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ExitError{130, errors.New("interrupted while computing the reference orbit; nothing was written")}
+		}
+		return err
+	}
+	digest, err := export.WriteReferenceFile(job.refOut, ref, job.force)
+	if err != nil {
+		return withAdvice(err, *job)
+	}
+	size := int64(0)
+	if st, err := os.Stat(job.refOut); err == nil {
+		size = st.Size()
+	}
+	fmt.Fprintf(stderr, "wrote %s: the reference orbit, %d values at %d bits, %s, in %s (digest %s)\n",
+		job.refOut, len(ref.Z), ref.Prec(), export.HumanBytes(size), roundDur(time.Since(t0)), digest[:16])
+	job.ref, job.refDigest = ref, digest
+	return nil
 }

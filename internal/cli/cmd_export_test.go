@@ -328,3 +328,47 @@ func TestExportShardsAndAssemble(t *testing.T) {
 		}
 	}
 }
+
+// --reference-out writes a deep view's orbit once; shards given it with --reference-in
+// assemble into the one-machine export; a file that is not the view's, or not an orbit, is
+// refused in one line.
+func TestExportReferenceFlags(t *testing.T) {
+	dir := t.TempDir()
+	view := []string{"--center=-0.743643887037158704752191506114774,0.131825904205311970493132056385139",
+		"--zoom=1e20", "--iterations=2000", "--size=120x80", "--renderer=cpu"}
+	ref := filepath.Join(dir, "v.ref")
+	if errs := mustExport(t, append(view, "--reference-out="+ref)...); !strings.Contains(errs, "wrote "+ref) {
+		t.Errorf("--reference-out alone: %s", errs)
+	}
+	whole := filepath.Join(dir, "whole.png")
+	mustExport(t, append(view, "-o", whole)...)
+	out := filepath.Join(dir, "s.png")
+	for _, s := range []string{"0/2", "1/2"} {
+		mustExport(t, append(view, "--reference-in="+ref, "--shard="+s, "-o", out)...)
+	}
+	var so, se bytes.Buffer
+	if code := Run([]string{"assemble", out}, &so, &se); code != 0 || !strings.Contains(se.String(), "reference orbit") {
+		t.Fatalf("assemble: exit %d: %s", code, se.String())
+	}
+	if !bytes.Equal(readFile(t, out), readFile(t, whole)) {
+		t.Fatal("the assembled PNG differs from the one-machine export")
+	}
+	junk := filepath.Join(dir, "junk.ref")
+	os.WriteFile(junk, []byte("junk"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{append(view[:len(view):len(view)], "--reference-in="+junk, "-o", filepath.Join(dir, "a.png")), 2, "not a Mandelscope reference orbit"},
+		{append(view[:len(view):len(view)], "--reference-in="+filepath.Join(dir, "none.ref"), "-o", filepath.Join(dir, "a.png")), 2, "--reference-in"},
+		{append(view[:len(view):len(view)], "--iterations=2001", "--reference-in="+ref, "-o", filepath.Join(dir, "b.png")), 1, "for 2000 iterations"},
+		{[]string{"--reference-out=" + filepath.Join(dir, "shallow.ref")}, 1, "not deep enough"},
+		{append(view[:len(view):len(view)], "--reference-in="+ref, "--reference-out="+ref), 2, "one or the other"},
+	} {
+		code, _, errs := exportCmd(c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d: %q, want exit %d with %q", c.args[len(c.args)-1], code, errs, c.code, c.want)
+		}
+	}
+}
