@@ -92,3 +92,12 @@ func PrecheckReference(path string, overwrite bool) error {
 	}
 	return nil
 }
+
+// CheckReference says whether opt.Reference is the orbit an export of opt computes for
+// itself (nil when it is, or when opt has none): a one-line error naming what differs.
+func CheckReference(opt Options) error {
+	if opt.Reference == nil {
+		return nil
+	}
+	return opt.Reference.CheckFor(opt.frameOf())
+}

@@ -214,6 +214,12 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 			return job, UsageErr("--raw and -o: the same file")
 		}
 	}
+	if job.ref != nil {
+		o := export.Options{Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Reference: job.ref}
+		if err := export.CheckReference(o); err != nil {
+			return job, UsageErr("--reference-in: %s is not this view's: %v", text.Clip(*refIn, 60), err)
+		}
+	}
 	if flagWasSet(fs, "shard") {
 		if job.shard, job.shards, err = export.ParseShard(*shard); err != nil {
 			return job, UsageErr("--shard: %v", err)

@@ -362,7 +362,7 @@ func TestExportReferenceFlags(t *testing.T) {
 	}{
 		{append(view[:len(view):len(view)], "--reference-in="+junk, "-o", filepath.Join(dir, "a.png")), 2, "not a Mandelscope reference orbit"},
 		{append(view[:len(view):len(view)], "--reference-in="+filepath.Join(dir, "none.ref"), "-o", filepath.Join(dir, "a.png")), 2, "--reference-in"},
-		{append(view[:len(view):len(view)], "--iterations=2001", "--reference-in="+ref, "-o", filepath.Join(dir, "b.png")), 1, "for 2000 iterations"},
+		{append(view[:len(view):len(view)], "--iterations=2001", "--reference-in="+ref, "-o", filepath.Join(dir, "b.png")), 2, "for 2000 iterations"},
 		{[]string{"--reference-out=" + filepath.Join(dir, "shallow.ref")}, 1, "not deep enough"},
 		{append(view[:len(view):len(view)], "--reference-in="+ref, "--reference-out="+ref), 2, "one or the other"},
 	} {
