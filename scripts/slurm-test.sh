@@ -96,17 +96,19 @@ done
 echo "slurm-test: Slurm up on $host (controller port $cport) in $(since "$t0") s"
 
 # The sharded export through deploy/slurm, and a one-machine export to compare with.
-view=(--center=-0.7453,0.1127 --zoom=180 --iterations=400 --size=320x200 --renderer=cpu)
+# A deep view (perturbation), so that the reference job computes its orbit once for the shards.
+view=(--center=-0.743643887037158704752191506114774,0.131825904205311970493132056385139 --zoom=1e20 --iterations=3000 --size=240x150 --renderer=cpu)
 n=3
 out=$d/out/slurm.png
 export MANDELSCOPE=$bin
 ts=$(date +%s.%N)
-jobs=$(deploy/slurm/submit.sh "$n" "$out" "${view[@]}") || fail "submit.sh failed"
+jobs=$(deploy/slurm/submit.sh --reference "$n" "$out" "${view[@]}") || fail "submit.sh failed"
 echo "$jobs" | sed 's/^/slurm-test: /'
 arr=$(echo "$jobs" | awk '/^shard array job/{print $4}')
 asm=$(echo "$jobs" | awk '/^assemble job/{print $3}')
 # A duplicate of shard 1, submitted at once: it waits for or keeps the other run's shard.
-dup=$(sbatch --parsable --chdir="$d/out" --export=ALL,SHARDS=$n --array=1 deploy/slurm/shard.sbatch "$out" "${view[@]}") || fail "duplicate submit failed"
+dup=$(sbatch --parsable --chdir="$d/out" --export=ALL,SHARDS=$n,REFERENCE=$out.ref --dependency=afterok:$(echo "$jobs" | awk '/^reference job/{print $3}') \
+  --array=1 deploy/slurm/shard.sbatch "$out" "${view[@]}") || fail "duplicate submit failed"
 "$bin" export "${view[@]}" -o "$d/one.png" 2>"$d/one.log" || fail "one-machine export failed"
 
 state() { scontrol show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | sort -u | sed 's/JobState=//' | tr '\n' ' '; }
@@ -123,5 +125,7 @@ cmp "$out" "$d/one.png" || fail "the assembled PNG differs from the one-machine 
 for i in $(seq 0 $((n - 1))); do [ -f "$out.shard-$i-of-$n" ] || fail "shard $i is missing"; done
 cmp "$out" "$d/one.png" || fail "the PNG changed after the duplicate shard ran"
 command -v pngcheck >/dev/null 2>&1 && { pngcheck -q "$out" || fail "pngcheck refuses the assembled PNG"; }
+grep -q "reference orbit" "$d"/out/mandelscope-assemble-*.log || fail "the assembly does not name the shards' reference orbit"
+[ "$(grep -l "reference orbit read from $out.ref" "$d"/out/mandelscope-shard-*.log | wc -l)" -ge "$n" ] || fail "the shards did not read the reference job's orbit"
 echo "slurm-test: the array job of $n shards and its assembly took $took s; the PNG is byte for byte the one-machine export"
 echo "slurm-test: passed in $(since "$t0") s"

@@ -45,6 +45,7 @@ type exportJob struct {
 	// orbit computed is written (with no -o and no --raw, that is all the job does)
 	ref       *fractal.Reference
 	refDigest string
+	refIn     string
 	refOut    string
 	refOnly   bool
 }
@@ -179,6 +180,7 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		if flagWasSet(fs, "reference-out") {
 			return job, UsageErr("--reference-in and --reference-out: give one or the other")
 		}
+		job.refIn = *refIn
 		if job.ref, job.refDigest, err = export.ReadReferenceFile(*refIn); err != nil {
 			return job, UsageErr("--reference-in: %v", OneLine(err))
 		}
@@ -489,6 +491,9 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 	pr.end()
 	if err != nil {
 		return in.exitError(withAdvice(err, job), export.ErrInterrupted)
+	}
+	if job.refIn != "" {
+		fmt.Fprintf(stderr, "  reference orbit read from %s (digest %s)\n", job.refIn, job.refDigest[:16])
 	}
 	if sum.AlreadyComplete {
 		fmt.Fprintf(stderr, "%s is already complete for these parameters: nothing to do\n", sum.Path)
