@@ -128,4 +128,24 @@ command -v pngcheck >/dev/null 2>&1 && { pngcheck -q "$out" || fail "pngcheck re
 grep -q "reference orbit" "$d"/out/mandelscope-assemble-*.log || fail "the assembly does not name the shards' reference orbit"
 [ "$(grep -l "reference orbit read from $out.ref" "$d"/out/mandelscope-shard-*.log | wc -l)" -ge "$n" ] || fail "the shards did not read the reference job's orbit"
 echo "slurm-test: the array job of $n shards and its assembly took $took s; the PNG is byte for byte the one-machine export"
+
+# A video the same way: shards of keyframes, then the assembly composes and encodes it; its
+# decoded frames are those of one process's video.
+if command -v ffmpeg >/dev/null 2>&1; then
+  vview=(--center=-0.743643887037151,0.131825904205330 --zoom=64 --iterations=500 --size=160x90 --fps=10 --duration=1 --renderer=cpu)
+  ts=$(date +%s.%N)
+  vjobs=$(deploy/slurm/submit.sh "$n" "$d/out/zoom.mp4" "${vview[@]}") || fail "submit.sh (video) failed"
+  vasm=$(echo "$vjobs" | awk '/^assemble job/{print $3}')
+  "$bin" video "${vview[@]}" -o "$d/one.mp4" 2>"$d/one-video.log" || fail "one-process video failed"
+  for _ in $(seq 600); do
+    case $(state "$vasm") in *COMPLETED*|*FAILED*|*CANCELLED*|*TIMEOUT*|*NODE_FAIL*|*OUT_OF_MEMORY*) break ;; esac
+    sleep 0.1
+  done
+  took=$(since "$ts")
+  [ "$(state "$vasm")" = "COMPLETED " ] || fail "the video's assemble job ended $(state "$vasm")"
+  a=$(ffmpeg -v error -i "$d/out/zoom.mp4" -f rawvideo -pix_fmt rgb24 - | md5sum)
+  b=$(ffmpeg -v error -i "$d/one.mp4" -f rawvideo -pix_fmt rgb24 - | md5sum)
+  [ "$a" = "$b" ] || fail "the assembled video's frames differ from one process's"
+  echo "slurm-test: the video's $n keyframe shards and its assembly took $took s; its decoded frames are one process's"
+fi
 echo "slurm-test: passed in $(since "$t0") s"

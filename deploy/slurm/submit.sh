@@ -1,7 +1,9 @@
 #!/bin/bash
 # Submits a sharded Mandelscope export to Slurm: for a deep view (--reference) a job that
 # computes the reference orbit once, then an array job of N shards (each after it), then
-# the assembly, which runs when every shard has succeeded. Prints the job ids.
+# the assembly, which runs when every shard has succeeded. Prints the job ids. With a video
+# file (OUT.mp4, .mkv, .webm, .mov) and the video command's flags, the shards compute its
+# keyframes and the assembly composes and encodes it (no --reference).
 #
 #   deploy/slurm/submit.sh [--reference] [-- SBATCH OPTIONS...] N /shared/out.png VIEW FLAGS...
 #
@@ -20,6 +22,10 @@ shift 2
 case $n in ''|*[!0-9]*) echo "submit.sh: N must be a whole number, not $n" >&2; exit 2 ;; esac
 [ "$n" -ge 1 ] || { echo "submit.sh: N must be at least 1" >&2; exit 2; }
 out=$(realpath -m "$out")
+case $out in
+  *.png|*.PNG) ;;
+  *) [ "$reference" = 0 ] || { echo "submit.sh: --reference is for an export (OUT.png)" >&2; exit 2; } ;;
+esac
 opts=(${SBATCH_OPTS:-} --parsable --chdir="$(dirname "$out")")
 export MANDELSCOPE=${MANDELSCOPE:-mandelscope}
 dep=()
