@@ -437,8 +437,10 @@ func checkShardOptions(path string, o Options) error {
 // earlier runs left at target: a complete shard file of these parameters is kept (done);
 // one of other parameters, or damaged, is refused (ErrExists) unless o.Overwrite; a
 // checkpoint is continued (o.Resume is set); a .part that saved no checkpoint is started
-// over. So the same command can be run again after a pre-emption, a failure or a success.
+// over. So the same command can be run again after a pre-emption, a failure or a success
+// (o.Resume is ignored: it is implied).
 func prepareShard(target string, o *Options, p stripPlan) (done bool, err error) {
+	o.Resume = false // a shard resumes by itself, when it has a checkpoint (below)
 	if o.Overwrite {
 		return false, nil
 	}

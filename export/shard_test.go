@@ -121,6 +121,12 @@ func TestShardRerunResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Resume is implied for a shard: asked for on a first run, it starts the shard.
+	r := o
+	r.Shard, r.Resume = 0, true
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, r); err != nil {
+		t.Fatalf("a first run of shard 0 with Resume: %v", err)
+	}
 	first, _ := shardStrips(1, 2, sum.Strips)
 	if sum.Resumed != first+2 {
 		t.Errorf("resumed at strip %d, want %d", sum.Resumed, first+2)
