@@ -97,8 +97,15 @@ echo "slurm-test: Slurm up on $host (controller port $cport) in $(since "$t0") s
 
 # The sharded export through deploy/slurm, and a one-machine export to compare with.
 # A deep view (perturbation), so that the reference job computes its orbit once for the shards.
-view=(--center=-0.743643887037158704752191506114774,0.131825904205311970493132056385139 --zoom=1e20 --iterations=3000 --size=240x150 --renderer=cpu)
-n=3
+# SLURM_TEST_VIEW (a deep view's flags) and SLURM_TEST_SHARDS replace them for figures;
+# SLURM_TEST_VIDEO=0 leaves the video out.
+# shellcheck disable=SC2206
+view=(${SLURM_TEST_VIEW:---center=-0.743643887037158704752191506114774,0.131825904205311970493132056385139 --zoom=1e20 --iterations=3000 --size=240x150 --renderer=cpu})
+n=${SLURM_TEST_SHARDS:-3}
+# The one-machine export to compare with, first (timed: the figure to set the array job's against).
+t1=$(date +%s.%N)
+"$bin" export "${view[@]}" -o "$d/one.png" 2>"$d/one.log" || fail "one-machine export failed"
+echo "slurm-test: the one-machine export took $(since "$t1") s"
 out=$d/out/slurm.png
 export MANDELSCOPE=$bin
 ts=$(date +%s.%N)
@@ -109,7 +116,6 @@ asm=$(echo "$jobs" | awk '/^assemble job/{print $3}')
 # A duplicate of shard 1, submitted at once: it waits for or keeps the other run's shard.
 dup=$(sbatch --parsable --chdir="$d/out" --export=ALL,SHARDS=$n,REFERENCE=$out.ref --dependency=afterok:$(echo "$jobs" | awk '/^reference job/{print $3}') \
   --array=1 deploy/slurm/shard.sbatch "$out" "${view[@]}") || fail "duplicate submit failed"
-"$bin" export "${view[@]}" -o "$d/one.png" 2>"$d/one.log" || fail "one-machine export failed"
 
 state() { scontrol show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | sort -u | sed 's/JobState=//' | tr '\n' ' '; }
 for _ in $(seq 600); do
@@ -131,7 +137,7 @@ echo "slurm-test: the array job of $n shards and its assembly took $took s; the 
 
 # A video the same way: shards of keyframes, then the assembly composes and encodes it; its
 # decoded frames are those of one process's video.
-if command -v ffmpeg >/dev/null 2>&1; then
+if [ "${SLURM_TEST_VIDEO:-1}" != 0 ] && command -v ffmpeg >/dev/null 2>&1; then
   vview=(--center=-0.743643887037151,0.131825904205330 --zoom=64 --iterations=500 --size=160x90 --fps=10 --duration=1 --renderer=cpu)
   ts=$(date +%s.%N)
   vjobs=$(deploy/slurm/submit.sh "$n" "$d/out/zoom.mp4" "${vview[@]}") || fail "submit.sh (video) failed"
