@@ -138,19 +138,28 @@ func writeOnce(path string, data []byte, same func(old []byte) error) error {
 }
 
 // lockShard takes shard i of n's lock beside the work folder, waiting while another run of
-// the shard holds it (telling waiting once).
+// the shard holds it (telling waiting once). The holder removes the lock file as it lets
+// go, so each try opens the file anew, and a lock taken on a file removed meanwhile is
+// dropped and tried again on the one at the path.
 func lockShard(ctx context.Context, work string, i, n int, waiting func(string)) (*flock.Flock, string, error) {
 	lp := fmt.Sprintf("%s.shard-%d-of-%d.lock", work, i, n)
-	lk := flock.New(lp)
 	told := false
 	for {
+		lk := flock.New(lp)
 		ok, err := lk.TryLock()
 		if err != nil {
 			return nil, lp, fmt.Errorf("locking %s: %v", lp, err)
 		}
 		if ok {
-			return lk, lp, nil
+			held, err1 := lk.Stat()
+			now, err2 := os.Lstat(lp)
+			if err1 == nil && err2 == nil && os.SameFile(held, now) {
+				return lk, lp, nil
+			}
+			lk.Close()
+			continue
 		}
+		lk.Close()
 		if !told && waiting != nil {
 			waiting(lp)
 		}
