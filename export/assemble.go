@@ -93,7 +93,8 @@ func findShardCount(path string) (int, error) {
 // mismatched shard gives an *Error of kind ErrShards naming each one, and no file at path.
 // The PNG is written as path.part and renamed into place, under path's lock, following the
 // export's rules: an existing path, or a .part left beside it, is refused without
-// opt.Overwrite.
+// opt.Overwrite (a .part without a checkpoint, which holds nothing that can be resumed, is
+// replaced).
 func Assemble(ctx context.Context, path string, opt AssembleOptions) (AssembleSummary, error) {
 	t0 := time.Now()
 	sum := AssembleSummary{Path: path}
@@ -121,7 +122,7 @@ func Assemble(ctx context.Context, path string, opt AssembleOptions) (AssembleSu
 		return sum, err
 	}
 	defer lock.release()
-	if err := checkFiles(path, false, opt.Overwrite); err != nil {
+	if err := checkAssembleFiles(path, opt.Overwrite); err != nil {
 		return sum, err
 	}
 
@@ -210,6 +211,9 @@ func Assemble(ctx context.Context, path string, opt AssembleOptions) (AssembleSu
 		}
 		return sum, err
 	}
+	if opt.Overwrite {
+		os.Remove(CheckpointPath(path)) // an interrupted export's, whose .part this replaced
+	}
 	userfile.SyncDir(filepath.Dir(path))
 	sum.Bytes = pw.off
 	if opt.Remove {
@@ -219,6 +223,22 @@ func Assemble(ctx context.Context, path string, opt AssembleOptions) (AssembleSu
 	}
 	sum.Elapsed = time.Since(t0)
 	return sum, nil
+}
+
+// checkAssembleFiles follows the export's rules for the files at path: an existing path is
+// replaced only with overwrite, and so is an interrupted export's .part that its checkpoint
+// can resume. A .part without a checkpoint (an assembly killed before it renamed its file,
+// or an export that saved nothing) holds nothing to keep, and is replaced: so a cluster's
+// assemble job runs again after it was killed.
+func checkAssembleFiles(path string, overwrite bool) error {
+	if _, err := os.Lstat(path); err == nil && !overwrite {
+		return newError(ErrExists, path, "%s already exists", path)
+	}
+	if _, err := os.Lstat(CheckpointPath(path)); err == nil && !overwrite {
+		part := PartPath(path)
+		return &Error{Kind: ErrUnfinished, Path: part, Kept: true, Msg: part + " is left from an interrupted export (it can be resumed)"}
+	}
+	return nil
 }
 
 // checkShardHeaders reads every shard's header and says, in one error naming each, which

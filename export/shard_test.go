@@ -158,6 +158,23 @@ func TestShardRerunResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFile(t, path, whole)
+	// A .part left by a killed assembly (no checkpoint) does not stop the next one; an
+	// interrupted export's, which its checkpoint can resume, does, without Overwrite.
+	os.Rename(path, PartPath(path))
+	if _, err := Assemble(context.Background(), path, AssembleOptions{Shards: 2}); err != nil {
+		t.Fatalf("with a .part left by an assembly: %v", err)
+	}
+	sameFile(t, path, whole)
+	os.Rename(path, PartPath(path))
+	os.WriteFile(CheckpointPath(path), []byte("{}"), 0o644)
+	if _, err := Assemble(context.Background(), path, AssembleOptions{Shards: 2}); !errors.Is(err, ErrUnfinished) {
+		t.Errorf("with an interrupted export's .part and checkpoint: %v", err)
+	}
+	os.Remove(CheckpointPath(path))
+	os.Remove(PartPath(path))
+	if _, err := Assemble(context.Background(), path, AssembleOptions{Shards: 2}); err != nil {
+		t.Fatal(err)
+	}
 	// The PNG exists: refused without Overwrite, replaced with it.
 	if _, err := Assemble(context.Background(), path, AssembleOptions{Shards: 2}); !errors.Is(err, ErrExists) {
 		t.Errorf("assembling over an existing PNG: %v", err)
