@@ -39,6 +39,21 @@ const MaxShards = 100000
 // jobName is the work folder's record of the video's options (for the assembly).
 const jobName = "video.json"
 
+// referenceName is the deepest keyframe's reference orbit, which the first shard to compute
+// it keeps in the work folder for the others (fractal.EncodeReference's format).
+const referenceName = "reference.ref"
+
+// readReference reads a reference orbit file (validated: fractal.DecodeReference).
+func readReference(path string) (*fractal.Reference, error) {
+	f, err := userfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ref, _, err := fractal.DecodeReference(f)
+	return ref, err
+}
+
 // shardDone names the marker a shard leaves when its keyframes are all written.
 func shardDone(i, n int) string { return fmt.Sprintf("shard-%d-of-%d.done", i, n) }
 
@@ -251,14 +266,25 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 		mine = append(mine, j)
 	}
 	tk := time.Now()
-	if len(mine) > 0 {
-		// The deepest keyframe's orbit serves every keyframe (see Make).
-		if _, err := deepest.WithReference(ctx, refs, nil); err != nil {
+	if len(mine) > 0 && deepest.Precision().Perturbs() {
+		// The deepest keyframe's orbit serves every keyframe (see Make). It is computed
+		// once: the first shard to compute it keeps it in the work folder, and the others
+		// read it there (checked to be the very orbit they would compute).
+		refPath := filepath.Join(work, referenceName)
+		if ref, err := readReference(refPath); err == nil && ref.CheckFor(deepest) == nil {
+			refs.Add(ref)
+			sum.ReferenceRead = true
+		}
+		f, err := deepest.WithReference(ctx, refs, nil)
+		if err != nil {
 			return sum, interrupted(err, work)
 		}
-		sum.References = 1
-		if !deepest.Precision().Perturbs() {
-			sum.References = 0
+		if !sum.ReferenceRead {
+			sum.References = 1
+			if data, _, err := fractal.EncodeReference(f.Ref); err == nil {
+				// Another shard may have written it meanwhile: the same orbit, kept.
+				userfile.WriteAtomic(refPath, data, 0, false)
+			}
 		}
 	}
 	var data *colour.Data

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"mandelscope/fractal"
 	"mandelscope/render/cpu"
 )
 
@@ -128,5 +129,52 @@ func TestShardLockWaits(t *testing.T) {
 	cancel()
 	if _, _, err := lockShard(ctx, work, 1, 3, nil); !errors.Is(err, ErrInterrupted) {
 		t.Errorf("cancelled while waiting: %v", err)
+	}
+}
+
+// A deep video's shards compute the deepest keyframe's reference orbit once: the first keeps
+// it in the work folder, the others read it; the video is one process's.
+func TestShardsShareTheReference(t *testing.T) {
+	needFFmpeg(t)
+	dir := t.TempDir()
+	mk := func(name string) Options {
+		o := Options{Location: testLoc("1e16", 2000), StartZoom: fractal.MustDecimal("1e15"), Width: 32, Height: 18, FPS: 8, Duration: 1,
+			Output: filepath.Join(dir, name, "deep.mp4")}
+		os.MkdirAll(filepath.Join(dir, name), 0o755)
+		return o
+	}
+	whole := mk("whole")
+	if s, err := Make(context.Background(), &cpu.Renderer{}, whole); err != nil || s.References != 1 {
+		t.Fatalf("one process: %d orbits, %v", s.References, err)
+	}
+	sh := mk("sharded")
+	for i := range 3 {
+		o := sh
+		o.Shard, o.Shards = i, 3
+		s, err := Make(context.Background(), &cpu.Renderer{}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (i == 0) != (s.References == 1) || (i > 0) != s.ReferenceRead {
+			t.Errorf("shard %d: computed %d orbits, read one: %v", i, s.References, s.ReferenceRead)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(WorkDir(sh), referenceName)); err != nil {
+		t.Fatalf("no kept orbit: %v", err)
+	}
+	if _, _, err := Assemble(context.Background(), &cpu.Renderer{}, sh.Output, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	da, db := decode(t, whole.Output, 32, 18), decode(t, sh.Output, 32, 18)
+	if len(da) != 8 || len(da) != len(db) {
+		t.Fatalf("frames: %d and %d", len(da), len(db))
+	}
+	for k := range da {
+		if !bytes.Equal(da[k].Pix, db[k].Pix) {
+			t.Errorf("decoded frame %d differs", k)
+		}
+	}
+	if _, err := os.Stat(WorkDir(sh)); !os.IsNotExist(err) {
+		t.Error("the work folder is left after the assembly")
 	}
 }

@@ -81,8 +81,9 @@ type Progress struct {
 // Summary is what a video took.
 type Summary struct {
 	Frames, Keyframes int
-	Computed, Reused  int // keyframes computed now, and found in the work folder
-	References        int // reference orbits computed (one for a deep zoom, 0 for a shallow one)
+	Computed, Reused  int  // keyframes computed now, and found in the work folder
+	References        int  // reference orbits computed (one for a deep zoom, 0 for a shallow one)
+	ReferenceRead     bool // a shard read the reference orbit another shard kept (see shard.go)
 	KeyWidth          int
 	KeyHeight         int
 	// Time spent: computing keyframes (and writing them), composing frames (reading
@@ -430,6 +431,12 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	}
 	// The deepest keyframe's reference first: it has the most bits, so every shallower
 	// keyframe (same centre, same iterations) and the density's sample find it in reach.
+	if opt.assembleShards > 0 && deepest.Precision().Perturbs() {
+		// The orbit a shard kept (shard.go), for the automatic density's sample.
+		if ref, err := readReference(filepath.Join(work, referenceName)); err == nil && ref.CheckFor(deepest) == nil {
+			refs.Add(ref)
+		}
+	}
 	if len(missing) > 0 || loc.Color.AutoDensity {
 		if _, err = withRef(deepest); err != nil {
 			return sum, interrupted(err, work)
@@ -656,7 +663,7 @@ func removeWork(work string) error {
 	for _, e := range ents {
 		n := e.Name()
 		if n == manifestName || strings.HasPrefix(n, "key-") && (strings.HasSuffix(n, ".msk") || strings.HasSuffix(n, ".msk.tmp")) || n == manifestName+".tmp" ||
-			n == jobName || strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".done") {
+			n == jobName || n == referenceName || strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".done") {
 			if err := os.Remove(filepath.Join(work, n)); err != nil {
 				return err
 			}
