@@ -36,10 +36,12 @@ if [ -z "$bin" ]; then
 fi
 bin=$(realpath "$bin")
 
-# munge, on a private socket, with the machine's key.
+# munge, on a private socket, with a key of its own (the machine's /etc/munge is not needed).
 mkdir -p "$d/munge" "$d/state" "$d/spool" "$d/out"
 chmod 700 "$d/munge"
-munged --foreground --force --socket="$d/munge/munge.socket" --pid-file="$d/munge/munged.pid" \
+head -c 1024 /dev/urandom >"$d/munge/munge.key"
+chmod 600 "$d/munge/munge.key"
+munged --foreground --force --key-file="$d/munge/munge.key" --socket="$d/munge/munge.socket" --pid-file="$d/munge/munged.pid" \
   --log-file="$d/munged.log" --seed-file="$d/munge/seed" >"$d/munged.out.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 50); do [ -S "$d/munge/munge.socket" ] && break; sleep 0.1; done
