@@ -5,7 +5,7 @@
 # file (OUT.mp4, .mkv, .webm, .mov) and the video command's flags, the shards compute its
 # keyframes and the assembly composes and encodes it (no --reference).
 #
-#   deploy/slurm/submit.sh [--reference] [-- SBATCH OPTIONS...] N /shared/out.png VIEW FLAGS...
+#   deploy/slurm/submit.sh [--reference] N /shared/out.png VIEW FLAGS...
 #
 # e.g. deploy/slurm/submit.sh --reference 64 /shared/deep.png --center=RE,IM --zoom=1e300 \
 #        --iterations=1000000 --size=32k --renderer=cpu
