@@ -338,13 +338,19 @@ type shardFile struct {
 // to the trailer and that its rows are the shard's. The error (one line) says what is wrong,
 // without the path; a writeErr is the output's.
 func readShard(path string, w io.Writer) (shardFile, error) {
-	var sf shardFile
 	f, err := userfile.Open(path)
 	if err != nil {
-		return sf, err
+		return shardFile{}, err
 	}
 	defer f.Close()
-	s := &shardReader{r: bufio.NewReaderSize(f, 1<<20)}
+	return readShardFrom(f, w)
+}
+
+// readShardFrom is readShard reading r.
+func readShardFrom(r io.Reader, w io.Writer) (shardFile, error) {
+	var sf shardFile
+	var err error
+	s := &shardReader{r: bufio.NewReaderSize(r, 1<<20)}
 	if sf.hdr, err = readShardHeader(s); err != nil {
 		return sf, err
 	}
