@@ -175,6 +175,21 @@ func TestShardRerunResumes(t *testing.T) {
 	if _, err := Assemble(context.Background(), path, AssembleOptions{Shards: 2}); err != nil {
 		t.Fatal(err)
 	}
+	// Interrupted: nothing is left at the PNG's place.
+	os.Remove(path)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Assemble(ctx, path, AssembleOptions{Shards: 2}); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("a cancelled assembly: %v", err)
+	}
+	for _, p := range []string{path, PartPath(path)} {
+		if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is there after a cancelled assembly", p)
+		}
+	}
+	if _, err := Assemble(context.Background(), path, AssembleOptions{Shards: 2}); err != nil {
+		t.Fatal(err)
+	}
 	// The PNG exists: refused without Overwrite, replaced with it.
 	if _, err := Assemble(context.Background(), path, AssembleOptions{Shards: 2}); !errors.Is(err, ErrExists) {
 		t.Errorf("assembling over an existing PNG: %v", err)
