@@ -134,6 +134,8 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 			return job, UsageErr("--shard: give the video's file (-o OUT.mp4): the shards share its work folder")
 		case o.FramesDir != "":
 			return job, UsageErr("--shard and --frames: a shard composes no frames (assemble does)")
+		case o.Force || o.KeepWork:
+			return job, UsageErr("--shard: --force and --keep-keyframes are the assembly's (mandelscope assemble); a shard keeps the keyframes whose checksums hold and computes the rest")
 		}
 	}
 	if err := video.Check(*o); err != nil {

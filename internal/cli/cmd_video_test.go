@@ -194,7 +194,7 @@ func TestVideoShardsAndAssemble(t *testing.T) {
 	if a, b := decode(one), decode(out); len(a) == 0 || !bytes.Equal(a, b) {
 		t.Error("the assembled video's frames differ from one process's")
 	}
-	for _, bad := range [][]string{{"--shard=2/2", "-o", out}, {"--shard=0/2", "--frames=" + filepath.Join(dir, "f")}, {"--shard=0/2", "--frames=" + filepath.Join(dir, "f"), "-o", out}} {
+	for _, bad := range [][]string{{"--shard=2/2", "-o", out}, {"--shard=0/2", "--frames=" + filepath.Join(dir, "f")}, {"--shard=0/2", "--frames=" + filepath.Join(dir, "f"), "-o", out}, {"--shard=0/2", "--force", "-o", out}} {
 		code, errs := videoCmd(append(videoView, bad...)...)
 		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--shard") {
 			t.Errorf("%v: exit %d: %q", bad, code, errs)
