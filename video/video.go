@@ -429,14 +429,14 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	if opt.assembleShards > 0 && len(missing) > 0 {
 		return sum, missingError(work, missing, opt.assembleShards)
 	}
-	// The deepest keyframe's reference first: it has the most bits, so every shallower
-	// keyframe (same centre, same iterations) and the density's sample find it in reach.
 	if opt.assembleShards > 0 && deepest.Precision().Perturbs() {
 		// The orbit a shard kept (shard.go), for the automatic density's sample.
 		if ref, err := readReference(filepath.Join(work, referenceName)); err == nil && ref.CheckFor(deepest) == nil {
 			refs.Add(ref)
 		}
 	}
+	// The deepest keyframe's reference first: it has the most bits, so every shallower
+	// keyframe (same centre, same iterations) and the density's sample find it in reach.
 	if len(missing) > 0 || loc.Color.AutoDensity {
 		if _, err = withRef(deepest); err != nil {
 			return sum, interrupted(err, work)
