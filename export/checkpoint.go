@@ -274,10 +274,10 @@ func (e *exporter) checkResume() (*os.File, *os.File, checkpoint, error) {
 			return nil, nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters: %s", e.ckpt, diff)
 		}
 		return nil, nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters (its description of them does not say which)", e.ckpt)
-	case ck.Strips != p.Strips || ck.NextStrip < 0 || ck.NextStrip > p.Strips:
-		return nil, nil, ck, resumeError(ErrDamaged, e.ckpt, "%s says strip %d of %d is next, but this export has %d strips", e.ckpt, ck.NextStrip, ck.Strips, p.Strips)
+	case ck.Strips != p.Strips || ck.NextStrip < e.first || ck.NextStrip > e.end:
+		return nil, nil, ck, resumeError(ErrDamaged, e.ckpt, "%s says strip %d of %d is next, but this export has strips %d to %d of %d", e.ckpt, ck.NextStrip, ck.Strips, e.first, e.end, p.Strips)
 	}
-	rows := min(p.H, ck.NextStrip*p.StripRows)
+	rows := shardRows(e.first, ck.NextStrip, p.StripRows, p.H)
 	var f, rf *os.File
 	if e.png {
 		if f, err = e.checkPNGPart(ck, rows); err != nil {
@@ -325,9 +325,12 @@ func (e *exporter) checkPNGPart(ck checkpoint, rows int) (*os.File, error) {
 	p := e.plan
 	rowLen := int64(3*p.W + 1)
 	if ck.Uncompressed != int64(rows)*rowLen {
-		return nil, resumeError(ErrDamaged, e.ckpt, "%s says %d bytes of rows are written, but %d strips hold %d", e.ckpt, ck.Uncompressed, ck.NextStrip, int64(rows)*rowLen)
+		return nil, resumeError(ErrDamaged, e.ckpt, "%s says %d bytes of rows are written, but %d strips hold %d", e.ckpt, ck.Uncompressed, ck.NextStrip-e.first, int64(rows)*rowLen)
 	}
 	header, err := e.opt.header(p)
+	if e.opt.Shards > 0 {
+		header, err = e.shardHeader()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,10 @@ var (
 	// image is kept as the .part, with its checkpoint, for a resume to publish.
 	ErrIsFolder = errors.New("the output is a folder")
 
+	// ErrShards: the shards Assemble joins are missing, unfinished, damaged or disagree;
+	// the message names each one.
+	ErrShards = errors.New("shards missing or damaged")
+
 	// ErrCannotResume is matched (errors.Is) by every reason a resume is refused, below; the
 	// .part and checkpoint are always left as they were.
 	ErrCannotResume = errors.New("cannot resume")

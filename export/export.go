@@ -59,6 +59,24 @@ type Options struct {
 	// Resume continues an interrupted export from its checkpoint; Overwrite allows replacing
 	// an existing output file and starting over an interrupted one.
 	Resume, Overwrite bool
+	// Shards > 0 makes this export shard Shard (0-based) of Shards: it renders only its share
+	// of the strips (shardStrips) into ShardPath(path, Shard, Shards), which Assemble joins
+	// with the others into path, byte for byte the file a one-machine export writes. A shard
+	// needs no Resume: a checkpoint left by an earlier run of it is continued, and a shard
+	// file already complete for these parameters is kept (Summary.AlreadyComplete); Overwrite
+	// starts it over. No raw file.
+	Shard, Shards int
+	// WaitLock makes an export that finds its target's lock held (another run of the same
+	// file or shard, ErrBusy) wait for it, calling Waiting (when set) once, and go on as
+	// the other run left things: a shard that the other run completed is then kept.
+	WaitLock bool
+	Waiting  func(lockPath string)
+	// Reference, when set, is the view's reference orbit, read from a file
+	// (ReadReferenceFile) rather than computed: it must be the one the export would compute
+	// (fractal.Reference.CheckFor), which makes the pixels the same bit for bit.
+	// ReferenceDigest is its digest, which a shard records.
+	Reference       *fractal.Reference
+	ReferenceDigest string
 	// Progress, when set, is called after each strip (from another goroutine).
 	Progress func(Progress)
 	// Sampler computes the sample of the view from which an automatic density
@@ -102,26 +120,29 @@ func (p Progress) Fraction() float64 {
 
 // Summary tells how an export went.
 type Summary struct {
-	Path          string           // the PNG ("" when there is none)
-	RawPath       string           // the raw file ("" when there is none)
-	RawBytes      int64            // its size
-	Location      fractal.Location // what was drawn: Options.Location, an automatic density resolved
-	Width, Height int
-	Supersample   int
-	Renderer      string
-	Bytes         int64 // file size
-	Elapsed       time.Duration
-	Rate          float64 // output megapixels per second
-	Resumed       int     // strips skipped because a checkpoint had them
-	Strips        int
-	Tiles         int
-	LongestDraw   time.Duration // the longest single Render call
-	Render        time.Duration // time in Render calls (draw and read-back)
-	Draw          time.Duration // of which drawing, when the renderer tells (DrawTimer)
-	ReadBack      time.Duration // of which read-back, when the renderer tells
-	Compress      time.Duration // filter + deflate, summed over workers
-	Write         time.Duration // disk writes and fsyncs
-	Wait          time.Duration // the renderer waiting for a free strip buffer
+	Path string // the PNG ("" when there is none; a shard's file for a shard)
+	// AlreadyComplete: the shard's file was already complete for these parameters, and is
+	// kept as it was (nothing was rendered).
+	AlreadyComplete bool
+	RawPath         string           // the raw file ("" when there is none)
+	RawBytes        int64            // its size
+	Location        fractal.Location // what was drawn: Options.Location, an automatic density resolved
+	Width, Height   int
+	Supersample     int
+	Renderer        string
+	Bytes           int64 // file size
+	Elapsed         time.Duration
+	Rate            float64 // output megapixels per second
+	Resumed         int     // strips skipped because a checkpoint had them
+	Strips          int
+	Tiles           int
+	LongestDraw     time.Duration // the longest single Render call
+	Render          time.Duration // time in Render calls (draw and read-back)
+	Draw            time.Duration // of which drawing, when the renderer tells (DrawTimer)
+	ReadBack        time.Duration // of which read-back, when the renderer tells
+	Compress        time.Duration // filter + deflate, summed over workers
+	Write           time.Duration // disk writes and fsyncs
+	Wait            time.Duration // the renderer waiting for a free strip buffer
 }
 
 // PartPath and CheckpointPath name the files an export in progress keeps beside path.
@@ -176,7 +197,20 @@ func (o *Options) normalize(r TileRenderer) (stripPlan, error) {
 }
 
 // params is the text that determines every byte of the output; its hash is in the checkpoint.
+// A shard's adds which shard it is to baseParams.
 func (o *Options) params(p stripPlan, png bool) (hash, desc string) {
+	if o.Shards == 0 {
+		return o.baseParams(p, png)
+	}
+	_, desc = o.baseParams(p, png)
+	desc += fmt.Sprintf(" shard=%d/%d", o.Shard, o.Shards)
+	h := sha256.Sum256([]byte(desc))
+	return hex.EncodeToString(h[:]), desc
+}
+
+// baseParams is params without the shard: the same for every shard of an image and for its
+// one-machine export.
+func (o *Options) baseParams(p stripPlan, png bool) (hash, desc string) {
 	desc = fmt.Sprintf("%s size=%dx%d supersample=%d strip=%d block=%d level=%d version=%s",
 		o.Location, o.Width, o.Height, o.Supersample, p.StripRows, p.BlockRows, o.Level, o.Version) + o.rawParams(png)
 	h := sha256.Sum256([]byte(desc))
@@ -217,13 +251,21 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	png, raw := path != "", opt.Raw != ""
 	sum := Summary{Path: path, RawPath: opt.Raw, Width: opt.Width, Height: opt.Height, Supersample: opt.Supersample,
 		Renderer: r.Name(), Strips: plan.Strips}
-	primary := path
+	target := path // the file this export publishes: the PNG, or the shard's file
+	first, end := 0, plan.Strips
+	if opt.Shards > 0 {
+		if err := checkShardOptions(path, opt); err != nil {
+			return sum, err
+		}
+		target = ShardPath(path, opt.Shard, opt.Shards)
+		first, end = shardStrips(opt.Shard, opt.Shards, plan.Strips)
+		sum.Path = target
+	}
+	primary := target
 	if !png {
 		primary = opt.Raw
 	}
-	part, ckptPath := PartPath(path), CheckpointPath(primary)
-	opt.resumeDensity(ckptPath)
-	hash, desc := opt.params(plan, png)
+	part, ckptPath := PartPath(target), CheckpointPath(primary)
 	var comp tile.Computer
 	switch {
 	case !png && !raw:
@@ -243,7 +285,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 			return sum, fmt.Errorf("%s does not compute samples, which a raw file needs", r.Name())
 		}
 	}
-	for _, p := range outputs(path, opt.Raw) {
+	for _, p := range outputs(target, opt.Raw) {
 		if err := checkFolder(filepath.Dir(p)); err != nil {
 			return sum, err
 		}
@@ -253,24 +295,41 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	}
 
 	if opt.openPart == nil {
-		for _, p := range outputs(path, opt.Raw) {
-			lock, err := lockTarget(p)
+		for _, p := range outputs(target, opt.Raw) {
+			lock, err := opt.lock(ctx, p)
 			if err != nil {
 				return sum, err
 			}
 			defer lock.release()
 		}
-		if err := checkOutputs(path, opt.Raw, opt.Resume, opt.Overwrite); err != nil {
+		if opt.Shards > 0 {
+			done, err := prepareShard(target, &opt, plan)
+			if err != nil || done {
+				sum.AlreadyComplete = done
+				return sum, err
+			}
+		}
+		if err := checkOutputs(target, opt.Raw, opt.Resume, opt.Overwrite); err != nil {
 			return sum, err
 		}
 	}
+	opt.resumeDensity(ckptPath)
+	hash, desc := opt.params(plan, png)
 
-	e := &exporter{opt: &opt, plan: plan, r: r, comp: comp, sum: &sum, png: png, part: part, ckpt: ckptPath, hash: hash, desc: desc}
+	e := &exporter{opt: &opt, plan: plan, r: r, comp: comp, sum: &sum, png: png, part: part, ckpt: ckptPath, hash: hash, desc: desc,
+		target: target, first: first, end: end, start: first}
 	if raw {
 		e.rawPart = PartPath(opt.Raw)
 		if e.rawHdr, err = rawHeader(opt.Location, plan.W, plan.H, plan.N, opt.Version); err != nil {
 			return sum, err
 		}
+	}
+	refs := &fractal.ReferenceCache{}
+	if opt.Reference != nil {
+		if err := opt.Reference.CheckFor(opt.frameOf()); err != nil {
+			return sum, fmt.Errorf("the reference orbit given is not this view's: %v", err)
+		}
+		refs.Add(opt.Reference)
 	}
 	// A resume is checked against its checkpoint and .part first: a refusal comes before the
 	// reference orbit, which at depth takes minutes.
@@ -297,7 +356,6 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	// the colouring (the same escape counts: only DEX and DEY are added).
 	floc := opt.Location
 	floc.Color = floc.Color.Sampled(plan.N)
-	refs := &fractal.ReferenceCache{}
 	withReference := func(ctx context.Context, f fractal.Frame) (fractal.Frame, error) {
 		return f.WithReference(ctx, refs, nil)
 	}
@@ -320,6 +378,14 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		return sum, err
 	}
 	e.frame, e.ident = frame, identity(r, frame)
+	if frame.Ref != nil && opt.Shards > 0 {
+		if frame.Ref == opt.Reference {
+			e.refDigest = opt.ReferenceDigest
+		} else if e.refDigest, err = fractal.ReferenceDigest(frame.Ref); err != nil {
+			closeResumed()
+			return sum, err
+		}
+	}
 
 	// Open the .part: fresh, or resumed from the checkpoint.
 	switch {
@@ -361,10 +427,10 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		return sum, err
 	}
 	os.Remove(ckptPath)
-	for _, p := range outputs(path, opt.Raw) {
+	for _, p := range outputs(target, opt.Raw) {
 		userfile.SyncDir(filepath.Dir(p))
 	}
-	if st, err := os.Stat(path); png && err == nil {
+	if st, err := os.Stat(target); png && err == nil {
 		sum.Bytes = st.Size()
 	}
 	if st, err := os.Stat(opt.Raw); raw && err == nil {
@@ -372,7 +438,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	}
 	sum.Elapsed = time.Since(e.t0)
 	if s := sum.Elapsed.Seconds(); s > 0 {
-		sum.Rate = float64(int64(opt.Width)*int64(opt.Height)) * float64(plan.Strips-e.start) / float64(plan.Strips) / s / 1e6
+		sum.Rate = float64(int64(opt.Width)*int64(opt.Height)) * float64(e.end-e.start) / float64(plan.Strips) / s / 1e6
 	}
 	return sum, nil
 }
@@ -402,4 +468,27 @@ func sameTarget(a, b string) bool {
 func ComputesRaw(r TileRenderer) bool {
 	_, ok := r.(tile.Computer)
 	return ok
+}
+
+// lockPoll is how often an export waiting for a lock (Options.WaitLock) tries it again.
+var lockPoll = time.Second
+
+// lock takes the lock of the output p (lockTarget), waiting for it with WaitLock.
+func (o *Options) lock(ctx context.Context, p string) (*targetLock, error) {
+	told := false
+	for {
+		lock, err := lockTarget(p)
+		if err == nil || !o.WaitLock || !isKind(err, ErrBusy) {
+			return lock, err
+		}
+		if !told && o.Waiting != nil {
+			o.Waiting(LockPath(p))
+		}
+		told = true
+		select {
+		case <-ctx.Done():
+			return nil, &Error{Kind: ErrInterrupted, Path: p, Msg: "interrupted while waiting for another run of " + p + "; nothing was written", Err: ctx.Err()}
+		case <-time.After(lockPoll):
+		}
+	}
 }

@@ -82,6 +82,21 @@ func Precheck(path string, resume, overwrite bool) error {
 	return checkFiles(path, resume, overwrite)
 }
 
+// PrecheckShard is Precheck for shard i of n of the export to path: its folder, its file
+// (not a folder), its lock file (ErrBadLock). What earlier runs left is the shard's to
+// continue or keep, and another run holding its lock is waited for or refused (see
+// Options.Shards, Options.WaitLock).
+func PrecheckShard(path string, i, n int) error {
+	sp := ShardPath(path, i, n)
+	if err := checkFolder(filepath.Dir(sp)); err != nil {
+		return err
+	}
+	if err := checkTarget(sp); err != nil {
+		return err
+	}
+	return checkLockFile(LockPath(sp))
+}
+
 // PrecheckOutputs is Precheck for an export to a PNG (png, "" for none) and a raw file (raw,
 // "" for none): the checkpoint of such an export is the PNG's when there is one, else the
 // raw file's.

@@ -36,6 +36,9 @@ type exporter struct {
 	hash, desc string
 	ident      string        // the renderer's identity (see Identifier)
 	frame      fractal.Frame // the rendered frame (with its reference orbit for deep views)
+	target     string        // the file published: the PNG, or a shard's file
+	first, end int           // the strips of this export: all, or a shard's [first, end)
+	refDigest  string        // the reference orbit's digest ("" without one)
 	start      int
 	resumed    bool       // continued from a checkpoint
 	lastCk     checkpoint // the last checkpoint on disk (what a resume can continue from)
@@ -92,7 +95,7 @@ func (e *exporter) run(ctx context.Context) error {
 	if err := e.begin(); err != nil {
 		return err
 	}
-	if e.start >= e.plan.Strips {
+	if e.start >= e.end {
 		return e.finish()
 	}
 
@@ -118,7 +121,7 @@ func (e *exporter) run(ctx context.Context) error {
 	err := <-writeErr
 	drawn()
 	e.sum.Compress = time.Duration(e.compressNS.Load())
-	if err := outcome(renderErr, err, context.Cause(ctx), int(e.done.Load()), e.plan.Strips); err != nil {
+	if err := outcome(renderErr, err, context.Cause(ctx), int(e.done.Load()), e.end); err != nil {
 		return err
 	}
 	return e.finish()
@@ -129,7 +132,14 @@ func (e *exporter) begin() error {
 	if e.resumed {
 		return nil
 	}
-	if e.png {
+	if e.png && e.opt.Shards > 0 {
+		hdr, err := e.shardHeader()
+		if err != nil {
+			return err
+		}
+		e.pw = &pngWriter{w: e.out, adler: 1}
+		e.pw.write(hdr)
+	} else if e.png {
 		p := e.plan
 		text := MetadataText(e.opt.Location, p.W, p.H, p.N, e.opt.Version)
 		pw, err := newPNGWriter(e.out, p.W, p.H, text)
@@ -271,7 +281,7 @@ func (e *exporter) drawTimes() func() {
 // compression jobs. It stops when ctx is done, or at a tile that fails: then it cancels the
 // export and returns the error.
 func (e *exporter) render(ctx context.Context, cancel context.CancelCauseFunc, q queues) error {
-	for k := e.start; k < e.plan.Strips; k++ {
+	for k := e.start; k < e.end; k++ {
 		tw := time.Now()
 		var buf *image.RGBA
 		var data *colour.Data
@@ -484,9 +494,11 @@ func (e *exporter) report() {
 	}
 	p := e.plan
 	done := int(e.done.Load())
-	pr := Progress{Strip: done, Strips: p.Strips, Total: int64(p.W) * int64(p.H), Elapsed: time.Since(e.t0)}
+	top, _ := p.Strip(e.first)
+	_, bottom := p.Strip(e.end - 1)
+	pr := Progress{Strip: done - e.first, Strips: e.end - e.first, Total: int64(p.W) * int64(bottom-top), Elapsed: time.Since(e.t0)}
 	_, y1 := p.Strip(done - 1)
-	pr.Done = int64(p.W) * int64(y1)
+	pr.Done = int64(p.W) * int64(y1-top)
 	y0, _ := p.Strip(e.start)
 	thisRun := int64(p.W) * int64(y1-y0)
 	if s := pr.Elapsed.Seconds(); s > 0 && thisRun > 0 {
@@ -497,6 +509,12 @@ func (e *exporter) report() {
 }
 
 func (e *exporter) finish() error {
+	if e.pw != nil && e.opt.Shards > 0 {
+		if err := e.writeShardTrailer(); err != nil {
+			return err
+		}
+		return e.out.Sync()
+	}
 	if e.pw != nil {
 		if err := e.pw.Close(); err != nil {
 			return err

@@ -2,12 +2,13 @@
 # Installs what Mandelscope needs on a Debian or Ubuntu machine, only what is missing.
 #   scripts/deps.sh build   a C compiler and the X11/OpenGL headers GLFW is built against, Go
 #   scripts/deps.sh test    the above, plus Xvfb, xdotool, ImageMagick and pngcheck for the tests,
-#                           the mingw-w64 cross compiler for the Windows package, and ffmpeg for the videos
+#                           the mingw-w64 cross compiler for the Windows package, ffmpeg for the videos,
+#                           and Slurm with munge for the cluster test (scripts/slurm-test.sh)
 set -eu
 mode=${1:-build}
 pkgs="gcc pkg-config libc6-dev libgl1-mesa-dev libgl1-mesa-dri libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev"
 if [ "$mode" = test ]; then
-  pkgs="$pkgs xvfb xauth x11-utils xdotool imagemagick pngcheck gcc-mingw-w64-x86-64 xz-utils python3 openexr ffmpeg"
+  pkgs="$pkgs xvfb xauth x11-utils xdotool imagemagick pngcheck gcc-mingw-w64-x86-64 xz-utils python3 openexr ffmpeg slurm-wlm munge"
 fi
 pkgs="$pkgs curl unzip ca-certificates"
 # No Go at all: the distribution's Go, which knows the module proxy the toolchain comes from below.

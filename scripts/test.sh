@@ -46,6 +46,18 @@ go test -race -count=1 -timeout 40m ./...
 echo "test: go test ./fractal (full-size numerics), and export's deep automatic density"
 go test -count=1 -timeout 30m ./fractal/
 go test -count=1 -timeout 10m -run 'TestExportAutoDensityDeep' ./export/
+# The cluster path for real: a single-node Slurm started and stopped by the script, the
+# deploy/slurm array job and its assembly against a one-machine export (needs root, as CI is).
+echo "test: Slurm (scripts/slurm-test.sh)"
+if [ "$(id -u)" = 0 ]; then
+  ./scripts/slurm-test.sh
+else
+  echo "test: skipping the Slurm test: it starts the daemons as root"
+fi
+# The Kubernetes manifests, offline: decoded strictly as the API's types (a module of its own,
+# deploy/kubernetes/check) and checked for what a sharded export needs of them.
+echo "test: Kubernetes manifests (deploy/kubernetes/check)"
+(cd deploy/kubernetes/check && go vet ./... && go test -count=1 ./...)
 # The platforms beyond this one: every package vetted for Windows, the pure-Go ones for macOS and
 # FreeBSD (the Windows build itself is part of make package-check).
 echo "test: go vet for windows, darwin and freebsd"

@@ -58,6 +58,15 @@ type Options struct {
 	Renderer string
 	// Progress, when set, is told how far the work has come.
 	Progress func(Progress)
+	// Shards > 0 makes this run shard Shard (0-based) of Shards: it computes only its share
+	// of the keyframes into the work folder, which the shards share, and composes nothing
+	// (see shard.go); Assemble then makes the video. Waiting, when set, is told once that
+	// another run of the same shard holds its lock (this one waits for it).
+	Shard, Shards int
+	Waiting       func(lockPath string)
+
+	// assembleShards > 0: compose from the keyframes of that many shards, computing none.
+	assembleShards int
 
 	// afterKeyframe, when set, is called after each keyframe is written (tests interrupt
 	// there).
@@ -73,8 +82,9 @@ type Progress struct {
 // Summary is what a video took.
 type Summary struct {
 	Frames, Keyframes int
-	Computed, Reused  int // keyframes computed now, and found in the work folder
-	References        int // reference orbits computed (one for a deep zoom, 0 for a shallow one)
+	Computed, Reused  int  // keyframes computed now, and found in the work folder
+	References        int  // reference orbits computed (one for a deep zoom, 0 for a shallow one)
+	ReferenceRead     bool // a shard read the reference orbit another shard kept (see shard.go)
 	KeyWidth          int
 	KeyHeight         int
 	// Time spent: computing keyframes (and writing them), composing frames (reading
@@ -143,6 +153,8 @@ var (
 	ErrParamsDiffer    = errors.New("parameters differ")
 	ErrInterrupted     = errors.New("interrupted")
 	ErrBusy            = errors.New("busy")
+	// ErrShards: an assembly lacks keyframes; the message names them and their shards.
+	ErrShards = errors.New("keyframes missing")
 )
 
 // Error is an error of a kind a front end gives advice for.
@@ -237,6 +249,10 @@ func Check(opt Options) error {
 	if _, err := opt.normalize(); err != nil {
 		return err
 	}
+	if opt.Shards > 0 {
+		// A shard computes keyframes only: no encoder, and the work folder is the shards'.
+		return checkShardOutputs(opt)
+	}
 	if opt.Output != "" {
 		c, _ := CodecByName(opt.Codec)
 		if _, err := FindEncoder(c, opt.Width, opt.Height); err != nil {
@@ -244,6 +260,20 @@ func Check(opt Options) error {
 		}
 	}
 	return checkOutputs(opt)
+}
+
+// checkShardOutputs checks a shard's folders.
+func checkShardOutputs(opt Options) error {
+	if opt.Shard < 0 || opt.Shard >= opt.Shards || opt.Shards > MaxShards {
+		return fmt.Errorf("shard %d of %d is out of range", opt.Shard, opt.Shards)
+	}
+	if opt.Output == "" {
+		return errors.New("a shard of a video needs the video's file name (-o): its work folder is beside it")
+	}
+	if st, err := os.Stat(filepath.Dir(filepath.Clean(opt.Output))); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s: no folder %s to write into", opt.Output, filepath.Dir(filepath.Clean(opt.Output)))
+	}
+	return nil
 }
 
 func checkOutputs(opt Options) error {
@@ -297,6 +327,12 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	plan, err := opt.normalize()
 	if err != nil {
 		return Summary{}, err
+	}
+	if opt.Shards > 0 {
+		if err := checkShardOutputs(opt); err != nil {
+			return Summary{}, err
+		}
+		return makeShard(ctx, c, opt, plan)
 	}
 	var codec Codec
 	var enc string
@@ -358,6 +394,9 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 		if err != nil {
 			return sum, &Error{ErrParamsDiffer, fmt.Sprintf("%s: no readable %s (%v)", work, manifestName, err)}
 		}
+		if opt.assembleShards > 0 {
+			want.Renderer = have.Renderer // the shards' (the assembly computes no keyframe)
+		}
 		if d := have.diff(want); len(d) > 0 {
 			return sum, &Error{ErrParamsDiffer, fmt.Sprintf("the keyframes in %s are of another video: %s", work, strings.Join(d, "; "))}
 		}
@@ -388,6 +427,15 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 		missing = append(missing, j)
 	}
 	sum.Reused = plan.Keyframes() - len(missing)
+	if opt.assembleShards > 0 && len(missing) > 0 {
+		return sum, missingError(work, missing, opt.assembleShards)
+	}
+	if opt.assembleShards > 0 && deepest.Precision().Perturbs() {
+		// The orbit a shard kept (shard.go), for the automatic density's sample.
+		if ref, err := readReference(filepath.Join(work, referenceName)); err == nil && ref.CheckFor(deepest) == nil {
+			refs.Add(ref)
+		}
+	}
 	// The deepest keyframe's reference first: it has the most bits, so every shallower
 	// keyframe (same centre, same iterations) and the density's sample find it in reach.
 	if len(missing) > 0 || loc.Color.AutoDensity {
@@ -683,7 +731,8 @@ func removeWork(work string) error {
 	}
 	for _, e := range ents {
 		n := e.Name()
-		if n == manifestName || strings.HasPrefix(n, "key-") && (strings.HasSuffix(n, ".msk") || strings.HasSuffix(n, ".msk.tmp") || strings.HasSuffix(n, ".raw")) || n == manifestName+".tmp" {
+		if n == manifestName || strings.HasPrefix(n, "key-") && (strings.HasSuffix(n, ".msk") || strings.HasSuffix(n, ".msk.tmp") || strings.HasSuffix(n, ".raw")) || n == manifestName+".tmp" ||
+			n == jobName || n == referenceName || strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".done") {
 			if err := os.Remove(filepath.Join(work, n)); err != nil {
 				return err
 			}

@@ -1,5 +1,5 @@
 // Package cli is mandelscope's command line, the window aside: the subcommands export,
-// recolour, video, bookmarks, gradients, probe, bench and version, the location flags they share with the
+// assemble, recolour, video, bookmarks, gradients, probe, bench and version, the location flags they share with the
 // window, and one table (commands) from which both the dispatch and the list of commands in
 // the usage and error messages are made. It does not import Fyne: the window (cmd_window.go)
 // and main.go stay in the root package, which calls Run for every command line that names a
@@ -40,6 +40,7 @@ type command struct {
 // through it and builds its messages from it.
 var commands = []command{
 	{"export", runExport},
+	{"assemble", runAssemble},
 	{"recolour", runRecolour},
 	{"video", runVideo},
 	{"bookmarks", runBookmarks},

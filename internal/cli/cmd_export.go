@@ -40,6 +40,22 @@ type exportJob struct {
 	tile          int
 	renderer      string
 	resume, force bool
+	shard, shards int // --shard=I/N (shards 0: the whole image)
+	// --reference-in: the reference orbit read (and its digest); --reference-out: where the
+	// orbit computed is written (with no -o and no --raw, that is all the job does)
+	ref       *fractal.Reference
+	refDigest string
+	refIn     string
+	refOut    string
+	refOnly   bool
+}
+
+// target is the file the job publishes: the PNG, or its shard's file.
+func (job exportJob) target() string {
+	if job.shards > 0 {
+		return export.ShardPath(job.out, job.shard, job.shards)
+	}
+	return job.out
 }
 
 // runExport renders a view to a PNG: `mandelscope export [location flags] [--size=...]
@@ -49,6 +65,11 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	job, err := parseExport(args, stderr)
 	if err != nil {
 		return err
+	}
+	if job.refOut != "" {
+		if err := writeReference(&job, stderr); err != nil || job.refOnly {
+			return err
+		}
 	}
 	warnLowDisk(job, stderr)
 	sigs := make(chan os.Signal, 2)
@@ -101,6 +122,9 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	from := fs.String("from", "", "render the view stored in a Mandelscope PNG or raw file (and its size unless --size is given)")
 	fs.StringVar(&job.raw, "raw", "", "also write every computed sample to FILE.exr (OpenEXR: N, NF, DEX, DEY), for recolour")
 	fs.StringVar(&job.out, "o", "", "output file FILE.png (required unless --raw is given)")
+	shard := fs.String("shard", "", "I/N: render only shard I (0 to N-1) of N into FILE.png.shard-I-of-N, for `mandelscope assemble FILE.png`")
+	refIn := fs.String("reference-in", "", "FILE: draw with the reference orbit in FILE (from --reference-out) rather than computing it; it must be this view's")
+	fs.StringVar(&job.refOut, "reference-out", "", "FILE: write the view's reference orbit to FILE, for --reference-in (without -o and --raw, only that)")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err
@@ -151,6 +175,29 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		}
 	}
 
+	// The reference orbit: read (--reference-in) or to be written (--reference-out).
+	if flagWasSet(fs, "reference-in") {
+		if flagWasSet(fs, "reference-out") {
+			return job, UsageErr("--reference-in and --reference-out: give one or the other")
+		}
+		job.refIn = *refIn
+		if job.ref, job.refDigest, err = export.ReadReferenceFile(*refIn); err != nil {
+			return job, UsageErr("--reference-in: %v", OneLine(err))
+		}
+	}
+	if flagWasSet(fs, "reference-out") {
+		if strings.TrimSpace(job.refOut) == "" {
+			return job, UsageErr("--reference-out: empty file name")
+		}
+		if err := export.PrecheckReference(job.refOut, job.force); err != nil {
+			return job, ExitError{2, withAdvice(err, job)}
+		}
+		if job.out == "" && job.raw == "" {
+			job.refOnly = true
+			return job, nil
+		}
+	}
+
 	// The output files.
 	if job.out == "" && job.raw == "" {
 		return job, UsageErr("-o: no output file given (-o FILE.png, or --raw=FILE.exr)")
@@ -168,6 +215,27 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 		if job.out != "" && filepath.Clean(job.out) == filepath.Clean(job.raw) {
 			return job, UsageErr("--raw and -o: the same file")
 		}
+	}
+	if job.ref != nil {
+		o := export.Options{Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Reference: job.ref}
+		if err := export.CheckReference(o); err != nil {
+			return job, UsageErr("--reference-in: %s is not this view's: %v", text.Clip(*refIn, 60), err)
+		}
+	}
+	if flagWasSet(fs, "shard") {
+		if job.shard, job.shards, err = export.ParseShard(*shard); err != nil {
+			return job, UsageErr("--shard: %v", err)
+		}
+		switch {
+		case job.out == "":
+			return job, UsageErr("--shard: a shard is a share of a PNG: give -o FILE.png")
+		case job.raw != "":
+			return job, UsageErr("--shard and --raw: a shard writes no raw file")
+		}
+		if err := export.PrecheckShard(job.out, job.shard, job.shards); err != nil {
+			return job, ExitError{2, withAdvice(err, job)}
+		}
+		return job, nil
 	}
 	if err := export.PrecheckOutputs(job.out, job.raw, job.resume, job.force); err != nil {
 		return job, ExitError{2, withAdvice(err, job)}
@@ -290,7 +358,7 @@ func warnLowDisk(job exportJob, stderr io.Writer) {
 // raw file's.
 func (job exportJob) mainPart() string {
 	if job.out != "" {
-		return export.PartPath(job.out)
+		return export.PartPath(job.target())
 	}
 	return export.PartPath(job.raw)
 }
@@ -382,7 +450,7 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 		func() {
 			// This process holds the locks: remove their files, as the export would have (a
 			// stale one would not block the next export, but is clutter).
-			for _, p := range []string{job.out, job.raw} {
+			for _, p := range []string{job.target(), job.raw} {
 				if p != "" {
 					os.Remove(export.LockPath(p))
 				}
@@ -396,6 +464,13 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 	opt := export.Options{
 		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Raw: job.raw,
 		Version: version.Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
+		Shard: job.shard, Shards: job.shards, Reference: job.ref, ReferenceDigest: job.refDigest,
+		// A shard run twice at once (a cluster's retry while the first still runs) waits for
+		// the other run and keeps what it completed.
+		WaitLock: job.shards > 0,
+		Waiting: func(lp string) {
+			fmt.Fprintf(stderr, "mandelscope export: another run of this shard holds %s; waiting for it\n", lp)
+		},
 		// An automatic density is chosen from a sample of the view computed on the CPU,
 		// whichever renderer draws it: the same choice from the GPU and the CPU.
 		Sampler: &cpu.Renderer{},
@@ -406,12 +481,23 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 		fmt.Fprintf(stderr, "mandelscope recolour: %dx%d%s from %s -> %s\n", job.w, job.h, ssText(job.ss), job.src.Path, job.out)
 		sum, err = export.Recolour(ctx, job.src, job.out, opt)
 	} else {
-		fmt.Fprintf(stderr, "mandelscope export: %dx%d%s with %s -> %s\n", job.w, job.h, ssText(job.ss), r.Name(), strings.Join(outputs(job), " and "))
+		shard := ""
+		if job.shards > 0 {
+			shard = fmt.Sprintf(", shard %d of %d", job.shard, job.shards)
+		}
+		fmt.Fprintf(stderr, "mandelscope export: %dx%d%s%s with %s -> %s\n", job.w, job.h, ssText(job.ss), shard, r.Name(), strings.Join(outputs(job), " and "))
 		sum, err = export.Export(ctx, r, job.out, opt)
 	}
 	pr.end()
 	if err != nil {
 		return in.exitError(withAdvice(err, job), export.ErrInterrupted)
+	}
+	if job.refIn != "" {
+		fmt.Fprintf(stderr, "  reference orbit read from %s (digest %s)\n", job.refIn, job.refDigest[:16])
+	}
+	if sum.AlreadyComplete {
+		fmt.Fprintf(stderr, "%s is already complete for these parameters: nothing to do\n", sum.Path)
+		return nil
 	}
 	if job.src != nil {
 		r = nil
@@ -445,7 +531,7 @@ func ssText(n int) string {
 // outputs names the job's output files.
 func outputs(job exportJob) []string {
 	var out []string
-	for _, p := range []string{job.out, job.raw} {
+	for _, p := range []string{job.target(), job.raw} {
 		if p != "" {
 			out = append(out, p)
 		}
@@ -541,4 +627,38 @@ func (p *progressPrinter) end() {
 	if p.drawn {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// writeReference computes the view's reference orbit once and writes it to --reference-out;
+// the export that follows (when there is one) draws with it.
+func writeReference(job *exportJob, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	t0 := time.Now()
+	opt := export.Options{Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss}
+	last := time.Now()
+	ref, err := export.ComputeReference(ctx, opt, func(done, total int) {
+		if time.Since(last) >= 5*time.Second {
+			fmt.Fprintf(stderr, "mandelscope %s: reference orbit %d of %d iterations\n", job.cmd, done, total)
+			last = time.Now()
+		}
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ExitError{130, errors.New("interrupted while computing the reference orbit; nothing was written")}
+		}
+		return err
+	}
+	digest, err := export.WriteReferenceFile(job.refOut, ref, job.force)
+	if err != nil {
+		return withAdvice(err, *job)
+	}
+	size := int64(0)
+	if st, err := os.Stat(job.refOut); err == nil {
+		size = st.Size()
+	}
+	fmt.Fprintf(stderr, "wrote %s: the reference orbit, %d values at %d bits, %s, in %s (digest %s)\n",
+		job.refOut, len(ref.Z), ref.Prec(), export.HumanBytes(size), roundDur(time.Since(t0)), digest[:16])
+	job.ref, job.refDigest = ref, digest
+	return nil
 }

@@ -289,3 +289,86 @@ func TestExportFromColouring(t *testing.T) {
 		t.Fatalf("--from with --colouring=smooth: %+v %v", md.Location.Color, err)
 	}
 }
+
+// export --shard=I/N for every I, then assemble: the one-machine export, byte for byte;
+// bad --shard values are refused with one line; a shard run again says it is complete.
+func TestExportShardsAndAssemble(t *testing.T) {
+	dir := t.TempDir()
+	view := []string{"--center=-0.7453,0.1127", "--zoom=180", "--iterations=300", "--size=150x97", "--renderer=cpu"}
+	whole := filepath.Join(dir, "whole.png")
+	mustExport(t, append(view, "-o", whole)...)
+	out := filepath.Join(dir, "s.png")
+	for i := range 3 {
+		mustExport(t, append(view, "--shard="+string(rune('0'+i))+"/3", "-o", out)...)
+	}
+	if errs := mustExport(t, append(view, "--shard=2/3", "-o", out)...); !strings.Contains(errs, "already complete") {
+		t.Errorf("a shard run again: %s", errs)
+	}
+	var so, se bytes.Buffer
+	if code := Run([]string{"assemble", out}, &so, &se); code != 0 {
+		t.Fatalf("assemble: exit %d: %s", code, se.String())
+	}
+	if !bytes.Equal(readFile(t, out), readFile(t, whole)) {
+		t.Fatal("the assembled PNG differs from the one-machine export")
+	}
+	se.Reset()
+	if code := Run([]string{"assemble", out}, &so, &se); code != 1 || !strings.Contains(se.String(), "add --force") {
+		t.Errorf("assemble over the PNG: exit %d: %s", code, se.String())
+	}
+	for _, bad := range [][]string{{"--shard=3/3", "-o", out}, {"--shard=x", "-o", out}, {"--shard=0/2", "--raw=" + filepath.Join(dir, "q.exr")}, {"--shard=0/2", "--raw=" + filepath.Join(dir, "r.exr"), "-o", out}} {
+		code, _, errs := exportCmd(append(view, bad...)...)
+		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--shard") {
+			t.Errorf("%v: exit %d: %q", bad, code, errs)
+		}
+	}
+	for _, bad := range [][]string{{}, {"a.png", "b.png"}, {"x.jpg"}, {"--shards=0", out}} {
+		se.Reset()
+		if code := Run(append([]string{"assemble"}, bad...), &so, &se); code != 2 || strings.Count(se.String(), "\n") != 1 {
+			t.Errorf("assemble %v: exit %d: %q", bad, code, se.String())
+		}
+	}
+}
+
+// --reference-out writes a deep view's orbit once; shards given it with --reference-in
+// assemble into the one-machine export; a file that is not the view's, or not an orbit, is
+// refused in one line.
+func TestExportReferenceFlags(t *testing.T) {
+	dir := t.TempDir()
+	view := []string{"--center=-0.743643887037158704752191506114774,0.131825904205311970493132056385139",
+		"--zoom=1e20", "--iterations=2000", "--size=120x80", "--renderer=cpu"}
+	ref := filepath.Join(dir, "v.ref")
+	if errs := mustExport(t, append(view, "--reference-out="+ref)...); !strings.Contains(errs, "wrote "+ref) {
+		t.Errorf("--reference-out alone: %s", errs)
+	}
+	whole := filepath.Join(dir, "whole.png")
+	mustExport(t, append(view, "-o", whole)...)
+	out := filepath.Join(dir, "s.png")
+	for _, s := range []string{"0/2", "1/2"} {
+		mustExport(t, append(view, "--reference-in="+ref, "--shard="+s, "-o", out)...)
+	}
+	var so, se bytes.Buffer
+	if code := Run([]string{"assemble", out}, &so, &se); code != 0 || !strings.Contains(se.String(), "reference orbit") {
+		t.Fatalf("assemble: exit %d: %s", code, se.String())
+	}
+	if !bytes.Equal(readFile(t, out), readFile(t, whole)) {
+		t.Fatal("the assembled PNG differs from the one-machine export")
+	}
+	junk := filepath.Join(dir, "junk.ref")
+	os.WriteFile(junk, []byte("junk"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{append(view[:len(view):len(view)], "--reference-in="+junk, "-o", filepath.Join(dir, "a.png")), 2, "not a Mandelscope reference orbit"},
+		{append(view[:len(view):len(view)], "--reference-in="+filepath.Join(dir, "none.ref"), "-o", filepath.Join(dir, "a.png")), 2, "--reference-in"},
+		{append(view[:len(view):len(view)], "--iterations=2001", "--reference-in="+ref, "-o", filepath.Join(dir, "b.png")), 2, "for 2000 iterations"},
+		{[]string{"--reference-out=" + filepath.Join(dir, "shallow.ref")}, 1, "not deep enough"},
+		{append(view[:len(view):len(view)], "--reference-in="+ref, "--reference-out="+ref), 2, "one or the other"},
+	} {
+		code, _, errs := exportCmd(c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d: %q, want exit %d with %q", c.args[len(c.args)-1], code, errs, c.code, c.want)
+		}
+	}
+}

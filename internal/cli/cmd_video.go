@@ -83,6 +83,7 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	bookmark := fs.String("bookmark", "", "end at the view of this bookmark")
 	from := fs.String("from", "", "end at the view stored in a Mandelscope PNG or raw file")
 	fs.StringVar(&o.Output, "o", "", "the video file OUT.mp4 (or .mkv, .webm, .mov); optional with --frames")
+	shard := fs.String("shard", "", "I/N: compute only shard I (0 to N-1) of N's keyframes into OUT.work, for `mandelscope assemble OUT.mp4`")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err
@@ -123,6 +124,19 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	}
 	if flagWasSet(fs, "crf") && o.CRF == 0 {
 		return job, UsageErr("--crf: 0 is out of range (from 1)")
+	}
+	if flagWasSet(fs, "shard") {
+		if o.Shard, o.Shards, err = export.ParseShard(*shard); err != nil {
+			return job, UsageErr("--shard: %v", err)
+		}
+		switch {
+		case o.Output == "":
+			return job, UsageErr("--shard: give the video's file (-o OUT.mp4): the shards share its work folder")
+		case o.FramesDir != "":
+			return job, UsageErr("--shard and --frames: a shard composes no frames (assemble does)")
+		case o.Force || o.KeepWork:
+			return job, UsageErr("--shard: --force and --keep-keyframes are the assembly's (mandelscope assemble); a shard keeps the keyframes whose checksums hold and computes the rest")
+		}
 	}
 	if err := video.Check(*o); err != nil {
 		return job, ExitError{2, videoAdvice(videoFlagError(err))}
@@ -229,9 +243,19 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 			last, lastPhase = time.Now(), p.Phase
 		}
 	}
+	if opt.Shards > 0 {
+		opt.Waiting = func(lp string) {
+			fmt.Fprintf(stderr, "mandelscope video: another run of this shard holds %s; waiting for it\n", lp)
+		}
+	}
 	sum, err := video.Make(ctx, c, opt)
 	if err != nil {
 		return in.exitError(videoAdvice(err), video.ErrInterrupted)
+	}
+	if opt.Shards > 0 {
+		fmt.Fprintf(stderr, "shard %d of %d of %s: %d keyframes of %dx%d computed, %d already there (of the video's %d), in %s; `mandelscope assemble %s` once every shard is done\n",
+			opt.Shard, opt.Shards, opt.Output, sum.Computed, sum.KeyWidth, sum.KeyHeight, sum.Reused, sum.Keyframes, roundDur(sum.Total), opt.Output)
+		return nil
 	}
 	refs := "no reference orbit (no perturbation)"
 	switch sum.References {

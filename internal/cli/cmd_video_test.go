@@ -156,3 +156,48 @@ func TestVideoInterruptResume(t *testing.T) {
 		t.Errorf("no video after the resume: %v", err)
 	}
 }
+
+// video --shard=I/N for every I, then assemble OUT.mp4: the video one process makes (the
+// same decoded frames); an assembly before every shard has run names the missing shard;
+// bad --shard values are refused in one line.
+func TestVideoShardsAndAssemble(t *testing.T) {
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("ffmpeg not installed (scripts/deps.sh test installs it)")
+	}
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.mp4")
+	if code, errs := videoCmd(append(videoView, "-o", one)...); code != 0 {
+		t.Fatalf("video: exit %d: %s", code, errs)
+	}
+	out := filepath.Join(dir, "s.mp4")
+	if code, errs := videoCmd(append(videoView, "--shard=0/2", "-o", out)...); code != 0 || !strings.Contains(errs, "shard 0 of 2") {
+		t.Fatalf("shard 0: exit %d: %s", code, errs)
+	}
+	var so, se bytes.Buffer
+	if code := Run([]string{"assemble", out}, &so, &se); code != 1 || !strings.Contains(se.String(), "shard 1 of 2 (not finished)") || strings.Count(se.String(), "\n") != 1 {
+		t.Errorf("assemble with shard 1 missing: exit %d: %q", code, se.String())
+	}
+	if code, errs := videoCmd(append(videoView, "--shard=1/2", "-o", out)...); code != 0 {
+		t.Fatalf("shard 1: exit %d: %s", code, errs)
+	}
+	se.Reset()
+	if code := Run([]string{"assemble", out}, &so, &se); code != 0 {
+		t.Fatalf("assemble: exit %d: %s", code, se.String())
+	}
+	decode := func(p string) []byte {
+		b, err := exec.Command("ffmpeg", "-v", "error", "-i", p, "-f", "rawvideo", "-pix_fmt", "rgb24", "-").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if a, b := decode(one), decode(out); len(a) == 0 || !bytes.Equal(a, b) {
+		t.Error("the assembled video's frames differ from one process's")
+	}
+	for _, bad := range [][]string{{"--shard=2/2", "-o", out}, {"--shard=0/2", "--frames=" + filepath.Join(dir, "f")}, {"--shard=0/2", "--frames=" + filepath.Join(dir, "f"), "-o", out}, {"--shard=0/2", "--force", "-o", out}} {
+		code, errs := videoCmd(append(videoView, bad...)...)
+		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--shard") {
+			t.Errorf("%v: exit %d: %q", bad, code, errs)
+		}
+	}
+}

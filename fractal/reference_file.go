@@ -1,0 +1,288 @@
+package fractal
+
+// A reference orbit as a file, so that the shards of a deep export on a cluster read one
+// orbit computed once instead of each computing it (minutes at depth), and can tell by its
+// digest that they all drew with the same one.
+//
+// Layout (version 1, little-endian), every field checked when read:
+//
+//	magic "MSCOPREF", version uint32
+//	prec, maxIter, period, computed, flags (1: escaped, 2: computed without a period) uint32
+//	the point: re, im as big.Float gob encodings (uint32 length, bytes), then as float64
+//	n uint32, then n complex values Z[0..n-1] as float64 pairs
+//	t uint32, then t values kept exactly (index uint32, re, im float64, exponent int64),
+//	by index
+//	SHA-256 of everything before it (32 bytes): the digest
+//
+// 16 bytes an iteration: a million-iteration orbit is 16 MB.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"sort"
+)
+
+const (
+	referenceMagic   = "MSCOPREF"
+	referenceVersion = 1
+	// referenceHeader is the fixed part before the point: magic, version, five fields.
+	referenceHeader = 8 + 4 + 5*4
+	// maxPointBytes bounds a point's gob encoding (MaxReferencePrec bits and a few bytes).
+	maxPointBytes = MaxReferencePrec/8 + 64
+)
+
+// MaxReferenceFileSize bounds a reference file: the longest orbit, its exact tiny values, the
+// point and the header.
+const MaxReferenceFileSize = referenceHeader + 2*(4+maxPointBytes) + 16 + 4 + 16*(MaxReferenceLength+1) + 4 + 28*(MaxReferenceLength+1) + sha256.Size
+
+// ReferenceFileSize is the size in bytes of the file WriteReference writes for an orbit of
+// n values (Iterations()+1 for one that did not escape) at prec bits, with no exact tiny
+// values (28 bytes each): the header, the point (twice ~prec/8 bytes), 16 bytes a value and
+// the digest. A point whose mantissa needs fewer words than prec bits takes less.
+func ReferenceFileSize(n int, prec uint) int64 {
+	point := int64(4 + 2 + 4 + 4 + (prec+63)/64*8) // uint32 length + the gob of a big.Float (64-bit words)
+	return referenceHeader + 2*point + 16 + 4 + 16*int64(n) + 4 + sha256.Size
+}
+
+// EncodeReference returns ref as a reference file and its digest (hex SHA-256).
+func EncodeReference(ref *Reference) ([]byte, string, error) {
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	u32 := func(v int) { b.Write(le.AppendUint32(nil, uint32(v))) }
+	f64 := func(v float64) { b.Write(le.AppendUint64(nil, math.Float64bits(v))) }
+	b.WriteString(referenceMagic)
+	u32(referenceVersion)
+	flags := 0
+	if ref.escaped {
+		flags |= 1
+	}
+	if ref.noPeriod {
+		flags |= 2
+	}
+	for _, v := range []int{int(ref.prec), ref.maxIter, ref.period, ref.computed, flags} {
+		u32(v)
+	}
+	for _, x := range []*big.Float{ref.re, ref.im} {
+		g, err := x.GobEncode()
+		if err != nil {
+			return nil, "", err
+		}
+		u32(len(g))
+		b.Write(g)
+	}
+	f64(ref.cre)
+	f64(ref.cim)
+	b.Grow(16*len(ref.Z) + 64)
+	u32(len(ref.Z))
+	for _, z := range ref.Z {
+		f64(real(z))
+		f64(imag(z))
+	}
+	idx := make([]int, 0, len(ref.tiny))
+	for m := range ref.tiny {
+		idx = append(idx, m)
+	}
+	sort.Ints(idx)
+	u32(len(idx))
+	for _, m := range idx {
+		c := ref.tiny[m]
+		u32(m)
+		f64(c.re)
+		f64(c.im)
+		b.Write(le.AppendUint64(nil, uint64(int64(c.e))))
+	}
+	sum := sha256.Sum256(b.Bytes())
+	b.Write(sum[:])
+	return b.Bytes(), hex.EncodeToString(sum[:]), nil
+}
+
+// ReferenceDigest is the digest of ref's file (see EncodeReference).
+func ReferenceDigest(ref *Reference) (string, error) {
+	_, d, err := EncodeReference(ref)
+	return d, err
+}
+
+// DecodeReference reads a reference file (hostile input: every size, value and relation is
+// checked) and returns the orbit and its digest. Its errors are one line.
+func DecodeReference(r io.Reader) (*Reference, string, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxReferenceFileSize+1))
+	if err != nil {
+		return nil, "", err
+	}
+	if len(data) > MaxReferenceFileSize {
+		return nil, "", fmt.Errorf("it is larger (over %d bytes) than any reference orbit file", MaxReferenceFileSize)
+	}
+	if len(data) < referenceHeader+sha256.Size || string(data[:8]) != referenceMagic {
+		return nil, "", errors.New("it is not a Mandelscope reference orbit file")
+	}
+	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return nil, "", errors.New("it is damaged (its SHA-256 does not match its contents)")
+	}
+	d := &refDecoder{b: body[8:]}
+	if v := d.u32(); v != referenceVersion {
+		return nil, "", fmt.Errorf("it is version %d, which this version does not read", v)
+	}
+	prec, maxIter, period, computed, flags := d.u32(), d.u32(), d.u32(), d.u32(), d.u32()
+	ref := &Reference{prec: uint(prec), maxIter: int(maxIter), period: int(period), computed: int(computed),
+		escaped: flags&1 != 0, noPeriod: flags&2 != 0}
+	switch {
+	case prec < 53 || prec > MaxReferencePrec:
+		return nil, "", fmt.Errorf("its precision %d bits is out of range (53 to %d)", prec, MaxReferencePrec)
+	case maxIter < 1 || maxIter > MaxReferenceLength:
+		return nil, "", fmt.Errorf("its iteration count %d is out of range (1 to %d)", maxIter, MaxReferenceLength)
+	case flags > 3:
+		return nil, "", fmt.Errorf("it has unknown flags %#x", flags)
+	}
+	for i, p := range []**big.Float{&ref.re, &ref.im} {
+		n := d.u32()
+		if n > maxPointBytes {
+			return nil, "", fmt.Errorf("its point's part %d claims %d bytes", i+1, n)
+		}
+		x := new(big.Float)
+		if err := x.GobDecode(d.bytes(int(n))); err != nil || d.err != nil {
+			return nil, "", fmt.Errorf("its point's part %d does not decode", i+1)
+		}
+		if x.IsInf() || x.Prec() != uint(prec) {
+			return nil, "", fmt.Errorf("its point's part %d is infinite or not at the orbit's precision", i+1)
+		}
+		*p = x
+	}
+	ref.cre, ref.cim = d.f64(), d.f64()
+	if fr, _ := ref.re.Float64(); fr != ref.cre || math.Abs(fr) > MaxCentre {
+		return nil, "", errors.New("its point's float64 value does not match its exact value, or is out of range")
+	}
+	if fi, _ := ref.im.Float64(); fi != ref.cim || math.Abs(fi) > MaxCentre {
+		return nil, "", errors.New("its point's float64 value does not match its exact value, or is out of range")
+	}
+	n := d.u32()
+	if n < 2 || n > MaxReferenceLength+1 || n-1 > maxIter || int64(n)*16 > int64(d.left()) {
+		return nil, "", fmt.Errorf("its orbit length %d does not fit its iteration count %d or its size", n, maxIter)
+	}
+	ref.Z = make([]complex128, n)
+	for i := range ref.Z {
+		re, im := d.f64(), d.f64()
+		if math.IsNaN(re) || math.IsNaN(im) || math.IsInf(re, 0) || math.IsInf(im, 0) {
+			return nil, "", fmt.Errorf("its orbit value %d is not a finite number", i)
+		}
+		// Every value before the last is within the escape radius (a little slack for
+		// the rounding to float64); the last is beyond it exactly when the point escaped.
+		if i < int(n)-1 && re*re+im*im > 4*(1+1e-9) {
+			return nil, "", fmt.Errorf("its orbit value %d is beyond the escape radius before the orbit's end", i)
+		}
+		ref.Z[i] = complex(re, im)
+	}
+	last := ref.Z[n-1]
+	switch {
+	case ref.Z[0] != 0:
+		return nil, "", errors.New("its orbit does not start at 0")
+	case ref.escaped != (real(last)*real(last)+imag(last)*imag(last) > 4):
+		return nil, "", errors.New("its orbit's last value does not agree with its escaped flag")
+	case period >= n || (period > 0 && ref.escaped):
+		return nil, "", fmt.Errorf("its period %d does not fit its orbit of %d values", period, n)
+	case computed >= n:
+		return nil, "", fmt.Errorf("its last computed index %d is past its orbit of %d values", computed, n)
+	}
+	t := d.u32()
+	if int64(t)*28 != int64(d.left()) {
+		return nil, "", fmt.Errorf("it claims %d exact values where %d bytes are left", t, d.left())
+	}
+	prev := -1
+	for range t {
+		m := int(d.u32())
+		re, im, e := d.f64(), d.f64(), int64(d.u64())
+		if m <= prev || m >= int(n) {
+			return nil, "", fmt.Errorf("its exact value at %d is out of order or past the orbit", m)
+		}
+		if math.IsNaN(re) || math.IsNaN(im) || math.IsInf(re, 0) || math.IsInf(im, 0) || e < math.MinInt32 || e > math.MaxInt32 {
+			return nil, "", fmt.Errorf("its exact value at %d is not a finite number", m)
+		}
+		if ref.tiny == nil {
+			ref.tiny = map[int]cx{}
+		}
+		ref.tiny[m] = cx{re: re, im: im, e: int(e)}
+		prev = m
+	}
+	if d.err != nil || d.left() != 0 {
+		return nil, "", errors.New("it is cut short or has bytes left over")
+	}
+	return ref, hex.EncodeToString(sum), nil
+}
+
+// refDecoder reads little-endian fields; running past the end sets err (and gives zeros).
+type refDecoder struct {
+	b   []byte
+	err error
+}
+
+func (d *refDecoder) bytes(n int) []byte {
+	if n < 0 || n > len(d.b) {
+		d.err = io.ErrUnexpectedEOF
+		d.b = nil
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *refDecoder) u32() uint32 {
+	b := d.bytes(4)
+	if b == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+func (d *refDecoder) u64() uint64 {
+	b := d.bytes(8)
+	if b == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
+func (d *refDecoder) f64() float64 { return math.Float64frombits(d.u64()) }
+func (d *refDecoder) left() int    { return len(d.b) }
+
+// CheckFor says whether ref is the reference orbit frame f computes for itself (at its own
+// centre, with its precision and iterations), so that pixels drawn with it are the ones a
+// render computing its own would draw, bit for bit: nil when it is, else a one-line error
+// naming what differs.
+func (ref *Reference) CheckFor(f Frame) error {
+	if !f.Precision().Perturbs() {
+		return errors.New("the view needs no reference orbit (it is not deep enough for perturbation)")
+	}
+	if bits := f.ReferenceBits(); ref.prec != bits {
+		return fmt.Errorf("the reference orbit has %d bits of precision, the view needs %d", ref.prec, bits)
+	}
+	if want := min(f.Loc.Iterations, MaxReferenceLength); ref.maxIter != want {
+		return fmt.Errorf("the reference orbit is for %d iterations, the view has %d", ref.maxIter, want)
+	}
+	if f.Loc.Re.Big(ref.prec).Cmp(ref.re) != 0 || f.Loc.Im.Big(ref.prec).Cmp(ref.im) != 0 {
+		return errors.New("the reference orbit is of another point than the view's centre")
+	}
+	return nil
+}
+
+// Add puts ref into the cache, as if it had been computed there (a reference orbit read from
+// a file): frames within its reach get it from Get.
+func (c *ReferenceCache) Add(ref *Reference) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refs = append([]*Reference{ref}, c.refs[:min(len(c.refs), referenceCacheSize-1)]...)
+}
+
+// ComputeFrameReference computes frame f's own reference orbit (what WithReference computes
+// for it in an empty cache).
+func ComputeFrameReference(ctx context.Context, f Frame, progress func(done, total int)) (*Reference, error) {
+	return (&ReferenceCache{}).Get(ctx, f, progress)
+}
