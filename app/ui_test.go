@@ -75,11 +75,13 @@ func (q *uiQueue) reset() {
 	q.mu.Unlock()
 }
 
-// waitFor runs the window's UI work as it arrives until ok holds, failing the test after 60 s.
-// Conditions that are not UI state (a file appearing) are looked at every 20 ms as well.
+// waitFor runs the window's UI work as it arrives until ok holds, failing the test after 180 s
+// (a deep probe under the race detector on two busy cores has taken 66 s; a passing test waits
+// only as long as it needs). Conditions that are not UI state (a file appearing) are looked at
+// every 20 ms as well.
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.NewTimer(60 * time.Second)
+	deadline := time.NewTimer(180 * time.Second)
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
