@@ -152,6 +152,10 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 	it := f.Loc.Iterations
 	deriv := f.NeedsDerivative()
 	s32 := float32(f.Spacing)
+	if perturb && !deriv {
+		perturbRow(ctx, f, bla, y, x0, x1, out)
+		return
+	}
 	for x := x0; x < x1; x++ {
 		if it >= 1<<16 && ctx.Err() != nil {
 			return
@@ -184,5 +188,24 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			r.N, r.Nu = fractal.Escape64(re, im, it)
 		}
 		out[x-x0] = r.Sample()
+	}
+}
+
+// perturbRow is computeRow for a Perturbation frame without the derivative: the row's
+// pixels go to fractal.PerturbEscapeBatch together, which runs several a vector register
+// where the build and the CPU have a vector loop (fractal.VectorPath), with the same results
+// as PerturbEscape pixel by pixel.
+func perturbRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, y, x0, x1 int, out []colour.Sample) {
+	w := x1 - x0
+	dcr, dci, nu := make([]float64, w), make([]float64, w), make([]float64, w)
+	n := make([]int, w)
+	for x := x0; x < x1; x++ {
+		dcr[x-x0], dci[x-x0] = f.Delta(x, y)
+	}
+	if !fractal.PerturbEscapeBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, ctx.Done(), n, nu) {
+		return // cancelled: rows cuts the row
+	}
+	for i := range w {
+		out[i] = fractal.Result{N: n[i], Nu: nu[i]}.Sample()
 	}
 }

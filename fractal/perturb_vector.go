@@ -1,0 +1,62 @@
+//go:build goexperiment.simd && amd64
+
+package fractal
+
+import (
+	"math"
+	"simd/archsimd"
+)
+
+// hardwareVectorWidth is the widest vector loop this CPU runs: 8 pixels a register with
+// AVX-512, 4 with AVX2, else 0.
+func hardwareVectorWidth() int {
+	switch {
+	case archsimd.X86.AVX512():
+		return 8
+	case archsimd.X86.AVX2():
+		return 4
+	}
+	return 0
+}
+
+// perturbBatchVector is PerturbEscapeBatch on the vector loop of width w (8 or 4): the
+// pixels in groups of w neighbours, which follow nearly the same path (see perturbGroup8).
+func perturbBatchVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
+	group := perturbGroup4
+	if w == 8 {
+		group = perturbGroup8
+	}
+	for k := 0; k < len(dcr); k += w {
+		e := min(k+w, len(dcr))
+		if !group(ref, bla, dcr[k:e], dci[k:e], maxIter, stop, n[k:e], nu[k:e]) {
+			return false
+		}
+	}
+	return true
+}
+
+// laneCheck is PerturbEscape's check after a step, for lane i of a vector loop whose step
+// ended with something to do: the lane's pixel escaped (its results go to outN[i] and
+// outNu[i], and m becomes +Inf: the lane is done), reached maxIter (likewise), rebases, or
+// reached the reference's end. d is the lane's delta, z = Z_m + d, m and n its index and
+// count (as float64), dc its pixel's delta c; it returns the lane's new d, m and n.
+func laneCheck(ref *Reference, i int, dr, di, zr, zi, mf, nf, dcr, dci float64, maxIter int, outN []int, outNu []float64) (float64, float64, float64, float64) {
+	last, period := len(ref.Z)-1, ref.period
+	m, n := int(mf), int(nf)
+	z2 := zr*zr + zi*zi
+	if z2 > 4 {
+		outN[i], outNu[i] = n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n)
+		return 0, 0, math.Inf(1), nf
+	}
+	if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 {
+		dr, di = zr, zi
+		m = 0
+	} else if m == last {
+		m -= period
+	}
+	if n >= maxIter {
+		outN[i], outNu[i] = -1, 0
+		return 0, 0, math.Inf(1), nf
+	}
+	return dr, di, float64(m), nf
+}
