@@ -35,18 +35,19 @@ func perturbBatchVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, max
 	return true
 }
 
-// laneCheck is PerturbEscape's check after a step, for lane i of a vector loop whose step
-// ended with something to do: the lane's pixel escaped (its results go to outN[i] and
-// outNu[i], and m becomes +Inf: the lane is done), reached maxIter (likewise), rebases, or
-// reached the reference's end. d is the lane's delta, z = Z_m + d, m and n its index and
-// count (as float64), dc its pixel's delta c; it returns the lane's new d, m and n.
-func laneCheck(ref *Reference, i int, dr, di, zr, zi, mf, nf, dcr, dci float64, maxIter int, outN []int, outNu []float64) (float64, float64, float64, float64) {
+// laneCheck is PerturbEscape's check after a step, for lane i of a vector loop whose compares
+// found that the lane may have something to do: its pixel escaped (its results go to
+// outN[i] and outNu[i], and m becomes +Inf: the lane is done), reached maxIter (likewise),
+// rebases, or reached the reference's end; or nothing, after all. d is the lane's delta, z =
+// Z_m + d, m its index, nlim = maxIter - (n - m) for its count n (all as float64), dc its
+// pixel's delta c; it returns the lane's new d, m and nlim.
+func laneCheck(ref *Reference, i int, dr, di, zr, zi, mf, nlim, dcr, dci float64, maxIter int, outN []int, outNu []float64) (float64, float64, float64, float64) {
 	last, period := len(ref.Z)-1, ref.period
-	m, n := int(mf), int(nf)
+	m, n := int(mf), maxIter-int(nlim)+int(mf)
 	z2 := zr*zr + zi*zi
 	if z2 > 4 {
 		outN[i], outNu[i] = n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n)
-		return 0, 0, math.Inf(1), nf
+		return 0, 0, math.Inf(1), nlim
 	}
 	if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 {
 		dr, di = zr, zi
@@ -56,7 +57,7 @@ func laneCheck(ref *Reference, i int, dr, di, zr, zi, mf, nf, dcr, dci float64, 
 	}
 	if n >= maxIter {
 		outN[i], outNu[i] = -1, 0
-		return 0, 0, math.Inf(1), nf
+		return 0, 0, math.Inf(1), nlim
 	}
-	return dr, di, float64(m), nf
+	return dr, di, float64(m), float64(maxIter - (n - m))
 }

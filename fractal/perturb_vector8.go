@@ -8,24 +8,25 @@ import (
 )
 
 // perturbGroup8 is PerturbEscapeBatch for up to eight pixels on AVX-512, one a lane of the
-// vector registers that hold their deltas d and dc, their reference indices m and their
-// counts n (m and n as float64, exact for integers below 2^53).
+// vector registers that hold their deltas d and dc and their reference indices m (as
+// float64, exact for integers below 2^53). A lane's count n is not kept: between rebases
+// n - m stays the same, so the lane keeps nlim = maxIter - (n - m) instead (room for maxIter
+// is nlim - m), and lim = min(last, nlim), the m at which its step needs PerturbEscape's
+// check for the reference's end or maxIter.
 //
 // The lanes go in step: each round the lanes at the least m take a step (the others wait;
 // there they are almost always all of them, since neighbouring pixels follow the same
-// path through the reference and the table: TestVectorLanesBusy measures it), so that
-// every lane that steps reads the same Z_m and the same BLA group, loaded once and
-// broadcast, with no gather. Each lane takes PerturbEscape's decision for itself: level 0
-// valid or a plain step, then the levels valid in a row (one compare of all lanes a
-// level), the largest one's block applied; the plain step and the block are both computed
-// and each lane keeps its own. The check after the step (escape, rebasing, the reference's
-// end, maxIter) is vector compares; a lane with something to do is handled by
-// PerturbEscape's code, lane by lane. Every lane's operations are PerturbEscape's, in its
+// path through the reference and the table), so that every lane that steps reads the same
+// Z_m and the same BLA group, loaded once and broadcast, with no gather. Each lane takes
+// PerturbEscape's decision for itself: level 0 valid or a plain step, then the levels valid
+// in a row (one compare of all lanes a level), the largest one's block applied. The check
+// after the step is vector compares that catch every lane with something to do (its pixel
+// escaped, rebases, reached the reference's end or maxIter), and such a lane goes through
+// PerturbEscape's own check (laneCheck). Every lane's arithmetic is PerturbEscape's, in its
 // order, without fused multiply-adds: the results are PerturbEscape's bit for bit.
 // perturb_vector4.go is this file with four lanes (AVX2): keep the two alike.
 func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) bool {
 	const W = 8
-	type vec = archsimd.Float64x8
 	bc := archsimd.BroadcastFloat64x8
 	z := ref.Z
 	last := len(z) - 1
@@ -34,81 +35,121 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 	if bla != nil {
 		rad = bla.rad
 	}
-	inf, zero, one, two, four := bc(math.Inf(1)), bc(0), bc(1), bc(2), bc(4)
-	tiny, lastF, maxF := bc(0x1p-900), bc(float64(last)), bc(float64(maxIter))
-	abs := archsimd.BroadcastUint64x8(1<<63 - 1)
-	lanes := [W]float64{0, 1, 2, 3, 4, 5, 6, 7}
-	cr, ci := archsimd.LoadFloat64x8SlicePart(dcr), archsimd.LoadFloat64x8SlicePart(dci)
-	m := zero.Merge(inf, archsimd.LoadFloat64x8(&lanes).Less(bc(float64(len(dcr))))) // +Inf: no pixel
-	n, dr, di := zero, zero, zero
-	var sdr, sdi, szr, szi, sm, sn, scr, sci [W]float64 // lanes spilled for the scalar code
-	for steps := 1; ; steps++ {
-		if steps&stopEvery == 0 && stopped(stop) {
+	// Only d and m stay in registers: Go gives vectors 15 of them, and values loaded from
+	// memory where they are used cost less than the spills the others would bring.
+	var cr, ci, nlim, lim, sdr, sdi, szr, szi, sm [W]float64
+	for i := range W {
+		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
+		if i < len(dcr) {
+			cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		}
+	}
+	m := archsimd.LoadFloat64x8(&sm)
+	dr, di := bc(0), bc(0)
+	for {
+		if stopped(stop) {
 			return false
 		}
-		h := m.GetLo().Min(m.GetHi())
-		h2 := h.GetLo().Min(h.GetHi())
-		mn := min(h2.GetElem(0), h2.GetElem(1))
-		if mn == math.Inf(1) {
-			return true
-		}
-		mi := int(mn)
-		step := m.Equal(bc(mn)) // the lanes that take this step
-		// The plain step, d <- (2 Z + d) d + dc, landing on m+1.
-		zr, zi := bc(real(z[mi])), bc(imag(z[mi]))
-		tr, ti := two.Mul(zr).Add(dr), two.Mul(zi).Add(di)
-		pr, pi := tr.Mul(dr).Sub(ti.Mul(di)).Add(cr), tr.Mul(di).Add(ti.Mul(dr)).Add(ci)
-		span := one
-		zr, zi = bc(real(z[mi+1])), bc(imag(z[mi+1]))
-		if mi > 0 && mi <= tableEnd {
-			g, end := int(base[mi-1]), int(base[mi])
-			ad := dr.AsUint64x8().And(abs).AsFloat64x8().Add(di.AsUint64x8().And(abs).AsFloat64x8())
-			if blk := ad.Less(bc(rad[g])).And(step); blk.ToBits() != 0 {
-				// The block, d <- A d + B dc, of the largest level valid in a row.
-				e := &ent[g]
-				ar, ai, br, bi := bc(e.ar), bc(e.ai), bc(e.br), bc(e.bi)
-				room := maxF.Sub(n)
-				up := blk
-				for l := 1; g+l < end; l++ {
-					s := bc(float64(int(1) << l))
-					if up = up.And(ad.Less(bc(rad[g+l]))).And(room.GreaterEqual(s)); up.ToBits() == 0 {
-						break
+		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
+		for range stopEvery + 1 {
+			h := m.GetLo().Min(m.GetHi())
+			h2 := h.GetLo().Min(h.GetHi())
+			mn := h2.GetElem(0)
+			if b := h2.GetElem(1); b < mn {
+				mn = b
+			}
+			if mn == math.Inf(1) {
+				return true
+			}
+			mi := int(mn)
+			step := m.Equal(bc(mn)) // the lanes that take this step
+			var blk archsimd.Mask64x8
+			plain, block := true, false
+			var ar, ai, br, bi archsimd.Float64x8
+			span := bc(1)
+			z1 := z[mi+1]
+			zr, zi := bc(real(z1)), bc(imag(z1)) // Z after the step
+			if mi > 0 && mi <= tableEnd {
+				abs := archsimd.BroadcastUint64x8(1<<63 - 1)
+				ad := dr.AsUint64x8().And(abs).AsFloat64x8().Add(di.AsUint64x8().And(abs).AsFloat64x8())
+				g, end := int(base[mi-1]), int(base[mi])
+				blk = ad.Less(bc(rad[g])).And(step)
+				if bb := blk.ToBits(); bb != 0 {
+					block, plain = true, bb != step.ToBits()
+					// The largest level valid in a row, for each lane: a level's
+					// coefficients go to the lanes valid there once some lane stops
+					// there (the deeper levels overwrite them for the others).
+					room := archsimd.LoadFloat64x8(&nlim).Sub(m)
+					e := &ent[g]
+					ar, ai, br, bi = bc(e.ar), bc(e.ai), bc(e.br), bc(e.bi)
+					up, upb := blk, bb
+					for l := 1; ; l++ {
+						var next archsimd.Mask64x8
+						nb := uint8(0)
+						if g+l < end {
+							s := bc(float64(int(1) << l))
+							next = up.And(ad.Less(bc(rad[g+l]))).And(room.GreaterEqual(s))
+							nb = next.ToBits()
+						}
+						if nb != upb {
+							// Some lanes stop at level l-1 (at level 0 they have the
+							// coefficients already).
+							if l > 1 {
+								e, zn := &ent[g+l-1], z[mi+1<<(l-1)]
+								ar, ai, br, bi = bc(e.ar).Merge(ar, up), bc(e.ai).Merge(ai, up), bc(e.br).Merge(br, up), bc(e.bi).Merge(bi, up)
+								span = bc(float64(int(1)<<(l-1))).Merge(span, up)
+								zr, zi = bc(real(zn)).Merge(zr, up), bc(imag(zn)).Merge(zi, up)
+							}
+							if nb == 0 {
+								break
+							}
+						}
+						up, upb = next, nb
 					}
-					e := &ent[g+l]
-					ar, ai, br, bi = bc(e.ar).Merge(ar, up), bc(e.ai).Merge(ai, up), bc(e.br).Merge(br, up), bc(e.bi).Merge(bi, up)
-					span = s.Merge(span, up)
-					zn := z[mi+1<<l]
-					zr, zi = bc(real(zn)).Merge(zr, up), bc(imag(zn)).Merge(zi, up)
 				}
-				qr := ar.Mul(dr).Sub(ai.Mul(di)).Add(br.Mul(cr)).Sub(bi.Mul(ci))
-				qi := ar.Mul(di).Add(ai.Mul(dr)).Add(br.Mul(ci)).Add(bi.Mul(cr))
-				pr, pi = qr.Merge(pr, blk), qi.Merge(pi, blk)
 			}
-		}
-		dr, di = pr.Merge(dr, step), pi.Merge(di, step)
-		m, n = m.Add(span).Merge(m, step), n.Add(span).Merge(n, step)
-		// PerturbEscape's check: z = Z + d.
-		zr, zi = zr.Add(dr), zi.Add(di)
-		z2 := zr.Mul(zr).Add(zi.Mul(zi))
-		ev := z2.Greater(four).Or(z2.Less(dr.Mul(dr).Add(di.Mul(di)))).Or(z2.Less(tiny)).Or(m.Equal(lastF)).Or(n.GreaterEqual(maxF))
-		bits := ev.And(step).ToBits()
-		if bits == 0 {
-			continue
-		}
-		dr.Store(&sdr)
-		di.Store(&sdi)
-		zr.Store(&szr)
-		zi.Store(&szi)
-		m.Store(&sm)
-		n.Store(&sn)
-		cr.Store(&scr)
-		ci.Store(&sci)
-		for i := range W {
-			if bits&(1<<i) != 0 {
-				sdr[i], sdi[i], sm[i], sn[i] = laneCheck(ref, i, sdr[i], sdi[i], szr[i], szi[i], sm[i], sn[i], scr[i], sci[i], maxIter, outN, outNu)
+			var nr, ni archsimd.Float64x8
+			vcr, vci := archsimd.LoadFloat64x8(&cr), archsimd.LoadFloat64x8(&ci)
+			if plain {
+				// d <- (2 Z + d) d + dc
+				z0 := z[mi]
+				tr, ti := bc(2).Mul(bc(real(z0))).Add(dr), bc(2).Mul(bc(imag(z0))).Add(di)
+				nr, ni = tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
 			}
+			if block {
+				// d <- A d + B dc
+				qr := ar.Mul(dr).Sub(ai.Mul(di)).Add(br.Mul(vcr)).Sub(bi.Mul(vci))
+				qi := ar.Mul(di).Add(ai.Mul(dr)).Add(br.Mul(vci)).Add(bi.Mul(vcr))
+				if plain {
+					nr, ni = qr.Merge(nr, blk), qi.Merge(ni, blk)
+				} else {
+					nr, ni = qr, qi
+				}
+			}
+			dr, di = nr.Merge(dr, step), ni.Merge(di, step)
+			m = m.Add(span).Merge(m, step)
+			// PerturbEscape's check, z = Z + d: a superset of the lanes with something
+			// to do.
+			zr, zi = zr.Add(dr), zi.Add(di)
+			z2 := zr.Mul(zr).Add(zi.Mul(zi))
+			ev := z2.Greater(bc(4)).Or(z2.Less(dr.Mul(dr).Add(di.Mul(di)).Max(bc(0x1p-900)))).Or(m.GreaterEqual(archsimd.LoadFloat64x8(&lim)))
+			bits := ev.And(step).ToBits()
+			if bits == 0 {
+				continue
+			}
+			dr.Store(&sdr)
+			di.Store(&sdi)
+			zr.Store(&szr)
+			zi.Store(&szi)
+			m.Store(&sm)
+			for i := range W {
+				if bits&(1<<i) != 0 {
+					sdr[i], sdi[i], sm[i], nlim[i] = laneCheck(ref, i, sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
+					lim[i] = min(nlim[i], float64(last))
+				}
+			}
+			dr, di = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi)
+			m = archsimd.LoadFloat64x8(&sm)
 		}
-		dr, di = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi)
-		m, n = archsimd.LoadFloat64x8(&sm), archsimd.LoadFloat64x8(&sn)
 	}
 }
