@@ -45,22 +45,31 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 	}
 	m := archsimd.LoadFloat64x4(&sm)
 	dr, di := bc(0), bc(0)
+	// While every lane still going is at the same index (after a step that took them all
+	// the same way, as it mostly does), the least m is known without asking the vector:
+	// mi, with uniform set.
+	mi, uniform := 0, false
+	active := uint8(1)<<len(dcr) - 1 // the lanes with a pixel still going
 	for {
 		if stopped(stop) {
 			return false
 		}
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
-			h2 := m.GetLo().Min(m.GetHi())
-			mn := h2.GetElem(0)
-			if b := h2.GetElem(1); b < mn {
-				mn = b
+			if !uniform {
+				h2 := m.GetLo().Min(m.GetHi())
+				mn := h2.GetElem(0)
+				if b := h2.GetElem(1); b < mn {
+					mn = b
+				}
+				if mn == math.Inf(1) {
+					return true
+				}
+				mi = int(mn)
 			}
-			if mn == math.Inf(1) {
-				return true
-			}
-			mi := int(mn)
-			step := m.Equal(bc(mn)) // the lanes that take this step
+			step := m.Equal(bc(float64(mi))) // the lanes that take this step
+			stepBits := step.ToBits()
+			next := 1 // the span every lane took, or 0
 			var blk archsimd.Mask64x4
 			plain, block := true, false
 			var ar, ai, br, bi archsimd.Float64x4
@@ -73,7 +82,10 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 				g, end := int(base[mi-1]), int(base[mi])
 				blk = ad.Less(bc(rad[g])).And(step)
 				if bb := blk.ToBits(); bb != 0 {
-					block, plain = true, bb != step.ToBits()
+					block, plain = true, bb != stepBits
+					if plain {
+						next = 0
+					}
 					// The largest level valid in a row, for each lane: a level's
 					// coefficients go to the lanes valid there once some lane stops
 					// there (the deeper levels overwrite them for the others).
@@ -82,14 +94,19 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 					ar, ai, br, bi = bc(e.ar), bc(e.ai), bc(e.br), bc(e.bi)
 					up, upb := blk, bb
 					for l := 1; ; l++ {
-						var next archsimd.Mask64x4
+						var valid archsimd.Mask64x4
 						nb := uint8(0)
 						if g+l < end {
 							s := bc(float64(int(1) << l))
-							next = up.And(ad.Less(bc(rad[g+l]))).And(room.GreaterEqual(s))
-							nb = next.ToBits()
+							valid = up.And(ad.Less(bc(rad[g+l]))).And(room.GreaterEqual(s))
+							nb = valid.ToBits()
 						}
 						if nb != upb {
+							if nb != 0 {
+								next = 0 // the lanes part ways
+							} else if next != 0 {
+								next = 1 << (l - 1)
+							}
 							// Some lanes stop at level l-1 (at level 0 they have the
 							// coefficients already).
 							if l > 1 {
@@ -102,7 +119,7 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 								break
 							}
 						}
-						up, upb = next, nb
+						up, upb = valid, nb
 					}
 				}
 			}
@@ -126,6 +143,9 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			}
 			dr, di = nr.Merge(dr, step), ni.Merge(di, step)
 			m = m.Add(span).Merge(m, step)
+			if uniform = next != 0 && stepBits == active; uniform {
+				mi += next
+			}
 			// PerturbEscape's check, z = Z + d: a superset of the lanes with something
 			// to do.
 			zr, zi = zr.Add(dr), zi.Add(di)
@@ -144,8 +164,12 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 				if bits&(1<<i) != 0 {
 					sdr[i], sdi[i], sm[i], nlim[i] = laneCheck(ref, i, sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
 					lim[i] = min(nlim[i], float64(last))
+					if sm[i] == math.Inf(1) {
+						active &^= 1 << i
+					}
 				}
 			}
+			uniform = false
 			dr, di = archsimd.LoadFloat64x4(&sdr), archsimd.LoadFloat64x4(&sdi)
 			m = archsimd.LoadFloat64x4(&sm)
 		}
