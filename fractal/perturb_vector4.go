@@ -50,6 +50,7 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 	// mi, with uniform set.
 	mi, uniform := 0, false
 	active := uint8(1)<<len(dcr) - 1 // the lanes with a pixel still going
+	var stops [64]uint8
 	for {
 		if stopped(stop) {
 			return false
@@ -69,80 +70,89 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			}
 			step := m.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := step.ToBits()
-			next := 1 // the span every lane took, or 0
-			var blk archsimd.Mask64x4
-			plain, block := true, false
-			var ar, ai, br, bi archsimd.Float64x4
-			span := bc(1)
-			z1 := z[mi+1]
-			zr, zi := bc(real(z1)), bc(imag(z1)) // Z after the step
+			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
+			// or, when they part ways, stops[l] holds the lanes that stop at level l.
+			blkBits, lvl, mixed := uint8(0), 0, false
 			if mi > 0 && mi <= tableEnd {
 				abs := archsimd.BroadcastUint64x4(1<<63 - 1)
 				ad := dr.AsUint64x4().And(abs).AsFloat64x4().Add(di.AsUint64x4().And(abs).AsFloat64x4())
 				g, end := int(base[mi-1]), int(base[mi])
-				blk = ad.Less(bc(rad[g])).And(step)
-				if bb := blk.ToBits(); bb != 0 {
-					block, plain = true, bb != stepBits
-					if plain {
-						next = 0
-					}
-					// The largest level valid in a row, for each lane: a level's
-					// coefficients go to the lanes valid there once some lane stops
-					// there (the deeper levels overwrite them for the others).
+				if blkBits = ad.Less(bc(rad[g])).ToBits() & stepBits; blkBits != 0 {
+					// The levels valid in a row, as far as maxIter leaves room.
 					room := archsimd.LoadFloat64x4(&nlim).Sub(m)
-					e := &ent[g]
-					ar, ai, br, bi = bc(e.ar), bc(e.ai), bc(e.br), bc(e.bi)
-					up, upb := blk, bb
-					for l := 1; ; l++ {
-						var valid archsimd.Mask64x4
-						nb := uint8(0)
-						if g+l < end {
-							s := bc(float64(int(1) << l))
-							valid = up.And(ad.Less(bc(rad[g+l]))).And(room.GreaterEqual(s))
-							nb = valid.ToBits()
+					up := blkBits
+					for l := 1; g+l < end; l++ {
+						nb := up & ad.Less(bc(rad[g+l])).ToBits() & room.GreaterEqual(bc(float64(int(1)<<l))).ToBits()
+						stops[l-1] = up &^ nb
+						if nb != up && nb != 0 {
+							mixed = true
 						}
-						if nb != upb {
-							if nb != 0 {
-								next = 0 // the lanes part ways
-							} else if next != 0 {
-								next = 1 << (l - 1)
-							}
-							// Some lanes stop at level l-1 (at level 0 they have the
-							// coefficients already).
-							if l > 1 {
-								e, zn := &ent[g+l-1], z[mi+1<<(l-1)]
-								ar, ai, br, bi = bc(e.ar).Merge(ar, up), bc(e.ai).Merge(ai, up), bc(e.br).Merge(br, up), bc(e.bi).Merge(bi, up)
-								span = bc(float64(int(1)<<(l-1))).Merge(span, up)
-								zr, zi = bc(real(zn)).Merge(zr, up), bc(imag(zn)).Merge(zi, up)
-							}
-							if nb == 0 {
-								break
-							}
+						if nb == 0 {
+							break
 						}
-						up, upb = valid, nb
+						up, lvl = nb, l
 					}
+					stops[lvl] = up
+					mixed = mixed || blkBits != stepBits
 				}
 			}
-			var nr, ni archsimd.Float64x4
 			vcr, vci := archsimd.LoadFloat64x4(&cr), archsimd.LoadFloat64x4(&ci)
-			if plain {
-				// d <- (2 Z + d) d + dc
-				z0 := z[mi]
+			var nr, ni, zr, zi archsimd.Float64x4
+			next := 0 // the span every lane took, or 0
+			switch {
+			case blkBits == 0:
+				// d <- (2 Z + d) d + dc, landing on m+1.
+				z0, z1 := z[mi], z[mi+1]
 				tr, ti := bc(2).Mul(bc(real(z0))).Add(dr), bc(2).Mul(bc(imag(z0))).Add(di)
 				nr, ni = tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
-			}
-			if block {
-				// d <- A d + B dc
+				zr, zi = bc(real(z1)), bc(imag(z1))
+				m = m.Add(bc(1)).Merge(m, step)
+				next = 1
+			case !mixed:
+				// d <- A d + B dc, every lane the same block.
+				e, z1 := &ent[int(base[mi-1])+lvl], z[mi+1<<lvl]
+				ar, ai, br, bi := bc(e.ar), bc(e.ai), bc(e.br), bc(e.bi)
+				nr = ar.Mul(dr).Sub(ai.Mul(di)).Add(br.Mul(vcr)).Sub(bi.Mul(vci))
+				ni = ar.Mul(di).Add(ai.Mul(dr)).Add(br.Mul(vci)).Add(bi.Mul(vcr))
+				zr, zi = bc(real(z1)), bc(imag(z1))
+				next = 1 << lvl
+				m = m.Add(bc(float64(next))).Merge(m, step)
+			default:
+				// Lanes that part ways: each lane's block (or Z for a plain step) gathered
+				// lane by lane, both steps computed, each lane keeping its own.
+				var sar, sai, sbr, sbi, ssp, sz0r, sz0i, sz1r, sz1i, sel [W]float64
+				z0 := z[mi]
+				g := int(base[mi-1])
+				for i := range W {
+					if stepBits&(1<<i) == 0 {
+						continue
+					}
+					l := -1
+					if blkBits&(1<<i) != 0 {
+						for l = 0; stops[l]&(1<<i) == 0; l++ {
+						}
+					}
+					z1 := z[mi+1]
+					if l >= 0 {
+						e := &ent[g+l]
+						sar[i], sai[i], sbr[i], sbi[i], sel[i] = e.ar, e.ai, e.br, e.bi, 1
+						z1 = z[mi+1<<l]
+					}
+					ssp[i], sz1r[i], sz1i[i] = float64(int(1)<<max(l, 0)), real(z1), imag(z1)
+					sz0r[i], sz0i[i] = real(z0), imag(z0)
+				}
+				ld := archsimd.LoadFloat64x4
+				tr, ti := bc(2).Mul(ld(&sz0r)).Add(dr), bc(2).Mul(ld(&sz0i)).Add(di)
+				pr, pi := tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
+				ar, ai, br, bi := ld(&sar), ld(&sai), ld(&sbr), ld(&sbi)
 				qr := ar.Mul(dr).Sub(ai.Mul(di)).Add(br.Mul(vcr)).Sub(bi.Mul(vci))
 				qi := ar.Mul(di).Add(ai.Mul(dr)).Add(br.Mul(vci)).Add(bi.Mul(vcr))
-				if plain {
-					nr, ni = qr.Merge(nr, blk), qi.Merge(ni, blk)
-				} else {
-					nr, ni = qr, qi
-				}
+				blk := ld(&sel).Greater(bc(0))
+				nr, ni = qr.Merge(pr, blk), qi.Merge(pi, blk)
+				zr, zi = ld(&sz1r), ld(&sz1i)
+				m = m.Add(ld(&ssp)).Merge(m, step)
 			}
 			dr, di = nr.Merge(dr, step), ni.Merge(di, step)
-			m = m.Add(span).Merge(m, step)
 			if uniform = next != 0 && stepBits == active; uniform {
 				mi += next
 			}
@@ -151,7 +161,7 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			zr, zi = zr.Add(dr), zi.Add(di)
 			z2 := zr.Mul(zr).Add(zi.Mul(zi))
 			ev := z2.Greater(bc(4)).Or(z2.Less(dr.Mul(dr).Add(di.Mul(di)).Max(bc(0x1p-900)))).Or(m.GreaterEqual(archsimd.LoadFloat64x4(&lim)))
-			bits := ev.And(step).ToBits()
+			bits := ev.ToBits() & stepBits
 			if bits == 0 {
 				continue
 			}
