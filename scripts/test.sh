@@ -46,6 +46,21 @@ go test -race -count=1 -timeout 40m ./...
 echo "test: go test ./fractal (full-size numerics), and export's deep automatic density"
 go test -count=1 -timeout 30m ./fractal/
 go test -count=1 -timeout 10m -run 'TestExportAutoDensityDeep' ./export/
+# The vector loops of the deep-zoom CPU renderer (GOEXPERIMENT=simd, as make build and the
+# packages build): vet and staticcheck of that build, fractal's batch tests (each on the scalar,
+# AVX2 and AVX-512 loops the CPU has, against the scalar PerturbEscape bit for bit) and the CPU
+# renderer's tests on the widest loop (TestVectorPathsMatchScalar forces each loop), then (but
+# for those two tests, the cancel test's references being slow) on AVX2 alone
+# (MANDELSCOPE_SIMD=avx2) and on the scalar loop; the runs above were the default build,
+# without the experiment. About 40 s.
+echo "test: GOEXPERIMENT=simd (vector loops): vet, staticcheck, batch and deep tests"
+GOEXPERIMENT=simd go vet ./fractal/... ./render/cpu/...
+GOEXPERIMENT=simd go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./fractal/... ./render/cpu/...
+GOEXPERIMENT=simd go test -count=1 -timeout 10m -run 'PerturbBatch|ChooseVector' ./fractal/
+GOEXPERIMENT=simd go test -count=1 -timeout 10m ./render/cpu/
+for simd in avx2 scalar; do
+  MANDELSCOPE_SIMD=$simd GOEXPERIMENT=simd go test -count=1 -timeout 10m -skip 'TestCancelInsideDeepPixel|TestVectorPathsMatchScalar' ./render/cpu/
+done
 # The platforms beyond this one: every package vetted for Windows, the pure-Go ones for macOS and
 # FreeBSD (the Windows build itself is part of make package-check).
 echo "test: go vet for windows, darwin and freebsd"
