@@ -51,7 +51,9 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 	// mi, with uniform set.
 	mi, uniform := 0, false
 	active := uint8(1)<<len(dcr) - 1 // the lanes with a pixel still going
-	var stops [64]uint8
+	// The least nlim and lim of the lanes going: while the lanes are uniform at mi, no lane
+	// needs room tested below nlimMin - mi, nor the check for the end below limMin.
+	nlimMin, limMin := maxIter, min(maxIter, last)
 	for {
 		if stopped(stop) {
 			return false
@@ -73,29 +75,26 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			step := m.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := step.ToBits()
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
-			// or, when they part ways, stops[l] holds the lanes that stop at level l.
+			// unless mixed (some lanes plain, or blocks of several levels, or room for
+			// maxIter to check), when each lane's own is found lane by lane.
 			blkBits, lvl, mixed := uint8(0), 0, false
+			var ad archsimd.Float64x8
 			if mi > 0 && mi <= tableEnd {
 				abs := archsimd.BroadcastUint64x8(1<<63 - 1)
-				ad := dr.AsUint64x8().And(abs).AsFloat64x8().Add(di.AsUint64x8().And(abs).AsFloat64x8())
+				ad = dr.AsUint64x8().And(abs).AsFloat64x8().Add(di.AsUint64x8().And(abs).AsFloat64x8())
 				g, end := int(base[mi-1]), int(base[mi])
-				if blkBits = ad.Less(bc(rad[g])).ToBits() & stepBits; blkBits != 0 {
-					// The levels valid in a row, as far as maxIter leaves room.
-					room := archsimd.LoadFloat64x8(&nlim).Sub(m)
-					up := blkBits
-					for l := 1; g+l < end; l++ {
-						nb := up & ad.Less(bc(rad[g+l])).ToBits() & room.GreaterEqual(bc(float64(int(1)<<l))).ToBits()
-						stops[l-1] = up &^ nb
-						if nb != up && nb != 0 {
-							mixed = true
-						}
-						if nb == 0 {
-							break
-						}
-						up, lvl = nb, l
+				blkBits = ad.Less(bc(rad[g])).ToBits() & stepBits
+				mixed = blkBits != 0 && blkBits != stepBits
+				for l := 1; blkBits == stepBits && g+l < end; l++ {
+					nb := ad.Less(bc(rad[g+l])).ToBits() & stepBits
+					if nb == 0 {
+						break
 					}
-					stops[lvl] = up
-					mixed = mixed || blkBits != stepBits
+					if nb != stepBits || 1<<l > nlimMin-mi {
+						mixed = true
+						break
+					}
+					lvl = l
 				}
 			}
 			vcr, vci := archsimd.LoadFloat64x8(&cr), archsimd.LoadFloat64x8(&ci)
@@ -122,16 +121,19 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			default:
 				// Lanes that part ways: each lane's block (or Z for a plain step) gathered
 				// lane by lane, both steps computed, each lane keeping its own.
-				var sar, sai, sbr, sbi, ssp, sz0r, sz0i, sz1r, sz1i, sel [W]float64
+				var sar, sai, sbr, sbi, ssp, sz0r, sz0i, sz1r, sz1i, sel, sad [W]float64
+				ad.Store(&sad)
 				z0 := z[mi]
-				g := int(base[mi-1])
+				g, end := int(base[mi-1]), int(base[mi])
 				for i := range W {
 					if stepBits&(1<<i) == 0 {
 						continue
 					}
 					l := -1
 					if blkBits&(1<<i) != 0 {
-						for l = 0; stops[l]&(1<<i) == 0; l++ {
+						// PerturbEscape's climb.
+						room := int(nlim[i]) - mi
+						for l = 0; g+l+1 < end && 2<<l <= room && sad[i] < rad[g+l+1]; l++ {
 						}
 					}
 					z1 := z[mi+1]
@@ -162,9 +164,11 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			// to do.
 			zr, zi = zr.Add(dr), zi.Add(di)
 			z2 := zr.Mul(zr).Add(zi.Mul(zi))
-			ev := z2.Greater(bc(4)).Or(z2.Less(dr.Mul(dr).Add(di.Mul(di)).Max(bc(0x1p-900)))).Or(m.GreaterEqual(archsimd.LoadFloat64x8(&lim)))
-			bits := ev.ToBits() & stepBits
-			if bits == 0 {
+			evBits := z2.Greater(bc(4)).ToBits() | z2.Less(dr.Mul(dr).Add(di.Mul(di)).Max(bc(0x1p-900))).ToBits()
+			if !uniform || mi >= limMin {
+				evBits |= m.GreaterEqual(archsimd.LoadFloat64x8(&lim)).ToBits()
+			}
+			if evBits &= stepBits; evBits == 0 {
 				continue
 			}
 			dr.Store(&sdr)
@@ -173,7 +177,7 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			zi.Store(&szi)
 			m.Store(&sm)
 			for i := range W {
-				if bits&(1<<i) != 0 {
+				if evBits&(1<<i) != 0 {
 					sdr[i], sdi[i], sm[i], nlim[i] = laneCheck(ref, i, sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
 					lim[i] = min(nlim[i], float64(last))
 					if sm[i] == math.Inf(1) {
@@ -182,6 +186,12 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 				}
 			}
 			uniform = false
+			nlimMin, limMin = maxIter, maxIter
+			for i := range W {
+				if active&(1<<i) != 0 {
+					nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+				}
+			}
 			dr, di = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi)
 			m = archsimd.LoadFloat64x8(&sm)
 		}
