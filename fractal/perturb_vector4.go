@@ -19,9 +19,12 @@ import (
 // path through the reference and the table), so that every lane that steps reads the same
 // Z_m and the same BLA group, loaded once and broadcast, with no gather. Each lane takes
 // PerturbEscape's decision for itself: level 0 valid or a plain step, then the levels valid
-// in a row (one compare of all lanes a level), the largest one's block applied. The check
-// after the step is vector compares that catch every lane with something to do (its pixel
-// escaped, rebases, reached the reference's end or maxIter), and such a lane goes through
+// in a row, the largest one's block applied. While the lanes agree (every lane a plain step,
+// or every lane the same block: nearly always), one compare of all lanes a level finds it
+// and one Z and one block are broadcast; lanes that part ways climb and gather theirs lane
+// by lane, and both steps are computed, each lane keeping its own. The check after the step
+// is vector compares that catch every lane with something to do (its pixel escaped,
+// rebases, reached the reference's end or maxIter), and such a lane goes through
 // PerturbEscape's own check (laneCheck). Every lane's arithmetic is PerturbEscape's, in its
 // order, without fused multiply-adds: the results are PerturbEscape's bit for bit.
 func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) bool {
