@@ -46,6 +46,11 @@ go test -race -count=1 -timeout 40m ./...
 echo "test: go test ./fractal (full-size numerics), and export's deep automatic density"
 go test -count=1 -timeout 30m ./fractal/
 go test -count=1 -timeout 10m -run 'TestExportAutoDensityDeep' ./export/
+# The platforms beyond this one: every package vetted for Windows, the pure-Go ones for macOS and
+# FreeBSD (the Windows build itself is part of make package-check).
+echo "test: go vet for windows, darwin and freebsd"
+CROSS_BUILD=0 ./scripts/cross-check.sh
+
 # The vector loops of the deep-zoom CPU renderer (GOEXPERIMENT=simd, as make build and the
 # packages build): vet and staticcheck of that build, fractal's batch tests (each on the scalar,
 # AVX2 and AVX-512 loops the CPU has, against the scalar PerturbEscape bit for bit) and the CPU
@@ -61,10 +66,6 @@ GOEXPERIMENT=simd go test -count=1 -timeout 10m ./render/cpu/
 for simd in avx2 scalar; do
   MANDELSCOPE_SIMD=$simd GOEXPERIMENT=simd go test -count=1 -timeout 10m -skip 'TestCancelInsideDeepPixel|TestVectorPathsMatchScalar' ./render/cpu/
 done
-# The platforms beyond this one: every package vetted for Windows, the pure-Go ones for macOS and
-# FreeBSD (the Windows build itself is part of make package-check).
-echo "test: go vet for windows, darwin and freebsd"
-CROSS_BUILD=0 ./scripts/cross-check.sh
 
 echo "test: fuzz targets, $FUZZTIME each"
 for f in $(git ls-files '*_test.go'); do
