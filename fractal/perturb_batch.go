@@ -9,10 +9,13 @@ import (
 // PerturbEscapeBatch is PerturbEscape for many pixels of one frame: n[i] and nu[i] get
 // PerturbEscape(ref, bla, dcr[i], dci[i], maxIter, stop), bit for bit, whichever loop computes
 // them. Built with GOEXPERIMENT=simd on amd64 it runs several pixels a vector register (see
-// VectorPath): each lane iterates its own pixel with the same float64 operations in the same
-// order as PerturbEscape, and a lane whose pixel ends takes the next one, so that no lane idles
-// while pixels remain. It returns false when stop closed first (the results are then
-// meaningless).
+// VectorPath), in groups of neighbouring pixels (dcr's order), which follow nearly the same
+// path through the reference and the BLA table, so that the lanes go in step. A lane whose
+// pixel ends waits for its group's last one: refilled with the next pixel, it would start at
+// the orbit's beginning and hold the others back. Each lane iterates its own pixel with the
+// same float64 operations in the same order as PerturbEscape (bit for bit as long as Go does not fuse the scalar loop's multiplies
+// and adds: it does not on amd64 below GOAMD64=v3, the default being v1). It returns false when
+// stop closed first (the results are then meaningless).
 func PerturbEscapeBatch(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
 	if len(dci) != len(dcr) || len(n) < len(dcr) || len(nu) < len(dcr) {
 		panic(fmt.Sprintf("fractal: PerturbEscapeBatch with %d, %d deltas and %d, %d results", len(dcr), len(dci), len(n), len(nu)))
