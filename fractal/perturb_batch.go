@@ -32,6 +32,25 @@ func PerturbEscapeBatch(ref *Reference, bla *BLA, dcr, dci []float64, maxIter in
 	return true
 }
 
+// PerturbEscapeDEBatch is PerturbEscapeBatch with the derivative: out[i] gets
+// PerturbEscapeDE(ref, bla, dcr[i], dci[i], maxIter, spacing, stop), bit for bit, on the same
+// loops. It returns false when stop closed first.
+func PerturbEscapeDEBatch(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, spacing float64, stop <-chan struct{}, out []Result) bool {
+	if len(dci) != len(dcr) || len(out) < len(dcr) {
+		panic(fmt.Sprintf("fractal: PerturbEscapeDEBatch with %d, %d deltas and %d results", len(dcr), len(dci), len(out)))
+	}
+	if vectorWidth > 0 && len(dcr) > 1 {
+		return perturbBatchDEVector(vectorWidth, ref, bla, dcr, dci, maxIter, spacing, stop, out)
+	}
+	for i := range dcr {
+		out[i] = PerturbEscapeDE(ref, bla, dcr[i], dci[i], maxIter, spacing, stop)
+		if out[i].N < 0 && stopped(stop) {
+			return false
+		}
+	}
+	return true
+}
+
 // vectorWidth is the number of pixels a vector register holds in PerturbEscapeBatch: 8
 // (AVX-512), 4 (AVX2) or 0 (the scalar loop).
 var vectorWidth = chooseVectorWidth(os.Getenv("MANDELSCOPE_SIMD"))

@@ -147,6 +147,44 @@ func TestPerturbBatchMatchesScalar(t *testing.T) {
 	}
 }
 
+// TestPerturbDEBatchMatchesScalar is TestPerturbBatchMatchesScalar with the derivative:
+// PerturbEscapeDEBatch on each loop against PerturbEscapeDE, every field of the result bit for
+// bit.
+func TestPerturbDEBatchMatchesScalar(t *testing.T) {
+	bits := func(r Result) [5]uint64 {
+		return [5]uint64{uint64(r.N), math.Float64bits(r.Nu), math.Float64bits(r.DE), math.Float64bits(r.Ur), math.Float64bits(r.Ui)}
+	}
+	for _, c := range batchCases(t) {
+		dcr, dci := make([]float64, len(c.px)), make([]float64, len(c.px))
+		want := make([]Result, len(c.px))
+		for i, p := range c.px {
+			dcr[i], dci[i] = c.f.Delta(p[0], p[1])
+			want[i] = PerturbEscapeDE(c.f.Ref, c.bla, dcr[i], dci[i], c.f.Loc.Iterations, c.f.Spacing, nil)
+		}
+		for _, w := range vectorWidths() {
+			t.Run(fmt.Sprintf("%s/width=%d", c.name, w), func(t *testing.T) {
+				restore, _ := ForceVectorPath(w)
+				defer restore()
+				got := make([]Result, len(c.px))
+				if !PerturbEscapeDEBatch(c.f.Ref, c.bla, dcr, dci, c.f.Loc.Iterations, c.f.Spacing, nil, got) {
+					t.Fatal("the batch stopped without a stop channel")
+				}
+				bad := 0
+				for i := range got {
+					if bits(got[i]) != bits(want[i]) {
+						if bad++; bad <= 5 {
+							t.Errorf("pixel %v: %+v; PerturbEscapeDE %+v", c.px[i], got[i], want[i])
+						}
+					}
+				}
+				if bad > 0 {
+					t.Errorf("%d of %d pixels differ from PerturbEscapeDE", bad, len(got))
+				}
+			})
+		}
+	}
+}
+
 // TestPerturbBatchStops checks that every loop ends a batch whose stop is closed, inside its
 // pixels (the cardioid's never escape: 1e8 iterations each would take minutes).
 func TestPerturbBatchStops(t *testing.T) {
@@ -170,6 +208,9 @@ func TestPerturbBatchStops(t *testing.T) {
 		n, nu := make([]int, 16), make([]float64, 16)
 		if PerturbEscapeBatch(f.Ref, nil, dcr, dci, l.Iterations, stop, n, nu) {
 			t.Errorf("width %d: the batch finished with its stop closed", w)
+		}
+		if PerturbEscapeDEBatch(f.Ref, nil, dcr, dci, l.Iterations, f.Spacing, stop, make([]Result, 16)) {
+			t.Errorf("width %d: the batch with the derivative finished with its stop closed", w)
 		}
 		restore()
 	}

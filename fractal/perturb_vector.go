@@ -19,6 +19,21 @@ func hardwareVectorWidth() int {
 	return 0
 }
 
+// perturbBatchDEVector is PerturbEscapeDEBatch on the vector loop of width w (8 or 4).
+func perturbBatchDEVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, spacing float64, stop <-chan struct{}, out []Result) bool {
+	group := perturbGroupDE4
+	if w == 8 {
+		group = perturbGroupDE8
+	}
+	for k := 0; k < len(dcr); k += w {
+		e := min(k+w, len(dcr))
+		if !group(ref, bla, dcr[k:e], dci[k:e], maxIter, spacing, stop, out[k:e]) {
+			return false
+		}
+	}
+	return true
+}
+
 // perturbBatchVector is PerturbEscapeBatch on the vector loop of width w (8 or 4): the
 // pixels in groups of w neighbours, which follow nearly the same path (see perturbGroup8).
 func perturbBatchVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
@@ -57,6 +72,29 @@ func laneCheck(ref *Reference, i int, dr, di, zr, zi, mf, nlim, dcr, dci float64
 	}
 	if n >= maxIter {
 		outN[i], outNu[i] = -1, 0
+		return 0, 0, math.Inf(1), nlim
+	}
+	return dr, di, float64(m), float64(maxIter - (n - m))
+}
+
+// laneCheckDE is laneCheck for the loops with the derivative w: an escaped pixel's result
+// (PerturbEscapeDE's) goes to out[i], one that reaches maxIter gets N = -1.
+func laneCheckDE(ref *Reference, i int, dr, di, zr, zi, wr, wi, mf, nlim, dcr, dci float64, maxIter int, spacing float64, out []Result) (float64, float64, float64, float64) {
+	last, period := len(ref.Z)-1, ref.period
+	m, n := int(mf), maxIter-int(nlim)+int(mf)
+	z2 := zr*zr + zi*zi
+	if z2 > 4 {
+		out[i] = smoothDE(zr, zi, ref.cre+dcr, ref.cim+dci, wr, wi, spacing, n)
+		return 0, 0, math.Inf(1), nlim
+	}
+	if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 {
+		dr, di = zr, zi
+		m = 0
+	} else if m == last {
+		m -= period
+	}
+	if n >= maxIter {
+		out[i] = Result{N: -1}
 		return 0, 0, math.Inf(1), nlim
 	}
 	return dr, di, float64(m), float64(maxIter - (n - m))
