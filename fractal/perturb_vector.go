@@ -39,7 +39,7 @@ func perturbBatchDEVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, m
 func perturbBatchVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
 	group := perturbGroup4
 	if w == 8 {
-		group = perturbGroup8
+		group, w = perturbGroup16, 16
 	}
 	for k := 0; k < len(dcr); k += w {
 		e := min(k+w, len(dcr))
