@@ -37,15 +37,20 @@ func perturbBatchDEVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, m
 // perturbBatchVector is PerturbEscapeBatch on the vector loop of width w (8 or 4): the
 // pixels in groups of w neighbours, which follow nearly the same path (see perturbGroup8).
 func perturbBatchVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
-	group := perturbGroup4
+	// Two vectors a group (perturbGroup16, perturbGroup8x4), one for the last few pixels.
+	group2, group1 := perturbGroup8x4, perturbGroup4
 	if w == 8 {
-		group, w = perturbGroup16, 16
+		group2, group1 = perturbGroup16, perturbGroup8
 	}
-	for k := 0; k < len(dcr); k += w {
-		e := min(k+w, len(dcr))
+	for k := 0; k < len(dcr); {
+		group, e := group2, min(k+2*w, len(dcr))
+		if e-k <= w {
+			group = group1
+		}
 		if !group(ref, bla, dcr[k:e], dci[k:e], maxIter, stop, n[k:e], nu[k:e]) {
 			return false
 		}
+		k = e
 	}
 	return true
 }
