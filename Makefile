@@ -8,8 +8,10 @@ export PATH := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mandelscope/go/bin:$(PATH)
 run: build
 	./mandelscope
 
+# GOEXPERIMENT=simd builds the vector loops of the deep-zoom CPU renderer (fractal.VectorPath:
+# AVX-512 or AVX2, chosen at run time); a plain `go build` gives the scalar loop.
 build: deps-build
-	go build -o mandelscope .
+	GOEXPERIMENT=simd go build -o mandelscope .
 
 test: deps-test
 	./scripts/test.sh

@@ -17,6 +17,9 @@ out=$(realpath -m "${1:-dist}")
 tools=$(mktemp -d)
 GOBIN="$tools" go install fyne.io/tools/cmd/fyne@v1.7.4
 fyne=("$tools/fyne")
+# The release binaries carry the deep-zoom CPU renderer's vector loops (AVX-512 or AVX2, chosen at
+# run time; the scalar loop elsewhere), as make build does.
+export GOEXPERIMENT=simd
 version=$(awk -F'"' '/^[[:space:]]*Version[[:space:]]*=/{print $2; exit}' FyneApp.toml)
 mkdir -p "$out"
 # A release build bumps Build in FyneApp.toml (and reformats it): keep the file as committed.

@@ -63,6 +63,22 @@ echo "test: Kubernetes manifests (deploy/kubernetes/check)"
 echo "test: go vet for windows, darwin and freebsd"
 CROSS_BUILD=0 ./scripts/cross-check.sh
 
+# The vector loops of the deep-zoom CPU renderer (GOEXPERIMENT=simd, as make build and the
+# packages build): vet and staticcheck of that build, fractal's batch tests (each on the scalar,
+# AVX2 and AVX-512 loops the CPU has, against the scalar PerturbEscape bit for bit) and the CPU
+# renderer's tests on the widest loop (TestVectorPathsMatchScalar forces each loop), then (but
+# for those two tests, the cancel test's references being slow) on AVX2 alone
+# (MANDELSCOPE_SIMD=avx2) and on the scalar loop; the runs above were the default build,
+# without the experiment. About 40 s.
+echo "test: GOEXPERIMENT=simd (vector loops): vet, staticcheck, batch and deep tests"
+GOEXPERIMENT=simd go vet ./fractal/... ./render/cpu/...
+GOEXPERIMENT=simd go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./fractal/... ./render/cpu/...
+GOEXPERIMENT=simd go test -count=1 -timeout 10m -run 'Perturb(DE)?Batch|ChooseVector' ./fractal/
+GOEXPERIMENT=simd go test -count=1 -timeout 10m ./render/cpu/
+for simd in avx2 scalar; do
+  MANDELSCOPE_SIMD=$simd GOEXPERIMENT=simd go test -count=1 -timeout 10m -skip 'TestCancelInsideDeepPixel|TestVectorPathsMatchScalar' ./render/cpu/
+done
+
 echo "test: fuzz targets, $FUZZTIME each"
 for f in $(git ls-files '*_test.go'); do
   for t in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //'); do

@@ -152,6 +152,10 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 	it := f.Loc.Iterations
 	deriv := f.NeedsDerivative()
 	s32 := float32(f.Spacing)
+	if perturb {
+		perturbRow(ctx, f, bla, deriv, y, x0, x1, out)
+		return
+	}
 	for x := x0; x < x1; x++ {
 		if it >= 1<<16 && ctx.Err() != nil {
 			return
@@ -164,18 +168,12 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		case perturbExp:
 			dr, di := f.DeltaExp(x, y)
 			r.N, r.Nu = fractal.PerturbEscapeExp(f.Ref, blaExp, dr, di, it, ctx.Done())
-		case deriv && perturb:
-			dr, di := f.Delta(x, y)
-			r = fractal.PerturbEscapeDE(f.Ref, bla, dr, di, it, f.Spacing, ctx.Done())
 		case deriv && f32:
 			re, im := f.Point32(x, y)
 			r = fractal.EscapeDE32(re, im, it, s32)
 		case deriv:
 			re, im := f.Point64(x, y)
 			r = fractal.EscapeDE64(re, im, it, f.Spacing)
-		case perturb:
-			dr, di := f.Delta(x, y)
-			r.N, r.Nu = fractal.PerturbEscape(f.Ref, bla, dr, di, it, ctx.Done())
 		case f32:
 			re, im := f.Point32(x, y)
 			r.N, r.Nu = fractal.Escape32(re, im, it)
@@ -184,5 +182,35 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			r.N, r.Nu = fractal.Escape64(re, im, it)
 		}
 		out[x-x0] = r.Sample()
+	}
+}
+
+// perturbRow is computeRow for a Perturbation frame: the row's pixels go to
+// fractal.PerturbEscapeBatch (or PerturbEscapeDEBatch with the derivative) together, which
+// runs several a vector register where the build and the CPU have a vector loop
+// (fractal.VectorPath), with the same results as PerturbEscape (PerturbEscapeDE) pixel by
+// pixel.
+func perturbRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, deriv bool, y, x0, x1 int, out []colour.Sample) {
+	w := x1 - x0
+	dcr, dci := make([]float64, w), make([]float64, w)
+	for x := x0; x < x1; x++ {
+		dcr[x-x0], dci[x-x0] = f.Delta(x, y)
+	}
+	if deriv {
+		res := make([]fractal.Result, w)
+		if !fractal.PerturbEscapeDEBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, f.Spacing, ctx.Done(), res) {
+			return // cancelled: rows cuts the row
+		}
+		for i, r := range res {
+			out[i] = r.Sample()
+		}
+		return
+	}
+	n, nu := make([]int, w), make([]float64, w)
+	if !fractal.PerturbEscapeBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, ctx.Done(), n, nu) {
+		return // cancelled: rows cuts the row
+	}
+	for i := range w {
+		out[i] = fractal.Result{N: n[i], Nu: nu[i]}.Sample()
 	}
 }

@@ -130,7 +130,7 @@ func BenchmarkRenderDeep(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		rows int // rows rendered, from the middle (1024 = the whole image)
-	}{{"p136119z45", 1024}, {"p136119z50", 1024}, {"p8007", 1024}, {"p136119z45", 64}} {
+	}{{"p136119z45", 1024}, {"p136119z50", 1024}, {"p136119near", 1024}, {"p8007", 1024}, {"p136119z45", 64}} {
 		b.Run(fmt.Sprintf("%s/rows=%d", c.name, c.rows), func(b *testing.B) {
 			f := fractal.NewFrame(deepLocation(b, c.name), 1024, 1024)
 			rect := image.Rect(0, 512-c.rows/2, 1024, 512+c.rows/2)

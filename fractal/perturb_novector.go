@@ -1,0 +1,15 @@
+//go:build !(goexperiment.simd && amd64)
+
+package fractal
+
+// hardwareVectorWidth is 0: this build has no vector loop (it needs GOEXPERIMENT=simd on
+// amd64).
+func hardwareVectorWidth() int { return 0 }
+
+func perturbBatchVector(int, *Reference, *BLA, []float64, []float64, int, <-chan struct{}, []int, []float64) bool {
+	panic("fractal: no vector loop in this build")
+}
+
+func perturbBatchDEVector(int, *Reference, *BLA, []float64, []float64, int, float64, <-chan struct{}, []Result) bool {
+	panic("fractal: no vector loop in this build")
+}

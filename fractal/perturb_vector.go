@@ -1,0 +1,106 @@
+//go:build goexperiment.simd && amd64
+
+package fractal
+
+import (
+	"math"
+	"simd/archsimd"
+)
+
+// hardwareVectorWidth is the widest vector loop this CPU runs: 8 pixels a register with
+// AVX-512, 4 with AVX2, else 0.
+func hardwareVectorWidth() int {
+	switch {
+	case archsimd.X86.AVX512():
+		return 8
+	case archsimd.X86.AVX2():
+		return 4
+	}
+	return 0
+}
+
+// perturbBatchDEVector is PerturbEscapeDEBatch on the vector loop of width w (8 or 4).
+func perturbBatchDEVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, spacing float64, stop <-chan struct{}, out []Result) bool {
+	group := perturbGroupDE4
+	if w == 8 {
+		group = perturbGroupDE8
+	}
+	for k := 0; k < len(dcr); k += w {
+		e := min(k+w, len(dcr))
+		if !group(ref, bla, dcr[k:e], dci[k:e], maxIter, spacing, stop, out[k:e]) {
+			return false
+		}
+	}
+	return true
+}
+
+// perturbBatchVector is PerturbEscapeBatch on the vector loop of width w (8 or 4): the
+// pixels in groups of w neighbours, which follow nearly the same path (see perturbGroup8).
+func perturbBatchVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
+	// Two vectors a group (perturbGroup16, perturbGroup8x4), one for the last few pixels.
+	group2, group1 := perturbGroup8x4, perturbGroup4
+	if w == 8 {
+		group2, group1 = perturbGroup16, perturbGroup8
+	}
+	for k := 0; k < len(dcr); {
+		group, e := group2, min(k+2*w, len(dcr))
+		if e-k <= w {
+			group = group1
+		}
+		if !group(ref, bla, dcr[k:e], dci[k:e], maxIter, stop, n[k:e], nu[k:e]) {
+			return false
+		}
+		k = e
+	}
+	return true
+}
+
+// laneCheck is PerturbEscape's check after a step, for lane i of a vector loop whose compares
+// found that the lane may have something to do: its pixel escaped (its results go to
+// outN[i] and outNu[i], and m becomes +Inf: the lane is done), reached maxIter (likewise),
+// rebases, or reached the reference's end; or nothing, after all. d is the lane's delta, z =
+// Z_m + d, m its index, nlim = maxIter - (n - m) for its count n (all as float64), dc its
+// pixel's delta c; it returns the lane's new d, m and nlim.
+func laneCheck(ref *Reference, i int, dr, di, zr, zi, mf, nlim, dcr, dci float64, maxIter int, outN []int, outNu []float64) (float64, float64, float64, float64) {
+	last, period := len(ref.Z)-1, ref.period
+	m, n := int(mf), maxIter-int(nlim)+int(mf)
+	z2 := zr*zr + zi*zi
+	if z2 > 4 {
+		outN[i], outNu[i] = n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n)
+		return 0, 0, math.Inf(1), nlim
+	}
+	if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 {
+		dr, di = zr, zi
+		m = 0
+	} else if m == last {
+		m -= period
+	}
+	if n >= maxIter {
+		outN[i], outNu[i] = -1, 0
+		return 0, 0, math.Inf(1), nlim
+	}
+	return dr, di, float64(m), float64(maxIter - (n - m))
+}
+
+// laneCheckDE is laneCheck for the loops with the derivative w: an escaped pixel's result
+// (PerturbEscapeDE's) goes to out[i], one that reaches maxIter gets N = -1.
+func laneCheckDE(ref *Reference, i int, dr, di, zr, zi, wr, wi, mf, nlim, dcr, dci float64, maxIter int, spacing float64, out []Result) (float64, float64, float64, float64) {
+	last, period := len(ref.Z)-1, ref.period
+	m, n := int(mf), maxIter-int(nlim)+int(mf)
+	z2 := zr*zr + zi*zi
+	if z2 > 4 {
+		out[i] = smoothDE(zr, zi, ref.cre+dcr, ref.cim+dci, wr, wi, spacing, n)
+		return 0, 0, math.Inf(1), nlim
+	}
+	if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 {
+		dr, di = zr, zi
+		m = 0
+	} else if m == last {
+		m -= period
+	}
+	if n >= maxIter {
+		out[i] = Result{N: -1}
+		return 0, 0, math.Inf(1), nlim
+	}
+	return dr, di, float64(m), float64(maxIter - (n - m))
+}
