@@ -148,7 +148,11 @@ func DecodeReference(r io.Reader) (*Reference, string, error) {
 			return nil, "", fmt.Errorf("its point's part %d claims %d bytes", i+1, n)
 		}
 		x := new(big.Float)
-		if err := x.GobDecode(d.bytes(int(n))); err != nil || d.err != nil {
+		g := d.bytes(int(n))
+		if d.err != nil || !validFloatGob(g) {
+			return nil, "", fmt.Errorf("its point's part %d does not decode", i+1)
+		}
+		if err := x.GobDecode(g); err != nil {
 			return nil, "", fmt.Errorf("its point's part %d does not decode", i+1)
 		}
 		if x.IsInf() || x.Prec() != uint(prec) {
@@ -285,4 +289,16 @@ func (c *ReferenceCache) Add(ref *Reference) {
 // for it in an empty cache).
 func ComputeFrameReference(ctx context.Context, f Frame, progress func(done, total int)) (*Reference, error) {
 	return (&ReferenceCache{}).Get(ctx, f, progress)
+}
+
+// validFloatGob reports whether b's header byte (after the version) holds values a big.Float
+// can have: a rounding mode, an accuracy and a form (zero or finite; infinities are refused
+// anyway) that exist. Float.GobDecode checks the mantissa but takes those bits as they come,
+// and a form that does not exist makes Float64 panic (found by FuzzDecodeReference).
+func validFloatGob(b []byte) bool {
+	if len(b) < 2 {
+		return len(b) == 0
+	}
+	mode, acc, form := b[1]>>5&7, b[1]>>3&3, b[1]>>1&3
+	return mode <= byte(big.ToPositiveInf) && acc <= 2 && form <= 1
 }
