@@ -286,29 +286,11 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 			}
 		}
 	}
-	for i, j := range mine {
-		if opt.Progress != nil {
-			opt.Progress(Progress{Phase: "keyframes", Done: i, Total: len(mine)})
-		}
-		f, err := keyFrame(j).WithReference(ctx, refs, nil)
-		if err != nil {
-			return sum, interrupted(err, work)
-		}
-		if err := computeKeyframe(ctx, c, f, filepath.Join(work, keyName(j))); err != nil {
-			if ctx.Err() != nil {
-				return sum, interrupted(err, work)
-			}
-			return sum, fmt.Errorf("keyframe %d: %v; the keyframes written are kept", j, err)
-		}
-		sum.Computed++
-		if opt.afterKeyframe != nil {
-			if err := opt.afterKeyframe(j); err != nil {
-				return sum, interrupted(err, work)
-			}
-		}
-	}
-	if opt.Progress != nil {
-		opt.Progress(Progress{Phase: "keyframes", Done: len(mine), Total: len(mine)})
+	err = computeKeyframes(ctx, c, opt, work, mine, func(j int) (fractal.Frame, error) {
+		return keyFrame(j).WithReference(ctx, refs, nil)
+	}, "; the keyframes written are kept", &sum)
+	if err != nil {
+		return sum, err
 	}
 	sum.Keyframe = time.Since(tk)
 	if err := userfile.WriteAtomic(filepath.Join(work, shardDone(opt.Shard, opt.Shards)), []byte("done\n"), 0, true); err != nil {

@@ -450,32 +450,15 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	}
 	sum.Density = loc.Color.Density
 	tk := time.Now()
-	for i, j := range missing {
-		if opt.Progress != nil {
-			opt.Progress(Progress{Phase: "keyframes", Done: i, Total: len(missing)})
-		}
+	err = computeKeyframes(ctx, c, opt, work, missing, func(j int) (fractal.Frame, error) {
 		f := keyFrame(j)
 		f.Derivative = deriv
-		if f, err = withRef(f); err != nil {
-			return sum, interrupted(err, work)
-		}
-		if err := computeKeyframe(ctx, c, f, filepath.Join(work, keyName(j))); err != nil {
-			if ctx.Err() != nil {
-				return sum, interrupted(err, work)
-			}
-			return sum, fmt.Errorf("keyframe %d: %v; the keyframes written are kept for --resume", j, err)
-		}
-		sum.Computed++
-		if opt.afterKeyframe != nil {
-			if err := opt.afterKeyframe(j); err != nil {
-				return sum, interrupted(err, work)
-			}
-		}
+		return withRef(f)
+	}, "; the keyframes written are kept for --resume", &sum)
+	if err != nil {
+		return sum, err
 	}
 	sum.Keyframe = time.Since(tk)
-	if opt.Progress != nil {
-		opt.Progress(Progress{Phase: "keyframes", Done: len(missing), Total: len(missing)})
-	}
 
 	// The frames.
 	if err := compose(ctx, plan, loc, opt, codec, enc, kw, kh, &sum); err != nil {
@@ -654,6 +637,38 @@ func composeFrame(comp *Composer, lv float64, outer, inner *unpacked, kw, kh, ro
 		if err := out(s); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// computeKeyframes computes keyframes js of the work folder in order, each from the frame
+// frame(j) gives (its reference orbit found), reporting progress and counting them in
+// sum.Computed. A cancel is an ErrInterrupted error; another failure names the keyframe, then
+// kept (what stays of the work).
+func computeKeyframes(ctx context.Context, c tile.Computer, opt Options, work string, js []int, frame func(j int) (fractal.Frame, error), kept string, sum *Summary) error {
+	for i, j := range js {
+		if opt.Progress != nil {
+			opt.Progress(Progress{Phase: "keyframes", Done: i, Total: len(js)})
+		}
+		f, err := frame(j)
+		if err != nil {
+			return interrupted(err, work)
+		}
+		if err := computeKeyframe(ctx, c, f, filepath.Join(work, keyName(j))); err != nil {
+			if ctx.Err() != nil {
+				return interrupted(err, work)
+			}
+			return fmt.Errorf("keyframe %d: %v%s", j, err, kept)
+		}
+		sum.Computed++
+		if opt.afterKeyframe != nil {
+			if err := opt.afterKeyframe(j); err != nil {
+				return interrupted(err, work)
+			}
+		}
+	}
+	if opt.Progress != nil {
+		opt.Progress(Progress{Phase: "keyframes", Done: len(js), Total: len(js)})
 	}
 	return nil
 }
