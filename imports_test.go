@@ -20,6 +20,7 @@ var allowedImports = map[string][]string{
 	"assets":             {},
 	"bookmarks":          {"colour", "fractal", "internal/userfile", "github.com/gofrs/flock", "internal/text"},
 	"colour":             {"assets", "internal/par", "internal/text"},
+	"docs":               {},
 	"exr":                {"github.com/klauspost/compress"},
 	"export":             {"colour", "exr", "fractal", "internal/tile", "internal/userfile", "github.com/gofrs/flock", "github.com/klauspost/compress", "golang.org/x/sys", "internal/text"},
 	"fractal":            {"colour", "assets", "internal/text"},
