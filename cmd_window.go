@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -27,12 +26,11 @@ import (
 // view). With MANDELSCOPE_TRACE_FRAMES set in the environment it prints a line on stderr for
 // every frame shown.
 func runWindow(args []string) error {
-	fs := cli.NewFlagSet("", os.Stderr)
-	lf := cli.AddLocationFlags(fs)
-	rend := fs.String("renderer", "auto", "renderer: auto (GPU, falling back to the CPU), gpu or cpu")
-	size := fs.String("size", "", "initial view size WxH in screen units (default 1280x800)")
+	fs := cli.NewFlagSet("")
+	wf := cli.AddWindowFlags(fs)
+	lf, rend, size := wf.Location, wf.Renderer, wf.Size
 	rest, err := cli.ParseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
+	if cli.WriteHelp(err, os.Stdout) { // the window's flags, with the commands: mandelscope --help
 		return nil
 	}
 	if err != nil {

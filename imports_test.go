@@ -15,7 +15,7 @@ import (
 // A new import is a decision: add it here.
 var allowedImports = map[string][]string{
 	"":                   {"app", "app/preview", "assets", "export", "fractal", "internal/cli", "internal/clocale", "internal/text", "render", "fyne.io/fyne/v2"},
-	"app":                {"colour", "app/preview", "bookmarks", "export", "fractal", "gradients", "internal/nav", "internal/userfile", "internal/version", "render/cpu", "video", "fyne.io/fyne/v2", "internal/text"},
+	"app":                {"colour", "app/preview", "bookmarks", "docs", "export", "fractal", "gradients", "internal/nav", "internal/userfile", "internal/version", "render/cpu", "video", "fyne.io/fyne/v2", "internal/text"},
 	"app/preview":        {"colour", "fractal", "internal/tile"},
 	"assets":             {},
 	"bookmarks":          {"colour", "fractal", "internal/userfile", "github.com/gofrs/flock", "internal/text"},

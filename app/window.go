@@ -231,6 +231,7 @@ func New(a fyne.App, opts Options) *Window {
 	w.vid = installVideo(w)
 	w.nav = installNavigation(w)
 	installGradients(w)
+	installKeysHelp(w)
 	quit := fyne.NewMenuItem("Quit", w.Quit) // stays last in the menu (AddMenuItem)
 	quit.IsQuit, quit.Shortcut = true, quitShortcut
 	w.AddMenuItem("File", quit)

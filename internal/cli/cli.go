@@ -1,7 +1,9 @@
 // Package cli is mandelscope's command line, the window aside: the subcommands export,
 // assemble, recolour, video, bookmarks, gradients, probe, bench and version, the location flags they share with the
 // window, and one table (commands) from which both the dispatch and the list of commands in
-// the usage and error messages are made. It does not import Fyne: the window (cmd_window.go)
+// the usage and error messages are made; help.go holds what every command's --help says (its
+// usage lines, what it does and prints) and the flags a command refuses, which its help leaves
+// out. It does not import Fyne: the window (cmd_window.go)
 // and main.go stay in the root package, which calls Run for every command line that names a
 // command.
 package cli
@@ -13,6 +15,7 @@ import (
 	"io"
 	"strings"
 
+	"mandelscope/internal/text"
 	"mandelscope/internal/version"
 )
 
@@ -51,8 +54,15 @@ var commands = []command{
 	{"version", runVersion},
 }
 
-func runVersion(_ []string, stdout, _ io.Writer) error {
-	_, err := fmt.Fprintf(stdout, "mandelscope %s\n", version.Version)
+func runVersion(args []string, stdout, _ io.Writer) error {
+	rest, err := ParseFlags(NewFlagSet("version"), args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return UsageErr("unexpected argument %q", text.Clip(rest[0], 40))
+	}
+	_, err = fmt.Fprintf(stdout, "mandelscope %s\n", version.Version)
 	return err
 }
 
@@ -66,24 +76,39 @@ func names(sep string) string {
 }
 
 // Run dispatches a command line that starts with a command name (or help, -h, --help) and
-// turns its error into one line on stderr and an exit code.
+// turns its error into one line on stderr and an exit code. A command's -h or --help prints
+// its help on stdout (exit 0), as does `mandelscope help COMMAND`; `mandelscope --help` lists
+// the commands and the window's flags.
 func Run(args []string, stdout, stderr io.Writer) int {
 	name := ""
 	if len(args) > 0 {
 		name = args[0]
 	}
+	if name == "help" && len(args) > 1 { // help COMMAND [SUBCOMMAND]: that command's --help
+		return Run(append(append([]string{}, args[1:]...), "--help"), stdout, stderr)
+	}
 	for _, c := range commands {
 		if c.name == name {
-			return ExitCode(c.run(args[1:], stdout, stderr), "mandelscope "+name+": ", stderr)
+			err := c.run(args[1:], stdout, stderr)
+			if printHelp(err, stdout) {
+				return 0
+			}
+			return ExitCode(err, "mandelscope "+name+": ", stderr)
 		}
 	}
-	if name != "-h" && name != "--help" && name != "help" {
-		fmt.Fprintf(stderr, "mandelscope: unknown command %q (commands: %s)\n", name, names(", "))
+	if !isHelp(name) {
+		fmt.Fprintf(stderr, "mandelscope: unknown command %q (commands: %s)\n", text.Clip(name, 40), names(", "))
 		return 2
 	}
-	fmt.Fprintf(stdout, "usage: mandelscope [%s] [flags]  (no command opens the window)\n", names("|"))
+	if err := writeMainHelp(stdout); err != nil {
+		return ExitCode(err, "mandelscope: ", stderr)
+	}
 	return 0
 }
+
+// WriteHelp prints the help of the flag set whose -h or --help gave err (see ParseFlags) on
+// w and reports whether err was that; the window's flags print `mandelscope --help`.
+func WriteHelp(err error, w io.Writer) bool { return printHelp(err, w) }
 
 // ExitCode prints err as one line after prefix and returns the process exit code: 0 for no
 // error (or -h), the code an ExitError carries, else 1.

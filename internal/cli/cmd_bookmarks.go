@@ -39,10 +39,8 @@ func runBookmarks(args []string, stdout, stderr io.Writer) error {
 		return UsageErr("missing subcommand: %s", bookmarksUsage)
 	}
 	sub, args := args[0], args[1:]
-	if sub == "-h" || sub == "--help" || sub == "help" {
-		fmt.Fprintf(stdout, "usage: mandelscope bookmarks %s (file: $%s or the user config folder)\n",
-			strings.ReplaceAll(bookmarksUsage, " or ", ", "), bookmarks.EnvPath)
-		return nil
+	if isHelp(sub) {
+		return writeGroupHelp(stdout, "bookmarks")
 	}
 	run, ok := map[string]func([]string, io.Writer, io.Writer) error{
 		"list":   bookmarksList,
@@ -75,7 +73,7 @@ func wantArgs(pos []string, names ...string) error {
 func bookmarksPath() (string, error) { return bookmarks.DefaultPath() }
 
 func bookmarksList(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks list", stderr)
+	fs := NewFlagSet("bookmarks list")
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -120,7 +118,7 @@ func listLine(l fractal.Location) string {
 }
 
 func bookmarksAdd(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks add", stderr)
+	fs := NewFlagSet("bookmarks add")
 	lf := AddLocationFlags(fs)
 	thumb := fs.Bool("thumbnail", true, fmt.Sprintf("store a %dx%d thumbnail rendered on the CPU", thumbW, thumbH))
 	pos, err := ParseFlags(fs, args)
@@ -184,7 +182,7 @@ func renderThumbnail(l fractal.Location) ([]byte, error) {
 }
 
 func bookmarksRemove(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks rm", stderr)
+	fs := NewFlagSet("bookmarks rm")
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -205,7 +203,7 @@ func bookmarksRemove(args []string, stdout, stderr io.Writer) error {
 }
 
 func bookmarksRename(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks rename", stderr)
+	fs := NewFlagSet("bookmarks rename")
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -229,7 +227,7 @@ func bookmarksRename(args []string, stdout, stderr io.Writer) error {
 }
 
 func bookmarksImport(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks import", stderr)
+	fs := NewFlagSet("bookmarks import")
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -285,7 +283,7 @@ func (n *nameList) String() string     { return strings.Join(*n, ",") }
 func (n *nameList) Set(s string) error { *n = append(*n, s); return nil }
 
 func bookmarksExport(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks export", stderr)
+	fs := NewFlagSet("bookmarks export")
 	force := fs.Bool("force", false, "replace FILE if it exists")
 	var names nameList
 	fs.Var(&names, "name", "export only this bookmark (repeat for more; default all)")

@@ -115,8 +115,8 @@ func TestBookmarksCLIRoundTrip(t *testing.T) {
 func TestBookmarksCLIErrors(t *testing.T) {
 	bmFile(t)
 	bmOK(t, "add", "--center=0,0", "--zoom=1", "x")
-	if code, out, errs := bm(t, "add", "-h"); code != 0 || strings.Count(errs, "usage of mandelscope bookmarks add:") != 1 || out != "" {
-		t.Errorf("add -h: exit %d, stderr %q", code, errs)
+	if code, out, errs := bm(t, "add", "-h"); code != 0 || strings.Count(out, "usage: mandelscope bookmarks add ") != 1 || errs != "" {
+		t.Errorf("add -h: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	for _, c := range []struct {
 		args []string

@@ -110,7 +110,7 @@ func OneLine(err error) string {
 
 func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	job := exportJob{cmd: "export"}
-	fs := NewFlagSet("export", stderr)
+	fs := NewFlagSet("export")
 	lf := AddLocationFlags(fs)
 	size := fs.String("size", "", "image size WxH or 1080p, 4k, 8k, 16k, 32k (default: 1080p, or --from's size)")
 	ss := fs.Int("supersample", 1, "N: average N x N samples per pixel (1 to 4)")
@@ -122,7 +122,7 @@ func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	from := fs.String("from", "", "render the view stored in a Mandelscope PNG or raw file (and its size unless --size is given)")
 	fs.StringVar(&job.raw, "raw", "", "also write every computed sample to FILE.exr (OpenEXR: N, NF, DEX, DEY), for recolour")
 	fs.StringVar(&job.out, "o", "", "output file FILE.png (required unless --raw is given)")
-	shard := fs.String("shard", "", "I/N: render only shard I (0 to N-1) of N into FILE.png.shard-I-of-N, for `mandelscope assemble FILE.png`")
+	shard := fs.String("shard", "", "I/N: render only shard I (0 to N-1) of N into FILE.png.shard-I-of-N, for mandelscope assemble FILE.png")
 	refIn := fs.String("reference-in", "", "FILE: draw with the reference orbit in FILE (from --reference-out) rather than computing it; it must be this view's")
 	fs.StringVar(&job.refOut, "reference-out", "", "FILE: write the view's reference orbit to FILE, for --reference-in (without -o and --raw, only that)")
 	rest, err := ParseFlags(fs, args)

@@ -26,10 +26,8 @@ func runGradients(args []string, stdout, stderr io.Writer) error {
 		return UsageErr("missing subcommand: %s", gradientsUsage)
 	}
 	sub, args := args[0], args[1:]
-	if sub == "-h" || sub == "--help" || sub == "help" {
-		fmt.Fprintf(stdout, "usage: mandelscope gradients list | import [--force] FILE [NAME] | export [--force] NAME FILE\n"+
-			"(folder: $%s or the user config folder; file format: one stop a line, [POSITION] #RRGGBB, \"# \" starts a comment)\n", gradients.EnvDir)
-		return nil
+	if isHelp(sub) {
+		return writeGroupHelp(stdout, "gradients")
 	}
 	run, ok := map[string]func([]string, io.Writer, io.Writer) error{
 		"list":   gradientsList,
@@ -46,7 +44,7 @@ func runGradients(args []string, stdout, stderr io.Writer) error {
 // gradientsList prints the built-in palettes and the user's gradients, one a line: the name,
 // where it comes from, and its stops (or why its file cannot be read).
 func gradientsList(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("gradients list", stderr)
+	fs := NewFlagSet("gradients list")
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -80,7 +78,7 @@ func gradientsList(args []string, stdout, stderr io.Writer) error {
 }
 
 func gradientsImport(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("gradients import", stderr)
+	fs := NewFlagSet("gradients import")
 	force := fs.Bool("force", false, "replace a gradient of the same name")
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
@@ -115,7 +113,7 @@ func gradientsImport(args []string, stdout, stderr io.Writer) error {
 }
 
 func gradientsExport(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("gradients export", stderr)
+	fs := NewFlagSet("gradients export")
 	force := fs.Bool("force", false, "replace an existing FILE")
 	pos, err := ParseFlags(fs, args)
 	if err != nil {

@@ -33,13 +33,11 @@ func runRecolour(args []string, stdout, stderr io.Writer) error {
 	return doExport(job, nil, stderr, sigs)
 }
 
-// viewFlags are the location flags a recolour refuses: the raw file fixes the view.
-var viewFlags = []string{"center", "zoom", "iterations"}
-
 func parseRecolour(args []string, stderr io.Writer) (exportJob, error) {
 	job := exportJob{cmd: "recolour"}
-	fs := NewFlagSet("recolour", stderr)
+	fs := NewFlagSet("recolour")
 	lf := AddLocationFlags(fs)
+	refuse(fs, "a recolour keeps the raw file's view (only the colouring changes); export again for another view", viewFlags...)
 	ss := fs.Int("supersample", 0, "N: average N x N samples per pixel, 1 to 4, dividing the file's samples (default: the file's; the image is then its samples / N)")
 	fs.BoolVar(&job.resume, "resume", false, "continue an interrupted recolour of the same image from FILE.png.part")
 	fs.BoolVar(&job.force, "force", false, "overwrite FILE.png if it exists (and start over an interrupted recolour)")
@@ -47,11 +45,6 @@ func parseRecolour(args []string, stderr io.Writer) (exportJob, error) {
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err
-	}
-	for _, f := range viewFlags {
-		if flagWasSet(fs, f) {
-			return job, UsageErr("--%s: a recolour keeps the raw file's view (only the colouring changes); export again for another view", f)
-		}
 	}
 	switch {
 	case len(rest) == 0:

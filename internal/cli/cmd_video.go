@@ -65,7 +65,7 @@ var _ tile.Computer = (*render.GL)(nil)
 func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	var job videoJob
 	o := &job.opt
-	fs := NewFlagSet("video", stderr)
+	fs := NewFlagSet("video")
 	lf := AddLocationFlags(fs)
 	start := fs.String("start-zoom", "1", "the first frame's zoom (default 1: the whole set); the last frame is the end view (--zoom)")
 	size := fs.String("size", defaultVideoSize, "frame size WxH or 720p, 1080p, 4k (even sides for a video file)")
@@ -83,7 +83,7 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	bookmark := fs.String("bookmark", "", "end at the view of this bookmark")
 	from := fs.String("from", "", "end at the view stored in a Mandelscope PNG or raw file")
 	fs.StringVar(&o.Output, "o", "", "the video file OUT.mp4 (or .mkv, .webm, .mov); optional with --frames")
-	shard := fs.String("shard", "", "I/N: compute only shard I (0 to N-1) of N's keyframes into OUT.work, for `mandelscope assemble OUT.mp4`")
+	shard := fs.String("shard", "", "I/N: compute only shard I (0 to N-1) of N's keyframes into OUT.work, for mandelscope assemble OUT.mp4")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 
 	"mandelscope/colour"
 	"mandelscope/export"
@@ -16,30 +15,14 @@ import (
 	"mandelscope/internal/text"
 )
 
-// usageOut remembers where each flag set prints its usage (stderr), as the flag package's
-// own output is silenced to keep errors to one line.
-var usageOut sync.Map // *flag.FlagSet -> io.Writer
-
-// NewFlagSet returns a flag set that reports errors instead of printing usage and exiting;
-// -h prints the usage on stderr (see ParseFlags).
-func NewFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("mandelscope "+name, flag.ContinueOnError)
+// NewFlagSet returns the flag set of the command at path ("export", "bookmarks add"; "" for
+// the window), whose help (helps) --help prints: it reports errors instead of printing usage
+// and exiting (see ParseFlags).
+func NewFlagSet(path string) *flag.FlagSet {
+	fs := flag.NewFlagSet(strings.TrimSpace("mandelscope "+path), flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {} // errors stay one line; ParseFlags prints the usage for -h
-	usageOut.Store(fs, stderr)
+	fs.Usage = func() {} // errors stay one line; Run prints the help for -h
 	return fs
-}
-
-func printUsage(fs *flag.FlagSet) {
-	w, ok := usageOut.Load(fs)
-	if !ok {
-		return
-	}
-	out := w.(io.Writer)
-	fmt.Fprintf(out, "usage of %s:\n", fs.Name())
-	fs.SetOutput(out)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
 }
 
 // ParseFlags parses args, turning flag errors into one-line usage errors. Flags may come
@@ -47,7 +30,8 @@ func printUsage(fs *flag.FlagSet) {
 // positional arguments in order. A lone "--" ends the flags. An argument that starts with a
 // minus sign and a digit or point ("-1,5", "-.5") is a negative number, so positional: no
 // flag's name starts with one; as the value of a flag that takes one ("--offset -0.5") it
-// stays that flag's value.
+// stays that flag's value. -h or --help gives an error that is flag.ErrHelp, from which Run
+// prints the flag set's help; a flag the set refuses (see refuse) is a usage error naming it.
 func ParseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for len(args) > 0 {
@@ -70,10 +54,13 @@ func ParseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		if err := fs.Parse(args[:n]); err != nil {
 			if err == flag.ErrHelp {
-				printUsage(fs)
-				return nil, err
+				return nil, helpError{fs}
 			}
 			return nil, UsageErr("%v", err)
+		}
+		name, _, _ = strings.Cut(name, "=")
+		if why := refusal(fs, name); why != "" {
+			return nil, UsageErr("--%s: %s", name, why)
 		}
 		args = args[n:]
 	}
@@ -127,6 +114,28 @@ func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	fs.StringVar(&lf.strength, "light-strength", "", fmt.Sprintf("slopes colouring: strength of the lighting, %g to %g (default %g)", colour.MinStrength, colour.MaxStrength, colour.DefaultStrength))
 	return lf
 }
+
+// WindowFlags are the window's flags: the location flags, --renderer and --size.
+type WindowFlags struct {
+	Location       *LocationFlags
+	Renderer, Size *string
+}
+
+// AddWindowFlags defines the window's flags on fs (the window parses them; `mandelscope
+// --help` lists them).
+func AddWindowFlags(fs *flag.FlagSet) WindowFlags {
+	return WindowFlags{
+		Location: AddLocationFlags(fs),
+		Renderer: fs.String("renderer", "auto", "renderer: auto (GPU, falling back to the CPU), gpu or cpu"),
+		Size:     fs.String("size", "", "initial view size WxH in screen units (default 1280x800, or the last session's)"),
+	}
+}
+
+// viewFlags are the location flags that place the view; colourFlags the rest, the colouring.
+var (
+	viewFlags   = []string{"center", "zoom", "iterations"}
+	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "line-width", "light", "light-strength"}
+)
 
 // Apply returns base with every given location flag applied, validated; each error names
 // its flag. When --zoom is given without --iterations and autoIter is true, the iterations
