@@ -71,3 +71,28 @@ func cleanLocaleEnv() []string {
 	}
 	return env
 }
+
+// TestHelpFromMain: the real binary's --help, alone or after the window's flags, prints the
+// commands and the window's flags on stdout and exits 0 without opening the window; a
+// command's --help is that command's.
+func TestHelpFromMain(t *testing.T) {
+	bin := buildBinary(t)
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"--zoom=2", "--renderer=cpu", "--help"}} {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "DISPLAY=") // a window would fail without a display
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil || errb.Len() != 0 {
+			t.Errorf("%q: %v, stderr %q", args, err, errb.String())
+		}
+		for _, want := range []string{"usage: mandelscope [flags]", "\n  recolour ", "\nThe window's flags:\n", "\n  -renderer "} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%q: stdout lacks %q:\n%s", args, want, out.String())
+			}
+		}
+	}
+	out, err := exec.Command(bin, "recolour", "--help").Output()
+	if err != nil || !strings.HasPrefix(string(out), "usage: mandelscope recolour IN.exr") {
+		t.Errorf("recolour --help: %v\n%s", err, out)
+	}
+}
