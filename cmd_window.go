@@ -26,7 +26,7 @@ import (
 // view). With MANDELSCOPE_TRACE_FRAMES set in the environment it prints a line on stderr for
 // every frame shown.
 func runWindow(args []string) error {
-	fs := cli.NewFlagSet("")
+	fs := cli.NewFlagSet("", os.Stderr)
 	wf := cli.AddWindowFlags(fs)
 	lf, rend, size := wf.Location, wf.Renderer, wf.Size
 	rest, err := cli.ParseFlags(fs, args)

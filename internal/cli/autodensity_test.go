@@ -14,7 +14,7 @@ import (
 // explicit number stays explicit, 1 included; anything else is refused in one line.
 func TestDensityFlag(t *testing.T) {
 	parse := func(args ...string) (fractal.Location, error) {
-		fs := NewFlagSet("t")
+		fs := NewFlagSet("t", &bytes.Buffer{})
 		lf := AddLocationFlags(fs)
 		if _, err := ParseFlags(fs, args); err != nil {
 			return fractal.Location{}, err

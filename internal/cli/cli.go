@@ -54,8 +54,8 @@ var commands = []command{
 	{"version", runVersion},
 }
 
-func runVersion(args []string, stdout, _ io.Writer) error {
-	rest, err := ParseFlags(NewFlagSet("version"), args)
+func runVersion(args []string, stdout, stderr io.Writer) error {
+	rest, err := ParseFlags(NewFlagSet("version", stderr), args)
 	if err != nil {
 		return err
 	}

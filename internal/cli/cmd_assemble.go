@@ -23,7 +23,7 @@ import (
 // FILE.png` for every I; or makes a video from its shards' keyframes: `mandelscope assemble
 // [--force] [--keep-keyframes] OUT.mp4`, after `mandelscope video ... --shard=I/N -o OUT.mp4`.
 func runAssemble(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("assemble")
+	fs := NewFlagSet("assemble", stderr)
 	shards := fs.Int("shards", 0, "N: the shard count (default: found from the FILE.png.shard-I-of-N files)")
 	force := fs.Bool("force", false, "overwrite FILE.png if it exists")
 	remove := fs.Bool("remove-shards", false, "remove the shard files once FILE.png is written")

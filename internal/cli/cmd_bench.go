@@ -56,7 +56,7 @@ type benchResult struct {
 // zooms from fractal.Home() down to zoom 1e10 and reports the interactive (reduced
 // resolution) and full-resolution frame times; its last line is one JSON object.
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bench")
+	fs := NewFlagSet("bench", stderr)
 	size := fs.String("size", "1280x720", "view size WxH")
 	rend := fs.String("renderer", "gpu", "renderer: gpu (falls back to the CPU with a warning) or cpu")
 	verbose := fs.Bool("v", false, "print every frame")

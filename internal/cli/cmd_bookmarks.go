@@ -73,7 +73,7 @@ func wantArgs(pos []string, names ...string) error {
 func bookmarksPath() (string, error) { return bookmarks.DefaultPath() }
 
 func bookmarksList(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks list")
+	fs := NewFlagSet("bookmarks list", stderr)
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -118,7 +118,7 @@ func listLine(l fractal.Location) string {
 }
 
 func bookmarksAdd(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks add")
+	fs := NewFlagSet("bookmarks add", stderr)
 	lf := AddLocationFlags(fs)
 	thumb := fs.Bool("thumbnail", true, fmt.Sprintf("store a %dx%d thumbnail rendered on the CPU", thumbW, thumbH))
 	pos, err := ParseFlags(fs, args)
@@ -182,7 +182,7 @@ func renderThumbnail(l fractal.Location) ([]byte, error) {
 }
 
 func bookmarksRemove(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks rm")
+	fs := NewFlagSet("bookmarks rm", stderr)
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -203,7 +203,7 @@ func bookmarksRemove(args []string, stdout, stderr io.Writer) error {
 }
 
 func bookmarksRename(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks rename")
+	fs := NewFlagSet("bookmarks rename", stderr)
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -227,7 +227,7 @@ func bookmarksRename(args []string, stdout, stderr io.Writer) error {
 }
 
 func bookmarksImport(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks import")
+	fs := NewFlagSet("bookmarks import", stderr)
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -283,7 +283,7 @@ func (n *nameList) String() string     { return strings.Join(*n, ",") }
 func (n *nameList) Set(s string) error { *n = append(*n, s); return nil }
 
 func bookmarksExport(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("bookmarks export")
+	fs := NewFlagSet("bookmarks export", stderr)
 	force := fs.Bool("force", false, "replace FILE if it exists")
 	var names nameList
 	fs.Var(&names, "name", "export only this bookmark (repeat for more; default all)")

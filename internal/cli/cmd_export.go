@@ -110,7 +110,7 @@ func OneLine(err error) string {
 
 func parseExport(args []string, stderr io.Writer) (exportJob, error) {
 	job := exportJob{cmd: "export"}
-	fs := NewFlagSet("export")
+	fs := NewFlagSet("export", stderr)
 	lf := AddLocationFlags(fs)
 	size := fs.String("size", "", "image size WxH or 1080p, 4k, 8k, 16k, 32k (default: 1080p, or --from's size)")
 	ss := fs.Int("supersample", 1, "N: average N x N samples per pixel (1 to 4)")

@@ -26,7 +26,7 @@ const DefaultFindLimit = 1_000_000
 // suggests max(the view's iterations, 100 P) (fractal.FindMinibrot and FindMisiurewicz say
 // how). An interrupt stops it (exit 130).
 func runFind(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("find")
+	fs := NewFlagSet("find", stderr)
 	lf := AddLocationFlags(fs)
 	refuse(fs, "find prints a location without its colouring", colourFlags...)
 	size := fs.String("size", "1280x720", "image size WxH the view and the pixel X,Y refer to")

@@ -44,7 +44,7 @@ func runGradients(args []string, stdout, stderr io.Writer) error {
 // gradientsList prints the built-in palettes and the user's gradients, one a line: the name,
 // where it comes from, and its stops (or why its file cannot be read).
 func gradientsList(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("gradients list")
+	fs := NewFlagSet("gradients list", stderr)
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -78,7 +78,7 @@ func gradientsList(args []string, stdout, stderr io.Writer) error {
 }
 
 func gradientsImport(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("gradients import")
+	fs := NewFlagSet("gradients import", stderr)
 	force := fs.Bool("force", false, "replace a gradient of the same name")
 	pos, err := ParseFlags(fs, args)
 	if err != nil {
@@ -113,7 +113,7 @@ func gradientsImport(args []string, stdout, stderr io.Writer) error {
 }
 
 func gradientsExport(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("gradients export")
+	fs := NewFlagSet("gradients export", stderr)
 	force := fs.Bool("force", false, "replace an existing FILE")
 	pos, err := ParseFlags(fs, args)
 	if err != nil {

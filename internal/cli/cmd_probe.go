@@ -18,7 +18,7 @@ import (
 // pixel may lie outside the image ("-1,5" is just left of it), where the image's pixel grid
 // continues; such a coordinate after the flags is a pixel, not a flag (see ParseFlags).
 func runProbe(args []string, stdout, stderr io.Writer) error {
-	fs := NewFlagSet("probe")
+	fs := NewFlagSet("probe", stderr)
 	lf := AddLocationFlags(fs)
 	refuse(fs, "probe prints escape counts, which no colouring changes", colourFlags...)
 	size := fs.String("size", "1280x720", "image size WxH the pixel coordinates refer to")

@@ -35,7 +35,7 @@ func runRecolour(args []string, stdout, stderr io.Writer) error {
 
 func parseRecolour(args []string, stderr io.Writer) (exportJob, error) {
 	job := exportJob{cmd: "recolour"}
-	fs := NewFlagSet("recolour")
+	fs := NewFlagSet("recolour", stderr)
 	lf := AddLocationFlags(fs)
 	refuse(fs, "a recolour keeps the raw file's view (only the colouring changes); export again for another view", viewFlags...)
 	ss := fs.Int("supersample", 0, "N: average N x N samples per pixel, 1 to 4, dividing the file's samples (default: the file's; the image is then its samples / N)")

@@ -65,7 +65,7 @@ var _ tile.Computer = (*render.GL)(nil)
 func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	var job videoJob
 	o := &job.opt
-	fs := NewFlagSet("video")
+	fs := NewFlagSet("video", stderr)
 	lf := AddLocationFlags(fs)
 	start := fs.String("start-zoom", "1", "the first frame's zoom (default 1: the whole set); the last frame is the end view (--zoom)")
 	size := fs.String("size", defaultVideoSize, "frame size WxH or 720p, 1080p, 4k (even sides for a video file)")

@@ -17,8 +17,9 @@ import (
 
 // NewFlagSet returns the flag set of the command at path ("export", "bookmarks add"; "" for
 // the window), whose help (helps) --help prints: it reports errors instead of printing usage
-// and exiting (see ParseFlags).
-func NewFlagSet(path string) *flag.FlagSet {
+// and exiting (see ParseFlags). Nothing is written to the writer any more: Run prints the help
+// on stdout (see helpError); the argument stays so that the callers need not change.
+func NewFlagSet(path string, _ io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(strings.TrimSpace("mandelscope "+path), flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {} // errors stay one line; Run prints the help for -h

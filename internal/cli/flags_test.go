@@ -46,7 +46,7 @@ func TestLocationFlagErrorsNameTheFlag(t *testing.T) {
 		{"--light=1e9", "--light"},
 		{"--light-strength=2", "--light-strength"},
 	} {
-		fs := NewFlagSet("test")
+		fs := NewFlagSet("test", &bytes.Buffer{})
 		lf := AddLocationFlags(fs)
 		if _, err := ParseFlags(fs, []string{tc.arg}); err != nil {
 			t.Fatal(err)
@@ -60,7 +60,7 @@ func TestLocationFlagErrorsNameTheFlag(t *testing.T) {
 
 func TestLocationFlagsKeepDigits(t *testing.T) {
 	const re = "-0.743643887037158704752191506114774000000000000000000000000001"
-	fs := NewFlagSet("test")
+	fs := NewFlagSet("test", &bytes.Buffer{})
 	lf := AddLocationFlags(fs)
 	if _, err := ParseFlags(fs, []string{"--center=" + re + ",0.5", "--zoom=1e40"}); err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestParseFlagsNegativeNumbers(t *testing.T) {
 		{[]string{"--", "--offset=1", "-x"}, "--offset=1|-x", ""},
 		{[]string{"-", "1,2"}, "-|1,2", ""},
 	} {
-		fs := NewFlagSet("test")
+		fs := NewFlagSet("test", &bytes.Buffer{})
 		off := fs.String("offset", "", "")
 		fs.Bool("force", false, "")
 		pos, err := ParseFlags(fs, c.args)
@@ -158,7 +158,7 @@ func TestParseFlagsNegativeNumbers(t *testing.T) {
 		{[]string{"1,2", "--offset"}, "flag needs an argument: -offset"},
 		{[]string{"--force=maybe"}, "invalid boolean value"},
 	} {
-		fs := NewFlagSet("test")
+		fs := NewFlagSet("test", &bytes.Buffer{})
 		fs.String("offset", "", "")
 		fs.Bool("force", false, "")
 		if _, err := ParseFlags(fs, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -215,7 +215,7 @@ func TestZoomBeyondFloat64(t *testing.T) {
 // the defaults' one form), and --help lists them with their values.
 func TestColouringFlags(t *testing.T) {
 	var help bytes.Buffer
-	fs := NewFlagSet("test")
+	fs := NewFlagSet("test", &help)
 	lf := AddLocationFlags(fs)
 	if _, err := ParseFlags(fs, []string{"--colouring=distance", "--transfer=log", "--line-width=2.5", "--light=30", "--light-strength=0.5"}); err != nil {
 		t.Fatal(err)
@@ -228,7 +228,7 @@ func TestColouringFlags(t *testing.T) {
 	if c.Method != colour.MethodDistance || c.Transfer != colour.TransferLog || c.Width != 2.5 || c.Light != 30 || c.Strength != 0.5 {
 		t.Errorf("colouring %+v", c)
 	}
-	fs = NewFlagSet("test")
+	fs = NewFlagSet("test", &help)
 	lf = AddLocationFlags(fs)
 	if _, err := ParseFlags(fs, []string{"--colouring=smooth", "--transfer=linear"}); err != nil {
 		t.Fatal(err)

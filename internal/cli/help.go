@@ -74,7 +74,7 @@ var helps = map[string]help{
 	"bookmarks list": {
 		usage:  []string{"bookmarks list"},
 		about:  "Lists the bookmarks. The bookmarks file is $MANDELSCOPE_BOOKMARKS, or bookmarks.json in the user config folder (the window's).",
-		prints: "on stdout, a line a bookmark: its name (quoted with escapes when it holds unprintable characters), a tab, and the flags that lead back to it (--center --zoom --iterations --palette); on stderr, a line when there are none.",
+		prints: "on stdout, a line a bookmark: its name (quoted with escapes when it holds unprintable characters), a tab, and the flags that lead back to it (its view and colouring); on stderr, a line when there are none.",
 	},
 	"bookmarks add": {
 		usage:  []string{"bookmarks add --center=RE,IM --zoom=Z [flags] NAME"},
@@ -237,7 +237,7 @@ func writeMainHelp(w io.Writer) error {
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-10s %s\n", c.name, helps[c.name].short)
 	}
-	fs := NewFlagSet("")
+	fs := NewFlagSet("", io.Discard)
 	AddWindowFlags(fs)
 	b.WriteString(strings.Replace(flagsText(fs), "\nFlags:", "\nThe window's flags:", 1))
 	_, err := io.WriteString(w, b.String())

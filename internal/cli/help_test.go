@@ -142,7 +142,7 @@ func TestMainHelp(t *testing.T) {
 				t.Errorf("%s: no line for %s:\n%s", arg, c.name, text)
 			}
 		}
-		fs := NewFlagSet("")
+		fs := NewFlagSet("", io.Discard)
 		AddWindowFlags(fs)
 		fs.VisitAll(func(f *flag.Flag) {
 			if !shownFlag(f.Name).MatchString(text) {
