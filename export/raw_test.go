@@ -510,6 +510,10 @@ func TestReadRawHostile(t *testing.T) {
 		{"location does not parse", "mandelscope.location", func(h *exr.Header) { h.Strings[RawKeyLocation] = "re=x im=0" }},
 		{"location out of range", "mandelscope.location", func(h *exr.Header) { h.Strings[RawKeyLocation] = "re=1e300 im=0 zoom=1" }},
 		{"location missing", "mandelscope.location", func(h *exr.Header) { delete(h.Strings, RawKeyLocation) }},
+		// Issue 31: a centre of 20,000 digits is too long, not "not a valid value".
+		{"centre too long", "re: number of 20004 characters is too long (at most 12288)", func(h *exr.Header) {
+			h.Strings[RawKeyLocation] = "re=-0." + strings.Repeat("1", 20000) + "9 im=0 zoom=1 iterations=200"
+		}},
 		{"iterations disagree", "disagrees", func(h *exr.Header) { h.Ints[RawKeyIterations] = 7 }},
 		{"no format", "not a Mandelscope raw file", func(h *exr.Header) { delete(h.Ints, RawKeyFormat) }},
 		{"other format", "format 2", func(h *exr.Header) { h.Ints[RawKeyFormat] = 2 }},
@@ -561,6 +565,12 @@ func TestReadRawHostile(t *testing.T) {
 	}
 	if err == nil || strings.Contains(err.Error(), "\n") {
 		t.Errorf("a raw file cut by a byte: %v, want a one-line error", err)
+	}
+	// Issue 31: the damage is named as such (ErrRawDamaged), with the lines it takes.
+	var rd *RawReadError
+	if !errors.Is(err, ErrRawDamaged) || !errors.As(err, &rd) || rd.First != 0 || rd.Lines != 4 || rd.Height != 4 ||
+		!strings.Contains(err.Error(), "(1 missing)") {
+		t.Errorf("a raw file cut by a byte: %v (%+v), want ErrRawDamaged in sample lines 0 to 3 of 4, 1 byte missing", err, rd)
 	}
 }
 

@@ -84,7 +84,7 @@ func readRaw(r io.ReaderAt, size int64) (*RawFile, error) {
 	}
 	rd, err := exr.NewReader(r, size)
 	if err != nil {
-		return nil, err
+		return nil, damagedError{err}
 	}
 	h := rd.Header()
 	format, ok := h.Ints[RawKeyFormat]
@@ -218,13 +218,50 @@ func (r *RawFile) ReadSamples(d *colour.Data, y0, y1 int) error {
 		wg.Go(func() { errs[i] = r.readPiece(d, cut[i], cut[i+1]) })
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	for _, err := range errs {
+		if err != nil {
+			return err // the first damage, from the top
+		}
+	}
+	return nil
 }
+
+// ErrRawDamaged is matched (errors.Is) by the errors reading a raw file's samples that its
+// data gives (a truncated file, a chunk changed): no resume reads past them; the file must be
+// made again.
+var ErrRawDamaged = errors.New("the raw file is damaged")
+
+// RawReadError is a raw file's samples failing to read: which file, which lines of its
+// samples (those of the chunk at fault where the reader says, else those asked for) and why.
+type RawReadError struct {
+	Path         string
+	First, Lines int // the lines of samples that cannot be read
+	Height       int // of the file's lines
+	Err          error
+}
+
+func (e *RawReadError) Error() string {
+	return fmt.Sprintf("%s is damaged: sample lines %d to %d of %d cannot be read: %v", e.Path, e.First, e.First+e.Lines-1, e.Height, e.Err)
+}
+
+// Unwrap returns ErrRawDamaged and the reader's error.
+func (e *RawReadError) Unwrap() []error { return []error{ErrRawDamaged, e.Err} }
+
+// damagedError is an OpenEXR file's structure failing to read (ErrRawDamaged): its text
+// is the reader's.
+type damagedError struct{ error }
+
+func (d damagedError) Unwrap() []error { return []error{ErrRawDamaged, d.error} }
 
 func (r *RawFile) readPiece(d *colour.Data, y0, y1 int) error {
 	cols, err := r.rd.ReadLines(y0, y1-y0)
 	if err != nil {
-		return err
+		_, h := r.Samples()
+		x := &RawReadError{Path: r.Path, First: y0, Lines: y1 - y0, Height: h, Err: err}
+		if ce := (*exr.ChunkError)(nil); errors.As(err, &ce) {
+			x.First, x.Lines = ce.First, ce.Lines
+		}
+		return x
 	}
 	// Channels in name order: DEX, DEY, N, NF (checked by readRaw).
 	dex, dey := cols[0].([]float32), cols[1].([]float32)
@@ -259,8 +296,12 @@ func (s *rawSource) Name() string { return "raw data (" + text.Clip(s.raw.Path, 
 // MaxTile is large: a strip is one tile, read once.
 func (s *rawSource) MaxTile() int { return exr.MaxSide }
 
+// RawIdentityPrefix starts the identity (Identifier) of a recolour's source, its raw file's
+// data, as a checkpoint records it (Error.Was of ErrRendererDiffers).
+const RawIdentityPrefix = "raw data "
+
 // Identity names the data: a resumed recolour continues only from the same raw file.
-func (s *rawSource) Identity(fractal.Frame) string { return "raw data " + s.raw.id }
+func (s *rawSource) Identity(fractal.Frame) string { return RawIdentityPrefix + s.raw.id }
 
 func (s *rawSource) Render(_ context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	w, _ := s.raw.Samples()
