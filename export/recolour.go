@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -241,6 +242,9 @@ type RawReadError struct {
 }
 
 func (e *RawReadError) Error() string {
+	if e.Lines == 1 {
+		return fmt.Sprintf("%s is damaged: sample line %d of %d cannot be read: %v", e.Path, e.First, e.Height, e.Err)
+	}
 	return fmt.Sprintf("%s is damaged: sample lines %d to %d of %d cannot be read: %v", e.Path, e.First, e.First+e.Lines-1, e.Height, e.Err)
 }
 
@@ -267,11 +271,21 @@ func (r *RawFile) readPiece(d *colour.Data, y0, y1 int) error {
 	dex, dey := cols[0].([]float32), cols[1].([]float32)
 	n, nf := cols[2].([]uint32), cols[3].([]float32)
 	w := d.Rect.Dx()
+	_, h := r.Samples()
 	for y := y0; y < y1; y++ {
 		o := (y - y0) * w
 		row := d.Row(y)
 		for x := range row {
 			i := o + x
+			if n[i] != RawInside {
+				if why := r.impossible(n[i], nf[i], dex[i], dey[i]); why != "" {
+					where := fmt.Sprintf("sample (%d, %d)", x, y)
+					if r.Supersample > 1 {
+						where += fmt.Sprintf(" of pixel (%d, %d)", x/r.Supersample, y/r.Supersample)
+					}
+					return &RawReadError{Path: r.Path, First: y, Lines: 1, Height: h, Err: fmt.Errorf("%s: %s", where, why)}
+				}
+			}
 			row[x] = colour.Sample{Nu: rawJoin(n[i], nf[i]), DEX: dex[i], DEY: dey[i]}
 			if n[i] == RawInside {
 				row[x].DEX, row[x].DEY = 0, 0
@@ -279,6 +293,30 @@ func (r *RawFile) readPiece(d *colour.Data, y0, y1 int) error {
 		}
 	}
 	return nil
+}
+
+// impossible says why an escaped sample's channels cannot be an export's, "" when they can
+// be: N above the iterations (the smooth count's rounding may carry it one above), NF, DEX
+// or DEY infinite, NF or DEX not a number (DEY is NaN for an estimate without a normal), NF
+// outside [0, 1] with N above 0 (below 1 the smooth count is all in NF), DEX negative
+// without a normal (it is then the estimate itself, never negative).
+func (r *RawFile) impossible(n uint32, nf, dex, dey float32) string {
+	f := func(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 32) }
+	switch {
+	case int64(n) > int64(r.Location.Iterations)+1:
+		return fmt.Sprintf("%s %d is above the file's %d iterations", ChanN, n, r.Location.Iterations)
+	case nf != nf || math.IsInf(float64(nf), 0):
+		return fmt.Sprintf("%s is %s, not a number", ChanNF, f(nf))
+	case n > 0 && !(nf >= 0 && nf <= 1):
+		return fmt.Sprintf("%s is %s with %s %d, outside 0 to 1", ChanNF, f(nf), ChanN, n)
+	case dex != dex || math.IsInf(float64(dex), 0):
+		return fmt.Sprintf("%s is %s, not a number", ChanDEX, f(dex))
+	case math.IsInf(float64(dey), 0):
+		return fmt.Sprintf("%s is %s, not a number", ChanDEY, f(dey))
+	case dey != dey && dex < 0:
+		return fmt.Sprintf("%s is %s without a normal (%s NaN): a distance is never negative", ChanDEX, f(dex), ChanDEY)
+	}
+	return ""
 }
 
 // rawSource is the TileRenderer of a recolour: it draws a frame's pixels from the raw file's
