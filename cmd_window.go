@@ -51,6 +51,9 @@ func runWindow(args []string) error {
 	// Without location flags the window comes back where the last session left it.
 	located := false
 	fs.Visit(func(f *flag.Flag) { located = located || (f.Name != "renderer" && f.Name != "size") })
+	// The views' pictures and data take up to preview.CacheBudget: the collector keeps the
+	// heap near that rather than at twice it.
+	preview.SetMemoryLimit()
 	opts := app.Options{Renderer: *rend, Restore: true, Accumulate: preview.AccumulateN}
 	if located {
 		opts.Start = loc

@@ -15,7 +15,10 @@ import (
 	"hash/crc32"
 	"image"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strconv"
 
 	"mandelscope/colour"
 	"mandelscope/exr"
@@ -43,7 +46,10 @@ type checkpoint struct {
 	RawLines  int    `json:"raw_lines,omitempty"`
 	RawOffset int64  `json:"raw_offset,omitempty"`
 	RawCRC32  uint32 `json:"raw_crc32,omitempty"`
-	Sum       string `json:"sum"` // SHA-256 of the fields above (see sum)
+	// RawFile is the raw file as the export was given it (Options.Raw), so that a resume
+	// refused for another raw file, or none, can say which one the export wrote.
+	RawFile string `json:"raw_file,omitempty"`
+	Sum     string `json:"sum"` // SHA-256 of the fields above (see sum)
 }
 
 const checkpointFormat = 2
@@ -54,6 +60,9 @@ func (c checkpoint) sum() string {
 		c.Renderer, c.Strips, c.NextStrip, c.Offset, c.CRC32, c.Adler, c.Uncompressed)
 	if c.RawOffset != 0 || c.RawLines != 0 || c.RawCRC32 != 0 {
 		s += fmt.Sprintf("raw %d %d %08x\n", c.RawLines, c.RawOffset, c.RawCRC32)
+	}
+	if c.RawFile != "" {
+		s += "raw file " + strconv.Quote(c.RawFile) + "\n"
 	}
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
@@ -270,6 +279,9 @@ func (e *exporter) checkResume() (*os.File, *os.File, checkpoint, error) {
 	case ck.Params != e.hash:
 		// Named, with old and new values abbreviated: never the whole description, which
 		// with a long centre is tens of kilobytes.
+		if err := e.rawDiffers(ck); err != nil {
+			return nil, nil, ck, err
+		}
 		if diff := paramsDiff(ck.Description, e.desc); diff != "" {
 			return nil, nil, ck, resumeError(ErrParamsDiffer, e.ckpt, "%s was made for different parameters: %s", e.ckpt, diff)
 		}
@@ -366,6 +378,12 @@ func (e *exporter) checkRawPart(ck checkpoint, rows int) (*os.File, error) {
 	}
 	f, err := checkPart(e.rawPart, ck.RawOffset)
 	if err != nil {
+		if _, statErr := os.Lstat(e.rawPart); errors.Is(statErr, fs.ErrNotExist) && ck.RawFile != "" && filepath.Clean(ck.RawFile) != filepath.Clean(e.opt.Raw) {
+			// Another name for the raw file: say which one the export wrote.
+			x := resumeError(ErrParamsDiffer, e.ckpt, "%s was made by an export that wrote the raw file %s, not %s", e.ckpt, ck.RawFile, e.opt.Raw)
+			x.RawDiffers, x.Was, x.Now = true, ck.RawFile, e.opt.Raw
+			return nil, x
+		}
 		return nil, err
 	}
 	crc, err := rawCRC(f, ck.RawOffset, ts, te)
@@ -449,4 +467,39 @@ func (e *exporter) resumeRaw(ctx context.Context, rf *os.File, ck checkpoint) er
 	}
 	e.raw = s
 	return nil
+}
+
+// rawDiffers is the refusal of a resume whose parameters differ from ck's in the raw file
+// alone (the interrupted export wrote one and this one writes none, or the other way round),
+// saying which raw file the interrupted export wrote; nil when other parameters differ too.
+func (e *exporter) rawDiffers(ck checkpoint) *Error {
+	old, _ := parseParams(ck.Description)
+	cur, _ := parseParams(e.desc)
+	_, wasRaw := old["raw"]
+	_, nowRaw := cur["raw"]
+	if wasRaw == nowRaw {
+		return nil
+	}
+	for k, v := range cur {
+		if w, ok := old[k]; k != "raw" && (!ok || w != v) {
+			return nil
+		}
+	}
+	for k := range old {
+		if _, ok := cur[k]; k != "raw" && !ok {
+			return nil
+		}
+	}
+	var x *Error
+	if wasRaw {
+		name := ck.RawFile
+		if name == "" {
+			name = "(its name is not recorded)"
+		}
+		x = resumeError(ErrParamsDiffer, e.ckpt, "%s was made by an export that also wrote the raw file %s, and this one writes none", e.ckpt, name)
+	} else {
+		x = resumeError(ErrParamsDiffer, e.ckpt, "%s was made by an export that wrote no raw file, and this one writes %s", e.ckpt, e.opt.Raw)
+	}
+	x.RawDiffers, x.Was, x.Now = true, ck.RawFile, e.opt.Raw
+	return x
 }

@@ -63,7 +63,11 @@ type Error struct {
 	Done, Strips int  // ErrInterrupted, ErrNoSpace: strips durable, of how many
 	Kept         bool // the .part and its checkpoint are on disk (for ErrUnfinished and ErrNothingToResume: a .part is, with or without a checkpoint)
 	Was, Now     string
-	Err          error // the underlying error, if any
+	// RawDiffers (ErrParamsDiffer): what differs is the raw file alone; Was names the one
+	// the checkpoint's export wrote and Now this export's ("" for none, or for Was a
+	// checkpoint that does not record it).
+	RawDiffers bool
+	Err        error // the underlying error, if any
 }
 
 func (e *Error) Error() string { return e.Msg }

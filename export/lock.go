@@ -62,14 +62,23 @@ func checkLockFile(lp string) error {
 	return newError(ErrBadLock, lp, "%s is %s, not a lock file (an export's lock file is a plain file)", lp, userfile.Kind(st.Mode()))
 }
 
-// release removes the lock file (while still holding it) and unlocks. On Windows, where an
-// open file cannot be removed, the file stays, which is harmless.
+// release removes the lock file and unlocks, leaving nothing beside the output. Where an
+// open file can be removed (Unix) it is removed while still held, so that no other export
+// ever locks a file that is about to go. Where it cannot (Windows opens files without
+// FILE_SHARE_DELETE, so removing one that is open fails), it is closed first and then
+// removed: the removal fails, harmlessly, while another export has it open, so a lock that
+// another export took meanwhile is never removed from under it.
 func (l *targetLock) release() {
 	if l == nil {
 		return
 	}
-	os.Remove(l.path)
+	if removeWhileHeld {
+		os.Remove(l.path)
+		l.fl.Close()
+		return
+	}
 	l.fl.Close()
+	os.Remove(l.path)
 }
 
 // checkLock says, without keeping the lock, why an export of path could not take it now:

@@ -24,3 +24,7 @@ func lockOptions() []flock.Option {
 	}
 	return []flock.Option{flock.SetFlag(flag)}
 }
+
+// removeWhileHeld: an open file can be removed here, so a lock file is removed while it is
+// still held (targetLock.release).
+const removeWhileHeld = true

@@ -458,7 +458,7 @@ func outcome(renderErr, writeErr, cause error, done, strips int) error {
 // durable makes everything written so far durable and records a checkpoint saying the next
 // strip is next.
 func (e *exporter) durable(next int) error {
-	ck := checkpoint{Params: e.hash, Description: e.desc, Renderer: e.ident, Strips: e.plan.Strips, NextStrip: next}
+	ck := checkpoint{Params: e.hash, Description: e.desc, Renderer: e.ident, Strips: e.plan.Strips, NextStrip: next, RawFile: e.opt.Raw}
 	if e.pw != nil {
 		if err := e.pw.Err(); err != nil {
 			return err

@@ -510,6 +510,10 @@ func TestReadRawHostile(t *testing.T) {
 		{"location does not parse", "mandelscope.location", func(h *exr.Header) { h.Strings[RawKeyLocation] = "re=x im=0" }},
 		{"location out of range", "mandelscope.location", func(h *exr.Header) { h.Strings[RawKeyLocation] = "re=1e300 im=0 zoom=1" }},
 		{"location missing", "mandelscope.location", func(h *exr.Header) { delete(h.Strings, RawKeyLocation) }},
+		// Issue 31: a centre of 20,000 digits is too long, not "not a valid value".
+		{"centre too long", "re: number of 20004 characters is too long (at most 12288)", func(h *exr.Header) {
+			h.Strings[RawKeyLocation] = "re=-0." + strings.Repeat("1", 20000) + "9 im=0 zoom=1 iterations=200"
+		}},
 		{"iterations disagree", "disagrees", func(h *exr.Header) { h.Ints[RawKeyIterations] = 7 }},
 		{"no format", "not a Mandelscope raw file", func(h *exr.Header) { delete(h.Ints, RawKeyFormat) }},
 		{"other format", "format 2", func(h *exr.Header) { h.Ints[RawKeyFormat] = 2 }},
@@ -561,6 +565,12 @@ func TestReadRawHostile(t *testing.T) {
 	}
 	if err == nil || strings.Contains(err.Error(), "\n") {
 		t.Errorf("a raw file cut by a byte: %v, want a one-line error", err)
+	}
+	// Issue 31: the damage is named as such (ErrRawDamaged), with the lines it takes.
+	var rd *RawReadError
+	if !errors.Is(err, ErrRawDamaged) || !errors.As(err, &rd) || rd.First != 0 || rd.Lines != 4 || rd.Height != 4 ||
+		!strings.Contains(err.Error(), "(1 missing)") {
+		t.Errorf("a raw file cut by a byte: %v (%+v), want ErrRawDamaged in sample lines 0 to 3 of 4, 1 byte missing", err, rd)
 	}
 }
 
@@ -624,5 +634,81 @@ func TestRawRecordsAutoDensity(t *testing.T) {
 	}
 	if raw.Location.Color.AutoDensity || raw.Location != md.Location || raw.Location != sum.Location {
 		t.Errorf("raw file's location %v, PNG's %v, drawn %v: want one explicit density", raw.Location, md.Location, sum.Location)
+	}
+}
+
+// Issue 31, item 7: a raw file whose samples no export writes (N above the iterations, NF,
+// DEX or DEY infinite, NF or DEX not a number) is refused when read, in one line naming the
+// sample, its pixel and the channel; the values an export does write (N at the iterations,
+// NaN in DEY for an estimate without a normal, a negative NF below 1, inside) are read.
+func TestRawImpossibleSamples(t *testing.T) {
+	hd, err := rawHeader(testLoc(), 3, 2, 2, "t") // 6x4 samples, 400 iterations
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	type sample struct {
+		n           uint32
+		nf, dex, de float32
+	}
+	write := func(s sample) *RawFile {
+		const w, h = 6, 4
+		n, nf := make([]uint32, w*h), make([]float32, w*h)
+		dex, dey := make([]float32, w*h), make([]float32, w*h)
+		n[0], nf[0], dex[0], dey[0] = RawInside, 0, 0, 0
+		i := 2*w + 5 // sample (5, 2), pixel (2, 1)
+		n[i], nf[i], dex[i], dey[i] = s.n, s.nf, s.dex, s.de
+		path := filepath.Join(t.TempDir(), "s.exr")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wr, err := exr.NewWriter(f, hd)
+		if err == nil {
+			err = wr.WriteLines(n, nf, dex, dey)
+		}
+		if err == nil {
+			err = wr.Close()
+		}
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := OpenRaw(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	read := func(r *RawFile) error {
+		w, h := r.Samples()
+		return r.ReadSamples(colour.NewData(image.Rect(0, 0, w, h)), 0, h)
+	}
+	for _, c := range []struct {
+		s    sample
+		want string
+	}{
+		{sample{402, 0.5, 1, 0}, "N 402 is above the file's 400 iterations"},
+		{sample{RawInside - 1, 0.5, 1, 0}, "N 4294967294 is above"},
+		{sample{12, nan, 1, 0}, "NF is NaN, not a number"},
+		{sample{12, -inf, 1, 0}, "NF is -Inf, not a number"},
+		{sample{12, 1.5, 1, 0}, "NF is 1.5 with N 12, outside 0 to 1"},
+		{sample{12, 0.5, nan, 0}, "DEX is NaN, not a number"},
+		{sample{12, 0.5, inf, 0}, "DEX is +Inf, not a number"},
+		{sample{12, 0.5, 1, -inf}, "DEY is -Inf, not a number"},
+		{sample{12, 0.5, -2, nan}, "DEX is -2 without a normal"},
+	} {
+		err := read(write(c.s))
+		var rd *RawReadError
+		if err == nil || !strings.Contains(err.Error(), "sample (5, 2) of pixel (2, 1): "+c.want) || strings.Contains(err.Error(), "\n") ||
+			!errors.As(err, &rd) || rd.First != 2 || rd.Lines != 1 || !errors.Is(err, ErrRawDamaged) {
+			t.Errorf("%+v: %v, want one line naming sample (5, 2) of pixel (2, 1): %s", c.s, err, c.want)
+		}
+	}
+	for _, s := range []sample{{400, 0.999, 3, 4}, {401, 0, 3, 4}, {0, -3.5, 0, 0}, {20, 0.25, 7, nan}, {0, 0, 0, 0}} {
+		if err := read(write(s)); err != nil {
+			t.Errorf("%+v, which an export may write: %v", s, err)
+		}
 	}
 }

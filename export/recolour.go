@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -84,7 +85,7 @@ func readRaw(r io.ReaderAt, size int64) (*RawFile, error) {
 	}
 	rd, err := exr.NewReader(r, size)
 	if err != nil {
-		return nil, err
+		return nil, damagedError{err}
 	}
 	h := rd.Header()
 	format, ok := h.Ints[RawKeyFormat]
@@ -218,23 +219,73 @@ func (r *RawFile) ReadSamples(d *colour.Data, y0, y1 int) error {
 		wg.Go(func() { errs[i] = r.readPiece(d, cut[i], cut[i+1]) })
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	for _, err := range errs {
+		if err != nil {
+			return err // the first damage, from the top
+		}
+	}
+	return nil
 }
+
+// ErrRawDamaged is matched (errors.Is) by the errors reading a raw file's samples that its
+// data gives (a truncated file, a chunk changed): no resume reads past them; the file must be
+// made again.
+var ErrRawDamaged = errors.New("the raw file is damaged")
+
+// RawReadError is a raw file's samples failing to read: which file, which lines of its
+// samples (those of the chunk at fault where the reader says, else those asked for) and why.
+type RawReadError struct {
+	Path         string
+	First, Lines int // the lines of samples that cannot be read
+	Height       int // of the file's lines
+	Err          error
+}
+
+func (e *RawReadError) Error() string {
+	if e.Lines == 1 {
+		return fmt.Sprintf("%s is damaged: sample line %d of %d cannot be read: %v", e.Path, e.First, e.Height, e.Err)
+	}
+	return fmt.Sprintf("%s is damaged: sample lines %d to %d of %d cannot be read: %v", e.Path, e.First, e.First+e.Lines-1, e.Height, e.Err)
+}
+
+// Unwrap returns ErrRawDamaged and the reader's error.
+func (e *RawReadError) Unwrap() []error { return []error{ErrRawDamaged, e.Err} }
+
+// damagedError is an OpenEXR file's structure failing to read (ErrRawDamaged): its text
+// is the reader's.
+type damagedError struct{ error }
+
+func (d damagedError) Unwrap() []error { return []error{ErrRawDamaged, d.error} }
 
 func (r *RawFile) readPiece(d *colour.Data, y0, y1 int) error {
 	cols, err := r.rd.ReadLines(y0, y1-y0)
 	if err != nil {
-		return err
+		_, h := r.Samples()
+		x := &RawReadError{Path: r.Path, First: y0, Lines: y1 - y0, Height: h, Err: err}
+		if ce := (*exr.ChunkError)(nil); errors.As(err, &ce) {
+			x.First, x.Lines = ce.First, ce.Lines
+		}
+		return x
 	}
 	// Channels in name order: DEX, DEY, N, NF (checked by readRaw).
 	dex, dey := cols[0].([]float32), cols[1].([]float32)
 	n, nf := cols[2].([]uint32), cols[3].([]float32)
 	w := d.Rect.Dx()
+	_, h := r.Samples()
 	for y := y0; y < y1; y++ {
 		o := (y - y0) * w
 		row := d.Row(y)
 		for x := range row {
 			i := o + x
+			if n[i] != RawInside {
+				if why := r.impossible(n[i], nf[i], dex[i], dey[i]); why != "" {
+					where := fmt.Sprintf("sample (%d, %d)", x, y)
+					if r.Supersample > 1 {
+						where += fmt.Sprintf(" of pixel (%d, %d)", x/r.Supersample, y/r.Supersample)
+					}
+					return &RawReadError{Path: r.Path, First: y, Lines: 1, Height: h, Err: fmt.Errorf("%s: %s", where, why)}
+				}
+			}
 			row[x] = colour.Sample{Nu: rawJoin(n[i], nf[i]), DEX: dex[i], DEY: dey[i]}
 			if n[i] == RawInside {
 				row[x].DEX, row[x].DEY = 0, 0
@@ -242,6 +293,30 @@ func (r *RawFile) readPiece(d *colour.Data, y0, y1 int) error {
 		}
 	}
 	return nil
+}
+
+// impossible says why an escaped sample's channels cannot be an export's, "" when they can
+// be: N above the iterations (the smooth count's rounding may carry it one above), NF, DEX
+// or DEY infinite, NF or DEX not a number (DEY is NaN for an estimate without a normal), NF
+// outside [0, 1] with N above 0 (below 1 the smooth count is all in NF), DEX negative
+// without a normal (it is then the estimate itself, never negative).
+func (r *RawFile) impossible(n uint32, nf, dex, dey float32) string {
+	f := func(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 32) }
+	switch {
+	case int64(n) > int64(r.Location.Iterations)+1:
+		return fmt.Sprintf("%s %d is above the file's %d iterations", ChanN, n, r.Location.Iterations)
+	case nf != nf || math.IsInf(float64(nf), 0):
+		return fmt.Sprintf("%s is %s, not a number", ChanNF, f(nf))
+	case n > 0 && !(nf >= 0 && nf <= 1):
+		return fmt.Sprintf("%s is %s with %s %d, outside 0 to 1", ChanNF, f(nf), ChanN, n)
+	case dex != dex || math.IsInf(float64(dex), 0):
+		return fmt.Sprintf("%s is %s, not a number", ChanDEX, f(dex))
+	case math.IsInf(float64(dey), 0):
+		return fmt.Sprintf("%s is %s, not a number", ChanDEY, f(dey))
+	case dey != dey && dex < 0:
+		return fmt.Sprintf("%s is %s without a normal (%s NaN): a distance is never negative", ChanDEX, f(dex), ChanDEY)
+	}
+	return ""
 }
 
 // rawSource is the TileRenderer of a recolour: it draws a frame's pixels from the raw file's
@@ -259,8 +334,12 @@ func (s *rawSource) Name() string { return "raw data (" + text.Clip(s.raw.Path, 
 // MaxTile is large: a strip is one tile, read once.
 func (s *rawSource) MaxTile() int { return exr.MaxSide }
 
+// RawIdentityPrefix starts the identity (Identifier) of a recolour's source, its raw file's
+// data, as a checkpoint records it (Error.Was of ErrRendererDiffers).
+const RawIdentityPrefix = "raw data "
+
 // Identity names the data: a resumed recolour continues only from the same raw file.
-func (s *rawSource) Identity(fractal.Frame) string { return "raw data " + s.raw.id }
+func (s *rawSource) Identity(fractal.Frame) string { return RawIdentityPrefix + s.raw.id }
 
 func (s *rawSource) Render(_ context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	w, _ := s.raw.Samples()

@@ -121,7 +121,8 @@ func TestHostile(t *testing.T) {
 			binary.LittleEndian.PutUint64(b[o[0]-16:], uint64(o[0]))
 			return b
 		}, "chunk 1: offset"},
-		{"truncated file", func(b []byte) []byte { return b[:o[2]+10] }, "chunk 2: packed size"},
+		{"truncated file", func(b []byte) []byte { return b[:o[2]+10] }, "truncated: chunk 2, the last, needs"},
+		{"one byte short", func(b []byte) []byte { return b[:len(b)-1] }, "(1 missing)"},
 		{"chunk y", func(b []byte) []byte { return put32(b, int(o[1]), 3) }, "chunk 1 at byte"},
 		{"packed size over raw", func(b []byte) []byte {
 			return assemble(b[:o[0]-24], []int32{0, 16, 32}, [][]byte{make([]byte, raw+1), make([]byte, raw), make([]byte, vr.bpl*8)})

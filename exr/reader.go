@@ -413,41 +413,60 @@ func (rd *Reader) readChunk(c int, raw, tmp []byte, zr io.ReadCloser) (io.ReadCl
 	}
 	var hd [8]byte
 	if _, err := rd.r.ReadAt(hd[:], off); err != nil {
-		return zr, tmp, fmt.Errorf("exr: reading chunk %d at byte %d: %v", c, off, err)
+		return zr, tmp, rd.chunkErr(c, "exr: reading chunk %d at byte %d: %v", c, off, err)
 	}
 	wantY := rd.yMin + int64(c*rd.lpc)
 	if y := int64(int32(le.Uint32(hd[:]))); y != wantY {
-		return zr, tmp, fmt.Errorf("exr: chunk %d at byte %d starts at line %d, not %d", c, off, y, wantY)
+		return zr, tmp, rd.chunkErr(c, "exr: chunk %d at byte %d starts at line %d, not %d", c, off, y, wantY)
 	}
 	packed := int64(int32(le.Uint32(hd[4:])))
+	if packed > 0 && c+1 == len(rd.offsets) && packed > end-off-8 {
+		return zr, tmp, rd.chunkErr(c, "exr: the file is truncated: chunk %d, the last, needs %d bytes from byte %d and the file ends at byte %d (%d missing)", c, packed, off+8, end, packed-(end-off-8))
+	}
 	if packed <= 0 || packed > end-off-8 {
-		return zr, tmp, fmt.Errorf("exr: chunk %d: packed size %d does not fit between byte %d and the next chunk at %d", c, packed, off+8, end)
+		return zr, tmp, rd.chunkErr(c, "exr: chunk %d: packed size %d does not fit between byte %d and the next chunk at %d", c, packed, off+8, end)
 	}
 	if packed > int64(len(raw)) || rd.compression == compNone && packed != int64(len(raw)) {
-		return zr, tmp, fmt.Errorf("exr: chunk %d: packed size %d for %d raw bytes", c, packed, len(raw))
+		return zr, tmp, rd.chunkErr(c, "exr: chunk %d: packed size %d for %d raw bytes", c, packed, len(raw))
 	}
 	if packed == int64(len(raw)) { // stored raw
 		if _, err := rd.r.ReadAt(raw, off+8); err != nil {
-			return zr, tmp, fmt.Errorf("exr: reading chunk %d: %v", c, err)
+			return zr, tmp, rd.chunkErr(c, "exr: reading chunk %d: %v", c, err)
 		}
 		return zr, tmp, nil
 	}
 	if int64(len(raw)) > maxRatio*packed+1024 {
-		return zr, tmp, fmt.Errorf("exr: chunk %d: %d packed bytes cannot hold %d raw bytes", c, packed, len(raw))
+		return zr, tmp, rd.chunkErr(c, "exr: chunk %d: %d packed bytes cannot hold %d raw bytes", c, packed, len(raw))
 	}
 	src := make([]byte, packed)
 	if _, err := rd.r.ReadAt(src, off+8); err != nil {
-		return zr, tmp, fmt.Errorf("exr: reading chunk %d: %v", c, err)
+		return zr, tmp, rd.chunkErr(c, "exr: reading chunk %d: %v", c, err)
 	}
 	if cap(tmp) < len(raw) {
 		tmp = make([]byte, len(raw))
 	}
 	tmp = tmp[:len(raw)]
 	if err := inflate(&zr, src, tmp); err != nil {
-		return zr, tmp, fmt.Errorf("exr: chunk %d: %v", c, err)
+		return zr, tmp, rd.chunkErr(c, "exr: chunk %d: %v", c, err)
 	}
 	zipUnpredict(raw, tmp)
 	return zr, tmp, nil
+}
+
+// ChunkError is an error reading one chunk of the image data (damaged or truncated data):
+// its text is the message, and First and Lines say which lines of the data window the chunk
+// holds (counted from its top), so that a reader can say where the file is damaged.
+type ChunkError struct {
+	Chunk, First, Lines int
+	Msg                 string
+}
+
+func (e *ChunkError) Error() string { return e.Msg }
+
+// chunkErr is a *ChunkError for chunk c.
+func (rd *Reader) chunkErr(c int, format string, a ...any) error {
+	first := c * rd.lpc
+	return &ChunkError{Chunk: c, First: first, Lines: min(rd.lpc, rd.h.Height-first), Msg: fmt.Sprintf(format, a...)}
 }
 
 // inflate decompresses the zlib stream src into exactly dst, checking that the stream holds

@@ -32,7 +32,7 @@ func ParseDecimal(s string) (Decimal, error) {
 		return Decimal{}, errors.New("empty number")
 	}
 	if len(s) > MaxDecimalDigits {
-		return Decimal{}, fmt.Errorf("number has %d characters, more than the %d allowed", len(s), MaxDecimalDigits)
+		return Decimal{}, fmt.Errorf("number of %d characters is too long (at most %d)", len(s), MaxDecimalDigits)
 	}
 	i := 0
 	if s[i] == '+' || s[i] == '-' {

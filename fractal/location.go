@@ -268,7 +268,7 @@ func ParseLocationText(s string, base Location) (Location, error) {
 		return base, errors.New("empty location")
 	}
 	if len(s) > 4*MaxDecimalDigits+colour.MaxGradientText {
-		return base, errors.New("location text is too long")
+		return base, fmt.Errorf("location text of %d bytes is too long (at most %d)", len(s), 4*MaxDecimalDigits+colour.MaxGradientText)
 	}
 	l := base
 	if strings.Contains(s, "=") {
@@ -307,13 +307,22 @@ func ParseLocationText(s string, base Location) (Location, error) {
 
 func (l *Location) set(k, v string) error {
 	var err error
+	// A number's own error says what is wrong with it (too long, not a number).
+	dec := func(d *Decimal) error {
+		n, err := ParseDecimal(v)
+		if err != nil {
+			return fmt.Errorf("%s: %v", k, err)
+		}
+		*d = n
+		return nil
+	}
 	switch strings.ToLower(k) {
 	case "re", "real":
-		l.Re, err = ParseDecimal(v)
+		return dec(&l.Re)
 	case "im", "imag":
-		l.Im, err = ParseDecimal(v)
+		return dec(&l.Im)
 	case "zoom":
-		l.Zoom, err = ParseDecimal(v)
+		return dec(&l.Zoom)
 	case "iterations", "iter", "it":
 		l.Iterations, err = strconv.Atoi(v)
 	case "palette":

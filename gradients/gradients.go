@@ -183,7 +183,7 @@ func Save(dir, name string, g colour.Gradient, replace bool) error {
 func WriteFile(path string, data []byte, replace bool) error {
 	err := userfile.WriteAtomic(path, data, 0, replace)
 	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%s %w (use --force to replace it)", path, ErrExists)
+		return fmt.Errorf("%s %w", path, ErrExists) // each front end says how to replace it
 	}
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %v", path, err)

@@ -26,6 +26,10 @@ type EscapeSample struct {
 	Inside     int // of them, reached Iterations without escaping
 	Late       int // of them, escaped after 0.8 * Iterations
 	MaxEscape  int // the largest escape count among those that escaped (0 when none)
+	// Period is the period of the cycle the frame's reference orbit settled onto within the
+	// iterations (fractal.Reference.Period), 0 when it did not or the frame has none: with
+	// no sample escaping, a short one says the view is inside that cycle's component.
+	Period int
 	// Counts are the sampled pixels' escape counts (-1: inside), from which With gives the
 	// sample for any lower maximum and AutoBoost the count the picture needs; nil in a
 	// summary made by hand.
@@ -37,6 +41,7 @@ type EscapeSample struct {
 // escapes within it).
 func (s EscapeSample) With(maxIter int) EscapeSample {
 	out := EscapeSample{Iterations: maxIter, Counts: make([]int, 0, len(s.Counts))}
+	out.Period = s.Period
 	for _, n := range s.Counts {
 		if n > maxIter {
 			n = -1
@@ -86,6 +91,9 @@ func SampleEscapes(ctx context.Context, f fractal.Frame, cols, rows int) (Escape
 		es.add(n)
 	}
 	es.Counts = counts
+	if f.Ref != nil && !f.Ref.Escaped() {
+		es.Period = f.Ref.Period()
+	}
 	return es, nil
 }
 
@@ -122,6 +130,13 @@ const (
 	autoMargin = 1.25
 )
 
+// interiorPeriods is how many times its period a reference orbit's cycle must fit in a
+// sample's iterations for a sample where no pixel escapes to be taken as the interior of
+// the cycle's component (AutoBoost): a pixel outside a component, near it, follows the
+// cycle a few times before it escapes (a deep minibrot of period 136119, its pixels needing
+// some 600,000 iterations, is not taken for interior), where one inside follows it for ever.
+const interiorPeriods = 64
+
 // AutoBoost is the rule by which automatic iterations adapt to the picture: given the zoom's
 // automatic count base (fractal.AutoIterations) and escape counts sampled from the frame with
 // s.Iterations iterations, it returns the boost (a power of two up to MaxAutoBoost: the
@@ -129,12 +144,17 @@ const (
 // reaches autoMargin times the count that fewer than 1 in autoTail of the escaping samples
 // exceed. Samples that reach s.Iterations count as interior, except when all do (a deep view
 // near a minibrot whose pixels all need more than the count): then the boost is the least
-// whose count exceeds s.Iterations, for a sample further on to tell. A sample of no pixel
-// asks for no boost.
+// whose count exceeds s.Iterations, for a sample further on to tell, unless the reference
+// orbit settled onto a cycle that fits interiorPeriods times in the sample's iterations
+// (s.Period): the view is then inside that cycle's component, no count shows more, and the
+// boost is 1. A sample of no pixel asks for no boost.
 func AutoBoost(base int, s EscapeSample) int {
 	base = max(base, 1)
 	if s.Pixels == 0 {
 		return 1
+	}
+	if s.Inside == s.Pixels && s.Period > 0 && interiorPeriods*s.Period <= s.Iterations {
+		return 1 // interior: nothing escapes at any count
 	}
 	need := s.Iterations + 1 // all inside: more than the sample shows
 	if escaped := s.Pixels - s.Inside; escaped > 0 {

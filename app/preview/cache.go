@@ -5,6 +5,8 @@ import (
 	"context"
 	"image"
 	"math"
+	"os"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -28,14 +30,66 @@ import (
 // first (a complete picture stays: 3.7 MB at 1280x720), then their pictures.
 const CacheBudget = 1 << 30
 
+// MemoryLimit is the Go runtime's memory limit for the window's process (SetMemoryLimit):
+// CacheBudget and an eighth more for the rest (the frame in progress, the reference orbits,
+// the toolkit). Without it the collector lets the heap grow to twice what is live (GOGC=100)
+// before it collects, and a window whose cache is full (1 GiB live) grew past 2 GB resident.
+const MemoryLimit = CacheBudget + CacheBudget/8
+
+// SetMemoryLimit sets the process's soft memory limit (runtime/debug.SetMemoryLimit) to
+// MemoryLimit, unless the GOMEMLIMIT environment variable sets one already, and reports
+// whether it did.
+func SetMemoryLimit() bool {
+	if _, ok := os.LookupEnv("GOMEMLIMIT"); ok {
+		return false
+	}
+	debug.SetMemoryLimit(MemoryLimit)
+	return true
+}
+
 // viewCache is the views left, least recently used last. Safe for concurrent use.
 type viewCache struct {
 	mu      sync.Mutex
 	budget  int64 // CacheBudget unless set
 	reserve int64 // what the view at rest may take
-	bytes   int64 // what the entries take
+	bytes   int64 // what the entries take: their pictures and data, and the reference orbits their frames hold
 	order   list.List
 	at      map[string]*list.Element // by cacheKey; the elements hold *kept
+	// refs are the reference orbits (with their BLA tables) the entries' frames hold, each
+	// counted once in bytes however many entries share it, with what it took when it came.
+	refs map[*fractal.Reference]*refUse
+}
+
+// refUse is how many entries hold a reference orbit, and the bytes it was counted for.
+type refUse struct {
+	n     int
+	bytes int64
+}
+
+// account adds (sign 1) or takes away (sign -1) what k holds to or from c.bytes (c.mu
+// held): its pictures and data, and the reference orbits no other entry holds.
+func (c *viewCache) account(k *kept, sign int64) {
+	c.bytes += sign * int64(k.Bytes())
+	for _, r := range k.refs() {
+		u := c.refs[r]
+		switch {
+		case sign > 0 && u == nil:
+			if c.refs == nil {
+				c.refs = map[*fractal.Reference]*refUse{}
+			}
+			u = &refUse{bytes: r.Bytes()}
+			c.refs[r] = u
+			c.bytes += u.bytes
+			u.n++
+		case sign > 0:
+			u.n++
+		case u != nil:
+			if u.n--; u.n == 0 {
+				c.bytes -= u.bytes
+				delete(c.refs, r)
+			}
+		}
+	}
 }
 
 // cacheKey identifies r's view: its size and location without the colouring.
@@ -79,7 +133,7 @@ func (c *viewCache) put(k *kept) {
 		c.remove(e)
 	}
 	c.at[key] = c.order.PushFront(k)
-	c.bytes += int64(k.Bytes())
+	c.account(k, 1)
 	c.evict()
 }
 
@@ -118,7 +172,7 @@ func (c *viewCache) remove(e *list.Element) {
 	k := e.Value.(*kept)
 	c.order.Remove(e)
 	delete(c.at, cacheKey(k.req))
-	c.bytes -= int64(k.Bytes())
+	c.account(k, -1)
 }
 
 // clear empties the cache.
@@ -126,7 +180,7 @@ func (c *viewCache) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.order.Init()
-	c.at = nil
+	c.at, c.refs = nil, nil
 	c.bytes = 0
 }
 
@@ -139,9 +193,9 @@ func (c *viewCache) evict() {
 		prev := e.Prev()
 		if k := e.Value.(*kept); k.full != nil {
 			if k.complete() {
-				c.bytes -= int64(k.Bytes())
+				c.account(k, -1)
 				k.dropData()
-				c.bytes += int64(k.Bytes())
+				c.account(k, 1)
 			} else {
 				c.remove(e)
 			}

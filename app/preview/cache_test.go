@@ -3,6 +3,7 @@ package preview
 import (
 	"bytes"
 	"context"
+	"image"
 	"sync"
 	"testing"
 	"time"
@@ -224,5 +225,84 @@ func BenchmarkCachedView1280x720x16(b *testing.B) {
 				wk.leave()
 			}
 		})
+	}
+}
+
+// Issue 31, item 5: the cache's accounted bytes are everything its entries hold (pictures,
+// data, and the reference orbits with their BLA tables that the entries' frames keep, each
+// counted once however many entries share it), and they stay within its budget less the
+// view at rest's reserve as views come in, lose their data and go.
+func TestCacheAccountsEverything(t *testing.T) {
+	const w, h = 48, 30
+	s := New(nil)
+	var frames []fractal.Frame
+	for _, c := range [][2]string{{"-0.743643887037151", "0.131825904205330"}, {"-1.7497591451303665", "0"}} {
+		l := fractal.Home()
+		l.Re, l.Im, l.Zoom, l.Iterations = fractal.MustDecimal(c[0]), fractal.MustDecimal(c[1]), fractal.MustDecimal("1e20"), 20000
+		f, err := s.Reference(context.Background(), fractal.NewFrame(l, w, h), nil)
+		if err != nil || f.Ref == nil {
+			t.Fatalf("no reference orbit: %v", err)
+		}
+		f.BLA() // its table is held too
+		frames = append(frames, f)
+	}
+	refBytes := frames[0].Ref.Bytes()
+	if refBytes < 16*20000 {
+		t.Fatalf("a reference of 20,000 iterations takes %d bytes", refBytes)
+	}
+	entry := func(i int, data bool) *kept {
+		l := boundaryLoc().Offset(float64(i), 0, w, h)
+		k := &kept{req: Request{Loc: l, W: w, H: h}, of: 4, picN: 4, pic: image.NewRGBA(image.Rect(0, 0, w, h))}
+		if data {
+			f := frames[i%2]
+			k.full, k.fullAt = colour.NewData(image.Rect(0, 0, w, h)), &f
+			for range 4 {
+				k.samples = append(k.samples, colour.NewData(image.Rect(0, 0, w, h)))
+				k.sampleAt = append(k.sampleAt, &f)
+			}
+			k.sum = make([]uint32, 4*w*h)
+		}
+		return k
+	}
+	// What the entries hold, counted here on its own.
+	held := func(c *viewCache) int64 {
+		n := int64(0)
+		refs := map[*fractal.Reference]bool{}
+		for e := c.order.Front(); e != nil; e = e.Next() {
+			k := e.Value.(*kept)
+			n += int64(len(k.pic.Pix))
+			if k.full != nil {
+				n += 16*int64(w*h)*int64(1+len(k.samples)) + 4*int64(len(k.sum))
+				for _, f := range append([]*fractal.Frame{k.fullAt}, k.sampleAt...) {
+					refs[f.Ref] = true
+				}
+			}
+		}
+		for r := range refs {
+			n += r.Bytes()
+		}
+		return n
+	}
+	dataBytes := int64(4*w*h + 16*w*h*5 + 16*w*h)
+	c := &viewCache{budget: 2*refBytes + 5*dataBytes}
+	c.setReserve(dataBytes)
+	for i := range 12 {
+		c.put(entry(i, i%3 != 2))
+		views, withData, bytes := c.stats()
+		if want := held(c); bytes != want {
+			t.Fatalf("after %d views: %d bytes accounted, %d held (%d views, %d with data)", i+1, bytes, want, views, withData)
+		}
+		if room := c.limit() - c.reserve; bytes > room {
+			t.Fatalf("after %d views: %d bytes, over the %d the budget leaves", i+1, bytes, room)
+		}
+	}
+	if _, withData, _ := c.stats(); withData == 0 || withData > 3 {
+		t.Errorf("%d views with data: the reference orbits should leave room for a few", withData)
+	}
+	for e := c.order.Front(); e != nil; e = c.order.Front() {
+		c.remove(e)
+	}
+	if _, _, bytes := c.stats(); bytes != 0 {
+		t.Errorf("empty cache: %d bytes accounted", bytes)
 	}
 }

@@ -2,6 +2,7 @@ package preview
 
 import (
 	"image"
+	"slices"
 	"time"
 
 	"mandelscope/colour"
@@ -66,6 +67,21 @@ func (k *kept) Bytes() int {
 		b += len(k.pic.Pix)
 	}
 	return b
+}
+
+// refs are the reference orbits k's frames hold, each once.
+func (k *kept) refs() []*fractal.Reference {
+	var out []*fractal.Reference
+	add := func(f *fractal.Frame) {
+		if f != nil && f.Ref != nil && !slices.Contains(out, f.Ref) {
+			out = append(out, f.Ref)
+		}
+	}
+	add(k.fullAt)
+	for _, f := range k.sampleAt {
+		add(f)
+	}
+	return out
 }
 
 // complete reports whether k's picture is as refined as the view gets: every sample

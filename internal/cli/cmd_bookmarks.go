@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"mandelscope/bookmarks"
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/text"
 	"mandelscope/render/cpu"
@@ -112,9 +113,31 @@ func termText(s string) string {
 	return s
 }
 
-// listLine is a location as the flags that lead back to it.
+// listLine is a location as the flags that lead back to it: the view and all of its
+// colouring (density, offset, colouring, transfer, and the line width and the light where
+// they are set), so that an export with them draws the bookmark's picture.
 func listLine(l fractal.Location) string {
-	return fmt.Sprintf("--center=%s,%s --zoom=%s --iterations=%d --palette=%s", l.Re, l.Im, l.Zoom, l.Iterations, l.Color.Palette)
+	c := l.Color
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	method, transfer := c.Method, c.Transfer
+	if method == "" {
+		method = colour.MethodSmooth
+	}
+	if transfer == "" {
+		transfer = colour.TransferLinear
+	}
+	s := fmt.Sprintf("--center=%s,%s --zoom=%s --iterations=%d --palette=%s --density=%s --offset=%s --colouring=%s --transfer=%s",
+		l.Re, l.Im, l.Zoom, l.Iterations, c.Palette, c.DensityText(), f(c.Offset), method, transfer)
+	if c.Width != 0 {
+		s += " --line-width=" + f(c.Width)
+	}
+	if c.Light != 0 {
+		s += " --light=" + f(c.Light)
+	}
+	if c.Strength != 0 {
+		s += " --light-strength=" + f(c.Strength)
+	}
+	return s
 }
 
 func bookmarksAdd(args []string, stdout, stderr io.Writer) error {

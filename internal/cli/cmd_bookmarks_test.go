@@ -56,9 +56,9 @@ func TestBookmarksCLIRoundTrip(t *testing.T) {
 	bmOK(t, "add", "seahorse", "--center=-0.75,0.1", "--zoom=20")
 	bmOK(t, "add", "--center=-0.5,0", "mixed", "--zoom=1", "--palette=grey")
 	out := bmOK(t, "list")
-	want := "deep spiral\t--center=" + bmRe60 + "," + bmIm60 + " --zoom=2.5e40 --iterations=5000 --palette=fire\n" +
-		fmt.Sprintf("seahorse\t--center=-0.75,0.1 --zoom=20 --iterations=%d --palette=classic\n", fractal.AutoIterations(20)) +
-		"mixed\t--center=-0.5,0 --zoom=1 --iterations=200 --palette=grey\n"
+	want := "deep spiral\t--center=" + bmRe60 + "," + bmIm60 + " --zoom=2.5e40 --iterations=5000 --palette=fire --density=auto --offset=0 --colouring=smooth --transfer=linear\n" +
+		fmt.Sprintf("seahorse\t--center=-0.75,0.1 --zoom=20 --iterations=%d --palette=classic --density=auto --offset=0 --colouring=smooth --transfer=linear\n", fractal.AutoIterations(20)) +
+		"mixed\t--center=-0.5,0 --zoom=1 --iterations=200 --palette=grey --density=auto --offset=0 --colouring=smooth --transfer=linear\n"
 	if out != want {
 		t.Fatalf("list:\n%s\nwant:\n%s", out, want)
 	}
@@ -97,7 +97,7 @@ func TestBookmarksCLIRoundTrip(t *testing.T) {
 	if out := bmOK(t, "import", exp); !strings.Contains(out, `imported 1 bookmark(s)`) {
 		t.Fatalf("import: %s", out)
 	}
-	if out := bmOK(t, "list"); out != "deep spiral\t--center="+bmRe60+","+bmIm60+" --zoom=2.5e40 --iterations=5000 --palette=fire\n" {
+	if out := bmOK(t, "list"); out != "deep spiral\t--center="+bmRe60+","+bmIm60+" --zoom=2.5e40 --iterations=5000 --palette=fire --density=auto --offset=0 --colouring=smooth --transfer=linear\n" {
 		t.Fatalf("after import:\n%s", out)
 	}
 
@@ -107,7 +107,7 @@ func TestBookmarksCLIRoundTrip(t *testing.T) {
 	if out := bmOK(t, "import", kfr); !strings.Contains(out, `"deep spiral (2)"`) {
 		t.Fatalf("kfr import: %s", out)
 	}
-	if out := bmOK(t, "list"); !strings.Contains(out, "deep spiral (2)\t--center="+bmRe60+",-"+bmIm60+" --zoom=3E20 --iterations=7000 --palette=classic\n") {
+	if out := bmOK(t, "list"); !strings.Contains(out, "deep spiral (2)\t--center="+bmRe60+",-"+bmIm60+" --zoom=3E20 --iterations=7000 --palette=classic --density=auto --offset=0 --colouring=smooth --transfer=linear\n") {
 		t.Fatalf("after kfr import:\n%s", out)
 	}
 }
@@ -310,5 +310,33 @@ func TestBookmarksCLIListEscapes(t *testing.T) {
 	}
 	if strings.ContainsRune(out, '\u202e') {
 		t.Errorf("list printed U+202E raw:\n%q", out)
+	}
+}
+
+// Issue 31, item 7: `bookmarks list` prints everything the picture needs (density, offset,
+// colouring, transfer, line width, light): an export with the flags it prints is byte for
+// byte the export of the bookmark.
+func TestBookmarksListFlagsDrawTheBookmark(t *testing.T) {
+	bmFile(t)
+	dir := t.TempDir()
+	view := []string{"--center=-0.7453,0.1127", "--zoom=180", "--iterations=400", "--thumbnail=false"}
+	bmOK(t, append([]string{"add"}, append(view, "--density=0.37", "--offset=0.25", "--colouring=distance", "--transfer=sqrt", "--line-width=2.5", "--palette=fire", "lines")...)...)
+	bmOK(t, append([]string{"add"}, append(view, "--density=2", "--offset=0.6", "--colouring=slopes", "--transfer=log", "--light=30", "--light-strength=0.7", "relief")...)...)
+	bmOK(t, append([]string{"add"}, append(view, "--offset=0.5", "auto")...)...)
+	lines := strings.Split(strings.TrimSpace(bmOK(t, "list")), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("list: %q", lines)
+	}
+	for _, line := range lines {
+		name, flags, ok := strings.Cut(line, "\t")
+		if !ok {
+			t.Fatalf("list line %q has no tab", line)
+		}
+		a, b := filepath.Join(dir, name+"-flags.png"), filepath.Join(dir, name+"-bookmark.png")
+		mustExport(t, append(strings.Fields(flags), "--renderer=cpu", "--size=96x54", "-o", a)...)
+		mustExport(t, "--bookmark="+name, "--renderer=cpu", "--size=96x54", "-o", b)
+		if !bytes.Equal(readFile(t, a), readFile(t, b)) {
+			t.Errorf("%s: export %s differs from export --bookmark=%s", name, flags, name)
+		}
 	}
 }

@@ -282,7 +282,16 @@ func viewBase(fs *flag.FlagSet, bookmark, from string) (base fractal.Location, m
 // says what happened, and each front end says what to do with its own controls.
 func withAdvice(err error, job exportJob) error {
 	var ee *export.Error
-	if !errors.As(err, &ee) {
+	hasEE := errors.As(err, &ee)
+	// A recolour whose raw file cannot be read: a resume would fail the same way.
+	if rd := (*export.RawReadError)(nil); errors.As(err, &rd) {
+		msg := rd.Error()
+		if hasEE && ee.Kept {
+			msg += " (kept " + ee.Path + " and its checkpoint)"
+		}
+		return adviceError{retold{msg, err}, rawDamagedAdvice(rd.Path)}
+	}
+	if !hasEE {
 		return err
 	}
 	advice := ""
@@ -302,11 +311,26 @@ func withAdvice(err error, job exportJob) error {
 			advice = "run without --resume"
 		}
 	case export.ErrParamsDiffer:
-		advice = "run the same command as before with --resume, or drop --resume and add --force to start over"
+		switch {
+		case ee.RawDiffers && ee.Was != "" && job.cmd == "export":
+			advice = "resume with --raw=" + ee.Was + " (the raw file that export wrote), or drop --resume and add --force to start over"
+		case ee.RawDiffers && ee.Was == "" && job.cmd == "export":
+			advice = "resume without --raw (that export wrote no raw file), or drop --resume and add --force to start over"
+		default:
+			advice = "run the same command as before with --resume, or drop --resume and add --force to start over"
+		}
 	case export.ErrRendererDiffers:
-		if strings.HasPrefix(ee.Was, "CPU") {
+		wasRaw := strings.HasPrefix(ee.Was, export.RawIdentityPrefix)
+		switch {
+		case job.cmd == "recolour" && wasRaw:
+			advice = "recolour with --resume from the raw file it began with (this one is another, or changed since), or drop --resume and add --force to start over"
+		case job.cmd == "recolour":
+			advice = "it is an export's: continue it with mandelscope export --resume, or drop --resume and add --force to start over"
+		case wasRaw:
+			advice = "it is a recolour's: continue it with mandelscope recolour --resume from the same raw file, or drop --resume and add --force to start over"
+		case strings.HasPrefix(ee.Was, "CPU"):
 			advice = "resume with --renderer=cpu, or drop --resume and add --force to start over"
-		} else {
+		default:
 			advice = "resume with --renderer=gpu where that renderer is available (the same GPU and driver), or drop --resume and add --force to start over"
 		}
 	case export.ErrDamaged:
@@ -343,6 +367,15 @@ type adviceError struct {
 
 func (e adviceError) Error() string { return e.err.Error() + "; " + e.advice }
 func (e adviceError) Unwrap() error { return e.err }
+
+// retold is err told otherwise: msg, still matching what err matches.
+type retold struct {
+	msg string
+	err error
+}
+
+func (e retold) Error() string { return e.msg }
+func (e retold) Unwrap() error { return e.err }
 
 // warnLowDisk warns when the output folder has less free space than the export may need.
 func warnLowDisk(job exportJob, stderr io.Writer) {

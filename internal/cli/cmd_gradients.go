@@ -106,7 +106,7 @@ func gradientsImport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := gradients.Save(dir, name, g, *force); err != nil {
-		return err
+		return forceAdvice(err)
 	}
 	fmt.Fprintf(stdout, "imported %s (%d stops) into %s: use --palette=%s\n", name, len(g.Stops), dir, name)
 	return nil
@@ -136,8 +136,16 @@ func gradientsExport(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if err := gradients.WriteFile(path, g.File(name), *force); err != nil {
-		return err
+		return forceAdvice(err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d stops) to %s\n", name, len(g.Stops), path)
 	return nil
+}
+
+// forceAdvice adds to a refusal to replace a file (gradients.ErrExists) the flag that does.
+func forceAdvice(err error) error {
+	if errors.Is(err, gradients.ErrExists) {
+		return fmt.Errorf("%w (use --force to replace it)", err)
+	}
+	return err
 }

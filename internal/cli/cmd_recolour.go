@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,6 +61,9 @@ func parseRecolour(args []string, stderr io.Writer) (exportJob, error) {
 		return job, UsageErr("-o: %q must end in .png", text.Clip(job.out, 40))
 	}
 	if job.src, err = export.OpenRaw(in); err != nil {
+		if errors.Is(err, export.ErrRawDamaged) {
+			err = adviceError{fmt.Errorf("%s is damaged: %s", in, OneLine(errors.Unwrap(err))), rawDamagedAdvice("")}
+		}
 		return job, ExitError{2, fmt.Errorf("%s", OneLine(err))}
 	}
 	job.ss = job.src.Supersample
@@ -76,4 +80,13 @@ func parseRecolour(args []string, stderr io.Writer) (exportJob, error) {
 		return job, ExitError{2, withAdvice(err, job)}
 	}
 	return job, nil
+}
+
+// rawDamagedAdvice is what to do about a raw file that cannot be read (export.ErrRawDamaged):
+// make it again; from is the damaged file when its header (the view) still reads.
+func rawDamagedAdvice(from string) string {
+	if from != "" {
+		return fmt.Sprintf("export its view again with a raw file (mandelscope export --from=%s --raw=NEW.exr) and recolour that", from)
+	}
+	return "export the view again with --raw=NEW.exr and recolour that"
 }
