@@ -368,11 +368,11 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 				return Found{}, ctx.Err()
 			}
 			if tries++; tries >= 16 {
-				return Found{}, fmt.Errorf("no Misiurewicz point found: Newton's method failed from %d candidates (the last: preperiod %d, period %d)", tries, q, p)
+				return Found{}, fmt.Errorf("no Misiurewicz point near this point of the view: none of the %d nearest candidates settled on one", tries)
 			}
 		}
 	}
-	return Found{}, fmt.Errorf("no Misiurewicz point found within %d iterations", maxN)
+	return Found{}, fmt.Errorf("no Misiurewicz point near this point of the view with preperiod plus period up to %d", maxN)
 }
 
 // ballsMeet reports whether the balls B_n and sign*B_q meet: first in float64 with a margin

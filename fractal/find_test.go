@@ -29,9 +29,9 @@ func findViews(t *testing.T) []findView {
 	im1000 := "1." + strings.Repeat("0", 999) + "45"
 	return []findView{
 		{name: "seahorse1e5", loc: l("-0.743643887037151", "0.131825904205330", "1e5")},
-		{name: "p8007", loc: deepLocationNamed(t, "p8007"), period: 8007},
+		{name: "p8007", loc: deepLocationNamed(t, "p8007"), period: 5 * 8007}, // inside the p8007 one: its copy's period-5 island
 		{name: "misiurewicz1e100", loc: deepLocationNamed(t, "misiurewicz1e100")},
-		{name: "nucleus1e451", loc: deepLocationNamed(t, "nucleus1e451"), period: 600},
+		{name: "nucleus1e451", loc: deepLocationNamed(t, "nucleus1e451"), period: 5 * 600}, // inside the p600 one: its copy's period-5 island
 		{name: "near-i-1e1000", loc: l(re1000, im1000, "1e1000"), slow: true},
 	}
 }
@@ -192,8 +192,8 @@ func TestFindMisiurewicz(t *testing.T) {
 // the image, and cancellation.
 func TestFindErrors(t *testing.T) {
 	l := deepLocationNamed(t, "p8007")
-	if _, err := FindMinibrot(context.Background(), l, 1280, 720, 640, 360, 100); !errors.Is(err, ErrNoMinibrot) {
-		t.Errorf("limit 100: %v, want ErrNoMinibrot", err)
+	if _, err := FindMinibrot(context.Background(), l, 1280, 720, 640, 360, 100); !errors.Is(err, ErrPeriodLimit) {
+		t.Errorf("limit 100: %v, want ErrPeriodLimit", err)
 	}
 	if _, err := FindMinibrot(context.Background(), l, 1280, 720, 2000, 360, 100); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("point outside: %v", err)
@@ -205,8 +205,10 @@ func TestFindErrors(t *testing.T) {
 	}
 	far := Home()
 	far.Re, far.Zoom = MustDecimal("1.5"), MustDecimal("1e6")
-	if _, err := FindMinibrot(context.Background(), far, 1280, 720, 640, 360, 1000); !errors.Is(err, ErrNoMinibrot) {
-		t.Errorf("outside the set: %v, want ErrNoMinibrot", err)
+	_, err := FindMinibrot(context.Background(), far, 1280, 720, 640, 360, 1000)
+	var nm *NoMinibrotError
+	if !errors.As(err, &nm) || !strings.Contains(nm.Why, "view heights away") {
+		t.Errorf("outside the set: %v, want ErrNoMinibrot with the set's distance", err)
 	}
 }
 

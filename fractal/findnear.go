@@ -1,11 +1,13 @@
 package fractal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"time"
 )
 
@@ -102,36 +104,187 @@ func FindMinibrotWith(ctx context.Context, l Location, w, h int, x, y float64, o
 		}
 	}
 	limit := min(max(opt.Limit, 1), MaxIterations)
-	progress("looking for periods", 0)
-	bp, err := ballPeriods(ctx, c0r, c0i, radii, prec, limit, progress)
-	if err != nil {
-		return Found{}, ctxCause(ctx, err)
+	view := viewBox{cr: l.Re.Big(prec), ci: l.Im.Big(prec), hw: hw, hh: hh}
+	s := &search{ctx: ctx, l: l, w: w, h: h, prec: prec, limit: limit, view: view, cover: cover, opt: opt, progress: progress, shallow: map[int]bool{}, refused: map[int]int{}}
+	progress("looking near the point", 0)
+	bp, err := s.from(c0r, c0i, radii)
+	if err != nil || s.found != nil {
+		return s.result(err)
 	}
 	if bp.setDist.Sign() > 0 {
 		bp.setDist = bp.setDist.Quo(hh.Ldexp(1))
 	}
+	if bp.escapedAll || bp.interiorAll {
+		// The disc that covers the view escapes whole: nothing of the set is in it.
+		return Found{}, s.noMinibrotError(bp)
+	}
+	if s.filling != nil && s.filling.Period > 1 {
+		// The point lies in a minibrot that fills the view: look in its copy of the set.
+		if f, ok, err := s.within(c0r, c0i); err != nil || ok {
+			if err != nil {
+				return Found{}, ctxCause(ctx, err)
+			}
+			return f, nil
+		}
+	}
+	// Then from points on rings around it, 8 px, 16 px, ... away, 8 to a ring (16 from 64
+	// px, 32 from 256 px), nearest first, each with the discs up to its ring's radius.
+	ring := 0
+	dirs := 8
+	for d := spacing.Ldexp(3); d.Cmp(hw.Add(hh)) < 0; d = d.Ldexp(1) {
+		var rr []Exp
+		for r := spacing.Ldexp(2); len(rr) < 3 || r.Cmp(d) <= 0; r = r.Ldexp(1) {
+			rr = append(rr, r)
+		}
+		switch px := d.Quo(spacing).Float64(); {
+		case px >= 256:
+			dirs = 32
+		case px >= 64:
+			dirs = 16
+		}
+		for k := range dirs {
+			a := (float64(k) + 0.5*float64(ring&1)) * 2 * math.Pi / float64(dirs)
+			sr := new(big.Float).SetPrec(prec).Add(c0r, d.MulFloat(math.Cos(a)).Big(prec))
+			si := new(big.Float).SetPrec(prec).Add(c0i, d.MulFloat(math.Sin(a)).Big(prec))
+			if !view.contains(sr, si) {
+				continue
+			}
+			progress(fmt.Sprintf("looking %s view heights away", d.Quo(hh.Ldexp(1)).Text(2)), 0.1+0.1*float64(ring))
+			if _, err := s.from(sr, si, rr); err != nil || s.found != nil {
+				return s.result(err)
+			}
+		}
+		ring++
+	}
+	if s.bulb != nil {
+		return *s.bulb, nil
+	}
+	return Found{}, s.noMinibrotError(bp)
+}
+
+// maxNewtons bounds the Newton runs of one search.
+const maxNewtons = 256
+
+// search is the state of one FindMinibrotWith.
+type search struct {
+	ctx         context.Context
+	l           Location
+	w, h        int
+	prec        uint
+	limit       int
+	view        viewBox
+	cover       Exp
+	opt         FindOptions
+	progress    func(string, float64)
+	reasons     []string
+	found, bulb *Found
+	newtons     int
+	outside     int    // candidates refused for lying outside the view
+	filling     *Found // the first candidate refused for being no deeper, from the point itself
+	fillingNu   nucleusFound
+	shallow     map[int]bool // periods refused for being no deeper: not tried again
+	refused     map[int]int  // how often each period's Newton run failed or was refused
+}
+
+// islands are the largest minibrots of the set (nucleus, period), for within.
+var islands = []struct {
+	re, im float64
+	p      int
+}{
+	{-1.7548776662466927, 0, 3},
+	{-1.9407998065294848, 0, 4},
+	{-0.15652016683375508, 1.0322471089228318, 4},
+	{-0.15652016683375508, -1.0322471089228318, 4},
+	{-1.9854242530542618, 0, 5},
+	{-1.8607825222048548, 0, 5},
+	{-0.04421235770, 0.98658097580, 5},
+	{-0.04421235770, -0.98658097580, 5},
+}
+
+// within looks inside the copy of the set around the minibrot that fills the view: the copy
+// is nucleus + s u for u in the set (s the complex size estimate), and tuning maps a
+// minibrot of period k of the set at u to one of period k P near nucleus + s u. So the
+// set's largest minibrots (islands), nearest to u0 = (c0 - nucleus) / s first, give the
+// starts for Newton's method for period k P; the first accepted is the answer.
+func (s *search) within(c0r, c0i *big.Float) (Found, bool, error) {
+	nu := s.fillingNu
+	prec := max(s.prec, nu.prec)
+	dr := new(big.Float).SetPrec(prec).Sub(c0r, nu.cr)
+	di := new(big.Float).SetPrec(prec).Sub(c0i, nu.ci)
+	u0r, u0i := cxQuo(cxFromExp(ExpFromBig(dr), ExpFromBig(di)), nu.sizeCx).float64s()
+	order := make([]int, len(islands))
+	for i := range order {
+		order[i] = i
+	}
+	d := func(i int) float64 { return math.Hypot(islands[i].re-u0r, islands[i].im-u0i) }
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(d(a), d(b)) })
+	for _, i := range order {
+		is := islands[i]
+		p := is.p * nu.p
+		if p > s.limit {
+			continue
+		}
+		off := cxMul(nu.sizeCx, cxFrom(is.re, is.im))
+		or, oi := off.bigs(prec)
+		sr := new(big.Float).SetPrec(prec).Add(nu.cr, or)
+		si := new(big.Float).SetPrec(prec).Add(nu.ci, oi)
+		s.progress(fmt.Sprintf("trying period %d", p), 0.1)
+		got, err := newtonNucleus(s.ctx, sr, si, p, s.prec, nu.size.MulFloat(0.05), s.cover)
+		if s.ctx.Err() != nil {
+			return Found{}, false, s.ctx.Err()
+		}
+		if err != nil {
+			s.reasons = append(s.reasons, fmt.Sprintf("period %d: %v", p, err))
+			continue
+		}
+		res, why := acceptNucleus(s.l, got, s.w, s.h, s.view, s.opt)
+		if why != "" {
+			s.reasons = append(s.reasons, fmt.Sprintf("period %d: %s", p, why))
+			continue
+		}
+		return res, true, nil
+	}
+	return Found{}, false, nil
+}
+
+// result is the search's answer after from stopped it.
+func (s *search) result(err error) (Found, error) {
+	if err != nil {
+		return Found{}, ctxCause(s.ctx, err)
+	}
+	s.progress("found", 1)
+	return *s.found, nil
+}
+
+// from tries the candidates of the discs of the given radii around (sr, si), nearest first:
+// s.found is set when one is accepted.
+func (s *search) from(sr, si *big.Float, radii []Exp) (ballResult, error) {
+	bp, err := ballPeriods(s.ctx, sr, si, radii, s.prec, s.limit, s.progress)
+	if err != nil {
+		return bp, err
+	}
 	var cands []candidate
-	seen := map[int]bool{}
+	tried := map[int]bool{}
 	for j, p := range bp.periods {
-		if p > 0 && !seen[p] {
-			seen[p] = true
+		if p > 0 && !tried[p] && !s.shallow[p] {
+			tried[p] = true
 			cands = append(cands, candidate{p: p, r: radii[j]})
 		}
 	}
-	view := viewBox{cr: l.Re.Big(prec), ci: l.Im.Big(prec), hw: hw, hh: hh}
-	var bulb *Found
-	var reasons []string
-	tried := map[int]bool{}
-	for i := 0; i < len(cands) && i < 64; i++ {
+	for i := 0; i < len(cands) && s.newtons < maxNewtons; i++ {
 		cd := cands[i]
-		progress(fmt.Sprintf("trying period %d", cd.p), float64(i)/float64(len(cands)))
-		sr, si := c0r, c0i
-		if cd.sr != nil {
-			sr, si = cd.sr, cd.si
+		if s.refused[cd.p] >= 3 {
+			continue // refused three times already: likely the same nucleus again
 		}
-		nu, err := newtonNucleus(ctx, sr, si, cd.p, prec, cd.r.Ldexp(2), cover)
-		if ctx.Err() != nil {
-			return Found{}, ctxCause(ctx, ctx.Err())
+		s.newtons++
+		s.progress(fmt.Sprintf("trying period %d", cd.p), 0.05)
+		cr, ci := sr, si
+		if cd.sr != nil {
+			cr, ci = cd.sr, cd.si
+		}
+		nu, err := newtonNucleus(s.ctx, cr, ci, cd.p, s.prec, cd.r.Ldexp(2), s.cover)
+		if s.ctx.Err() != nil {
+			return bp, s.ctx.Err()
 		}
 		var lower *lowerPeriod
 		if errors.As(err, &lower) {
@@ -142,25 +295,32 @@ func FindMinibrotWith(ctx context.Context, l Location, w, h int, x, y float64, o
 			continue
 		}
 		if err != nil {
-			reasons = append(reasons, fmt.Sprintf("period %d: %v", cd.p, err))
+			s.reasons = append(s.reasons, fmt.Sprintf("period %d: %v", cd.p, err))
+			s.refused[cd.p]++
 			continue
 		}
-		tried[cd.p] = true
-		f, why := acceptNucleus(l, nu, w, h, view, opt)
+		f, why := acceptNucleus(s.l, nu, s.w, s.h, s.view, s.opt)
+		switch why {
+		case whyOutside:
+			s.outside++
+		case whyShallow:
+			s.shallow[cd.p] = true
+			if s.filling == nil && len(s.reasons) == 0 {
+				s.filling, s.fillingNu = &f, nu
+			}
+		}
 		if why != "" {
-			reasons = append(reasons, fmt.Sprintf("period %d: %s", cd.p, why))
-			if f.Bulb && bulb == nil && opt.Bulbs {
-				bulb = &f
+			s.reasons = append(s.reasons, fmt.Sprintf("period %d: %s", cd.p, why))
+			s.refused[cd.p]++
+			if f.Bulb && s.bulb == nil && s.opt.Bulbs && why == whyBulb {
+				s.bulb = &f
 			}
 			continue
 		}
-		progress("found", 1)
-		return f, nil
+		s.found = &f
+		return bp, nil
 	}
-	if bulb != nil {
-		return *bulb, nil
-	}
-	return Found{}, noMinibrotError(bp, limit, reasons)
+	return bp, nil
 }
 
 // ctxCause is ctx's cause for a context error (ErrSearchTimeout past MaxTime), else err.
@@ -174,22 +334,33 @@ func ctxCause(ctx context.Context, err error) error {
 }
 
 // noMinibrotError says why no minibrot was found, in plain words.
-func noMinibrotError(bp ballResult, limit int, reasons []string) error {
+func (s *search) noMinibrotError(bp ballResult) error {
 	var why string
 	switch {
-	case bp.limited && len(reasons) == 0:
-		return fmt.Errorf("%w (%d)", ErrPeriodLimit, limit)
-	case bp.escapedAll && len(reasons) == 0:
-		why = "every point near it escapes"
-		if bp.setDist.Sign() > 0 {
-			why = fmt.Sprintf("the set is about %s view heights away", bp.setDist.Text(2))
+	case bp.limited && len(s.reasons) == 0:
+		return fmt.Errorf("%w (%d)", ErrPeriodLimit, s.limit)
+	case bp.escapedAll && bp.setDist.Sign() > 0:
+		why = fmt.Sprintf("the set is about %s view heights away", bp.setDist.Text(2))
+	case bp.escapedAll:
+		why = "the view is outside the set"
+	case s.filling != nil:
+		what := "minibrot"
+		if s.filling.Bulb {
+			what = "bulb"
 		}
-	case len(reasons) > 0:
-		why = fmt.Sprintf("the %d nearest candidates were not minibrots inside the view and deeper", len(reasons))
+		why = fmt.Sprintf("the point is inside a %s of period %d that fills the view", what, s.filling.Period)
+	case bp.interior && bp.cycle > 0:
+		why = fmt.Sprintf("the point is inside the set, in a component of period %d", bp.cycle)
+	case bp.interior:
+		why = "the point is inside the set"
+	case s.outside == len(s.reasons) && s.outside > 0:
+		why = "the set's parts near it lie outside the view"
+	case len(s.reasons) > 0:
+		why = fmt.Sprintf("none of the %d nearest candidates is a minibrot inside the view and deeper", len(s.reasons))
 	default:
 		why = "nothing there has a period"
 	}
-	return &NoMinibrotError{Why: why, Details: reasons}
+	return &NoMinibrotError{Why: why, Details: s.reasons}
 }
 
 // NoMinibrotError is ErrNoMinibrot with the reason; Details lists the candidates tried.
@@ -205,10 +376,13 @@ func (e *NoMinibrotError) Unwrap() error { return ErrNoMinibrot }
 
 // ballResult is what the candidates' pass found.
 type ballResult struct {
-	periods    []int // per radius: the ball period, 0 for none
-	limited    bool  // the smallest disc was still undecided at the limit
-	escapedAll bool  // every disc escaped without a period
-	setDist    Exp   // with escapedAll, the distance estimate from c0 to the set / the view height (0: unknown)
+	periods     []int // per radius: the ball period, 0 for none
+	limited     bool  // the smallest disc was still undecided at the limit
+	escapedAll  bool  // every disc escaped without a period
+	interior    bool  // the smallest undecided disc lies inside a component
+	cycle       int   // with interior, the period of the point's attracting cycle (0: unknown)
+	interiorAll bool  // every disc, the view's too, lies inside that component
+	setDist     Exp   // with escapedAll, the distance estimate from c0 to the set / the view height (0: unknown)
 }
 
 // ballPeriods runs the enclosing balls of the discs of the given radii (increasing) around
@@ -225,6 +399,11 @@ func ballPeriods(ctx context.Context, cr, ci *big.Float, radii []Exp, prec uint,
 	dz := cx{e: cxZeroExp} // dz/dc at c, for the distance estimate
 	z := cx{e: cxZeroExp}
 	left := k
+	var Rmark Exp    // the smallest undecided disc's R at the last power of two
+	jmark := -1      // that disc
+	var RmarkAll Exp // the largest disc's R then
+	const keep = 4096
+	last := make([]cx, keep) // the last z, for the attracting cycle's period
 	for n := 1; n <= maxIter; n++ {
 		if n&1023 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -237,6 +416,7 @@ func ballPeriods(ctx context.Context, cr, ci *big.Float, radii []Exp, prec uint,
 		dz = cxAdd(cxMul(z, dz).double(), cxOne)
 		o.step()
 		z = o.z()
+		last[n%keep] = z
 		zaPrev := za
 		za = z.abs()
 		for j := range k {
@@ -253,6 +433,23 @@ func ballPeriods(ctx context.Context, cr, ci *big.Float, radii []Exp, prec uint,
 				left--
 			}
 		}
+		if n >= 4096 && n&(n-1) == 0 {
+			// A disc inside a component: its ball settles with the attracting cycle
+			// and never decides; one that is not grows at least linearly.
+			j := 0
+			for j < k && done[j] {
+				j++
+			}
+			if j < k && j == jmark && R[j].Cmp(Rmark.MulFloat(1.5)) < 0 {
+				res.interior = true
+				res.interiorAll = left == k && R[k-1].Cmp(RmarkAll.MulFloat(1.5)) < 0
+				res.cycle = cyclePeriod(last, n)
+				break
+			}
+			if j < k {
+				Rmark, jmark, RmarkAll = R[j], j, R[k-1]
+			}
+		}
 		if done[0] && (left == 0 || res.periods[0] > 0) {
 			// The smallest disc is decided: the larger ones add lower periods only, found
 			// already or never (their balls contain the smaller ones').
@@ -262,7 +459,7 @@ func ballPeriods(ctx context.Context, cr, ci *big.Float, radii []Exp, prec uint,
 			break
 		}
 	}
-	if !done[0] {
+	if !done[0] && !res.interior {
 		res.limited = true
 	}
 	any := false
@@ -289,6 +486,28 @@ func ballPeriods(ctx context.Context, cr, ci *big.Float, radii []Exp, prec uint,
 	return res, nil
 }
 
+// cyclePeriod is the least q < len(last)/2 with last[m] = last[m-q] (to 2^-24 of |last[m]|)
+// for the q values m = n, n-1, ..., n-q+1 (indices mod len(last)), or 0.
+func cyclePeriod(last []cx, n int) int {
+	k := len(last)
+	at := func(m int) cx { return last[((m%k)+k)%k] }
+	for q := 1; q < k/2; q++ {
+		ok := true
+		for i := range q {
+			a := at(n - i)
+			d := cxSub(a, at(n-i-q))
+			if d.e != cxZeroExp && d.abs().Cmp(a.abs().Ldexp(-24)) >= 0 {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return q
+		}
+	}
+	return 0
+}
+
 // viewBox is the view's centre and half-extents.
 type viewBox struct {
 	cr, ci *big.Float
@@ -307,7 +526,9 @@ type nucleusFound struct {
 	cr, ci *big.Float
 	p      int
 	size   Exp
+	sizeCx cx // the size estimate with its direction
 	shape  cx
+	prec   uint
 }
 
 // lowerPeriod is Newton's method for period P ending on a nucleus of period k | P.
@@ -364,7 +585,7 @@ func newtonNucleus(ctx context.Context, sr, si *big.Float, p int, prec uint, r, 
 			if err != nil {
 				return nucleusFound{}, err
 			}
-			return nucleusFound{cr: cr, ci: ci, p: p, size: as, shape: shape}, nil
+			return nucleusFound{cr: cr, ci: ci, p: p, size: as, sizeCx: size, shape: shape, prec: prec}, nil
 		}
 		// The step, shortened to r, halved while it lands where the orbit escapes.
 		scale := 1.0
@@ -457,11 +678,37 @@ func acceptNucleus(l Location, nu nucleusFound, w, h int, view viewBox, opt Find
 	f := Found{Loc: loc, Period: nu.p, Size: nu.size, Bulb: !isCardioid(nu.shape)}
 	switch {
 	case !view.contains(nu.cr, nu.ci):
-		return f, "its nucleus is outside the view"
+		return f, whyOutside
 	case !opt.AllowShallower && loc.Zoom.Exp().Cmp(l.ZoomExp()) <= 0:
-		return f, fmt.Sprintf("it is framed at zoom %s, not deeper", loc.Zoom)
+		return f, whyShallow
 	case f.Bulb:
-		return f, "a bulb, not a minibrot"
+		return f, whyBulb
 	}
 	return f, ""
+}
+
+// Why acceptNucleus refuses a nucleus.
+const (
+	whyOutside = "its nucleus is outside the view"
+	whyShallow = "its view is not deeper than this one"
+	whyBulb    = "a bulb, not a minibrot"
+)
+
+// AtDepth is the view f of the feature found from the view from, stopped the fraction
+// depth (0 < depth < 1) of the way there in log zoom: centred on the feature, at zoom
+// from^(1-depth) f^depth, with f's iterations. At depth 0.5 the pattern around the
+// minibrot doubles (the embedded Julia set's shape halfway in).
+func (f Found) AtDepth(from Location, depth float64) (Location, error) {
+	if !(depth > 0 && depth < 1) {
+		return Location{}, fmt.Errorf("depth %g must lie between 0 and 1", depth)
+	}
+	lz := from.ZoomExp().Log2()*(1-depth) + f.Loc.ZoomExp().Log2()*depth
+	k := math.Floor(lz)
+	z, err := ParseDecimal(MakeExp(math.Exp2(lz-k), int(k)).Text(3))
+	if err != nil {
+		return Location{}, err
+	}
+	l := f.Loc
+	l.Zoom = z
+	return l, l.Validate()
 }

@@ -20,6 +20,12 @@ import (
 // own output is silenced to keep errors to one line.
 var usageOut sync.Map // *flag.FlagSet -> io.Writer
 
+// usageText holds what a command's usage says before its flags (SetUsageText).
+var usageText sync.Map // *flag.FlagSet -> string
+
+// SetUsageText sets the lines a command's -h prints between "usage of" and its flags.
+func SetUsageText(fs *flag.FlagSet, text string) { usageText.Store(fs, text) }
+
 // NewFlagSet returns a flag set that reports errors instead of printing usage and exiting;
 // -h prints the usage on stderr (see ParseFlags).
 func NewFlagSet(name string, stderr io.Writer) *flag.FlagSet {
@@ -37,6 +43,9 @@ func printUsage(fs *flag.FlagSet) {
 	}
 	out := w.(io.Writer)
 	fmt.Fprintf(out, "usage of %s:\n", fs.Name())
+	if t, ok := usageText.Load(fs); ok {
+		fmt.Fprintln(out, t.(string))
+	}
 	fs.SetOutput(out)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
