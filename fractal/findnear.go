@@ -409,9 +409,7 @@ func ballPeriods(ctx context.Context, cr, ci *big.Float, radii []Exp, prec uint,
 			if err := ctx.Err(); err != nil {
 				return res, err
 			}
-			if n&(1<<16-1) == 0 {
-				progress(fmt.Sprintf("looking for periods (%d iterations)", n), math.Min(0.5, float64(n)/float64(maxIter)))
-			}
+			progress(fmt.Sprintf("looking for periods (%d iterations)", n), math.Min(0.5, float64(n)/float64(maxIter)))
 		}
 		dz = cxAdd(cxMul(z, dz).double(), cxOne)
 		o.step()
