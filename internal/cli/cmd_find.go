@@ -30,8 +30,9 @@ view and is deeper than it, and prints one line: the location that frames it (re
 iterations=, as --location and Go to Location read it) and period=P. With --misiurewicz it
 prints the nearest Misiurewicz point at the same zoom, with preperiod=Q period=P (Q + P at most
 16384). With --depth=F it stops F of the way (in log zoom) from the view to the minibrot. When
-there is none it says why in one line and exits 1. Progress goes to stderr for deep views;
-Ctrl+C stops the search (exit 130), and a search stops after 60 s.`
+there is none it says why in one line and exits 1. --iterations sets the highest period it
+looks for (default 1000000). Progress goes to stderr for views deeper than 1e1000; Ctrl+C
+stops the search (exit 130), and a search stops after 60 s.`
 
 // runFind prints one line for the minibrot nearest the view's centre (see findUsage;
 // fractal.FindMinibrotWith and FindMisiurewicz say how).
