@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 )
 
 // findView is a view the finder is tested from, with its search limit.
@@ -204,6 +205,9 @@ func TestFindErrors(t *testing.T) {
 	cancel()
 	if _, err := FindMinibrot(ctx, l, 1280, 720, 640, 360, 1_000_000); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+	if _, err := FindMinibrotWith(context.Background(), l, 1280, 720, 640, 360, FindOptions{Limit: 1_000_000, MaxTime: time.Nanosecond}); !errors.Is(err, ErrSearchTimeout) {
+		t.Errorf("out of time: %v, want ErrSearchTimeout", err)
 	}
 	far := Home()
 	far.Re, far.Zoom = MustDecimal("1.5"), MustDecimal("1e6")
