@@ -21,8 +21,8 @@ import (
 // u bounding the rounding of Z_{n+1} (2^(4-prec)). The period P is the first n whose ball
 // contains 0 (|Z_n| <= R_n): no c in D has z_n(c) = 0 for a smaller n, so no nucleus in D
 // has a lower period (ball period detection; the proof is the enclosure). The nucleus is
-// then found by Newton's method on z_P(c) = 0 from c0 (the ball test is necessary, not
-// sufficient, so the nucleus may lie a little outside D: up to 64 r is accepted), z in math/big and dz/dc in floatexp
+// then found by Newton's method on z_P(c) = 0 (findnear.go says from where, with which
+// discs, and what is accepted), z in math/big and dz/dc in floatexp
 // (53 bits of the derivative are enough for quadratic convergence to the 2^-40 of the atom
 // the result needs), the precision raised to 64 bits below the atom's size once that is
 // known. It has converged when the step is below 2^-40 of the atom's size; the period is

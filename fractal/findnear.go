@@ -23,7 +23,8 @@ import (
 // Newton's method with step control. For a candidate (P, r) Newton's method on z_P(c) = 0
 // starts at c0; a step longer than r is shortened to r (a trust region: the nucleus the ball
 // points to lies within about r), a step to a point whose orbit escapes before P is halved
-// (up to 16 times), and a run that wanders more than 4 r from c0 is a failure. A run that
+// (up to 16 times), and a run that wanders farther from c0 than the view's half-width plus
+// half-height, doubled, is a failure. A run that
 // lands on a nucleus of a period k dividing P (z_k vanishes there) gives the candidate (k,
 // that point). A failure goes on to the next candidate, never straight to an error.
 //
