@@ -6,7 +6,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
@@ -27,12 +29,51 @@ func findWhat(misiurewicz bool) string {
 	return "minibrot"
 }
 
+// findDepth is how far the D key goes toward the nearest minibrot, in log zoom: halfway,
+// where the pattern around it doubles.
+const findDepth = 0.5
+
+// findMaxTime bounds one search.
+const findMaxTime = 60 * time.Second
+
+// foundNote is what the last search found and where, kept in the status bar until the view
+// moves on.
+type foundNote struct {
+	at  fractal.Location
+	msg string
+}
+
+// renderStatus shows a renderer's progress or time in the status bar, after what the last
+// search found while the view is still the one it went to.
+func (w *Window) renderStatus(s string) {
+	if n := w.found; n.msg != "" && samePlace(w.Location(), n.at) {
+		s = n.msg + " · " + s
+	}
+	setText(w.statusTime, s)
+}
+
 // findNearest searches for the minibrot (or Misiurewicz point) nearest pixel (x, y) of the
 // view (physical pixels; the centre when x < 0) on a goroutine of its own, saying so in the
-// status bar, and goes there as Go to Location does: the view's colouring kept, the found
-// view's iterations exactly. A newer search, or a move to another place (cancelFind), cancels
-// it; a search whose place is no longer shown goes nowhere.
+// status bar, and goes there as Go to Location does: the view's colouring kept, and the
+// iterations too while Auto is on (Auto chooses the new view's count), else the found
+// view's. A newer search, or a move to another place (cancelFind), cancels it; a search
+// whose place is no longer shown goes nowhere.
 func (w *Window) findNearest(misiurewicz bool, x, y float64) {
+	w.findNearestDepth(misiurewicz, x, y, 1)
+}
+
+// findAtPointerDepth is findAtPointer for a minibrot, stopping depth of the way there in
+// log zoom (fractal.Found.AtDepth).
+func (w *Window) findAtPointerDepth(depth float64) {
+	x, y := -1.0, -1.0
+	if p, ok := w.view.pointerAt(); ok {
+		x, y = w.view.pointerPixel(p)
+	}
+	w.findNearestDepth(false, x, y, depth)
+}
+
+// findNearestDepth is findNearest, stopping depth (0 < depth <= 1) of the way to a minibrot.
+func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 	pw, ph := w.view.pixelSize()
 	if pw < 1 || ph < 1 {
 		return
@@ -48,34 +89,70 @@ func (w *Window) findNearest(misiurewicz bool, x, y float64) {
 	w.mu.Unlock()
 	what := findWhat(misiurewicz)
 	setText(w.statusTime, "looking for the nearest "+what+"...")
-	find := fractal.FindMinibrot
-	if misiurewicz {
-		find = fractal.FindMisiurewicz
+	opt := fractal.FindOptions{Limit: findLimit, MaxTime: findMaxTime}
+	var last time.Time
+	opt.Progress = func(stage string, _ float64) {
+		if time.Since(last) < 250*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		w.uiDo(func() {
+			if ctx.Err() == nil {
+				setText(w.statusTime, "looking for the nearest "+what+": "+stage+" (Esc or a move cancels)")
+			}
+		})
 	}
 	go func() {
-		f, err := find(ctx, loc, pw, ph, x, y, findLimit)
+		var f fractal.Found
+		var err error
+		if misiurewicz {
+			f, err = fractal.FindMisiurewicz(ctx, loc, pw, ph, x, y, findLimit)
+		} else {
+			f, err = fractal.FindMinibrotWith(ctx, loc, pw, ph, x, y, opt)
+			if err == nil && depth < 1 {
+				f.Loc, err = f.AtDepth(loc, depth)
+			}
+		}
 		w.uiDo(func() {
 			defer cancel() // here, not when the search returns: the check below reads ctx
-			if ctx.Err() != nil || !samePlace(w.Location(), loc) {
+			if ctx.Err() != nil && !errors.Is(context.Cause(ctx), fractal.ErrSearchTimeout) || !samePlace(w.Location(), loc) {
 				return // cancelled, or the view moved on: the result is not for it
 			}
 			w.mu.Lock()
 			w.findCancel = nil
 			w.mu.Unlock()
 			if err != nil {
-				setText(w.statusTime, "no "+what+" found: "+firstLine(err.Error()))
+				setText(w.statusTime, findErrorText(err, what))
 				return
 			}
 			l := f.Loc
 			l.Color = loc.Color
-			w.SetLocation(l)
+			if w.autoIter {
+				l.Iterations = w.autoIterations(l.ZoomFloat())
+			}
 			msg := fmt.Sprintf("%s of period %d", what, f.Period)
 			if misiurewicz {
 				msg = fmt.Sprintf("%s, preperiod %d, period %d", what, f.Preperiod, f.Period)
 			}
+			w.SetLocation(l)
+			w.found = foundNote{at: w.Location(), msg: msg}
 			setText(w.statusTime, msg)
 		})
 	}()
+}
+
+// findErrorText is a search's error in plain words for the status bar.
+func findErrorText(err error, what string) string {
+	var nm *fractal.NoMinibrotError
+	switch {
+	case errors.As(err, &nm):
+		return fmt.Sprintf("no minibrot near the pointer in this view (%s): zoom out a little or move to the set's edge", nm.Why)
+	case errors.Is(err, fractal.ErrPeriodLimit):
+		return fmt.Sprintf("no minibrot near the pointer with a period up to %d: zoom out a little or move to the set's edge", findLimit)
+	case errors.Is(err, fractal.ErrSearchTimeout):
+		return fmt.Sprintf("no minibrot near the pointer found in %v: zoom out a little or move to the set's edge", findMaxTime)
+	}
+	return "no " + what + " found: " + firstLine(err.Error())
 }
 
 // samePlace reports whether a and b are the same place: centre and zoom (the iterations and

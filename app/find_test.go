@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -9,12 +11,14 @@ import (
 )
 
 // The M key goes to the minibrot nearest the centre, the one the command line's find names,
-// with the view's colouring and the found view's iterations; Shift+M goes to a Misiurewicz
-// point (or says there is none).
+// with the view's colouring, Auto kept ticked (it chooses the new view's count: it unticked
+// it and fixed 100 P iterations, so a later deep Go to drew black), and "minibrot of period
+// P" kept in the status bar; Shift+M goes to a Misiurewicz point (or says there is none).
 func TestFindKeys(t *testing.T) {
 	start := fractal.Home()
 	start.Re, start.Im, start.Zoom = fractal.MustDecimal("-0.743643887037151"), fractal.MustDecimal("0.131825904205330"), fractal.MustDecimal("1e5")
 	start.Color.Palette = "fire"
+	start.Iterations = fractal.AutoIterations(1e5)
 	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(320, 240), Start: start})
 	pw, ph := w.view.pixelSize()
 	want, err := fractal.FindMinibrot(t.Context(), start, pw, ph, float64(pw)/2, float64(ph)/2, findLimit)
@@ -25,8 +29,23 @@ func TestFindKeys(t *testing.T) {
 	waitFor(t, "the minibrot", func() bool { return w.Location().Zoom.String() != start.Zoom.String() })
 	got := w.Location()
 	if got.Re.String() != want.Loc.Re.String() || got.Im.String() != want.Loc.Im.String() || got.Zoom.String() != want.Loc.Zoom.String() ||
-		got.Iterations != want.Loc.Iterations || got.Color != start.Color {
+		got.Color != start.Color {
 		t.Errorf("went to %v, want %v in the view's colouring", got, want.Loc)
+	}
+	type state struct {
+		auto   bool
+		autoN  int
+		status string
+	}
+	// The test's goroutine is the UI's (waitFor runs the queued UI calls).
+	w.renderStatus("refining 0%")
+	st := state{w.autoIter, w.autoIterations(got.ZoomFloat()), w.statusTime.Text}
+	if !st.auto || got.Iterations != st.autoN {
+		t.Errorf("after M: Auto %v, iterations %d; want Auto kept and its count %d", st.auto, got.Iterations, st.autoN)
+	}
+	wantMsg := fmt.Sprintf("minibrot of period %d", want.Period)
+	if status := st.status; !strings.HasPrefix(status, wantMsg) {
+		t.Errorf("status %q after a render step; want it to keep %q", status, wantMsg)
 	}
 	// Shift+M: where the command line's search goes, or nowhere when it finds none.
 	want2, err2 := fractal.FindMisiurewicz(t.Context(), got, pw, ph, float64(pw)/2, float64(ph)/2, findLimit)
@@ -63,5 +82,44 @@ func TestFindCancelledByNavigation(t *testing.T) {
 	}
 	if l := w.Location(); l != home {
 		t.Errorf("the search moved the view to %v", l)
+	}
+}
+
+// A second M goes to a minibrot inside the one just reached (deeper, its nucleus in that
+// view); D stops halfway there in log zoom; a search with nothing to find says why in plain
+// words, without Newton's.
+func TestFindAgainDepthAndErrors(t *testing.T) {
+	start := fractal.Home()
+	start.Re, start.Im, start.Zoom = fractal.MustDecimal("-0.743643887037151"), fractal.MustDecimal("0.131825904205330"), fractal.MustDecimal("1e3")
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(320, 240), Start: start})
+	pw, ph := w.view.pixelSize()
+	want, err := fractal.FindMinibrot(t.Context(), start, pw, ph, float64(pw)/2, float64(ph)/2, findLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.typedRune('d')
+	waitFor(t, "halfway", func() bool { return !samePlace(w.Location(), start) })
+	half := w.Location()
+	mid := (start.ZoomExp().Log10() + want.Loc.ZoomExp().Log10()) / 2
+	if got := half.ZoomExp().Log10(); got < mid-0.01 || got > mid+0.01 || half.Re.String() != want.Loc.Re.String() {
+		t.Errorf("D went to %v; want %v's centre at zoom 1e%.2f", half, want.Loc, mid)
+	}
+	w.SetLocation(want.Loc)
+	waitFor(t, "the minibrot", func() bool { return samePlace(w.Location(), want.Loc) })
+	first := w.Location()
+	w.typedRune('m')
+	waitFor(t, "the second minibrot", func() bool { return !samePlace(w.Location(), first) })
+	second := w.Location()
+	if second.ZoomExp().Cmp(first.ZoomExp()) <= 0 {
+		t.Errorf("the second M went to %v, not deeper than %v", second, first)
+	}
+	far := fractal.Home()
+	far.Re, far.Im, far.Zoom = fractal.MustDecimal("3"), fractal.MustDecimal("3"), fractal.MustDecimal("1")
+	w.SetLocation(far)
+	waitFor(t, "3,3", func() bool { return samePlace(w.Location(), far) })
+	w.typedRune('m')
+	waitFor(t, "the answer", func() bool { return strings.HasPrefix(w.statusTime.Text, "no minibrot") })
+	if msg := w.statusTime.Text; !strings.Contains(msg, "zoom out a little or move to the set's edge") || strings.Contains(strings.ToLower(msg), "newton") {
+		t.Errorf("status %q; want plain words", msg)
 	}
 }

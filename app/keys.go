@@ -88,5 +88,7 @@ func (w *Window) typedRune(r rune) {
 		w.findAtPointer(false)
 	case 'M':
 		w.findAtPointer(true)
+	case 'd', 'D':
+		w.findAtPointerDepth(findDepth)
 	}
 }

@@ -123,6 +123,7 @@ type Window struct {
 	autoBoost int // automatic iterations are fractal.AutoIterations times this (preview.AutoBoost)
 	// findCancel cancels the search for the nearest minibrot in progress (find.go; nil: none).
 	findCancel context.CancelFunc
+	found      foundNote // what the last search found, for the status bar (find.go)
 	lastIters  int
 
 	// controls
@@ -598,7 +599,7 @@ func (w *Window) newPlace(l fractal.Location) {
 	if old, ok := w.view.img.Image.(*image.RGBA); ok && old.Rect.Dx() > 1 {
 		w.view.setImage(dimmed(old))
 	}
-	setText(w.statusTime, "rendering the new view")
+	w.renderStatus("rendering the new view")
 }
 
 // dimmed is src in grey at 40% of its brightness: the old view's picture while a new place
@@ -665,7 +666,7 @@ func (w *Window) deliver(res preview.Result) {
 			return // an older frame, or the view before a new place
 		}
 		if res.Reference {
-			w.statusTime.SetText(fmt.Sprintf("reference %.0f%%", 100*res.Done))
+			w.renderStatus(fmt.Sprintf("reference %.0f%%", 100*res.Done))
 			return
 		}
 		if res.Escapes != nil {
@@ -673,13 +674,13 @@ func (w *Window) deliver(res preview.Result) {
 			return
 		}
 		if res.Samples > 0 && res.Image == nil {
-			w.statusTime.SetText(fmt.Sprintf("samples %d/%d", res.Samples, res.SamplesOf))
+			w.renderStatus(fmt.Sprintf("samples %d/%d", res.Samples, res.SamplesOf))
 			return
 		}
 		if res.Partial {
 			w.shownSeq = res.Req.Seq
 			w.view.setImage(res.Image)
-			w.statusTime.SetText(fmt.Sprintf("refining %.0f%%", 100*res.Done))
+			w.renderStatus(fmt.Sprintf("refining %.0f%%", 100*res.Done))
 			if w.opts.OnFrame != nil {
 				w.opts.OnFrame(res)
 			}
@@ -696,7 +697,7 @@ func (w *Window) deliver(res preview.Result) {
 			if res.SamplesOf > 0 {
 				t += fmt.Sprintf(", samples %d/%d", res.Samples, res.SamplesOf)
 			}
-			w.statusTime.SetText(t)
+			w.renderStatus(t)
 			if w.opts.OnFrame != nil {
 				w.opts.OnFrame(res)
 			}
@@ -707,14 +708,14 @@ func (w *Window) deliver(res preview.Result) {
 			if res.Samples > 0 {
 				t += fmt.Sprintf(", samples %d/%d", res.Samples, res.SamplesOf)
 			}
-			w.statusTime.SetText(t)
+			w.renderStatus(t)
 			if w.opts.OnFrame != nil {
 				w.opts.OnFrame(res)
 			}
 			return
 		}
 		if res.Samples > 0 {
-			w.statusTime.SetText(fmt.Sprintf("samples %d/%d", res.Samples, res.SamplesOf))
+			w.renderStatus(fmt.Sprintf("samples %d/%d", res.Samples, res.SamplesOf))
 			if w.opts.OnFrame != nil {
 				w.opts.OnFrame(res)
 			}
@@ -726,7 +727,7 @@ func (w *Window) deliver(res preview.Result) {
 		} else if res.Stats.Scale > 1 {
 			t += fmt.Sprintf(" (1/%d)", res.Stats.Scale)
 		}
-		w.statusTime.SetText("frame " + t)
+		w.renderStatus("frame " + t)
 		if w.opts.OnFrame != nil {
 			w.opts.OnFrame(res)
 		}

@@ -21,8 +21,8 @@ import (
 // u bounding the rounding of Z_{n+1} (2^(4-prec)). The period P is the first n whose ball
 // contains 0 (|Z_n| <= R_n): no c in D has z_n(c) = 0 for a smaller n, so no nucleus in D
 // has a lower period (ball period detection; the proof is the enclosure). The nucleus is
-// then found by Newton's method on z_P(c) = 0 from c0 (the ball test is necessary, not
-// sufficient, so the nucleus may lie a little outside D: up to 64 r is accepted), z in math/big and dz/dc in floatexp
+// then found by Newton's method on z_P(c) = 0 (findnear.go says from where, with which
+// discs, and what is accepted), z in math/big and dz/dc in floatexp
 // (53 bits of the derivative are enough for quadratic convergence to the 2^-40 of the atom
 // the result needs), the precision raised to 64 bits below the atom's size once that is
 // known. It has converged when the step is below 2^-40 of the atom's size; the period is
@@ -62,6 +62,8 @@ type Found struct {
 	Preperiod int
 	// Size is the minibrot's size estimate |s| (0 for a Misiurewicz point).
 	Size Exp
+	// Bulb is set when the component found is a bulb (disc-shaped), not a minibrot.
+	Bulb bool
 }
 
 // Text is the one line the find command prints: the location text (re, im, zoom and
@@ -77,9 +79,6 @@ func (f Found) Text() string {
 
 // errEscaped stops Newton's method at a point whose orbit escapes (it went astray).
 var errEscaped = errors.New("the Newton iteration went outside the set")
-
-// ErrNoMinibrot reports that the search found no period within the iteration limit.
-var ErrNoMinibrot = errors.New("no minibrot found")
 
 // MaxMisiurewiczIter bounds the orbit the Misiurewicz search looks along (Q + P): the pair
 // test compares each iterate with every earlier one, and the orbit is kept in math/big.
@@ -187,43 +186,14 @@ func (z cx) bigs(prec uint) (re, im *big.Float) {
 	return MakeExp(z.re, z.e).Big(prec), MakeExp(z.im, z.e).Big(prec)
 }
 
-// ballPeriod returns the first n <= maxIter at which the ball enclosing z_n over the disc of
-// radius r around c contains 0 (see the comment at the top of this file); 0 and
-// ErrNoMinibrot when there is none, or when every point of the disc escapes first.
-func ballPeriod(ctx context.Context, cr, ci *big.Float, r Exp, prec uint, maxIter int) (int, error) {
-	o := newFindOrbit(cr, ci, prec)
-	u := MakeExp(1, 4-int(prec))
-	ru := r.Add(u)
-	R := Exp{}
-	za := Exp{} // |Z_{n-1}|
-	two := NewExp(2)
-	for n := 1; n <= maxIter; n++ {
-		if n&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
-		o.step()
-		R = za.Mul(R).Ldexp(1).Add(R.Mul(R)).Add(ru)
-		za = o.z().abs()
-		if za.Cmp(R) <= 0 {
-			return n, nil
-		}
-		if za.Sub(R).Cmp(two) > 0 {
-			return 0, fmt.Errorf("%w: every point near it escapes after %d iterations", ErrNoMinibrot, n)
-		}
-	}
-	return 0, fmt.Errorf("%w within %d iterations", ErrNoMinibrot, maxIter)
-}
-
 // nucleusPass iterates z_P(c) at c = (cr, ci) and returns the Newton step z_P / dz_P, the
-// size estimate, and the least |z_k| / |dz_k| over the proper divisors k of p (+Inf-like
-// when p = 1: a huge Exp).
+// size estimate, and the least |z_k| / |dz_k| over the proper divisors k of p with its k
+// (+Inf-like when p = 1: a huge Exp).
 //
 // With pd > 0 the derivative and the step are computed in math/big at pd bits instead: a
 // floatexp derivative (53 bits) makes each step gain only about 52 bits once the error is
 // far below the distance over which z_P is linear, which at depth is thousands of bits.
-func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint) (step [2]*big.Float, size cx, divMin Exp, err error) {
+func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint) (step [2]*big.Float, size cx, div divisorRoot, err error) {
 	o := newFindOrbit(cr, ci, prec)
 	var bd *bigDeriv
 	if pd > 0 {
@@ -232,11 +202,11 @@ func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint) (
 	dz := cx{e: cxZeroExp}
 	z := cx{e: cxZeroExp}
 	l, b := cxOne, cxOne
-	divMin = MakeExp(1, 1<<30)
+	div.min = MakeExp(1, 1<<30)
 	for n := 1; n <= p; n++ {
 		if n&1023 == 0 {
 			if err := ctx.Err(); err != nil {
-				return step, cx{}, Exp{}, err
+				return step, cx{}, div, err
 			}
 		}
 		dz = cxAdd(cxMul(z, dz).double(), cxOne) // dz_n = 2 z_{n-1} dz_{n-1} + 1
@@ -246,7 +216,7 @@ func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint) (
 		o.step()
 		z = o.z()
 		if z.e > 8 {
-			return step, cx{}, Exp{}, errEscaped
+			return step, cx{}, div, errEscaped
 		}
 		if n < p {
 			l = cxMul(z, l).double()
@@ -254,21 +224,28 @@ func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint) (
 				b = cxAdd(b, cxQuo(cxOne, l))
 			}
 			if p%n == 0 {
-				if q := z.abs().Quo(dz.abs()); q.Cmp(divMin) < 0 {
-					divMin = q
+				if q := z.abs().Quo(dz.abs()); q.Cmp(div.min) < 0 {
+					div = divisorRoot{min: q, k: n}
 				}
 			}
 		}
 	}
 	if dz.e == cxZeroExp || l.e == cxZeroExp {
-		return step, cx{}, Exp{}, errors.New("the derivative vanished")
+		return step, cx{}, div, errors.New("the derivative vanished")
 	}
 	size = cxQuo(cxOne, cxMul(b, cxMul(l, l)))
 	if bd != nil {
-		return bd.quo(o.zr, o.zi), size, divMin, nil
+		return bd.quo(o.zr, o.zi), size, div, nil
 	}
 	sr, si := cxQuo(z, dz).bigs(prec)
-	return [2]*big.Float{sr, si}, size, divMin, nil
+	return [2]*big.Float{sr, si}, size, div, nil
+}
+
+// divisorRoot is the least first-order distance |z_k| / |dz_k| to a root of z_k over the
+// proper divisors k of a period, and its k.
+type divisorRoot struct {
+	min Exp
+	k   int
 }
 
 // bigDeriv is dz/dc in math/big: d <- 2 z d + 1.
@@ -303,71 +280,6 @@ func (d *bigDeriv) quo(zr, zi *big.Float) [2]*big.Float {
 	qr := nf().Add(nf().Mul(zr, d.dr), nf().Mul(zi, d.di))
 	qi := nf().Sub(nf().Mul(zi, d.dr), nf().Mul(zr, d.di))
 	return [2]*big.Float{qr.Quo(qr, den), qi.Quo(qi, den)}
-}
-
-// FindMinibrot finds the minibrot of lowest period within half the view's shorter side of
-// point (x, y) of l at w x h pixels ((w/2, h/2) is the centre; see the comment at the top
-// of find.go for the method), searching periods up to limit. It returns the view that
-// frames it and its period. It fails with ErrNoMinibrot when there is none within the
-// iterations, with ctx's error when cancelled, and when Newton's method does not converge.
-func FindMinibrot(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
-	cr, ci, r, prec, err := searchStart(l, w, h, x, y)
-	if err != nil {
-		return Found{}, err
-	}
-	p, err := ballPeriod(ctx, cr, ci, r, prec, min(max(limit, 1), MaxIterations))
-	if err != nil {
-		return Found{}, err
-	}
-	c0r, c0i := new(big.Float).Copy(cr), new(big.Float).Copy(ci)
-	maxPrec := uint(MaxReferencePrec + 256)
-	var pd uint   // > 0: the derivative in math/big (see nucleusPass)
-	last := Exp{} // the last step's size
-	for range 64 {
-		sb, size, divMin, err := nucleusPass(ctx, cr, ci, p, prec, pd)
-		if err != nil {
-			return Found{}, fmt.Errorf("period %d: %w", p, err)
-		}
-		cr.Sub(cr, sb[0])
-		ci.Sub(ci, sb[1])
-		step := cxFromExp(ExpFromBig(sb[0]), ExpFromBig(sb[1]))
-		// A step about 2^-52 of the last is the floatexp derivative's limit: go on in big.
-		if ratio := step.abs().Quo(last); pd == 0 && last.Sign() > 0 && ratio.Cmp(MakeExp(1, -40)) < 0 && ratio.Cmp(MakeExp(1, -64)) > 0 {
-			pd = min(prec, 1024)
-		}
-		last = step.abs()
-		as := size.abs()
-		if !as.Finite() || as.Sign() == 0 {
-			return Found{}, fmt.Errorf("period %d: the size estimate is not finite", p)
-		}
-		if need := bitsBelow(as) + findTolBits; need > prec {
-			if need > maxPrec {
-				return Found{}, fmt.Errorf("period %d: the minibrot (size %s) is deeper than the deepest zoom %s", p, as.Text(3), MaxZoom)
-			}
-			prec = need
-			cr.SetPrec(prec)
-			ci.SetPrec(prec)
-			continue
-		}
-		if step.abs().Cmp(as.Ldexp(-findTolBits)) > 0 {
-			continue
-		}
-		// Converged.
-		if divMin.Cmp(as.Ldexp(-16)) < 0 {
-			return Found{}, fmt.Errorf("the Newton iteration converged to a nucleus of a lower period than %d", p)
-		}
-		if far := dist(cr, ci, c0r, c0i); far.Cmp(r.Ldexp(6)) > 0 {
-			return Found{}, fmt.Errorf("the Newton iteration for period %d left the search disc (it ended %s away, the disc's radius is %s)", p, far.Text(3), r.Text(3))
-		}
-		zoom := NewExp(0.5).Quo(as)
-		loc, err := centredAt(l, cr, ci, zoom, w, h)
-		if err != nil {
-			return Found{}, err
-		}
-		loc.Iterations = min(max(l.Iterations, 100*p), MaxIterations)
-		return Found{Loc: loc, Period: p, Size: as}, nil
-	}
-	return Found{}, fmt.Errorf("the Newton iteration for period %d did not converge", p)
 }
 
 // dist is |a - b| as an Exp.
@@ -456,11 +368,11 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 				return Found{}, ctx.Err()
 			}
 			if tries++; tries >= 16 {
-				return Found{}, fmt.Errorf("no Misiurewicz point found: Newton's method failed from %d candidates (the last: preperiod %d, period %d)", tries, q, p)
+				return Found{}, fmt.Errorf("no Misiurewicz point near this point of the view: none of the %d nearest candidates settled on one", tries)
 			}
 		}
 	}
-	return Found{}, fmt.Errorf("no Misiurewicz point found within %d iterations", maxN)
+	return Found{}, fmt.Errorf("no Misiurewicz point near this point of the view with preperiod plus period up to %d", maxN)
 }
 
 // ballsMeet reports whether the balls B_n and sign*B_q meet: first in float64 with a margin

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 )
 
 // findView is a view the finder is tested from, with its search limit.
@@ -29,10 +30,12 @@ func findViews(t *testing.T) []findView {
 	im1000 := "1." + strings.Repeat("0", 999) + "45"
 	return []findView{
 		{name: "seahorse1e5", loc: l("-0.743643887037151", "0.131825904205330", "1e5")},
-		{name: "p8007", loc: deepLocationNamed(t, "p8007"), period: 8007},
+		{name: "p8007", loc: deepLocationNamed(t, "p8007"), period: 5 * 8007}, // inside the p8007 one: its copy's period-5 island
 		{name: "misiurewicz1e100", loc: deepLocationNamed(t, "misiurewicz1e100")},
-		{name: "nucleus1e451", loc: deepLocationNamed(t, "nucleus1e451"), period: 600},
-		{name: "near-i-1e1000", loc: l(re1000, im1000, "1e1000"), slow: true},
+		{name: "nucleus1e451", loc: deepLocationNamed(t, "nucleus1e451"), period: 5 * 600}, // inside the p600 one: its copy's period-5 island
+		// At 1e1000 the nearest minibrots (period about 2658) lie 2 to 4 view heights away,
+		// outside the view: at 1e999 they are inside it.
+		{name: "near-i-1e999", loc: l(re1000, im1000, "1e999"), slow: true},
 	}
 }
 
@@ -64,7 +67,7 @@ func rootDist(f, d [2]*big.Float) Exp {
 	return cxFromExp(ExpFromBig(f[0]), ExpFromBig(f[1])).abs().Quo(cxFromExp(ExpFromBig(d[0]), ExpFromBig(d[1])).abs())
 }
 
-// TestFindMinibrot checks what FindMinibrot returns from views at zooms 1e5 to 1e1000
+// TestFindMinibrot checks what FindMinibrot returns from views at zooms 1e5 to 1e999
 // against math/big: the centre it suggests solves z_P(c) = 0 to within a hundredth of a
 // pixel of the suggested view, no proper divisor k of P has a root of z_k within 2^-10 of
 // the minibrot's size, the centre pixel of the suggested view is inside (EscapeBig, or the
@@ -192,8 +195,8 @@ func TestFindMisiurewicz(t *testing.T) {
 // the image, and cancellation.
 func TestFindErrors(t *testing.T) {
 	l := deepLocationNamed(t, "p8007")
-	if _, err := FindMinibrot(context.Background(), l, 1280, 720, 640, 360, 100); !errors.Is(err, ErrNoMinibrot) {
-		t.Errorf("limit 100: %v, want ErrNoMinibrot", err)
+	if _, err := FindMinibrot(context.Background(), l, 1280, 720, 640, 360, 100); !errors.Is(err, ErrPeriodLimit) {
+		t.Errorf("limit 100: %v, want ErrPeriodLimit", err)
 	}
 	if _, err := FindMinibrot(context.Background(), l, 1280, 720, 2000, 360, 100); err == nil || !strings.Contains(err.Error(), "outside") {
 		t.Errorf("point outside: %v", err)
@@ -203,22 +206,25 @@ func TestFindErrors(t *testing.T) {
 	if _, err := FindMinibrot(ctx, l, 1280, 720, 640, 360, 1_000_000); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
+	if _, err := FindMinibrotWith(context.Background(), l, 1280, 720, 640, 360, FindOptions{Limit: 1_000_000, MaxTime: time.Nanosecond}); !errors.Is(err, ErrSearchTimeout) {
+		t.Errorf("out of time: %v, want ErrSearchTimeout", err)
+	}
 	far := Home()
 	far.Re, far.Zoom = MustDecimal("1.5"), MustDecimal("1e6")
-	if _, err := FindMinibrot(context.Background(), far, 1280, 720, 640, 360, 1000); !errors.Is(err, ErrNoMinibrot) {
-		t.Errorf("outside the set: %v, want ErrNoMinibrot", err)
+	_, err := FindMinibrot(context.Background(), far, 1280, 720, 640, 360, 1000)
+	var nm *NoMinibrotError
+	if !errors.As(err, &nm) || !strings.Contains(nm.Why, "view heights away") {
+		t.Errorf("outside the set: %v, want ErrNoMinibrot with the set's distance", err)
 	}
 }
 
-// BenchmarkFind1e100 is the time to find a period-8007 minibrot from a view at zoom 1e100
-// whose centre is 10^-101 (1/20 of the view) from its nucleus.
-func BenchmarkFind1e100(b *testing.B) {
+// BenchmarkFind1e20 is the time to find the period-8007 minibrot from a view at zoom 1e20
+// centred 10^-33 from its nucleus (the p8007 centre to 33 digits).
+func BenchmarkFind1e20(b *testing.B) {
 	l := deepLocationNamed(b, "p8007")
-	prec := uint(500)
-	re := l.Re.Big(prec)
-	re.Add(re, big.NewFloat(1e-101).SetPrec(prec))
-	l.Re = MustDecimal(re.Text('f', 110))
-	l.Zoom = MustDecimal("1e100")
+	l.Re = MustDecimal(l.Re.String()[:36])
+	l.Im = MustDecimal(l.Im.String()[:35])
+	l.Zoom = MustDecimal("1e20")
 	l.Iterations = 20000
 	for b.Loop() {
 		f, err := FindMinibrot(context.Background(), l, 1280, 720, 640, 360, 1_000_000)

@@ -9,34 +9,40 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"time"
 
 	"mandelscope/fractal"
 	"mandelscope/internal/text"
 )
 
 // DefaultFindLimit is the highest period find looks for without --iterations: a search ends
-// at the first period found, so a high limit costs time only where there is none.
+// at the first minibrot accepted, so a high limit costs time only where there is none.
 const DefaultFindLimit = 1_000_000
 
-// runFind prints one line for the minibrot nearest the view's centre, or pixel X,Y of the
-// view at --size: the location text that frames it (re= im= zoom= iterations=, as
-// ParseLocationText reads it) and " period=P"; with --misiurewicz, the nearest Misiurewicz
-// point at the same zoom and " preperiod=Q period=P". The search looks within half the
-// view's shorter side, for periods up to --iterations (DefaultFindLimit without it), and
-// suggests max(the view's iterations, 100 P) (fractal.FindMinibrot and FindMisiurewicz say
-// how). An interrupt stops it (exit 130).
+// FindMaxTime bounds one search.
+const FindMaxTime = 60 * time.Second
+
+// runFind prints one line for the minibrot nearest the view's centre (see helps["find"];
+// fractal.FindMinibrotWith and FindMisiurewicz say how).
 func runFind(args []string, stdout, stderr io.Writer) error {
 	fs := NewFlagSet("find", stderr)
 	lf := AddLocationFlags(fs)
 	refuse(fs, "find prints a location without its colouring", colourFlags...)
 	size := fs.String("size", "1280x720", "image size WxH the view and the pixel X,Y refer to")
-	misi := fs.Bool("misiurewicz", false, "find the nearest Misiurewicz point instead of a minibrot")
+	misi := fs.Bool("misiurewicz", false, "find the nearest Misiurewicz point instead of a minibrot (preperiod plus period at most 16384)")
+	depth := fs.Float64("depth", 1, "stop this fraction of the way to the minibrot, in log zoom (0 < F < 1; 1: all the way)")
 	pts, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if !flagWasSet(fs, "center") || !flagWasSet(fs, "zoom") {
 		return UsageErr("give the view to search: --center=RE,IM and --zoom=Z")
+	}
+	if !(*depth > 0 && *depth <= 1) {
+		return UsageErr("--depth=%g must be above 0 and at most 1", *depth)
+	}
+	if *misi && *depth != 1 {
+		return UsageErr("--depth is for minibrots: a Misiurewicz point keeps the view's zoom")
 	}
 	loc, err := lf.Apply(fractal.Home(), true)
 	if err != nil {
@@ -47,6 +53,7 @@ func runFind(args []string, stdout, stderr io.Writer) error {
 		return UsageErr("--size: %v", err)
 	}
 	x, y := float64(w)/2, float64(h)/2
+	where := "the centre"
 	switch len(pts) {
 	case 0:
 	case 1:
@@ -60,29 +67,61 @@ func runFind(args []string, stdout, stderr io.Writer) error {
 			return UsageErr("pixel %d,%d is outside the %dx%d image", px, py, w, h)
 		}
 		x, y = float64(px)+0.5, float64(py)+0.5
+		where = fmt.Sprintf("pixel %d,%d", px, py)
 	default:
 		return UsageErr("give at most one pixel X,Y (got %d arguments)", len(pts))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	find := fractal.FindMinibrot
-	if *misi {
-		find = fractal.FindMisiurewicz
-	}
 	limit := DefaultFindLimit
 	if flagWasSet(fs, "iterations") {
 		limit = loc.Iterations
 	}
-	f, err := find(ctx, loc, w, h, x, y, limit)
+	var f fractal.Found
+	if *misi {
+		f, err = fractal.FindMisiurewicz(ctx, loc, w, h, x, y, limit)
+	} else {
+		opt := fractal.FindOptions{Limit: limit, MaxTime: FindMaxTime}
+		if loc.ZoomExp().Log10() > 1000 {
+			last := time.Now()
+			opt.Progress = func(stage string, _ float64) {
+				if time.Since(last) > time.Second {
+					last = time.Now()
+					fmt.Fprintf(stderr, "find: %s\n", stage)
+				}
+			}
+		}
+		f, err = fractal.FindMinibrotWith(ctx, loc, w, h, x, y, opt)
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return ExitError{130, errors.New("interrupted")}
 		}
-		if errors.Is(err, fractal.ErrNoMinibrot) {
-			return fmt.Errorf("%v (raise --iterations)", err)
+		return errors.New(FindErrorText(err, where, limit, flagWasSet(fs, "iterations")))
+	}
+	if *depth < 1 {
+		if f.Loc, err = f.AtDepth(loc, *depth); err != nil {
+			return err
 		}
-		return err
 	}
 	_, err = fmt.Fprintln(stdout, f.Text())
 	return err
+}
+
+// FindErrorText is a search's error in plain words for a person, the point named by where
+// ("the centre", "the pointer"); limit is the period limit, and limitSet says whether the
+// person chose it (only then is raising it advice that can help).
+func FindErrorText(err error, where string, limit int, limitSet bool) string {
+	var nm *fractal.NoMinibrotError
+	switch {
+	case errors.As(err, &nm):
+		return fmt.Sprintf("no minibrot near %s in this view (%s): zoom out a little or move to the set's edge", where, nm.Why)
+	case errors.Is(err, fractal.ErrPeriodLimit) && limitSet:
+		return fmt.Sprintf("no minibrot near %s with a period up to %d (raise --iterations)", where, limit)
+	case errors.Is(err, fractal.ErrPeriodLimit):
+		return fmt.Sprintf("no minibrot near %s with a period up to %d: zoom out a little or move to the set's edge", where, limit)
+	case errors.Is(err, fractal.ErrSearchTimeout):
+		return fmt.Sprintf("no minibrot near %s found in %v: zoom out a little or move to the set's edge", where, FindMaxTime)
+	}
+	return err.Error()
 }

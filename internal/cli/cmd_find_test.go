@@ -2,11 +2,120 @@ package cli
 
 import (
 	"bytes"
+	"math"
+	"math/big"
 	"strings"
 	"testing"
 
 	"mandelscope/fractal"
 )
+
+// TestFindFromIssueViews runs find from every view of issue 30's report: each either frames
+// a minibrot whose nucleus lies inside the view at a deeper zoom, or says in one plain line
+// why there is none (no "raise --iterations", no Newton).
+func TestFindFromIssueViews(t *testing.T) {
+	const seahorse = "--center=-0.743643887037151,0.131825904205330"
+	const p345 = "--center=-0.7766105925997018565640395025529947493282,0.1346089616750281660567372702330578095412"
+	p8007 := "--center=-0.743643887037158704752191506114779778215256207948181289816883901818560735783796478634787822762144461879186420389368802996,0.131825904205311970493132056385140678972952279328918966209127677465513481738298337234738964180367638081912623954274282987"
+	for _, c := range []struct {
+		args []string
+		want string // "" for a minibrot; else the error's reason
+		slow bool
+	}{
+		{[]string{p345, "--zoom=1e6"}, "", false},
+		{[]string{p345, "--zoom=1e7"}, "", false},
+		{[]string{p345, "--zoom=1e8"}, "", false},
+		{[]string{p345, "--zoom=1e9"}, "", false},
+		{[]string{p345, "--zoom=1e10"}, "", false},
+		{[]string{"--center=0.2501,0.0000016", "--zoom=100"}, "", false},
+		{[]string{seahorse, "--zoom=1e10"}, "", false},
+		{[]string{seahorse, "--zoom=1e3"}, "", false},
+		{[]string{seahorse, "--zoom=1e6"}, "", false},
+		{[]string{"--center=0.35260342715403709,0.34424174040333999", "--zoom=100"}, "", false},
+		{[]string{"--center=-0.1592,1.0317", "--zoom=1e4"}, "inside the set, in a component of period 4", false},
+		{[]string{"--center=-0.1592,1.0317", "--zoom=1e6"}, "inside the set, in a component of period 4", false},
+		{[]string{"--center=-0.1592,1.0317", "--zoom=1e10"}, "inside the set, in a component of period 4", false},
+		{[]string{"--center=3,3", "--zoom=1"}, "outside the view", false},
+		{[]string{"--center=0.25000000001,0", "--zoom=1e30"}, "view heights away", true},
+		{[]string{p8007, "--zoom=1e10000"}, "inside the set", true},
+	} {
+		if c.slow && testing.Short() {
+			continue
+		}
+		var out, errb bytes.Buffer
+		code := Run(append([]string{"find"}, c.args...), &out, &errb)
+		msg := errb.String()
+		if c.want != "" {
+			if code != 1 || !strings.Contains(msg, c.want) || !strings.Contains(msg, "zoom out a little or move to the set's edge") ||
+				strings.Contains(msg, "raise --iterations") || strings.Contains(strings.ToLower(msg), "newton") || strings.Count(msg, "\n") != 1 {
+				t.Errorf("find %v: exit %d, %q; want one plain line with %q", c.args, code, msg, c.want)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Errorf("find %v: exit %d, %s", c.args, code, msg)
+			continue
+		}
+		line := strings.TrimSpace(out.String())
+		loc, _, _ := strings.Cut(line, " period=")
+		got, err := fractal.ParseLocationText(loc, fractal.Home())
+		if err != nil {
+			t.Errorf("find %v: %q does not read back: %v", c.args, line, err)
+			continue
+		}
+		from := fromArgs(t, c.args)
+		if got.ZoomExp().Cmp(from.ZoomExp()) <= 0 {
+			t.Errorf("find %v: zoom %s is not deeper", c.args, got.Zoom)
+		}
+		// Inside the view: |dre| <= 2/zoom * 16/9, |dim| <= 2/zoom (1280x720).
+		prec := uint(200)
+		dre := new(big.Float).SetPrec(prec).Sub(got.Re.Big(prec), from.Re.Big(prec))
+		dim := new(big.Float).SetPrec(prec).Sub(got.Im.Big(prec), from.Im.Big(prec))
+		hh := fractal.NewExp(2).Quo(from.ZoomExp())
+		if fractal.ExpFromBig(dre).Abs().Cmp(hh.MulFloat(16.0/9)) > 0 || fractal.ExpFromBig(dim).Abs().Cmp(hh) > 0 {
+			t.Errorf("find %v: %s lies outside the view", c.args, line)
+		}
+	}
+}
+
+// fromArgs is the view find's --center and --zoom arguments name.
+func fromArgs(t *testing.T, args []string) fractal.Location {
+	l := fractal.Home()
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--center="); ok {
+			re, im, _ := strings.Cut(v, ",")
+			l.Re, l.Im = fractal.MustDecimal(re), fractal.MustDecimal(im)
+		}
+		if v, ok := strings.CutPrefix(a, "--zoom="); ok {
+			l.Zoom = fractal.MustDecimal(v)
+		}
+	}
+	return l
+}
+
+// TestFindDepth checks --depth=0.5: the minibrot's centre at the geometric mean of the two
+// zooms.
+func TestFindDepth(t *testing.T) {
+	args := []string{"find", "--center=-0.743643887037151,0.131825904205330", "--zoom=1e3"}
+	var full, half, errb bytes.Buffer
+	if code := Run(args, &full, &errb); code != 0 {
+		t.Fatal(errb.String())
+	}
+	if code := Run(append(args, "--depth=0.5"), &half, &errb); code != 0 {
+		t.Fatal(errb.String())
+	}
+	lf, _, _ := strings.Cut(strings.TrimSpace(full.String()), " period=")
+	lh, _, _ := strings.Cut(strings.TrimSpace(half.String()), " period=")
+	a, err1 := fractal.ParseLocationText(lf, fractal.Home())
+	b, err2 := fractal.ParseLocationText(lh, fractal.Home())
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	mid := (a.ZoomExp().Log10() + 3) / 2
+	if !a.Re.Equal(b.Re) || !a.Im.Equal(b.Im) || math.Abs(b.ZoomExp().Log10()-mid) > 0.01 {
+		t.Errorf("--depth=0.5 gave %s; all the way %s (want the same centre at zoom 1e%.2f)", lh, lf, mid)
+	}
+}
 
 // TestFindCommand runs find near a period-8007 nucleus (testdata/deep's p8007 centre, to 33
 // digits, at zoom 1e20): one line whose location part ParseLocationText reads back, period 8007.
@@ -43,7 +152,8 @@ func TestFindErrors(t *testing.T) {
 		{[]string{"--center=0,1", "--zoom=1e20", "1280,3"}, 2, "outside the 1280x720 image"},
 		{[]string{"--center=0,1", "--zoom=1e20", "1,2", "3,4"}, 2, "at most one pixel"},
 		{[]string{"--center=0,1", "--zoom=1e20", "a,b"}, 2, "X,Y"},
-		{[]string{"--center=0,1", "--zoom=1e20", "--iterations=20"}, 1, "no minibrot found within 20 iterations (raise --iterations)"},
+		{[]string{"--center=0,1", "--zoom=1e20", "--iterations=20"}, 1, "no minibrot near the centre with a period up to 20 (raise --iterations)"},
+		{[]string{"--center=0,1", "--zoom=1e20", "--depth=1.5"}, 2, "--depth=1.5 must be above 0 and at most 1"},
 	} {
 		var out, errb bytes.Buffer
 		code := Run(append([]string{"find"}, c.args...), &out, &errb)

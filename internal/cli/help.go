@@ -127,10 +127,10 @@ var helps = map[string]help{
 		prints: "on stdout, a line a pixel: X Y N, where N is the escape count, -1 when the point does not escape within the iterations.",
 	},
 	"find": {
-		short:  "print the location of the minibrot or Misiurewicz point nearest a view",
+		short:  "print the location of the minibrot or Misiurewicz point nearest a view's centre",
 		usage:  []string{"find --center=RE,IM --zoom=Z [flags] [X,Y]"},
-		about:  "Finds the minibrot of lowest period nearest a view's centre (or pixel X,Y of the view at --size), within half the view's shorter side; --misiurewicz finds a Misiurewicz point instead. Periods are searched up to --iterations (1,000,000 without it). This is the window's M key.",
-		prints: "on stdout, one line: the location that frames what it found (re=... im=... zoom=... iterations=..., which the window's Go to Location reads) and period=P (a Misiurewicz point: preperiod=Q period=P).",
+		about:  "Searches outward from the view's centre (or pixel X,Y of the view at --size) for the nearest minibrot (an island: a small copy of the set, not a bulb on a bigger one) that lies inside the view and is deeper than it. With --misiurewicz it finds the nearest Misiurewicz point at the same zoom (preperiod plus period at most 16384). With --depth=F it stops F of the way (in log zoom) from the view to the minibrot. --iterations sets the highest period it looks for (default 1000000). Ctrl+C stops the search (exit 130), and a search stops after 60 s. This is the window's M key (D: halfway).",
+		prints: "on stdout, one line: the location that frames what it found (re=... im=... zoom=... iterations=..., as --location and Go to Location read it) and period=P (a Misiurewicz point: preperiod=Q period=P); when there is none, one line on stderr saying why (exit 1); progress on stderr for views deeper than 1e1000.",
 	},
 	"bench": {
 		short:  "benchmark the window's preview renderer",
