@@ -126,11 +126,11 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	iter := container.NewGridWrap(fyne.NewSize(110, w.iterEntry.MinSize().Height), w.iterEntry)
 	// The palette's chooser is as wide as its widest label, whatever the palette's name, so
 	// that the row does not move under the pointer when the palette changes.
-	palette := container.New(fixedWidth(paletteButtonWidth(w.paletteBtn)), w.paletteBtn)
+	w.paletteWidth = paletteButtonWidth(w.paletteBtn)
+	palette := container.New(fixedWidth(w.paletteWidth), w.paletteBtn)
 	shadingBox := container.New(fixedWidth(widestLabel(shading, colour.Methods)), shading)
-	w.gradientBtn = widget.NewButtonWithIcon("", theme.ColorPaletteIcon(), w.showGradientEditor)
 	left := container.NewHBox(widget.NewLabel("Iterations"), iter, w.autoCheck,
-		widget.NewLabel("Palette"), palette, shadingBox, w.withTip(w.gradientBtn, "Edit the gradient"))
+		widget.NewLabel("Palette"), palette, shadingBox)
 	w.controlsLeft = left
 	value := func(l *widget.Label) fyne.CanvasObject {
 		return container.NewGridWrap(fyne.NewSize(52, l.MinSize().Height), l)
@@ -271,7 +271,7 @@ func (w *Window) syncControls() {
 	}
 	// A gradient's name may be 64 characters: the chooser shows at most maxPaletteLabel, so
 	// that the row keeps fitting the window's minimum width.
-	if icon, text := paletteIcon(l.Color), clipLabel(l.Color.Palette, maxPaletteLabel); w.paletteBtn.Text != text || w.paletteBtn.Icon != icon {
+	if icon, text := paletteIcon(l.Color), w.paletteLabel(l.Color.Palette); w.paletteBtn.Text != text || w.paletteBtn.Icon != icon {
 		w.paletteBtn.SetText(text)
 		w.paletteBtn.SetIcon(icon)
 	}
@@ -292,12 +292,28 @@ func (w *Window) syncControls() {
 	w.syncShading()
 }
 
-// paletteButtonWidth is the width of the palette's chooser b with its widest label: a swatch
-// and maxPaletteLabel wide letters.
+// paletteButtonWidth is the width of the palette's chooser b: a swatch and maxPaletteLabel
+// letters of a usual width, the last an ellipsis (paletteLabel fits wider names to it).
 func paletteButtonWidth(b *widget.Button) float32 {
-	probe := widget.NewButtonWithIcon(strings.Repeat("W", maxPaletteLabel), paletteIcon(colour.Coloring{}), nil)
+	return max(paletteButtonFor(b, strings.Repeat("n", maxPaletteLabel-1)+"…").MinSize().Width, b.MinSize().Width)
+}
+
+// paletteButtonFor is a button like b saying text with a swatch, to measure.
+func paletteButtonFor(b *widget.Button, text string) *widget.Button {
+	probe := widget.NewButtonWithIcon(text, paletteIcon(colour.Coloring{}), nil)
 	probe.Alignment, probe.IconPlacement = b.Alignment, b.IconPlacement
-	return max(probe.MinSize().Width, b.MinSize().Width)
+	return probe
+}
+
+// paletteLabel is what the chooser says for the palette called name: the name, cut to
+// maxPaletteLabel characters, and further where its letters are wide, so that it fits the
+// chooser's fixed width.
+func (w *Window) paletteLabel(name string) string {
+	text := clipLabel(name, maxPaletteLabel)
+	for n := maxPaletteLabel - 1; n >= 2 && w.paletteWidth > 0 && paletteButtonFor(w.paletteBtn, text).MinSize().Width > w.paletteWidth; n-- {
+		text = clipLabel(name, n)
+	}
+	return text
 }
 
 // widestLabel is the width of button b with the widest of labels (its text as it is included).

@@ -180,7 +180,8 @@ func TestBookmarksPanelKeepsThePicture(t *testing.T) {
 }
 
 // TestControlsRowStable: the controls row's left group keeps its width whatever the palette
-// and the colouring method are called, so the row never reflows under the pointer.
+// (a user's gradient of wide letters included) and the colouring method are called, so the
+// row never reflows under the pointer.
 func TestControlsRowStable(t *testing.T) {
 	w := newTestWindow(t)
 	want := w.controlsLeft.MinSize().Width
@@ -190,6 +191,12 @@ func TestControlsRowStable(t *testing.T) {
 			t.Errorf("palette %s: the row's left group is %v wide, was %v", name, got, want)
 		}
 	}
+	wide := w.Location()
+	wide.Color = wide.Color.WithGradient("WMWMWMWMW", mustGradient(t, "#000000,#FFFFFF"))
+	w.SetLocation(wide)
+	if got := w.controlsLeft.MinSize().Width; got != want || !strings.HasSuffix(w.paletteBtn.Text, "…") {
+		t.Errorf("gradient WMWMWMWMW: the row's left group is %v wide, was %v; the chooser says %q", got, want, w.paletteBtn.Text)
+	}
 	for _, m := range colour.Methods {
 		w.colorChanged(false, func(c *colour.Coloring) { c.Method = m })
 		if got := w.controlsLeft.MinSize().Width; got != want {
@@ -198,16 +205,20 @@ func TestControlsRowStable(t *testing.T) {
 	}
 }
 
-// TestGradientEditorFromTheRow: the gradient editor opens from the controls row; its stop
+// TestGradientEditorFromTheRow: the gradient editor opens from the controls row (the
+// colouring's pop-up), not only from the File menu; its stop
 // positions show to 3 decimals, and leaving a field as shown keeps the exact position.
 func TestGradientEditorFromTheRow(t *testing.T) {
 	w := newTestWindow(t)
 	l := w.Location()
 	l.Color = l.Color.WithGradient("sevenths", mustGradient(t, "0:#000000,0.142857142857:#FF0000,0.285714285714:#FFFFFF"))
 	w.SetLocation(l)
-	test.Tap(w.gradientBtn)
-	if len(w.dialogs) != 1 {
-		t.Fatalf("the row's gradient button opened %d dialogs", len(w.dialogs))
+	// From the colouring's pop-up.
+	w.showShading()
+	test.Tap(w.shade.gradient)
+	w.pruneDialogs()
+	if _, ok := w.dialogs[len(w.dialogs)-1].(*popupDialog); !ok || len(w.dialogs) != 1 || w.shade.dlg != nil {
+		t.Fatalf("the colouring's Edit gradient left %d dialogs open (the colouring's open: %v)", len(w.dialogs), w.shade.dlg != nil)
 	}
 	w.closeTopDialog()
 	e := w.openGradientEditor()

@@ -135,7 +135,7 @@ type Window struct {
 	autoCheck    *keyCheck
 	paletteBtn   *widget.Button  // the palette's name and colours; opens paletteMenu
 	controlsLeft *fyne.Container // the controls row's iterations and colouring group
-	gradientBtn  *widget.Button  // opens the gradient editor, beside the colouring
+	paletteWidth float32         // the palette chooser's fixed width (paletteLabel)
 	densitySl    *keySlider
 	densityVal   *widget.Label
 	offsetSl     *keySlider
