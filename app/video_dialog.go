@@ -162,7 +162,7 @@ func (ui *videoUI) refresh() {
 		t := "measuring the time it takes..."
 		if ui.sample.view == o.Location.String() && ui.sample.err == nil {
 			keys, frames := ui.videoTime(o, p.Keyframes(), n)
-			t = "about " + strings.TrimPrefix(roughDuration(keys+frames), "about ") + " here"
+			t = roughDuration(keys+frames) + " here"
 		} else {
 			ui.measure(o.Location)
 		}
