@@ -25,7 +25,7 @@ import (
 // second, duration, folder and file name, what it will compute); the video of a zoom from the
 // start zoom to the current view is then made in the background (video.Make) with its
 // progress in the window (progress.go: keyframes and frames done, time left, Cancel). The
-// form's defaults (640x360, 25 frames a second, 8 s) make a video in minutes on a CPU; the
+// form's defaults (480x270, 25 frames a second, 8 s) make a video in minutes on a CPU; the
 // form says about how long a video takes before it starts (from a sample of the view). An
 // interrupted video is offered for resuming the next time the same file is chosen.
 
@@ -92,7 +92,7 @@ func (ui *videoUI) build() {
 	ui.start = entry("1")
 	// Defaults that finish in minutes on a CPU even deep (a keyframe per doubling of the
 	// zoom: 84 to a view at 1e25).
-	ui.size = entry("640x360")
+	ui.size = entry("480x270")
 	ui.fps = entry("25")
 	ui.duration = entry("8")
 	ui.folder = entry(defaultExportFolder())
