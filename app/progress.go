@@ -121,13 +121,3 @@ func speedText(pixels int64, elapsed time.Duration) string {
 	}
 	return fmt.Sprintf("%.0f px/s", r)
 }
-
-// timeLeft writes the time left when done of total took elapsed, at the same pace: "about 3
-// min left"; "" before anything is done.
-func timeLeft(done, total float64, elapsed time.Duration) string {
-	if done <= 0 || total <= done || elapsed <= 0 {
-		return ""
-	}
-	left := time.Duration(float64(elapsed) * (total - done) / done)
-	return roughDuration(left) + " left"
-}
