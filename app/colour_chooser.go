@@ -89,6 +89,7 @@ func newColourChooser(w *Window, title string, c color.RGBA, apply func(color.RG
 			apply(ch.chosen)
 		}
 	}, w.win)
+	ch.dlg.Resize(fyne.NewSize(460, content.MinSize().Height)) // sliders long enough to aim
 	ch.set(c, true)
 	return ch
 }
