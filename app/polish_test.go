@@ -324,3 +324,47 @@ func TestGoToKeepsColouring(t *testing.T) {
 		t.Errorf("Go to with palette=ocean: %v %v", w.Location().Color.Palette, err)
 	}
 }
+
+// TestColourUndo: Ctrl+Z takes back colour changes one at a time (a run of one slider's moves
+// as one), Ctrl+Shift+Z makes them again; neither is a step of the place history.
+func TestColourUndo(t *testing.T) {
+	w, _, _ := newBookmarksTestWindow(t)
+	names := colour.PaletteNames()
+	start := w.Location().Color
+	w.colorChanged(false, func(c *colour.Coloring) { c.Palette = names[1] })
+	for _, v := range []float64{0.1, 0.2, 0.3} { // one drag of the offset slider
+		w.colorChanged(true, func(c *colour.Coloring) { c.Offset = v })
+	}
+	w.colorChanged(false, func(c *colour.Coloring) { c.Palette = names[2] })
+	entries := w.nav.hist.Len()
+	c := w.FyneWindow().Canvas().(fyne.Shortcutable)
+	undo := &fyne.ShortcutUndo{} // Ctrl+Z, as the desktop driver names it
+	redo := &desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}
+	steps := []struct {
+		sc      fyne.Shortcut
+		palette string
+		offset  float64
+	}{
+		{undo, names[1], 0.3}, // the second palette taken back
+		{undo, names[1], 0},   // the whole drag
+		{undo, start.Palette, 0},
+		{undo, start.Palette, 0}, // nothing more to undo
+		{redo, names[1], 0},
+		{&fyne.ShortcutRedo{}, names[1], 0.3}, // Ctrl+Y
+	}
+	for i, s := range steps {
+		c.TypedShortcut(s.sc)
+		if got := w.Location().Color; got.Palette != s.palette || got.Offset != s.offset {
+			t.Fatalf("step %d: palette %s offset %v, want %s %v", i, got.Palette, got.Offset, s.palette, s.offset)
+		}
+	}
+	if n := w.nav.hist.Len(); n != entries {
+		t.Errorf("undo and redo made %d history entries, had %d", n, entries)
+	}
+	// A new change drops what could be redone.
+	w.colorChanged(false, func(c *colour.Coloring) { c.Palette = names[3] })
+	c.TypedShortcut(redo)
+	if got := w.Location().Color.Palette; got != names[3] {
+		t.Errorf("redo after a new change went to %s", got)
+	}
+}

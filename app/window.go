@@ -158,6 +158,7 @@ type Window struct {
 
 	// the parts New adds
 	nav   *navigator
+	undo  *colourUndo
 	marks *bookmarksPanel
 	exp   *exportUI
 	vid   *videoUI
@@ -236,6 +237,7 @@ func New(a fyne.App, opts Options) *Window {
 	w.exp = installExport(w)
 	w.vid = installVideo(w)
 	w.nav = installNavigation(w)
+	w.undo = installColourUndo(w)
 	installGradients(w)
 	quit := fyne.NewMenuItem("Quit", w.Quit) // stays last in the menu (AddMenuItem)
 	quit.IsQuit, quit.Shortcut = true, quitShortcut
