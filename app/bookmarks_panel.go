@@ -322,6 +322,7 @@ func (p *bookmarksPanel) open(id widget.ListItemID) {
 		return
 	}
 	p.w.SetLocation(p.shown[id].Location)
+	p.w.focusView() // the list took the keys with the click: the picture's arrows pan again
 }
 
 // change runs fn on the file through bookmarks.Update on a goroutine of its own (the file's

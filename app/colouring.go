@@ -14,6 +14,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -33,7 +34,8 @@ type shadingControls struct {
 	lightVal *widget.Label
 	strength *escSlider
 	strVal   *widget.Label
-	dlg      *popupDialog // the open pop-up, nil when closed
+	dlg      *popupDialog   // the open pop-up, nil when closed
+	gradient *widget.Button // in the pop-up: opens the gradient editor
 }
 
 // buildShading makes the colouring widgets and the row's button that opens them.
@@ -116,7 +118,12 @@ func (w *Window) showShading() {
 	var d *popupDialog
 	title := widget.NewLabelWithStyle("Colouring", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	closeBtn := widget.NewButton("Close", func() { d.Hide() })
-	content := container.NewVBox(title, form, container.NewBorder(nil, nil, nil, closeBtn, hint))
+	// The gradient editor, beside the colouring (not only under File).
+	s.gradient = widget.NewButtonWithIcon("Edit gradient...", theme.ColorPaletteIcon(), func() {
+		d.Hide()
+		w.showGradientEditor()
+	})
+	content := container.NewVBox(title, form, container.NewBorder(nil, nil, nil, container.NewHBox(s.gradient, closeBtn), hint))
 	d = newPopupDialog(content, w.win.Canvas(), func() fyne.Position {
 		p := fyne.CurrentApp().Driver().AbsolutePositionForObject(s.button)
 		return p.AddXY(0, s.button.Size().Height)

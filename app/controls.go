@@ -89,7 +89,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	w.iterNote.Importance = widget.DangerImportance
 	w.iterNote.Truncation = fyne.TextTruncateEllipsis
 	w.iterNote.Hide()
-	w.autoCheck = widget.NewCheck("Auto", func(on bool) {
+	w.autoCheck = newKeyCheck(w, "Auto", func(on bool) {
 		if on == w.autoIter {
 			return
 		}
@@ -108,13 +108,13 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	})
 	w.paletteBtn.Alignment = widget.ButtonAlignLeading
 	w.paletteBtn.IconPlacement = widget.ButtonIconTrailingText
-	w.densitySl = widget.NewSlider(densityMin, densityMax)
+	w.densitySl = newKeySlider(w, densityMin, densityMax)
 	w.densitySl.Step = 0.05
 	w.densitySl.OnChanged = func(v float64) {
 		w.colorChanged(true, func(c *colour.Coloring) { c.Density, c.AutoDensity = v, false })
 	}
 	w.densityVal = widget.NewLabel("")
-	w.offsetSl = widget.NewSlider(offsetMin, offsetMax)
+	w.offsetSl = newKeySlider(w, offsetMin, offsetMax)
 	w.offsetSl.Step = 0.01
 	w.offsetSl.OnChanged = func(v float64) {
 		w.colorChanged(true, func(c *colour.Coloring) { c.Offset = v })
@@ -124,8 +124,14 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	w.syncControls()
 
 	iter := container.NewGridWrap(fyne.NewSize(110, w.iterEntry.MinSize().Height), w.iterEntry)
+	// The palette's chooser is as wide as its widest label, whatever the palette's name, so
+	// that the row does not move under the pointer when the palette changes.
+	w.paletteWidth = paletteButtonWidth(w.paletteBtn)
+	palette := container.New(fixedWidth(w.paletteWidth), w.paletteBtn)
+	shadingBox := container.New(fixedWidth(widestLabel(shading, colour.Methods)), shading)
 	left := container.NewHBox(widget.NewLabel("Iterations"), iter, w.autoCheck,
-		widget.NewLabel("Palette"), w.paletteBtn, shading)
+		widget.NewLabel("Palette"), palette, shadingBox)
+	w.controlsLeft = left
 	value := func(l *widget.Label) fyne.CanvasObject {
 		return container.NewGridWrap(fyne.NewSize(52, l.MinSize().Height), l)
 	}
@@ -200,6 +206,47 @@ func (w *Window) applyIterations(s string) bool {
 	return true
 }
 
+// keyCheck is a checkbox that, once clicked, gives the keyboard back to the picture (Fyne's
+// focuses itself on a click and would keep the picture's keys: Home, +, PageUp). Reached with
+// Tab it keeps the focus, as any control does.
+type keyCheck struct {
+	widget.Check
+	w *Window
+}
+
+func newKeyCheck(w *Window, label string, changed func(bool)) *keyCheck {
+	c := &keyCheck{w: w}
+	c.Text, c.OnChanged = label, changed
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+// Tapped toggles the box, then gives the keys back to the picture.
+func (c *keyCheck) Tapped(ev *fyne.PointEvent) {
+	c.Check.Tapped(ev)
+	c.w.focusView()
+}
+
+// keySlider is a slider that, once clicked, gives the keyboard back to the picture, so that
+// the arrows pan it rather than move the slider; reached with Tab it keeps the arrows.
+type keySlider struct {
+	widget.Slider
+	w *Window
+}
+
+func newKeySlider(w *Window, lo, hi float64) *keySlider {
+	s := &keySlider{w: w}
+	s.Value, s.Min, s.Max, s.Step, s.Orientation = lo, lo, hi, 1, widget.Horizontal
+	s.ExtendBaseWidget(s)
+	return s
+}
+
+// Tapped moves the slider to the click, then gives the keys back to the picture.
+func (s *keySlider) Tapped(ev *fyne.PointEvent) {
+	s.Slider.Tapped(ev)
+	s.w.focusView()
+}
+
 // focusView gives the keyboard back to the picture: with no widget focused, the window's
 // keys (arrows, Home, +, -) navigate the view.
 func (w *Window) focusView() {
@@ -224,7 +271,7 @@ func (w *Window) syncControls() {
 	}
 	// A gradient's name may be 64 characters: the chooser shows at most maxPaletteLabel, so
 	// that the row keeps fitting the window's minimum width.
-	if icon, text := paletteIcon(l.Color), clipLabel(l.Color.Palette, maxPaletteLabel); w.paletteBtn.Text != text || w.paletteBtn.Icon != icon {
+	if icon, text := paletteIcon(l.Color), w.paletteLabel(l.Color.Palette); w.paletteBtn.Text != text || w.paletteBtn.Icon != icon {
 		w.paletteBtn.SetText(text)
 		w.paletteBtn.SetIcon(icon)
 	}
@@ -243,6 +290,39 @@ func (w *Window) syncControls() {
 	}
 	setText(w.offsetVal, formatValue(l.Color.Offset))
 	w.syncShading()
+}
+
+// paletteButtonWidth is the width of the palette's chooser b: a swatch and maxPaletteLabel
+// letters of a usual width, the last an ellipsis (paletteLabel fits wider names to it).
+func paletteButtonWidth(b *widget.Button) float32 {
+	return max(paletteButtonFor(b, strings.Repeat("n", maxPaletteLabel-1)+"…").MinSize().Width, b.MinSize().Width)
+}
+
+// paletteButtonFor is a button like b saying text with a swatch, to measure.
+func paletteButtonFor(b *widget.Button, text string) *widget.Button {
+	probe := widget.NewButtonWithIcon(text, paletteIcon(colour.Coloring{}), nil)
+	probe.Alignment, probe.IconPlacement = b.Alignment, b.IconPlacement
+	return probe
+}
+
+// paletteLabel is what the chooser says for the palette called name: the name, cut to
+// maxPaletteLabel characters, and further where its letters are wide, so that it fits the
+// chooser's fixed width.
+func (w *Window) paletteLabel(name string) string {
+	text := clipLabel(name, maxPaletteLabel)
+	for n := maxPaletteLabel - 1; n >= 2 && w.paletteWidth > 0 && paletteButtonFor(w.paletteBtn, text).MinSize().Width > w.paletteWidth; n-- {
+		text = clipLabel(name, n)
+	}
+	return text
+}
+
+// widestLabel is the width of button b with the widest of labels (its text as it is included).
+func widestLabel(b *widget.Button, labels []string) float32 {
+	width := b.MinSize().Width
+	for _, l := range labels {
+		width = max(width, widget.NewButton(l, nil).MinSize().Width)
+	}
+	return width
 }
 
 // maxPaletteLabel is the most characters of a palette's name the chooser shows.

@@ -78,12 +78,26 @@ type exportUI struct {
 type exportRun struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
-	win     fyne.Window
+	row     *progressRow
+	t0      time.Time
+	last    *export.Progress // the last progress reported (UI goroutine), nil before the first
 	bar     *widget.ProgressBar
 	status  *widget.Label
 	cancel2 *widget.Button
 	err     error
 	sum     export.Summary
+}
+
+// progressText says how far the export is after elapsed: the share done, the speed of this
+// run (its output pixels by its time) and the time left; before the first strip, how long
+// the strip has taken so far.
+func (run *exportRun) progressText(elapsed time.Duration) string {
+	p := run.last
+	if p == nil || p.Done == 0 {
+		return fmt.Sprintf("computing the first strip: %s so far", elapsed.Round(time.Second))
+	}
+	thisRun := int64(p.Rate * 1e6 * p.Elapsed.Seconds()) // Rate is this run's pixels by its time
+	return fmt.Sprintf("%.0f%%  %s  %s left", 100*p.Fraction(), speedText(thisRun, p.Elapsed), roughDuration(p.ETA))
 }
 
 func (ui *exportUI) show() {
@@ -406,35 +420,50 @@ func (ui *exportUI) stop() {
 	}
 }
 
-// start runs an export in the background with a progress window.
+// start runs an export in the background with its progress in the window (progress.go):
+// the share done, the speed (output pixels this run by the time taken) and the time left,
+// and before the first strip is written how long it has taken so far.
 func (ui *exportUI) start(path string, opt export.Options) {
 	ctx, cancel := context.WithCancel(context.Background())
-	run := &exportRun{cancel: cancel, done: make(chan struct{})}
-	run.win = ui.w.app.NewWindow("Exporting " + filepath.Base(path))
-	run.bar = widget.NewProgressBar()
-	run.status = widget.NewLabel(fmt.Sprintf("%dx%d, starting...", opt.Width, opt.Height))
-	if opt.Resume {
-		run.status.SetText(fmt.Sprintf("%dx%d, resuming...", opt.Width, opt.Height))
-	}
-	run.cancel2 = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() {
+	run := &exportRun{cancel: cancel, done: make(chan struct{}), t0: time.Now()}
+	run.row = ui.w.addProgress("Exporting "+filepath.Base(path), func() {
 		cancel()
 		run.status.SetText("Cancelling...")
 	})
-	run.win.SetContent(container.NewVBox(widget.NewLabel(wrapText(path, dialogTextWidth)), run.bar, run.status, run.cancel2))
-	run.win.Resize(fyne.NewSize(460, 0))
-	run.win.SetOnClosed(cancel)
+	run.bar, run.status, run.cancel2 = run.row.bar, run.row.status, run.row.button
+	run.status.SetText(fmt.Sprintf("%dx%d, starting...", opt.Width, opt.Height))
+	if opt.Resume {
+		run.status.SetText(fmt.Sprintf("%dx%d, resuming...", opt.Width, opt.Height))
+	}
 	ui.mu.Lock()
 	ui.running = run
 	ui.mu.Unlock()
-	run.win.Show()
 
 	opt.Tile = 2048 // short turns on a shared GPU, so the preview keeps drawing
 	opt.Progress = func(p export.Progress) {
 		ui.w.uiDo(func() {
+			run.last = &p
 			run.bar.SetValue(p.Fraction())
-			run.status.SetText(fmt.Sprintf("%.0f%%  %.1f Mpx/s  %s left", 100*p.Fraction(), p.Rate, p.ETA.Round(time.Second)))
+			run.status.SetText(run.progressText(time.Since(run.t0)))
 		})
 	}
+	// Until the first strip is written, the time it has taken so far, each second.
+	go func() {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-run.done:
+				return
+			case <-tick.C:
+				ui.w.uiDo(func() {
+					if run.last == nil && !isClosed(run.done) && ctx.Err() == nil {
+						run.status.SetText(run.progressText(time.Since(run.t0)))
+					}
+				})
+			}
+		}
+	}()
 	r := ui.exportRenderer()
 	go func() {
 		defer close(run.done)
@@ -445,21 +474,19 @@ func (ui *exportUI) start(path string, opt export.Options) {
 			ui.running = nil
 			ui.mu.Unlock()
 			ui.w.SetExportFrame(0, 0)
-			run.cancel2.SetText("Close")
-			run.cancel2.SetIcon(theme.ConfirmIcon())
-			run.cancel2.OnTapped = run.win.Close
+			run.row.finish()
 			if run.err != nil {
 				msg := wrapText(capitalise(exportErrorText(run.err)), dialogTextWidth)
 				run.status.SetText(msg)
 				if !errors.Is(run.err, export.ErrInterrupted) {
-					dialog.ShowCustom("Export failed", "OK", widget.NewLabel(msg), run.win)
+					ui.w.showDialog(dialog.NewCustom("Export failed", "OK", widget.NewLabel(msg), ui.w.win))
 				}
 				return
 			}
 			run.bar.SetValue(1)
 			ui.w.addRecentImage(path)
 			s := run.sum
-			run.status.SetText(wrapText(fmt.Sprintf("Done: %dx%d in %s, %.1f Mpx/s, %s", s.Width, s.Height, s.Elapsed.Round(100*time.Millisecond), s.Rate, export.HumanBytes(s.Bytes)), dialogTextWidth))
+			run.status.SetText(wrapText(fmt.Sprintf("Done: %dx%d in %s, %s, %s", s.Width, s.Height, s.Elapsed.Round(100*time.Millisecond), speedText(int64(s.Rate*1e6*s.Elapsed.Seconds()), s.Elapsed), export.HumanBytes(s.Bytes)), dialogTextWidth))
 		})
 	}()
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +153,10 @@ func TestExportDialogCancel(t *testing.T) {
 	}
 	// Cancel once the export has written its first strip.
 	waitFor(t, "the first strip", func() bool { return run.bar.Value > 0 })
+	// The progress is a row in the window, with a real speed and the time left.
+	if !regexp.MustCompile(`^\d+%  [\d.]+ [kM]?px/s  (about \d+ (s|min|h)|under a second) left$`).MatchString(run.status.Text) || len(w.progress.Objects) != 1 {
+		t.Errorf("progress %q in %d rows", run.status.Text, len(w.progress.Objects))
+	}
 	test.Tap(run.cancel2)
 	run = waitExport(t, ui)
 	if run.err == nil {

@@ -17,7 +17,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -129,7 +128,7 @@ func (e *gradientEditor) buildRows() {
 // least two stops).
 func (e *gradientEditor) stopRow(i int) fyne.CanvasObject {
 	pos := newCommitEntry()
-	pos.SetText(strconv.FormatFloat(e.g.Pos[i], 'g', -1, 64))
+	pos.SetText(formatPos(e.g.Pos[i]))
 	pos.onCommit = func(s string) { e.setPos(i, s) }
 	pos.OnSubmitted = func(s string) { e.setPos(i, s) }
 	swatch := canvas.NewRectangle(e.g.Stops[i])
@@ -144,12 +143,20 @@ func (e *gradientEditor) stopRow(i int) fyne.CanvasObject {
 	return container.NewHBox(widget.NewLabel(fmt.Sprintf("%d", i+1)), posBox, swatch, hex, pick, del)
 }
 
+// formatPos writes a stop's position to 3 decimals ("0.143" for 1/7): the field shows that,
+// and the stop keeps its exact position until another is typed (setPos).
+func formatPos(p float64) string { return strconv.FormatFloat(p, 'f', 3, 64) }
+
 func hexColour(c color.RGBA) string { return fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B) }
 
 // setPos applies a typed position to stop i: a number from 0 to 1, between its neighbours'.
 func (e *gradientEditor) setPos(i int, s string) {
 	if i >= len(e.g.Pos) {
 		return
+	}
+	if strings.TrimSpace(s) == formatPos(e.g.Pos[i]) {
+		e.note.Hide()
+		return // the position as shown, unchanged: the exact one stays
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	switch {
@@ -176,14 +183,17 @@ func (e *gradientEditor) problem(s string) {
 	e.note.Show()
 }
 
-// pickColour opens the colour picker on stop i's colour.
-func (e *gradientEditor) pickColour(i int) {
-	p := dialog.NewColorPicker("Stop colour", fmt.Sprintf("Colour of stop %d", i+1), func(c color.Color) {
+// pickColour opens the colour chooser on stop i's colour; its Confirm gives the stop the
+// colour chosen (a swatch only shows it).
+func (e *gradientEditor) pickColour(i int) *colourChooser {
+	if i >= len(e.g.Stops) {
+		return nil
+	}
+	ch := newColourChooser(e.w, fmt.Sprintf("Colour of stop %d", i+1), e.g.Stops[i], func(c color.RGBA) {
 		e.setColour(i, c)
-	}, e.w.win)
-	p.Advanced = true
-	p.SetColor(e.g.Stops[i])
-	e.w.showDialog(p)
+	})
+	e.w.showDialog(ch.dlg)
+	return ch
 }
 
 // setColour gives stop i the colour c (opaque).

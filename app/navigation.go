@@ -122,9 +122,18 @@ func (n *navigator) end() {
 
 // changed is the window's location listener: it (re)starts the settle timer, except during
 // a drag or a held button, which end the entry themselves; the history's own steps
-// (FromHistory) are not recorded.
-func (n *navigator) changed(_, _ fractal.Location, origin Origin) {
+// (FromHistory) are not recorded. The history holds places: a change that leaves the place
+// where it was (colouring, iterations) is no step of its own but goes into the place's entry
+// (or into the one being made), so that Back and Forward step through places, each as it
+// was last seen.
+func (n *navigator) changed(old, l fractal.Location, origin Origin) {
 	if origin == FromHistory || n.stopped {
+		return
+	}
+	if samePlace(old, l) {
+		if !n.pending {
+			n.hist.Replace(l)
+		}
 		return
 	}
 	n.pending = true

@@ -23,9 +23,11 @@ import (
 
 // The video dialog: File > Export Video... opens a form (start zoom, frame size, frames a
 // second, duration, folder and file name, what it will compute); the video of a zoom from the
-// start zoom to the current view is then made in the background (video.Make) with a small
-// progress window (keyframes, then frames, Cancel). An interrupted video is offered for
-// resuming the next time the same file is chosen.
+// start zoom to the current view is then made in the background (video.Make) with its
+// progress in the window (progress.go: keyframes and frames done, time left, Cancel). The
+// form's defaults (480x270, 25 frames a second, 8 s) make a video in minutes on a CPU; the
+// form says about how long a video takes before it starts (from a sample of the view). An
+// interrupted video is offered for resuming the next time the same file is chosen.
 
 // installVideo adds File > Export Video... to w.
 func installVideo(w *Window) *videoUI {
@@ -51,16 +53,25 @@ type videoUI struct {
 
 	mu      sync.Mutex
 	running *videoRun
+
+	sample   exportSample // the last sample of a view measured (UI goroutine)
+	sampling string       // the view a sample is being measured for, "" when none
 }
 
 // videoRun is one video being made.
 type videoRun struct {
 	cancel context.CancelFunc
 	done   chan struct{}
-	win    fyne.Window
+	row    *progressRow
 	bar    *widget.ProgressBar
 	status *widget.Label
 	button *widget.Button
+
+	t0       time.Time     // when it started
+	framesT0 time.Time     // when its first frame was done (zero before)
+	frameEst time.Duration // the frames' time as the form estimated it
+	keys     video.Progress
+	frames   video.Progress
 }
 
 func (ui *videoUI) show() {
@@ -79,9 +90,11 @@ func (ui *videoUI) build() {
 		return e
 	}
 	ui.start = entry("1")
-	ui.size = entry("1280x720")
-	ui.fps = entry("30")
-	ui.duration = entry("10")
+	// Defaults that finish in minutes on a CPU even deep (a keyframe per doubling of the
+	// zoom: 84 to a view at 1e25).
+	ui.size = entry("480x270")
+	ui.fps = entry("25")
+	ui.duration = entry("8")
 	ui.folder = entry(defaultExportFolder())
 	ui.name = entry("mandelscope-zoom-" + time.Now().Format("20060102-150405") + ".mp4")
 	ui.estimate = widget.NewLabel("")
@@ -146,8 +159,15 @@ func (ui *videoUI) refresh() {
 	if err == nil {
 		n, _ := video.Frames(o.FPS, o.Duration)
 		p, _ := video.NewPlan(o.StartZoom, o.Location.Zoom, n)
-		ui.estimate.SetText(fmt.Sprintf("%d frames from %d keyframes of %dx%d (one per doubling of the zoom), each computed once",
-			n, p.Keyframes(), video.DefaultKeyScale*o.Width, video.DefaultKeyScale*o.Height))
+		t := "measuring the time it takes..."
+		if ui.sample.view == o.Location.String() && ui.sample.err == nil {
+			keys, frames := ui.videoTime(o, p.Keyframes(), n)
+			t = roughDuration(keys+frames) + " here"
+		} else {
+			ui.measure(o.Location)
+		}
+		ui.estimate.SetText(fmt.Sprintf("%d frames from %d keyframes of %dx%d (one per doubling of the zoom), each computed once: %s",
+			n, p.Keyframes(), video.DefaultKeyScale*o.Width, video.DefaultKeyScale*o.Height, t))
 	} else {
 		ui.estimate.SetText("")
 	}
@@ -165,6 +185,45 @@ func (ui *videoUI) refresh() {
 		ui.problem.SetText("")
 		ui.makeBt.Enable()
 	}
+}
+
+// videoKeyOverhead and videoFrameCost are what a video spends besides rendering its
+// keyframes' samples: per keyframe sample (the escape data kept and written), and per
+// subsample of a frame (composing it from two keyframes, colouring, encoding).
+const (
+	videoKeyOverhead = 60 * time.Nanosecond
+	videoFrameCost   = 25 * time.Nanosecond
+)
+
+// videoTime estimates the time of video o's keyframes and frames from the sample of its view
+// (the deepest keyframe, the slowest: an upper bound for the keyframes).
+func (ui *videoUI) videoTime(o video.Options, keyframes, frames int) (keys, rest time.Duration) {
+	kw, kh := float64(video.DefaultKeyScale*o.Width), float64(video.DefaultKeyScale*o.Height)
+	keys = time.Duration(float64(keyframes) * kw * kh * float64(ui.sample.perSample+videoKeyOverhead))
+	ss := float64(video.DefaultSupersample * video.DefaultSupersample)
+	rest = time.Duration(float64(frames) * float64(o.Width) * float64(o.Height) * ss * float64(videoFrameCost))
+	return keys, rest
+}
+
+// measure starts measuring a sample of l in the background, unless one is being measured
+// for it; the form is refreshed when it is done.
+func (ui *videoUI) measure(l fractal.Location) {
+	view := l.String()
+	if ui.sampling == view {
+		return
+	}
+	ui.sampling = view
+	r := ui.w.exp.exportRenderer()
+	go func() {
+		s := sampleView(r, l)
+		ui.w.uiDo(func() {
+			if ui.sampling == view {
+				ui.sampling = ""
+			}
+			ui.sample = s
+			ui.refresh()
+		})
+	}()
 }
 
 func dirExists(p string) bool {
@@ -227,38 +286,30 @@ func (ui *videoUI) stop() {
 	}
 }
 
-// run makes the video in the background with a progress window.
+// run makes the video in the background with its progress in the window: the keyframes and
+// the frames done, and the time left (from the pace so far, and the form's estimate of the
+// frames while the keyframes are computed).
 func (ui *videoUI) run(o video.Options) {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &videoRun{cancel: cancel, done: make(chan struct{})}
-	r.win = ui.w.app.NewWindow("Making " + filepath.Base(o.Output))
-	r.bar = widget.NewProgressBar()
-	r.status = widget.NewLabel("Starting...")
-	r.button = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() {
+	r := &videoRun{cancel: cancel, done: make(chan struct{}), t0: time.Now()}
+	if n, err := video.Frames(o.FPS, o.Duration); err == nil {
+		r.frames.Total = n // the frames come after the keyframes: counted from the start
+		if ui.sample.view == o.Location.String() && ui.sample.err == nil {
+			_, r.frameEst = ui.videoTime(o, 0, n)
+		}
+	}
+	r.row = ui.w.addProgress("Making "+filepath.Base(o.Output), func() {
 		cancel()
 		r.status.SetText("Cancelling (the keyframes done are kept)...")
 	})
-	r.win.SetContent(container.NewVBox(widget.NewLabel(wrapText(o.Output, dialogTextWidth)), r.bar, r.status, r.button))
-	r.win.Resize(fyne.NewSize(460, 0))
-	r.win.SetOnClosed(cancel)
+	r.bar, r.status, r.button = r.row.bar, r.row.status, r.row.button
+	r.status.SetText("Starting...")
 	ui.mu.Lock()
 	ui.running = r
 	ui.mu.Unlock()
-	r.win.Show()
 	o.Progress = func(p video.Progress) {
 		ui.w.uiDo(func() {
-			// Keyframes are most of the work: they fill 90% of the bar.
-			f := 0.0
-			if p.Total > 0 {
-				f = float64(p.Done) / float64(p.Total)
-			}
-			if p.Phase == "keyframes" {
-				r.bar.SetValue(0.9 * f)
-				r.status.SetText(fmt.Sprintf("Keyframes: %d of %d computed", p.Done, p.Total))
-			} else {
-				r.bar.SetValue(0.9 + 0.1*f)
-				r.status.SetText(fmt.Sprintf("Frames: %d of %d", p.Done, p.Total))
-			}
+			r.update(p, time.Now())
 		})
 	}
 	c := ui.computer()
@@ -270,9 +321,7 @@ func (ui *videoUI) run(o video.Options) {
 			ui.mu.Lock()
 			ui.running = nil
 			ui.mu.Unlock()
-			r.button.SetText("Close")
-			r.button.SetIcon(theme.ConfirmIcon())
-			r.button.OnTapped = r.win.Close
+			r.row.finish()
 			if err != nil {
 				msg := capitalise(err.Error())
 				if errors.Is(err, video.ErrInterrupted) {
@@ -285,4 +334,41 @@ func (ui *videoUI) run(o video.Options) {
 			r.status.SetText(wrapText(fmt.Sprintf("Done: %d frames of %dx%d in %s (%d keyframes)", sum.Frames, o.Width, o.Height, sum.Total.Round(100*time.Millisecond), sum.Keyframes), dialogTextWidth))
 		})
 	}()
+}
+
+// update takes progress p, reported at now, into the bar and the status line: keyframes are
+// most of the work (90% of the bar), frames the rest.
+func (r *videoRun) update(p video.Progress, now time.Time) {
+	f := 0.0
+	if p.Total > 0 {
+		f = float64(p.Done) / float64(p.Total)
+	}
+	if p.Phase == "keyframes" {
+		r.keys = p
+		r.bar.SetValue(0.9 * f)
+	} else {
+		if r.framesT0.IsZero() {
+			r.framesT0 = now
+		}
+		r.frames = p
+		r.bar.SetValue(0.9 + 0.1*f)
+	}
+	r.status.SetText(r.statusText(now))
+}
+
+// statusText says what is done and about how long is left at now.
+func (r *videoRun) statusText(now time.Time) string {
+	s := fmt.Sprintf("Keyframes %d of %d, frames %d of %d", r.keys.Done, r.keys.Total, r.frames.Done, r.frames.Total)
+	var left time.Duration
+	switch {
+	case r.frames.Done > 0:
+		el := now.Sub(r.framesT0)
+		left = time.Duration(float64(el) * float64(r.frames.Total-r.frames.Done) / float64(r.frames.Done))
+	case r.keys.Done > 0 && r.keys.Done < r.keys.Total:
+		el := now.Sub(r.t0)
+		left = time.Duration(float64(el)*float64(r.keys.Total-r.keys.Done)/float64(r.keys.Done)) + r.frameEst
+	default:
+		return s
+	}
+	return s + "; " + roughDuration(left) + " left"
 }

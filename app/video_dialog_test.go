@@ -55,6 +55,11 @@ func TestVideoDialog(t *testing.T) {
 	if ui.makeBt.Disabled() {
 		t.Fatalf("good settings: disabled, %q", ui.problem.Text)
 	}
+	// Before it starts, the form says about how long the video takes here (from a sample).
+	waitFor(t, "the estimate of the video's time", func() bool { return strings.Contains(ui.estimate.Text, " here") })
+	if !strings.Contains(ui.estimate.Text, "4 frames from") {
+		t.Errorf("estimate %q", ui.estimate.Text)
+	}
 	ui.confirm()
 	ui.mu.Lock()
 	run := ui.running
@@ -70,6 +75,15 @@ func TestVideoDialog(t *testing.T) {
 			return false
 		}
 	})
+	// Its progress is a row in the window (not a window over the menus), which counted the
+	// frames as well as the keyframes and says it is done.
+	if len(w.progress.Objects) != 1 || !strings.HasPrefix(run.status.Text, "Done: 4 frames") {
+		t.Errorf("%d progress rows, status %q", len(w.progress.Objects), run.status.Text)
+	}
+	run.button.OnTapped() // Close
+	if len(w.progress.Objects) != 0 {
+		t.Errorf("Close left %d progress rows", len(w.progress.Objects))
+	}
 	out := filepath.Join(dir, "zoom.mp4")
 	if _, err := os.Stat(out); err != nil {
 		t.Fatalf("no video: %v (%s)", err, run.status.Text)

@@ -244,9 +244,13 @@ func (v *fractalView) clickZoom(p fyne.Position, factor float64) {
 	v.w.endGesture()
 }
 
-// Tapped takes the keyboard focus away from the controls, so the keys navigate the view.
+// Tapped takes the keyboard focus away from the controls, so the keys navigate the view. Fyne
+// calls it a double-click's delay after the click (the view also takes double-clicks), by
+// which time a shortcut may have opened a dialog and focused its field: that focus stays, so
+// the text typed goes to the field (the press itself has already unfocused the controls).
 func (v *fractalView) Tapped(*fyne.PointEvent) {
-	if v.w.win != nil {
+	v.w.pruneDialogs()
+	if v.w.win != nil && len(v.w.dialogs) == 0 {
 		v.w.win.Canvas().Unfocus()
 	}
 }

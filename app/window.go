@@ -29,6 +29,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/app/preview"
@@ -114,36 +115,41 @@ type Window struct {
 	lastFull    *image.RGBA // the last full-resolution frame, and its view
 	lastFullLoc fractal.Location
 
-	view      *fractalView
-	frame     *exportFrame
-	toolbar   *widget.Toolbar
-	side      *fyne.Container
-	menus     []*fyne.Menu
-	autoIter  bool
-	autoBoost int // automatic iterations are fractal.AutoIterations times this (preview.AutoBoost)
+	view        *fractalView
+	frame       *exportFrame
+	toolbar     *widget.Toolbar
+	side        *fyne.Container // the side panel (SetSidePanel)
+	sideBox     *fyne.Container // lays the side panel out over the picture's right edge
+	progress    *fyne.Container // the rows of the jobs in progress (progress.go)
+	progressBox *fyne.Container // lays them out over the picture's bottom edge
+	menus       []*fyne.Menu
+	autoIter    bool
+	autoBoost   int // automatic iterations are fractal.AutoIterations times this (preview.AutoBoost)
 	// findCancel cancels the search for the nearest minibrot in progress (find.go; nil: none).
 	findCancel context.CancelFunc
 	found      foundNote // what the last search found, for the status bar (find.go)
 	lastIters  int
 
 	// controls
-	iterEntry   *commitEntry
-	iterNote    *widget.Label // why typed iterations were refused (hidden when they were not)
-	autoCheck   *widget.Check
-	paletteBtn  *widget.Button // the palette's name and colours; opens paletteMenu
-	densitySl   *widget.Slider
-	densityVal  *widget.Label
-	offsetSl    *widget.Slider
-	offsetVal   *widget.Label
-	shade       *shadingControls // the colouring method's controls (colouring.go)
-	statusCentr *widget.Label
-	statusZoom  *widget.Label
-	statusIter  *widget.Label
-	statusMode  *widget.Label
-	statusTime  *widget.Label
-	statusPoint *widget.Label
-	statusRend  *widget.Label
-	bar         statusBar // what the status bar's fields abbreviate (status.go)
+	iterEntry    *commitEntry
+	iterNote     *widget.Label // why typed iterations were refused (hidden when they were not)
+	autoCheck    *keyCheck
+	paletteBtn   *widget.Button  // the palette's name and colours; opens paletteMenu
+	controlsLeft *fyne.Container // the controls row's iterations and colouring group
+	paletteWidth float32         // the palette chooser's fixed width (paletteLabel)
+	densitySl    *keySlider
+	densityVal   *widget.Label
+	offsetSl     *keySlider
+	offsetVal    *widget.Label
+	shade        *shadingControls // the colouring method's controls (colouring.go)
+	statusCentr  *widget.Label
+	statusZoom   *widget.Label
+	statusIter   *widget.Label
+	statusMode   *widget.Label
+	statusTime   *widget.Label
+	statusPoint  *widget.Label
+	statusRend   *widget.Label
+	bar          statusBar // what the status bar's fields abbreviate (status.go)
 
 	probe *prober
 	tips  *tipBox
@@ -153,6 +159,7 @@ type Window struct {
 
 	// the parts New adds
 	nav   *navigator
+	undo  *colourUndo
 	marks *bookmarksPanel
 	exp   *exportUI
 	vid   *videoUI
@@ -231,6 +238,7 @@ func New(a fyne.App, opts Options) *Window {
 	w.exp = installExport(w)
 	w.vid = installVideo(w)
 	w.nav = installNavigation(w)
+	w.undo = installColourUndo(w)
 	installGradients(w)
 	installKeysHelp(w)
 	quit := fyne.NewMenuItem("Quit", w.Quit) // stays last in the menu (AddMenuItem)
@@ -491,16 +499,20 @@ func (w *Window) AddShortcut(sc fyne.Shortcut, fn func()) {
 	w.win.Canvas().AddShortcut(sc, func(fyne.Shortcut) { fn() })
 }
 
-// SetSidePanel shows obj in the side panel on the right (nil hides the panel).
+// SetSidePanel shows obj in the side panel, over the picture's right edge on the theme's
+// background (nil hides the panel). The picture keeps its size: nothing is rendered again.
 func (w *Window) SetSidePanel(obj fyne.CanvasObject) {
 	if obj == nil {
 		w.side.Objects = nil
 		w.side.Hide()
 	} else {
-		w.side.Objects = []fyne.CanvasObject{obj}
+		bg := canvas.NewRectangle(theme.Color(theme.ColorNameBackground))
+		w.side.Objects = []fyne.CanvasObject{bg, obj}
 		w.side.Show()
 	}
-	w.side.Refresh()
+	// Showing or hiding an object lays out nothing: its container places it (or the rest)
+	// only when it is laid out again, which a refresh does now (not at the next resize).
+	w.sideBox.Refresh()
 }
 
 // SetExportFrame outlines, over the preview, the part of the view an export of width x height
@@ -785,8 +797,12 @@ func (w *Window) build() {
 	// minimum size (Fyne gives the window its content's minimum).
 	least := canvas.NewRectangle(color.Transparent)
 	least.SetMinSize(fyne.NewSize(minViewW, minViewH))
-	centre := container.NewStack(least, w.view, w.frame.obj)
-	w.win.SetContent(container.NewStack(container.NewBorder(top, status, nil, w.side, centre), w.tips.layer))
+	// The side panel lies over the picture's right edge: showing or hiding it leaves the
+	// picture's size, and so its finished frame, as they are.
+	w.sideBox = container.NewBorder(nil, nil, nil, w.side)
+	w.progress, w.progressBox = newProgressArea() // the exports' and videos' progress
+	centre := container.NewStack(least, w.view, w.frame.obj, w.progressBox, w.sideBox)
+	w.win.SetContent(container.NewStack(container.NewBorder(top, status, nil, nil, centre), w.tips.layer))
 	// The View menu's keys have no modifier: the items show them, the window's key handler
 	// (typedKey, typedRune) acts on them.
 	keyItem := func(label string, key fyne.KeyName, fn func()) *fyne.MenuItem {

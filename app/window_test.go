@@ -480,7 +480,7 @@ func TestHooks(t *testing.T) {
 	}
 	panel := widget.NewLabel("bookmarks")
 	w.SetSidePanel(panel)
-	if !w.side.Visible() || len(w.side.Objects) != 1 || w.side.Objects[0] != panel {
+	if !w.side.Visible() || len(w.side.Objects) == 0 || w.side.Objects[len(w.side.Objects)-1] != panel {
 		t.Error("side panel not shown")
 	}
 	w.SetSidePanel(nil)

@@ -39,6 +39,17 @@ func (h *History) Visit(l fractal.Location) {
 	h.pos = len(h.items) - 1
 }
 
+// Replace puts l in the place of the current entry, no step of its own (the same place seen
+// another way: its colouring or iterations changed); an empty history gets l as its first.
+func (h *History) Replace(l fractal.Location) {
+	if len(h.items) == 0 {
+		h.items = append(h.items, l)
+		h.pos = 0
+		return
+	}
+	h.items[h.pos] = l
+}
+
 // Current returns the current location, if any.
 func (h *History) Current() (fractal.Location, bool) {
 	if len(h.items) == 0 {

@@ -64,3 +64,26 @@ func TestHistory(t *testing.T) {
 		t.Fatalf("default limit: %d", big.Len())
 	}
 }
+
+func TestHistoryReplace(t *testing.T) {
+	var h History
+	a, b := fractal.Home(), fractal.Home()
+	b.Color.Palette = "fire"
+	h.Replace(a) // an empty history gets its first entry
+	if l, ok := h.Current(); !ok || l != a || h.Len() != 1 {
+		t.Fatalf("Replace on empty: %v %v len %d", l, ok, h.Len())
+	}
+	c := a
+	c.Iterations = 999
+	h.Visit(c)
+	h.Replace(b)
+	if h.Len() != 2 {
+		t.Fatalf("Replace added an entry: len %d", h.Len())
+	}
+	if l, _ := h.Current(); l != b {
+		t.Fatalf("current %v, want the replacement", l)
+	}
+	if l, ok := h.Back(); !ok || l != a {
+		t.Fatalf("Back after Replace: %v %v", l, ok)
+	}
+}
