@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 
 	"mandelscope/colour"
+	"mandelscope/internal/userfile"
 )
 
 // A keyframe file holds one keyframe's samples: the header
@@ -53,11 +54,12 @@ type keyWriter struct {
 }
 
 // createKeyframe starts the keyframe file of w x h samples at path, in a temporary file
-// beside it.
+// beside it (created new: what an earlier run left there, a link too, is removed, never
+// written through; the rename into place replaces a link at path, not what it points to).
 func createKeyframe(path string, w, h int) (*keyWriter, error) {
 	k := &keyWriter{path: path, tmp: path + ".tmp", w: w, h: h, crc: crc32.New(castagnoli),
 		buf: make([]byte, 0, keyRowBytes(w))}
-	f, err := os.Create(k.tmp)
+	f, err := userfile.CreateFresh(k.tmp, userfile.DefaultPerm)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"mandelscope/colour"
+	"mandelscope/internal/userfile"
 )
 
 // unpacked is a keyframe in use by the frames being composed, inflated from its file into a
@@ -38,7 +39,8 @@ func sampleBytes(p []colour.Sample) []byte {
 // file, checking its checksum; a damaged keyframe fails with an error wrapping errDamaged.
 func unpack(work string, j int, level float64, w, h int) (*unpacked, error) {
 	u := &unpacked{level: level, w: w, h: h, path: filepath.Join(work, rawName(j))}
-	f, err := os.OpenFile(u.path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	// A new file, whatever was left at the name (a link is removed, never written through).
+	f, err := userfile.CreateFresh(u.path, 0o600)
 	if err != nil {
 		return nil, err
 	}

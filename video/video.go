@@ -21,6 +21,7 @@ import (
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/internal/tile"
+	"mandelscope/internal/userfile"
 )
 
 // Options describe a video.
@@ -757,10 +758,11 @@ func removeWork(work string) error {
 	return nil
 }
 
-// writeFileAtomic writes b to path through a synced temporary file renamed into place.
+// writeFileAtomic writes b to path through a synced temporary file (created new, never
+// through a link) renamed into place.
 func writeFileAtomic(path string, b []byte) error {
 	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := userfile.CreateFresh(tmp, userfile.DefaultPerm)
 	if err != nil {
 		return err
 	}
@@ -789,7 +791,7 @@ type frameFile struct {
 }
 
 func createFrameFile(path string, w, h int) (*frameFile, error) {
-	f, err := os.Create(path + ".tmp")
+	f, err := userfile.CreateFresh(path+".tmp", userfile.DefaultPerm)
 	if err != nil {
 		return nil, err
 	}
