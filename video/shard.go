@@ -253,12 +253,13 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 		return sum, err
 	}
 
+	vid := want.digest()
 	var mine []int
 	for j := range plan.Keyframes() {
 		if shardOf(j, opt.Shards) != opt.Shard {
 			continue
 		}
-		if err := checkKeyframe(filepath.Join(work, keyName(j)), kw, kh); err == nil {
+		if keyframeSound(opt, work, keyID{vid, j}, kw, kh) {
 			sum.Reused++
 			continue
 		}
@@ -286,7 +287,7 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 			}
 		}
 	}
-	err = computeKeyframes(ctx, c, opt, work, mine, func(j int) (fractal.Frame, error) {
+	err = computeKeyframes(ctx, c, opt, work, vid, mine, func(j int) (fractal.Frame, error) {
 		return keyFrame(j).WithReference(ctx, refs, nil)
 	}, "; the keyframes written are kept", &sum)
 	if err != nil {
@@ -343,7 +344,7 @@ func missingError(work string, missing []int, n int) error {
 	for _, s := range order {
 		state := "not finished"
 		if _, err := os.Stat(filepath.Join(work, shardDone(s, n))); err == nil {
-			state = "finished, but they are damaged or gone"
+			state = "finished, but they are damaged, another video's or gone"
 		}
 		ks := byShard[s]
 		if len(ks) > 6 {

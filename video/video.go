@@ -3,6 +3,7 @@ package video
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,6 +66,9 @@ type Options struct {
 	// another run of the same shard holds its lock (this one waits for it).
 	Shard, Shards int
 	Waiting       func(lockPath string)
+	// Notice, when set, is told in one line of each file of the work folder found unsound
+	// and done again (a damaged keyframe, or another video's copied to its name).
+	Notice func(msg string)
 
 	// assembleShards > 0: compose from the keyframes of that many shards, computing none.
 	assembleShards int
@@ -123,6 +127,13 @@ type manifest struct {
 	Keyframes  int    `json:"keyframes"`
 	Derivative bool   `json:"derivative"`
 	Renderer   string `json:"renderer"`
+}
+
+// digest is what each keyframe file of the work folder records of its video (keyID): the
+// SHA-256 of the manifest's JSON, every field of which decides the samples.
+func (m manifest) digest() [32]byte {
+	b, _ := json.Marshal(m)
+	return sha256.Sum256(b)
 }
 
 // diff lists the fields of m that differ from n, as "name: was A, now B".
@@ -415,15 +426,15 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 		}
 	}
 	deriv = want.Derivative
+	vid := want.digest()
 
-	// The keyframes that are missing (or damaged: a file whose checksum fails), computed from
-	// the shallowest to the deepest, all from the deepest keyframe's reference orbit.
+	// The keyframes that are missing (or damaged: a file whose checksum fails; or another's:
+	// of another video, or another index), computed from the shallowest to the deepest, all
+	// from the deepest keyframe's reference orbit.
 	var missing []int
 	for j := range plan.Keyframes() {
-		if opt.Resume {
-			if err := checkKeyframe(filepath.Join(work, keyName(j)), kw, kh); err == nil {
-				continue
-			}
+		if opt.Resume && keyframeSound(opt, work, keyID{vid, j}, kw, kh) {
+			continue
 		}
 		missing = append(missing, j)
 	}
@@ -451,7 +462,7 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	}
 	sum.Density = loc.Color.Density
 	tk := time.Now()
-	err = computeKeyframes(ctx, c, opt, work, missing, func(j int) (fractal.Frame, error) {
+	err = computeKeyframes(ctx, c, opt, work, vid, missing, func(j int) (fractal.Frame, error) {
 		f := keyFrame(j)
 		f.Derivative = deriv
 		return withRef(f)
@@ -462,7 +473,7 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	sum.Keyframe = time.Since(tk)
 
 	// The frames.
-	if err := compose(ctx, plan, loc, opt, codec, enc, kw, kh, &sum); err != nil {
+	if err := compose(ctx, plan, loc, opt, codec, enc, vid, kw, kh, &sum); err != nil {
 		return sum, interrupted(err, work)
 	}
 	sum.Frames = plan.Frames
@@ -489,7 +500,7 @@ func frameStripRows(w, h, s int) int {
 // compose composes every frame in order, strip by strip, from the bands of the two keyframes
 // in use (unpacked into scratch files), and hands each strip to the encoder and the frames
 // folder; the video is renamed into place at the end.
-func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, kw, kh int, sum *Summary) (err error) {
+func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte, kw, kh int, sum *Summary) (err error) {
 	work := WorkDir(opt)
 	col, err := colour.NewColourer(loc.Color.Sampled(opt.Supersample))
 	if err != nil {
@@ -530,7 +541,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		if u, ok := held[j]; ok {
 			return u, nil
 		}
-		u, err := unpack(work, j, plan.Levels[j], kw, kh)
+		u, err := unpack(work, keyID{vid, j}, plan.Levels[j], kw, kh)
 		if err != nil {
 			return nil, err
 		}
@@ -610,7 +621,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		if err := os.Rename(part, opt.Output); err != nil {
 			return err
 		}
-		syncDir(filepath.Dir(opt.Output))
+		userfile.SyncDir(filepath.Dir(opt.Output))
 	}
 	return nil
 }
@@ -646,7 +657,7 @@ func composeFrame(comp *Composer, lv float64, outer, inner *unpacked, kw, kh, ro
 // frame(j) gives (its reference orbit found), reporting progress and counting them in
 // sum.Computed. A cancel is an ErrInterrupted error; another failure names the keyframe, then
 // kept (what stays of the work).
-func computeKeyframes(ctx context.Context, c tile.Computer, opt Options, work string, js []int, frame func(j int) (fractal.Frame, error), kept string, sum *Summary) error {
+func computeKeyframes(ctx context.Context, c tile.Computer, opt Options, work string, vid [32]byte, js []int, frame func(j int) (fractal.Frame, error), kept string, sum *Summary) error {
 	for i, j := range js {
 		if opt.Progress != nil {
 			opt.Progress(Progress{Phase: "keyframes", Done: i, Total: len(js)})
@@ -655,7 +666,7 @@ func computeKeyframes(ctx context.Context, c tile.Computer, opt Options, work st
 		if err != nil {
 			return interrupted(err, work)
 		}
-		if err := computeKeyframe(ctx, c, f, filepath.Join(work, keyName(j))); err != nil {
+		if err := computeKeyframe(ctx, c, f, filepath.Join(work, keyName(j)), keyID{vid, j}); err != nil {
 			if ctx.Err() != nil {
 				return interrupted(err, work)
 			}
@@ -677,11 +688,11 @@ func computeKeyframes(ctx context.Context, c tile.Computer, opt Options, work st
 // computeKeyframe computes frame f strip by strip and writes each strip to the keyframe file
 // at path as it is done, holding one strip; the file appears at path only when complete. A
 // cancel is served within a strip.
-func computeKeyframe(ctx context.Context, c tile.Computer, f fractal.Frame, path string) error {
+func computeKeyframe(ctx context.Context, c tile.Computer, f fractal.Frame, path string, id keyID) error {
 	kw := f.W
 	n := keyStripRows(kw)
 	buf := colour.NewData(image.Rect(0, 0, kw, min(n, f.H)))
-	kf, err := createKeyframe(path, kw, f.H)
+	kf, err := createKeyframe(path, id, kw, f.H)
 	if err != nil {
 		return err
 	}
@@ -702,6 +713,20 @@ func computeKeyframe(ctx context.Context, c tile.Computer, f fractal.Frame, path
 		}
 	}
 	return kf.Close()
+}
+
+// keyframeSound says whether keyframe id of the work folder is there, sound and this
+// video's; one that is there but not (damaged, or another's copied to its name) is told to
+// opt.Notice, to be computed again.
+func keyframeSound(opt Options, work string, id keyID, kw, kh int) bool {
+	err := checkKeyframe(filepath.Join(work, keyName(id.index)), id, kw, kh)
+	if err == nil {
+		return true
+	}
+	if opt.Notice != nil && !errors.Is(err, fs.ErrNotExist) {
+		opt.Notice(fmt.Sprintf("%s; computing keyframe %d again", err, id.index))
+	}
+	return false
 }
 
 // rendererID is what the manifest records of the computer c: name when given, else its

@@ -243,6 +243,7 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 			last, lastPhase = time.Now(), p.Phase
 		}
 	}
+	opt.Notice = func(msg string) { fmt.Fprintf(stderr, "mandelscope video: %s\n", msg) }
 	if opt.Shards > 0 {
 		opt.Waiting = func(lp string) {
 			fmt.Fprintf(stderr, "mandelscope video: another run of this shard holds %s; waiting for it\n", lp)
