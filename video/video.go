@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,6 +77,8 @@ type Options struct {
 	// afterKeyframe, when set, is called after each keyframe is written (tests interrupt
 	// there).
 	afterKeyframe func(j int) error
+	// segFrames, when set, is the frames of a segment (tests make short ones).
+	segFrames int
 }
 
 // Progress is a report of the work done.
@@ -97,6 +100,12 @@ type Summary struct {
 	Keyframe, Compose, Encode, Total time.Duration
 	EncoderCPU                       time.Duration // ffmpeg's processor time
 	Density                          float64       // the palette density used
+	// Segments is the video's segments (see segments.go), SegmentsReused those a resume
+	// found encoded.
+	Segments, SegmentsReused int
+	// Composed is the frames composed (a resume skips those of the segments it reuses,
+	// unless it writes PNG frames).
+	Composed int
 }
 
 // WorkDir is the folder of a video's keyframes: OUT.work beside the output, or DIR.work
@@ -107,9 +116,6 @@ func WorkDir(opt Options) string {
 	}
 	return filepath.Clean(opt.FramesDir) + ".work"
 }
-
-// PartPath is where the video is written until it is complete.
-func PartPath(out string) string { return out + ".part" }
 
 // manifestName is the work folder's description of its keyframes.
 const manifestName = "manifest.json"
@@ -331,7 +337,7 @@ func checkOutputs(opt Options) error {
 
 // Make makes the video: keyframes computed by c (those the work folder lacks), then every
 // frame composed and handed to ffmpeg and/or written as a PNG. The video appears at
-// opt.Output only when complete (it is written to PartPath first); the work folder is
+// opt.Output only when complete (its segments are joined in the work folder first); the work folder is
 // removed once everything is written, unless KeepWork. Cancelling ctx stops it within about one keyframe
 // strip or one frame, keeping the keyframes done for a resume.
 func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
@@ -498,27 +504,29 @@ func frameStripRows(w, h, s int) int {
 }
 
 // compose composes every frame in order, strip by strip, from the bands of the two keyframes
-// in use (unpacked into scratch files), and hands each strip to the encoder and the frames
-// folder; the video is renamed into place at the end.
+// in use (unpacked into scratch files), and hands each strip to the encoder of its segment
+// (segments.go) and the frames folder; the segments are joined and the video moved into
+// place at the end. The frames of segments a resume finds encoded are not composed (unless
+// there is a frames folder to write).
 func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte, kw, kh int, sum *Summary) (err error) {
 	work := WorkDir(opt)
 	col, err := colour.NewColourer(loc.Color.Sampled(opt.Supersample))
 	if err != nil {
 		return err
 	}
-	var e *Encoder
-	part := ""
+	var seg *segmenter
 	if opt.Output != "" {
-		part = PartPath(opt.Output)
-		format, _ := Container(opt.Output, codec.Name)
-		if e, err = StartEncoder(part, format, codec, enc, opt.CRF, opt.Width, opt.Height, opt.FPS); err != nil {
+		seg, err = newSegmenter(ctx, work, segParams{Keyframes: hex.EncodeToString(vid[:]), Colour: loc.Color,
+			Width: opt.Width, Height: opt.Height, FPS: opt.FPS, Frames: plan.Frames, PerSegment: segmentFrames(opt),
+			Supersample: opt.Supersample, KeyScale: opt.KeyScale, Codec: codec.Name, Encoder: enc, CRF: opt.CRF}, codec, enc, opt.Notice)
+		if err != nil {
 			return err
 		}
+		sum.Segments, sum.SegmentsReused = seg.n, seg.encodedCount()
 		defer func() {
-			if err != nil {
-				e.Abort()
-				os.Remove(part)
-			}
+			seg.abort()
+			sum.Encode += seg.Wait
+			sum.EncoderCPU = seg.CPU
 		}()
 	}
 	if opt.FramesDir != "" {
@@ -553,75 +561,106 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		t := time.Now()
-		oj, ij := plan.Pair(k)
-		// Drop what this frame does not use before unpacking the next.
-		for i, u := range held {
-			if i != oj && i != ij {
-				u.close()
-				delete(held, i)
-			}
-		}
-		outer, err := get(oj)
-		if err != nil {
-			return err
-		}
-		var inner *unpacked
-		if ij >= 0 {
-			if inner, err = get(ij); err != nil {
-				return err
-			}
-		}
-		var fr *frameFile
-		if opt.FramesDir != "" {
-			if fr, err = createFrameFile(filepath.Join(opt.FramesDir, fmt.Sprintf("frame-%06d.png", k)), opt.Width, opt.Height); err != nil {
-				return err
-			}
-		}
-		if err := composeFrame(comp, plan.Level(k), outer, inner, kw, kh, rows, strip, &ob, &ib, func(s *image.RGBA) error {
-			sum.Compose += time.Since(t)
-			t = time.Now()
-			defer func() { enc0 += time.Since(t); t = time.Now() }()
-			if e != nil {
-				if err := e.WriteRows(s); err != nil {
+		// encode: this frame goes to its segment's encoder (not yet encoded).
+		encode := seg != nil && !seg.has(seg.of(k))
+		if encode || opt.FramesDir != "" {
+			if encode && seg.cur == nil {
+				if err := seg.begin(seg.of(k)); err != nil {
 					return err
 				}
 			}
-			if fr != nil {
-				return fr.png.WriteRows(s)
-			}
-			return nil
-		}); err != nil {
-			fr.abort()
-			return err
-		}
-		if fr != nil {
-			if err := fr.close(); err != nil {
+			if err := composeOne(plan, opt, comp, k, get, held, kw, kh, rows, strip, &ob, &ib, encode, seg, sum, &enc0); err != nil {
 				return err
 			}
-			enc0 += time.Since(t)
+			sum.Composed++
+			if encode && seg.last(k) {
+				if err := seg.end(); err != nil {
+					return err
+				}
+			}
 		}
 		if opt.Progress != nil {
 			opt.Progress(Progress{Phase: "frames", Done: k + 1, Total: plan.Frames})
 		}
 	}
 	sum.Encode = enc0
-	if e != nil {
-		t := time.Now()
-		if err := e.Close(); err != nil {
+	if seg == nil {
+		return nil
+	}
+	part, err := seg.join(mustContainer(opt.Output, codec.Name), filepath.Ext(opt.Output))
+	if err != nil {
+		return err
+	}
+	if !opt.Force {
+		if _, err := os.Lstat(opt.Output); err == nil {
+			return &Error{ErrExists, fmt.Sprintf("%s appeared while the video was made; the video's segments are kept in %s", opt.Output, work)}
+		}
+	}
+	// A rename replaces a link at the output's name, never what it points to.
+	if err := os.Rename(part, opt.Output); err != nil {
+		return err
+	}
+	userfile.SyncDir(filepath.Dir(opt.Output))
+	return nil
+}
+
+// mustContainer is the muxer of out for codec (checked by normalize).
+func mustContainer(out, codec string) string {
+	f, _ := Container(out, codec)
+	return f
+}
+
+// composeOne composes frame k from the keyframes it needs (unpacking them through get,
+// dropping from held those it does not), handing each strip to the segment's encoder (when
+// encode) and writing the frame's PNG (when there is a frames folder).
+func composeOne(plan Plan, opt Options, comp *Composer, k int, get func(int) (*unpacked, error), held map[int]*unpacked, kw, kh, rows int, strip *image.RGBA, ob, ib **colour.Data, encode bool, seg *segmenter, sum *Summary, enc0 *time.Duration) error {
+	t := time.Now()
+	oj, ij := plan.Pair(k)
+	// Drop what this frame does not use before unpacking the next.
+	for i, u := range held {
+		if i != oj && i != ij {
+			u.close()
+			delete(held, i)
+		}
+	}
+	outer, err := get(oj)
+	if err != nil {
+		return err
+	}
+	var inner *unpacked
+	if ij >= 0 {
+		if inner, err = get(ij); err != nil {
 			return err
 		}
-		sum.Encode += time.Since(t)
-		sum.EncoderCPU = e.CPUTime()
-		if !opt.Force {
-			if _, err := os.Lstat(opt.Output); err == nil {
-				return &Error{ErrExists, fmt.Sprintf("%s appeared while the video was made; the video is in %s", opt.Output, part)}
+	}
+	var fr *frameFile
+	if opt.FramesDir != "" {
+		if fr, err = createFrameFile(filepath.Join(opt.FramesDir, fmt.Sprintf("frame-%06d.png", k)), opt.Width, opt.Height); err != nil {
+			return err
+		}
+	}
+	if err := composeFrame(comp, plan.Level(k), outer, inner, kw, kh, rows, strip, ob, ib, func(s *image.RGBA) error {
+		sum.Compose += time.Since(t)
+		t = time.Now()
+		defer func() { *enc0 += time.Since(t); t = time.Now() }()
+		if encode {
+			if err := seg.WriteRows(s); err != nil {
+				return err
 			}
 		}
-		if err := os.Rename(part, opt.Output); err != nil {
+		if fr != nil {
+			return fr.png.WriteRows(s)
+		}
+		return nil
+	}); err != nil {
+		fr.abort()
+		return err
+	}
+	if fr != nil {
+		if err := fr.close(); err != nil {
 			return err
 		}
-		userfile.SyncDir(filepath.Dir(opt.Output))
+		*enc0 += time.Since(t)
 	}
 	return nil
 }
@@ -747,13 +786,19 @@ func rendererID(c tile.Computer, name string, f fractal.Frame) string {
 // interrupted turns a cancel into an ErrInterrupted error that says what is kept.
 func interrupted(err error, work string) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		n := 0
+		n, segs := 0, 0
 		if ents, e := os.ReadDir(work); e == nil {
 			for _, en := range ents {
 				if strings.HasSuffix(en.Name(), ".msk") {
 					n++
 				}
+				if _, _, _, ok := parseSegName(en.Name()); ok {
+					segs++
+				}
 			}
+		}
+		if segs > 0 {
+			return &Error{ErrInterrupted, fmt.Sprintf("interrupted; %s keeps %d keyframes and %d encoded segments", work, n, segs)}
 		}
 		return &Error{ErrInterrupted, fmt.Sprintf("interrupted; %s keeps %d keyframes", work, n)}
 	}
@@ -761,7 +806,8 @@ func interrupted(err error, work string) error {
 }
 
 // removeWork removes a work folder's own files (keyframes, their temporary files, the
-// manifest) and then the folder, when it is empty: anything else put there stays.
+// manifest, the segments and the encoding folder) and then the folder, when it is empty:
+// anything else put there stays.
 func removeWork(work string) error {
 	ents, err := os.ReadDir(work)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -772,8 +818,16 @@ func removeWork(work string) error {
 	}
 	for _, e := range ents {
 		n := e.Name()
+		if n == encodingDir {
+			// RemoveAll removes a link at the name, never what it points to.
+			if err := os.RemoveAll(filepath.Join(work, n)); err != nil {
+				return err
+			}
+			continue
+		}
 		if n == manifestName || strings.HasPrefix(n, "key-") && (strings.HasSuffix(n, ".msk") || strings.HasSuffix(n, ".msk.tmp") || strings.HasSuffix(n, ".raw")) || n == manifestName+".tmp" ||
-			n == jobName || n == referenceName || strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".done") {
+			n == jobName || n == referenceName || strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".done") ||
+			strings.HasPrefix(n, segPrefix) && strings.HasSuffix(n, segExt) {
 			if err := os.Remove(filepath.Join(work, n)); err != nil {
 				return err
 			}

@@ -235,7 +235,7 @@ func TestResume(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("interrupted run: %v, want ErrInterrupted", err)
 	}
-	for _, p := range []string{cut.Output, PartPath(cut.Output)} {
+	for _, p := range []string{cut.Output, filepath.Join(WorkDir(cut), encodingDir)} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s exists after an interrupted run (%v)", p, err)
 		}
@@ -416,7 +416,7 @@ func TestInterruptWhileEncoding(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("%v, want ErrInterrupted", err)
 	}
-	for _, p := range []string{opt.Output, PartPath(opt.Output)} {
+	for _, p := range []string{opt.Output, filepath.Join(WorkDir(opt), encodingDir)} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s after an interrupt among the frames (%v)", p, err)
 		}
