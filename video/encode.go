@@ -230,6 +230,7 @@ func ffmpegCommand(ctx context.Context, ff string, args []string, stderr io.Writ
 
 // Encoder pipes raw RGB frames to an ffmpeg process that encodes them into a file.
 type Encoder struct {
+	ctx    context.Context
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	bw     *bufio.Writer
@@ -259,7 +260,7 @@ func StartEncoder(ctx context.Context, path, format string, codec Codec, enc str
 		args = append(args, "-movflags", "+faststart")
 	}
 	args = append(args, "-f", format, path)
-	e := &Encoder{w: w, h: h, row: make([]byte, 3*w)}
+	e := &Encoder{ctx: ctx, w: w, h: h, row: make([]byte, 3*w)}
 	e.cmd = ffmpegCommand(ctx, ff, args, &e.stderr)
 	if e.in, err = e.cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -304,6 +305,9 @@ func (e *Encoder) WriteRows(strip *image.RGBA) error {
 func (e *Encoder) failed(err error) error {
 	e.in.Close()
 	werr := waitFFmpeg(e.cmd, EncoderFinish)
+	if e.ctx.Err() != nil {
+		return e.ctx.Err() // stopped by the cancel
+	}
 	if msg := lastLine(e.stderr.String()); msg != "" {
 		return fmt.Errorf("%s failed: %s", FFmpeg, msg)
 	}
@@ -332,6 +336,8 @@ func (e *Encoder) Close() error {
 	if err := waitFFmpeg(e.cmd, EncoderFinish); err != nil {
 		var he *hungError
 		switch msg := lastLine(e.stderr.String()); {
+		case e.ctx.Err() != nil:
+			e.err = e.ctx.Err() // stopped by the cancel
 		case errors.As(err, &he):
 			e.err = err
 		case msg != "":

@@ -209,8 +209,11 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 	stderr = &lockedWriter{w: stderr}
 	work := video.WorkDir(job.opt)
 	in := newInterrupts(sigs, stderr,
-		"\nmandelscope video: stopping, keeping the keyframes done (again to quit at once)\n",
-		fmt.Sprintf("mandelscope video: quit at once; %s keeps the keyframes written for --resume\n", work), nil)
+		"\nmandelscope video: stopping, keeping the keyframes and segments done (again to quit at once)\n",
+		fmt.Sprintf("mandelscope video: quit at once; %s keeps the keyframes and segments written for --resume\n", work),
+		// The encoder runs in a process group of its own, which no signal to this one
+		// reaches: it is stopped before the process ends, never left running.
+		video.KillEncoders)
 	defer in.stop()
 	ctx := in.ctx
 
