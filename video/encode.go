@@ -237,7 +237,6 @@ type Encoder struct {
 	stderr bytes.Buffer
 	row    []byte
 	w, h   int
-	rows   int   // rows sent
 	err    error // sticky
 	// Wait is the time spent waiting for ffmpeg: writes that blocked on the pipe, and the
 	// end of the encoding after the last frame.
@@ -294,7 +293,6 @@ func (e *Encoder) WriteRows(strip *image.RGBA) error {
 			e.err = e.failed(err)
 			return e.err
 		}
-		e.rows++
 	}
 	e.Wait += time.Since(t)
 	return nil
@@ -318,7 +316,7 @@ func (e *Encoder) failed(err error) error {
 	if werr != nil {
 		return fmt.Errorf("%s failed: %v", FFmpeg, werr)
 	}
-	return fmt.Errorf("%s stopped reading frames after %d of them and exited without saying why", FFmpeg, e.rows/e.h)
+	return fmt.Errorf("%s exited before it had read every frame, without saying why", FFmpeg)
 }
 
 // Close ends the input and waits for ffmpeg to finish the file, at most EncoderFinish.

@@ -118,3 +118,32 @@ func TestEncoderNeverExits(t *testing.T) {
 	}
 	processGone(t, pid)
 }
+
+// TestEncoderStopsEarly: an encoder that exits at once without reading, or reads every frame
+// and exits writing nothing, fails the video with one line saying what it did (not a rename
+// of a file that is not there), and leaves no video.
+func TestEncoderStopsEarly(t *testing.T) {
+	for _, c := range []struct{ name, body, want string }{
+		{"exits at once", "exit 0", "without"}, // read every frame, or not (the pipe holds them)
+		{"writes nothing", "cat >/dev/null; exit 0", "exited without writing segment 0 of the video (frames 0 to 3)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			ff := filepath.Join(dir, "ffmpeg")
+			script := "#!/bin/sh\ncase \"$*\" in *-encoders*) echo \" V....D libx264              fake H.264\"; exit 0;; esac\n" + c.body + "\n"
+			os.WriteFile(ff, []byte(script), 0o755)
+			old := FFmpeg
+			FFmpeg = ff
+			defer func() { FFmpeg = old }()
+			opt := qualityOptions(dir)
+			opt.FPS, opt.FramesDir, opt.Output = 4, "", filepath.Join(dir, "z.mp4")
+			_, err := Make(context.Background(), &cpu.Renderer{}, opt)
+			if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "rename") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%v, want one line containing %q", err, c.want)
+			}
+			if _, err := os.Stat(opt.Output); !os.IsNotExist(err) {
+				t.Errorf("a video was left: %v", err)
+			}
+		})
+	}
+}
