@@ -247,16 +247,11 @@ func (ui *videoUI) run(o video.Options) {
 	r.win.Show()
 	o.Progress = func(p video.Progress) {
 		ui.w.uiDo(func() {
-			// Keyframes are most of the work: they fill 90% of the bar.
-			f := 0.0
-			if p.Total > 0 {
-				f = float64(p.Done) / float64(p.Total)
-			}
+			// The whole run's share done, keyframes and frames weighed by their work.
+			r.bar.SetValue(p.Fraction)
 			if p.Phase == "keyframes" {
-				r.bar.SetValue(0.9 * f)
 				r.status.SetText(fmt.Sprintf("Keyframes: %d of %d computed", p.Done, p.Total))
 			} else {
-				r.bar.SetValue(0.9 + 0.1*f)
 				r.status.SetText(fmt.Sprintf("Frames: %d of %d", p.Done, p.Total))
 			}
 		})

@@ -265,6 +265,7 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 		}
 		mine = append(mine, j)
 	}
+	opt.Progress = withFraction(opt.Progress, len(mine), kw, kh, 0, 0, 0, 0)
 	tk := time.Now()
 	if len(mine) > 0 && deepest.Precision().Perturbs() {
 		// The deepest keyframe's orbit serves every keyframe (see Make). It is computed
