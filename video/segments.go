@@ -29,8 +29,12 @@ import (
 	"mandelscope/internal/userfile"
 )
 
-// SegmentSeconds is the length of a segment, in seconds of video.
-const SegmentSeconds = 2
+// SegmentSeconds is the length of a segment, in seconds of video. Each segment's encoder
+// is waited for at its end, while it encodes the frames of its look-ahead (about 40 for
+// x264's medium preset) with no frame composed meanwhile: longer segments wait less often;
+// shorter ones lose less to a kill. A segment is finished before the next begins, so that a
+// kill loses only the one being encoded.
+const SegmentSeconds = 4
 
 // encodingDir is the work folder's private folder where ffmpeg writes (made anew by each
 // run, so that no link planted there can take what ffmpeg writes elsewhere: ffmpeg opens its

@@ -315,8 +315,12 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 	if opt.KeepWork {
 		fmt.Fprintf(stderr, "  the keyframes stay in %s (--resume --force composes again from them)\n", work)
 	}
-	fmt.Fprintf(stderr, "  keyframes: %d of %dx%d (%d computed, %d reused), %s, %s; frames composed in %s; writing frames (waiting for the encoder) %s",
-		sum.Keyframes, sum.KeyWidth, sum.KeyHeight, sum.Computed, sum.Reused, refs, roundDur(sum.Keyframe), roundDur(sum.Compose), roundDur(sum.Encode))
+	segs := ""
+	if sum.Segments > 0 {
+		segs = fmt.Sprintf(" (%d of %d segments of %d s reused)", sum.SegmentsReused, sum.Segments, video.SegmentSeconds)
+	}
+	fmt.Fprintf(stderr, "  keyframes: %d of %dx%d (%d computed, %d reused), %s, %s; %d frames composed in %s%s; writing frames (waiting for the encoder) %s",
+		sum.Keyframes, sum.KeyWidth, sum.KeyHeight, sum.Computed, sum.Reused, refs, roundDur(sum.Keyframe), sum.Composed, roundDur(sum.Compose), segs, roundDur(sum.Encode))
 	if sum.EncoderCPU > 0 {
 		fmt.Fprintf(stderr, " (ffmpeg used %s of CPU)", roundDur(sum.EncoderCPU))
 	}
