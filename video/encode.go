@@ -247,6 +247,12 @@ type Encoder struct {
 // muxer format (Container), with the encoder enc of codec at quality crf. Cancelling ctx
 // stops it (its whole process group).
 func StartEncoder(ctx context.Context, path, format string, codec Codec, enc string, crf, w, h, fps int) (*Encoder, error) {
+	return startEncoder(ctx, path, format, format == "mp4" || format == "mov", codec, enc, crf, w, h, fps)
+}
+
+// startEncoder is StartEncoder, with the index of an mp4 or mov file moved to its start
+// (-movflags +faststart, for playing while it downloads) when faststart.
+func startEncoder(ctx context.Context, path, format string, faststart bool, codec Codec, enc string, crf, w, h, fps int) (*Encoder, error) {
 	ff, err := exec.LookPath(FFmpeg)
 	if err != nil {
 		return nil, ErrNoFFmpeg
@@ -255,7 +261,7 @@ func StartEncoder(ctx context.Context, path, format string, codec Codec, enc str
 		"-f", "rawvideo", "-pix_fmt", "rgb24", "-s", fmt.Sprintf("%dx%d", w, h), "-r", strconv.Itoa(fps), "-i", "-",
 		"-c:v", enc, "-pix_fmt", "yuv420p", "-crf", strconv.Itoa(crf)}
 	args = append(args, codec.extra(enc)...)
-	if format == "mp4" || format == "mov" {
+	if faststart {
 		args = append(args, "-movflags", "+faststart")
 	}
 	args = append(args, "-f", format, path)

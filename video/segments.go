@@ -143,7 +143,9 @@ func newSegmenter(ctx context.Context, work string, p segParams, codec Codec, en
 				s.notice(fmt.Sprintf("%s: %s; encoding segment %d again", e.Name(), why, i))
 			}
 		}
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// Not this video's, or not sound: removed (a link itself, never what it points to;
+		// a folder under such a name is left).
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) && !e.IsDir() {
 			return nil, err
 		}
 	}
@@ -164,8 +166,11 @@ func parseSegName(name string) (i int, params, content string, ok bool) {
 	if len(f) != 3 || len(f[0]) != 6 || len(f[1]) != 16 || len(f[2]) != 16 {
 		return 0, "", "", false
 	}
-	if _, err := fmt.Sscanf(f[0], "%06d", &i); err != nil {
-		return 0, "", "", false
+	for _, c := range f[0] {
+		if c < '0' || c > '9' {
+			return 0, "", "", false
+		}
+		i = 10*i + int(c-'0')
 	}
 	return i, f[1], f[2], true
 }
@@ -196,7 +201,9 @@ func (s *segmenter) encodedCount() int { return len(s.done) }
 // begin starts encoding segment i.
 func (s *segmenter) begin(i int) error {
 	s.curIdx = i
-	e, err := StartEncoder(s.ctx, s.tmpPath(), "mp4", s.codec, s.enc, s.crf, s.w, s.h, s.fps)
+	// No +faststart: a segment is read whole by the join, which writes the video's index
+	// first itself, and moving a segment's index would only lengthen the wait at its end.
+	e, err := startEncoder(s.ctx, s.tmpPath(), "mp4", false, s.codec, s.enc, s.crf, s.w, s.h, s.fps)
 	if err != nil {
 		return err
 	}
