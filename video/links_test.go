@@ -130,3 +130,28 @@ func TestNoWritesThroughLinks(t *testing.T) {
 		}
 	})
 }
+
+// TestLockFileLink: a link planted at a video's lock file, or a shard's, is refused in one
+// line, and what it points to is neither opened nor made.
+func TestLockFileLink(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "made-by-the-lock")
+	video := qualityOptions(dir)
+	shard := video
+	shard.Output, shard.FramesDir, shard.Shards = filepath.Join(dir, "s.mp4"), "", 2
+	for _, c := range []struct {
+		opt  Options
+		lock string
+	}{{video, WorkDir(video) + ".lock"}, {shard, WorkDir(shard) + ".shard-0-of-2.lock"}} {
+		if err := os.Symlink(missing, c.lock); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Make(context.Background(), &cpu.Renderer{}, c.opt)
+		if err == nil || !strings.Contains(err.Error(), c.lock+" is a symbolic link, not a lock file") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("a link at %s: %v", filepath.Base(c.lock), err)
+		}
+		if _, err := os.Lstat(missing); !os.IsNotExist(err) {
+			t.Errorf("the lock made the file its link names: %v", err)
+		}
+	}
+}

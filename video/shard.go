@@ -159,6 +159,9 @@ func lockShard(ctx context.Context, work string, i, n int, waiting func(string))
 	lp := fmt.Sprintf("%s.shard-%d-of-%d.lock", work, i, n)
 	told := false
 	for {
+		if err := checkLockFile(lp); err != nil {
+			return nil, lp, err
+		}
 		lk := flock.New(lp)
 		ok, err := lk.TryLock()
 		if err != nil {

@@ -402,6 +402,9 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	if err := checkOutputs(opt); err != nil {
 		return Summary{}, err
 	}
+	if err := checkLockFile(lockPath); err != nil {
+		return Summary{}, err
+	}
 	lk := flock.New(lockPath)
 	if ok, err := lk.TryLock(); err != nil {
 		return Summary{}, fmt.Errorf("locking %s: %v", lockPath, err)
@@ -526,6 +529,15 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 		return sum, nil
 	}
 	return sum, removeWork(work)
+}
+
+// checkLockFile refuses a lock file that is not a plain file (a link planted there, which
+// locking would open, creating what a dangling one names).
+func checkLockFile(lp string) error {
+	if st, err := os.Lstat(lp); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s, not a lock file (a video's lock file is a plain file): remove it", lp, userfile.Kind(st.Mode()))
+	}
+	return nil
 }
 
 // frameBudget is about how many bytes a frame's strip takes while it is composed (its
