@@ -339,19 +339,15 @@ func (ui *videoUI) run(o video.Options) {
 // update takes progress p, reported at now, into the bar and the status line: keyframes are
 // most of the work (90% of the bar), frames the rest.
 func (r *videoRun) update(p video.Progress, now time.Time) {
-	f := 0.0
-	if p.Total > 0 {
-		f = float64(p.Done) / float64(p.Total)
-	}
+	// The whole run's share done, keyframes and frames weighed by their work.
+	r.bar.SetValue(p.Fraction)
 	if p.Phase == "keyframes" {
 		r.keys = p
-		r.bar.SetValue(0.9 * f)
 	} else {
 		if r.framesT0.IsZero() {
 			r.framesT0 = now
 		}
 		r.frames = p
-		r.bar.SetValue(0.9 + 0.1*f)
 	}
 	r.status.SetText(r.statusText(now))
 }

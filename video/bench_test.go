@@ -64,11 +64,11 @@ func BenchmarkKeyframeFile(b *testing.B) {
 	b.ResetTimer()
 	var d *colour.Data
 	for range b.N {
-		if err := writeKeyframe(path, outer.Data); err != nil {
+		if err := writeKeyframe(path, keyID{}, outer.Data); err != nil {
 			b.Fatal(err)
 		}
 		var err error
-		if d, err = readKeyframe(path, 960, 540, d); err != nil {
+		if d, err = readKeyframe(path, keyID{}, 960, 540, d); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package video
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -147,8 +148,89 @@ func FindEncoder(codec Codec, w, h int) (string, error) {
 	return "", fmt.Errorf("this ffmpeg has no %s encoder (%s) for %dx%d; it offers: %s", codec.Name, strings.Join(codec.Encoders, " or "), w, h, strings.Join(have, ", "))
 }
 
+// EncoderFinish bounds the wait for ffmpeg to finish its file once its input has ended: an
+// encoder that has not exited by then is stopped (its whole process group) and the video
+// fails with a message saying so, rather than wait forever. A segment (a few seconds of
+// video) takes well under a second on any machine; tests shorten it.
+var EncoderFinish = 2 * time.Minute
+
+// encoderStop is how long Wait waits for ffmpeg's output pipe after the process group was
+// stopped (a child of the encoder that kept it open).
+const encoderStop = time.Second
+
+// running is the encoders this process runs, for KillEncoders.
+var running struct {
+	sync.Mutex
+	cmds map[*exec.Cmd]bool
+}
+
+// KillEncoders stops every encoder this process runs, each with its whole process group,
+// at once: for a process about to exit without waiting for them (a second Ctrl-C). The
+// encoders run in process groups of their own, so no signal sent to this one reaches them.
+func KillEncoders() {
+	running.Lock()
+	defer running.Unlock()
+	for c := range running.cmds {
+		killGroup(c)
+	}
+}
+
+// startFFmpeg starts cmd (built by ffmpegCommand) and records it for KillEncoders.
+func startFFmpeg(cmd *exec.Cmd) error {
+	running.Lock()
+	defer running.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	if running.cmds == nil {
+		running.cmds = map[*exec.Cmd]bool{}
+	}
+	running.cmds[cmd] = true
+	return nil
+}
+
+// waitFFmpeg waits for cmd (at most limit once its input has ended: then it is stopped and
+// the error says so) and forgets it.
+func waitFFmpeg(cmd *exec.Cmd, limit time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(limit):
+		killGroup(cmd)
+		<-done
+		err = &hungError{limit}
+	}
+	running.Lock()
+	delete(running.cmds, cmd)
+	running.Unlock()
+	return err
+}
+
+// hungError is an encoder that did not exit within the limit after its input ended.
+type hungError struct{ limit time.Duration }
+
+func (e *hungError) Error() string {
+	return fmt.Sprintf("%s did not finish within %s of its last frame (it neither exited nor said why); it was stopped", FFmpeg, e.limit)
+}
+
+// ffmpegCommand is ffmpeg with args, in a process group of its own (a Ctrl-C at the terminal
+// reaches this process alone, which stops it), stopped with that whole group when ctx is
+// cancelled: Wait then returns within encoderStop even if a child of the encoder holds its
+// output open.
+func ffmpegCommand(ctx context.Context, ff string, args []string, stderr io.Writer) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, ff, args...)
+	cmd.Stderr = stderr
+	detach(cmd)
+	cmd.Cancel = func() error { killGroup(cmd); return nil }
+	cmd.WaitDelay = encoderStop
+	return cmd
+}
+
 // Encoder pipes raw RGB frames to an ffmpeg process that encodes them into a file.
 type Encoder struct {
+	ctx    context.Context
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	bw     *bufio.Writer
@@ -162,8 +244,15 @@ type Encoder struct {
 }
 
 // StartEncoder starts ffmpeg writing a w x h video at fps frames a second to path in the
-// muxer format (Container), with the encoder enc of codec at quality crf.
-func StartEncoder(path, format string, codec Codec, enc string, crf, w, h, fps int) (*Encoder, error) {
+// muxer format (Container), with the encoder enc of codec at quality crf. Cancelling ctx
+// stops it (its whole process group).
+func StartEncoder(ctx context.Context, path, format string, codec Codec, enc string, crf, w, h, fps int) (*Encoder, error) {
+	return startEncoder(ctx, path, format, format == "mp4" || format == "mov", codec, enc, crf, w, h, fps)
+}
+
+// startEncoder is StartEncoder, with the index of an mp4 or mov file moved to its start
+// (-movflags +faststart, for playing while it downloads) when faststart.
+func startEncoder(ctx context.Context, path, format string, faststart bool, codec Codec, enc string, crf, w, h, fps int) (*Encoder, error) {
 	ff, err := exec.LookPath(FFmpeg)
 	if err != nil {
 		return nil, ErrNoFFmpeg
@@ -172,18 +261,16 @@ func StartEncoder(path, format string, codec Codec, enc string, crf, w, h, fps i
 		"-f", "rawvideo", "-pix_fmt", "rgb24", "-s", fmt.Sprintf("%dx%d", w, h), "-r", strconv.Itoa(fps), "-i", "-",
 		"-c:v", enc, "-pix_fmt", "yuv420p", "-crf", strconv.Itoa(crf)}
 	args = append(args, codec.extra(enc)...)
-	if format == "mp4" || format == "mov" {
+	if faststart {
 		args = append(args, "-movflags", "+faststart")
 	}
 	args = append(args, "-f", format, path)
-	e := &Encoder{w: w, h: h, row: make([]byte, 3*w)}
-	e.cmd = exec.Command(ff, args...)
-	e.cmd.Stderr = &e.stderr
-	detach(e.cmd)
+	e := &Encoder{ctx: ctx, w: w, h: h, row: make([]byte, 3*w)}
+	e.cmd = ffmpegCommand(ctx, ff, args, &e.stderr)
 	if e.in, err = e.cmd.StdinPipe(); err != nil {
 		return nil, err
 	}
-	if err := e.cmd.Start(); err != nil {
+	if err := startFFmpeg(e.cmd); err != nil {
 		return nil, fmt.Errorf("starting %s: %v", FFmpeg, err)
 	}
 	e.bw = bufio.NewWriterSize(e.in, 1<<20)
@@ -217,21 +304,28 @@ func (e *Encoder) WriteRows(strip *image.RGBA) error {
 	return nil
 }
 
-// failed is the error for a write or wait that failed: ffmpeg's own last line when it said
-// why.
+// failed is the error for a write or flush that failed (ffmpeg stopped reading): ffmpeg's own
+// last line when it said why, else what it did.
 func (e *Encoder) failed(err error) error {
 	e.in.Close()
-	werr := e.cmd.Wait()
+	werr := waitFFmpeg(e.cmd, EncoderFinish)
+	if e.ctx.Err() != nil {
+		return e.ctx.Err() // stopped by the cancel
+	}
 	if msg := lastLine(e.stderr.String()); msg != "" {
 		return fmt.Errorf("%s failed: %s", FFmpeg, msg)
+	}
+	var he *hungError
+	if errors.As(werr, &he) {
+		return werr
 	}
 	if werr != nil {
 		return fmt.Errorf("%s failed: %v", FFmpeg, werr)
 	}
-	return fmt.Errorf("%s: %v", FFmpeg, err)
+	return fmt.Errorf("%s exited before it had read every frame, without saying why", FFmpeg)
 }
 
-// Close ends the input and waits for ffmpeg to finish the file.
+// Close ends the input and waits for ffmpeg to finish the file, at most EncoderFinish.
 func (e *Encoder) Close() error {
 	if e.err != nil {
 		return e.err
@@ -243,10 +337,16 @@ func (e *Encoder) Close() error {
 		return e.err
 	}
 	e.in.Close()
-	if err := e.cmd.Wait(); err != nil {
-		if msg := lastLine(e.stderr.String()); msg != "" {
+	if err := waitFFmpeg(e.cmd, EncoderFinish); err != nil {
+		var he *hungError
+		switch msg := lastLine(e.stderr.String()); {
+		case e.ctx.Err() != nil:
+			e.err = e.ctx.Err() // stopped by the cancel
+		case errors.As(err, &he):
+			e.err = err
+		case msg != "":
 			e.err = fmt.Errorf("%s failed: %s", FFmpeg, msg)
-		} else {
+		default:
 			e.err = fmt.Errorf("%s failed: %v", FFmpeg, err)
 		}
 		return e.err
@@ -263,14 +363,15 @@ func (e *Encoder) CPUTime() time.Duration {
 	return e.cmd.ProcessState.UserTime() + e.cmd.ProcessState.SystemTime()
 }
 
-// Abort stops ffmpeg at once, leaving what it wrote for the caller to remove.
+// Abort stops ffmpeg (its whole process group) at once, leaving what it wrote for the
+// caller to remove.
 func (e *Encoder) Abort() {
 	if e.cmd.ProcessState != nil {
 		return
 	}
-	e.cmd.Process.Kill()
+	killGroup(e.cmd)
 	e.in.Close()
-	e.cmd.Wait()
+	waitFFmpeg(e.cmd, encoderStop)
 }
 
 // lastLine is the last non-empty line of s.

@@ -16,21 +16,32 @@ import (
 	"path/filepath"
 
 	"mandelscope/colour"
+	"mandelscope/internal/userfile"
 )
 
 // A keyframe file holds one keyframe's samples: the header
 //
-//	magic "MSKEY\x00\x02\n" (8 bytes), width, height (uint32), CRC-32C of the samples (uint32),
-//	4 zero bytes
+//	magic "MSKEY\x00\x03\n" (8 bytes), width, height (uint32), CRC-32C of the samples (uint32),
+//	the keyframe's index in its video (uint32), the SHA-256 of its video's manifest (32 bytes:
+//	everything that decides the samples, see manifest.digest)
 //
 // then the samples deflated, row by row from the top, each row as three runs: its Nu (float64
 // bits), then its DEX, then its DEY (float32 bits), each little-endian. Rows, not whole planes,
 // so that a keyframe is written as its strips are computed and read back strip by strip: neither
 // needs the whole keyframe in memory. The checksum covers the inflated rows, so a file cut short
-// or damaged is found and computed again, never composed.
-var keyMagic = [8]byte{'M', 'S', 'K', 'E', 'Y', 0, 2, '\n'}
+// or damaged is found and computed again, never composed; so is a sound keyframe of another
+// video, or another keyframe of this one, copied or moved to its name (the index and digest
+// differ).
+var keyMagic = [8]byte{'M', 'S', 'K', 'E', 'Y', 0, 3, '\n'}
 
-const keyHeaderSize = 24
+const keyHeaderSize = 56
+
+// keyID is what a keyframe file records of where it belongs: the digest of its video's
+// manifest and its index among the video's keyframes.
+type keyID struct {
+	video [32]byte
+	index int
+}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -49,15 +60,17 @@ type keyWriter struct {
 	zw        *flate.Writer
 	crc       hash.Hash32
 	w, h, y   int
+	id        keyID
 	buf       []byte
 }
 
 // createKeyframe starts the keyframe file of w x h samples at path, in a temporary file
-// beside it.
-func createKeyframe(path string, w, h int) (*keyWriter, error) {
-	k := &keyWriter{path: path, tmp: path + ".tmp", w: w, h: h, crc: crc32.New(castagnoli),
+// beside it (created new: what an earlier run left there, a link too, is removed, never
+// written through; the rename into place replaces a link at path, not what it points to).
+func createKeyframe(path string, id keyID, w, h int) (*keyWriter, error) {
+	k := &keyWriter{path: path, tmp: path + ".tmp", w: w, h: h, id: id, crc: crc32.New(castagnoli),
 		buf: make([]byte, 0, keyRowBytes(w))}
-	f, err := os.Create(k.tmp)
+	f, err := userfile.CreateFresh(k.tmp, userfile.DefaultPerm)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +132,8 @@ func (k *keyWriter) Close() (err error) {
 	binary.LittleEndian.PutUint32(hdr[8:], uint32(k.w))
 	binary.LittleEndian.PutUint32(hdr[12:], uint32(k.h))
 	binary.LittleEndian.PutUint32(hdr[16:], k.crc.Sum32())
+	binary.LittleEndian.PutUint32(hdr[20:], uint32(k.id.index))
+	copy(hdr[24:], k.id.video[:])
 	if _, err = k.f.WriteAt(hdr[:], 0); err != nil {
 		return err
 	}
@@ -132,7 +147,7 @@ func (k *keyWriter) Close() (err error) {
 	if err = os.Rename(k.tmp, k.path); err != nil {
 		return err
 	}
-	syncDir(filepath.Dir(k.path))
+	userfile.SyncDir(filepath.Dir(k.path))
 	return nil
 }
 
@@ -146,8 +161,8 @@ func (k *keyWriter) Abort() {
 }
 
 // writeKeyframe writes d (from its top-left sample) as the keyframe file at path, atomically.
-func writeKeyframe(path string, d *colour.Data) error {
-	k, err := createKeyframe(path, d.Rect.Dx(), d.Rect.Dy())
+func writeKeyframe(path string, id keyID, d *colour.Data) error {
+	k, err := createKeyframe(path, id, d.Rect.Dx(), d.Rect.Dy())
 	if err != nil {
 		return err
 	}
@@ -158,16 +173,12 @@ func writeKeyframe(path string, d *colour.Data) error {
 	return k.Close()
 }
 
-// syncDir flushes a folder's entries (a rename) to disk, where the system allows it.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
-// errDamaged marks a keyframe file that does not read back as a keyframe of the size asked.
-var errDamaged = errors.New("damaged keyframe")
+// errDamaged marks a keyframe file that does not read back as a keyframe of the size asked;
+// errForeign one that is sound but another keyframe's (of another video, or another index).
+var (
+	errDamaged = errors.New("damaged keyframe")
+	errForeign = errors.New("keyframe of another video")
+)
 
 // keyReader reads a keyframe file strip by strip: openKeyframe, ReadRows for every row in
 // order, then Close, which checks that the samples end where they should and that their
@@ -184,11 +195,12 @@ type keyReader struct {
 	buf  []byte
 }
 
-// openKeyframe opens the keyframe at path, which must hold w x h samples; a file of another
-// size, or that is no keyframe file, fails with an error wrapping errDamaged.
-func openKeyframe(path string, w, h int) (*keyReader, error) {
+// openKeyframe opens the keyframe at path, which must hold w x h samples and be keyframe id;
+// a file of another size, or that is no keyframe file, fails with an error wrapping
+// errDamaged, one of another video or index with one wrapping errForeign.
+func openKeyframe(path string, id keyID, w, h int) (*keyReader, error) {
 	name := filepath.Base(path)
-	f, err := os.Open(path)
+	f, err := userfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +217,14 @@ func openKeyframe(path string, w, h int) (*keyReader, error) {
 	if fw != w || fh != h {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w: %dx%d samples, not %dx%d", name, errDamaged, fw, fh, w, h)
+	}
+	if !bytes.Equal(hdr[24:], id.video[:]) {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w (its parameters' digest differs)", name, errForeign)
+	}
+	if fi := binary.LittleEndian.Uint32(hdr[20:]); int64(fi) != int64(id.index) {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: it is keyframe %d of this video, not %d", name, errForeign, fi, id.index)
 	}
 	r := &keyReader{name: name, f: f, w: w, h: h, want: binary.LittleEndian.Uint32(hdr[16:]),
 		crc: crc32.New(castagnoli), buf: make([]byte, keyRowBytes(w))}
@@ -261,8 +281,8 @@ func keyStripRows(w int) int { return max(1, (4<<20)/(16*w)) }
 // readKeyframe reads the keyframe at path (w x h samples) into d (reused when it has that
 // size, else allocated) and returns it; a file of another size, cut short or whose checksum
 // differs fails with an error wrapping errDamaged.
-func readKeyframe(path string, w, h int, d *colour.Data) (*colour.Data, error) {
-	r, err := openKeyframe(path, w, h)
+func readKeyframe(path string, id keyID, w, h int, d *colour.Data) (*colour.Data, error) {
+	r, err := openKeyframe(path, id, w, h)
 	if err != nil {
 		return d, err
 	}
@@ -278,14 +298,14 @@ func readKeyframe(path string, w, h int, d *colour.Data) (*colour.Data, error) {
 
 // checkKeyframe reads the whole keyframe at path (w x h samples) strip by strip, checking it,
 // holding one strip.
-func checkKeyframe(path string, w, h int) error {
-	return eachKeyStrip(path, w, h, nil)
+func checkKeyframe(path string, id keyID, w, h int) error {
+	return eachKeyStrip(path, id, w, h, nil)
 }
 
 // eachKeyStrip reads the keyframe at path strip by strip, handing each strip to f (nil: only
 // check), and then checks the checksum.
-func eachKeyStrip(path string, w, h int, f func(strip *colour.Data) error) error {
-	r, err := openKeyframe(path, w, h)
+func eachKeyStrip(path string, id keyID, w, h int, f func(strip *colour.Data) error) error {
+	r, err := openKeyframe(path, id, w, h)
 	if err != nil {
 		return err
 	}

@@ -159,6 +159,9 @@ func lockShard(ctx context.Context, work string, i, n int, waiting func(string))
 	lp := fmt.Sprintf("%s.shard-%d-of-%d.lock", work, i, n)
 	told := false
 	for {
+		if err := checkLockFile(lp); err != nil {
+			return nil, lp, err
+		}
 		lk := flock.New(lp)
 		ok, err := lk.TryLock()
 		if err != nil {
@@ -253,17 +256,19 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 		return sum, err
 	}
 
+	vid := want.digest()
 	var mine []int
 	for j := range plan.Keyframes() {
 		if shardOf(j, opt.Shards) != opt.Shard {
 			continue
 		}
-		if err := checkKeyframe(filepath.Join(work, keyName(j)), kw, kh); err == nil {
+		if keyframeSound(opt, work, keyID{vid, j}, kw, kh) {
 			sum.Reused++
 			continue
 		}
 		mine = append(mine, j)
 	}
+	opt.Progress = withFraction(opt.Progress, len(mine), kw, kh, 0, 0, 0, 0)
 	tk := time.Now()
 	if len(mine) > 0 && deepest.Precision().Perturbs() {
 		// The deepest keyframe's orbit serves every keyframe (see Make). It is computed
@@ -286,7 +291,7 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 			}
 		}
 	}
-	err = computeKeyframes(ctx, c, opt, work, mine, func(j int) (fractal.Frame, error) {
+	err = computeKeyframes(ctx, c, opt, work, vid, mine, func(j int) (fractal.Frame, error) {
 		return keyFrame(j).WithReference(ctx, refs, nil)
 	}, "; the keyframes written are kept", &sum)
 	if err != nil {
@@ -343,7 +348,7 @@ func missingError(work string, missing []int, n int) error {
 	for _, s := range order {
 		state := "not finished"
 		if _, err := os.Stat(filepath.Join(work, shardDone(s, n))); err == nil {
-			state = "finished, but they are damaged or gone"
+			state = "finished, but they are damaged, another video's or gone"
 		}
 		ks := byShard[s]
 		if len(ks) > 6 {

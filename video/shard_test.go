@@ -55,7 +55,7 @@ func TestShards(t *testing.T) {
 	if !errors.Is(err, ErrShards) || !strings.Contains(err.Error(), "shard 1 of 2 (not finished): keyframes 1, 3") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("assembling with shard 1 missing: %v", err)
 	}
-	for _, p := range []string{sh.Output, PartPath(sh.Output)} {
+	for _, p := range []string{sh.Output, filepath.Join(WorkDir(sh), encodingDir)} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s exists after a refused assembly", p)
 		}

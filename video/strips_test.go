@@ -28,7 +28,7 @@ func stripKeyframes(t *testing.T, dir string, w, h, s int) [2]*Keyframe {
 		if err := (&cpu.Renderer{}).Compute(context.Background(), f, d.Rect, d); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeKeyframe(filepath.Join(dir, keyName(j)), d); err != nil {
+		if err := writeKeyframe(filepath.Join(dir, keyName(j)), keyID{index: j}, d); err != nil {
 			t.Fatal(err)
 		}
 		ks[j] = &Keyframe{Level: float64(j), Data: d}
@@ -46,7 +46,7 @@ func TestComposeStrips(t *testing.T) {
 	ks := stripKeyframes(t, dir, w, h, s)
 	var us [2]*unpacked
 	for j := range us {
-		u, err := unpack(dir, j, float64(j), s*w, s*h)
+		u, err := unpack(dir, keyID{index: j}, float64(j), s*w, s*h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestComposeStrips(t *testing.T) {
 func TestUnpack(t *testing.T) {
 	dir := t.TempDir()
 	ks := stripKeyframes(t, dir, 20, 12, 2)
-	u, err := unpack(dir, 1, 1, 40, 24)
+	u, err := unpack(dir, keyID{index: 1}, 1, 40, 24)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,16 +120,16 @@ func TestUnpack(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	b[len(b)-9] ^= 0x10
 	os.WriteFile(path, b, 0o644)
-	if _, err := unpack(dir, 0, 0, 40, 24); !errors.Is(err, errDamaged) {
+	if _, err := unpack(dir, keyID{}, 0, 40, 24); !errors.Is(err, errDamaged) {
 		t.Errorf("damaged keyframe unpacked: %v", err)
 	}
-	if err := checkKeyframe(path, 40, 24); !errors.Is(err, errDamaged) {
+	if err := checkKeyframe(path, keyID{}, 40, 24); !errors.Is(err, errDamaged) {
 		t.Errorf("damaged keyframe checked sound: %v", err)
 	}
 	// A keyframe of the first format (whole planes) is not read as this one.
 	b[6] = 1
 	os.WriteFile(path, b, 0o644)
-	if err := checkKeyframe(path, 40, 24); !errors.Is(err, errDamaged) {
+	if err := checkKeyframe(path, keyID{}, 40, 24); !errors.Is(err, errDamaged) {
 		t.Errorf("first-format keyframe: %v, want a damaged keyframe", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"mandelscope/colour"
+	"mandelscope/internal/userfile"
 )
 
 // unpacked is a keyframe in use by the frames being composed, inflated from its file into a
@@ -34,17 +35,20 @@ func sampleBytes(p []colour.Sample) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(p))), len(p)*int(unsafe.Sizeof(p[0])))
 }
 
-// unpack inflates keyframe j (w x h samples, at level) of the work folder into its scratch
-// file, checking its checksum; a damaged keyframe fails with an error wrapping errDamaged.
-func unpack(work string, j int, level float64, w, h int) (*unpacked, error) {
+// unpack inflates keyframe id.index (w x h samples, at level) of the work folder into its
+// scratch file, checking its checksum and id; a damaged keyframe fails with an error wrapping
+// errDamaged, another's with one wrapping errForeign.
+func unpack(work string, id keyID, level float64, w, h int) (*unpacked, error) {
+	j := id.index
 	u := &unpacked{level: level, w: w, h: h, path: filepath.Join(work, rawName(j))}
-	f, err := os.OpenFile(u.path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	// A new file, whatever was left at the name (a link is removed, never written through).
+	f, err := userfile.CreateFresh(u.path, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	u.f = f
 	var off int64
-	err = eachKeyStrip(filepath.Join(work, keyName(j)), w, h, func(s *colour.Data) error {
+	err = eachKeyStrip(filepath.Join(work, keyName(j)), id, w, h, func(s *colour.Data) error {
 		b := sampleBytes(s.Pix[:s.Rect.Dy()*s.Stride])
 		if _, err := f.WriteAt(b, off); err != nil {
 			return err

@@ -3,6 +3,8 @@ package video
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +23,7 @@ import (
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/internal/tile"
+	"mandelscope/internal/userfile"
 )
 
 // Options describe a video.
@@ -64,6 +67,9 @@ type Options struct {
 	// another run of the same shard holds its lock (this one waits for it).
 	Shard, Shards int
 	Waiting       func(lockPath string)
+	// Notice, when set, is told in one line of each file of the work folder found unsound
+	// and done again (a damaged keyframe, or another video's copied to its name).
+	Notice func(msg string)
 
 	// assembleShards > 0: compose from the keyframes of that many shards, computing none.
 	assembleShards int
@@ -71,12 +77,51 @@ type Options struct {
 	// afterKeyframe, when set, is called after each keyframe is written (tests interrupt
 	// there).
 	afterKeyframe func(j int) error
+	// segFrames, when set, is the frames of a segment (tests make short ones).
+	segFrames int
 }
 
 // Progress is a report of the work done.
 type Progress struct {
 	Phase       string // "keyframes" or "frames"
-	Done, Total int
+	Done, Total int    // of this phase
+	// Fraction is how much of the whole run is done, 0 to 1, for a progress bar: the
+	// keyframes to compute and the frames to compose weighed by their samples (see
+	// keyframeWeight), so that it grows with the work rather than jump at the phase change.
+	Fraction float64
+}
+
+// keyframeWeight is what a keyframe's sample costs against a frame's subsample (composed and
+// encoded), for Progress.Fraction: about 3 in a 640x360, 30 fps, 20 s video to 1e12 with
+// the default scales (7.6 s for 41 keyframes of 1280x720, 33 s for 600 frames of 640x360 at
+// 2x2 subsamples). It is an estimate: deeper or costlier views weigh their keyframes more.
+const keyframeWeight = 3
+
+// withFraction wraps report (nil: none) to fill in Progress.Fraction for a run that computes
+// keys keyframes of kw x kh samples and composes frames frames of w x h pixels of q x q
+// subsamples.
+func withFraction(report func(Progress), keys, kw, kh, frames, w, h, q int) func(Progress) {
+	if report == nil {
+		return nil
+	}
+	ku := float64(keys) * float64(kw) * float64(kh) * keyframeWeight
+	fu := float64(frames) * float64(w) * float64(h) * float64(q*q)
+	return func(p Progress) {
+		part := 1.0
+		if p.Total > 0 {
+			part = float64(p.Done) / float64(p.Total)
+		}
+		done := ku * part
+		if p.Phase == "frames" {
+			done = ku + fu*part
+		}
+		if ku+fu > 0 {
+			p.Fraction = min(1, done/(ku+fu))
+		} else {
+			p.Fraction = 1
+		}
+		report(p)
+	}
 }
 
 // Summary is what a video took.
@@ -92,6 +137,12 @@ type Summary struct {
 	Keyframe, Compose, Encode, Total time.Duration
 	EncoderCPU                       time.Duration // ffmpeg's processor time
 	Density                          float64       // the palette density used
+	// Segments is the video's segments (see segments.go), SegmentsReused those a resume
+	// found encoded.
+	Segments, SegmentsReused int
+	// Composed is the frames composed (a resume skips those of the segments it reuses,
+	// unless it writes PNG frames).
+	Composed int
 }
 
 // WorkDir is the folder of a video's keyframes: OUT.work beside the output, or DIR.work
@@ -102,9 +153,6 @@ func WorkDir(opt Options) string {
 	}
 	return filepath.Clean(opt.FramesDir) + ".work"
 }
-
-// PartPath is where the video is written until it is complete.
-func PartPath(out string) string { return out + ".part" }
 
 // manifestName is the work folder's description of its keyframes.
 const manifestName = "manifest.json"
@@ -122,6 +170,13 @@ type manifest struct {
 	Keyframes  int    `json:"keyframes"`
 	Derivative bool   `json:"derivative"`
 	Renderer   string `json:"renderer"`
+}
+
+// digest is what each keyframe file of the work folder records of its video (keyID): the
+// SHA-256 of the manifest's JSON, every field of which decides the samples.
+func (m manifest) digest() [32]byte {
+	b, _ := json.Marshal(m)
+	return sha256.Sum256(b)
 }
 
 // diff lists the fields of m that differ from n, as "name: was A, now B".
@@ -319,7 +374,7 @@ func checkOutputs(opt Options) error {
 
 // Make makes the video: keyframes computed by c (those the work folder lacks), then every
 // frame composed and handed to ffmpeg and/or written as a PNG. The video appears at
-// opt.Output only when complete (it is written to PartPath first); the work folder is
+// opt.Output only when complete (its segments are joined in the work folder first); the work folder is
 // removed once everything is written, unless KeepWork. Cancelling ctx stops it within about one keyframe
 // strip or one frame, keeping the keyframes done for a resume.
 func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
@@ -345,6 +400,9 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	// One process at a time makes a video: the lock beside its work folder says which.
 	lockPath := WorkDir(opt) + ".lock"
 	if err := checkOutputs(opt); err != nil {
+		return Summary{}, err
+	}
+	if err := checkLockFile(lockPath); err != nil {
 		return Summary{}, err
 	}
 	lk := flock.New(lockPath)
@@ -414,15 +472,15 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 		}
 	}
 	deriv = want.Derivative
+	vid := want.digest()
 
-	// The keyframes that are missing (or damaged: a file whose checksum fails), computed from
-	// the shallowest to the deepest, all from the deepest keyframe's reference orbit.
+	// The keyframes that are missing (or damaged: a file whose checksum fails; or another's:
+	// of another video, or another index), computed from the shallowest to the deepest, all
+	// from the deepest keyframe's reference orbit.
 	var missing []int
 	for j := range plan.Keyframes() {
-		if opt.Resume {
-			if err := checkKeyframe(filepath.Join(work, keyName(j)), kw, kh); err == nil {
-				continue
-			}
+		if opt.Resume && keyframeSound(opt, work, keyID{vid, j}, kw, kh) {
+			continue
 		}
 		missing = append(missing, j)
 	}
@@ -449,8 +507,9 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 		}
 	}
 	sum.Density = loc.Color.Density
+	opt.Progress = withFraction(opt.Progress, len(missing), kw, kh, plan.Frames, opt.Width, opt.Height, opt.Supersample)
 	tk := time.Now()
-	err = computeKeyframes(ctx, c, opt, work, missing, func(j int) (fractal.Frame, error) {
+	err = computeKeyframes(ctx, c, opt, work, vid, missing, func(j int) (fractal.Frame, error) {
 		f := keyFrame(j)
 		f.Derivative = deriv
 		return withRef(f)
@@ -461,7 +520,7 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	sum.Keyframe = time.Since(tk)
 
 	// The frames.
-	if err := compose(ctx, plan, loc, opt, codec, enc, kw, kh, &sum); err != nil {
+	if err := compose(ctx, plan, loc, opt, codec, enc, vid, kw, kh, &sum); err != nil {
 		return sum, interrupted(err, work)
 	}
 	sum.Frames = plan.Frames
@@ -470,6 +529,15 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 		return sum, nil
 	}
 	return sum, removeWork(work)
+}
+
+// checkLockFile refuses a lock file that is not a plain file (a link planted there, which
+// locking would open, creating what a dangling one names).
+func checkLockFile(lp string) error {
+	if st, err := os.Lstat(lp); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s, not a lock file (a video's lock file is a plain file): remove it", lp, userfile.Kind(st.Mode()))
+	}
+	return nil
 }
 
 // frameBudget is about how many bytes a frame's strip takes while it is composed (its
@@ -486,27 +554,29 @@ func frameStripRows(w, h, s int) int {
 }
 
 // compose composes every frame in order, strip by strip, from the bands of the two keyframes
-// in use (unpacked into scratch files), and hands each strip to the encoder and the frames
-// folder; the video is renamed into place at the end.
-func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, kw, kh int, sum *Summary) (err error) {
+// in use (unpacked into scratch files), and hands each strip to the encoder of its segment
+// (segments.go) and the frames folder; the segments are joined and the video moved into
+// place at the end. The frames of segments a resume finds encoded are not composed (unless
+// there is a frames folder to write).
+func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte, kw, kh int, sum *Summary) (err error) {
 	work := WorkDir(opt)
 	col, err := colour.NewColourer(loc.Color.Sampled(opt.Supersample))
 	if err != nil {
 		return err
 	}
-	var e *Encoder
-	part := ""
+	var seg *segmenter
 	if opt.Output != "" {
-		part = PartPath(opt.Output)
-		format, _ := Container(opt.Output, codec.Name)
-		if e, err = StartEncoder(part, format, codec, enc, opt.CRF, opt.Width, opt.Height, opt.FPS); err != nil {
+		seg, err = newSegmenter(ctx, work, segParams{Keyframes: hex.EncodeToString(vid[:]), Colour: loc.Color,
+			Width: opt.Width, Height: opt.Height, FPS: opt.FPS, Frames: plan.Frames, PerSegment: segmentFrames(opt),
+			Supersample: opt.Supersample, KeyScale: opt.KeyScale, Codec: codec.Name, Encoder: enc, CRF: opt.CRF}, codec, enc, opt.Notice)
+		if err != nil {
 			return err
 		}
+		sum.Segments, sum.SegmentsReused = seg.n, seg.encodedCount()
 		defer func() {
-			if err != nil {
-				e.Abort()
-				os.Remove(part)
-			}
+			seg.abort()
+			sum.Encode += seg.Wait
+			sum.EncoderCPU = seg.CPU
 		}()
 	}
 	if opt.FramesDir != "" {
@@ -529,7 +599,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		if u, ok := held[j]; ok {
 			return u, nil
 		}
-		u, err := unpack(work, j, plan.Levels[j], kw, kh)
+		u, err := unpack(work, keyID{vid, j}, plan.Levels[j], kw, kh)
 		if err != nil {
 			return nil, err
 		}
@@ -541,75 +611,106 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		t := time.Now()
-		oj, ij := plan.Pair(k)
-		// Drop what this frame does not use before unpacking the next.
-		for i, u := range held {
-			if i != oj && i != ij {
-				u.close()
-				delete(held, i)
-			}
-		}
-		outer, err := get(oj)
-		if err != nil {
-			return err
-		}
-		var inner *unpacked
-		if ij >= 0 {
-			if inner, err = get(ij); err != nil {
-				return err
-			}
-		}
-		var fr *frameFile
-		if opt.FramesDir != "" {
-			if fr, err = createFrameFile(filepath.Join(opt.FramesDir, fmt.Sprintf("frame-%06d.png", k)), opt.Width, opt.Height); err != nil {
-				return err
-			}
-		}
-		if err := composeFrame(comp, plan.Level(k), outer, inner, kw, kh, rows, strip, &ob, &ib, func(s *image.RGBA) error {
-			sum.Compose += time.Since(t)
-			t = time.Now()
-			defer func() { enc0 += time.Since(t); t = time.Now() }()
-			if e != nil {
-				if err := e.WriteRows(s); err != nil {
+		// encode: this frame goes to its segment's encoder (not yet encoded).
+		encode := seg != nil && !seg.has(seg.of(k))
+		if encode || opt.FramesDir != "" {
+			if encode && seg.cur == nil {
+				if err := seg.begin(seg.of(k)); err != nil {
 					return err
 				}
 			}
-			if fr != nil {
-				return fr.png.WriteRows(s)
-			}
-			return nil
-		}); err != nil {
-			fr.abort()
-			return err
-		}
-		if fr != nil {
-			if err := fr.close(); err != nil {
+			if err := composeOne(plan, opt, comp, k, get, held, kw, kh, rows, strip, &ob, &ib, encode, seg, sum, &enc0); err != nil {
 				return err
 			}
-			enc0 += time.Since(t)
+			sum.Composed++
+			if encode && seg.last(k) {
+				if err := seg.end(); err != nil {
+					return err
+				}
+			}
 		}
 		if opt.Progress != nil {
 			opt.Progress(Progress{Phase: "frames", Done: k + 1, Total: plan.Frames})
 		}
 	}
 	sum.Encode = enc0
-	if e != nil {
-		t := time.Now()
-		if err := e.Close(); err != nil {
+	if seg == nil {
+		return nil
+	}
+	part, err := seg.join(mustContainer(opt.Output, codec.Name), filepath.Ext(opt.Output))
+	if err != nil {
+		return err
+	}
+	if !opt.Force {
+		if _, err := os.Lstat(opt.Output); err == nil {
+			return &Error{ErrExists, fmt.Sprintf("%s appeared while the video was made; the video's segments are kept in %s", opt.Output, work)}
+		}
+	}
+	// A rename replaces a link at the output's name, never what it points to.
+	if err := os.Rename(part, opt.Output); err != nil {
+		return err
+	}
+	userfile.SyncDir(filepath.Dir(opt.Output))
+	return nil
+}
+
+// mustContainer is the muxer of out for codec (checked by normalize).
+func mustContainer(out, codec string) string {
+	f, _ := Container(out, codec)
+	return f
+}
+
+// composeOne composes frame k from the keyframes it needs (unpacking them through get,
+// dropping from held those it does not), handing each strip to the segment's encoder (when
+// encode) and writing the frame's PNG (when there is a frames folder).
+func composeOne(plan Plan, opt Options, comp *Composer, k int, get func(int) (*unpacked, error), held map[int]*unpacked, kw, kh, rows int, strip *image.RGBA, ob, ib **colour.Data, encode bool, seg *segmenter, sum *Summary, enc0 *time.Duration) error {
+	t := time.Now()
+	oj, ij := plan.Pair(k)
+	// Drop what this frame does not use before unpacking the next.
+	for i, u := range held {
+		if i != oj && i != ij {
+			u.close()
+			delete(held, i)
+		}
+	}
+	outer, err := get(oj)
+	if err != nil {
+		return err
+	}
+	var inner *unpacked
+	if ij >= 0 {
+		if inner, err = get(ij); err != nil {
 			return err
 		}
-		sum.Encode += time.Since(t)
-		sum.EncoderCPU = e.CPUTime()
-		if !opt.Force {
-			if _, err := os.Lstat(opt.Output); err == nil {
-				return &Error{ErrExists, fmt.Sprintf("%s appeared while the video was made; the video is in %s", opt.Output, part)}
+	}
+	var fr *frameFile
+	if opt.FramesDir != "" {
+		if fr, err = createFrameFile(filepath.Join(opt.FramesDir, fmt.Sprintf("frame-%06d.png", k)), opt.Width, opt.Height); err != nil {
+			return err
+		}
+	}
+	if err := composeFrame(comp, plan.Level(k), outer, inner, kw, kh, rows, strip, ob, ib, func(s *image.RGBA) error {
+		sum.Compose += time.Since(t)
+		t = time.Now()
+		defer func() { *enc0 += time.Since(t); t = time.Now() }()
+		if encode {
+			if err := seg.WriteRows(s); err != nil {
+				return err
 			}
 		}
-		if err := os.Rename(part, opt.Output); err != nil {
+		if fr != nil {
+			return fr.png.WriteRows(s)
+		}
+		return nil
+	}); err != nil {
+		fr.abort()
+		return err
+	}
+	if fr != nil {
+		if err := fr.close(); err != nil {
 			return err
 		}
-		syncDir(filepath.Dir(opt.Output))
+		*enc0 += time.Since(t)
 	}
 	return nil
 }
@@ -645,7 +746,7 @@ func composeFrame(comp *Composer, lv float64, outer, inner *unpacked, kw, kh, ro
 // frame(j) gives (its reference orbit found), reporting progress and counting them in
 // sum.Computed. A cancel is an ErrInterrupted error; another failure names the keyframe, then
 // kept (what stays of the work).
-func computeKeyframes(ctx context.Context, c tile.Computer, opt Options, work string, js []int, frame func(j int) (fractal.Frame, error), kept string, sum *Summary) error {
+func computeKeyframes(ctx context.Context, c tile.Computer, opt Options, work string, vid [32]byte, js []int, frame func(j int) (fractal.Frame, error), kept string, sum *Summary) error {
 	for i, j := range js {
 		if opt.Progress != nil {
 			opt.Progress(Progress{Phase: "keyframes", Done: i, Total: len(js)})
@@ -654,7 +755,7 @@ func computeKeyframes(ctx context.Context, c tile.Computer, opt Options, work st
 		if err != nil {
 			return interrupted(err, work)
 		}
-		if err := computeKeyframe(ctx, c, f, filepath.Join(work, keyName(j))); err != nil {
+		if err := computeKeyframe(ctx, c, f, filepath.Join(work, keyName(j)), keyID{vid, j}); err != nil {
 			if ctx.Err() != nil {
 				return interrupted(err, work)
 			}
@@ -676,11 +777,11 @@ func computeKeyframes(ctx context.Context, c tile.Computer, opt Options, work st
 // computeKeyframe computes frame f strip by strip and writes each strip to the keyframe file
 // at path as it is done, holding one strip; the file appears at path only when complete. A
 // cancel is served within a strip.
-func computeKeyframe(ctx context.Context, c tile.Computer, f fractal.Frame, path string) error {
+func computeKeyframe(ctx context.Context, c tile.Computer, f fractal.Frame, path string, id keyID) error {
 	kw := f.W
 	n := keyStripRows(kw)
 	buf := colour.NewData(image.Rect(0, 0, kw, min(n, f.H)))
-	kf, err := createKeyframe(path, kw, f.H)
+	kf, err := createKeyframe(path, id, kw, f.H)
 	if err != nil {
 		return err
 	}
@@ -703,6 +804,20 @@ func computeKeyframe(ctx context.Context, c tile.Computer, f fractal.Frame, path
 	return kf.Close()
 }
 
+// keyframeSound says whether keyframe id of the work folder is there, sound and this
+// video's; one that is there but not (damaged, or another's copied to its name) is told to
+// opt.Notice, to be computed again.
+func keyframeSound(opt Options, work string, id keyID, kw, kh int) bool {
+	err := checkKeyframe(filepath.Join(work, keyName(id.index)), id, kw, kh)
+	if err == nil {
+		return true
+	}
+	if opt.Notice != nil && !errors.Is(err, fs.ErrNotExist) {
+		opt.Notice(fmt.Sprintf("%s; computing keyframe %d again", err, id.index))
+	}
+	return false
+}
+
 // rendererID is what the manifest records of the computer c: name when given, else its
 // Identity of frame f when it has that method, else its Name.
 func rendererID(c tile.Computer, name string, f fractal.Frame) string {
@@ -721,13 +836,19 @@ func rendererID(c tile.Computer, name string, f fractal.Frame) string {
 // interrupted turns a cancel into an ErrInterrupted error that says what is kept.
 func interrupted(err error, work string) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		n := 0
+		n, segs := 0, 0
 		if ents, e := os.ReadDir(work); e == nil {
 			for _, en := range ents {
 				if strings.HasSuffix(en.Name(), ".msk") {
 					n++
 				}
+				if _, _, _, ok := parseSegName(en.Name()); ok {
+					segs++
+				}
 			}
+		}
+		if segs > 0 {
+			return &Error{ErrInterrupted, fmt.Sprintf("interrupted; %s keeps %d keyframes and %d encoded segments", work, n, segs)}
 		}
 		return &Error{ErrInterrupted, fmt.Sprintf("interrupted; %s keeps %d keyframes", work, n)}
 	}
@@ -735,7 +856,8 @@ func interrupted(err error, work string) error {
 }
 
 // removeWork removes a work folder's own files (keyframes, their temporary files, the
-// manifest) and then the folder, when it is empty: anything else put there stays.
+// manifest, the segments and the encoding folder) and then the folder, when it is empty:
+// anything else put there stays.
 func removeWork(work string) error {
 	ents, err := os.ReadDir(work)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -746,8 +868,16 @@ func removeWork(work string) error {
 	}
 	for _, e := range ents {
 		n := e.Name()
+		if n == encodingDir {
+			// RemoveAll removes a link at the name, never what it points to.
+			if err := os.RemoveAll(filepath.Join(work, n)); err != nil {
+				return err
+			}
+			continue
+		}
 		if n == manifestName || strings.HasPrefix(n, "key-") && (strings.HasSuffix(n, ".msk") || strings.HasSuffix(n, ".msk.tmp") || strings.HasSuffix(n, ".raw")) || n == manifestName+".tmp" ||
-			n == jobName || n == referenceName || strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".done") {
+			n == jobName || n == referenceName || strings.HasPrefix(n, "shard-") && strings.HasSuffix(n, ".done") ||
+			strings.HasPrefix(n, segPrefix) && strings.HasSuffix(n, segExt) {
 			if err := os.Remove(filepath.Join(work, n)); err != nil {
 				return err
 			}
@@ -757,10 +887,11 @@ func removeWork(work string) error {
 	return nil
 }
 
-// writeFileAtomic writes b to path through a synced temporary file renamed into place.
+// writeFileAtomic writes b to path through a synced temporary file (created new, never
+// through a link) renamed into place.
 func writeFileAtomic(path string, b []byte) error {
 	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := userfile.CreateFresh(tmp, userfile.DefaultPerm)
 	if err != nil {
 		return err
 	}
@@ -789,7 +920,7 @@ type frameFile struct {
 }
 
 func createFrameFile(path string, w, h int) (*frameFile, error) {
-	f, err := os.Create(path + ".tmp")
+	f, err := userfile.CreateFresh(path+".tmp", userfile.DefaultPerm)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package video
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"image"
 	"math"
@@ -76,10 +77,11 @@ func TestKeyframeFile(t *testing.T) {
 	d.Pix[3] = colour.Sample{Nu: colour.Inside}
 	d.Pix[4].DEY = float32(math.NaN())
 	path := filepath.Join(t.TempDir(), keyName(7))
-	if err := writeKeyframe(path, d); err != nil {
+	id := keyID{video: sha256.Sum256([]byte("a video")), index: 7}
+	if err := writeKeyframe(path, id, d); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readKeyframe(path, 5, 3, nil)
+	got, err := readKeyframe(path, id, 5, 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,19 +91,25 @@ func TestKeyframeFile(t *testing.T) {
 			t.Fatalf("sample %d: %v, want %v", i, b, a)
 		}
 	}
-	if _, err := readKeyframe(path, 3, 5, nil); !errors.Is(err, errDamaged) {
+	if _, err := readKeyframe(path, id, 3, 5, nil); !errors.Is(err, errDamaged) {
 		t.Errorf("read at another size: %v, want a damaged keyframe", err)
+	}
+	// Sound, but another keyframe's: of another video, or another index of this one.
+	for _, other := range []keyID{{video: sha256.Sum256([]byte("another video")), index: 7}, {video: id.video, index: 8}} {
+		if _, err := readKeyframe(path, other, 5, 3, nil); !errors.Is(err, errForeign) {
+			t.Errorf("read as keyframe %d of %x: %v, want a keyframe of another video", other.index, other.video[:4], err)
+		}
 	}
 	b, _ := os.ReadFile(path)
 	for _, cut := range []int{10, len(b) - 3} {
 		os.WriteFile(path, b[:cut], 0o644)
-		if _, err := readKeyframe(path, 5, 3, nil); !errors.Is(err, errDamaged) {
+		if _, err := readKeyframe(path, id, 5, 3, nil); !errors.Is(err, errDamaged) {
 			t.Errorf("cut to %d bytes: %v, want a damaged keyframe", cut, err)
 		}
 	}
 	b[len(b)/2+5] ^= 0x40
 	os.WriteFile(path, b, 0o644)
-	if _, err := readKeyframe(path, 5, 3, nil); !errors.Is(err, errDamaged) {
+	if _, err := readKeyframe(path, id, 5, 3, nil); !errors.Is(err, errDamaged) {
 		t.Errorf("a byte flipped: %v, want a damaged keyframe", err)
 	}
 }
@@ -227,7 +235,7 @@ func TestResume(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("interrupted run: %v, want ErrInterrupted", err)
 	}
-	for _, p := range []string{cut.Output, PartPath(cut.Output)} {
+	for _, p := range []string{cut.Output, filepath.Join(WorkDir(cut), encodingDir)} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s exists after an interrupted run (%v)", p, err)
 		}
@@ -408,7 +416,7 @@ func TestInterruptWhileEncoding(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("%v, want ErrInterrupted", err)
 	}
-	for _, p := range []string{opt.Output, PartPath(opt.Output)} {
+	for _, p := range []string{opt.Output, filepath.Join(WorkDir(opt), encodingDir)} {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s after an interrupt among the frames (%v)", p, err)
 		}

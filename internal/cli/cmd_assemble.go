@@ -83,7 +83,7 @@ func assembleVideo(out string, force, keep bool, stderr io.Writer) error {
 	// The CPU renderer computes only an automatic density's sample here.
 	sum, opt, err := video.Assemble(ctx, &cpu.Renderer{}, out, force, keep, progress)
 	if err != nil {
-		return videoAdvice(err)
+		return videoAdvice(err, video.Options{Output: out}, true)
 	}
 	size := ""
 	if st, err := os.Stat(out); err == nil {

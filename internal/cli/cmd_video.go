@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -122,6 +123,14 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	if o.Output == "" && o.FramesDir == "" {
 		return job, UsageErr("-o: no output given (-o OUT.mp4, or --frames=DIR for PNG frames)")
 	}
+	// 0 would mean the default to video.Options: given on the command line it is refused,
+	// as export refuses --supersample=0.
+	if flagWasSet(fs, "supersample") && o.Supersample == 0 {
+		return job, UsageErr("--supersample: supersample 0 is out of range (1 to %d)", video.MaxSupersample)
+	}
+	if flagWasSet(fs, "keyframe-scale") && o.KeyScale == 0 {
+		return job, UsageErr("--keyframe-scale: keyframe scale 0 is out of range (1 to %d)", video.MaxKeyScale)
+	}
 	if flagWasSet(fs, "crf") && o.CRF == 0 {
 		return job, UsageErr("--crf: 0 is out of range (from 1)")
 	}
@@ -139,7 +148,7 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 		}
 	}
 	if err := video.Check(*o); err != nil {
-		return job, ExitError{2, videoAdvice(videoFlagError(err))}
+		return job, ExitError{2, videoAdvice(videoFlagError(err), *o, false)}
 	}
 	return job, nil
 }
@@ -175,26 +184,50 @@ type prefixed struct {
 func (e prefixed) Error() string { return e.p + e.err.Error() }
 func (e prefixed) Unwrap() error { return e.err }
 
-// videoAdvice adds to a video error what to do about it on the command line.
-func videoAdvice(err error) error {
+// videoAdvice adds to a video error what to do about it on the command line, for the
+// command that met it: a video (opt.Shards 0), a shard of one, or (assemble true) the
+// assembly of OUT, opt.Output: each names only flags and commands that work there.
+func videoAdvice(err error, opt video.Options, assemble bool) error {
 	var ve *video.Error
 	if !errors.As(err, &ve) {
 		return err
 	}
 	advice := ""
-	switch ve.Kind {
-	case video.ErrExists:
-		advice = "add --force to overwrite it"
-	case video.ErrUnfinished:
-		advice = "add --resume to continue it, or --force to start over"
-	case video.ErrNothingToResume:
-		advice = "run without --resume"
-	case video.ErrParamsDiffer:
-		advice = "run the same view, start zoom, size, keyframe scale and renderer with --resume, or drop --resume and add --force to start over"
-	case video.ErrInterrupted:
-		advice = "run the same command with --resume to continue"
-	case video.ErrBusy:
-		advice = "wait for it to finish, or stop it first"
+	work := video.WorkDir(opt)
+	switch {
+	case assemble:
+		switch ve.Kind {
+		case video.ErrExists:
+			advice = "add --force to overwrite it"
+		case video.ErrInterrupted:
+			advice = fmt.Sprintf("run `mandelscope assemble %s` again to continue", opt.Output)
+		case video.ErrParamsDiffer:
+			advice = fmt.Sprintf("run every shard again with the options %s records", filepath.Join(work, "video.json"))
+		case video.ErrBusy:
+			advice = "wait for it to finish, or stop it first"
+		}
+	case opt.Shards > 0:
+		switch ve.Kind {
+		case video.ErrParamsDiffer:
+			advice = fmt.Sprintf("give this shard the options the other shards of %s were given (%s records them), or another -o for another video", opt.Output, filepath.Join(work, "video.json"))
+		case video.ErrInterrupted:
+			advice = "run the same command again to continue"
+		}
+	default:
+		switch ve.Kind {
+		case video.ErrExists:
+			advice = "add --force to overwrite it"
+		case video.ErrUnfinished:
+			advice = "add --resume to continue it, or --force to start over"
+		case video.ErrNothingToResume:
+			advice = "run without --resume"
+		case video.ErrParamsDiffer:
+			advice = "run the same view, start zoom, size, keyframe scale and renderer with --resume, or drop --resume and add --force to start over"
+		case video.ErrInterrupted:
+			advice = "run the same command with --resume to continue"
+		case video.ErrBusy:
+			advice = "wait for it to finish, or stop it first"
+		}
 	}
 	if advice == "" {
 		return err
@@ -209,8 +242,11 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 	stderr = &lockedWriter{w: stderr}
 	work := video.WorkDir(job.opt)
 	in := newInterrupts(sigs, stderr,
-		"\nmandelscope video: stopping, keeping the keyframes done (again to quit at once)\n",
-		fmt.Sprintf("mandelscope video: quit at once; %s keeps the keyframes written for --resume\n", work), nil)
+		"\nmandelscope video: stopping, keeping the keyframes and segments done (again to quit at once)\n",
+		fmt.Sprintf("mandelscope video: quit at once; %s keeps the keyframes and segments written for --resume\n", work),
+		// The encoder runs in a process group of its own, which no signal to this one
+		// reaches: it is stopped before the process ends, never left running.
+		video.KillEncoders)
 	defer in.stop()
 	ctx := in.ctx
 
@@ -243,6 +279,7 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 			last, lastPhase = time.Now(), p.Phase
 		}
 	}
+	opt.Notice = func(msg string) { fmt.Fprintf(stderr, "mandelscope video: %s\n", msg) }
 	if opt.Shards > 0 {
 		opt.Waiting = func(lp string) {
 			fmt.Fprintf(stderr, "mandelscope video: another run of this shard holds %s; waiting for it\n", lp)
@@ -250,7 +287,7 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 	}
 	sum, err := video.Make(ctx, c, opt)
 	if err != nil {
-		return in.exitError(videoAdvice(err), video.ErrInterrupted)
+		return in.exitError(videoAdvice(err, opt, false), video.ErrInterrupted)
 	}
 	if opt.Shards > 0 {
 		fmt.Fprintf(stderr, "shard %d of %d of %s: %d keyframes of %dx%d computed, %d already there (of the video's %d), in %s; `mandelscope assemble %s` once every shard is done\n",
@@ -278,8 +315,12 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 	if opt.KeepWork {
 		fmt.Fprintf(stderr, "  the keyframes stay in %s (--resume --force composes again from them)\n", work)
 	}
-	fmt.Fprintf(stderr, "  keyframes: %d of %dx%d (%d computed, %d reused), %s, %s; frames composed in %s; writing frames (waiting for the encoder) %s",
-		sum.Keyframes, sum.KeyWidth, sum.KeyHeight, sum.Computed, sum.Reused, refs, roundDur(sum.Keyframe), roundDur(sum.Compose), roundDur(sum.Encode))
+	segs := ""
+	if sum.Segments > 0 {
+		segs = fmt.Sprintf(" (%d of %d segments of %d s reused)", sum.SegmentsReused, sum.Segments, video.SegmentSeconds)
+	}
+	fmt.Fprintf(stderr, "  keyframes: %d of %dx%d (%d computed, %d reused), %s, %s; %d frames composed in %s%s; writing frames (waiting for the encoder) %s",
+		sum.Keyframes, sum.KeyWidth, sum.KeyHeight, sum.Computed, sum.Reused, refs, roundDur(sum.Keyframe), sum.Composed, roundDur(sum.Compose), segs, roundDur(sum.Encode))
 	if sum.EncoderCPU > 0 {
 		fmt.Fprintf(stderr, " (ffmpeg used %s of CPU)", roundDur(sum.EncoderCPU))
 	}

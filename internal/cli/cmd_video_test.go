@@ -55,6 +55,8 @@ func TestVideoValidation(t *testing.T) {
 		{[]string{"--crf=0", "-o", out}, "--crf: 0 is out of range", false},
 		{[]string{"--crf=99", "-o", out}, "--crf: crf 99 is out of range for h264", false},
 		{[]string{"--supersample=9", "-o", out}, "--supersample: supersample 9 is out of range", false},
+		{[]string{"--supersample=0", "-o", out}, "--supersample: supersample 0 is out of range (1 to 4)", false},
+		{[]string{"--keyframe-scale=0", "-o", out}, "--keyframe-scale: keyframe scale 0 is out of range (1 to 4)", false},
 		{[]string{"--keyframe-scale=9", "-o", out}, "--keyframe-scale: keyframe scale 9 is out of range", false},
 		{[]string{"-o", filepath.Join(dir, "out.gif")}, `-o: "out.gif" must end in .mp4`, false},
 		{[]string{"--codec=h264", "-o", filepath.Join(dir, "out.webm")}, "-o: a .webm file cannot hold h264", false},
@@ -193,6 +195,15 @@ func TestVideoShardsAndAssemble(t *testing.T) {
 	}
 	if a, b := decode(one), decode(out); len(a) == 0 || !bytes.Equal(a, b) {
 		t.Error("the assembled video's frames differ from one process's")
+	}
+	// A shard of other options than the work folder's: the advice names no flag a shard refuses.
+	other := append(append([]string{}, videoView...), "--iterations=400", "--shard=1/2", "-o", filepath.Join(dir, "t.mp4"))
+	if code, errs := videoCmd(append(videoView, "--shard=0/2", "-o", filepath.Join(dir, "t.mp4"))...); code != 0 {
+		t.Fatalf("shard 0 of t.mp4: exit %d: %s", code, errs)
+	}
+	if code, errs := videoCmd(other...); code != 1 || !strings.Contains(errs, "iterations was 500, now 400") || !strings.Contains(errs, "video.json records them") ||
+		strings.Contains(errs, "--resume") || strings.Contains(errs, "--force") {
+		t.Errorf("a shard of other options: exit %d: %q", code, errs)
 	}
 	for _, bad := range [][]string{{"--shard=2/2", "-o", out}, {"--shard=0/2", "--frames=" + filepath.Join(dir, "f")}, {"--shard=0/2", "--frames=" + filepath.Join(dir, "f"), "-o", out}, {"--shard=0/2", "--force", "-o", out}} {
 		code, errs := videoCmd(append(videoView, bad...)...)

@@ -9,3 +9,7 @@ import "os"
 func openNonblock(path string) (*os.File, error) {
 	return os.Open(path)
 }
+
+// oNoFollow is 0 where the system has no O_NOFOLLOW: O_EXCL alone then keeps a create
+// from opening what a link points to.
+const oNoFollow = 0

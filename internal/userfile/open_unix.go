@@ -15,3 +15,6 @@ import (
 func openNonblock(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 }
+
+// oNoFollow makes an open of a symbolic link fail rather than open what it points to.
+const oNoFollow = unix.O_NOFOLLOW

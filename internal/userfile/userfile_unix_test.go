@@ -74,3 +74,46 @@ func TestNewFileModeFollowsUmask(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateNeverFollowsLinks: CreateNew refuses a link (dangling or not) and a file;
+// CreateFresh replaces a link by a new file and leaves what it pointed to as it was.
+func TestCreateNeverFollowsLinks(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim.txt")
+	os.WriteFile(victim, []byte("precious"), 0o644)
+	link := filepath.Join(dir, "key.raw")
+	os.Symlink(victim, link)
+	dangling := filepath.Join(dir, "dangling.raw")
+	os.Symlink(filepath.Join(dir, "nowhere"), dangling)
+	for _, p := range []string{link, dangling, victim} {
+		if f, err := CreateNew(p, 0o600); !errors.Is(err, os.ErrExist) {
+			if f != nil {
+				f.Close()
+			}
+			t.Errorf("CreateNew(%s): %v, want it to exist", filepath.Base(p), err)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "nowhere")); !os.IsNotExist(err) {
+		t.Errorf("CreateNew created the dangling link's target")
+	}
+	for _, p := range []string{link, dangling} {
+		f, err := CreateFresh(p, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("scratch")
+		f.Close()
+		if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+			t.Errorf("%s after CreateFresh: %v %v", filepath.Base(p), st.Mode(), err)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "nowhere")); !os.IsNotExist(err) {
+		t.Errorf("CreateFresh created the dangling link's target")
+	}
+	if _, err := CreateFresh(dir, 0o600); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("CreateFresh(folder): %v", err)
+	}
+}

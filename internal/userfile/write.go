@@ -105,7 +105,7 @@ func (existsErr) Is(target error) bool { return target == fs.ErrExist }
 func createTemp(dir, prefix string) (*os.File, error) {
 	for range 1000 {
 		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, DefaultPerm)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|oNoFollow, DefaultPerm)
 		if err == nil {
 			return f, nil
 		}
