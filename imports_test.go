@@ -18,6 +18,8 @@ var allowedImports = map[string][]string{
 	"app":                     {"colour", "app/preview", "bookmarks", "export", "fractal", "gradients", "internal/nav", "internal/userfile", "internal/version", "render/cpu", "video", "fyne.io/fyne/v2", "internal/text"},
 	"app/preview":             {"colour", "fractal", "internal/tile"},
 	"assets":                  {},
+	"bench/verify-png":        {"export", "internal/pngverify"},
+	"bench/video-quality":     {"colour", "export", "fractal", "render/cpu", "video"},
 	"bookmarks":               {"colour", "fractal", "internal/userfile", "github.com/gofrs/flock", "internal/text"},
 	"colour":                  {"assets", "internal/par", "internal/text"},
 	"exr":                     {"github.com/klauspost/compress"},
