@@ -24,7 +24,7 @@ var allowedImports = map[string][]string{
 	"colour":                  {"assets", "internal/par", "internal/text"},
 	"exr":                     {"github.com/klauspost/compress"},
 	"export":                  {"colour", "exr", "fractal", "internal/tile", "internal/userfile", "github.com/gofrs/flock", "github.com/klauspost/compress", "golang.org/x/sys", "internal/text"},
-	"fractal":                 {"colour", "assets", "internal/text"},
+	"fractal":                 {"colour", "internal/text"},
 	"fractal/internal/vecgen": {},
 	"gradients":               {"colour", "fractal", "internal/userfile", "internal/text"},
 	"internal/cli":            {"colour", "app/preview", "exr", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/tile", "internal/version", "render", "render/cpu", "video"},
