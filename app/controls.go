@@ -10,7 +10,6 @@ package app
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -26,7 +25,6 @@ import (
 
 	"mandelscope/colour"
 	"mandelscope/fractal"
-	"mandelscope/internal/text"
 )
 
 // commitEntry is a one-line entry whose text is applied when the user is done with it: on
@@ -97,7 +95,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		l := w.Location()
 		if !on {
 			l.Iterations = w.lastIters
-			if n, err := parseIterations(w.iterEntry.Text); err == nil {
+			if n, err := fractal.ParseIterations(w.iterEntry.Text); err == nil {
 				l.Iterations = n
 			}
 		}
@@ -188,7 +186,7 @@ func (l *controlsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 // controls why a value is refused (the view keeps its iterations) and reports whether the
 // value was good.
 func (w *Window) applyIterations(s string) bool {
-	n, err := parseIterations(strings.TrimSpace(s))
+	n, err := fractal.ParseIterations(strings.TrimSpace(s))
 	if err != nil {
 		w.iterNote.SetText("Iterations not changed: " + err.Error() + ".")
 		w.iterNote.Show()
@@ -261,7 +259,7 @@ func (w *Window) focusView() {
 func (w *Window) syncControls() {
 	l := w.Location()
 	if w.win == nil || w.win.Canvas().Focused() != w.iterEntry {
-		if n, err := parseIterations(w.iterEntry.Text); err != nil || n != l.Iterations {
+		if n, err := fractal.ParseIterations(w.iterEntry.Text); err != nil || n != l.Iterations {
 			w.iterEntry.SetText(strconv.Itoa(l.Iterations)) // OnChanged is not used
 		}
 	}
@@ -399,21 +397,8 @@ func paletteSwatch(p colour.Palette) image.Image {
 	return img
 }
 
-func parseIterations(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if errors.Is(err, strconv.ErrRange) {
-		n = -1 // out of range below
-	} else if err != nil {
-		return 0, fmt.Errorf("%q is not a whole number", text.Clip(s, 120))
-	}
-	if n < 1 || n > fractal.MaxIterations {
-		return 0, fmt.Errorf("iterations must be 1 to %d (%s is out of range)", fractal.MaxIterations, text.Clip(s, 120))
-	}
-	return n, nil
-}
-
 func validateIterations(s string) error {
-	_, err := parseIterations(strings.TrimSpace(s))
+	_, err := fractal.ParseIterations(strings.TrimSpace(s))
 	return err
 }
 

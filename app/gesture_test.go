@@ -3,6 +3,7 @@ package app
 import (
 	"math"
 	"math/big"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,10 +83,12 @@ func TestHistoryRecordsGestures(t *testing.T) {
 	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(500, 420),
 		historySettle: 20 * time.Millisecond, wheelGap: 2 * time.Second, bookmarksWatch: -1})
 	n := w.nav
+	clock := &fakeTimers{}
+	n.afterFunc = clock.afterFunc
 	v := w.view
 	start := w.Location()
 	pause := func() { // longer than the settle time, well within the wheel gap
-		time.Sleep(60 * time.Millisecond)
+		clock.advance(60 * time.Millisecond)
 		testUI.drain()
 	}
 	pos := fyne.NewPos(200, 150)
@@ -177,5 +180,58 @@ func TestHoldZoom(t *testing.T) {
 	v.TappedSecondary(&fyne.PointEvent{Position: pos})
 	if z := w.Location().ZoomFloat(); abs(z/(out.ZoomFloat()/ClickZoom)-1) > 1e-12 {
 		t.Errorf("a right-click went to zoom %g from %g, want x1/2", z, out.ZoomFloat())
+	}
+}
+
+// fakeTimers is a clock for the navigator's settle timers that moves only when a test
+// advances it: a pause is then exactly as long as the test says, whatever the machine's load.
+type fakeTimers struct {
+	mu     sync.Mutex
+	now    time.Duration
+	timers []*fakeTimer
+}
+
+type fakeTimer struct {
+	c       *fakeTimers
+	at      time.Duration
+	f       func()
+	stopped bool
+}
+
+func (t *fakeTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	was := !t.stopped
+	t.stopped = true
+	return was
+}
+
+func (c *fakeTimers) afterFunc(d time.Duration, f func()) interface{ Stop() bool } {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &fakeTimer{c: c, at: c.now + d, f: f}
+	c.timers = append(c.timers, t)
+	return t
+}
+
+// advance moves the clock on by d and runs the timers then due, in the order they were set.
+func (c *fakeTimers) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now += d
+	var due, left []*fakeTimer
+	for _, t := range c.timers {
+		switch {
+		case t.stopped:
+		case t.at <= c.now:
+			t.stopped = true
+			due = append(due, t)
+		default:
+			left = append(left, t)
+		}
+	}
+	c.timers = left
+	c.mu.Unlock()
+	for _, t := range due {
+		t.f()
 	}
 }

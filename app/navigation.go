@@ -63,18 +63,23 @@ type navigator struct {
 	hist     nav.History
 	pending  bool   // the view changed since the last entry
 	gen      uint64 // identifies the latest settle timer
-	timer    *time.Timer
+	timer    interface{ Stop() bool }
 	settleIn time.Duration
 	wheelGap time.Duration
 	kind     gestureKind // the gesture in progress
 	stopped  bool
 	back     *widget.ToolbarAction
 	forward  *widget.ToolbarAction
+
+	// afterFunc starts a settle timer: time.AfterFunc (a test gives a clock of its own).
+	afterFunc func(time.Duration, func()) interface{ Stop() bool }
 }
 
 // installNavigation adds the navigator's toolbar buttons, menu items and shortcuts to w.
 func installNavigation(w *Window) *navigator {
-	n := &navigator{w: w, settleIn: w.opts.historySettle}
+	n := &navigator{w: w, settleIn: w.opts.historySettle, afterFunc: func(d time.Duration, f func()) interface{ Stop() bool } {
+		return time.AfterFunc(d, f)
+	}}
 	if n.settleIn <= 0 {
 		n.settleIn = defaultHistorySettle
 	}
@@ -150,7 +155,7 @@ func (n *navigator) changed(old, l fractal.Location, origin Origin) {
 	case gestureWheel:
 		wait = n.wheelGap
 	}
-	n.timer = time.AfterFunc(wait, func() {
+	n.timer = n.afterFunc(wait, func() {
 		n.w.uiDo(func() {
 			if gen == n.gen && !n.stopped {
 				n.kind = gestureNone

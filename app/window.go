@@ -588,11 +588,9 @@ func (w *Window) snapIterations(l fractal.Location) func(int) bool {
 	}
 }
 
-// viewOnly is l without its colouring: what a change of colouring alone leaves as it is.
-func viewOnly(l fractal.Location) string {
-	l.Color = colour.Coloring{}
-	return l.String()
-}
+// viewOnly is l without its colouring: what a change of colouring alone leaves as it is
+// (Location.View).
+func viewOnly(l fractal.Location) string { return l.View() }
 
 // newPlace asks for the new place l, cancelling the old view's work (reference orbit, bands,
 // samples), and unless l's picture shows at once (the worker holds it) dims the old picture

@@ -598,29 +598,6 @@ func TestEdgeSizes(t *testing.T) {
 	}
 }
 
-// TestVerifyFile verifies the PNG named by $MANDELSCOPE_VERIFY (e.g. a 32K export) with the
-// streaming verifier; skipped when unset.
-func TestVerifyFile(t *testing.T) {
-	path := os.Getenv("MANDELSCOPE_VERIFY")
-	if path == "" {
-		t.Skip("set MANDELSCOPE_VERIFY=FILE.png to verify a file")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	info, err := pngverify.Verify(f, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, err := ReadMetadata(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%s: %dx%d, %d chunks (%d IDAT), %d compressed bytes, %d raw; %s", path, info.Width, info.Height, info.Chunks, info.IDATChunks, info.Compressed, info.Raw, md.Location)
-}
-
 // encode writes img (whole, in one piece) as an RGB PNG with text chunks, through the same
 // filter and compression as Export. For the tests.
 func encode(w io.Writer, img *image.RGBA, text []Text) error {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -408,5 +409,48 @@ func TestValidateZoomUnderflow(t *testing.T) {
 		if err := l.Validate(); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("zoom %s: %v, want %q", zoom, err, want)
 		}
+	}
+}
+
+// TestParseIterations: a whole number from 1 to MaxIterations, spaces around it allowed;
+// anything else is refused with what is wrong.
+func TestParseIterations(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string // the error, "" for none
+	}{
+		{" 500 ", 500, ""},
+		{"1", 1, ""},
+		{strconv.Itoa(MaxIterations), MaxIterations, ""},
+		{"0", 0, "0 is out of range (1 to 100000000)"},
+		{strconv.Itoa(MaxIterations + 1), 0, "100000001 is out of range (1 to 100000000)"},
+		{"99999999999999999999", 0, "99999999999999999999 is out of range (1 to 100000000)"},
+		{"2.5", 0, `"2.5" is not a whole number`},
+		{"", 0, `"" is not a whole number`},
+	} {
+		n, err := ParseIterations(c.in)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if n != c.n || got != c.want {
+			t.Errorf("ParseIterations(%q) = %d, %q; want %d, %q", c.in, n, got, c.n, c.want)
+		}
+	}
+}
+
+// TestLocationView: the colouring aside, View tells locations apart as String does.
+func TestLocationView(t *testing.T) {
+	a := Home()
+	b := a
+	b.Color.Palette, b.Color.Density, b.Color.Method = "fire", 3, "distance"
+	if a.View() != b.View() || a.String() == b.String() {
+		t.Errorf("a change of colouring: views %q and %q, strings %q and %q", a.View(), b.View(), a.String(), b.String())
+	}
+	c := a
+	c.Iterations++
+	if a.View() == c.View() {
+		t.Errorf("another iteration count has the same view %q", c.View())
 	}
 }

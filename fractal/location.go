@@ -259,6 +259,32 @@ func (l Location) String() string {
 		l.Color.ShadingText()
 }
 
+// View is what identifies the data of l's pixels: l without its colouring, as text. Two
+// locations with the same View differ in colour only (the window recolours, the preview
+// reuses the computed samples).
+func (l Location) View() string {
+	l.Color = colour.Coloring{}
+	return l.String()
+}
+
+// ParseIterations reads an iteration count, a whole number from 1 to MaxIterations (spaces
+// around it allowed), as the command line and the window take it; the error names what is
+// wrong with s.
+func ParseIterations(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.Atoi(s)
+	if errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("%s is out of range (1 to %d)", text.Clip(s, 40), MaxIterations)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a whole number", text.Clip(s, 40))
+	}
+	if n < 1 || n > MaxIterations {
+		return 0, fmt.Errorf("%d is out of range (1 to %d)", n, MaxIterations)
+	}
+	return n, nil
+}
+
 // ParseLocationText reads a location from text: either the compact form written by String
 // (any subset of its keys, in any order; missing keys keep base's values) or the plain
 // "re, im, zoom[, iterations]" form. The result is validated.

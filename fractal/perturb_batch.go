@@ -51,6 +51,11 @@ func PerturbEscapeDEBatch(ref *Reference, bla *BLA, dcr, dci []float64, maxIter 
 	return true
 }
 
+// The vector loops (perturb_vector*.go but perturb_vector.go, the dispatch) are written from
+// one template, fractal/internal/vecgen/group.go.tmpl, by:
+//
+//go:generate go run ./internal/vecgen
+
 // vectorWidth is the number of pixels a vector register holds in PerturbEscapeBatch: 8
 // (AVX-512), 4 (AVX2) or 0 (the scalar loop).
 var vectorWidth = chooseVectorWidth(os.Getenv("MANDELSCOPE_SIMD"))

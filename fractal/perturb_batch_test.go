@@ -237,7 +237,13 @@ func TestChooseVectorWidth(t *testing.T) {
 // step) on each loop this build and CPU have, one goroutine: 256 neighbouring pixels of the
 // 1e50 view p136119near, about 296,000 iterations each, in G iterations per second of wall
 // time and of the process's CPU time (steadier on a shared machine).
-func BenchmarkPerturbLoop(b *testing.B) {
+func BenchmarkPerturbLoop(b *testing.B) { benchmarkPerturbLoop(b, false) }
+
+// BenchmarkPerturbLoopDE is BenchmarkPerturbLoop with the derivative (PerturbEscapeDEBatch, as
+// the distance and slopes colourings render).
+func BenchmarkPerturbLoopDE(b *testing.B) { benchmarkPerturbLoop(b, true) }
+
+func benchmarkPerturbLoop(b *testing.B, de bool) {
 	f := deepFrame(b, "p136119near", 1024, 1024)
 	const w = 256
 	dcr, dci := make([]float64, w), make([]float64, w)
@@ -249,11 +255,18 @@ func BenchmarkPerturbLoop(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			restore, _ := ForceVectorPath(width)
 			defer restore()
-			n, nu := make([]int, w), make([]float64, w)
+			n, nu, out := make([]int, w), make([]float64, w), make([]Result, w)
 			iters := 0
 			cpu0 := cputime.Process()
 			for b.Loop() {
-				PerturbEscapeBatch(f.Ref, nil, dcr, dci, f.Loc.Iterations, nil, n, nu)
+				if de {
+					PerturbEscapeDEBatch(f.Ref, nil, dcr, dci, f.Loc.Iterations, f.Spacing, nil, out)
+					for i := range out {
+						n[i] = out[i].N
+					}
+				} else {
+					PerturbEscapeBatch(f.Ref, nil, dcr, dci, f.Loc.Iterations, nil, n, nu)
+				}
 				for _, k := range n {
 					if k < 0 {
 						k = f.Loc.Iterations

@@ -19,17 +19,24 @@ func hardwareVectorWidth() int {
 	return 0
 }
 
-// perturbBatchDEVector is PerturbEscapeDEBatch on the vector loop of width w (8 or 4).
+// perturbBatchDEVector is PerturbEscapeDEBatch on the vector loop of width w (8 or 4), in
+// groups as perturbBatchVector's: on AVX2 two vectors a group (perturbGroupDE8x4), one for the
+// last few pixels; on AVX-512 one (perturbGroupDE8: two, carrying the derivative beside d and
+// m, run out of registers and are slower).
 func perturbBatchDEVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, spacing float64, stop <-chan struct{}, out []Result) bool {
-	group := perturbGroupDE4
+	group2, group1, size := perturbGroupDE8x4, perturbGroupDE4, 2*w
 	if w == 8 {
-		group = perturbGroupDE8
+		group2, group1, size = perturbGroupDE8, perturbGroupDE8, w
 	}
-	for k := 0; k < len(dcr); k += w {
-		e := min(k+w, len(dcr))
+	for k := 0; k < len(dcr); {
+		group, e := group2, min(k+size, len(dcr))
+		if e-k <= w {
+			group = group1
+		}
 		if !group(ref, bla, dcr[k:e], dci[k:e], maxIter, spacing, stop, out[k:e]) {
 			return false
 		}
+		k = e
 	}
 	return true
 }

@@ -331,6 +331,9 @@ type ReferenceCache struct {
 	mu      sync.Mutex
 	refs    []*Reference // most recently used first
 	pending []*pendingReference
+	// onWait, when set (by tests), is called as a caller starts waiting for an orbit another
+	// computes.
+	onWait func()
 }
 
 // pendingReference is an orbit being computed: done closes when it ends, err then says how.
@@ -404,7 +407,11 @@ func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, t
 			}
 			return ref, nil
 		}
+		onWait := c.onWait
 		c.mu.Unlock()
+		if onWait != nil {
+			onWait()
+		}
 		if err := wait.wait(ctx, progress); err != nil {
 			return nil, err
 		}

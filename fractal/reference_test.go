@@ -338,15 +338,20 @@ func TestReferenceCacheConcurrent(t *testing.T) {
 	f = NewFrame(l, 640, 360)
 	ctx, cancel := context.WithCancel(context.Background())
 	second := make(chan error, 1)
+	waiting := make(chan struct{})
+	var waitOnce, firstOnce sync.Once
+	c2.onWait = func() { waitOnce.Do(func() { close(waiting) }) }
 	_, err := c2.Get(ctx, f, func(done, total int) {
-		go func() {
-			sctx, scancel := context.WithCancel(context.Background())
-			defer scancel()
-			_, err := c2.Get(sctx, f, func(done, total int) { scancel() }) // its own, then stop
-			second <- err
-		}()
-		time.Sleep(100 * time.Millisecond)
-		cancel()
+		firstOnce.Do(func() {
+			go func() {
+				sctx, scancel := context.WithCancel(context.Background())
+				defer scancel()
+				_, err := c2.Get(sctx, f, func(done, total int) { scancel() }) // its own, then stop
+				second <- err
+			}()
+			<-waiting // the second caller waits for this orbit
+			cancel()
+		})
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("first caller: %v, want context.Canceled", err)

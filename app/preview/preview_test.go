@@ -254,10 +254,11 @@ func TestWorkerCoalescesAndRefines(t *testing.T) {
 	if refine.Req.Interactive || refine.Stats.Scale != 1 || !refine.Req.Loc.Re.Equal(locs[4].Re) {
 		t.Fatalf("third result %+v (scale %d), want the full-resolution refine of the latest", refine.Req, refine.Stats.Scale)
 	}
+	settle(t, wk)
 	select {
 	case r := <-results:
 		t.Fatalf("unexpected extra result %+v", r.Req)
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 }
 
@@ -272,10 +273,11 @@ func TestWorkerFullRequest(t *testing.T) {
 	if r.Err != nil || r.Stats.Scale != 1 || r.Image.Rect.Dx() != 90 || r.Image.Rect.Dy() != 61 {
 		t.Fatalf("result %+v err %v", r.Stats, r.Err)
 	}
+	settle(t, wk)
 	select {
 	case r := <-results:
 		t.Fatalf("unexpected extra result %+v", r.Req)
-	case <-time.After(80 * time.Millisecond):
+	default:
 	}
 }
 

@@ -101,11 +101,8 @@ func frameOf(c computed) *fractal.Frame {
 	return &c.f
 }
 
-// viewKey is what identifies l's pixels' data: l without its colouring.
-func viewKey(l fractal.Location) string {
-	l.Color = colour.Coloring{}
-	return l.String()
-}
+// viewKey is what identifies l's pixels' data: l without its colouring (Location.View).
+func viewKey(l fractal.Location) string { return l.View() }
 
 // sameView reports whether a and b ask for the same data: the same size and view, the
 // colouring aside.

@@ -198,7 +198,7 @@ func TestWorkerRecoloursAtRest(t *testing.T) {
 			t.Errorf("%+v: the recoloured picture differs from a fresh one", c)
 		}
 	}
-	time.Sleep(50 * time.Millisecond) // room for anything delivered after (nothing should be)
+	settle(t, wk) // anything delivered after the recolours has been by now (nothing should be)
 	if later := rs.since(i + 1); len(later) > 0 {
 		t.Errorf("after the recolour, %d more results (samples %d)", len(later), later[0].Samples)
 	}

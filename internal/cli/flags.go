@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -161,7 +160,7 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 	}
 	if flagWasSet(lf.fs, "iterations") {
-		n, err := parseIterations(lf.iterations)
+		n, err := fractal.ParseIterations(lf.iterations)
 		if err != nil {
 			return l, UsageErr("--iterations: %v", err)
 		}
@@ -271,21 +270,6 @@ func parseZoom(s string) (fractal.Decimal, error) {
 		return z, fmt.Errorf("%s is out of range (%g to %s)", text.Clip(s, 40), fractal.MinZoom, fractal.MaxZoom)
 	}
 	return z, nil
-}
-
-// parseIterations reads an iteration count in [1, fractal.MaxIterations].
-func parseIterations(s string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%s is out of range (1 to %d)", text.Clip(strings.TrimSpace(s), 40), fractal.MaxIterations)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a whole number", text.Clip(s, 40))
-	}
-	if n < 1 || n > fractal.MaxIterations {
-		return 0, fmt.Errorf("%d is out of range (1 to %d)", n, fractal.MaxIterations)
-	}
-	return n, nil
 }
 
 // parseSize reads "WxH" or a preset name (1080p, 4k, 8k, 16k, 32k): export.ParseSize, the one

@@ -170,8 +170,8 @@ func TestParseFlagsNegativeNumbers(t *testing.T) {
 // TestIterationsOutOfRange checks that a number too large for an int is called out of range,
 // not a non-number.
 func TestIterationsOutOfRange(t *testing.T) {
-	if _, err := parseIterations("99999999999999999999"); err == nil || err.Error() != "99999999999999999999 is out of range (1 to 100000000)" {
-		t.Errorf("parseIterations: %v", err)
+	if _, err := fractal.ParseIterations("99999999999999999999"); err == nil || err.Error() != "99999999999999999999 is out of range (1 to 100000000)" {
+		t.Errorf("fractal.ParseIterations: %v", err)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,11 +101,12 @@ func TestCancelInsideDeepPixel(t *testing.T) {
 			} else {
 				f.BLA()
 			}
-			ctx, cancel := context.WithCancel(context.Background())
+			base, cancel := context.WithCancel(context.Background())
+			ctx := &pixelGate{Context: base, started: make(chan struct{})}
 			done := make(chan error, 1)
 			img := image.NewRGBA(image.Rect(0, 0, 4, 4))
 			go func() { done <- (&Renderer{Workers: 2}).Render(ctx, f, img.Bounds(), img) }()
-			time.Sleep(50 * time.Millisecond) // into the first two pixels
+			<-ctx.started // a pixel's loop has its stop channel: the cancel comes inside it
 			cpu0 := cputime.Process()
 			cancel()
 			select {
@@ -122,6 +124,19 @@ func TestCancelInsideDeepPixel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pixelGate is a context that tells when a render first asks for its Done channel: the
+// channel the perturbation loops watch, asked for as a pixel (or a batch of them) starts.
+type pixelGate struct {
+	context.Context
+	once    sync.Once
+	started chan struct{} // closed at the first call of Done
+}
+
+func (g *pixelGate) Done() <-chan struct{} {
+	g.once.Do(func() { close(g.started) })
+	return g.Context.Done()
 }
 
 // BenchmarkRenderDeep renders 1024x1024 deep views on every core, reference orbit and BLA
