@@ -313,11 +313,12 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 			return sum, err
 		}
 	}
+	autoDensity := opt.Location.Color.AutoDensity
 	opt.resumeDensity(ckptPath)
 	hash, desc := opt.params(plan, png)
 
 	e := &exporter{opt: &opt, plan: plan, r: r, comp: comp, sum: &sum, png: png, part: part, ckpt: ckptPath, hash: hash, desc: desc,
-		target: target, first: first, end: end, start: first}
+		target: target, first: first, end: end, start: first, autoDensity: autoDensity}
 	if raw {
 		e.rawPart = PartPath(opt.Raw)
 		if e.rawHdr, err = rawHeader(opt.Location, plan.W, plan.H, plan.N, opt.Version); err != nil {

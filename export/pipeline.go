@@ -45,6 +45,9 @@ type exporter struct {
 	t0         time.Time
 	done       atomic.Int64 // strips durable (including resumed ones)
 	compressNS atomic.Int64
+	// autoDensity: the density asked for was automatic (resolved, or taken from the
+	// checkpoint, before anything is drawn), which the PNG's trailer records.
+	autoDensity bool
 }
 
 // bufPool recycles the compressed blocks between the workers and the writer.
@@ -516,7 +519,7 @@ func (e *exporter) finish() error {
 		return e.out.Sync()
 	}
 	if e.pw != nil {
-		if err := e.pw.Close(); err != nil {
+		if err := e.pw.Close(TrailerText(e.autoDensity)...); err != nil {
 			return err
 		}
 		if err := e.out.Sync(); err != nil {

@@ -118,6 +118,9 @@ type shardTrailer struct {
 	Uncompressed int64  `json:"uncompressed"`
 	DataEnd      int64  `json:"data_end"` // where the trailer chunk starts
 	CRC32        uint32 `json:"crc32"`    // CRC-32 of the file's bytes [0, DataEnd)
+	// AutoDensity: the density asked for was automatic (the PNG's trailer says so when
+	// every shard's was); absent otherwise, so that the trailer is what it was before it.
+	AutoDensity bool `json:"auto_density,omitempty"`
 }
 
 // shardHeaderBytes is the start of the shard file: the signature and the "shHD" chunk.
@@ -171,7 +174,7 @@ func (e *exporter) writeShardTrailer() error {
 	}
 	adler, raw := e.pw.Adler()
 	t := shardTrailer{Renderer: e.ident, Reference: e.refDigest, Adler: adler, Uncompressed: raw,
-		DataEnd: e.pw.Offset(), CRC32: e.out.crc}
+		DataEnd: e.pw.Offset(), CRC32: e.out.crc, AutoDensity: e.autoDensity}
 	data, err := json.Marshal(t)
 	if err != nil {
 		return err
