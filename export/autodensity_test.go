@@ -353,3 +353,34 @@ func TestReadMetadataDensityChosen(t *testing.T) {
 		t.Errorf("read %d bytes of a %d-byte file for its metadata", cr.n, buf.Len())
 	}
 }
+
+// TestDensityChosen: an explicit density that the caller chose automatically (the window's
+// drawn density, Options.DensityChosen) is recorded as automatic, changing no pixel; an
+// interrupted export of it resumed without the option (the window resuming an export's own
+// view) still records it, from its checkpoint.
+func TestDensityChosen(t *testing.T) {
+	loc := testLoc()
+	loc.Color.AutoDensity, loc.Color.Density = false, 0.25
+	base := Options{Location: loc, Width: 150, Height: 100, Tile: 64, StripBytes: 4 * 150 * 10, Version: "t"}
+	explicit, _ := export(t, t.TempDir(), base)
+	chosen := base
+	chosen.DensityChosen = true
+	whole, _ := export(t, t.TempDir(), chosen)
+	sameButAuto(t, whole, explicit)
+	md, err := ReadMetadata(whole)
+	if err != nil || !md.Location.Color.AutoDensity || md.Location.Color.Density != 0.25 {
+		t.Errorf("chosen density reads back %+v, %v", md.Location.Color, err)
+	}
+	path := filepath.Join(t.TempDir(), "r.png")
+	stop := chosen
+	stop.stopAfter = 2
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, stop); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("stopped export: %v", err)
+	}
+	res := base
+	res.Resume = true
+	if sum, err := Export(context.Background(), &cpu.Renderer{}, path, res); err != nil || sum.Resumed != 2 {
+		t.Fatalf("resume: %+v, %v", sum, err)
+	}
+	sameFile(t, path, whole)
+}

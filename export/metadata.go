@@ -142,7 +142,9 @@ var metadataKeys = map[string]bool{
 }
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
-// and supersampling (or, from a raw file (OpenEXR, see Options.Raw), its header's
+// and supersampling (the chunks before the image data, and the one after it that says the
+// density was chosen automatically, read from the file's end: see readTrailer) (or, from a
+// raw file (OpenEXR, see Options.Raw), its header's
 // attributes, validated as OpenRaw validates them), all validated as the command line's flags are (fractal.Location.Validate,
 // each side 1 to MaxSide, whole numbers where whole numbers belong). Errors wrap ErrNotPNG or
 // ErrNotMandelscope where they apply. The file is opened without blocking and must be a

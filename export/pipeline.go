@@ -461,7 +461,8 @@ func outcome(renderErr, writeErr, cause error, done, strips int) error {
 // durable makes everything written so far durable and records a checkpoint saying the next
 // strip is next.
 func (e *exporter) durable(next int) error {
-	ck := checkpoint{Params: e.hash, Description: e.desc, Renderer: e.ident, Strips: e.plan.Strips, NextStrip: next, RawFile: e.opt.Raw}
+	ck := checkpoint{Params: e.hash, Description: e.desc, Renderer: e.ident, Strips: e.plan.Strips, NextStrip: next, RawFile: e.opt.Raw,
+		AutoDensity: e.autoDensity}
 	if e.pw != nil {
 		if err := e.pw.Err(); err != nil {
 			return err

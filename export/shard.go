@@ -8,8 +8,10 @@ package export
 // row filtered with Sub, the compressor reset, ending on a sync flush) and written as IDAT
 // chunks of its own, so the file is its header, then each strip's chunks in order, then the
 // end of the zlib stream (an empty final block and the Adler-32 of all rows, which
-// adlerCombine joins from the shards' own) and IEND. A shard holds exactly its strips'
-// chunks, as the one-machine export would write them, so the assembly only copies them.
+// adlerCombine joins from the shards' own), the trailer's text chunk when the density was
+// chosen automatically (TrailerText: every shard's trailer says so) and IEND. A shard holds
+// exactly its strips' chunks, as the one-machine export would write them, so the assembly
+// only copies them.
 //
 // A shard file (ShardPath) is:
 //
