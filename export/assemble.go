@@ -151,6 +151,7 @@ func Assemble(ctx context.Context, path string, opt AssembleOptions) (AssembleSu
 	pw.write(h0.PNGHeader)
 	var problems []string
 	var first *shardTrailer
+	auto := true // every shard's density was chosen automatically
 	for i := range n {
 		if err := ctx.Err(); err != nil {
 			return failed(&Error{Kind: ErrInterrupted, Path: part, Msg: "interrupted; nothing was written", Err: err})
@@ -187,6 +188,7 @@ func Assemble(ctx context.Context, path string, opt AssembleOptions) (AssembleSu
 		pw.off += cw.n
 		pw.adler = adlerCombine(pw.adler, sf.trailer.Adler, sf.trailer.Uncompressed)
 		pw.raw += sf.trailer.Uncompressed
+		auto = auto && sf.trailer.AutoDensity
 	}
 	if problems != nil {
 		return failed(shardsError(path, problems))
@@ -195,7 +197,7 @@ func Assemble(ctx context.Context, path string, opt AssembleOptions) (AssembleSu
 		return failed(newError(ErrShards, path, "the shards of %s hold %d bytes of rows where the image has %d", path, pw.raw, want))
 	}
 	sum.Renderer, sum.Reference = first.Renderer, first.Reference
-	if err := pw.Close(); err != nil {
+	if err := pw.Close(TrailerText(auto)...); err != nil {
 		return failed(fmt.Errorf("%s: %w", part, err))
 	}
 	if err := f.Sync(); err != nil {

@@ -82,9 +82,18 @@ type Options struct {
 	// Sampler computes the sample of the view from which an automatic density
 	// (colour.Coloring.AutoDensity) is chosen (ResolveDensity); nil means the renderer when it
 	// is a tile.Computer, and without one the Density the location holds is drawn. The
-	// density drawn is the one recorded in the file, explicit, so that --from reproduces the
-	// image; a resume continues with the density its checkpoint records.
+	// density drawn is the number recorded in the file's header, so that the header is the
+	// one an explicit density of that number writes (a resume and the shards compare it);
+	// a PNG records after its image data that it was chosen automatically (TrailerText),
+	// so that opening it (ReadMetadata, --from) makes it automatic again, starting from that
+	// number. A resume continues with the density its checkpoint records.
 	Sampler tile.Computer
+	// DensityChosen says that the Location's explicit density is one chosen automatically
+	// (the number the window drew its automatic density at): the PNG records it as automatic
+	// (TrailerText), as it does a density the export resolves. It changes no pixel and no
+	// parameter a resume compares; a resume records automatic too when its checkpoint's
+	// first run did.
+	DensityChosen bool
 
 	stopAfter int                  // tests: act as if killed after this many strips (0: never)
 	openPart  func() (sink, error) // tests: replaces creating the .part file
@@ -313,11 +322,12 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 			return sum, err
 		}
 	}
+	autoDensity := opt.Location.Color.AutoDensity || opt.DensityChosen
 	opt.resumeDensity(ckptPath)
 	hash, desc := opt.params(plan, png)
 
 	e := &exporter{opt: &opt, plan: plan, r: r, comp: comp, sum: &sum, png: png, part: part, ckpt: ckptPath, hash: hash, desc: desc,
-		target: target, first: first, end: end, start: first}
+		target: target, first: first, end: end, start: first, autoDensity: autoDensity}
 	if raw {
 		e.rawPart = PartPath(opt.Raw)
 		if e.rawHdr, err = rawHeader(opt.Location, plan.W, plan.H, plan.N, opt.Version); err != nil {
@@ -339,6 +349,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		if resumePart, resumeRaw, resumeCk, err = e.checkResume(); err != nil {
 			return sum, err
 		}
+		e.autoDensity = e.autoDensity || resumeCk.AutoDensity
 	}
 	closeResumed := func() {
 		for _, f := range []*os.File{resumePart, resumeRaw} {
