@@ -21,6 +21,7 @@ import (
 	"image/color"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -477,7 +478,12 @@ func (w *Window) AddMenuItem(menu string, item *fyne.MenuItem) {
 			return
 		}
 	}
-	w.menus = append(w.menus, fyne.NewMenu(menu, item))
+	// A new menu goes before Help, which stays last, as desktop menus have it.
+	at := len(w.menus)
+	if n := len(w.menus); n > 0 && w.menus[n-1].Label == "Help" && menu != "Help" {
+		at = n - 1
+	}
+	w.menus = slices.Insert(w.menus, at, fyne.NewMenu(menu, item))
 	w.rebuildMenu()
 }
 

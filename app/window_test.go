@@ -472,8 +472,8 @@ func TestHooks(t *testing.T) {
 	for _, m := range menu.Items {
 		order = append(order, m.Label)
 	}
-	if got := strings.Join(order, ","); got != "File,View,Go,Bookmarks,Extra" {
-		t.Errorf("menus in the order %s, want File,View,Go,Bookmarks,Extra", got)
+	if got := strings.Join(order, ","); got != "File,View,Go,Bookmarks,Extra,Help" {
+		t.Errorf("menus in the order %s, want File,View,Go,Bookmarks,Extra,Help (Help last)", got)
 	}
 	if got := strings.Join(labels["File"], ","); got != "Copy Location,Export...,Export Video...,Open Image...,,Import Gradient...,Export Gradient...,Edit Gradient...,Later,,Quit" {
 		t.Errorf("File menu %s", got)
