@@ -350,3 +350,54 @@ func TestOpenImageTypedAndRecent(t *testing.T) {
 		t.Errorf("a deleted image is still listed: %v", r)
 	}
 }
+
+// Issue 27: Open Image of an export whose density was chosen automatically makes the
+// density automatic again (the control says auto), from the number the file drew; an
+// export of an explicit density opens at that density.
+func TestOpenImageAutoDensity(t *testing.T) {
+	w, _, _ := newBookmarksTestWindow(t)
+	n := w.nav
+	dir := t.TempDir()
+	auto := testLoc("-0.7453", "0.1127", "180", 400)
+	if !auto.Color.AutoDensity {
+		t.Fatal("the test view's density is not automatic")
+	}
+	explicit := auto
+	explicit.Color.AutoDensity, explicit.Color.Density = false, 0.5
+	open := func(name string, loc fractal.Location) (fractal.Location, *export.Metadata) {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if _, err := export.Export(context.Background(), &cpu.Renderer{}, path,
+			export.Options{Location: loc, Width: 90, Height: 60, Workers: 1, Version: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		md, err := export.ReadMetadata(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SetLocation(fractal.Home())
+		n.settle()
+		_, entry := n.openImageDialog()
+		entry.SetText(path)
+		entry.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+		return w.Location(), &md
+	}
+	got, md := open("auto.png", auto)
+	if md.Text[export.KeyDensity] != "1" || md.Text[export.KeyDensityChosen] != "auto" {
+		t.Errorf("the automatic export's density chunks: %q, %q", md.Text[export.KeyDensity], md.Text[export.KeyDensityChosen])
+	}
+	if !got.Color.AutoDensity || w.densityVal.Text != "auto" {
+		t.Errorf("opened the automatic export with density %+v, the control saying %q; want auto", got.Color, w.densityVal.Text)
+	}
+	got.Color.Density = auto.Color.Density // the view may follow the density it shows
+	if got != auto {
+		t.Errorf("opened %v, want %v", got, auto)
+	}
+	got, md = open("explicit.png", explicit)
+	if _, ok := md.Text[export.KeyDensityChosen]; ok {
+		t.Error("an explicit density's export says it was chosen automatically")
+	}
+	if got != explicit || w.densityVal.Text != "0.5" {
+		t.Errorf("opened the explicit export at %v, the control saying %q; want %v", got, w.densityVal.Text, explicit)
+	}
+}

@@ -324,10 +324,12 @@ func (ui *exportUI) confirm() {
 		return
 	}
 	// The picture shown: an automatic density as the window draws it (colour.Coloring.Density,
-	// the number it last resolved), made explicit so that the file records that number.
+	// the number it last resolved), made explicit so that the file records that number, and
+	// that it was chosen automatically (so that Open Image makes it automatic again).
 	loc := ui.w.Location()
+	chosen := loc.Color.AutoDensity
 	loc.Color.AutoDensity = false
-	opt := export.Options{Location: loc, Width: w, Height: h, Supersample: ss, Version: ui.version()}
+	opt := export.Options{Location: loc, Width: w, Height: h, Supersample: ss, Version: ui.version(), DensityChosen: chosen}
 	start := func(o export.Options) {
 		ui.dlg.Hide()
 		ui.start(path, o)
@@ -354,6 +356,7 @@ func (ui *exportUI) confirm() {
 				}
 				o := opt
 				o.Location, o.Width, o.Height, o.Supersample = saved.Location, saved.Width, saved.Height, saved.Supersample
+				o.DensityChosen = false // its own: its checkpoint says whether it was automatic
 				o.Resume = true
 				start(o)
 			})

@@ -52,8 +52,9 @@ func waitExport(t *testing.T, ui *exportUI) *exportRun {
 }
 
 // TestExportDialog: a custom non-square size with 2x2 supersampling exported from the dialog
-// gives the bytes export.Export writes for the window's view; bad input disables Export; an
-// existing file is not replaced without asking.
+// gives the bytes export.Export writes for the window's view, its automatic density
+// recorded as such; bad input disables Export; an existing file is not replaced without
+// asking.
 func TestExportDialog(t *testing.T) {
 	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(400, 300)})
 	ui := exportUIOf(t, w)
@@ -109,6 +110,21 @@ func TestExportDialog(t *testing.T) {
 	}
 	if md, err := export.ReadMetadata(path); err != nil || md.Version != version.Version {
 		t.Errorf("the window's export says version %q (%v), want %q as the command line writes", md.Version, err, version.Version)
+	}
+	// The window's density is automatic (its default): the file says so, and Open Image
+	// makes it automatic again (issue 27).
+	if !w.Location().Color.AutoDensity {
+		t.Fatal("the window's density is not automatic")
+	}
+	if md, err := export.ReadMetadata(path); err != nil || !md.Location.Color.AutoDensity || md.Text[export.KeyDensityChosen] != "auto" {
+		t.Errorf("the window's export of an automatic density reads back %+v (%v)", md.Location.Color, err)
+	}
+	w.densitySl.SetValue(0.5)
+	if err := w.nav.openImage(path); err != nil {
+		t.Fatal(err)
+	}
+	if !w.Location().Color.AutoDensity || w.densityVal.Text != "auto" {
+		t.Errorf("opened the window's export at %+v, the control saying %q; want auto", w.Location().Color, w.densityVal.Text)
 	}
 	if !strings.HasPrefix(run.status.Text, "Done") {
 		t.Errorf("status %q", run.status.Text)

@@ -183,7 +183,7 @@ func writeAssembly(ctx context.Context, path, part string, n int, h0 shardHeader
 	out := &crcSink{sink: f}
 	pw := &pngWriter{w: out, adler: 1}
 	pw.write(h0.PNGHeader)
-	first, err := joinShards(ctx, path, part, n, h0, out, pw)
+	first, auto, err := joinShards(ctx, path, part, n, h0, out, pw)
 	if err != nil {
 		return failed(err)
 	}
@@ -191,7 +191,7 @@ func writeAssembly(ctx context.Context, path, part string, n int, h0 shardHeader
 		return failed(newError(ErrShards, path, "the shards of %s hold %d bytes of rows where the image has %d", path, pw.raw, want))
 	}
 	sum.Renderer, sum.Reference = first.Renderer, first.Reference
-	if err := pw.Close(); err != nil {
+	if err := pw.Close(TrailerText(auto)...); err != nil {
 		return failed(fmt.Errorf("%s: %w", part, err))
 	}
 	if err := f.Sync(); err != nil {
@@ -206,18 +206,17 @@ func writeAssembly(ctx context.Context, path, part string, n int, h0 shardHeader
 
 // joinShards streams the n shards' data into out, pw following, every shard read to its
 // end even after a damaged one, so that the error names them all. It returns the first
-// shard's trailer.
-func joinShards(ctx context.Context, path, part string, n int, h0 shardHeader, out io.Writer, pw *pngWriter) (*shardTrailer, error) {
+// shard's trailer, and whether every shard's density was chosen automatically (auto).
+func joinShards(ctx context.Context, path, part string, n int, h0 shardHeader, out io.Writer, pw *pngWriter) (first *shardTrailer, auto bool, err error) {
 	var problems []string
-	var first *shardTrailer
+	auto = true
 	for i := range n {
 		if err := ctx.Err(); err != nil {
-			return nil, &Error{Kind: ErrInterrupted, Path: part, Msg: "interrupted; nothing was written", Err: err}
+			return nil, false, &Error{Kind: ErrInterrupted, Path: part, Msg: "interrupted; nothing was written", Err: err}
 		}
 		sp := ShardPath(path, i, n)
 		cw := &countWriter{w: out}
 		var sf shardFile
-		var err error
 		if problems != nil {
 			sf, err = readShard(sp, nil) // only checked, to name every damaged shard
 		} else {
@@ -225,7 +224,7 @@ func joinShards(ctx context.Context, path, part string, n int, h0 shardHeader, o
 		}
 		var we writeErr
 		if errors.As(err, &we) {
-			return nil, fmt.Errorf("%s: %w", part, we.error)
+			return nil, false, fmt.Errorf("%s: %w", part, we.error)
 		}
 		if err == nil {
 			err = shardMatches(sf, h0, first)
@@ -241,11 +240,12 @@ func joinShards(ctx context.Context, path, part string, n int, h0 shardHeader, o
 		pw.off += cw.n
 		pw.adler = adlerCombine(pw.adler, sf.trailer.Adler, sf.trailer.Uncompressed)
 		pw.raw += sf.trailer.Uncompressed
+		auto = auto && sf.trailer.AutoDensity
 	}
 	if problems != nil {
-		return nil, shardsError(path, problems)
+		return nil, false, shardsError(path, problems)
 	}
-	return first, nil
+	return first, auto, nil
 }
 
 // shardMatches says how shard sf, read whole, differs from the header the shards were

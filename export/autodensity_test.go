@@ -1,16 +1,21 @@
 package export
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"image"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/deeptest"
+	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
 )
 
@@ -72,8 +77,58 @@ func TestResolveDensity(t *testing.T) {
 // deepLoc is deeptest.Location.
 func deepLoc(t testing.TB, name string) fractal.Location { return deeptest.Location(t, name) }
 
+// pngChunk is one chunk of a PNG file: its type and data.
+type pngChunk struct{ typ, data string }
+
+// readChunks reads every chunk of the (small) PNG at path, checking its framing.
+func readChunks(t *testing.T, path string) []pngChunk {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte(pngSignature)) {
+		t.Fatalf("%s is not a PNG", path)
+	}
+	var out []pngChunk
+	for b = b[len(pngSignature):]; len(b) > 0; {
+		if len(b) < 12 {
+			t.Fatalf("%s: %d bytes left over", path, len(b))
+		}
+		n := int(binary.BigEndian.Uint32(b))
+		if len(b) < 12+n {
+			t.Fatalf("%s: a chunk of %d bytes with %d left", path, n, len(b)-12)
+		}
+		out = append(out, pngChunk{string(b[4:8]), string(b[8 : 8+n])})
+		b = b[12+n:]
+	}
+	return out
+}
+
+// trailerChunk is the chunk an export whose density was chosen automatically writes after
+// its image data.
+var trailerChunk = pngChunk{"tEXt", KeyDensityChosen + "\x00auto"}
+
+// sameButAuto checks that the PNG at auto is the one at explicit (an export of the density
+// auto resolved to), chunk for chunk, but for trailerChunk after the image data: the header,
+// text and image data the same, auto's last two chunks trailerChunk and IEND.
+func sameButAuto(t *testing.T, auto, explicit string) {
+	t.Helper()
+	a, e := readChunks(t, auto), readChunks(t, explicit)
+	if len(a) != len(e)+1 || len(a) < 3 || a[len(a)-2] != trailerChunk {
+		t.Fatalf("%s (%d chunks) is not %s (%d chunks) with the auto chunk before IEND", auto, len(a), explicit, len(e))
+	}
+	if !slices.Equal(append(a[:len(a)-2:len(a)-2], a[len(a)-1]), e) {
+		t.Fatalf("%s and %s differ beyond the auto chunk", auto, explicit)
+	}
+	if slices.Contains(e, trailerChunk) {
+		t.Fatalf("%s, of an explicit density, has the auto chunk", explicit)
+	}
+}
+
 // TestExportAutoDensityShallow: at a shallow view the automatic density is 1, and the export
-// is byte for byte the one with density 1 given.
+// is the one with density 1 given, chunk for chunk, but for the chunk after the image data
+// that says the density was chosen automatically: opened, it is automatic again.
 func TestExportAutoDensityShallow(t *testing.T) {
 	auto := testLoc()
 	if !auto.Color.AutoDensity {
@@ -83,13 +138,21 @@ func TestExportAutoDensityShallow(t *testing.T) {
 	explicit.Color.AutoDensity = false
 	a, sum := export(t, t.TempDir(), Options{Location: auto, Width: 120, Height: 80})
 	b, _ := export(t, t.TempDir(), Options{Location: explicit, Width: 120, Height: 80})
-	sameFile(t, a, b)
+	sameButAuto(t, a, b)
 	if sum.Location != explicit {
 		t.Errorf("summary's location %+v, want %+v", sum.Location.Color, explicit.Color)
 	}
 	md, err := ReadMetadata(a)
+	if err != nil || md.Location != auto || md.Text[KeyDensity] != "1" {
+		t.Errorf("auto's metadata %+v (density %q), %v", md.Location.Color, md.Text[KeyDensity], err)
+	}
+	md, err = ReadMetadata(b)
 	if err != nil || md.Location != explicit {
-		t.Errorf("metadata %+v, %v", md.Location.Color, err)
+		t.Errorf("explicit's metadata %+v, %v", md.Location.Color, err)
+	}
+	// Both decode to the same image.
+	if !bytes.Equal(imagetest.Decode(t, a).Pix, imagetest.Decode(t, b).Pix) {
+		t.Error("the images differ")
 	}
 }
 
@@ -108,11 +171,15 @@ func TestExportAutoDensityDeep(t *testing.T) {
 		t.Fatalf("resolved to %+v", sum.Location.Color)
 	}
 	md, err := ReadMetadata(path)
-	if err != nil || md.Location != sum.Location {
+	opened := sum.Location
+	opened.Color.AutoDensity = true // automatic again, from the number drawn
+	if err != nil || md.Location != opened {
 		t.Fatalf("metadata %+v, %v; drew %+v", md.Location.Color, err, sum.Location.Color)
 	}
 	again, _ := export(t, t.TempDir(), Options{Location: md.Location, Width: md.Width, Height: md.Height})
 	sameFile(t, path, again)
+	drawn, _ := export(t, t.TempDir(), Options{Location: sum.Location, Width: w, Height: h})
+	sameButAuto(t, path, drawn)
 	// A renderer that cannot compute samples, and no sampler: drawn at the Density held (1),
 	// recorded as that.
 	other := filepath.Join(t.TempDir(), "o.png")
@@ -122,14 +189,21 @@ func TestExportAutoDensityDeep(t *testing.T) {
 	}
 	// ... and with a sampler, the same choice as the CPU renderer's own.
 	sum, err = Export(context.Background(), renderOnly{&cpu.Renderer{}}, other, Options{Location: loc, Width: w, Height: h, Version: "test", Sampler: &cpu.Renderer{}, Overwrite: true})
-	if err != nil || sum.Location.Color != md.Location.Color {
+	if err != nil || sum.Location.Color != drawnColour(md.Location.Color) {
 		t.Fatalf("with a sampler: %+v, %v", sum.Location.Color, err)
 	}
 	sameFile(t, other, path)
 }
 
+// drawnColour is c with its density explicit: the number an automatic one was drawn at.
+func drawnColour(c colour.Coloring) colour.Coloring {
+	c.AutoDensity = false
+	return c
+}
+
 // TestResumeAutoDensity: an interrupted export resumed with an automatic density continues
-// with the density its checkpoint records (the first run's), byte for byte; with another
+// with the density its checkpoint records (the first run's), byte for byte but for the chunk
+// after the image data that says the density was chosen automatically; with another
 // explicit density it is refused, naming the density.
 func TestResumeAutoDensity(t *testing.T) {
 	loc := testLoc()
@@ -158,7 +232,11 @@ func TestResumeAutoDensity(t *testing.T) {
 	if sum.Resumed != 2 || sum.Location.Color != loc.Color {
 		t.Errorf("resumed from strip %d at %+v", sum.Resumed, sum.Location.Color)
 	}
-	sameFile(t, path, whole)
+	sameButAuto(t, path, whole)
+	md, err := ReadMetadata(path)
+	if err != nil || !md.Location.Color.AutoDensity || md.Location.Color.Density != 0.25 {
+		t.Errorf("the resumed file's density: %+v, %v", md.Location.Color, err)
+	}
 }
 
 func TestCheckpointDensity(t *testing.T) {
@@ -174,4 +252,135 @@ func TestCheckpointDensity(t *testing.T) {
 			t.Errorf("%q read as density %g", bad, d)
 		}
 	}
+}
+
+// writeChunks writes chunks as a PNG file at path.
+func writeChunks(t *testing.T, path string, chunks []pngChunk) {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString(pngSignature)
+	for _, c := range chunks {
+		writeChunk(&b, c.typ, []byte(c.data))
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	*bytes.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.Reader.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestReadMetadataDensityChosen: the chunk after the image data that says an export's
+// density was chosen automatically is read from the end of the file without reading the
+// image; a file without it (an explicit density, or one written before it) reads as it did;
+// the chunk moved before the image data (by another program) still counts; a damaged or
+// unknown value, or the chunk given twice, is refused, naming what is wrong.
+func TestReadMetadataDensityChosen(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := export(t, dir, Options{Location: testLoc(), Width: 60, Height: 40})
+	chunks := readChunks(t, a)
+	last := len(chunks) - 1
+	if chunks[last-1] != trailerChunk {
+		t.Fatalf("the automatic export's last chunks are %q, %q", chunks[last-1].typ, chunks[last].typ)
+	}
+	idat := slices.IndexFunc(chunks, func(c pngChunk) bool { return c.typ == "IDAT" })
+	without := slices.Delete(slices.Clone(chunks), last-1, last)
+	density := func(t *testing.T, name string, cs []pngChunk) (colour.Coloring, error) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		writeChunks(t, p, cs)
+		md, err := ReadMetadata(p)
+		return md.Location.Color, err
+	}
+	if c, err := density(t, "without.png", without); err != nil || c.AutoDensity || c.Density != 1 {
+		t.Errorf("without the chunk: %+v, %v; want explicit 1", c, err)
+	}
+	moved := slices.Insert(slices.Clone(without), idat, trailerChunk)
+	if c, err := density(t, "moved.png", moved); err != nil || !c.AutoDensity || c.Density != 1 {
+		t.Errorf("the chunk before the image data: %+v, %v; want automatic", c, err)
+	}
+	twice := slices.Insert(slices.Clone(chunks), idat, trailerChunk)
+	if _, err := density(t, "twice.png", twice); err == nil || !strings.Contains(err.Error(), KeyDensityChosen+" text chunk appears twice") {
+		t.Errorf("the chunk twice: %v", err)
+	}
+	other := slices.Clone(chunks)
+	other[last-1].data = KeyDensityChosen + "\x00given"
+	if _, err := density(t, "other.png", other); err == nil || !strings.Contains(err.Error(), `"given" is not auto`) {
+		t.Errorf("another value: %v", err)
+	}
+	// A damaged CRC: the bytes of the file, its chunk's CRC changed.
+	b, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := slices.Clone(b)
+	bad[len(bad)-12-1] ^= 0xff
+	p := filepath.Join(dir, "badcrc.png")
+	os.WriteFile(p, bad, 0o644)
+	if _, err := ReadMetadata(p); err == nil || !strings.Contains(err.Error(), "bad CRC") {
+		t.Errorf("a damaged chunk: %v", err)
+	}
+	// Bytes after IEND (not a file an export writes): no trailer is found, and the file
+	// reads as its header says.
+	p = filepath.Join(dir, "appended.png")
+	os.WriteFile(p, append(slices.Clone(b), "junk"...), 0o644)
+	if md, err := ReadMetadata(p); err != nil || md.Location.Color.AutoDensity {
+		t.Errorf("bytes after IEND: %+v, %v", md.Location.Color, err)
+	}
+	// 64 MB of image data between the header and the trailer: read is the header and the
+	// last few hundred bytes.
+	big := slices.Insert(slices.Clone(chunks), idat+1, pngChunk{"IDAT", strings.Repeat("\x00", 64<<20)})
+	var buf bytes.Buffer
+	buf.WriteString(pngSignature)
+	for _, c := range big {
+		writeChunk(&buf, c.typ, []byte(c.data))
+	}
+	cr := &countingReader{Reader: bytes.NewReader(buf.Bytes())}
+	md, err := readMetadata(cr)
+	if err != nil || !md.Location.Color.AutoDensity {
+		t.Errorf("with 64 MB of image data: %+v, %v", md.Location.Color, err)
+	}
+	if cr.n > 1<<20 {
+		t.Errorf("read %d bytes of a %d-byte file for its metadata", cr.n, buf.Len())
+	}
+}
+
+// TestDensityChosen: an explicit density that the caller chose automatically (the window's
+// drawn density, Options.DensityChosen) is recorded as automatic, changing no pixel; an
+// interrupted export of it resumed without the option (the window resuming an export's own
+// view) still records it, from its checkpoint.
+func TestDensityChosen(t *testing.T) {
+	loc := testLoc()
+	loc.Color.AutoDensity, loc.Color.Density = false, 0.25
+	base := Options{Location: loc, Width: 150, Height: 100, Tile: 64, StripBytes: 4 * 150 * 10, Version: "t"}
+	explicit, _ := export(t, t.TempDir(), base)
+	chosen := base
+	chosen.DensityChosen = true
+	whole, _ := export(t, t.TempDir(), chosen)
+	sameButAuto(t, whole, explicit)
+	md, err := ReadMetadata(whole)
+	if err != nil || !md.Location.Color.AutoDensity || md.Location.Color.Density != 0.25 {
+		t.Errorf("chosen density reads back %+v, %v", md.Location.Color, err)
+	}
+	path := filepath.Join(t.TempDir(), "r.png")
+	stop := chosen
+	stop.stopAfter = 2
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, stop); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("stopped export: %v", err)
+	}
+	res := base
+	res.Resume = true
+	if sum, err := Export(context.Background(), &cpu.Renderer{}, path, res); err != nil || sum.Resumed != 2 {
+		t.Fatalf("resume: %+v, %v", sum, err)
+	}
+	sameFile(t, path, whole)
 }

@@ -49,7 +49,10 @@ type checkpoint struct {
 	// RawFile is the raw file as the export was given it (Options.Raw), so that a resume
 	// refused for another raw file, or none, can say which one the export wrote.
 	RawFile string `json:"raw_file,omitempty"`
-	Sum     string `json:"sum"` // SHA-256 of the fields above (see sum)
+	// AutoDensity: the export's density was chosen automatically, which the PNG records
+	// after its image data (TrailerText); a resume keeps recording it. Absent otherwise.
+	AutoDensity bool   `json:"auto_density,omitempty"`
+	Sum         string `json:"sum"` // SHA-256 of the fields above (see sum)
 }
 
 const checkpointFormat = 2
@@ -63,6 +66,9 @@ func (c checkpoint) sum() string {
 	}
 	if c.RawFile != "" {
 		s += "raw file " + strconv.Quote(c.RawFile) + "\n"
+	}
+	if c.AutoDensity {
+		s += "auto density\n"
 	}
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])

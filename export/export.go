@@ -79,9 +79,18 @@ type Options struct {
 	// Sampler computes the sample of the view from which an automatic density
 	// (colour.Coloring.AutoDensity) is chosen (ResolveDensity); nil means the renderer when it
 	// is a tile.Computer, and without one the Density the location holds is drawn. The
-	// density drawn is the one recorded in the file, explicit, so that --from reproduces the
-	// image; a resume continues with the density its checkpoint records.
+	// density drawn is the number recorded in the file's header, so that the header is the
+	// one an explicit density of that number writes (a resume and the shards compare it);
+	// a PNG records after its image data that it was chosen automatically (TrailerText),
+	// so that opening it (ReadMetadata, --from) makes it automatic again, starting from that
+	// number. A resume continues with the density its checkpoint records.
 	Sampler tile.Computer
+	// DensityChosen says that the Location's explicit density is one chosen automatically
+	// (the number the window drew its automatic density at): the PNG records it as automatic
+	// (TrailerText), as it does a density the export resolves. It changes no pixel and no
+	// parameter a resume compares; a resume records automatic too when its checkpoint's
+	// first run did.
+	DensityChosen bool
 
 	stopAfter int             // tests: act as if killed after this many strips (0: never)
 	wrapPart  func(sink) sink // tests: wraps the .part file as it is opened (e.g. to fill the disk)
@@ -270,6 +279,7 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		if res.part, res.raw, res.ck, err = e.checkResume(); err != nil {
 			return sum, err
 		}
+		e.autoDensity = e.autoDensity || res.ck.AutoDensity
 	}
 	if err := e.setFrame(ctx, refs); err != nil {
 		res.close()

@@ -636,7 +636,7 @@ func TestExportGradient(t *testing.T) {
 	if !bytes.Equal(ia.Pix, ib.Pix) {
 		t.Error("the built-in palette's stops by value draw other pixels than the palette")
 	}
-	same.Color.AutoDensity = false // the file records the density drawn, explicit
+	// The file records the density drawn (1), and that it was chosen automatically.
 	md, err := ReadMetadata(b)
 	if err != nil || md.Location != same {
 		t.Fatalf("read back %+v, %v; wrote %+v", md.Location.Color, err, same.Color)
@@ -667,10 +667,10 @@ func TestExportGradient(t *testing.T) {
 	}
 	sameFile(t, path, whole)
 	md, err = ReadMetadata(path)
-	loc.Color.AutoDensity = false // recorded as drawn
-	if err != nil || md.Location != loc {
+	if err != nil || md.Location != loc { // the density drawn (1), chosen automatically
 		t.Fatalf("read back %+v, %v", md.Location.Color, err)
 	}
+	loc.Color.AutoDensity = false
 	// A damaged gradient chunk is refused, naming what is wrong.
 	var text []Text
 	for _, tx := range MetadataText(loc, 10, 10, 1, "t") {

@@ -40,7 +40,22 @@ const (
 	// built-in palette.
 	KeyGradient = "mandelscope.gradient"
 	KeyVersion  = "mandelscope.version"
+	// KeyDensityChosen, with the value "auto", says that the density the export drew (the
+	// number in KeyDensity) was chosen automatically from the view, so that opening the
+	// file makes the density automatic again. It is written after the image data
+	// (TrailerText), so that the file's header, which a resume and the shards compare, is the
+	// one an explicit density of that number writes; absent for an explicit density.
+	KeyDensityChosen = "mandelscope.density.chosen"
 )
+
+// TrailerText returns the text chunks an export writes after its image data, before IEND:
+// KeyDensityChosen for a density chosen automatically (auto), none otherwise.
+func TrailerText(auto bool) []Text {
+	if !auto {
+		return nil
+	}
+	return []Text{{KeyDensityChosen, "auto"}}
+}
 
 // Metadata is the view stored in a Mandelscope PNG's text chunks.
 type Metadata struct {
@@ -123,11 +138,13 @@ var metadataKeys = map[string]bool{
 	KeyRe: true, KeyIm: true, KeyZoom: true, KeyIterations: true, KeyPalette: true, KeyDensity: true,
 	KeyOffset: true, KeySupersample: true, KeyVersion: true, "Software": true, "Description": true,
 	KeyColouring: true, KeyTransfer: true, KeyWidth: true, KeyLight: true, KeyStrength: true,
-	KeyGradient: true,
+	KeyGradient: true, KeyDensityChosen: true,
 }
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
-// and supersampling (or, from a raw file (OpenEXR, see Options.Raw), its header's
+// and supersampling (the chunks before the image data, and the one after it that says the
+// density was chosen automatically, read from the file's end: see readTrailer) (or, from a
+// raw file (OpenEXR, see Options.Raw), its header's
 // attributes, validated as OpenRaw validates them), all validated as the command line's flags are (fractal.Location.Validate,
 // each side 1 to MaxSide, whole numbers where whole numbers belong). Errors wrap ErrNotPNG or
 // ErrNotMandelscope where they apply. The file is opened without blocking and must be a
@@ -165,6 +182,8 @@ func readMetadata(r io.ReadSeeker) (Metadata, error) {
 	}
 	md.Text = map[string]string{}
 	var hdr [8]byte
+	var stop int64 // where the chunks read end: the image data (or IEND)
+	var err error
 	for i := 0; ; i++ {
 		if i == maxChunks {
 			return md, fmt.Errorf("more than %d chunks before the image data", maxChunks)
@@ -178,6 +197,9 @@ func readMetadata(r io.ReadSeeker) (Metadata, error) {
 			return md, fmt.Errorf("%w: it does not start with IHDR", ErrNotPNG)
 		}
 		if typ == "IDAT" || typ == "IEND" {
+			if stop, err = r.Seek(-8, io.SeekCurrent); err != nil {
+				return md, fmt.Errorf("%w: %v", ErrNotPNG, err)
+			}
 			break
 		}
 		if n > 1<<31-1 {
@@ -236,7 +258,63 @@ func readMetadata(r io.ReadSeeker) (Metadata, error) {
 			}
 		}
 	}
+	if err := readTrailer(r, stop, &md); err != nil {
+		return md, err
+	}
 	return md, md.parse()
+}
+
+// iendChunk is the IEND chunk, byte for byte: what every PNG ends with.
+const iendChunk = "\x00\x00\x00\x00IEND\xaeB`\x82"
+
+// trailerWindow is how many bytes at the end of a file readTrailer reads: IEND and a
+// KeyDensityChosen chunk with room to spare.
+const trailerWindow = 256
+
+// readTrailer reads the text chunk an export writes after its image data (TrailerText) into
+// md.Text, from the file's last trailerWindow bytes only (an image may be gigabytes): the
+// file must end with IEND, and the KeyDensityChosen chunk end where IEND starts, its length
+// field agreeing and its CRC correct, and start at or after stop (where the chunks read
+// from the start ended). A file that does not end so (a .part, or a file another program
+// rewrote) has no trailer, which is no error; a damaged chunk is.
+func readTrailer(r io.ReadSeeker, stop int64, md *Metadata) error {
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNotPNG, err)
+	}
+	m := min(size-stop, trailerWindow)
+	if m <= 0 {
+		return nil
+	}
+	if _, err := r.Seek(size-m, io.SeekStart); err != nil {
+		return fmt.Errorf("%w: %v", ErrNotPNG, err)
+	}
+	buf := make([]byte, m)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return fmt.Errorf("%w: truncated at its end", ErrNotPNG)
+	}
+	if !bytes.HasSuffix(buf, []byte(iendChunk)) {
+		return nil
+	}
+	end := len(buf) - len(iendChunk) // where IEND starts
+	typed := "tEXt" + KeyDensityChosen + "\x00"
+	at := bytes.LastIndex(buf[:end], []byte(typed))
+	if at < 4 {
+		return nil
+	}
+	n := int64(binary.BigEndian.Uint32(buf[at-4 : at]))
+	if int64(at)+n+8 != int64(end) {
+		return nil // not a chunk that ends where IEND starts
+	}
+	data := buf[at+4 : end-4]
+	if crc32.ChecksumIEEE(buf[at:end-4]) != binary.BigEndian.Uint32(buf[end-4:end]) {
+		return errors.New("tEXt chunk has a bad CRC (the file is damaged)")
+	}
+	if _, dup := md.Text[KeyDensityChosen]; dup {
+		return fmt.Errorf("the %s text chunk appears twice", KeyDensityChosen)
+	}
+	md.Text[KeyDensityChosen] = string(data[len(KeyDensityChosen)+1:])
+	return nil
 }
 
 // peekKey reads the key of a text chunk of n bytes (up to its NUL, at most 79 bytes) and
@@ -268,11 +346,20 @@ func (md *Metadata) parse() error {
 	r.whole(KeyIterations, &loc.Iterations)
 	// A number (every export records the density it drew), or auto (a location whose
 	// density was never resolved: its text form).
+	// A number with KeyDensityChosen "auto" (written after the image data) is a density
+	// chosen automatically: automatic again, starting from the number drawn.
 	if v, ok := md.Text[KeyDensity]; ok && strings.EqualFold(v, "auto") {
 		loc.Color.Density, loc.Color.AutoDensity = 1, true
 	} else {
 		r.num(KeyDensity, &loc.Color.Density)
 		loc.Color.AutoDensity = false
+	}
+	if v, ok := md.Text[KeyDensityChosen]; ok {
+		if strings.EqualFold(v, "auto") {
+			loc.Color.AutoDensity = true
+		} else {
+			r.errs = append(r.errs, fmt.Errorf("%s: %q is not auto", KeyDensityChosen, text.Clip(v, 40)))
+		}
 	}
 	r.num(KeyOffset, &loc.Color.Offset)
 	md.Supersample = 1

@@ -45,6 +45,9 @@ type exporter struct {
 	t0         time.Time
 	done       atomic.Int64 // strips durable (including resumed ones)
 	compressNS atomic.Int64
+	// autoDensity: the density asked for was automatic (resolved, or taken from the
+	// checkpoint, before anything is drawn), which the PNG's trailer records.
+	autoDensity bool
 }
 
 // bufPool recycles the compressed blocks between the workers and the writer.
@@ -458,7 +461,8 @@ func outcome(renderErr, writeErr, cause error, done, strips int) error {
 // durable makes everything written so far durable and records a checkpoint saying the next
 // strip is next.
 func (e *exporter) durable(next int) error {
-	ck := checkpoint{Params: e.hash, Description: e.desc, Renderer: e.ident, Strips: e.plan.Strips, NextStrip: next, RawFile: e.opt.Raw}
+	ck := checkpoint{Params: e.hash, Description: e.desc, Renderer: e.ident, Strips: e.plan.Strips, NextStrip: next, RawFile: e.opt.Raw,
+		AutoDensity: e.autoDensity}
 	if e.pw != nil {
 		if err := e.pw.Err(); err != nil {
 			return err
@@ -514,7 +518,7 @@ func (e *exporter) finish() error {
 		return e.out.Sync()
 	}
 	if e.pw != nil {
-		if err := e.pw.Close(); err != nil {
+		if err := e.pw.Close(TrailerText(e.autoDensity)...); err != nil {
 			return err
 		}
 		if err := e.out.Sync(); err != nil {

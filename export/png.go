@@ -153,13 +153,20 @@ func (p *pngWriter) WriteBlock(deflated []byte, adler uint32, rawLen int64) erro
 	return p.err
 }
 
-// Close ends the zlib stream (an empty final block and the Adler-32) and writes IEND. It
-// does not close the underlying writer.
-func (p *pngWriter) Close() error {
+// Close ends the zlib stream (an empty final block and the Adler-32), writes the trailer's
+// text chunks (after the image data: see TrailerText) and IEND. It does not close the
+// underlying writer.
+func (p *pngWriter) Close(trailer ...Text) error {
 	var tail [6]byte
 	copy(tail[:], finalBlock)
 	binary.BigEndian.PutUint32(tail[2:], p.adler)
 	p.chunk("IDAT", tail[:])
+	for _, t := range trailer {
+		if err := checkKey(t.Key); err != nil {
+			return err
+		}
+		p.chunk("tEXt", []byte(t.Key+"\x00"+latin1(t.Value)))
+	}
 	p.chunk("IEND", nil)
 	return p.err
 }

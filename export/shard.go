@@ -8,8 +8,10 @@ package export
 // row filtered with Sub, the compressor reset, ending on a sync flush) and written as IDAT
 // chunks of its own, so the file is its header, then each strip's chunks in order, then the
 // end of the zlib stream (an empty final block and the Adler-32 of all rows, which
-// adlerCombine joins from the shards' own) and IEND. A shard holds exactly its strips'
-// chunks, as the one-machine export would write them, so the assembly only copies them.
+// adlerCombine joins from the shards' own), the trailer's text chunk when the density was
+// chosen automatically (TrailerText: every shard's trailer says so) and IEND. A shard holds
+// exactly its strips' chunks, as the one-machine export would write them, so the assembly
+// only copies them.
 //
 // A shard file (ShardPath) is:
 //
@@ -118,6 +120,9 @@ type shardTrailer struct {
 	Uncompressed int64  `json:"uncompressed"`
 	DataEnd      int64  `json:"data_end"` // where the trailer chunk starts
 	CRC32        uint32 `json:"crc32"`    // CRC-32 of the file's bytes [0, DataEnd)
+	// AutoDensity: the density asked for was automatic (the PNG's trailer says so when
+	// every shard's was); absent otherwise, so that the trailer is what it was before it.
+	AutoDensity bool `json:"auto_density,omitempty"`
 }
 
 // shardHeaderBytes is the start of the shard file: the signature and the "shHD" chunk.
@@ -171,7 +176,7 @@ func (e *exporter) writeShardTrailer() error {
 	}
 	adler, raw := e.pw.Adler()
 	t := shardTrailer{Renderer: e.ident, Reference: e.refDigest, Adler: adler, Uncompressed: raw,
-		DataEnd: e.pw.Offset(), CRC32: e.out.crc}
+		DataEnd: e.pw.Offset(), CRC32: e.out.crc, AutoDensity: e.autoDensity}
 	data, err := json.Marshal(t)
 	if err != nil {
 		return err

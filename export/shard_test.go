@@ -48,6 +48,9 @@ func TestShardsAssembleByteIdentical(t *testing.T) {
 	if sum.Strips < 8 {
 		t.Fatalf("only %d strips: the test wants more", sum.Strips)
 	}
+	if md, err := ReadMetadata(whole); err != nil || !md.Location.Color.AutoDensity {
+		t.Fatalf("the one-machine export's density: %+v, %v; want automatic", md.Location.Color, err)
+	}
 	for _, n := range []int{1, 2, 3, 7, sum.Strips, sum.Strips + 5} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "s.png")
@@ -80,6 +83,31 @@ func TestShardsAssembleByteIdentical(t *testing.T) {
 			}
 		})
 	}
+	// An explicit density: the shards' PNG is the explicit one-machine export (no chunk
+	// saying the density was chosen), and so is one whose shards were not all automatic.
+	t.Run("explicit", func(t *testing.T) {
+		o := base
+		o.Location.Color.AutoDensity = false
+		want, _ := export(t, t.TempDir(), o)
+		sameButAuto(t, whole, want)
+		path := filepath.Join(t.TempDir(), "s.png")
+		exportShards(t, path, o, 3)
+		if _, err := Assemble(context.Background(), path, AssembleOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		sameFile(t, path, want)
+		mixed := filepath.Join(t.TempDir(), "m.png")
+		exportShards(t, mixed, base, 3)
+		one := o
+		one.Shard, one.Shards, one.Overwrite = 1, 3, true
+		if _, err := Export(context.Background(), &cpu.Renderer{}, mixed, one); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Assemble(context.Background(), mixed, AssembleOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		sameFile(t, mixed, want)
+	})
 	t.Run("supersampled", func(t *testing.T) {
 		o := base
 		o.Supersample = 2

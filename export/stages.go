@@ -88,9 +88,11 @@ func (e *exporter) lockOutputs(ctx context.Context) (release func(), done bool, 
 	return release, false, checkOutputs(e.target, e.opt.Raw, e.opt.Resume, e.opt.Overwrite)
 }
 
-// setParams sets what the checkpoint and the files record of the export: its parameters
-// (a resume's automatic density the checkpoint's) and the raw file's header.
+// setParams sets what the checkpoint and the files record of the export: whether its
+// density is automatic, its parameters (a resume's automatic density the checkpoint's) and
+// the raw file's header.
 func (e *exporter) setParams() error {
+	e.autoDensity = e.opt.Location.Color.AutoDensity || e.opt.DensityChosen
 	e.opt.resumeDensity(e.ckpt)
 	e.hash, e.desc = e.opt.params(e.plan, e.png)
 	e.start = e.first

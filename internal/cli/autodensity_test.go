@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,8 +42,10 @@ func TestDensityFlag(t *testing.T) {
 	}
 }
 
-// TestExportAutoDensity: an export without --density records the density it drew, and says
-// it; --from draws the same bytes; --density=1 is kept.
+// TestExportAutoDensity: an export without --density records the density it drew, and that
+// it was chosen automatically (a tEXt chunk after the image data), and says it; --from
+// opens it automatic and draws the same bytes; --density=1 is kept, and draws the same file
+// but for that chunk.
 func TestExportAutoDensity(t *testing.T) {
 	dir := t.TempDir()
 	a, b, c := filepath.Join(dir, "a.png"), filepath.Join(dir, "b.png"), filepath.Join(dir, "c.png")
@@ -51,8 +55,8 @@ func TestExportAutoDensity(t *testing.T) {
 		t.Errorf("the export does not say the density it chose: %s", errs)
 	}
 	md, err := export.ReadMetadata(a)
-	if err != nil || md.Location.Color.AutoDensity || md.Location.Color.Density != 1 {
-		t.Fatalf("metadata %+v, %v", md.Location.Color, err)
+	if err != nil || !md.Location.Color.AutoDensity || md.Location.Color.Density != 1 {
+		t.Fatalf("metadata %+v, %v; want automatic, drawn at 1", md.Location.Color, err)
 	}
 	mustExport(t, "--renderer=cpu", "--from="+a, "-o", b)
 	if !bytes.Equal(readFile(t, a), readFile(t, b)) {
@@ -61,7 +65,26 @@ func TestExportAutoDensity(t *testing.T) {
 	if errs := mustExport(t, append(view, "--density=1", "-o", c)...); strings.Contains(errs, "automatic") {
 		t.Errorf("--density=1 reported as automatic: %s", errs)
 	}
-	if !bytes.Equal(readFile(t, a), readFile(t, c)) {
-		t.Error("--density=1 drew other bytes than the automatic density at a shallow view")
+	if md, err := export.ReadMetadata(c); err != nil || md.Location.Color.AutoDensity || md.Location.Color.Density != 1 {
+		t.Errorf("--density=1's metadata %+v, %v", md.Location.Color, err)
 	}
+	if !bytes.Equal(readFile(t, a), withAutoChunk(t, readFile(t, c))) {
+		t.Error("--density=1 drew other bytes than the automatic density at a shallow view, beyond the chunk saying it was automatic")
+	}
+}
+
+// withAutoChunk is the PNG png (of an explicit density) with the tEXt chunk that says the
+// density was chosen automatically before its IEND (its last 12 bytes): what an export of
+// the automatic density that resolved to png's density writes.
+func withAutoChunk(t *testing.T, png []byte) []byte {
+	t.Helper()
+	if len(png) < 12 || string(png[len(png)-8:len(png)-4]) != "IEND" {
+		t.Fatal("not a PNG ending in IEND")
+	}
+	var chunk bytes.Buffer
+	data := export.KeyDensityChosen + "\x00auto"
+	binary.Write(&chunk, binary.BigEndian, uint32(len(data)))
+	chunk.WriteString("tEXt" + data)
+	binary.Write(&chunk, binary.BigEndian, crc32.ChecksumIEEE(chunk.Bytes()[4:]))
+	return append(append(bytes.Clone(png[:len(png)-12]), chunk.Bytes()...), png[len(png)-12:]...)
 }
