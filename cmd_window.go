@@ -9,12 +9,12 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"mandelscope/app"
-	"mandelscope/app/preview"
 	"mandelscope/assets"
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/internal/cli"
 	"mandelscope/internal/text"
+	"mandelscope/preview"
 	"mandelscope/render"
 )
 

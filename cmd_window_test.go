@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"mandelscope/app/preview"
 	"mandelscope/fractal"
 	"mandelscope/internal/cli"
+	"mandelscope/preview"
 )
 
 func TestWindowBadFlags(t *testing.T) {

@@ -10,13 +10,13 @@ import (
 // allowedImports lists, for every package of the module, what it may import besides the
 // standard library: the module's own packages (by path below mandelscope/) and other
 // modules (by a path prefix). Data flows one way: a location (fractal) to a renderer (render,
-// render/cpu) to samples, coloured (colour) to pixels, then the screen (app) or a file (export); only app and main import
+// render/cpu) to samples, coloured (colour) to pixels, then the screen (app, through the preview
+// scheduler, preview) or a file (export); only app and main import
 // Fyne, only render imports go-gl, and the command line (internal/cli) does not depend on Fyne.
 // A new import is a decision: add it here.
 var allowedImports = map[string][]string{
-	"":                        {"app", "app/preview", "assets", "export", "fractal", "internal/cli", "internal/clocale", "internal/text", "render", "fyne.io/fyne/v2"},
-	"app":                     {"colour", "app/preview", "bookmarks", "docs", "export", "fractal", "gradients", "internal/nav", "internal/userfile", "internal/version", "render/cpu", "video", "fyne.io/fyne/v2", "internal/text"},
-	"app/preview":             {"colour", "fractal", "internal/tile"},
+	"":                        {"app", "preview", "assets", "export", "fractal", "internal/cli", "internal/clocale", "internal/text", "render", "fyne.io/fyne/v2"},
+	"app":                     {"colour", "preview", "bookmarks", "docs", "export", "fractal", "gradients", "internal/nav", "internal/userfile", "internal/version", "render/cpu", "video", "fyne.io/fyne/v2", "internal/text"},
 	"assets":                  {},
 	"bench/verify-png":        {"export", "internal/pngverify"},
 	"bench/video-quality":     {"colour", "export", "fractal", "render/cpu", "video"},
@@ -28,7 +28,7 @@ var allowedImports = map[string][]string{
 	"fractal":                 {"colour", "internal/text"},
 	"fractal/internal/vecgen": {},
 	"gradients":               {"colour", "fractal", "internal/userfile", "internal/text"},
-	"internal/cli":            {"colour", "app/preview", "exr", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/tile", "internal/version", "render", "render/cpu", "video"},
+	"internal/cli":            {"colour", "preview", "exr", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/tile", "internal/version", "render", "render/cpu", "video"},
 	"internal/clocale":        {},
 	"internal/cputime":        {},
 	"internal/deeptest":       {"fractal"},
@@ -41,6 +41,7 @@ var allowedImports = map[string][]string{
 	"internal/tile":           {"colour", "fractal"},
 	"internal/userfile":       {"golang.org/x/sys"},
 	"internal/version":        {},
+	"preview":                 {"colour", "fractal", "internal/tile"},
 	"render":                  {"colour", "fractal", "render/cpu", "shaders", "github.com/go-gl/gl", "github.com/go-gl/glfw"},
 	"render/cpu":              {"colour", "fractal"},
 	"shaders":                 {},

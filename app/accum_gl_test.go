@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"mandelscope/app/preview"
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
+	"mandelscope/preview"
 	"mandelscope/render"
 )
 

@@ -8,10 +8,10 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"mandelscope/app/preview"
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
+	"mandelscope/preview"
 	"mandelscope/render/cpu"
 )
 

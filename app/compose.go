@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/big"
 
-	"mandelscope/app/preview"
 	"mandelscope/fractal"
+	"mandelscope/preview"
 )
 
 // composeWithLastFull improves a reduced or partial frame with the last full-resolution frame

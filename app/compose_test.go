@@ -6,8 +6,8 @@ import (
 	"math"
 	"testing"
 
-	"mandelscope/app/preview"
 	"mandelscope/fractal"
+	"mandelscope/preview"
 )
 
 func patterned(w, h int) *image.RGBA {

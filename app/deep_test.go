@@ -10,8 +10,8 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"mandelscope/app/preview"
 	"mandelscope/fractal"
+	"mandelscope/preview"
 )
 
 // bigPixelDiff is (a - b) / spacing for two big values, as a float64.

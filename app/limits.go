@@ -1,5 +1,5 @@
 // How large the window may be: the preview keeps several pictures of the view's size and a
-// per-pixel block map (app/preview), Fyne keeps a texture of the shown picture, and the GL
+// per-pixel block map (preview/), Fyne keeps a texture of the shown picture, and the GL
 // driver a framebuffer of the window's, so the memory the window needs grows with its pixels.
 // Measured here (llvmpipe under Xvfb, the whole set, the 4x4 accumulation at rest, then three
 // wheel notches, a drag and the accumulation again; peak resident memory): 573 MB at

@@ -10,9 +10,9 @@ import (
 
 	"fyne.io/fyne/v2"
 
-	"mandelscope/app/preview"
 	"mandelscope/colour"
 	"mandelscope/fractal"
+	"mandelscope/preview"
 	"mandelscope/render/cpu"
 )
 

@@ -8,9 +8,9 @@ import (
 	"image"
 	"sync"
 
-	"mandelscope/app/preview"
 	"mandelscope/colour"
 	"mandelscope/fractal"
+	"mandelscope/preview"
 )
 
 // Renderer is what the window needs from a renderer: the rendering contract plus a name for

@@ -18,8 +18,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"mandelscope/app/preview"
 	"mandelscope/fractal"
+	"mandelscope/preview"
 )
 
 // Zoom steps of the view's gestures.

@@ -5,7 +5,7 @@
 // navigation), each through the window's hooks (AddMenuItem, AddToolbarItem, AddShortcut,
 // SetSidePanel).
 //
-// Rendering goes through app/preview: reduced-resolution frames while the user interacts,
+// Rendering goes through preview/: reduced-resolution frames while the user interacts,
 // full resolution when input stops (shown band by band as it progresses), on a worker
 // goroutine. Background work (the worker, the cursor prober, timers, file watches, exports)
 // reaches the widgets only through the window's UI dispatcher (fyne.Do), and closing the
@@ -33,9 +33,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"mandelscope/app/preview"
 	"mandelscope/colour"
 	"mandelscope/fractal"
+	"mandelscope/preview"
 	"mandelscope/render/cpu"
 )
 

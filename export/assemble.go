@@ -98,23 +98,9 @@ func findShardCount(path string) (int, error) {
 func Assemble(ctx context.Context, path string, opt AssembleOptions) (AssembleSummary, error) {
 	t0 := time.Now()
 	sum := AssembleSummary{Path: path}
-	if !strings.EqualFold(filepath.Ext(path), ".png") {
-		return sum, fmt.Errorf("output %s must end in .png", path)
-	}
-	if err := checkFolder(filepath.Dir(path)); err != nil {
+	n, err := checkAssemble(path, opt)
+	if err != nil {
 		return sum, err
-	}
-	if err := checkTarget(path); err != nil {
-		return sum, err
-	}
-	n := opt.Shards
-	if n == 0 {
-		var err error
-		if n, err = findShardCount(path); err != nil {
-			return sum, err
-		}
-	} else if n < 1 || n > MaxShards {
-		return sum, fmt.Errorf("the shard count %d is out of range (1 to %d)", n, MaxShards)
 	}
 	sum.Shards = n
 	lock, err := lockTarget(path)
@@ -134,27 +120,99 @@ func Assemble(ctx context.Context, path string, opt AssembleOptions) (AssembleSu
 	h0 := hdrs[0]
 	sum.Width, sum.Height = h0.Width, h0.Height
 
-	// Then the data, streamed into the .part, every shard read to its end even after a
-	// damaged one, so that the error names them all.
+	// Then the data, into the .part, renamed into place.
 	part := PartPath(path)
-	f, err := createPart(part)
+	written, err := writeAssembly(ctx, path, part, n, h0, &sum)
 	if err != nil {
 		return sum, err
 	}
-	failed := func(err error) (AssembleSummary, error) {
+	if err := publish(part, path, opt.Overwrite); err != nil {
+		if !isKind(err, ErrAppeared) && !isKind(err, ErrIsFolder) {
+			os.Remove(part)
+		}
+		return sum, err
+	}
+	if opt.Overwrite {
+		os.Remove(CheckpointPath(path)) // an interrupted export's, whose .part this replaced
+	}
+	userfile.SyncDir(filepath.Dir(path))
+	sum.Bytes = written
+	if opt.Remove {
+		for i := range n {
+			os.Remove(ShardPath(path, i, n))
+		}
+	}
+	sum.Elapsed = time.Since(t0)
+	return sum, nil
+}
+
+// checkAssemble checks Assemble's path and its folder, and returns the shard count:
+// opt.Shards, or that of the shards beside path.
+func checkAssemble(path string, opt AssembleOptions) (int, error) {
+	if !strings.EqualFold(filepath.Ext(path), ".png") {
+		return 0, fmt.Errorf("output %s must end in .png", path)
+	}
+	if err := checkFolder(filepath.Dir(path)); err != nil {
+		return 0, err
+	}
+	if err := checkTarget(path); err != nil {
+		return 0, err
+	}
+	n := opt.Shards
+	if n == 0 {
+		return findShardCount(path)
+	} else if n < 1 || n > MaxShards {
+		return 0, fmt.Errorf("the shard count %d is out of range (1 to %d)", n, MaxShards)
+	}
+	return n, nil
+}
+
+// writeAssembly writes the PNG the n shards of path make into part, synced and closed, and
+// returns its size; sum gets the shards' renderer and reference orbit. On an error no part
+// is left.
+func writeAssembly(ctx context.Context, path, part string, n int, h0 shardHeader, sum *AssembleSummary) (int64, error) {
+	f, err := createPart(part)
+	if err != nil {
+		return 0, err
+	}
+	failed := func(err error) (int64, error) {
 		f.Close()
 		os.Remove(part)
-		return sum, err
+		return 0, err
 	}
 	out := &crcSink{sink: f}
 	pw := &pngWriter{w: out, adler: 1}
 	pw.write(h0.PNGHeader)
+	first, auto, err := joinShards(ctx, path, part, n, h0, out, pw)
+	if err != nil {
+		return failed(err)
+	}
+	if want := int64(h0.Height) * int64(3*h0.Width+1); pw.raw != want {
+		return failed(newError(ErrShards, path, "the shards of %s hold %d bytes of rows where the image has %d", path, pw.raw, want))
+	}
+	sum.Renderer, sum.Reference = first.Renderer, first.Reference
+	if err := pw.Close(TrailerText(auto)...); err != nil {
+		return failed(fmt.Errorf("%s: %w", part, err))
+	}
+	if err := f.Sync(); err != nil {
+		return failed(fmt.Errorf("%s: %w", part, err))
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(part)
+		return 0, fmt.Errorf("%s: %w", part, err)
+	}
+	return pw.off, nil
+}
+
+// joinShards streams the n shards' data into out, pw following, every shard read to its
+// end even after a damaged one, so that the error names them all. It returns the first
+// shard's trailer, and whether every shard's density was chosen automatically (auto).
+func joinShards(ctx context.Context, path, part string, n int, h0 shardHeader, out io.Writer, pw *pngWriter) (first *shardTrailer, auto bool, err error) {
 	var problems []string
-	var first *shardTrailer
-	auto := true // every shard's density was chosen automatically
+	auto = true
 	for i := range n {
 		if err := ctx.Err(); err != nil {
-			return failed(&Error{Kind: ErrInterrupted, Path: part, Msg: "interrupted; nothing was written", Err: err})
+			return nil, false, &Error{Kind: ErrInterrupted, Path: part, Msg: "interrupted; nothing was written", Err: err}
 		}
 		sp := ShardPath(path, i, n)
 		cw := &countWriter{w: out}
@@ -166,16 +224,10 @@ func Assemble(ctx context.Context, path string, opt AssembleOptions) (AssembleSu
 		}
 		var we writeErr
 		if errors.As(err, &we) {
-			return failed(fmt.Errorf("%s: %w", part, we.error))
+			return nil, false, fmt.Errorf("%s: %w", part, we.error)
 		}
-		if err == nil && sf.hdr.Params != h0.Params {
-			err = errors.New("it changed while it was read")
-		}
-		if err == nil && first != nil && sf.trailer.Renderer != first.Renderer {
-			err = fmt.Errorf("it was drawn by %s, the shards before it by %s", sf.trailer.Renderer, first.Renderer)
-		}
-		if err == nil && first != nil && sf.trailer.Reference != first.Reference {
-			err = fmt.Errorf("it was drawn with the reference orbit %s, the shards before it with %s", shortDigest(sf.trailer.Reference), shortDigest(first.Reference))
+		if err == nil {
+			err = shardMatches(sf, h0, first)
 		}
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("shard %d of %d damaged (%s: %s)", i, n, sp, err))
@@ -191,40 +243,23 @@ func Assemble(ctx context.Context, path string, opt AssembleOptions) (AssembleSu
 		auto = auto && sf.trailer.AutoDensity
 	}
 	if problems != nil {
-		return failed(shardsError(path, problems))
+		return nil, false, shardsError(path, problems)
 	}
-	if want := int64(h0.Height) * int64(3*h0.Width+1); pw.raw != want {
-		return failed(newError(ErrShards, path, "the shards of %s hold %d bytes of rows where the image has %d", path, pw.raw, want))
+	return first, auto, nil
+}
+
+// shardMatches says how shard sf, read whole, differs from the header the shards were
+// checked against, h0, or (its trailer) from the first sound shard's, first (nil if none).
+func shardMatches(sf shardFile, h0 shardHeader, first *shardTrailer) error {
+	switch {
+	case sf.hdr.Params != h0.Params:
+		return errors.New("it changed while it was read")
+	case first != nil && sf.trailer.Renderer != first.Renderer:
+		return fmt.Errorf("it was drawn by %s, the shards before it by %s", sf.trailer.Renderer, first.Renderer)
+	case first != nil && sf.trailer.Reference != first.Reference:
+		return fmt.Errorf("it was drawn with the reference orbit %s, the shards before it with %s", shortDigest(sf.trailer.Reference), shortDigest(first.Reference))
 	}
-	sum.Renderer, sum.Reference = first.Renderer, first.Reference
-	if err := pw.Close(TrailerText(auto)...); err != nil {
-		return failed(fmt.Errorf("%s: %w", part, err))
-	}
-	if err := f.Sync(); err != nil {
-		return failed(fmt.Errorf("%s: %w", part, err))
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(part)
-		return sum, fmt.Errorf("%s: %w", part, err)
-	}
-	if err := publish(part, path, opt.Overwrite); err != nil {
-		if !isKind(err, ErrAppeared) && !isKind(err, ErrIsFolder) {
-			os.Remove(part)
-		}
-		return sum, err
-	}
-	if opt.Overwrite {
-		os.Remove(CheckpointPath(path)) // an interrupted export's, whose .part this replaced
-	}
-	userfile.SyncDir(filepath.Dir(path))
-	sum.Bytes = pw.off
-	if opt.Remove {
-		for i := range n {
-			os.Remove(ShardPath(path, i, n))
-		}
-	}
-	sum.Elapsed = time.Since(t0)
-	return sum, nil
+	return nil
 }
 
 // checkAssembleFiles follows the export's rules for the files at path: an existing path is

@@ -108,7 +108,7 @@ func (e *exporter) resolveDensity(ctx context.Context, frame fractal.Frame, refs
 // checkpoint at ckpt records, before the parameters are compared. A checkpoint that cannot
 // be read, or records none, leaves it automatic (the resume is then refused as it would be).
 func (o *Options) resumeDensity(ckpt string) {
-	if !o.Location.Color.AutoDensity || !o.Resume || o.openPart != nil {
+	if !o.Location.Color.AutoDensity || !o.Resume {
 		return
 	}
 	ck, err := readCheckpoint(ckpt)

@@ -11,18 +11,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"mandelscope/fractal"
 	"mandelscope/internal/tile"
-	"mandelscope/internal/userfile"
 )
 
 // TileRenderer is what an export needs from a renderer: the rendering contract (tile.Renderer),
@@ -95,9 +92,8 @@ type Options struct {
 	// first run did.
 	DensityChosen bool
 
-	stopAfter int                  // tests: act as if killed after this many strips (0: never)
-	openPart  func() (sink, error) // tests: replaces creating the .part file
-	wrapPart  func(sink) sink      // tests: wraps the real .part file (e.g. to fill the disk)
+	stopAfter int             // tests: act as if killed after this many strips (0: never)
+	wrapPart  func(sink) sink // tests: wraps the .part file as it is opened (e.g. to fill the disk)
 	// tests: replaces computing the frame's reference orbit
 	reference func(context.Context, fractal.Frame) (fractal.Frame, error)
 }
@@ -257,200 +253,48 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 	if err != nil {
 		return Summary{}, err
 	}
-	png, raw := path != "", opt.Raw != ""
 	sum := Summary{Path: path, RawPath: opt.Raw, Width: opt.Width, Height: opt.Height, Supersample: opt.Supersample,
 		Renderer: r.Name(), Strips: plan.Strips}
-	target := path // the file this export publishes: the PNG, or the shard's file
-	first, end := 0, plan.Strips
-	if opt.Shards > 0 {
-		if err := checkShardOptions(path, opt); err != nil {
-			return sum, err
-		}
-		target = ShardPath(path, opt.Shard, opt.Shards)
-		first, end = shardStrips(opt.Shard, opt.Shards, plan.Strips)
-		sum.Path = target
+	e := &exporter{opt: &opt, plan: plan, r: r, sum: &sum, png: path != ""}
+	if err := e.checkOptions(path); err != nil {
+		return sum, err
 	}
-	primary := target
-	if !png {
-		primary = opt.Raw
+	release, done, err := e.lockOutputs(ctx)
+	defer release()
+	if err != nil || done {
+		sum.AlreadyComplete = done
+		return sum, err
 	}
-	part, ckptPath := PartPath(target), CheckpointPath(primary)
-	var comp tile.Computer
-	switch {
-	case !png && !raw:
-		return sum, errors.New("no output file: give a PNG, a raw file or both")
-	case png && !strings.EqualFold(filepath.Ext(path), ".png"):
-		return sum, fmt.Errorf("output %s must end in .png", path)
-	case raw && !strings.EqualFold(filepath.Ext(opt.Raw), ".exr"):
-		return sum, fmt.Errorf("raw file %s must end in .exr", opt.Raw)
-	case png && raw && sameTarget(path, opt.Raw):
-		return sum, fmt.Errorf("the PNG and the raw file are the same file %s", path)
-	case raw && opt.openPart != nil:
-		return sum, errors.New("a raw export writes real files")
+	if err := e.setParams(); err != nil {
+		return sum, err
 	}
-	if raw {
-		var ok bool
-		if comp, ok = r.(tile.Computer); !ok {
-			return sum, fmt.Errorf("%s does not compute samples, which a raw file needs", r.Name())
-		}
-	}
-	for _, p := range outputs(target, opt.Raw) {
-		if err := checkFolder(filepath.Dir(p)); err != nil {
-			return sum, err
-		}
-		if err := checkTarget(p); err != nil {
-			return sum, err
-		}
-	}
-
-	if opt.openPart == nil {
-		for _, p := range outputs(target, opt.Raw) {
-			lock, err := opt.lock(ctx, p)
-			if err != nil {
-				return sum, err
-			}
-			defer lock.release()
-		}
-		if opt.Shards > 0 {
-			done, err := prepareShard(target, &opt, plan)
-			if err != nil || done {
-				sum.AlreadyComplete = done
-				return sum, err
-			}
-		}
-		if err := checkOutputs(target, opt.Raw, opt.Resume, opt.Overwrite); err != nil {
-			return sum, err
-		}
-	}
-	autoDensity := opt.Location.Color.AutoDensity || opt.DensityChosen
-	opt.resumeDensity(ckptPath)
-	hash, desc := opt.params(plan, png)
-
-	e := &exporter{opt: &opt, plan: plan, r: r, comp: comp, sum: &sum, png: png, part: part, ckpt: ckptPath, hash: hash, desc: desc,
-		target: target, first: first, end: end, start: first, autoDensity: autoDensity}
-	if raw {
-		e.rawPart = PartPath(opt.Raw)
-		if e.rawHdr, err = rawHeader(opt.Location, plan.W, plan.H, plan.N, opt.Version); err != nil {
-			return sum, err
-		}
-	}
-	refs := &fractal.ReferenceCache{}
-	if opt.Reference != nil {
-		if err := opt.Reference.CheckFor(opt.frameOf()); err != nil {
-			return sum, fmt.Errorf("the reference orbit given is not this view's: %v", err)
-		}
-		refs.Add(opt.Reference)
+	refs, err := opt.givenReference()
+	if err != nil {
+		return sum, err
 	}
 	// A resume is checked against its checkpoint and .part first: a refusal comes before the
 	// reference orbit, which at depth takes minutes.
-	var resumePart, resumeRaw *os.File
-	var resumeCk checkpoint
-	if opt.Resume && opt.openPart == nil {
-		if resumePart, resumeRaw, resumeCk, err = e.checkResume(); err != nil {
+	var res resumed
+	if opt.Resume {
+		if res.part, res.raw, res.ck, err = e.checkResume(); err != nil {
 			return sum, err
 		}
-		e.autoDensity = e.autoDensity || resumeCk.AutoDensity
+		e.autoDensity = e.autoDensity || res.ck.AutoDensity
 	}
-	closeResumed := func() {
-		for _, f := range []*os.File{resumePart, resumeRaw} {
-			if f != nil {
-				f.Close()
-			}
-		}
-	}
-
-	// The frame, with its reference orbit at its own centre for deep views: computed here,
-	// once for every tile, in a cache of its own so that the pixels never depend on which
-	// reference an earlier frame (the window's preview) left in a shared cache.
-	// Its colouring is Sampled: the distance colouring's lines keep their width in the
-	// image's pixels at every supersampling. A raw export computes the derivative whatever
-	// the colouring (the same escape counts: only DEX and DEY are added).
-	floc := opt.Location
-	floc.Color = floc.Color.Sampled(plan.N)
-	withReference := func(ctx context.Context, f fractal.Frame) (fractal.Frame, error) {
-		return f.WithReference(ctx, refs, nil)
-	}
-	if opt.reference != nil {
-		withReference = opt.reference
-	}
-	f0 := fractal.NewFrame(floc, plan.W*plan.N, plan.H*plan.N)
-	f0.Derivative = raw
-	frame, err := withReference(ctx, f0)
-	if err == nil {
-		frame, err = e.resolveDensity(ctx, frame, refs)
-		sum.Location = opt.Location
-	}
-	if err != nil {
-		closeResumed()
-		if ctx.Err() != nil {
-			return sum, &Error{Kind: ErrInterrupted, Path: part, Kept: opt.Resume, Strips: plan.Strips, Err: err,
-				Msg: "interrupted while computing the reference orbit, before anything was written"}
-		}
+	if err := e.setFrame(ctx, refs); err != nil {
+		res.close()
 		return sum, err
 	}
-	e.frame, e.ident = frame, identity(r, frame)
-	if frame.Ref != nil && opt.Shards > 0 {
-		if frame.Ref == opt.Reference {
-			e.refDigest = opt.ReferenceDigest
-		} else if e.refDigest, err = fractal.ReferenceDigest(frame.Ref); err != nil {
-			closeResumed()
-			return sum, err
-		}
+	if err := e.open(ctx, res); err != nil {
+		return sum, err
 	}
-
-	// Open the .part: fresh, or resumed from the checkpoint.
-	switch {
-	case opt.openPart != nil:
-		out, err := opt.openPart()
-		if err != nil {
-			return sum, err
-		}
-		e.out = &crcSink{sink: out}
-	case opt.Resume:
-		if err := e.continueResume(ctx, resumePart, resumeRaw, resumeCk); err != nil {
-			return sum, err
-		}
-		sum.Resumed = e.start
-	default:
-		if err := e.openFresh(); err != nil {
-			return sum, err
-		}
-	}
-	e.t0 = time.Now()
-	err = e.run(ctx)
-	if e.out != nil {
-		if closeErr := e.out.Close(); err == nil {
-			err = closeErr
-		}
-	}
-	if e.raw != nil {
-		if closeErr := e.raw.f.Close(); err == nil {
-			err = closeErr
-		}
-	}
-	if err != nil {
+	if err := e.runAndClose(ctx); err != nil {
 		return sum, e.fail(err)
-	}
-	if opt.openPart != nil {
-		return sum, nil
 	}
 	if err := e.publish(); err != nil {
 		return sum, err
 	}
-	os.Remove(ckptPath)
-	for _, p := range outputs(target, opt.Raw) {
-		userfile.SyncDir(filepath.Dir(p))
-	}
-	if st, err := os.Stat(target); png && err == nil {
-		sum.Bytes = st.Size()
-	}
-	if st, err := os.Stat(opt.Raw); raw && err == nil {
-		sum.RawBytes = st.Size()
-	}
-	sum.Elapsed = time.Since(e.t0)
-	if s := sum.Elapsed.Seconds(); s > 0 {
-		sum.Rate = float64(int64(opt.Width)*int64(opt.Height)) * float64(e.end-e.start) / float64(plan.Strips) / s / 1e6
-	}
+	e.finishSummary()
 	return sum, nil
 }
 

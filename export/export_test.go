@@ -391,35 +391,22 @@ func TestResumeRefusals(t *testing.T) {
 	}
 }
 
-// fullDisk fails with this system's full-disk error after limit bytes.
-type fullDisk struct {
-	n, limit int
-}
-
-func (f *fullDisk) Write(p []byte) (int, error) {
-	if f.n+len(p) > f.limit {
-		k := f.limit - f.n
-		f.n = f.limit
-		return k, &os.PathError{Op: "write", Path: "x.png.part", Err: diskFullErrs[0]}
-	}
-	f.n += len(p)
-	return len(p), nil
-}
-func (f *fullDisk) Sync() error  { return nil }
-func (f *fullDisk) Close() error { return nil }
-
+// TestFullDiskWriter: a disk that fills at any point of a fresh export gives ErrNoSpace
+// naming the folder, and leaves no file: neither the PNG nor its .part or checkpoint.
 func TestFullDiskWriter(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "full.png")
 	for _, limit := range []int{10, 3000, 20000} {
 		opt := Options{Location: testLoc(), Width: 300, Height: 200, StripBytes: 4 * 300 * 10, Version: "t",
-			openPart: func() (sink, error) { return &fullDisk{limit: limit}, nil }}
+			wrapPart: func(s sink) sink { return &diskFiller{sink: s, limit: limit} }}
 		_, err := Export(context.Background(), &cpu.Renderer{}, path, opt)
 		if err == nil || !strings.Contains(err.Error(), "no space left on "+dir) {
 			t.Errorf("limit %d: %v", limit, err)
 		}
-		if _, err := os.Stat(path); err == nil {
-			t.Errorf("FILE.png exists")
+		for _, p := range []string{path, PartPath(path), CheckpointPath(path)} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("limit %d: %s exists", limit, p)
+			}
 		}
 	}
 }

@@ -240,7 +240,6 @@ func (e *exporter) wrap(f sink) sink {
 // fresh export's .part (freeing the space) but keeps a resumed one's, cut back to its last
 // checkpoint; an interrupt or another error keeps the .part with its checkpoint.
 func (e *exporter) fail(err error) error {
-	real := e.opt.openPart == nil
 	mp, kept, keptBase := e.part, e.part, filepath.Base(e.part) // the .part named first; what is kept
 	switch {
 	case !e.png:
@@ -254,9 +253,6 @@ func (e *exporter) fail(err error) error {
 	}
 	// removeParts removes the .part files (and with ckpt the checkpoint).
 	removeParts := func(ckpt bool) {
-		if !real {
-			return
-		}
 		if e.png {
 			os.Remove(e.part)
 		}
@@ -271,7 +267,7 @@ func (e *exporter) fail(err error) error {
 		dir := filepath.Dir(mp)
 		x := &Error{Kind: ErrNoSpace, Path: mp, Done: e.lastCk.NextStrip, Strips: e.plan.Strips, Err: err}
 		need := humanBytes(e.estimate())
-		if e.resumed && real {
+		if e.resumed {
 			// Keep what the resume continued from, and what it added: the checkpoint on disk
 			// describes the .part's first lastCk.Offset bytes; the rest is dropped.
 			if e.png {
@@ -291,7 +287,7 @@ func (e *exporter) fail(err error) error {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrInterrupted) {
 		x := &Error{Kind: ErrInterrupted, Path: mp, Done: int(e.done.Load()), Strips: e.plan.Strips}
-		if _, statErr := os.Stat(e.ckpt); statErr == nil || !real {
+		if _, statErr := os.Stat(e.ckpt); statErr == nil {
 			x.Kept = true
 			x.Msg = fmt.Sprintf("interrupted after %d of %d strips: kept %s and its checkpoint", x.Done, x.Strips, kept)
 			return x
@@ -300,7 +296,7 @@ func (e *exporter) fail(err error) error {
 		x.Msg = "interrupted before anything was written"
 		return x
 	}
-	if _, statErr := os.Stat(e.ckpt); statErr == nil && real {
+	if _, statErr := os.Stat(e.ckpt); statErr == nil {
 		return &Error{Kind: ErrInterrupted, Path: mp, Done: int(e.done.Load()), Strips: e.plan.Strips, Kept: true, Err: err,
 			Msg: fmt.Sprintf("%v (kept %s and its checkpoint)", err, keptBase)}
 	}

@@ -332,58 +332,18 @@ func peekKey(r io.ReadSeeker, n int64) (string, error) {
 	return string(k), nil
 }
 
+// parse reads the view, its supersampling and version from md.Text into md, validated; the
+// first value missing or malformed is the error.
 func (md *Metadata) parse() error {
 	if _, ok := md.Text[KeyRe]; !ok {
 		return ErrNotMandelscope
 	}
 	loc := fractal.Home()
-	get := func(k string) (string, error) {
-		v, ok := md.Text[k]
-		if !ok {
-			return "", fmt.Errorf("the Mandelscope PNG is missing the %s text chunk", k)
-		}
-		return v, nil
-	}
-	var errs []error
-	dec := func(k string, d *fractal.Decimal) {
-		v, err := get(k)
-		if err == nil {
-			*d, err = fractal.ParseDecimal(v)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %v", k, err))
-		}
-	}
-	num := func(k string, x *float64) {
-		v, err := get(k)
-		if err == nil {
-			*x, err = strconv.ParseFloat(v, 64)
-			if err == nil && (math.IsNaN(*x) || math.IsInf(*x, 0)) {
-				err = fmt.Errorf("%q is not a finite number", text.Clip(v, 40))
-			} else if err != nil {
-				err = fmt.Errorf("%q is not a number", text.Clip(v, 40))
-			}
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %v", k, err))
-		}
-	}
-	whole := func(k string, x *int) {
-		v, err := get(k)
-		if err == nil {
-			*x, err = strconv.Atoi(v)
-			if err != nil {
-				err = fmt.Errorf("%q is not a whole number", text.Clip(v, 40))
-			}
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %v", k, err))
-		}
-	}
-	dec(KeyRe, &loc.Re)
-	dec(KeyIm, &loc.Im)
-	dec(KeyZoom, &loc.Zoom)
-	whole(KeyIterations, &loc.Iterations)
+	r := &textReader{text: md.Text}
+	r.dec(KeyRe, &loc.Re)
+	r.dec(KeyIm, &loc.Im)
+	r.dec(KeyZoom, &loc.Zoom)
+	r.whole(KeyIterations, &loc.Iterations)
 	// A number (every export records the density it drew), or auto (a location whose
 	// density was never resolved: its text form).
 	// A number with KeyDensityChosen "auto" (written after the image data) is a density
@@ -391,47 +351,30 @@ func (md *Metadata) parse() error {
 	if v, ok := md.Text[KeyDensity]; ok && strings.EqualFold(v, "auto") {
 		loc.Color.Density, loc.Color.AutoDensity = 1, true
 	} else {
-		num(KeyDensity, &loc.Color.Density)
+		r.num(KeyDensity, &loc.Color.Density)
 		loc.Color.AutoDensity = false
 	}
 	if v, ok := md.Text[KeyDensityChosen]; ok {
 		if strings.EqualFold(v, "auto") {
 			loc.Color.AutoDensity = true
 		} else {
-			errs = append(errs, fmt.Errorf("%s: %q is not auto", KeyDensityChosen, text.Clip(v, 40)))
+			r.errs = append(r.errs, fmt.Errorf("%s: %q is not auto", KeyDensityChosen, text.Clip(v, 40)))
 		}
 	}
-	num(KeyOffset, &loc.Color.Offset)
+	r.num(KeyOffset, &loc.Color.Offset)
 	md.Supersample = 1
 	if _, ok := md.Text[KeySupersample]; ok {
-		whole(KeySupersample, &md.Supersample)
+		r.whole(KeySupersample, &md.Supersample)
 	}
-	if p, err := get(KeyPalette); err == nil {
+	if p, err := r.get(KeyPalette); err == nil {
 		loc.Color.Palette = p
 	} else {
-		errs = append(errs, err)
+		r.errs = append(r.errs, err)
 	}
-	// The colouring's optional keys: absent is the default (files written before them).
-	if v, ok := md.Text[KeyColouring]; ok {
-		loc.Color.Method = v
-	}
-	if v, ok := md.Text[KeyTransfer]; ok {
-		loc.Color.Transfer = v
-	}
-	if v, ok := md.Text[KeyGradient]; ok {
-		loc.Color.Gradient = v
-	}
-	for _, o := range []struct {
-		k string
-		x *float64
-	}{{KeyWidth, &loc.Color.Width}, {KeyLight, &loc.Color.Light}, {KeyStrength, &loc.Color.Strength}} {
-		if _, ok := md.Text[o.k]; ok {
-			num(o.k, o.x)
-		}
-	}
+	r.colouring(&loc)
 	loc.Color = loc.Color.Canonical()
-	if len(errs) > 0 {
-		return errs[0]
+	if len(r.errs) > 0 {
+		return r.errs[0]
 	}
 	md.Version = md.Text[KeyVersion]
 	if err := loc.Validate(); err != nil {
@@ -445,4 +388,83 @@ func (md *Metadata) parse() error {
 	}
 	md.Location = loc
 	return nil
+}
+
+// colouring reads the colouring's optional keys into loc: absent is the default (files
+// written before them).
+func (r *textReader) colouring(loc *fractal.Location) {
+	if v, ok := r.text[KeyColouring]; ok {
+		loc.Color.Method = v
+	}
+	if v, ok := r.text[KeyTransfer]; ok {
+		loc.Color.Transfer = v
+	}
+	if v, ok := r.text[KeyGradient]; ok {
+		loc.Color.Gradient = v
+	}
+	for _, o := range []struct {
+		k string
+		x *float64
+	}{{KeyWidth, &loc.Color.Width}, {KeyLight, &loc.Color.Light}, {KeyStrength, &loc.Color.Strength}} {
+		if _, ok := r.text[o.k]; ok {
+			r.num(o.k, o.x)
+		}
+	}
+}
+
+// textReader reads values from a file's text chunks; an error, naming the key, is added to
+// errs and the reading goes on (the first is the one reported).
+type textReader struct {
+	text map[string]string
+	errs []error
+}
+
+// get is key k's text; its absence is an error.
+func (r *textReader) get(k string) (string, error) {
+	v, ok := r.text[k]
+	if !ok {
+		return "", fmt.Errorf("the Mandelscope PNG is missing the %s text chunk", k)
+	}
+	return v, nil
+}
+
+// dec reads key k as a decimal into d.
+func (r *textReader) dec(k string, d *fractal.Decimal) {
+	v, err := r.get(k)
+	if err == nil {
+		*d, err = fractal.ParseDecimal(v)
+	}
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s: %v", k, err))
+	}
+}
+
+// num reads key k as a finite number into x.
+func (r *textReader) num(k string, x *float64) {
+	v, err := r.get(k)
+	if err == nil {
+		*x, err = strconv.ParseFloat(v, 64)
+		if err == nil && (math.IsNaN(*x) || math.IsInf(*x, 0)) {
+			err = fmt.Errorf("%q is not a finite number", text.Clip(v, 40))
+		} else if err != nil {
+			err = fmt.Errorf("%q is not a number", text.Clip(v, 40))
+		}
+	}
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s: %v", k, err))
+	}
+}
+
+// whole reads key k as a whole number into x.
+func (r *textReader) whole(k string, x *int) {
+	v, err := r.get(k)
+	if err == nil {
+		*x, err = strconv.Atoi(v)
+		if err != nil {
+			err = fmt.Errorf("%q is not a whole number", text.Clip(v, 40))
+		}
+	}
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s: %v", k, err))
+	}
 }

@@ -482,12 +482,10 @@ func (e *exporter) durable(next int) error {
 			return fmt.Errorf("%s: the raw file's writer is at byte %d, its file at %d", e.rawPart, ck.RawOffset, e.raw.f.n)
 		}
 	}
-	if e.opt.openPart == nil {
-		if err := writeCheckpoint(e.ckpt, ck); err != nil {
-			return err
-		}
-		e.lastCk = ck
+	if err := writeCheckpoint(e.ckpt, ck); err != nil {
+		return err
 	}
+	e.lastCk = ck
 	e.done.Store(int64(next))
 	return nil
 }

@@ -159,70 +159,20 @@ func (rd *Reader) parseHeader(hr *hreader, nameMax int) error {
 			return fmt.Errorf("exr: attribute %q appears twice", name)
 		}
 		seen[name] = true
-		want, std := map[string]string{
-			"channels": "chlist", "compression": "compression", "dataWindow": "box2i",
-			"displayWindow": "box2i", "lineOrder": "lineOrder", "pixelAspectRatio": "float",
-			"screenWindowCenter": "v2f", "screenWindowWidth": "float", "type": "string",
-			"tiles": "tiledesc",
-		}[name]
-		if std && typ != want {
-			return fmt.Errorf("exr: attribute %q has type %q, not %q", name, typ, want)
+		use, err := checkAttribute(name, typ, size, nameMax)
+		if err != nil {
+			return err
 		}
-		fixed := map[string]int64{"compression": 1, "lineOrder": 1, "box2i": 16, "float": 4, "v2f": 8, "int": 4}
-		if n, ok := fixed[typ]; ok && size != n {
-			return fmt.Errorf("exr: attribute %q of type %s has size %d, not %d", name, typ, size, n)
-		}
-		if !std && typ != "string" && typ != "int" {
+		if !use {
 			hr.pos += size // an attribute this package does not use
 			continue
-		}
-		if typ == "string" && size > MaxStringLen {
-			return fmt.Errorf("exr: attribute %q: string of %d bytes, more than %d", name, size, MaxStringLen)
-		}
-		if typ == "chlist" && size > MaxChannels*(int64(nameMax)+17)+1 {
-			return fmt.Errorf("exr: attribute %q: channel list of %d bytes is too long", name, size)
-		}
-		if typ == "tiledesc" {
-			return errors.New("exr: tiled EXR files are not supported")
 		}
 		v := hr.bytes(size, "attribute "+strconv.Quote(name))
 		if hr.err != nil {
 			return hr.err
 		}
-		switch name {
-		case "channels":
-			chs, err := parseChannels(v, nameMax)
-			if err != nil {
-				return err
-			}
-			rd.h.Channels = chs
-		case "compression":
-			c := v[0]
-			if c != compNone && c != compZIPS && c != compZIP {
-				return fmt.Errorf("exr: EXR compression %s is not supported (only NONE, ZIPS, ZIP)", compressionName(c))
-			}
-			rd.compression = c
-		case "dataWindow":
-			dataWindow = v
-		case "displayWindow":
-			if int32(le.Uint32(v[8:])) < int32(le.Uint32(v)) || int32(le.Uint32(v[12:])) < int32(le.Uint32(v[4:])) {
-				return errors.New("exr: the display window is empty")
-			}
-		case "lineOrder":
-			if v[0] != 0 {
-				return fmt.Errorf("exr: line order %d is not supported (only INCREASING_Y)", v[0])
-			}
-		case "type":
-			if string(v) != "scanlineimage" {
-				return fmt.Errorf("exr: EXR part type %.40q is not supported (only scanlineimage)", v)
-			}
-		case "pixelAspectRatio", "screenWindowCenter", "screenWindowWidth":
-		default:
-			if typ == "string" {
-				rd.h.Strings[name] = string(v)
-			} else {
-				rd.h.Ints[name] = int32(le.Uint32(v))
-			}
+		if err := rd.setAttribute(name, typ, v, nameMax, &dataWindow); err != nil {
+			return err
 		}
 	}
 	for _, name := range []string{"channels", "compression", "dataWindow", "displayWindow", "lineOrder", "pixelAspectRatio", "screenWindowCenter", "screenWindowWidth"} {
@@ -230,6 +180,83 @@ func (rd *Reader) parseHeader(hr *hreader, nameMax int) error {
 			return fmt.Errorf("exr: the header lacks the required attribute %s", name)
 		}
 	}
+	return rd.setDataWindow(dataWindow)
+}
+
+// checkAttribute checks an attribute's type and size before its value is read; use is
+// false for an attribute this package does not use (whose value is skipped).
+func checkAttribute(name, typ string, size int64, nameMax int) (use bool, err error) {
+	want, std := map[string]string{
+		"channels": "chlist", "compression": "compression", "dataWindow": "box2i",
+		"displayWindow": "box2i", "lineOrder": "lineOrder", "pixelAspectRatio": "float",
+		"screenWindowCenter": "v2f", "screenWindowWidth": "float", "type": "string",
+		"tiles": "tiledesc",
+	}[name]
+	if std && typ != want {
+		return false, fmt.Errorf("exr: attribute %q has type %q, not %q", name, typ, want)
+	}
+	fixed := map[string]int64{"compression": 1, "lineOrder": 1, "box2i": 16, "float": 4, "v2f": 8, "int": 4}
+	if n, ok := fixed[typ]; ok && size != n {
+		return false, fmt.Errorf("exr: attribute %q of type %s has size %d, not %d", name, typ, size, n)
+	}
+	if !std && typ != "string" && typ != "int" {
+		return false, nil
+	}
+	if typ == "string" && size > MaxStringLen {
+		return false, fmt.Errorf("exr: attribute %q: string of %d bytes, more than %d", name, size, MaxStringLen)
+	}
+	if typ == "chlist" && size > MaxChannels*(int64(nameMax)+17)+1 {
+		return false, fmt.Errorf("exr: attribute %q: channel list of %d bytes is too long", name, size)
+	}
+	if typ == "tiledesc" {
+		return false, errors.New("exr: tiled EXR files are not supported")
+	}
+	return true, nil
+}
+
+// setAttribute takes in an attribute's value v, checked; the data window's is kept in
+// *dataWindow for setDataWindow.
+func (rd *Reader) setAttribute(name, typ string, v []byte, nameMax int, dataWindow *[]byte) error {
+	switch name {
+	case "channels":
+		chs, err := parseChannels(v, nameMax)
+		if err != nil {
+			return err
+		}
+		rd.h.Channels = chs
+	case "compression":
+		c := v[0]
+		if c != compNone && c != compZIPS && c != compZIP {
+			return fmt.Errorf("exr: EXR compression %s is not supported (only NONE, ZIPS, ZIP)", compressionName(c))
+		}
+		rd.compression = c
+	case "dataWindow":
+		*dataWindow = v
+	case "displayWindow":
+		if int32(le.Uint32(v[8:])) < int32(le.Uint32(v)) || int32(le.Uint32(v[12:])) < int32(le.Uint32(v[4:])) {
+			return errors.New("exr: the display window is empty")
+		}
+	case "lineOrder":
+		if v[0] != 0 {
+			return fmt.Errorf("exr: line order %d is not supported (only INCREASING_Y)", v[0])
+		}
+	case "type":
+		if string(v) != "scanlineimage" {
+			return fmt.Errorf("exr: EXR part type %.40q is not supported (only scanlineimage)", v)
+		}
+	case "pixelAspectRatio", "screenWindowCenter", "screenWindowWidth":
+	default:
+		if typ == "string" {
+			rd.h.Strings[name] = string(v)
+		} else {
+			rd.h.Ints[name] = int32(le.Uint32(v))
+		}
+	}
+	return nil
+}
+
+// setDataWindow checks the data window (a box2i) and sets the image's size and layout.
+func (rd *Reader) setDataWindow(dataWindow []byte) error {
 	xMin, yMin := int64(int32(le.Uint32(dataWindow))), int64(int32(le.Uint32(dataWindow[4:])))
 	xMax, yMax := int64(int32(le.Uint32(dataWindow[8:]))), int64(int32(le.Uint32(dataWindow[12:])))
 	w, h := xMax-xMin+1, yMax-yMin+1

@@ -113,19 +113,9 @@ func ReferenceDigest(ref *Reference) (string, error) {
 // DecodeReference reads a reference file (hostile input: every size, value and relation is
 // checked) and returns the orbit and its digest. Its errors are one line.
 func DecodeReference(r io.Reader) (*Reference, string, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxReferenceFileSize+1))
+	body, sum, err := readReferenceBody(r)
 	if err != nil {
 		return nil, "", err
-	}
-	if len(data) > MaxReferenceFileSize {
-		return nil, "", fmt.Errorf("it is larger (over %d bytes) than any reference orbit file", MaxReferenceFileSize)
-	}
-	if len(data) < referenceHeader+sha256.Size || string(data[:8]) != referenceMagic {
-		return nil, "", errors.New("it is not a Mandelscope reference orbit file")
-	}
-	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
-		return nil, "", errors.New("it is damaged (its SHA-256 does not match its contents)")
 	}
 	d := &refDecoder{b: body[8:]}
 	if v := d.u32(); v != referenceVersion {
@@ -142,72 +132,123 @@ func DecodeReference(r io.Reader) (*Reference, string, error) {
 	case flags > 3:
 		return nil, "", fmt.Errorf("it has unknown flags %#x", flags)
 	}
+	if err := d.point(ref, prec); err != nil {
+		return nil, "", err
+	}
+	n, err := d.orbit(ref, maxIter, period, computed)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := d.exactValues(ref, n); err != nil {
+		return nil, "", err
+	}
+	if d.err != nil || d.left() != 0 {
+		return nil, "", errors.New("it is cut short or has bytes left over")
+	}
+	return ref, hex.EncodeToString(sum), nil
+}
+
+// readReferenceBody reads a reference file whole and checks its size, magic and SHA-256;
+// body is the file less its SHA-256, sum.
+func readReferenceBody(r io.Reader) (body, sum []byte, err error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxReferenceFileSize+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(data) > MaxReferenceFileSize {
+		return nil, nil, fmt.Errorf("it is larger (over %d bytes) than any reference orbit file", MaxReferenceFileSize)
+	}
+	if len(data) < referenceHeader+sha256.Size || string(data[:8]) != referenceMagic {
+		return nil, nil, errors.New("it is not a Mandelscope reference orbit file")
+	}
+	body, sum = data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return nil, nil, errors.New("it is damaged (its SHA-256 does not match its contents)")
+	}
+	return body, sum, nil
+}
+
+// point reads the orbit's point: each part exact (a big.Float at the orbit's precision,
+// prec) and as a float64, which must agree.
+func (d *refDecoder) point(ref *Reference, prec uint32) error {
 	for i, p := range []**big.Float{&ref.re, &ref.im} {
 		n := d.u32()
 		if n > maxPointBytes {
-			return nil, "", fmt.Errorf("its point's part %d claims %d bytes", i+1, n)
+			return fmt.Errorf("its point's part %d claims %d bytes", i+1, n)
 		}
 		x := new(big.Float)
 		g := d.bytes(int(n))
 		if d.err != nil || !validFloatGob(g) {
-			return nil, "", fmt.Errorf("its point's part %d does not decode", i+1)
+			return fmt.Errorf("its point's part %d does not decode", i+1)
 		}
 		if err := x.GobDecode(g); err != nil {
-			return nil, "", fmt.Errorf("its point's part %d does not decode", i+1)
+			return fmt.Errorf("its point's part %d does not decode", i+1)
 		}
 		if x.IsInf() || x.Prec() != uint(prec) {
-			return nil, "", fmt.Errorf("its point's part %d is infinite or not at the orbit's precision", i+1)
+			return fmt.Errorf("its point's part %d is infinite or not at the orbit's precision", i+1)
 		}
 		*p = x
 	}
 	ref.cre, ref.cim = d.f64(), d.f64()
 	if fr, _ := ref.re.Float64(); fr != ref.cre || math.Abs(fr) > MaxCentre {
-		return nil, "", errors.New("its point's float64 value does not match its exact value, or is out of range")
+		return errors.New("its point's float64 value does not match its exact value, or is out of range")
 	}
 	if fi, _ := ref.im.Float64(); fi != ref.cim || math.Abs(fi) > MaxCentre {
-		return nil, "", errors.New("its point's float64 value does not match its exact value, or is out of range")
+		return errors.New("its point's float64 value does not match its exact value, or is out of range")
 	}
-	n := d.u32()
+	return nil
+}
+
+// orbit reads the orbit's n values, checked against the escape radius, the escaped flag,
+// the period and the last computed index.
+func (d *refDecoder) orbit(ref *Reference, maxIter, period, computed uint32) (n uint32, err error) {
+	n = d.u32()
 	if n < 2 || n > MaxReferenceLength+1 || n-1 > maxIter || int64(n)*16 > int64(d.left()) {
-		return nil, "", fmt.Errorf("its orbit length %d does not fit its iteration count %d or its size", n, maxIter)
+		return 0, fmt.Errorf("its orbit length %d does not fit its iteration count %d or its size", n, maxIter)
 	}
 	ref.Z = make([]complex128, n)
 	for i := range ref.Z {
 		re, im := d.f64(), d.f64()
 		if math.IsNaN(re) || math.IsNaN(im) || math.IsInf(re, 0) || math.IsInf(im, 0) {
-			return nil, "", fmt.Errorf("its orbit value %d is not a finite number", i)
+			return 0, fmt.Errorf("its orbit value %d is not a finite number", i)
 		}
 		// Every value before the last is within the escape radius (a little slack for
 		// the rounding to float64); the last is beyond it exactly when the point escaped.
 		if i < int(n)-1 && re*re+im*im > 4*(1+1e-9) {
-			return nil, "", fmt.Errorf("its orbit value %d is beyond the escape radius before the orbit's end", i)
+			return 0, fmt.Errorf("its orbit value %d is beyond the escape radius before the orbit's end", i)
 		}
 		ref.Z[i] = complex(re, im)
 	}
 	last := ref.Z[n-1]
 	switch {
 	case ref.Z[0] != 0:
-		return nil, "", errors.New("its orbit does not start at 0")
+		return 0, errors.New("its orbit does not start at 0")
 	case ref.escaped != (real(last)*real(last)+imag(last)*imag(last) > 4):
-		return nil, "", errors.New("its orbit's last value does not agree with its escaped flag")
+		return 0, errors.New("its orbit's last value does not agree with its escaped flag")
 	case period >= n || (period > 0 && ref.escaped):
-		return nil, "", fmt.Errorf("its period %d does not fit its orbit of %d values", period, n)
+		return 0, fmt.Errorf("its period %d does not fit its orbit of %d values", period, n)
 	case computed >= n:
-		return nil, "", fmt.Errorf("its last computed index %d is past its orbit of %d values", computed, n)
+		return 0, fmt.Errorf("its last computed index %d is past its orbit of %d values", computed, n)
 	}
+	return n, nil
+}
+
+// exactValues reads the orbit's exact values (those too small for a float64), in order,
+// each at an index of the orbit of n values.
+func (d *refDecoder) exactValues(ref *Reference, n uint32) error {
 	t := d.u32()
 	if int64(t)*28 != int64(d.left()) {
-		return nil, "", fmt.Errorf("it claims %d exact values where %d bytes are left", t, d.left())
+		return fmt.Errorf("it claims %d exact values where %d bytes are left", t, d.left())
 	}
 	prev := -1
 	for range t {
 		m := int(d.u32())
 		re, im, e := d.f64(), d.f64(), int64(d.u64())
 		if m <= prev || m >= int(n) {
-			return nil, "", fmt.Errorf("its exact value at %d is out of order or past the orbit", m)
+			return fmt.Errorf("its exact value at %d is out of order or past the orbit", m)
 		}
 		if math.IsNaN(re) || math.IsNaN(im) || math.IsInf(re, 0) || math.IsInf(im, 0) || e < math.MinInt32 || e > math.MaxInt32 {
-			return nil, "", fmt.Errorf("its exact value at %d is not a finite number", m)
+			return fmt.Errorf("its exact value at %d is not a finite number", m)
 		}
 		if ref.tiny == nil {
 			ref.tiny = map[int]cx{}
@@ -215,10 +256,7 @@ func DecodeReference(r io.Reader) (*Reference, string, error) {
 		ref.tiny[m] = cx{re: re, im: im, e: int(e)}
 		prev = m
 	}
-	if d.err != nil || d.left() != 0 {
-		return nil, "", errors.New("it is cut short or has bytes left over")
-	}
-	return ref, hex.EncodeToString(sum), nil
+	return nil
 }
 
 // refDecoder reads little-endian fields; running past the end sets err (and gives zeros).

@@ -211,26 +211,73 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 		lk.Unlock()
 	}()
 
-	kw, kh := opt.KeyScale*opt.Width, opt.KeyScale*opt.Height
-	sum := Summary{Frames: plan.Frames, Keyframes: plan.Keyframes(), KeyWidth: kw, KeyHeight: kh}
-	loc := opt.Location
-	deriv := loc.Color.NeedsDerivative()
-	refs := &fractal.ReferenceCache{}
-	keyFrame := func(j int) fractal.Frame {
-		l := loc
-		l.Zoom = plan.Zoom(j)
-		f := fractal.NewFrame(l, kw, kh)
-		f.Derivative = deriv
-		return f
+	k := newKeyframeSet(c, opt, plan)
+	sum := k.summary()
+	if err := writeShardFiles(opt, work, k.want); err != nil {
+		return sum, err
 	}
-	deepest := keyFrame(plan.Keyframes() - 1)
-	want := manifest{Format: 1, Centre: loc.Re.String() + "," + loc.Im.String(), StartZoom: plan.Start.String(),
-		EndZoom: plan.End.String(), Iterations: loc.Iterations, KeyWidth: kw, KeyHeight: kh,
-		Keyframes: plan.Keyframes(), Derivative: deriv, Renderer: rendererID(c, opt.Renderer, deepest)}
+	vid := k.want.digest()
+	var mine []int
+	for j := range plan.Keyframes() {
+		if shardOf(j, opt.Shards) != opt.Shard {
+			continue
+		}
+		if keyframeSound(opt, work, keyID{vid, j}, k.kw, k.kh) {
+			sum.Reused++
+			continue
+		}
+		mine = append(mine, j)
+	}
+	opt.Progress = withFraction(opt.Progress, len(mine), k.kw, k.kh, 0, 0, 0, 0)
+	tk := time.Now()
+	if len(mine) > 0 && k.deepest.Precision().Perturbs() {
+		if err := k.shardReference(ctx, work, &sum); err != nil {
+			return sum, err
+		}
+	}
+	err = computeKeyframes(ctx, c, opt, work, vid, mine, func(j int) (fractal.Frame, error) {
+		return k.frame(j).WithReference(ctx, k.refs, nil)
+	}, "; the keyframes written are kept", &sum)
+	if err != nil {
+		return sum, err
+	}
+	sum.Keyframe = time.Since(tk)
+	if err := userfile.WriteAtomic(filepath.Join(work, shardDone(opt.Shard, opt.Shards)), []byte("done\n"), 0, true); err != nil {
+		return sum, err
+	}
+	sum.Total = time.Since(t0)
+	return sum, nil
+}
 
+// shardReference computes the deepest keyframe's orbit, which serves every keyframe (see
+// Make), once: the first shard to compute it keeps it in the work folder, and the others
+// read it there (checked to be the very orbit they would compute).
+func (k *keyframeSet) shardReference(ctx context.Context, work string, sum *Summary) error {
+	refPath := filepath.Join(work, referenceName)
+	if ref, err := readReference(refPath); err == nil && ref.CheckFor(k.deepest) == nil {
+		k.refs.Add(ref)
+		sum.ReferenceRead = true
+	}
+	f, err := k.deepest.WithReference(ctx, k.refs, nil)
+	if err != nil {
+		return interrupted(err, work)
+	}
+	if !sum.ReferenceRead {
+		sum.References = 1
+		if data, _, err := fractal.EncodeReference(f.Ref); err == nil {
+			// Another shard may have written it meanwhile: the same orbit, kept.
+			userfile.WriteAtomic(refPath, data, 0, false)
+		}
+	}
+	return nil
+}
+
+// writeShardFiles writes the manifest and the job file, or (another shard having written
+// them first) checks that they are the same as this shard's.
+func writeShardFiles(opt Options, work string, want manifest) error {
 	// The manifest and the job file: written by the first shard, the same for every other.
 	mb, _ := json.MarshalIndent(want, "", "  ")
-	err = writeOnce(filepath.Join(work, manifestName), append(mb, '\n'), func(old []byte) error {
+	err := writeOnce(filepath.Join(work, manifestName), append(mb, '\n'), func(old []byte) error {
 		var have manifest
 		if err := json.Unmarshal(old, &have); err != nil {
 			return &Error{ErrParamsDiffer, fmt.Sprintf("%s: %s is not readable", work, manifestName)}
@@ -241,7 +288,7 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 		return nil
 	})
 	if err != nil {
-		return sum, err
+		return err
 	}
 	jb, _ := json.MarshalIndent(jobOf(opt), "", "  ")
 	err = writeOnce(filepath.Join(work, jobName), append(jb, '\n'), func(old []byte) error {
@@ -253,56 +300,9 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 		return nil
 	})
 	if err != nil {
-		return sum, err
+		return err
 	}
-
-	vid := want.digest()
-	var mine []int
-	for j := range plan.Keyframes() {
-		if shardOf(j, opt.Shards) != opt.Shard {
-			continue
-		}
-		if keyframeSound(opt, work, keyID{vid, j}, kw, kh) {
-			sum.Reused++
-			continue
-		}
-		mine = append(mine, j)
-	}
-	opt.Progress = withFraction(opt.Progress, len(mine), kw, kh, 0, 0, 0, 0)
-	tk := time.Now()
-	if len(mine) > 0 && deepest.Precision().Perturbs() {
-		// The deepest keyframe's orbit serves every keyframe (see Make). It is computed
-		// once: the first shard to compute it keeps it in the work folder, and the others
-		// read it there (checked to be the very orbit they would compute).
-		refPath := filepath.Join(work, referenceName)
-		if ref, err := readReference(refPath); err == nil && ref.CheckFor(deepest) == nil {
-			refs.Add(ref)
-			sum.ReferenceRead = true
-		}
-		f, err := deepest.WithReference(ctx, refs, nil)
-		if err != nil {
-			return sum, interrupted(err, work)
-		}
-		if !sum.ReferenceRead {
-			sum.References = 1
-			if data, _, err := fractal.EncodeReference(f.Ref); err == nil {
-				// Another shard may have written it meanwhile: the same orbit, kept.
-				userfile.WriteAtomic(refPath, data, 0, false)
-			}
-		}
-	}
-	err = computeKeyframes(ctx, c, opt, work, vid, mine, func(j int) (fractal.Frame, error) {
-		return keyFrame(j).WithReference(ctx, refs, nil)
-	}, "; the keyframes written are kept", &sum)
-	if err != nil {
-		return sum, err
-	}
-	sum.Keyframe = time.Since(tk)
-	if err := userfile.WriteAtomic(filepath.Join(work, shardDone(opt.Shard, opt.Shards)), []byte("done\n"), 0, true); err != nil {
-		return sum, err
-	}
-	sum.Total = time.Since(t0)
-	return sum, nil
+	return nil
 }
 
 // jobDiff names the first fields in which two job files differ.

@@ -389,146 +389,52 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 		}
 		return makeShard(ctx, c, opt, plan)
 	}
-	var codec Codec
-	var enc string
+	m := &making{ctx: ctx, c: c, opt: opt, work: WorkDir(opt), seen: map[*fractal.Reference]bool{}}
 	if opt.Output != "" {
-		codec, _ = CodecByName(opt.Codec)
-		if enc, err = FindEncoder(codec, opt.Width, opt.Height); err != nil {
+		m.codec, _ = CodecByName(opt.Codec)
+		if m.enc, err = FindEncoder(m.codec, opt.Width, opt.Height); err != nil {
 			return Summary{}, err
 		}
 	}
-	// One process at a time makes a video: the lock beside its work folder says which.
-	lockPath := WorkDir(opt) + ".lock"
-	if err := checkOutputs(opt); err != nil {
+	unlock, err := lockVideo(opt)
+	if err != nil {
 		return Summary{}, err
 	}
+	defer unlock()
+	m.keyframeSet = newKeyframeSet(c, opt, plan)
+	m.sum = m.summary()
+	for _, stage := range []func() error{m.workFolder, m.missing, m.reference, m.keyframes, m.frames} {
+		if err := stage(); err != nil {
+			return m.sum, err
+		}
+	}
+	m.sum.Total = time.Since(t0)
+	if opt.KeepWork {
+		return m.sum, nil
+	}
+	return m.sum, removeWork(m.work)
+}
+
+// lockVideo checks opt's outputs and takes the lock beside its work folder (one process at
+// a time makes a video: the lock says which); unlock removes and releases it.
+func lockVideo(opt Options) (unlock func(), err error) {
+	lockPath := WorkDir(opt) + ".lock"
+	if err := checkOutputs(opt); err != nil {
+		return nil, err
+	}
 	if err := checkLockFile(lockPath); err != nil {
-		return Summary{}, err
+		return nil, err
 	}
 	lk := flock.New(lockPath)
 	if ok, err := lk.TryLock(); err != nil {
-		return Summary{}, fmt.Errorf("locking %s: %v", lockPath, err)
+		return nil, fmt.Errorf("locking %s: %v", lockPath, err)
 	} else if !ok {
-		return Summary{}, &Error{ErrBusy, fmt.Sprintf("another mandelscope is making this video (%s is held)", lockPath)}
+		return nil, &Error{ErrBusy, fmt.Sprintf("another mandelscope is making this video (%s is held)", lockPath)}
 	}
-	defer func() {
+	return func() {
 		os.Remove(lockPath)
 		lk.Unlock()
-	}()
-	kw, kh := opt.KeyScale*opt.Width, opt.KeyScale*opt.Height
-	sum := Summary{Frames: plan.Frames, Keyframes: plan.Keyframes(), KeyWidth: kw, KeyHeight: kh}
-	loc := opt.Location
-	deriv := loc.Color.NeedsDerivative()
-	work := WorkDir(opt)
-	refs := &fractal.ReferenceCache{}
-	seen := map[*fractal.Reference]bool{}
-	keyFrame := func(j int) fractal.Frame {
-		l := loc
-		l.Zoom = plan.Zoom(j)
-		f := fractal.NewFrame(l, kw, kh)
-		f.Derivative = deriv
-		return f
-	}
-	withRef := func(f fractal.Frame) (fractal.Frame, error) {
-		f, err := f.WithReference(ctx, refs, nil)
-		if err == nil && f.Ref != nil && !seen[f.Ref] {
-			seen[f.Ref] = true
-			sum.References++
-		}
-		return f, err
-	}
-	deepest := keyFrame(plan.Keyframes() - 1)
-	want := manifest{Format: 1, Centre: loc.Re.String() + "," + loc.Im.String(), StartZoom: plan.Start.String(),
-		EndZoom: plan.End.String(), Iterations: loc.Iterations, KeyWidth: kw, KeyHeight: kh,
-		Keyframes: plan.Keyframes(), Derivative: deriv, Renderer: rendererID(c, opt.Renderer, deepest)}
-
-	// The work folder: a fresh one, or the one to resume checked against this video.
-	if opt.Resume {
-		var have manifest
-		b, err := os.ReadFile(filepath.Join(work, manifestName))
-		if err == nil {
-			err = json.Unmarshal(b, &have)
-		}
-		if err != nil {
-			return sum, &Error{ErrParamsDiffer, fmt.Sprintf("%s: no readable %s (%v)", work, manifestName, err)}
-		}
-		if opt.assembleShards > 0 {
-			want.Renderer = have.Renderer // the shards' (the assembly computes no keyframe)
-		}
-		if d := have.diff(want); len(d) > 0 {
-			return sum, &Error{ErrParamsDiffer, fmt.Sprintf("the keyframes in %s are of another video: %s", work, strings.Join(d, "; "))}
-		}
-		want.Derivative = have.Derivative
-	} else {
-		if err := removeWork(work); err != nil {
-			return sum, err
-		}
-		if err := os.MkdirAll(work, 0o755); err != nil {
-			return sum, err
-		}
-		b, _ := json.MarshalIndent(want, "", "  ")
-		if err := writeFileAtomic(filepath.Join(work, manifestName), append(b, '\n')); err != nil {
-			return sum, err
-		}
-	}
-	deriv = want.Derivative
-	vid := want.digest()
-
-	// The keyframes that are missing (or damaged: a file whose checksum fails; or another's:
-	// of another video, or another index), computed from the shallowest to the deepest, all
-	// from the deepest keyframe's reference orbit.
-	var missing []int
-	for j := range plan.Keyframes() {
-		if opt.Resume && keyframeSound(opt, work, keyID{vid, j}, kw, kh) {
-			continue
-		}
-		missing = append(missing, j)
-	}
-	sum.Reused = plan.Keyframes() - len(missing)
-	if opt.assembleShards > 0 && len(missing) > 0 {
-		return sum, missingError(work, missing, opt.assembleShards)
-	}
-	if opt.assembleShards > 0 && deepest.Precision().Perturbs() {
-		// The orbit a shard kept (shard.go), for the automatic density's sample.
-		if ref, err := readReference(filepath.Join(work, referenceName)); err == nil && ref.CheckFor(deepest) == nil {
-			refs.Add(ref)
-		}
-	}
-	// The deepest keyframe's reference first: it has the most bits, so every shallower
-	// keyframe (same centre, same iterations) and the density's sample find it in reach.
-	if len(missing) > 0 || loc.Color.AutoDensity {
-		if _, err = withRef(deepest); err != nil {
-			return sum, interrupted(err, work)
-		}
-	}
-	if loc.Color.AutoDensity {
-		if loc, err = export.ResolveDensity(ctx, c, loc, opt.Width, opt.Height, refs); err != nil {
-			return sum, interrupted(err, work)
-		}
-	}
-	sum.Density = loc.Color.Density
-	opt.Progress = withFraction(opt.Progress, len(missing), kw, kh, plan.Frames, opt.Width, opt.Height, opt.Supersample)
-	tk := time.Now()
-	err = computeKeyframes(ctx, c, opt, work, vid, missing, func(j int) (fractal.Frame, error) {
-		f := keyFrame(j)
-		f.Derivative = deriv
-		return withRef(f)
-	}, "; the keyframes written are kept for --resume", &sum)
-	if err != nil {
-		return sum, err
-	}
-	sum.Keyframe = time.Since(tk)
-
-	// The frames.
-	if err := compose(ctx, plan, loc, opt, codec, enc, vid, kw, kh, &sum); err != nil {
-		return sum, interrupted(err, work)
-	}
-	sum.Frames = plan.Frames
-	sum.Total = time.Since(t0)
-	if opt.KeepWork {
-		return sum, nil
-	}
-	return sum, removeWork(work)
+	}, nil
 }
 
 // checkLockFile refuses a lock file that is not a plain file (a link planted there, which

@@ -70,17 +70,9 @@ func measure(w, h int, autoDensity, quick bool) error {
 		return err
 	}
 	ks := []int{5, 13, 22, 31, 40, 47, 55}
-	refs := map[int][2]*image.RGBA{}
-	for _, k := range ks {
-		a, err := direct(loc, plan.FrameZoom(k), w, h, 2)
-		if err != nil {
-			return err
-		}
-		b, err := direct(loc, plan.FrameZoom(k), w, h, 4)
-		if err != nil {
-			return err
-		}
-		refs[k] = [2]*image.RGBA{a, b}
+	refs, err := directRefs(loc, plan, ks, w, h)
+	if err != nil {
+		return err
 	}
 	combos := [][2]int{{1, 2}, {2, 2}, {3, 2}, {4, 2}, {2, 4}, {3, 4}}
 	if quick {
@@ -117,30 +109,14 @@ func measure(w, h int, autoDensity, quick bool) error {
 			p4 += psnr(b, got)
 			p4b += psnr(blur3(b), blur3(got))
 		}
-		// Seams: frame-to-frame change across a keyframe switch over the change within a span.
-		var within, across, nw, na float64
-		prev, err := frame(opt.FramesDir, 0)
+		across, within, err := seams(opt.FramesDir, plan, frames)
 		if err != nil {
 			return err
-		}
-		for k := 1; k < frames; k++ {
-			cur, err := frame(opt.FramesDir, k)
-			if err != nil {
-				return err
-			}
-			d := meanAbsDiff(prev, cur)
-			o0, _ := plan.Pair(k - 1)
-			if o1, _ := plan.Pair(k); o0 != o1 {
-				across, na = across+d, na+1
-			} else {
-				within, nw = within+d, nw+1
-			}
-			prev = cur
 		}
 		n := float64(len(ks))
 		fmt.Printf("keyframes %dx frame (%dx%d), %dx%d subsamples, %d keyframes computed in %s, frames in %s: mean PSNR vs 2x2 direct %.1f dB (blurred %.1f, worst %.1f); vs 4x4 direct %.1f dB (blurred %.1f)\n",
 			scale, scale*w, scale*h, q, q, sum.Keyframes, sum.Keyframe.Round(1e6), sum.Compose.Round(1e6), p2/n, p2b/n, worst2b, p4/n, p4b/n)
-		fmt.Printf("  frame-to-frame change: across switches %.2f, within spans %.2f (ratio %.2f)\n", across/na, within/nw, across/na/(within/nw))
+		fmt.Printf("  frame-to-frame change: across switches %.2f, within spans %.2f (ratio %.2f)\n", across, within, across/within)
 		os.RemoveAll(dir)
 	}
 	// The floor: how far a direct 2x2 render is from a direct 4x4 one.
@@ -152,6 +128,49 @@ func measure(w, h int, autoDensity, quick bool) error {
 	}
 	fmt.Printf("direct 2x2 vs direct 4x4: mean PSNR %.1f dB (blurred %.1f)\n", p/float64(len(ks)), pb/float64(len(ks)))
 	return nil
+}
+
+// directRefs renders the frames ks directly, 2x2 and 4x4 supersampled, the references
+// the video's frames are measured against.
+func directRefs(loc fractal.Location, plan video.Plan, ks []int, w, h int) (map[int][2]*image.RGBA, error) {
+	refs := map[int][2]*image.RGBA{}
+	for _, k := range ks {
+		a, err := direct(loc, plan.FrameZoom(k), w, h, 2)
+		if err != nil {
+			return nil, err
+		}
+		b, err := direct(loc, plan.FrameZoom(k), w, h, 4)
+		if err != nil {
+			return nil, err
+		}
+		refs[k] = [2]*image.RGBA{a, b}
+	}
+	return refs, nil
+}
+
+// seams measures the frame-to-frame change (the mean over the pairs of frames) across a
+// keyframe switch and within a span, for the frames in dir.
+func seams(dir string, plan video.Plan, frames int) (across, within float64, err error) {
+	var nw, na float64
+	prev, err := frame(dir, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	for k := 1; k < frames; k++ {
+		cur, err := frame(dir, k)
+		if err != nil {
+			return 0, 0, err
+		}
+		d := meanAbsDiff(prev, cur)
+		o0, _ := plan.Pair(k - 1)
+		if o1, _ := plan.Pair(k); o0 != o1 {
+			across, na = across+d, na+1
+		} else {
+			within, nw = within+d, nw+1
+		}
+		prev = cur
+	}
+	return across / na, within / nw, nil
 }
 
 // direct renders loc at zoom as a supersampled export does: a q-times larger frame computed

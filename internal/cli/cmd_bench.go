@@ -9,9 +9,9 @@ import (
 	"sort"
 	"time"
 
-	"mandelscope/app/preview"
 	"mandelscope/fractal"
 	"mandelscope/internal/text"
+	"mandelscope/preview"
 	"mandelscope/render"
 	"mandelscope/render/cpu"
 )
@@ -52,7 +52,7 @@ type benchResult struct {
 	InteractiveTargetm  float64        `json:"interactive_target_ms"`
 }
 
-// runBench drives the window's preview scheduler (app/preview) along a fixed path of pans and
+// runBench drives the window's preview scheduler (preview/) along a fixed path of pans and
 // zooms from fractal.Home() down to zoom 1e10 and reports the interactive (reduced
 // resolution) and full-resolution frame times; its last line is one JSON object.
 func runBench(args []string, stdout, stderr io.Writer) error {

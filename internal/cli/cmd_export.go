@@ -108,139 +108,191 @@ func OneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-func parseExport(args []string, stderr io.Writer) (exportJob, error) {
-	job := exportJob{cmd: "export"}
+// exportFlags are export's flags, parsed into job (those that need no checking) or into the
+// fields below, which parseExport's stages check and copy into the job.
+type exportFlags struct {
+	fs                                           *flag.FlagSet
+	lf                                           *LocationFlags
+	size, renderer, bookmark, from, shard, refIn *string
+	ss, tile                                     *int
+}
+
+// newExportFlags declares export's flags.
+func newExportFlags(job *exportJob, stderr io.Writer) *exportFlags {
 	fs := NewFlagSet("export", stderr)
-	lf := AddLocationFlags(fs)
-	size := fs.String("size", "", "image size WxH or 1080p, 4k, 8k, 16k, 32k (default: 1080p, or --from's size)")
-	ss := fs.Int("supersample", 1, "N: average N x N samples per pixel (1 to 4)")
-	tile := fs.Int("tile", 0, "tile edge cap in pixels, at least 16 (default: the GPU's maximum; 1024 on the CPU)")
-	renderer := fs.String("renderer", "gpu", "gpu (OpenGL, falls back to the CPU) or cpu")
+	f := &exportFlags{fs: fs, lf: AddLocationFlags(fs)}
+	f.size = fs.String("size", "", "image size WxH or 1080p, 4k, 8k, 16k, 32k (default: 1080p, or --from's size)")
+	f.ss = fs.Int("supersample", 1, "N: average N x N samples per pixel (1 to 4)")
+	f.tile = fs.Int("tile", 0, "tile edge cap in pixels, at least 16 (default: the GPU's maximum; 1024 on the CPU)")
+	f.renderer = fs.String("renderer", "gpu", "gpu (OpenGL, falls back to the CPU) or cpu")
 	fs.BoolVar(&job.resume, "resume", false, "continue an interrupted export of the same image from FILE.png.part")
 	fs.BoolVar(&job.force, "force", false, "overwrite FILE.png if it exists (and start over an interrupted export)")
-	bookmark := fs.String("bookmark", "", "render the view of this bookmark")
-	from := fs.String("from", "", "render the view stored in a Mandelscope PNG or raw file (and its size unless --size is given)")
+	f.bookmark = fs.String("bookmark", "", "render the view of this bookmark")
+	f.from = fs.String("from", "", "render the view stored in a Mandelscope PNG or raw file (and its size unless --size is given)")
 	fs.StringVar(&job.raw, "raw", "", "also write every computed sample to FILE.exr (OpenEXR: N, NF, DEX, DEY), for recolour")
 	fs.StringVar(&job.out, "o", "", "output file FILE.png (required unless --raw is given)")
-	shard := fs.String("shard", "", "I/N: render only shard I (0 to N-1) of N into FILE.png.shard-I-of-N, for mandelscope assemble FILE.png")
-	refIn := fs.String("reference-in", "", "FILE: draw with the reference orbit in FILE (from --reference-out) rather than computing it; it must be this view's")
+	f.shard = fs.String("shard", "", "I/N: render only shard I (0 to N-1) of N into FILE.png.shard-I-of-N, for mandelscope assemble FILE.png")
+	f.refIn = fs.String("reference-in", "", "FILE: draw with the reference orbit in FILE (from --reference-out) rather than computing it; it must be this view's")
 	fs.StringVar(&job.refOut, "reference-out", "", "FILE: write the view's reference orbit to FILE, for --reference-in (without -o and --raw, only that)")
-	rest, err := ParseFlags(fs, args)
+	return f
+}
+
+// parseExport parses export's command line in stages: the flags, the render settings, the
+// view and its size, the reference orbit, then the output files. The first error ends it.
+func parseExport(args []string, stderr io.Writer) (exportJob, error) {
+	job := exportJob{cmd: "export"}
+	f := newExportFlags(&job, stderr)
+	rest, err := ParseFlags(f.fs, args)
 	if err != nil {
 		return job, err
 	}
 	if len(rest) > 0 {
 		return job, UsageErr("unexpected argument %q (flags go before -o FILE.png; the output is given with -o)", text.Clip(rest[0], 40))
 	}
-	if *ss < 1 || *ss > export.MaxSupersample {
-		return job, UsageErr("--supersample: %d is out of range (1 to %d)", *ss, export.MaxSupersample)
+	if err := f.settings(&job); err != nil {
+		return job, err
 	}
-	job.ss = *ss
-	if flagWasSet(fs, "tile") && *tile < export.MinTile {
-		return job, UsageErr("--tile: %d is too small (at least %d)", *tile, export.MinTile)
+	if err := f.view(&job); err != nil {
+		return job, err
 	}
-	job.tile = *tile
-	switch *renderer {
+	if err := f.reference(&job); err != nil || job.refOnly {
+		return job, err
+	}
+	if err := f.outputs(&job); err != nil {
+		return job, err
+	}
+	return job, f.precheck(&job)
+}
+
+// settings checks and copies --supersample, --tile and --renderer.
+func (f *exportFlags) settings(job *exportJob) error {
+	if *f.ss < 1 || *f.ss > export.MaxSupersample {
+		return UsageErr("--supersample: %d is out of range (1 to %d)", *f.ss, export.MaxSupersample)
+	}
+	job.ss = *f.ss
+	if flagWasSet(f.fs, "tile") && *f.tile < export.MinTile {
+		return UsageErr("--tile: %d is too small (at least %d)", *f.tile, export.MinTile)
+	}
+	job.tile = *f.tile
+	switch *f.renderer {
 	case "gpu", "cpu":
-		job.renderer = *renderer
+		job.renderer = *f.renderer
 	default:
-		return job, UsageErr("--renderer: unknown renderer %q (gpu or cpu)", text.Clip(*renderer, 40))
+		return UsageErr("--renderer: unknown renderer %q (gpu or cpu)", text.Clip(*f.renderer, 40))
 	}
 	if job.renderer == "cpu" && job.tile == 0 {
 		job.tile = cpuDefaultTile
 	}
+	return nil
+}
 
-	sizeSet := flagWasSet(fs, "size")
-	base, md, err := viewBase(fs, *bookmark, *from)
+// view sets the job's location and size: from --bookmark or --from (whose size and
+// supersampling apply unless given), the location flags, and --size.
+func (f *exportFlags) view(job *exportJob) error {
+	sizeSet := flagWasSet(f.fs, "size")
+	base, md, err := viewBase(f.fs, *f.bookmark, *f.from)
 	if err != nil {
-		return job, err
+		return err
 	}
 	if md != nil {
 		if !sizeSet {
 			job.w, job.h = md.Width, md.Height
 		}
-		if !flagWasSet(fs, "supersample") {
+		if !flagWasSet(f.fs, "supersample") {
 			job.ss = md.Supersample
 		}
 	}
-	if job.loc, err = lf.Apply(base, true); err != nil {
-		return job, err
+	if job.loc, err = f.lf.Apply(base, true); err != nil {
+		return err
 	}
 	if job.w == 0 {
 		if !sizeSet {
-			*size = defaultExportSize
+			*f.size = defaultExportSize
 		}
-		if job.w, job.h, err = parseSize(*size); err != nil {
-			return job, UsageErr("--size: %v", err)
+		if job.w, job.h, err = parseSize(*f.size); err != nil {
+			return UsageErr("--size: %v", err)
 		}
 	}
+	return nil
+}
 
-	// The reference orbit: read (--reference-in) or to be written (--reference-out).
-	if flagWasSet(fs, "reference-in") {
-		if flagWasSet(fs, "reference-out") {
-			return job, UsageErr("--reference-in and --reference-out: give one or the other")
+// reference reads the orbit --reference-in names, or checks the file --reference-out
+// names; with --reference-out and no other output, the job is only that (job.refOnly).
+func (f *exportFlags) reference(job *exportJob) error {
+	var err error
+	if flagWasSet(f.fs, "reference-in") {
+		if flagWasSet(f.fs, "reference-out") {
+			return UsageErr("--reference-in and --reference-out: give one or the other")
 		}
-		job.refIn = *refIn
-		if job.ref, job.refDigest, err = export.ReadReferenceFile(*refIn); err != nil {
-			return job, UsageErr("--reference-in: %v", OneLine(err))
+		job.refIn = *f.refIn
+		if job.ref, job.refDigest, err = export.ReadReferenceFile(*f.refIn); err != nil {
+			return UsageErr("--reference-in: %v", OneLine(err))
 		}
 	}
-	if flagWasSet(fs, "reference-out") {
+	if flagWasSet(f.fs, "reference-out") {
 		if strings.TrimSpace(job.refOut) == "" {
-			return job, UsageErr("--reference-out: empty file name")
+			return UsageErr("--reference-out: empty file name")
 		}
 		if err := export.PrecheckReference(job.refOut, job.force); err != nil {
-			return job, ExitError{2, withAdvice(err, job)}
+			return ExitError{2, withAdvice(err, *job)}
 		}
 		if job.out == "" && job.raw == "" {
 			job.refOnly = true
-			return job, nil
 		}
 	}
+	return nil
+}
 
-	// The output files.
+// outputs checks -o and --raw, and that the orbit --reference-in names is this view's.
+func (f *exportFlags) outputs(job *exportJob) error {
 	if job.out == "" && job.raw == "" {
-		return job, UsageErr("-o: no output file given (-o FILE.png, or --raw=FILE.exr)")
+		return UsageErr("-o: no output file given (-o FILE.png, or --raw=FILE.exr)")
 	}
-	if flagWasSet(fs, "o") && job.out == "" {
-		return job, UsageErr("-o: empty file name")
+	if flagWasSet(f.fs, "o") && job.out == "" {
+		return UsageErr("-o: empty file name")
 	}
 	if job.out != "" && !strings.EqualFold(filepath.Ext(job.out), ".png") {
-		return job, UsageErr("-o: %q must end in .png", text.Clip(job.out, 40))
+		return UsageErr("-o: %q must end in .png", text.Clip(job.out, 40))
 	}
-	if flagWasSet(fs, "raw") {
+	if flagWasSet(f.fs, "raw") {
 		if !strings.EqualFold(filepath.Ext(job.raw), ".exr") {
-			return job, UsageErr("--raw: %q must end in .exr", text.Clip(job.raw, 40))
+			return UsageErr("--raw: %q must end in .exr", text.Clip(job.raw, 40))
 		}
 		if job.out != "" && filepath.Clean(job.out) == filepath.Clean(job.raw) {
-			return job, UsageErr("--raw and -o: the same file")
+			return UsageErr("--raw and -o: the same file")
 		}
 	}
 	if job.ref != nil {
 		o := export.Options{Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Reference: job.ref}
 		if err := export.CheckReference(o); err != nil {
-			return job, UsageErr("--reference-in: %s is not this view's: %v", text.Clip(*refIn, 60), err)
+			return UsageErr("--reference-in: %s is not this view's: %v", text.Clip(*f.refIn, 60), err)
 		}
 	}
-	if flagWasSet(fs, "shard") {
-		if job.shard, job.shards, err = export.ParseShard(*shard); err != nil {
-			return job, UsageErr("--shard: %v", err)
+	return nil
+}
+
+// precheck checks --shard, and that the files the export will write may be written.
+func (f *exportFlags) precheck(job *exportJob) error {
+	if flagWasSet(f.fs, "shard") {
+		var err error
+		if job.shard, job.shards, err = export.ParseShard(*f.shard); err != nil {
+			return UsageErr("--shard: %v", err)
 		}
 		switch {
 		case job.out == "":
-			return job, UsageErr("--shard: a shard is a share of a PNG: give -o FILE.png")
+			return UsageErr("--shard: a shard is a share of a PNG: give -o FILE.png")
 		case job.raw != "":
-			return job, UsageErr("--shard and --raw: a shard writes no raw file")
+			return UsageErr("--shard and --raw: a shard writes no raw file")
 		}
 		if err := export.PrecheckShard(job.out, job.shard, job.shards); err != nil {
-			return job, ExitError{2, withAdvice(err, job)}
+			return ExitError{2, withAdvice(err, *job)}
 		}
-		return job, nil
+		return nil
 	}
 	if err := export.PrecheckOutputs(job.out, job.raw, job.resume, job.force); err != nil {
-		return job, ExitError{2, withAdvice(err, job)}
+		return ExitError{2, withAdvice(err, *job)}
 	}
-	return job, nil
+	return nil
 }
 
 // viewBase is the location the location flags apply to: the view of the bookmark --bookmark

@@ -48,7 +48,7 @@ func BenchmarkInteractiveCPU(b *testing.B) {
 // resident), the view at rest's reserve held beside them, go through the views cache. It
 // reports the peak resident memory (VmHWM) and the cache's bytes. It sets the window's memory
 // limit (SetMemoryLimit) unless GOMEMLIMIT is set: GOMEMLIMIT=off measures without one.
-// Run it alone: go test ./app/preview -run '^$' -bench CacheMemory -benchtime 1x.
+// Run it alone: go test ./preview -run '^$' -bench CacheMemory -benchtime 1x.
 func BenchmarkCacheMemory(b *testing.B) {
 	limited := SetMemoryLimit()
 	const w, h = 800, 450
