@@ -10,6 +10,7 @@ import (
 
 	"mandelscope/colour"
 	"mandelscope/fractal"
+	"mandelscope/internal/tile"
 	"mandelscope/preview"
 )
 
@@ -20,11 +21,9 @@ type Renderer interface {
 	Name() string
 }
 
-// computer is the compute stage of a renderer (internal/tile's Computer): the CPU renderer
+// computer is the compute stage of a renderer, internal/tile's contract: the CPU renderer
 // has it, and the GL one once it computes into float targets.
-type computer interface {
-	Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *colour.Data) error
-}
+type computer = tile.Computer
 
 // moder is implemented by renderers that say which arithmetic a frame uses (the GL renderer).
 type moder interface {
