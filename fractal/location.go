@@ -27,13 +27,89 @@ const (
 	MaxIterations = 100_000_000
 )
 
-// Location is a place in the Mandelbrot set: an exact centre, a zoom (the image's shorter
-// side spans 4/zoom units), the maximum iteration count and the colouring.
+// Location is a place in the Mandelbrot set, or in the Julia set of a parameter: an exact
+// centre, a zoom (the image's shorter side spans 4/zoom units), the maximum iteration count,
+// the colouring and, for a Julia set, its parameter.
 type Location struct {
 	Re, Im     Decimal
 	Zoom       Decimal
 	Iterations int
 	Color      colour.Coloring
+	// Julia, when On, makes the view the Julia set of c = Julia: a pixel is the orbit's first
+	// point z1 (the centre and offsets place it), iterated z <- z^2 + c. The zero value is
+	// the Mandelbrot set.
+	Julia JuliaParam
+}
+
+// JuliaParam is the parameter c of a Julia set, exact decimal text; the zero value (On false)
+// means the Mandelbrot set.
+type JuliaParam struct {
+	On     bool
+	Re, Im Decimal
+}
+
+// String is the parameter as "RE,IM" (ParseJulia reads it back), "" when not On.
+func (j JuliaParam) String() string {
+	if !j.On {
+		return ""
+	}
+	return j.Re.String() + "," + j.Im.String()
+}
+
+// ParseJulia reads a Julia parameter "RE,IM" (decimal texts of any length within
+// MaxDecimalDigits, |value| <= MaxCentre; spaces around each allowed), as --julia and the
+// location text's julia= take it. The error names what is wrong.
+func ParseJulia(s string) (JuliaParam, error) {
+	re, im, ok := strings.Cut(s, ",")
+	if !ok || strings.Contains(im, ",") {
+		return JuliaParam{}, fmt.Errorf("julia parameter %q is not RE,IM", text.Clip(s, 40))
+	}
+	j := JuliaParam{On: true}
+	var err error
+	if j.Re, err = ParseDecimal(strings.TrimSpace(re)); err != nil {
+		return JuliaParam{}, fmt.Errorf("julia parameter's real part: %v", err)
+	}
+	if j.Im, err = ParseDecimal(strings.TrimSpace(im)); err != nil {
+		return JuliaParam{}, fmt.Errorf("julia parameter's imaginary part: %v", err)
+	}
+	return j, j.validate()
+}
+
+func (j JuliaParam) validate() error {
+	if !j.On {
+		return nil
+	}
+	for _, c := range []struct {
+		name string
+		d    Decimal
+	}{{"julia parameter's real part", j.Re}, {"julia parameter's imaginary part", j.Im}} {
+		if v := c.d.Float64(); math.IsNaN(v) || math.Abs(v) > MaxCentre {
+			return fmt.Errorf("%s %s is out of range (|value| <= %g)", c.name, text.Clip(c.d.String(), 40), MaxCentre)
+		}
+	}
+	return nil
+}
+
+// IsJulia reports whether l is a view of a Julia set (l.Julia.On).
+func (l Location) IsJulia() bool { return l.Julia.On }
+
+// JuliaAt is the Julia set of c = (re, im) seen whole, in l's iterations and colouring:
+// centre 0, zoom 1 (the set lies within |z| <= 2, the shorter side spans -2 to 2).
+func (l Location) JuliaAt(re, im Decimal) Location {
+	l.Julia = JuliaParam{On: true, Re: re, Im: im}
+	l.Re, l.Im, l.Zoom = MustDecimal("0"), MustDecimal("0"), MustDecimal("1")
+	return l
+}
+
+// Mandelbrot is l's view of the Mandelbrot set: for a Julia view, the Mandelbrot set centred
+// at its parameter c, at the same zoom; otherwise l itself.
+func (l Location) Mandelbrot() Location {
+	if !l.Julia.On {
+		return l
+	}
+	l.Re, l.Im = l.Julia.Re, l.Julia.Im
+	l.Julia = JuliaParam{}
+	return l
 }
 
 // Home is the default view: the whole set.
@@ -143,6 +219,9 @@ func (l Location) Validate() error {
 	if err := CheckZoom(l.Zoom); err != nil {
 		return err
 	}
+	if err := l.Julia.validate(); err != nil {
+		return err
+	}
 	if l.Iterations < 1 || l.Iterations > MaxIterations {
 		return fmt.Errorf("iterations %d is out of range (1 to %d)", l.Iterations, MaxIterations)
 	}
@@ -246,6 +325,7 @@ func trimZeros(s string) string {
 
 // String is the compact text form of a location, one line, for the clipboard and for
 // sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...",
+// with julia=RE,IM after im= for a Julia set,
 // followed by colouring=, transfer=, width=, light= and strength= where they differ from
 // their defaults, and gradient= (the stops, Gradient.Text) for a palette that is not built in.
 // An automatic density (colour.Coloring.AutoDensity) is written density=auto, without the
@@ -253,8 +333,12 @@ func trimZeros(s string) string {
 // it back (exactly, but for an automatic density, whose number is its base's: see
 // colour.Coloring.SetDensityText).
 func (l Location) String() string {
-	return fmt.Sprintf("re=%s im=%s zoom=%s iterations=%d palette=%s density=%s offset=%s",
-		l.Re, l.Im, l.Zoom, l.Iterations, l.Color.Palette,
+	julia := ""
+	if l.Julia.On {
+		julia = " julia=" + l.Julia.String()
+	}
+	return fmt.Sprintf("re=%s im=%s%s zoom=%s iterations=%d palette=%s density=%s offset=%s",
+		l.Re, l.Im, julia, l.Zoom, l.Iterations, l.Color.Palette,
 		l.Color.DensityText(), strconv.FormatFloat(l.Color.Offset, 'g', -1, 64)) +
 		l.Color.ShadingText()
 }
@@ -349,6 +433,17 @@ func (l *Location) set(k, v string) error {
 		return dec(&l.Im)
 	case "zoom":
 		return dec(&l.Zoom)
+	case "julia":
+		if strings.EqualFold(v, "off") || strings.EqualFold(v, "none") {
+			l.Julia = JuliaParam{}
+			return nil
+		}
+		j, jerr := ParseJulia(v)
+		if jerr != nil {
+			return jerr
+		}
+		l.Julia = j
+		return nil
 	case "iterations", "iter", "it":
 		l.Iterations, err = strconv.Atoi(v)
 	case "palette":
