@@ -120,3 +120,29 @@ func EscapeBig(cr, ci *big.Float, maxIter int, prec uint) int {
 	}
 	return -1
 }
+
+// EscapeJuliaBig is EscapeBig for the Julia set of c = (cr, ci): the escape count of the
+// orbit z1 = (zr, zi), z <- z^2 + c, in math/big at prec bits, with no shortcuts (the least
+// n >= 1 with |z(n)| > 2, -1 when none within maxIter). With z1 = c it is EscapeBig(c).
+func EscapeJuliaBig(zr, zi, cr, ci *big.Float, maxIter int, prec uint) int {
+	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	xr, xi, xr2, xi2, t := nf().Set(zr), nf().Set(zi), nf(), nf(), nf()
+	four := big.NewFloat(4)
+	for n := 1; n <= maxIter; n++ {
+		if n > 1 {
+			// z = z^2 + c, from the squares of the last step
+			t.Mul(xr, xi)
+			t.Add(t, t)
+			xi.Add(t, ci)
+			xr.Sub(xr2, xi2)
+			xr.Add(xr, cr)
+		}
+		xr2.Mul(xr, xr)
+		xi2.Mul(xi, xi)
+		t.Add(xr2, xi2)
+		if t.Cmp(four) > 0 {
+			return n
+		}
+	}
+	return -1
+}

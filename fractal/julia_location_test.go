@@ -1,6 +1,7 @@
 package fractal
 
 import (
+	"math/big"
 	"strings"
 	"testing"
 )
@@ -67,5 +68,15 @@ func TestJuliaAtAndBack(t *testing.T) {
 	}
 	if err := j.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEscapeJuliaBigAtC: the Julia orbit of z1 = c is the Mandelbrot orbit of c.
+func TestEscapeJuliaBigAtC(t *testing.T) {
+	for _, c := range [][2]float64{{-0.75, 0.1}, {0.3, 0.5}, {-1.5, 0}, {0.26, 0}, {3, 1}} {
+		cr, ci := big.NewFloat(c[0]).SetPrec(200), big.NewFloat(c[1]).SetPrec(200)
+		if a, b := EscapeJuliaBig(cr, ci, cr, ci, 5000, 200), EscapeBig(cr, ci, 5000, 200); a != b {
+			t.Errorf("c = %v: Julia count at z1 = c %d, Mandelbrot count %d", c, a, b)
+		}
 	}
 }
