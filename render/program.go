@@ -246,7 +246,7 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 		"uState0", "uState1", "uState2", "uState3", "uMethod", "uTransfer", "uWidth", "uLight", "uStrength",
 		"uD", "uRefC", "uLast", "uPeriod", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
 		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3",
-		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount"} {
+		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount", "uJulia", "uJuliaC"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
 	}
 	// The state textures are read from texture units 0, 1, 2 and state3Unit, the perturbation
@@ -268,10 +268,16 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 func (p *program) setView(v View) {
 	gl.Uniform2i(p.loc["uOrigin"], int32(v.Origin.X), int32(v.Origin.Y))
 	gl.Uniform2f(p.loc["uHalf"], float32(v.W)/2, float32(v.H)/2)
+	julia := int32(0)
+	if v.Julia {
+		julia = 1
+	}
+	gl.Uniform1i(p.loc["uJulia"], julia)
 	switch p.variant {
 	case shaders.F32:
 		gl.Uniform2f(p.loc["uCentre"], float32(v.Re), float32(v.Im))
 		gl.Uniform1f(p.loc["uSpacing"], float32(v.Spacing))
+		gl.Uniform2f(p.loc["uJuliaC"], float32(v.JuliaRe), float32(v.JuliaIm))
 	case shaders.Perturb:
 		// dc = D + offset * spacing, and the reference point for the smooth value.
 		gl.Uniform4ui(p.loc["uD"], lo(v.DRe), hi(v.DRe), lo(v.DIm), hi(v.DIm))
@@ -290,12 +296,16 @@ func (p *program) setView(v View) {
 		re, im, sp := math.Float64bits(v.Re), math.Float64bits(v.Im), math.Float64bits(v.Spacing)
 		gl.Uniform4ui(p.loc["uCentre"], uint32(re), uint32(re>>32), uint32(im), uint32(im>>32))
 		gl.Uniform2ui(p.loc["uSpacing"], uint32(sp), uint32(sp>>32))
+		gl.Uniform4ui(p.loc["uJuliaC"], lo(v.JuliaRe), hi(v.JuliaRe), lo(v.JuliaIm), hi(v.JuliaIm))
 	default:
 		rh, rl := splitFF(v.Re)
 		ih, il := splitFF(v.Im)
 		sh, sl := splitFF(v.Spacing)
 		gl.Uniform4f(p.loc["uCentre"], rh, rl, ih, il)
 		gl.Uniform2f(p.loc["uSpacing"], sh, sl)
+		jrh, jrl := splitFF(v.JuliaRe)
+		jih, jil := splitFF(v.JuliaIm)
+		gl.Uniform4f(p.loc["uJuliaC"], jrh, jrl, jih, jil)
 	}
 }
 

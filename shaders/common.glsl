@@ -20,6 +20,13 @@ uniform vec2 uHalf;      // (W/2, H/2), exact in float
 
 uniform int uMaxIter;
 
+// The fractal (fractal.Location.Julia): uJulia 0 draws the Mandelbrot set (the pixel's point
+// p is c, z_0 = 0), 1 the Julia set of the parameter c each shader takes in its own precision
+// (uJuliaC): the orbit z_1 = p, z <- z^2 + c, escape count the least n >= 1 with |z_n| > 2,
+// no bulb test, and the derivative with respect to z_1, w_1 = spacing, w <- 2 z w. Only the
+// orbit's start and w's added term depend on it, never a branch in the iteration loop.
+uniform int uJulia;
+
 // Colouring (fractal.Palette.Color and fractal.PalettePosition).
 uniform vec3 uStops[MAX_STOPS];  // colour stops, 0..255 per channel
 uniform int uNumStops;
@@ -162,7 +169,7 @@ float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
 }
 
 // escapeSmoothDE is escapeSmooth (the same nu) continued with the derivative w <- 2 z w +
-// spacing, then finishDE.
+// spacing, then finishDE (a Julia set's derivative passes spacing 0: w <- 2 z w).
 float escapeSmoothDE(Z cr, Z ci, Z zr, Z zi, REAL wr, REAL wi, REAL spacing, int n, out float de, out vec2 u) {
 #if defined(PREC_F64)
     double fr = zr, fi = zi, fcr = cr, fci = ci;

@@ -1,0 +1,233 @@
+package render
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"math/cmplx"
+	"strconv"
+	"testing"
+
+	"mandelscope/fractal"
+	"mandelscope/internal/imagetest"
+	"mandelscope/shaders"
+)
+
+// juliaParams are the Julia sets the GPU is tested on: the rabbit (c inside the Mandelbrot
+// set, attracting 3-cycle), c = i (a dendrite, c on the set's edge) and -0.8+0.156i.
+var juliaParams = []struct{ name, re, im string }{
+	{"rabbit", "-0.123", "0.745"},
+	{"i", "0", "1"},
+	{"c08", "-0.8", "0.156"},
+}
+
+// juliaLoc is the Julia set of c = (re, im) seen whole (zoom 1, centre 0) with iter
+// iterations.
+func juliaLoc(t testing.TB, re, im string, iter int) fractal.Location {
+	t.Helper()
+	j, err := fractal.ParseJulia(re + "," + im)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := fractal.Home().JuliaAt(j.Re, j.Im)
+	l.Iterations = iter
+	if err := l.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// juliaPoint is a point of the Julia set of c (to about float64's precision): the preimages
+// z <- +-sqrt(z - c) converge on the set from any start but c's orbit; the signs follow a
+// fixed pseudo-random pattern, so that the point is not the repelling fixed point itself.
+func juliaPoint(c complex128) complex128 {
+	z := complex(1, 0.5)
+	seed := uint32(12345)
+	for range 200 {
+		z = cmplx.Sqrt(z - c)
+		seed = seed*1664525 + 1013904223
+		if seed>>31 == 1 {
+			z = -z
+		}
+	}
+	return z
+}
+
+// juliaDeepLoc is the Julia set of c = (re, im) at zoom 1e6 about a point of the set, off its
+// centre.
+func juliaDeepLoc(t testing.TB, re, im string, iter int) fractal.Location {
+	t.Helper()
+	l := juliaLoc(t, re, im, iter)
+	p := juliaPoint(complex(l.Julia.Re.Float64(), l.Julia.Im.Float64()))
+	var err error
+	if l.Re, err = fractal.ParseDecimal(strconv.FormatFloat(real(p), 'g', 17, 64)); err != nil {
+		t.Fatal(err)
+	}
+	if l.Im, err = fractal.ParseDecimal(strconv.FormatFloat(imag(p), 'g', 17, 64)); err != nil {
+		t.Fatal(err)
+	}
+	if l.Zoom, err = fractal.ParseDecimal("1e6"); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// juliaOrbit is the contract's Julia orbit (docs: z_1 = p, z <- z^2 + c, n the least n >= 1
+// with |z_n| > 2, the smooth value continuing with c, no bulb test, the same periodicity
+// check as the Mandelbrot orbit's, the derivative w_1 = spacing, w <- 2 z w) in T's
+// arithmetic, written out plainly: the GPU's picture is checked against it.
+func juliaOrbit[T float32 | float64](pr, pi, cr, ci T, maxIter int, spacing T) fractal.Result {
+	zr, zi := pr, pi
+	wr, wi := spacing, T(0)
+	finish := func(n int) fractal.Result {
+		m := n
+		r2 := float64(zr*zr + zi*zi)
+		for r2 <= fractal.SmoothBailout && m < n+8 {
+			wr, wi = 2*(zr*wr-zi*wi), 2*(zr*wi+zi*wr)
+			zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+			r2 = float64(zr*zr + zi*zi)
+			m++
+		}
+		r := fractal.Result{N: n, Nu: float64(m) + 1 - math.Log2(0.5*math.Log2(r2))}
+		fr, fi, fwr, fwi := float64(zr), float64(zi), float64(wr), float64(wi)
+		az, aw := math.Hypot(fr, fi), math.Hypot(fwr, fwi)
+		if r.DE = 2 * az * math.Log(az) / aw; !(r.DE >= 0) {
+			r.DE = 0
+		}
+		r.Ur, r.Ui = fr*fwr+fi*fwi, fi*fwr-fr*fwi
+		if h := math.Hypot(r.Ur, r.Ui); h > 0 && !math.IsInf(h, 0) {
+			r.Ur, r.Ui = r.Ur/h, r.Ui/h
+		} else {
+			r.Ur, r.Ui = 0, 0
+		}
+		return r
+	}
+	if zr*zr+zi*zi > 4 {
+		return finish(1)
+	}
+	var sr, si T
+	check, period := 8, 0
+	for n := 2; n <= maxIter; n++ {
+		wr, wi = 2*(zr*wr-zi*wi), 2*(zr*wi+zi*wr)
+		zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+		if zr*zr+zi*zi > 4 {
+			return finish(n)
+		}
+		if zr == sr && zi == si {
+			return fractal.Result{N: -1}
+		}
+		period++
+		if period == check {
+			period, check = 0, 2*check
+			sr, si = zr, zi
+		}
+	}
+	return fractal.Result{N: -1}
+}
+
+// juliaReference is the picture of Julia frame f in the arithmetic of shader variant v
+// (float32 with Point32 for F32, float64 with Point64 for the double variants), from
+// juliaOrbit.
+func juliaReference(t testing.TB, f fractal.Frame, v shaders.Variant) *image.RGBA {
+	t.Helper()
+	pal, err := f.Loc.Color.ColorPalette()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, ci := f.Loc.Julia.Re.Float64(), f.Loc.Julia.Im.Float64()
+	img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+	for y := range f.H {
+		for x := range f.W {
+			var r fractal.Result
+			if v == shaders.F32 {
+				re, im := f.Point32(x, y)
+				r = juliaOrbit(re, im, float32(cr), float32(ci), f.Loc.Iterations, float32(f.Spacing))
+			} else {
+				re, im := f.Point64(x, y)
+				r = juliaOrbit(re, im, cr, ci, f.Loc.Iterations, f.Spacing)
+			}
+			img.SetRGBA(x, y, f.Loc.Color.Shade(pal, r.Sample()))
+		}
+	}
+	return img
+}
+
+// juliaViews are the Julia views of the GPU-CPU tests: each parameter seen whole (float32)
+// and at zoom 1e6 off-centre (double).
+func juliaViews(t testing.TB) []struct {
+	name   string
+	loc    fractal.Location
+	w, h   int
+	double bool
+} {
+	var out []struct {
+		name   string
+		loc    fractal.Location
+		w, h   int
+		double bool
+	}
+	for _, p := range juliaParams {
+		out = append(out, struct {
+			name   string
+			loc    fractal.Location
+			w, h   int
+			double bool
+		}{p.name + "_whole", juliaLoc(t, p.re, p.im, 300), 180, 120, false})
+		out = append(out, struct {
+			name   string
+			loc    fractal.Location
+			w, h   int
+			double bool
+		}{p.name + "_1e6", juliaDeepLoc(t, p.re, p.im, 1500), 150, 110, true})
+	}
+	return out
+}
+
+// TestJuliaAgainstCPU checks the GPU's Julia sets against the contract's arithmetic as
+// TestAgainstCPU checks the Mandelbrot set (>= 98% of pixels within 6/255, the differing ones
+// isolated), in every precision variant, in the smooth, distance and slopes colourings; and
+// that the pictures are neither the Mandelbrot set's nor featureless.
+func TestJuliaAgainstCPU(t *testing.T) {
+	for _, prec := range []string{"", "f32", "f64", "emulated"} {
+		for _, v := range juliaViews(t) {
+			for _, col := range []string{"smooth", "distance", "slopes"} {
+				name := prec
+				if name == "" {
+					name = "auto"
+				}
+				t.Run(name+"_"+col+"/"+v.name, func(t *testing.T) {
+					if prec == "f32" && v.double {
+						t.Skip("the frame needs double precision")
+					}
+					g := testGL(t, Options{Precision: prec})
+					f := fractal.NewFrame(withColouring(t, v.loc, col), v.w, v.h)
+					if want := map[bool]fractal.Precision{false: fractal.Float32, true: fractal.Double}[v.double]; f.Precision() != want {
+						t.Fatalf("view %s is %v, want %v", v.name, f.Precision(), want)
+					}
+					got := renderGL(t, g, f)
+					want := juliaReference(t, f, g.variant(f))
+					// The view must have structure: both escaped and inside pixels, or
+					// many distinct colours (a dust has no inside).
+					colours := map[[3]uint8]bool{}
+					for i := 0; i < len(want.Pix); i += 4 {
+						colours[[3]uint8{want.Pix[i], want.Pix[i+1], want.Pix[i+2]}] = true
+					}
+					if len(colours) < 20 {
+						t.Fatalf("the reference picture has %d colours: the view tests little", len(colours))
+					}
+					// And it must not be the Mandelbrot set's picture of the same frame.
+					m := f
+					m.Loc.Julia = fractal.JuliaParam{}
+					if same, _ := imagetest.Agreement(got, renderGL(t, g, m), 6); same > 0.9 {
+						t.Errorf("the Julia picture is %.1f%% the Mandelbrot set's", 100*same)
+					}
+					frac := matchesCPU(t, fmt.Sprintf("julia_%s_%s_%s", name, col, v.name), got, want)
+					t.Logf("%s: %.3f%% within 6/255 (%s), %d colours", v.name, 100*frac, g.Mode(f), len(colours))
+				})
+			}
+		}
+	}
+}
