@@ -135,7 +135,7 @@ var helps = map[string]help{
 	"bench": {
 		short:  "benchmark the window's preview renderer",
 		usage:  []string{"bench [flags]"},
-		about:  "Benchmarks the window's preview renderer: drives it through a scripted path of pans and zooms from the whole set to zoom 1e10.",
+		about:  "Benchmarks the window's preview renderer: drives it through a scripted path of pans and zooms from the whole set to zoom 1e10. With --julia=RE,IM the path runs through the Julia set of c = RE+IM i, from the whole set towards a point of it.",
 		prints: "on stdout: a header, a line for each step of the path (-v: for every frame), the interactive and full-resolution frames' figures, then one JSON line of them.",
 	},
 	"version": {
