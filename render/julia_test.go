@@ -277,3 +277,27 @@ func TestJuliaPassesAndCompute(t *testing.T) {
 		}
 	}
 }
+
+// TestJuliaGL33 draws Julia sets on a GL 3.3 core context with GLSL 3.30 shaders in every
+// variant it has, in the smooth and distance colourings, against the contract's arithmetic.
+func TestJuliaGL33(t *testing.T) {
+	g := newGL33(t)
+	views := juliaViews(t)
+	for _, c := range []struct {
+		v    shaders.Variant
+		view int
+	}{{shaders.F32, 0}, {shaders.F64, 1}, {shaders.Emulated, 3}} {
+		if g.progs[c.v] == nil {
+			t.Logf("%s: not available on %s with GLSL 3.30", c.v, g.renderer)
+			continue
+		}
+		for _, col := range []string{"smooth", "distance"} {
+			v := views[c.view]
+			f := fractal.NewFrame(withColouring(t, v.loc, col), 150, 100)
+			g.opts.Precision = map[shaders.Variant]string{shaders.F32: "f32", shaders.F64: "f64", shaders.Emulated: "emulated"}[c.v]
+			got := renderGL(t, g, f)
+			frac := matchesCPU(t, fmt.Sprintf("julia_gl33_%s_%s_%s", c.v, col, v.name), got, juliaReference(t, f, c.v))
+			t.Logf("GLSL 3.30 %s %s %s: %.3f%% within 6/255", c.v, col, v.name, 100*frac)
+		}
+	}
+}

@@ -131,6 +131,9 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 	if !g.fp64 {
 		return fmt.Errorf("%s has no native fp64", g.renderer)
 	}
+	if f.Loc.IsJulia() {
+		return errors.New("a Julia set's reference is not drawn on the GPU yet")
+	}
 	switch g.opts.Perturb {
 	case "cpu":
 		return errors.New("forced")
@@ -297,11 +300,11 @@ func (g *GL) deleteTables() {
 // stage (stageSingle or stageIterate), with SHADE and DERIV or without, with EXPONENT (exp)
 // or without, compiling it on first use.
 func (g *GL) perturbProgram(pages int, stage string, shade, deriv, exp bool) (*program, error) {
-	return g.lazyProgram(progKey{shaders.Perturb, pages, stage, shade, deriv, exp})
+	return g.lazyProgram(progKey{v: shaders.Perturb, pages: pages, stage: stage, shade: shade, deriv: deriv, exp: exp})
 }
 
 // progKey names a program compiled on first use: a perturbation program (with EXPONENT when
-// exp), or a variant of mandel.frag with SHADE (shade) or DERIV (deriv).
+// exp), or a variant of mandel.frag with SHADE (shade), DERIV (deriv) or JULIA (julia).
 type progKey struct {
 	v     shaders.Variant
 	pages int
@@ -309,4 +312,5 @@ type progKey struct {
 	shade bool
 	deriv bool
 	exp   bool
+	julia bool
 }

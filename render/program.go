@@ -24,6 +24,7 @@ type program struct {
 	shade   bool // compiled with SHADE: draws the colourings other than the default
 	deriv   bool // compiled with DERIV: carries the derivative for the colourings that read it
 	exp     bool // the perturbation shader with EXPONENT (perturbexp.frag): extended exponents
+	julia   bool // compiled with JULIA: draws the Julia set of the view's parameter
 	loc     map[string]int32
 }
 
@@ -163,10 +164,12 @@ func newStageProgram(glslVersion int, variant shaders.Variant, stage, vertSrc, f
 }
 
 // shadeDefine and derivDefine are the defines of the programs for the colourings other than
-// the default, and of those that carry the derivative.
+// the default, and of those that carry the derivative; juliaDefine of those that draw a Julia
+// set.
 const (
 	shadeDefine = "SHADE"
 	derivDefine = "DERIV"
+	juliaDefine = "JULIA"
 )
 
 // shadingOf says which of those defines a colouring's programs need.
@@ -175,7 +178,7 @@ func shadingOf(c colour.Coloring) (shade, deriv bool) {
 }
 
 // lazyProgram returns the program for key, compiling it on first use (on the GL thread):
-// mandel.frag's variants and stages with SHADE or DERIV, and perturb.frag's programs.
+// mandel.frag's variants and stages with SHADE, DERIV or JULIA, and perturb.frag's programs.
 func (g *GL) lazyProgram(key progKey) (*program, error) {
 	if p := g.deepProgs[key]; p != nil {
 		return p, nil
@@ -196,11 +199,14 @@ func (g *GL) lazyProgram(key progKey) (*program, error) {
 	if key.deriv {
 		defs = append(defs, derivDefine)
 	}
+	if key.julia {
+		defs = append(defs, juliaDefine)
+	}
 	p, err := linkProgram(g.glsl, key.v, key.stage, shaders.FullscreenVert, frag, defs)
 	if err != nil {
 		return nil, err
 	}
-	p.variant, p.pages, p.shade, p.deriv, p.exp = key.v, key.pages, key.shade, key.deriv, key.exp
+	p.variant, p.pages, p.shade, p.deriv, p.exp, p.julia = key.v, key.pages, key.shade, key.deriv, key.exp, key.julia
 	g.deepProgs[key] = p
 	return p, nil
 }
@@ -246,7 +252,7 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 		"uState0", "uState1", "uState2", "uState3", "uMethod", "uTransfer", "uWidth", "uLight", "uStrength",
 		"uD", "uRefC", "uLast", "uPeriod", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
 		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3",
-		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount", "uJulia", "uJuliaC"} {
+		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount", "uJuliaC"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
 	}
 	// The state textures are read from texture units 0, 1, 2 and state3Unit, the perturbation
@@ -268,11 +274,6 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 func (p *program) setView(v View) {
 	gl.Uniform2i(p.loc["uOrigin"], int32(v.Origin.X), int32(v.Origin.Y))
 	gl.Uniform2f(p.loc["uHalf"], float32(v.W)/2, float32(v.H)/2)
-	julia := int32(0)
-	if v.Julia {
-		julia = 1
-	}
-	gl.Uniform1i(p.loc["uJulia"], julia)
 	switch p.variant {
 	case shaders.F32:
 		gl.Uniform2f(p.loc["uCentre"], float32(v.Re), float32(v.Im))

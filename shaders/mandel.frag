@@ -1,7 +1,7 @@
 // mandel.frag: the Mandelbrot escape-time colouring of the rendering contract, one pixel per
 // fragment, computed from the pixel's GLOBAL index in the frame so that tiles join seamlessly;
-// with uJulia set, the Julia set of uJuliaC in the same arithmetic. common.glsl comes before
-// it.
+// compiled with JULIA, the Julia set of uJuliaC in the same arithmetic. common.glsl comes
+// before it.
 //
 // Exactly one of these is defined by the Go side in a header:
 //   PREC_F32       float arithmetic, the mapping of fractal.Frame.Point32
@@ -10,7 +10,7 @@
 
 // View parameters (Go: render.View). The pixel (x, y) of the W x H frame samples
 // c = centre + pixelOffset() * spacing.
-// For a Julia set (uJulia 1, common.glsl) that point is the orbit's z_1 and uJuliaC is c.
+// For a Julia set (JULIA, common.glsl) that point is the orbit's z_1 and uJuliaC is c.
 #if defined(PREC_F32)
 uniform vec2 uCentre;    // float32(re), float32(im)
 uniform float uSpacing;  // float32(spacing)
@@ -93,7 +93,7 @@ bool pixelC(out Z cr, out Z ci) {
     precise float pci = uCentre.y + off.y * uSpacing;
     cr = pcr;
     ci = pci;
-    return uJulia == 0 && inMainBulbs(cr, ci);
+    return !isJulia && inMainBulbs(cr, ci);
 #elif defined(PREC_F64)
     double centreRe = packDouble2x32(uCentre.xy), centreIm = packDouble2x32(uCentre.zw);
     double spacing = packDouble2x32(uSpacing);
@@ -106,11 +106,11 @@ bool pixelC(out Z cr, out Z ci) {
     double y2 = ci * ci;
     double q = x * x + y2;
     double x1 = cr + 1.0LF;
-    return uJulia == 0 && (q * (q + x) <= 0.25LF * y2 || x1 * x1 + y2 <= 0.0625LF);
+    return !isJulia && (q * (q + x) <= 0.25LF * y2 || x1 * x1 + y2 <= 0.0625LF);
 #else
     cr = ffAdd(uCentre.xy, ffMulF(uSpacing, off.x));
     ci = ffAdd(uCentre.zw, ffMulF(uSpacing, off.y));
-    return uJulia == 0 && inMainBulbs(cr.x, ci.x);
+    return !isJulia && inMainBulbs(cr.x, ci.x);
 #endif
 }
 
@@ -129,17 +129,17 @@ REAL derSpacing() {
 // derAdd is the term the derivative's step adds: the spacing for the Mandelbrot set (dz/dc),
 // 0 for a Julia set (dz/dz_1: w <- 2 z w).
 REAL derAdd() {
-    return uJulia != 0 ? REAL(0.0) : derSpacing();
+    return isJulia ? REAL(0.0) : derSpacing();
 }
 
 // orbitStart sets up the orbit of the fragment's point (pixelC's, in cr, ci): c, z and w
 // before the iteration first, and whether it escaped already (escape count 1). For the
 // Mandelbrot set c stays the point, z = w = 0, first = 1; for a Julia set c = uJuliaC,
-// z = z_1 = the point, w = w_1 = spacing, first = 2, and escaped when |z_1| > 2. The choices
-// are selects, made once per pixel.
+// z = z_1 = the point, w = w_1 = spacing, first = 2, and escaped when |z_1| > 2. isJulia is a
+// constant: the Mandelbrot programs compile to the constants alone.
 void orbitStart(inout Z cr, inout Z ci, out Z zr, out Z zi, out REAL wr, out REAL wi, out int first, out bool escaped) {
     Z pr = cr, pi = ci;
-    bool julia = uJulia != 0;
+    const bool julia = isJulia;
 #if defined(PREC_F32)
     Z jr = uJuliaC.x, ji = uJuliaC.y;
     precise float r2 = pr * pr + pi * pi;
@@ -167,8 +167,9 @@ void orbitStart(inout Z cr, inout Z ci, out Z zr, out Z zi, out REAL wr, out REA
 // 1..uMaxIter in one call; the multi-pass one the same iterations in slices, with the state
 // carried between them in textures, so both take exactly the same steps. Compiled with DERIV
 // (for the colourings that read it) it also carries the derivative w <- 2 z w + spacing (z
-// before the step), which changes nothing in z's arithmetic. A Julia set's orbit (uJulia)
-// comes from orbitStart at iteration 2 with its own c, and its derivative adds 0 (derAdd).
+// before the step), which changes nothing in z's arithmetic. A Julia set's orbit
+// (JULIA) comes from orbitStart at iteration 2 with its own c, and its derivative adds 0
+// (derAdd).
 int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout int check,
             inout int period, int k0, int k1, inout REAL wr, inout REAL wi) {
     REAL sp = derAdd();
@@ -293,10 +294,9 @@ void main() {
         escaped = false;  // a pixel that escaped at 1 finished in the first pass
     }
     if (status == 0u) {
-        int n = 1;
-        if (!escaped) {
-            n = iterate(cr, ci, zr, zi, sr, si, check, period, max(uK0, first), uK1, wr, wi);
-        }
+        // An escaped pixel (a Julia set's, at 1) runs no iteration.
+        int n = iterate(cr, ci, zr, zi, sr, si, check, period, escaped ? uK1 + 1 : max(uK0, first), uK1, wr, wi);
+        n = escaped ? 1 : n;
         if (n > 0) {
 #if defined(DERIV)
             nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derAdd(), n, de, u);
@@ -361,10 +361,8 @@ void main() {
     orbitStart(cr, ci, zr, zi, wr, wi, first, escaped);
     Z sr = Z(0.0), si = Z(0.0);
     int check = 8, period = 0;
-    int n = 1;
-    if (!escaped) {
-        n = iterate(cr, ci, zr, zi, sr, si, check, period, first, uMaxIter, wr, wi);
-    }
+    int n = iterate(cr, ci, zr, zi, sr, si, check, period, escaped ? uMaxIter + 1 : first, uMaxIter, wr, wi);
+    n = escaped ? 1 : n;
     if (n <= 0) {
         return;
     }
@@ -394,10 +392,8 @@ void main() {
     orbitStart(cr, ci, zr, zi, wr, wi, first, escaped);
     Z sr = Z(0.0), si = Z(0.0);
     int check = 8, period = 0;
-    int n = 1;
-    if (!escaped) {
-        n = iterate(cr, ci, zr, zi, sr, si, check, period, first, uMaxIter, wr, wi);
-    }
+    int n = iterate(cr, ci, zr, zi, sr, si, check, period, escaped ? uMaxIter + 1 : first, uMaxIter, wr, wi);
+    n = escaped ? 1 : n;
     if (n <= 0) {
         fragColor = vec4(0.0, 0.0, 0.0, 1.0);
         return;
