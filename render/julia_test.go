@@ -1,9 +1,9 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"image"
-	"math"
 	"math/cmplx"
 	"strconv"
 	"testing"
@@ -11,6 +11,7 @@ import (
 	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
+	"mandelscope/render/cpu"
 	"mandelscope/shaders"
 )
 
@@ -76,81 +77,40 @@ func juliaDeepLoc(t testing.TB, re, im string, iter int) fractal.Location {
 	return l
 }
 
-// juliaOrbit is the contract's Julia orbit (docs: z_1 = p, z <- z^2 + c, n the least n >= 1
-// with |z_n| > 2, the smooth value continuing with c, no bulb test, the same periodicity
-// check as the Mandelbrot orbit's, the derivative w_1 = spacing, w <- 2 z w) in T's
-// arithmetic, written out plainly: the GPU's picture is checked against it.
-func juliaOrbit[T float32 | float64](pr, pi, cr, ci T, maxIter int, spacing T) fractal.Result {
-	zr, zi := pr, pi
-	wr, wi := spacing, T(0)
-	finish := func(n int) fractal.Result {
-		m := n
-		r2 := float64(zr*zr + zi*zi)
-		for r2 <= fractal.SmoothBailout && m < n+8 {
-			wr, wi = 2*(zr*wr-zi*wi), 2*(zr*wi+zi*wr)
-			zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
-			r2 = float64(zr*zr + zi*zi)
-			m++
-		}
-		r := fractal.Result{N: n, Nu: float64(m) + 1 - math.Log2(0.5*math.Log2(r2))}
-		fr, fi, fwr, fwi := float64(zr), float64(zi), float64(wr), float64(wi)
-		az, aw := math.Hypot(fr, fi), math.Hypot(fwr, fwi)
-		if r.DE = 2 * az * math.Log(az) / aw; !(r.DE >= 0) {
-			r.DE = 0
-		}
-		r.Ur, r.Ui = fr*fwr+fi*fwi, fi*fwr-fr*fwi
-		if h := math.Hypot(r.Ur, r.Ui); h > 0 && !math.IsInf(h, 0) {
-			r.Ur, r.Ui = r.Ur/h, r.Ui/h
-		} else {
-			r.Ur, r.Ui = 0, 0
-		}
-		return r
-	}
-	if zr*zr+zi*zi > 4 {
-		return finish(1)
-	}
-	var sr, si T
-	check, period := 8, 0
-	for n := 2; n <= maxIter; n++ {
-		wr, wi = 2*(zr*wr-zi*wi), 2*(zr*wi+zi*wr)
-		zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
-		if zr*zr+zi*zi > 4 {
-			return finish(n)
-		}
-		if zr == sr && zi == si {
-			return fractal.Result{N: -1}
-		}
-		period++
-		if period == check {
-			period, check = 0, 2*check
-			sr, si = zr, zi
-		}
-	}
-	return fractal.Result{N: -1}
-}
-
-// juliaReference is the picture of Julia frame f in the arithmetic of shader variant v
-// (float32 with Point32 for F32, float64 with Point64 for the double variants), from
-// juliaOrbit.
+// juliaReference is the CPU picture of Julia frame f in the arithmetic of shader variant v,
+// as reference draws the Mandelbrot set's: float32 with Point32 and the parameter rounded to
+// float32 for F32 (fractal.EscapeJulia32, EscapeJuliaDE32), float64 with Point64 for the
+// double variants.
 func juliaReference(t testing.TB, f fractal.Frame, v shaders.Variant) *image.RGBA {
 	t.Helper()
+	if !f.Loc.IsJulia() {
+		t.Fatal("juliaReference of a Mandelbrot frame")
+	}
 	pal, err := f.Loc.Color.ColorPalette()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr, ci := f.Loc.Julia.Re.Float64(), f.Loc.Julia.Im.Float64()
 	img := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+	c := f.Loc.Color
+	it := f.Loc.Iterations
 	for y := range f.H {
 		for x := range f.W {
 			var r fractal.Result
-			if v == shaders.F32 {
+			switch {
+			case v == shaders.F32 && c.NeedsDerivative():
 				re, im := f.Point32(x, y)
-				r = juliaOrbit(re, im, float32(cr), float32(ci), f.Loc.Iterations, float32(f.Spacing))
-			} else {
+				r = fractal.EscapeJuliaDE32(re, im, float32(f.JRe), float32(f.JIm), it, float32(f.Spacing))
+			case v == shaders.F32:
+				re, im := f.Point32(x, y)
+				r.N, r.Nu = fractal.EscapeJulia32(re, im, float32(f.JRe), float32(f.JIm), it)
+			case c.NeedsDerivative():
 				re, im := f.Point64(x, y)
-				r = juliaOrbit(re, im, cr, ci, f.Loc.Iterations, f.Spacing)
+				r = fractal.EscapeJuliaDE64(re, im, f.JRe, f.JIm, it, f.Spacing)
+			default:
+				re, im := f.Point64(x, y)
+				r.N, r.Nu = fractal.EscapeJulia64(re, im, f.JRe, f.JIm, it)
 			}
-			img.SetRGBA(x, y, f.Loc.Color.Shade(pal, r.Sample()))
+			img.SetRGBA(x, y, c.Shade(pal, r.Sample()))
 		}
 	}
 	return img
@@ -187,8 +147,8 @@ func juliaViews(t testing.TB) []struct {
 	return out
 }
 
-// TestJuliaAgainstCPU checks the GPU's Julia sets against the contract's arithmetic as
-// TestAgainstCPU checks the Mandelbrot set (>= 98% of pixels within 6/255, the differing ones
+// TestJuliaAgainstCPU checks the GPU's Julia sets against the CPU's as TestAgainstCPU checks
+// the Mandelbrot set (>= 98% of pixels within 6/255, the differing ones
 // isolated), in every precision variant, in the smooth, distance and slopes colourings; and
 // that the pictures are neither the Mandelbrot set's nor featureless.
 func TestJuliaAgainstCPU(t *testing.T) {
@@ -209,7 +169,16 @@ func TestJuliaAgainstCPU(t *testing.T) {
 						t.Fatalf("view %s is %v, want %v", v.name, f.Precision(), want)
 					}
 					got := renderGL(t, g, f)
-					want := juliaReference(t, f, g.variant(f))
+					var want *image.RGBA
+					if prec == "" {
+						// The automatic precision against the CPU renderer itself.
+						want = image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+						if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
+							t.Fatal(err)
+						}
+					} else {
+						want = juliaReference(t, f, g.variant(f))
+					}
 					// The view must have structure: both escaped and inside pixels, or
 					// many distinct colours (a dust has no inside).
 					colours := map[[3]uint8]bool{}

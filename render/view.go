@@ -35,8 +35,8 @@ func viewOf(f fractal.Frame, origin image.Point) View {
 	if f.Ref != nil {
 		v.RefRe, v.RefIm = f.Ref.Point64()
 	}
-	if j := f.Loc.Julia; j.On {
-		v.Julia, v.JuliaRe, v.JuliaIm = true, j.Re.Float64(), j.Im.Float64()
+	if f.Loc.IsJulia() {
+		v.Julia, v.JuliaRe, v.JuliaIm = true, f.JRe, f.JIm
 	}
 	return v
 }

@@ -273,9 +273,11 @@ void main() {
     int first;
     bool escaped;
     orbitStart(cr, ci, zr, zi, wr, wi, first, escaped);
-    Z sr = Z(0.0), si = Z(0.0);
+    // The periodicity test's saved value: the orbit's first, z_0 = 0 or a Julia set's z_1
+    // (fractal.escapeJulia counts z_1 as its first iteration).
+    Z sr = isJulia ? zr : Z(0.0), si = isJulia ? zi : Z(0.0);
     uint status = inside ? 1u : 0u;
-    int check = 8, period = 0;
+    int check = 8, period = isJulia ? 1 : 0;
     float nu = 0.0, de = 0.0;
     vec2 u = vec2(0.0);
     if (uK0 > 1) {
@@ -359,8 +361,8 @@ void main() {
     int first;
     bool escaped;
     orbitStart(cr, ci, zr, zi, wr, wi, first, escaped);
-    Z sr = Z(0.0), si = Z(0.0);
-    int check = 8, period = 0;
+    Z sr = isJulia ? zr : Z(0.0), si = isJulia ? zi : Z(0.0);  // the orbit's first value
+    int check = 8, period = isJulia ? 1 : 0;
     int n = iterate(cr, ci, zr, zi, sr, si, check, period, escaped ? uMaxIter + 1 : first, uMaxIter, wr, wi);
     n = escaped ? 1 : n;
     if (n <= 0) {
@@ -390,8 +392,8 @@ void main() {
     int first;
     bool escaped;
     orbitStart(cr, ci, zr, zi, wr, wi, first, escaped);
-    Z sr = Z(0.0), si = Z(0.0);
-    int check = 8, period = 0;
+    Z sr = isJulia ? zr : Z(0.0), si = isJulia ? zi : Z(0.0);  // the orbit's first value
+    int check = 8, period = isJulia ? 1 : 0;
     int n = iterate(cr, ci, zr, zi, sr, si, check, period, escaped ? uMaxIter + 1 : first, uMaxIter, wr, wi);
     n = escaped ? 1 : n;
     if (n <= 0) {
