@@ -103,7 +103,7 @@ func (g *GL) iterProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (*
 		if err != nil {
 			return nil, err
 		}
-		return g.perturbProgram(tables.pages, stageIterate, false, deriv, exp)
+		return g.deepProgram(tables.pages, stageIterate, false, deriv, exp, f.Loc.IsJulia())
 	case deriv || f.Loc.IsJulia():
 		return g.lazyProgram(progKey{v: v, stage: stageIterate, deriv: deriv, julia: f.Loc.IsJulia()})
 	}

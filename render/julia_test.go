@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"math/big"
 	"math/cmplx"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -268,5 +270,198 @@ func TestJuliaGL33(t *testing.T) {
 			frac := matchesCPU(t, fmt.Sprintf("julia_gl33_%s_%s_%s", c.v, col, v.name), got, juliaReference(t, f, c.v))
 			t.Logf("GLSL 3.30 %s %s %s: %.3f%% within 6/255", c.v, col, v.name, 100*frac)
 		}
+	}
+}
+
+// juliaPointBig is juliaPoint at prec bits: the preimages z <- +-sqrt(z - c) contract onto the
+// Julia set, so that after enough of them z lies on it to the last bit, for deep views.
+func juliaPointBig(re, im string, prec uint) (zr, zi string) {
+	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	cr, _, _ := big.ParseFloat(re, 10, prec, big.ToNearestEven)
+	ci, _, _ := big.ParseFloat(im, 10, prec, big.ToNearestEven)
+	xr, xi := nf().SetFloat64(1), nf().SetFloat64(0.5)
+	seed := uint32(12345)
+	half := big.NewFloat(0.5)
+	for range 3 * int(prec) {
+		// w = z - c; sqrt(w) = sqrt((|w| + a)/2) + i sign(b) sqrt((|w| - a)/2)
+		a, b := nf().Sub(xr, cr), nf().Sub(xi, ci)
+		mod := nf().Sqrt(nf().Add(nf().Mul(a, a), nf().Mul(b, b)))
+		sq := func(v *big.Float) *big.Float { // sqrt(v / 2), 0 for a v rounded below 0
+			if v.Sign() <= 0 {
+				return nf()
+			}
+			return nf().Sqrt(nf().Mul(v, half))
+		}
+		xr, xi = sq(nf().Add(mod, a)), sq(nf().Sub(mod, a))
+		if b.Sign() < 0 {
+			xi.Neg(xi)
+		}
+		seed = seed*1664525 + 1013904223
+		if seed>>31 == 1 {
+			xr.Neg(xr)
+			xi.Neg(xi)
+		}
+	}
+	return xr.Text('g', int(float64(prec)*0.3)), xi.Text('g', int(float64(prec)*0.3))
+}
+
+// juliaDeepFrame is the w x h frame of the Julia set of c = (re, im) at zoom about a point of
+// the set, with its own reference orbit.
+func juliaDeepFrame(t testing.TB, re, im, zoom string, iter, w, h int) fractal.Frame {
+	t.Helper()
+	l := juliaLoc(t, re, im, iter)
+	zr, zi := juliaPointBig(re, im, 256)
+	var err error
+	if l.Re, err = fractal.ParseDecimal(zr); err != nil {
+		t.Fatal(err)
+	}
+	if l.Im, err = fractal.ParseDecimal(zi); err != nil {
+		t.Fatal(err)
+	}
+	if l.Zoom, err = fractal.ParseDecimal(zoom); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := fractal.NewFrame(l, w, h).WithReference(context.Background(), &fractal.ReferenceCache{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Ref.JuliaStart() == 0 {
+		t.Fatal("a Julia frame's reference has no critical orbit before its own")
+	}
+	return f
+}
+
+// juliaWrapFrame is a w x h frame of the rabbit's Julia set at zoom 1e20 centred on an
+// interior point near the set, a black pixel of juliaDeepFrame's view (its orbit never escapes: the reference point's orbit ends at
+// the iterations it was computed for), whose reference orbit was computed for fewer
+// iterations (orbitIter) than the frame has, as the window's cache hands it on when the
+// iterations rise: pixels that reach the end of the reference point's orbit rebase to the
+// critical orbit's start, which is periodic and so covers them.
+func juliaWrapFrame(t testing.TB, re, im, zoom string, orbitIter, iter, w, h int) fractal.Frame {
+	t.Helper()
+	base := juliaDeepFrame(t, re, im, zoom, orbitIter, w, h)
+	cr, _, _ := big.ParseFloat(re, 10, 256, big.ToNearestEven)
+	ci, _, _ := big.ParseFloat(im, 10, 256, big.ToNearestEven)
+	// The black pixels of the view, nearest the centre first.
+	var black []image.Point
+	for y := range h {
+		for x := range w {
+			if base.Pixel(x, y).N < 0 {
+				black = append(black, image.Pt(x, y))
+			}
+		}
+	}
+	d2 := func(p image.Point) int { return (2*p.X-w)*(2*p.X-w) + (2*p.Y-h)*(2*p.Y-h) }
+	slices.SortFunc(black, func(a, b image.Point) int { return d2(a) - d2(b) })
+	for _, p := range black[:min(len(black), 8)] {
+		zr, zi := base.PointBig(p.X, p.Y, 256)
+		if fractal.EscapeJuliaBig(zr, zi, cr, ci, iter, 256) >= 0 {
+			continue
+		}
+		l := base.Loc
+		var err error
+		if l.Re, err = fractal.ParseDecimal(zr.Text('g', 70)); err != nil {
+			t.Fatal(err)
+		}
+		if l.Im, err = fractal.ParseDecimal(zi.Text('g', 70)); err != nil {
+			t.Fatal(err)
+		}
+		cache := &fractal.ReferenceCache{}
+		lo := l
+		lo.Iterations = orbitIter
+		if _, err := fractal.NewFrame(lo, w, h).WithReference(context.Background(), cache, nil); err != nil {
+			t.Fatal(err)
+		}
+		l.Iterations = iter
+		f, err := fractal.NewFrame(l, w, h).WithReference(context.Background(), cache, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(f.Ref.Z) - f.Ref.JuliaStart(); f.Ref.Period() == 0 || n > orbitIter+1 {
+			t.Fatalf("critical orbit's period %d, reference point's orbit of %d values: want a periodic critical orbit and %d values", f.Ref.Period(), n, orbitIter)
+		}
+		return f
+	}
+	t.Fatal("no interior point near the centre")
+	return base
+}
+
+// TestJuliaPerturbAgainstCPU renders Julia sets at zoom 1e20 with the perturbation shader
+// (JULIA: the critical orbit then the reference point's in one texture, a pixel starting at
+// the second with n = 1, dc = 0, rebasing to the first), and the rabbit whole (pixels that
+// escape at 1) and from a reference point's orbit shorter than the iterations (pixels that
+// rebase at its end), against the CPU's perturbation:
+// >= 98% of pixels within 6/255, the differing ones isolated; in passes of a forced length
+// it gives the single pass's bytes.
+func TestJuliaPerturbAgainstCPU(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64", g.renderer)
+	}
+	passes := testGL(t, Options{Perturb: "gpu", PassIterations: 29})
+	for _, c := range []struct {
+		name, re, im, col string
+		iter              int
+	}{
+		{"rabbit_1e20", "-0.123", "0.745", "smooth", 3000},
+		{"rabbit_1e20", "-0.123", "0.745", "distance", 3000},
+		{"i_1e20", "0", "1", "smooth", 3000},
+		{"i_1e20", "0", "1", "slopes", 3000},
+		{"c08_1e20", "-0.8", "0.156", "smooth", 3000},
+		{"c08_1e20", "-0.8", "0.156", "distance", 3000},
+		{"rabbit_whole", "-0.123", "0.745", "distance", 300},
+		{"wrap", "-1.3", "0", "smooth", 3000},
+	} {
+		t.Run(c.name+"_"+c.col, func(t *testing.T) {
+			var f fractal.Frame
+			switch c.name {
+			case "rabbit_whole":
+				// The whole set drawn by perturbation (MinPrecision): the corners' pixels
+				// have |z_1| > 2, escaping at 1 before any step.
+				f = fractal.NewFrame(juliaLoc(t, c.re, c.im, c.iter), 48, 36)
+				f.MinPrecision = fractal.Perturbation
+				var err error
+				if f, err = f.WithReference(context.Background(), &fractal.ReferenceCache{}, nil); err != nil {
+					t.Fatal(err)
+				}
+			case "wrap":
+				f = juliaWrapFrame(t, c.re, c.im, "1e40", 150, c.iter, 48, 36)
+			default:
+				f = juliaDeepFrame(t, c.re, c.im, "1e20", c.iter, 48, 36)
+			}
+			f.Loc = withColouring(t, f.Loc, c.col)
+			if f.Precision() != fractal.Perturbation {
+				t.Fatalf("precision %v, want perturbation", f.Precision())
+			}
+			if m := g.Mode(f); m != "perturbation (fp64)" {
+				t.Errorf("Mode = %q", m)
+			}
+			got := renderGL(t, g, f)
+			want, counts := perturbCPU(t, f)
+			distinct, lo, hi, black := spread(counts)
+			frac := matchesCPU(t, "julia_perturb_"+c.name+"_"+c.col, got, want)
+			t.Logf("%.3f%% within 6/255; escape counts %d distinct, %d to %d, %d black; critical orbit %d values, period %d, reference point's %d",
+				100*frac, distinct, lo, hi, black, f.Ref.WLast()+1, f.Ref.Period(), len(f.Ref.Z)-f.Ref.JuliaStart())
+			if distinct < 10 {
+				t.Errorf("only %d distinct escape counts: the view tests little", distinct)
+			}
+			if end := len(f.Ref.Z) - f.Ref.JuliaStart(); c.name == "wrap" && hi <= end {
+				t.Errorf("escape counts up to %d, the reference point's orbit %d values: no pixel goes past its end", hi, end)
+			}
+			// Not the Mandelbrot set's picture of the same place.
+			ml := f.Loc
+			ml.Julia = fractal.JuliaParam{}
+			mp, _ := perturbCPU(t, fractal.NewFrame(ml, f.W, f.H))
+			if same, _ := imagetest.Agreement(got, mp, 6); same > 0.9 {
+				t.Errorf("the Julia picture is %.1f%% the Mandelbrot set's", 100*same)
+			}
+			if p := renderGL(t, passes, f); string(p.Pix) != string(got.Pix) {
+				frac, bad := imagetest.Agreement(p, got, 0)
+				t.Errorf("in passes: %.3f%% equal to the single pass, first difference at %v", 100*frac, bad)
+			}
+		})
 	}
 }

@@ -252,7 +252,7 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 		"uState0", "uState1", "uState2", "uState3", "uMethod", "uTransfer", "uWidth", "uLight", "uStrength",
 		"uD", "uRefC", "uLast", "uPeriod", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
 		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3",
-		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount", "uJuliaC"} {
+		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount", "uJuliaC", "uJuliaStart", "uJEnd"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
 	}
 	// The state textures are read from texture units 0, 1, 2 and state3Unit, the perturbation
@@ -284,6 +284,7 @@ func (p *program) setView(v View) {
 		gl.Uniform4ui(p.loc["uD"], lo(v.DRe), hi(v.DRe), lo(v.DIm), hi(v.DIm))
 		gl.Uniform2ui(p.loc["uSpacing"], lo(v.Spacing), hi(v.Spacing))
 		gl.Uniform4ui(p.loc["uRefC"], lo(v.RefRe), hi(v.RefRe), lo(v.RefIm), hi(v.RefIm))
+		gl.Uniform4ui(p.loc["uJuliaC"], lo(v.JuliaRe), hi(v.JuliaRe), lo(v.JuliaIm), hi(v.JuliaIm))
 		if p.exp {
 			// The extended values m 2^e: the mantissas' bits and the exponents.
 			gl.Uniform4ui(p.loc["uDX"], lo(v.DReX.Mant()), hi(v.DReX.Mant()), lo(v.DImX.Mant()), hi(v.DImX.Mant()))

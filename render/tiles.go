@@ -231,7 +231,7 @@ func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp boo
 		if err != nil {
 			return nil, err
 		}
-		return g.perturbProgram(tables.pages, stageSingle, shade, deriv, exp)
+		return g.deepProgram(tables.pages, stageSingle, shade, deriv, exp, julia)
 	case shade || julia:
 		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, julia: julia})
 	}
