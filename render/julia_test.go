@@ -8,6 +8,7 @@ import (
 	"math/cmplx"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"mandelscope/colour"
@@ -310,7 +311,11 @@ func juliaPointBig(re, im string, prec uint) (zr, zi string) {
 func juliaDeepFrame(t testing.TB, re, im, zoom string, iter, w, h int) fractal.Frame {
 	t.Helper()
 	l := juliaLoc(t, re, im, iter)
-	zr, zi := juliaPointBig(re, im, 256)
+	prec := uint(256) // the point on the set to well below the pixel spacing
+	if e, err := strconv.Atoi(strings.TrimPrefix(zoom, "1e")); err == nil {
+		prec = uint(max(256, 4*e+128))
+	}
+	zr, zi := juliaPointBig(re, im, prec)
 	var err error
 	if l.Re, err = fractal.ParseDecimal(zr); err != nil {
 		t.Fatal(err)
@@ -457,6 +462,58 @@ func TestJuliaPerturbAgainstCPU(t *testing.T) {
 			mp, _ := perturbCPU(t, fractal.NewFrame(ml, f.W, f.H))
 			if same, _ := imagetest.Agreement(got, mp, 6); same > 0.9 {
 				t.Errorf("the Julia picture is %.1f%% the Mandelbrot set's", 100*same)
+			}
+			if p := renderGL(t, passes, f); string(p.Pix) != string(got.Pix) {
+				frac, bad := imagetest.Agreement(p, got, 0)
+				t.Errorf("in passes: %.3f%% equal to the single pass, first difference at %v", 100*frac, bad)
+			}
+		})
+	}
+}
+
+// TestJuliaPerturbExpAgainstCPU renders Julia sets past float64's exponent range (a Julia
+// frame is PerturbationExp from fractal.JuliaExpSpacing, about 1e-152, down) with
+// perturbexp.frag's JULIA programs against the CPU's fractal.PerturbEscapeExp and
+// PerturbEscapeDEExp: >= 98% of pixels within 6/255, the differing ones isolated, and in
+// passes of a forced length the single pass's bytes.
+func TestJuliaPerturbExpAgainstCPU(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64", g.renderer)
+	}
+	passes := testGL(t, Options{Perturb: "gpu", PassIterations: 41})
+	for _, c := range []struct {
+		name, re, im, zoom, col string
+		iter                    int
+	}{
+		{"rabbit", "-0.123", "0.745", "1e200", "smooth", 6000},
+		{"rabbit", "-0.123", "0.745", "1e200", "distance", 6000},
+		{"c08", "-0.8", "0.156", "1e200", "smooth", 6000},
+		{"i", "0", "1", "1e320", "smooth", 10000},
+		{"rabbit", "-0.123", "0.745", "1e320", "slopes", 10000},
+	} {
+		t.Run(c.name+"_"+c.zoom+"_"+c.col, func(t *testing.T) {
+			f := juliaDeepFrame(t, c.re, c.im, c.zoom, c.iter, 32, 24)
+			f.Loc = withColouring(t, f.Loc, c.col)
+			if f.Precision() != fractal.PerturbationExp {
+				t.Fatalf("precision %v, want %v", f.Precision(), fractal.PerturbationExp)
+			}
+			if m := g.Mode(f); m != "perturbation (extended exponent, fp64)" {
+				t.Errorf("Mode = %q", m)
+			}
+			before := g.Stats()
+			got := renderGL(t, g, f)
+			if s := g.Stats(); s.CPUFrames != before.CPUFrames {
+				t.Errorf("%d frames to the CPU, want 0", s.CPUFrames-before.CPUFrames)
+			}
+			want, counts := perturbCPU(t, f)
+			distinct, lo, hi, black := spread(counts)
+			frac := matchesCPU(t, "julia_perturbexp_"+c.name+"_"+c.zoom+"_"+c.col, got, want)
+			exact, _ := imagetest.Agreement(got, want, 0)
+			t.Logf("%.3f%% within 6/255 (%.3f%% equal); escape counts %d distinct, %d to %d, %d black; critical orbit %d values, period %d, reference point's %d",
+				100*frac, 100*exact, distinct, lo, hi, black, f.Ref.WLast()+1, f.Ref.Period(), len(f.Ref.Z)-f.Ref.JuliaStart())
+			if distinct < 10 {
+				t.Errorf("only %d distinct escape counts: the view tests little", distinct)
 			}
 			if p := renderGL(t, passes, f); string(p.Pix) != string(got.Pix) {
 				frac, bad := imagetest.Agreement(p, got, 0)

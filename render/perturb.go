@@ -131,9 +131,6 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 	if !g.fp64 {
 		return fmt.Errorf("%s has no native fp64", g.renderer)
 	}
-	if f.Loc.IsJulia() && exp {
-		return errors.New("a Julia set's extended-exponent perturbation is not drawn on the GPU yet")
-	}
 	if f.Ref != nil && f.Ref.Julia() != f.Loc.Julia {
 		return errors.New("the frame's reference orbit is not its fractal's")
 	}
