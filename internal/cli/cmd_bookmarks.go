@@ -113,7 +113,8 @@ func termText(s string) string {
 	return s
 }
 
-// listLine is a location as the flags that lead back to it: the view and all of its
+// listLine is a location as the flags that lead back to it: the view (with --julia for a
+// Julia set's) and all of its
 // colouring (density, offset, colouring, transfer, and the line width and the light where
 // they are set), so that an export with them draws the bookmark's picture.
 func listLine(l fractal.Location) string {
@@ -126,8 +127,12 @@ func listLine(l fractal.Location) string {
 	if transfer == "" {
 		transfer = colour.TransferLinear
 	}
-	s := fmt.Sprintf("--center=%s,%s --zoom=%s --iterations=%d --palette=%s --density=%s --offset=%s --colouring=%s --transfer=%s",
-		l.Re, l.Im, l.Zoom, l.Iterations, c.Palette, c.DensityText(), f(c.Offset), method, transfer)
+	julia := ""
+	if l.IsJulia() {
+		julia = "--julia=" + l.Julia.String() + " "
+	}
+	s := fmt.Sprintf("%s--center=%s,%s --zoom=%s --iterations=%d --palette=%s --density=%s --offset=%s --colouring=%s --transfer=%s",
+		julia, l.Re, l.Im, l.Zoom, l.Iterations, c.Palette, c.DensityText(), f(c.Offset), method, transfer)
 	if c.Width != 0 {
 		s += " --line-width=" + f(c.Width)
 	}
