@@ -100,7 +100,7 @@ type LocationFlags struct {
 // AddLocationFlags defines the location flags on fs.
 func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	lf := &LocationFlags{fs: fs}
-	fs.StringVar(&lf.julia, "julia", "", "the Julia set of c = RE,IM (decimal text of any length, |each part| <= 4): a pixel is the orbit's first\npoint z1, iterated z <- z^2 + c; on a Mandelbrot view it shows that Julia set whole (centre 0, zoom 1) unless\n--center and --zoom say otherwise; off: the Mandelbrot set (a Julia view's is centred at c) (default: the Mandelbrot set)")
+	fs.StringVar(&lf.julia, "julia", "", "the Julia set of c = RE,IM (decimal text of any length, each part within ±4): a pixel is z1 of\nthe orbit z <- z^2 + c; on a Mandelbrot view it shows that Julia set whole (centre 0, zoom 1) unless\n--center and --zoom say otherwise; off: the Mandelbrot set (a Julia view's centred at c) (default: the Mandelbrot set)")
 	fs.StringVar(&lf.center, "center", "", "centre as RE,IM: decimal text of any length (default -0.5,0)")
 	fs.StringVar(&lf.zoom, "zoom", "", "zoom: the image's shorter side spans 4/zoom (default 1)")
 	fs.StringVar(&lf.iterations, "iterations", "", "maximum iterations (default: automatic for the zoom)")
