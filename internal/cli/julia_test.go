@@ -185,7 +185,7 @@ func TestJuliaShardsAndAssemble(t *testing.T) {
 	// The same view but the Mandelbrot set: shard 1 of another image.
 	mustExport(t, "--zoom=2", "--center=0,0", "--iterations=100", "--size=64x40", "--renderer=cpu", "--shard=1/2", "-o", out)
 	var so, se bytes.Buffer
-	if code := Run([]string{"assemble", out}, &so, &se); code == 0 || strings.Count(se.String(), "\n") != 1 {
+	if code := Run([]string{"assemble", out}, &so, &se); code == 0 || strings.Count(se.String(), "\n") != 1 || !strings.Contains(se.String(), "julia parameter was") {
 		t.Fatalf("assemble of a Julia shard and a Mandelbrot one: exit %d: %q", code, se.String())
 	}
 	os.Remove(export.ShardPath(out, 1, 2))
