@@ -31,6 +31,7 @@ const bookmarksUsage = "list, add, rm, rename, import or export"
 //
 //	mandelscope bookmarks list
 //	mandelscope bookmarks add --center=RE,IM --zoom=Z [--iterations=N] [--palette=NAME] NAME
+//	mandelscope bookmarks add --julia=RE,IM [--center=RE,IM --zoom=Z] [flags] NAME
 //	mandelscope bookmarks rm NAME
 //	mandelscope bookmarks rename OLD NEW
 //	mandelscope bookmarks import FILE...        (a bookmarks JSON file or a Kalles Fraktaler .kfr)
@@ -156,9 +157,10 @@ func bookmarksAdd(args []string, stdout, stderr io.Writer) error {
 	if err := wantArgs(pos, "bookmark NAME"); err != nil {
 		return err
 	}
+	// A Julia set's view may be the set whole (--julia alone: centre 0, zoom 1).
 	for _, f := range []string{"center", "zoom"} {
-		if !flagWasSet(fs, f) {
-			return UsageErr("missing --%s (add --center=RE,IM --zoom=Z NAME)", f)
+		if !flagWasSet(fs, f) && !flagWasSet(fs, "julia") {
+			return UsageErr("missing --%s (add --center=RE,IM --zoom=Z NAME, or --julia=RE,IM NAME)", f)
 		}
 	}
 	loc, err := lf.Apply(fractal.Home(), true)

@@ -77,7 +77,7 @@ var helps = map[string]help{
 		prints: "on stdout, a line a bookmark: its name (quoted with escapes when it holds unprintable characters), a tab, and the flags that lead back to it (its view, with --julia=RE,IM for a Julia set's, and its colouring); on stderr, a line when there are none.",
 	},
 	"bookmarks add": {
-		usage:  []string{"bookmarks add --center=RE,IM --zoom=Z [flags] NAME"},
+		usage:  []string{"bookmarks add --center=RE,IM --zoom=Z [flags] NAME", "bookmarks add --julia=RE,IM [--center=RE,IM --zoom=Z] [flags] NAME"},
 		about:  "Adds a bookmark of the view the location flags give (a Julia set's with --julia=RE,IM), with its colouring and a thumbnail rendered on the CPU. A name already taken is refused.",
 		prints: "on stdout: added \"NAME\" to FILE.",
 	},

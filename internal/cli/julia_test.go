@@ -209,6 +209,10 @@ func TestJuliaBookmarks(t *testing.T) {
 	dir := t.TempDir()
 	bmOK(t, "add", "--julia="+julia300, "--center=0.1,0.2", "--zoom=4", "--iterations=120", "--thumbnail=false", "rabbit")
 	bmOK(t, "add", "--center=-0.75,0.1", "--zoom=4", "--iterations=120", "--thumbnail=false", "plain")
+	bmOK(t, "add", "--julia=-0.8,0.156", "whole") // the Julia set whole, with its thumbnail
+	if code, _, errs := bm(t, "add", "--zoom=5", "nowhere"); code != 2 || !strings.Contains(errs, "missing --center") {
+		t.Errorf("add without --center or --julia: exit %d: %q", code, errs)
+	}
 	store, err := bookmarks.Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -220,8 +224,11 @@ func TestJuliaBookmarks(t *testing.T) {
 	if p, _ := store.Get("plain"); p.Location.IsJulia() {
 		t.Fatal("a Mandelbrot bookmark became a Julia one")
 	}
+	if w, _ := store.Get("whole"); w.Location != fractal.Home().JuliaAt(fractal.MustDecimal("-0.8"), fractal.MustDecimal("0.156")) || len(w.Thumbnail) == 0 {
+		t.Errorf("add --julia alone: %v (thumbnail of %d bytes)", w.Location, len(w.Thumbnail))
+	}
 	lines := strings.Split(strings.TrimSpace(bmOK(t, "list")), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], "--julia="+julia300+" ") || strings.Contains(lines[1], "--julia") {
+	if len(lines) != 3 || !strings.Contains(lines[0], "--julia="+julia300+" ") || strings.Contains(lines[1], "--julia") || !strings.Contains(lines[2], "--julia=-0.8,0.156 --center=0,0 --zoom=1 ") {
 		t.Fatalf("list: %q", lines)
 	}
 	_, flags, _ := strings.Cut(lines[0], "\t")
