@@ -27,24 +27,38 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 	// Only d and m stay in registers (Go gives vectors 15 of them): values loaded
 	// from memory where they are used cost less than the spills the others would bring.
 	var cr, ci, nlim, lim, sdr, sdi, szr, szi, sm [L]float64
+	active := uint16(0) // the lanes with a pixel still going
 	for i := range L {
 		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
-		if i < len(dcr) {
-			cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		if i >= len(dcr) {
+			continue
 		}
+		if ref.jStart > 0 {
+			// A Julia pixel: dc = 0, its delta starts at dcr, dci (after its first check).
+			if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJulia(ref, i, dcr[i], dci[i], maxIter, outN, outNu); sm[i] != math.Inf(1) {
+				active |= 1 << i
+			}
+			continue
+		}
+		cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		active |= 1 << i
 	}
 	ma := ld(sm[0:])
 	mb := ld(sm[8:])
-	dra, dia := bc(0), bc(0)
-	drb, dib := bc(0), bc(0)
+	dra, dia := ld(sdr[0:]), ld(sdi[0:])
+	drb, dib := ld(sdr[8:]), ld(sdi[8:])
 	// While every lane still going is at the same index (after a step that took them all
 	// the same way, as it mostly does), the least m is known without asking the vectors:
 	// mi, with uniform set.
 	mi, uniform := 0, false
-	active := uint16(1)<<len(dcr) - 1 // the lanes with a pixel still going
 	// The least nlim and lim of the lanes going: while the lanes are uniform at mi, no lane
 	// needs room tested below nlimMin - mi, nor the check for the end below limMin.
 	nlimMin, limMin := maxIter, min(maxIter, last)
+	for i := range L {
+		if active&(1<<i) != 0 {
+			nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+		}
+	}
 	for {
 		if stopped(stop) {
 			return false
@@ -205,7 +219,7 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 			for i := range L {
 				if evBits&(1<<i) != 0 {
 					sdr[i], sdi[i], sm[i], nlim[i] = laneCheck(ref, i, sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
-					lim[i] = min(nlim[i], float64(last))
+					lim[i] = ref.laneLim(sm[i], nlim[i])
 					if sm[i] == math.Inf(1) {
 						active &^= 1 << i
 					}
