@@ -19,6 +19,7 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 	ld := func(p []float64) archsimd.Float64x8 { return archsimd.LoadFloat64x8((*[W]float64)(p)) }
 	z := ref.Z
 	last := len(z) - 1
+	fjs, fbig := float64(ref.jStart), float64(len(z))
 	ent, base, tableEnd := bla.table()
 	var rad []float64
 	if bla != nil {
@@ -66,12 +67,29 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
 			if !uniform {
-				h8 := ma.Min(mb)
-				h4 := h8.GetLo().Min(h8.GetHi())
-				h2 := h4.GetLo().Min(h4.GetHi())
-				mn := h2.GetElem(0)
-				if b := h2.GetElem(1); b < mn {
-					mn = b
+				var mn float64
+				if ref.jStart == 0 {
+					h8 := ma.Min(mb)
+					h4 := h8.GetLo().Min(h8.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					mn = min(h2.GetElem(0), h2.GetElem(1))
+				} else {
+					// A Julia reference: lanes still on the reference point's orbit (from
+					// jStart on) step before lanes on the critical orbit (which they join
+					// when they rebase, at its start): least m in the key m - jStart for
+					// those, m + len(z) for the others. Lanes on the two orbits never read
+					// the same Z, and the critical orbit's never reach the other's indices:
+					// taken by plain m, the first would wait for every one of the second.
+					ma := ma.Sub(bc(fjs)).Merge(ma.Add(bc(fbig)), ma.GreaterEqual(bc(fjs)))
+					mb := mb.Sub(bc(fjs)).Merge(mb.Add(bc(fbig)), mb.GreaterEqual(bc(fjs)))
+					h8 := ma.Min(mb)
+					h4 := h8.GetLo().Min(h8.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn = min(h2.GetElem(0), h2.GetElem(1)); mn < fbig {
+						mn += fjs
+					} else {
+						mn -= fbig // +Inf stays +Inf
+					}
 				}
 				if mn == math.Inf(1) {
 					return true
