@@ -63,7 +63,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	size := fs.String("size", "1280x720", "view size WxH")
 	rend := fs.String("renderer", "gpu", "renderer: gpu (falls back to the CPU with a warning) or cpu")
 	verbose := fs.Bool("v", false, "print every frame")
-	juliaText := fs.String("julia", "", "RE,IM: the path through the Julia set of c = RE+IM i instead of the Mandelbrot set")
+	juliaText := fs.String("julia", "", "RE,IM: the path through the Julia set of c = RE+IM i instead of the Mandelbrot set (off: the Mandelbrot set)")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -73,15 +73,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	start, target := fractal.Home(), benchTarget
 	if *juliaText != "" {
-		j, err := fractal.ParseJulia(*juliaText)
-		if err != nil {
+		// As the view flags read it (applyJulia): RE,IM, or off for the Mandelbrot set.
+		if start, err = applyJulia(start, *juliaText); err != nil {
 			return UsageErr("--julia: %v", err)
 		}
-		start = start.JuliaAt(j.Re, j.Im)
 		if err := start.Validate(); err != nil {
 			return UsageErr("--julia: %v", err)
 		}
-		target = juliaTarget(complex(j.Re.Float64(), j.Im.Float64()))
+		if start.IsJulia() {
+			target = juliaTarget(complex(start.Julia.Re.Float64(), start.Julia.Im.Float64()))
+		}
 	}
 	w, h, err := parseSize(*size)
 	if err != nil {

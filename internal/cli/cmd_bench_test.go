@@ -154,4 +154,11 @@ func TestBenchJulia(t *testing.T) {
 	if res["julia"] != "-0.123,0.745" || !strings.Contains(lines[0], "Julia set of c = -0.123,0.745") {
 		t.Errorf("JSON julia %v, header %q", res["julia"], lines[0])
 	}
+	out.Reset()
+	if code := Run([]string{"bench", "--renderer=cpu", "--size=32x20", "--julia=off"}, &out, &errb); code != 0 {
+		t.Fatalf("--julia=off: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "through the Mandelbrot set") || strings.Contains(out.String(), `"julia"`) {
+		t.Errorf("--julia=off does not bench the Mandelbrot set:\n%s", out.String())
+	}
 }
