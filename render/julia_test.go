@@ -522,3 +522,49 @@ func TestJuliaPerturbExpAgainstCPU(t *testing.T) {
 		})
 	}
 }
+
+// TestJuliaComputeAgainstCPU: the compute stage alone (Compute: samples, no colour) of Julia
+// frames in every precision the GPU draws, float32, double, perturbation and extended
+// exponents, with and without the derivative, against the CPU renderer's Compute, with
+// TestComputeAgainstCPU's tolerance.
+func TestJuliaComputeAgainstCPU(t *testing.T) {
+	views := juliaViews(t)
+	g := testGL(t, Options{Perturb: "gpu"})
+	frames := []struct {
+		name string
+		f    fractal.Frame
+		prec fractal.Precision
+	}{
+		{"float32", fractal.NewFrame(views[0].loc, 90, 60), fractal.Float32},
+		{"double", fractal.NewFrame(views[5].loc, 90, 60), fractal.Double},
+		{"perturbation", juliaDeepFrame(t, "-0.123", "0.745", "1e20", 3000, 40, 30), fractal.Perturbation},
+		{"extended", juliaDeepFrame(t, "-0.8", "0.156", "1e200", 6000, 30, 20), fractal.PerturbationExp},
+	}
+	for _, v := range frames {
+		for _, deriv := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s_derivative_%v", v.name, deriv), func(t *testing.T) {
+				if v.prec.Perturbs() && !g.fp64 {
+					t.Skipf("%s has no fp64", g.renderer)
+				}
+				f := v.f
+				if f.Precision() != v.prec {
+					t.Fatalf("frame is %v, want %v", f.Precision(), v.prec)
+				}
+				f.Derivative = deriv
+				before := g.Stats()
+				got := computeGL(t, g, f)
+				if n := g.Stats().CPUFrames - before.CPUFrames; n != 0 {
+					t.Errorf("%d frames to the CPU, want 0", n)
+				}
+				a := compareSamples(got, computeCPU(t, f), deriv, exactTol)
+				side := float64(a.sameSide) / float64(a.pixels)
+				nu := float64(a.nuOK) / float64(max(a.escaped, 1))
+				de := float64(a.deOK) / float64(max(a.escaped, 1))
+				t.Logf("%s: %d pixels, %d escaped: inside/escaped agree on %.3f%%, nu on %.3f%%, DE and normal on %.3f%%", g.Mode(f), a.pixels, a.escaped, 100*side, 100*nu, 100*de)
+				if side < 0.99 || nu < exactTol.share || de < exactTol.share || a.escaped == 0 {
+					t.Errorf("inside/escaped %.3f%%, nu %.3f%%, DE and normal %.3f%% (want 99%%), %d escaped; first disagreement at %v", 100*side, 100*nu, 100*de, a.escaped, a.firstBad)
+				}
+			})
+		}
+	}
+}
