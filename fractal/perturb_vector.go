@@ -156,3 +156,15 @@ func laneStartJuliaDE(ref *Reference, i int, d0r, d0i float64, maxIter int, spac
 	nlim = float64(maxIter - (1 - mi))
 	return dr, di, float64(mi), nlim, ref.laneLim(float64(mi), nlim)
 }
+
+// laneRoom is the least room for iterations (nlim - mi, see perturbGroup8) of the lanes in
+// bits.
+func laneRoom(nlim []float64, bits uint64, mi int) int {
+	r := math.MaxInt
+	for i, v := range nlim {
+		if bits&(1<<i) != 0 {
+			r = min(r, int(v)-mi)
+		}
+	}
+	return r
+}

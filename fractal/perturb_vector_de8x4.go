@@ -33,16 +33,28 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 	// from memory where they are used cost less than the spills the others would bring.
 	var cr, ci, nlim, lim, sdr, sdi, szr, szi, sm, swr, swi [L]float64
 	active := uint8(0) // the lanes with a pixel still going
+	// A Julia pixel starts at the reference point's orbit (index jStart, iteration 1) with
+	// its delta dcr, dci and dc = 0, where most need no more than this; laneStartJulia does
+	// its first check where it may have something to do.
+	var zs complex128
+	jnlim := float64(maxIter - 1 + ref.jStart)
+	if ref.jStart > 0 {
+		zs = z[ref.jStart]
+	}
+	jlim := min(jnlim, float64(last))
 	for i := range L {
 		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
 		if i >= len(dcr) {
 			continue
 		}
 		if ref.jStart > 0 {
-			// A Julia pixel: dc = 0, its delta starts at dcr, dci (after its first check).
-			if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJuliaDE(ref, i, dcr[i], dci[i], maxIter, spacing, out); sm[i] != math.Inf(1) {
+			swr[i] = spacing
+			zr, zi := real(zs)+dcr[i], imag(zs)+dci[i]
+			if z2 := zr*zr + zi*zi; z2 <= 4 && z2 >= dcr[i]*dcr[i]+dci[i]*dci[i] && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
+				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = dcr[i], dci[i], float64(ref.jStart), jnlim, jlim
 				active |= 1 << i
-				swr[i] = spacing
+			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJuliaDE(ref, i, dcr[i], dci[i], maxIter, spacing, out); sm[i] != math.Inf(1) {
+				active |= 1 << i
 			}
 			continue
 		}
@@ -107,7 +119,7 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
 			// maxIter to check), when each lane's own is found lane by lane.
-			blkBits, lvl, mixed := uint8(0), 0, false
+			blkBits, lvl, mixed, room := uint8(0), 0, false, -1
 			var ada archsimd.Float64x4
 			var adb archsimd.Float64x4
 			if mi > 0 && mi <= tableEnd {
@@ -122,9 +134,21 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 					if nb == 0 {
 						break
 					}
-					if nb != stepBits || 1<<l > nlimMin-mi {
+					if nb != stepBits {
 						mixed = true
 						break
+					}
+					// nlimMin is over every lane going; where it says no, the lanes
+					// stepping may still all have room (on a Julia reference, lanes on the
+					// other orbit have other indices): ask theirs, once a round.
+					if 1<<l > nlimMin-mi {
+						if room < 0 {
+							room = laneRoom(nlim[:], uint64(stepBits), mi)
+						}
+						if 1<<l > room {
+							mixed = true
+							break
+						}
 					}
 					lvl = l
 				}
