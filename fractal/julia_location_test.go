@@ -82,7 +82,7 @@ func TestEscapeJuliaBigAtC(t *testing.T) {
 }
 
 // TestLongestJuliaLocationReadsBack: a location whose centre and Julia parameter all have
-// MaxDecimalDigits digits, with a gradient, is read back from its own text.
+// MaxDecimalDigits digits is read back from its own text.
 func TestLongestJuliaLocationReadsBack(t *testing.T) {
 	d := func(lead string) Decimal {
 		return MustDecimal(lead + "." + strings.Repeat("3", MaxDecimalDigits-len(lead)-1))
