@@ -136,6 +136,7 @@ func (in *juliaInset) follow() {
 	}
 	if !in.box.Visible() {
 		in.img.Image = image.NewRGBA(image.Rect(0, 0, 1, 1)) // no old c's picture
+		in.req = fractal.Location{}                          // so the picture is drawn again
 		in.box.Show()
 		in.box.Refresh()
 	}

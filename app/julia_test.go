@@ -1,0 +1,268 @@
+package app
+
+import (
+	"math/big"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"mandelscope/fractal"
+)
+
+// hover moves the pointer to p (screen units in the picture), as the desktop driver reports it.
+func hover(w *Window, p fyne.Position) {
+	w.view.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: p}})
+}
+
+// exactPoint is the point under the centre of the pixel at p (screen units in the picture),
+// computed in big arithmetic from the view's decimal centre.
+func exactPoint(t *testing.T, w *Window, l fractal.Location, p fyne.Position) (re, im *big.Float) {
+	t.Helper()
+	pw, ph := w.ViewSize()
+	x, y := w.view.pointerPixel(p)
+	return fractal.NewFrame(l, pw, ph).PointBig(int(x), int(y), 512)
+}
+
+// checkC fails unless decimal d is within a thousandth of spacing s of the exact value.
+func checkC(t *testing.T, what string, d fractal.Decimal, exact *big.Float, s *big.Float) {
+	t.Helper()
+	diff := new(big.Float).SetPrec(512).Sub(d.Big(512), exact)
+	diff.Abs(diff)
+	tol := new(big.Float).SetPrec(512).Quo(s, big.NewFloat(1000))
+	if diff.Cmp(tol) > 0 {
+		t.Errorf("%s = %s is %s from the point under the pointer %s (tolerance %s)", what, d, diff.Text('g', 5), exact.Text('g', 40), tol.Text('g', 5))
+	}
+}
+
+// spacingBig is a view's pixel spacing in big arithmetic.
+func spacingBig(w *Window, l fractal.Location) *big.Float {
+	pw, ph := w.ViewSize()
+	s := new(big.Float).SetPrec(512).Quo(big.NewFloat(4), l.Zoom.Big(512))
+	return s.Quo(s, big.NewFloat(float64(min(pw, ph))))
+}
+
+// J at the pointer shows the Julia set of the point under it, with every digit its deep zoom
+// needs (float64 would be off by many pixels at 1e30); the status bar and the copied text say
+// so; Home there shows it whole after a pan and a zoom; Shift+J goes back to the Mandelbrot
+// set centred at c; the history steps across J and Shift+J.
+func TestJuliaKeys(t *testing.T) {
+	w, _, _ := newBookmarksTestWindow(t)
+	c := w.FyneWindow().Canvas()
+	deep := testLoc(testRe60, testIm60, "1e30", 900)
+	w.SetLocation(deep)
+	at := fyne.NewPos(93, 61)
+	hover(w, at)
+	exRe, exIm := exactPoint(t, w, deep, at)
+
+	c.OnTypedRune()('j')
+	jl := w.Location()
+	if !jl.IsJulia() {
+		t.Fatalf("J: %v is no Julia view", jl)
+	}
+	checkC(t, "c's real part", jl.Julia.Re, exRe, spacingBig(w, deep))
+	checkC(t, "c's imaginary part", jl.Julia.Im, exIm, spacingBig(w, deep))
+	if !jl.Re.Equal(fractal.MustDecimal("0")) || !jl.Im.Equal(fractal.MustDecimal("0")) || !jl.Zoom.Equal(fractal.MustDecimal("1")) ||
+		jl.Iterations != deep.Iterations || jl.Color != deep.Color {
+		t.Errorf("J: %v; want the Julia set whole (centre 0, zoom 1) in the view's iterations and colouring", jl)
+	}
+	if w.bar.what.Text != "Julia set" || !strings.HasPrefix(w.statusCentr.Text, "c = ") {
+		t.Errorf("status bar: %q %q", w.bar.what.Text, w.statusCentr.Text)
+	}
+	if full := w.fullText(w.statusCentr); !strings.Contains(full, jl.Julia.Re.String()) || !strings.Contains(full, strings.TrimPrefix(jl.Julia.Im.String(), "-")) {
+		t.Errorf("the centre field's full text %q lacks c's digits (%s)", full, jl.Julia)
+	}
+	if e := w.showFullCentre(); !strings.Contains(e.Text, "julia="+jl.Julia.String()) {
+		t.Errorf("the every-digit popup says %q", e.Text)
+	}
+	w.copyLocation()
+	if got := w.app.Clipboard().Content(); got != jl.String() || !strings.Contains(got, "julia="+jl.Julia.String()) {
+		t.Errorf("copied %q", got)
+	}
+	c.OnTypedRune()('j') // in a Julia view J stays
+	if w.Location() != jl {
+		t.Errorf("J in a Julia view went to %v", w.Location())
+	}
+
+	// Home in a Julia view: that Julia set whole.
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyRight})
+	c.OnTypedRune()('+')
+	if w.Location() == jl {
+		t.Fatal("the keys did not move the Julia view")
+	}
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyHome})
+	if got := w.Location(); got != jl {
+		t.Errorf("Home in the Julia view went to %v, want %v", got, jl)
+	}
+
+	// Shift+J: the Mandelbrot set centred at c, at the Julia view's zoom.
+	c.OnTypedRune()('J')
+	ml := w.Location()
+	if ml.IsJulia() || !ml.Re.Equal(jl.Julia.Re) || !ml.Im.Equal(jl.Julia.Im) || !ml.Zoom.Equal(jl.Zoom) {
+		t.Errorf("Shift+J went to %v; want the Mandelbrot set at %s, zoom %s", ml, jl.Julia, jl.Zoom)
+	}
+	if w.bar.what.Text != "Centre" || strings.Contains(w.statusCentr.Text, "c = ") {
+		t.Errorf("status bar after Shift+J: %q %q", w.bar.what.Text, w.statusCentr.Text)
+	}
+	c.OnTypedRune()('J') // nothing to go back to
+	if w.Location() != ml {
+		t.Errorf("Shift+J in the Mandelbrot set went to %v", w.Location())
+	}
+
+	// The history: deep -> Julia (J; the keys and Home come back to it) -> Mandelbrot at c.
+	alt := func(k fyne.KeyName) {
+		w.FyneWindow().Canvas().(fyne.Shortcutable).TypedShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierAlt})
+	}
+	alt(fyne.KeyLeft)
+	if got := w.Location(); got != jl {
+		t.Errorf("back from Shift+J: %v, want the Julia view %v", got, jl)
+	}
+	for w.Location() != deep && w.nav.hist.CanBack() {
+		alt(fyne.KeyLeft)
+	}
+	if got := w.Location(); got != deep {
+		t.Fatalf("back from the Julia view: %v, want the view J was pressed on", got)
+	}
+	alt(fyne.KeyRight)
+	if got := w.Location(); !got.IsJulia() || got.Julia != jl.Julia {
+		t.Errorf("forward from the view J was pressed on: %v", got)
+	}
+}
+
+// With no pointer over the picture, J takes the view's centre; the Go menu's item does too.
+func TestJuliaKeyAtTheCentre(t *testing.T) {
+	w := newTestWindow(t)
+	l := testLoc("-0.123", "0.745", "3", 300)
+	w.SetLocation(l)
+	hover(w, fyne.NewPos(10, 10))
+	w.view.MouseOut()
+	w.FyneWindow().Canvas().OnTypedRune()('j')
+	got := w.Location()
+	if !got.IsJulia() || !got.Julia.Re.Equal(l.Re) || !got.Julia.Im.Equal(l.Im) {
+		t.Errorf("J without the pointer: %v, want the Julia set of the centre %s%si", got, l.Re, l.Im)
+	}
+	// A location text with julia= goes there exactly (Ctrl+L); julia=off goes back.
+	if err := w.nav.goTo("re=0.1 im=-0.2 julia=-0.8,0.156 zoom=4"); err != nil {
+		t.Fatal(err)
+	}
+	if g := w.Location(); !g.IsJulia() || g.Julia.String() != "-0.8,0.156" || g.Re.String() != "0.1" {
+		t.Errorf("Go to julia=: %v", g)
+	}
+	if err := w.nav.goTo("re=0.1 im=-0.2 julia=off zoom=4"); err != nil || w.Location().IsJulia() {
+		t.Errorf("Go to julia=off: %v %v", w.Location(), err)
+	}
+	// A point out of range makes no Julia view.
+	w.SetLocation(testLoc("0", "0", "0.001", 200))
+	hover(w, fyne.NewPos(2, 2))
+	before := w.Location()
+	w.FyneWindow().Canvas().OnTypedRune()('j')
+	if w.Location() != before || !strings.Contains(w.statusTime.Text, "no Julia set here") {
+		t.Errorf("J out of range: %v, status %q", w.Location(), w.statusTime.Text)
+	}
+}
+
+// The video dialog and the export take the view as it is: a Julia view's parameter too.
+func TestJuliaExportAndVideoTakeTheView(t *testing.T) {
+	w := newTestWindow(t)
+	w.SetLocation(testLoc("-0.123", "0.745", "2", 300))
+	w.view.MouseOut()
+	w.FyneWindow().Canvas().OnTypedRune()('j')
+	jl := w.Location()
+	w.vid.show()
+	w.vid.start.SetText("0.5")
+	o, err := w.vid.options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Location.Julia != jl.Julia || !o.Location.Zoom.Equal(jl.Zoom) {
+		t.Errorf("the video's view %v, want %v", o.Location, jl)
+	}
+}
+
+// The inset: off at first; I (and View > Julia Inset, checked) turn it on and off; it asks
+// for the Julia set of the point under the pointer, a new one as the pointer moves, and its
+// picture arrives; it hides in a Julia view and comes back with Shift+J.
+func TestJuliaInset(t *testing.T) {
+	w := newTestWindow(t)
+	in := w.inset
+	c := w.FyneWindow().Canvas()
+	l := testLoc("-0.75", "0.1", "2", 300)
+	w.SetLocation(l)
+	hover(w, fyne.NewPos(40, 50))
+	if in.on || in.box.Visible() || in.seq != 0 {
+		t.Fatal("the inset shows before it is asked for")
+	}
+	c.OnTypedRune()('i')
+	if !in.on || !in.box.Visible() || !in.item.Checked {
+		t.Fatalf("I: on %v, visible %v, checked %v", in.on, in.box.Visible(), in.item.Checked)
+	}
+	// The inset lies in the top right corner of the picture.
+	vs := w.view.Size()
+	if pos, size := in.box.Objects[0].Position(), in.box.Objects[0].Size(); size.Width < 100 || size.Width > insetSide ||
+		pos.X+size.Width < vs.Width-2*insetMargin || pos.Y > insetMargin {
+		t.Errorf("the inset is at %v, %v in a picture of %v", pos, size, vs)
+	}
+	s := spacingBig(w, l)
+	for _, p := range []fyne.Position{fyne.NewPos(40, 50), fyne.NewPos(120, 30), fyne.NewPos(60, 200)} {
+		hover(w, p)
+		req := in.req
+		re, im := exactPoint(t, w, l, p)
+		if !req.IsJulia() || !req.Zoom.Equal(fractal.MustDecimal("1")) {
+			t.Fatalf("at %v the inset asks for %v", p, req)
+		}
+		checkC(t, "the inset's c (real)", req.Julia.Re, re, s)
+		checkC(t, "the inset's c (imaginary)", req.Julia.Im, im, s)
+		seq := in.seq
+		waitFor(t, "the inset's picture", func() bool { return in.shownSeq == seq })
+		pw, _ := in.pixelSize()
+		if in.img.Image.Bounds().Dx() != pw {
+			t.Errorf("the inset shows %v, want %d pixels a side", in.img.Image.Bounds(), pw)
+		}
+	}
+	// The view moving under a still pointer moves c.
+	before := in.req
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyRight})
+	if in.req.Julia == before.Julia {
+		t.Error("the inset kept its c when the view moved under the pointer")
+	}
+	// A deep view's iterations are bounded in the inset.
+	w.SetLocation(testLoc("-0.75", "0.1", "2", 50000))
+	if in.req.Iterations != insetMaxIterations {
+		t.Errorf("inset iterations %d, want %d", in.req.Iterations, insetMaxIterations)
+	}
+	// In a Julia view the inset hides; Shift+J brings it back.
+	c.OnTypedRune()('j')
+	if in.box.Visible() {
+		t.Error("the inset shows in a Julia view")
+	}
+	c.OnTypedRune()('J')
+	if !in.box.Visible() {
+		t.Error("the inset did not come back with Shift+J")
+	}
+	// The menu item turns it off, and on.
+	viewItem := func() *fyne.MenuItem {
+		for _, m := range w.menus {
+			for _, it := range m.Items {
+				if m.Label == "View" && it.Label == "Julia Inset" {
+					return it
+				}
+			}
+		}
+		t.Fatal("no View > Julia Inset")
+		return nil
+	}
+	viewItem().Action()
+	if in.on || in.box.Visible() || viewItem().Checked {
+		t.Errorf("View > Julia Inset did not turn it off")
+	}
+	seq := in.seq
+	hover(w, fyne.NewPos(70, 70))
+	if in.seq != seq {
+		t.Error("the inset asked for a picture while off")
+	}
+	viewItem().Action()
+	if !in.on || !in.box.Visible() || !viewItem().Checked || in.seq == seq {
+		t.Errorf("View > Julia Inset did not turn it on (or it asked for nothing)")
+	}
+}
