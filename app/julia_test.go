@@ -76,6 +76,9 @@ func TestJuliaKeys(t *testing.T) {
 	if e := w.showFullCentre(); !strings.Contains(e.Text, "julia="+jl.Julia.String()) {
 		t.Errorf("the every-digit popup says %q", e.Text)
 	}
+	if n := defaultName(jl); !strings.HasPrefix(n, "Julia -1.74006 +9.39") || !strings.HasSuffix(n, "e-31i, 0 +0i zoom 1") {
+		t.Errorf("a bookmark of the Julia view is offered the name %q", n)
+	}
 	w.copyLocation()
 	if got := w.app.Clipboard().Content(); got != jl.String() || !strings.Contains(got, "julia="+jl.Julia.String()) {
 		t.Errorf("copied %q", got)
