@@ -7,6 +7,7 @@
 package app
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"math"
@@ -88,6 +89,7 @@ type juliaInset struct {
 	w    *Window
 	on   bool
 	img  *canvas.Image
+	note *canvas.Text    // the c of the picture shown, short, along its bottom edge
 	box  *fyne.Container // the inset and its frame, laid out by insetLayout
 	r    *preview.Latest
 	item *fyne.MenuItem // View > Julia Inset, checked while on
@@ -106,7 +108,11 @@ func newJuliaInset(w *Window) *juliaInset {
 	frame.StrokeColor = theme.Color(theme.ColorNameForeground)
 	frame.StrokeWidth = 1
 	bg := canvas.NewRectangle(color.Black)
-	in.box = container.New(&insetLayout{w: w}, container.NewStack(bg, in.img, frame))
+	in.note = canvas.NewText("", color.White)
+	in.note.TextSize = theme.CaptionTextSize()
+	noteBg := canvas.NewRectangle(color.NRGBA{A: 150})
+	note := container.NewBorder(nil, container.NewStack(noteBg, container.NewPadded(in.note)), nil, nil)
+	in.box = container.New(&insetLayout{w: w}, container.NewStack(bg, in.img, note, frame))
 	in.box.Hide()
 	in.r = preview.NewLatest(w.rend, in.deliver)
 	in.item = fyne.NewMenuItem("Julia Inset", in.toggle)
@@ -136,7 +142,8 @@ func (in *juliaInset) follow() {
 	}
 	if !in.box.Visible() {
 		in.img.Image = image.NewRGBA(image.Rect(0, 0, 1, 1)) // no old c's picture
-		in.req = fractal.Location{}                          // so the picture is drawn again
+		in.note.Text = ""
+		in.req = fractal.Location{} // so the picture is drawn again
 		in.box.Show()
 		in.box.Refresh()
 	}
@@ -179,7 +186,14 @@ func (in *juliaInset) deliver(res preview.Result) {
 		in.shownSeq = res.Req.Seq
 		in.img.Image = res.Image
 		in.img.Refresh()
+		in.note.Text = "Julia set of c = " + shortC(res.Req.Loc.Julia)
+		in.note.Refresh()
 	})
+}
+
+// shortC is parameter j as the inset's caption writes it: six significant digits a part.
+func shortC(j fractal.JuliaParam) string {
+	return fmt.Sprintf("%.6g %+.6gi", j.Re.Float64(), j.Im.Float64())
 }
 
 // close stops the inset's renders and waits for the one in progress.

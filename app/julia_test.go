@@ -222,6 +222,9 @@ func TestJuliaInset(t *testing.T) {
 		if in.img.Image.Bounds().Dx() != pw {
 			t.Errorf("the inset shows %v, want %d pixels a side", in.img.Image.Bounds(), pw)
 		}
+		if want := "c = " + shortC(req.Julia); !strings.HasSuffix(in.note.Text, want) {
+			t.Errorf("the inset's caption %q, want it to end %q", in.note.Text, want)
+		}
 	}
 	// The view moving under a still pointer moves c.
 	before := in.req
