@@ -125,6 +125,9 @@ func (in *juliaInset) toggle() {
 	in.on = !in.on
 	in.item.Checked = in.on
 	in.w.rebuildMenu()
+	if in.on && in.w.Location().IsJulia() {
+		setText(in.w.statusTime, "the Julia inset shows over the Mandelbrot set: Shift+J goes back to it")
+	}
 	in.follow()
 }
 

@@ -242,6 +242,11 @@ func TestJuliaInset(t *testing.T) {
 	if in.box.Visible() {
 		t.Error("the inset shows in a Julia view")
 	}
+	c.OnTypedRune()('i')
+	c.OnTypedRune()('i') // off and on again in the Julia view: it says where it shows
+	if in.box.Visible() || !in.on || !strings.Contains(w.statusTime.Text, "Shift+J") {
+		t.Errorf("the inset turned on in a Julia view: visible %v, status %q", in.box.Visible(), w.statusTime.Text)
+	}
 	c.OnTypedRune()('J')
 	if !in.box.Visible() {
 		t.Error("the inset did not come back with Shift+J")
