@@ -277,3 +277,19 @@ func TestJuliaInset(t *testing.T) {
 		t.Errorf("View > Julia Inset did not turn it on (or it asked for nothing)")
 	}
 }
+
+// Closing the window stops the inset's renders: its goroutine has ended (Close waits for it)
+// and it takes no more requests.
+func TestJuliaInsetStopsWithTheWindow(t *testing.T) {
+	w := newTestWindow(t)
+	in := w.inset
+	w.FyneWindow().Canvas().OnTypedRune()('i')
+	hover(w, fyne.NewPos(30, 40))
+	if in.seq == 0 {
+		t.Fatal("the inset asked for nothing")
+	}
+	w.FyneWindow().Close()
+	if seq := in.r.Request(w.Location().JuliaAt(fractal.MustDecimal("0"), fractal.MustDecimal("1")), 16, 16); seq != 0 {
+		t.Errorf("the inset took request %d after the window closed", seq)
+	}
+}
