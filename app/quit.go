@@ -67,6 +67,9 @@ func (w *Window) shutdown() {
 	defer timeout.Stop()
 	gpu := w.gpuDone
 	for done != nil || gpu != nil {
+		if w.shutdownWaiting != nil {
+			w.shutdownWaiting()
+		}
 		select {
 		case f := <-w.mainPump:
 			f()

@@ -128,13 +128,14 @@ func TestStoppedAppSavesState(t *testing.T) {
 	}
 }
 
-// slowGPU stands for the GL renderer: a draw goes on for a while after it is cancelled (a GL
-// draw in flight finishes), and it counts the draws in progress and those begun after the
-// window closed.
+// slowGPU stands for the GL renderer: a draw goes on after it is cancelled (a GL draw in
+// flight finishes), until release is closed, and it counts the draws in progress and those
+// begun after the window closed.
 type slowGPU struct {
 	mu      sync.Mutex
 	active  int
 	started chan struct{}
+	release chan struct{} // a cancelled draw ends when this is closed
 	closed  atomic.Bool
 	late    atomic.Int32
 }
@@ -157,7 +158,7 @@ func (g *slowGPU) Render(ctx context.Context, f fractal.Frame, rect image.Rectan
 	default:
 	}
 	<-ctx.Done()
-	time.Sleep(50 * time.Millisecond) // the draw in flight ends after the cancel
+	<-g.release // the draw in flight ends after the cancel
 	return ctx.Err()
 }
 
@@ -170,10 +171,16 @@ func (g *slowGPU) inFlight() int {
 }
 
 // Closing the window waits for the GPU draw in flight and lets none begin after it: GLFW
-// terminates right after, and a draw still running then crashed (SIGSEGV) or hung.
+// terminates right after, and a draw still running then crashed (SIGSEGV) or hung. The fake
+// draw ends only once shutdown is waiting for the background work, so a close that does not
+// wait returns with the draw still in flight.
 func TestCloseWaitsForTheGPU(t *testing.T) {
-	g := &slowGPU{started: make(chan struct{}, 1)}
+	g := &slowGPU{started: make(chan struct{}, 1), release: make(chan struct{})}
+	var once sync.Once
+	release := func() { once.Do(func() { close(g.release) }) }
 	w := openTestWindow(t, Options{Size: fyne.NewSize(520, 400), NewGPU: func() (Renderer, error) { return g, nil }})
+	t.Cleanup(release) // before the window's cleanup, which waits for the worker
+	w.shutdownWaiting = release
 	w.startGPU()
 	testUI.drain()
 	select {

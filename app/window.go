@@ -171,6 +171,8 @@ type Window struct {
 	saved     atomic.Bool   // the state was saved (saveState)
 	mainPump  chan func()   // MainThread's calls, taken by shutdown while it waits
 	gpuDone   chan struct{} // closed when startGPU, started by OnStarted, has returned
+
+	shutdownWaiting func() // tests: called while shutdown waits for the background work
 }
 
 // New builds the explorer window in a (the window is not shown yet: call ShowAndRun or

@@ -85,12 +85,15 @@ func (ref *Reference) BLAWithEpsilon(dcMax, eps float64) *BLA {
 			return b
 		}
 	}
-	b := buildBLA(ref.Z, dcMax, eps)
+	b := buildBLA(ref.Z, dcMax, eps, ref.jStart-1)
 	ref.blas = append([]*BLA{b}, ref.blas[:min(len(ref.blas), maxBLAs-1)]...)
 	return b
 }
 
-func buildBLA(z []complex128, dcMax, eps float64) *BLA {
+// buildBLA builds the table of orbit z; the step from index cut (a Julia reference's last
+// critical-orbit index, where the next value is not its square plus c: -1 for none) gets
+// R = 0, and so every block containing it.
+func buildBLA(z []complex128, dcMax, eps float64, cut int) *BLA {
 	steps := max(0, len(z)-2)
 	b := &BLA{DcMax: dcMax, Eps: eps, steps: steps}
 	total := 0
@@ -103,6 +106,9 @@ func buildBLA(z []complex128, dcMax, eps float64) *BLA {
 	for k := range steps {
 		zm := z[k+1]
 		lm[k] = blaEntry{ar: 2 * real(zm), ai: 2 * imag(zm), br: 1, r: eps * math.Hypot(real(zm), imag(zm))}
+		if k+1 == cut {
+			lm[k] = blaEntry{}
+		}
 	}
 	for l := 1; l < len(b.offs)-1; l++ {
 		prev, cur := lm[b.offs[l-1]:b.offs[l]], lm[b.offs[l]:b.offs[l+1]]

@@ -40,6 +40,10 @@ const (
 // radius and coefficient of a Perturbation frame stays in float64's normal range.
 var ExpSpacing = MakeExp(0.5, -1009)
 
+// JuliaExpSpacing is ExpSpacing for Julia frames: 2^-505, about 1e-152 (zoom 4e148 at 1024
+// pixels), where a squared delta would leave float64's range.
+var JuliaExpSpacing = MakeExp(0.5, -504)
+
 func (p Precision) String() string {
 	switch p {
 	case Float32:
@@ -78,10 +82,12 @@ func ChoosePrecision(spacing, re, im float64) Precision {
 // renderers need, computed once, and for Perturbation frames the reference orbit every pixel
 // shares (set by WithReference).
 type Frame struct {
-	Loc     Location
-	W, H    int
-	Re, Im  float64 // the centre, rounded to float64
-	Spacing float64 // distance between pixel centres (0 or subnormal past 1e300: see SpacingX)
+	Loc    Location
+	W, H   int
+	Re, Im float64 // the centre, rounded to float64
+	// JRe, JIm are a Julia view's parameter c rounded to float64 (0 for the Mandelbrot set).
+	JRe, JIm float64
+	Spacing  float64 // distance between pixel centres (0 or subnormal past 1e300: see SpacingX)
 	// SpacingX is Spacing with an unbounded exponent, exact at any depth. Where Spacing is a
 	// positive float64 that SpacingX does not round to (a frame built or scaled by hand in
 	// float64), Spacing is the one used.
@@ -118,6 +124,9 @@ func NewFrame(l Location, w, h int) Frame {
 		Re: l.Re.Float64(), Im: l.Im.Float64(),
 		Spacing: Spacing(l.ZoomFloat(), w, h),
 	}
+	if l.Julia.On {
+		f.JRe, f.JIm = l.Julia.Re.Float64(), l.Julia.Im.Float64()
+	}
 	if z := l.ZoomFloat(); z > 1e300 || z == 0 || math.IsNaN(z) {
 		f.SpacingX = SpacingExp(l.ZoomExp(), w, h)
 		f.Spacing = f.SpacingX.Float64()
@@ -137,8 +146,15 @@ func (f Frame) spacing() Exp {
 }
 
 // Precision is the arithmetic this frame is rendered with.
+//
+// A Julia frame is a PerturbationExp frame from JuliaExpSpacing down: its deltas square where
+// orbits pass near 0 (see ReferenceBits), so they leave float64's range at half the depth.
 func (f Frame) Precision() Precision {
-	if s := f.spacing(); s.Cmp(ExpSpacing) < 0 && s.Sign() > 0 {
+	lim := ExpSpacing
+	if f.Loc.Julia.On {
+		lim = JuliaExpSpacing
+	}
+	if s := f.spacing(); s.Cmp(lim) < 0 && s.Sign() > 0 {
 		return PerturbationExp
 	}
 	return max(ChoosePrecision(f.Spacing, f.Re, f.Im), f.MinPrecision)
@@ -199,14 +215,31 @@ func (f Frame) Escape(x, y int) (n int, nu float64) {
 		return PerturbEscape(f.Ref, f.BLA(), dr, di, f.Loc.Iterations, nil)
 	case Float32:
 		re, im := f.Point32(x, y)
+		if f.Loc.Julia.On {
+			return EscapeJulia32(re, im, float32(f.JRe), float32(f.JIm), f.Loc.Iterations)
+		}
 		return Escape32(re, im, f.Loc.Iterations)
 	}
 	re, im := f.Point64(x, y)
+	if f.Loc.Julia.On {
+		return EscapeJulia64(re, im, f.JRe, f.JIm, f.Loc.Iterations)
+	}
 	return Escape64(re, im, f.Loc.Iterations)
 }
 
 // ReferenceBits is the precision the reference orbit of this frame needs (see ReferenceBits).
+// A Julia frame's needs twice as many bits (at most MaxReferencePrec): with no c term, an
+// orbit that passes near 0 squares its distance from its neighbours' (a pixel's delta of
+// 1e-50 becomes 1e-100), and the orbits must hold that.
 func (f Frame) ReferenceBits() uint {
+	b := f.referenceBits()
+	if f.Loc.Julia.On {
+		b = min(2*b, MaxReferencePrec)
+	}
+	return b
+}
+
+func (f Frame) referenceBits() uint {
 	if f.Precision() != PerturbationExp {
 		return ReferenceBits(f.Spacing, math.Max(math.Abs(f.Re), math.Abs(f.Im)))
 	}
@@ -307,6 +340,9 @@ func (f Frame) BLAExp() *BLAExp {
 	if f.Ref == nil {
 		return nil
 	}
+	if f.Ref.julia.On {
+		return f.Ref.BLAExp(Exp{}) // no dc term: B never enters (julia.go)
+	}
 	return f.Ref.BLAExp(f.DeltaMaxExp())
 }
 
@@ -315,6 +351,9 @@ func (f Frame) BLAExp() *BLAExp {
 func (f Frame) BLA() *BLA {
 	if f.Ref == nil {
 		return nil
+	}
+	if f.Ref.julia.On {
+		return f.Ref.BLA(0) // no dc term: B never enters (julia.go)
 	}
 	return f.Ref.BLA(f.DeltaMax())
 }

@@ -27,8 +27,14 @@ func (f Frame) Pixel(x, y int) Result {
 		return PerturbEscapeDE(f.Ref, f.BLA(), dr, di, f.Loc.Iterations, f.Spacing, nil)
 	case Float32:
 		re, im := f.Point32(x, y)
+		if f.Loc.Julia.On {
+			return EscapeJuliaDE32(re, im, float32(f.JRe), float32(f.JIm), f.Loc.Iterations, float32(f.Spacing))
+		}
 		return EscapeDE32(re, im, f.Loc.Iterations, float32(f.Spacing))
 	}
 	re, im := f.Point64(x, y)
+	if f.Loc.Julia.On {
+		return EscapeJuliaDE64(re, im, f.JRe, f.JIm, f.Loc.Iterations, f.Spacing)
+	}
 	return EscapeDE64(re, im, f.Loc.Iterations, f.Spacing)
 }

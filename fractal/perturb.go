@@ -24,12 +24,27 @@ func PerturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, stop
 // comparison), then climbs while the next level is valid: validity is monotone in the level
 // (a block's radius is at most its first half's, the count and maxIter limits only tighten),
 // so this finds the same largest valid block as BLA's top-down rule.
+//
+// For a Julia reference (Reference.JuliaStart > 0), (dcr, dci) is the pixel's z1 minus the
+// reference point, the start of its delta: see julia.go.
 func perturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, stop <-chan struct{}) (n int, nu float64, steps int) {
+	if ref.jStart == 0 {
+		return perturbLoop(ref, bla, 0, 0, 0, 0, dcr, dci, maxIter, stop)
+	}
+	dr, di, m, escaped, zr, zi := ref.juliaStart(dcr, dci)
+	if escaped {
+		return 1, smooth(zr, zi, ref.jcr, ref.jci, 1), 0
+	}
+	return perturbLoop(ref, bla, dr, di, m, 1, 0, 0, maxIter, stop)
+}
+
+// perturbLoop is perturbEscape's loop from delta (dr, di) at index m after n iterations, with
+// dc = (dcr, dci) added every step (0 for a Julia set).
+func perturbLoop(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci float64, maxIter int, stop <-chan struct{}) (int, float64, int) {
 	z := ref.Z
-	last, period := len(z)-1, ref.period
+	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table() // the table covers the steps from m = 1 to tableEnd
-	var dr, di float64
-	m := 0
+	steps := 0
 	for n < maxIter {
 		steps++
 		if steps&stopEvery == 0 && stopped(stop) {
@@ -62,9 +77,10 @@ func perturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, stop
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
 		if z2 > 4 {
-			return n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n), steps
+			cr, ci := ref.smoothC(dcr, dci)
+			return n, smooth(zr, zi, cr, ci, n), steps
 		}
-		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 {
+		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 			dr, di = zr, zi
 			m = 0
 		} else if m == last {

@@ -96,6 +96,28 @@ func batchCases(t *testing.T) []batchCase {
 	f.Ref = ref
 	f.DRe, f.DIm = f.offsetFrom(ref)
 	add("short reference", f, f.BLA(), rowPixels(0, 61, 10, 30))
+	// Julia sets at 1e50 (julia_test.go): on a point of the rabbit's Julia set (interior
+	// pixels: the critical orbit's period, maxIter reached), beside a preimage of 0 for c = i
+	// (pixels rebasing to the critical orbit) and for the dust (the reference point escapes:
+	// pixels reach its orbit's end).
+	for _, jc := range juliaCases {
+		re, im := juliaPoint(jc.c, 40, 11, 60)
+		if jc.name != "rabbit" {
+			re, im = juliaPreimage(jc.c, 30, 11, 60)
+		}
+		l := Home()
+		l.Re, l.Im, l.Zoom, l.Iterations, l.Julia = re, im, MustDecimal("1e50"), 1000, jc.c
+		if jc.name != "rabbit" {
+			l = l.Offset(30, 0, 256, 144)
+		}
+		if f, err = NewFrame(l, 256, 144).WithReference(context.Background(), &ReferenceCache{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		add("julia "+jc.name, f, f.BLA(), rowPixels(0, 256, 60, 72))
+		if !short {
+			add("julia "+jc.name+"/no BLA", f, nil, gridPixels(256, 144, 13))
+		}
+	}
 	return cs
 }
 

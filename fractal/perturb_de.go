@@ -12,12 +12,27 @@ import "math"
 // block gives dz'/dc = A dz/dc + B; its error is that of the block (the 2 d w terms it drops
 // are within eps of the 2 Z_m w it keeps). Rebasing changes d and m, not z, so w carries on.
 // stop as for PerturbEscape.
+//
+// For a Julia reference, (dcr, dci) is the pixel's z1 minus the reference point and w is
+// dz/dz1 scaled: it starts at spacing and its steps add nothing (julia.go).
 func PerturbEscapeDE(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, spacing float64, stop <-chan struct{}) Result {
+	if ref.jStart == 0 {
+		return perturbLoopDE(ref, bla, 0, 0, 0, 0, 0, 0, dcr, dci, spacing, maxIter, stop)
+	}
+	dr, di, m, escaped, zr, zi := ref.juliaStart(dcr, dci)
+	if escaped {
+		return smoothDE(zr, zi, ref.jcr, ref.jci, spacing, 0, 0, 1)
+	}
+	return perturbLoopDE(ref, bla, dr, di, spacing, 0, m, 1, 0, 0, 0, maxIter, stop)
+}
+
+// perturbLoopDE is PerturbEscapeDE's loop from delta (dr, di) and derivative (wr, wi) at
+// index m after n iterations, with dc = (dcr, dci) added to the delta every step and ws to
+// the derivative (spacing; 0 for a Julia set).
+func perturbLoopDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, dcr, dci, ws float64, maxIter int, stop <-chan struct{}) Result {
 	z := ref.Z
-	last, period := len(z)-1, ref.period
+	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
-	var dr, di, wr, wi float64
-	m, n := 0, 0
 	for steps := 1; n < maxIter; steps++ {
 		if steps&stopEvery == 0 && stopped(stop) {
 			return Result{N: -1}
@@ -31,7 +46,7 @@ func PerturbEscapeDE(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, sp
 					e, span = &at[l], span*2
 				}
 				dr, di = e.ar*dr-e.ai*di+e.br*dcr-e.bi*dci, e.ar*di+e.ai*dr+e.br*dci+e.bi*dcr
-				wr, wi = e.ar*wr-e.ai*wi+e.br*spacing, e.ar*wi+e.ai*wr+e.bi*spacing
+				wr, wi = e.ar*wr-e.ai*wi+e.br*ws, e.ar*wi+e.ai*wr+e.bi*ws
 				m += span
 				n += span
 				goto check
@@ -41,7 +56,7 @@ func PerturbEscapeDE(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, sp
 			zm := z[m]
 			// w <- 2 z w + spacing, z = Z_m + d before the step.
 			fr, fi := real(zm)+dr, imag(zm)+di
-			wr, wi = 2*(fr*wr-fi*wi)+spacing, 2*(fr*wi+fi*wr)
+			wr, wi = 2*(fr*wr-fi*wi)+ws, 2*(fr*wi+fi*wr)
 			tr, ti := 2*real(zm)+dr, 2*imag(zm)+di
 			dr, di = tr*dr-ti*di+dcr, tr*di+ti*dr+dci
 			m++
@@ -52,9 +67,10 @@ func PerturbEscapeDE(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, sp
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
 		if z2 > 4 {
-			return smoothDE(zr, zi, ref.cre+dcr, ref.cim+dci, wr, wi, spacing, n)
+			cr, ci := ref.smoothC(dcr, dci)
+			return smoothDE(zr, zi, cr, ci, wr, wi, ws, n)
 		}
-		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 {
+		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 			dr, di = zr, zi
 			m = 0
 		} else if m == last {

@@ -8,16 +8,33 @@ import "math"
 // tiny and in float64 once both are not. The distance estimate may be +Inf (a pixel whose
 // derivative is below float64's range: far from the set, in pixels). stop as for
 // PerturbEscape.
+//
+// For a Julia reference, (dcre, dcim) is the pixel's z1 minus the reference point and w is
+// dz/dz1 scaled (julia.go).
 func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, spacing Exp, stop <-chan struct{}) Result {
-	z := ref.Z
-	last, period := len(z)-1, ref.period
-	ent, base, tableEnd := bla.table()
-	dc := cxFromExp(dcre, dcim)
-	sp := cxFromExp(spacing, Exp{})
-	dcr, dci := dc.float64s()
-	sp64 := spacing.Float64()
 	zero := cx{e: cxZeroExp}
-	d, w := zero, zero
+	if ref.jStart == 0 {
+		return perturbLoopDEExp(ref, bla, zero, zero, 0, 0, cxFromExp(dcre, dcim), spacing, maxIter, stop)
+	}
+	d, m, escaped, zr, zi := ref.juliaStartExp(cxFromExp(dcre, dcim))
+	w := cxFromExp(spacing, Exp{})
+	if escaped {
+		return smoothDEExp(zr, zi, ref.jcr, ref.jci, w, Exp{}, 1)
+	}
+	return perturbLoopDEExp(ref, bla, d, w, m, 1, zero, Exp{}, maxIter, stop)
+}
+
+// perturbLoopDEExp is PerturbEscapeDEExp's loop from delta d and derivative w at index m
+// after n iterations, with dc added to the delta every step and ws to the derivative (the
+// spacing; zero for a Julia set).
+func perturbLoopDEExp(ref *Reference, bla *BLAExp, d, w cx, m, n int, dc cx, ws Exp, maxIter int, stop <-chan struct{}) Result {
+	z := ref.Z
+	last, period, jEnd := ref.ends()
+	ent, base, tableEnd := bla.table()
+	sp := cxFromExp(ws, Exp{})
+	dcr, dci := dc.float64s()
+	sp64 := ws.Float64()
+	spacing := ws
 	var dr, di, wr, wi float64
 	exp := true // d and w hold the state (else dr, di, wr, wi)
 	toCx := func() { d, w, exp = cxFrom(dr, di), cxFrom(wr, wi), true }
@@ -28,7 +45,7 @@ func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int
 			exp = false
 		}
 	}
-	m, n := 0, 0
+	toFloat()
 	stepped := false // this iteration's plain step was taken in float64
 	for steps := 1; n < maxIter; steps++ {
 		if steps&stopEvery == 0 && stopped(stop) {
@@ -97,15 +114,16 @@ func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int
 			zr, zi := real(zm), imag(zm)
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
 				if zr*zr+zi*zi > 4 {
-					return smoothDEExp(zr, zi, ref.cre+dcr, ref.cim+dci, w, spacing, n)
+					cr, ci := ref.smoothC(dcr, dci)
+					return smoothDEExp(zr, zi, cr, ci, w, spacing, n)
 				}
 				if m == last && period > 0 {
 					m -= period
-				} else if m == last {
+				} else if m == last || m == jEnd {
 					d = cxAdd(ref.zcx(m), d)
 					m = 0
 				}
-			} else if v := cxAdd(ref.zcx(m), d); absLess(v, d) || m == last && period == 0 {
+			} else if v := cxAdd(ref.zcx(m), d); absLess(v, d) || m == last && period == 0 || m == jEnd {
 				d = v
 				m = 0
 			} else if m == last {
@@ -119,11 +137,12 @@ func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
 		if z2 > 4 {
-			return smoothDEExp(zr, zi, ref.cre+dcr, ref.cim+dci, cxFrom(wr, wi), spacing, n)
+			cr, ci := ref.smoothC(dcr, dci)
+			return smoothDEExp(zr, zi, cr, ci, cxFrom(wr, wi), spacing, n)
 		}
 		if m == last && period > 0 && !(z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di)) {
 			m -= period
-		} else if m == last || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
+		} else if m == last || m == jEnd || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
 			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
 				d, w, exp = cxAdd(ref.zcx(m), cxFrom(dr, di)), cxFrom(wr, wi), true
 				toFloat()

@@ -69,14 +69,15 @@ func perturbBatchVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, max
 // Z_m + d, m its index, nlim = maxIter - (n - m) for its count n (all as float64), dc its
 // pixel's delta c; it returns the lane's new d, m and nlim.
 func laneCheck(ref *Reference, i int, dr, di, zr, zi, mf, nlim, dcr, dci float64, maxIter int, outN []int, outNu []float64) (float64, float64, float64, float64) {
-	last, period := len(ref.Z)-1, ref.period
+	last, period, jEnd := ref.ends()
 	m, n := int(mf), maxIter-int(nlim)+int(mf)
 	z2 := zr*zr + zi*zi
 	if z2 > 4 {
-		outN[i], outNu[i] = n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n)
+		cr, ci := ref.smoothC(dcr, dci)
+		outN[i], outNu[i] = n, smooth(zr, zi, cr, ci, n)
 		return 0, 0, math.Inf(1), nlim
 	}
-	if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 {
+	if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 		dr, di = zr, zi
 		m = 0
 	} else if m == last {
@@ -92,14 +93,15 @@ func laneCheck(ref *Reference, i int, dr, di, zr, zi, mf, nlim, dcr, dci float64
 // laneCheckDE is laneCheck for the loops with the derivative w: an escaped pixel's result
 // (PerturbEscapeDE's) goes to out[i], one that reaches maxIter gets N = -1.
 func laneCheckDE(ref *Reference, i int, dr, di, zr, zi, wr, wi, mf, nlim, dcr, dci float64, maxIter int, spacing float64, out []Result) (float64, float64, float64, float64) {
-	last, period := len(ref.Z)-1, ref.period
+	last, period, jEnd := ref.ends()
 	m, n := int(mf), maxIter-int(nlim)+int(mf)
 	z2 := zr*zr + zi*zi
 	if z2 > 4 {
-		out[i] = smoothDE(zr, zi, ref.cre+dcr, ref.cim+dci, wr, wi, spacing, n)
+		cr, ci := ref.smoothC(dcr, dci)
+		out[i] = smoothDE(zr, zi, cr, ci, wr, wi, spacing, n)
 		return 0, 0, math.Inf(1), nlim
 	}
-	if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 {
+	if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 		dr, di = zr, zi
 		m = 0
 	} else if m == last {
@@ -110,4 +112,47 @@ func laneCheckDE(ref *Reference, i int, dr, di, zr, zi, wr, wi, mf, nlim, dcr, d
 		return 0, 0, math.Inf(1), nlim
 	}
 	return dr, di, float64(m), float64(maxIter - (n - m))
+}
+
+// laneLim is a lane's lim at index m with nlim (see perturbGroup8): the least of nlim and the
+// last index of the orbit m lies on (a Julia reference has two: see Reference).
+func (ref *Reference) laneLim(m, nlim float64) float64 {
+	if ref.jStart > 0 && m >= float64(ref.jStart) {
+		return min(nlim, float64(len(ref.Z)-1))
+	}
+	return min(nlim, float64(ref.WLast()))
+}
+
+// laneStartJulia starts lane i of a vector loop on a Julia pixel whose z1 is the reference
+// point plus (d0r, d0i), as perturbEscape does: it returns the lane's delta, index m, nlim and
+// lim, or m = +Inf when the pixel is already done (escaped at z1, or maxIter 1), its result
+// written to outN[i] and outNu[i].
+func laneStartJulia(ref *Reference, i int, d0r, d0i float64, maxIter int, outN []int, outNu []float64) (dr, di, m, nlim, lim float64) {
+	dr, di, mi, escaped, zr, zi := ref.juliaStart(d0r, d0i)
+	switch {
+	case escaped:
+		outN[i], outNu[i] = 1, smooth(zr, zi, ref.jcr, ref.jci, 1)
+		return 0, 0, math.Inf(1), 0, 0
+	case maxIter <= 1:
+		outN[i], outNu[i] = -1, 0
+		return 0, 0, math.Inf(1), 0, 0
+	}
+	nlim = float64(maxIter - (1 - mi))
+	return dr, di, float64(mi), nlim, ref.laneLim(float64(mi), nlim)
+}
+
+// laneStartJuliaDE is laneStartJulia for the loops with the derivative (which starts at
+// spacing: the caller sets it): a pixel done gets PerturbEscapeDE's result in out[i].
+func laneStartJuliaDE(ref *Reference, i int, d0r, d0i float64, maxIter int, spacing float64, out []Result) (dr, di, m, nlim, lim float64) {
+	dr, di, mi, escaped, zr, zi := ref.juliaStart(d0r, d0i)
+	switch {
+	case escaped:
+		out[i] = smoothDE(zr, zi, ref.jcr, ref.jci, spacing, 0, 0, 1)
+		return 0, 0, math.Inf(1), 0, 0
+	case maxIter <= 1:
+		out[i] = Result{N: -1}
+		return 0, 0, math.Inf(1), 0, 0
+	}
+	nlim = float64(maxIter - (1 - mi))
+	return dr, di, float64(mi), nlim, ref.laneLim(float64(mi), nlim)
 }

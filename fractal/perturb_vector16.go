@@ -19,6 +19,7 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 	ld := func(p []float64) archsimd.Float64x8 { return archsimd.LoadFloat64x8((*[W]float64)(p)) }
 	z := ref.Z
 	last := len(z) - 1
+	fjs, fbig := float64(ref.jStart), float64(len(z))
 	ent, base, tableEnd := bla.table()
 	var rad []float64
 	if bla != nil {
@@ -27,24 +28,38 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 	// Only d and m stay in registers (Go gives vectors 15 of them): values loaded
 	// from memory where they are used cost less than the spills the others would bring.
 	var cr, ci, nlim, lim, sdr, sdi, szr, szi, sm [L]float64
+	active := uint16(0) // the lanes with a pixel still going
 	for i := range L {
 		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
-		if i < len(dcr) {
-			cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		if i >= len(dcr) {
+			continue
 		}
+		if ref.jStart > 0 {
+			// A Julia pixel: dc = 0, its delta starts at dcr, dci (after its first check).
+			if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJulia(ref, i, dcr[i], dci[i], maxIter, outN, outNu); sm[i] != math.Inf(1) {
+				active |= 1 << i
+			}
+			continue
+		}
+		cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		active |= 1 << i
 	}
 	ma := ld(sm[0:])
 	mb := ld(sm[8:])
-	dra, dia := bc(0), bc(0)
-	drb, dib := bc(0), bc(0)
+	dra, dia := ld(sdr[0:]), ld(sdi[0:])
+	drb, dib := ld(sdr[8:]), ld(sdi[8:])
 	// While every lane still going is at the same index (after a step that took them all
 	// the same way, as it mostly does), the least m is known without asking the vectors:
 	// mi, with uniform set.
 	mi, uniform := 0, false
-	active := uint16(1)<<len(dcr) - 1 // the lanes with a pixel still going
 	// The least nlim and lim of the lanes going: while the lanes are uniform at mi, no lane
 	// needs room tested below nlimMin - mi, nor the check for the end below limMin.
 	nlimMin, limMin := maxIter, min(maxIter, last)
+	for i := range L {
+		if active&(1<<i) != 0 {
+			nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+		}
+	}
 	for {
 		if stopped(stop) {
 			return false
@@ -52,12 +67,29 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
 			if !uniform {
-				h8 := ma.Min(mb)
-				h4 := h8.GetLo().Min(h8.GetHi())
-				h2 := h4.GetLo().Min(h4.GetHi())
-				mn := h2.GetElem(0)
-				if b := h2.GetElem(1); b < mn {
-					mn = b
+				var mn float64
+				if ref.jStart == 0 {
+					h8 := ma.Min(mb)
+					h4 := h8.GetLo().Min(h8.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					mn = min(h2.GetElem(0), h2.GetElem(1))
+				} else {
+					// A Julia reference: lanes still on the reference point's orbit (from
+					// jStart on) step before lanes on the critical orbit (which they join
+					// when they rebase, at its start): least m in the key m - jStart for
+					// those, m + len(z) for the others. Lanes on the two orbits never read
+					// the same Z, and the critical orbit's never reach the other's indices:
+					// taken by plain m, the first would wait for every one of the second.
+					ma := ma.Sub(bc(fjs)).Merge(ma.Add(bc(fbig)), ma.GreaterEqual(bc(fjs)))
+					mb := mb.Sub(bc(fjs)).Merge(mb.Add(bc(fbig)), mb.GreaterEqual(bc(fjs)))
+					h8 := ma.Min(mb)
+					h4 := h8.GetLo().Min(h8.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn = min(h2.GetElem(0), h2.GetElem(1)); mn < fbig {
+						mn += fjs
+					} else {
+						mn -= fbig // +Inf stays +Inf
+					}
 				}
 				if mn == math.Inf(1) {
 					return true
@@ -205,7 +237,7 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 			for i := range L {
 				if evBits&(1<<i) != 0 {
 					sdr[i], sdi[i], sm[i], nlim[i] = laneCheck(ref, i, sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
-					lim[i] = min(nlim[i], float64(last))
+					lim[i] = ref.laneLim(sm[i], nlim[i])
 					if sm[i] == math.Inf(1) {
 						active &^= 1 << i
 					}

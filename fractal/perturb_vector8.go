@@ -38,6 +38,7 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 	bc := archsimd.BroadcastFloat64x8
 	z := ref.Z
 	last := len(z) - 1
+	fjs, fbig := float64(ref.jStart), float64(len(z))
 	ent, base, tableEnd := bla.table()
 	var rad []float64
 	if bla != nil {
@@ -46,22 +47,36 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 	// Only d and m stay in registers (Go gives vectors 15 of them): values loaded
 	// from memory where they are used cost less than the spills the others would bring.
 	var cr, ci, nlim, lim, sdr, sdi, szr, szi, sm [L]float64
+	active := uint8(0) // the lanes with a pixel still going
 	for i := range L {
 		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
-		if i < len(dcr) {
-			cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		if i >= len(dcr) {
+			continue
 		}
+		if ref.jStart > 0 {
+			// A Julia pixel: dc = 0, its delta starts at dcr, dci (after its first check).
+			if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJulia(ref, i, dcr[i], dci[i], maxIter, outN, outNu); sm[i] != math.Inf(1) {
+				active |= 1 << i
+			}
+			continue
+		}
+		cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		active |= 1 << i
 	}
 	m := archsimd.LoadFloat64x8(&sm)
-	dr, di := bc(0), bc(0)
+	dr, di := archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi)
 	// While every lane still going is at the same index (after a step that took them all
 	// the same way, as it mostly does), the least m is known without asking the vectors:
 	// mi, with uniform set.
 	mi, uniform := 0, false
-	active := uint8(1)<<len(dcr) - 1 // the lanes with a pixel still going
 	// The least nlim and lim of the lanes going: while the lanes are uniform at mi, no lane
 	// needs room tested below nlimMin - mi, nor the check for the end below limMin.
 	nlimMin, limMin := maxIter, min(maxIter, last)
+	for i := range L {
+		if active&(1<<i) != 0 {
+			nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+		}
+	}
 	for {
 		if stopped(stop) {
 			return false
@@ -69,11 +84,26 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
 			if !uniform {
-				h4 := m.GetLo().Min(m.GetHi())
-				h2 := h4.GetLo().Min(h4.GetHi())
-				mn := h2.GetElem(0)
-				if b := h2.GetElem(1); b < mn {
-					mn = b
+				var mn float64
+				if ref.jStart == 0 {
+					h4 := m.GetLo().Min(m.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					mn = min(h2.GetElem(0), h2.GetElem(1))
+				} else {
+					// A Julia reference: lanes still on the reference point's orbit (from
+					// jStart on) step before lanes on the critical orbit (which they join
+					// when they rebase, at its start): least m in the key m - jStart for
+					// those, m + len(z) for the others. Lanes on the two orbits never read
+					// the same Z, and the critical orbit's never reach the other's indices:
+					// taken by plain m, the first would wait for every one of the second.
+					m := m.Sub(bc(fjs)).Merge(m.Add(bc(fbig)), m.GreaterEqual(bc(fjs)))
+					h4 := m.GetLo().Min(m.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn = min(h2.GetElem(0), h2.GetElem(1)); mn < fbig {
+						mn += fjs
+					} else {
+						mn -= fbig // +Inf stays +Inf
+					}
 				}
 				if mn == math.Inf(1) {
 					return true
@@ -188,7 +218,7 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			for i := range L {
 				if evBits&(1<<i) != 0 {
 					sdr[i], sdi[i], sm[i], nlim[i] = laneCheck(ref, i, sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
-					lim[i] = min(nlim[i], float64(last))
+					lim[i] = ref.laneLim(sm[i], nlim[i])
 					if sm[i] == math.Inf(1) {
 						active &^= 1 << i
 					}

@@ -19,7 +19,12 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 	bc := archsimd.BroadcastFloat64x8
 	z := ref.Z
 	last := len(z) - 1
+	fjs, fbig := float64(ref.jStart), float64(len(z))
 	ent, base, tableEnd := bla.table()
+	ws := spacing // what a step adds to w: 0 for a Julia set (its w is dz/dz1)
+	if ref.jStart > 0 {
+		ws = 0
+	}
 	var rad []float64
 	if bla != nil {
 		rad = bla.rad
@@ -27,23 +32,38 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 	// Only d, w and m stay in registers (Go gives vectors 15 of them): values loaded
 	// from memory where they are used cost less than the spills the others would bring.
 	var cr, ci, nlim, lim, sdr, sdi, szr, szi, sm, swr, swi [L]float64
+	active := uint8(0) // the lanes with a pixel still going
 	for i := range L {
 		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
-		if i < len(dcr) {
-			cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		if i >= len(dcr) {
+			continue
 		}
+		if ref.jStart > 0 {
+			// A Julia pixel: dc = 0, its delta starts at dcr, dci (after its first check).
+			if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJuliaDE(ref, i, dcr[i], dci[i], maxIter, spacing, out); sm[i] != math.Inf(1) {
+				active |= 1 << i
+				swr[i] = spacing
+			}
+			continue
+		}
+		cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		active |= 1 << i
 	}
 	m := archsimd.LoadFloat64x8(&sm)
-	dr, di := bc(0), bc(0)
-	wr, wi := bc(0), bc(0)
+	dr, di := archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi)
+	wr, wi := archsimd.LoadFloat64x8(&swr), archsimd.LoadFloat64x8(&swi)
 	// While every lane still going is at the same index (after a step that took them all
 	// the same way, as it mostly does), the least m is known without asking the vectors:
 	// mi, with uniform set.
 	mi, uniform := 0, false
-	active := uint8(1)<<len(dcr) - 1 // the lanes with a pixel still going
 	// The least nlim and lim of the lanes going: while the lanes are uniform at mi, no lane
 	// needs room tested below nlimMin - mi, nor the check for the end below limMin.
 	nlimMin, limMin := maxIter, min(maxIter, last)
+	for i := range L {
+		if active&(1<<i) != 0 {
+			nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+		}
+	}
 	for {
 		if stopped(stop) {
 			return false
@@ -51,11 +71,26 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
 			if !uniform {
-				h4 := m.GetLo().Min(m.GetHi())
-				h2 := h4.GetLo().Min(h4.GetHi())
-				mn := h2.GetElem(0)
-				if b := h2.GetElem(1); b < mn {
-					mn = b
+				var mn float64
+				if ref.jStart == 0 {
+					h4 := m.GetLo().Min(m.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					mn = min(h2.GetElem(0), h2.GetElem(1))
+				} else {
+					// A Julia reference: lanes still on the reference point's orbit (from
+					// jStart on) step before lanes on the critical orbit (which they join
+					// when they rebase, at its start): least m in the key m - jStart for
+					// those, m + len(z) for the others. Lanes on the two orbits never read
+					// the same Z, and the critical orbit's never reach the other's indices:
+					// taken by plain m, the first would wait for every one of the second.
+					m := m.Sub(bc(fjs)).Merge(m.Add(bc(fbig)), m.GreaterEqual(bc(fjs)))
+					h4 := m.GetLo().Min(m.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn = min(h2.GetElem(0), h2.GetElem(1)); mn < fbig {
+						mn += fjs
+					} else {
+						mn -= fbig // +Inf stays +Inf
+					}
 				}
 				if mn == math.Inf(1) {
 					return true
@@ -97,7 +132,7 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 				z0, z1 := z[mi], z[mi+1]
 				// w <- 2 z w + spacing, z = Z + d before the step.
 				fr, fi := bc(real(z0)).Add(dr), bc(imag(z0)).Add(di)
-				nwr, nwi = bc(2).Mul(fr.Mul(wr).Sub(fi.Mul(wi))).Add(bc(spacing)), bc(2).Mul(fr.Mul(wi).Add(fi.Mul(wr)))
+				nwr, nwi = bc(2).Mul(fr.Mul(wr).Sub(fi.Mul(wi))).Add(bc(ws)), bc(2).Mul(fr.Mul(wi).Add(fi.Mul(wr)))
 				tr, ti := bc(2).Mul(bc(real(z0))).Add(dr), bc(2).Mul(bc(imag(z0))).Add(di)
 				nr, ni = tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
 				zr, zi = bc(real(z1)), bc(imag(z1))
@@ -110,8 +145,8 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 				nr = ar.Mul(dr).Sub(ai.Mul(di)).Add(br.Mul(vcr)).Sub(bi.Mul(vci))
 				ni = ar.Mul(di).Add(ai.Mul(dr)).Add(br.Mul(vci)).Add(bi.Mul(vcr))
 				// w <- A w + B spacing
-				nwr = ar.Mul(wr).Sub(ai.Mul(wi)).Add(br.Mul(bc(spacing)))
-				nwi = ar.Mul(wi).Add(ai.Mul(wr)).Add(bi.Mul(bc(spacing)))
+				nwr = ar.Mul(wr).Sub(ai.Mul(wi)).Add(br.Mul(bc(ws)))
+				nwi = ar.Mul(wi).Add(ai.Mul(wr)).Add(bi.Mul(bc(ws)))
 				zr, zi = bc(real(z1)), bc(imag(z1))
 				next = 1 << lvl
 				m = m.Add(bc(float64(next))).Merge(m, step)
@@ -143,14 +178,14 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 					sz0r[i], sz0i[i] = real(z0), imag(z0)
 				}
 				fr, fi := archsimd.LoadFloat64x8(&sz0r).Add(dr), archsimd.LoadFloat64x8(&sz0i).Add(di)
-				pwr, pwi := bc(2).Mul(fr.Mul(wr).Sub(fi.Mul(wi))).Add(bc(spacing)), bc(2).Mul(fr.Mul(wi).Add(fi.Mul(wr)))
+				pwr, pwi := bc(2).Mul(fr.Mul(wr).Sub(fi.Mul(wi))).Add(bc(ws)), bc(2).Mul(fr.Mul(wi).Add(fi.Mul(wr)))
 				tr, ti := bc(2).Mul(archsimd.LoadFloat64x8(&sz0r)).Add(dr), bc(2).Mul(archsimd.LoadFloat64x8(&sz0i)).Add(di)
 				pr, pi := tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
 				ar, ai, br, bi := archsimd.LoadFloat64x8(&sar), archsimd.LoadFloat64x8(&sai), archsimd.LoadFloat64x8(&sbr), archsimd.LoadFloat64x8(&sbi)
 				qr := ar.Mul(dr).Sub(ai.Mul(di)).Add(br.Mul(vcr)).Sub(bi.Mul(vci))
 				qi := ar.Mul(di).Add(ai.Mul(dr)).Add(br.Mul(vci)).Add(bi.Mul(vcr))
-				qwr := ar.Mul(wr).Sub(ai.Mul(wi)).Add(br.Mul(bc(spacing)))
-				qwi := ar.Mul(wi).Add(ai.Mul(wr)).Add(bi.Mul(bc(spacing)))
+				qwr := ar.Mul(wr).Sub(ai.Mul(wi)).Add(br.Mul(bc(ws)))
+				qwi := ar.Mul(wi).Add(ai.Mul(wr)).Add(bi.Mul(bc(ws)))
 				blk := archsimd.LoadFloat64x8(&sel).Greater(bc(0))
 				nr, ni = qr.Merge(pr, blk), qi.Merge(pi, blk)
 				nwr, nwi = qwr.Merge(pwr, blk), qwi.Merge(pwi, blk)
@@ -183,8 +218,8 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 			wi.Store(&swi)
 			for i := range L {
 				if evBits&(1<<i) != 0 {
-					sdr[i], sdi[i], sm[i], nlim[i] = laneCheckDE(ref, i, sdr[i], sdi[i], szr[i], szi[i], swr[i], swi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, spacing, out)
-					lim[i] = min(nlim[i], float64(last))
+					sdr[i], sdi[i], sm[i], nlim[i] = laneCheckDE(ref, i, sdr[i], sdi[i], szr[i], szi[i], swr[i], swi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, ws, out)
+					lim[i] = ref.laneLim(sm[i], nlim[i])
 					if sm[i] == math.Inf(1) {
 						active &^= 1 << i
 					}

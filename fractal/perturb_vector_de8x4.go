@@ -19,7 +19,12 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 	ld := func(p []float64) archsimd.Float64x4 { return archsimd.LoadFloat64x4((*[W]float64)(p)) }
 	z := ref.Z
 	last := len(z) - 1
+	fjs, fbig := float64(ref.jStart), float64(len(z))
 	ent, base, tableEnd := bla.table()
+	ws := spacing // what a step adds to w: 0 for a Julia set (its w is dz/dz1)
+	if ref.jStart > 0 {
+		ws = 0
+	}
 	var rad []float64
 	if bla != nil {
 		rad = bla.rad
@@ -27,26 +32,41 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 	// Only d, w and m stay in registers (Go gives vectors 15 of them): values loaded
 	// from memory where they are used cost less than the spills the others would bring.
 	var cr, ci, nlim, lim, sdr, sdi, szr, szi, sm, swr, swi [L]float64
+	active := uint8(0) // the lanes with a pixel still going
 	for i := range L {
 		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
-		if i < len(dcr) {
-			cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		if i >= len(dcr) {
+			continue
 		}
+		if ref.jStart > 0 {
+			// A Julia pixel: dc = 0, its delta starts at dcr, dci (after its first check).
+			if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJuliaDE(ref, i, dcr[i], dci[i], maxIter, spacing, out); sm[i] != math.Inf(1) {
+				active |= 1 << i
+				swr[i] = spacing
+			}
+			continue
+		}
+		cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		active |= 1 << i
 	}
 	ma := ld(sm[0:])
 	mb := ld(sm[4:])
-	dra, dia := bc(0), bc(0)
-	drb, dib := bc(0), bc(0)
-	wra, wia := bc(0), bc(0)
-	wrb, wib := bc(0), bc(0)
+	dra, dia := ld(sdr[0:]), ld(sdi[0:])
+	drb, dib := ld(sdr[4:]), ld(sdi[4:])
+	wra, wia := ld(swr[0:]), ld(swi[0:])
+	wrb, wib := ld(swr[4:]), ld(swi[4:])
 	// While every lane still going is at the same index (after a step that took them all
 	// the same way, as it mostly does), the least m is known without asking the vectors:
 	// mi, with uniform set.
 	mi, uniform := 0, false
-	active := uint8(1)<<len(dcr) - 1 // the lanes with a pixel still going
 	// The least nlim and lim of the lanes going: while the lanes are uniform at mi, no lane
 	// needs room tested below nlimMin - mi, nor the check for the end below limMin.
 	nlimMin, limMin := maxIter, min(maxIter, last)
+	for i := range L {
+		if active&(1<<i) != 0 {
+			nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+		}
+	}
 	for {
 		if stopped(stop) {
 			return false
@@ -54,11 +74,27 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
 			if !uniform {
-				h4 := ma.Min(mb)
-				h2 := h4.GetLo().Min(h4.GetHi())
-				mn := h2.GetElem(0)
-				if b := h2.GetElem(1); b < mn {
-					mn = b
+				var mn float64
+				if ref.jStart == 0 {
+					h4 := ma.Min(mb)
+					h2 := h4.GetLo().Min(h4.GetHi())
+					mn = min(h2.GetElem(0), h2.GetElem(1))
+				} else {
+					// A Julia reference: lanes still on the reference point's orbit (from
+					// jStart on) step before lanes on the critical orbit (which they join
+					// when they rebase, at its start): least m in the key m - jStart for
+					// those, m + len(z) for the others. Lanes on the two orbits never read
+					// the same Z, and the critical orbit's never reach the other's indices:
+					// taken by plain m, the first would wait for every one of the second.
+					ma := ma.Sub(bc(fjs)).Merge(ma.Add(bc(fbig)), ma.GreaterEqual(bc(fjs)))
+					mb := mb.Sub(bc(fjs)).Merge(mb.Add(bc(fbig)), mb.GreaterEqual(bc(fjs)))
+					h4 := ma.Min(mb)
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn = min(h2.GetElem(0), h2.GetElem(1)); mn < fbig {
+						mn += fjs
+					} else {
+						mn -= fbig // +Inf stays +Inf
+					}
 				}
 				if mn == math.Inf(1) {
 					return true
@@ -105,8 +141,8 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 				// w <- 2 z w + spacing, z = Z + d before the step.
 				fra, fia := bc(real(z0)).Add(dra), bc(imag(z0)).Add(dia)
 				frb, fib := bc(real(z0)).Add(drb), bc(imag(z0)).Add(dib)
-				nwra, nwia = bc(2).Mul(fra.Mul(wra).Sub(fia.Mul(wia))).Add(bc(spacing)), bc(2).Mul(fra.Mul(wia).Add(fia.Mul(wra)))
-				nwrb, nwib = bc(2).Mul(frb.Mul(wrb).Sub(fib.Mul(wib))).Add(bc(spacing)), bc(2).Mul(frb.Mul(wib).Add(fib.Mul(wrb)))
+				nwra, nwia = bc(2).Mul(fra.Mul(wra).Sub(fia.Mul(wia))).Add(bc(ws)), bc(2).Mul(fra.Mul(wia).Add(fia.Mul(wra)))
+				nwrb, nwib = bc(2).Mul(frb.Mul(wrb).Sub(fib.Mul(wib))).Add(bc(ws)), bc(2).Mul(frb.Mul(wib).Add(fib.Mul(wrb)))
 				tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
 				vcra, vcia := ld(cr[0:]), ld(ci[0:])
 				vcrb, vcib := ld(cr[4:]), ld(ci[4:])
@@ -128,10 +164,10 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 				nia = ar.Mul(dia).Add(ai.Mul(dra)).Add(br.Mul(vcia)).Add(bi.Mul(vcra))
 				nib = ar.Mul(dib).Add(ai.Mul(drb)).Add(br.Mul(vcib)).Add(bi.Mul(vcrb))
 				// w <- A w + B spacing
-				nwra = ar.Mul(wra).Sub(ai.Mul(wia)).Add(br.Mul(bc(spacing)))
-				nwrb = ar.Mul(wrb).Sub(ai.Mul(wib)).Add(br.Mul(bc(spacing)))
-				nwia = ar.Mul(wia).Add(ai.Mul(wra)).Add(bi.Mul(bc(spacing)))
-				nwib = ar.Mul(wib).Add(ai.Mul(wrb)).Add(bi.Mul(bc(spacing)))
+				nwra = ar.Mul(wra).Sub(ai.Mul(wia)).Add(br.Mul(bc(ws)))
+				nwrb = ar.Mul(wrb).Sub(ai.Mul(wib)).Add(br.Mul(bc(ws)))
+				nwia = ar.Mul(wia).Add(ai.Mul(wra)).Add(bi.Mul(bc(ws)))
+				nwib = ar.Mul(wib).Add(ai.Mul(wrb)).Add(bi.Mul(bc(ws)))
 				next = 1 << lvl
 				zra, zia, spana = bc(real(z1)), bc(imag(z1)), bc(float64(next))
 				zrb, zib, spanb = bc(real(z1)), bc(imag(z1)), bc(float64(next))
@@ -167,8 +203,8 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 				vcrb, vcib := ld(cr[4:]), ld(ci[4:])
 				fra, fia := ld(sz0r[0:]).Add(dra), ld(sz0i[0:]).Add(dia)
 				frb, fib := ld(sz0r[4:]).Add(drb), ld(sz0i[4:]).Add(dib)
-				pwra, pwia := bc(2).Mul(fra.Mul(wra).Sub(fia.Mul(wia))).Add(bc(spacing)), bc(2).Mul(fra.Mul(wia).Add(fia.Mul(wra)))
-				pwrb, pwib := bc(2).Mul(frb.Mul(wrb).Sub(fib.Mul(wib))).Add(bc(spacing)), bc(2).Mul(frb.Mul(wib).Add(fib.Mul(wrb)))
+				pwra, pwia := bc(2).Mul(fra.Mul(wra).Sub(fia.Mul(wia))).Add(bc(ws)), bc(2).Mul(fra.Mul(wia).Add(fia.Mul(wra)))
+				pwrb, pwib := bc(2).Mul(frb.Mul(wrb).Sub(fib.Mul(wib))).Add(bc(ws)), bc(2).Mul(frb.Mul(wib).Add(fib.Mul(wrb)))
 				tra, tia := bc(2).Mul(ld(sz0r[0:])).Add(dra), bc(2).Mul(ld(sz0i[0:])).Add(dia)
 				trb, tib := bc(2).Mul(ld(sz0r[4:])).Add(drb), bc(2).Mul(ld(sz0i[4:])).Add(dib)
 				pra, pia := tra.Mul(dra).Sub(tia.Mul(dia)).Add(vcra), tra.Mul(dia).Add(tia.Mul(dra)).Add(vcia)
@@ -179,10 +215,10 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 				qrb := arb.Mul(drb).Sub(aib.Mul(dib)).Add(brb.Mul(vcrb)).Sub(bib.Mul(vcib))
 				qia := ara.Mul(dia).Add(aia.Mul(dra)).Add(bra.Mul(vcia)).Add(bia.Mul(vcra))
 				qib := arb.Mul(dib).Add(aib.Mul(drb)).Add(brb.Mul(vcib)).Add(bib.Mul(vcrb))
-				qwra := ara.Mul(wra).Sub(aia.Mul(wia)).Add(bra.Mul(bc(spacing)))
-				qwrb := arb.Mul(wrb).Sub(aib.Mul(wib)).Add(brb.Mul(bc(spacing)))
-				qwia := ara.Mul(wia).Add(aia.Mul(wra)).Add(bia.Mul(bc(spacing)))
-				qwib := arb.Mul(wib).Add(aib.Mul(wrb)).Add(bib.Mul(bc(spacing)))
+				qwra := ara.Mul(wra).Sub(aia.Mul(wia)).Add(bra.Mul(bc(ws)))
+				qwrb := arb.Mul(wrb).Sub(aib.Mul(wib)).Add(brb.Mul(bc(ws)))
+				qwia := ara.Mul(wia).Add(aia.Mul(wra)).Add(bia.Mul(bc(ws)))
+				qwib := arb.Mul(wib).Add(aib.Mul(wrb)).Add(bib.Mul(bc(ws)))
 				blka := ld(sel[0:]).Greater(bc(0))
 				blkb := ld(sel[4:]).Greater(bc(0))
 				nra, nia = qra.Merge(pra, blka), qia.Merge(pia, blka)
@@ -231,8 +267,8 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 			wib.Store((*[W]float64)(swi[4:]))
 			for i := range L {
 				if evBits&(1<<i) != 0 {
-					sdr[i], sdi[i], sm[i], nlim[i] = laneCheckDE(ref, i, sdr[i], sdi[i], szr[i], szi[i], swr[i], swi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, spacing, out)
-					lim[i] = min(nlim[i], float64(last))
+					sdr[i], sdi[i], sm[i], nlim[i] = laneCheckDE(ref, i, sdr[i], sdi[i], szr[i], szi[i], swr[i], swi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, ws, out)
+					lim[i] = ref.laneLim(sm[i], nlim[i])
 					if sm[i] == math.Inf(1) {
 						active &^= 1 << i
 					}

@@ -214,6 +214,9 @@ func (ref *Reference) buildBLAExp(dcMax Exp, eps float64) *BLAExp {
 		a := z
 		a.e++
 		lm[k] = blaX{a: a, b: one, r: MakeExp(eps*math.Hypot(z.re, z.im), z.e)}
+		if k+1 == ref.jStart-1 { // the critical orbit's end: see buildBLA
+			lm[k] = blaX{}
+		}
 	}
 	for l := 1; l < len(offs)-1; l++ {
 		prev, cur := lm[offs[l-1]:offs[l]], lm[offs[l]:offs[l+1]]
@@ -277,16 +280,47 @@ func PerturbEscapeExp(ref *Reference, bla *BLAExp, dcr, dci Exp, maxIter int, st
 	return n, nu
 }
 
+// For a Julia reference, (dcre, dcim) is the pixel's z1 minus the reference point (julia.go).
 func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, stop <-chan struct{}) (n int, nu float64, steps int) {
+	zero := cx{e: cxZeroExp}
+	if ref.jStart == 0 {
+		return perturbLoopExp(ref, bla, zero, 0, 0, cxFromExp(dcre, dcim), maxIter, stop)
+	}
+	d, m, escaped, zr, zi := ref.juliaStartExp(cxFromExp(dcre, dcim))
+	if escaped {
+		return 1, smooth(zr, zi, ref.jcr, ref.jci, 1), 0
+	}
+	return perturbLoopExp(ref, bla, d, m, 1, zero, maxIter, stop)
+}
+
+// juliaStartExp is juliaStart for a delta d0 in extended form.
+func (ref *Reference) juliaStartExp(d0 cx) (d cx, m int, escaped bool, zr, zi float64) {
+	m = ref.jStart
+	z := cxAdd(ref.zcx(m), d0)
+	zr, zi = z.float64s()
+	if math.Abs(zr)+math.Abs(zi) > 2 && zr*zr+zi*zi > 4 {
+		return d0, m, true, zr, zi
+	}
+	if absLess(z, d0) || m == len(ref.Z)-1 {
+		return z, 0, false, zr, zi
+	}
+	return d0, m, false, zr, zi
+}
+
+// perturbLoopExp is perturbEscapeExp's loop from delta d at index m after n iterations, with
+// dc added every step (0 for a Julia set).
+func perturbLoopExp(ref *Reference, bla *BLAExp, d cx, m, n int, dc cx, maxIter int, stop <-chan struct{}) (int, float64, int) {
 	z := ref.Z
-	last, period := len(z)-1, ref.period
+	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
-	dc := cxFromExp(dcre, dcim)
 	dcr, dci := dc.float64s() // 0 where dc is below float64's range: then negligible beside d
-	d := cx{e: cxZeroExp}
 	var dr, di float64
 	exp := true // d holds the delta (else dr, di)
-	m := 0
+	if d.e > toDouble {
+		exp = false
+		dr, di = d.float64s()
+	}
+	steps := 0
 	for n < maxIter {
 		steps++
 		if steps&stopEvery == 0 && stopped(stop) {
@@ -354,15 +388,16 @@ func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, 
 			zr, zi := real(zm), imag(zm)
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
 				if zr*zr+zi*zi > 4 {
-					return n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n), steps
+					cr, ci := ref.smoothC(dcr, dci)
+					return n, smooth(zr, zi, cr, ci, n), steps
 				}
 				if m == last && period > 0 {
 					m -= period
-				} else if m == last {
+				} else if m == last || m == jEnd {
 					d = cxAdd(ref.zcx(m), d)
 					m = 0
 				}
-			} else if w := cxAdd(ref.zcx(m), d); absLess(w, d) || m == last && period == 0 {
+			} else if w := cxAdd(ref.zcx(m), d); absLess(w, d) || m == last && period == 0 || m == jEnd {
 				d = w
 				m = 0
 			} else if m == last {
@@ -377,11 +412,12 @@ func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, 
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
 		if z2 > 4 {
-			return n, smooth(zr, zi, ref.cre+dcr, ref.cim+dci, n), steps
+			cr, ci := ref.smoothC(dcr, dci)
+			return n, smooth(zr, zi, cr, ci, n), steps
 		}
 		if m == last && period > 0 && !(z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di)) {
 			m -= period
-		} else if m == last || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
+		} else if m == last || m == jEnd || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
 			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
 				// Z[m] may be below float64's range (held exactly in ref.tiny): add in cx.
 				d = cxAdd(ref.zcx(m), cxFrom(dr, di))

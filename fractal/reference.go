@@ -47,6 +47,15 @@ type Reference struct {
 	computed int  // the last index computed in math/big (for a periodic orbit, the rest repeats it)
 	noPeriod bool // computed without looking for a period (for tests: the long orbit itself)
 
+	// A Julia reference (julia.On) holds two orbits in Z: the critical orbit of the
+	// parameter c (Z[0] = 0, Z[1] = c, ..., Z[jStart-1], its period in period), then from
+	// jStart on the orbit of the reference point (re, im): Z[jStart] = that point, each next
+	// the square plus c (see julia.go). For the Mandelbrot set jStart is 0.
+	julia    JuliaParam
+	jre, jim *big.Float // c at prec bits
+	jcr, jci float64    // c rounded to float64
+	jStart   int
+
 	// tiny holds exactly the values Z[m] with |Re| + |Im| < 2^-1000, which float64 rounds
 	// to subnormals or zero (near a deep minibrot's nucleus): PerturbEscapeExp needs them.
 	tiny map[int]cx
@@ -184,12 +193,27 @@ func (ref *Reference) iterateFloat(ctx context.Context, progress func(done, tota
 // each iteration takes two multiplications, zr' = ((zr+zi)(zr-zi) >> prec) + cr and
 // zi' = (zr zi >> (prec-1)) + ci, with reused big.Ints (no allocation per iteration).
 func (ref *Reference) iterateFixed(ctx context.Context, progress func(done, total int)) error {
+	if err := ref.orbitFixed(ctx, progress, ref.re, ref.im, nil, nil, false); err != nil {
+		return err
+	}
+	ref.repeatPeriod()
+	if progress != nil {
+		progress(ref.maxIter, ref.maxIter)
+	}
+	return nil
+}
+
+// orbitFixed appends an orbit to Z in fixed point: of 0 under z^2 + (cre, cim) (z0re nil:
+// from Z[1] = c on, looking for a period), or of z0 under it (appended from z0 itself on,
+// without looking for a period: a Julia reference's second orbit). Both stop at the first
+// |Z| > 2 (setting escaped for the first) or after ref.maxIter values.
+func (ref *Reference) orbitFixed(ctx context.Context, progress func(done, total int), cre, cim, z0re, z0im *big.Float, second bool) error {
 	prec := ref.prec
 	fix := func(f *big.Float) *big.Int {
 		v, _ := new(big.Float).SetPrec(prec+8).SetMantExp(f, int(prec)).Int(nil)
 		return v
 	}
-	cr, ci := fix(ref.re), fix(ref.im)
+	cr, ci := fix(cre), fix(cim)
 	words := int(prec)/64 + 4
 	mk := func() *big.Int { return new(big.Int).SetBits(make([]big.Word, 0, 2*words)) }
 	zr, zi, s, d, t, tmp := mk(), mk(), mk(), mk(), mk(), mk()
@@ -201,7 +225,23 @@ func (ref *Reference) iterateFixed(ctx context.Context, progress func(done, tota
 		return cxFromExp(fixedExp(new(big.Int).Sub(zr, sr), scale), fixedExp(new(big.Int).Sub(zi, si), scale))
 	}
 	st := stepper{ctx: ctx, progress: progress, total: ref.maxIter, last: time.Now()}
-	for n := 1; n <= ref.maxIter; n++ {
+	base := 0
+	if second {
+		// z0 is the first value; its square plus c the next. Start one step before it:
+		// z = sqrt is not needed, the loop below squares from z0 after appending it.
+		base = len(ref.Z)
+		zr.Set(fix(z0re))
+		zi.Set(fix(z0im))
+		fr, fi := fixedFloat64(zr, scale, tmp), fixedFloat64(zi, scale, tmp)
+		ref.Z = append(ref.Z, complex(fr, fi))
+		if math.Abs(fr)+math.Abs(fi) < tinyZ {
+			ref.keepTiny(base, fixedExp(zr, scale), fixedExp(zi, scale))
+		}
+		if fr*fr+fi*fi > 4 {
+			return nil
+		}
+	}
+	for n := 1 + min(base, 1); n <= ref.maxIter; n++ {
 		if n&1023 == 0 {
 			if err := st.check(n); err != nil {
 				return err
@@ -217,20 +257,20 @@ func (ref *Reference) iterateFixed(ctx context.Context, progress func(done, tota
 		zi.Add(zi, ci)
 		fr, fi := fixedFloat64(zr, scale, tmp), fixedFloat64(zi, scale, tmp)
 		ref.Z = append(ref.Z, complex(fr, fi))
+		k := len(ref.Z) - 1
 		if math.Abs(fr)+math.Abs(fi) < tinyZ {
-			ref.keepTiny(n, fixedExp(zr, scale), fixedExp(zi, scale))
+			ref.keepTiny(k, fixedExp(zr, scale), fixedExp(zi, scale))
 		}
 		if fr*fr+fi*fi > 4 {
-			ref.escaped = true
+			ref.escaped = ref.escaped || !second
 			break
+		}
+		if second {
+			continue
 		}
 		if ref.period = det.step(ref, n, snapshot, moved); ref.period > 0 {
 			break
 		}
-	}
-	ref.repeatPeriod()
-	if progress != nil {
-		progress(ref.maxIter, ref.maxIter)
 	}
 	return nil
 }
@@ -361,7 +401,7 @@ func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, t
 	for {
 		c.mu.Lock()
 		for i, ref := range c.refs {
-			if ref.prec >= bits && ref.Covers(f.Loc.Iterations) && f.withinReach(ref) {
+			if ref.prec >= bits && ref.julia == f.Loc.Julia && ref.Covers(f.Loc.Iterations) && f.withinReach(ref) {
 				copy(c.refs[1:i+1], c.refs[:i])
 				c.refs[0] = ref
 				c.mu.Unlock()
@@ -370,13 +410,16 @@ func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, t
 		}
 		var wait *pendingReference
 		for _, p := range c.pending {
-			if p.ref.prec >= bits && p.ref.maxIter >= min(f.Loc.Iterations, MaxReferenceLength) && f.withinReach(p.ref) {
+			if p.ref.prec >= bits && p.ref.julia == f.Loc.Julia && p.ref.maxIter >= min(f.Loc.Iterations, MaxReferenceLength) && f.withinReach(p.ref) {
 				wait = p
 				break
 			}
 		}
 		if wait == nil {
 			ref, err := newReference(f.Loc.Re, f.Loc.Im, bits, f.Loc.Iterations)
+			if err == nil && f.Loc.Julia.On {
+				err = ref.setJulia(f.Loc.Julia)
+			}
 			if err != nil {
 				c.mu.Unlock()
 				return nil, err
@@ -384,7 +427,7 @@ func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, t
 			p := &pendingReference{ref: ref, done: make(chan struct{})}
 			c.pending = append(c.pending, p)
 			c.mu.Unlock()
-			p.err = ref.iterateFixed(ctx, func(done, total int) {
+			p.err = ref.iterate(ctx, func(done, total int) {
 				p.at.Store(uint64(done)<<32 | uint64(uint32(total)))
 				if progress != nil {
 					progress(done, total)

@@ -52,8 +52,12 @@ func ReferenceFileSize(n int, prec uint) int64 {
 	return referenceHeader + 2*point + 16 + 4 + 16*int64(n) + 4 + sha256.Size
 }
 
-// EncodeReference returns ref as a reference file and its digest (hex SHA-256).
+// EncodeReference returns ref as a reference file and its digest (hex SHA-256). Reference
+// files hold Mandelbrot orbits: a Julia reference is refused (its frames compute their own).
 func EncodeReference(ref *Reference) ([]byte, string, error) {
+	if ref.julia.On {
+		return nil, "", errors.New("reference files hold Mandelbrot set orbits; a Julia set's view computes its own")
+	}
 	var b bytes.Buffer
 	le := binary.LittleEndian
 	u32 := func(v int) { b.Write(le.AppendUint32(nil, uint32(v))) }
@@ -104,8 +108,21 @@ func EncodeReference(ref *Reference) ([]byte, string, error) {
 	return b.Bytes(), hex.EncodeToString(sum[:]), nil
 }
 
-// ReferenceDigest is the digest of ref's file (see EncodeReference).
+// ReferenceDigest is the digest of ref's file (see EncodeReference). A Julia reference,
+// which has no file, gets the digest of its parameter, its point, its precision and its orbit
+// (what identifies it among shards).
 func ReferenceDigest(ref *Reference) (string, error) {
+	if ref.julia.On {
+		h := sha256.New()
+		fmt.Fprintf(h, "julia %s point %s,%s prec %d start %d period %d\n", ref.julia, ref.re.Text('g', -1), ref.im.Text('g', -1), ref.prec, ref.jStart, ref.period)
+		var buf [16]byte
+		for _, z := range ref.Z {
+			binary.LittleEndian.PutUint64(buf[:8], math.Float64bits(real(z)))
+			binary.LittleEndian.PutUint64(buf[8:], math.Float64bits(imag(z)))
+			h.Write(buf[:])
+		}
+		return hex.EncodeToString(h.Sum(nil)), nil
+	}
 	_, d, err := EncodeReference(ref)
 	return d, err
 }
@@ -302,6 +319,9 @@ func (d *refDecoder) left() int    { return len(d.b) }
 func (ref *Reference) CheckFor(f Frame) error {
 	if !f.Precision().Perturbs() {
 		return errors.New("the view needs no reference orbit (it is not deep enough for perturbation)")
+	}
+	if f.Loc.Julia != ref.julia {
+		return errors.New("reference files hold Mandelbrot set orbits; a Julia set's view computes its own")
 	}
 	if bits := f.ReferenceBits(); ref.prec != bits {
 		return fmt.Errorf("the reference orbit has %d bits of precision, the view needs %d", ref.prec, bits)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,73 +16,47 @@ import (
 )
 
 // fakeEncoderScript is an ffmpeg that lists a libx264 encoder, reads its input to the end,
-// and then never exits: it starts a child (sleep) that holds its output open, writes the
-// child's process id to $MANDELSCOPE_FAKE_PID and, when $MANDELSCOPE_FAKE_FIFO is set,
-// writes a line to that named pipe, then waits for the child.
+// and then never exits: it opens the named pipe $MANDELSCOPE_FAKE_ALIVE for writing (see
+// fifotest.Watch), starts a child (sleep) that holds its output and that pipe open, says so on
+// the pipe and, when $MANDELSCOPE_FAKE_FIFO is set, on that named pipe, then waits for the child.
 const fakeEncoderScript = `#!/bin/sh
 case "$*" in *-encoders*) echo " V....D libx264              fake H.264"; exit 0;; esac
 cat >/dev/null
+exec 3>"$MANDELSCOPE_FAKE_ALIVE"
 sleep 1000000 &
-echo $! >"$MANDELSCOPE_FAKE_PID"
+echo started >&3
 if [ -n "$MANDELSCOPE_FAKE_FIFO" ]; then echo hung >"$MANDELSCOPE_FAKE_FIFO"; fi
 wait
 `
 
-// fakeEncoder installs fakeEncoderScript as FFmpeg for the test and returns the file its
-// child's process id is written to.
-func fakeEncoder(t *testing.T) string {
+// fakeEncoder installs fakeEncoderScript as FFmpeg for the test.
+func fakeEncoder(t *testing.T) {
 	t.Helper()
-	dir := t.TempDir()
-	ff := filepath.Join(dir, "ffmpeg")
+	ff := filepath.Join(t.TempDir(), "ffmpeg")
 	if err := os.WriteFile(ff, []byte(fakeEncoderScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	old := FFmpeg
 	FFmpeg = ff
 	t.Cleanup(func() { FFmpeg = old })
-	pid := filepath.Join(dir, "pid")
-	t.Setenv("MANDELSCOPE_FAKE_PID", pid)
-	return pid
 }
 
-// processGone waits until the process whose id is in pidFile has ended (it is gone, or a
-// zombie no one has reaped yet), failing the test if it is still running after a minute
-// (a killed process ends at once; the minute is for a machine under load).
-func processGone(t *testing.T, pidFile string) {
+// watchEncoder makes the named pipe that the next fakeEncoderScript run and its child hold
+// open (fifotest.Watch): fifotest.Ended on it waits for both to have ended.
+func watchEncoder(t *testing.T, path string) *os.File {
 	t.Helper()
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatalf("the encoder's child: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			if _, serr := os.Stat("/proc/self/stat"); serr != nil {
-				t.Skip("no /proc to look at the encoder's child in")
-			}
-			return
-		}
-		if f := strings.Fields(string(st)); len(f) > 2 && f[2] == "Z" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the encoder's child %d still runs: %s", pid, st)
-		}
-		time.Sleep(10 * time.Millisecond) // polling the condition, not timing the test
-	}
+	f := fifotest.Watch(t, path)
+	t.Setenv("MANDELSCOPE_FAKE_ALIVE", path)
+	return f
 }
 
 // TestEncoderNeverExits: an encoder that reads its frames and then never exits is stopped
 // (with its child) after EncoderFinish, and the video fails saying so; cancelled while it
 // hangs, the video stops at once (well within the hour EncoderFinish is then) with ErrInterrupted.
 func TestEncoderNeverExits(t *testing.T) {
-	pid := fakeEncoder(t)
+	fakeEncoder(t)
 	dir := t.TempDir()
+	alive := watchEncoder(t, filepath.Join(dir, "alive"))
 	opt := qualityOptions(dir)
 	opt.FPS, opt.FramesDir, opt.Output = 4, "", filepath.Join(dir, "z.mp4")
 	old := EncoderFinish
@@ -93,13 +66,14 @@ func TestEncoderNeverExits(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "did not finish within 200ms of its last frame") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("a hung encoder: %v", err)
 	}
-	processGone(t, pid)
+	fifotest.Ended(t, alive, "the encoder or its child")
 	if _, err := os.Stat(opt.Output); !os.IsNotExist(err) {
 		t.Errorf("a video was left: %v", err)
 	}
 
 	// Cancelled once the encoder has read its input and hangs (it says so on a named pipe).
 	EncoderFinish = time.Hour
+	alive = watchEncoder(t, filepath.Join(dir, "alive2"))
 	fifo := fifotest.Make(t, filepath.Join(dir, "hung"))
 	t.Setenv("MANDELSCOPE_FAKE_FIFO", fifo)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -116,7 +90,7 @@ func TestEncoderNeverExits(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) {
 		t.Errorf("cancelled while the encoder hangs: %v, want ErrInterrupted", err)
 	}
-	processGone(t, pid)
+	fifotest.Ended(t, alive, "the encoder or its child")
 }
 
 // TestEncoderStopsEarly: an encoder that exits at once without reading, or reads every frame

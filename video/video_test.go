@@ -18,6 +18,7 @@ import (
 
 	"mandelscope/colour"
 	"mandelscope/fractal"
+	"mandelscope/internal/videotest"
 	"mandelscope/render/cpu"
 )
 
@@ -142,7 +143,7 @@ func TestFrames(t *testing.T) {
 	}
 	for _, k := range []int{0, 32} {
 		want := direct(t, opt.Location, plan.FrameZoom(k), 64, 36, 2)
-		if p := psnr(want, frame(t, opt.FramesDir, k)); !math.IsInf(p, 1) {
+		if p := videotest.PSNR(want, frame(t, opt.FramesDir, k)); !math.IsInf(p, 1) {
 			t.Errorf("frame %d differs from the direct render of its view: PSNR %.1f dB", k, p)
 		}
 	}
@@ -150,7 +151,7 @@ func TestFrames(t *testing.T) {
 	for _, k := range []int{3, 6, 11, 17, 21, 26, 30} {
 		want := direct(t, opt.Location, plan.FrameZoom(k), 64, 36, 2)
 		got := frame(t, opt.FramesDir, k)
-		p, pb := psnr(want, got), psnr(blur3(want), blur3(got))
+		p, pb := videotest.PSNR(want, got), videotest.PSNR(videotest.Blur3(want), videotest.Blur3(got))
 		t.Logf("frame %2d (zoom %s): PSNR %.1f dB, %.1f dB after a 3x3 blur", k, fractal.FormatZoom(plan.FrameZoom(k)), p, pb)
 		worst, worstBlur = min(worst, p), min(worstBlur, pb)
 	}
@@ -161,19 +162,9 @@ func TestFrames(t *testing.T) {
 
 	// Seams: the change between consecutive frames, across a switch of keyframe pair and
 	// within one.
-	var within, across []float64
-	prev := frame(t, opt.FramesDir, 0)
-	for k := 1; k < 33; k++ {
-		cur := frame(t, opt.FramesDir, k)
-		d := meanAbsDiff(prev, cur)
-		o0, _ := plan.Pair(k - 1)
-		o1, _ := plan.Pair(k)
-		if o0 != o1 {
-			across = append(across, d)
-		} else {
-			within = append(within, d)
-		}
-		prev = cur
+	within, across, err := videotest.Changes(opt.FramesDir, 33, plan.Pair)
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("frame-to-frame mean |difference|: within spans %.2f..%.2f, across switches %v", slices.Min(within), slices.Max(within), across)
 	if slices.Max(across) > 2*slices.Max(within) {
@@ -284,7 +275,7 @@ func TestResume(t *testing.T) {
 	// The decoded frames are the PNG frames within encoding.
 	worst := math.Inf(1)
 	for k := range da {
-		worst = min(worst, psnr(frame(t, whole.FramesDir, k), da[k]))
+		worst = min(worst, videotest.PSNR(frame(t, whole.FramesDir, k), da[k]))
 	}
 	t.Logf("decoded h264 (crf %d) vs PNG frames: worst PSNR %.1f dB", Codecs[0].CRF, worst)
 	if worst < 25 {
@@ -473,7 +464,7 @@ func TestDistanceColouring(t *testing.T) {
 	for k := range 9 {
 		want := direct(t, opt.Location, plan.FrameZoom(k), 64, 36, 2)
 		got := frame(t, opt.FramesDir, k)
-		p, pb := psnr(want, got), psnr(blur3(want), blur3(got))
+		p, pb := videotest.PSNR(want, got), videotest.PSNR(videotest.Blur3(want), videotest.Blur3(got))
 		t.Logf("frame %d: PSNR %.1f dB, %.1f dB blurred", k, p, pb)
 		switch {
 		case (k == 0 || k == 8) && !math.IsInf(p, 1):

@@ -7,25 +7,25 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"mandelscope/internal/fifotest"
 	"mandelscope/render/cpu"
 	"mandelscope/video"
 )
 
-// hangingEncoder is an ffmpeg that lists libx264, reads its input to the end, starts a child
-// that holds its output open (its id to $MANDELSCOPE_FAKE_PID), says so on the named pipe
-// $MANDELSCOPE_FAKE_FIFO, and never exits.
+// hangingEncoder is an ffmpeg that lists libx264, reads its input to the end, opens the named
+// pipe $MANDELSCOPE_FAKE_ALIVE for writing (see fifotest.Watch), starts a child that holds its
+// output and that pipe open, says so on it and on the named pipe $MANDELSCOPE_FAKE_FIFO, and
+// never exits.
 const hangingEncoder = `#!/bin/sh
 case "$*" in *-encoders*) echo " V....D libx264              fake H.264"; exit 0;; esac
 cat >/dev/null
+exec 3>"$MANDELSCOPE_FAKE_ALIVE"
 sleep 1000000 &
-echo $! >"$MANDELSCOPE_FAKE_PID"
+echo started >&3
 echo hung >"$MANDELSCOPE_FAKE_FIFO"
 wait
 `
@@ -40,8 +40,8 @@ func TestVideoSIGTERMStopsHungEncoder(t *testing.T) {
 	old := video.FFmpeg
 	video.FFmpeg = ff
 	defer func() { video.FFmpeg = old }()
-	pidFile, fifo := filepath.Join(dir, "pid"), fifotest.Make(t, filepath.Join(dir, "hung"))
-	t.Setenv("MANDELSCOPE_FAKE_PID", pidFile)
+	alive, fifo := fifotest.Watch(t, filepath.Join(dir, "alive")), fifotest.Make(t, filepath.Join(dir, "hung"))
+	t.Setenv("MANDELSCOPE_FAKE_ALIVE", alive.Name())
 	t.Setenv("MANDELSCOPE_FAKE_FIFO", fifo)
 	job, err := parseVideo(append(append([]string{}, videoView...), "-o", filepath.Join(dir, "z.mp4")), &bytes.Buffer{})
 	if err != nil {
@@ -61,20 +61,5 @@ func TestVideoSIGTERMStopsHungEncoder(t *testing.T) {
 	if !errors.As(err, &ee) || ee.Code != 143 || !errors.Is(err, video.ErrInterrupted) || !strings.Contains(err.Error(), "--resume") {
 		t.Fatalf("SIGTERM with a hung encoder: %v (%s), want exit 143 advising --resume", err, errb.String())
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	// A process killed ends at once; the minute is for a machine under load.
-	for deadline := time.Now().Add(time.Minute); ; {
-		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil || strings.Fields(string(st))[2] == "Z" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the encoder's child %d still runs after the video stopped", pid)
-		}
-		time.Sleep(10 * time.Millisecond) // polling the condition, not timing the test
-	}
+	fifotest.Ended(t, alive, "the encoder or its child")
 }

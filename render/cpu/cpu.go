@@ -152,6 +152,7 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 	it := f.Loc.Iterations
 	deriv := f.NeedsDerivative()
 	s32 := float32(f.Spacing)
+	julia := f.Loc.Julia.On && !perturbExp
 	if perturb {
 		perturbRow(ctx, f, bla, deriv, y, x0, x1, out)
 		return
@@ -168,6 +169,8 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		case perturbExp:
 			dr, di := f.DeltaExp(x, y)
 			r.N, r.Nu = fractal.PerturbEscapeExp(f.Ref, blaExp, dr, di, it, ctx.Done())
+		case julia:
+			r = f.Pixel(x, y) // a Julia view's shallow pixel: the same functions
 		case deriv && f32:
 			re, im := f.Point32(x, y)
 			r = fractal.EscapeDE32(re, im, it, s32)

@@ -286,3 +286,59 @@ func sampledMatchModel(t *testing.T, r *Renderer, f fractal.Frame, whole *image.
 		t.Errorf("only %d colours in %s: not a picture", len(colours), what)
 	}
 }
+
+// BenchmarkRenderJuliaDeep renders, as an export does (every core, the reference and the
+// BLA table included, a fresh cache each time), the Mandelbrot set at 1e50 next to the
+// Misiurewicz point c = i and the Julia set of c = i at the same place (z = i is on it, and
+// the two pictures are alike there), 1024x1024, and reports each one's CPU time per
+// iteration (the sum of the pixels' counts, the iterations for those inside): issue 29 asks
+// that a deep Julia view cost no more per iteration than the Mandelbrot view of its depth.
+func BenchmarkRenderJuliaDeep(b *testing.B) {
+	for _, julia := range []bool{false, true} {
+		name := map[bool]string{false: "mandelbrot", true: "julia"}[julia]
+		b.Run(name+"/1e50", func(b *testing.B) {
+			l := misiurewicz(b, 50, 4000)
+			if julia {
+				l.Julia = fractal.JuliaParam{On: true, Re: fractal.MustDecimal("0"), Im: fractal.MustDecimal("1")}
+			}
+			f := fractal.NewFrame(l, 1024, 1024)
+			iters := frameIterations(b, f)
+			img := image.NewRGBA(image.Rect(0, 0, 1024, 1024))
+			cpu0 := cputime.Process()
+			for b.Loop() {
+				r := &Renderer{References: &fractal.ReferenceCache{}}
+				if err := r.Render(context.Background(), f, img.Rect, img); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu := (cputime.Process() - cpu0).Seconds() / float64(b.N)
+			b.ReportMetric(cpu, "cpu-s/frame")
+			b.ReportMetric(cpu/float64(iters)*1e9, "cpu-ns/iter")
+			b.ReportMetric(float64(iters)/1024/1024, "iter/pixel")
+		})
+	}
+}
+
+// frameIterations is the sum of f's pixels' escape counts (the iterations for those inside).
+func frameIterations(b *testing.B, f fractal.Frame) int {
+	f, err := f.WithReference(context.Background(), &fractal.ReferenceCache{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sum := 0
+	dcr, dci := make([]float64, f.W), make([]float64, f.W)
+	n, nu := make([]int, f.W), make([]float64, f.W)
+	for y := range f.H {
+		for x := range f.W {
+			dcr[x], dci[x] = f.Delta(x, y)
+		}
+		fractal.PerturbEscapeBatch(f.Ref, f.BLA(), dcr, dci, f.Loc.Iterations, nil, n, nu)
+		for _, k := range n {
+			if k < 0 {
+				k = f.Loc.Iterations
+			}
+			sum += k
+		}
+	}
+	return sum
+}
