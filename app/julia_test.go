@@ -1,6 +1,8 @@
 package app
 
 import (
+	"image"
+	"image/color"
 	"math/big"
 	"strings"
 	"testing"
@@ -10,6 +12,30 @@ import (
 
 	"mandelscope/fractal"
 )
+
+// halfTurnSymmetric says whether img is the same turned half a turn about its centre.
+func halfTurnSymmetric(img *image.RGBA) bool {
+	b := img.Rect
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if img.RGBAAt(x, y) != img.RGBAAt(b.Max.X-1-(x-b.Min.X), b.Max.Y-1-(y-b.Min.Y)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// distinctColours counts the colours of img.
+func distinctColours(img *image.RGBA) int {
+	seen := map[color.RGBA]bool{}
+	for y := img.Rect.Min.Y; y < img.Rect.Max.Y; y++ {
+		for x := img.Rect.Min.X; x < img.Rect.Max.X; x++ {
+			seen[img.RGBAAt(x, y)] = true
+		}
+	}
+	return len(seen)
+}
 
 // hover moves the pointer to p (screen units in the picture), as the desktop driver reports it.
 func hover(w *Window, p fyne.Position) {
@@ -225,6 +251,18 @@ func TestJuliaInset(t *testing.T) {
 		if want := "c = " + shortC(req.Julia); !strings.HasSuffix(in.note.Text, want) {
 			t.Errorf("the inset's caption %q, want it to end %q", in.note.Text, want)
 		}
+	}
+	// A Julia set is symmetric under z -> -z: the picture, centred at 0, is the same turned
+	// half a turn, as the Mandelbrot set's is not (it is symmetric about the real axis only).
+	rabbit := fractal.Home().JuliaAt(fractal.MustDecimal("-0.123"), fractal.MustDecimal("0.745"))
+	rseq := in.r.Request(rabbit, 96, 96)
+	in.seq = rseq
+	waitFor(t, "the rabbit's picture", func() bool { return in.shownSeq == rseq })
+	if img, ok := in.img.Image.(*image.RGBA); !ok || !halfTurnSymmetric(img) || distinctColours(img) < 8 {
+		t.Error("the inset's picture of the rabbit is not a Julia set's (not the same turned half a turn, or flat)")
+	}
+	if halfTurnSymmetric(w.RenderThumbnail(rabbit.Mandelbrot(), 96, 96)) {
+		t.Error("the check cannot tell: the Mandelbrot set's picture is symmetric too")
 	}
 	// The view moving under a still pointer moves c.
 	before := in.req
