@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 
 	"mandelscope/fractal"
+	"mandelscope/preview"
 )
 
 // halfTurnSymmetric says whether img is the same turned half a turn about its centre.
@@ -329,5 +330,36 @@ func TestJuliaInsetStopsWithTheWindow(t *testing.T) {
 	w.FyneWindow().Close()
 	if seq := in.r.Request(w.Location().JuliaAt(fractal.MustDecimal("0"), fractal.MustDecimal("1")), 16, 16); seq != 0 {
 		t.Errorf("the inset took request %d after the window closed", seq)
+	}
+}
+
+// J's view reaches the picture: the full frame shown is the Julia set's (the same turned half
+// a turn, centred at 0), and Shift+J's is the Mandelbrot set's again (not).
+func TestJuliaViewIsDrawn(t *testing.T) {
+	var shown []preview.Result
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(400, 330), OnFrame: func(r preview.Result) { shown = append(shown, r) }})
+	w.SetLocation(testLoc("-0.123", "0.745", "2", 300))
+	w.view.MouseOut()
+	full := func(l fractal.Location) *image.RGBA {
+		t.Helper()
+		var img *image.RGBA
+		waitFor(t, "the full frame of "+l.String(), func() bool {
+			for _, r := range shown {
+				if r.Req.Loc.View() == l.View() && !r.Partial && r.Stats.Scale <= 1 && r.Image != nil {
+					img = r.Image
+				}
+			}
+			return img != nil
+		})
+		return img
+	}
+	w.FyneWindow().Canvas().OnTypedRune()('j')
+	jl := w.Location()
+	if img := full(jl); !halfTurnSymmetric(img) || distinctColours(img) < 8 {
+		t.Error("the Julia view's picture is not a Julia set's")
+	}
+	w.FyneWindow().Canvas().OnTypedRune()('J')
+	if img := full(w.Location()); halfTurnSymmetric(img) {
+		t.Error("after Shift+J the picture is still symmetric")
 	}
 }
