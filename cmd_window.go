@@ -26,45 +26,16 @@ import (
 // view). With MANDELSCOPE_TRACE_FRAMES set in the environment it prints a line on stderr for
 // every frame shown.
 func runWindow(args []string) error {
-	fs := cli.NewFlagSet("", os.Stderr)
-	wf := cli.AddWindowFlags(fs)
-	lf, rend, size := wf.Location, wf.Renderer, wf.Size
-	rest, err := cli.ParseFlags(fs, args)
+	opts, rend, err := parseWindow(args)
 	if cli.WriteHelp(err, os.Stdout) { // the window's flags, with the commands: mandelscope --help
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return cli.UsageErr("unexpected argument %q", text.Clip(rest[0], 40))
-	}
-	switch *rend {
-	case "auto", "gpu", "cpu":
-	default:
-		return cli.UsageErr("--renderer: %q must be auto, gpu or cpu", text.Clip(*rend, 40))
-	}
-	loc, err := lf.Apply(fractal.Home(), true)
-	if err != nil {
-		return err
-	}
-	// Without location flags the window comes back where the last session left it.
-	located := false
-	fs.Visit(func(f *flag.Flag) { located = located || (f.Name != "renderer" && f.Name != "size") })
 	// The views' pictures and data take up to preview.CacheBudget: the collector keeps the
 	// heap near that rather than at twice it.
 	preview.SetMemoryLimit()
-	opts := app.Options{Renderer: *rend, Restore: true, Accumulate: preview.AccumulateN}
-	if located {
-		opts.Start = loc
-	}
-	if *size != "" {
-		ws, err := parseWindowSize(*size)
-		if err != nil {
-			return cli.UsageErr("--size: %v", err)
-		}
-		opts.Size = ws
-	}
 	if os.Getenv("MANDELSCOPE_TRACE_FRAMES") != "" {
 		opts.OnFrame = func(r preview.Result) { fmt.Fprintln(os.Stderr, traceFrame(r)) }
 	}
@@ -77,7 +48,7 @@ func runWindow(args []string) error {
 		os.Exit(1)
 	}
 	var w *app.Window
-	if *rend != "cpu" {
+	if rend != "cpu" {
 		// Called once the app runs, when w is set: the renderer's main-thread calls go
 		// through the window, whose closing waits for a renderer being made.
 		opts.NewGPU = func() (app.Renderer, error) { return newGPURenderer(w.MainThread) }
@@ -88,6 +59,47 @@ func runWindow(args []string) error {
 		w = app.New(a, opts)
 		w.ShowAndRun()
 	})
+}
+
+// parseWindow reads the window's command line into its options (the start view, when a
+// location flag is given (--julia among them), the size, the renderer, the session restored)
+// and the renderer's name; every error is a one-line usage error, and -h or --help gives
+// the error cli.WriteHelp prints.
+func parseWindow(args []string) (app.Options, string, error) {
+	fs := cli.NewFlagSet("", os.Stderr)
+	wf := cli.AddWindowFlags(fs)
+	lf, rend, size := wf.Location, wf.Renderer, wf.Size
+	rest, err := cli.ParseFlags(fs, args)
+	if err != nil {
+		return app.Options{}, "", err
+	}
+	if len(rest) > 0 {
+		return app.Options{}, "", cli.UsageErr("unexpected argument %q", text.Clip(rest[0], 40))
+	}
+	switch *rend {
+	case "auto", "gpu", "cpu":
+	default:
+		return app.Options{}, "", cli.UsageErr("--renderer: %q must be auto, gpu or cpu", text.Clip(*rend, 40))
+	}
+	loc, err := lf.Apply(fractal.Home(), true)
+	if err != nil {
+		return app.Options{}, "", err
+	}
+	// Without location flags the window comes back where the last session left it.
+	located := false
+	fs.Visit(func(f *flag.Flag) { located = located || (f.Name != "renderer" && f.Name != "size") })
+	opts := app.Options{Renderer: *rend, Restore: true, Accumulate: preview.AccumulateN}
+	if located {
+		opts.Start = loc
+	}
+	if *size != "" {
+		ws, err := parseWindowSize(*size)
+		if err != nil {
+			return app.Options{}, "", cli.UsageErr("--size: %v", err)
+		}
+		opts.Size = ws
+	}
+	return opts, *rend, nil
 }
 
 // traceFrame is the line MANDELSCOPE_TRACE_FRAMES prints for a frame shown: a partial one,

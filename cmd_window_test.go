@@ -12,12 +12,34 @@ import (
 )
 
 func TestWindowBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--renderer=vulkan"}, {"--zoom=-1"}, {"--size=1x"}, {"--center=1"}} {
+	for _, args := range [][]string{{"--renderer=vulkan"}, {"--zoom=-1"}, {"--size=1x"}, {"--center=1"}, {"--julia=1"}, {"--julia=9,0"}} {
 		err := runWindow(args)
 		var ee cli.ExitError
 		if !errors.As(err, &ee) || ee.Code != 2 || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: error %v, want a one-line usage error", args, err)
 		}
+	}
+}
+
+// TestWindowJuliaFlag: --julia gives the window its start view, the Julia set of c (whole,
+// unless --center and --zoom say otherwise), every digit of c kept; without location flags
+// the window restores the last session's view.
+func TestWindowJuliaFlag(t *testing.T) {
+	c := "-0.8" + strings.Repeat("1", 200) + ",0.156"
+	opts, rend, err := parseWindow([]string{"--renderer=cpu", "--julia=" + c})
+	if err != nil || rend != "cpu" || !opts.Start.IsJulia() || opts.Start.Julia.String() != c || opts.Start.Zoom.String() != "1" || opts.Start.Re.String() != "0" {
+		t.Errorf("--julia: %v, %q, %v", opts.Start, rend, err)
+	}
+	opts, _, err = parseWindow([]string{"--julia=-0.8,0.156", "--center=0.1,0.2", "--zoom=1e9"})
+	if err != nil || opts.Start.Julia.String() != "-0.8,0.156" || opts.Start.Re.String() != "0.1" || opts.Start.Zoom.String() != "1e9" {
+		t.Errorf("--julia with --center and --zoom: %v, %v", opts.Start, err)
+	}
+	if opts, _, err = parseWindow([]string{"--renderer=cpu"}); err != nil || opts.Start != (fractal.Location{}) {
+		t.Errorf("no location flags: start %v, %v; want none (the last session's)", opts.Start, err)
+	}
+	_, _, err = parseWindow([]string{"--julia=x,0"})
+	if err == nil || !strings.HasPrefix(err.Error(), "--julia: ") {
+		t.Errorf("--julia=x,0: %v", err)
 	}
 }
 

@@ -15,6 +15,13 @@ func FuzzParse(f *testing.F) {
 	}
 	good, _ := s.Marshal()
 	f.Add(good)
+	julia := deepLocation(f)
+	julia.Julia = juliaParam
+	if err := s.Add(Bookmark{Name: "rabbit", Location: julia}); err != nil {
+		f.Fatal(err)
+	}
+	withJulia, _ := s.Marshal()
+	f.Add(withJulia)
 	f.Add([]byte(`{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": []}`))
 	f.Add([]byte(`{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a\ud83d\udc34\\ud800\"", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "Density": 2}]}`))
 	for _, d := range damaged {
@@ -67,6 +74,9 @@ func FuzzParseKFR(f *testing.F) {
 		}
 		if !bytes.Contains(data, []byte(b.Location.Re.String())) || !bytes.Contains(data, []byte(b.Location.Im.String())) {
 			t.Fatalf("centre %s %s is not the file's text", b.Location.Re, b.Location.Im)
+		}
+		if b.Location.IsJulia() {
+			t.Fatalf("a .kfr file read as a Julia set's view: %v", b.Location)
 		}
 	})
 }

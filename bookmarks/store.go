@@ -1,5 +1,5 @@
 // Package bookmarks keeps Mandelscope's named places: a human-readable JSON file of
-// bookmarks (exact decimal centre, zoom, iterations, colouring, times and a small PNG
+// bookmarks (exact decimal centre, zoom, iterations, colouring, a Julia set's parameter, times and a small PNG
 // thumbnail), read and written safely by the window and the command line at the same time,
 // the import of bookmarks files and Kalles Fraktaler .kfr parameter files, and export. It
 // imports neither Fyne nor OpenGL.
@@ -46,7 +46,10 @@ const FormatName = "mandelscope-bookmarks"
 // Version 4 added "densityAuto" (true: the density is automatic, colour.Coloring.AutoDensity,
 // chosen from the view when it is drawn; "density" is then the number it was drawn with
 // last); a file is written as version 4 only when a bookmark has it.
-const FormatVersion = 4
+// Version 5 added "julia", the parameter of a Julia set's view as {"re": RE, "im": IM}, exact
+// decimal text (fractal.Location.Julia; absent for the Mandelbrot set); a file is written as
+// version 5 only when a bookmark has it.
+const FormatVersion = 5
 
 // MaxNameLength is the longest bookmark name, in characters.
 const MaxNameLength = 200
@@ -435,24 +438,31 @@ type fileJSON struct {
 
 // entryJSON is one bookmark in the file. Decimals are kept as their exact text.
 type entryJSON struct {
-	Name        string    `json:"name"`
-	Re          string    `json:"re"`
-	Im          string    `json:"im"`
-	Zoom        string    `json:"zoom"`
-	Iterations  int       `json:"iterations"`
-	Palette     string    `json:"palette"`
-	Density     float64   `json:"density"`
-	AutoDensity bool      `json:"densityAuto,omitempty"`
-	Offset      float64   `json:"offset"`
-	Colouring   string    `json:"colouring,omitempty"`
-	Transfer    string    `json:"transfer,omitempty"`
-	Width       float64   `json:"width,omitempty"`
-	Light       float64   `json:"light,omitempty"`
-	Strength    float64   `json:"strength,omitempty"`
-	Gradient    string    `json:"gradient,omitempty"`
-	Created     time.Time `json:"created"`
-	Updated     time.Time `json:"updated"`
-	Thumbnail   []byte    `json:"thumbnail,omitempty"`
+	Name        string     `json:"name"`
+	Re          string     `json:"re"`
+	Im          string     `json:"im"`
+	Zoom        string     `json:"zoom"`
+	Iterations  int        `json:"iterations"`
+	Palette     string     `json:"palette"`
+	Density     float64    `json:"density"`
+	AutoDensity bool       `json:"densityAuto,omitempty"`
+	Offset      float64    `json:"offset"`
+	Colouring   string     `json:"colouring,omitempty"`
+	Transfer    string     `json:"transfer,omitempty"`
+	Width       float64    `json:"width,omitempty"`
+	Light       float64    `json:"light,omitempty"`
+	Strength    float64    `json:"strength,omitempty"`
+	Gradient    string     `json:"gradient,omitempty"`
+	Julia       *juliaJSON `json:"julia,omitempty"`
+	Created     time.Time  `json:"created"`
+	Updated     time.Time  `json:"updated"`
+	Thumbnail   []byte     `json:"thumbnail,omitempty"`
+}
+
+// juliaJSON is a Julia set's parameter c in the file, its parts exact decimal text.
+type juliaJSON struct {
+	Re string `json:"re"`
+	Im string `json:"im"`
 }
 
 // Marshal returns the store as indented JSON text.
@@ -475,6 +485,10 @@ func (s *Store) Marshal() ([]byte, error) {
 		}
 		if e.AutoDensity {
 			f.Version = max(f.Version, 4)
+		}
+		if l.IsJulia() {
+			e.Julia = &juliaJSON{Re: l.Julia.Re.String(), Im: l.Julia.Im.String()}
+			f.Version = max(f.Version, 5)
 		}
 		f.Bookmarks = append(f.Bookmarks, e)
 	}
@@ -559,6 +573,18 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 	}{{"re", e.Re, &l.Re}, {"im", e.Im, &l.Im}, {"zoom", e.Zoom, &l.Zoom}} {
 		if *d.dst, err = fractal.ParseDecimal(d.text); err != nil {
 			return Bookmark{}, fmt.Errorf("%q: %s: %v", text.Clip(name, 40), d.field, err)
+		}
+	}
+	if e.Julia != nil {
+		l.Julia.On = true
+		for _, d := range []struct {
+			field string
+			text  string
+			dst   *fractal.Decimal
+		}{{"julia.re", e.Julia.Re, &l.Julia.Re}, {"julia.im", e.Julia.Im, &l.Julia.Im}} {
+			if *d.dst, err = fractal.ParseDecimal(d.text); err != nil {
+				return Bookmark{}, fmt.Errorf("%q: %s: %v", text.Clip(name, 40), d.field, err)
+			}
 		}
 	}
 	l.Iterations = e.Iterations

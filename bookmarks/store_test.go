@@ -667,8 +667,8 @@ func TestGradientField(t *testing.T) {
 			t.Errorf("%s %s: %v, want an error containing %q", c.palette, c.gradient, err, c.want)
 		}
 	}
-	if _, err := Parse([]byte(strings.Replace(fmt.Sprintf(bad, "x", "#000000,#FFFFFF"), `"version": 3`, `"version": 5`, 1))); err == nil || !strings.Contains(err.Error(), "newer") {
-		t.Errorf("version 5: %v", err)
+	if _, err := Parse([]byte(strings.Replace(fmt.Sprintf(bad, "x", "#000000,#FFFFFF"), `"version": 3`, fmt.Sprintf(`"version": %d`, FormatVersion+1), 1))); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("version %d: %v", FormatVersion+1, err)
 	}
 }
 

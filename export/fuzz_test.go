@@ -28,6 +28,11 @@ func FuzzReadMetadata(f *testing.F) {
 	f.Add(good[:len(good)/2])
 	f.Add([]byte(pngSignature))
 	f.Add([]byte("not a png at all"))
+	var julia bytes.Buffer // a Julia view's: the parameter's chunk too
+	if err := encode(&julia, image.NewRGBA(image.Rect(0, 0, 3, 2)), MetadataText(juliaLoc(), 3, 2, 1, "test")); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(julia.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		md, err := readMetadata(bytes.NewReader(data))
 		if err != nil {

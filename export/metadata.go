@@ -39,7 +39,11 @@ const (
 	// (colour.Coloring.Gradient), so that the image reproduces anywhere; absent for a
 	// built-in palette.
 	KeyGradient = "mandelscope.gradient"
-	KeyVersion  = "mandelscope.version"
+	// KeyJulia holds a Julia set's parameter c as "RE,IM", every digit
+	// (fractal.JuliaParam.String, read back by fractal.ParseJulia); absent for the Mandelbrot
+	// set, so that a Mandelbrot export is byte for byte what it was before Julia sets.
+	KeyJulia   = "mandelscope.julia"
+	KeyVersion = "mandelscope.version"
 	// KeyDensityChosen, with the value "auto", says that the density the export drew (the
 	// number in KeyDensity) was chosen automatically from the view, so that opening the
 	// file makes the density automatic again. It is written after the image data
@@ -70,17 +74,12 @@ type Metadata struct {
 // exactly as given), supersampling, program version and a human Description.
 func MetadataText(loc fractal.Location, width, height, supersample int, version string) []Text {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	im := text.Clip(loc.Im.String(), 30)
-	switch {
-	case strings.HasPrefix(im, "-"):
-		im = "- " + im[1:]
-	case strings.HasPrefix(im, "+"):
-		im = "+ " + im[1:]
-	default:
-		im = "+ " + im
+	set := "Mandelbrot set"
+	if loc.IsJulia() {
+		set = "Julia set of c = " + complexText(loc.Julia.Re, loc.Julia.Im) + ","
 	}
-	desc := fmt.Sprintf("Mandelbrot set centred on %s %si, zoom %s, %d iterations, palette %s, %dx%d pixels",
-		text.Clip(loc.Re.String(), 30), im, loc.Zoom, loc.Iterations, loc.Color.Palette, width, height)
+	desc := fmt.Sprintf("%s centred on %s, zoom %s, %d iterations, palette %s, %dx%d pixels",
+		set, complexText(loc.Re, loc.Im), loc.Zoom, loc.Iterations, loc.Color.Palette, width, height)
 	if m := loc.Color.Method; m != "" && m != colour.MethodSmooth {
 		desc += ", " + m + " colouring"
 	}
@@ -93,13 +92,18 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 		{KeyRe, loc.Re.String()},
 		{KeyIm, loc.Im.String()},
 		{KeyZoom, loc.Zoom.String()},
+	}
+	if loc.IsJulia() {
+		out = append(out, Text{KeyJulia, loc.Julia.String()})
+	}
+	out = append(out, []Text{
 		{KeyIterations, strconv.Itoa(loc.Iterations)},
 		{KeyPalette, loc.Color.Palette},
 		{KeyDensity, loc.Color.DensityText()}, // an export's is resolved: a number
 		{KeyOffset, f(loc.Color.Offset)},
 		{KeySupersample, strconv.Itoa(supersample)},
 		{KeyVersion, version},
-	}
+	}...)
 	c := loc.Color
 	for _, t := range []Text{{KeyColouring, c.Method}, {KeyTransfer, c.Transfer}, {KeyGradient, c.Gradient}} {
 		if t.Value != "" {
@@ -115,6 +119,21 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 		}
 	}
 	return out
+}
+
+// complexText is re + im i for a description: each part clipped to 30 characters, the sign of
+// the imaginary part spaced ("-0.8 + 0.156i").
+func complexText(re, im fractal.Decimal) string {
+	s := text.Clip(im.String(), 30)
+	switch {
+	case strings.HasPrefix(s, "-"):
+		s = "- " + s[1:]
+	case strings.HasPrefix(s, "+"):
+		s = "+ " + s[1:]
+	default:
+		s = "+ " + s
+	}
+	return text.Clip(re.String(), 30) + " " + s + "i"
 }
 
 // ErrNotPNG and ErrNotMandelscope are the errors ReadMetadata wraps for files that are not
@@ -138,7 +157,7 @@ var metadataKeys = map[string]bool{
 	KeyRe: true, KeyIm: true, KeyZoom: true, KeyIterations: true, KeyPalette: true, KeyDensity: true,
 	KeyOffset: true, KeySupersample: true, KeyVersion: true, "Software": true, "Description": true,
 	KeyColouring: true, KeyTransfer: true, KeyWidth: true, KeyLight: true, KeyStrength: true,
-	KeyGradient: true, KeyDensityChosen: true,
+	KeyGradient: true, KeyDensityChosen: true, KeyJulia: true,
 }
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
@@ -344,6 +363,13 @@ func (md *Metadata) parse() error {
 	r.dec(KeyIm, &loc.Im)
 	r.dec(KeyZoom, &loc.Zoom)
 	r.whole(KeyIterations, &loc.Iterations)
+	if v, ok := md.Text[KeyJulia]; ok { // absent: the Mandelbrot set
+		j, err := fractal.ParseJulia(v)
+		if err != nil {
+			r.errs = append(r.errs, fmt.Errorf("%s: %v", KeyJulia, err))
+		}
+		loc.Julia = j
+	}
 	// A number (every export records the density it drew), or auto (a location whose
 	// density was never resolved: its text form).
 	// A number with KeyDensityChosen "auto" (written after the image data) is a density

@@ -15,6 +15,7 @@ import (
 var paramNames = map[string]string{
 	"re":          "centre re",
 	"im":          "centre im",
+	"julia":       "julia parameter",
 	"width":       "line width",
 	"strength":    "light strength",
 	"strip":       "rows per strip",

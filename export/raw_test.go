@@ -448,6 +448,11 @@ func TestRecolour(t *testing.T) {
 	if _, err := Recolour(context.Background(), raw, filepath.Join(dir, "x.png"), o); err == nil || !strings.Contains(err.Error(), "view") {
 		t.Errorf("other iterations: %v", err)
 	}
+	o.Location.Iterations--
+	o.Location.Julia = fractal.JuliaParam{On: true, Re: fractal.MustDecimal("-0.8"), Im: fractal.MustDecimal("0.156")}
+	if _, err := Recolour(context.Background(), raw, filepath.Join(dir, "x.png"), o); err == nil || !strings.Contains(err.Error(), "Julia set's parameter") {
+		t.Errorf("a Julia view of a Mandelbrot raw file: %v", err)
+	}
 }
 
 // writeRawFile writes an OpenEXR file with the raw file's channels (or chans), the header

@@ -80,3 +80,16 @@ func TestEscapeJuliaBigAtC(t *testing.T) {
 		}
 	}
 }
+
+// TestLongestJuliaLocationReadsBack: a location whose centre and Julia parameter all have
+// MaxDecimalDigits digits, with a gradient, is read back from its own text.
+func TestLongestJuliaLocationReadsBack(t *testing.T) {
+	d := func(lead string) Decimal { return MustDecimal(lead + "." + strings.Repeat("3", MaxDecimalDigits-len(lead)-1)) }
+	l := Home()
+	l.Re, l.Im = d("0"), d("-0")
+	l.Julia = JuliaParam{On: true, Re: d("-0"), Im: d("0")}
+	back, err := ParseLocationText(l.String(), Home())
+	if err != nil || back != l {
+		t.Fatalf("read back: %v (equal %v)", err, back == l)
+	}
+}

@@ -369,6 +369,10 @@ func ParseIterations(s string) (int, error) {
 	return n, nil
 }
 
+// maxLocationText bounds a location's text: five numbers of MaxDecimalDigits (the centre, the
+// zoom, a Julia parameter), a gradient, and room for the keys and the other values.
+const maxLocationText = 5*MaxDecimalDigits + colour.MaxGradientText + 1024
+
 // ParseLocationText reads a location from text: either the compact form written by String
 // (any subset of its keys, in any order; missing keys keep base's values) or the plain
 // "re, im, zoom[, iterations]" form. The result is validated.
@@ -377,8 +381,8 @@ func ParseLocationText(s string, base Location) (Location, error) {
 	if s == "" {
 		return base, errors.New("empty location")
 	}
-	if len(s) > 4*MaxDecimalDigits+colour.MaxGradientText {
-		return base, fmt.Errorf("location text of %d bytes is too long (at most %d)", len(s), 4*MaxDecimalDigits+colour.MaxGradientText)
+	if len(s) > maxLocationText {
+		return base, fmt.Errorf("location text of %d bytes is too long (at most %d)", len(s), maxLocationText)
 	}
 	l := base
 	if strings.Contains(s, "=") {

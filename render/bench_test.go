@@ -104,3 +104,17 @@ func BenchmarkRenderColouring(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRenderJulia4K renders a Julia set seen whole at 3840x2160 and 200 iterations (the
+// export view's iterations), to set against BenchmarkRenderExportView4K: the rabbit (c inside
+// the Mandelbrot set: a large interior, found by the periodicity check, there being no bulb
+// test) and c = i (a dendrite: no interior).
+func BenchmarkRenderJulia4K(b *testing.B) {
+	for _, c := range []struct{ name, re, im string }{{"rabbit", "-0.123", "0.745"}, {"i", "0", "1"}} {
+		b.Run(c.name, func(b *testing.B) {
+			l := juliaLoc(b, c.re, c.im, 200)
+			l.Zoom = fractal.DecimalFromFloat(3840.0 / 2160 / 1.5) // the set's 3 units across the height, 5.3 across
+			benchRender(b, fractal.NewFrame(l, 3840, 2160), image.Rect(0, 0, 3840, 2160))
+		})
+	}
+}

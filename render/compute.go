@@ -94,8 +94,8 @@ func checkData(f fractal.Frame, rect image.Rectangle, dst *colour.Data) error {
 }
 
 // iterProgram runs on the GL thread: the iterate stage that computes frame f (variant v, exp
-// for extended exponents), with DERIV when deriv; for perturbation it uploads the frame's
-// tables unless they are already.
+// for extended exponents), with DERIV when deriv and JULIA for a Julia set; for perturbation
+// it uploads the frame's tables unless they are already.
 func (g *GL) iterProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (*program, error) {
 	switch {
 	case v == shaders.Perturb:
@@ -103,9 +103,9 @@ func (g *GL) iterProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (*
 		if err != nil {
 			return nil, err
 		}
-		return g.perturbProgram(tables.pages, stageIterate, false, deriv, exp)
-	case deriv:
-		return g.lazyProgram(progKey{v: v, stage: stageIterate, deriv: true})
+		return g.deepProgram(tables.pages, stageIterate, false, deriv, exp, f.Loc.IsJulia())
+	case deriv || f.Loc.IsJulia():
+		return g.lazyProgram(progKey{v: v, stage: stageIterate, deriv: deriv, julia: f.Loc.IsJulia()})
 	}
 	it, _, err := g.passPrograms(v)
 	return it, err
@@ -125,7 +125,7 @@ func (g *GL) computeTile(ctx context.Context, v shaders.Variant, f fractal.Frame
 	var p *program
 	var err error
 	if single {
-		p, err = g.lazyProgram(progKey{v: v, stage: stageSample, deriv: deriv})
+		p, err = g.lazyProgram(progKey{v: v, stage: stageSample, deriv: deriv, julia: f.Loc.IsJulia()})
 		if err == nil {
 			err = g.ensureSampleTarget()
 		}

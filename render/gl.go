@@ -8,7 +8,9 @@
 // It keeps the rendering contract of package fractal (see render/cpu, the pure-Go
 // reference): every pixel is computed from its global index, so tiles join without seams,
 // and GPU and CPU pictures agree, in every colouring (colour.Coloring: the shaders carry the
-// derivative dz/dc only for the colourings that read it). Three fragment shader variants (package shaders) cover the
+// derivative dz/dc only for the colourings that read it), for the Mandelbrot set and for Julia
+// sets (fractal.Location.Julia: programs compiled with JULIA, every precision and the
+// perturbation shaders, the Mandelbrot programs unchanged). Three fragment shader variants (package shaders) cover the
 // precisions: float32, native fp64, and double emulated with float-float pairs for drivers
 // without fp64. Deeper, Perturbation frames are drawn by the perturbation shader: each pixel
 // iterates its difference from the frame's reference orbit with rebasing and the BLA table,

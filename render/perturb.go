@@ -131,6 +131,9 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 	if !g.fp64 {
 		return fmt.Errorf("%s has no native fp64", g.renderer)
 	}
+	if f.Ref != nil && f.Ref.Julia() != f.Loc.Julia {
+		return errors.New("the frame's reference orbit is not its fractal's")
+	}
 	switch g.opts.Perturb {
 	case "cpu":
 		return errors.New("forced")
@@ -258,8 +261,12 @@ func (g *GL) ensureTables(ref *fractal.Reference, bla *fractal.BLA, blaExp *frac
 // setTables loads the tables' shape into a perturbation program (the program must be in use).
 func (p *program) setTables(t *deepTables) {
 	gl.Uniform1i(p.loc["uPageShift"], int32(t.shift))
-	gl.Uniform1i(p.loc["uLast"], int32(len(t.ref.Z)-1))
+	// The orbit through 0 ends at WLast (len(Z)-1 but for a Julia reference, whose reference
+	// point's orbit follows it from JuliaStart to len(Z)-1: perturb.frag's JULIA programs).
+	gl.Uniform1i(p.loc["uLast"], int32(t.ref.WLast()))
 	gl.Uniform1i(p.loc["uPeriod"], int32(t.ref.Period()))
+	gl.Uniform1i(p.loc["uJuliaStart"], int32(t.ref.JuliaStart()))
+	gl.Uniform1i(p.loc["uJEnd"], int32(len(t.ref.Z)-1))
 	var off [32]int32
 	levels, steps := 0, 0
 	offset := func(int) int { return 0 }
@@ -297,11 +304,16 @@ func (g *GL) deleteTables() {
 // stage (stageSingle or stageIterate), with SHADE and DERIV or without, with EXPONENT (exp)
 // or without, compiling it on first use.
 func (g *GL) perturbProgram(pages int, stage string, shade, deriv, exp bool) (*program, error) {
-	return g.lazyProgram(progKey{shaders.Perturb, pages, stage, shade, deriv, exp})
+	return g.deepProgram(pages, stage, shade, deriv, exp, false)
+}
+
+// deepProgram is perturbProgram for the Mandelbrot set or, with julia, a Julia set (JULIA).
+func (g *GL) deepProgram(pages int, stage string, shade, deriv, exp, julia bool) (*program, error) {
+	return g.lazyProgram(progKey{v: shaders.Perturb, pages: pages, stage: stage, shade: shade, deriv: deriv, exp: exp, julia: julia})
 }
 
 // progKey names a program compiled on first use: a perturbation program (with EXPONENT when
-// exp), or a variant of mandel.frag with SHADE (shade) or DERIV (deriv).
+// exp), or a variant of mandel.frag with SHADE (shade), DERIV (deriv) or JULIA (julia).
 type progKey struct {
 	v     shaders.Variant
 	pages int
@@ -309,4 +321,5 @@ type progKey struct {
 	shade bool
 	deriv bool
 	exp   bool
+	julia bool
 }

@@ -24,6 +24,7 @@ type program struct {
 	shade   bool // compiled with SHADE: draws the colourings other than the default
 	deriv   bool // compiled with DERIV: carries the derivative for the colourings that read it
 	exp     bool // the perturbation shader with EXPONENT (perturbexp.frag): extended exponents
+	julia   bool // compiled with JULIA: draws the Julia set of the view's parameter
 	loc     map[string]int32
 }
 
@@ -163,10 +164,12 @@ func newStageProgram(glslVersion int, variant shaders.Variant, stage, vertSrc, f
 }
 
 // shadeDefine and derivDefine are the defines of the programs for the colourings other than
-// the default, and of those that carry the derivative.
+// the default, and of those that carry the derivative; juliaDefine of those that draw a Julia
+// set.
 const (
 	shadeDefine = "SHADE"
 	derivDefine = "DERIV"
+	juliaDefine = "JULIA"
 )
 
 // shadingOf says which of those defines a colouring's programs need.
@@ -175,7 +178,7 @@ func shadingOf(c colour.Coloring) (shade, deriv bool) {
 }
 
 // lazyProgram returns the program for key, compiling it on first use (on the GL thread):
-// mandel.frag's variants and stages with SHADE or DERIV, and perturb.frag's programs.
+// mandel.frag's variants and stages with SHADE, DERIV or JULIA, and perturb.frag's programs.
 func (g *GL) lazyProgram(key progKey) (*program, error) {
 	if p := g.deepProgs[key]; p != nil {
 		return p, nil
@@ -196,11 +199,14 @@ func (g *GL) lazyProgram(key progKey) (*program, error) {
 	if key.deriv {
 		defs = append(defs, derivDefine)
 	}
+	if key.julia {
+		defs = append(defs, juliaDefine)
+	}
 	p, err := linkProgram(g.glsl, key.v, key.stage, shaders.FullscreenVert, frag, defs)
 	if err != nil {
 		return nil, err
 	}
-	p.variant, p.pages, p.shade, p.deriv, p.exp = key.v, key.pages, key.shade, key.deriv, key.exp
+	p.variant, p.pages, p.shade, p.deriv, p.exp, p.julia = key.v, key.pages, key.shade, key.deriv, key.exp, key.julia
 	g.deepProgs[key] = p
 	return p, nil
 }
@@ -246,7 +252,7 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 		"uState0", "uState1", "uState2", "uState3", "uMethod", "uTransfer", "uWidth", "uLight", "uStrength",
 		"uD", "uRefC", "uLast", "uPeriod", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
 		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3",
-		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount"} {
+		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount", "uJuliaC", "uJuliaStart", "uJEnd"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
 	}
 	// The state textures are read from texture units 0, 1, 2 and state3Unit, the perturbation
@@ -272,11 +278,13 @@ func (p *program) setView(v View) {
 	case shaders.F32:
 		gl.Uniform2f(p.loc["uCentre"], float32(v.Re), float32(v.Im))
 		gl.Uniform1f(p.loc["uSpacing"], float32(v.Spacing))
+		gl.Uniform2f(p.loc["uJuliaC"], float32(v.JuliaRe), float32(v.JuliaIm))
 	case shaders.Perturb:
 		// dc = D + offset * spacing, and the reference point for the smooth value.
 		gl.Uniform4ui(p.loc["uD"], lo(v.DRe), hi(v.DRe), lo(v.DIm), hi(v.DIm))
 		gl.Uniform2ui(p.loc["uSpacing"], lo(v.Spacing), hi(v.Spacing))
 		gl.Uniform4ui(p.loc["uRefC"], lo(v.RefRe), hi(v.RefRe), lo(v.RefIm), hi(v.RefIm))
+		gl.Uniform4ui(p.loc["uJuliaC"], lo(v.JuliaRe), hi(v.JuliaRe), lo(v.JuliaIm), hi(v.JuliaIm))
 		if p.exp {
 			// The extended values m 2^e: the mantissas' bits and the exponents.
 			gl.Uniform4ui(p.loc["uDX"], lo(v.DReX.Mant()), hi(v.DReX.Mant()), lo(v.DImX.Mant()), hi(v.DImX.Mant()))
@@ -290,12 +298,16 @@ func (p *program) setView(v View) {
 		re, im, sp := math.Float64bits(v.Re), math.Float64bits(v.Im), math.Float64bits(v.Spacing)
 		gl.Uniform4ui(p.loc["uCentre"], uint32(re), uint32(re>>32), uint32(im), uint32(im>>32))
 		gl.Uniform2ui(p.loc["uSpacing"], uint32(sp), uint32(sp>>32))
+		gl.Uniform4ui(p.loc["uJuliaC"], lo(v.JuliaRe), hi(v.JuliaRe), lo(v.JuliaIm), hi(v.JuliaIm))
 	default:
 		rh, rl := splitFF(v.Re)
 		ih, il := splitFF(v.Im)
 		sh, sl := splitFF(v.Spacing)
 		gl.Uniform4f(p.loc["uCentre"], rh, rl, ih, il)
 		gl.Uniform2f(p.loc["uSpacing"], sh, sl)
+		jrh, jrl := splitFF(v.JuliaRe)
+		jih, jil := splitFF(v.JuliaIm)
+		gl.Uniform4f(p.loc["uJuliaC"], jrh, jrl, jih, jil)
 	}
 }
 

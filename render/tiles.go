@@ -220,18 +220,20 @@ func (g *GL) frameTables(f fractal.Frame, exp bool) (*deepTables, error) {
 
 // tileProgram runs on the GL thread: the program that draws frame f, whose variant's plain
 // program is p: for perturbation, the one for its tables (uploaded now unless they are
-// already), else the one with the colouring's shading when it has shading, else p.
+// already), else the one with the colouring's shading when it has shading or for a Julia
+// set, else p.
 func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp bool) (*program, error) {
 	shade, deriv := shadingOf(f.Loc.Color)
+	julia := f.Loc.IsJulia()
 	switch {
 	case v == shaders.Perturb:
 		tables, err := g.frameTables(f, exp)
 		if err != nil {
 			return nil, err
 		}
-		return g.perturbProgram(tables.pages, stageSingle, shade, deriv, exp)
-	case shade:
-		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv})
+		return g.deepProgram(tables.pages, stageSingle, shade, deriv, exp, julia)
+	case shade || julia:
+		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, julia: julia})
 	}
 	return p, nil
 }

@@ -22,6 +22,10 @@ type View struct {
 	// Extended-exponent perturbation (fractal.PerturbationExp): DRe, DIm and the spacing with
 	// an unbounded exponent (fractal.Frame.DReX, DImX, PixelSpacing).
 	DReX, DImX, SpacingX fractal.Exp
+	// Julia, when set, draws the Julia set of c = (JuliaRe, JuliaIm) (fractal.Location.Julia,
+	// rounded to float64): the pixel's point is the orbit's first value.
+	Julia            bool
+	JuliaRe, JuliaIm float64
 }
 
 // viewOf returns the view of frame f for a tile whose top-left is origin.
@@ -30,6 +34,9 @@ func viewOf(f fractal.Frame, origin image.Point) View {
 		DReX: f.DReX, DImX: f.DImX, SpacingX: f.PixelSpacing()}
 	if f.Ref != nil {
 		v.RefRe, v.RefIm = f.Ref.Point64()
+	}
+	if f.Loc.IsJulia() {
+		v.Julia, v.JuliaRe, v.JuliaIm = true, f.JRe, f.JIm
 	}
 	return v
 }

@@ -20,6 +20,19 @@ uniform vec2 uHalf;      // (W/2, H/2), exact in float
 
 uniform int uMaxIter;
 
+// The fractal (fractal.Location.Julia): programs compiled with JULIA draw the Julia set of
+// the parameter c each shader takes in its own precision (uJuliaC), the others the Mandelbrot
+// set (the pixel's point p is c, z_0 = 0). A Julia orbit is z_1 = p, z <- z^2 + c, its escape
+// count the least n >= 1 with |z_n| > 2, with no bulb test, and its derivative is taken with
+// respect to z_1: w_1 = spacing, w <- 2 z w. A define, not a uniform: the selects a uniform
+// needs at each pixel's start cost the Mandelbrot set's shallow views 6-8% on llvmpipe
+// (BenchmarkRenderExportView4K), and the Mandelbrot programs stay exactly as they were.
+#if defined(JULIA)
+const bool isJulia = true;
+#else
+const bool isJulia = false;
+#endif
+
 // Colouring (fractal.Palette.Color and fractal.PalettePosition).
 uniform vec3 uStops[MAX_STOPS];  // colour stops, 0..255 per channel
 uniform int uNumStops;
@@ -162,7 +175,7 @@ float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
 }
 
 // escapeSmoothDE is escapeSmooth (the same nu) continued with the derivative w <- 2 z w +
-// spacing, then finishDE.
+// spacing, then finishDE (a Julia set's derivative passes spacing 0: w <- 2 z w).
 float escapeSmoothDE(Z cr, Z ci, Z zr, Z zi, REAL wr, REAL wi, REAL spacing, int n, out float de, out vec2 u) {
 #if defined(PREC_F64)
     double fr = zr, fi = zi, fcr = cr, fci = ci;

@@ -1,6 +1,7 @@
 // mandel.frag: the Mandelbrot escape-time colouring of the rendering contract, one pixel per
-// fragment, computed from the pixel's GLOBAL index in the frame so that tiles join seamlessly.
-// common.glsl comes before it.
+// fragment, computed from the pixel's GLOBAL index in the frame so that tiles join seamlessly;
+// compiled with JULIA, the Julia set of uJuliaC in the same arithmetic. common.glsl comes
+// before it.
 //
 // Exactly one of these is defined by the Go side in a header:
 //   PREC_F32       float arithmetic, the mapping of fractal.Frame.Point32
@@ -9,15 +10,19 @@
 
 // View parameters (Go: render.View). The pixel (x, y) of the W x H frame samples
 // c = centre + pixelOffset() * spacing.
+// For a Julia set (JULIA, common.glsl) that point is the orbit's z_1 and uJuliaC is c.
 #if defined(PREC_F32)
 uniform vec2 uCentre;    // float32(re), float32(im)
 uniform float uSpacing;  // float32(spacing)
+uniform vec2 uJuliaC;    // float32(re), float32(im)
 #elif defined(PREC_F64)
 uniform uvec4 uCentre;   // the bits of re and im (low word, high word): packDouble2x32
 uniform uvec2 uSpacing;  // the bits of spacing
+uniform uvec4 uJuliaC;   // the bits of re and im
 #else
 uniform vec4 uCentre;    // (re.hi, re.lo, im.hi, im.lo)
 uniform vec2 uSpacing;   // (spacing.hi, spacing.lo)
+uniform vec4 uJuliaC;    // (re.hi, re.lo, im.hi, im.lo)
 #endif
 
 #if defined(PREC_EMULATED)
@@ -79,7 +84,8 @@ bool inMainBulbs(float cr, float ci) {
 }
 
 // pixelC returns c for the fragment (the global pixel uOrigin + gl_FragCoord.xy, y down) and
-// whether c lies in the main cardioid or the period-2 bulb (black without iterating).
+// whether c lies in the main cardioid or the period-2 bulb (black without iterating). For a
+// Julia set the point is the orbit's z_1 (orbitStart) and the result false: no bulb test.
 bool pixelC(out Z cr, out Z ci) {
     vec2 off = pixelOffset();
 #if defined(PREC_F32)
@@ -87,7 +93,7 @@ bool pixelC(out Z cr, out Z ci) {
     precise float pci = uCentre.y + off.y * uSpacing;
     cr = pcr;
     ci = pci;
-    return inMainBulbs(cr, ci);
+    return !isJulia && inMainBulbs(cr, ci);
 #elif defined(PREC_F64)
     double centreRe = packDouble2x32(uCentre.xy), centreIm = packDouble2x32(uCentre.zw);
     double spacing = packDouble2x32(uSpacing);
@@ -100,11 +106,11 @@ bool pixelC(out Z cr, out Z ci) {
     double y2 = ci * ci;
     double q = x * x + y2;
     double x1 = cr + 1.0LF;
-    return q * (q + x) <= 0.25LF * y2 || x1 * x1 + y2 <= 0.0625LF;
+    return !isJulia && (q * (q + x) <= 0.25LF * y2 || x1 * x1 + y2 <= 0.0625LF);
 #else
     cr = ffAdd(uCentre.xy, ffMulF(uSpacing, off.x));
     ci = ffAdd(uCentre.zw, ffMulF(uSpacing, off.y));
-    return inMainBulbs(cr.x, ci.x);
+    return !isJulia && inMainBulbs(cr.x, ci.x);
 #endif
 }
 
@@ -120,6 +126,40 @@ REAL derSpacing() {
 #endif
 }
 
+// derAdd is the term the derivative's step adds: the spacing for the Mandelbrot set (dz/dc),
+// 0 for a Julia set (dz/dz_1: w <- 2 z w).
+REAL derAdd() {
+    return isJulia ? REAL(0.0) : derSpacing();
+}
+
+// orbitStart sets up the orbit of the fragment's point (pixelC's, in cr, ci): c, z and w
+// before the iteration first, and whether it escaped already (escape count 1). For the
+// Mandelbrot set c stays the point, z = w = 0, first = 1; for a Julia set c = uJuliaC,
+// z = z_1 = the point, w = w_1 = spacing, first = 2, and escaped when |z_1| > 2. isJulia is a
+// constant: the Mandelbrot programs compile to the constants alone.
+void orbitStart(inout Z cr, inout Z ci, out Z zr, out Z zi, out REAL wr, out REAL wi, out int first, out bool escaped) {
+    Z pr = cr, pi = ci;
+    const bool julia = isJulia;
+#if defined(PREC_F32)
+    Z jr = uJuliaC.x, ji = uJuliaC.y;
+    precise float r2 = pr * pr + pi * pi;
+#elif defined(PREC_F64)
+    Z jr = packDouble2x32(uJuliaC.xy), ji = packDouble2x32(uJuliaC.zw);
+    precise double r2 = pr * pr + pi * pi;
+#else
+    Z jr = uJuliaC.xy, ji = uJuliaC.zw;
+    float r2 = pr.x * pr.x + pi.x * pi.x;
+#endif
+    cr = julia ? jr : pr;
+    ci = julia ? ji : pi;
+    zr = julia ? pr : Z(0.0);
+    zi = julia ? pi : Z(0.0);
+    wr = julia ? derSpacing() : REAL(0.0);
+    wi = REAL(0.0);
+    first = julia ? 2 : 1;
+    escaped = julia && r2 > REAL(4.0);
+}
+
 // iterate runs iterations k0..k1 (1-based) of c's orbit, continuing from z, the saved z of the
 // periodicity test (s), its interval check and the iterations since the last save (period).
 // It returns the escape count n when |z(n)| > 2, -1 when the orbit came back to the saved z
@@ -127,10 +167,12 @@ REAL derSpacing() {
 // 1..uMaxIter in one call; the multi-pass one the same iterations in slices, with the state
 // carried between them in textures, so both take exactly the same steps. Compiled with DERIV
 // (for the colourings that read it) it also carries the derivative w <- 2 z w + spacing (z
-// before the step), which changes nothing in z's arithmetic.
+// before the step), which changes nothing in z's arithmetic. A Julia set's orbit
+// (JULIA) comes from orbitStart at iteration 2 with its own c, and its derivative adds 0
+// (derAdd).
 int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout int check,
             inout int period, int k0, int k1, inout REAL wr, inout REAL wi) {
-    REAL sp = derSpacing();
+    REAL sp = derAdd();
 #if !defined(PREC_EMULATED)
     // zr2 and zi2 are the squares the escape test computed: the same roundings as
     // zr*zr - zi*zi + cr on the CPU, with two multiplications fewer.
@@ -225,12 +267,17 @@ void unpackZ(uvec4 u, out Z a, out Z b) {
 }
 
 void main() {
-    Z cr, ci;
+    Z cr, ci, zr, zi;
     bool inside = pixelC(cr, ci);
-    Z zr = Z(0.0), zi = Z(0.0), sr = Z(0.0), si = Z(0.0);
-    REAL wr = REAL(0.0), wi = REAL(0.0);
+    REAL wr, wi;
+    int first;
+    bool escaped;
+    orbitStart(cr, ci, zr, zi, wr, wi, first, escaped);
+    // The periodicity test's saved value: the orbit's first, z_0 = 0 or a Julia set's z_1
+    // (fractal.escapeJulia counts z_1 as its first iteration).
+    Z sr = isJulia ? zr : Z(0.0), si = isJulia ? zi : Z(0.0);
     uint status = inside ? 1u : 0u;
-    int check = 8, period = 0;
+    int check = 8, period = isJulia ? 1 : 0;
     float nu = 0.0, de = 0.0;
     vec2 u = vec2(0.0);
     if (uK0 > 1) {
@@ -246,12 +293,15 @@ void main() {
 #if defined(DERIV)
         unpackW(texelFetch(uState3, t, 0), wr, wi);
 #endif
+        escaped = false;  // a pixel that escaped at 1 finished in the first pass
     }
     if (status == 0u) {
-        int n = iterate(cr, ci, zr, zi, sr, si, check, period, uK0, uK1, wr, wi);
+        // An escaped pixel (a Julia set's, at 1) runs no iteration.
+        int n = iterate(cr, ci, zr, zi, sr, si, check, period, escaped ? uK1 + 1 : max(uK0, first), uK1, wr, wi);
+        n = escaped ? 1 : n;
         if (n > 0) {
 #if defined(DERIV)
-            nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derSpacing(), n, de, u);
+            nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derAdd(), n, de, u);
 #else
             nu = escapeSmooth(cr, ci, zr, zi, n);
 #endif
@@ -306,17 +356,22 @@ void main() {
     if (inside) {
         return;
     }
-    Z zr = Z(0.0), zi = Z(0.0), sr = Z(0.0), si = Z(0.0);
-    REAL wr = REAL(0.0), wi = REAL(0.0);
-    int check = 8, period = 0;
-    int n = iterate(cr, ci, zr, zi, sr, si, check, period, 1, uMaxIter, wr, wi);
+    Z zr, zi;
+    REAL wr, wi;
+    int first;
+    bool escaped;
+    orbitStart(cr, ci, zr, zi, wr, wi, first, escaped);
+    Z sr = isJulia ? zr : Z(0.0), si = isJulia ? zi : Z(0.0);  // the orbit's first value
+    int check = 8, period = isJulia ? 1 : 0;
+    int n = iterate(cr, ci, zr, zi, sr, si, check, period, escaped ? uMaxIter + 1 : first, uMaxIter, wr, wi);
+    n = escaped ? 1 : n;
     if (n <= 0) {
         return;
     }
     float de = 0.0;
     vec2 u = vec2(0.0);
 #if defined(DERIV)
-    float nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derSpacing(), n, de, u);
+    float nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derAdd(), n, de, u);
 #else
     float nu = escapeSmooth(cr, ci, zr, zi, n);
 #endif
@@ -332,10 +387,15 @@ void main() {
         fragColor = vec4(0.0, 0.0, 0.0, 1.0);
         return;
     }
-    Z zr = Z(0.0), zi = Z(0.0), sr = Z(0.0), si = Z(0.0);
-    REAL wr = REAL(0.0), wi = REAL(0.0);
-    int check = 8, period = 0;
-    int n = iterate(cr, ci, zr, zi, sr, si, check, period, 1, uMaxIter, wr, wi);
+    Z zr, zi;
+    REAL wr, wi;
+    int first;
+    bool escaped;
+    orbitStart(cr, ci, zr, zi, wr, wi, first, escaped);
+    Z sr = isJulia ? zr : Z(0.0), si = isJulia ? zi : Z(0.0);  // the orbit's first value
+    int check = 8, period = isJulia ? 1 : 0;
+    int n = iterate(cr, ci, zr, zi, sr, si, check, period, escaped ? uMaxIter + 1 : first, uMaxIter, wr, wi);
+    n = escaped ? 1 : n;
     if (n <= 0) {
         fragColor = vec4(0.0, 0.0, 0.0, 1.0);
         return;
@@ -343,7 +403,7 @@ void main() {
 #if defined(DERIV)
     float de;
     vec2 u;
-    float nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derSpacing(), n, de, u);
+    float nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derAdd(), n, de, u);
     fragColor = vec4(shade(nu, de, u) / 255.0, 1.0);
     return;
 #endif

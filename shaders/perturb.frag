@@ -12,8 +12,19 @@
 uniform uvec4 uD;        // the bits of the frame centre minus the reference point (re, im)
 uniform uvec2 uSpacing;  // the bits of the pixel spacing
 uniform uvec4 uRefC;     // the bits of the reference point C rounded to float64 (re, im)
-uniform int uLast;       // the reference's last index, len(Z) - 1
+uniform int uLast;       // the last index of the orbit through 0, fractal.Reference.WLast
 uniform int uPeriod;     // the reference's period (fractal.Reference.Period), 0: none
+
+// A Julia set (JULIA, common.glsl): the orbit texture holds the critical orbit of c (Z[0] = 0
+// up to Z[uLast]), then the reference point's orbit from Z[uJuliaStart] to Z[uJEnd]
+// (fractal.Reference.JuliaStart, len(Z) - 1). A pixel's delta starts as its z_1 minus the
+// reference point (what the Mandelbrot set's dc is), at m = uJuliaStart, n = 1; dc is 0; a
+// rebase, or reaching uJEnd, goes to Z[0]; the smooth value continues with uJuliaC.
+#if defined(JULIA)
+uniform int uJuliaStart;
+uniform int uJEnd;
+uniform uvec4 uJuliaC;  // the bits of c (re, im)
+#endif
 
 // The reference orbit: texel m holds Z[m] (re lo, re hi, im lo, im hi). The BLA table
 // (fractal.BLA.Flat): entry e in texels 3e (Ar, Ai), 3e+1 (Br, Bi) and 3e+2 (R, 0). Each
@@ -158,8 +169,45 @@ void pixelDc(out double dcr, out double dci) {
     dci = i;
 }
 
+// juliaStart is fractal.Reference.juliaStart: a Julia pixel's first value z_1 = Z[uJuliaStart]
+// + d0 (d0 in dr, di) checked before any step. It returns true when |z_1| > 2 (escape count
+// 1, z_1 in ezr, ezi), else sets m and the delta: rebased to Z[0] (d = z_1, m = 0) when z_1 is
+// nearer 0 than d0 or the reference point's orbit ends there, else m = uJuliaStart.
+#if defined(JULIA)
+bool juliaStart(inout double dr, inout double di, out int m, out double ezr, out double ezi) {
+    uvec4 zt = orbitTexel(uJuliaStart);
+    precise double zr = packDouble2x32(zt.xy) + dr;
+    precise double zi = packDouble2x32(zt.zw) + di;
+    precise double z2 = zr * zr + zi * zi;
+    ezr = zr;
+    ezi = zi;
+    m = uJuliaStart;
+    if (z2 > 4.0LF) {
+        return true;
+    }
+    precise double d2 = dr * dr + di * di;
+    bool rebase = z2 < d2 || m == uJEnd;
+    double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
+    if (!rebase && z2 < tiny) {
+        double scale = packDouble2x32(uvec2(0u, 0x65700000u));
+        precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
+        precise double sz2 = sr * sr + si * si;
+        precise double sd2 = sdr * sdr + sdi * sdi;
+        rebase = sz2 < sd2;
+    }
+    if (rebase) {
+        dr = zr;
+        di = zi;
+        m = 0;
+    }
+    return false;
+}
+#endif
+
 // perturb runs at most `budget` steps (a plain step or a BLA block each) of the pixel's
-// perturbation from state (d, m, n), exactly as fractal.PerturbEscape does. It returns n when
+// perturbation from state (d, m, n), exactly as fractal.PerturbEscape does. A Julia pixel's
+// state n = 0 (its start: d = d0) is juliaStart's first; its derivative starts at the spacing
+// and adds nothing (ws = 0). It returns n when
 // |z_n| > 2 (nu then holds the smooth value), -1 when n reached uMaxIter (black), and 0 when
 // the budget ran out first. Every step advances n by at least 1, so uMaxIter steps finish
 // every pixel. Compiled with DERIV (for the colourings that read it) it carries the derivative w
@@ -171,6 +219,20 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
     de = 0.0;
     u = vec2(0.0);
     double sp = packDouble2x32(uSpacing);
+    bool escaped = false;
+    double ezr = 0.0LF, ezi = 0.0LF;
+#if defined(JULIA)
+    double ws = 0.0LF;
+    if (n == 0) {
+        escaped = juliaStart(dr, di, m, ezr, ezi);
+        n = 1;
+        wr = sp;
+        wi = 0.0LF;
+        budget = escaped ? 0 : budget;
+    }
+#else
+    double ws = sp;
+#endif
     // 2^-900 and 2^600, built from their bits: the rebasing test's scale for tiny values.
     double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
     double scale = packDouble2x32(uvec2(0u, 0x65700000u));
@@ -181,8 +243,6 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         zmr = packDouble2x32(zt.xy);
         zmi = packDouble2x32(zt.zw);
     }
-    bool escaped = false;
-    double ezr = 0.0LF, ezi = 0.0LF;
     for (int s = 0; s < budget && n < uMaxIter; s++) {
         bool jumped = false;
         if (uBLALevels > 0 && m > 0) {
@@ -198,8 +258,8 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
                 dr = nr;
                 di = ni;
 #if defined(DERIV)
-                precise double nwr = ar * wr - ai * wi + br * sp;
-                precise double nwi = ar * wi + ai * wr + bi * sp;
+                precise double nwr = ar * wr - ai * wi + br * ws;
+                precise double nwi = ar * wi + ai * wr + bi * ws;
                 wr = nwr;
                 wi = nwi;
 #endif
@@ -213,7 +273,7 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
             // w <- 2 z w + spacing, z = Z_m + d before the step
             precise double fr = zmr + dr;
             precise double fi = zmi + di;
-            precise double nwr = 2.0LF * (fr * wr - fi * wi) + sp;
+            precise double nwr = 2.0LF * (fr * wr - fi * wi) + ws;
             precise double nwi = 2.0LF * (fr * wi + fi * wr);
             wr = nwr;
             wi = nwi;
@@ -242,6 +302,9 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         }
         precise double d2 = dr * dr + di * di;
         bool rebase = z2 < d2;
+#if defined(JULIA)
+        rebase = rebase || m == uJEnd;  // the end of the reference point's orbit
+#endif
         if (!rebase && z2 < tiny) {
             precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
             precise double sz2 = sr * sr + si * si;
@@ -263,10 +326,14 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         }
     }
     if (escaped) {
+#if defined(JULIA)
+        double cr = packDouble2x32(uJuliaC.xy), ci = packDouble2x32(uJuliaC.zw);
+#else
         precise double cr = packDouble2x32(uRefC.xy) + dcr;
         precise double ci = packDouble2x32(uRefC.zw) + dci;
+#endif
 #if defined(DERIV)
-        nu = escapeSmoothDE(cr, ci, ezr, ezi, wr, wi, sp, n, de, u);
+        nu = escapeSmoothDE(cr, ci, ezr, ezi, wr, wi, ws, n, de, u);
 #else
         nu = escapeSmooth(cr, ci, ezr, ezi, n);
 #endif
@@ -287,6 +354,13 @@ void main() {
     pixelDc(dcr, dci);
     double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
     int m = 0, n = 0;
+#if defined(JULIA)
+    // The pixel's delta d0 is what the Mandelbrot set's dc is; its dc is 0.
+    dr = dcr;
+    di = dci;
+    dcr = 0.0LF;
+    dci = 0.0LF;
+#endif
     if (uK0 > 1) {
         ivec2 t = ivec2(gl_FragCoord.xy);
         if (carryFinished(texelFetch(uState2, t, 0))) {
@@ -327,6 +401,13 @@ void main() {
     pixelDc(dcr, dci);
     double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
     int m = 0, n = 0;
+#if defined(JULIA)
+    // The pixel's delta d0 is what the Mandelbrot set's dc is; its dc is 0.
+    dr = dcr;
+    di = dci;
+    dcr = 0.0LF;
+    dci = 0.0LF;
+#endif
     float nu, de;
     vec2 u;
     int r = perturb(dcr, dci, dr, di, m, n, uMaxIter, nu, wr, wi, de, u);

@@ -293,7 +293,9 @@ bool wTiny(double wr, double wi, double toExp) {
 // Compiled with DERIV it carries the scaled derivative w = (dz/dc) spacing beside the delta
 // (in cx while ex, else (wr, wi)), exactly as fractal.PerturbEscapeDEExp does: in cx while
 // either is tiny, in double once both are not; on escape, de and u as escapeSmoothDE gives
-// them, de scaled back by w's exponent.
+// them, de scaled back by w's exponent. A Julia set's pixel (JULIA, perturb.frag) starts in
+// state n = 0 with d = d0 in cx: fractal.Reference.juliaStartExp first; its dc is 0, its
+// derivative starts at the spacing and adds nothing.
 int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout double di, inout cx w,
                inout double wr, inout double wi, inout bool ex, inout int m, inout int n, int budget,
                out float nu, out float de, out vec2 u) {
@@ -309,14 +311,45 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
     cx sp = cxFromExp(spx, xp(0.0LF, 0));
     double sp64 = spx.e < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, spx.e);  // fractal.Exp.Float64
 #endif
+    bool escaped = false;
+    double ezr = 0.0LF, ezi = 0.0LF;
+#if defined(JULIA)
+#if defined(DERIV)
+    cx wsx = cx(0.0LF, 0.0LF, ZERO_EXP);  // what each step adds to w: nothing
+    double ws64 = 0.0LF;
+#endif
+    if (n == 0) {
+        // fractal.Reference.juliaStartExp: z_1 = Z[uJuliaStart] + d0, checked before any step.
+        uvec4 jt = orbitTexel(uJuliaStart);
+        cx z = cxAdd(zcx(uJuliaStart, packDouble2x32(jt.xy), packDouble2x32(jt.zw)), d);
+        double zr, zi;
+        float64s(z, zr, zi);
+        m = uJuliaStart;
+        n = 1;
+#if defined(DERIV)
+        w = sp;
+#endif
+        if (abs(zr) + abs(zi) > 2.0LF && zr * zr + zi * zi > 4.0LF) {
+            escaped = true;
+            ezr = zr;
+            ezi = zi;
+            budget = 0;
+        } else if (absLess(z, d) || m == uJEnd) {
+            d = z;
+            m = 0;
+        }
+        leaveCx(ex, d, w, dr, di, wr, wi);
+    }
+#elif defined(DERIV)
+    cx wsx = sp;
+    double ws64 = sp64;
+#endif
     double zmr = 0.0LF, zmi = 0.0LF;
     if (m > 0) {
         uvec4 zt = orbitTexel(m);
         zmr = packDouble2x32(zt.xy);
         zmi = packDouble2x32(zt.zw);
     }
-    bool escaped = false;
-    double ezr = 0.0LF, ezi = 0.0LF;
     for (int s = 0; s < budget && n < uMaxIter; s++) {
         bool jumped = false;
         if (uBLALevels > 0 && m > 0 && m <= uBLASteps) {
@@ -345,7 +378,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                 }
                 d = cxAdd(cxMul(a, d), cxMul(b, dc));
 #if defined(DERIV)
-                w = cxAdd(cxMul(a, w), cxMul(b, sp));
+                w = cxAdd(cxMul(a, w), cxMul(b, wsx));
 #endif
                 leaveCx(ex, d, w, dr, di, wr, wi);
                 m += 1 << lo;
@@ -372,7 +405,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                     enterCx(ex, d, w, dr, di, wr, wi);
                 } else {
 #if defined(DERIV)
-                    precise double nwr = 2.0LF * (fr * wr - fi * wi) + sp64;
+                    precise double nwr = 2.0LF * (fr * wr - fi * wi) + ws64;
                     precise double nwi = 2.0LF * (fr * wi + fi * wr);
                     wr = nwr;
                     wi = nwi;
@@ -394,7 +427,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
 #if defined(DERIV)
                 cx zf = cxAdd(zm, d);  // z before the step
                 zf.e++;
-                w = cxAdd(cxMul(zf, w), sp);
+                w = cxAdd(cxMul(zf, w), wsx);
 #endif
                 zm.e++;
                 d = cxAdd(cxMul(cxAdd(zm, d), d), dc);  // (2Z + d) d + dc
@@ -415,15 +448,25 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                     ezi = zmi;
                     break;
                 }
+#if defined(JULIA)
+                bool jEnd = m == uJEnd;  // the end of the reference point's orbit: rebase
+#else
+                const bool jEnd = false;
+#endif
                 if (m == uLast && uPeriod > 0) {
                     m -= uPeriod;
-                } else if (m == uLast) {
+                } else if (m == uLast || jEnd) {
                     d = cxAdd(zcx(m, zmr, zmi), d);
                     m = 0;
                 }
             } else {
                 cx v = cxAdd(zcx(m, zmr, zmi), d);
-                if (absLess(v, d) || m == uLast && uPeriod == 0) {
+#if defined(JULIA)
+                bool jEnd = m == uJEnd;
+#else
+                const bool jEnd = false;
+#endif
+                if (absLess(v, d) || m == uLast && uPeriod == 0 || jEnd) {
                     d = v;
                     m = 0;
                 } else if (m == uLast) {
@@ -448,6 +491,9 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
         }
         precise double d2 = dr * dr + di * di;
         bool rebase = z2 < d2;
+#if defined(JULIA)
+        rebase = rebase || m == uJEnd;  // the end of the reference point's orbit
+#endif
         if (!rebase && z2 < tiny) {
             precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
             precise double sz2 = sr * sr + si * si;
@@ -481,8 +527,12 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
         }
     }
     if (escaped) {
+#if defined(JULIA)
+        double cr = packDouble2x32(uJuliaC.xy), ci = packDouble2x32(uJuliaC.zw);
+#else
         precise double cr = packDouble2x32(uRefC.xy) + dcr;
         precise double ci = packDouble2x32(uRefC.zw) + dci;
+#endif
 #if defined(DERIV)
         // fractal.smoothDEExp: the continuation on w's mantissa with the spacing in w's
         // scale, the distance scaled back.
@@ -493,6 +543,9 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
         }
         int se = spx.m == 0.0LF ? 0 : spx.e - we;
         double s = se < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, se);
+#if defined(JULIA)
+        s = 0.0LF;  // the derivative's steps add nothing
+#endif
         nu = escapeSmoothDE(cr, ci, ezr, ezi, ew.re, ew.im, s, n, de, u);
         if (de > 0.0) {
             de *= exp2(float(clamp(-we, -200, 200)));
@@ -520,6 +573,13 @@ void main() {
     double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
     bool ex = true;
     int m = 0, n = 0;
+#if defined(JULIA)
+    // The pixel's delta d0 is what the Mandelbrot set's dc is; its dc is 0.
+    d = dc;
+    dc = cx(0.0LF, 0.0LF, ZERO_EXP);
+    dcr = 0.0LF;
+    dci = 0.0LF;
+#endif
     if (uK0 > 1) {
         ivec2 t = ivec2(gl_FragCoord.xy);
         if (carryFinished(texelFetch(uState2, t, 0))) {
@@ -581,6 +641,13 @@ void main() {
     double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
     bool ex = true;
     int m = 0, n = 0;
+#if defined(JULIA)
+    // The pixel's delta d0 is what the Mandelbrot set's dc is; its dc is 0.
+    d = dc;
+    dc = cx(0.0LF, 0.0LF, ZERO_EXP);
+    dcr = 0.0LF;
+    dci = 0.0LF;
+#endif
     float nu, de;
     vec2 u;
     int r = perturbExp(dc, dcr, dci, d, dr, di, w, wr, wi, ex, m, n, uMaxIter, nu, de, u);

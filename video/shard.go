@@ -66,6 +66,7 @@ type videoJob struct {
 	Shards      int             `json:"shards"`
 	Re          string          `json:"re"`
 	Im          string          `json:"im"`
+	Julia       string          `json:"julia,omitempty"` // a Julia set's parameter RE,IM; absent for the Mandelbrot set
 	Zoom        string          `json:"zoom"`
 	Iterations  int             `json:"iterations"`
 	Colour      colour.Coloring `json:"colour"`
@@ -83,7 +84,7 @@ type videoJob struct {
 
 func jobOf(o Options) videoJob {
 	l := o.Location
-	return videoJob{Format: 1, Shards: o.Shards, Re: l.Re.String(), Im: l.Im.String(), Zoom: l.Zoom.String(),
+	return videoJob{Format: 1, Shards: o.Shards, Re: l.Re.String(), Im: l.Im.String(), Julia: l.Julia.String(), Zoom: l.Zoom.String(),
 		Iterations: l.Iterations, Colour: l.Color, StartZoom: o.StartZoom.String(), Width: o.Width, Height: o.Height,
 		FPS: o.FPS, Duration: o.Duration, Supersample: o.Supersample, KeyScale: o.KeyScale, Codec: o.Codec, CRF: o.CRF,
 		Output: filepath.Base(o.Output)}
@@ -99,6 +100,11 @@ func (j videoJob) options() (Options, error) {
 		s string
 	}{{&l.Re, j.Re}, {&l.Im, j.Im}, {&l.Zoom, j.Zoom}, {&o.StartZoom, j.StartZoom}} {
 		if *p.d, err = fractal.ParseDecimal(p.s); err != nil {
+			return o, err
+		}
+	}
+	if j.Julia != "" {
+		if l.Julia, err = fractal.ParseJulia(j.Julia); err != nil {
 			return o, err
 		}
 	}
@@ -315,6 +321,7 @@ func jobDiff(a, b videoJob) string {
 	}
 	f("shards", a.Shards, b.Shards)
 	f("centre", a.Re+","+a.Im, b.Re+","+b.Im)
+	f("julia parameter", orMandelbrot(a.Julia), orMandelbrot(b.Julia))
 	f("zoom", a.Zoom, b.Zoom)
 	f("iterations", a.Iterations, b.Iterations)
 	f("colouring", a.Colour, b.Colour)

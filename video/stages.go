@@ -33,7 +33,7 @@ func newKeyframeSet(c tile.Computer, opt Options, plan Plan) *keyframeSet {
 		refs: &fractal.ReferenceCache{}}
 	k.deriv = k.loc.Color.NeedsDerivative()
 	k.deepest = k.frame(plan.Keyframes() - 1)
-	k.want = manifest{Format: 1, Centre: k.loc.Re.String() + "," + k.loc.Im.String(), StartZoom: plan.Start.String(),
+	k.want = manifest{Format: 1, Centre: k.loc.Re.String() + "," + k.loc.Im.String(), Julia: k.loc.Julia.String(), StartZoom: plan.Start.String(),
 		EndZoom: plan.End.String(), Iterations: k.loc.Iterations, KeyWidth: k.kw, KeyHeight: k.kh,
 		Keyframes: plan.Keyframes(), Derivative: k.deriv, Renderer: rendererID(c, opt.Renderer, k.deepest)}
 	return k

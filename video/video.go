@@ -160,8 +160,11 @@ const manifestName = "manifest.json"
 // manifest is what decides the keyframes' samples: a resume with different values is
 // refused. (Frame rate, duration, colouring and codec are not in it: the keyframes serve any.)
 type manifest struct {
-	Format     int    `json:"format"`
-	Centre     string `json:"centre"`
+	Format int    `json:"format"`
+	Centre string `json:"centre"`
+	// Julia is a Julia set's parameter, "RE,IM" (fractal.JuliaParam.String); absent for the
+	// Mandelbrot set, whose manifests (and their digests) are what they were before it.
+	Julia      string `json:"julia,omitempty"`
 	StartZoom  string `json:"startZoom"`
 	EndZoom    string `json:"endZoom"`
 	Iterations int    `json:"iterations"`
@@ -189,6 +192,7 @@ func (m manifest) diff(n manifest) []string {
 	}
 	f("format", m.Format, n.Format)
 	f("centre", m.Centre, n.Centre)
+	f("julia parameter", orMandelbrot(m.Julia), orMandelbrot(n.Julia))
 	f("start zoom", m.StartZoom, n.StartZoom)
 	f("end zoom", m.EndZoom, n.EndZoom)
 	f("iterations", m.Iterations, n.Iterations)
@@ -198,6 +202,15 @@ func (m manifest) diff(n manifest) []string {
 		out = append(out, "the keyframes lack the derivative this colouring reads")
 	}
 	return out
+}
+
+// orMandelbrot is a manifest's or job file's Julia parameter for a message: "none (the
+// Mandelbrot set)" when there is none.
+func orMandelbrot(julia string) string {
+	if julia == "" {
+		return "none (the Mandelbrot set)"
+	}
+	return julia
 }
 
 // Error kinds, for the front ends' advice.

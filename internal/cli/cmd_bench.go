@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/cmplx"
 	"sort"
 	"time"
 
@@ -33,6 +34,7 @@ type benchResult struct {
 	Renderer            string         `json:"renderer"`
 	RendererName        string         `json:"renderer_name"`
 	Size                string         `json:"size"`
+	Julia               string         `json:"julia,omitempty"` // --julia's c, RE,IM
 	Width               int            `json:"width"`
 	Height              int            `json:"height"`
 	InteractiveFrames   int            `json:"interactive_frames"`
@@ -53,19 +55,34 @@ type benchResult struct {
 }
 
 // runBench drives the window's preview scheduler (preview/) along a fixed path of pans and
-// zooms from fractal.Home() down to zoom 1e10 and reports the interactive (reduced
-// resolution) and full-resolution frame times; its last line is one JSON object.
+// zooms from fractal.Home() (with --julia, the Julia set of c seen whole) down to zoom 1e10
+// and reports the interactive (reduced resolution) and full-resolution frame times; its last
+// line is one JSON object.
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := NewFlagSet("bench", stderr)
 	size := fs.String("size", "1280x720", "view size WxH")
 	rend := fs.String("renderer", "gpu", "renderer: gpu (falls back to the CPU with a warning) or cpu")
 	verbose := fs.Bool("v", false, "print every frame")
+	juliaText := fs.String("julia", "", "RE,IM: the path through the Julia set of c = RE+IM i instead of the Mandelbrot set (off: the Mandelbrot set)")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return UsageErr("unexpected argument %q", text.Clip(rest[0], 40))
+	}
+	start, target := fractal.Home(), benchTarget
+	if *juliaText != "" {
+		// As the view flags read it (applyJulia): RE,IM, or off for the Mandelbrot set.
+		if start, err = applyJulia(start, *juliaText); err != nil {
+			return UsageErr("--julia: %v", err)
+		}
+		if err := start.Validate(); err != nil {
+			return UsageErr("--julia: %v", err)
+		}
+		if start.IsJulia() {
+			target = juliaTarget(complex(start.Julia.Re.Float64(), start.Julia.Im.Float64()))
+		}
 	}
 	w, h, err := parseSize(*size)
 	if err != nil {
@@ -92,7 +109,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				r, id = g, g.Renderer()
 			}
 		}
-		runErr = benchPath(r, id, w, h, *verbose, stdout)
+		runErr = benchPath(r, id, start, target, w, h, *verbose, stdout)
 	})
 	return runErr
 }
@@ -103,12 +120,32 @@ type benchStep struct {
 	full bool // a full-resolution frame (input stopped) rather than an interactive one
 }
 
-// benchScript is the fixed path: at each decade of zoom, four pans of 60 pixels (right, down,
-// left, up) and a full frame, then wheel notches (x1.25 about the centre) interleaved with
-// pans that bring the target to the centre, to the next decade; the last decade ends at 1e10.
-func benchScript(w, h int) []benchStep {
+// juliaTarget is the point a Julia set's bench zooms towards: a point of the Julia set of c,
+// where it has detail at every depth, found by backward iteration (z <- +-sqrt(z - c) from
+// any start converges on the set), the signs in a fixed pattern.
+func juliaTarget(c complex128) [2]float64 {
+	z := complex(1, 0.5)
+	seed := uint32(12345)
+	for range 200 {
+		z = cmplx.Sqrt(z - c)
+		seed = seed*1664525 + 1013904223
+		if seed>>31 == 1 {
+			z = -z
+		}
+	}
+	return [2]float64{real(z), imag(z)}
+}
+
+// benchScript is the fixed path from fractal.Home() towards benchTarget (benchScriptFrom).
+func benchScript(w, h int) []benchStep { return benchScriptFrom(fractal.Home(), benchTarget, w, h) }
+
+// benchScriptFrom is the fixed path from start towards target: at each decade of zoom, four
+// pans of 60 pixels (right, down, left, up) and a full frame, then wheel notches (x1.25 about
+// the centre) interleaved with pans that bring the target to the centre, to the next decade;
+// the last decade ends at 1e10.
+func benchScriptFrom(start fractal.Location, target [2]float64, w, h int) []benchStep {
 	var steps []benchStep
-	loc := fractal.Home()
+	loc := start
 	auto := func(l fractal.Location) fractal.Location {
 		l.Iterations = fractal.AutoIterations(l.ZoomFloat())
 		return l
@@ -129,8 +166,8 @@ func benchScript(w, h int) []benchStep {
 		}
 		// A drag towards the target: up to 80 pixels, 40% of the way.
 		s := fractal.Spacing(z, w, h)
-		dx := (benchTarget[0] - loc.Re.Float64()) / s
-		dy := -(benchTarget[1] - loc.Im.Float64()) / s
+		dx := (target[0] - loc.Re.Float64()) / s
+		dy := -(target[1] - loc.Im.Float64()) / s
 		if d := math.Hypot(dx, dy); d > 0.5 {
 			k := math.Min(0.4, 80/d)
 			loc = loc.Offset(dx*k, dy*k, w, h)
@@ -143,11 +180,17 @@ func benchScript(w, h int) []benchStep {
 	}
 }
 
-func benchPath(r benchRenderer, id string, w, h int, verbose bool, stdout io.Writer) error {
+// benchPath runs the path from from towards target (benchScriptFrom) on renderer r and prints
+// the figures.
+func benchPath(r benchRenderer, id string, from fractal.Location, target [2]float64, w, h int, verbose bool, stdout io.Writer) error {
 	s := preview.New(r)
-	steps := benchScript(w, h)
-	fmt.Fprintf(stdout, "mandelscope bench: %s, %dx%d, %d scripted frames from zoom 1 to %g towards %g%+gi\n",
-		r.Name(), w, h, len(steps), benchDepth, benchTarget[0], benchTarget[1])
+	steps := benchScriptFrom(from, target, w, h)
+	set := "the Mandelbrot set"
+	if from.IsJulia() {
+		set = "the Julia set of c = " + from.Julia.String()
+	}
+	fmt.Fprintf(stdout, "mandelscope bench: %s, %dx%d, %d scripted frames through %s from zoom 1 to %g towards %g%+gi\n",
+		r.Name(), w, h, len(steps), set, benchDepth, target[0], target[1])
 	var inter, full, decade []time.Duration
 	var blocks []float64 // each interactive frame's median block side
 	var decadeB []float64
@@ -193,7 +236,7 @@ func benchPath(r benchRenderer, id string, w, h int, verbose bool, stdout io.Wri
 		decade, decadeB = decade[:0], decadeB[:0]
 	}
 	res := benchResult{
-		Renderer: id, RendererName: r.Name(), Size: fmt.Sprintf("%dx%d", w, h), Width: w, Height: h,
+		Renderer: id, RendererName: r.Name(), Size: fmt.Sprintf("%dx%d", w, h), Width: w, Height: h, Julia: from.Julia.String(),
 		InteractiveFrames:   len(inter),
 		InteractiveP50ms:    round1(ms(preview.Percentile(inter, 50))),
 		InteractiveP95ms:    round1(ms(preview.Percentile(inter, 95))),

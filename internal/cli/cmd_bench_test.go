@@ -87,6 +87,10 @@ func TestBenchBadFlags(t *testing.T) {
 		{"bench", "--renderer=vulkan"},
 		{"bench", "extra"},
 		{"bench", "--size=65536x65536"},
+		{"bench", "--julia=1"},
+		{"bench", "--julia=1,2,3"},
+		{"bench", "--julia=5,0"},
+		{"bench", "--julia=x,0"},
 	} {
 		var out, errb bytes.Buffer
 		if code := Run(args, &out, &errb); code != 2 {
@@ -95,5 +99,66 @@ func TestBenchBadFlags(t *testing.T) {
 		if msg := strings.TrimSpace(errb.String()); strings.Count(msg, "\n") > 0 || !strings.HasPrefix(msg, "mandelscope bench: ") {
 			t.Errorf("%v: error %q, want one line", args, msg)
 		}
+	}
+}
+
+// With --julia the path runs through the Julia set of c: every step is that Julia set, from
+// it whole (centre 0, zoom 1) to zoom 1e10 with the target, a point of the set (its orbit
+// stays bounded as far as float64 follows it), in view; the JSON names c.
+func TestBenchJulia(t *testing.T) {
+	const w, h = 1280, 720
+	for _, c := range []string{"-0.123,0.745", "0,1", "-0.8,0.156"} {
+		j, err := fractal.ParseJulia(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc := complex(j.Re.Float64(), j.Im.Float64())
+		target := juliaTarget(cc)
+		z := complex(target[0], target[1])
+		for n := 1; n <= 30; n++ {
+			if real(z)*real(z)+imag(z)*imag(z) > 4 {
+				t.Errorf("c = %s: the target %v escapes at iteration %d: not on the Julia set", c, target, n)
+				break
+			}
+			z = z*z + cc
+		}
+		steps := benchScriptFrom(fractal.Home().JuliaAt(j.Re, j.Im), target, w, h)
+		if first := steps[0].loc; first.ZoomFloat() != 1 {
+			t.Errorf("c = %s: first step %v, want zoom 1", c, first)
+		}
+		for i, st := range steps {
+			if !st.loc.IsJulia() || st.loc.Julia.String() != j.String() {
+				t.Fatalf("c = %s: step %d is %v, not the Julia set of c", c, i, st.loc)
+			}
+		}
+		last := steps[len(steps)-1]
+		if !last.full || math.Abs(last.loc.ZoomFloat()/1e10-1) > 1e-9 {
+			t.Fatalf("c = %s: last step %v full=%v, want a full frame at 1e10", c, last.loc, last.full)
+		}
+		s := fractal.Spacing(last.loc.ZoomFloat(), w, h)
+		dx := (target[0] - last.loc.Re.Float64()) / s
+		dy := (target[1] - last.loc.Im.Float64()) / s
+		if math.Abs(dx) > w/2 || math.Abs(dy) > h/2 {
+			t.Errorf("c = %s: target is %.0f,%.0f pixels from the centre at the end: out of view", c, dx, dy)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := Run([]string{"bench", "--renderer=cpu", "--size=32x20", "--julia=-0.123,0.745"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var res map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil {
+		t.Fatalf("last line is not JSON: %v", err)
+	}
+	if res["julia"] != "-0.123,0.745" || !strings.Contains(lines[0], "Julia set of c = -0.123,0.745") {
+		t.Errorf("JSON julia %v, header %q", res["julia"], lines[0])
+	}
+	out.Reset()
+	if code := Run([]string{"bench", "--renderer=cpu", "--size=32x20", "--julia=off"}, &out, &errb); code != 0 {
+		t.Fatalf("--julia=off: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "through the Mandelbrot set") || strings.Contains(out.String(), `"julia"`) {
+		t.Errorf("--julia=off does not bench the Mandelbrot set:\n%s", out.String())
 	}
 }

@@ -31,6 +31,7 @@ const bookmarksUsage = "list, add, rm, rename, import or export"
 //
 //	mandelscope bookmarks list
 //	mandelscope bookmarks add --center=RE,IM --zoom=Z [--iterations=N] [--palette=NAME] NAME
+//	mandelscope bookmarks add --julia=RE,IM [--center=RE,IM --zoom=Z] [flags] NAME
 //	mandelscope bookmarks rm NAME
 //	mandelscope bookmarks rename OLD NEW
 //	mandelscope bookmarks import FILE...        (a bookmarks JSON file or a Kalles Fraktaler .kfr)
@@ -113,7 +114,8 @@ func termText(s string) string {
 	return s
 }
 
-// listLine is a location as the flags that lead back to it: the view and all of its
+// listLine is a location as the flags that lead back to it: the view (with --julia for a
+// Julia set's) and all of its
 // colouring (density, offset, colouring, transfer, and the line width and the light where
 // they are set), so that an export with them draws the bookmark's picture.
 func listLine(l fractal.Location) string {
@@ -126,8 +128,12 @@ func listLine(l fractal.Location) string {
 	if transfer == "" {
 		transfer = colour.TransferLinear
 	}
-	s := fmt.Sprintf("--center=%s,%s --zoom=%s --iterations=%d --palette=%s --density=%s --offset=%s --colouring=%s --transfer=%s",
-		l.Re, l.Im, l.Zoom, l.Iterations, c.Palette, c.DensityText(), f(c.Offset), method, transfer)
+	julia := ""
+	if l.IsJulia() {
+		julia = "--julia=" + l.Julia.String() + " "
+	}
+	s := fmt.Sprintf("%s--center=%s,%s --zoom=%s --iterations=%d --palette=%s --density=%s --offset=%s --colouring=%s --transfer=%s",
+		julia, l.Re, l.Im, l.Zoom, l.Iterations, c.Palette, c.DensityText(), f(c.Offset), method, transfer)
 	if c.Width != 0 {
 		s += " --line-width=" + f(c.Width)
 	}
@@ -151,9 +157,10 @@ func bookmarksAdd(args []string, stdout, stderr io.Writer) error {
 	if err := wantArgs(pos, "bookmark NAME"); err != nil {
 		return err
 	}
+	// A Julia set's view may be the set whole (--julia alone: centre 0, zoom 1).
 	for _, f := range []string{"center", "zoom"} {
-		if !flagWasSet(fs, f) {
-			return UsageErr("missing --%s (add --center=RE,IM --zoom=Z NAME)", f)
+		if !flagWasSet(fs, f) && !flagWasSet(fs, "julia") {
+			return UsageErr("missing --%s (add --center=RE,IM --zoom=Z NAME, or --julia=RE,IM NAME)", f)
 		}
 	}
 	loc, err := lf.Apply(fractal.Home(), true)

@@ -220,6 +220,11 @@ func (f *exportFlags) view(job *exportJob) error {
 // names; with --reference-out and no other output, the job is only that (job.refOnly).
 func (f *exportFlags) reference(job *exportJob) error {
 	var err error
+	for _, name := range []string{"reference-in", "reference-out"} {
+		if flagWasSet(f.fs, name) && job.loc.IsJulia() {
+			return UsageErr("--%s: reference files are for Mandelbrot views (this view is a Julia set's)", name)
+		}
+	}
 	if flagWasSet(f.fs, "reference-in") {
 		if flagWasSet(f.fs, "reference-out") {
 			return UsageErr("--reference-in and --reference-out: give one or the other")

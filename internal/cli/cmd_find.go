@@ -28,6 +28,7 @@ func runFind(args []string, stdout, stderr io.Writer) error {
 	fs := NewFlagSet("find", stderr)
 	lf := AddLocationFlags(fs)
 	refuse(fs, "find prints a location without its colouring", colourFlags...)
+	refuse(fs, "find looks for minibrots and Misiurewicz points of the Mandelbrot set, not of a Julia set", "julia")
 	size := fs.String("size", "1280x720", "image size WxH the view and the pixel X,Y refer to")
 	misi := fs.Bool("misiurewicz", false, "find the nearest Misiurewicz point instead of a minibrot (preperiod plus period at most 16384)")
 	depth := fs.Float64("depth", 1, "stop this fraction of the way to the minibrot, in log zoom (0 < F < 1; 1: all the way)")

@@ -55,8 +55,11 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 	}
 	// --exact works at 64 bits beyond what the zoom needs to address a pixel (log2 of the
 	// zoom, from the frame's spacing, not the zoom text's length: "1e290" needs 960 bits)
-	// and beyond every digit of the centre.
+	// and beyond every digit of the centre (and of a Julia set's parameter).
 	prec := max(f.ReferenceBits(), loc.Re.SignificantBits(), loc.Im.SignificantBits()) + 64
+	if loc.IsJulia() {
+		prec = max(prec, loc.Julia.Re.SignificantBits()+64, loc.Julia.Im.SignificantBits()+64)
+	}
 	if !*exact {
 		// Deep views: one reference orbit for every pixel probed, as a picture has.
 		if f, err = f.WithReference(context.Background(), nil, nil); err != nil {
@@ -67,7 +70,12 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 		var n int
 		if *exact {
 			re, im := f.PointBig(p.x, p.y, prec)
-			n = fractal.EscapeBig(re, im, loc.Iterations, prec)
+			if loc.IsJulia() {
+				// The pixel's point is the orbit's first point z1; c is the parameter.
+				n = fractal.EscapeJuliaBig(re, im, loc.Julia.Re.Big(prec), loc.Julia.Im.Big(prec), loc.Iterations, prec)
+			} else {
+				n = fractal.EscapeBig(re, im, loc.Iterations, prec)
+			}
 		} else {
 			n, _ = f.Escape(p.x, p.y)
 		}

@@ -87,19 +87,20 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// LocationFlags are the flags that say where to look: --center, --zoom, --iterations,
+// LocationFlags are the flags that say where to look: --julia, --center, --zoom, --iterations,
 // --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer,
 // --line-width, --light, --light-strength. Each is kept as text and checked by Apply.
 type LocationFlags struct {
 	fs                                              *flag.FlagSet
 	center, zoom, iterations, palette, density, off string
-	gradient                                        string
+	gradient, julia                                 string
 	method, transfer, width, light, strength        string
 }
 
 // AddLocationFlags defines the location flags on fs.
 func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	lf := &LocationFlags{fs: fs}
+	fs.StringVar(&lf.julia, "julia", "", "the Julia set of c = RE,IM (decimal text of any length, each part within ±4): a pixel is z1 of\nthe orbit z <- z^2 + c; on a Mandelbrot view it shows that Julia set whole (centre 0, zoom 1) unless\n--center and --zoom say otherwise; off: the Mandelbrot set (a Julia view's centred at c) (default: the Mandelbrot set)")
 	fs.StringVar(&lf.center, "center", "", "centre as RE,IM: decimal text of any length (default -0.5,0)")
 	fs.StringVar(&lf.zoom, "zoom", "", "zoom: the image's shorter side spans 4/zoom (default 1)")
 	fs.StringVar(&lf.iterations, "iterations", "", "maximum iterations (default: automatic for the zoom)")
@@ -133,15 +134,24 @@ func AddWindowFlags(fs *flag.FlagSet) WindowFlags {
 
 // viewFlags are the location flags that place the view; colourFlags the rest, the colouring.
 var (
-	viewFlags   = []string{"center", "zoom", "iterations"}
+	viewFlags   = []string{"julia", "center", "zoom", "iterations"}
 	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "line-width", "light", "light-strength"}
 )
 
 // Apply returns base with every given location flag applied, validated; each error names
 // its flag. When --zoom is given without --iterations and autoIter is true, the iterations
-// follow the zoom (fractal.AutoIterations).
+// follow the zoom (fractal.AutoIterations). --julia comes first: on a Mandelbrot base it
+// makes the view that Julia set seen whole (fractal.Location.JuliaAt), on a Julia base it
+// changes the parameter only; --julia=off makes a Julia base the Mandelbrot set centred at its
+// parameter (fractal.Location.Mandelbrot); --center and --zoom then apply as given.
 func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Location, error) {
 	l := base
+	if flagWasSet(lf.fs, "julia") {
+		var err error
+		if l, err = applyJulia(l, lf.julia); err != nil {
+			return base, UsageErr("--julia: %v", err)
+		}
+	}
 	if flagWasSet(lf.fs, "center") {
 		re, im, err := parseCenter(lf.center)
 		if err != nil {
@@ -232,6 +242,23 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 		return l, UsageErr("%v", err)
 	}
 	return l, nil
+}
+
+// applyJulia applies a --julia value to l: "off" (any case, spaces around it allowed) for the
+// Mandelbrot set, else a parameter RE,IM (fractal.ParseJulia).
+func applyJulia(l fractal.Location, s string) (fractal.Location, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "off") {
+		return l.Mandelbrot(), nil
+	}
+	j, err := fractal.ParseJulia(s)
+	if err != nil {
+		return l, err
+	}
+	if l.IsJulia() {
+		l.Julia = j
+		return l, nil
+	}
+	return l.JuliaAt(j.Re, j.Im), nil
 }
 
 // parseCenter reads "RE,IM" into exact decimals, each within ±fractal.MaxCentre.

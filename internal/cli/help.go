@@ -27,7 +27,7 @@ type help struct {
 var helps = map[string]help{
 	"": {
 		usage:  []string{"[flags]"},
-		about:  "Opens the explorer window: at the view the location flags give, else where the last session left it (the view, its colouring, the window's size and the bookmarks panel). In the window, Help > Keys (F1) lists the keys and mouse inputs.",
+		about:  "Opens the explorer window: at the view the location flags give (--julia=RE,IM: the Julia set of that c), else where the last session left it (the view, its colouring, the window's size and the bookmarks panel). In the window, Help > Keys (F1) lists the keys and mouse inputs.",
 		prints: "on stderr, which renderer the window draws with; with MANDELSCOPE_TRACE_FRAMES=1 in the environment, a line for every frame shown.",
 	},
 	"export": {
@@ -39,7 +39,7 @@ var helps = map[string]help{
 			"export [flags] --shard=I/N -o FILE.png     (then: mandelscope assemble FILE.png)",
 			"export [flags] --reference-out=FILE",
 		},
-		about:  "Renders a view to a PNG of up to 65536 pixels a side, in strips and in bounded memory. The view is the location flags', a bookmark's (--bookmark) or a Mandelscope image's (--from). --raw also keeps every computed sample in an OpenEXR file, which recolour colours again computing nothing. An interrupted export goes on with --resume and gives the same bytes; an existing file is replaced only with --force.",
+		about:  "Renders a view to a PNG of up to 65536 pixels a side, in strips and in bounded memory. The view is the location flags', a bookmark's (--bookmark) or a Mandelscope image's (--from); --julia=RE,IM makes it the Julia set of that c, and the PNG and raw file record c with every digit. --raw also keeps every computed sample in an OpenEXR file, which recolour colours again computing nothing. An interrupted export goes on with --resume and gives the same bytes; an existing file is replaced only with --force.",
 		prints: "on stderr: what it renders and with which renderer, its progress (a bar on a terminal, else a line a step), then a summary: the files written, their size, the time and speed, and an automatic density's value. Nothing on stdout.",
 	},
 	"assemble": {
@@ -54,7 +54,7 @@ var helps = map[string]help{
 	"recolour": {
 		short:  "colour an export's raw data (.exr) into a PNG, computing nothing",
 		usage:  []string{"recolour IN.exr [flags] -o OUT.png"},
-		about:  "Colours an export's raw data into a PNG, computing nothing. IN.exr is a raw file written by `export --raw=IN.exr`; the view (centre, zoom, iterations) is the file's, the colouring is the file's with the flags applied, and the PNG is the one an export with those flags gives. An interrupted recolour goes on with --resume.",
+		about:  "Colours an export's raw data into a PNG, computing nothing. IN.exr is a raw file written by `export --raw=IN.exr`; the view (centre, zoom, iterations, a Julia set's parameter) is the file's, the colouring is the file's with the flags applied, and the PNG is the one an export with those flags gives. An interrupted recolour goes on with --resume.",
 		prints: "on stderr: what it colours, its progress, then a summary as export's (the file, its size, the time). Nothing on stdout.",
 	},
 	"video": {
@@ -64,7 +64,7 @@ var helps = map[string]help{
 			"video [flags] --frames=DIR",
 			"video [flags] --shard=I/N -o OUT.mp4     (then: mandelscope assemble OUT.mp4)",
 		},
-		about:  "Makes a zoom video from --start-zoom (1, the whole set, by default) to a view. The view is the location flags', a bookmark's (--bookmark) or a Mandelscope image's (--from). One keyframe is computed per doubling of the zoom and every frame is composed from them; ffmpeg encodes the frames (--frames writes PNG frames, without ffmpeg). After Ctrl-C, --resume goes on from the keyframes kept in OUT.mp4.work.",
+		about:  "Makes a zoom video from --start-zoom (1, the whole set, by default) to a view. The view is the location flags', a bookmark's (--bookmark) or a Mandelscope image's (--from), a Julia set's with --julia=RE,IM. One keyframe is computed per doubling of the zoom and every frame is composed from them; ffmpeg encodes the frames (--frames writes PNG frames, without ffmpeg). After Ctrl-C, --resume goes on from the keyframes kept in OUT.mp4.work.",
 		prints: "on stderr: the plan (size, frame rate, length, zoom range, renderer), the progress (keyframes, then frames), then a summary: the file, its size, the keyframes computed and reused, the time of each stage, and an automatic density's value. Nothing on stdout.",
 	},
 	"bookmarks": {
@@ -74,11 +74,11 @@ var helps = map[string]help{
 	"bookmarks list": {
 		usage:  []string{"bookmarks list"},
 		about:  "Lists the bookmarks. The bookmarks file is $MANDELSCOPE_BOOKMARKS, or bookmarks.json in the user config folder (the window's).",
-		prints: "on stdout, a line a bookmark: its name (quoted with escapes when it holds unprintable characters), a tab, and the flags that lead back to it (its view and colouring); on stderr, a line when there are none.",
+		prints: "on stdout, a line a bookmark: its name (quoted with escapes when it holds unprintable characters), a tab, and the flags that lead back to it (its view, with --julia=RE,IM for a Julia set's, and its colouring); on stderr, a line when there are none.",
 	},
 	"bookmarks add": {
-		usage:  []string{"bookmarks add --center=RE,IM --zoom=Z [flags] NAME"},
-		about:  "Adds a bookmark of the view the location flags give, with its colouring and a thumbnail rendered on the CPU. A name already taken is refused.",
+		usage:  []string{"bookmarks add --center=RE,IM --zoom=Z [flags] NAME", "bookmarks add --julia=RE,IM [--center=RE,IM --zoom=Z] [flags] NAME"},
+		about:  "Adds a bookmark of the view the location flags give (a Julia set's with --julia=RE,IM), with its colouring and a thumbnail rendered on the CPU. A name already taken is refused.",
 		prints: "on stdout: added \"NAME\" to FILE.",
 	},
 	"bookmarks rm": {
@@ -123,19 +123,19 @@ var helps = map[string]help{
 	"probe": {
 		short:  "print the escape counts of pixels of a view",
 		usage:  []string{"probe [flags] X,Y ..."},
-		about:  "Computes the escape count of pixels of a view at --size, as the image would (float32, float64, or perturbation past float64's reach); --exact computes it in math/big instead. A pixel may lie outside the image (-1,5 is just left of it).",
+		about:  "Computes the escape count of pixels of a view at --size, as the image would (float32, float64, or perturbation past float64's reach); --exact computes it in math/big instead. With --julia=RE,IM the view is the Julia set of that c: the pixel's point is the orbit's first point z1, iterated z <- z^2 + c (in math/big too with --exact). A pixel may lie outside the image (-1,5 is just left of it).",
 		prints: "on stdout, a line a pixel: X Y N, where N is the escape count, -1 when the point does not escape within the iterations.",
 	},
 	"find": {
 		short:  "print the location of the minibrot or Misiurewicz point nearest a view's centre",
 		usage:  []string{"find --center=RE,IM --zoom=Z [flags] [X,Y]"},
-		about:  "Searches outward from the view's centre (or pixel X,Y of the view at --size) for the nearest minibrot (an island: a small copy of the set, not a bulb on a bigger one) that lies inside the view and is deeper than it. With --misiurewicz it finds the nearest Misiurewicz point at the same zoom (preperiod plus period at most 16384). With --depth=F it stops F of the way (in log zoom) from the view to the minibrot. --iterations sets the highest period it looks for (default 1000000). Ctrl+C stops the search (exit 130), and a search stops after 60 s. This is the window's M key (D: halfway).",
+		about:  "Searches outward from the view's centre (or pixel X,Y of the view at --size) for the nearest minibrot (an island: a small copy of the set, not a bulb on a bigger one) that lies inside the view and is deeper than it. With --misiurewicz it finds the nearest Misiurewicz point at the same zoom (preperiod plus period at most 16384). With --depth=F it stops F of the way (in log zoom) from the view to the minibrot. --iterations sets the highest period it looks for (default 1000000). Ctrl+C stops the search (exit 130), and a search stops after 60 s. This is the window's M key (D: halfway). It searches the Mandelbrot set only: --julia is refused.",
 		prints: "on stdout, one line: the location that frames what it found (re=... im=... zoom=... iterations=..., as --location and Go to Location read it) and period=P (a Misiurewicz point: preperiod=Q period=P); when there is none, one line on stderr saying why (exit 1); progress on stderr for views deeper than 1e1000.",
 	},
 	"bench": {
 		short:  "benchmark the window's preview renderer",
 		usage:  []string{"bench [flags]"},
-		about:  "Benchmarks the window's preview renderer: drives it through a scripted path of pans and zooms from the whole set to zoom 1e10.",
+		about:  "Benchmarks the window's preview renderer: drives it through a scripted path of pans and zooms from the whole set to zoom 1e10. With --julia=RE,IM the path runs through the Julia set of c = RE+IM i, from the whole set towards a point of it.",
 		prints: "on stdout: a header, a line for each step of the path (-v: for every frame), the interactive and full-resolution frames' figures, then one JSON line of them.",
 	},
 	"version": {
