@@ -350,8 +350,13 @@ func (p *bookmarksPanel) change(fn func(*bookmarks.Store) error, done func(error
 	}()
 }
 
-// defaultName is the name offered for a new bookmark of l: its centre and zoom, short.
+// defaultName is the name offered for a new bookmark of l: its centre and zoom, short, after
+// "Julia c" and its parameter for a Julia view.
 func defaultName(l fractal.Location) string {
+	if l.IsJulia() {
+		return fmt.Sprintf("Julia %.6g %+.6gi, %.6g %+.6gi zoom %s", l.Julia.Re.Float64(), l.Julia.Im.Float64(),
+			l.Re.Float64(), l.Im.Float64(), fractal.FormatZoom(l.ZoomExp()))
+	}
 	return fmt.Sprintf("%.6g %+.6gi zoom %s", l.Re.Float64(), l.Im.Float64(), fractal.FormatZoom(l.ZoomExp()))
 }
 

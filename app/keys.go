@@ -15,10 +15,15 @@ func (w *Window) copyLocation() {
 	setText(w.statusTime, "location copied to the clipboard")
 }
 
-// goHome resets the view to fractal.Home(), keeping the colouring.
+// goHome resets the view to fractal.Home(), keeping the colouring; in a Julia view, to that
+// Julia set seen whole (Location.JuliaAt with its parameter).
 func (w *Window) goHome() {
+	cur := w.Location()
 	l := fractal.Home()
-	l.Color = w.Location().Color
+	if cur.IsJulia() {
+		l = cur.JuliaAt(cur.Julia.Re, cur.Julia.Im)
+	}
+	l.Color = cur.Color
 	w.autoBoost = 1
 	if !w.autoIter {
 		l.Iterations = w.lastIters
@@ -90,5 +95,11 @@ func (w *Window) typedRune(r rune) {
 		w.findAtPointer(true)
 	case 'd', 'D':
 		w.findAtPointerDepth(findDepth)
+	case 'j':
+		w.showJulia()
+	case 'J':
+		w.showMandelbrot()
+	case 'i', 'I':
+		w.inset.toggle()
 	}
 }

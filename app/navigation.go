@@ -254,7 +254,7 @@ func (n *navigator) goToDialog() (*dialog.FormDialog, *locationEntry) {
 	entry.SetText(n.w.Location().String())
 	entry.Validator = func(s string) error { _, err := n.parseGoTo(s); return err }
 	item := widget.NewFormItem("Location", entry)
-	item.HintText = `"re=... im=... zoom=..." (as Copy Location writes it) or "re, im, zoom"`
+	item.HintText = `"re=... im=... zoom=..." (as Copy Location writes it; julia=RE,IM for a Julia set) or "re, im, zoom"`
 	d := dialog.NewForm("Go to location", "Go", "Cancel", []*widget.FormItem{item}, func(ok bool) {
 		if ok {
 			n.w.ShowError(n.goTo(entry.Text))

@@ -24,8 +24,10 @@ import (
 // statusBar keeps what the status bar's fields abbreviate: a field's full text, when it
 // shows less, for its tooltip or its "more" button.
 type statusBar struct {
-	full       map[*widget.Label]string
-	row1       *fyne.Container   // centre, zoom, iterations, mode
+	full map[*widget.Label]string
+	row1 *fyne.Container // centre, zoom, iterations, mode
+	what *widget.Label   // "Centre", or in a Julia view "Julia set"
+
 	centreMore fyne.CanvasObject // a button that shows the centre's every digit; hidden while the centre shows them
 }
 
@@ -65,8 +67,9 @@ func (w *Window) buildStatus() fyne.CanvasObject {
 		return container.NewStack(l, newTipArea(w, l, func() string { return w.statusTip(l) }))
 	}
 	fixed := func(template string) float32 { return labelWidth(template) }
+	w.bar.what = widget.NewLabel("Centre")
 	w.bar.row1 = container.New(&statusRow{flex: 1, widths: []float32{-1, 0, -1, fixed(zoomTemplate), fixed(iterTemplate), fixed(modeTemplate)}},
-		widget.NewLabel("Centre"), w.statusCentr, w.bar.centreMore,
+		w.bar.what, w.statusCentr, w.bar.centreMore,
 		tipped(w.statusZoom), tipped(w.statusIter), tipped(w.statusMode))
 	rend := tipped(w.statusRend)
 	row2 := container.New(&statusRow{flex: 1, widths: []float32{fixed(timeTemplate), 0, -1}, natural: map[int]func() float32{
@@ -80,6 +83,18 @@ func (w *Window) updateStatus() {
 	l := w.Location()
 	full := centreText(l)
 	short := shortCentre(l)
+	what := "Centre"
+	if l.IsJulia() {
+		// The mode and the parameter first: "Julia set | c = RE + IMi, centre RE + IMi".
+		c := juliaC(l)
+		full = "c = " + centreText(c) + ", centre " + full
+		short = "c = " + shortCentre(c) + ", centre " + short
+		what = "Julia set"
+	}
+	if w.bar.what.Text != what {
+		w.bar.what.SetText(what)
+		w.bar.row1.Refresh()
+	}
 	w.setField(w.statusCentr, short, full)
 	if abbreviated := short != full; abbreviated != w.bar.centreMore.Visible() {
 		if abbreviated {
@@ -146,13 +161,20 @@ func (w *Window) showFullCentre() *widget.Entry {
 	e.Wrapping = fyne.TextWrapBreak
 	e.SetText("re=" + l.Re.String() + "\nim=" + l.Im.String())
 	e.SetMinRowsVisible(8)
+	titleText := fmt.Sprintf("Centre (%d + %d digits)", countDigits(l.Re.String()), countDigits(l.Im.String()))
+	if l.IsJulia() {
+		// The parameter as the location text writes it (Go to Location reads it back).
+		e.SetText("julia=" + l.Julia.String() + "\nre=" + l.Re.String() + "\nim=" + l.Im.String())
+		titleText = fmt.Sprintf("Julia set of c (%d + %d digits), centre (%d + %d digits)",
+			countDigits(l.Julia.Re.String()), countDigits(l.Julia.Im.String()), countDigits(l.Re.String()), countDigits(l.Im.String()))
+	}
 	var pop *widget.PopUp
 	copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
 		w.app.Clipboard().SetContent(e.Text)
 		setText(w.statusTime, "centre copied to the clipboard")
 	})
 	closeBtn := widget.NewButton("Close", func() { pop.Hide() })
-	title := widget.NewLabel(fmt.Sprintf("Centre (%d + %d digits)", countDigits(l.Re.String()), countDigits(l.Im.String())))
+	title := widget.NewLabel(titleText)
 	content := container.NewBorder(title, container.NewHBox(copyBtn, closeBtn), nil, nil, e)
 	pop = widget.NewModalPopUp(content, w.win.Canvas())
 	size := w.win.Canvas().Size()
@@ -289,6 +311,12 @@ func shortMode(mode string, p fractal.Precision) string {
 		return head + " (GPU)"
 	}
 	return mode
+}
+
+// juliaC is the parameter c of Julia view l as a location centred at c (for centreText and
+// shortCentre).
+func juliaC(l fractal.Location) fractal.Location {
+	return fractal.Location{Re: l.Julia.Re, Im: l.Julia.Im}
 }
 
 // centreText is the centre with every digit: "RE + IMi".

@@ -102,6 +102,9 @@ func (v *fractalView) Resize(s fyne.Size) {
 		v.setImage(recentre(old, pw, ph))
 	}
 	v.w.updateStatus()
+	if v.w.inset != nil {
+		v.w.inset.follow() // its size follows the picture's
+	}
 	// Interactive: layout and window resizes come in bursts (the first sizes at start-up are
 	// tiny); a quick frame for each, the full one when they stop.
 	v.w.requestRender(true)
@@ -277,10 +280,15 @@ func (v *fractalView) MouseMoved(ev *desktop.MouseEvent) {
 	x, y := v.toPixels(ev.Position)
 	pw, ph := v.pixelSize()
 	v.w.probe.at(v.w.Location(), pw, ph, int(x), int(y))
+	v.w.inset.follow()
 }
 
-// MouseOut clears the point report.
-func (v *fractalView) MouseOut() { v.pointerIn = false; v.w.probe.at(fractal.Location{}, 0, 0, -1, -1) }
+// MouseOut clears the point report; the inset shows the Julia set of the view's centre.
+func (v *fractalView) MouseOut() {
+	v.pointerIn = false
+	v.w.probe.at(fractal.Location{}, 0, 0, -1, -1)
+	v.w.inset.follow()
+}
 
 // prober computes the escape count under the cursor on its own goroutine (an inside point
 // can take many iterations, a deep view a reference orbit), keeping only the newest request;

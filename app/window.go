@@ -154,6 +154,7 @@ type Window struct {
 
 	probe *prober
 	tips  *tipBox
+	inset *juliaInset // the Julia set of the point under the pointer (julia.go)
 
 	dialogs      []shownDialog        // the open dialogs, the top one last
 	dialogHooked map[shownDialog]bool // dialogs whose closing showDialog watches
@@ -328,6 +329,9 @@ func (w *Window) stopUI() {
 func (w *Window) stopWorkers() {
 	w.worker.Close()
 	w.probe.close()
+	if w.inset != nil {
+		w.inset.close()
+	}
 }
 
 // startGPU creates the GPU renderer (on a goroutine: the renderer's own calls go to the
@@ -521,6 +525,9 @@ func (w *Window) SetSidePanel(obj fyne.CanvasObject) {
 	// Showing or hiding an object lays out nothing: its container places it (or the rest)
 	// only when it is laid out again, which a refresh does now (not at the next resize).
 	w.sideBox.Refresh()
+	if w.inset != nil {
+		w.inset.box.Refresh() // it keeps left of the panel
+	}
 }
 
 // SetExportFrame outlines, over the preview, the part of the view an export of width x height
@@ -569,6 +576,9 @@ func (w *Window) moveTo(l fractal.Location, interactive bool, origin Origin, pla
 	w.mu.Unlock()
 	w.syncControls()
 	w.updateStatus()
+	if w.inset != nil {
+		w.inset.follow()
+	}
 	if place && viewOnly(old) != viewOnly(l) {
 		w.newPlace(l)
 	} else {
@@ -782,6 +792,7 @@ const minViewW, minViewH = 480, 240
 // the export frame over it, the side panel on the right, the status bar at the bottom.
 func (w *Window) build() {
 	w.view = newFractalView(w)
+	w.inset = newJuliaInset(w)
 	w.frame = newExportFrame()
 	w.tips = newTipBox()
 	tipped := func(icon fyne.Resource, tip string, fn func()) widget.ToolbarItem {
@@ -807,7 +818,7 @@ func (w *Window) build() {
 	// picture's size, and so its finished frame, as they are.
 	w.sideBox = container.NewBorder(nil, nil, nil, w.side)
 	w.progress, w.progressBox = newProgressArea() // the exports' and videos' progress
-	centre := container.NewStack(least, w.view, w.frame.obj, w.progressBox, w.sideBox)
+	centre := container.NewStack(least, w.view, w.inset.box, w.frame.obj, w.progressBox, w.sideBox)
 	w.win.SetContent(container.NewStack(container.NewBorder(top, status, nil, nil, centre), w.tips.layer))
 	// The View menu's keys have no modifier: the items show them, the window's key handler
 	// (typedKey, typedRune) acts on them.
@@ -816,12 +827,21 @@ func (w *Window) build() {
 		item.Shortcut = &desktop.CustomShortcut{KeyName: key}
 		return item
 	}
+	shiftItem := func(label string, key fyne.KeyName, fn func()) *fyne.MenuItem {
+		item := fyne.NewMenuItem(label, fn)
+		item.Shortcut = &desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShift}
+		return item
+	}
 	w.menus = []*fyne.Menu{
 		fyne.NewMenu("File"),
 		fyne.NewMenu("View",
 			keyItem("Zoom In", fyne.KeyPlus, func() { w.zoomCentre(2) }),
 			keyItem("Zoom Out", fyne.KeyMinus, func() { w.zoomCentre(0.5) }),
-			keyItem("Home", fyne.KeyHome, w.goHome)),
+			keyItem("Home", fyne.KeyHome, w.goHome),
+			fyne.NewMenuItemSeparator(),
+			keyItem("Julia Set at the Pointer", fyne.KeyJ, w.showJulia),
+			shiftItem("Back to the Mandelbrot Set", fyne.KeyJ, w.showMandelbrot),
+			w.inset.item),
 		fyne.NewMenu("Go",
 			fyne.NewMenuItem("Nearest Minibrot (M)", func() { w.findAtPointer(false) }),
 			fyne.NewMenuItem("Nearest Misiurewicz Point (Shift+M)", func() { w.findAtPointer(true) })),
