@@ -278,3 +278,38 @@ func TestJuliaPerturbAgainstBig(t *testing.T) {
 		}
 	}
 }
+
+// TestJuliaInteriorByPeriod: for c inside the set (the rabbit) the critical orbit settles on
+// its attracting 3-cycle, found by the period as a minibrot's reference is: a view with a
+// million iterations computes the orbit to where it settles, not a million times, and its
+// interior pixels run to the end (-1) through the repeated cycle, as math/big says.
+func TestJuliaInteriorByPeriod(t *testing.T) {
+	rabbit := juliaCases[0].c
+	l := Home()
+	l.Re, l.Im, l.Zoom, l.Iterations, l.Julia = MustDecimal("0.01"), MustDecimal("0.02"), MustDecimal("1e20"), 1_000_000, rabbit
+	f, err := NewFrame(l, 64, 36).WithReference(context.Background(), &ReferenceCache{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := f.Ref.Period(); p != 3 {
+		t.Fatalf("critical orbit's period %d, want 3", p)
+	}
+	if f.Ref.computed > 10000 {
+		t.Errorf("critical orbit computed to %d in math/big, want it to stop where it settles", f.Ref.computed)
+	}
+	if n := len(f.Ref.Z) - f.Ref.JuliaStart(); n > 10000 {
+		t.Errorf("the reference point's orbit (inside) has %d values, want it to stop where it settles", n)
+	}
+	l.Iterations = 3000 // math/big runs every iteration of an interior pixel
+	f, err = NewFrame(l, 64, 36).WithReference(context.Background(), &ReferenceCache{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][2]int{{0, 0}, {31, 17}, {63, 35}} {
+		n, _ := f.Escape(p[0], p[1])
+		zr, zi := f.PointBig(p[0], p[1], 200)
+		if b := EscapeJuliaBig(zr, zi, rabbit.Re.Big(200), rabbit.Im.Big(200), l.Iterations, 200); n != b || n != -1 {
+			t.Errorf("pixel %v: %d, math/big %d, want both inside (-1)", p, n, b)
+		}
+	}
+}

@@ -226,6 +226,7 @@ func (ref *Reference) orbitFixed(ctx context.Context, progress func(done, total 
 	}
 	st := stepper{ctx: ctx, progress: progress, total: ref.maxIter, last: time.Now()}
 	base := 0
+	sub := Reference{noPeriod: ref.noPeriod} // the second orbit alone, for the period detector
 	if second {
 		// z0 is the first value; its square plus c the next. Start one step before it:
 		// z = sqrt is not needed, the loop below squares from z0 after appending it.
@@ -240,6 +241,8 @@ func (ref *Reference) orbitFixed(ctx context.Context, progress func(done, total 
 		if fr*fr+fi*fi > 4 {
 			return nil
 		}
+		sub.Z = ref.Z[base-1:]
+		det.step(&sub, 1, snapshot, moved)
 	}
 	for n := 1 + min(base, 1); n <= ref.maxIter; n++ {
 		if n&1023 == 0 {
@@ -266,6 +269,14 @@ func (ref *Reference) orbitFixed(ctx context.Context, progress func(done, total 
 			break
 		}
 		if second {
+			// The reference point's orbit stops where it settles on a cycle (an interior
+			// point): a pixel at its end rebases to the critical orbit, whose period carries
+			// it on (Reference), so the rest need not be computed.
+			// The detector reads the orbit by iteration: Z[base-1+n] is its z_n.
+			sub.Z = ref.Z[base-1:]
+			if det.step(&sub, n, snapshot, moved) > 0 {
+				break
+			}
 			continue
 		}
 		if ref.period = det.step(ref, n, snapshot, moved); ref.period > 0 {
