@@ -189,9 +189,10 @@ func labelWidth(s string) float32 {
 }
 
 // statusRow lays out a row of the status bar: the child at flex takes what the others
-// leave; the others take widths[i] (> 0), their natural width (natural[i], or their MinSize
-// when widths[i] is -1). When the row is too narrow for them all, the fixed ones shrink in
-// proportion (their labels cut the text with an ellipsis). Hidden children take no room.
+// leave, at least a quarter of the row; the others take widths[i] (> 0), their natural width
+// (natural[i], or their MinSize when widths[i] is -1). When the row is too narrow for them all,
+// the fixed ones shrink in proportion (their labels cut the text with an ellipsis). Hidden
+// children take no room.
 type statusRow struct {
 	flex    int
 	widths  []float32
@@ -211,29 +212,47 @@ func (r *statusRow) want(i int, o fyne.CanvasObject) float32 {
 	return o.MinSize().Width
 }
 
+// keeps reports whether child i keeps its natural width in a narrow row: a short label or
+// button of its own size (widths[i] -1: "Centre", "Julia set", the centre's button), which an
+// ellipsis would make unreadable.
+func (r *statusRow) keeps(i int) bool { return i < len(r.widths) && r.widths[i] < 0 && r.natural[i] == nil }
+
 // Layout places the children left to right.
 func (r *statusRow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 	pad := theme.Padding()
-	var fixed float32
+	var fixed, natural float32 // the widths that shrink in a narrow row, and those that do not
 	shown := 0
 	for i, o := range objs {
-		fixed += r.want(i, o)
+		if r.keeps(i) {
+			natural += r.want(i, o)
+		} else {
+			fixed += r.want(i, o)
+		}
 		if o.Visible() {
 			shown++
 		}
 	}
 	avail := size.Width - pad*float32(max(shown-1, 0))
-	flexW := max(avail-fixed, 0)
+	// The flexible child keeps at least a quarter of a narrow row (a label given no width at
+	// all draws its whole text over its neighbours'); the fixed ones shrink to the rest.
+	var flexMin float32
+	if r.flex >= 0 && r.flex < len(objs) && objs[r.flex].Visible() {
+		flexMin = max(avail, 0) / 4
+	}
+	flexW := max(avail-natural-fixed, flexMin)
 	scale := float32(1)
-	if fixed > avail && fixed > 0 {
-		scale = avail / fixed
+	if rest := avail - natural - flexW; fixed > rest && fixed > 0 {
+		scale = max(rest, 0) / fixed
 	}
 	x := float32(0)
 	for i, o := range objs {
 		if !o.Visible() {
 			continue
 		}
-		w := r.want(i, o) * scale
+		w := r.want(i, o)
+		if !r.keeps(i) {
+			w *= scale
+		}
 		if i == r.flex {
 			w = flexW
 		}

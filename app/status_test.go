@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/colour"
@@ -250,6 +252,32 @@ func TestShortPoint(t *testing.T) {
 	} {
 		if got := shortPoint(c.in); got != c.want {
 			t.Errorf("shortPoint(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestStatusRowNarrow: in a row too narrow for its fixed fields (a small window, a Julia
+// view's long centre), the flexible field keeps a quarter of the row and no field overlaps
+// another or leaves the row (a field given no width drew its whole text over the next).
+func TestStatusRowNarrow(t *testing.T) {
+	r := &statusRow{flex: 1, widths: []float32{-1, 0, -1, 150, 250, 220}}
+	objs := make([]fyne.CanvasObject, 6)
+	for i := range objs {
+		rect := canvas.NewRectangle(color.Black)
+		rect.SetMinSize(fyne.NewSize(60, 20))
+		objs[i] = rect
+	}
+	for _, width := range []float32{300, 528, 800, 2000} {
+		r.Layout(objs, fyne.NewSize(width, 20))
+		end := float32(0)
+		for i, o := range objs {
+			if o.Position().X < end-0.01 || o.Position().X+o.Size().Width > width+0.01 {
+				t.Errorf("width %v: field %d at %v, %v wide: overlaps the one before or leaves the row", width, i, o.Position().X, o.Size().Width)
+			}
+			end = o.Position().X + o.Size().Width
+		}
+		if fw := objs[1].Size().Width; fw < (width-5*theme.Padding())/4-0.01 {
+			t.Errorf("width %v: the flexible field has %v", width, fw)
 		}
 	}
 }
