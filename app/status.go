@@ -215,7 +215,9 @@ func (r *statusRow) want(i int, o fyne.CanvasObject) float32 {
 // keeps reports whether child i keeps its natural width in a narrow row: a short label or
 // button of its own size (widths[i] -1: "Centre", "Julia set", the centre's button), which an
 // ellipsis would make unreadable.
-func (r *statusRow) keeps(i int) bool { return i < len(r.widths) && r.widths[i] < 0 && r.natural[i] == nil }
+func (r *statusRow) keeps(i int) bool {
+	return i < len(r.widths) && r.widths[i] < 0 && r.natural[i] == nil
+}
 
 // Layout places the children left to right.
 func (r *statusRow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
