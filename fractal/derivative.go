@@ -31,16 +31,24 @@ func escapeDE[T float](cr, ci T, maxIter int, spacing T) Result {
 	if InMainBulbs(cr, ci) {
 		return Result{N: -1}
 	}
-	var zr, zi, wr, wi T
-	var sr, si T
+	// From z(1) = c, w(1) = spacing on, the orbit of escapeOrbitDE, its steps adding spacing.
+	return escapeOrbitDE(cr, ci, cr, ci, maxIter, spacing, spacing, 0)
+}
+
+// escapeOrbitDE is escapeOrbit with the scaled derivative: w(1) = w1, w <- 2 z w + add (with
+// z before the step), the saved value for periodicity starting at (saved, saved).
+func escapeOrbitDE[T float](zr, zi, cr, ci T, maxIter int, w1, add, saved T) Result {
+	wr, wi := w1, T(0)
+	sr, si := saved, saved
 	check, period := 8, 0
 	for n := 1; n <= maxIter; n++ {
-		// w <- 2 z w + spacing, with z before the step.
-		wr, wi = 2*(zr*wr-zi*wi)+spacing, 2*(zr*wi+zi*wr)
-		zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+		if n > 1 {
+			wr, wi = 2*(zr*wr-zi*wi)+add, 2*(zr*wi+zi*wr)
+			zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+		}
 		r2 := zr*zr + zi*zi
 		if r2 > 4 {
-			return smoothDE(zr, zi, cr, ci, wr, wi, spacing, n)
+			return smoothDE(zr, zi, cr, ci, wr, wi, add, n)
 		}
 		if zr == sr && zi == si {
 			return Result{N: -1}

@@ -33,16 +33,24 @@ func InMainBulbs[T float](cr, ci T) bool {
 // escape iterates z <- z^2 + c. It returns the least n >= 1 with |z(n)| > 2 (or -1 when none
 // within maxIter) and the smooth value nu = m + 1 - log2(log2|z(m)|), where m >= n is the
 // first iteration with |z|^2 > SmoothBailout. Inside points are caught early by the bulb
-// test and by periodicity detection (an orbit that returns exactly to a saved value).
+// test and by periodicity detection (an orbit that returns exactly to a saved value). From
+// z(1) = c on it is the Julia orbit of z1 = c (escapeOrbit), the first value saved 0.
 func escape[T float](cr, ci T, maxIter int) (int, float64) {
 	if InMainBulbs(cr, ci) {
 		return -1, 0
 	}
-	var zr, zi T
-	var sr, si T // saved orbit point for periodicity detection
+	return escapeOrbit(cr, ci, cr, ci, maxIter, 0)
+}
+
+// escapeOrbit is the escape count and smooth value of the orbit z(1) = (zr, zi),
+// z <- z^2 + c, with the periodicity detection's saved value starting at (saved, saved).
+func escapeOrbit[T float](zr, zi, cr, ci T, maxIter int, saved T) (int, float64) {
+	sr, si := saved, saved // saved orbit point for periodicity detection
 	check, period := 8, 0
 	for n := 1; n <= maxIter; n++ {
-		zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+		if n > 1 {
+			zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+		}
 		r2 := zr*zr + zi*zi
 		if r2 > 4 {
 			return n, smooth(zr, zi, cr, ci, n)
@@ -98,27 +106,7 @@ var log2Table = func() (t [1025]float64) {
 // EscapeBig is the exact reference: the escape count of c computed in math/big arithmetic at
 // prec bits, with no shortcuts. It is slow and meant for tests and probes of the contract.
 func EscapeBig(cr, ci *big.Float, maxIter int, prec uint) int {
-	zr := new(big.Float).SetPrec(prec)
-	zi := new(big.Float).SetPrec(prec)
-	zr2 := new(big.Float).SetPrec(prec)
-	zi2 := new(big.Float).SetPrec(prec)
-	t := new(big.Float).SetPrec(prec)
-	four := big.NewFloat(4)
-	for n := 1; n <= maxIter; n++ {
-		// zi = 2*zr*zi + ci; zr = zr2 - zi2 + cr
-		t.Mul(zr, zi)
-		t.Add(t, t)
-		zi.Add(t, ci)
-		zr.Sub(zr2, zi2)
-		zr.Add(zr, cr)
-		zr2.Mul(zr, zr)
-		zi2.Mul(zi, zi)
-		t.Add(zr2, zi2)
-		if t.Cmp(four) > 0 {
-			return n
-		}
-	}
-	return -1
+	return EscapeJuliaBig(cr, ci, cr, ci, maxIter, prec) // z(1) = c
 }
 
 // EscapeJuliaBig is EscapeBig for the Julia set of c = (cr, ci): the escape count of the

@@ -126,26 +126,7 @@ func EscapeJulia64(zr, zi, cr, ci float64, maxIter int) (n int, nu float64) {
 }
 
 func escapeJulia[T float](zr, zi, cr, ci T, maxIter int) (int, float64) {
-	sr, si := T(math.NaN()), T(math.NaN()) // no saved value yet: z1 = 0 must not match
-	check, period := 8, 0
-	for n := 1; n <= maxIter; n++ {
-		if n > 1 {
-			zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
-		}
-		if zr*zr+zi*zi > 4 {
-			return n, smooth(zr, zi, cr, ci, n)
-		}
-		if zr == sr && zi == si {
-			return -1, 0
-		}
-		period++
-		if period == check {
-			period = 0
-			check *= 2
-			sr, si = zr, zi
-		}
-	}
-	return -1, 0
+	return escapeOrbit(zr, zi, cr, ci, maxIter, T(math.NaN())) // no value saved yet: z1 = 0 must not match
 }
 
 // EscapeJuliaDE32 is EscapeJuliaDE64 in float32 arithmetic.
@@ -160,26 +141,5 @@ func EscapeJuliaDE64(zr, zi, cr, ci float64, maxIter int, spacing float64) Resul
 }
 
 func escapeJuliaDE[T float](zr, zi, cr, ci T, maxIter int, spacing T) Result {
-	wr, wi := spacing, T(0)
-	sr, si := T(math.NaN()), T(math.NaN())
-	check, period := 8, 0
-	for n := 1; n <= maxIter; n++ {
-		if n > 1 {
-			wr, wi = 2*(zr*wr-zi*wi), 2*(zr*wi+zi*wr)
-			zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
-		}
-		if zr*zr+zi*zi > 4 {
-			return smoothDE(zr, zi, cr, ci, wr, wi, 0, n)
-		}
-		if zr == sr && zi == si {
-			return Result{N: -1}
-		}
-		period++
-		if period == check {
-			period = 0
-			check *= 2
-			sr, si = zr, zi
-		}
-	}
-	return Result{N: -1}
+	return escapeOrbitDE(zr, zi, cr, ci, maxIter, spacing, 0, T(math.NaN()))
 }
