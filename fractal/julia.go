@@ -46,12 +46,12 @@ func (ref *Reference) iterate(ctx context.Context, progress func(done, total int
 	if !ref.julia.On {
 		return ref.iterateFixed(ctx, progress)
 	}
-	if err := ref.orbitFixed(ctx, progress, ref.jre, ref.jim, nil, nil, false); err != nil {
+	if err := ref.orbitFixed(ctx, progress, ref.jre, ref.jim, nil, nil); err != nil {
 		return err
 	}
 	ref.repeatPeriod()
 	ref.jStart = len(ref.Z)
-	if err := ref.orbitFixed(ctx, progress, ref.jre, ref.jim, ref.re, ref.im, true); err != nil {
+	if err := ref.orbitFixed(ctx, progress, ref.jre, ref.jim, ref.re, ref.im); err != nil {
 		return err
 	}
 	if progress != nil {
@@ -81,10 +81,11 @@ func (ref *Reference) WLast() int {
 // its period, and the last index of a Julia reference point's orbit (-1 for the Mandelbrot
 // set: never), where a pixel rebases.
 func (ref *Reference) ends() (last, period, jEnd int) {
+	jEnd = -1
 	if ref.jStart > 0 {
-		return ref.jStart - 1, ref.period, len(ref.Z) - 1
+		jEnd = len(ref.Z) - 1
 	}
-	return len(ref.Z) - 1, ref.period, -1
+	return ref.WLast(), ref.period, jEnd
 }
 
 // smoothC is the c the smooth continuation iterates with for a pixel with delta (dcr, dci):

@@ -193,7 +193,7 @@ func (ref *Reference) iterateFloat(ctx context.Context, progress func(done, tota
 // each iteration takes two multiplications, zr' = ((zr+zi)(zr-zi) >> prec) + cr and
 // zi' = (zr zi >> (prec-1)) + ci, with reused big.Ints (no allocation per iteration).
 func (ref *Reference) iterateFixed(ctx context.Context, progress func(done, total int)) error {
-	if err := ref.orbitFixed(ctx, progress, ref.re, ref.im, nil, nil, false); err != nil {
+	if err := ref.orbitFixed(ctx, progress, ref.re, ref.im, nil, nil); err != nil {
 		return err
 	}
 	ref.repeatPeriod()
@@ -207,7 +207,7 @@ func (ref *Reference) iterateFixed(ctx context.Context, progress func(done, tota
 // from Z[1] = c on, looking for a period), or of z0 under it (appended from z0 itself on,
 // without looking for a period: a Julia reference's second orbit). Both stop at the first
 // |Z| > 2 (setting escaped for the first) or after ref.maxIter values.
-func (ref *Reference) orbitFixed(ctx context.Context, progress func(done, total int), cre, cim, z0re, z0im *big.Float, second bool) error {
+func (ref *Reference) orbitFixed(ctx context.Context, progress func(done, total int), cre, cim, z0re, z0im *big.Float) error {
 	prec := ref.prec
 	fix := func(f *big.Float) *big.Int {
 		v, _ := new(big.Float).SetPrec(prec+8).SetMantExp(f, int(prec)).Int(nil)
@@ -225,26 +225,31 @@ func (ref *Reference) orbitFixed(ctx context.Context, progress func(done, total 
 		return cxFromExp(fixedExp(new(big.Int).Sub(zr, sr), scale), fixedExp(new(big.Int).Sub(zi, si), scale))
 	}
 	st := stepper{ctx: ctx, progress: progress, total: ref.maxIter, last: time.Now()}
-	base := 0
-	sub := Reference{noPeriod: ref.noPeriod} // the second orbit alone, for the period detector
-	if second {
-		// z0 is the first value; its square plus c the next. Start one step before it:
-		// z = sqrt is not needed, the loop below squares from z0 after appending it.
-		base = len(ref.Z)
-		zr.Set(fix(z0re))
-		zi.Set(fix(z0im))
+	// push appends the current z to Z (exactly too, where float64 cannot hold it) and reports
+	// whether |z| > 2.
+	push := func() bool {
 		fr, fi := fixedFloat64(zr, scale, tmp), fixedFloat64(zi, scale, tmp)
 		ref.Z = append(ref.Z, complex(fr, fi))
 		if math.Abs(fr)+math.Abs(fi) < tinyZ {
-			ref.keepTiny(base, fixedExp(zr, scale), fixedExp(zi, scale))
+			ref.keepTiny(len(ref.Z)-1, fixedExp(zr, scale), fixedExp(zi, scale))
 		}
-		if fr*fr+fi*fi > 4 {
+		return fr*fr+fi*fi > 4
+	}
+	second := z0re != nil
+	base, n0 := 0, 1
+	sub := Reference{noPeriod: ref.noPeriod} // the second orbit alone, for the period detector
+	if second {
+		// z0 is the orbit's first value, appended as it is; the loop squares from it.
+		base, n0 = len(ref.Z), 2
+		zr.Set(fix(z0re))
+		zi.Set(fix(z0im))
+		if push() {
 			return nil
 		}
 		sub.Z = ref.Z[base-1:]
 		det.step(&sub, 1, snapshot, moved)
 	}
-	for n := 1 + min(base, 1); n <= ref.maxIter; n++ {
+	for n := n0; n <= ref.maxIter; n++ {
 		if n&1023 == 0 {
 			if err := st.check(n); err != nil {
 				return err
@@ -258,13 +263,7 @@ func (ref *Reference) orbitFixed(ctx context.Context, progress func(done, total 
 		zr.Add(zr, cr)
 		zi.Rsh(t, prec-1)
 		zi.Add(zi, ci)
-		fr, fi := fixedFloat64(zr, scale, tmp), fixedFloat64(zi, scale, tmp)
-		ref.Z = append(ref.Z, complex(fr, fi))
-		k := len(ref.Z) - 1
-		if math.Abs(fr)+math.Abs(fi) < tinyZ {
-			ref.keepTiny(k, fixedExp(zr, scale), fixedExp(zi, scale))
-		}
-		if fr*fr+fi*fi > 4 {
+		if push() {
 			ref.escaped = ref.escaped || !second
 			break
 		}
