@@ -158,7 +158,7 @@ func (in *juliaInset) follow() {
 	re, im := in.w.pointerC()
 	l := cur.JuliaAt(re, im)
 	l.Iterations = min(l.Iterations, insetMaxIterations)
-	if l.String() == in.req.String() {
+	if l == in.req {
 		return // the same picture: nothing to draw
 	}
 	in.req = l
