@@ -123,6 +123,22 @@ func newReference(re, im Decimal, prec uint, maxIter int) (*Reference, error) {
 	return ref, nil
 }
 
+// appendZ appends z to the orbit, doubling its capacity when full, up to the iterations
+// asked for: append grows a long slice by a quarter at a time, which copies each value of a
+// million-long orbit about five times, into memory the runtime clears first.
+func (ref *Reference) appendZ(z complex128) {
+	if len(ref.Z) == cap(ref.Z) {
+		n := 2 * cap(ref.Z)
+		if len(ref.Z) <= ref.maxIter {
+			n = min(n, ref.maxIter+1)
+		}
+		grown := make([]complex128, len(ref.Z), n)
+		copy(grown, ref.Z)
+		ref.Z = grown
+	}
+	ref.Z = append(ref.Z, z)
+}
+
 // stepper checks ctx and reports progress, every 1024 iterations.
 type stepper struct {
 	ctx      context.Context
@@ -170,7 +186,7 @@ func (ref *Reference) iterateFloat(ctx context.Context, progress func(done, tota
 		zi.Add(zi, ref.im)
 		fr, _ := zr.Float64()
 		fi, _ := zi.Float64()
-		ref.Z = append(ref.Z, complex(fr, fi))
+		ref.appendZ(complex(fr, fi))
 		if math.Abs(fr)+math.Abs(fi) < tinyZ {
 			ref.keepTiny(n, ExpFromBig(zr), ExpFromBig(zi))
 		}
@@ -229,7 +245,7 @@ func (ref *Reference) orbitFixed(ctx context.Context, progress func(done, total 
 	// whether |z| > 2.
 	push := func() bool {
 		fr, fi := fixedFloat64(zr, scale, tmp), fixedFloat64(zi, scale, tmp)
-		ref.Z = append(ref.Z, complex(fr, fi))
+		ref.appendZ(complex(fr, fi))
 		if math.Abs(fr)+math.Abs(fi) < tinyZ {
 			ref.keepTiny(len(ref.Z)-1, fixedExp(zr, scale), fixedExp(zi, scale))
 		}
