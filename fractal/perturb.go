@@ -41,6 +41,28 @@ func perturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, stop
 // perturbLoop is perturbEscape's loop from delta (dr, di) at index m after n iterations, with
 // dc = (dcr, dci) added every step (0 for a Julia set).
 func perturbLoop(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci float64, maxIter int, stop <-chan struct{}) (int, float64, int) {
+	r := perturbRun(ref, bla, dr, di, m, n, dcr, dci, maxIter, math.MaxInt, stop)
+	if r.stopped {
+		return -1, 0, r.steps
+	}
+	return r.n, r.nu, r.steps
+}
+
+// A run is where perturbRun left a pixel: its delta, index m and count n, its result (n,
+// nu) once done, or stopped.
+type run struct {
+	dr, di        float64
+	m, n          int
+	nu            float64
+	done, stopped bool
+	steps         int
+}
+
+// perturbRun is perturbLoop's loop that also stops, not done, after a step that leaves m at
+// until or beyond (rebasing first): the vector loops run a lane that goes alone this way,
+// with until the least index of the others (see perturbGroup8). Done, n is the result's count
+// (-1 when the pixel reached maxIter) and nu its smooth value.
+func perturbRun(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci float64, maxIter, until int, stop <-chan struct{}) run {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table() // the table covers the steps from m = 1 to tableEnd
@@ -48,7 +70,7 @@ func perturbLoop(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci fl
 	for n < maxIter {
 		steps++
 		if steps&stopEvery == 0 && stopped(stop) {
-			return -1, 0, steps
+			return run{stopped: true, steps: steps}
 		}
 		if m > 0 && m <= tableEnd {
 			ad := math.Abs(dr) + math.Abs(di)
@@ -78,7 +100,7 @@ func perturbLoop(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci fl
 		z2 := zr*zr + zi*zi
 		if z2 > 4 {
 			cr, ci := ref.smoothC(dcr, dci)
-			return n, smooth(zr, zi, cr, ci, n), steps
+			return run{n: n, nu: smooth(zr, zi, cr, ci, n), done: true, steps: steps}
 		}
 		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 			dr, di = zr, zi
@@ -86,8 +108,11 @@ func perturbLoop(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci fl
 		} else if m == last {
 			m -= period
 		}
+		if m >= until && n < maxIter {
+			return run{dr: dr, di: di, m: m, n: n, steps: steps}
+		}
 	}
-	return -1, 0, steps
+	return run{n: -1, done: true, steps: steps}
 }
 
 // stopEvery+1 is how many steps the perturbation loops take between looks at their stop

@@ -62,6 +62,12 @@ func perturbBatchVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, max
 	return true
 }
 
+// soloLanes is the most lanes at the least index that the vector loops run one by one in
+// PerturbEscape's own loop (perturbRun) instead of in rounds of the vectors. A round for one
+// lane costs about as much as three scalar steps; for two, the scalar steps lose again
+// (BenchmarkBatchOrder at kf5e227, 4x4: 30.0 cpu-us a pixel with 1, 34.5 with 2, 32.1 with 3).
+const soloLanes = 1
+
 // laneCheck is PerturbEscape's check after a step, for lane i of a vector loop whose compares
 // found that the lane may have something to do: its pixel escaped (its results go to
 // outN[i] and outNu[i], and m becomes +Inf: the lane is done), reached maxIter (likewise),

@@ -6,6 +6,7 @@ package fractal
 
 import (
 	"math"
+	"math/bits"
 	"simd/archsimd"
 )
 
@@ -111,6 +112,51 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 			stepa := ma.Equal(bc(float64(mi))) // the lanes that take this step
 			stepb := mb.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := uint16(stepa.ToBits()) | uint16(stepb.ToBits())<<8
+			if !uniform && bits.OnesCount16(stepBits) <= soloLanes && ref.jStart == 0 {
+				// Lanes alone at the least index (mostly one that rebased) go on one by one in
+				// PerturbEscape's own loop up to the least index of the others: each of their
+				// steps would be a round of the vectors for one or two lanes.
+				until := math.MaxInt
+				{
+					ma := bc(math.Inf(1)).Merge(ma, stepa)
+					mb := bc(math.Inf(1)).Merge(mb, stepb)
+					h8 := ma.Min(mb)
+					h4 := h8.GetLo().Min(h8.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn := min(h2.GetElem(0), h2.GetElem(1)); mn != math.Inf(1) {
+						until = int(mn)
+					}
+				}
+				dra.Store((*[W]float64)(sdr[0:]))
+				drb.Store((*[W]float64)(sdr[8:]))
+				dia.Store((*[W]float64)(sdi[0:]))
+				dib.Store((*[W]float64)(sdi[8:]))
+				ma.Store((*[W]float64)(sm[0:]))
+				mb.Store((*[W]float64)(sm[8:]))
+				for b := stepBits; b != 0; b &= b - 1 {
+					i := bits.TrailingZeros16(b)
+					r := perturbRun(ref, bla, sdr[i], sdi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], maxIter, until, stop)
+					switch {
+					case r.stopped:
+						return false
+					case r.done:
+						outN[i], outNu[i], sm[i] = r.n, r.nu, math.Inf(1)
+						active &^= 1 << i
+					default:
+						sdr[i], sdi[i], sm[i], nlim[i] = r.dr, r.di, float64(r.m), float64(maxIter-(r.n-r.m))
+					}
+					lim[i] = ref.laneLim(sm[i], nlim[i])
+				}
+				nlimMin, limMin = maxIter, maxIter
+				for i := range L {
+					if active&(1<<i) != 0 {
+						nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+					}
+				}
+				dra, dia, ma = ld(sdr[0:]), ld(sdi[0:]), ld(sm[0:])
+				drb, dib, mb = ld(sdr[8:]), ld(sdi[8:]), ld(sm[8:])
+				continue
+			}
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
 			// maxIter to check), when each lane's own is found lane by lane.

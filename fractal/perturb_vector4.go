@@ -6,6 +6,7 @@ package fractal
 
 import (
 	"math"
+	"math/bits"
 	"simd/archsimd"
 )
 
@@ -101,6 +102,44 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			}
 			step := m.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := step.ToBits()
+			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
+				// Lanes alone at the least index (mostly one that rebased) go on one by one in
+				// PerturbEscape's own loop up to the least index of the others: each of their
+				// steps would be a round of the vectors for one or two lanes.
+				until := math.MaxInt
+				{
+					m := bc(math.Inf(1)).Merge(m, step)
+					h2 := m.GetLo().Min(m.GetHi())
+					if mn := min(h2.GetElem(0), h2.GetElem(1)); mn != math.Inf(1) {
+						until = int(mn)
+					}
+				}
+				dr.Store(&sdr)
+				di.Store(&sdi)
+				m.Store(&sm)
+				for b := stepBits; b != 0; b &= b - 1 {
+					i := bits.TrailingZeros8(b)
+					r := perturbRun(ref, bla, sdr[i], sdi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], maxIter, until, stop)
+					switch {
+					case r.stopped:
+						return false
+					case r.done:
+						outN[i], outNu[i], sm[i] = r.n, r.nu, math.Inf(1)
+						active &^= 1 << i
+					default:
+						sdr[i], sdi[i], sm[i], nlim[i] = r.dr, r.di, float64(r.m), float64(maxIter-(r.n-r.m))
+					}
+					lim[i] = ref.laneLim(sm[i], nlim[i])
+				}
+				nlimMin, limMin = maxIter, maxIter
+				for i := range L {
+					if active&(1<<i) != 0 {
+						nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+					}
+				}
+				dr, di, m = archsimd.LoadFloat64x4(&sdr), archsimd.LoadFloat64x4(&sdi), archsimd.LoadFloat64x4(&sm)
+				continue
+			}
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
 			// maxIter to check), when each lane's own is found lane by lane.

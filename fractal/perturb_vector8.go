@@ -6,6 +6,7 @@ package fractal
 
 import (
 	"math"
+	"math/bits"
 	"simd/archsimd"
 )
 
@@ -27,7 +28,11 @@ import (
 // by lane, and both steps are computed, each lane keeping its own. The check after the step
 // is vector compares that catch every lane with something to do (its pixel escaped,
 // rebases, reached the reference's end or maxIter), and such a lane goes through
-// PerturbEscape's own check (laneCheck). Every lane's arithmetic is PerturbEscape's, in its
+// PerturbEscape's own check (laneCheck). One or two lanes alone at the least index (mostly
+// lanes that rebased: they start again from 0 while the others wait) go on one by one in
+// PerturbEscape's own loop (perturbRun) up to the least index of the others, where a round of
+// the vectors would take a step of one or two lanes (soloLanes); on a Mandelbrot reference
+// only (on a Julia reference the least index is taken in another order: see the loop). Every lane's arithmetic is PerturbEscape's, in its
 // order, without fused multiply-adds: the results are PerturbEscape's bit for bit.
 //
 // Every perturbGroup and perturbGroupDE loop is written from one template by
@@ -124,6 +129,45 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			}
 			step := m.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := step.ToBits()
+			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
+				// Lanes alone at the least index (mostly one that rebased) go on one by one in
+				// PerturbEscape's own loop up to the least index of the others: each of their
+				// steps would be a round of the vectors for one or two lanes.
+				until := math.MaxInt
+				{
+					m := bc(math.Inf(1)).Merge(m, step)
+					h4 := m.GetLo().Min(m.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn := min(h2.GetElem(0), h2.GetElem(1)); mn != math.Inf(1) {
+						until = int(mn)
+					}
+				}
+				dr.Store(&sdr)
+				di.Store(&sdi)
+				m.Store(&sm)
+				for b := stepBits; b != 0; b &= b - 1 {
+					i := bits.TrailingZeros8(b)
+					r := perturbRun(ref, bla, sdr[i], sdi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], maxIter, until, stop)
+					switch {
+					case r.stopped:
+						return false
+					case r.done:
+						outN[i], outNu[i], sm[i] = r.n, r.nu, math.Inf(1)
+						active &^= 1 << i
+					default:
+						sdr[i], sdi[i], sm[i], nlim[i] = r.dr, r.di, float64(r.m), float64(maxIter-(r.n-r.m))
+					}
+					lim[i] = ref.laneLim(sm[i], nlim[i])
+				}
+				nlimMin, limMin = maxIter, maxIter
+				for i := range L {
+					if active&(1<<i) != 0 {
+						nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+					}
+				}
+				dr, di, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi), archsimd.LoadFloat64x8(&sm)
+				continue
+			}
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
 			// maxIter to check), when each lane's own is found lane by lane.
