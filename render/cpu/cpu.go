@@ -50,7 +50,7 @@ func (r *Renderer) workers() int {
 // Render draws the pixels rect (in f's global pixel coordinates) of frame f into dst, whose
 // top-left pixel receives rect.Min. dst must be at least rect's size. It computes each row's
 // samples (Compute) and colours them (colour.Colourer) as it goes, holding one row of samples
-// per worker. Cancelling ctx stops it after the rows in progress, with ctx's error; dst is
+// per worker (a band of blockSize rows for a Perturbation frame). Cancelling ctx stops it after the rows in progress, with ctx's error; dst is
 // then partly drawn.
 func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	if rect.Empty() {
@@ -92,8 +92,8 @@ func (r *Renderer) Compute(ctx context.Context, f fractal.Frame, rect image.Rect
 	})
 }
 
-// rows computes the rows of rect on every worker, each into a row of samples of its own,
-// and hands every finished row (y in f's pixels) to its worker's sink (made once per worker).
+// rows computes the rows of rect on every worker, each into a row of samples of its own (or a
+// band of them: perturbBand), and hands every finished row (y in f's pixels) to its worker's sink (made once per worker).
 func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectangle, sink func() func(y int, row []colour.Sample)) error {
 	var err error
 	if f.Precision().Perturbs() && f.Ref == nil {
@@ -113,6 +113,12 @@ func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectang
 			bla = f.BLA()
 		}
 	}
+	// A Perturbation frame's rows go in bands of blockSize, computed together (perturbBand);
+	// the others row by row.
+	band := 1
+	if f.Precision() == fractal.Perturbation && f.Ref != nil {
+		band = blockSize
+	}
 	var next atomic.Int64
 	next.Store(int64(rect.Min.Y))
 	var wg sync.WaitGroup
@@ -121,17 +127,27 @@ func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectang
 		go func() {
 			defer wg.Done()
 			put := sink()
-			row := make([]colour.Sample, rect.Dx())
+			rows := make([][]colour.Sample, band)
+			for i := range rows {
+				rows[i] = make([]colour.Sample, rect.Dx())
+			}
 			for {
-				y := int(next.Add(1) - 1)
+				y := int(next.Add(int64(band)) - int64(band))
 				if y >= rect.Max.Y || ctx.Err() != nil {
 					return
 				}
-				computeRow(ctx, f, bla, blaExp, y, rect.Min.X, rect.Max.X, row)
+				rows := rows[:min(band, rect.Max.Y-y)]
+				if band > 1 {
+					perturbBand(ctx, f, bla, y, rect.Min.X, rect.Max.X, rows)
+				} else {
+					computeRow(ctx, f, bla, blaExp, y, rect.Min.X, rect.Max.X, rows[0])
+				}
 				if ctx.Err() != nil {
 					return // a row cut short is not handed on
 				}
-				put(y, row)
+				for i, row := range rows {
+					put(y+i, row)
+				}
 			}
 		}()
 	}
@@ -154,7 +170,7 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 	s32 := float32(f.Spacing)
 	julia := f.Loc.Julia.On && !perturbExp
 	if perturb {
-		perturbRow(ctx, f, bla, deriv, y, x0, x1, out)
+		perturbBand(ctx, f, bla, y, x0, x1, [][]colour.Sample{out})
 		return
 	}
 	for x := x0; x < x1; x++ {
@@ -188,32 +204,49 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 	}
 }
 
-// perturbRow is computeRow for a Perturbation frame: the row's pixels go to
-// fractal.PerturbEscapeBatch (or PerturbEscapeDEBatch with the derivative) together, which
-// runs several a vector register where the build and the CPU have a vector loop
-// (fractal.VectorPath), with the same results as PerturbEscape (PerturbEscapeDE) pixel by
-// pixel.
-func perturbRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, deriv bool, y, x0, x1 int, out []colour.Sample) {
-	w := x1 - x0
-	dcr, dci := make([]float64, w), make([]float64, w)
-	for x := x0; x < x1; x++ {
-		dcr[x-x0], dci[x-x0] = f.Delta(x, y)
-	}
-	if deriv {
-		res := make([]fractal.Result, w)
-		if !fractal.PerturbEscapeDEBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, f.Spacing, ctx.Done(), res) {
-			return // cancelled: rows cuts the row
+// blockSize is the side of the square blocks of pixels perturbBand hands over together: a
+// vector loop's lanes (16 on AVX-512) then hold pixels closer together than a row's run of
+// 16, which follow the reference and the BLA table in step more often (fractal's
+// BenchmarkBatchOrder).
+const blockSize = 4
+
+// perturbBand computes the samples of pixels x0..x1-1 of rows y, y+1, ... of a Perturbation
+// frame into out (a row each, at most blockSize), as computeRow does: the band's pixels go
+// to fractal.PerturbEscapeBatch (or PerturbEscapeDEBatch with the derivative) together, in
+// blocks of blockSize x blockSize, left to right. The batch runs several pixels a vector
+// register where the build and the CPU have a vector loop (fractal.VectorPath), with the
+// same results as PerturbEscape (PerturbEscapeDE) pixel by pixel, in any order.
+func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, y, x0, x1 int, out [][]colour.Sample) {
+	w, h := x1-x0, len(out)
+	n := w * h
+	// at[k] is the k-th pixel handed over, as its offset in the band (row-major).
+	at := make([]int, 0, n)
+	for bx := 0; bx < w; bx += blockSize {
+		for dy := range h {
+			for dx := bx; dx < min(bx+blockSize, w); dx++ {
+				at = append(at, dy*w+dx)
+			}
 		}
-		for i, r := range res {
-			out[i] = r.Sample()
+	}
+	dcr, dci := make([]float64, n), make([]float64, n)
+	for k, o := range at {
+		dcr[k], dci[k] = f.Delta(x0+o%w, y+o/w)
+	}
+	if f.NeedsDerivative() {
+		res := make([]fractal.Result, n)
+		if !fractal.PerturbEscapeDEBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, f.Spacing, ctx.Done(), res) {
+			return // cancelled: rows drops the band
+		}
+		for k, o := range at {
+			out[o/w][o%w] = res[k].Sample()
 		}
 		return
 	}
-	n, nu := make([]int, w), make([]float64, w)
-	if !fractal.PerturbEscapeBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, ctx.Done(), n, nu) {
-		return // cancelled: rows cuts the row
+	nn, nu := make([]int, n), make([]float64, n)
+	if !fractal.PerturbEscapeBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, ctx.Done(), nn, nu) {
+		return // cancelled: rows drops the band
 	}
-	for i := range w {
-		out[i] = fractal.Result{N: n[i], Nu: nu[i]}.Sample()
+	for k, o := range at {
+		out[o/w][o%w] = fractal.Result{N: nn[k], Nu: nu[k]}.Sample()
 	}
 }
