@@ -113,11 +113,12 @@ func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectang
 			bla = f.BLA()
 		}
 	}
-	// A Perturbation frame's rows go in bands of blockSize, computed together (perturbBand);
-	// the others row by row.
+	// A Perturbation frame's rows go in bands of blockSize, computed together (perturbBand),
+	// or fewer where rect has too few rows to give every worker a band (the window's full
+	// frames come in bands of four rows); the others row by row.
 	band := 1
 	if f.Precision() == fractal.Perturbation && f.Ref != nil {
-		band = blockSize
+		band = max(1, min(blockSize, rect.Dy()/r.workers()))
 	}
 	var next atomic.Int64
 	next.Store(int64(rect.Min.Y))
