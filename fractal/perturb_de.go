@@ -30,12 +30,31 @@ func PerturbEscapeDE(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, sp
 // index m after n iterations, with dc = (dcr, dci) added to the delta every step and ws to
 // the derivative (spacing; 0 for a Julia set).
 func perturbLoopDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, dcr, dci, ws float64, maxIter int, stop <-chan struct{}) Result {
+	r := perturbRunDE(ref, bla, dr, di, wr, wi, m, n, dcr, dci, ws, maxIter, math.MaxInt, stop)
+	if r.stopped {
+		return Result{N: -1}
+	}
+	return r.res
+}
+
+// A runDE is where perturbRunDE left a pixel: its delta, derivative, index m and count n,
+// its result once done, or stopped.
+type runDE struct {
+	dr, di, wr, wi float64
+	m, n           int
+	res            Result
+	done, stopped  bool
+}
+
+// perturbRunDE is perturbLoopDE's loop that also stops, not done, after a step that leaves m
+// at until or beyond (rebasing first), as perturbRun does for PerturbEscape's.
+func perturbRunDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, dcr, dci, ws float64, maxIter, until int, stop <-chan struct{}) runDE {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
 	for steps := 1; n < maxIter; steps++ {
 		if steps&stopEvery == 0 && stopped(stop) {
-			return Result{N: -1}
+			return runDE{stopped: true}
 		}
 		if m > 0 && m <= tableEnd {
 			ad := math.Abs(dr) + math.Abs(di)
@@ -68,7 +87,7 @@ func perturbLoopDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, d
 		z2 := zr*zr + zi*zi
 		if z2 > 4 {
 			cr, ci := ref.smoothC(dcr, dci)
-			return smoothDE(zr, zi, cr, ci, wr, wi, ws, n)
+			return runDE{res: smoothDE(zr, zi, cr, ci, wr, wi, ws, n), done: true}
 		}
 		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 			dr, di = zr, zi
@@ -76,6 +95,9 @@ func perturbLoopDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, d
 		} else if m == last {
 			m -= period
 		}
+		if m >= until && n < maxIter {
+			return runDE{dr: dr, di: di, wr: wr, wi: wi, m: m, n: n}
+		}
 	}
-	return Result{N: -1}
+	return runDE{res: Result{N: -1}, done: true}
 }

@@ -107,7 +107,8 @@ func TestReferenceLengthBound(t *testing.T) {
 // TestPerturbRunInPieces checks perturbRun, which the vector loops use to run a lane alone
 // up to an index: a pixel run in pieces, each stopped at or beyond an index ahead of where
 // the last one left it and started again from its state, ends with PerturbEscape's result
-// bit for bit, the pieces' steps adding up to PerturbEscape's. On a view with BLA blocks,
+// bit for bit, the pieces' steps adding up to PerturbEscape's; and perturbRunDE likewise
+// PerturbEscapeDE's result. On a view with BLA blocks,
 // rebasing and escaping pixels, and in a minibrot's cardioid (a periodic reference, maxIter).
 func TestPerturbRunInPieces(t *testing.T) {
 	f := deepFrame(t, "p8007", 256, 256)
@@ -144,6 +145,16 @@ func TestPerturbRunInPieces(t *testing.T) {
 			}
 			if st.n != wantN || math.Float64bits(st.nu) != math.Float64bits(wantNu) || steps != wantSteps {
 				t.Errorf("pixel %g, %g in pieces: n %d nu %v in %d steps; PerturbEscape %d, %v in %d", dcr, dci, st.n, st.nu, steps, wantN, wantNu, wantSteps)
+			}
+			// The same with the derivative (perturbRunDE against PerturbEscapeDE).
+			wantDE := PerturbEscapeDE(f.Ref, bla, dcr, dci, f.Loc.Iterations, f.Spacing, nil)
+			var de runDE // from d = w = 0 at m = 0, n = 0, as PerturbEscapeDE
+			for !de.done && !de.stopped {
+				until := de.m + 1 + r.IntN(max(1, min(300, len(f.Ref.Z)-2-de.m)))
+				de = perturbRunDE(f.Ref, bla, de.dr, de.di, de.wr, de.wi, de.m, de.n, dcr, dci, f.Spacing, f.Loc.Iterations, until, nil)
+			}
+			if de.res != wantDE {
+				t.Errorf("pixel %g, %g in pieces with the derivative: %+v; PerturbEscapeDE %+v", dcr, dci, de.res, wantDE)
 			}
 		}
 		if pieces < 4*12 {

@@ -79,6 +79,13 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 		}
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
+			if uniform && mi > 0 {
+				var k int
+				dra, dia, drb, dib, k = perturbGroup16Plain(z, base, rad, &cr, &ci, active, mi, min(tableEnd, limMin-2), dra, dia, drb, dib)
+				mi += k
+				ma = ma.Add(bc(float64(k)))
+				mb = mb.Add(bc(float64(k)))
+			}
 			if !uniform {
 				var mn float64
 				if ref.jStart == 0 {
@@ -114,8 +121,8 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 			stepBits := uint16(stepa.ToBits()) | uint16(stepb.ToBits())<<8
 			if !uniform && bits.OnesCount16(stepBits) <= soloLanes && ref.jStart == 0 {
 				// Lanes alone at the least index (mostly one that rebased) go on one by one in
-				// PerturbEscape's own loop up to the least index of the others: each of their
-				// steps would be a round of the vectors for one or two lanes.
+				// PerturbEscape's own loop up to the least index of the others: each of
+				// their steps would be a round of the vectors for one or two lanes.
 				until := math.MaxInt
 				{
 					ma := bc(math.Inf(1)).Merge(ma, stepa)
@@ -324,4 +331,45 @@ func perturbGroup16(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, s
 			drb, dib, mb = ld(sdr[8:]), ld(sdi[8:]), ld(sm[8:])
 		}
 	}
+}
+
+// perturbGroup16Plain is perturbGroup16's plain steps while every lane going (active) is at index mi:
+// it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
+// and no lane has anything to check after the step, in a loop of their own, without the
+// masks, the level climb and the merges of a round (a function of its own, so that the
+// round's registers stay as they were). A step after which some lane has something to do is
+// thrown away: the round takes it again, the same way, and checks. It returns the lanes'
+// deltas and the steps taken.
+func perturbGroup16Plain(z []complex128, base []int32, rad []float64, cr, ci *[16]float64, active uint16, mi, end int, dra, dia, drb, dib archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, int) {
+	const W = 8
+	bc := archsimd.BroadcastFloat64x8
+	ld := func(p []float64) archsimd.Float64x8 { return archsimd.LoadFloat64x8((*[W]float64)(p)) }
+	abs := archsimd.BroadcastUint64x8(1<<63 - 1)
+	vcra, vcia := ld(cr[0:]), ld(ci[0:])
+	vcrb, vcib := ld(cr[8:]), ld(ci[8:])
+	k := 0
+	for ; k < stopEvery && mi <= end; k++ {
+		ada := dra.AsUint64x8().And(abs).AsFloat64x8().Add(dia.AsUint64x8().And(abs).AsFloat64x8())
+		adb := drb.AsUint64x8().And(abs).AsFloat64x8().Add(dib.AsUint64x8().And(abs).AsFloat64x8())
+		if (uint16(ada.Less(bc(rad[base[mi-1]])).ToBits())|uint16(adb.Less(bc(rad[base[mi-1]])).ToBits())<<8)&active != 0 {
+			break
+		}
+		z0, z1 := z[mi], z[mi+1]
+		tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
+		tra, tia := tzr.Add(dra), tzi.Add(dia)
+		trb, tib := tzr.Add(drb), tzi.Add(dib)
+		nra, nia := tra.Mul(dra).Sub(tia.Mul(dia)).Add(vcra), tra.Mul(dia).Add(tia.Mul(dra)).Add(vcia)
+		nrb, nib := trb.Mul(drb).Sub(tib.Mul(dib)).Add(vcrb), trb.Mul(dib).Add(tib.Mul(drb)).Add(vcib)
+		zra, zia := bc(real(z1)).Add(nra), bc(imag(z1)).Add(nia)
+		zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
+		z2a := zra.Mul(zra).Add(zia.Mul(zia))
+		z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
+		if (uint16(z2a.Greater(bc(4)).ToBits())|uint16(z2b.Greater(bc(4)).ToBits())<<8|uint16(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint16(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<8)&active != 0 {
+			break
+		}
+		dra, dia = nra, nia
+		drb, dib = nrb, nib
+		mi++
+	}
+	return dra, dia, drb, dib, k
 }

@@ -75,6 +75,12 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 		}
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
+			if uniform && mi > 0 {
+				var k int
+				dr, di, k = perturbGroup4Plain(z, base, rad, &cr, &ci, active, mi, min(tableEnd, limMin-2), dr, di)
+				mi += k
+				m = m.Add(bc(float64(k)))
+			}
 			if !uniform {
 				var mn float64
 				if ref.jStart == 0 {
@@ -104,8 +110,8 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			stepBits := step.ToBits()
 			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
 				// Lanes alone at the least index (mostly one that rebased) go on one by one in
-				// PerturbEscape's own loop up to the least index of the others: each of their
-				// steps would be a round of the vectors for one or two lanes.
+				// PerturbEscape's own loop up to the least index of the others: each of
+				// their steps would be a round of the vectors for one or two lanes.
 				until := math.MaxInt
 				{
 					m := bc(math.Inf(1)).Merge(m, step)
@@ -274,4 +280,37 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			dr, di, m = archsimd.LoadFloat64x4(&sdr), archsimd.LoadFloat64x4(&sdi), archsimd.LoadFloat64x4(&sm)
 		}
 	}
+}
+
+// perturbGroup4Plain is perturbGroup4's plain steps while every lane going (active) is at index mi:
+// it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
+// and no lane has anything to check after the step, in a loop of their own, without the
+// masks, the level climb and the merges of a round (a function of its own, so that the
+// round's registers stay as they were). A step after which some lane has something to do is
+// thrown away: the round takes it again, the same way, and checks. It returns the lanes'
+// deltas and the steps taken.
+func perturbGroup4Plain(z []complex128, base []int32, rad []float64, cr, ci *[4]float64, active uint8, mi, end int, dr, di archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4, int) {
+	const W = 4
+	bc := archsimd.BroadcastFloat64x4
+	abs := archsimd.BroadcastUint64x4(1<<63 - 1)
+	vcr, vci := archsimd.LoadFloat64x4(cr), archsimd.LoadFloat64x4(ci)
+	k := 0
+	for ; k < stopEvery && mi <= end; k++ {
+		ad := dr.AsUint64x4().And(abs).AsFloat64x4().Add(di.AsUint64x4().And(abs).AsFloat64x4())
+		if ad.Less(bc(rad[base[mi-1]])).ToBits()&active != 0 {
+			break
+		}
+		z0, z1 := z[mi], z[mi+1]
+		tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
+		tr, ti := tzr.Add(dr), tzi.Add(di)
+		nr, ni := tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
+		zr, zi := bc(real(z1)).Add(nr), bc(imag(z1)).Add(ni)
+		z2 := zr.Mul(zr).Add(zi.Mul(zi))
+		if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&active != 0 {
+			break
+		}
+		dr, di = nr, ni
+		mi++
+	}
+	return dr, di, k
 }

@@ -32,7 +32,9 @@ import (
 // lanes that rebased: they start again from 0 while the others wait) go on one by one in
 // PerturbEscape's own loop (perturbRun) up to the least index of the others, where a round of
 // the vectors would take a step of one or two lanes (soloLanes); on a Mandelbrot reference
-// only (on a Julia reference the least index is taken in another order: see the loop). Every lane's arithmetic is PerturbEscape's, in its
+// only (on a Julia reference the least index is taken in another order: see the loop).
+// While every lane is at the same index and takes plain steps with nothing to check after
+// them, as it mostly does, the steps go in a loop of their own (perturbGroup8Plain). Every lane's arithmetic is PerturbEscape's, in its
 // order, without fused multiply-adds: the results are PerturbEscape's bit for bit.
 //
 // Every perturbGroup and perturbGroupDE loop is written from one template by
@@ -100,6 +102,12 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 		}
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
+			if uniform && mi > 0 {
+				var k int
+				dr, di, k = perturbGroup8Plain(z, base, rad, &cr, &ci, active, mi, min(tableEnd, limMin-2), dr, di)
+				mi += k
+				m = m.Add(bc(float64(k)))
+			}
 			if !uniform {
 				var mn float64
 				if ref.jStart == 0 {
@@ -131,8 +139,8 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			stepBits := step.ToBits()
 			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
 				// Lanes alone at the least index (mostly one that rebased) go on one by one in
-				// PerturbEscape's own loop up to the least index of the others: each of their
-				// steps would be a round of the vectors for one or two lanes.
+				// PerturbEscape's own loop up to the least index of the others: each of
+				// their steps would be a round of the vectors for one or two lanes.
 				until := math.MaxInt
 				{
 					m := bc(math.Inf(1)).Merge(m, step)
@@ -302,4 +310,37 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			dr, di, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi), archsimd.LoadFloat64x8(&sm)
 		}
 	}
+}
+
+// perturbGroup8Plain is perturbGroup8's plain steps while every lane going (active) is at index mi:
+// it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
+// and no lane has anything to check after the step, in a loop of their own, without the
+// masks, the level climb and the merges of a round (a function of its own, so that the
+// round's registers stay as they were). A step after which some lane has something to do is
+// thrown away: the round takes it again, the same way, and checks. It returns the lanes'
+// deltas and the steps taken.
+func perturbGroup8Plain(z []complex128, base []int32, rad []float64, cr, ci *[8]float64, active uint8, mi, end int, dr, di archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8, int) {
+	const W = 8
+	bc := archsimd.BroadcastFloat64x8
+	abs := archsimd.BroadcastUint64x8(1<<63 - 1)
+	vcr, vci := archsimd.LoadFloat64x8(cr), archsimd.LoadFloat64x8(ci)
+	k := 0
+	for ; k < stopEvery && mi <= end; k++ {
+		ad := dr.AsUint64x8().And(abs).AsFloat64x8().Add(di.AsUint64x8().And(abs).AsFloat64x8())
+		if ad.Less(bc(rad[base[mi-1]])).ToBits()&active != 0 {
+			break
+		}
+		z0, z1 := z[mi], z[mi+1]
+		tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
+		tr, ti := tzr.Add(dr), tzi.Add(di)
+		nr, ni := tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
+		zr, zi := bc(real(z1)).Add(nr), bc(imag(z1)).Add(ni)
+		z2 := zr.Mul(zr).Add(zi.Mul(zi))
+		if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&active != 0 {
+			break
+		}
+		dr, di = nr, ni
+		mi++
+	}
+	return dr, di, k
 }

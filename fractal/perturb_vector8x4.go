@@ -79,6 +79,13 @@ func perturbGroup8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 		}
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
+			if uniform && mi > 0 {
+				var k int
+				dra, dia, drb, dib, k = perturbGroup8x4Plain(z, base, rad, &cr, &ci, active, mi, min(tableEnd, limMin-2), dra, dia, drb, dib)
+				mi += k
+				ma = ma.Add(bc(float64(k)))
+				mb = mb.Add(bc(float64(k)))
+			}
 			if !uniform {
 				var mn float64
 				if ref.jStart == 0 {
@@ -112,8 +119,8 @@ func perturbGroup8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 			stepBits := uint8(stepa.ToBits()) | uint8(stepb.ToBits())<<4
 			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
 				// Lanes alone at the least index (mostly one that rebased) go on one by one in
-				// PerturbEscape's own loop up to the least index of the others: each of their
-				// steps would be a round of the vectors for one or two lanes.
+				// PerturbEscape's own loop up to the least index of the others: each of
+				// their steps would be a round of the vectors for one or two lanes.
 				until := math.MaxInt
 				{
 					ma := bc(math.Inf(1)).Merge(ma, stepa)
@@ -321,4 +328,45 @@ func perturbGroup8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 			drb, dib, mb = ld(sdr[4:]), ld(sdi[4:]), ld(sm[4:])
 		}
 	}
+}
+
+// perturbGroup8x4Plain is perturbGroup8x4's plain steps while every lane going (active) is at index mi:
+// it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
+// and no lane has anything to check after the step, in a loop of their own, without the
+// masks, the level climb and the merges of a round (a function of its own, so that the
+// round's registers stay as they were). A step after which some lane has something to do is
+// thrown away: the round takes it again, the same way, and checks. It returns the lanes'
+// deltas and the steps taken.
+func perturbGroup8x4Plain(z []complex128, base []int32, rad []float64, cr, ci *[8]float64, active uint8, mi, end int, dra, dia, drb, dib archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, int) {
+	const W = 4
+	bc := archsimd.BroadcastFloat64x4
+	ld := func(p []float64) archsimd.Float64x4 { return archsimd.LoadFloat64x4((*[W]float64)(p)) }
+	abs := archsimd.BroadcastUint64x4(1<<63 - 1)
+	vcra, vcia := ld(cr[0:]), ld(ci[0:])
+	vcrb, vcib := ld(cr[4:]), ld(ci[4:])
+	k := 0
+	for ; k < stopEvery && mi <= end; k++ {
+		ada := dra.AsUint64x4().And(abs).AsFloat64x4().Add(dia.AsUint64x4().And(abs).AsFloat64x4())
+		adb := drb.AsUint64x4().And(abs).AsFloat64x4().Add(dib.AsUint64x4().And(abs).AsFloat64x4())
+		if (uint8(ada.Less(bc(rad[base[mi-1]])).ToBits())|uint8(adb.Less(bc(rad[base[mi-1]])).ToBits())<<4)&active != 0 {
+			break
+		}
+		z0, z1 := z[mi], z[mi+1]
+		tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
+		tra, tia := tzr.Add(dra), tzi.Add(dia)
+		trb, tib := tzr.Add(drb), tzi.Add(dib)
+		nra, nia := tra.Mul(dra).Sub(tia.Mul(dia)).Add(vcra), tra.Mul(dia).Add(tia.Mul(dra)).Add(vcia)
+		nrb, nib := trb.Mul(drb).Sub(tib.Mul(dib)).Add(vcrb), trb.Mul(dib).Add(tib.Mul(drb)).Add(vcib)
+		zra, zia := bc(real(z1)).Add(nra), bc(imag(z1)).Add(nia)
+		zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
+		z2a := zra.Mul(zra).Add(zia.Mul(zia))
+		z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
+		if (uint8(z2a.Greater(bc(4)).ToBits())|uint8(z2b.Greater(bc(4)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&active != 0 {
+			break
+		}
+		dra, dia = nra, nia
+		drb, dib = nrb, nib
+		mi++
+	}
+	return dra, dia, drb, dib, k
 }

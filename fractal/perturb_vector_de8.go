@@ -6,6 +6,7 @@ package fractal
 
 import (
 	"math"
+	"math/bits"
 	"simd/archsimd"
 )
 
@@ -82,6 +83,12 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 		}
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
+			if uniform && mi > 0 {
+				var k int
+				dr, di, wr, wi, k = perturbGroupDE8Plain(z, base, rad, &cr, &ci, active, mi, min(tableEnd, limMin-2), dr, di, wr, wi, ws)
+				mi += k
+				m = m.Add(bc(float64(k)))
+			}
 			if !uniform {
 				var mn float64
 				if ref.jStart == 0 {
@@ -111,6 +118,49 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 			}
 			step := m.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := step.ToBits()
+			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
+				// Lanes alone at the least index (mostly one that rebased) go on one by one in
+				// PerturbEscapeDE's own loop up to the least index of the others: each of
+				// their steps would be a round of the vectors for one or two lanes.
+				until := math.MaxInt
+				{
+					m := bc(math.Inf(1)).Merge(m, step)
+					h4 := m.GetLo().Min(m.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn := min(h2.GetElem(0), h2.GetElem(1)); mn != math.Inf(1) {
+						until = int(mn)
+					}
+				}
+				dr.Store(&sdr)
+				di.Store(&sdi)
+				m.Store(&sm)
+				wr.Store(&swr)
+				wi.Store(&swi)
+				for b := stepBits; b != 0; b &= b - 1 {
+					i := bits.TrailingZeros8(b)
+					r := perturbRunDE(ref, bla, sdr[i], sdi[i], swr[i], swi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], ws, maxIter, until, stop)
+					switch {
+					case r.stopped:
+						return false
+					case r.done:
+						out[i], sm[i] = r.res, math.Inf(1)
+						active &^= 1 << i
+					default:
+						sdr[i], sdi[i], sm[i], nlim[i] = r.dr, r.di, float64(r.m), float64(maxIter-(r.n-r.m))
+						swr[i], swi[i] = r.wr, r.wi
+					}
+					lim[i] = ref.laneLim(sm[i], nlim[i])
+				}
+				nlimMin, limMin = maxIter, maxIter
+				for i := range L {
+					if active&(1<<i) != 0 {
+						nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+					}
+				}
+				dr, di, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi), archsimd.LoadFloat64x8(&sm)
+				wr, wi = archsimd.LoadFloat64x8(&swr), archsimd.LoadFloat64x8(&swi)
+				continue
+			}
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
 			// maxIter to check), when each lane's own is found lane by lane.
@@ -259,4 +309,40 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 			dr, di, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi), archsimd.LoadFloat64x8(&sm)
 		}
 	}
+}
+
+// perturbGroupDE8Plain is perturbGroupDE8's plain steps (the derivative's with them) while every lane going (active) is at index mi:
+// it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
+// and no lane has anything to check after the step, in a loop of their own, without the
+// masks, the level climb and the merges of a round (a function of its own, so that the
+// round's registers stay as they were). A step after which some lane has something to do is
+// thrown away: the round takes it again, the same way, and checks. It returns the lanes'
+// deltas and the steps taken.
+func perturbGroupDE8Plain(z []complex128, base []int32, rad []float64, cr, ci *[8]float64, active uint8, mi, end int, dr, di, wr, wi archsimd.Float64x8, ws float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, int) {
+	const W = 8
+	bc := archsimd.BroadcastFloat64x8
+	abs := archsimd.BroadcastUint64x8(1<<63 - 1)
+	vcr, vci := archsimd.LoadFloat64x8(cr), archsimd.LoadFloat64x8(ci)
+	k := 0
+	for ; k < stopEvery && mi <= end; k++ {
+		ad := dr.AsUint64x8().And(abs).AsFloat64x8().Add(di.AsUint64x8().And(abs).AsFloat64x8())
+		if ad.Less(bc(rad[base[mi-1]])).ToBits()&active != 0 {
+			break
+		}
+		z0, z1 := z[mi], z[mi+1]
+		tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
+		fr, fi := bc(real(z0)).Add(dr), bc(imag(z0)).Add(di)
+		nwr, nwi := bc(2).Mul(fr.Mul(wr).Sub(fi.Mul(wi))).Add(bc(ws)), bc(2).Mul(fr.Mul(wi).Add(fi.Mul(wr)))
+		tr, ti := tzr.Add(dr), tzi.Add(di)
+		nr, ni := tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
+		zr, zi := bc(real(z1)).Add(nr), bc(imag(z1)).Add(ni)
+		z2 := zr.Mul(zr).Add(zi.Mul(zi))
+		if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&active != 0 {
+			break
+		}
+		dr, di = nr, ni
+		wr, wi = nwr, nwi
+		mi++
+	}
+	return dr, di, wr, wi, k
 }

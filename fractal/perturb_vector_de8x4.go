@@ -6,6 +6,7 @@ package fractal
 
 import (
 	"math"
+	"math/bits"
 	"simd/archsimd"
 )
 
@@ -85,6 +86,13 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 		}
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
+			if uniform && mi > 0 {
+				var k int
+				dra, dia, drb, dib, wra, wia, wrb, wib, k = perturbGroupDE8x4Plain(z, base, rad, &cr, &ci, active, mi, min(tableEnd, limMin-2), dra, dia, drb, dib, wra, wia, wrb, wib, ws)
+				mi += k
+				ma = ma.Add(bc(float64(k)))
+				mb = mb.Add(bc(float64(k)))
+			}
 			if !uniform {
 				var mn float64
 				if ref.jStart == 0 {
@@ -116,6 +124,57 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 			stepa := ma.Equal(bc(float64(mi))) // the lanes that take this step
 			stepb := mb.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := uint8(stepa.ToBits()) | uint8(stepb.ToBits())<<4
+			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
+				// Lanes alone at the least index (mostly one that rebased) go on one by one in
+				// PerturbEscapeDE's own loop up to the least index of the others: each of
+				// their steps would be a round of the vectors for one or two lanes.
+				until := math.MaxInt
+				{
+					ma := bc(math.Inf(1)).Merge(ma, stepa)
+					mb := bc(math.Inf(1)).Merge(mb, stepb)
+					h4 := ma.Min(mb)
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn := min(h2.GetElem(0), h2.GetElem(1)); mn != math.Inf(1) {
+						until = int(mn)
+					}
+				}
+				dra.Store((*[W]float64)(sdr[0:]))
+				drb.Store((*[W]float64)(sdr[4:]))
+				dia.Store((*[W]float64)(sdi[0:]))
+				dib.Store((*[W]float64)(sdi[4:]))
+				ma.Store((*[W]float64)(sm[0:]))
+				mb.Store((*[W]float64)(sm[4:]))
+				wra.Store((*[W]float64)(swr[0:]))
+				wrb.Store((*[W]float64)(swr[4:]))
+				wia.Store((*[W]float64)(swi[0:]))
+				wib.Store((*[W]float64)(swi[4:]))
+				for b := stepBits; b != 0; b &= b - 1 {
+					i := bits.TrailingZeros8(b)
+					r := perturbRunDE(ref, bla, sdr[i], sdi[i], swr[i], swi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], ws, maxIter, until, stop)
+					switch {
+					case r.stopped:
+						return false
+					case r.done:
+						out[i], sm[i] = r.res, math.Inf(1)
+						active &^= 1 << i
+					default:
+						sdr[i], sdi[i], sm[i], nlim[i] = r.dr, r.di, float64(r.m), float64(maxIter-(r.n-r.m))
+						swr[i], swi[i] = r.wr, r.wi
+					}
+					lim[i] = ref.laneLim(sm[i], nlim[i])
+				}
+				nlimMin, limMin = maxIter, maxIter
+				for i := range L {
+					if active&(1<<i) != 0 {
+						nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+					}
+				}
+				dra, dia, ma = ld(sdr[0:]), ld(sdi[0:]), ld(sm[0:])
+				drb, dib, mb = ld(sdr[4:]), ld(sdi[4:]), ld(sm[4:])
+				wra, wia = ld(swr[0:]), ld(swi[0:])
+				wrb, wib = ld(swr[4:]), ld(swi[4:])
+				continue
+			}
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
 			// maxIter to check), when each lane's own is found lane by lane.
@@ -309,4 +368,51 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 			drb, dib, mb = ld(sdr[4:]), ld(sdi[4:]), ld(sm[4:])
 		}
 	}
+}
+
+// perturbGroupDE8x4Plain is perturbGroupDE8x4's plain steps (the derivative's with them) while every lane going (active) is at index mi:
+// it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
+// and no lane has anything to check after the step, in a loop of their own, without the
+// masks, the level climb and the merges of a round (a function of its own, so that the
+// round's registers stay as they were). A step after which some lane has something to do is
+// thrown away: the round takes it again, the same way, and checks. It returns the lanes'
+// deltas and the steps taken.
+func perturbGroupDE8x4Plain(z []complex128, base []int32, rad []float64, cr, ci *[8]float64, active uint8, mi, end int, dra, dia, drb, dib, wra, wia, wrb, wib archsimd.Float64x4, ws float64) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, int) {
+	const W = 4
+	bc := archsimd.BroadcastFloat64x4
+	ld := func(p []float64) archsimd.Float64x4 { return archsimd.LoadFloat64x4((*[W]float64)(p)) }
+	abs := archsimd.BroadcastUint64x4(1<<63 - 1)
+	vcra, vcia := ld(cr[0:]), ld(ci[0:])
+	vcrb, vcib := ld(cr[4:]), ld(ci[4:])
+	k := 0
+	for ; k < stopEvery && mi <= end; k++ {
+		ada := dra.AsUint64x4().And(abs).AsFloat64x4().Add(dia.AsUint64x4().And(abs).AsFloat64x4())
+		adb := drb.AsUint64x4().And(abs).AsFloat64x4().Add(dib.AsUint64x4().And(abs).AsFloat64x4())
+		if (uint8(ada.Less(bc(rad[base[mi-1]])).ToBits())|uint8(adb.Less(bc(rad[base[mi-1]])).ToBits())<<4)&active != 0 {
+			break
+		}
+		z0, z1 := z[mi], z[mi+1]
+		tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
+		fra, fia := bc(real(z0)).Add(dra), bc(imag(z0)).Add(dia)
+		frb, fib := bc(real(z0)).Add(drb), bc(imag(z0)).Add(dib)
+		nwra, nwia := bc(2).Mul(fra.Mul(wra).Sub(fia.Mul(wia))).Add(bc(ws)), bc(2).Mul(fra.Mul(wia).Add(fia.Mul(wra)))
+		nwrb, nwib := bc(2).Mul(frb.Mul(wrb).Sub(fib.Mul(wib))).Add(bc(ws)), bc(2).Mul(frb.Mul(wib).Add(fib.Mul(wrb)))
+		tra, tia := tzr.Add(dra), tzi.Add(dia)
+		trb, tib := tzr.Add(drb), tzi.Add(dib)
+		nra, nia := tra.Mul(dra).Sub(tia.Mul(dia)).Add(vcra), tra.Mul(dia).Add(tia.Mul(dra)).Add(vcia)
+		nrb, nib := trb.Mul(drb).Sub(tib.Mul(dib)).Add(vcrb), trb.Mul(dib).Add(tib.Mul(drb)).Add(vcib)
+		zra, zia := bc(real(z1)).Add(nra), bc(imag(z1)).Add(nia)
+		zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
+		z2a := zra.Mul(zra).Add(zia.Mul(zia))
+		z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
+		if (uint8(z2a.Greater(bc(4)).ToBits())|uint8(z2b.Greater(bc(4)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&active != 0 {
+			break
+		}
+		dra, dia = nra, nia
+		drb, dib = nrb, nib
+		wra, wia = nwra, nwia
+		wrb, wib = nwrb, nwib
+		mi++
+	}
+	return dra, dia, drb, dib, wra, wia, wrb, wib, k
 }
