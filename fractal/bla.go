@@ -102,18 +102,28 @@ func buildBLA(z []complex128, dcMax, eps float64, cut int) *BLA {
 		total += steps >> l
 	}
 	b.offs = append(b.offs, total)
-	lm := make([]blaEntry, total) // level-major, as Flat lays it out
+	// The entries grouped by start (entry (k, l) exists for l <= levelsAt(k)-1), written
+	// there level by level: at is level l's entry k (starting at step k<<l).
+	b.base = make([]int32, steps+1)
+	n := 0
+	for k := range steps {
+		b.base[k] = int32(n)
+		n += b.levelsAt(k)
+	}
+	b.base[steps] = int32(n)
+	b.ent = make([]blaEntry, n)
+	at := func(l, k int) *blaEntry { return &b.ent[int(b.base[k<<uint(l)])+l] }
 	for k := range steps {
 		zm := z[k+1]
-		lm[k] = blaEntry{ar: 2 * real(zm), ai: 2 * imag(zm), br: 1, r: eps * math.Hypot(real(zm), imag(zm))}
+		e := at(0, k)
+		*e = blaEntry{ar: 2 * real(zm), ai: 2 * imag(zm), br: 1, r: eps * math.Hypot(real(zm), imag(zm))}
 		if k+1 == cut {
-			lm[k] = blaEntry{}
+			*e = blaEntry{}
 		}
 	}
 	for l := 1; l < len(b.offs)-1; l++ {
-		prev, cur := lm[b.offs[l-1]:b.offs[l]], lm[b.offs[l]:b.offs[l+1]]
-		for k := range cur {
-			x, y := &prev[2*k], &prev[2*k+1]
+		for k := range b.offs[l+1] - b.offs[l] {
+			x, y := at(l-1, 2*k), at(l-1, 2*k+1)
 			e := blaEntry{
 				ar: y.ar*x.ar - y.ai*x.ai,
 				ai: y.ar*x.ai + y.ai*x.ar,
@@ -131,19 +141,9 @@ func buildBLA(z []complex128, dcMax, eps float64, cut int) *BLA {
 			} else {
 				e.r = r
 			}
-			cur[k] = e
+			*at(l, k) = e
 		}
 	}
-	// Regroup by start: entry (k, l) exists for l <= levelsAt(k)-1.
-	b.base = make([]int32, steps+1)
-	b.ent = make([]blaEntry, 0, total)
-	for k := range steps {
-		b.base[k] = int32(len(b.ent))
-		for l := 0; l < b.levelsAt(k); l++ {
-			b.ent = append(b.ent, lm[b.offs[l]+k>>uint(l)])
-		}
-	}
-	b.base[steps] = int32(len(b.ent))
 	b.rad = make([]float64, len(b.ent), len(b.ent)+8) // 8 zeros past the end: see perturbBatch8
 	b.rad = b.rad[:cap(b.rad)]
 	for i, e := range b.ent {
