@@ -120,6 +120,18 @@ func laneCheckDE(ref *Reference, i int, dr, di, zr, zi, wr, wi, mf, nlim, dcr, d
 	return dr, di, float64(m), float64(maxIter - (n - m))
 }
 
+// laneMins is the least nlim and lim (see perturbGroup8) of the lanes in bits, maxIter for
+// none: what a vector loop's uniform rounds test against after lanes changed.
+func laneMins(nlim, lim []float64, bits uint64, maxIter int) (nlimMin, limMin int) {
+	nlimMin, limMin = maxIter, maxIter
+	for i := range nlim {
+		if bits&(1<<i) != 0 {
+			nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+		}
+	}
+	return nlimMin, limMin
+}
+
 // laneLim is a lane's lim at index m with nlim (see perturbGroup8): the least of nlim and the
 // last index of the orbit m lies on (a Julia reference has two: see Reference).
 func (ref *Reference) laneLim(m, nlim float64) float64 {

@@ -111,7 +111,7 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
 				// Lanes alone at the least index (mostly one that rebased) go on one by one in
 				// PerturbEscape's own loop up to the least index of the others: each of
-				// their steps would be a round of the vectors for one or two lanes.
+				// their steps would be a round of the vectors for them alone.
 				until := math.MaxInt
 				{
 					m := bc(math.Inf(1)).Merge(m, step)
@@ -137,12 +137,7 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 					}
 					lim[i] = ref.laneLim(sm[i], nlim[i])
 				}
-				nlimMin, limMin = maxIter, maxIter
-				for i := range L {
-					if active&(1<<i) != 0 {
-						nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
-					}
-				}
+				nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 				dr, di, m = archsimd.LoadFloat64x4(&sdr), archsimd.LoadFloat64x4(&sdi), archsimd.LoadFloat64x4(&sm)
 				continue
 			}
@@ -271,19 +266,14 @@ func perturbGroup4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 				}
 			}
 			uniform = false
-			nlimMin, limMin = maxIter, maxIter
-			for i := range L {
-				if active&(1<<i) != 0 {
-					nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
-				}
-			}
+			nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 			dr, di, m = archsimd.LoadFloat64x4(&sdr), archsimd.LoadFloat64x4(&sdi), archsimd.LoadFloat64x4(&sm)
 		}
 	}
 }
 
-// perturbGroup4Plain is perturbGroup4's plain steps while every lane going (active) is at index mi:
-// it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
+// perturbGroup4Plain is perturbGroup4's plain steps while every lane
+// going (active) is at index mi: it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
 // and no lane has anything to check after the step, in a loop of their own, without the
 // masks, the level climb and the merges of a round (a function of its own, so that the
 // round's registers stay as they were). A step after which some lane has something to do is

@@ -28,14 +28,15 @@ import (
 // by lane, and both steps are computed, each lane keeping its own. The check after the step
 // is vector compares that catch every lane with something to do (its pixel escaped,
 // rebases, reached the reference's end or maxIter), and such a lane goes through
-// PerturbEscape's own check (laneCheck). One or two lanes alone at the least index (mostly
-// lanes that rebased: they start again from 0 while the others wait) go on one by one in
-// PerturbEscape's own loop (perturbRun) up to the least index of the others, where a round of
-// the vectors would take a step of one or two lanes (soloLanes); on a Mandelbrot reference
-// only (on a Julia reference the least index is taken in another order: see the loop).
-// While every lane is at the same index and takes plain steps with nothing to check after
-// them, as it mostly does, the steps go in a loop of their own (perturbGroup8Plain). Every lane's arithmetic is PerturbEscape's, in its
-// order, without fused multiply-adds: the results are PerturbEscape's bit for bit.
+// PerturbEscape's own check (laneCheck). A lane alone at the least index (soloLanes at most;
+// mostly a lane that rebased: it starts again from 0 while the others wait) goes on in
+// PerturbEscape's own loop (perturbRun) up to the least index of the others, where each round
+// of the vectors would step that lane alone; on a Mandelbrot reference only (on a Julia
+// reference the least index is taken in another order: see the loop). While every lane is at
+// the same index and takes plain steps with nothing to check after them, as it mostly does,
+// the steps go in a loop of their own (perturbGroup8Plain). Every lane's arithmetic is
+// PerturbEscape's, in its order, without fused multiply-adds: the results are PerturbEscape's
+// bit for bit.
 //
 // Every perturbGroup and perturbGroupDE loop is written from one template by
 // fractal/internal/vecgen: a change goes there, then `go generate ./fractal/...`.
@@ -140,7 +141,7 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
 				// Lanes alone at the least index (mostly one that rebased) go on one by one in
 				// PerturbEscape's own loop up to the least index of the others: each of
-				// their steps would be a round of the vectors for one or two lanes.
+				// their steps would be a round of the vectors for them alone.
 				until := math.MaxInt
 				{
 					m := bc(math.Inf(1)).Merge(m, step)
@@ -167,12 +168,7 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 					}
 					lim[i] = ref.laneLim(sm[i], nlim[i])
 				}
-				nlimMin, limMin = maxIter, maxIter
-				for i := range L {
-					if active&(1<<i) != 0 {
-						nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
-					}
-				}
+				nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 				dr, di, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi), archsimd.LoadFloat64x8(&sm)
 				continue
 			}
@@ -301,19 +297,14 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 				}
 			}
 			uniform = false
-			nlimMin, limMin = maxIter, maxIter
-			for i := range L {
-				if active&(1<<i) != 0 {
-					nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
-				}
-			}
+			nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 			dr, di, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi), archsimd.LoadFloat64x8(&sm)
 		}
 	}
 }
 
-// perturbGroup8Plain is perturbGroup8's plain steps while every lane going (active) is at index mi:
-// it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
+// perturbGroup8Plain is perturbGroup8's plain steps while every lane
+// going (active) is at index mi: it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
 // and no lane has anything to check after the step, in a loop of their own, without the
 // masks, the level climb and the merges of a round (a function of its own, so that the
 // round's registers stay as they were). A step after which some lane has something to do is

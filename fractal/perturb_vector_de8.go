@@ -121,7 +121,7 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
 				// Lanes alone at the least index (mostly one that rebased) go on one by one in
 				// PerturbEscapeDE's own loop up to the least index of the others: each of
-				// their steps would be a round of the vectors for one or two lanes.
+				// their steps would be a round of the vectors for them alone.
 				until := math.MaxInt
 				{
 					m := bc(math.Inf(1)).Merge(m, step)
@@ -151,12 +151,7 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 					}
 					lim[i] = ref.laneLim(sm[i], nlim[i])
 				}
-				nlimMin, limMin = maxIter, maxIter
-				for i := range L {
-					if active&(1<<i) != 0 {
-						nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
-					}
-				}
+				nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 				dr, di, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi), archsimd.LoadFloat64x8(&sm)
 				wr, wi = archsimd.LoadFloat64x8(&swr), archsimd.LoadFloat64x8(&swi)
 				continue
@@ -300,19 +295,14 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 				}
 			}
 			uniform = false
-			nlimMin, limMin = maxIter, maxIter
-			for i := range L {
-				if active&(1<<i) != 0 {
-					nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
-				}
-			}
+			nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 			dr, di, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi), archsimd.LoadFloat64x8(&sm)
 		}
 	}
 }
 
-// perturbGroupDE8Plain is perturbGroupDE8's plain steps (the derivative's with them) while every lane going (active) is at index mi:
-// it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
+// perturbGroupDE8Plain is perturbGroupDE8's plain steps (the derivative's with them) while every lane
+// going (active) is at index mi: it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
 // and no lane has anything to check after the step, in a loop of their own, without the
 // masks, the level climb and the merges of a round (a function of its own, so that the
 // round's registers stay as they were). A step after which some lane has something to do is

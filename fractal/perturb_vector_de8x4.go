@@ -127,7 +127,7 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
 				// Lanes alone at the least index (mostly one that rebased) go on one by one in
 				// PerturbEscapeDE's own loop up to the least index of the others: each of
-				// their steps would be a round of the vectors for one or two lanes.
+				// their steps would be a round of the vectors for them alone.
 				until := math.MaxInt
 				{
 					ma := bc(math.Inf(1)).Merge(ma, stepa)
@@ -163,12 +163,7 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 					}
 					lim[i] = ref.laneLim(sm[i], nlim[i])
 				}
-				nlimMin, limMin = maxIter, maxIter
-				for i := range L {
-					if active&(1<<i) != 0 {
-						nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
-					}
-				}
+				nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 				dra, dia, ma = ld(sdr[0:]), ld(sdi[0:]), ld(sm[0:])
 				drb, dib, mb = ld(sdr[4:]), ld(sdi[4:]), ld(sm[4:])
 				wra, wia = ld(swr[0:]), ld(swi[0:])
@@ -358,20 +353,15 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 				}
 			}
 			uniform = false
-			nlimMin, limMin = maxIter, maxIter
-			for i := range L {
-				if active&(1<<i) != 0 {
-					nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
-				}
-			}
+			nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 			dra, dia, ma = ld(sdr[0:]), ld(sdi[0:]), ld(sm[0:])
 			drb, dib, mb = ld(sdr[4:]), ld(sdi[4:]), ld(sm[4:])
 		}
 	}
 }
 
-// perturbGroupDE8x4Plain is perturbGroupDE8x4's plain steps (the derivative's with them) while every lane going (active) is at index mi:
-// it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
+// perturbGroupDE8x4Plain is perturbGroupDE8x4's plain steps (the derivative's with them) while every lane
+// going (active) is at index mi: it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
 // and no lane has anything to check after the step, in a loop of their own, without the
 // masks, the level climb and the merges of a round (a function of its own, so that the
 // round's registers stay as they were). A step after which some lane has something to do is

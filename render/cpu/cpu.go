@@ -50,8 +50,8 @@ func (r *Renderer) workers() int {
 // Render draws the pixels rect (in f's global pixel coordinates) of frame f into dst, whose
 // top-left pixel receives rect.Min. dst must be at least rect's size. It computes each row's
 // samples (Compute) and colours them (colour.Colourer) as it goes, holding one row of samples
-// per worker (a band of blockSize rows for a Perturbation frame). Cancelling ctx stops it after the rows in progress, with ctx's error; dst is
-// then partly drawn.
+// per worker (a band of blockSize rows for a Perturbation frame). Cancelling ctx stops it
+// after the rows in progress, with ctx's error; dst is then partly drawn.
 func (r *Renderer) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	if rect.Empty() {
 		return nil
@@ -93,7 +93,8 @@ func (r *Renderer) Compute(ctx context.Context, f fractal.Frame, rect image.Rect
 }
 
 // rows computes the rows of rect on every worker, each into a row of samples of its own (or a
-// band of them: perturbBand), and hands every finished row (y in f's pixels) to its worker's sink (made once per worker).
+// band of them: perturbBand), and hands every finished row (y in f's pixels) to its worker's
+// sink (made once per worker).
 func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectangle, sink func() func(y int, row []colour.Sample)) error {
 	var err error
 	if f.Precision().Perturbs() && f.Ref == nil {
