@@ -41,7 +41,7 @@ func perturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, stop
 // perturbLoop is perturbEscape's loop from delta (dr, di) at index m after n iterations, with
 // dc = (dcr, dci) added every step (0 for a Julia set).
 func perturbLoop(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci float64, maxIter int, stop <-chan struct{}) (int, float64, int) {
-	r := perturbRun(ref, bla, dr, di, m, n, dcr, dci, maxIter, math.MaxInt, stop)
+	r := perturbRun(ref, bla, dr, di, m, n, dcr, dci, maxIter, math.MaxInt, false, stop)
 	if r.stopped {
 		return -1, 0, r.steps
 	}
@@ -59,10 +59,11 @@ type run struct {
 }
 
 // perturbRun is perturbLoop's loop that also stops, not done, after a step that leaves m at
-// until or beyond (rebasing first): the vector loops run a lane that goes alone this way,
-// with until the least index of the others (see perturbGroup8). Done, n is the result's count
+// until or beyond (rebasing first), and with leave after a step that rebases (m is then 0):
+// the vector loops run a lane that goes alone this way, with until the least index of the
+// others (see perturbGroup8). Done, n is the result's count
 // (-1 when the pixel reached maxIter) and nu its smooth value.
-func perturbRun(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci float64, maxIter, until int, stop <-chan struct{}) run {
+func perturbRun(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci float64, maxIter, until int, leave bool, stop <-chan struct{}) run {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table() // the table covers the steps from m = 1 to tableEnd
@@ -105,6 +106,9 @@ func perturbRun(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci flo
 		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 			dr, di = zr, zi
 			m = 0
+			if leave && n < maxIter {
+				return run{dr: dr, di: di, n: n, steps: steps}
+			}
 		} else if m == last {
 			m -= period
 		}

@@ -10,9 +10,10 @@ import (
 // PerturbEscape(ref, bla, dcr[i], dci[i], maxIter, stop), bit for bit, whichever loop computes
 // them. Built with GOEXPERIMENT=simd on amd64 it runs several pixels a vector register (see
 // VectorPath), in groups of neighbouring pixels (dcr's order), which follow nearly the same
-// path through the reference and the BLA table, so that the lanes go in step. A lane whose
-// pixel ends waits for its group's last one: refilled with the next pixel, it would start at
-// the orbit's beginning and hold the others back. Each lane iterates its own pixel with the
+// path through the reference and the BLA table, so that the lanes go in step. A pixel that
+// rebases leaves its group, which goes on without it, and starts again from the orbit's
+// beginning in a later group with others that rebased (see lanePool); a lane left empty waits
+// for its group's last pixel (refilled, it would hold the others back). Each lane iterates its own pixel with the
 // same float64 operations in the same order as PerturbEscape (bit for bit as long as Go does not fuse the scalar loop's multiplies
 // and adds: it does not on amd64 below GOAMD64=v3, the default being v1). It returns false when
 // stop closed first (the results are then meaningless).

@@ -30,7 +30,7 @@ func PerturbEscapeDE(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, sp
 // index m after n iterations, with dc = (dcr, dci) added to the delta every step and ws to
 // the derivative (spacing; 0 for a Julia set).
 func perturbLoopDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, dcr, dci, ws float64, maxIter int, stop <-chan struct{}) Result {
-	r := perturbRunDE(ref, bla, dr, di, wr, wi, m, n, dcr, dci, ws, maxIter, math.MaxInt, stop)
+	r := perturbRunDE(ref, bla, dr, di, wr, wi, m, n, dcr, dci, ws, maxIter, math.MaxInt, false, stop)
 	if r.stopped {
 		return Result{N: -1}
 	}
@@ -47,8 +47,9 @@ type runDE struct {
 }
 
 // perturbRunDE is perturbLoopDE's loop that also stops, not done, after a step that leaves m
-// at until or beyond (rebasing first), as perturbRun does for PerturbEscape's.
-func perturbRunDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, dcr, dci, ws float64, maxIter, until int, stop <-chan struct{}) runDE {
+// at until or beyond (rebasing first), and with leave after a step that rebases, as
+// perturbRun does for PerturbEscape's.
+func perturbRunDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, dcr, dci, ws float64, maxIter, until int, leave bool, stop <-chan struct{}) runDE {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
@@ -92,6 +93,9 @@ func perturbRunDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, dc
 		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 			dr, di = zr, zi
 			m = 0
+			if leave && n < maxIter {
+				return runDE{dr: dr, di: di, wr: wr, wi: wi, n: n}
+			}
 		} else if m == last {
 			m -= period
 		}

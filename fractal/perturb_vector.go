@@ -24,19 +24,19 @@ func hardwareVectorWidth() int {
 // last few pixels; on AVX-512 one (perturbGroupDE8: two, carrying the derivative beside d and
 // m, run out of registers and are slower).
 func perturbBatchDEVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, spacing float64, stop <-chan struct{}, out []Result) bool {
-	group2, group1, size := perturbGroupDE8x4, perturbGroupDE4, 2*w
+	group2, group1 := perturbGroupDE8x4, perturbGroupDE4
 	if w == 8 {
-		group2, group1, size = perturbGroupDE8, perturbGroupDE8, w
+		group2, group1 = perturbGroupDE8, perturbGroupDE8
 	}
-	for k := 0; k < len(dcr); {
-		group, e := group2, min(k+size, len(dcr))
-		if e-k <= w {
+	p := newLanePool(dcr, dci, true)
+	for p.count > 0 {
+		group := group2
+		if p.count <= w {
 			group = group1
 		}
-		if !group(ref, bla, dcr[k:e], dci[k:e], maxIter, spacing, stop, out[k:e]) {
+		if !group(ref, bla, p, maxIter, spacing, stop, out) {
 			return false
 		}
-		k = e
 	}
 	return true
 }
@@ -49,23 +49,87 @@ func perturbBatchVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, max
 	if w == 8 {
 		group2, group1 = perturbGroup16, perturbGroup8
 	}
-	for k := 0; k < len(dcr); {
-		group, e := group2, min(k+2*w, len(dcr))
-		if e-k <= w {
+	p := newLanePool(dcr, dci, false)
+	for p.count > 0 {
+		group := group2
+		if p.count <= w {
 			group = group1
 		}
-		if !group(ref, bla, dcr[k:e], dci[k:e], maxIter, stop, n[k:e], nu[k:e]) {
+		if !group(ref, bla, p, maxIter, stop, n, nu) {
 			return false
 		}
-		k = e
 	}
 	return true
+}
+
+// A lanePool is the pixels of a batch waiting for a lane of a vector loop: at first every
+// pixel, in the batch's order (neighbours together), then each pixel that rebased, in the
+// order they did, with its delta (and derivative) at index 0 and its count. A group takes
+// its pixels from the front and runs until its last lane leaves it: a lane leaves when its
+// pixel is done or rebases. Pixels that rebased start again from index 0 together, in a
+// group of their own, and go in step as fresh pixels do; kept in their group, each would go
+// back to 0 alone and catch the others up step by step (nine steps in ten of a lane that
+// rebased would be a round of the vectors for it alone, or a scalar step).
+type lanePool struct {
+	dcr, dci []float64 // every pixel's delta c (a Julia pixel's z1 minus the reference point)
+	q        []int     // the pixels waiting, a ring from head: a pixel waits at most once
+	head     int
+	count    int
+	// A pixel that rebased: its delta, derivative (wr, wi only with the derivative) and
+	// count n at index 0; n is 0 for a pixel not started.
+	dr, di, wr, wi []float64
+	n              []int
+}
+
+// newLanePool is a pool of the batch's pixels dcr, dci, every one waiting; de makes room
+// for the derivative.
+func newLanePool(dcr, dci []float64, de bool) *lanePool {
+	p := &lanePool{dcr: dcr, dci: dci, q: make([]int, len(dcr)), count: len(dcr),
+		dr: make([]float64, len(dcr)), di: make([]float64, len(dcr)), n: make([]int, len(dcr))}
+	if de {
+		p.wr, p.wi = make([]float64, len(dcr)), make([]float64, len(dcr))
+	}
+	for i := range p.q {
+		p.q[i] = i
+	}
+	return p
+}
+
+// pop takes the pixel at the front, false when none waits.
+func (p *lanePool) pop() (int, bool) {
+	if p.count == 0 {
+		return 0, false
+	}
+	id := p.q[p.head]
+	p.head, p.count = (p.head+1)%len(p.q), p.count-1
+	return id, true
+}
+
+// resume is what a lane takes up of pixel id, which rebased: its delta and derivative at index
+// 0 (0 without the derivative), and its nlim (see perturbGroup8).
+func (p *lanePool) resume(id, maxIter int) (dr, di, wr, wi, nlim float64) {
+	if p.wr != nil {
+		wr, wi = p.wr[id], p.wi[id]
+	}
+	return p.dr[id], p.di[id], wr, wi, float64(maxIter - p.n[id])
+}
+
+// push puts pixel id at the back, rebased to index 0 with delta (dr, di), derivative (wr,
+// wi) and count n >= 1.
+func (p *lanePool) push(id int, dr, di, wr, wi float64, n int) {
+	p.q[(p.head+p.count)%len(p.q)] = id
+	p.count++
+	p.dr[id], p.di[id], p.n[id] = dr, di, n
+	if p.wr != nil {
+		p.wr[id], p.wi[id] = wr, wi
+	}
 }
 
 // soloLanes is the most lanes at the least index that the vector loops run one by one in
 // PerturbEscape's own loop (perturbRun) instead of in rounds of the vectors. A round for one
 // lane costs about as much as three scalar steps; for two, the scalar steps lose again
-// (BenchmarkBatchOrder at kf5e227, 4x4: 30.0 cpu-us a pixel with 1, 34.5 with 2, 32.1 with 3).
+// (BenchmarkBatchOrder at kf5e227, 4x4: 23.3 cpu-us a pixel with none, 21.0 with 1, 21.2
+// with 2; at kf1e50 7.8, 8.0, 8.3).
 const soloLanes = 1
 
 // laneCheck is PerturbEscape's check after a step, for lane i of a vector loop whose compares

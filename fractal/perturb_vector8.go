@@ -10,12 +10,15 @@ import (
 	"simd/archsimd"
 )
 
-// perturbGroup8 is PerturbEscapeBatch for up to eight pixels on AVX-512, one a lane of the
-// vector registers that hold their deltas d and dc and their reference indices m (as
-// float64, exact for integers below 2^53). A lane's count n is not kept: between rebases
-// n - m stays the same, so the lane keeps nlim = maxIter - (n - m) instead (room for maxIter
-// is nlim - m), and lim = min(last, nlim), the m at which its step needs PerturbEscape's
-// check for the reference's end or maxIter.
+// perturbGroup8 is PerturbEscapeBatch for up to eight pixels of the pool p (the batch's
+// pixels waiting for a lane: see lanePool) on AVX-512, one a lane of the vector registers that
+// hold their deltas d and dc and their reference indices m (as float64, exact for integers
+// below 2^53). It takes its pixels from the front of the pool and returns when the last has
+// left: a lane's pixel leaves when it is done (its result in outN and outNu at its index in
+// the batch) or rebases (back to the pool, to go on from index 0 in a later group). A lane's
+// count n is not kept: between rebases n - m stays the same, so the lane keeps nlim = maxIter
+// - (n - m) instead (room for maxIter is nlim - m), and lim = min(last, nlim), the m at which
+// its step needs PerturbEscape's check for the reference's end or maxIter.
 //
 // The lanes go in step: each round the lanes at the least m take a step (the others wait;
 // there they are almost always all of them, since neighbouring pixels follow the same
@@ -28,19 +31,19 @@ import (
 // by lane, and both steps are computed, each lane keeping its own. The check after the step
 // is vector compares that catch every lane with something to do (its pixel escaped,
 // rebases, reached the reference's end or maxIter), and such a lane goes through
-// PerturbEscape's own check (laneCheck). A lane alone at the least index (soloLanes at most;
-// mostly a lane that rebased: it starts again from 0 while the others wait) goes on in
-// PerturbEscape's own loop (perturbRun) up to the least index of the others, where each round
-// of the vectors would step that lane alone; on a Mandelbrot reference only (on a Julia
-// reference the least index is taken in another order: see the loop). While every lane is at
-// the same index and takes plain steps with nothing to check after them, as it mostly does,
-// the steps go in a loop of their own (perturbGroup8Plain). Every lane's arithmetic is
-// PerturbEscape's, in its order, without fused multiply-adds: the results are PerturbEscape's
-// bit for bit.
+// PerturbEscape's own check (laneCheck). While the lanes at the least index agree and have
+// nothing to check after a step, as they mostly do, their steps go in a loop of their own
+// (perturbGroup8Run) up to the others' index. A lane alone at the least index (soloLanes at
+// most: one behind the others after a smaller block, or the group's last) goes on in
+// PerturbEscape's own loop (perturbRun) up to the least index of the others or its next
+// rebase, where each round of the vectors would step that lane alone; on a Mandelbrot
+// reference only (on a Julia reference the least index is taken in another order: see the
+// loop). Every lane's arithmetic is PerturbEscape's, in its order, without fused
+// multiply-adds: the results are PerturbEscape's bit for bit.
 //
 // Every perturbGroup and perturbGroupDE loop is written from one template by
 // fractal/internal/vecgen: a change goes there, then `go generate ./fractal/...`.
-func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) bool {
+func perturbGroup8(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) bool {
 	// L pixels, in vectors of W lanes.
 	const W, L = 8, 8
 	bc := archsimd.BroadcastFloat64x8
@@ -65,22 +68,37 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 		zs = z[ref.jStart]
 	}
 	jlim := min(jnlim, float64(last))
+	var ids [L]int // the pixel in each lane (its index in the batch)
 	for i := range L {
 		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
-		if i >= len(dcr) {
+		id, ok := p.pop()
+		if !ok {
+			continue
+		}
+		ids[i] = id
+		c0r, c0i := p.dcr[id], p.dci[id] // its delta c (a Julia pixel's z1 minus the reference point)
+		if p.n[id] > 0 {
+			// A pixel that rebased in a group before: at index 0 with its delta and count.
+			if ref.jStart == 0 {
+				cr[i], ci[i] = c0r, c0i
+			}
+			sm[i] = 0
+			sdr[i], sdi[i], _, _, nlim[i] = p.resume(id, maxIter)
+			lim[i] = ref.laneLim(0, nlim[i])
+			active |= 1 << i
 			continue
 		}
 		if ref.jStart > 0 {
-			zr, zi := real(zs)+dcr[i], imag(zs)+dci[i]
-			if z2 := zr*zr + zi*zi; z2 <= 4 && z2 >= dcr[i]*dcr[i]+dci[i]*dci[i] && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
-				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = dcr[i], dci[i], float64(ref.jStart), jnlim, jlim
+			zr, zi := real(zs)+c0r, imag(zs)+c0i
+			if z2 := zr*zr + zi*zi; z2 <= 4 && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
+				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = c0r, c0i, float64(ref.jStart), jnlim, jlim
 				active |= 1 << i
-			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJulia(ref, i, dcr[i], dci[i], maxIter, outN, outNu); sm[i] != math.Inf(1) {
+			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJulia(ref, id, c0r, c0i, maxIter, outN, outNu); sm[i] != math.Inf(1) {
 				active |= 1 << i
 			}
 			continue
 		}
-		cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		cr[i], ci[i], sm[i] = c0r, c0i, 0
 		active |= 1 << i
 	}
 	m := archsimd.LoadFloat64x8(&sm)
@@ -103,12 +121,6 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 		}
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
-			if uniform && mi > 0 {
-				var k int
-				dr, di, k = perturbGroup8Plain(z, base, rad, &cr, &ci, active, mi, min(tableEnd, limMin-2), dr, di)
-				mi += k
-				m = m.Add(bc(float64(k)))
-			}
 			if !uniform {
 				var mn float64
 				if ref.jStart == 0 {
@@ -138,10 +150,11 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			}
 			step := m.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := step.ToBits()
-			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
-				// Lanes alone at the least index (mostly one that rebased) go on one by one in
-				// PerturbEscape's own loop up to the least index of the others: each of
-				// their steps would be a round of the vectors for them alone.
+			if bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
+				// Lanes alone at the least index (one behind the others after a smaller block,
+				// or the group's last) go on one by one in PerturbEscape's own loop up to
+				// the least index of the others, or until they rebase: each of their steps
+				// would be a round of the vectors for them alone.
 				until := math.MaxInt
 				{
 					m := bc(math.Inf(1)).Merge(m, step)
@@ -156,12 +169,17 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 				m.Store(&sm)
 				for b := stepBits; b != 0; b &= b - 1 {
 					i := bits.TrailingZeros8(b)
-					r := perturbRun(ref, bla, sdr[i], sdi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], maxIter, until, stop)
+					r := perturbRun(ref, bla, sdr[i], sdi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], maxIter, until, true, stop)
 					switch {
 					case r.stopped:
 						return false
 					case r.done:
-						outN[i], outNu[i], sm[i] = r.n, r.nu, math.Inf(1)
+						outN[ids[i]], outNu[ids[i]], sm[i] = r.n, r.nu, math.Inf(1)
+						active &^= 1 << i
+					case r.m == 0:
+						// Rebased: it waits for a group of its own (see lanePool).
+						p.push(ids[i], r.dr, r.di, 0, 0, r.n)
+						sm[i] = math.Inf(1)
 						active &^= 1 << i
 					default:
 						sdr[i], sdi[i], sm[i], nlim[i] = r.dr, r.di, float64(r.m), float64(maxIter-(r.n-r.m))
@@ -171,6 +189,29 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 				nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 				dr, di, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi), archsimd.LoadFloat64x8(&sm)
 				continue
+			}
+			if mi > 0 && (uniform || ref.jStart == 0) {
+				// The lanes at mi, while they all go the same way, in a loop of their own up
+				// to the others' least index.
+				until := math.MaxInt
+				if stepBits != active {
+					m := bc(math.Inf(1)).Merge(m, step)
+					h4 := m.GetLo().Min(m.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn := min(h2.GetElem(0), h2.GetElem(1)); mn != math.Inf(1) {
+						until = int(mn)
+					}
+				}
+				var k int
+				dr, di, k = perturbGroup8Run(z, ent, base, rad, &cr, &ci, stepBits, mi, tableEnd, min(limMin-1, until), nlimMin, dr, di)
+				if k > 0 {
+					mi += k
+					m = bc(float64(mi)).Merge(m, step)
+					if mi >= until {
+						uniform = false // the others' turn, or all together
+						continue
+					}
+				}
 			}
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
@@ -289,7 +330,13 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 			m.Store(&sm)
 			for i := range L {
 				if evBits&(1<<i) != 0 {
-					sdr[i], sdi[i], sm[i], nlim[i] = laneCheck(ref, i, sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
+					sdr[i], sdi[i], sm[i], nlim[i] = laneCheck(ref, ids[i], sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
+					if sm[i] == 0 {
+						// Rebased (or a period back to 0): the lane leaves the group, which goes on
+						// in step, and its pixel waits for a group of its own (see lanePool).
+						p.push(ids[i], sdr[i], sdi[i], 0, 0, maxIter-int(nlim[i]))
+						sm[i] = math.Inf(1)
+					}
 					lim[i] = ref.laneLim(sm[i], nlim[i])
 					if sm[i] == math.Inf(1) {
 						active &^= 1 << i
@@ -303,35 +350,67 @@ func perturbGroup8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, st
 	}
 }
 
-// perturbGroup8Plain is perturbGroup8's plain steps while every lane
-// going (active) is at index mi: it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
-// and no lane has anything to check after the step, in a loop of their own, without the
-// masks, the level climb and the merges of a round (a function of its own, so that the
-// round's registers stay as they were). A step after which some lane has something to do is
-// thrown away: the round takes it again, the same way, and checks. It returns the lanes'
-// deltas and the steps taken.
-func perturbGroup8Plain(z []complex128, base []int32, rad []float64, cr, ci *[8]float64, active uint8, mi, end int, dr, di archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8, int) {
+// perturbGroup8Run is perturbGroup8's steps while the lanes at index mi (step: every lane going, or
+// those behind the others) all go the same way: every one a plain step, or every one the
+// same BLA block, with nothing to check after it; in a loop of their own, without a round's
+// least index, level choice lane by lane and check (a function of its own, so that the
+// round's registers stay as they were). It goes up to index stop at most (the others' least
+// index, or short of where some lane needs the check for the reference's end or maxIter),
+// within the table (tableEnd), and stops short of a block that some lane's room (nlimMin -
+// mi, the least room of the lanes going) may not take. A step after which a lane has
+// something to do is thrown away: the round takes it again, the same way, and checks. It
+// returns the lanes' deltas and how far mi went.
+func perturbGroup8Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[8]float64, step uint8, mi, tableEnd, stop, nlimMin int, dr, di archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8, int) {
 	const W = 8
 	bc := archsimd.BroadcastFloat64x8
 	abs := archsimd.BroadcastUint64x8(1<<63 - 1)
 	vcr, vci := archsimd.LoadFloat64x8(cr), archsimd.LoadFloat64x8(ci)
-	k := 0
-	for ; k < stopEvery && mi <= end; k++ {
+	stp := archsimd.Mask64x8FromBits(uint8(step))
+	m0 := mi
+	for it := 0; it < stopEvery && mi <= tableEnd && mi < stop; it++ {
 		ad := dr.AsUint64x8().And(abs).AsFloat64x8().Add(di.AsUint64x8().And(abs).AsFloat64x8())
-		if ad.Less(bc(rad[base[mi-1]])).ToBits()&active != 0 {
-			break
+		g := int(base[mi-1])
+		var nr, ni archsimd.Float64x8
+		span := 1
+		switch ad.Less(bc(rad[g])).ToBits() & step {
+		case 0:
+			// d <- (2 Z + d) d + dc
+			z0 := z[mi]
+			tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
+			tr, ti := tzr.Add(dr), tzi.Add(di)
+			nr, ni = tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
+		case step:
+			// d <- A d + B dc, the largest block every lane may take, which must be each
+			// lane's largest.
+			l, end := 0, int(base[mi])
+			for ; g+l+1 < end; l++ {
+				nb := ad.Less(bc(rad[g+l+1])).ToBits() & step
+				if nb == 0 {
+					break
+				}
+				if nb != step || 2<<l > nlimMin-mi {
+					return dr, di, mi - m0
+				}
+			}
+			if span = 1 << l; mi+span > stop {
+				return dr, di, mi - m0
+			}
+			e := &ent[g+l]
+			ar, ai, br, bi := bc(e.ar), bc(e.ai), bc(e.br), bc(e.bi)
+			nr = ar.Mul(dr).Sub(ai.Mul(di)).Add(br.Mul(vcr)).Sub(bi.Mul(vci))
+			ni = ar.Mul(di).Add(ai.Mul(dr)).Add(br.Mul(vci)).Add(bi.Mul(vcr))
+		default:
+			// Some lanes a block, some a plain step: a round's.
+			return dr, di, mi - m0
 		}
-		z0, z1 := z[mi], z[mi+1]
-		tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
-		tr, ti := tzr.Add(dr), tzi.Add(di)
-		nr, ni := tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
+		z1 := z[mi+span]
 		zr, zi := bc(real(z1)).Add(nr), bc(imag(z1)).Add(ni)
 		z2 := zr.Mul(zr).Add(zi.Mul(zi))
-		if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&active != 0 {
+		if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
 			break
 		}
-		dr, di = nr, ni
-		mi++
+		dr, di = nr.Merge(dr, stp), ni.Merge(di, stp)
+		mi += span
 	}
-	return dr, di, k
+	return dr, di, mi - m0
 }

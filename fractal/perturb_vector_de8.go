@@ -14,7 +14,7 @@ import (
 // (see there) with each lane's scaled derivative w = (dz/dc) * spacing beside its delta, as
 // PerturbEscapeDE carries it: a plain step takes w <- 2 (Z + d) w + spacing, a block
 // w <- A w + B spacing, in PerturbEscapeDE's order.
-func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, spacing float64, stop <-chan struct{}, out []Result) bool {
+func perturbGroupDE8(ref *Reference, bla *BLA, p *lanePool, maxIter int, spacing float64, stop <-chan struct{}, out []Result) bool {
 	// L pixels, in vectors of W lanes.
 	const W, L = 8, 8
 	bc := archsimd.BroadcastFloat64x8
@@ -43,23 +43,38 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 		zs = z[ref.jStart]
 	}
 	jlim := min(jnlim, float64(last))
+	var ids [L]int // the pixel in each lane (its index in the batch)
 	for i := range L {
 		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
-		if i >= len(dcr) {
+		id, ok := p.pop()
+		if !ok {
+			continue
+		}
+		ids[i] = id
+		c0r, c0i := p.dcr[id], p.dci[id] // its delta c (a Julia pixel's z1 minus the reference point)
+		if p.n[id] > 0 {
+			// A pixel that rebased in a group before: at index 0 with its delta, derivative and count.
+			if ref.jStart == 0 {
+				cr[i], ci[i] = c0r, c0i
+			}
+			sm[i] = 0
+			sdr[i], sdi[i], swr[i], swi[i], nlim[i] = p.resume(id, maxIter)
+			lim[i] = ref.laneLim(0, nlim[i])
+			active |= 1 << i
 			continue
 		}
 		if ref.jStart > 0 {
 			swr[i] = spacing
-			zr, zi := real(zs)+dcr[i], imag(zs)+dci[i]
-			if z2 := zr*zr + zi*zi; z2 <= 4 && z2 >= dcr[i]*dcr[i]+dci[i]*dci[i] && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
-				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = dcr[i], dci[i], float64(ref.jStart), jnlim, jlim
+			zr, zi := real(zs)+c0r, imag(zs)+c0i
+			if z2 := zr*zr + zi*zi; z2 <= 4 && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
+				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = c0r, c0i, float64(ref.jStart), jnlim, jlim
 				active |= 1 << i
-			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJuliaDE(ref, i, dcr[i], dci[i], maxIter, spacing, out); sm[i] != math.Inf(1) {
+			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJuliaDE(ref, id, c0r, c0i, maxIter, spacing, out); sm[i] != math.Inf(1) {
 				active |= 1 << i
 			}
 			continue
 		}
-		cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		cr[i], ci[i], sm[i] = c0r, c0i, 0
 		active |= 1 << i
 	}
 	m := archsimd.LoadFloat64x8(&sm)
@@ -83,12 +98,6 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 		}
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
-			if uniform && mi > 0 {
-				var k int
-				dr, di, wr, wi, k = perturbGroupDE8Plain(z, base, rad, &cr, &ci, active, mi, min(tableEnd, limMin-2), dr, di, wr, wi, ws)
-				mi += k
-				m = m.Add(bc(float64(k)))
-			}
 			if !uniform {
 				var mn float64
 				if ref.jStart == 0 {
@@ -118,10 +127,11 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 			}
 			step := m.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := step.ToBits()
-			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
-				// Lanes alone at the least index (mostly one that rebased) go on one by one in
-				// PerturbEscapeDE's own loop up to the least index of the others: each of
-				// their steps would be a round of the vectors for them alone.
+			if bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
+				// Lanes alone at the least index (one behind the others after a smaller block,
+				// or the group's last) go on one by one in PerturbEscapeDE's own loop up to
+				// the least index of the others, or until they rebase: each of their steps
+				// would be a round of the vectors for them alone.
 				until := math.MaxInt
 				{
 					m := bc(math.Inf(1)).Merge(m, step)
@@ -138,12 +148,17 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 				wi.Store(&swi)
 				for b := stepBits; b != 0; b &= b - 1 {
 					i := bits.TrailingZeros8(b)
-					r := perturbRunDE(ref, bla, sdr[i], sdi[i], swr[i], swi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], ws, maxIter, until, stop)
+					r := perturbRunDE(ref, bla, sdr[i], sdi[i], swr[i], swi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], ws, maxIter, until, true, stop)
 					switch {
 					case r.stopped:
 						return false
 					case r.done:
-						out[i], sm[i] = r.res, math.Inf(1)
+						out[ids[i]], sm[i] = r.res, math.Inf(1)
+						active &^= 1 << i
+					case r.m == 0:
+						// Rebased: it waits for a group of its own (see lanePool).
+						p.push(ids[i], r.dr, r.di, r.wr, r.wi, r.n)
+						sm[i] = math.Inf(1)
 						active &^= 1 << i
 					default:
 						sdr[i], sdi[i], sm[i], nlim[i] = r.dr, r.di, float64(r.m), float64(maxIter-(r.n-r.m))
@@ -155,6 +170,29 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 				dr, di, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi), archsimd.LoadFloat64x8(&sm)
 				wr, wi = archsimd.LoadFloat64x8(&swr), archsimd.LoadFloat64x8(&swi)
 				continue
+			}
+			if mi > 0 && (uniform || ref.jStart == 0) {
+				// The lanes at mi, while they all go the same way, in a loop of their own up
+				// to the others' least index.
+				until := math.MaxInt
+				if stepBits != active {
+					m := bc(math.Inf(1)).Merge(m, step)
+					h4 := m.GetLo().Min(m.GetHi())
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn := min(h2.GetElem(0), h2.GetElem(1)); mn != math.Inf(1) {
+						until = int(mn)
+					}
+				}
+				var k int
+				dr, di, wr, wi, k = perturbGroupDE8Run(z, ent, base, rad, &cr, &ci, stepBits, mi, tableEnd, min(limMin-1, until), nlimMin, dr, di, wr, wi, ws)
+				if k > 0 {
+					mi += k
+					m = bc(float64(mi)).Merge(m, step)
+					if mi >= until {
+						uniform = false // the others' turn, or all together
+						continue
+					}
+				}
 			}
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
@@ -287,7 +325,13 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 			wi.Store(&swi)
 			for i := range L {
 				if evBits&(1<<i) != 0 {
-					sdr[i], sdi[i], sm[i], nlim[i] = laneCheckDE(ref, i, sdr[i], sdi[i], szr[i], szi[i], swr[i], swi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, ws, out)
+					sdr[i], sdi[i], sm[i], nlim[i] = laneCheckDE(ref, ids[i], sdr[i], sdi[i], szr[i], szi[i], swr[i], swi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, ws, out)
+					if sm[i] == 0 {
+						// Rebased (or a period back to 0): the lane leaves the group, which goes on
+						// in step, and its pixel waits for a group of its own (see lanePool).
+						p.push(ids[i], sdr[i], sdi[i], swr[i], swi[i], maxIter-int(nlim[i]))
+						sm[i] = math.Inf(1)
+					}
 					lim[i] = ref.laneLim(sm[i], nlim[i])
 					if sm[i] == math.Inf(1) {
 						active &^= 1 << i
@@ -301,38 +345,72 @@ func perturbGroupDE8(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, 
 	}
 }
 
-// perturbGroupDE8Plain is perturbGroupDE8's plain steps (the derivative's with them) while every lane
-// going (active) is at index mi: it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
-// and no lane has anything to check after the step, in a loop of their own, without the
-// masks, the level climb and the merges of a round (a function of its own, so that the
-// round's registers stay as they were). A step after which some lane has something to do is
-// thrown away: the round takes it again, the same way, and checks. It returns the lanes'
-// deltas and the steps taken.
-func perturbGroupDE8Plain(z []complex128, base []int32, rad []float64, cr, ci *[8]float64, active uint8, mi, end int, dr, di, wr, wi archsimd.Float64x8, ws float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, int) {
+// perturbGroupDE8Run is perturbGroupDE8's steps while the lanes at index mi (step: every lane going, or
+// those behind the others) all go the same way: every one a plain step, or every one the
+// same BLA block, with nothing to check after it; in a loop of their own, without a round's
+// least index, level choice lane by lane and check (a function of its own, so that the
+// round's registers stay as they were). It goes up to index stop at most (the others' least
+// index, or short of where some lane needs the check for the reference's end or maxIter),
+// within the table (tableEnd), and stops short of a block that some lane's room (nlimMin -
+// mi, the least room of the lanes going) may not take. A step after which a lane has
+// something to do is thrown away: the round takes it again, the same way, and checks. It
+// returns the lanes' deltas and derivatives and how far mi went.
+func perturbGroupDE8Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[8]float64, step uint8, mi, tableEnd, stop, nlimMin int, dr, di, wr, wi archsimd.Float64x8, ws float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, int) {
 	const W = 8
 	bc := archsimd.BroadcastFloat64x8
 	abs := archsimd.BroadcastUint64x8(1<<63 - 1)
 	vcr, vci := archsimd.LoadFloat64x8(cr), archsimd.LoadFloat64x8(ci)
-	k := 0
-	for ; k < stopEvery && mi <= end; k++ {
+	stp := archsimd.Mask64x8FromBits(uint8(step))
+	m0 := mi
+	for it := 0; it < stopEvery && mi <= tableEnd && mi < stop; it++ {
 		ad := dr.AsUint64x8().And(abs).AsFloat64x8().Add(di.AsUint64x8().And(abs).AsFloat64x8())
-		if ad.Less(bc(rad[base[mi-1]])).ToBits()&active != 0 {
-			break
+		g := int(base[mi-1])
+		var nr, ni, nwr, nwi archsimd.Float64x8
+		span := 1
+		switch ad.Less(bc(rad[g])).ToBits() & step {
+		case 0:
+			// d <- (2 Z + d) d + dc
+			z0 := z[mi]
+			tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
+			fr, fi := bc(real(z0)).Add(dr), bc(imag(z0)).Add(di)
+			nwr, nwi = bc(2).Mul(fr.Mul(wr).Sub(fi.Mul(wi))).Add(bc(ws)), bc(2).Mul(fr.Mul(wi).Add(fi.Mul(wr)))
+			tr, ti := tzr.Add(dr), tzi.Add(di)
+			nr, ni = tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
+		case step:
+			// d <- A d + B dc, the largest block every lane may take, which must be each
+			// lane's largest.
+			l, end := 0, int(base[mi])
+			for ; g+l+1 < end; l++ {
+				nb := ad.Less(bc(rad[g+l+1])).ToBits() & step
+				if nb == 0 {
+					break
+				}
+				if nb != step || 2<<l > nlimMin-mi {
+					return dr, di, wr, wi, mi - m0
+				}
+			}
+			if span = 1 << l; mi+span > stop {
+				return dr, di, wr, wi, mi - m0
+			}
+			e := &ent[g+l]
+			ar, ai, br, bi := bc(e.ar), bc(e.ai), bc(e.br), bc(e.bi)
+			nr = ar.Mul(dr).Sub(ai.Mul(di)).Add(br.Mul(vcr)).Sub(bi.Mul(vci))
+			ni = ar.Mul(di).Add(ai.Mul(dr)).Add(br.Mul(vci)).Add(bi.Mul(vcr))
+			nwr = ar.Mul(wr).Sub(ai.Mul(wi)).Add(br.Mul(bc(ws)))
+			nwi = ar.Mul(wi).Add(ai.Mul(wr)).Add(bi.Mul(bc(ws)))
+		default:
+			// Some lanes a block, some a plain step: a round's.
+			return dr, di, wr, wi, mi - m0
 		}
-		z0, z1 := z[mi], z[mi+1]
-		tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
-		fr, fi := bc(real(z0)).Add(dr), bc(imag(z0)).Add(di)
-		nwr, nwi := bc(2).Mul(fr.Mul(wr).Sub(fi.Mul(wi))).Add(bc(ws)), bc(2).Mul(fr.Mul(wi).Add(fi.Mul(wr)))
-		tr, ti := tzr.Add(dr), tzi.Add(di)
-		nr, ni := tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
+		z1 := z[mi+span]
 		zr, zi := bc(real(z1)).Add(nr), bc(imag(z1)).Add(ni)
 		z2 := zr.Mul(zr).Add(zi.Mul(zi))
-		if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&active != 0 {
+		if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
 			break
 		}
-		dr, di = nr, ni
-		wr, wi = nwr, nwi
-		mi++
+		dr, di = nr.Merge(dr, stp), ni.Merge(di, stp)
+		wr, wi = nwr.Merge(wr, stp), nwi.Merge(wi, stp)
+		mi += span
 	}
-	return dr, di, wr, wi, k
+	return dr, di, wr, wi, mi - m0
 }

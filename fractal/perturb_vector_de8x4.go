@@ -13,7 +13,7 @@ import (
 // perturbGroupDE8x4 is perturbGroupDE4 (see there) on AVX2 with 8 pixels in two vectors of
 // 4 lanes (a the first 4 pixels, b the next) going in step: the round's scalar work
 // (the least index, the loads, the level climb's branches) is shared by twice the pixels.
-func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, spacing float64, stop <-chan struct{}, out []Result) bool {
+func perturbGroupDE8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spacing float64, stop <-chan struct{}, out []Result) bool {
 	// L pixels, in vectors of W lanes.
 	const W, L = 4, 8
 	bc := archsimd.BroadcastFloat64x4
@@ -43,23 +43,38 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 		zs = z[ref.jStart]
 	}
 	jlim := min(jnlim, float64(last))
+	var ids [L]int // the pixel in each lane (its index in the batch)
 	for i := range L {
 		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
-		if i >= len(dcr) {
+		id, ok := p.pop()
+		if !ok {
+			continue
+		}
+		ids[i] = id
+		c0r, c0i := p.dcr[id], p.dci[id] // its delta c (a Julia pixel's z1 minus the reference point)
+		if p.n[id] > 0 {
+			// A pixel that rebased in a group before: at index 0 with its delta, derivative and count.
+			if ref.jStart == 0 {
+				cr[i], ci[i] = c0r, c0i
+			}
+			sm[i] = 0
+			sdr[i], sdi[i], swr[i], swi[i], nlim[i] = p.resume(id, maxIter)
+			lim[i] = ref.laneLim(0, nlim[i])
+			active |= 1 << i
 			continue
 		}
 		if ref.jStart > 0 {
 			swr[i] = spacing
-			zr, zi := real(zs)+dcr[i], imag(zs)+dci[i]
-			if z2 := zr*zr + zi*zi; z2 <= 4 && z2 >= dcr[i]*dcr[i]+dci[i]*dci[i] && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
-				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = dcr[i], dci[i], float64(ref.jStart), jnlim, jlim
+			zr, zi := real(zs)+c0r, imag(zs)+c0i
+			if z2 := zr*zr + zi*zi; z2 <= 4 && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
+				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = c0r, c0i, float64(ref.jStart), jnlim, jlim
 				active |= 1 << i
-			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJuliaDE(ref, i, dcr[i], dci[i], maxIter, spacing, out); sm[i] != math.Inf(1) {
+			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJuliaDE(ref, id, c0r, c0i, maxIter, spacing, out); sm[i] != math.Inf(1) {
 				active |= 1 << i
 			}
 			continue
 		}
-		cr[i], ci[i], sm[i] = dcr[i], dci[i], 0
+		cr[i], ci[i], sm[i] = c0r, c0i, 0
 		active |= 1 << i
 	}
 	ma := ld(sm[0:])
@@ -86,13 +101,6 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 		}
 		// stopEvery+1 rounds without a call, so that the vectors stay in registers.
 		for range stopEvery + 1 {
-			if uniform && mi > 0 {
-				var k int
-				dra, dia, drb, dib, wra, wia, wrb, wib, k = perturbGroupDE8x4Plain(z, base, rad, &cr, &ci, active, mi, min(tableEnd, limMin-2), dra, dia, drb, dib, wra, wia, wrb, wib, ws)
-				mi += k
-				ma = ma.Add(bc(float64(k)))
-				mb = mb.Add(bc(float64(k)))
-			}
 			if !uniform {
 				var mn float64
 				if ref.jStart == 0 {
@@ -124,10 +132,11 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 			stepa := ma.Equal(bc(float64(mi))) // the lanes that take this step
 			stepb := mb.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := uint8(stepa.ToBits()) | uint8(stepb.ToBits())<<4
-			if !uniform && bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
-				// Lanes alone at the least index (mostly one that rebased) go on one by one in
-				// PerturbEscapeDE's own loop up to the least index of the others: each of
-				// their steps would be a round of the vectors for them alone.
+			if bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
+				// Lanes alone at the least index (one behind the others after a smaller block,
+				// or the group's last) go on one by one in PerturbEscapeDE's own loop up to
+				// the least index of the others, or until they rebase: each of their steps
+				// would be a round of the vectors for them alone.
 				until := math.MaxInt
 				{
 					ma := bc(math.Inf(1)).Merge(ma, stepa)
@@ -150,12 +159,17 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 				wib.Store((*[W]float64)(swi[4:]))
 				for b := stepBits; b != 0; b &= b - 1 {
 					i := bits.TrailingZeros8(b)
-					r := perturbRunDE(ref, bla, sdr[i], sdi[i], swr[i], swi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], ws, maxIter, until, stop)
+					r := perturbRunDE(ref, bla, sdr[i], sdi[i], swr[i], swi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], ws, maxIter, until, true, stop)
 					switch {
 					case r.stopped:
 						return false
 					case r.done:
-						out[i], sm[i] = r.res, math.Inf(1)
+						out[ids[i]], sm[i] = r.res, math.Inf(1)
+						active &^= 1 << i
+					case r.m == 0:
+						// Rebased: it waits for a group of its own (see lanePool).
+						p.push(ids[i], r.dr, r.di, r.wr, r.wi, r.n)
+						sm[i] = math.Inf(1)
 						active &^= 1 << i
 					default:
 						sdr[i], sdi[i], sm[i], nlim[i] = r.dr, r.di, float64(r.m), float64(maxIter-(r.n-r.m))
@@ -169,6 +183,31 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 				wra, wia = ld(swr[0:]), ld(swi[0:])
 				wrb, wib = ld(swr[4:]), ld(swi[4:])
 				continue
+			}
+			if mi > 0 && (uniform || ref.jStart == 0) {
+				// The lanes at mi, while they all go the same way, in a loop of their own up
+				// to the others' least index.
+				until := math.MaxInt
+				if stepBits != active {
+					ma := bc(math.Inf(1)).Merge(ma, stepa)
+					mb := bc(math.Inf(1)).Merge(mb, stepb)
+					h4 := ma.Min(mb)
+					h2 := h4.GetLo().Min(h4.GetHi())
+					if mn := min(h2.GetElem(0), h2.GetElem(1)); mn != math.Inf(1) {
+						until = int(mn)
+					}
+				}
+				var k int
+				dra, dia, drb, dib, wra, wia, wrb, wib, k = perturbGroupDE8x4Run(z, ent, base, rad, &cr, &ci, stepBits, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia, drb, dib, wra, wia, wrb, wib, ws)
+				if k > 0 {
+					mi += k
+					ma = bc(float64(mi)).Merge(ma, stepa)
+					mb = bc(float64(mi)).Merge(mb, stepb)
+					if mi >= until {
+						uniform = false // the others' turn, or all together
+						continue
+					}
+				}
 			}
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
@@ -345,7 +384,13 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 			wib.Store((*[W]float64)(swi[4:]))
 			for i := range L {
 				if evBits&(1<<i) != 0 {
-					sdr[i], sdi[i], sm[i], nlim[i] = laneCheckDE(ref, i, sdr[i], sdi[i], szr[i], szi[i], swr[i], swi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, ws, out)
+					sdr[i], sdi[i], sm[i], nlim[i] = laneCheckDE(ref, ids[i], sdr[i], sdi[i], szr[i], szi[i], swr[i], swi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, ws, out)
+					if sm[i] == 0 {
+						// Rebased (or a period back to 0): the lane leaves the group, which goes on
+						// in step, and its pixel waits for a group of its own (see lanePool).
+						p.push(ids[i], sdr[i], sdi[i], swr[i], swi[i], maxIter-int(nlim[i]))
+						sm[i] = math.Inf(1)
+					}
 					lim[i] = ref.laneLim(sm[i], nlim[i])
 					if sm[i] == math.Inf(1) {
 						active &^= 1 << i
@@ -360,49 +405,88 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int
 	}
 }
 
-// perturbGroupDE8x4Plain is perturbGroupDE8x4's plain steps (the derivative's with them) while every lane
-// going (active) is at index mi: it takes plain steps from mi up to mi = end at most while no lane's level 0 block applies
-// and no lane has anything to check after the step, in a loop of their own, without the
-// masks, the level climb and the merges of a round (a function of its own, so that the
-// round's registers stay as they were). A step after which some lane has something to do is
-// thrown away: the round takes it again, the same way, and checks. It returns the lanes'
-// deltas and the steps taken.
-func perturbGroupDE8x4Plain(z []complex128, base []int32, rad []float64, cr, ci *[8]float64, active uint8, mi, end int, dra, dia, drb, dib, wra, wia, wrb, wib archsimd.Float64x4, ws float64) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, int) {
+// perturbGroupDE8x4Run is perturbGroupDE8x4's steps while the lanes at index mi (step: every lane going, or
+// those behind the others) all go the same way: every one a plain step, or every one the
+// same BLA block, with nothing to check after it; in a loop of their own, without a round's
+// least index, level choice lane by lane and check (a function of its own, so that the
+// round's registers stay as they were). It goes up to index stop at most (the others' least
+// index, or short of where some lane needs the check for the reference's end or maxIter),
+// within the table (tableEnd), and stops short of a block that some lane's room (nlimMin -
+// mi, the least room of the lanes going) may not take. A step after which a lane has
+// something to do is thrown away: the round takes it again, the same way, and checks. It
+// returns the lanes' deltas and derivatives and how far mi went.
+func perturbGroupDE8x4Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[8]float64, step uint8, mi, tableEnd, stop, nlimMin int, dra, dia, drb, dib, wra, wia, wrb, wib archsimd.Float64x4, ws float64) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, int) {
 	const W = 4
 	bc := archsimd.BroadcastFloat64x4
 	ld := func(p []float64) archsimd.Float64x4 { return archsimd.LoadFloat64x4((*[W]float64)(p)) }
 	abs := archsimd.BroadcastUint64x4(1<<63 - 1)
 	vcra, vcia := ld(cr[0:]), ld(ci[0:])
 	vcrb, vcib := ld(cr[4:]), ld(ci[4:])
-	k := 0
-	for ; k < stopEvery && mi <= end; k++ {
+	stpa, stpb := archsimd.Mask64x4FromBits(uint8(step)), archsimd.Mask64x4FromBits(uint8(step>>4))
+	m0 := mi
+	for it := 0; it < stopEvery && mi <= tableEnd && mi < stop; it++ {
 		ada := dra.AsUint64x4().And(abs).AsFloat64x4().Add(dia.AsUint64x4().And(abs).AsFloat64x4())
 		adb := drb.AsUint64x4().And(abs).AsFloat64x4().Add(dib.AsUint64x4().And(abs).AsFloat64x4())
-		if (uint8(ada.Less(bc(rad[base[mi-1]])).ToBits())|uint8(adb.Less(bc(rad[base[mi-1]])).ToBits())<<4)&active != 0 {
-			break
+		g := int(base[mi-1])
+		var nra, nia, nwra, nwia archsimd.Float64x4
+		var nrb, nib, nwrb, nwib archsimd.Float64x4
+		span := 1
+		switch (uint8(ada.Less(bc(rad[g])).ToBits()) | uint8(adb.Less(bc(rad[g])).ToBits())<<4) & step {
+		case 0:
+			// d <- (2 Z + d) d + dc
+			z0 := z[mi]
+			tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
+			fra, fia := bc(real(z0)).Add(dra), bc(imag(z0)).Add(dia)
+			frb, fib := bc(real(z0)).Add(drb), bc(imag(z0)).Add(dib)
+			nwra, nwia = bc(2).Mul(fra.Mul(wra).Sub(fia.Mul(wia))).Add(bc(ws)), bc(2).Mul(fra.Mul(wia).Add(fia.Mul(wra)))
+			nwrb, nwib = bc(2).Mul(frb.Mul(wrb).Sub(fib.Mul(wib))).Add(bc(ws)), bc(2).Mul(frb.Mul(wib).Add(fib.Mul(wrb)))
+			tra, tia := tzr.Add(dra), tzi.Add(dia)
+			trb, tib := tzr.Add(drb), tzi.Add(dib)
+			nra, nia = tra.Mul(dra).Sub(tia.Mul(dia)).Add(vcra), tra.Mul(dia).Add(tia.Mul(dra)).Add(vcia)
+			nrb, nib = trb.Mul(drb).Sub(tib.Mul(dib)).Add(vcrb), trb.Mul(dib).Add(tib.Mul(drb)).Add(vcib)
+		case step:
+			// d <- A d + B dc, the largest block every lane may take, which must be each
+			// lane's largest.
+			l, end := 0, int(base[mi])
+			for ; g+l+1 < end; l++ {
+				nb := (uint8(ada.Less(bc(rad[g+l+1])).ToBits()) | uint8(adb.Less(bc(rad[g+l+1])).ToBits())<<4) & step
+				if nb == 0 {
+					break
+				}
+				if nb != step || 2<<l > nlimMin-mi {
+					return dra, dia, drb, dib, wra, wia, wrb, wib, mi - m0
+				}
+			}
+			if span = 1 << l; mi+span > stop {
+				return dra, dia, drb, dib, wra, wia, wrb, wib, mi - m0
+			}
+			e := &ent[g+l]
+			ar, ai, br, bi := bc(e.ar), bc(e.ai), bc(e.br), bc(e.bi)
+			nra = ar.Mul(dra).Sub(ai.Mul(dia)).Add(br.Mul(vcra)).Sub(bi.Mul(vcia))
+			nrb = ar.Mul(drb).Sub(ai.Mul(dib)).Add(br.Mul(vcrb)).Sub(bi.Mul(vcib))
+			nia = ar.Mul(dia).Add(ai.Mul(dra)).Add(br.Mul(vcia)).Add(bi.Mul(vcra))
+			nib = ar.Mul(dib).Add(ai.Mul(drb)).Add(br.Mul(vcib)).Add(bi.Mul(vcrb))
+			nwra = ar.Mul(wra).Sub(ai.Mul(wia)).Add(br.Mul(bc(ws)))
+			nwrb = ar.Mul(wrb).Sub(ai.Mul(wib)).Add(br.Mul(bc(ws)))
+			nwia = ar.Mul(wia).Add(ai.Mul(wra)).Add(bi.Mul(bc(ws)))
+			nwib = ar.Mul(wib).Add(ai.Mul(wrb)).Add(bi.Mul(bc(ws)))
+		default:
+			// Some lanes a block, some a plain step: a round's.
+			return dra, dia, drb, dib, wra, wia, wrb, wib, mi - m0
 		}
-		z0, z1 := z[mi], z[mi+1]
-		tzr, tzi := bc(2).Mul(bc(real(z0))), bc(2).Mul(bc(imag(z0)))
-		fra, fia := bc(real(z0)).Add(dra), bc(imag(z0)).Add(dia)
-		frb, fib := bc(real(z0)).Add(drb), bc(imag(z0)).Add(dib)
-		nwra, nwia := bc(2).Mul(fra.Mul(wra).Sub(fia.Mul(wia))).Add(bc(ws)), bc(2).Mul(fra.Mul(wia).Add(fia.Mul(wra)))
-		nwrb, nwib := bc(2).Mul(frb.Mul(wrb).Sub(fib.Mul(wib))).Add(bc(ws)), bc(2).Mul(frb.Mul(wib).Add(fib.Mul(wrb)))
-		tra, tia := tzr.Add(dra), tzi.Add(dia)
-		trb, tib := tzr.Add(drb), tzi.Add(dib)
-		nra, nia := tra.Mul(dra).Sub(tia.Mul(dia)).Add(vcra), tra.Mul(dia).Add(tia.Mul(dra)).Add(vcia)
-		nrb, nib := trb.Mul(drb).Sub(tib.Mul(dib)).Add(vcrb), trb.Mul(dib).Add(tib.Mul(drb)).Add(vcib)
+		z1 := z[mi+span]
 		zra, zia := bc(real(z1)).Add(nra), bc(imag(z1)).Add(nia)
 		zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
 		z2a := zra.Mul(zra).Add(zia.Mul(zia))
 		z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-		if (uint8(z2a.Greater(bc(4)).ToBits())|uint8(z2b.Greater(bc(4)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&active != 0 {
+		if (uint8(z2a.Greater(bc(4)).ToBits())|uint8(z2b.Greater(bc(4)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&step != 0 {
 			break
 		}
-		dra, dia = nra, nia
-		drb, dib = nrb, nib
-		wra, wia = nwra, nwia
-		wrb, wib = nwrb, nwib
-		mi++
+		dra, dia = nra.Merge(dra, stpa), nia.Merge(dia, stpa)
+		drb, dib = nrb.Merge(drb, stpb), nib.Merge(dib, stpb)
+		wra, wia = nwra.Merge(wra, stpa), nwia.Merge(wia, stpa)
+		wrb, wib = nwrb.Merge(wrb, stpb), nwib.Merge(wib, stpb)
+		mi += span
 	}
-	return dra, dia, drb, dib, wra, wia, wrb, wib, k
+	return dra, dia, drb, dib, wra, wia, wrb, wib, mi - m0
 }

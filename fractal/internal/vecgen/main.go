@@ -159,6 +159,21 @@ func paren(expr string) string {
 	return expr
 }
 
+// StepMasks is the statement that makes the mask vectors name@ (one a vector) of the lanes
+// whose bits are set in the group's bits b.
+func (v variant) StepMasks(name, b string) string {
+	var parts, vals []string
+	for k := range v.V {
+		parts = append(parts, name+v.suffixes()[k])
+		sh := ""
+		if k > 0 {
+			sh = fmt.Sprintf(">>%d", k*v.W)
+		}
+		vals = append(vals, fmt.Sprintf("archsimd.Mask64x%dFromBits(uint8(%s%s))", v.W, b, sh))
+	}
+	return strings.Join(parts, ", ") + " := " + strings.Join(vals, ", ")
+}
+
 // LeastM is the statements that leave the least of the lanes' m in h2 (two lanes): the
 // vectors' lane-wise least, then halves.
 func (v variant) LeastM() string {
