@@ -168,7 +168,7 @@ func perturbGroup4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-ch
 					}
 				}
 				var k int
-				dr, di, k = perturbGroup4Run(z, ent, base, rad, &cr, &ci, stepBits, mi, tableEnd, min(limMin-1, until), nlimMin, dr, di)
+				dr, di, k = perturbGroup4Run(z, ent, base, rad, &cr, &ci, stepBits, stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dr, di)
 				if k > 0 {
 					mi += k
 					m = bc(float64(mi)).Merge(m, step)
@@ -319,13 +319,14 @@ func perturbGroup4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-ch
 // those behind the others) all go the same way: every one a plain step, or every one the
 // same BLA block, with nothing to check after it; in a loop of their own, without a round's
 // least index, level choice lane by lane and check (a function of its own, so that the
-// round's registers stay as they were). It goes up to index stop at most (the others' least
+// round's registers stay as they were); keep says whether lanes not in step are going (their
+// deltas are then kept as they were). It goes up to index stop at most (the others' least
 // index, or short of where some lane needs the check for the reference's end or maxIter),
 // within the table (tableEnd), and stops short of a block that some lane's room (nlimMin -
 // mi, the least room of the lanes going) may not take. A step after which a lane has
 // something to do is thrown away: the round takes it again, the same way, and checks. It
 // returns the lanes' deltas and how far mi went.
-func perturbGroup4Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[4]float64, step uint8, mi, tableEnd, stop, nlimMin int, dr, di archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4, int) {
+func perturbGroup4Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[4]float64, step uint8, keep bool, mi, tableEnd, stop, nlimMin int, dr, di archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4, int) {
 	const W = 4
 	bc := archsimd.BroadcastFloat64x4
 	abs := archsimd.BroadcastUint64x4(1<<63 - 1)
@@ -374,7 +375,10 @@ func perturbGroup4Run(z []complex128, ent []blaEntry, base []int32, rad []float6
 		if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
 			break
 		}
-		dr, di = nr.Merge(dr, stp), ni.Merge(di, stp)
+		if keep {
+			nr, ni = nr.Merge(dr, stp), ni.Merge(di, stp)
+		}
+		dr, di = nr, ni
 		mi += span
 	}
 	return dr, di, mi - m0

@@ -165,6 +165,18 @@ func perturbGroup8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-
 					}
 					lim[i] = ref.laneLim(sm[i], nlim[i])
 				}
+				if bits.OnesCount8(active) <= W && active>>W != 0 {
+					// Few lanes left: packed into the first vector, whose loop then runs alone.
+					for i := W; i < L; i++ {
+						if active&(1<<i) == 0 {
+							continue
+						}
+						j := bits.TrailingZeros8(^active)
+						ids[j], cr[j], ci[j], sdr[j], sdi[j], sm[j], nlim[j], lim[j] = ids[i], cr[i], ci[i], sdr[i], sdi[i], sm[i], nlim[i], lim[i]
+						sm[i] = math.Inf(1)
+						active = active&^(1<<i) | 1<<j
+					}
+				}
 				nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 				dra, dia, ma = ld(sdr[0:]), ld(sdi[0:]), ld(sm[0:])
 				drb, dib, mb = ld(sdr[4:]), ld(sdi[4:]), ld(sm[4:])
@@ -184,7 +196,12 @@ func perturbGroup8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-
 					}
 				}
 				var k int
-				dra, dia, drb, dib, k = perturbGroup8x4Run(z, ent, base, rad, &cr, &ci, stepBits, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia, drb, dib)
+				if stepBits>>W == 0 {
+					// Only the first vector's lanes (packed there when few are left): its loop alone.
+					dra, dia, k = perturbGroup4Run(z, ent, base, rad, (*[W]float64)(cr[:W]), (*[W]float64)(ci[:W]), uint8(stepBits), stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia)
+				} else {
+					dra, dia, drb, dib, k = perturbGroup8x4Run(z, ent, base, rad, &cr, &ci, stepBits, stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia, drb, dib)
+				}
 				if k > 0 {
 					mi += k
 					ma = bc(float64(mi)).Merge(ma, stepa)
@@ -358,6 +375,18 @@ func perturbGroup8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-
 				}
 			}
 			uniform = false
+			if bits.OnesCount8(active) <= W && active>>W != 0 {
+				// Few lanes left: packed into the first vector, whose loop then runs alone.
+				for i := W; i < L; i++ {
+					if active&(1<<i) == 0 {
+						continue
+					}
+					j := bits.TrailingZeros8(^active)
+					ids[j], cr[j], ci[j], sdr[j], sdi[j], sm[j], nlim[j], lim[j] = ids[i], cr[i], ci[i], sdr[i], sdi[i], sm[i], nlim[i], lim[i]
+					sm[i] = math.Inf(1)
+					active = active&^(1<<i) | 1<<j
+				}
+			}
 			nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 			dra, dia, ma = ld(sdr[0:]), ld(sdi[0:]), ld(sm[0:])
 			drb, dib, mb = ld(sdr[4:]), ld(sdi[4:]), ld(sm[4:])
@@ -369,13 +398,14 @@ func perturbGroup8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-
 // those behind the others) all go the same way: every one a plain step, or every one the
 // same BLA block, with nothing to check after it; in a loop of their own, without a round's
 // least index, level choice lane by lane and check (a function of its own, so that the
-// round's registers stay as they were). It goes up to index stop at most (the others' least
+// round's registers stay as they were); keep says whether lanes not in step are going (their
+// deltas are then kept as they were). It goes up to index stop at most (the others' least
 // index, or short of where some lane needs the check for the reference's end or maxIter),
 // within the table (tableEnd), and stops short of a block that some lane's room (nlimMin -
 // mi, the least room of the lanes going) may not take. A step after which a lane has
 // something to do is thrown away: the round takes it again, the same way, and checks. It
 // returns the lanes' deltas and how far mi went.
-func perturbGroup8x4Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[8]float64, step uint8, mi, tableEnd, stop, nlimMin int, dra, dia, drb, dib archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, int) {
+func perturbGroup8x4Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[8]float64, step uint8, keep bool, mi, tableEnd, stop, nlimMin int, dra, dia, drb, dib archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, int) {
 	const W = 4
 	bc := archsimd.BroadcastFloat64x4
 	ld := func(p []float64) archsimd.Float64x4 { return archsimd.LoadFloat64x4((*[W]float64)(p)) }
@@ -434,8 +464,12 @@ func perturbGroup8x4Run(z []complex128, ent []blaEntry, base []int32, rad []floa
 		if (uint8(z2a.Greater(bc(4)).ToBits())|uint8(z2b.Greater(bc(4)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&step != 0 {
 			break
 		}
-		dra, dia = nra.Merge(dra, stpa), nia.Merge(dia, stpa)
-		drb, dib = nrb.Merge(drb, stpb), nib.Merge(dib, stpb)
+		if keep {
+			nra, nia = nra.Merge(dra, stpa), nia.Merge(dia, stpa)
+			nrb, nib = nrb.Merge(drb, stpb), nib.Merge(dib, stpb)
+		}
+		dra, dia = nra, nia
+		drb, dib = nrb, nib
 		mi += span
 	}
 	return dra, dia, drb, dib, mi - m0

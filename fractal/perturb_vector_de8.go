@@ -184,7 +184,7 @@ func perturbGroupDE8(ref *Reference, bla *BLA, p *lanePool, maxIter int, spacing
 					}
 				}
 				var k int
-				dr, di, wr, wi, k = perturbGroupDE8Run(z, ent, base, rad, &cr, &ci, stepBits, mi, tableEnd, min(limMin-1, until), nlimMin, dr, di, wr, wi, ws)
+				dr, di, wr, wi, k = perturbGroupDE8Run(z, ent, base, rad, &cr, &ci, stepBits, stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dr, di, wr, wi, ws)
 				if k > 0 {
 					mi += k
 					m = bc(float64(mi)).Merge(m, step)
@@ -349,13 +349,14 @@ func perturbGroupDE8(ref *Reference, bla *BLA, p *lanePool, maxIter int, spacing
 // those behind the others) all go the same way: every one a plain step, or every one the
 // same BLA block, with nothing to check after it; in a loop of their own, without a round's
 // least index, level choice lane by lane and check (a function of its own, so that the
-// round's registers stay as they were). It goes up to index stop at most (the others' least
+// round's registers stay as they were); keep says whether lanes not in step are going (their
+// deltas are then kept as they were). It goes up to index stop at most (the others' least
 // index, or short of where some lane needs the check for the reference's end or maxIter),
 // within the table (tableEnd), and stops short of a block that some lane's room (nlimMin -
 // mi, the least room of the lanes going) may not take. A step after which a lane has
 // something to do is thrown away: the round takes it again, the same way, and checks. It
 // returns the lanes' deltas and derivatives and how far mi went.
-func perturbGroupDE8Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[8]float64, step uint8, mi, tableEnd, stop, nlimMin int, dr, di, wr, wi archsimd.Float64x8, ws float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, int) {
+func perturbGroupDE8Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[8]float64, step uint8, keep bool, mi, tableEnd, stop, nlimMin int, dr, di, wr, wi archsimd.Float64x8, ws float64) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, int) {
 	const W = 8
 	bc := archsimd.BroadcastFloat64x8
 	abs := archsimd.BroadcastUint64x8(1<<63 - 1)
@@ -408,8 +409,12 @@ func perturbGroupDE8Run(z []complex128, ent []blaEntry, base []int32, rad []floa
 		if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
 			break
 		}
-		dr, di = nr.Merge(dr, stp), ni.Merge(di, stp)
-		wr, wi = nwr.Merge(wr, stp), nwi.Merge(wi, stp)
+		if keep {
+			nr, ni = nr.Merge(dr, stp), ni.Merge(di, stp)
+			nwr, nwi = nwr.Merge(wr, stp), nwi.Merge(wi, stp)
+		}
+		dr, di = nr, ni
+		wr, wi = nwr, nwi
 		mi += span
 	}
 	return dr, di, wr, wi, mi - m0
