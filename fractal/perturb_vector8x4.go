@@ -282,51 +282,50 @@ func perturbGroup8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-
 				zra, zia, spana = bc(real(z1)), bc(imag(z1)), bc(float64(next))
 				zrb, zib, spanb = bc(real(z1)), bc(imag(z1)), bc(float64(next))
 			default:
-				// Lanes that part ways: each lane's block (or Z for a plain step) gathered
-				// lane by lane, both steps computed, each lane keeping its own.
-				var sar, sai, sbr, sbi, ssp, sz0r, sz0i, sz1r, sz1i, sel, sad [L]float64
-				ada.Store((*[W]float64)(sad[0:]))
-				adb.Store((*[W]float64)(sad[4:]))
-				z0 := z[mi]
-				g, end := int(base[mi-1]), int(base[mi])
-				for i := range L {
-					if stepBits&(1<<i) == 0 {
-						continue
-					}
-					l := -1
-					if blkBits&(1<<i) != 0 {
-						// PerturbEscape's climb.
-						room := int(nlim[i]) - mi
-						for l = 0; g+l+1 < end && 2<<l <= room && sad[i] < rad[g+l+1]; l++ {
-						}
-					}
-					z1 := z[mi+1]
-					if l >= 0 {
-						e := &ent[g+l]
-						sar[i], sai[i], sbr[i], sbi[i], sel[i] = e.ar, e.ai, e.br, e.bi, 1
-						z1 = z[mi+1<<l]
-					}
-					ssp[i], sz1r[i], sz1i[i] = float64(int(1)<<max(l, 0)), real(z1), imag(z1)
-					sz0r[i], sz0i[i] = real(z0), imag(z0)
-				}
+				// Lanes that part ways: the plain step and, level by level up the table, the
+				// block of each level some lane takes (PerturbEscape's climb: the levels
+				// valid in a row, within its room), computed for every lane and kept by the
+				// lanes that take it.
 				vcra, vcia := ld(cr[0:]), ld(ci[0:])
 				vcrb, vcib := ld(cr[4:]), ld(ci[4:])
-				tra, tia := bc(2).Mul(ld(sz0r[0:])).Add(dra), bc(2).Mul(ld(sz0i[0:])).Add(dia)
-				trb, tib := bc(2).Mul(ld(sz0r[4:])).Add(drb), bc(2).Mul(ld(sz0i[4:])).Add(dib)
-				pra, pia := tra.Mul(dra).Sub(tia.Mul(dia)).Add(vcra), tra.Mul(dia).Add(tia.Mul(dra)).Add(vcia)
-				prb, pib := trb.Mul(drb).Sub(tib.Mul(dib)).Add(vcrb), trb.Mul(dib).Add(tib.Mul(drb)).Add(vcib)
-				ara, aia, bra, bia := ld(sar[0:]), ld(sai[0:]), ld(sbr[0:]), ld(sbi[0:])
-				arb, aib, brb, bib := ld(sar[4:]), ld(sai[4:]), ld(sbr[4:]), ld(sbi[4:])
-				qra := ara.Mul(dra).Sub(aia.Mul(dia)).Add(bra.Mul(vcra)).Sub(bia.Mul(vcia))
-				qrb := arb.Mul(drb).Sub(aib.Mul(dib)).Add(brb.Mul(vcrb)).Sub(bib.Mul(vcib))
-				qia := ara.Mul(dia).Add(aia.Mul(dra)).Add(bra.Mul(vcia)).Add(bia.Mul(vcra))
-				qib := arb.Mul(dib).Add(aib.Mul(drb)).Add(brb.Mul(vcib)).Add(bib.Mul(vcrb))
-				blka := ld(sel[0:]).Greater(bc(0))
-				blkb := ld(sel[4:]).Greater(bc(0))
-				nra, nia = qra.Merge(pra, blka), qia.Merge(pia, blka)
-				nrb, nib = qrb.Merge(prb, blkb), qib.Merge(pib, blkb)
-				zra, zia, spana = ld(sz1r[0:]), ld(sz1i[0:]), ld(ssp[0:])
-				zrb, zib, spanb = ld(sz1r[4:]), ld(sz1i[4:]), ld(ssp[4:])
+				z0, z1 := z[mi], z[mi+1]
+				tra, tia := bc(2).Mul(bc(real(z0))).Add(dra), bc(2).Mul(bc(imag(z0))).Add(dia)
+				trb, tib := bc(2).Mul(bc(real(z0))).Add(drb), bc(2).Mul(bc(imag(z0))).Add(dib)
+				nra, nia = tra.Mul(dra).Sub(tia.Mul(dia)).Add(vcra), tra.Mul(dia).Add(tia.Mul(dra)).Add(vcia)
+				nrb, nib = trb.Mul(drb).Sub(tib.Mul(dib)).Add(vcrb), trb.Mul(dib).Add(tib.Mul(drb)).Add(vcib)
+				zra, zia = bc(real(z1)), bc(imag(z1))
+				zrb, zib = bc(real(z1)), bc(imag(z1))
+				spa := bc(1)
+				spb := bc(1)
+				rooma := ld(nlim[0:]).Sub(bc(float64(mi)))
+				roomb := ld(nlim[4:]).Sub(bc(float64(mi)))
+				g, end := int(base[mi-1]), int(base[mi])
+				for l, cur := 0, blkBits; cur != 0; l++ {
+					// cur: the lanes whose climb reaches level l; next: those going on.
+					next := uint8(0)
+					if g+l+1 < end {
+						lim := bc(float64(int(2) << l))
+						next = (uint8(ada.Less(bc(rad[g+l+1])).And(rooma.GreaterEqual(lim)).ToBits()) | uint8(adb.Less(bc(rad[g+l+1])).And(roomb.GreaterEqual(lim)).ToBits())<<4) & cur
+					}
+					if take := cur &^ next; take != 0 {
+						e, z1 := &ent[g+l], z[mi+1<<l]
+						ar, ai, br, bi := bc(e.ar), bc(e.ai), bc(e.br), bc(e.bi)
+						tka, tkb := archsimd.Mask64x4FromBits(uint8(take)), archsimd.Mask64x4FromBits(uint8(take>>4))
+						qra := ar.Mul(dra).Sub(ai.Mul(dia)).Add(br.Mul(vcra)).Sub(bi.Mul(vcia))
+						qrb := ar.Mul(drb).Sub(ai.Mul(dib)).Add(br.Mul(vcrb)).Sub(bi.Mul(vcib))
+						qia := ar.Mul(dia).Add(ai.Mul(dra)).Add(br.Mul(vcia)).Add(bi.Mul(vcra))
+						qib := ar.Mul(dib).Add(ai.Mul(drb)).Add(br.Mul(vcib)).Add(bi.Mul(vcrb))
+						nra, nia = qra.Merge(nra, tka), qia.Merge(nia, tka)
+						nrb, nib = qrb.Merge(nrb, tkb), qib.Merge(nib, tkb)
+						zra, zia = bc(real(z1)).Merge(zra, tka), bc(imag(z1)).Merge(zia, tka)
+						zrb, zib = bc(real(z1)).Merge(zrb, tkb), bc(imag(z1)).Merge(zib, tkb)
+						spa = bc(float64(int(1)<<l)).Merge(spa, tka)
+						spb = bc(float64(int(1)<<l)).Merge(spb, tkb)
+					}
+					cur = next
+				}
+				spana = spa
+				spanb = spb
 			}
 			dra, dia = nra.Merge(dra, stepa), nia.Merge(dia, stepa)
 			drb, dib = nrb.Merge(drb, stepb), nib.Merge(dib, stepb)

@@ -254,46 +254,42 @@ func perturbGroupDE4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spacing
 				next = 1 << lvl
 				m = m.Add(bc(float64(next))).Merge(m, step)
 			default:
-				// Lanes that part ways: each lane's block (or Z for a plain step) gathered
-				// lane by lane, both steps computed, each lane keeping its own.
-				var sar, sai, sbr, sbi, ssp, sz0r, sz0i, sz1r, sz1i, sel, sad [L]float64
-				ad.Store(&sad)
-				z0 := z[mi]
+				// Lanes that part ways: the plain step and, level by level up the table, the
+				// block of each level some lane takes (PerturbEscape's climb: the levels
+				// valid in a row, within its room), computed for every lane and kept by the
+				// lanes that take it.
+				z0, z1 := z[mi], z[mi+1]
+				fr, fi := bc(real(z0)).Add(dr), bc(imag(z0)).Add(di)
+				nwr, nwi = bc(2).Mul(fr.Mul(wr).Sub(fi.Mul(wi))).Add(bc(ws)), bc(2).Mul(fr.Mul(wi).Add(fi.Mul(wr)))
+				tr, ti := bc(2).Mul(bc(real(z0))).Add(dr), bc(2).Mul(bc(imag(z0))).Add(di)
+				nr, ni = tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
+				zr, zi = bc(real(z1)), bc(imag(z1))
+				sp := bc(1)
+				room := archsimd.LoadFloat64x4(&nlim).Sub(bc(float64(mi)))
 				g, end := int(base[mi-1]), int(base[mi])
-				for i := range L {
-					if stepBits&(1<<i) == 0 {
-						continue
+				for l, cur := 0, blkBits; cur != 0; l++ {
+					// cur: the lanes whose climb reaches level l; next: those going on.
+					next := uint8(0)
+					if g+l+1 < end {
+						lim := bc(float64(int(2) << l))
+						next = ad.Less(bc(rad[g+l+1])).And(room.GreaterEqual(lim)).ToBits() & cur
 					}
-					l := -1
-					if blkBits&(1<<i) != 0 {
-						// PerturbEscape's climb.
-						room := int(nlim[i]) - mi
-						for l = 0; g+l+1 < end && 2<<l <= room && sad[i] < rad[g+l+1]; l++ {
-						}
+					if take := cur &^ next; take != 0 {
+						e, z1 := &ent[g+l], z[mi+1<<l]
+						ar, ai, br, bi := bc(e.ar), bc(e.ai), bc(e.br), bc(e.bi)
+						tk := archsimd.Mask64x4FromBits(uint8(take))
+						qr := ar.Mul(dr).Sub(ai.Mul(di)).Add(br.Mul(vcr)).Sub(bi.Mul(vci))
+						qi := ar.Mul(di).Add(ai.Mul(dr)).Add(br.Mul(vci)).Add(bi.Mul(vcr))
+						nr, ni = qr.Merge(nr, tk), qi.Merge(ni, tk)
+						qwr := ar.Mul(wr).Sub(ai.Mul(wi)).Add(br.Mul(bc(ws)))
+						qwi := ar.Mul(wi).Add(ai.Mul(wr)).Add(bi.Mul(bc(ws)))
+						nwr, nwi = qwr.Merge(nwr, tk), qwi.Merge(nwi, tk)
+						zr, zi = bc(real(z1)).Merge(zr, tk), bc(imag(z1)).Merge(zi, tk)
+						sp = bc(float64(int(1)<<l)).Merge(sp, tk)
 					}
-					z1 := z[mi+1]
-					if l >= 0 {
-						e := &ent[g+l]
-						sar[i], sai[i], sbr[i], sbi[i], sel[i] = e.ar, e.ai, e.br, e.bi, 1
-						z1 = z[mi+1<<l]
-					}
-					ssp[i], sz1r[i], sz1i[i] = float64(int(1)<<max(l, 0)), real(z1), imag(z1)
-					sz0r[i], sz0i[i] = real(z0), imag(z0)
+					cur = next
 				}
-				fr, fi := archsimd.LoadFloat64x4(&sz0r).Add(dr), archsimd.LoadFloat64x4(&sz0i).Add(di)
-				pwr, pwi := bc(2).Mul(fr.Mul(wr).Sub(fi.Mul(wi))).Add(bc(ws)), bc(2).Mul(fr.Mul(wi).Add(fi.Mul(wr)))
-				tr, ti := bc(2).Mul(archsimd.LoadFloat64x4(&sz0r)).Add(dr), bc(2).Mul(archsimd.LoadFloat64x4(&sz0i)).Add(di)
-				pr, pi := tr.Mul(dr).Sub(ti.Mul(di)).Add(vcr), tr.Mul(di).Add(ti.Mul(dr)).Add(vci)
-				ar, ai, br, bi := archsimd.LoadFloat64x4(&sar), archsimd.LoadFloat64x4(&sai), archsimd.LoadFloat64x4(&sbr), archsimd.LoadFloat64x4(&sbi)
-				qr := ar.Mul(dr).Sub(ai.Mul(di)).Add(br.Mul(vcr)).Sub(bi.Mul(vci))
-				qi := ar.Mul(di).Add(ai.Mul(dr)).Add(br.Mul(vci)).Add(bi.Mul(vcr))
-				qwr := ar.Mul(wr).Sub(ai.Mul(wi)).Add(br.Mul(bc(ws)))
-				qwi := ar.Mul(wi).Add(ai.Mul(wr)).Add(bi.Mul(bc(ws)))
-				blk := archsimd.LoadFloat64x4(&sel).Greater(bc(0))
-				nr, ni = qr.Merge(pr, blk), qi.Merge(pi, blk)
-				nwr, nwi = qwr.Merge(pwr, blk), qwi.Merge(pwi, blk)
-				zr, zi = archsimd.LoadFloat64x4(&sz1r), archsimd.LoadFloat64x4(&sz1i)
-				m = m.Add(archsimd.LoadFloat64x4(&ssp)).Merge(m, step)
+				m = m.Add(sp).Merge(m, step)
 			}
 			dr, di = nr.Merge(dr, step), ni.Merge(di, step)
 			wr, wi = nwr.Merge(wr, step), nwi.Merge(wi, step)
