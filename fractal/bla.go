@@ -47,6 +47,9 @@ type BLA struct {
 	// rad holds ent's radii again, alone and in the same order, for the vector loops'
 	// climb through the levels: one load of eight radii instead of eight of entries.
 	rad []float64
+	// near[m] is the 1-norm of a delta d below which a step landing on m needs no check:
+	// z = Z_m + d can neither escape nor rebase there (see nearBound).
+	near []float64
 }
 
 // table is what a pixel's loop reads of b: the entries grouped by start, their index, and
@@ -149,7 +152,25 @@ func buildBLA(z []complex128, dcMax, eps float64, cut int) *BLA {
 	for i, e := range b.ent {
 		b.rad[i] = e.r
 	}
+	b.near = make([]float64, len(z))
+	for m, zm := range z {
+		b.near[m] = nearBound(math.Hypot(real(zm), imag(zm)))
+	}
 	return b
+}
+
+// nearBound is the 1-norm of a delta d below which z = Z + d, |Z| = a, neither escapes nor
+// rebases, in the check after a step as PerturbEscape computes it (z^2 = zr*zr + zi*zi > 4,
+// or z^2 < d^2 = dr*dr + di*di, or z^2 < 2^-900): the vector loops test |dr| + |di| against
+// it, one compare a step, and check exactly only the lanes at or above it. |d| <= |dr| +
+// |di| < a/2 (1 - 2^-21) keeps |z| > |d| (1 + 2^-21), far beyond the rounding of the squares
+// (2^-50), and |z| above 2^-441 once a >= 2^-440; |d| < 2 - a - 2^-40 keeps |z|^2 below 4 -
+// 2^-38. Below a = 2^-440 it is 0: every lane is checked.
+func nearBound(a float64) float64 {
+	if !(a >= 0x1p-440) {
+		return 0
+	}
+	return max(0, min(a*(0.5-0x1p-22), 2-a-0x1p-40))
 }
 
 // levelsAt is the number of levels with an entry starting at m = k+1.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -343,4 +344,59 @@ func longReference(t testing.TB, l Location, bits uint, n int) *Reference {
 		t.Fatal(err)
 	}
 	return ref
+}
+
+// TestNearBound checks nearBound, below which the vector loops skip the check after a step:
+// for Z and d with |Re d| + |Im d| < nearBound(|Z|), PerturbEscape's check (computed as it
+// computes it) must find neither an escape (z^2 > 4) nor a rebase (z^2 < d^2, z^2 < 2^-900).
+// Z all over the disc of radius 2 (near 0, near |Z| = 2, tiny, at depth), d in every
+// direction, most of them just below the bound, where a bound too loose would show.
+func TestNearBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	checked := 0
+	for range 2_000_000 {
+		var a float64
+		switch r.IntN(4) {
+		case 0:
+			a = 2 * r.Float64()
+		case 1:
+			a = 2 - math.Ldexp(r.Float64(), -r.IntN(60)) // near the escape circle
+		case 2:
+			a = math.Ldexp(1+r.Float64(), -r.IntN(1000)) // small, to below 2^-440
+		default:
+			a = math.Ldexp(1+r.Float64(), -r.IntN(460)+20)
+			a = min(a, 2)
+		}
+		th := 2 * math.Pi * r.Float64()
+		zr, zi := a*math.Cos(th), a*math.Sin(th)
+		bound := nearBound(math.Hypot(zr, zi))
+		if bound == 0 {
+			continue
+		}
+		// |dr| + |di| just below the bound, or anywhere below it.
+		s := bound * (1 - math.Ldexp(r.Float64(), -r.IntN(52)))
+		if r.IntN(4) == 0 {
+			s = bound * r.Float64()
+		}
+		u := r.Float64()
+		dr, di := s*u, s*(1-u)
+		if r.IntN(2) == 0 {
+			dr = -dr
+		}
+		if r.IntN(2) == 0 {
+			di = -di
+		}
+		if !(math.Abs(dr)+math.Abs(di) < bound) {
+			continue
+		}
+		checked++
+		xr, xi := zr+dr, zi+di
+		z2 := xr*xr + xi*xi
+		if z2 > 4 || z2 < dr*dr+di*di || z2 < 0x1p-900 {
+			t.Fatalf("Z = %g%+gi, d = %g%+gi below nearBound %g: z^2 = %g, d^2 = %g", zr, zi, dr, di, bound, z2, dr*dr+di*di)
+		}
+	}
+	if checked < 1_000_000 {
+		t.Errorf("only %d cases checked", checked)
+	}
 }

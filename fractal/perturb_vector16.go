@@ -22,9 +22,9 @@ func perturbGroup16(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-c
 	last := len(z) - 1
 	fjs, fbig := float64(ref.jStart), float64(len(z))
 	ent, base, tableEnd := bla.table()
-	var rad []float64
+	var rad, near []float64
 	if bla != nil {
-		rad = bla.rad
+		rad, near = bla.rad, bla.near
 	}
 	// Only d and m stay in registers (Go gives vectors 15 of them): values loaded
 	// from memory where they are used cost less than the spills the others would bring.
@@ -202,9 +202,9 @@ func perturbGroup16(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-c
 				var k int
 				if stepBits>>W == 0 {
 					// Only the first vector's lanes (packed there when few are left): its loop alone.
-					dra, dia, k = perturbGroup8Run(z, ent, base, rad, (*[W]float64)(cr[:W]), (*[W]float64)(ci[:W]), uint8(stepBits), stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia)
+					dra, dia, k = perturbGroup8Run(z, ent, base, rad, near, (*[W]float64)(cr[:W]), (*[W]float64)(ci[:W]), uint8(stepBits), stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia)
 				} else {
-					dra, dia, drb, dib, k = perturbGroup16Run(z, ent, base, rad, &cr, &ci, stepBits, stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia, drb, dib)
+					dra, dia, drb, dib, k = perturbGroup16Run(z, ent, base, rad, near, &cr, &ci, stepBits, stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia, drb, dib)
 				}
 				if k > 0 {
 					mi += k
@@ -408,7 +408,7 @@ func perturbGroup16(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-c
 // mi, the least room of the lanes going) may not take. A step after which a lane has
 // something to do is thrown away: the round takes it again, the same way, and checks. It
 // returns the lanes' deltas and how far mi went.
-func perturbGroup16Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[16]float64, step uint16, keep bool, mi, tableEnd, stop, nlimMin int, dra, dia, drb, dib archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, int) {
+func perturbGroup16Run(z []complex128, ent []blaEntry, base []int32, rad, near []float64, cr, ci *[16]float64, step uint16, keep bool, mi, tableEnd, stop, nlimMin int, dra, dia, drb, dib archsimd.Float64x8) (archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, archsimd.Float64x8, int) {
 	const W = 8
 	bc := archsimd.BroadcastFloat64x8
 	ld := func(p []float64) archsimd.Float64x8 { return archsimd.LoadFloat64x8((*[W]float64)(p)) }
@@ -417,9 +417,9 @@ func perturbGroup16Run(z []complex128, ent []blaEntry, base []int32, rad []float
 	vcrb, vcib := ld(cr[8:]), ld(ci[8:])
 	stpa, stpb := archsimd.Mask64x8FromBits(uint8(step)), archsimd.Mask64x8FromBits(uint8(step>>8))
 	m0 := mi
+	ada := dra.AsUint64x8().And(abs).AsFloat64x8().Add(dia.AsUint64x8().And(abs).AsFloat64x8())
+	adb := drb.AsUint64x8().And(abs).AsFloat64x8().Add(dib.AsUint64x8().And(abs).AsFloat64x8())
 	for it := 0; it < stopEvery && mi <= tableEnd && mi < stop; it++ {
-		ada := dra.AsUint64x8().And(abs).AsFloat64x8().Add(dia.AsUint64x8().And(abs).AsFloat64x8())
-		adb := drb.AsUint64x8().And(abs).AsFloat64x8().Add(dib.AsUint64x8().And(abs).AsFloat64x8())
 		g := int(base[mi-1])
 		var nra, nia archsimd.Float64x8
 		var nrb, nib archsimd.Float64x8
@@ -459,14 +459,21 @@ func perturbGroup16Run(z []complex128, ent []blaEntry, base []int32, rad []float
 			// Some lanes a block, some a plain step: a round's.
 			return dra, dia, drb, dib, mi - m0
 		}
-		z1 := z[mi+span]
-		zra, zia := bc(real(z1)).Add(nra), bc(imag(z1)).Add(nia)
-		zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
-		z2a := zra.Mul(zra).Add(zia.Mul(zia))
-		z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-		if (uint16(z2a.Greater(bc(4)).ToBits())|uint16(z2b.Greater(bc(4)).ToBits())<<8|uint16(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint16(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<8)&step != 0 {
-			break
+		// The check, for the lanes not clear of it by near (nearBound).
+		ana := nra.AsUint64x8().And(abs).AsFloat64x8().Add(nia.AsUint64x8().And(abs).AsFloat64x8())
+		anb := nrb.AsUint64x8().And(abs).AsFloat64x8().Add(nib.AsUint64x8().And(abs).AsFloat64x8())
+		if (uint16(ana.GreaterEqual(bc(near[mi+span])).ToBits())|uint16(anb.GreaterEqual(bc(near[mi+span])).ToBits())<<8)&step != 0 {
+			z1 := z[mi+span]
+			zra, zia := bc(real(z1)).Add(nra), bc(imag(z1)).Add(nia)
+			zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
+			z2a := zra.Mul(zra).Add(zia.Mul(zia))
+			z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
+			if (uint16(z2a.Greater(bc(4)).ToBits())|uint16(z2b.Greater(bc(4)).ToBits())<<8|uint16(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint16(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<8)&step != 0 {
+				break
+			}
 		}
+		ada = ana // the next step's (only lanes in step are looked at)
+		adb = anb // the next step's (only lanes in step are looked at)
 		if keep {
 			nra, nia = nra.Merge(dra, stpa), nia.Merge(dia, stpa)
 			nrb, nib = nrb.Merge(drb, stpb), nib.Merge(dib, stpb)

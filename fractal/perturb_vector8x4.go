@@ -22,9 +22,9 @@ func perturbGroup8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-
 	last := len(z) - 1
 	fjs, fbig := float64(ref.jStart), float64(len(z))
 	ent, base, tableEnd := bla.table()
-	var rad []float64
+	var rad, near []float64
 	if bla != nil {
-		rad = bla.rad
+		rad, near = bla.rad, bla.near
 	}
 	// Only d and m stay in registers (Go gives vectors 15 of them): values loaded
 	// from memory where they are used cost less than the spills the others would bring.
@@ -198,9 +198,9 @@ func perturbGroup8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-
 				var k int
 				if stepBits>>W == 0 {
 					// Only the first vector's lanes (packed there when few are left): its loop alone.
-					dra, dia, k = perturbGroup4Run(z, ent, base, rad, (*[W]float64)(cr[:W]), (*[W]float64)(ci[:W]), uint8(stepBits), stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia)
+					dra, dia, k = perturbGroup4Run(z, ent, base, rad, near, (*[W]float64)(cr[:W]), (*[W]float64)(ci[:W]), uint8(stepBits), stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia)
 				} else {
-					dra, dia, drb, dib, k = perturbGroup8x4Run(z, ent, base, rad, &cr, &ci, stepBits, stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia, drb, dib)
+					dra, dia, drb, dib, k = perturbGroup8x4Run(z, ent, base, rad, near, &cr, &ci, stepBits, stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia, drb, dib)
 				}
 				if k > 0 {
 					mi += k
@@ -404,7 +404,7 @@ func perturbGroup8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-
 // mi, the least room of the lanes going) may not take. A step after which a lane has
 // something to do is thrown away: the round takes it again, the same way, and checks. It
 // returns the lanes' deltas and how far mi went.
-func perturbGroup8x4Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[8]float64, step uint8, keep bool, mi, tableEnd, stop, nlimMin int, dra, dia, drb, dib archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, int) {
+func perturbGroup8x4Run(z []complex128, ent []blaEntry, base []int32, rad, near []float64, cr, ci *[8]float64, step uint8, keep bool, mi, tableEnd, stop, nlimMin int, dra, dia, drb, dib archsimd.Float64x4) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, int) {
 	const W = 4
 	bc := archsimd.BroadcastFloat64x4
 	ld := func(p []float64) archsimd.Float64x4 { return archsimd.LoadFloat64x4((*[W]float64)(p)) }
@@ -413,9 +413,9 @@ func perturbGroup8x4Run(z []complex128, ent []blaEntry, base []int32, rad []floa
 	vcrb, vcib := ld(cr[4:]), ld(ci[4:])
 	stpa, stpb := archsimd.Mask64x4FromBits(uint8(step)), archsimd.Mask64x4FromBits(uint8(step>>4))
 	m0 := mi
+	ada := dra.AsUint64x4().And(abs).AsFloat64x4().Add(dia.AsUint64x4().And(abs).AsFloat64x4())
+	adb := drb.AsUint64x4().And(abs).AsFloat64x4().Add(dib.AsUint64x4().And(abs).AsFloat64x4())
 	for it := 0; it < stopEvery && mi <= tableEnd && mi < stop; it++ {
-		ada := dra.AsUint64x4().And(abs).AsFloat64x4().Add(dia.AsUint64x4().And(abs).AsFloat64x4())
-		adb := drb.AsUint64x4().And(abs).AsFloat64x4().Add(dib.AsUint64x4().And(abs).AsFloat64x4())
 		g := int(base[mi-1])
 		var nra, nia archsimd.Float64x4
 		var nrb, nib archsimd.Float64x4
@@ -455,14 +455,21 @@ func perturbGroup8x4Run(z []complex128, ent []blaEntry, base []int32, rad []floa
 			// Some lanes a block, some a plain step: a round's.
 			return dra, dia, drb, dib, mi - m0
 		}
-		z1 := z[mi+span]
-		zra, zia := bc(real(z1)).Add(nra), bc(imag(z1)).Add(nia)
-		zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
-		z2a := zra.Mul(zra).Add(zia.Mul(zia))
-		z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-		if (uint8(z2a.Greater(bc(4)).ToBits())|uint8(z2b.Greater(bc(4)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&step != 0 {
-			break
+		// The check, for the lanes not clear of it by near (nearBound).
+		ana := nra.AsUint64x4().And(abs).AsFloat64x4().Add(nia.AsUint64x4().And(abs).AsFloat64x4())
+		anb := nrb.AsUint64x4().And(abs).AsFloat64x4().Add(nib.AsUint64x4().And(abs).AsFloat64x4())
+		if (uint8(ana.GreaterEqual(bc(near[mi+span])).ToBits())|uint8(anb.GreaterEqual(bc(near[mi+span])).ToBits())<<4)&step != 0 {
+			z1 := z[mi+span]
+			zra, zia := bc(real(z1)).Add(nra), bc(imag(z1)).Add(nia)
+			zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
+			z2a := zra.Mul(zra).Add(zia.Mul(zia))
+			z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
+			if (uint8(z2a.Greater(bc(4)).ToBits())|uint8(z2b.Greater(bc(4)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&step != 0 {
+				break
+			}
 		}
+		ada = ana // the next step's (only lanes in step are looked at)
+		adb = anb // the next step's (only lanes in step are looked at)
 		if keep {
 			nra, nia = nra.Merge(dra, stpa), nia.Merge(dia, stpa)
 			nrb, nib = nrb.Merge(drb, stpb), nib.Merge(dib, stpb)

@@ -26,9 +26,9 @@ func perturbGroupDE4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spacing
 	if ref.jStart > 0 {
 		ws = 0
 	}
-	var rad []float64
+	var rad, near []float64
 	if bla != nil {
-		rad = bla.rad
+		rad, near = bla.rad, bla.near
 	}
 	// Only d, w and m stay in registers (Go gives vectors 15 of them): values loaded
 	// from memory where they are used cost less than the spills the others would bring.
@@ -180,7 +180,7 @@ func perturbGroupDE4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spacing
 					}
 				}
 				var k int
-				dr, di, wr, wi, k = perturbGroupDE4Run(z, ent, base, rad, &cr, &ci, stepBits, stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dr, di, wr, wi, ws)
+				dr, di, wr, wi, k = perturbGroupDE4Run(z, ent, base, rad, near, &cr, &ci, stepBits, stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dr, di, wr, wi, ws)
 				if k > 0 {
 					mi += k
 					m = bc(float64(mi)).Merge(m, step)
@@ -348,15 +348,15 @@ func perturbGroupDE4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spacing
 // mi, the least room of the lanes going) may not take. A step after which a lane has
 // something to do is thrown away: the round takes it again, the same way, and checks. It
 // returns the lanes' deltas and derivatives and how far mi went.
-func perturbGroupDE4Run(z []complex128, ent []blaEntry, base []int32, rad []float64, cr, ci *[4]float64, step uint8, keep bool, mi, tableEnd, stop, nlimMin int, dr, di, wr, wi archsimd.Float64x4, ws float64) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, int) {
+func perturbGroupDE4Run(z []complex128, ent []blaEntry, base []int32, rad, near []float64, cr, ci *[4]float64, step uint8, keep bool, mi, tableEnd, stop, nlimMin int, dr, di, wr, wi archsimd.Float64x4, ws float64) (archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, archsimd.Float64x4, int) {
 	const W = 4
 	bc := archsimd.BroadcastFloat64x4
 	abs := archsimd.BroadcastUint64x4(1<<63 - 1)
 	vcr, vci := archsimd.LoadFloat64x4(cr), archsimd.LoadFloat64x4(ci)
 	stp := archsimd.Mask64x4FromBits(uint8(step))
 	m0 := mi
+	ad := dr.AsUint64x4().And(abs).AsFloat64x4().Add(di.AsUint64x4().And(abs).AsFloat64x4())
 	for it := 0; it < stopEvery && mi <= tableEnd && mi < stop; it++ {
-		ad := dr.AsUint64x4().And(abs).AsFloat64x4().Add(di.AsUint64x4().And(abs).AsFloat64x4())
 		g := int(base[mi-1])
 		var nr, ni, nwr, nwi archsimd.Float64x4
 		span := 1
@@ -395,12 +395,17 @@ func perturbGroupDE4Run(z []complex128, ent []blaEntry, base []int32, rad []floa
 			// Some lanes a block, some a plain step: a round's.
 			return dr, di, wr, wi, mi - m0
 		}
-		z1 := z[mi+span]
-		zr, zi := bc(real(z1)).Add(nr), bc(imag(z1)).Add(ni)
-		z2 := zr.Mul(zr).Add(zi.Mul(zi))
-		if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
-			break
+		// The check, for the lanes not clear of it by near (nearBound).
+		an := nr.AsUint64x4().And(abs).AsFloat64x4().Add(ni.AsUint64x4().And(abs).AsFloat64x4())
+		if an.GreaterEqual(bc(near[mi+span])).ToBits()&step != 0 {
+			z1 := z[mi+span]
+			zr, zi := bc(real(z1)).Add(nr), bc(imag(z1)).Add(ni)
+			z2 := zr.Mul(zr).Add(zi.Mul(zi))
+			if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
+				break
+			}
 		}
+		ad = an // the next step's (only lanes in step are looked at)
 		if keep {
 			nr, ni = nr.Merge(dr, stp), ni.Merge(di, stp)
 			nwr, nwi = nwr.Merge(wr, stp), nwi.Merge(wi, stp)
