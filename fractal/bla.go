@@ -211,5 +211,6 @@ func (b *BLA) Flat() []float64 {
 	return out
 }
 
-// Bytes is the table's memory in bytes.
-func (b *BLA) Bytes() int { return 48*len(b.ent) + 4*len(b.base) }
+// Bytes is the table's memory in bytes: the entries (40 bytes), their radii again (8), the
+// index (4 a step) and near (8 an orbit value).
+func (b *BLA) Bytes() int { return 48*len(b.ent) + 4*len(b.base) + 8*len(b.near) }
