@@ -41,29 +41,6 @@ func perturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, stop
 // perturbLoop is perturbEscape's loop from delta (dr, di) at index m after n iterations, with
 // dc = (dcr, dci) added every step (0 for a Julia set).
 func perturbLoop(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci float64, maxIter int, stop <-chan struct{}) (int, float64, int) {
-	r := perturbRun(ref, bla, dr, di, m, n, dcr, dci, maxIter, math.MaxInt, false, stop)
-	if r.stopped {
-		return -1, 0, r.steps
-	}
-	return r.n, r.nu, r.steps
-}
-
-// A run is where perturbRun left a pixel: its delta, index m and count n, its result (n,
-// nu) once done, or stopped.
-type run struct {
-	dr, di        float64
-	m, n          int
-	nu            float64
-	done, stopped bool
-	steps         int
-}
-
-// perturbRun is perturbLoop's loop that also stops, not done, after a step that leaves m at
-// until or beyond (rebasing first), and with leave after a step that rebases (m is then 0):
-// the vector loops run a lane that goes alone this way, with until the least index of the
-// others (see perturbGroup8). Done, n is the result's count
-// (-1 when the pixel reached maxIter) and nu its smooth value.
-func perturbRun(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci float64, maxIter, until int, leave bool, stop <-chan struct{}) run {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table() // the table covers the steps from m = 1 to tableEnd
@@ -71,7 +48,7 @@ func perturbRun(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci flo
 	for n < maxIter {
 		steps++
 		if steps&stopEvery == 0 && stopped(stop) {
-			return run{stopped: true, steps: steps}
+			return -1, 0, steps
 		}
 		if m > 0 && m <= tableEnd {
 			ad := math.Abs(dr) + math.Abs(di)
@@ -101,22 +78,16 @@ func perturbRun(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci flo
 		z2 := zr*zr + zi*zi
 		if z2 > 4 {
 			cr, ci := ref.smoothC(dcr, dci)
-			return run{n: n, nu: smooth(zr, zi, cr, ci, n), done: true, steps: steps}
+			return n, smooth(zr, zi, cr, ci, n), steps
 		}
 		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 			dr, di = zr, zi
 			m = 0
-			if leave && n < maxIter {
-				return run{dr: dr, di: di, n: n, steps: steps}
-			}
 		} else if m == last {
 			m -= period
 		}
-		if m >= until && n < maxIter {
-			return run{dr: dr, di: di, m: m, n: n, steps: steps}
-		}
 	}
-	return run{n: -1, done: true, steps: steps}
+	return -1, 0, steps
 }
 
 // stopEvery+1 is how many steps the perturbation loops take between looks at their stop

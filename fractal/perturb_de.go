@@ -30,32 +30,12 @@ func PerturbEscapeDE(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, sp
 // index m after n iterations, with dc = (dcr, dci) added to the delta every step and ws to
 // the derivative (spacing; 0 for a Julia set).
 func perturbLoopDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, dcr, dci, ws float64, maxIter int, stop <-chan struct{}) Result {
-	r := perturbRunDE(ref, bla, dr, di, wr, wi, m, n, dcr, dci, ws, maxIter, math.MaxInt, false, stop)
-	if r.stopped {
-		return Result{N: -1}
-	}
-	return r.res
-}
-
-// A runDE is where perturbRunDE left a pixel: its delta, derivative, index m and count n,
-// its result once done, or stopped.
-type runDE struct {
-	dr, di, wr, wi float64
-	m, n           int
-	res            Result
-	done, stopped  bool
-}
-
-// perturbRunDE is perturbLoopDE's loop that also stops, not done, after a step that leaves m
-// at until or beyond (rebasing first), and with leave after a step that rebases, as
-// perturbRun does for PerturbEscape's.
-func perturbRunDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, dcr, dci, ws float64, maxIter, until int, leave bool, stop <-chan struct{}) runDE {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
 	for steps := 1; n < maxIter; steps++ {
 		if steps&stopEvery == 0 && stopped(stop) {
-			return runDE{stopped: true}
+			return Result{N: -1}
 		}
 		if m > 0 && m <= tableEnd {
 			ad := math.Abs(dr) + math.Abs(di)
@@ -88,20 +68,14 @@ func perturbRunDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, dc
 		z2 := zr*zr + zi*zi
 		if z2 > 4 {
 			cr, ci := ref.smoothC(dcr, dci)
-			return runDE{res: smoothDE(zr, zi, cr, ci, wr, wi, ws, n), done: true}
+			return smoothDE(zr, zi, cr, ci, wr, wi, ws, n)
 		}
 		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 			dr, di = zr, zi
 			m = 0
-			if leave && n < maxIter {
-				return runDE{dr: dr, di: di, wr: wr, wi: wi, n: n}
-			}
 		} else if m == last {
 			m -= period
 		}
-		if m >= until && n < maxIter {
-			return runDE{dr: dr, di: di, wr: wr, wi: wi, m: m, n: n}
-		}
 	}
-	return runDE{res: Result{N: -1}, done: true}
+	return Result{N: -1}
 }

@@ -3,7 +3,6 @@ package fractal
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"testing"
 )
 
@@ -101,74 +100,5 @@ func TestReferenceLengthBound(t *testing.T) {
 	}
 	if len(ref.Z) != MaxReferenceLength+1 || ref.Escaped() || ref.Period() != 0 || !ref.Covers(MaxIterations) || ref.Iterations() != MaxReferenceLength {
 		t.Errorf("orbit of %d values (escaped %v, covers %v, iterations %d), want %d", len(ref.Z), ref.Escaped(), ref.Covers(MaxIterations), ref.Iterations(), MaxReferenceLength+1)
-	}
-}
-
-// TestPerturbRunInPieces checks perturbRun, which the vector loops use to run a lane alone
-// up to an index: a pixel run in pieces, each stopped at or beyond an index ahead of where
-// the last one left it (or at a rebase, with leave) and started again from its state, ends with PerturbEscape's result
-// bit for bit, the pieces' steps adding up to PerturbEscape's; and perturbRunDE likewise
-// PerturbEscapeDE's result. On a view with BLA blocks,
-// rebasing and escaping pixels, and in a minibrot's cardioid (a periodic reference, maxIter).
-func TestPerturbRunInPieces(t *testing.T) {
-	f := deepFrame(t, "p8007", 256, 256)
-	f.Loc.Iterations = 60000
-	cardioid, err := ParseLocationText("re=-0.1 im=0.1 zoom=1e20 iterations=5000", Home())
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := NewFrame(cardioid, 64, 64).WithReference(context.Background(), &ReferenceCache{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(3, 5))
-	for _, f := range []Frame{f, g} {
-		bla := f.BLA()
-		pieces, rebased := 0, 0
-		for range 12 {
-			dcr, dci := f.Delta(r.IntN(f.W), r.IntN(f.H))
-			wantN, wantNu, wantSteps := perturbEscape(f.Ref, bla, dcr, dci, f.Loc.Iterations, nil)
-			var st run // from d = 0 at m = 0, n = 0
-			steps := 0
-			for {
-				// An index ahead within the reference (a periodic one's are few).
-				// Half the pieces also leave when they rebase.
-				until, leave := st.m+1+r.IntN(max(1, min(300, len(f.Ref.Z)-2-st.m))), r.IntN(2) == 0
-				st = perturbRun(f.Ref, bla, st.dr, st.di, st.m, st.n, dcr, dci, f.Loc.Iterations, until, leave, nil)
-				steps += st.steps
-				pieces++
-				if st.done || st.stopped {
-					break
-				}
-				if st.m < until && !(leave && st.m == 0) {
-					t.Fatalf("a piece stopped at m = %d, before %d", st.m, until)
-				}
-				if st.m == 0 {
-					rebased++
-				}
-			}
-			if st.n != wantN || math.Float64bits(st.nu) != math.Float64bits(wantNu) || steps != wantSteps {
-				t.Errorf("pixel %g, %g in pieces: n %d nu %v in %d steps; PerturbEscape %d, %v in %d", dcr, dci, st.n, st.nu, steps, wantN, wantNu, wantSteps)
-			}
-			// The same with the derivative (perturbRunDE against PerturbEscapeDE).
-			wantDE := PerturbEscapeDE(f.Ref, bla, dcr, dci, f.Loc.Iterations, f.Spacing, nil)
-			var de runDE // from d = w = 0 at m = 0, n = 0, as PerturbEscapeDE
-			for !de.done && !de.stopped {
-				until := de.m + 1 + r.IntN(max(1, min(300, len(f.Ref.Z)-2-de.m)))
-				de = perturbRunDE(f.Ref, bla, de.dr, de.di, de.wr, de.wi, de.m, de.n, dcr, dci, f.Spacing, f.Loc.Iterations, until, r.IntN(2) == 0, nil)
-			}
-			if de.res != wantDE {
-				t.Errorf("pixel %g, %g in pieces with the derivative: %+v; PerturbEscapeDE %+v", dcr, dci, de.res, wantDE)
-			}
-		}
-		if pieces < 4*12 {
-			t.Errorf("only %d pieces: the test stops too few runs", pieces)
-		}
-		if f.Ref == g.Ref {
-			continue // a periodic reference: pixels go back a period, not to 0
-		}
-		if rebased == 0 {
-			t.Errorf("no piece left at a rebase: the test does not try leave")
-		}
 	}
 }

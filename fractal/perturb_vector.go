@@ -125,13 +125,6 @@ func (p *lanePool) push(id int, dr, di, wr, wi float64, n int) {
 	}
 }
 
-// soloLanes is the most lanes at the least index that the vector loops run one by one in
-// PerturbEscape's own loop (perturbRun) instead of in rounds of the vectors. A round for one
-// lane costs about as much as three scalar steps; for two, the scalar steps lose again
-// (BenchmarkBatchOrder at kf5e227, 4x4: 23.3 cpu-us a pixel with none, 21.0 with 1, 21.2
-// with 2; at kf1e50 7.8, 8.0, 8.3).
-const soloLanes = 1
-
 // laneCheck is PerturbEscape's check after a step, for lane i of a vector loop whose compares
 // found that the lane may have something to do: its pixel escaped (its results go to
 // outN[i] and outNu[i], and m becomes +Inf: the lane is done), reached maxIter (likewise),

@@ -125,63 +125,6 @@ func perturbGroup8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-
 			stepa := ma.Equal(bc(float64(mi))) // the lanes that take this step
 			stepb := mb.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := uint8(stepa.ToBits()) | uint8(stepb.ToBits())<<4
-			if bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
-				// Lanes alone at the least index (one behind the others after a smaller block,
-				// or the group's last) go on one by one in PerturbEscape's own loop up to
-				// the least index of the others, or until they rebase: each of their steps
-				// would be a round of the vectors for them alone.
-				until := math.MaxInt
-				{
-					ma := bc(math.Inf(1)).Merge(ma, stepa)
-					mb := bc(math.Inf(1)).Merge(mb, stepb)
-					h4 := ma.Min(mb)
-					h2 := h4.GetLo().Min(h4.GetHi())
-					if mn := min(h2.GetElem(0), h2.GetElem(1)); mn != math.Inf(1) {
-						until = int(mn)
-					}
-				}
-				dra.Store((*[W]float64)(sdr[0:]))
-				drb.Store((*[W]float64)(sdr[4:]))
-				dia.Store((*[W]float64)(sdi[0:]))
-				dib.Store((*[W]float64)(sdi[4:]))
-				ma.Store((*[W]float64)(sm[0:]))
-				mb.Store((*[W]float64)(sm[4:]))
-				for b := stepBits; b != 0; b &= b - 1 {
-					i := bits.TrailingZeros8(b)
-					r := perturbRun(ref, bla, sdr[i], sdi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], maxIter, until, true, stop)
-					switch {
-					case r.stopped:
-						return false
-					case r.done:
-						outN[ids[i]], outNu[ids[i]], sm[i] = r.n, r.nu, math.Inf(1)
-						active &^= 1 << i
-					case r.m == 0:
-						// Rebased: it waits for a group of its own (see lanePool).
-						p.push(ids[i], r.dr, r.di, 0, 0, r.n)
-						sm[i] = math.Inf(1)
-						active &^= 1 << i
-					default:
-						sdr[i], sdi[i], sm[i], nlim[i] = r.dr, r.di, float64(r.m), float64(maxIter-(r.n-r.m))
-					}
-					lim[i] = ref.laneLim(sm[i], nlim[i])
-				}
-				if bits.OnesCount8(active) <= W && active>>W != 0 {
-					// Few lanes left: packed into the first vector, whose loop then runs alone.
-					for i := W; i < L; i++ {
-						if active&(1<<i) == 0 {
-							continue
-						}
-						j := bits.TrailingZeros8(^active)
-						ids[j], cr[j], ci[j], sdr[j], sdi[j], sm[j], nlim[j], lim[j] = ids[i], cr[i], ci[i], sdr[i], sdi[i], sm[i], nlim[i], lim[i]
-						sm[i] = math.Inf(1)
-						active = active&^(1<<i) | 1<<j
-					}
-				}
-				nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
-				dra, dia, ma = ld(sdr[0:]), ld(sdi[0:]), ld(sm[0:])
-				drb, dib, mb = ld(sdr[4:]), ld(sdi[4:]), ld(sm[4:])
-				continue
-			}
 			if mi > 0 && (uniform || ref.jStart == 0) {
 				// The lanes at mi, while they all go the same way, in a loop of their own up
 				// to the others' least index.

@@ -6,7 +6,6 @@ package fractal
 
 import (
 	"math"
-	"math/bits"
 	"simd/archsimd"
 )
 
@@ -127,50 +126,6 @@ func perturbGroupDE8(ref *Reference, bla *BLA, p *lanePool, maxIter int, spacing
 			}
 			step := m.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := step.ToBits()
-			if bits.OnesCount8(stepBits) <= soloLanes && ref.jStart == 0 {
-				// Lanes alone at the least index (one behind the others after a smaller block,
-				// or the group's last) go on one by one in PerturbEscapeDE's own loop up to
-				// the least index of the others, or until they rebase: each of their steps
-				// would be a round of the vectors for them alone.
-				until := math.MaxInt
-				{
-					m := bc(math.Inf(1)).Merge(m, step)
-					h4 := m.GetLo().Min(m.GetHi())
-					h2 := h4.GetLo().Min(h4.GetHi())
-					if mn := min(h2.GetElem(0), h2.GetElem(1)); mn != math.Inf(1) {
-						until = int(mn)
-					}
-				}
-				dr.Store(&sdr)
-				di.Store(&sdi)
-				m.Store(&sm)
-				wr.Store(&swr)
-				wi.Store(&swi)
-				for b := stepBits; b != 0; b &= b - 1 {
-					i := bits.TrailingZeros8(b)
-					r := perturbRunDE(ref, bla, sdr[i], sdi[i], swr[i], swi[i], mi, maxIter-int(nlim[i])+mi, cr[i], ci[i], ws, maxIter, until, true, stop)
-					switch {
-					case r.stopped:
-						return false
-					case r.done:
-						out[ids[i]], sm[i] = r.res, math.Inf(1)
-						active &^= 1 << i
-					case r.m == 0:
-						// Rebased: it waits for a group of its own (see lanePool).
-						p.push(ids[i], r.dr, r.di, r.wr, r.wi, r.n)
-						sm[i] = math.Inf(1)
-						active &^= 1 << i
-					default:
-						sdr[i], sdi[i], sm[i], nlim[i] = r.dr, r.di, float64(r.m), float64(maxIter-(r.n-r.m))
-						swr[i], swi[i] = r.wr, r.wi
-					}
-					lim[i] = ref.laneLim(sm[i], nlim[i])
-				}
-				nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
-				dr, di, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sdi), archsimd.LoadFloat64x8(&sm)
-				wr, wi = archsimd.LoadFloat64x8(&swr), archsimd.LoadFloat64x8(&swi)
-				continue
-			}
 			if mi > 0 && (uniform || ref.jStart == 0) {
 				// The lanes at mi, while they all go the same way, in a loop of their own up
 				// to the others' least index.
