@@ -308,7 +308,8 @@ func benchmarkPerturbLoop(b *testing.B, de bool) {
 // 4x4 pixels (as the CPU renderer does); a vector loop's lanes hold 16 pixels on AVX-512, 8
 // on AVX2. Pixels closer together part ways less often, so their lanes step together more;
 // the cpu-ns/pixel of each order tell by how much (kf5e227, kf1e50: Kalles Fraktaler's
-// benchmark views).
+// benchmark views). The 4x4 order also runs PerturbEscapeDEBatch (.../de), as the window's
+// full frames do.
 func BenchmarkBatchOrder(b *testing.B) {
 	for _, name := range []string{"kf1e50", "kf5e227"} {
 		f := deepFrame(b, name, 1024, 1024)
@@ -334,6 +335,20 @@ func BenchmarkBatchOrder(b *testing.B) {
 				cpu0 := cputime.Process()
 				for b.Loop() {
 					PerturbEscapeBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, nil, out, nu)
+				}
+				cpu := cputime.Process() - cpu0
+				b.ReportMetric(float64(cpu.Nanoseconds())/float64(n*b.N), "cpu-ns/pixel")
+				b.ReportMetric(0, "ns/op")
+			})
+			if bh != 4 {
+				continue
+			}
+			// The same with the derivative (the window's full frames).
+			b.Run(fmt.Sprintf("%s/%dx%d/de", name, bw, bh), func(b *testing.B) {
+				out := make([]Result, n)
+				cpu0 := cputime.Process()
+				for b.Loop() {
+					PerturbEscapeDEBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, f.Spacing, nil, out)
 				}
 				cpu := cputime.Process() - cpu0
 				b.ReportMetric(float64(cpu.Nanoseconds())/float64(n*b.N), "cpu-ns/pixel")

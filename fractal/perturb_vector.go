@@ -20,13 +20,15 @@ func hardwareVectorWidth() int {
 }
 
 // perturbBatchDEVector is PerturbEscapeDEBatch on the vector loop of width w (8 or 4), in
-// groups as perturbBatchVector's: on AVX2 two vectors a group (perturbGroupDE8x4), one for the
-// last few pixels; on AVX-512 one (perturbGroupDE8: two, carrying the derivative beside d and
-// m, run out of registers and are slower).
+// groups as perturbBatchVector's: two vectors a group (perturbGroupDE16, perturbGroupDE8x4),
+// one for the last few pixels. (On AVX-512 two vectors carrying d, w and m once spilled and
+// lost to one; since the groups' steps go in a loop of their own, two win:
+// BenchmarkBatchOrder's .../4x4/de, four alternating runs, kf1e50 9.5 against 10.3 cpu-us a
+// pixel, kf5e227 17.5 against 19.0.)
 func perturbBatchDEVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, spacing float64, stop <-chan struct{}, out []Result) bool {
 	group2, group1 := perturbGroupDE8x4, perturbGroupDE4
 	if w == 8 {
-		group2, group1 = perturbGroupDE8, perturbGroupDE8
+		group2, group1 = perturbGroupDE16, perturbGroupDE8
 	}
 	p := newLanePool(dcr, dci, true)
 	for p.count > 0 {
@@ -42,7 +44,8 @@ func perturbBatchDEVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, m
 }
 
 // perturbBatchVector is PerturbEscapeBatch on the vector loop of width w (8 or 4): the
-// pixels in groups of w neighbours, which follow nearly the same path (see perturbGroup8).
+// batch's pixels wait in a pool (lanePool) for groups of 2w lanes (w for the last few),
+// neighbours together, which follow nearly the same path (see perturbGroup8).
 func perturbBatchVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
 	// Two vectors a group (perturbGroup16, perturbGroup8x4), one for the last few pixels.
 	group2, group1 := perturbGroup8x4, perturbGroup4
