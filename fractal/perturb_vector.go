@@ -20,15 +20,15 @@ func hardwareVectorWidth() int {
 }
 
 // perturbBatchDEVector is PerturbEscapeDEBatch on the vector loop of width w (8 or 4), in
-// groups as perturbBatchVector's: two vectors a group (perturbGroupDE16, perturbGroupDE8x4),
-// one for the last few pixels. (On AVX-512 two vectors carrying d, w and m once spilled and
-// lost to one; since the groups' steps go in a loop of their own, two win:
-// BenchmarkBatchOrder's .../4x4/de, four alternating runs, kf1e50 9.5 against 10.3 cpu-us a
-// pixel, kf5e227 17.5 against 19.0.)
+// groups as perturbBatchVector's: on AVX2 two vectors a group (perturbGroupDE8x4), one for the
+// last few pixels; on AVX-512 one (perturbGroupDE8). Two AVX-512 vectors carrying d, w and m
+// (perturbGroupDE16, built from the template for a while) won BenchmarkBatchOrder's
+// .../4x4/de (kf1e50 7.6 against 8.4 cpu-us a pixel) but lost in the export and the window
+// at the same view (1272x601 with the slopes colouring: 9.5-10.6 against 5.9 CPU-s), so one.
 func perturbBatchDEVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, spacing float64, stop <-chan struct{}, out []Result) bool {
 	group2, group1 := perturbGroupDE8x4, perturbGroupDE4
 	if w == 8 {
-		group2, group1 = perturbGroupDE16, perturbGroupDE8
+		group2, group1 = perturbGroupDE8, perturbGroupDE8
 	}
 	p := newLanePool(dcr, dci, true)
 	for p.count > 0 {
