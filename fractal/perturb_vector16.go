@@ -127,7 +127,7 @@ func perturbGroup16(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-c
 			stepa := ma.Equal(bc(float64(mi))) // the lanes that take this step
 			stepb := mb.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := uint16(stepa.ToBits()) | uint16(stepb.ToBits())<<8
-			if mi > 0 && (uniform || ref.jStart == 0) {
+			if mi > 0 && mi <= tableEnd && (uniform || ref.jStart == 0) {
 				// The lanes at mi, while they all go the same way, in a loop of their own up
 				// to the others' least index.
 				until := math.MaxInt

@@ -125,7 +125,7 @@ func perturbGroup8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-
 			stepa := ma.Equal(bc(float64(mi))) // the lanes that take this step
 			stepb := mb.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := uint8(stepa.ToBits()) | uint8(stepb.ToBits())<<4
-			if mi > 0 && (uniform || ref.jStart == 0) {
+			if mi > 0 && mi <= tableEnd && (uniform || ref.jStart == 0) {
 				// The lanes at mi, while they all go the same way, in a loop of their own up
 				// to the others' least index.
 				until := math.MaxInt

@@ -124,7 +124,7 @@ func perturbGroupDE4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spacing
 			}
 			step := m.Equal(bc(float64(mi))) // the lanes that take this step
 			stepBits := step.ToBits()
-			if mi > 0 && (uniform || ref.jStart == 0) {
+			if mi > 0 && mi <= tableEnd && (uniform || ref.jStart == 0) {
 				// The lanes at mi, while they all go the same way, in a loop of their own up
 				// to the others' least index.
 				until := math.MaxInt
