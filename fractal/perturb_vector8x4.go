@@ -247,8 +247,8 @@ func perturbGroup8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-
 					// cur: the lanes whose climb reaches level l; next: those going on.
 					next := uint8(0)
 					if g+l+1 < end {
-						lim := bc(float64(int(2) << l))
-						next = (uint8(ada.Less(bc(rad[g+l+1])).And(rooma.GreaterEqual(lim)).ToBits()) | uint8(adb.Less(bc(rad[g+l+1])).And(roomb.GreaterEqual(lim)).ToBits())<<4) & cur
+						span := bc(float64(int(2) << l)) // level l+1's
+						next = (uint8(ada.Less(bc(rad[g+l+1])).And(rooma.GreaterEqual(span)).ToBits()) | uint8(adb.Less(bc(rad[g+l+1])).And(roomb.GreaterEqual(span)).ToBits())<<4) & cur
 					}
 					if take := cur &^ next; take != 0 {
 						e, z1 := &ent[g+l], z[mi+1<<l]

@@ -230,8 +230,8 @@ func perturbGroupDE8(ref *Reference, bla *BLA, p *lanePool, maxIter int, spacing
 					// cur: the lanes whose climb reaches level l; next: those going on.
 					next := uint8(0)
 					if g+l+1 < end {
-						lim := bc(float64(int(2) << l))
-						next = ad.Less(bc(rad[g+l+1])).And(room.GreaterEqual(lim)).ToBits() & cur
+						span := bc(float64(int(2) << l)) // level l+1's
+						next = ad.Less(bc(rad[g+l+1])).And(room.GreaterEqual(span)).ToBits() & cur
 					}
 					if take := cur &^ next; take != 0 {
 						e, z1 := &ent[g+l], z[mi+1<<l]

@@ -22,6 +22,10 @@ const DefaultFindLimit = 1_000_000
 // FindMaxTime bounds one search.
 const FindMaxTime = 60 * time.Second
 
+// findMaxTime is the bound find applies: FindMaxTime, longer in tests where the race detector
+// and the other packages' tests slow a search several times over.
+var findMaxTime = FindMaxTime
+
 // runFind prints one line for the minibrot nearest the view's centre (see helps["find"];
 // fractal.FindMinibrotWith and FindMisiurewicz say how).
 func runFind(args []string, stdout, stderr io.Writer) error {
@@ -82,7 +86,7 @@ func runFind(args []string, stdout, stderr io.Writer) error {
 	if *misi {
 		f, err = fractal.FindMisiurewicz(ctx, loc, w, h, x, y, limit)
 	} else {
-		opt := fractal.FindOptions{Limit: limit, MaxTime: FindMaxTime}
+		opt := fractal.FindOptions{Limit: limit, MaxTime: findMaxTime}
 		if loc.ZoomExp().Log10() > 1000 {
 			last := time.Now()
 			opt.Progress = func(stage string, _ float64) {
@@ -122,7 +126,7 @@ func FindErrorText(err error, where string, limit int, limitSet bool) string {
 	case errors.Is(err, fractal.ErrPeriodLimit):
 		return fmt.Sprintf("no minibrot near %s with a period up to %d: zoom out a little or move to the set's edge", where, limit)
 	case errors.Is(err, fractal.ErrSearchTimeout):
-		return fmt.Sprintf("no minibrot near %s found in %v: zoom out a little or move to the set's edge", where, FindMaxTime)
+		return fmt.Sprintf("no minibrot near %s found in %v: zoom out a little or move to the set's edge", where, findMaxTime)
 	}
 	return err.Error()
 }
