@@ -116,10 +116,17 @@ func buildBLA(z []complex128, dcMax, eps float64, cut int) *BLA {
 	b.base[steps] = int32(n)
 	b.ent = make([]blaEntry, n)
 	at := func(l, k int) *blaEntry { return &b.ent[int(b.base[k<<uint(l)])+l] }
+	// near from |Z_m| as level 0's radius, and at the orbit's ends, where no step starts.
+	b.near = make([]float64, len(z))
+	for _, m := range []int{0, len(z) - 1} {
+		b.near[m] = nearBound(math.Hypot(real(z[m]), imag(z[m])))
+	}
 	for k := range steps {
 		zm := z[k+1]
+		a := math.Hypot(real(zm), imag(zm))
+		b.near[k+1] = nearBound(a)
 		e := at(0, k)
-		*e = blaEntry{ar: 2 * real(zm), ai: 2 * imag(zm), br: 1, r: eps * math.Hypot(real(zm), imag(zm))}
+		*e = blaEntry{ar: 2 * real(zm), ai: 2 * imag(zm), br: 1, r: eps * a}
 		if k+1 == cut {
 			*e = blaEntry{}
 		}
@@ -151,10 +158,6 @@ func buildBLA(z []complex128, dcMax, eps float64, cut int) *BLA {
 	b.rad = b.rad[:cap(b.rad)]
 	for i, e := range b.ent {
 		b.rad[i] = e.r
-	}
-	b.near = make([]float64, len(z))
-	for m, zm := range z {
-		b.near[m] = nearBound(math.Hypot(real(zm), imag(zm)))
 	}
 	return b
 }
