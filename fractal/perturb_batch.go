@@ -13,10 +13,11 @@ import (
 // path through the reference and the BLA table, so that the lanes go in step. A pixel that
 // rebases leaves its group, which goes on without it, and starts again from the orbit's
 // beginning in a later group with others that rebased (see lanePool); a lane left empty waits
-// for its group's last pixel (refilled, it would hold the others back). Each lane iterates its own pixel with the
-// same float64 operations in the same order as PerturbEscape (bit for bit as long as Go does not fuse the scalar loop's multiplies
-// and adds: it does not on amd64 below GOAMD64=v3, the default being v1). It returns false when
-// stop closed first (the results are then meaningless).
+// for its group's last pixel (refilled, it would hold the others back). Each lane iterates
+// its own pixel with the same float64 operations in the same order as PerturbEscape (bit for
+// bit as long as Go does not fuse the scalar loop's multiplies and adds: it does not on amd64
+// below GOAMD64=v3, the default being v1). It returns false when stop closed first (the
+// results are then meaningless).
 func PerturbEscapeBatch(ref *Reference, bla *BLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
 	if len(dci) != len(dcr) || len(n) < len(dcr) || len(nu) < len(dcr) {
 		panic(fmt.Sprintf("fractal: PerturbEscapeBatch with %d, %d deltas and %d, %d results", len(dcr), len(dci), len(n), len(nu)))
