@@ -298,14 +298,14 @@ func (f Frame) offsetFrom(ref *Reference) (dre, dim float64) {
 }
 
 // withinReach reports whether f's centre lies within ReferenceReach image diagonals of ref's
-// point.
+// anchor: its point, or the centre of the view it was made for (Reference.anchor).
 func (f Frame) withinReach(ref *Reference) bool {
-	if f.Precision() == PerturbationExp {
-		dre, dim := f.offsetFromExp(ref)
-		return hypotExp(dre, dim).Cmp(f.spacing().MulFloat(ReferenceReach*math.Hypot(float64(f.W), float64(f.H)))) <= 0
-	}
-	dre, dim := f.offsetFrom(ref)
-	return math.Hypot(dre, dim) <= ReferenceReach*math.Hypot(float64(f.W), float64(f.H))*f.Spacing
+	ar, ai := ref.anchor()
+	prec := max(ref.prec, f.Loc.Re.SignificantBits(), f.Loc.Im.SignificantBits()) + 64
+	d := new(big.Float).SetPrec(prec)
+	dre := ExpFromBig(d.Sub(f.Loc.Re.Big(prec), ar))
+	dim := ExpFromBig(d.Sub(f.Loc.Im.Big(prec), ai))
+	return hypotExp(dre, dim).Cmp(f.spacing().MulFloat(ReferenceReach*math.Hypot(float64(f.W), float64(f.H)))) <= 0
 }
 
 // Delta is pixel (x, y)'s perturbation delta: its c minus the reference point, in float64,
@@ -343,7 +343,26 @@ func (f Frame) BLAExp() *BLAExp {
 	if f.Ref.julia.On {
 		return f.Ref.BLAExp(Exp{}) // no dc term: B never enters (julia.go)
 	}
-	return f.Ref.BLAExp(f.DeltaMaxExp())
+	return f.Ref.BLAExpWithEpsilon(f.DeltaMaxExp(), f.blaEpsilon(f.DeltaMaxExp()))
+}
+
+// blaEpsilon is the accuracy of f's BLA table for pixels with |dc| <= dcMax:
+// DefaultBLAEpsilon, made finer for a reference far outside the view (at a minibrot's nucleus:
+// nucleusref.go). A block's error is a fraction eps of the delta, and a delta is about dc times
+// the orbit's growth: a reference 2^k half-diagonals away makes every delta, and so every
+// block's error measured in pixels, 2^k times what a reference at the centre gives. So eps is
+// divided by 2^k (the ratio rounded up to a power of two), down to 2^-53, float64's own
+// rounding. A reference at the view's own centre (or one within reach of it) keeps the default.
+func (f Frame) blaEpsilon(dcMax Exp) float64 {
+	if f.Ref == nil || f.Ref.anchorRe == nil {
+		return DefaultBLAEpsilon
+	}
+	half := f.spacing().MulFloat(0.5 * math.Hypot(float64(f.W), float64(f.H)))
+	k := math.Ceil(dcMax.Log2() - half.Log2())
+	if !(k > 1) {
+		return DefaultBLAEpsilon
+	}
+	return math.Max(0x1p-53, math.Ldexp(DefaultBLAEpsilon, -int(min(k, 64))))
 }
 
 // BLA is the bilinear approximation table of f's reference for f's pixels (nil when f has no
@@ -355,5 +374,5 @@ func (f Frame) BLA() *BLA {
 	if f.Ref.julia.On {
 		return f.Ref.BLA(0) // no dc term: B never enters (julia.go)
 	}
-	return f.Ref.BLA(f.DeltaMax())
+	return f.Ref.BLAWithEpsilon(f.DeltaMax(), f.blaEpsilon(NewExp(f.DeltaMax())))
 }

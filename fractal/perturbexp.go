@@ -170,7 +170,11 @@ func (b *BLAExp) Bytes() int { return 64*len(b.ent) + 4*len(b.base) }
 // BLAExp returns the extended-exponent table for pixels with |dc| <= dcMax at
 // DefaultBLAEpsilon, built once per power of two of dcMax and kept in ref like BLA's tables.
 func (ref *Reference) BLAExp(dcMax Exp) *BLAExp {
-	eps := DefaultBLAEpsilon
+	return ref.BLAExpWithEpsilon(dcMax, DefaultBLAEpsilon)
+}
+
+// BLAExpWithEpsilon is BLAExp at another accuracy (see BLAWithEpsilon).
+func (ref *Reference) BLAExpWithEpsilon(dcMax Exp, eps float64) *BLAExp {
 	if dcMax.Sign() <= 0 || !dcMax.Finite() {
 		dcMax = MakeExp(0.5, -1<<30)
 	}

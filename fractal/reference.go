@@ -47,6 +47,10 @@ type Reference struct {
 	computed int  // the last index computed in math/big (for a periodic orbit, the rest repeats it)
 	noPeriod bool // computed without looking for a period (for tests: the long orbit itself)
 
+	// anchorRe, anchorIm are the centre of the view that asked for a reference at a nucleus
+	// (periodicReplacement), nil for one at the view's own centre: reach is measured from it.
+	anchorRe, anchorIm *big.Float
+
 	// A Julia reference (julia.On) holds two orbits in Z: the critical orbit of the
 	// parameter c (Z[0] = 0, Z[1] = c, ..., Z[jStart-1], its period in period), then from
 	// jStart on the orbit of the reference point (re, im): Z[jStart] = that point, each next
@@ -453,13 +457,19 @@ func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, t
 			p := &pendingReference{ref: ref, done: make(chan struct{})}
 			c.pending = append(c.pending, p)
 			c.mu.Unlock()
-			p.err = ref.iterate(ctx, func(done, total int) {
+			// An orbit that pixels would run past without its having settled: a minibrot's
+			// nucleus serves instead (nucleusref.go).
+			served, err := ref.iterateForView(ctx, f.Loc.Iterations, f.spacing(), func(done, total int) {
 				p.at.Store(uint64(done)<<32 | uint64(uint32(total)))
 				if progress != nil {
 					progress(done, total)
 				}
 			})
+			if p.err = err; err == nil {
+				ref = served
+			}
 			c.mu.Lock()
+			p.ref = ref
 			for i, q := range c.pending {
 				if q == p {
 					c.pending = append(c.pending[:i], c.pending[i+1:]...)

@@ -9,6 +9,8 @@ package fractal
 //	magic "MSCOPREF", version uint32
 //	prec, maxIter, period, computed, flags (1: escaped, 2: computed without a period) uint32
 //	the point: re, im as big.Float gob encodings (uint32 length, bytes), then as float64
+//	version 2 only (flag 4: a reference at a minibrot's nucleus, nucleusref.go): the centre
+//	of the view it serves, re, im as big.Float gob encodings and as float64
 //	n uint32, then n complex values Z[0..n-1] as float64 pairs
 //	t uint32, then t values kept exactly (index uint32, re, im float64, exponent int64),
 //	by index
@@ -33,6 +35,9 @@ import (
 const (
 	referenceMagic   = "MSCOPREF"
 	referenceVersion = 1
+	// referenceVersionAnchored is the version of a file whose orbit is at a nucleus and
+	// carries the view's centre too (flag 4); other orbits are still written as version 1.
+	referenceVersionAnchored = 2
 	// referenceHeader is the fixed part before the point: magic, version, five fields.
 	referenceHeader = 8 + 4 + 5*4
 	// maxPointBytes bounds a point's gob encoding (MaxReferencePrec bits and a few bytes).
@@ -41,7 +46,7 @@ const (
 
 // MaxReferenceFileSize bounds a reference file: the longest orbit, its exact tiny values, the
 // point and the header.
-const MaxReferenceFileSize = referenceHeader + 2*(4+maxPointBytes) + 16 + 4 + 16*(MaxReferenceLength+1) + 4 + 28*(MaxReferenceLength+1) + sha256.Size
+const MaxReferenceFileSize = referenceHeader + 4*(4+maxPointBytes) + 32 + 4 + 16*(MaxReferenceLength+1) + 4 + 28*(MaxReferenceLength+1) + sha256.Size
 
 // ReferenceFileSize is the size in bytes of the file WriteReference writes for an orbit of
 // n values (Iterations()+1 for one that did not escape) at prec bits, with no exact tiny
@@ -63,27 +68,36 @@ func EncodeReference(ref *Reference) ([]byte, string, error) {
 	u32 := func(v int) { b.Write(le.AppendUint32(nil, uint32(v))) }
 	f64 := func(v float64) { b.Write(le.AppendUint64(nil, math.Float64bits(v))) }
 	b.WriteString(referenceMagic)
-	u32(referenceVersion)
-	flags := 0
+	version, flags := referenceVersion, 0
 	if ref.escaped {
 		flags |= 1
 	}
 	if ref.noPeriod {
 		flags |= 2
 	}
+	points := []*big.Float{ref.re, ref.im}
+	if ref.anchorRe != nil {
+		version, flags = referenceVersionAnchored, flags|4
+		points = append(points, ref.anchorRe, ref.anchorIm)
+	}
+	u32(version)
 	for _, v := range []int{int(ref.prec), ref.maxIter, ref.period, ref.computed, flags} {
 		u32(v)
 	}
-	for _, x := range []*big.Float{ref.re, ref.im} {
-		g, err := x.GobEncode()
-		if err != nil {
-			return nil, "", err
+	for i := 0; i < len(points); i += 2 {
+		for _, x := range points[i : i+2] {
+			g, err := x.GobEncode()
+			if err != nil {
+				return nil, "", err
+			}
+			u32(len(g))
+			b.Write(g)
 		}
-		u32(len(g))
-		b.Write(g)
+		fr, _ := points[i].Float64()
+		fi, _ := points[i+1].Float64()
+		f64(fr)
+		f64(fi)
 	}
-	f64(ref.cre)
-	f64(ref.cim)
 	b.Grow(16*len(ref.Z) + 64)
 	u32(len(ref.Z))
 	for _, z := range ref.Z {
@@ -135,22 +149,32 @@ func DecodeReference(r io.Reader) (*Reference, string, error) {
 		return nil, "", err
 	}
 	d := &refDecoder{b: body[8:]}
-	if v := d.u32(); v != referenceVersion {
+	v := d.u32()
+	if v != referenceVersion && v != referenceVersionAnchored {
 		return nil, "", fmt.Errorf("it is version %d, which this version does not read", v)
 	}
 	prec, maxIter, period, computed, flags := d.u32(), d.u32(), d.u32(), d.u32(), d.u32()
 	ref := &Reference{prec: uint(prec), maxIter: int(maxIter), period: int(period), computed: int(computed),
 		escaped: flags&1 != 0, noPeriod: flags&2 != 0}
+	anchored := v == referenceVersionAnchored
 	switch {
 	case prec < 53 || prec > MaxReferencePrec:
 		return nil, "", fmt.Errorf("its precision %d bits is out of range (53 to %d)", prec, MaxReferencePrec)
 	case maxIter < 1 || maxIter > MaxReferenceLength:
 		return nil, "", fmt.Errorf("its iteration count %d is out of range (1 to %d)", maxIter, MaxReferenceLength)
-	case flags > 3:
-		return nil, "", fmt.Errorf("it has unknown flags %#x", flags)
+	case flags > 7 || (flags&4 != 0) != anchored:
+		return nil, "", fmt.Errorf("it has unknown flags %#x for version %d", flags, v)
+	case anchored && (period == 0 || flags&3 != 0):
+		return nil, "", errors.New("its orbit is at a nucleus but is not periodic")
 	}
-	if err := d.point(ref, prec); err != nil {
+	if err := d.point(&ref.re, &ref.im, &ref.cre, &ref.cim, prec); err != nil {
 		return nil, "", err
+	}
+	if anchored {
+		var ar, ai float64
+		if err := d.point(&ref.anchorRe, &ref.anchorIm, &ar, &ai, prec); err != nil {
+			return nil, "", fmt.Errorf("its view's centre: %w", err)
+		}
 	}
 	n, err := d.orbit(ref, maxIter, period, computed)
 	if err != nil {
@@ -187,8 +211,8 @@ func readReferenceBody(r io.Reader) (body, sum []byte, err error) {
 
 // point reads the orbit's point: each part exact (a big.Float at the orbit's precision,
 // prec) and as a float64, which must agree.
-func (d *refDecoder) point(ref *Reference, prec uint32) error {
-	for i, p := range []**big.Float{&ref.re, &ref.im} {
+func (d *refDecoder) point(re, im **big.Float, fre, fim *float64, prec uint32) error {
+	for i, p := range []**big.Float{re, im} {
 		n := d.u32()
 		if n > maxPointBytes {
 			return fmt.Errorf("its point's part %d claims %d bytes", i+1, n)
@@ -206,11 +230,11 @@ func (d *refDecoder) point(ref *Reference, prec uint32) error {
 		}
 		*p = x
 	}
-	ref.cre, ref.cim = d.f64(), d.f64()
-	if fr, _ := ref.re.Float64(); fr != ref.cre || math.Abs(fr) > MaxCentre {
+	*fre, *fim = d.f64(), d.f64()
+	if fr, _ := (*re).Float64(); fr != *fre || math.Abs(fr) > MaxCentre {
 		return errors.New("its point's float64 value does not match its exact value, or is out of range")
 	}
-	if fi, _ := ref.im.Float64(); fi != ref.cim || math.Abs(fi) > MaxCentre {
+	if fi, _ := (*im).Float64(); fi != *fim || math.Abs(fi) > MaxCentre {
 		return errors.New("its point's float64 value does not match its exact value, or is out of range")
 	}
 	return nil
@@ -329,7 +353,7 @@ func (ref *Reference) CheckFor(f Frame) error {
 	if want := min(f.Loc.Iterations, MaxReferenceLength); ref.maxIter != want {
 		return fmt.Errorf("the reference orbit is for %d iterations, the view has %d", ref.maxIter, want)
 	}
-	if f.Loc.Re.Big(ref.prec).Cmp(ref.re) != 0 || f.Loc.Im.Big(ref.prec).Cmp(ref.im) != 0 {
+	if ar, ai := ref.anchor(); f.Loc.Re.Big(ref.prec).Cmp(ar) != 0 || f.Loc.Im.Big(ref.prec).Cmp(ai) != 0 {
 		return errors.New("the reference orbit is of another point than the view's centre")
 	}
 	return nil

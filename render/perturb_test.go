@@ -13,6 +13,7 @@ import (
 
 	"mandelscope/fractal"
 	"mandelscope/internal/cputime"
+	"mandelscope/internal/deeptest"
 	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
 )
@@ -757,4 +758,53 @@ func benchSize(b *testing.B, def int) int {
 		b.Fatalf("MANDELSCOPE_BENCH_SIZE=%q: want a size from 1 to 8192", s)
 	}
 	return size
+}
+
+// TestPerturbMinibrotEdgeAgainstCPU draws a minibrot's edge past 2^22 iterations (the view
+// edge1e39, whose reference is the minibrot's nucleus: fractal's nucleusref.go) on the GPU
+// and compares it with the CPU, which fractal's TestMinibrotEdgePastLengthCap checks against
+// math/big: the inside stays inside, the pixels escaping past 2^21 agree. A corner of the
+// 64x36 frame holding two pixels that escape after 2^21.
+func TestPerturbMinibrotEdgeAgainstCPU(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64: perturbation frames go to the CPU", g.renderer)
+	}
+	l := deeptest.Location(t, "edge1e39")
+	l.Iterations = 1<<22 + 1<<16
+	f, err := fractal.NewFrame(l, 64, 36).WithReference(context.Background(), &fractal.ReferenceCache{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Ref.Period() == 0 {
+		t.Fatal("the view's reference is not periodic: it does not test the nucleus reference")
+	}
+	rect := image.Rect(0, 10, 8, 16)
+	got := image.NewRGBA(rect)
+	if err := g.Render(context.Background(), f, rect, got); err != nil {
+		t.Fatal(err)
+	}
+	pal, err := f.Loc.Color.ColorPalette()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := image.NewRGBA(rect)
+	past, inside := 0, 0
+	for y := rect.Min.Y; y < rect.Max.Y; y++ {
+		for x := rect.Min.X; x < rect.Max.X; x++ {
+			r := f.Pixel(x, y)
+			switch {
+			case r.N < 0:
+				inside++
+			case r.N > 1<<21:
+				past++
+			}
+			want.SetRGBA(x, y, f.Loc.Color.Shade(pal, r.Sample()))
+		}
+	}
+	if past == 0 || inside == 0 {
+		t.Fatalf("%d pixels inside, %d escaping past 2^21: the corner tests little", inside, past)
+	}
+	frac := matchesCPU(t, "perturb_edge1e39", got, want)
+	t.Logf("%.1f%% within 6/255; %d inside, %d escaping past 2^21", 100*frac, inside, past)
 }
