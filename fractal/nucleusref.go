@@ -95,7 +95,7 @@ func (ref *Reference) periodicReplacement(ctx context.Context, asked int, spacin
 	nref := &Reference{
 		re: new(big.Float).SetPrec(prec).Set(cr), im: new(big.Float).SetPrec(prec).Set(ci),
 		prec: prec, maxIter: min(asked, MaxReferenceLength),
-		anchorRe: ref.re, anchorIm: ref.im,
+		anchorRe: ref.re, anchorIm: ref.im, short: true,
 	}
 	nref.cre, _ = nref.re.Float64()
 	nref.cim, _ = nref.im.Float64()

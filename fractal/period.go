@@ -129,7 +129,7 @@ func (ref *Reference) cycleSettled(n, p int, e0 cx) bool {
 func (ref *Reference) repeatPeriod() {
 	ref.computed = len(ref.Z) - 1
 	p := ref.period
-	if p == 0 {
+	if p == 0 || ref.short {
 		return
 	}
 	for k := len(ref.Z); k <= ref.maxIter; k++ {

@@ -50,6 +50,13 @@ type Reference struct {
 	// anchorRe, anchorIm are the centre of the view that asked for a reference at a nucleus
 	// (periodicReplacement), nil for one at the view's own centre: reach is measured from it.
 	anchorRe, anchorIm *big.Float
+	// short keeps a periodic orbit to the values computed, without repeating its last period
+	// on (repeatPeriod): at a nucleus the repeats serve nothing. They are there so that BLA
+	// blocks can span several periods of a cycle, which at a nucleus no block can: its orbit
+	// returns to about 0 every period, where a block's radius (a fraction of |Z_m|)
+	// vanishes. So the orbit and its table take a few periods' memory instead of 2^21
+	// values' (about 200 MB with the table).
+	short bool
 
 	// A Julia reference (julia.On) holds two orbits in Z: the critical orbit of the
 	// parameter c (Z[0] = 0, Z[1] = c, ..., Z[jStart-1], its period in period), then from
