@@ -19,6 +19,11 @@ import (
 // cycle attracts slowly (its multiplier near 1, as at a minibrot's edge): after 2^21
 // iterations it is still spiralling in.
 //
+// The same holds at the end of an orbit that escaped before the iterations asked: beside a
+// minibrot, its centre just outside, the pixels inside the minibrot reach the end of the
+// centre's orbit (at 1e37, 3000 times deeper than a minibrot of period 57, the centre escaped
+// at 671,223 and an inside pixel "escaped" at 992,711 of 1,000,000).
+//
 // Such a view is inside (or beside) a minibrot, and that minibrot's nucleus makes a reference
 // that never ends: its cycle is superattracting, its orbit settles within a few periods and
 // repeats exactly, and a pixel at its end goes on one period back with its delta unchanged
@@ -29,6 +34,12 @@ import (
 // the view (a view at 1e68 beside a minibrot of size 1e-62 is a millionth of it): the pixels'
 // offsets dc from it are float64 values exact to 2^-53 of |dc|, so it is taken only within
 // nucleusReach pixel spacings, where that rounding is under 2^-19 of a pixel.
+
+// nucleusCost bounds the search for a nucleus of period p to orbits of at least p times it
+// iterations: Newton's method takes a few to a few dozen passes of p iterations, so the search
+// costs at most about what the orbit did (a long orbit whose close approaches to 0 read as a
+// period near its length is not worth a search).
+const nucleusCost = 32
 
 // nucleusReach is how far from the view's centre, as a power of two of the pixel spacing,
 // a nucleus may serve as its reference.
@@ -67,17 +78,18 @@ func (ref *Reference) atomPeriod() int {
 }
 
 // periodicReplacement returns a reference at the nucleus of the minibrot whose cycle ref's
-// orbit is settling onto (see the comment at the top of this file), for views at pixel
-// spacing spacing asking asked iterations: when pixels would run past the end of ref's orbit,
-// which neither escaped nor settled. It returns nil (and no error) when ref serves as it is or
-// no periodic reference was found within reach; an error only when ctx ended.
+// orbit is settling onto, or passed by before it escaped (see the comment at the top of this
+// file), for views at pixel spacing spacing asking asked iterations: when pixels would run past
+// the end of ref's orbit, which did not settle. It returns nil (and no error) when ref serves as
+// it is or no periodic reference was found within reach (or worth the search: nucleusCost);
+// an error only when ctx ended.
 func (ref *Reference) periodicReplacement(ctx context.Context, asked int, spacing Exp) (*Reference, error) {
-	if ref.julia.On || ref.escaped || ref.period > 0 || ref.noPeriod || asked <= ref.computed {
+	if ref.julia.On || ref.period > 0 || ref.noPeriod || asked <= ref.computed {
 		return nil, nil
 	}
 	p := ref.atomPeriod()
-	if p == 0 {
-		return nil, nil
+	if p == 0 || p*nucleusCost > ref.computed {
+		return nil, nil // none, or Newton's method would cost more than the orbit did
 	}
 	far := spacing.Ldexp(nucleusReach)
 	nu, err := newtonNucleus(ctx, ref.re, ref.im, p, ref.prec, far, far)

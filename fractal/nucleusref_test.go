@@ -232,3 +232,46 @@ func TestPerturbBatchMinibrotEdge(t *testing.T) {
 		})
 	}
 }
+
+// TestNucleusReferenceBesideMinibrot checks a view whose centre lies just outside a minibrot
+// (edgeout1e37: the period-57 minibrot of edge1e39, its centre at r = 1 + 1e-4, 3000 times
+// deeper than the minibrot, its edge in view): the centre's orbit escapes at 671,223 of the
+// 1,000,000 iterations asked, so pixels inside the minibrot would reach its end, where they
+// could only rebase with their whole z (pixel 48,24 "escaped" at 992,711). The minibrot's
+// nucleus serves instead, and pixels inside and outside agree with math/big.
+func TestNucleusReferenceBesideMinibrot(t *testing.T) {
+	l := deepLocationNamed(t, "edgeout1e37")
+	f, err := NewFrame(l, 64, 36).WithReference(context.Background(), &ReferenceCache{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Ref.Period() != 57 || f.Ref.anchorRe == nil {
+		t.Fatalf("reference period %d, anchored %v: want the period-57 nucleus's", f.Ref.Period(), f.Ref.anchorRe != nil)
+	}
+	if raceEnabled || testing.Short() {
+		return // a million math/big iterations a pixel
+	}
+	pxs := [][2]int{{48, 24}, {20, 30}, {36, 21}}
+	got, b1, b2 := make([]int, len(pxs)), make([]int, len(pxs)), make([]int, len(pxs))
+	parallel(2*len(pxs), func(i int) {
+		p := pxs[i/2]
+		bits := f.ReferenceBits() + 32 + uint(128*(i%2))
+		cr, ci := f.PointBig(p[0], p[1], bits)
+		n := EscapeBig(cr, ci, l.Iterations, bits)
+		if i%2 == 0 {
+			b1[i/2] = n
+			got[i/2], _ = f.Escape(p[0], p[1])
+		} else {
+			b2[i/2] = n
+		}
+	})
+	for i, p := range pxs {
+		if b1[i] != b2[i] {
+			t.Errorf("pixel %v: math/big %d and %d: the view no longer tests what it should", p, b1[i], b2[i])
+			continue
+		}
+		if got[i] != b1[i] && (got[i] < 0 || b1[i] < 0 || abs(got[i]-b1[i]) > l.Iterations/1000) {
+			t.Errorf("pixel %v: %d, math/big %d", p, got[i], b1[i])
+		}
+	}
+}
