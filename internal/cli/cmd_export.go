@@ -19,6 +19,7 @@ import (
 	"mandelscope/fractal"
 	"mandelscope/internal/text"
 	"mandelscope/internal/version"
+	"mandelscope/preview"
 	"mandelscope/render"
 	"mandelscope/render/cpu"
 )
@@ -213,7 +214,24 @@ func (f *exportFlags) view(job *exportJob) error {
 			return UsageErr("--size: %v", err)
 		}
 	}
+	if f.lf.AutoIterations() {
+		if job.loc.Iterations, err = autoCount(job.loc, job.w, job.h); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// autoCount is the automatic iteration count of l at w x h pixels: the window's
+// (preview.AutoCount). It can be interrupted (Ctrl-C) like the render that follows.
+func autoCount(l fractal.Location, w, h int) (int, error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	n, err := preview.AutoCount(ctx, l, w, h, fractal.DefaultReferences)
+	if err != nil {
+		return 0, fmt.Errorf("automatic iterations: %w", err)
+	}
+	return n, nil
 }
 
 // reference reads the orbit --reference-in names, or checks the file --reference-out

@@ -35,6 +35,11 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return UsageErr("--size: %v", err)
 	}
+	if lf.AutoIterations() {
+		if loc.Iterations, err = autoCount(loc, w, h); err != nil {
+			return err
+		}
+	}
 	if len(pts) == 0 {
 		return UsageErr("no pixels given: pass X,Y pairs after the flags")
 	}

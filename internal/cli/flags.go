@@ -138,6 +138,13 @@ var (
 	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "line-width", "light", "light-strength"}
 )
 
+// AutoIterations reports whether the iterations are automatic: --zoom given without
+// --iterations. A command that draws the view then counts them as the window does
+// (preview.AutoCount), from the picture's escape counts, not from the zoom alone.
+func (lf *LocationFlags) AutoIterations() bool {
+	return flagWasSet(lf.fs, "zoom") && !flagWasSet(lf.fs, "iterations")
+}
+
 // Apply returns base with every given location flag applied, validated; each error names
 // its flag. When --zoom is given without --iterations and autoIter is true, the iterations
 // follow the zoom (fractal.AutoIterations). --julia comes first: on a Mandelbrot base it
