@@ -28,6 +28,8 @@ import (
 
 const w, h = 320, 180
 
+var verbose, noBig bool
+
 func main() {
 	n := flag.Int("n", 8, "the number of `views`")
 	px := flag.Int("px", 8, "random `pixels` a view")
@@ -36,6 +38,8 @@ func main() {
 	iterLo := flag.Int("iterlo", 1_000_000, "the fewest `iterations`")
 	iterHi := flag.Int("iterhi", 10_000_000, "the most `iterations`")
 	seed := flag.Uint64("seed", 1, "the views' random `seed`")
+	flag.BoolVar(&verbose, "v", false, "print every pixel: view, x, y, ours, math/big twice")
+	flag.BoolVar(&noBig, "nobig", false, "skip math/big (print ours only, with -v: to compare another build's)")
 	flag.Parse()
 	if flag.NArg() > 0 || *n < 1 || *px < 1 {
 		fmt.Fprintln(os.Stderr, "usage: edge-verify [-n VIEWS] [-px PIXELS] [-lo E] [-hi E] [-iterlo N] [-iterhi N] [-seed N]")
@@ -50,7 +54,7 @@ func main() {
 	fmt.Printf("%d views in %v\n", len(views), time.Since(t0).Round(time.Millisecond))
 	var total, good, agree, inside, insideAgree int
 	for i, v := range views {
-		g, a, in, ina, line := check(v, *px, uint64(i)+*seed*1000)
+		g, a, in, ina, line := check(i, v, *px, uint64(i)+*seed*1000)
 		total += *px
 		good += g
 		agree += a
@@ -63,7 +67,7 @@ func main() {
 }
 
 // check probes k random pixels of v against math/big and returns the counts and a line.
-func check(v fractal.EdgeView, k int, seed uint64) (good, agree, inside, insideAgree int, line string) {
+func check(view int, v fractal.EdgeView, k int, seed uint64) (good, agree, inside, insideAgree int, line string) {
 	t0 := time.Now()
 	f, err := fractal.NewFrame(v.Loc, w, h).WithReference(context.Background(), &fractal.ReferenceCache{}, nil)
 	if err != nil {
@@ -82,6 +86,12 @@ func check(v fractal.EdgeView, k int, seed uint64) (good, agree, inside, insideA
 	}
 	tOurs := time.Since(t1)
 	p1 := f.ReferenceBits() + 32
+	if noBig {
+		for _, p := range ps {
+			fmt.Printf("pixel %d %d %d %d\n", view, p.x, p.y, p.ours)
+		}
+		return 0, 0, 0, 0, "math/big skipped"
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -104,6 +114,9 @@ func check(v fractal.EdgeView, k int, seed uint64) (good, agree, inside, insideA
 	wg.Wait()
 	var bad []string
 	for _, p := range ps {
+		if verbose {
+			fmt.Printf("pixel %d %d %d %d %d %d\n", view, p.x, p.y, p.ours, p.b1, p.b2)
+		}
 		if p.b1 != p.b2 {
 			continue
 		}
