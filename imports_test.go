@@ -18,6 +18,7 @@ var allowedImports = map[string][]string{
 	"":                        {"app", "preview", "assets", "export", "fractal", "internal/cli", "internal/clocale", "internal/text", "render", "fyne.io/fyne/v2"},
 	"app":                     {"colour", "preview", "bookmarks", "docs", "export", "fractal", "gradients", "internal/nav", "internal/tile", "internal/userfile", "internal/version", "render/cpu", "video", "fyne.io/fyne/v2", "internal/text"},
 	"assets":                  {},
+	"bench/edge-verify":       {"fractal"},
 	"bench/find-measure":      {"fractal"},
 	"bench/verify-png":        {"export", "internal/pngverify"},
 	"bench/video-quality":     {"export", "fractal", "internal/videotest", "render/cpu", "video"},

@@ -155,12 +155,19 @@ func TestLocationTextRoundTrip(t *testing.T) {
 func TestChoosePrecision(t *testing.T) {
 	w, h := 1280, 720
 	for _, tc := range []struct {
-		zoom float64
-		want Precision
-	}{{1, Float32}, {10, Float32}, {1e4, Double}, {1e10, Double}, {1e12, Double}, {1e13, Double}, {1e16, Perturbation}} {
-		f := NewFrame(Location{Re: MustDecimal("-0.75"), Im: MustDecimal("0.1"), Zoom: DecimalFromFloat(tc.zoom), Iterations: 100, Color: colour.DefaultColoring}, w, h)
+		zoom       float64
+		iterations int
+		want       Precision
+	}{
+		{1, 100, Float32}, {10, 100, Float32}, {1e4, 100, Double}, {1e6, 100, Double},
+		{1e8, 100, Perturbation}, {1e10, 100, Perturbation}, {1e16, 100, Perturbation},
+		// Direct float64 keeps a bit more below a pixel for every doubling of the count:
+		// zoom 1e6 is 2^-27.4 of |c| a pixel, 25 bits, enough for 100 iterations, not 10,000.
+		{1e6, 10000, Perturbation}, {1e4, 10000, Double},
+	} {
+		f := NewFrame(Location{Re: MustDecimal("-0.75"), Im: MustDecimal("0.1"), Zoom: DecimalFromFloat(tc.zoom), Iterations: tc.iterations, Color: colour.DefaultColoring}, w, h)
 		if got := f.Precision(); got != tc.want {
-			t.Errorf("zoom %g: precision %v, want %v", tc.zoom, got, tc.want)
+			t.Errorf("zoom %g, %d iterations: precision %v, want %v", tc.zoom, tc.iterations, got, tc.want)
 		}
 	}
 }

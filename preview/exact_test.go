@@ -178,9 +178,11 @@ func TestExactReuseAfterPan(t *testing.T) {
 			[]pan{all(16, 0), all(-7, 5), all(150, 90), {0.5, 0, 0}, {3, 0.25, 0}}, nil},
 		{"perturbation", newDyadic(t, -0.743643887037151, 0.131825904205330, w, h, 56, 3000), fractal.Perturbation,
 			[]pan{all(16, 0), all(-7, 5), {0.5, 0, 0}, {60, 0, 0}}, nil},
-		// Views whose pans by Location.Offset leave some columns (and rows) exact by chance.
+		// A view whose pans by Location.Offset leave some columns (and rows) exact by chance. A
+		// double view keeps thousands of float64 steps to a pixel (ChoosePrecision), where
+		// Offset's rounding does not land on the old grid: "double" above covers its partial
+		// reuse with the pan by (3, 0.25).
 		{"float32 by chance", dyadic{}, fractal.Float32, nil, new(seahorse("60", 300))},
-		{"double by chance", dyadic{}, fractal.Double, nil, new(seahorse("1e12", 1000))},
 	}
 	for _, c := range cases {
 		var old fractal.Location

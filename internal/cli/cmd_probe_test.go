@@ -21,7 +21,9 @@ func probe(t *testing.T, args ...string) []string {
 // use) with the exact math/big reference (--exact) at zooms from 1 to 1e12. At low zoom they
 // agree everywhere. Near the boundary an orbit of hundreds of iterations amplifies the last
 // bit of c and of every step (|dz/dc| grows past 1e16), so a few boundary pixels' counts move
-// in any fixed precision, at every depth: from zoom 1e6 on, 85% of the pixels must agree.
+// in any fixed precision, at every depth: from zoom 1e6 on, 95% of the pixels must agree. The
+// counts are the automatic ones (thousands at 1e12), where direct float64 had one pixel in
+// five wrong at 1e12 until the precision rule took the count into account.
 func TestProbeAgainstExact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("exact reference is slow")
@@ -54,7 +56,7 @@ func TestProbeAgainstExact(t *testing.T) {
 			}
 			need := len(pts)
 			if z != "1" && z != "1e3" {
-				need = len(pts) * 85 / 100
+				need = len(pts) * 95 / 100
 			}
 			if same < need {
 				t.Errorf("%s @ %s: %d of %d pixels agree with the exact count, want at least %d", c, z, same, len(pts), need)
