@@ -1,6 +1,6 @@
 # Quick start: `make run` opens the explorer, `make test` runs every check.
 # Each installs what it needs on a Debian/Ubuntu machine first (scripts/deps.sh).
-.PHONY: run build test package package-check deps-build deps-test bench peer peer-deep clean
+.PHONY: run build test package package-check wine-test deps-build deps-test deps-wine bench peer peer-deep clean
 
 # Where scripts/deps.sh puts a Go toolchain when the machine has none (or one older than 1.21).
 export PATH := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mandelscope/go/bin:$(PATH)
@@ -25,11 +25,20 @@ package: deps-test
 package-check: deps-test
 	d=$$(mktemp -d) && ./scripts/package.sh "$$d"; s=$$?; rm -rf "$$d"; exit $$s
 
+# The Windows .exe run under Wine (Debian 13's, in a chroot cached in /var/cache/mandelscope),
+# checked against the Linux program: version, CPU exports pixel for pixel, the window (CI runs it
+# after package-check; needs root).
+wine-test: deps-wine
+	./scripts/wine-test.sh
+
 deps-build:
 	./scripts/deps.sh build
 
 deps-test:
 	./scripts/deps.sh test
+
+deps-wine:
+	./scripts/deps.sh wine
 
 # The preview benchmark and the export comparison with G'MIC (needs gmic and GNU time).
 bench: build

@@ -4,12 +4,15 @@
 #   scripts/deps.sh test    the above, plus Xvfb, xdotool, ImageMagick and pngcheck for the tests,
 #                           the mingw-w64 cross compiler for the Windows package, ffmpeg for the videos,
 #                           and Slurm with munge for the cluster test (scripts/slurm-test.sh)
+#   scripts/deps.sh wine    the above, plus debootstrap for the Wine test's Debian 13 chroot
+#                           (scripts/wine-test.sh)
 set -eu
 mode=${1:-build}
 pkgs="gcc pkg-config libc6-dev libgl1-mesa-dev libgl1-mesa-dri libx11-dev libxcursor-dev libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev"
-if [ "$mode" = test ]; then
+if [ "$mode" = test ] || [ "$mode" = wine ]; then
   pkgs="$pkgs xvfb xauth x11-utils xdotool imagemagick pngcheck gcc-mingw-w64-x86-64 xz-utils python3 openexr ffmpeg slurm-wlm munge"
 fi
+[ "$mode" = wine ] && pkgs="$pkgs debootstrap"
 pkgs="$pkgs curl unzip ca-certificates"
 # No Go at all: the distribution's Go, which knows the module proxy the toolchain comes from below.
 command -v go >/dev/null 2>&1 || [ -x "${XDG_CACHE_HOME:-$HOME/.cache}/mandelscope/go/bin/go" ] || pkgs="$pkgs golang-go"
