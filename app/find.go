@@ -36,18 +36,22 @@ const findDepth = 0.5
 // findMaxTime bounds one search.
 const findMaxTime = 60 * time.Second
 
-// foundNote is what the last search found and where, kept in the status bar until the view
-// moves on.
+// foundNote is a note on a place (what the last search found there, or that a move stopped
+// at the edge), kept in the status bar until the view moves on.
 type foundNote struct {
 	at  fractal.Location
 	msg string
 }
 
 // renderStatus shows a renderer's progress or time in the status bar, after what the last
-// search found while the view is still the one it went to.
+// search found while the view is still the one it went to, and after the window's note on the
+// view (Window.note: at the edge, a saved view refused) while it is still that view.
 func (w *Window) renderStatus(s string) {
-	if n := w.found; n.msg != "" && samePlace(w.Location(), n.at) {
-		s = n.msg + " · " + s
+	cur := w.Location()
+	for _, n := range []foundNote{w.found, w.note} {
+		if n.msg != "" && samePlace(cur, n.at) {
+			s = n.msg + " · " + s
+		}
 	}
 	setText(w.statusTime, s)
 }

@@ -129,7 +129,10 @@ type Window struct {
 	// findCancel cancels the search for the nearest minibrot in progress (find.go; nil: none).
 	findCancel context.CancelFunc
 	found      foundNote // what the last search found, for the status bar (find.go)
-	lastIters  int
+	// note is a note on the view shown, kept in the status bar until the view moves on: a move
+	// stopped at the edge of the centre's range (moveTo), the saved view was refused (state.go).
+	note      foundNote
+	lastIters int
 
 	// controls
 	iterEntry    *commitEntry
@@ -158,6 +161,7 @@ type Window struct {
 
 	dialogs      []shownDialog        // the open dialogs, the top one last
 	dialogHooked map[shownDialog]bool // dialogs whose closing showDialog watches
+	errorsShown  map[string]bool      // the texts of the error dialogs open (ShowError)
 
 	// the parts New adds
 	nav   *navigator
@@ -182,10 +186,13 @@ func New(a fyne.App, opts Options) *Window {
 		opts.Renderer = "auto"
 	}
 	start := opts.Start
+	var refused error // the last session's view, refused
 	if start.Zoom.String() == "0" && opts.Restore {
-		if l, ok := restoredView(a.Preferences()); ok {
+		l, ok, err := restoredView(a.Preferences())
+		if ok {
 			start = l
 		}
+		refused = err
 	}
 	if start.Zoom.String() == "0" || start.Validate() != nil {
 		start = fractal.Home()
@@ -252,6 +259,9 @@ func New(a fyne.App, opts Options) *Window {
 	w.rebuildMenu()
 	if opts.Restore && a.Preferences().Bool(prefBookmarks) {
 		w.marks.toggle()
+	}
+	if refused != nil {
+		w.reportRefusedView(a.Preferences().String(prefView), refused)
 	}
 	return w
 }
@@ -552,7 +562,13 @@ func (w *Window) navigateFrom(l fractal.Location, interactive bool, origin Origi
 // the old view's state away at once (newPlace). A view within rounding of one the worker
 // holds (preview.Worker.Snap: a burst of wheel notches in and back out) becomes that view,
 // whose picture then shows at once.
+//
+// Every change of view comes here, and here its centre is kept within the range Validate
+// accepts (fractal.Location.ClampCentre): a pan, drag or zoom out past it stops at the
+// edge, and the status bar says so, so that no view the window reaches is one that the
+// history, a bookmark, a file or the next start would refuse.
 func (w *Window) moveTo(l fractal.Location, interactive bool, origin Origin, place bool) {
+	l, atEdge := l.ClampCentre()
 	if !samePlace(l, w.Location()) {
 		w.cancelFind() // a search from the view left goes nowhere
 	}
@@ -576,6 +592,10 @@ func (w *Window) moveTo(l fractal.Location, interactive bool, origin Origin, pla
 	w.mu.Unlock()
 	w.syncControls()
 	w.updateStatus()
+	if atEdge {
+		w.note = foundNote{at: l, msg: edgeNote}
+		setText(w.statusTime, edgeNote)
+	}
 	if w.inset != nil {
 		w.inset.follow()
 	}
@@ -591,6 +611,10 @@ func (w *Window) moveTo(l fractal.Location, interactive bool, origin Origin, pla
 		fn(old, l, origin)
 	}
 }
+
+// edgeNote is what the status bar says while a move has stopped the view at the edge of the
+// centre's range.
+var edgeNote = fmt.Sprintf("at the edge: |re|, |im| <= %g", fractal.MaxCentre)
 
 // snapIterations is what iterations a view l snaps to may have: l's, or on automatic
 // iterations another automatic count (another boost) at that zoom.
