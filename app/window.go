@@ -868,7 +868,8 @@ func (w *Window) build() {
 			w.inset.item),
 		fyne.NewMenu("Go",
 			fyne.NewMenuItem("Nearest Minibrot (M)", func() { w.findAtPointer(false) }),
-			fyne.NewMenuItem("Nearest Misiurewicz Point (Shift+M)", func() { w.findAtPointer(true) })),
+			fyne.NewMenuItem("Nearest Misiurewicz Point (Shift+M)", func() { w.findAtPointer(true) }),
+			fyne.NewMenuItem("Halfway to the Nearest Minibrot (D)", func() { w.findAtPointerDepth(findDepth) })),
 	}
 	w.AddMenuShortcut("File", "Copy Location", &desktop.CustomShortcut{KeyName: fyne.KeyC, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, w.copyLocation)
 	c := w.win.Canvas()
