@@ -252,6 +252,7 @@ func New(a fyne.App, opts Options) *Window {
 	w.undo = installColourUndo(w)
 	installGradients(w)
 	installKeysHelp(w)
+	installAbout(w)
 	quit := fyne.NewMenuItem("Quit", w.Quit) // stays last in the menu (AddMenuItem)
 	quit.IsQuit, quit.Shortcut = true, quitShortcut
 	w.AddMenuItem("File", quit)
