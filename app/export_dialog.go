@@ -97,7 +97,7 @@ func (run *exportRun) progressText(elapsed time.Duration) string {
 		return fmt.Sprintf("computing the first strip: %s so far", elapsed.Round(time.Second))
 	}
 	thisRun := int64(p.Rate * 1e6 * p.Elapsed.Seconds()) // Rate is this run's pixels by its time
-	return fmt.Sprintf("%.0f%%  %s  %s left", 100*p.Fraction(), speedText(thisRun, p.Elapsed), roughDuration(p.ETA))
+	return fmt.Sprintf("%s  %s  %s left", percentText(p.Fraction()), speedText(thisRun, p.Elapsed), roughDuration(p.ETA))
 }
 
 func (ui *exportUI) show() {

@@ -719,7 +719,7 @@ func (w *Window) deliver(res preview.Result) {
 			return // an older frame, or the view before a new place
 		}
 		if res.Reference {
-			w.renderStatus(fmt.Sprintf("reference %.0f%%", 100*res.Done))
+			w.renderStatus("reference " + percentText(res.Done))
 			return
 		}
 		if res.Escapes != nil {
@@ -733,7 +733,7 @@ func (w *Window) deliver(res preview.Result) {
 		if res.Partial {
 			w.shownSeq = res.Req.Seq
 			w.view.setImage(res.Image)
-			w.renderStatus(fmt.Sprintf("refining %.0f%%", 100*res.Done))
+			w.renderStatus("refining " + percentText(res.Done))
 			if w.opts.OnFrame != nil {
 				w.opts.OnFrame(res)
 			}
