@@ -52,7 +52,7 @@ func restoredView(p fyne.Preferences) (l fractal.Location, ok bool, err error) {
 func (w *Window) reportRefusedView(saved string, err error) {
 	msg := "the last session's view was not opened: " + firstLine(err.Error())
 	w.note = foundNote{at: w.Location(), msg: msg}
-	setText(w.statusTime, msg)
+	w.setMessage(msg)
 	body := widget.NewLabel(wrapText(capitalise(msg)+". The window opened at the whole set instead. The saved view:", dialogTextWidth))
 	savedText := widget.NewMultiLineEntry()
 	savedText.Wrapping = fyne.TextWrapBreak

@@ -595,7 +595,7 @@ func (w *Window) moveTo(l fractal.Location, interactive bool, origin Origin, pla
 	w.updateStatus()
 	if atEdge {
 		w.note = foundNote{at: l, msg: edgeNote}
-		setText(w.statusTime, edgeNote)
+		w.setMessage(edgeNote)
 	}
 	if w.inset != nil {
 		w.inset.follow()
@@ -711,7 +711,7 @@ func (w *Window) deliver(res preview.Result) {
 	w.uiDo(func() {
 		if res.Err != nil {
 			if res.Req.Seq >= w.placeSeq {
-				w.statusTime.SetText("render failed: " + firstLine(res.Err.Error()))
+				w.setMessage("render failed: " + firstLine(res.Err.Error()))
 			}
 			return
 		}
