@@ -113,12 +113,24 @@ func (w *Window) textDialog(title, text, button string) dialog.Dialog {
 	return dialog.NewCustom(title, button, widget.NewLabel(wrapText(text, dialogTextWidth)), w.win)
 }
 
-// ShowError shows err in a dialog over the window, its text wrapped.
+// ShowError shows err in a dialog over the window, its text wrapped. While a dialog with the
+// same text is open no other is shown: the same error repeated (a key held, a driver's burst
+// of input) gives one dialog, not a stack of them to close one by one.
 func (w *Window) ShowError(err error) {
 	if err == nil {
 		return
 	}
-	w.showDialog(w.textDialog("Error", capitalise(err.Error()), "OK"))
+	text := capitalise(err.Error())
+	if w.errorsShown[text] {
+		return
+	}
+	if w.errorsShown == nil {
+		w.errorsShown = map[string]bool{}
+	}
+	w.errorsShown[text] = true
+	d := w.textDialog("Error", text, "OK")
+	d.SetOnClosed(func() { delete(w.errorsShown, text) })
+	w.showDialog(d)
 }
 
 // showInfo shows a message in a dialog over the window, its text wrapped.

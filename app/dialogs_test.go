@@ -234,8 +234,8 @@ func TestTooltipsAndMenuShortcuts(t *testing.T) {
 }
 
 // The window comes back as it was left: view (colouring and iterations included), window size
-// and the bookmarks panel; a damaged saved view is ignored (home instead); without Restore
-// nothing is read or written.
+// and the bookmarks panel; a damaged saved view is refused (home instead, and said so:
+// TestSavedViewAtTheEdgeAndRefused); without Restore nothing is read or written.
 func TestStatePersists(t *testing.T) {
 	t.Setenv(bookmarks.EnvPath, filepath.Join(t.TempDir(), "bookmarks.json"))
 	a := test.NewTempApp(t)

@@ -97,13 +97,14 @@ func (run *exportRun) progressText(elapsed time.Duration) string {
 		return fmt.Sprintf("computing the first strip: %s so far", elapsed.Round(time.Second))
 	}
 	thisRun := int64(p.Rate * 1e6 * p.Elapsed.Seconds()) // Rate is this run's pixels by its time
-	return fmt.Sprintf("%.0f%%  %s  %s left", 100*p.Fraction(), speedText(thisRun, p.Elapsed), roughDuration(p.ETA))
+	return fmt.Sprintf("%s  %s  %s left", percentText(p.Fraction()), speedText(thisRun, p.Elapsed), roughDuration(p.ETA))
 }
 
 func (ui *exportUI) show() {
 	if ui.dlg == nil {
 		ui.build()
 	}
+	ui.name.SetText(freshName(ui.folder.Text, ui.name.Text))
 	ui.refresh()
 	ui.w.showDialog(ui.dlg)
 }
@@ -125,7 +126,7 @@ func (ui *exportUI) build() {
 	ui.folder.SetText(defaultExportFolder())
 	ui.folder.OnChanged = func(string) { ui.refresh() }
 	ui.name = widget.NewEntry()
-	ui.name.SetText("mandelscope-" + time.Now().Format("20060102-150405") + ".png")
+	ui.name.SetText("mandelscope.png") // show makes it one not yet used (freshName)
 	ui.name.OnChanged = func(string) { ui.refresh() }
 	choose := widget.NewButtonWithIcon("", theme.FolderOpenIcon(), ui.chooseFolder)
 	ui.estimate = widget.NewLabel("")
@@ -200,6 +201,33 @@ func (ui *exportUI) settings() (w, h, ss int, path string, err error) {
 	ss = max(1, ui.ssSel.SelectedIndex()+1)
 	path, err = outputPath(ui.folder.Text, ui.name.Text, ".png")
 	return w, h, ss, path, err
+}
+
+// freshName is the file name the export and video dialogs offer as they open: name itself
+// when folder holds no such file (an interrupted export or video of that name is left to be
+// offered, for its resume), else the first of name-2, name-3, ... (a "-N" it ends with
+// of up to five digits replaced, before the extension) that it does not hold, so that exporting the view again is
+// never a "Replace file?" question. A folder that cannot be read leaves name as it is.
+func freshName(folder, name string) string {
+	dir, name := strings.TrimSpace(folder), strings.TrimSpace(name)
+	taken := func(n string) bool {
+		_, err := os.Lstat(filepath.Join(dir, n))
+		return err == nil
+	}
+	if name == "" || !dirExists(dir) || !taken(name) {
+		return name
+	}
+	ext := filepath.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	if i := strings.LastIndexByte(stem, '-'); i > 0 && len(stem)-i-1 <= 5 && stem[i+1] != '0' && strings.Trim(stem[i+1:], "0123456789") == "" {
+		stem = stem[:i]
+	}
+	for n := 2; n < 100000; n++ {
+		if c := fmt.Sprintf("%s-%d%s", stem, n, ext); !taken(c) {
+			return c
+		}
+	}
+	return name
 }
 
 // outputPath is the file a dialog's folder and file name fields name, or what is wrong with

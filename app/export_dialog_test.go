@@ -130,8 +130,13 @@ func TestExportDialog(t *testing.T) {
 		t.Errorf("status %q", run.status.Text)
 	}
 
-	// Exporting again to the same name asks first and changes nothing by itself.
+	// Opened again, the dialog offers a name not yet used; the same name typed again asks
+	// first and changes nothing by itself.
 	ui.show()
+	if ui.name.Text != "view-2.png" {
+		t.Errorf("opened again, the dialog offers %q, want view-2.png", ui.name.Text)
+	}
+	ui.name.SetText("view.png")
 	test.Tap(ui.exportBt)
 	testUI.drain()
 	ui.mu.Lock()

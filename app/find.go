@@ -36,20 +36,24 @@ const findDepth = 0.5
 // findMaxTime bounds one search.
 const findMaxTime = 60 * time.Second
 
-// foundNote is what the last search found and where, kept in the status bar until the view
-// moves on.
+// foundNote is a note on a place (what the last search found there, or that a move stopped
+// at the edge), kept in the status bar until the view moves on.
 type foundNote struct {
 	at  fractal.Location
 	msg string
 }
 
 // renderStatus shows a renderer's progress or time in the status bar, after what the last
-// search found while the view is still the one it went to.
+// search found while the view is still the one it went to, and after the window's note on the
+// view (Window.note: at the edge, a saved view refused) while it is still that view.
 func (w *Window) renderStatus(s string) {
-	if n := w.found; n.msg != "" && samePlace(w.Location(), n.at) {
-		s = n.msg + " · " + s
+	cur := w.Location()
+	for _, n := range []foundNote{w.found, w.note} {
+		if n.msg != "" && samePlace(cur, n.at) {
+			s = n.msg + " · " + s
+		}
 	}
-	setText(w.statusTime, s)
+	w.setMessage(s)
 }
 
 // findNearest searches for the minibrot (or Misiurewicz point) nearest pixel (x, y) of the
@@ -83,7 +87,7 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 	}
 	loc := w.Location()
 	if loc.IsJulia() {
-		setText(w.statusTime, "the "+findWhat(misiurewicz)+" search is for the Mandelbrot set: Shift+J goes back to it")
+		w.setMessage("the " + findWhat(misiurewicz) + " search is for the Mandelbrot set: Shift+J goes back to it")
 		return
 	}
 	w.cancelFind()
@@ -92,7 +96,7 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 	w.findCancel = cancel
 	w.mu.Unlock()
 	what := findWhat(misiurewicz)
-	setText(w.statusTime, "looking for the nearest "+what+"...")
+	w.setMessage("looking for the nearest " + what + "...")
 	opt := fractal.FindOptions{Limit: findLimit, MaxTime: findMaxTime}
 	var last time.Time
 	opt.Progress = func(stage string, _ float64) {
@@ -102,7 +106,7 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 		last = time.Now()
 		w.uiDo(func() {
 			if ctx.Err() == nil {
-				setText(w.statusTime, "looking for the nearest "+what+": "+stage+" (Esc or a move cancels)")
+				w.setMessage("looking for the nearest " + what + ": " + stage + " (Esc or a move cancels)")
 			}
 		})
 	}
@@ -126,7 +130,7 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 			w.findCancel = nil
 			w.mu.Unlock()
 			if err != nil {
-				setText(w.statusTime, findErrorText(err, what))
+				w.setMessage(findErrorText(err, what))
 				return
 			}
 			l := f.Loc
@@ -140,7 +144,7 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 			}
 			w.SetLocation(l)
 			w.found = foundNote{at: w.Location(), msg: msg}
-			setText(w.statusTime, msg)
+			w.setMessage(msg)
 		})
 	}()
 }
@@ -196,7 +200,7 @@ func (w *Window) copyLocationAt(x, y float64) {
 	}
 	l := w.Location().Offset(x-float64(pw)/2, y-float64(ph)/2, pw, ph)
 	w.app.Clipboard().SetContent(l.String())
-	setText(w.statusTime, "the point's location copied to the clipboard")
+	w.setMessage("the point's location copied to the clipboard")
 }
 
 // showContextMenu shows the picture's context menu at p (in the view's coordinates): the

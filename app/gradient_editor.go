@@ -298,7 +298,7 @@ func (e *gradientEditor) save(replace bool) error {
 		return err
 	}
 	e.w.colorChanged(false, func(c *colour.Coloring) { *c = c.WithGradient(name, g) })
-	setText(e.w.statusTime, "gradient "+name+" saved")
+	e.w.setMessage("gradient " + name + " saved")
 	return nil
 }
 

@@ -138,7 +138,7 @@ func (w *Window) importGradientAsking(path string) {
 
 func (w *Window) gradientNote(name string, err error) {
 	if err == nil {
-		setText(w.statusTime, fmt.Sprintf("gradient %s imported", name))
+		w.setMessage(fmt.Sprintf("gradient %s imported", name))
 	}
 }
 
@@ -166,7 +166,7 @@ func (w *Window) showExportGradient() {
 			w.ShowError(err)
 			return
 		}
-		setText(w.statusTime, "gradient written to "+filepath.Base(path))
+		w.setMessage("gradient written to " + filepath.Base(path))
 	}, w.win)
 	d.SetFileName(strings.TrimSpace(name) + gradients.Ext)
 	w.showDialog(d)

@@ -52,13 +52,13 @@ func (w *Window) pointerC() (re, im fractal.Decimal) {
 func (w *Window) showJulia() {
 	cur := w.Location()
 	if cur.IsJulia() {
-		setText(w.statusTime, "this is a Julia set already: Shift+J goes back to the Mandelbrot set")
+		w.setMessage("this is a Julia set already: Shift+J goes back to the Mandelbrot set")
 		return
 	}
 	re, im := w.pointerC()
 	l := cur.JuliaAt(re, im)
 	if err := l.Validate(); err != nil {
-		setText(w.statusTime, "no Julia set here: "+firstLine(err.Error()))
+		w.setMessage("no Julia set here: " + firstLine(err.Error()))
 		return
 	}
 	w.autoBoost = 1
@@ -126,7 +126,7 @@ func (in *juliaInset) toggle() {
 	in.item.Checked = in.on
 	in.w.rebuildMenu()
 	if in.on && in.w.Location().IsJulia() {
-		setText(in.w.statusTime, "the Julia inset shows over the Mandelbrot set: Shift+J goes back to it")
+		in.w.setMessage("the Julia inset shows over the Mandelbrot set: Shift+J goes back to it")
 	}
 	in.follow()
 }

@@ -12,7 +12,7 @@ import (
 // status bar.
 func (w *Window) copyLocation() {
 	w.app.Clipboard().SetContent(w.Location().String())
-	setText(w.statusTime, "location copied to the clipboard")
+	w.setMessage("location copied to the clipboard")
 }
 
 // goHome resets the view to fractal.Home(), keeping the colouring; in a Julia view, to that

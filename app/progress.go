@@ -8,6 +8,7 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -35,6 +36,7 @@ func (w *Window) addProgress(title string, cancel func()) *progressRow {
 	r.title = widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	r.title.Truncation = fyne.TextTruncateEllipsis
 	r.bar = widget.NewProgressBar()
+	r.bar.TextFormatter = func() string { return percentText(r.bar.Value) } // as the status line says it
 	r.status = widget.NewLabel("")
 	r.status.Wrapping = fyne.TextWrapWord
 	r.button = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), cancel)
@@ -99,6 +101,17 @@ func (progressLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 func newProgressArea() (rows *fyne.Container, area *fyne.Container) {
 	rows = container.New(progressLayout{})
 	return rows, container.NewBorder(nil, rows, nil, nil)
+}
+
+// percentText writes a share done (0 to 1) as a whole percentage, the one rule of every
+// progress figure in the window (a row's bar and its line, the status bar's "refining" and
+// "reference"): rounded down, so that 100% means done, with a millionth of slack so that a share
+// such as 0.29, 28.999... percent in binary, reads 29%.
+func percentText(f float64) string {
+	if !(f > 0) {
+		return "0%"
+	}
+	return fmt.Sprintf("%d%%", int(math.Floor(min(f, 1)*100+1e-6)))
 }
 
 // speedText writes an output speed for people from the pixels done in elapsed: "3.2 Mpx/s",

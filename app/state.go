@@ -2,8 +2,9 @@
 // form), the window's size and whether the bookmarks panel was open. Saved when the window
 // closes (its close button, Quit, Ctrl+Q, SIGINT, SIGTERM, SIGHUP: quit.go), restored by New when
 // Options.Restore is set. Values read back are checked like any input: a view that does not
-// parse or validate, or a size that is not one, is ignored; a size larger than the screen or
-// than the memory budget (limits.go) is made to fit.
+// parse or validate is refused, and the window, opened at home, says so (reportRefusedView);
+// a size that is not one is ignored; a size larger than the screen or than the memory budget
+// (limits.go) is made to fit.
 
 package app
 
@@ -11,6 +12,9 @@ import (
 	"math"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
 
 	"mandelscope/fractal"
 )
@@ -23,17 +27,50 @@ const (
 	prefBookmarks = "window.bookmarks_open"
 )
 
-// restoredView is the last session's view, if one was saved and reads as a valid location.
-func restoredView(p fyne.Preferences) (fractal.Location, bool) {
+// restoredView is the last session's view, if one was saved and reads as a valid location;
+// err says why a saved view was refused (nil when none was saved, or it reads).
+func restoredView(p fyne.Preferences) (l fractal.Location, ok bool, err error) {
 	s := p.String(prefView)
 	if s == "" {
-		return fractal.Location{}, false
+		return fractal.Location{}, false, nil
 	}
-	l, err := fractal.ParseLocationText(s, fractal.Home())
-	if err != nil || l.Validate() != nil {
-		return fractal.Location{}, false
+	l, err = fractal.ParseLocationText(s, fractal.Home())
+	if err == nil {
+		err = l.Validate()
 	}
-	return l, true
+	if err != nil {
+		return fractal.Location{}, false, err
+	}
+	return l, true, nil
+}
+
+// reportRefusedView says, in a dialog and in the status bar while the view is still home,
+// that the last session's view (its text saved) was refused and why: the window opened at
+// home instead. The dialog shows the saved text whole (selectable) and offers to open it in
+// Go to Location, which says what is wrong with it until it is mended: nothing is replaced
+// unannounced, and the text is not lost.
+func (w *Window) reportRefusedView(saved string, err error) {
+	msg := "the last session's view was not opened: " + firstLine(err.Error())
+	w.note = foundNote{at: w.Location(), msg: msg}
+	w.setMessage(msg)
+	body := widget.NewLabel(wrapText(capitalise(msg)+". The window opened at the whole set instead. The saved view:", dialogTextWidth))
+	savedText := widget.NewMultiLineEntry()
+	savedText.Wrapping = fyne.TextWrapBreak
+	savedText.SetText(saved)
+	savedText.SetMinRowsVisible(3)
+	d := dialog.NewCustomConfirm("Last view not opened", "Mend in Go to Location...", "Close", container.NewBorder(body, nil, nil, nil, savedText), func(mend bool) {
+		if mend && w.nav != nil {
+			_, e := w.nav.goToDialog()
+			e.SetText(savedText.Text)
+			// The cursor at the start, nothing selected: the text is there to be mended, not
+			// replaced by the first key typed.
+			e.CursorRow = 0
+			e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyHome})
+			e.Validate()
+		}
+	}, w.win)
+	d.Resize(fyne.NewSize(620, 300))
+	w.showDialog(d)
 }
 
 // restoredSize is the last session's window size, if one was saved and is a size (New clamps

@@ -9,6 +9,7 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,7 @@ import (
 type statusBar struct {
 	full map[*widget.Label]string
 	row1 *fyne.Container // centre, zoom, iterations, mode
+	row2 *fyne.Container // message (frame time), point under the cursor, renderer
 	what *widget.Label   // "Centre", or in a Julia view "Julia set"
 
 	centreMore fyne.CanvasObject // a button that shows the centre's every digit; hidden while the centre shows them
@@ -72,10 +74,44 @@ func (w *Window) buildStatus() fyne.CanvasObject {
 		w.bar.what, w.statusCentr, w.bar.centreMore,
 		tipped(w.statusZoom), tipped(w.statusIter), tipped(w.statusMode))
 	rend := tipped(w.statusRend)
-	row2 := container.New(&statusRow{flex: 1, widths: []float32{fixed(timeTemplate), 0, -1}, natural: map[int]func() float32{
+	w.bar.row2 = container.New(&statusRow{flex: 1, widths: []float32{fixed(timeTemplate), 0, -1}, natural: map[int]func() float32{
+		0: func() float32 { return messageWidth(w.statusTime.Text) },
 		2: func() float32 { return min(labelWidth(w.statusRend.Text), rendCap) },
 	}}, tipped(w.statusTime), tipped(w.statusPoint), rend)
-	return container.NewVBox(widget.NewSeparator(), w.bar.row1, row2)
+	return container.NewVBox(widget.NewSeparator(), w.bar.row1, w.bar.row2)
+}
+
+// messageWidth is the width of the message field (the frame time, a search's result, "at the
+// edge"...) for text s: what shows it whole, in steps of messageStep so that the fields beside
+// it do not move at every frame, from a frame time's width up to messageCap (a longer message
+// is cut, whole in its tooltip). In a narrow window the row shrinks it with the others.
+func messageWidth(s string) float32 {
+	least := labelWidth(timeTemplate)
+	need := labelWidth(s)
+	if need <= least {
+		return least
+	}
+	return min(float32(math.Ceil(float64(need/messageStep)))*messageStep, messageCap)
+}
+
+// messageStep and messageCap bound the message field's width (messageWidth): at 1280 px the
+// cap leaves the point under the cursor and the renderer their room.
+const (
+	messageStep = 48
+	messageCap  = 620
+)
+
+// setMessage shows s in the status bar's message field, widening or narrowing the field to it
+// (messageWidth): "minibrot of period 58 · samples 3/16" shows whole, not cut after "samp".
+func (w *Window) setMessage(s string) {
+	if w.statusTime.Text == s {
+		return
+	}
+	before := messageWidth(w.statusTime.Text)
+	w.statusTime.SetText(s)
+	if messageWidth(s) != before && w.bar.row2 != nil {
+		w.bar.row2.Refresh() // lays the row out again
+	}
 }
 
 // updateStatus writes the current view into the status bar.
@@ -114,10 +150,13 @@ func (w *Window) updateStatus() {
 	f := fractal.NewFrame(l, max(pw, 1), max(ph, 1))
 	mode := w.modeText(f)
 	w.setField(w.statusMode, shortMode(mode, f.Precision()), mode)
+	rend := w.rend.Name()
 	if w.gpuNote != "" {
-		setText(w.statusRend, w.gpuNote)
-	} else {
-		setText(w.statusRend, w.rend.Name())
+		rend = w.gpuNote
+	}
+	if w.statusRend.Text != rend {
+		w.statusRend.SetText(rend)
+		w.bar.row2.Refresh() // its width follows the text (up to rendCap)
 	}
 }
 
@@ -171,7 +210,7 @@ func (w *Window) showFullCentre() *widget.Entry {
 	var pop *widget.PopUp
 	copyBtn := widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
 		w.app.Clipboard().SetContent(e.Text)
-		setText(w.statusTime, "centre copied to the clipboard")
+		w.setMessage("centre copied to the clipboard")
 	})
 	closeBtn := widget.NewButton("Close", func() { pop.Hide() })
 	title := widget.NewLabel(titleText)
@@ -183,10 +222,15 @@ func (w *Window) showFullCentre() *widget.Entry {
 	return e
 }
 
-// labelWidth is the width a label needs to show s whole.
+// labelWidth is the width a label needs to show s whole: its text and padding, and labelSlack.
 func labelWidth(s string) float32 {
-	return fyne.MeasureText(s, theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding()
+	return fyne.MeasureText(s, theme.TextSize(), fyne.TextStyle{}).Width + 2*theme.InnerPadding() + labelSlack
 }
+
+// labelSlack is room beyond the measured width: on the GL driver a truncating label given
+// exactly its measure cut its last letters ("CPU renderer (chose…", seen under Xvfb at scale 1),
+// the glyphs drawn on whole pixels.
+const labelSlack = 3
 
 // statusRow lays out a row of the status bar: the child at flex takes what the others
 // leave, at least a quarter of the row; the others take widths[i] (> 0), their natural width

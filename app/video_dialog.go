@@ -78,6 +78,7 @@ func (ui *videoUI) show() {
 	if ui.dlg == nil {
 		ui.build()
 	}
+	ui.name.SetText(freshName(ui.folder.Text, ui.name.Text))
 	ui.refresh()
 	ui.w.showDialog(ui.dlg)
 }
@@ -96,7 +97,7 @@ func (ui *videoUI) build() {
 	ui.fps = entry("25")
 	ui.duration = entry("8")
 	ui.folder = entry(defaultExportFolder())
-	ui.name = entry("mandelscope-zoom-" + time.Now().Format("20060102-150405") + ".mp4")
+	ui.name = entry("mandelscope-zoom.mp4") // show makes it one not yet used (freshName)
 	ui.estimate = widget.NewLabel("")
 	ui.estimate.Wrapping = fyne.TextWrapWord
 	ui.problem = widget.NewLabel("")

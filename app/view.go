@@ -182,6 +182,11 @@ func (v *fractalView) Dragged(ev *fyne.DragEvent) {
 	l := v.drag.start.Offset(-v.drag.dx, -v.drag.dy, pw, ph)
 	v.w.navigate(l, true)
 	v.drag.last = v.w.Location()
+	if _, atEdge := l.ClampCentre(); atEdge {
+		// The view stopped at the edge of the centre's range: the drag goes on from there, so
+		// that a move back moves the view at once, not once the pointer has come all the way.
+		v.drag.start, v.drag.dx, v.drag.dy = v.drag.last, 0, 0
+	}
 }
 
 // DragEnd ends the drag (one step of the history); the refine follows when input stops.

@@ -129,7 +129,10 @@ type Window struct {
 	// findCancel cancels the search for the nearest minibrot in progress (find.go; nil: none).
 	findCancel context.CancelFunc
 	found      foundNote // what the last search found, for the status bar (find.go)
-	lastIters  int
+	// note is a note on the view shown, kept in the status bar until the view moves on: a move
+	// stopped at the edge of the centre's range (moveTo), the saved view was refused (state.go).
+	note      foundNote
+	lastIters int
 
 	// controls
 	iterEntry    *commitEntry
@@ -158,6 +161,7 @@ type Window struct {
 
 	dialogs      []shownDialog        // the open dialogs, the top one last
 	dialogHooked map[shownDialog]bool // dialogs whose closing showDialog watches
+	errorsShown  map[string]bool      // the texts of the error dialogs open (ShowError)
 
 	// the parts New adds
 	nav   *navigator
@@ -182,10 +186,13 @@ func New(a fyne.App, opts Options) *Window {
 		opts.Renderer = "auto"
 	}
 	start := opts.Start
+	var refused error // the last session's view, refused
 	if start.Zoom.String() == "0" && opts.Restore {
-		if l, ok := restoredView(a.Preferences()); ok {
+		l, ok, err := restoredView(a.Preferences())
+		if ok {
 			start = l
 		}
+		refused = err
 	}
 	if start.Zoom.String() == "0" || start.Validate() != nil {
 		start = fractal.Home()
@@ -245,6 +252,7 @@ func New(a fyne.App, opts Options) *Window {
 	w.undo = installColourUndo(w)
 	installGradients(w)
 	installKeysHelp(w)
+	installAbout(w)
 	quit := fyne.NewMenuItem("Quit", w.Quit) // stays last in the menu (AddMenuItem)
 	quit.IsQuit, quit.Shortcut = true, quitShortcut
 	w.AddMenuItem("File", quit)
@@ -252,6 +260,9 @@ func New(a fyne.App, opts Options) *Window {
 	w.rebuildMenu()
 	if opts.Restore && a.Preferences().Bool(prefBookmarks) {
 		w.marks.toggle()
+	}
+	if refused != nil {
+		w.reportRefusedView(a.Preferences().String(prefView), refused)
 	}
 	return w
 }
@@ -552,7 +563,13 @@ func (w *Window) navigateFrom(l fractal.Location, interactive bool, origin Origi
 // the old view's state away at once (newPlace). A view within rounding of one the worker
 // holds (preview.Worker.Snap: a burst of wheel notches in and back out) becomes that view,
 // whose picture then shows at once.
+//
+// Every change of view comes here, and here its centre is kept within the range Validate
+// accepts (fractal.Location.ClampCentre): a pan, drag or zoom out past it stops at the
+// edge, and the status bar says so, so that no view the window reaches is one that the
+// history, a bookmark, a file or the next start would refuse.
 func (w *Window) moveTo(l fractal.Location, interactive bool, origin Origin, place bool) {
+	l, atEdge := l.ClampCentre()
 	if !samePlace(l, w.Location()) {
 		w.cancelFind() // a search from the view left goes nowhere
 	}
@@ -576,6 +593,10 @@ func (w *Window) moveTo(l fractal.Location, interactive bool, origin Origin, pla
 	w.mu.Unlock()
 	w.syncControls()
 	w.updateStatus()
+	if atEdge {
+		w.note = foundNote{at: l, msg: edgeNote}
+		w.setMessage(edgeNote)
+	}
 	if w.inset != nil {
 		w.inset.follow()
 	}
@@ -591,6 +612,10 @@ func (w *Window) moveTo(l fractal.Location, interactive bool, origin Origin, pla
 		fn(old, l, origin)
 	}
 }
+
+// edgeNote is what the status bar says while a move has stopped the view at the edge of the
+// centre's range.
+var edgeNote = fmt.Sprintf("at the edge: |re|, |im| <= %g", fractal.MaxCentre)
 
 // snapIterations is what iterations a view l snaps to may have: l's, or on automatic
 // iterations another automatic count (another boost) at that zoom.
@@ -686,7 +711,7 @@ func (w *Window) deliver(res preview.Result) {
 	w.uiDo(func() {
 		if res.Err != nil {
 			if res.Req.Seq >= w.placeSeq {
-				w.statusTime.SetText("render failed: " + firstLine(res.Err.Error()))
+				w.setMessage("render failed: " + firstLine(res.Err.Error()))
 			}
 			return
 		}
@@ -694,7 +719,7 @@ func (w *Window) deliver(res preview.Result) {
 			return // an older frame, or the view before a new place
 		}
 		if res.Reference {
-			w.renderStatus(fmt.Sprintf("reference %.0f%%", 100*res.Done))
+			w.renderStatus("reference " + percentText(res.Done))
 			return
 		}
 		if res.Escapes != nil {
@@ -708,7 +733,7 @@ func (w *Window) deliver(res preview.Result) {
 		if res.Partial {
 			w.shownSeq = res.Req.Seq
 			w.view.setImage(res.Image)
-			w.renderStatus(fmt.Sprintf("refining %.0f%%", 100*res.Done))
+			w.renderStatus("refining " + percentText(res.Done))
 			if w.opts.OnFrame != nil {
 				w.opts.OnFrame(res)
 			}
@@ -844,7 +869,8 @@ func (w *Window) build() {
 			w.inset.item),
 		fyne.NewMenu("Go",
 			fyne.NewMenuItem("Nearest Minibrot (M)", func() { w.findAtPointer(false) }),
-			fyne.NewMenuItem("Nearest Misiurewicz Point (Shift+M)", func() { w.findAtPointer(true) })),
+			fyne.NewMenuItem("Nearest Misiurewicz Point (Shift+M)", func() { w.findAtPointer(true) }),
+			fyne.NewMenuItem("Halfway to the Nearest Minibrot (D)", func() { w.findAtPointerDepth(findDepth) })),
 	}
 	w.AddMenuShortcut("File", "Copy Location", &desktop.CustomShortcut{KeyName: fyne.KeyC, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, w.copyLocation)
 	c := w.win.Canvas()
