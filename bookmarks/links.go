@@ -50,7 +50,7 @@ func resolveLinks(path string) (string, error) {
 		rdir, err := filepath.EvalSymlinks(dir)
 		if err != nil {
 			if path != orig && errors.Is(err, fs.ErrNotExist) {
-				return "", fmt.Errorf("bookmarks file %s is a link to %s, whose folder does not exist; nothing was changed", orig, path)
+				return "", fmt.Errorf("bookmarks file %s is a link to %s, whose folder does not exist; nothing was changed", orig, filepath.Clean(path))
 			}
 			return "", fmt.Errorf("cannot follow the link %s: %v", orig, plainErr(err))
 		}
