@@ -150,10 +150,13 @@ func readRaw(r io.ReaderAt, size int64) (*RawFile, error) {
 		return nil, fmt.Errorf("size %dx%d with %dx%d supersampling disagrees with the data window of %dx%d samples",
 			md.Width, md.Height, md.Supersample, md.Supersample, h.Width, h.Height)
 	}
+	if v, ok := h.Strings[RawKeyDensityChosen]; ok && v != "auto" {
+		return nil, fmt.Errorf("%s is %q, not auto", RawKeyDensityChosen, text.Clip(v, 40))
+	}
 	md.Location = loc
 	md.Version = h.Strings[RawKeyVersion]
 	for k, v := range h.Strings {
-		if k == RawKeyLocation || k == RawKeyVersion || k == RawKeyComments {
+		if k == RawKeyLocation || k == RawKeyVersion || k == RawKeyComments || k == RawKeyDensityChosen {
 			md.Text[k] = v
 		}
 	}

@@ -99,7 +99,7 @@ func (e *exporter) setParams() error {
 	if e.opt.Raw != "" {
 		e.rawPart = PartPath(e.opt.Raw)
 		var err error
-		if e.rawHdr, err = rawHeader(e.opt.Location, e.plan.W, e.plan.H, e.plan.N, e.opt.Version); err != nil {
+		if e.rawHdr, err = e.rawHeader(e.opt.Location); err != nil {
 			return err
 		}
 	}
