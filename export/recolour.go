@@ -104,6 +104,23 @@ func readRaw(r io.ReaderAt, size int64) (*RawFile, error) {
 		}
 		return nil, fmt.Errorf("channels %s, want DEX FLOAT, DEY FLOAT, N UINT, NF FLOAT", text.Clip(fmt.Sprint(got), 120))
 	}
+	// Every attribute of ours must be one this version reads (a misspelt or newer one would
+	// be ignored: another view than the file's).
+	known := map[string]bool{RawKeyFormat: true, RawKeyLocation: true, RawKeyWidth: true, RawKeyHeight: true,
+		RawKeySupersample: true, RawKeyIterations: true, RawKeyVersion: true, RawKeyDensityChosen: true}
+	var names []string
+	for k := range h.Strings {
+		names = append(names, k)
+	}
+	for k := range h.Ints {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if isOurKey(k) && !known[k] {
+			return nil, unknownKeyError(k)
+		}
+	}
 	num := func(k string) (int, error) {
 		v, ok := h.Ints[k]
 		if !ok {
