@@ -94,6 +94,7 @@ func (e *exporter) lockOutputs(ctx context.Context) (release func(), done bool, 
 func (e *exporter) setParams() error {
 	e.autoDensity = e.opt.Location.Color.AutoDensity || e.opt.DensityChosen
 	e.opt.resumeDensity(e.ckpt)
+	e.opt.resumeSpelling(e.ckpt)
 	e.hash, e.desc = e.opt.params(e.plan, e.png)
 	e.start = e.first
 	if e.opt.Raw != "" {
