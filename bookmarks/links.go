@@ -88,7 +88,10 @@ func splitPath(path string) (dir, base string) {
 	case dir == "":
 		dir = "."
 	case len(dir) > len(filepath.VolumeName(path))+1:
-		dir = strings.TrimRight(dir, string(filepath.Separator)+"/")
+		dir = strings.TrimRightFunc(dir, func(r rune) bool { return r < 128 && os.IsPathSeparator(uint8(r)) })
+		if vol := len(filepath.VolumeName(path)); len(dir) <= vol {
+			dir = path[:vol+1] // "//x": the root
+		}
 	}
 	return dir, base
 }

@@ -550,3 +550,16 @@ func BenchmarkImport100k(b *testing.B) {
 		}
 	}
 }
+
+// TestSplitPath: a link's folder and name, split without cleaning ("a/sub/.." stays: the
+// system goes into sub, perhaps a link, before going up).
+func TestSplitPath(t *testing.T) {
+	if filepath.Separator != '/' {
+		t.Skip("Unix paths")
+	}
+	for _, c := range [][3]string{{"a/b", "a", "b"}, {"b", ".", "b"}, {"/b", "/", "b"}, {"//b", "/", "b"}, {"a//b", "a", "b"}, {"a/sub/../x", "a/sub/..", "x"}} {
+		if d, b := splitPath(c[0]); d != c[1] || b != c[2] {
+			t.Errorf("splitPath(%q) = %q, %q; want %q, %q", c[0], d, b, c[1], c[2])
+		}
+	}
+}
