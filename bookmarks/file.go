@@ -85,35 +85,23 @@ func load(path string) (*Store, []byte, error) {
 	return s, data, nil
 }
 
-// Update changes the bookmarks file at path safely: it takes an exclusive lock on
-// path + ".lock", reads the file afresh, calls fn, and when fn succeeded and changed
-// something writes the result atomically, keeping the previous text as path + ".bak". An
-// error from fn writes nothing. A damaged file is never overwritten, and neither is a file
-// (or a folder) that its owner made read-only (*ReadOnlyError).
+// Update changes the bookmarks file at path safely: it takes an exclusive lock on the file's
+// real path (after symbolic links, see resolveLinks) + ".lock", reads the file afresh, calls
+// fn, and when fn succeeded and changed something writes the result atomically, keeping the
+// previous text as path + ".bak". An error from fn writes nothing. A damaged file is never
+// overwritten, and neither is a file (or a folder) that its owner made read-only
+// (*ReadOnlyError). Temporary files that a killed writer of this file left are removed.
 func Update(path string, fn func(*Store) error) error {
 	named := path
 	if err := os.MkdirAll(filepath.Dir(named), 0o755); err != nil {
 		return fmt.Errorf("cannot create the folder for bookmarks file %s: %v", named, plainErr(err))
 	}
-	// The lock is a sibling of the path as the user named it, not of a link's target: every
-	// Mandelscope process finds the file by that one name (DefaultPath), and the lock file
-	// then stays in Mandelscope's own folder instead of appearing beside the target (in a
-	// dotfiles repository, say). Two different names for one file would not exclude each
-	// other; the .bak and the temporary file must sit beside the target, where the rename is.
-	unlock, err := lockFile(named + ".lock")
-	if err != nil {
-		return fmt.Errorf("cannot lock bookmarks file %s: %v", named, plainErr(err))
-	}
-	defer unlock()
-	// A bookmarks file that is a symbolic link (into a dotfiles folder, say) stays one: the
-	// file it points to is written (created, if the link dangles).
-	path, err = followLinks(named)
+	path, unlock, err := lockTarget(named)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("cannot create the folder for bookmarks file %s: %v", path, plainErr(err))
-	}
+	defer unlock()
+	removeStaleTemps(path)
 	if err := checkWritable(path); err != nil {
 		return err
 	}
@@ -179,27 +167,6 @@ func checkWritable(path string) error {
 		return &ReadOnlyError{Path: dir, Folder: true}
 	}
 	return nil
-}
-
-// followLinks returns the file that path names after following symbolic links, the last of
-// which may point to a file that does not exist yet.
-func followLinks(path string) (string, error) {
-	orig := path
-	for range 40 {
-		fi, err := os.Lstat(path)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return path, nil
-		}
-		t, err := os.Readlink(path)
-		if err != nil {
-			return "", fmt.Errorf("cannot follow the link %s: %v", orig, plainErr(err))
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(path), t)
-		}
-		path = t
-	}
-	return "", fmt.Errorf("cannot follow the link %s: too many levels of links", orig)
 }
 
 // Add adds b to the bookmarks file at path (see Store.Add and Update).

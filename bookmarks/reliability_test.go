@@ -208,9 +208,10 @@ func TestNamesKeptExactly(t *testing.T) {
 	}
 }
 
-// TestSymlinkLockBesideLink checks that changing a bookmarks file through a symbolic link
-// leaves no lock file beside the link's target (a dotfiles folder, say), only beside the link.
-func TestSymlinkLockBesideLink(t *testing.T) {
+// TestSymlinkLockBesideTarget checks that changing a bookmarks file through a symbolic link
+// takes the lock beside the link's target, where every name for the file finds it, and
+// leaves the link a link.
+func TestSymlinkLockBesideTarget(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "dotfiles", "bookmarks.json")
 	link := filepath.Join(dir, "config", "bookmarks.json")
@@ -230,14 +231,157 @@ func TestSymlinkLockBesideLink(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, ","); got != "bookmarks.json,bookmarks.json.bak" {
-		t.Errorf("the target's folder holds %s, want only the file and its backup", got)
+	if got := strings.Join(names, ","); got != "bookmarks.json,bookmarks.json.bak,bookmarks.json.lock" {
+		t.Errorf("the target's folder holds %s, want the file, its backup and its lock", got)
 	}
-	if _, err := os.Stat(link + ".lock"); err != nil {
-		t.Errorf("no lock beside the link: %v", err)
+	if _, err := os.Lstat(link + ".lock"); err == nil {
+		t.Errorf("a lock beside the link, which a writer through the target's name would not take")
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatal("the link was replaced by a file")
+	}
+}
+
+// TestConcurrentAddsThroughLinks adds bookmarks at once through every name of one file, in
+// several layouts of links (issue 39: through a link and its target, 24 adds left 12), and
+// checks that the file holds every one of them. Each name's writer takes its own lock file
+// descriptor, so the writers exclude each other only if all names lead to the same lock.
+func TestConcurrentAddsThroughLinks(t *testing.T) {
+	type layout struct {
+		name  string
+		links [][2]string // link, what it points to (relative to the test's folder unless absolute)
+		dirs  []string
+		names []string // names of the one file, relative to the test's folder
+		real  string
+	}
+	layouts := []layout{
+		{name: "link beside its target", links: [][2]string{{"bml.json", "bmr.json"}},
+			names: []string{"bml.json", "bmr.json"}, real: "bmr.json"},
+		{name: "a chain of links, one absolute", dirs: []string{"real"},
+			links: [][2]string{{"a.json", "b.json"}, {"b.json", "/ABS/real/c.json"}},
+			names: []string{"a.json", "b.json", "real/c.json"}, real: "real/c.json"},
+		{name: "a folder link", dirs: []string{"real"}, links: [][2]string{{"cfg", "real"}},
+			names: []string{"cfg/x.json", "real/x.json"}, real: "real/x.json"},
+		// The link's text goes up from a folder that is itself a link: the system follows
+		// d to deep/sub and then goes to deep, not to the test's folder.
+		{name: "a relative link with .. under a folder link", dirs: []string{"deep/sub"},
+			links: [][2]string{{"d", "deep/sub"}, {"deep/sub/l.json", "../t.json"}, {"m.json", "d/l.json"}},
+			names: []string{"d/l.json", "m.json", "deep/t.json"}, real: "deep/t.json"},
+	}
+	const perName = 8
+	for _, lay := range layouts {
+		t.Run(lay.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, d := range lay.dirs {
+				os.MkdirAll(filepath.Join(dir, d), 0o755)
+			}
+			for _, l := range lay.links {
+				to := strings.ReplaceAll(l[1], "/ABS", dir)
+				if err := os.Symlink(filepath.FromSlash(to), filepath.Join(dir, l[0])); err != nil {
+					t.Skip("no symbolic links here:", err)
+				}
+			}
+			errs := make(chan error, perName*len(lay.names))
+			for i := range perName {
+				for j, n := range lay.names {
+					go func() {
+						b := Bookmark{Name: fmt.Sprintf("%d-%d", j, i), Location: home()}
+						errs <- Add(filepath.Join(dir, n), b)
+					}()
+				}
+			}
+			for range perName * len(lay.names) {
+				if err := <-errs; err != nil {
+					t.Error(err)
+				}
+			}
+			for _, n := range append([]string{lay.real}, lay.names...) {
+				s, err := Load(filepath.Join(dir, n))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.Len() != perName*len(lay.names) {
+					t.Errorf("%s holds %d bookmarks, want %d", n, s.Len(), perName*len(lay.names))
+				}
+			}
+			for _, l := range lay.links {
+				if fi, err := os.Lstat(filepath.Join(dir, l[0])); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+					t.Errorf("the link %s is no longer a link", l[0])
+				}
+			}
+		})
+	}
+}
+
+// TestDanglingLinks: a dangling link gets the file it points to created when that file's
+// folder exists; one into a folder that does not exist, and a loop, are refused with a line
+// naming the link, and nothing is made.
+func TestDanglingLinks(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "later"), 0o755)
+	dangling := filepath.Join(dir, "dangling.json")
+	if err := os.Symlink(filepath.Join("later", "x.json"), dangling); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := Add(dangling, Bookmark{Name: "c", Location: home()}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Load(filepath.Join(dir, "later", "x.json")); err != nil || s.Len() != 1 {
+		t.Fatalf("dangling link target: %v", err)
+	}
+	nowhere := filepath.Join(dir, "nowhere.json")
+	os.Symlink(filepath.Join("gone", "sub", "x.json"), nowhere)
+	err := Add(nowhere, Bookmark{Name: "c", Location: home()})
+	if err == nil || !strings.Contains(err.Error(), "bookmarks file "+nowhere+" is a link to ") || !strings.Contains(err.Error(), "whose folder does not exist") {
+		t.Fatalf("link into a missing folder: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "gone")); err == nil {
+		t.Fatal("a folder was made for a dangling link")
+	}
+	loop := filepath.Join(dir, "loop.json")
+	os.Symlink(loop, loop)
+	if err := Add(loop, Bookmark{Name: "c", Location: home()}); err == nil || !strings.Contains(err.Error(), "cannot follow the link "+loop) {
+		t.Fatalf("link loop: %v", err)
+	}
+}
+
+// TestStaleTempFilesRemoved: the temporary files a writer killed before its rename leaves
+// beside the bookmarks file (and its backup) are removed by the next change, through a link
+// too; files of any other naming, and a link of that naming, are left alone.
+func TestStaleTempFilesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real", "bookmarks.json")
+	os.MkdirAll(filepath.Dir(real), 0o755)
+	link := filepath.Join(dir, "bm.json")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := Add(link, Bookmark{Name: "a", Location: home()}); err != nil {
+		t.Fatal(err)
+	}
+	stale := []string{".bookmarks.json.12345.tmp", ".bookmarks.json.bak.7.tmp"}
+	kept := []string{".bookmarks.json.x1.tmp", "bookmarks.json.12.tmp", ".other.json.5.tmp", ".bookmarks.json.12.tmp.keep", ".bm.json.3.tmp"}
+	for _, n := range append(append([]string{}, stale...), kept...) {
+		os.WriteFile(filepath.Join(dir, "real", n), []byte("{"), 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "elsewhere"), []byte("mine"), 0o644)
+	os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(dir, "real", ".bookmarks.json.99.tmp"))
+	kept = append(kept, ".bookmarks.json.99.tmp")
+	if err := Add(link, Bookmark{Name: "b", Location: home()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range stale {
+		if _, err := os.Lstat(filepath.Join(dir, "real", n)); err == nil {
+			t.Errorf("stale %s is still there", n)
+		}
+	}
+	for _, n := range kept {
+		if _, err := os.Lstat(filepath.Join(dir, "real", n)); err != nil {
+			t.Errorf("%s was removed: %v", n, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "elsewhere")); err != nil || string(b) != "mine" {
+		t.Errorf("a link's target was touched: %q %v", b, err)
 	}
 }
 
@@ -403,6 +547,19 @@ func BenchmarkImport100k(b *testing.B) {
 		r, err := Import(path, src)
 		if err != nil || len(r.Added) != 50_000 || r.Skipped != 50_000 {
 			b.Fatalf("import: added %d skipped %d, %v", len(r.Added), r.Skipped, err)
+		}
+	}
+}
+
+// TestSplitPath: a link's folder and name, split without cleaning ("a/sub/.." stays: the
+// system goes into sub, perhaps a link, before going up).
+func TestSplitPath(t *testing.T) {
+	if filepath.Separator != '/' {
+		t.Skip("Unix paths")
+	}
+	for _, c := range [][3]string{{"a/b", "a", "b"}, {"b", ".", "b"}, {"/b", "/", "b"}, {"//b", "/", "b"}, {"a//b", "a", "b"}, {"a/sub/../x", "a/sub/..", "x"}} {
+		if d, b := splitPath(c[0]); d != c[1] || b != c[2] {
+			t.Errorf("splitPath(%q) = %q, %q; want %q, %q", c[0], d, b, c[1], c[2])
 		}
 	}
 }

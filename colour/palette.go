@@ -74,6 +74,17 @@ func PaletteNames() []string {
 	return names
 }
 
+// BuiltinNameFold returns the built-in palette whose name is name in any case ("Classic":
+// "classic"), and whether there is one.
+func BuiltinNameFold(name string) (string, bool) {
+	for _, n := range PaletteNames() {
+		if strings.EqualFold(n, name) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
 // PaletteByName returns a built-in palette or an error naming the known ones.
 func PaletteByName(name string) (Palette, error) {
 	m, err := palettes()

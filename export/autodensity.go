@@ -95,7 +95,7 @@ func (e *exporter) resolveDensity(ctx context.Context, frame fractal.Frame, refs
 	e.hash, e.desc = opt.params(e.plan, e.png)
 	if e.rawPart != "" {
 		// The raw file records the density drawn too, so that recolour and --from draw it.
-		h, err := rawHeader(opt.Location, e.plan.W, e.plan.H, e.plan.N, opt.Version)
+		h, err := e.rawHeader(opt.Location)
 		if err != nil {
 			return frame, err
 		}

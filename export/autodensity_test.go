@@ -329,11 +329,11 @@ func TestReadMetadataDensityChosen(t *testing.T) {
 	if _, err := ReadMetadata(p); err == nil || !strings.Contains(err.Error(), "bad CRC") {
 		t.Errorf("a damaged chunk: %v", err)
 	}
-	// Bytes after IEND (not a file an export writes): no trailer is found, and the file
-	// reads as its header says.
+	// Bytes after IEND (not a file an export writes): the chunks up to IEND are read, the
+	// trailer among them, and what follows IEND is not.
 	p = filepath.Join(dir, "appended.png")
 	os.WriteFile(p, append(slices.Clone(b), "junk"...), 0o644)
-	if md, err := ReadMetadata(p); err != nil || md.Location.Color.AutoDensity {
+	if md, err := ReadMetadata(p); err != nil || !md.Location.Color.AutoDensity {
 		t.Errorf("bytes after IEND: %+v, %v", md.Location.Color, err)
 	}
 	// 64 MB of image data between the header and the trailer: read is the header and the
@@ -383,4 +383,46 @@ func TestDensityChosen(t *testing.T) {
 		t.Fatalf("resume: %+v, %v", sum, err)
 	}
 	sameFile(t, path, whole)
+}
+
+// TestTextChunksStrict (issue 39: a second mandelscope.julia chunk after the image data was
+// ignored, and a key of ours misspelt was read as absent: a Julia set's file shown as the
+// Mandelbrot set): a text chunk of ours after the image data other than the density mark, a
+// second one of any key (before or after), and a key of ours this version does not read (in
+// any case, tEXt or iTXt, before or after the image data) are refused with one line naming
+// the key; chunks of other programs are left alone wherever they are.
+func TestTextChunksStrict(t *testing.T) {
+	dir := t.TempDir()
+	a, _ := export(t, dir, Options{Location: testLoc(), Width: 60, Height: 40})
+	chunks := readChunks(t, a)
+	idat := slices.IndexFunc(chunks, func(c pngChunk) bool { return c.typ == "IDAT" })
+	iend := len(chunks) - 1
+	text := func(key, value string) pngChunk { return pngChunk{"tEXt", key + "\x00" + value} }
+	itext := func(key, value string) pngChunk { return pngChunk{"iTXt", key + "\x00\x00\x00\x00\x00" + value} }
+	for _, c := range []struct {
+		name  string
+		at    int
+		chunk pngChunk
+		want  string // "" reads as before
+	}{
+		{"julia after the image data", iend, text(KeyJulia, "0,1"), KeyJulia + " text chunk comes after the image data"},
+		{"a second centre after the image data", iend, text(KeyRe, "0.25"), KeyRe + " text chunk comes after the image data"},
+		{"a second centre before", idat, text(KeyRe, "0.25"), KeyRe + " text chunk appears twice"},
+		{"julia misspelt before", idat, text("mandelscope.juliA", "0,1"), `"mandelscope.juliA" is not a key this version reads`},
+		{"julia misspelt after", iend, text("mandelscope.juliA", "0,1"), `"mandelscope.juliA" is not a key this version reads`},
+		{"a key of ours in capitals", idat, text("Mandelscope.Julia", "0,1"), `"Mandelscope.Julia" is not a key this version reads`},
+		{"an iTXt key of ours after", iend, itext(KeyJulia, "0,1"), KeyJulia + " text chunk comes after the image data"},
+		{"another program's chunk before", idat, text("Comment", "hello"), ""},
+		{"another program's chunk after", iend, text("Comment", "mandelscope.julia=0,1"), ""},
+	} {
+		p := filepath.Join(dir, "x.png")
+		writeChunks(t, p, slices.Insert(slices.Clone(chunks), c.at, c.chunk))
+		md, err := ReadMetadata(p)
+		switch {
+		case c.want == "" && (err != nil || md.Location.IsJulia() || md.Location.Re.String() != testLoc().Re.String()):
+			t.Errorf("%s: %v %v", c.name, md.Location, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
+			t.Errorf("%s: %v, want one line containing %q", c.name, err, c.want)
+		}
+	}
 }

@@ -232,6 +232,9 @@ func readMetadata(r io.ReadSeeker) (Metadata, error) {
 				return md, fmt.Errorf("%w: truncated %s chunk", ErrNotPNG, typ)
 			}
 			need = metadataKeys[key]
+			if !need && isOurKey(key) {
+				return md, unknownKeyError(key)
+			}
 			if need && n > maxTextChunk {
 				return md, fmt.Errorf("%s chunk %q of %d bytes is too large", typ, key, n)
 			}
@@ -283,57 +286,77 @@ func readMetadata(r io.ReadSeeker) (Metadata, error) {
 	return md, md.parse()
 }
 
-// iendChunk is the IEND chunk, byte for byte: what every PNG ends with.
-const iendChunk = "\x00\x00\x00\x00IEND\xaeB`\x82"
-
-// trailerWindow is how many bytes at the end of a file readTrailer reads: IEND and a
-// KeyDensityChosen chunk with room to spare.
-const trailerWindow = 256
-
-// readTrailer reads the text chunk an export writes after its image data (TrailerText) into
-// md.Text, from the file's last trailerWindow bytes only (an image may be gigabytes): the
-// file must end with IEND, and the KeyDensityChosen chunk end where IEND starts, its length
-// field agreeing and its CRC correct, and start at or after stop (where the chunks read
-// from the start ended). A file that does not end so (a .part, or a file another program
-// rewrote) has no trailer, which is no error; a damaged chunk is.
+// readTrailer reads the chunks after the image data, from stop (where the first IDAT
+// chunk's header starts), seeking past the image data: the only text chunk of ours there is
+// the one that says the density was chosen automatically (written when the image was
+// done). Any other mandelscope.* text chunk after the image data, or a second one of any,
+// is refused: a reader that kept only the chunks before the image data would show another
+// view than one that read them all. A file cut short there (no IEND) is read as far as it
+// goes.
 func readTrailer(r io.ReadSeeker, stop int64, md *Metadata) error {
-	size, err := r.Seek(0, io.SeekEnd)
-	if err != nil {
+	if _, err := r.Seek(stop, io.SeekStart); err != nil {
 		return fmt.Errorf("%w: %v", ErrNotPNG, err)
 	}
-	m := min(size-stop, trailerWindow)
-	if m <= 0 {
-		return nil
+	var hdr [8]byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			return nil
+		}
+		n := int64(binary.BigEndian.Uint32(hdr[:4]))
+		typ := string(hdr[4:8])
+		if typ == "IEND" || n > 1<<31-1 {
+			return nil
+		}
+		if typ == "tEXt" || typ == "iTXt" || typ == "zTXt" {
+			key, err := peekKey(r, n)
+			if err != nil {
+				return nil
+			}
+			if isOurKey(key) {
+				if key != KeyDensityChosen {
+					if metadataKeys[key] {
+						return fmt.Errorf("the %s text chunk comes after the image data, where Mandelscope writes none (the file was changed)", text.Clip(key, 40))
+					}
+					return unknownKeyError(key)
+				}
+				if _, dup := md.Text[key]; dup {
+					return fmt.Errorf("the %s text chunk appears twice", key)
+				}
+				if typ != "tEXt" || n > 256 {
+					return fmt.Errorf("the %s chunk is not the short tEXt chunk Mandelscope writes", key)
+				}
+				data := make([]byte, n+4)
+				if _, err := io.ReadFull(r, data); err != nil {
+					return nil
+				}
+				crc := crc32.NewIEEE()
+				crc.Write(hdr[4:8])
+				crc.Write(data[:n])
+				if crc.Sum32() != binary.BigEndian.Uint32(data[n:]) {
+					return errors.New("tEXt chunk has a bad CRC (the file is damaged)")
+				}
+				md.Text[key] = string(data[len(key)+1 : n])
+				continue
+			}
+		}
+		if _, err := r.Seek(n+4, io.SeekCurrent); err != nil {
+			return nil
+		}
 	}
-	if _, err := r.Seek(size-m, io.SeekStart); err != nil {
-		return fmt.Errorf("%w: %v", ErrNotPNG, err)
-	}
-	buf := make([]byte, m)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return fmt.Errorf("%w: truncated at its end", ErrNotPNG)
-	}
-	if !bytes.HasSuffix(buf, []byte(iendChunk)) {
-		return nil
-	}
-	end := len(buf) - len(iendChunk) // where IEND starts
-	typed := "tEXt" + KeyDensityChosen + "\x00"
-	at := bytes.LastIndex(buf[:end], []byte(typed))
-	if at < 4 {
-		return nil
-	}
-	n := int64(binary.BigEndian.Uint32(buf[at-4 : at]))
-	if int64(at)+n+8 != int64(end) {
-		return nil // not a chunk that ends where IEND starts
-	}
-	data := buf[at+4 : end-4]
-	if crc32.ChecksumIEEE(buf[at:end-4]) != binary.BigEndian.Uint32(buf[end-4:end]) {
-		return errors.New("tEXt chunk has a bad CRC (the file is damaged)")
-	}
-	if _, dup := md.Text[KeyDensityChosen]; dup {
-		return fmt.Errorf("the %s text chunk appears twice", KeyDensityChosen)
-	}
-	md.Text[KeyDensityChosen] = string(data[len(KeyDensityChosen)+1:])
-	return nil
+}
+
+// isOurKey reports whether a text chunk's or attribute's key is in Mandelscope's namespace
+// (mandelscope., in any case).
+func isOurKey(key string) bool {
+	const prefix = "mandelscope."
+	return len(key) >= len(prefix) && strings.EqualFold(key[:len(prefix)], prefix)
+}
+
+// unknownKeyError refuses a key of ours that this version does not read: ignoring it would
+// draw another view than the file describes (a Julia set's parameter misspelt, read as the
+// Mandelbrot set), so the file is refused with a sentence naming it.
+func unknownKeyError(key string) error {
+	return fmt.Errorf("%q is not a key this version reads (keys are spelt exactly, in lower case: mandelscope.julia, ...); the file was changed or is a newer version's", text.Clip(key, 40))
 }
 
 // peekKey reads the key of a text chunk of n bytes (up to its NUL, at most 79 bytes) and

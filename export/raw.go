@@ -46,12 +46,26 @@ const (
 	RawKeySupersample = "mandelscope.supersample"
 	RawKeyIterations  = "mandelscope.iterations"
 	RawKeyVersion     = "mandelscope.version"
+	// RawKeyDensityChosen, string "auto", says that the location's density was chosen
+	// automatically (the PNG's KeyDensityChosen), so that a recolour that keeps the density
+	// records it as automatic too.
+	RawKeyDensityChosen = KeyDensityChosen
 	// RawKeyComments is OpenEXR's standard comments attribute: the PNG's Description.
 	RawKeyComments = "comments"
 )
 
 // RawFormat is the version of the raw file's conventions (channels, attributes, interior).
 const RawFormat = 1
+
+// rawHeader is e's raw file's header (rawHeader of loc), marked when its density
+// was chosen automatically.
+func (e *exporter) rawHeader(loc fractal.Location) (exr.Header, error) {
+	h, err := rawHeader(loc, e.plan.W, e.plan.H, e.plan.N, e.opt.Version)
+	if err == nil && e.autoDensity {
+		h.Strings[RawKeyDensityChosen] = "auto"
+	}
+	return h, err
+}
 
 // rawHeader is the OpenEXR header of a raw export.
 func rawHeader(loc fractal.Location, w, h, n int, version string) (exr.Header, error) {

@@ -520,6 +520,12 @@ func TestReadRawHostile(t *testing.T) {
 			h.Strings[RawKeyLocation] = "re=-0." + strings.Repeat("1", 20000) + "9 im=0 zoom=1 iterations=200"
 		}},
 		{"iterations disagree", "disagrees", func(h *exr.Header) { h.Ints[RawKeyIterations] = 7 }},
+		// Issue 39: attributes of ours that this version does not read are refused, not
+		// ignored (a Julia parameter misspelt would be the Mandelbrot set), and so is a
+		// density mark other than auto.
+		{"unknown string attribute", `"mandelscope.juliA" is not a key this version reads`, func(h *exr.Header) { h.Strings["mandelscope.juliA"] = "0,1" }},
+		{"unknown int attribute", `"Mandelscope.Width" is not a key this version reads`, func(h *exr.Header) { h.Ints["Mandelscope.Width"] = 3 }},
+		{"density mark", `mandelscope.density.chosen is "maybe", not auto`, func(h *exr.Header) { h.Strings[RawKeyDensityChosen] = "maybe" }},
 		{"no format", "not a Mandelscope raw file", func(h *exr.Header) { delete(h.Ints, RawKeyFormat) }},
 		{"other format", "format 2", func(h *exr.Header) { h.Ints[RawKeyFormat] = 2 }},
 		{"missing channel", "channels", func(h *exr.Header) { h.Channels = h.Channels[:3] }},

@@ -104,6 +104,23 @@ func readRaw(r io.ReaderAt, size int64) (*RawFile, error) {
 		}
 		return nil, fmt.Errorf("channels %s, want DEX FLOAT, DEY FLOAT, N UINT, NF FLOAT", text.Clip(fmt.Sprint(got), 120))
 	}
+	// Every attribute of ours must be one this version reads (a misspelt or newer one would
+	// be ignored: another view than the file's).
+	known := map[string]bool{RawKeyFormat: true, RawKeyLocation: true, RawKeyWidth: true, RawKeyHeight: true,
+		RawKeySupersample: true, RawKeyIterations: true, RawKeyVersion: true, RawKeyDensityChosen: true}
+	var names []string
+	for k := range h.Strings {
+		names = append(names, k)
+	}
+	for k := range h.Ints {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if isOurKey(k) && !known[k] {
+			return nil, unknownKeyError(k)
+		}
+	}
 	num := func(k string) (int, error) {
 		v, ok := h.Ints[k]
 		if !ok {
@@ -150,10 +167,13 @@ func readRaw(r io.ReaderAt, size int64) (*RawFile, error) {
 		return nil, fmt.Errorf("size %dx%d with %dx%d supersampling disagrees with the data window of %dx%d samples",
 			md.Width, md.Height, md.Supersample, md.Supersample, h.Width, h.Height)
 	}
+	if v, ok := h.Strings[RawKeyDensityChosen]; ok && v != "auto" {
+		return nil, fmt.Errorf("%s is %q, not auto", RawKeyDensityChosen, text.Clip(v, 40))
+	}
 	md.Location = loc
 	md.Version = h.Strings[RawKeyVersion]
 	for k, v := range h.Strings {
-		if k == RawKeyLocation || k == RawKeyVersion || k == RawKeyComments {
+		if k == RawKeyLocation || k == RawKeyVersion || k == RawKeyComments || k == RawKeyDensityChosen {
 			md.Text[k] = v
 		}
 	}

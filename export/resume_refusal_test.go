@@ -167,3 +167,45 @@ func TestParamsDiffText(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeComparesNumbers (issue 39: export --resume compared julia=0.0,1 with 0,1 as text
+// and refused): a resume whose centre, zoom or Julia parameter is the same number written
+// otherwise goes on, and the image is the one an uninterrupted export of the first spelling
+// writes; a number that differs is still refused, named.
+func TestResumeComparesNumbers(t *testing.T) {
+	parse := func(s string) fractal.Location {
+		t.Helper()
+		l, err := fractal.ParseLocationText(s, fractal.Home())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	for _, c := range []struct{ first, again string }{
+		{"re=0.0 im=0.00 julia=0.0,1 zoom=1.0 iterations=100", "re=0 im=0 julia=0,1 zoom=1 iterations=100"},
+		{"re=-0.5 im=0 julia=-0.75,0.1 zoom=2 iterations=100", "re=-0.50 im=0e5 julia=-7.5e-1,0.10 zoom=2.000 iterations=100"},
+		{"re=-0.75 im=0.1 zoom=5 iterations=100", "re=-0.750 im=1e-1 zoom=5e0 iterations=100"},
+	} {
+		dir := t.TempDir()
+		opt := Options{Location: parse(c.first), Width: 48, Height: 32, StripBytes: 4 * 48 * 8, Version: "t"}
+		want, _ := export(t, t.TempDir(), opt)
+		path := interrupted(t, dir, opt, 1)
+		res := opt
+		res.Resume, res.Location = true, parse(c.again)
+		if _, err := Export(context.Background(), &cpu.Renderer{}, path, res); err != nil {
+			t.Errorf("%s resumed as %s: %v", c.first, c.again, err)
+			continue
+		}
+		if string(mustRead(t, path)) != string(mustRead(t, want)) {
+			t.Errorf("%s resumed as %s: not the uninterrupted export's file", c.first, c.again)
+		}
+	}
+	dir := t.TempDir()
+	opt := Options{Location: parse("re=0 im=0 julia=0,1 zoom=1 iterations=100"), Width: 48, Height: 32, StripBytes: 4 * 48 * 8, Version: "t"}
+	path := interrupted(t, dir, opt, 1)
+	res := opt
+	res.Resume, res.Location = true, parse("re=0 im=0 julia=0,1.0000000000000000001 zoom=1 iterations=100")
+	if _, err := Export(context.Background(), &cpu.Renderer{}, path, res); !errors.Is(err, ErrParamsDiffer) || !strings.Contains(err.Error(), "julia parameter was 0,1, now 0,1.0000000000000000001") {
+		t.Errorf("another Julia parameter: %v", err)
+	}
+}

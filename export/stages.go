@@ -94,12 +94,13 @@ func (e *exporter) lockOutputs(ctx context.Context) (release func(), done bool, 
 func (e *exporter) setParams() error {
 	e.autoDensity = e.opt.Location.Color.AutoDensity || e.opt.DensityChosen
 	e.opt.resumeDensity(e.ckpt)
+	e.opt.resumeSpelling(e.ckpt)
 	e.hash, e.desc = e.opt.params(e.plan, e.png)
 	e.start = e.first
 	if e.opt.Raw != "" {
 		e.rawPart = PartPath(e.opt.Raw)
 		var err error
-		if e.rawHdr, err = rawHeader(e.opt.Location, e.plan.W, e.plan.H, e.plan.N, e.opt.Version); err != nil {
+		if e.rawHdr, err = e.rawHeader(e.opt.Location); err != nil {
 			return err
 		}
 	}

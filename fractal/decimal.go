@@ -108,6 +108,24 @@ func (d Decimal) Float64() float64 {
 	return f
 }
 
+// AbsWithin reports whether |d| <= limit exactly, on the decimal text: a float64 rounds
+// 4.0000000000000000001 to 4. A text that is not a number is not within any limit.
+func (d Decimal) AbsWithin(limit float64) bool {
+	v := d.Float64()
+	switch {
+	case math.IsNaN(v):
+		return false
+	case math.Abs(v) != limit:
+		return math.Abs(v) < limit
+	}
+	r, ok := new(big.Rat).SetString(d.String())
+	if !ok {
+		return false
+	}
+	l := new(big.Rat).SetFloat64(limit)
+	return r.Abs(r).Cmp(l) <= 0
+}
+
 // Big returns the number as a big.Float of the given precision in bits.
 func (d Decimal) Big(prec uint) *big.Float {
 	f, _, err := big.ParseFloat(d.String(), 10, prec, big.ToNearestEven)
@@ -119,6 +137,19 @@ func (d Decimal) Big(prec uint) *big.Float {
 
 // Equal reports whether d and e have the same text (exactness is textual: "0.50" != "0.5").
 func (d Decimal) Equal(e Decimal) bool { return d.String() == e.String() }
+
+// SameNumber reports whether d and e are the same number however written ("0.50", "0.5",
+// "5e-1"): both are read at a precision that keeps every digit of the longer, where two
+// different numbers of that many digits cannot round alike.
+func (d Decimal) SameNumber(e Decimal) bool {
+	if d.String() == e.String() {
+		return true
+	}
+	prec := max(d.SignificantBits(), e.SignificantBits()) + 64
+	a, _, err1 := big.ParseFloat(d.String(), 10, prec, big.ToNearestEven)
+	b, _, err2 := big.ParseFloat(e.String(), 10, prec, big.ToNearestEven)
+	return err1 == nil && err2 == nil && !a.IsInf() && !b.IsInf() && a.Cmp(b) == 0
+}
 
 // SignificantBits estimates how many bits of mantissa the text carries, so arithmetic on it
 // can keep every digit: about 3.33 bits per digit.

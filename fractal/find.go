@@ -441,6 +441,16 @@ func misiF(o *findOrbit, zs [][2]*big.Float, dzs []cx, q, p int) (f, d cx) {
 	return cxFromExp(o.expOf(dr), o.expOf(di)), cxSub(dzs[q+p], dzs[q])
 }
 
+// cycleMultiplier is |prod 2 z_k| for k from q to q+p-1: the multiplier of the cycle of
+// period p that the orbit reaches at z_q.
+func cycleMultiplier(o *findOrbit, zs [][2]*big.Float, q, p int) Exp {
+	m := cxOne
+	for k := q; k < q+p; k++ {
+		m = cxMul(m, cxFromExp(o.expOf(zs[k][0]), o.expOf(zs[k][1])).double())
+	}
+	return m.abs()
+}
+
 // misiurewiczNewton runs the reduced Newton's method for (q, p) from c0 = (cr, ci) and
 // measures the preperiod and period of where it ends.
 func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, p int, prec uint, tol, r Exp, w, h int) (Found, error) {
@@ -487,6 +497,16 @@ func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, 
 		}
 		if qq <= 1 { // z_{1+P} = z_1 = c: z_P = 0
 			return Found{}, errors.New("a nucleus, not a Misiurewicz point")
+		}
+		// The test above misses a nucleus: there f_q = z_{q+P} - z_q has a multiple root (at
+		// c = -1, P = 2, f_q' = dz_{q+2} - dz_q is 0 exactly), so Newton's method stops near
+		// it with a tiny step and no measure of the distance, and the preperiod comes out as
+		// any q. A Misiurewicz point's orbit lands on a repelling cycle (and so never returns
+		// to 0); a nucleus's, or any point's near one, settles on an attracting cycle, through
+		// 0 or close to it. So the cycle's multiplier prod 2 z_k over z_Q' ... z_{Q'+P'-1}
+		// must exceed 1 in modulus.
+		if m := cycleMultiplier(o, zs, qq, pp); m.Cmp(NewExp(1)) <= 0 {
+			return Found{}, fmt.Errorf("an attracting cycle of period %d (multiplier %.3g), not a Misiurewicz point", pp, m.Float64())
 		}
 		loc, err := centredAt(l, cr, ci, l.ZoomExp(), w, h)
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/cmplx"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -230,6 +232,61 @@ func BenchmarkFind1e20(b *testing.B) {
 		f, err := FindMinibrot(context.Background(), l, 1280, 720, 640, 360, 1_000_000)
 		if err != nil || f.Period != 8007 {
 			b.Fatal(f.Period, err)
+		}
+	}
+}
+
+// TestMisiurewiczNeverPeriodic (issue 39: at -0.3,0 zoom 0.25 the search returned c = 0 as
+// "preperiod 6, period 1"; issue 43: a minibrot's nucleus as "preperiod 31, period 15"):
+// from views where Newton's method stops at a nucleus (0, -1) or near one, what is found is
+// never periodic: checked from the printed centre, its orbit up to Q+P never comes within
+// a pixel of 0, and the cycle it lands on is repelling. Views with genuine points nearby
+// still find them (-1.839287 = M(3,2), -2 = M(2,1), -0.228155+1.115143i = M(3,1)).
+func TestMisiurewiczNeverPeriodic(t *testing.T) {
+	const w, h = 1280, 720
+	for _, c := range []struct {
+		re, im, zoom string
+		x, y         float64
+		want         string // a genuine point expected, or "" for any answer that is not periodic
+	}{
+		{"-0.3", "0", "0.25", w / 2, h / 2, ""},
+		{"-0.4", "0", "0.8", w / 2, h / 2, ""},
+		{"-0.75", "0", "3", w / 2, h / 2, ""},
+		{"-0.7", "0", "1.5", w / 2, h / 2, ""},
+		{"-0.5", "0", "1", 832, 448, ""},
+		{"-0.6", "0", "0.25", w / 2, h / 2, "re=-1.83929 im=0 preperiod=3 period=2"},
+		{"-2", "0", "1", w / 2, h / 2, "re=-2 im=0 preperiod=2 period=1"},
+		{"0", "1", "2", w / 2, h / 2, "re=-0.228155 im=1.115143 preperiod=3 period=1"},
+	} {
+		l := Home()
+		l.Re, l.Im, l.Zoom = MustDecimal(c.re), MustDecimal(c.im), MustDecimal(c.zoom)
+		name := fmt.Sprintf("%s,%s zoom %s at %g,%g", c.re, c.im, c.zoom, c.x, c.y)
+		f, err := FindMisiurewicz(context.Background(), l, w, h, c.x, c.y, 1000)
+		if err != nil {
+			if c.want != "" {
+				t.Errorf("%s: %v, want %s", name, err, c.want)
+			}
+			continue
+		}
+		got := fmt.Sprintf("re=%s im=%s preperiod=%d period=%d", f.Loc.Re, f.Loc.Im, f.Preperiod, f.Period)
+		if c.want != "" && got != c.want {
+			t.Errorf("%s: %s, want %s", name, got, c.want)
+		}
+		cr, _ := strconv.ParseFloat(f.Loc.Re.String(), 64)
+		ci, _ := strconv.ParseFloat(f.Loc.Im.String(), 64)
+		pixel := SpacingExp(l.ZoomExp(), w, h).Float64()
+		z, mult := complex(0, 0), complex(1, 0)
+		for k := 1; k <= f.Preperiod+f.Period; k++ {
+			z = z*z + complex(cr, ci)
+			if k >= f.Preperiod && k < f.Preperiod+f.Period {
+				mult *= 2 * z
+			}
+			if cmplx.Abs(z) < pixel {
+				t.Errorf("%s: %s: z_%d = %v is within a pixel of 0: periodic", name, got, k, z)
+			}
+		}
+		if cmplx.Abs(mult) <= 1 {
+			t.Errorf("%s: %s: the cycle's multiplier %v is not repelling", name, got, mult)
 		}
 	}
 }

@@ -83,7 +83,7 @@ func (j JuliaParam) validate() error {
 		name string
 		d    Decimal
 	}{{"julia parameter's real part", j.Re}, {"julia parameter's imaginary part", j.Im}} {
-		if v := c.d.Float64(); math.IsNaN(v) || math.Abs(v) > MaxCentre {
+		if !c.d.AbsWithin(MaxCentre) {
 			return fmt.Errorf("%s %s is out of range (|value| <= %g)", c.name, text.Clip(c.d.String(), 40), MaxCentre)
 		}
 	}
@@ -211,8 +211,7 @@ func (l Location) Validate() error {
 		name string
 		d    Decimal
 	}{{"centre real part", l.Re}, {"centre imaginary part", l.Im}} {
-		v := c.d.Float64()
-		if math.IsNaN(v) || math.Abs(v) > MaxCentre {
+		if !c.d.AbsWithin(MaxCentre) {
 			return fmt.Errorf("%s %s is out of range (|value| <= %g)", c.name, text.Clip(c.d.String(), 40), MaxCentre)
 		}
 	}

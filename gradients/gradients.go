@@ -155,7 +155,7 @@ func List(dir string) ([]Entry, error) {
 var ErrExists = errors.New("already exists")
 
 // Save writes g as the user gradient name in dir (creating the folder). A built-in palette's
-// name is refused (it would never be found: built-ins come first), and so are a name Windows
+// name, in any case, is refused (it would never be found: built-ins come first), and so are a name Windows
 // reserves (CheckName) and an existing gradient unless replace is true.
 func Save(dir, name string, g colour.Gradient, replace bool) error {
 	if err := CheckName(name); err != nil {
@@ -165,8 +165,13 @@ func Save(dir, name string, g colour.Gradient, replace bool) error {
 	if err != nil {
 		return err
 	}
-	if _, err := colour.PaletteByName(name); err == nil {
-		return fmt.Errorf("%q is the name of a built-in palette; choose another name", name)
+	// In any case: "Classic" beside "classic" would be two palettes a person tells apart by
+	// a capital only, one file on a file system that ignores case.
+	if b, ok := colour.BuiltinNameFold(name); ok {
+		if b == name {
+			return fmt.Errorf("%q is the name of a built-in palette; choose another name", name)
+		}
+		return fmt.Errorf("%q is the name of a built-in palette (%s) in other capitals; choose another name", name, b)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

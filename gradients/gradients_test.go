@@ -2,6 +2,7 @@ package gradients
 
 import (
 	"errors"
+	"image/color"
 	"mandelscope/colour"
 	"os"
 	"path/filepath"
@@ -157,6 +158,35 @@ func TestWindowsReservedNames(t *testing.T) {
 	for in, want := range map[string]string{"/x/CON.txt": "CON_", "/x/nul.kfr": "nul_", "/x/com1.a.txt": "com1_.a", "/x/conte.txt": "conte"} {
 		if got := NameFor(in); got != want || CheckName(got) != nil {
 			t.Errorf("NameFor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSaveRefusesBuiltinNamesInAnyCase (issue 39: a gradient named "Classic" was saved,
+// against the message that refuses "classic"): every built-in palette's name, in any
+// capitals, is refused with one line naming the built-in, and nothing is written; a name
+// that only begins like one is a gradient like any other.
+func TestSaveRefusesBuiltinNamesInAnyCase(t *testing.T) {
+	dir := t.TempDir()
+	g := colour.Gradient{Stops: []color.RGBA{{0, 0, 0, 255}, {255, 255, 255, 255}}}
+	for _, b := range colour.PaletteNames() {
+		for _, name := range []string{b, strings.ToUpper(b), strings.ToUpper(b[:1]) + b[1:]} {
+			err := Save(dir, name, g, true)
+			if err == nil || !strings.Contains(err.Error(), "is the name of a built-in palette") || (name != b && !strings.Contains(err.Error(), "("+b+")")) {
+				t.Errorf("Save %q: %v", name, err)
+			}
+		}
+		if err := Save(dir, strings.ToUpper(b[:1])+b[1:]+"2", g, false); err != nil {
+			t.Errorf("Save %q: %v", b+"2", err)
+		}
+	}
+	list, err := List(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range list {
+		if _, ok := colour.BuiltinNameFold(e.Name); ok {
+			t.Errorf("%s was saved", e.Name)
 		}
 	}
 }

@@ -205,6 +205,11 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 		return Summary{}, fmt.Errorf("shard %d of %d is out of range", opt.Shard, opt.Shards)
 	}
 	work := WorkDir(opt)
+	unlockWork, err := lockWork(work, true, videoName(opt))
+	if err != nil {
+		return Summary{}, err
+	}
+	defer unlockWork()
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return Summary{}, err
 	}

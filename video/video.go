@@ -17,8 +17,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/gofrs/flock"
-
 	"mandelscope/colour"
 	"mandelscope/export"
 	"mandelscope/fractal"
@@ -428,26 +426,27 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	return m.sum, removeWork(m.work)
 }
 
-// lockVideo checks opt's outputs and takes the lock beside its work folder (one process at
-// a time makes a video: the lock says which); unlock removes and releases it.
+// lockVideo checks opt's outputs and takes the work folder's lock alone (one process at a
+// time makes a video, and no shard writes its work folder meanwhile: lockWork); unlock
+// removes and releases it.
 func lockVideo(opt Options) (unlock func(), err error) {
-	lockPath := WorkDir(opt) + ".lock"
 	if err := checkOutputs(opt); err != nil {
+		// A run that holds the work folder is the reason to report, rather than the
+		// unfinished work folder it is writing.
+		if busy := workBusy(WorkDir(opt), videoName(opt)); busy != nil {
+			return nil, busy
+		}
 		return nil, err
 	}
-	if err := checkLockFile(lockPath); err != nil {
-		return nil, err
+	return lockWork(WorkDir(opt), false, videoName(opt))
+}
+
+// videoName is the video's file, or its frames folder, for messages.
+func videoName(opt Options) string {
+	if opt.Output != "" {
+		return opt.Output
 	}
-	lk := flock.New(lockPath)
-	if ok, err := lk.TryLock(); err != nil {
-		return nil, fmt.Errorf("locking %s: %v", lockPath, err)
-	} else if !ok {
-		return nil, &Error{ErrBusy, fmt.Sprintf("another mandelscope is making this video (%s is held)", lockPath)}
-	}
-	return func() {
-		os.Remove(lockPath)
-		lk.Unlock()
-	}, nil
+	return opt.FramesDir
 }
 
 // checkLockFile refuses a lock file that is not a plain file (a link planted there, which

@@ -32,10 +32,13 @@ const cpuDefaultTile = 1024
 
 // exportJob is a validated export command line.
 type exportJob struct {
-	cmd           string          // the command, for messages: export or recolour
-	out           string          // the PNG ("" for none: a raw export only)
-	raw           string          // the raw file (--raw), "" for none
-	src           *export.RawFile // recolour: the raw file read
+	cmd string          // the command, for messages: export or recolour
+	out string          // the PNG ("" for none: a raw export only)
+	raw string          // the raw file (--raw), "" for none
+	src *export.RawFile // recolour: the raw file read
+	// densityChosen: recolour keeps the raw file's density, which it records as chosen
+	// automatically: the PNG says so as the export's did.
+	densityChosen bool
 	loc           fractal.Location
 	w, h, ss      int
 	tile          int
@@ -573,6 +576,7 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 		Location: job.loc, Width: job.w, Height: job.h, Supersample: job.ss, Tile: job.tile, Raw: job.raw,
 		Version: version.Version, Resume: job.resume, Overwrite: job.force, Progress: pr.update,
 		Shard: job.shard, Shards: job.shards, Reference: job.ref, ReferenceDigest: job.refDigest,
+		DensityChosen: job.densityChosen,
 		// A shard run twice at once (a cluster's retry while the first still runs) waits for
 		// the other run and keeps what it completed.
 		WaitLock: job.shards > 0,

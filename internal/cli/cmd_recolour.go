@@ -76,6 +76,7 @@ func parseRecolour(args []string, stderr io.Writer) (exportJob, error) {
 	if job.loc, err = lf.Apply(job.src.Location, false); err != nil {
 		return job, err
 	}
+	job.densityChosen = !flagWasSet(fs, "density") && job.src.Text[export.KeyDensityChosen] == "auto"
 	if err := export.Precheck(job.out, job.resume, job.force); err != nil {
 		return job, ExitError{2, withAdvice(err, job)}
 	}

@@ -19,8 +19,9 @@ func recolourCmd(args ...string) (code int, stderr string) {
 // TestRawAndRecolour: `export --raw` without -o writes the raw file alone; --from reads its
 // view back; `recolour` with other colours gives the PNG of an export with those colours,
 // byte for byte (CPU renderer), and that PNG's --from gives the view again. The raw file
-// records the density drawn, explicit, so the PNGs drawn from it are the automatic
-// export's but for the chunk after its image data that says its density was automatic.
+// records the density drawn, explicit, and that it was chosen automatically: a recolour is
+// the automatic export's PNG; export --from the raw file draws the same, without the chunk
+// after its image data that says its density was automatic.
 func TestRawAndRecolour(t *testing.T) {
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "v.exr")
@@ -41,12 +42,27 @@ func TestRawAndRecolour(t *testing.T) {
 	if code, errs := recolourCmd(raw, "--palette=fire", "-o", c); code != 0 {
 		t.Fatalf("recolour: exit %d: %s", code, errs)
 	}
-	if !bytes.Equal(readFile(t, a), withAutoChunk(t, readFile(t, c))) {
+	// The raw file records that its density was chosen automatically, and a recolour that
+	// keeps the density says so as the export did (issue 39: the mark was dropped): the
+	// same PNG, byte for byte, its automatic-density chunk included.
+	if !bytes.Equal(readFile(t, a), readFile(t, c)) {
 		t.Fatal("recolour --palette=fire differs from export --palette=fire")
+	}
+	if md, err := export.ReadMetadata(c); err != nil || md.Text[export.KeyDensityChosen] != "auto" {
+		t.Fatalf("the recoloured PNG does not say its density is automatic: %v %v", err, md.Text)
+	}
+	// With --density the density is the flag's: no mark.
+	c2 := filepath.Join(dir, "c2.png")
+	if code, errs := recolourCmd(raw, "--density=2", "-o", c2); code != 0 {
+		t.Fatalf("recolour: exit %d: %s", code, errs)
+	}
+	if md, err := export.ReadMetadata(c2); err != nil || md.Text[export.KeyDensityChosen] != "" {
+		t.Fatalf("recolour --density=2 says its density is automatic: %v %v", err, md.Text)
 	}
 	d := filepath.Join(dir, "d.png")
 	mustExport(t, "--renderer=cpu", "--from="+c, "-o", d)
-	if !bytes.Equal(readFile(t, a), withAutoChunk(t, readFile(t, d))) {
+	// --from the recoloured PNG is the export's view, its automatic density included.
+	if !bytes.Equal(readFile(t, a), readFile(t, d)) {
 		t.Fatal("export --from the recoloured PNG differs")
 	}
 	// Bad command lines: one line, exit 2, nothing written.

@@ -212,6 +212,8 @@ func videoAdvice(err error, opt video.Options, assemble bool) error {
 			advice = fmt.Sprintf("give this shard the options the other shards of %s were given (%s records them), or another -o for another video", opt.Output, filepath.Join(work, "video.json"))
 		case video.ErrInterrupted:
 			advice = "run the same command again to continue"
+		case video.ErrBusy:
+			advice = "wait for it to finish, or give this shard another -o"
 		}
 	default:
 		switch ve.Kind {

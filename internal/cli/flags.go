@@ -283,7 +283,7 @@ func parseCenter(s string) (re, im fractal.Decimal, err error) {
 		return re, im, fmt.Errorf("imaginary part: %v", err)
 	}
 	for _, d := range []fractal.Decimal{re, im} {
-		if v := d.Float64(); !(v >= -fractal.MaxCentre && v <= fractal.MaxCentre) {
+		if !d.AbsWithin(fractal.MaxCentre) {
 			return re, im, fmt.Errorf("%s is out of range (each part within ±%g)", text.Clip(d.String(), 40), fractal.MaxCentre)
 		}
 	}

@@ -35,8 +35,8 @@ type Info struct {
 	IDATChunks    int   // IDAT chunks
 	Compressed    int64 // bytes of the zlib stream
 	Raw           int64 // bytes of filtered rows
-	// Text holds the tEXt chunks before the image data, by key (those of at most 64 KiB;
-	// longer ones are checked but not kept).
+	// Text holds the tEXt chunks, before and after the image data, by key (those of at most
+	// 64 KiB; longer ones are checked but not kept); a key given twice is refused.
 	Text map[string]string
 }
 
@@ -117,12 +117,28 @@ func (v *chunkReader) beforeImage(info *Info) error {
 		if err != nil {
 			return err
 		}
-		if v.typ == "tEXt" && d != nil {
-			if k, val, ok := bytes.Cut(d, []byte{0}); ok {
-				info.Text[string(k)] = string(val)
-			}
+		if err := keepText(info, v.typ, d); err != nil {
+			return err
 		}
 	}
+}
+
+// keepText keeps a tEXt chunk's key and value in info.Text, before or after the image data
+// alike; a key given twice is an error (a reader that kept the first would see another file
+// than one that kept the last).
+func keepText(info *Info, typ string, d []byte) error {
+	if typ != "tEXt" || d == nil {
+		return nil
+	}
+	k, val, ok := bytes.Cut(d, []byte{0})
+	if !ok {
+		return nil
+	}
+	if _, dup := info.Text[string(k)]; dup {
+		return fmt.Errorf("png: text chunk %q appears twice", string(k))
+	}
+	info.Text[string(k)] = string(val)
+	return nil
 }
 
 // imageData reads the zlib stream the IDAT chunks hold, from the first one's data: every row
@@ -190,7 +206,11 @@ func (v *chunkReader) afterImage(info *Info) error {
 		if v.typ == "IDAT" && v.left > 0 {
 			return errors.New("png: data in an IDAT after the end of the zlib stream")
 		}
-		if _, err := v.rest(); err != nil {
+		d, err := v.rest()
+		if err != nil {
+			return err
+		}
+		if err := keepText(info, v.typ, d); err != nil {
 			return err
 		}
 		if v.typ == "IEND" {

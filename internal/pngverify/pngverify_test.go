@@ -254,3 +254,31 @@ func TestVerifyIDATsSplitAnywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyTextChunks (issue 39: a second text chunk of a key, after the image data, was
+// not seen): tEXt chunks after the image data are kept as those before it are, and a key
+// given twice, on either side or both, is refused naming it.
+func TestVerifyTextChunks(t *testing.T) {
+	_, file := noisePNG(t, 40, 30)
+	iend := len(file) - 12
+	after := func(f []byte, c []byte) []byte {
+		return append(append(bytes.Clone(f[:len(f)-12]), c...), f[len(f)-12:]...)
+	}
+	julia := chunk("tEXt", []byte("mandelscope.julia\x000,1"))
+	if file[iend+4] != 'I' {
+		t.Fatal("the file does not end with IEND")
+	}
+	info, err := Verify(bytes.NewReader(after(file, julia)), nil)
+	if err != nil || info.Text["mandelscope.julia"] != "0,1" {
+		t.Fatalf("a text chunk after the image data: %v %v", info.Text, err)
+	}
+	for name, data := range map[string][]byte{
+		"twice before":     insertAfterIHDR(file, julia, julia),
+		"before and after": after(insertAfterIHDR(file, julia), julia),
+		"twice after":      after(after(file, julia), julia),
+	} {
+		if _, err := Verify(bytes.NewReader(data), nil); err == nil || !strings.Contains(err.Error(), `text chunk "mandelscope.julia" appears twice`) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
