@@ -1,0 +1,118 @@
+package fractal
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// juliaCheckPixels compares the counts of a few pixels of the Julia view l at w x h, computed
+// as the pictures compute them (Frame.Escape, and Frame.Pixel with the derivative), with
+// EscapeJuliaBig at two precisions (32 and 160 bits beyond the frame's reference, or beyond
+// what the zoom needs where the frame has none); a pixel where those two differ is
+// ill-conditioned and left out. Every other pixel must be within one iteration. want is the
+// frame's precision, checked first.
+func juliaCheckPixels(t *testing.T, l Location, w, h int, want Precision, pxs [][2]int) {
+	t.Helper()
+	f, err := NewFrame(l, w, h).WithReference(context.Background(), &ReferenceCache{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := f.Precision(); p != want {
+		t.Errorf("precision %v, want %v", p, want)
+	}
+	p1 := f.ReferenceBits() + 32
+	fd := f
+	fd.Derivative = true
+	type res struct{ n, nd, b1, b2 int }
+	out := make([]res, len(pxs))
+	parallel(2*len(pxs), func(i int) {
+		p, r := pxs[i/2], &out[i/2]
+		prec := p1 + uint(128*(i%2))
+		zr, zi := f.PointBig(p[0], p[1], prec)
+		b := EscapeJuliaBig(zr, zi, l.Julia.Re.Big(prec), l.Julia.Im.Big(prec), l.Iterations, prec)
+		if i%2 == 0 {
+			r.n, _ = f.Escape(p[0], p[1])
+			r.nd = fd.Pixel(p[0], p[1]).N
+			r.b1 = b
+		} else {
+			r.b2 = b
+		}
+	})
+	good := 0
+	for i, r := range out {
+		p := pxs[i]
+		if r.b1 != r.b2 {
+			t.Logf("pixel %v ill-conditioned: math/big gives %d and %d", p, r.b1, r.b2)
+			continue
+		}
+		good++
+		near := func(n int) bool { return n == r.b1 || n >= 0 && r.b1 >= 0 && abs(n-r.b1) <= 1 }
+		if !near(r.n) || !near(r.nd) {
+			t.Errorf("pixel %v: %v gives %d (%d with the derivative), math/big %d", p, f.Precision(), r.n, r.nd, r.b1)
+		}
+	}
+	if good*2 < len(pxs) {
+		t.Errorf("only %d of %d pixels well-conditioned", good, len(pxs))
+	}
+}
+
+// juliaCycleCases are views centred exactly on periodic points of z^2 + c (and on points
+// that land on one), whose orbits in the reference's fixed point repeat exactly: repelling
+// cycles (on the Julia set: the pixels around escape) and an attracting one (c = -1: the
+// pixels around are inside).
+var juliaCycleCases = []struct {
+	name, c, centre string
+}{
+	{"c0_fixed1", "0,0", "1,0"},             // the reported case: z = 1, multiplier 2
+	{"c0_pre-1", "0,0", "-1,0"},             // -1 -> 1, then fixed
+	{"ci_cycle-1+i", "0,1", "-1,1"},         // the 2-cycle -1+i, -i of c = i
+	{"ci_cycle-i", "0,1", "0,-1"},           // its other point
+	{"ci_critical", "0,1", "0,0"},           // 0 -> i -> -1+i: lands on it
+	{"c-2_fixed-1", "-2,0", "-1,0"},         // z = -1, multiplier -2
+	{"c-2_pre1", "-2,0", "1,0"},             // 1 -> -1, then fixed
+	{"c1-i_fixed", "1,-1", "1,1"},           // z = 1+i, a fixed point of the dust of 1-i
+	{"c-.75-2i_cycle", "-0.75,-2", "0.5,1"}, // the 2-cycle 0.5+i, -1.5-i (c outside the set)
+	{"c-1_attracting", "-1,0", "-1,0"},      // the attracting 2-cycle 0, -1
+}
+
+// TestJuliaCycleCentre: a Julia view centred on a point of a cycle (or one that lands on a
+// cycle) at zoom 1e30 (Perturbation) and 1e400 (PerturbationExp), whose reference orbit
+// repeats exactly: the reference point's orbit must be kept as it goes on (a repelling cycle
+// is no interior point), so that every pixel follows its own orbit off the cycle as math/big
+// does; before, the orbit stopped where it repeated, and the pixels rebased there with their
+// whole z in float64, losing their offsets (striped pictures, or every pixel stuck on the
+// cycle to the iteration limit).
+func TestJuliaCycleCentre(t *testing.T) {
+	zooms := []struct {
+		zoom string
+		iter int
+		want Precision
+	}{{"1e30", 600, Perturbation}, {"1e400", 3000, PerturbationExp}}
+	pxs := [][2]int{{150, 100}, {149, 99}, {10, 10}, {299, 0}, {0, 199}, {217, 31}}
+	for _, c := range juliaCycleCases {
+		for _, z := range zooms {
+			t.Run(fmt.Sprintf("%s_%s", c.name, z.zoom), func(t *testing.T) {
+				if raceEnabled && z.zoom == "1e400" {
+					t.Skip("1e400 in math/big is slow under -race")
+				}
+				j, err := ParseJulia(c.c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				l := Home().JuliaAt(j.Re, j.Im)
+				if l.Re, l.Im, err = parseCentre(c.centre); err != nil {
+					t.Fatal(err)
+				}
+				l.Zoom, l.Iterations = MustDecimal(z.zoom), z.iter
+				juliaCheckPixels(t, l, 300, 200, z.want, pxs)
+			})
+		}
+	}
+}
+
+// parseCentre reads "RE,IM".
+func parseCentre(s string) (re, im Decimal, err error) {
+	j, err := ParseJulia(s)
+	return j.Re, j.Im, err
+}
