@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"sync/atomic"
 )
 
 // Spacing is the distance between pixel centres for a zoom and image size: the shorter side
@@ -140,7 +141,9 @@ func NewFrame(l Location, w, h int) Frame {
 	}
 	if l.Julia.On {
 		f.juliaKey = f.key()
-		f.julia = f.juliaSquaring()
+		if ChoosePrecision(f.Spacing, f.Re, f.Im) < Perturbation {
+			f.julia = f.juliaSquaring() // deeper, the spacing alone asks for perturbation
+		}
 	}
 	return f
 }
@@ -190,10 +193,14 @@ func (f Frame) juliaSquaring() Precision {
 	s := f.Spacing
 	w := s * 0.5 * math.Hypot(float64(f.W), float64(f.H))
 	need := Float32
+	w1 := w
 	for k := 1; k <= min(f.Loc.Iterations, juliaScanLimit); k++ {
 		az := math.Hypot(zr, zi)
 		if az-w > 2 || k > 1 && w > juliaSpread {
 			return need // the view has left the escape radius, or spread
+		}
+		if w < 0x1p-60*w1 {
+			break // contracted far below its size: inside a basin (see above)
 		}
 		d := az - w
 		s *= math.Max(2*d, s)
@@ -209,11 +216,31 @@ func (f Frame) juliaSquaring() Precision {
 	return Float32 // still contracting: inside a basin (see above)
 }
 
+// juliaLast is the last juliaSquaring computed for a frame changed since NewFrame (a
+// preview's sample frames move their float64 centre and spacing): the renderers ask a
+// frame's precision at every pixel.
+var juliaLast atomic.Pointer[juliaMemo]
+
+type juliaMemo struct {
+	key juliaKey
+	p   Precision
+}
+
+// juliaSquaringOf is f.juliaSquaring(), for f's key k, from juliaLast when it is f's.
+func juliaSquaringOf(f Frame, k juliaKey) Precision {
+	if m := juliaLast.Load(); m != nil && m.key == k {
+		return m.p
+	}
+	p := f.juliaSquaring()
+	juliaLast.Store(&juliaMemo{k, p})
+	return p
+}
+
 // juliaSpread is the radius of a Julia view's disc beyond which juliaSquaring stops
 // following it (the set's features are of order 1).
 const juliaSpread = 0.25
 
-// juliaScanLimit bounds juliaSquaring's steps: about 100 microseconds.
+// juliaScanLimit bounds juliaSquaring's steps (about 25 ns each).
 const juliaScanLimit = 10000
 
 // spacing is the pixel spacing as an Exp: SpacingX, unless Spacing says otherwise (see
@@ -242,8 +269,8 @@ func (f Frame) Precision() Precision {
 	p := max(ChoosePrecision(f.Spacing, f.Re, f.Im), f.MinPrecision)
 	if f.Loc.Julia.On && p < Perturbation {
 		j := f.julia
-		if f.juliaKey != f.key() {
-			j = f.juliaSquaring()
+		if k := f.key(); f.juliaKey != k {
+			j = juliaSquaringOf(f, k)
 		}
 		p = max(p, j)
 	}

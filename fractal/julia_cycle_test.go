@@ -160,3 +160,47 @@ func TestJuliaPreimagePrecision(t *testing.T) {
 		}
 	}
 }
+
+// TestJuliaPrecisionOfChangedFrame: a frame whose float64 centre or spacing is changed after
+// NewFrame (as a preview's sample frames are) gets the precision of what it now shows, not
+// the one NewFrame computed for its location.
+func TestJuliaPrecisionOfChangedFrame(t *testing.T) {
+	l := Home().JuliaAt(MustDecimal("0"), MustDecimal("1"))
+	l.Zoom, l.Iterations = MustDecimal("1e3"), 500
+	f := NewFrame(l, 200, 120)
+	if p := f.Precision(); p != Double {
+		t.Fatalf("zoom 1e3 at the centre: %v, want double", p)
+	}
+	g := f
+	g.Spacing /= 1e5 // zoom 1e8
+	if p := g.Precision(); p != Perturbation {
+		t.Errorf("spacing made 1e5 times finer: %v, want perturbation", p)
+	}
+	g = f
+	g.Re = 0.75 // away from 0 and its low preimages: the spacing's own rule
+	if p, want := g.Precision(), ChoosePrecision(g.Spacing, g.Re, g.Im); p != want {
+		t.Errorf("centre moved to 0.75: %v, want %v", p, want)
+	}
+	if p := f.Precision(); p != Double {
+		t.Errorf("the unchanged frame again: %v, want double", p)
+	}
+}
+
+// BenchmarkJuliaPrecision is the cost of a Julia frame's precision where NewFrame's is stale
+// (a changed frame) and the view contracts (inside the rabbit's basin: juliaSquaring runs to
+// juliaScanLimit), alternating two frames so that the last one's memo never serves.
+func BenchmarkJuliaPrecision(b *testing.B) {
+	l := Home().JuliaAt(MustDecimal("-0.12256116687665361237"), MustDecimal("0.74486176661974423659"))
+	l.Zoom, l.Iterations = MustDecimal("1e3"), 1_000_000
+	f := NewFrame(l, 200, 120)
+	f.Re, f.Im = 0.01, 0.02
+	g := f
+	g.Re = 0.011
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			_ = f.Precision()
+		} else {
+			_ = g.Precision()
+		}
+	}
+}
