@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"sync/atomic"
 )
 
 // Spacing is the distance between pixel centres for a zoom and image size: the shorter side
@@ -120,6 +121,11 @@ type Frame struct {
 	// precision of the supersampled frame, so that both round alike.
 	MinPrecision Precision
 
+	// julia is the precision a Julia view's squaring asks for (juliaSquaring), computed by
+	// NewFrame for the values in juliaKey; a frame changed since computes it again.
+	julia    Precision
+	juliaKey juliaKey
+
 	// Derivative asks the renderers' compute stage for the derivative dz/dc (the distance
 	// estimate and the normal) whatever the colouring: the window keeps it, so that a change
 	// to a colouring that reads it recolours without computing again.
@@ -146,8 +152,109 @@ func NewFrame(l Location, w, h int) Frame {
 	} else {
 		f.SpacingX = NewExp(f.Spacing)
 	}
+	if l.Julia.On {
+		f.juliaKey = f.key()
+		if ChoosePrecision(f.Spacing, f.Re, f.Im, l.Iterations) < Perturbation {
+			f.julia = f.juliaSquaring() // deeper, the spacing alone asks for perturbation
+		}
+	}
 	return f
 }
+
+// juliaKey is what juliaSquaring reads of a frame.
+type juliaKey struct {
+	re, im, jre, jim, spacing float64
+	w, h, iter                int
+}
+
+func (f Frame) key() juliaKey {
+	return juliaKey{f.Re, f.Im, f.JRe, f.JIm, f.Spacing, f.W, f.H, f.Loc.Iterations}
+}
+
+// Julia views and the squaring. A Julia orbit has no c term that keeps its pixels apart:
+// where it passes near 0, z <- z^2 + c multiplies the distance between neighbouring
+// pixels' orbits by 2|z|, and at a preimage of 0 (z_k = 0) squares it. A view that holds
+// (or nears) a preimage of 0 therefore has pixels whose orbits, after it, lie a squared
+// spacing apart, far below the spacing the Mandelbrot rule (ChoosePrecision) judges by: at
+// the Julia set of i's centre 0 a 200x120 view at zoom 1e9 has a spacing of 3e-11, which
+// float64 resolves, but a squared one of 1e-21 added to c = i, which it does not (every
+// pixel came out inside); float32 fails the same way from zoom 100. Perturbation keeps
+// the squared delta (d <- (2Z + d) d, with Z = 0 there, is d^2 exactly, to float64's
+// exponent).
+//
+// juliaSquaring follows the view as a disc along its centre's orbit: centre z_k, radius
+// W_k (a bound on every pixel's distance from the centre's orbit: W <- W (2|z| + W)), and
+// S_k, the least distance between neighbouring pixels' orbits (S_1 the spacing; at a step
+// where the disc passes at distance d from 0, S <- S max(2d, S): 2d times for the pixel
+// nearest 0, squared where the disc holds 0). It returns the precision that resolves S_k
+// at every step against the magnitude of the orbit: Double where S_k < 2^-20 of it (float32
+// then has fewer than 8 steps between neighbouring pixels: the pixel nearest a preimage holds
+// all it has of its position in the squared value, a fraction of S_k; measured at the Julia
+// set of i's centre, float32 counts go wrong from about a spacing squared of 1e-7 = 2^-23),
+// Perturbation where S_k < 2^-49 of it (the same 8 steps of float64: at 2^-50, beside a
+// preimage of order 3 of the Julia set of i at zoom 1e7, float64 counts were 3 off).
+// It looks only while the disc is small (W <= juliaSpread): a view whose pixels have spread
+// over the set is a picture of its large features, whose pixels approach 0 at the
+// spacing's scale or coarser. And it counts only where the view goes on to spread (or
+// leaves the escape radius whole): a view whose disc keeps contracting lies inside a basin
+// of an attracting cycle, where pixels that float arithmetic merges end alike anyway.
+func (f Frame) juliaSquaring() Precision {
+	if !f.Loc.Julia.On || !(f.Spacing > 0) || math.IsInf(f.Spacing, 0) {
+		return Float32
+	}
+	zr, zi, cr, ci := f.Re, f.Im, f.JRe, f.JIm
+	s := f.Spacing
+	w := s * 0.5 * math.Hypot(float64(f.W), float64(f.H))
+	need := Float32
+	w1 := w
+	for k := 1; k <= min(f.Loc.Iterations, juliaScanLimit); k++ {
+		az := math.Hypot(zr, zi)
+		if az-w > 2 || k > 1 && w > juliaSpread {
+			return need // the view has left the escape radius, or spread
+		}
+		if w < 0x1p-60*w1 {
+			break // contracted far below its size: inside a basin (see above)
+		}
+		d := az - w
+		s *= math.Max(2*d, s)
+		w *= 2*az + w
+		zr, zi = zr*zr-zi*zi+cr, 2*zr*zi+ci
+		switch r := s / math.Max(1, math.Hypot(zr, zi)+w); {
+		case r < 0x1p-49 || s == 0:
+			need = Perturbation
+		case r < 0x1p-20:
+			need = max(need, Double)
+		}
+	}
+	return Float32 // still contracting: inside a basin (see above)
+}
+
+// juliaLast is the last juliaSquaring computed for a frame changed since NewFrame (a
+// preview's sample frames move their float64 centre and spacing): the renderers ask a
+// frame's precision at every pixel.
+var juliaLast atomic.Pointer[juliaMemo]
+
+type juliaMemo struct {
+	key juliaKey
+	p   Precision
+}
+
+// juliaSquaringOf is f.juliaSquaring(), for f's key k, from juliaLast when it is f's.
+func juliaSquaringOf(f Frame, k juliaKey) Precision {
+	if m := juliaLast.Load(); m != nil && m.key == k {
+		return m.p
+	}
+	p := f.juliaSquaring()
+	juliaLast.Store(&juliaMemo{k, p})
+	return p
+}
+
+// juliaSpread is the radius of a Julia view's disc beyond which juliaSquaring stops
+// following it (the set's features are of order 1).
+const juliaSpread = 0.25
+
+// juliaScanLimit bounds juliaSquaring's steps (about 25 ns each).
+const juliaScanLimit = 10000
 
 // spacing is the pixel spacing as an Exp: SpacingX, unless Spacing says otherwise (see
 // SpacingX).
@@ -162,6 +269,8 @@ func (f Frame) spacing() Exp {
 //
 // A Julia frame is a PerturbationExp frame from JuliaExpSpacing down: its deltas square where
 // orbits pass near 0 (see ReferenceBits), so they leave float64's range at half the depth.
+// Above that, a Julia view that holds or nears a preimage of 0 takes the precision that
+// resolves its squared spacing (juliaSquaring), which may be more than its spacing asks.
 func (f Frame) Precision() Precision {
 	lim := ExpSpacing
 	if f.Loc.Julia.On {
@@ -170,7 +279,15 @@ func (f Frame) Precision() Precision {
 	if s := f.spacing(); s.Cmp(lim) < 0 && s.Sign() > 0 {
 		return PerturbationExp
 	}
-	return max(ChoosePrecision(f.Spacing, f.Re, f.Im, f.Loc.Iterations), f.MinPrecision)
+	p := max(ChoosePrecision(f.Spacing, f.Re, f.Im, f.Loc.Iterations), f.MinPrecision)
+	if f.Loc.Julia.On && p < Perturbation {
+		j := f.julia
+		if k := f.key(); f.juliaKey != k {
+			j = juliaSquaringOf(f, k)
+		}
+		p = max(p, j)
+	}
+	return p
 }
 
 // Offsets returns the pixel's offset from the centre in pixels: (x + 0.5 - W/2, H/2 - y - 0.5).

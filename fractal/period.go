@@ -120,6 +120,28 @@ func (ref *Reference) cycleSettled(n, p int, e0 cx) bool {
 	return true
 }
 
+// cycleAttracts reports whether the cycle of period p that the orbit ends on (its last p
+// values, up to index n) attracts: its multiplier prod 2 Z over the cycle is below 1 in
+// magnitude.
+func (ref *Reference) cycleAttracts(n, p int) bool {
+	ll := 0.0 // log2 |lambda|
+	for j := range p {
+		ll += 1 + ref.zcx(n-p+1+j).log2Abs()
+	}
+	return ll < 0
+}
+
+// repeatTail appends to Z (and its exact tiny values) the repeats of its last p values up
+// to index last: what an orbit that repeats exactly with period p would compute there.
+func (ref *Reference) repeatTail(p, last int) {
+	for k := len(ref.Z); k <= last; k++ {
+		ref.appendZ(ref.Z[k-p])
+		if t, ok := ref.tiny[k-p]; ok {
+			ref.tiny[k] = t
+		}
+	}
+}
+
 // repeatPeriod notes the last index computed and, for a periodic orbit, fills the orbit
 // (and its exact tiny values) on by repeating its last period up to the length a
 // non-periodic orbit would have: min(iterations asked, MaxReferenceLength). The values are

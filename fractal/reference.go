@@ -295,12 +295,20 @@ func (ref *Reference) orbitFixed(ctx context.Context, progress func(done, total 
 			break
 		}
 		if second {
-			// The reference point's orbit stops where it settles on a cycle (an interior
-			// point): a pixel at its end rebases to the critical orbit, whose period carries
-			// it on (Reference), so the rest need not be computed.
 			// The detector reads the orbit by iteration: Z[base-1+n] is its z_n.
 			sub.Z = ref.Z[base-1:]
-			if det.step(&sub, n, snapshot, moved) > 0 {
+			if p := det.step(&sub, n, snapshot, moved); p > 0 {
+				// Settled on an attracting cycle (an interior point): the orbit stops, and
+				// a pixel at its end rebases to the critical orbit, which settles on the
+				// same cycle and whose period carries it on (Reference). An orbit that
+				// repeats exactly on a cycle that does not attract (a repelling point of
+				// the Julia set, or one that lands on such a cycle) is no interior point:
+				// its pixels leave the cycle, each at its own offset, which rebasing with
+				// the whole z in float64 would lose; its cycle is repeated instead, to the
+				// length of an orbit that did not settle.
+				if !ref.cycleAttracts(len(ref.Z)-1, p) {
+					ref.repeatTail(p, base+ref.maxIter-1)
+				}
 				break
 			}
 			continue
