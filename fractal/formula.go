@@ -280,3 +280,33 @@ func smoothFormula(fm Formula, zr, zi, cr, ci float64, n int) float64 {
 	}
 	return float64(m) + 1 - v
 }
+
+// Fields is f as the files that store it in two fields write it (bookmarks, video manifests
+// and job files): the kind's name, "" for mandelbrot, and the power, 0 for 2, so that a
+// default left out is the default read back (FormulaFromFields).
+func (f Formula) Fields() (kind string, power int) {
+	if f.Kind != Mandelbrot {
+		kind = f.Kind.String()
+	}
+	if d := f.Power(); d != 2 {
+		power = d
+	}
+	return kind, power
+}
+
+// FormulaFromFields reads a formula from its fields (Fields): a kind's name ("" for
+// mandelbrot) and a power (0 for 2), validated; the error names the value that is wrong.
+func FormulaFromFields(kind string, power int) (Formula, error) {
+	var f Formula
+	if kind != "" {
+		k, err := ParseFormulaKind(kind)
+		if err != nil {
+			return Formula{}, err
+		}
+		f.Kind = k
+	}
+	if power != 0 {
+		return f.WithPower(power)
+	}
+	return f, nil
+}

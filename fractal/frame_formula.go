@@ -97,3 +97,10 @@ func (f Frame) formulaEscape(x, y int) (n int, nu float64) {
 	}
 	return EscapeFormula64(fm, re, im, cr, ci, f.Loc.Iterations)
 }
+
+// NoFinderError is the error of a minibrot or Misiurewicz search in a formula other than the
+// Mandelbrot set's: the searches (Newton's method on z^2 + c) are the Mandelbrot set's alone
+// so far, and they say so rather than report a point that is not one.
+func NoFinderError(fm Formula) error {
+	return fmt.Errorf("formula %s has no minibrot or Misiurewicz finder yet", fm)
+}
