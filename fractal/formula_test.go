@@ -353,3 +353,76 @@ func formulaProbeAgainstBig(t *testing.T, zoom string) {
 		}
 	}
 }
+
+// TestFormulaJuliaAgainstBig: Julia sets of each formula at zoom 1e20 (perturbation, with the
+// critical orbit of c ahead of the reference point's: julia.go), at a point of the Julia set's
+// edge bisected between 0 (which stays: c is inside the set) and 2 + 0.6i (which escapes): the
+// frame's counts against math/big at two precisions, where they are well conditioned.
+func TestFormulaJuliaAgainstBig(t *testing.T) {
+	const w, h = 48, 32
+	var pixels [][2]int
+	for i := range 16 {
+		pixels = append(pixels, [2]int{(i * 37) % w, (i * 23) % h})
+	}
+	cubic, _ := MakeFormula(Mandelbar, 3)
+	for _, fm := range []Formula{{Kind: BurningShip}, {Kind: Mandelbar}, cubic} {
+		cr, ci := -0.1, 0.1
+		l := Home()
+		l.Formula = fm
+		l.Iterations = 300
+		l.Julia = JuliaParam{On: true, Re: DecimalFromFloat(cr), Im: DecimalFromFloat(ci)}
+		// The z that stays and the one that escapes, bisected with c fixed.
+		const bits = 130
+		prec := uint(bits + 64)
+		nf := func(v float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(v) }
+		bc, bci := l.Julia.Re.Big(prec), l.Julia.Im.Big(prec) // the decimals' values, not the float64s'
+		if EscapeFormulaBig(fm, nf(0), nf(0), bc, bci, l.Iterations, prec) >= 0 {
+			t.Fatalf("%v: c = %g%+gi is not in the set", fm, cr, ci)
+		}
+		// z = t (2 + 0.6i), t from 0 to 1.
+		at := func(t *big.Float) (*big.Float, *big.Float) {
+			return new(big.Float).SetPrec(prec).Mul(t, nf(2)), new(big.Float).SetPrec(prec).Mul(t, nf(0.6))
+		}
+		lo, hi, mid := nf(0), nf(1), nf(0)
+		for range bits {
+			mid.Add(lo, hi)
+			mid.SetMantExp(mid, -1)
+			if zr, zi := at(mid); EscapeFormulaBig(fm, zr, zi, bc, bci, l.Iterations, prec) < 0 {
+				lo.Set(mid)
+			} else {
+				hi.Set(mid)
+			}
+		}
+		zr, zi := at(lo)
+		l.Re, l.Im = MustDecimal(trimZeros(zr.Text('f', 45))), MustDecimal(trimZeros(zi.Text('f', 45)))
+		l.Zoom = MustDecimal("1e20")
+		if err := l.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		f := NewFrame(l, w, h)
+		if f.Precision() != Perturbation {
+			t.Fatalf("%v: precision %v", fm, f.Precision())
+		}
+		p := f.ReferenceBits() + 64
+		good := 0
+		counts := map[int]bool{}
+		for _, px := range pixels {
+			re, im := f.PointBig(px[0], px[1], p+64)
+			jr, ji := l.Julia.Re.Big(p+64), l.Julia.Im.Big(p+64)
+			n1 := EscapeFormulaBig(fm, re, im, jr, ji, l.Iterations, p)
+			n2 := EscapeFormulaBig(fm, re, im, jr, ji, l.Iterations, p+64)
+			if n1 != n2 {
+				continue
+			}
+			good++
+			counts[n1] = true
+			if n, _ := f.Escape(px[0], px[1]); n != n1 {
+				t.Errorf("%v Julia at %s, %s: pixel %v: %d, math/big %d", fm, l.Re, l.Im, px, n, n1)
+			}
+		}
+		t.Logf("%v: %d well-conditioned pixels, %d counts", fm, good, len(counts))
+		if good < len(pixels)/2 || len(counts) < 2 {
+			t.Errorf("%v: %d well-conditioned pixels, %d counts: not a view of the edge", fm, good, len(counts))
+		}
+	}
+}
