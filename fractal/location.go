@@ -116,7 +116,17 @@ func (l Location) Mandelbrot() Location {
 }
 
 // Home is the default view: the whole set.
-func Home() Location {
+func Home() Location { return HomeOf(Formula{}) }
+
+// HomeOf is the default view of formula fm's set, seen whole: the Mandelbrot set's Home for
+// the zero Formula; for every other formula, centre 0 and zoom 1 (the square from -2 to 2,
+// within which every one of them lies: |c| > 2 escapes at once).
+func HomeOf(fm Formula) Location {
+	if !fm.IsMandelbrot() {
+		l := HomeOf(Formula{})
+		l.Re, l.Formula = MustDecimal("0"), fm
+		return l
+	}
 	return Location{
 		Re:         MustDecimal("-0.5"),
 		Im:         MustDecimal("0"),
