@@ -155,28 +155,9 @@ func (lf *LocationFlags) AutoIterations() bool {
 // changes the parameter only; --julia=off makes a Julia base the Mandelbrot set centred at its
 // parameter (fractal.Location.Mandelbrot); --center and --zoom then apply as given.
 func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Location, error) {
-	l := base
-	if flagWasSet(lf.fs, "formula") {
-		k, err := fractal.ParseFormulaKind(lf.formula)
-		if err != nil {
-			return base, UsageErr("--formula: %v", err)
-		}
-		l.Formula.Kind = k
-	}
-	if flagWasSet(lf.fs, "power") {
-		d, err := fractal.ParsePower(lf.power)
-		if err == nil {
-			l.Formula, err = l.Formula.WithPower(d)
-		}
-		if err != nil {
-			return base, UsageErr("--power: %v", err)
-		}
-	}
-	if flagWasSet(lf.fs, "julia") {
-		var err error
-		if l, err = applyJulia(l, lf.julia); err != nil {
-			return base, UsageErr("--julia: %v", err)
-		}
+	l, err := lf.applySet(base)
+	if err != nil {
+		return base, err
 	}
 	if flagWasSet(lf.fs, "center") {
 		re, im, err := parseCenter(lf.center)
@@ -266,6 +247,35 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 	l.Color = l.Color.Canonical()
 	if err := l.Validate(); err != nil {
 		return l, UsageErr("%v", err)
+	}
+	return l, nil
+}
+
+// applySet applies the flags that choose the set, --formula, --power and --julia (see
+// Apply), each error naming its flag.
+func (lf *LocationFlags) applySet(l fractal.Location) (fractal.Location, error) {
+	if flagWasSet(lf.fs, "formula") {
+		k, err := fractal.ParseFormulaKind(lf.formula)
+		if err != nil {
+			return l, UsageErr("--formula: %v", err)
+		}
+		l.Formula.Kind = k
+	}
+	if flagWasSet(lf.fs, "power") {
+		d, err := fractal.ParsePower(lf.power)
+		if err == nil {
+			l.Formula, err = l.Formula.WithPower(d)
+		}
+		if err != nil {
+			return l, UsageErr("--power: %v", err)
+		}
+	}
+	if flagWasSet(lf.fs, "julia") {
+		j, err := applyJulia(l, lf.julia)
+		if err != nil {
+			return l, UsageErr("--julia: %v", err)
+		}
+		l = j
 	}
 	return l, nil
 }
