@@ -426,3 +426,32 @@ func TestFormulaJuliaAgainstBig(t *testing.T) {
 		}
 	}
 }
+
+// TestFormulaKindsDistinct: every kind has its own name and title, reads back from its name,
+// and its step differs from every other kind's at some point (a kind given no case in the
+// steps would be the identity's: TestFormulaStepsAgree alone would not see it).
+func TestFormulaKindsDistinct(t *testing.T) {
+	names, titles := map[string]bool{}, map[string]bool{}
+	for k := range numFormulaKinds {
+		fm := Formula{Kind: k}
+		if back, err := ParseFormulaKind(k.String()); err != nil || back != k {
+			t.Errorf("kind %d: name %q reads back as %v, %v", k, k, back, err)
+		}
+		if names[k.String()] || titles[fm.Title()] || fm.Title() == "" {
+			t.Errorf("kind %d: name %q or title %q empty or not its own", k, k, fm.Title())
+		}
+		names[k.String()], titles[fm.Title()] = true, true
+		for j := range k {
+			other := Formula{Kind: j}
+			same := true
+			for _, z := range [][2]float64{{-0.3, -0.7}, {0.4, -0.2}, {-0.6, 0.5}} {
+				ar, ai := formulaStep(fm, z[0], z[1], 0.1, 0.2)
+				br, bi := formulaStep(other, z[0], z[1], 0.1, 0.2)
+				same = same && ar == br && ai == bi
+			}
+			if same {
+				t.Errorf("%v and %v take the same steps", fm, other)
+			}
+		}
+	}
+}
