@@ -22,7 +22,7 @@ import (
 //
 // This file is the one place a formula is defined: its name, its step in float32 and float64
 // (formulaStep), in math/big (stepBig), and its perturbation step (perturbStep: the fold f
-// applied to the delta exactly, then the power by the binomial expansion). A new formula is a
+// applied to the delta exactly, then the power's difference (W + u)^D - W^D without cancellation). A new formula is a
 // new FormulaKind and a case in each of those three steps (TestFormulaStepsAgree holds them
 // to each other). The zero Formula is the Mandelbrot set of power 2, which every renderer
 // draws by its own fast loops (escape.go, perturb.go, the BLA, the vector loops, the shaders);

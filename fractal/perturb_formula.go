@@ -15,17 +15,6 @@ import (
 // orbit's end rebases to its start), no extended exponents, no derivative: those are the
 // Mandelbrot set's alone so far, and the engine does not use them for another formula.
 
-// binomial[d][k] is d choose k, for the powers up to MaxPower.
-var binomial = func() (b [MaxPower + 1][MaxPower + 1]float64) {
-	for d := range b {
-		b[d][0] = 1
-		for k := 1; k <= d; k++ {
-			b[d][k] = b[d][k-1] * float64(d-k+1) / float64(k)
-		}
-	}
-	return b
-}()
-
 // diffAbs is |x + d| - |x|, taken case by case so that no precision is lost where d is tiny
 // beside x (the difference of the two absolute values would cancel).
 func diffAbs(x, d float64) float64 {
@@ -42,36 +31,39 @@ func diffAbs(x, d float64) float64 {
 }
 
 // perturbStep is the delta of the next value of a pixel whose value is Z + d, Z the
-// reference's: f(Z + d)^D - f(Z)^D + dc. The fold is applied to the delta exactly (W = f(Z),
-// u = f(Z + d) - f(Z): the same d for the identity, its conjugate for the Mandelbar, diffAbs
-// of each part for the Burning Ship), then the power by the binomial expansion,
-// (W + u)^D - W^D = u * sum_{k=1..D} C(D,k) W^(D-k) u^(k-1), summed by Horner's rule in u.
+// reference's: f(Z + d)^D - f(Z)^D + dc. The fold is applied to the delta exactly (foldDelta),
+// then the power (powerDelta).
 func perturbStep(fm Formula, zr, zi, dr, di, dcr, dci float64) (float64, float64) {
-	wr, wi, ur, ui := zr, zi, dr, di
-	switch fm.Kind {
+	wr, wi, ur, ui := foldDelta(fm.Kind, zr, zi, dr, di)
+	return powerDelta(fm.Power(), wr, wi, ur, ui, dcr, dci)
+}
+
+// foldDelta is W = f(Z) and u = f(Z + d) - f(Z), exactly: the same d for the identity, its
+// conjugate for the Mandelbar, diffAbs of each part for the Burning Ship.
+func foldDelta(k FormulaKind, zr, zi, dr, di float64) (wr, wi, ur, ui float64) {
+	switch k {
 	case BurningShip:
-		wr, wi = math.Abs(zr), math.Abs(zi)
-		ur, ui = diffAbs(zr, dr), diffAbs(zi, di)
+		return math.Abs(zr), math.Abs(zi), diffAbs(zr, dr), diffAbs(zi, di)
 	case Mandelbar:
-		wi, ui = -zi, -di
+		return zr, -zi, dr, -di
 	}
-	d := fm.Power()
-	if d == 2 {
-		tr, ti := 2*wr+ur, 2*wi+ui
-		return tr*ur - ti*ui + dcr, tr*ui + ti*ur + dci
-	}
-	// pw[j] = W^j for j < D
-	var pwr, pwi [MaxPower]float64
-	pwr[0] = 1
+	return zr, zi, dr, di
+}
+
+// powerDelta is (W + u)^D - W^D + dc, with no cancellation however small u is beside W: by
+// A_1 = u, A_(j+1) = (W + u) A_j + u W^j, where A_j = (W + u)^j - W^j (every term of the sum
+// is of the size of the result).
+func powerDelta(d int, wr, wi, ur, ui, dcr, dci float64) (float64, float64) {
+	zr, zi := wr+ur, wi+ui // W + u
+	ar, ai := ur, ui       // A_1
+	pr, pi := wr, wi       // W^1
 	for j := 1; j < d; j++ {
-		pwr[j], pwi[j] = pwr[j-1]*wr-pwi[j-1]*wi, pwr[j-1]*wi+pwi[j-1]*wr
+		ar, ai = zr*ar-zi*ai+ur*pr-ui*pi, zr*ai+zi*ar+ur*pi+ui*pr
+		if j+1 < d {
+			pr, pi = pr*wr-pi*wi, pr*wi+pi*wr
+		}
 	}
-	ar, ai := 1.0, 0.0 // C(D,D) W^0
-	for k := d - 1; k >= 1; k-- {
-		c := binomial[d][k]
-		ar, ai = ar*ur-ai*ui+c*pwr[d-k], ar*ui+ai*ur+c*pwi[d-k]
-	}
-	return ar*ur - ai*ui + dcr, ar*ui + ai*ur + dci
+	return ar + dcr, ai + dci
 }
 
 // PerturbEscapeFormula is PerturbEscape for ref's formula (Reference.Formula), without a BLA
@@ -95,6 +87,7 @@ func PerturbEscapeFormula(ref *Reference, dcr, dci float64, maxIter int, stop <-
 func perturbFormulaLoop(ref *Reference, fm Formula, dr, di float64, m, n int, dcr, dci float64, maxIter int, stop <-chan struct{}) (int, float64) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
+	kind, d := fm.Kind, fm.Power()
 	steps := 0
 	for n < maxIter {
 		steps++
@@ -102,7 +95,14 @@ func perturbFormulaLoop(ref *Reference, fm Formula, dr, di float64, m, n int, dc
 			return -1, 0
 		}
 		zm := z[m]
-		dr, di = perturbStep(fm, real(zm), imag(zm), dr, di, dcr, dci)
+		// perturbStep, its parts taken apart so that the fold and the square inline.
+		wr, wi, ur, ui := foldDelta(kind, real(zm), imag(zm), dr, di)
+		if d == 2 {
+			tr, ti := 2*wr+ur, 2*wi+ui
+			dr, di = tr*ur-ti*ui+dcr, tr*ui+ti*ur+dci
+		} else {
+			dr, di = powerDelta(d, wr, wi, ur, ui, dcr, dci)
+		}
 		m++
 		n++
 		zm = z[m]
