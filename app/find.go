@@ -90,6 +90,10 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 		w.setMessage("the " + findWhat(misiurewicz) + " search is for the Mandelbrot set: Shift+J goes back to it")
 		return
 	}
+	if !loc.Formula.IsMandelbrot() {
+		setText(w.statusTime, fractal.NoFinderError(loc.Formula).Error())
+		return
+	}
 	w.cancelFind()
 	ctx, cancel := context.WithCancel(context.Background())
 	w.mu.Lock()
@@ -163,11 +167,11 @@ func findErrorText(err error, what string) string {
 	return "no " + what + " found: " + firstLine(err.Error())
 }
 
-// samePlace reports whether a and b are the same place: centre, zoom and Julia parameter (the iterations and
+// samePlace reports whether a and b are the same place: centre, zoom, formula and Julia parameter (the iterations and
 // the colouring aside, which Auto and the automatic density change while a search runs).
 func samePlace(a, b fractal.Location) bool {
 	return a.Re.String() == b.Re.String() && a.Im.String() == b.Im.String() && a.Zoom.String() == b.Zoom.String() &&
-		a.Julia.String() == b.Julia.String()
+		a.Julia.String() == b.Julia.String() && a.Formula == b.Formula
 }
 
 // cancelFind cancels the search in progress, if any.

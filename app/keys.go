@@ -15,11 +15,11 @@ func (w *Window) copyLocation() {
 	w.setMessage("location copied to the clipboard")
 }
 
-// goHome resets the view to fractal.Home(), keeping the colouring; in a Julia view, to that
+// goHome resets the view to the whole set of its formula (fractal.HomeOf), keeping the colouring; in a Julia view, to that
 // Julia set seen whole (Location.JuliaAt with its parameter).
 func (w *Window) goHome() {
 	cur := w.Location()
-	l := fractal.Home()
+	l := fractal.HomeOf(cur.Formula)
 	if cur.IsJulia() {
 		l = cur.JuliaAt(cur.Julia.Re, cur.Julia.Im)
 	}
@@ -99,6 +99,10 @@ func (w *Window) typedRune(r rune) {
 		w.showJulia()
 	case 'J':
 		w.showMandelbrot()
+	case 'f':
+		w.nextFormula(false)
+	case 'F':
+		w.nextFormula(true)
 	case 'i', 'I':
 		w.inset.toggle()
 	}

@@ -127,6 +127,15 @@ func (w *Window) updateStatus() {
 		short = "c = " + shortCentre(c) + ", centre " + short
 		what = "Julia set"
 	}
+	if !l.Formula.IsMandelbrot() {
+		// The formula names the set: "Burning Ship (power 3)", "Julia set (Mandelbar)".
+		name := strings.TrimPrefix(l.Formula.Title(), "the ")
+		if l.IsJulia() {
+			what += " (" + name + ")"
+		} else {
+			what = name
+		}
+	}
 	if w.bar.what.Text != what {
 		w.bar.what.SetText(what)
 		w.bar.row1.Refresh()

@@ -49,7 +49,10 @@ const FormatName = "mandelscope-bookmarks"
 // Version 5 added "julia", the parameter of a Julia set's view as {"re": RE, "im": IM}, exact
 // decimal text (fractal.Location.Julia; absent for the Mandelbrot set); a file is written as
 // version 5 only when a bookmark has it.
-const FormatVersion = 5
+// Version 6 added "formula" (a formula kind's name other than mandelbrot,
+// fractal.FormulaKind.String) and "power" (a power other than 2), absent for the defaults
+// (fractal.Location.Formula); a file is written as version 6 only when a bookmark has one.
+const FormatVersion = 6
 
 // MaxNameLength is the longest bookmark name, in characters.
 const MaxNameLength = 200
@@ -454,6 +457,8 @@ type entryJSON struct {
 	Strength    float64    `json:"strength,omitempty"`
 	Gradient    string     `json:"gradient,omitempty"`
 	Julia       *juliaJSON `json:"julia,omitempty"`
+	Formula     string     `json:"formula,omitempty"`
+	Power       int        `json:"power,omitempty"`
 	Created     time.Time  `json:"created"`
 	Updated     time.Time  `json:"updated"`
 	Thumbnail   []byte     `json:"thumbnail,omitempty"`
@@ -489,6 +494,9 @@ func (s *Store) Marshal() ([]byte, error) {
 		if l.IsJulia() {
 			e.Julia = &juliaJSON{Re: l.Julia.Re.String(), Im: l.Julia.Im.String()}
 			f.Version = max(f.Version, 5)
+		}
+		if e.Formula, e.Power = l.Formula.Fields(); !l.Formula.IsMandelbrot() {
+			f.Version = max(f.Version, 6)
 		}
 		f.Bookmarks = append(f.Bookmarks, e)
 	}
@@ -586,6 +594,9 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 				return Bookmark{}, fmt.Errorf("%q: %s: %v", text.Clip(name, 40), d.field, err)
 			}
 		}
+	}
+	if l.Formula, err = fractal.FormulaFromFields(e.Formula, e.Power); err != nil {
+		return Bookmark{}, fmt.Errorf("%q: formula: %v", text.Clip(name, 40), err)
 	}
 	l.Iterations = e.Iterations
 	l.Color = colour.Coloring{Palette: e.Palette, Density: e.Density, AutoDensity: e.AutoDensity, Offset: e.Offset,

@@ -42,7 +42,12 @@ const (
 	// KeyJulia holds a Julia set's parameter c as "RE,IM", every digit
 	// (fractal.JuliaParam.String, read back by fractal.ParseJulia); absent for the Mandelbrot
 	// set, so that a Mandelbrot export is byte for byte what it was before Julia sets.
-	KeyJulia   = "mandelscope.julia"
+	KeyJulia = "mandelscope.julia"
+	// KeyFormula and KeyPower hold a formula other than the Mandelbrot set's: its kind's name
+	// (fractal.FormulaKind.String) and its power D, each only where it is not the default
+	// (mandelbrot, 2), so that a Mandelbrot export is byte for byte what it was before formulas.
+	KeyFormula = "mandelscope.formula"
+	KeyPower   = "mandelscope.power"
 	KeyVersion = "mandelscope.version"
 	// KeyDensityChosen, with the value "auto", says that the density the export drew (the
 	// number in KeyDensity) was chosen automatically from the view, so that opening the
@@ -75,8 +80,14 @@ type Metadata struct {
 func MetadataText(loc fractal.Location, width, height, supersample int, version string) []Text {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	set := "Mandelbrot set"
+	if !loc.Formula.IsMandelbrot() {
+		set = strings.TrimPrefix(loc.Formula.Title(), "the ")
+	}
 	if loc.IsJulia() {
 		set = "Julia set of c = " + complexText(loc.Julia.Re, loc.Julia.Im) + ","
+		if !loc.Formula.IsMandelbrot() {
+			set = "Julia set of " + loc.Formula.String() + " with c = " + complexText(loc.Julia.Re, loc.Julia.Im) + ","
+		}
 	}
 	desc := fmt.Sprintf("%s centred on %s, zoom %s, %d iterations, palette %s, %dx%d pixels",
 		set, complexText(loc.Re, loc.Im), loc.Zoom, loc.Iterations, loc.Color.Palette, width, height)
@@ -95,6 +106,12 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 	}
 	if loc.IsJulia() {
 		out = append(out, Text{KeyJulia, loc.Julia.String()})
+	}
+	if loc.Formula.Kind != fractal.Mandelbrot {
+		out = append(out, Text{KeyFormula, loc.Formula.Kind.String()})
+	}
+	if d := loc.Formula.Power(); d != 2 {
+		out = append(out, Text{KeyPower, strconv.Itoa(d)})
 	}
 	out = append(out, []Text{
 		{KeyIterations, strconv.Itoa(loc.Iterations)},
@@ -157,7 +174,7 @@ var metadataKeys = map[string]bool{
 	KeyRe: true, KeyIm: true, KeyZoom: true, KeyIterations: true, KeyPalette: true, KeyDensity: true,
 	KeyOffset: true, KeySupersample: true, KeyVersion: true, "Software": true, "Description": true,
 	KeyColouring: true, KeyTransfer: true, KeyWidth: true, KeyLight: true, KeyStrength: true,
-	KeyGradient: true, KeyDensityChosen: true, KeyJulia: true,
+	KeyGradient: true, KeyDensityChosen: true, KeyJulia: true, KeyFormula: true, KeyPower: true,
 }
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
@@ -392,6 +409,22 @@ func (md *Metadata) parse() error {
 			r.errs = append(r.errs, fmt.Errorf("%s: %v", KeyJulia, err))
 		}
 		loc.Julia = j
+	}
+	if v, ok := md.Text[KeyFormula]; ok { // absent: mandelbrot
+		k, err := fractal.ParseFormulaKind(v)
+		if err != nil {
+			r.errs = append(r.errs, fmt.Errorf("%s: %v", KeyFormula, err))
+		}
+		loc.Formula.Kind = k
+	}
+	if v, ok := md.Text[KeyPower]; ok { // absent: 2
+		d, err := fractal.ParsePower(v)
+		if err == nil {
+			loc.Formula, err = loc.Formula.WithPower(d)
+		}
+		if err != nil {
+			r.errs = append(r.errs, fmt.Errorf("%s: %v", KeyPower, err))
+		}
 	}
 	// A number (every export records the density it drew), or auto (a location whose
 	// density was never resolved: its text form).

@@ -387,16 +387,16 @@ func (s *rawSource) Render(_ context.Context, f fractal.Frame, rect image.Rectan
 
 // Recolour writes the PNG path from raw's samples, coloured with opt.Location's colouring:
 // the picture an export of opt would give, without computing it. opt.Location's view (centre,
-// zoom, iterations, a Julia set's parameter) must be raw's, and opt's size times its supersampling raw's samples
-// (RawFile.SizeFor). Everything else is as for Export (resume, overwrite, the .part, the
+// zoom, iterations, formula, a Julia set's parameter) must be raw's, and opt's size times its
+// supersampling raw's samples (RawFile.SizeFor). Everything else is as for Export (resume, overwrite, the .part, the
 // metadata), with raw's data standing in for the renderer; opt.Raw must be empty.
 func Recolour(ctx context.Context, raw *RawFile, path string, opt Options) (Summary, error) {
 	l, m := opt.Location, raw.Location
 	switch {
 	case opt.Raw != "":
 		return Summary{}, errors.New("a recolour writes no raw file")
-	case l.Re != m.Re || l.Im != m.Im || l.Zoom != m.Zoom || l.Iterations != m.Iterations || l.Julia != m.Julia:
-		return Summary{}, errors.New("a recolour keeps the raw file's view (centre, zoom, iterations and a Julia set's parameter)")
+	case l.Re != m.Re || l.Im != m.Im || l.Zoom != m.Zoom || l.Iterations != m.Iterations || l.Julia != m.Julia || l.Formula != m.Formula:
+		return Summary{}, errors.New("a recolour keeps the raw file's view (centre, zoom, iterations, formula and a Julia set's parameter)")
 	}
 	n := max(opt.Supersample, 1)
 	w, h, err := raw.SizeFor(n)

@@ -94,6 +94,9 @@ func searchStart(l Location, w, h int, x, y float64) (cr, ci *big.Float, r Exp, 
 	if err := l.Validate(); err != nil {
 		return nil, nil, Exp{}, 0, err
 	}
+	if !l.Formula.IsMandelbrot() {
+		return nil, nil, Exp{}, 0, NoFinderError(l.Formula)
+	}
 	if w < 1 || h < 1 {
 		return nil, nil, Exp{}, 0, fmt.Errorf("size %dx%d must be at least 1x1", w, h)
 	}

@@ -272,10 +272,7 @@ func (f Frame) spacing() Exp {
 // Above that, a Julia view that holds or nears a preimage of 0 takes the precision that
 // resolves its squared spacing (juliaSquaring), which may be more than its spacing asks.
 func (f Frame) Precision() Precision {
-	lim := ExpSpacing
-	if f.Loc.Julia.On {
-		lim = JuliaExpSpacing
-	}
+	lim := expLimit(f.Loc.Formula, f.Loc.Julia.On)
 	if s := f.spacing(); s.Cmp(lim) < 0 && s.Sign() > 0 {
 		return PerturbationExp
 	}
@@ -329,6 +326,9 @@ func (f Frame) PointBig(x, y int, prec uint) (re, im *big.Float) {
 // computes it; n is -1 for a point that does not escape. A Perturbation frame without a
 // reference gets one from DefaultReferences (computed without a deadline if none is in reach).
 func (f Frame) Escape(x, y int) (n int, nu float64) {
+	if !f.Loc.Formula.IsMandelbrot() {
+		return f.formulaEscape(x, y)
+	}
 	p := f.Precision()
 	if p.Perturbs() && f.Ref == nil {
 		var err error
@@ -358,13 +358,14 @@ func (f Frame) Escape(x, y int) (n int, nu float64) {
 }
 
 // ReferenceBits is the precision the reference orbit of this frame needs (see ReferenceBits).
-// A Julia frame's needs twice as many bits (at most MaxReferencePrec): with no c term, an
-// orbit that passes near 0 squares its distance from its neighbours' (a pixel's delta of
-// 1e-50 becomes 1e-100), and the orbits must hold that.
+// A Julia frame's needs D times as many bits (twice for the Mandelbrot set's power 2; at most
+// MaxReferencePrec): with no c term, an orbit that passes near 0 raises its distance from its
+// neighbours' to the power D (a pixel's delta of 1e-50 becomes 1e-100 at D = 2), and the
+// orbits must hold that.
 func (f Frame) ReferenceBits() uint {
 	b := f.referenceBits()
 	if f.Loc.Julia.On {
-		b = min(2*b, MaxReferencePrec)
+		b = min(uint(f.Loc.Formula.Power())*b, MaxReferencePrec)
 	}
 	return b
 }

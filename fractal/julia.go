@@ -43,6 +43,9 @@ func (ref *Reference) setJulia(j JuliaParam) error {
 
 // iterate computes ref's orbit (both, for a Julia reference) in fixed point.
 func (ref *Reference) iterate(ctx context.Context, progress func(done, total int)) error {
+	if !ref.formula.IsMandelbrot() {
+		return ref.iterateFormula(ctx, progress)
+	}
 	if !ref.julia.On {
 		return ref.iterateFixed(ctx, progress)
 	}

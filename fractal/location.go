@@ -39,6 +39,9 @@ type Location struct {
 	// point z1 (the centre and offsets place it), iterated z <- z^2 + c. The zero value is
 	// the Mandelbrot set.
 	Julia JuliaParam
+	// Formula is the map iterated, z <- f(z)^D + c (formula.go); the zero value is the
+	// Mandelbrot set's, z^2 + c.
+	Formula Formula
 }
 
 // JuliaParam is the parameter c of a Julia set, exact decimal text; the zero value (On false)
@@ -113,7 +116,17 @@ func (l Location) Mandelbrot() Location {
 }
 
 // Home is the default view: the whole set.
-func Home() Location {
+func Home() Location { return HomeOf(Formula{}) }
+
+// HomeOf is the default view of formula fm's set, seen whole: the Mandelbrot set's Home for
+// the zero Formula; for every other formula, centre 0 and zoom 1 (the square from -2 to 2,
+// within which every one of them lies: |c| > 2 escapes at once).
+func HomeOf(fm Formula) Location {
+	if !fm.IsMandelbrot() {
+		l := HomeOf(Formula{})
+		l.Re, l.Formula = MustDecimal("0"), fm
+		return l
+	}
 	return Location{
 		Re:         MustDecimal("-0.5"),
 		Im:         MustDecimal("0"),
@@ -221,10 +234,19 @@ func (l Location) Validate() error {
 	if err := l.Julia.validate(); err != nil {
 		return err
 	}
+	if err := l.Formula.validate(); err != nil {
+		return err
+	}
+	if err := l.checkFormulaZoom(); err != nil {
+		return err
+	}
 	if l.Iterations < 1 || l.Iterations > MaxIterations {
 		return fmt.Errorf("iterations %d is out of range (1 to %d)", l.Iterations, MaxIterations)
 	}
-	return l.Color.Validate()
+	if err := l.Color.Validate(); err != nil {
+		return err
+	}
+	return l.checkFormulaColouring()
 }
 
 // AutoIterations is the iteration count the automatic setting uses at a zoom: it rises with
@@ -324,7 +346,8 @@ func trimZeros(s string) string {
 
 // String is the compact text form of a location, one line, for the clipboard and for
 // sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...",
-// with julia=RE,IM after im= for a Julia set,
+// with julia=RE,IM after im= for a Julia set, then formula=NAME and power=D for a formula
+// other than the Mandelbrot set's (each only where it is not the default: mandelbrot, 2),
 // followed by colouring=, transfer=, width=, light= and strength= where they differ from
 // their defaults, and gradient= (the stops, Gradient.Text) for a palette that is not built in.
 // An automatic density (colour.Coloring.AutoDensity) is written density=auto, without the
@@ -335,6 +358,12 @@ func (l Location) String() string {
 	julia := ""
 	if l.Julia.On {
 		julia = " julia=" + l.Julia.String()
+	}
+	if l.Formula.Kind != Mandelbrot {
+		julia += " formula=" + l.Formula.Kind.String()
+	}
+	if d := l.Formula.Power(); d != 2 {
+		julia += " power=" + strconv.Itoa(d)
 	}
 	return fmt.Sprintf("re=%s im=%s%s zoom=%s iterations=%d palette=%s density=%s offset=%s",
 		l.Re, l.Im, julia, l.Zoom, l.Iterations, l.Color.Palette,
@@ -447,6 +476,19 @@ func (l *Location) set(k, v string) error {
 		}
 		l.Julia = j
 		return nil
+	case "formula":
+		kind, ferr := ParseFormulaKind(v)
+		if ferr != nil {
+			return ferr
+		}
+		l.Formula.Kind = kind
+		return nil
+	case "power":
+		d, perr := ParsePower(v)
+		if perr != nil {
+			return perr
+		}
+		l.Formula, err = l.Formula.WithPower(d)
 	case "iterations", "iter", "it":
 		l.Iterations, err = strconv.Atoi(v)
 	case "palette":

@@ -141,6 +141,11 @@ const nucleusProbe = 1 << 16
 // iterations of its own orbit, sparing the rest of it, when the orbit has neither escaped
 // nor settled by then; else after the whole orbit. progress as for ComputeReference.
 func (ref *Reference) iterateForView(ctx context.Context, asked int, spacing Exp, progress func(done, total int)) (*Reference, error) {
+	if !ref.formula.IsMandelbrot() {
+		// The nucleus is found by the Mandelbrot set's Newton: another formula's orbit serves
+		// as it is, its pixels rebasing at its end.
+		return ref, ref.iterate(ctx, progress)
+	}
 	if !ref.julia.On && asked > MaxReferenceLength && ref.maxIter > nucleusProbe {
 		probe := &Reference{re: ref.re, im: ref.im, cre: ref.cre, cim: ref.cim, prec: ref.prec, maxIter: nucleusProbe}
 		probe.Z = make([]complex128, 1, nucleusProbe+1)

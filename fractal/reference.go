@@ -67,6 +67,10 @@ type Reference struct {
 	jcr, jci float64    // c rounded to float64
 	jStart   int
 
+	// formula is the map the orbit iterates (the zero Formula: the Mandelbrot set's, by the
+	// fixed-point loops here; another by iterateFormula in perturb_formula.go).
+	formula Formula
+
 	// tiny holds exactly the values Z[m] with |Re| + |Im| < 2^-1000, which float64 rounds
 	// to subnormals or zero (near a deep minibrot's nucleus): PerturbEscapeExp needs them.
 	tiny map[int]cx
@@ -446,7 +450,7 @@ func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, t
 	for {
 		c.mu.Lock()
 		for i, ref := range c.refs {
-			if ref.prec >= bits && ref.julia == f.Loc.Julia && ref.Covers(f.Loc.Iterations) && f.withinReach(ref) {
+			if ref.prec >= bits && ref.julia == f.Loc.Julia && ref.formula == f.Loc.Formula && ref.Covers(f.Loc.Iterations) && f.withinReach(ref) {
 				copy(c.refs[1:i+1], c.refs[:i])
 				c.refs[0] = ref
 				c.mu.Unlock()
@@ -455,7 +459,7 @@ func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, t
 		}
 		var wait *pendingReference
 		for _, p := range c.pending {
-			if p.ref.prec >= bits && p.ref.julia == f.Loc.Julia && p.ref.maxIter >= min(f.Loc.Iterations, MaxReferenceLength) && f.withinReach(p.ref) {
+			if p.ref.prec >= bits && p.ref.julia == f.Loc.Julia && p.ref.formula == f.Loc.Formula && p.ref.maxIter >= min(f.Loc.Iterations, MaxReferenceLength) && f.withinReach(p.ref) {
 				wait = p
 				break
 			}
@@ -464,6 +468,9 @@ func (c *ReferenceCache) Get(ctx context.Context, f Frame, progress func(done, t
 			ref, err := newReference(f.Loc.Re, f.Loc.Im, bits, f.Loc.Iterations)
 			if err == nil && f.Loc.Julia.On {
 				err = ref.setJulia(f.Loc.Julia)
+			}
+			if err == nil {
+				err = ref.setFormula(f.Loc.Formula)
 			}
 			if err != nil {
 				c.mu.Unlock()

@@ -17,7 +17,8 @@ import (
 // When a sample is the same: the CPU renderer computes a pixel of a Float32 or Double frame
 // from its point alone (Frame.Point32, Point64: the float64 centre plus the pixel's offset
 // times the spacing, the real part from the column, the imaginary part from the row), the
-// iterations, the spacing (the derivative's scale) and whether the derivative is asked for;
+// iterations, the spacing (the derivative's scale) and whether the derivative is asked for
+// (and the set: its formula and a Julia set's parameter);
 // a pixel of a Perturbation frame from its delta (Frame.Delta, columns and rows alike), the
 // reference orbit, the BLA table (a function of the orbit and the power of two DeltaMax
 // rounds up to: Frame.BLABound), the iterations, the spacing and the derivative. So a
@@ -74,11 +75,12 @@ type donor struct {
 }
 
 // sameInputs reports whether every sample of old and nw is the same function of the pixel's
-// coordinates: the same precision (not PerturbationExp), iterations, spacing, derivative and,
-// for perturbation, reference orbit and BLA table.
+// coordinates: the same set (formula and Julia parameter), precision (not PerturbationExp),
+// iterations, spacing, derivative and, for perturbation, reference orbit and BLA table.
 func sameInputs(old, nw fractal.Frame) bool {
 	p := nw.Precision()
 	if p != old.Precision() || p == fractal.PerturbationExp ||
+		old.Loc.Formula != nw.Loc.Formula || old.Loc.Julia != nw.Loc.Julia ||
 		old.Loc.Iterations != nw.Loc.Iterations ||
 		math.Float64bits(old.Spacing) != math.Float64bits(nw.Spacing) ||
 		old.NeedsDerivative() != nw.NeedsDerivative() {

@@ -269,6 +269,16 @@ func TestExactReuseNeedsSameInputs(t *testing.T) {
 	if _, _, st, _ := s.fullData(ctx, more, w, h, FullOptions{}, []computed{c0}); st.PixelsReused != 0 {
 		t.Errorf("a frame of other iterations reused %d pixels", st.PixelsReused)
 	}
+	// The same view of another formula (or another Julia set) computes every pixel afresh.
+	ship := d.loc()
+	ship.Formula = fractal.Formula{Kind: fractal.BurningShip}
+	julia := d.loc()
+	julia.Julia = fractal.JuliaParam{On: true, Re: fractal.MustDecimal("-0.8"), Im: fractal.MustDecimal("0.156")}
+	for _, other := range []fractal.Location{ship, julia} {
+		if _, _, st, _ := s.fullData(ctx, other, w, h, FullOptions{}, []computed{c0}); st.PixelsReused != 0 {
+			t.Errorf("%s reused %d pixels of %s", other, st.PixelsReused, d.loc())
+		}
+	}
 	// A window widened by 4 pixels keeps its spacing (the shorter side sets it) and every
 	// column: the old frame's pixels, shifted by 2.
 	wide, cw, st, err := s.fullData(ctx, d.loc(), w+4, h, FullOptions{}, []computed{c0})

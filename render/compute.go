@@ -37,6 +37,13 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if err := f.Loc.Color.Validate(); err != nil {
 		return err
 	}
+	if !f.Loc.Formula.IsMandelbrot() {
+		// The shaders compute the Mandelbrot set's formula only (fractal/formula.go).
+		g.statsMu.Lock()
+		g.stats.CPUFrames++
+		g.statsMu.Unlock()
+		return g.cpu.Compute(ctx, f, rect, dst)
+	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
 		var gpu bool

@@ -50,6 +50,10 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if err != nil {
 		return err
 	}
+	if !f.Loc.Formula.IsMandelbrot() {
+		// The shaders draw the Mandelbrot set's formula only (fractal/formula.go).
+		return g.renderOnCPU(ctx, f, rect, dst)
+	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
 		var gpu bool

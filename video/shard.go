@@ -66,7 +66,9 @@ type videoJob struct {
 	Shards      int             `json:"shards"`
 	Re          string          `json:"re"`
 	Im          string          `json:"im"`
-	Julia       string          `json:"julia,omitempty"` // a Julia set's parameter RE,IM; absent for the Mandelbrot set
+	Julia       string          `json:"julia,omitempty"`   // a Julia set's parameter RE,IM; absent for the Mandelbrot set
+	Formula     string          `json:"formula,omitempty"` // a formula's kind and power (fractal.Formula.Fields); absent for the defaults
+	Power       int             `json:"power,omitempty"`
 	Zoom        string          `json:"zoom"`
 	Iterations  int             `json:"iterations"`
 	Colour      colour.Coloring `json:"colour"`
@@ -84,7 +86,8 @@ type videoJob struct {
 
 func jobOf(o Options) videoJob {
 	l := o.Location
-	return videoJob{Format: 1, Shards: o.Shards, Re: l.Re.String(), Im: l.Im.String(), Julia: l.Julia.String(), Zoom: l.Zoom.String(),
+	kind, power := l.Formula.Fields()
+	return videoJob{Formula: kind, Power: power, Format: 1, Shards: o.Shards, Re: l.Re.String(), Im: l.Im.String(), Julia: l.Julia.String(), Zoom: l.Zoom.String(),
 		Iterations: l.Iterations, Colour: l.Color, StartZoom: o.StartZoom.String(), Width: o.Width, Height: o.Height,
 		FPS: o.FPS, Duration: o.Duration, Supersample: o.Supersample, KeyScale: o.KeyScale, Codec: o.Codec, CRF: o.CRF,
 		Output: filepath.Base(o.Output)}
@@ -107,6 +110,9 @@ func (j videoJob) options() (Options, error) {
 		if l.Julia, err = fractal.ParseJulia(j.Julia); err != nil {
 			return o, err
 		}
+	}
+	if l.Formula, err = fractal.FormulaFromFields(j.Formula, j.Power); err != nil {
+		return o, err
 	}
 	l.Iterations, l.Color = j.Iterations, j.Colour
 	o.Location = l
@@ -327,6 +333,7 @@ func jobDiff(a, b videoJob) string {
 	f("shards", a.Shards, b.Shards)
 	f("centre", a.Re+","+a.Im, b.Re+","+b.Im)
 	f("julia parameter", orMandelbrot(a.Julia), orMandelbrot(b.Julia))
+	f("formula", formulaText(a.Formula, a.Power), formulaText(b.Formula, b.Power))
 	f("zoom", a.Zoom, b.Zoom)
 	f("iterations", a.Iterations, b.Iterations)
 	f("colouring", a.Colour, b.Colour)

@@ -36,6 +36,7 @@ func newKeyframeSet(c tile.Computer, opt Options, plan Plan) *keyframeSet {
 	k.want = manifest{Format: 1, Centre: k.loc.Re.String() + "," + k.loc.Im.String(), Julia: k.loc.Julia.String(), StartZoom: plan.Start.String(),
 		EndZoom: plan.End.String(), Iterations: k.loc.Iterations, KeyWidth: k.kw, KeyHeight: k.kh,
 		Keyframes: plan.Keyframes(), Derivative: k.deriv, Renderer: rendererID(c, opt.Renderer, k.deepest)}
+	k.want.Formula, k.want.Power = k.loc.Formula.Fields()
 	return k
 }
 

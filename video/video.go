@@ -162,7 +162,11 @@ type manifest struct {
 	Centre string `json:"centre"`
 	// Julia is a Julia set's parameter, "RE,IM" (fractal.JuliaParam.String); absent for the
 	// Mandelbrot set, whose manifests (and their digests) are what they were before it.
-	Julia      string `json:"julia,omitempty"`
+	Julia string `json:"julia,omitempty"`
+	// Formula and Power are a formula other than the Mandelbrot set's (fractal.Formula.Fields),
+	// each absent for its default: the Mandelbrot set's manifests stay what they were.
+	Formula    string `json:"formula,omitempty"`
+	Power      int    `json:"power,omitempty"`
 	StartZoom  string `json:"startZoom"`
 	EndZoom    string `json:"endZoom"`
 	Iterations int    `json:"iterations"`
@@ -191,6 +195,7 @@ func (m manifest) diff(n manifest) []string {
 	f("format", m.Format, n.Format)
 	f("centre", m.Centre, n.Centre)
 	f("julia parameter", orMandelbrot(m.Julia), orMandelbrot(n.Julia))
+	f("formula", formulaText(m.Formula, m.Power), formulaText(n.Formula, n.Power))
 	f("start zoom", m.StartZoom, n.StartZoom)
 	f("end zoom", m.EndZoom, n.EndZoom)
 	f("iterations", m.Iterations, n.Iterations)
@@ -200,6 +205,18 @@ func (m manifest) diff(n manifest) []string {
 		out = append(out, "the keyframes lack the derivative this colouring reads")
 	}
 	return out
+}
+
+// formulaText is a manifest's or job file's formula fields for a message: "mandelbrot",
+// "burning-ship power 3".
+func formulaText(kind string, power int) string {
+	if kind == "" {
+		kind = "mandelbrot"
+	}
+	if power != 0 {
+		kind += fmt.Sprintf(" power %d", power)
+	}
+	return kind
 }
 
 // orMandelbrot is a manifest's or job file's Julia parameter for a message: "none (the

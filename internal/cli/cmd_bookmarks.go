@@ -32,6 +32,7 @@ const bookmarksUsage = "list, add, rm, rename, import or export"
 //	mandelscope bookmarks list
 //	mandelscope bookmarks add --center=RE,IM --zoom=Z [--iterations=N] [--palette=NAME] NAME
 //	mandelscope bookmarks add --julia=RE,IM [--center=RE,IM --zoom=Z] [flags] NAME
+//	mandelscope bookmarks add --formula=burning-ship [--power=D] --center=RE,IM --zoom=Z [flags] NAME
 //	mandelscope bookmarks rm NAME
 //	mandelscope bookmarks rename OLD NEW
 //	mandelscope bookmarks import FILE...        (a bookmarks JSON file or a Kalles Fraktaler .kfr)
@@ -114,9 +115,9 @@ func termText(s string) string {
 	return s
 }
 
-// listLine is a location as the flags that lead back to it: the view (with --julia for a
-// Julia set's) and all of its
-// colouring (density, offset, colouring, transfer, and the line width and the light where
+// listLine is a location as the flags that lead back to it: the view (with --formula and
+// --power for a formula other than the Mandelbrot set's, --julia for a Julia set's) and all
+// of its colouring (density, offset, colouring, transfer, and the line width and the light where
 // they are set), so that an export with them draws the bookmark's picture.
 func listLine(l fractal.Location) string {
 	c := l.Color
@@ -129,8 +130,14 @@ func listLine(l fractal.Location) string {
 		transfer = colour.TransferLinear
 	}
 	julia := ""
+	if l.Formula.Kind != fractal.Mandelbrot {
+		julia = "--formula=" + l.Formula.Kind.String() + " "
+	}
+	if d := l.Formula.Power(); d != 2 {
+		julia += "--power=" + strconv.Itoa(d) + " "
+	}
 	if l.IsJulia() {
-		julia = "--julia=" + l.Julia.String() + " "
+		julia += "--julia=" + l.Julia.String() + " "
 	}
 	s := fmt.Sprintf("%s--center=%s,%s --zoom=%s --iterations=%d --palette=%s --density=%s --offset=%s --colouring=%s --transfer=%s",
 		julia, l.Re, l.Im, l.Zoom, l.Iterations, c.Palette, c.DensityText(), f(c.Offset), method, transfer)

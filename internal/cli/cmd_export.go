@@ -245,6 +245,9 @@ func (f *exportFlags) reference(job *exportJob) error {
 		if flagWasSet(f.fs, name) && job.loc.IsJulia() {
 			return UsageErr("--%s: reference files are for Mandelbrot views (this view is a Julia set's)", name)
 		}
+		if flagWasSet(f.fs, name) && !job.loc.Formula.IsMandelbrot() {
+			return UsageErr("--%s: reference files are for the Mandelbrot set (this view is formula %s's)", name, job.loc.Formula)
+		}
 	}
 	if flagWasSet(f.fs, "reference-in") {
 		if flagWasSet(f.fs, "reference-out") {

@@ -77,9 +77,9 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 			re, im := f.PointBig(p.x, p.y, prec)
 			if loc.IsJulia() {
 				// The pixel's point is the orbit's first point z1; c is the parameter.
-				n = fractal.EscapeJuliaBig(re, im, loc.Julia.Re.Big(prec), loc.Julia.Im.Big(prec), loc.Iterations, prec)
+				n = fractal.EscapeFormulaBig(loc.Formula, re, im, loc.Julia.Re.Big(prec), loc.Julia.Im.Big(prec), loc.Iterations, prec)
 			} else {
-				n = fractal.EscapeBig(re, im, loc.Iterations, prec)
+				n = fractal.EscapeFormulaBig(loc.Formula, re, im, re, im, loc.Iterations, prec)
 			}
 		} else {
 			n, _ = f.Escape(p.x, p.y)

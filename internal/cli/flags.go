@@ -87,19 +87,21 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// LocationFlags are the flags that say where to look: --julia, --center, --zoom, --iterations,
-// --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer,
+// LocationFlags are the flags that say where to look: --formula, --power, --julia, --center,
+// --zoom, --iterations, --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer,
 // --line-width, --light, --light-strength. Each is kept as text and checked by Apply.
 type LocationFlags struct {
 	fs                                              *flag.FlagSet
 	center, zoom, iterations, palette, density, off string
-	gradient, julia                                 string
+	gradient, julia, formula, power                 string
 	method, transfer, width, light, strength        string
 }
 
 // AddLocationFlags defines the location flags on fs.
 func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	lf := &LocationFlags{fs: fs}
+	fs.StringVar(&lf.formula, "formula", "", "the formula z <- f(z)^D + c: "+strings.Join(fractal.FormulaNames(), ", ")+" (f the identity,\n(|Re z|, |Im z|) or the conjugate) (default mandelbrot)")
+	fs.StringVar(&lf.power, "power", "", fmt.Sprintf("the formula's power D, 2 to %d (default 2)", fractal.MaxPower))
 	fs.StringVar(&lf.julia, "julia", "", "the Julia set of c = RE,IM (decimal text of any length, each part within ±4): a pixel is z1 of\nthe orbit z <- z^2 + c; on a Mandelbrot view it shows that Julia set whole (centre 0, zoom 1) unless\n--center and --zoom say otherwise; off: the Mandelbrot set (a Julia view's centred at c) (default: the Mandelbrot set)")
 	fs.StringVar(&lf.center, "center", "", "centre as RE,IM: decimal text of any length (default -0.5,0)")
 	fs.StringVar(&lf.zoom, "zoom", "", "zoom: the image's shorter side spans 4/zoom (default 1)")
@@ -134,7 +136,7 @@ func AddWindowFlags(fs *flag.FlagSet) WindowFlags {
 
 // viewFlags are the location flags that place the view; colourFlags the rest, the colouring.
 var (
-	viewFlags   = []string{"julia", "center", "zoom", "iterations"}
+	viewFlags   = []string{"formula", "power", "julia", "center", "zoom", "iterations"}
 	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "line-width", "light", "light-strength"}
 )
 
@@ -146,18 +148,16 @@ func (lf *LocationFlags) AutoIterations() bool {
 }
 
 // Apply returns base with every given location flag applied, validated; each error names
-// its flag. When --zoom is given without --iterations and autoIter is true, the iterations
+// its flag. --formula and --power change the formula (the centre and zoom stay: the same
+// place in the other set). When --zoom is given without --iterations and autoIter is true, the iterations
 // follow the zoom (fractal.AutoIterations). --julia comes first: on a Mandelbrot base it
 // makes the view that Julia set seen whole (fractal.Location.JuliaAt), on a Julia base it
 // changes the parameter only; --julia=off makes a Julia base the Mandelbrot set centred at its
 // parameter (fractal.Location.Mandelbrot); --center and --zoom then apply as given.
 func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Location, error) {
-	l := base
-	if flagWasSet(lf.fs, "julia") {
-		var err error
-		if l, err = applyJulia(l, lf.julia); err != nil {
-			return base, UsageErr("--julia: %v", err)
-		}
+	l, err := lf.applySet(base)
+	if err != nil {
+		return base, err
 	}
 	if flagWasSet(lf.fs, "center") {
 		re, im, err := parseCenter(lf.center)
@@ -247,6 +247,35 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 	l.Color = l.Color.Canonical()
 	if err := l.Validate(); err != nil {
 		return l, UsageErr("%v", err)
+	}
+	return l, nil
+}
+
+// applySet applies the flags that choose the set, --formula, --power and --julia (see
+// Apply), each error naming its flag.
+func (lf *LocationFlags) applySet(l fractal.Location) (fractal.Location, error) {
+	if flagWasSet(lf.fs, "formula") {
+		k, err := fractal.ParseFormulaKind(lf.formula)
+		if err != nil {
+			return l, UsageErr("--formula: %v", err)
+		}
+		l.Formula.Kind = k
+	}
+	if flagWasSet(lf.fs, "power") {
+		d, err := fractal.ParsePower(lf.power)
+		if err == nil {
+			l.Formula, err = l.Formula.WithPower(d)
+		}
+		if err != nil {
+			return l, UsageErr("--power: %v", err)
+		}
+	}
+	if flagWasSet(lf.fs, "julia") {
+		j, err := applyJulia(l, lf.julia)
+		if err != nil {
+			return l, UsageErr("--julia: %v", err)
+		}
+		l = j
 	}
 	return l, nil
 }

@@ -96,6 +96,9 @@ func (r *Renderer) Compute(ctx context.Context, f fractal.Frame, rect image.Rect
 // band of them: perturbBand), and hands every finished row (y in f's pixels) to its worker's
 // sink (made once per worker).
 func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectangle, sink func() func(y int, row []colour.Sample)) error {
+	if err := f.Unsupported(); err != nil {
+		return err
+	}
 	var err error
 	if f.Precision().Perturbs() && f.Ref == nil {
 		// One reference orbit per frame: from the cache when one is in reach, so that the
@@ -106,7 +109,7 @@ func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectang
 	}
 	var bla *fractal.BLA
 	var blaExp *fractal.BLAExp
-	if f.Ref != nil {
+	if f.Ref != nil && f.Loc.Formula.IsMandelbrot() {
 		// Built once per reference and frame size, shared by every row.
 		if f.Precision() == fractal.PerturbationExp {
 			blaExp = f.BLAExp()
@@ -118,7 +121,7 @@ func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectang
 	// or fewer where rect has too few rows to give every worker a band (the window's full
 	// frames come in bands of four rows); the others row by row.
 	band := 1
-	if f.Precision() == fractal.Perturbation && f.Ref != nil {
+	if f.Precision() == fractal.Perturbation && f.Ref != nil && f.Loc.Formula.IsMandelbrot() {
 		band = max(1, min(blockSize, rect.Dy()/r.workers()))
 	}
 	var next atomic.Int64
@@ -171,6 +174,24 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 	deriv := f.NeedsDerivative()
 	s32 := float32(f.Spacing)
 	julia := f.Loc.Julia.On && !perturbExp
+	if !f.Loc.Formula.IsMandelbrot() {
+		// Another formula: its own loops, pixel by pixel (fractal.Frame.Pixel), with no
+		// BLA, vector loop or derivative yet.
+		for x := x0; x < x1; x++ {
+			if (it >= 1<<16 || perturb) && ctx.Err() != nil {
+				return
+			}
+			var r fractal.Result
+			if perturb {
+				dr, di := f.Delta(x, y)
+				r.N, r.Nu = fractal.PerturbEscapeFormula(f.Ref, dr, di, it, ctx.Done())
+			} else {
+				r = f.Pixel(x, y)
+			}
+			out[x-x0] = r.Sample()
+		}
+		return
+	}
 	if perturb {
 		perturbBand(ctx, f, bla, y, x0, x1, [][]colour.Sample{out})
 		return

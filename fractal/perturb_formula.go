@@ -1,0 +1,200 @@
+package fractal
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/big"
+	"time"
+)
+
+// Deep views of formulas other than the Mandelbrot set's (formula.go): a reference orbit of
+// the formula in math/big, and each pixel's delta iterated against it by perturbStep, with
+// rebasing as PerturbEscape does. No BLA (the folds' step is not complex-linear: their table
+// would need 2x2 real matrices), no vector loops, no period of the reference (a pixel at the
+// orbit's end rebases to its start), no extended exponents, no derivative: those are the
+// Mandelbrot set's alone so far, and the engine does not use them for another formula.
+
+// diffAbs is |x + d| - |x|, taken case by case so that no precision is lost where d is tiny
+// beside x (the difference of the two absolute values would cancel).
+func diffAbs(x, d float64) float64 {
+	if x >= 0 {
+		if x+d >= 0 {
+			return d
+		}
+		return -(2*x + d)
+	}
+	if x+d > 0 {
+		return 2*x + d
+	}
+	return -d
+}
+
+// perturbStep is the delta of the next value of a pixel whose value is Z + d, Z the
+// reference's: f(Z + d)^D - f(Z)^D + dc. The fold is applied to the delta exactly (foldDelta),
+// then the power (powerDelta).
+func perturbStep(fm Formula, zr, zi, dr, di, dcr, dci float64) (float64, float64) {
+	wr, wi, ur, ui := foldDelta(fm.Kind, zr, zi, dr, di)
+	return powerDelta(fm.Power(), wr, wi, ur, ui, dcr, dci)
+}
+
+// foldDelta is W = f(Z) and u = f(Z + d) - f(Z), exactly: the same d for the identity, its
+// conjugate for the Mandelbar, diffAbs of each part for the Burning Ship.
+func foldDelta(k FormulaKind, zr, zi, dr, di float64) (wr, wi, ur, ui float64) {
+	switch k {
+	case BurningShip:
+		return math.Abs(zr), math.Abs(zi), diffAbs(zr, dr), diffAbs(zi, di)
+	case Mandelbar:
+		return zr, -zi, dr, -di
+	}
+	return zr, zi, dr, di
+}
+
+// powerDelta is (W + u)^D - W^D + dc, with no cancellation however small u is beside W: by
+// A_1 = u, A_(j+1) = (W + u) A_j + u W^j, where A_j = (W + u)^j - W^j (every term of the sum
+// is of the size of the result).
+func powerDelta(d int, wr, wi, ur, ui, dcr, dci float64) (float64, float64) {
+	zr, zi := wr+ur, wi+ui // W + u
+	ar, ai := ur, ui       // A_1
+	pr, pi := wr, wi       // W^1
+	for j := 1; j < d; j++ {
+		ar, ai = zr*ar-zi*ai+ur*pr-ui*pi, zr*ai+zi*ar+ur*pi+ui*pr
+		if j+1 < d {
+			pr, pi = pr*wr-pi*wi, pr*wi+pi*wr
+		}
+	}
+	return ar + dcr, ai + dci
+}
+
+// PerturbEscapeFormula is PerturbEscape for ref's formula (Reference.Formula), without a BLA
+// table: the escape count and smooth value of the pixel with delta (dcr, dci) from ref's point
+// (for a Julia reference, its z1 minus the reference point), by perturbStep with rebasing
+// (after each step, when |Z_m + d| < |d| or m is the reference's last index, d becomes
+// Z_m + d and m 0). Closing stop ends it early with a meaningless result, as PerturbEscape.
+func PerturbEscapeFormula(ref *Reference, dcr, dci float64, maxIter int, stop <-chan struct{}) (n int, nu float64) {
+	fm := ref.formula
+	if ref.jStart == 0 {
+		return perturbFormulaLoop(ref, fm, 0, 0, 0, 0, dcr, dci, maxIter, stop)
+	}
+	dr, di, m, escaped, zr, zi := ref.juliaStart(dcr, dci)
+	if escaped {
+		return 1, smoothFormula(fm, zr, zi, ref.jcr, ref.jci, 1)
+	}
+	return perturbFormulaLoop(ref, fm, dr, di, m, 1, 0, 0, maxIter, stop)
+}
+
+// perturbFormulaLoop is perturbLoop without the BLA, its step perturbStep.
+func perturbFormulaLoop(ref *Reference, fm Formula, dr, di float64, m, n int, dcr, dci float64, maxIter int, stop <-chan struct{}) (int, float64) {
+	z := ref.Z
+	last, period, jEnd := ref.ends()
+	kind, d := fm.Kind, fm.Power()
+	steps := 0
+	for n < maxIter {
+		steps++
+		if steps&stopEvery == 0 && stopped(stop) {
+			return -1, 0
+		}
+		zm := z[m]
+		// perturbStep, its parts taken apart so that the fold and the square inline.
+		wr, wi, ur, ui := foldDelta(kind, real(zm), imag(zm), dr, di)
+		if d == 2 {
+			tr, ti := 2*wr+ur, 2*wi+ui
+			dr, di = tr*ur-ti*ui+dcr, tr*ui+ti*ur+dci
+		} else {
+			dr, di = powerDelta(d, wr, wi, ur, ui, dcr, dci)
+		}
+		m++
+		n++
+		zm = z[m]
+		zr, zi := real(zm)+dr, imag(zm)+di
+		z2 := zr*zr + zi*zi
+		if z2 > 4 {
+			cr, ci := ref.smoothC(dcr, dci)
+			return n, smoothFormula(fm, zr, zi, cr, ci, n)
+		}
+		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
+			dr, di = zr, zi
+			m = 0
+		} else if m == last {
+			m -= period
+		}
+	}
+	return -1, 0
+}
+
+// Formula is the formula the reference orbit iterates (the zero Formula: the Mandelbrot set).
+func (ref *Reference) Formula() Formula { return ref.formula }
+
+// setFormula makes ref the reference of formula fm (validated).
+func (ref *Reference) setFormula(fm Formula) error {
+	if err := fm.validate(); err != nil {
+		return fmt.Errorf("reference orbit: %v", err)
+	}
+	ref.formula = fm
+	return nil
+}
+
+// iterateFormula computes the orbit of a formula other than the Mandelbrot set's, in
+// big.Float: for the formula's own set the orbit of 0 under f(z)^D + C, for a Julia reference
+// the critical orbit of its parameter then the reference point's orbit (the layout of julia.go).
+func (ref *Reference) iterateFormula(ctx context.Context, progress func(done, total int)) error {
+	st := stepper{ctx: ctx, progress: progress, total: ref.maxIter, last: time.Now()}
+	if !ref.julia.On {
+		if err := ref.orbitFormula(&st, ref.re, ref.im, nil, nil); err != nil {
+			return err
+		}
+	} else {
+		if err := ref.orbitFormula(&st, ref.jre, ref.jim, nil, nil); err != nil {
+			return err
+		}
+		ref.jStart = len(ref.Z)
+		if err := ref.orbitFormula(&st, ref.jre, ref.jim, ref.re, ref.im); err != nil {
+			return err
+		}
+	}
+	if progress != nil {
+		progress(ref.maxIter, ref.maxIter)
+	}
+	return nil
+}
+
+// orbitFormula appends an orbit to Z: of 0 under the formula with parameter c (z0re nil:
+// from Z[1] = c on), or of z0 (appended from z0 itself on: a Julia reference's second orbit).
+// Both stop at the first |Z| > 2 (setting escaped for the first) or after ref.maxIter values.
+func (ref *Reference) orbitFormula(st *stepper, cre, cim, z0re, z0im *big.Float) error {
+	prec := ref.prec
+	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	zr, zi := nf(), nf()
+	step := newFormulaBig(ref.formula, prec)
+	push := func() bool {
+		fr, _ := zr.Float64()
+		fi, _ := zi.Float64()
+		ref.appendZ(complex(fr, fi))
+		return fr*fr+fi*fi > 4
+	}
+	second := z0re != nil
+	if second {
+		zr.Set(z0re)
+		zi.Set(z0im)
+	} else {
+		zr.Set(cre)
+		zi.Set(cim)
+	}
+	if push() {
+		ref.escaped = ref.escaped || !second
+		return nil
+	}
+	for n := 2; n <= ref.maxIter; n++ {
+		if n&1023 == 0 {
+			if err := st.check(n); err != nil {
+				return err
+			}
+		}
+		step.step(zr, zi, cre, cim)
+		if push() {
+			ref.escaped = ref.escaped || !second
+			break
+		}
+	}
+	return nil
+}
