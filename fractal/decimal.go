@@ -111,19 +111,10 @@ func (d Decimal) Float64() float64 {
 // AbsWithin reports whether |d| <= limit exactly, on the decimal text: a float64 rounds
 // 4.0000000000000000001 to 4. A text that is not a number is not within any limit.
 func (d Decimal) AbsWithin(limit float64) bool {
-	v := d.Float64()
-	switch {
-	case math.IsNaN(v):
-		return false
-	case math.Abs(v) != limit:
-		return math.Abs(v) < limit
-	}
-	r, ok := new(big.Rat).SetString(d.String())
-	if !ok {
+	if math.IsNaN(d.Float64()) {
 		return false
 	}
-	l := new(big.Rat).SetFloat64(limit)
-	return r.Abs(r).Cmp(l) <= 0
+	return compareDecimal(d, DecimalFromFloat(limit)) <= 0 && compareDecimal(d, DecimalFromFloat(-limit)) >= 0
 }
 
 // Big returns the number as a big.Float of the given precision in bits.
