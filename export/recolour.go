@@ -95,31 +95,8 @@ func readRaw(r io.ReaderAt, size int64) (*RawFile, error) {
 	if format != RawFormat {
 		return nil, fmt.Errorf("raw file format %d is not one this version reads (%d)", format, RawFormat)
 	}
-	want := []exr.Channel{{Name: ChanDEX, Type: exr.Float}, {Name: ChanDEY, Type: exr.Float},
-		{Name: ChanN, Type: exr.Uint}, {Name: ChanNF, Type: exr.Float}}
-	if !slices.Equal(h.Channels, want) {
-		var got []string
-		for _, c := range h.Channels {
-			got = append(got, text.Clip(c.Name, 31)+" "+c.Type.String())
-		}
-		return nil, fmt.Errorf("channels %s, want DEX FLOAT, DEY FLOAT, N UINT, NF FLOAT", text.Clip(fmt.Sprint(got), 120))
-	}
-	// Every attribute of ours must be one this version reads (a misspelt or newer one would
-	// be ignored: another view than the file's).
-	known := map[string]bool{RawKeyFormat: true, RawKeyLocation: true, RawKeyWidth: true, RawKeyHeight: true,
-		RawKeySupersample: true, RawKeyIterations: true, RawKeyVersion: true, RawKeyDensityChosen: true}
-	var names []string
-	for k := range h.Strings {
-		names = append(names, k)
-	}
-	for k := range h.Ints {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		if isOurKey(k) && !known[k] {
-			return nil, unknownKeyError(k)
-		}
+	if err := checkRawLayout(h); err != nil {
+		return nil, err
 	}
 	num := func(k string) (int, error) {
 		v, ok := h.Ints[k]
@@ -177,7 +154,43 @@ func readRaw(r io.ReaderAt, size int64) (*RawFile, error) {
 			md.Text[k] = v
 		}
 	}
-	// The identity of the data, for a resumed recolour: the header and the file's size.
+	return &RawFile{Metadata: md, f: r, rd: rd, id: rawID(h, size)}, nil
+}
+
+// checkRawLayout checks a raw file's channels (ChanN UINT, ChanNF, ChanDEX and ChanDEY FLOAT,
+// nothing else) and that every attribute of ours is one this version reads.
+func checkRawLayout(h exr.Header) error {
+	want := []exr.Channel{{Name: ChanDEX, Type: exr.Float}, {Name: ChanDEY, Type: exr.Float},
+		{Name: ChanN, Type: exr.Uint}, {Name: ChanNF, Type: exr.Float}}
+	if !slices.Equal(h.Channels, want) {
+		var got []string
+		for _, c := range h.Channels {
+			got = append(got, text.Clip(c.Name, 31)+" "+c.Type.String())
+		}
+		return fmt.Errorf("channels %s, want DEX FLOAT, DEY FLOAT, N UINT, NF FLOAT", text.Clip(fmt.Sprint(got), 120))
+	}
+	// Every attribute of ours must be one this version reads (a misspelt or newer one would
+	// be ignored: another view than the file's).
+	known := map[string]bool{RawKeyFormat: true, RawKeyLocation: true, RawKeyWidth: true, RawKeyHeight: true,
+		RawKeySupersample: true, RawKeyIterations: true, RawKeyVersion: true, RawKeyDensityChosen: true}
+	var names []string
+	for k := range h.Strings {
+		names = append(names, k)
+	}
+	for k := range h.Ints {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if isOurKey(k) && !known[k] {
+			return unknownKeyError(k)
+		}
+	}
+	return nil
+}
+
+// rawID is the identity of a raw file's data, for a resumed recolour: its header and size.
+func rawID(h exr.Header, size int64) string {
 	keys := make([]string, 0, len(h.Strings)+len(h.Ints))
 	for k, v := range h.Strings {
 		keys = append(keys, k+"="+v)
@@ -191,7 +204,7 @@ func readRaw(r io.ReaderAt, size int64) (*RawFile, error) {
 	for _, k := range keys {
 		fmt.Fprintf(sum, "%q\n", k)
 	}
-	return &RawFile{Metadata: md, f: r, rd: rd, id: hex.EncodeToString(sum.Sum(nil))[:16]}, nil
+	return hex.EncodeToString(sum.Sum(nil))[:16]
 }
 
 // Samples is the size of the data: every sample of the export.
