@@ -80,7 +80,7 @@ func checkAudio(opt Options) (string, error) {
 	if opt.Audio == "" {
 		return "", nil
 	}
-	name := text.Clip(opt.Audio, 60)
+	name := text.Clip(opt.Audio, 200)
 	if opt.Output == "" {
 		return "", fmt.Errorf("audio %s: PNG frames carry no sound; give a video file (.mp4, .mkv, .webm or .mov) to hold it", name)
 	}
@@ -102,6 +102,9 @@ func checkAudio(opt Options) (string, error) {
 		return "", fmt.Errorf("audio %s cannot be read: %v", name, err)
 	}
 	f.Close()
+	if opt.Shards > 0 {
+		return abs, nil // a shard muxes nothing; the assembly reads the sound (and needs ffmpeg)
+	}
 	ff, err := exec.LookPath(FFmpeg)
 	if err != nil {
 		return "", ErrNoFFmpeg

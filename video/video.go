@@ -303,7 +303,7 @@ func (o *Options) normalize() (Plan, error) {
 		return Plan{}, errors.New("no output: give a video file, a frames folder, or both")
 	}
 	if o.Audio != "" && o.Output == "" {
-		return Plan{}, fmt.Errorf("audio %s: PNG frames carry no sound; give a video file (.mp4, .mkv, .webm or .mov) to hold it", text.Clip(o.Audio, 60))
+		return Plan{}, fmt.Errorf("audio %s: PNG frames carry no sound; give a video file (.mp4, .mkv, .webm or .mov) to hold it", text.Clip(o.Audio, 200))
 	}
 	if o.Waypoints != nil {
 		if err := CheckWaypoints(o.Waypoints, o.Location.Zoom); err != nil {
