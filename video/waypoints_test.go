@@ -2,6 +2,7 @@ package video
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -287,4 +288,81 @@ func streamDuration(t *testing.T, path, stream string) float64 {
 		}
 	}
 	return end
+}
+
+// TestWaypointResume: a video with waypoints interrupted in its keyframes resumes to the
+// frames of an uninterrupted run; a resume whose waypoints span other zooms is refused
+// (other keyframes), and one with other times but the same zooms composes the new timeline
+// from the kept keyframes, computing none, and the segments encoded with the old one are not
+// reused (the frames differ).
+func TestWaypointResume(t *testing.T) {
+	dir := t.TempDir()
+	loc := testLoc("16", 1000)
+	wps := func(s string) []Waypoint {
+		ws, err := ParseWaypoints(s, loc.Zoom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
+	mk := func(name, timeline string) Options {
+		return Options{Location: loc, Waypoints: wps(timeline), Width: 64, Height: 36, FPS: 10, FramesDir: filepath.Join(dir, name)}
+	}
+	whole := mk("whole", "0:1,0.5:3,0.8:3,1.2:end")
+	if _, err := Make(context.Background(), &cpu.Renderer{}, whole); err != nil {
+		t.Fatal(err)
+	}
+	cut := mk("cut", "0:1,0.5:3,0.8:3,1.2:end")
+	cut.afterKeyframe = func(j int) error {
+		if j == 1 {
+			return context.Canceled
+		}
+		return nil
+	}
+	if _, err := Make(context.Background(), &cpu.Renderer{}, cut); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("interrupted run: %v, want ErrInterrupted", err)
+	}
+	cut.afterKeyframe, cut.Resume = nil, true
+	other := cut
+	other.Waypoints = wps("0:2,0.5:3,0.8:3,1.2:end")
+	if _, err := Make(context.Background(), &cpu.Renderer{}, other); !errors.Is(err, ErrParamsDiffer) || !strings.Contains(err.Error(), "start zoom was 1, now 2") {
+		t.Errorf("a resume of a timeline from zoom 2: %v, want ErrParamsDiffer naming the start zoom", err)
+	}
+	sum, err := Make(context.Background(), &cpu.Renderer{}, cut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Reused != 2 || sum.Computed != 3 {
+		t.Errorf("resume reused %d and computed %d keyframes, want 2 and 3", sum.Reused, sum.Computed)
+	}
+	sameFiles(t, whole.FramesDir, cut.FramesDir, 12)
+
+	// Kept keyframes, composed again along other times.
+	needFFmpeg(t)
+	kept := mk("kept", "0:1,0.5:3,0.8:3,1.2:end")
+	kept.Output, kept.KeepWork = filepath.Join(dir, "kept.mp4"), true
+	if _, err := Make(context.Background(), &cpu.Renderer{}, kept); err != nil {
+		t.Fatal(err)
+	}
+	retimed := mk("retimed", "0:1,0.3:3,1:3,1.2:end")
+	retimed.Output, retimed.Resume, retimed.Force = kept.Output, true, true
+	sum, err = Make(context.Background(), &cpu.Renderer{}, retimed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Computed != 0 || sum.SegmentsReused != 0 {
+		t.Errorf("retimed: %d keyframes computed, %d segments reused; want none of either", sum.Computed, sum.SegmentsReused)
+	}
+	fresh := mk("fresh", "0:1,0.3:3,1:3,1.2:end")
+	if _, err := Make(context.Background(), &cpu.Renderer{}, fresh); err != nil {
+		t.Fatal(err)
+	}
+	sameFiles(t, fresh.FramesDir, retimed.FramesDir, 12)
+	decoded := decode(t, kept.Output, 64, 36)
+	if len(decoded) != 12 {
+		t.Fatalf("%d frames decoded, want 12", len(decoded))
+	}
+	if p := videotest.PSNR(frame(t, fresh.FramesDir, 4), decoded[4]); p < 25 {
+		t.Errorf("the retimed video's frame 4 is not the new timeline's: PSNR %.1f dB against it", p)
+	}
 }
