@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"mandelscope/internal/text"
 )
@@ -38,8 +39,21 @@ func audioFor(format string) audioCodec {
 	return aac
 }
 
+// audioOnce holds the audio encoders of the ffmpeg at path, listed once (the window checks
+// its form at every keystroke).
+var audioOnce struct {
+	sync.Mutex
+	path string
+	list map[string]bool
+}
+
 // audioEncoders lists this ffmpeg's audio encoders.
 func audioEncoders(ff string) (map[string]bool, error) {
+	audioOnce.Lock()
+	defer audioOnce.Unlock()
+	if audioOnce.path == ff {
+		return audioOnce.list, nil
+	}
 	out, err := exec.Command(ff, "-hide_banner", "-encoders").Output()
 	if err != nil {
 		return nil, fmt.Errorf("%s -encoders: %v", FFmpeg, err)
@@ -51,6 +65,7 @@ func audioEncoders(ff string) (map[string]bool, error) {
 			list[f[1]] = true
 		}
 	}
+	audioOnce.path, audioOnce.list = ff, list
 	return list, nil
 }
 

@@ -351,6 +351,10 @@ func (o *Options) normalize() (Plan, error) {
 	return NewPlan(o.StartZoom, o.Location.Zoom, n)
 }
 
+// PlanFor is the plan of opt's keyframes and frames (its waypoints' or its start zoom and
+// duration's), or what is wrong with its numbers.
+func PlanFor(opt Options) (Plan, error) { return opt.normalize() }
+
 // Check validates opt as Make would before any work, files included: the numbers, ffmpeg
 // and its encoder when there is a video, and the outputs (an existing video without Force, a
 // work folder without Resume or Force, Resume without one).
