@@ -27,7 +27,9 @@ import (
 // progress in the window (progress.go: keyframes and frames done, time left, Cancel). The
 // form's defaults (480x270, 25 frames a second, 8 s) make a video in minutes on a CPU; the
 // form says about how long a video takes before it starts (from a sample of the view). An
-// interrupted video is offered for resuming the next time the same file is chosen.
+// interrupted video is offered for resuming the next time the same file is chosen. A
+// timeline of waypoints (one "TIME ZOOM" a line, the current view the last row, at the
+// duration) replaces the start zoom, and a sound file goes into the video (video.Options).
 
 // installVideo adds File > Export Video... to w.
 func installVideo(w *Window) *videoUI {
@@ -45,6 +47,9 @@ type videoUI struct {
 	size     *widget.Entry
 	fps      *widget.Entry
 	duration *widget.Entry
+	waypts   *widget.Entry // the timeline's rows but the last (the view), one "TIME ZOOM" a line
+	lastRow  *widget.Label // the last row: this view at the duration
+	audio    *widget.Entry
 	folder   *widget.Entry
 	name     *widget.Entry
 	estimate *widget.Label
@@ -96,6 +101,13 @@ func (ui *videoUI) build() {
 	ui.size = entry("480x270")
 	ui.fps = entry("25")
 	ui.duration = entry("8")
+	ui.waypts = widget.NewMultiLineEntry()
+	ui.waypts.SetPlaceHolder("optional: TIME ZOOM a line, e.g.\n0 1\n3 1e3\n5 1e3")
+	ui.waypts.SetMinRowsVisible(3)
+	ui.waypts.OnChanged = func(string) { ui.refresh() }
+	ui.lastRow = widget.NewLabel("")
+	ui.audio = entry("")
+	ui.audio.SetPlaceHolder("optional: a sound file to put in the video")
 	ui.folder = entry(defaultExportFolder())
 	ui.name = entry("mandelscope-zoom.mp4") // show makes it one not yet used (freshName)
 	ui.estimate = widget.NewLabel("")
@@ -108,6 +120,8 @@ func (ui *videoUI) build() {
 		widget.NewFormItem("Frame size", ui.size),
 		widget.NewFormItem("Frames a second", ui.fps),
 		widget.NewFormItem("Duration (s)", ui.duration),
+		widget.NewFormItem("Waypoints", container.NewVBox(ui.waypts, ui.lastRow)),
+		widget.NewFormItem("Sound", ui.audio),
 		widget.NewFormItem("Folder", ui.folder),
 		widget.NewFormItem("File name", ui.name),
 		widget.NewFormItem("Work", ui.estimate),
@@ -126,11 +140,14 @@ func (ui *videoUI) options() (video.Options, error) {
 	var o video.Options
 	o.Location = ui.w.Location()
 	o.Location.Color.AutoDensity = false
-	z, err := fractal.ParseDecimal(strings.TrimSpace(ui.start.Text))
-	if err != nil || fractal.CheckZoom(z) != nil || z.Exp().Sign() <= 0 {
-		return o, fmt.Errorf("start zoom %q must be a number from %g to the view's zoom", ui.start.Text, fractal.MinZoom)
+	var err error
+	if strings.TrimSpace(ui.waypts.Text) == "" {
+		z, err := fractal.ParseDecimal(strings.TrimSpace(ui.start.Text))
+		if err != nil || fractal.CheckZoom(z) != nil || z.Exp().Sign() <= 0 {
+			return o, fmt.Errorf("start zoom %q must be a number from %g to the view's zoom", ui.start.Text, fractal.MinZoom)
+		}
+		o.StartZoom = z
 	}
-	o.StartZoom = z
 	if o.Width, o.Height, err = parseWxH(ui.size.Text); err != nil {
 		return o, err
 	}
@@ -140,15 +157,54 @@ func (ui *videoUI) options() (video.Options, error) {
 	if o.Duration, err = strconv.ParseFloat(strings.TrimSpace(ui.duration.Text), 64); err != nil {
 		return o, fmt.Errorf("duration %q must be a number of seconds", ui.duration.Text)
 	}
+	if o.Waypoints, err = timeline(ui.waypts.Text, strings.TrimSpace(ui.duration.Text), o.Location.Zoom); err != nil {
+		return o, err
+	}
+	o.Audio = strings.TrimSpace(ui.audio.Text)
 	// The container (the extension) is the video package's to check.
 	o.Output, err = outputPath(ui.folder.Text, ui.name.Text, "")
 	return o, err
+}
+
+// timeline reads the waypoints box, one "TIME ZOOM" (or TIME:ZOOM) a line, and adds the view
+// (zoom end) at the duration as the last waypoint; nil for an empty box.
+func timeline(rows, duration string, end fractal.Decimal) ([]video.Waypoint, error) {
+	var parts []string
+	for i, line := range strings.Split(rows, "\n") {
+		f := strings.Fields(strings.ReplaceAll(line, ":", " "))
+		switch len(f) {
+		case 0:
+			continue
+		case 2:
+			parts = append(parts, f[0]+":"+f[1])
+		default:
+			return nil, fmt.Errorf("waypoint line %d %q: give a time in seconds and a zoom", i+1, strings.TrimSpace(line))
+		}
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	ws, err := video.ParseWaypoints(strings.Join(append(parts, duration+":end"), ","), end)
+	if err == nil {
+		err = video.CheckWaypoints(ws, end)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("waypoints: %v", err)
+	}
+	return ws, nil
 }
 
 // refresh updates the work estimate, the problem line and the button.
 func (ui *videoUI) refresh() {
 	if ui.makeBt == nil {
 		return
+	}
+	if strings.TrimSpace(ui.waypts.Text) == "" {
+		ui.start.Enable()
+		ui.lastRow.SetText("")
+	} else {
+		ui.start.Disable() // the first waypoint is the start
+		ui.lastRow.SetText(fmt.Sprintf("then %s s (the duration): this view, zoom %s", strings.TrimSpace(ui.duration.Text), fractal.FormatZoom(ui.w.Location().ZoomExp())))
 	}
 	o, err := ui.options()
 	if err == nil {
@@ -158,8 +214,8 @@ func (ui *videoUI) refresh() {
 		err = video.Check(check)
 	}
 	if err == nil {
-		n, _ := video.Frames(o.FPS, o.Duration)
-		p, _ := video.NewPlan(o.StartZoom, o.Location.Zoom, n)
+		p, _ := video.PlanFor(o)
+		n := p.Frames
 		t := "measuring the time it takes..."
 		if ui.sample.view == o.Location.String() && ui.sample.err == nil {
 			keys, frames := ui.videoTime(o, p.Keyframes(), n)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,5 +95,92 @@ func TestVideoDialog(t *testing.T) {
 	}
 	if _, err := os.Stat(video.WorkDir(video.Options{Output: out})); !os.IsNotExist(err) {
 		t.Errorf("the work folder stayed: %v", err)
+	}
+}
+
+// TestVideoDialogTimeline: the form's waypoints (the view the last row, at the duration)
+// replace the start zoom, bad rows and a missing sound file are refused with the reason and
+// the button disabled, and the video made has the timeline's frames and the sound.
+func TestVideoDialogTimeline(t *testing.T) {
+	for _, p := range []string{"ffmpeg", "ffprobe"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skip("ffmpeg not installed (scripts/deps.sh test installs it)")
+		}
+	}
+	dir := t.TempDir()
+	tone := filepath.Join(dir, "tone.wav")
+	if out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=1", tone).CombinedOutput(); err != nil {
+		t.Fatalf("making the tone: %v: %s", err, out)
+	}
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(400, 300)})
+	l := w.Location()
+	l.Re, l.Im = fractal.MustDecimal("-0.7436438870371587"), fractal.MustDecimal("0.1318259042053119")
+	l.Zoom, l.Iterations = fractal.MustDecimal("8"), 300
+	w.SetLocation(l)
+	ui := w.vid
+	ui.show()
+	ui.folder.SetText(dir)
+	ui.name.SetText("zoom.mp4")
+	ui.size.SetText("64x36")
+	ui.fps.SetText("4")
+	ui.duration.SetText("1.5")
+	ui.waypts.SetText("0 1\n0.3 3\n0.9 3")
+	if !ui.start.Disabled() || !strings.Contains(ui.lastRow.Text, "1.5 s (the duration): this view, zoom 8") {
+		t.Errorf("with waypoints: start zoom disabled %v, last row %q", ui.start.Disabled(), ui.lastRow.Text)
+	}
+	rows := ui.waypts.Text
+	for _, c := range []struct {
+		entry           func(string)
+		text, want, old string
+	}{
+		{ui.waypts.SetText, "0 1\n0.3", `aypoint line 2 "0.3": give a time in seconds and a zoom`, rows},
+		{ui.waypts.SetText, "0.2 1\n0.9 3", "the first waypoint is at 0.2 s; it must be at 0", rows},
+		{ui.waypts.SetText, "0 1\n0.9 3\n0.3 3", "waypoint 3 at 0.3 s is not after waypoint 2", rows},
+		{ui.waypts.SetText, "0 1\n0.9 30", "waypoint 2's zoom 30 is deeper than the end view's 8", rows},
+		{ui.audio.SetText, filepath.Join(dir, "nope.wav"), "no such file", ""},
+	} {
+		old := c.old
+		c.entry(c.text)
+		if !ui.makeBt.Disabled() || !strings.Contains(ui.problem.Text, c.want) {
+			t.Errorf("%q: button disabled %v, problem %q; want %q", c.text, ui.makeBt.Disabled(), ui.problem.Text, c.want)
+		}
+		c.entry(old)
+	}
+	ui.audio.SetText(tone)
+	if ui.makeBt.Disabled() {
+		t.Fatalf("good settings: disabled, %q", ui.problem.Text)
+	}
+	waitFor(t, "the estimate of the video's time", func() bool { return strings.Contains(ui.estimate.Text, " here") })
+	if !strings.Contains(ui.estimate.Text, "6 frames from 4 keyframes") { // zoom 1 to 8: 0, 1, 2, 3
+		t.Errorf("estimate %q", ui.estimate.Text)
+	}
+	ui.confirm()
+	ui.mu.Lock()
+	run := ui.running
+	ui.mu.Unlock()
+	if run == nil {
+		t.Fatal("no video started")
+	}
+	waitFor(t, "the video to be made", func() bool {
+		select {
+		case <-run.done:
+			return true
+		default:
+			return false
+		}
+	})
+	out := filepath.Join(dir, "zoom.mp4")
+	b, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-show_entries", "stream=codec_type,nb_read_frames", "-of", "csv=p=0", out).Output()
+	if got := strings.Fields(string(b)); err != nil || !slices.Contains(got, "video,6") || !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "audio,") }) {
+		t.Errorf("ffprobe: %q, %v; want 6 video frames and a sound stream (%s)", b, err, run.status.Text)
+	}
+	// The frames are the timeline's: those of the same video made by the video package.
+	o, err := ui.options()
+	if err != nil || len(o.Waypoints) != 4 {
+		t.Fatalf("the form's options: %d waypoints, %v", len(o.Waypoints), err)
+	}
+	p, _ := video.PlanFor(o)
+	if p.Level(1) != p.Level(3) || p.Level(1) == p.Level(0) {
+		t.Errorf("frames 1 to 3 lie on the hold: levels %g, %g, %g", p.Level(1), p.Level(2), p.Level(3))
 	}
 }

@@ -43,12 +43,17 @@ const snap = 1e-9
 
 // Plan is where a video's keyframes and frames lie on the zoom axis, measured in log2 of the
 // zoom over the start zoom: keyframe j at Levels[j] (0, 1, 2, ... and the end, L), frame k
-// of Frames at k*L/(Frames-1).
+// of Frames at k*L/(Frames-1), or, for a timeline of waypoints, at the timeline's level at
+// k/(Frames-1) of its duration.
 type Plan struct {
-	Start, End fractal.Decimal // the start and end zoom
+	Start, End fractal.Decimal // the start (the least zoom of a timeline) and end zoom
 	L          float64         // log2(End/Start)
 	Levels     []float64       // each keyframe's level: 0, 1, ..., then L
 	Frames     int             // the number of frames, at least 2
+	// path is the waypoints' timeline (nil: the constant-speed zoom from Start to End), and
+	// duration its last waypoint's time.
+	path     *timeline
+	duration float64
 }
 
 // NewPlan plans a zoom from start to end in frames frames: one keyframe per doubling from
@@ -70,6 +75,46 @@ func NewPlan(start, end fractal.Decimal, frames int) (Plan, error) {
 	return p, nil
 }
 
+// NewWaypointPlan plans the timeline ws (checked by CheckWaypoints, ending at its last zoom)
+// in frames frames: the keyframes of NewPlan from the least zoom of ws to the last, and frame
+// k at the timeline's level at k/(frames-1) of the last waypoint's time (so that the first
+// and last frames are the first and last waypoints, and a frame shows the timeline within one
+// frame's time of where it plays). Two waypoints make NewPlan's plan, frame for frame.
+func NewWaypointPlan(ws []Waypoint, frames int) (Plan, error) {
+	if err := CheckWaypoints(ws, ws[len(ws)-1].Zoom); err != nil {
+		return Plan{}, err
+	}
+	least := ws[0].Zoom
+	for _, w := range ws[1:] {
+		if w.Zoom.Exp().Cmp(least.Exp()) < 0 {
+			least = w.Zoom
+		}
+	}
+	end := ws[len(ws)-1].Zoom
+	p, err := NewPlan(least, end, frames)
+	if err != nil || len(ws) == 2 {
+		return p, err
+	}
+	t := make([]float64, len(ws))
+	y := make([]float64, len(ws))
+	base := least.Exp().Log2()
+	for i, w := range ws {
+		t[i] = w.T
+		switch {
+		case i == len(ws)-1:
+			y[i] = p.L
+		case i > 0 && w.Zoom.SameNumber(ws[i-1].Zoom):
+			y[i] = y[i-1] // a hold: exactly the same level
+		case w.Zoom.SameNumber(least):
+			y[i] = 0
+		default:
+			y[i] = min(max(w.Zoom.Exp().Log2()-base, 0), p.L)
+		}
+	}
+	p.path, p.duration = newTimeline(t, y), t[len(t)-1]
+	return p, nil
+}
+
 // Keyframes is the number of keyframes.
 func (p Plan) Keyframes() int { return len(p.Levels) }
 
@@ -77,6 +122,12 @@ func (p Plan) Keyframes() int { return len(p.Levels) }
 func (p Plan) Level(k int) float64 {
 	if k >= p.Frames-1 {
 		return p.L
+	}
+	if p.path != nil {
+		if k <= 0 {
+			return p.path.y[0]
+		}
+		return p.path.at(float64(k) * p.duration / float64(p.Frames-1))
 	}
 	return float64(k) * p.L / float64(p.Frames-1)
 }
@@ -94,13 +145,13 @@ func (p Plan) Zoom(j int) fractal.Decimal {
 
 // FrameZoom is frame k's zoom, rounded (for messages and direct renders in tests).
 func (p Plan) FrameZoom(k int) fractal.Exp {
-	switch k {
-	case 0:
+	lv := p.Level(k)
+	switch {
+	case lv == 0:
 		return p.Start.Exp()
-	case p.Frames - 1:
+	case lv == p.L:
 		return p.End.Exp()
 	}
-	lv := p.Level(k)
 	whole := math.Floor(lv)
 	return p.Start.Exp().Ldexp(int(whole)).MulFloat(math.Exp2(lv - whole))
 }

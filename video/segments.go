@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,6 +57,7 @@ type segParams struct {
 	Height      int             `json:"height"`
 	FPS         int             `json:"fps"`
 	Frames      int             `json:"frames"`
+	Waypoints   string          `json:"waypoints,omitempty"` // the timeline (FormatWaypoints); absent for a constant-speed zoom
 	PerSegment  int             `json:"perSegment"`
 	Supersample int             `json:"supersample"`
 	KeyScale    int             `json:"keyScale"`
@@ -254,9 +256,10 @@ func (s *segmenter) abort() {
 	os.RemoveAll(s.dir)
 }
 
-// join concatenates the segments into a video in format (the output's muxer) and returns
-// its path in the encoding folder.
-func (s *segmenter) join(format, ext string) (string, error) {
+// join concatenates the segments into a video in format (the output's muxer), with the sound
+// of the file audio when given (checkAudio's path: audio.go), and returns its path in the
+// encoding folder.
+func (s *segmenter) join(format, ext, audio string) (string, error) {
 	var list strings.Builder
 	for i := range s.n {
 		if !s.has(i) {
@@ -278,7 +281,21 @@ func (s *segmenter) join(format, ext string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(s.dir, "video"+ext)
-	args := []string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", lp, "-c", "copy"}
+	args := []string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "concat", "-safe", "0", "-i", lp}
+	if audio == "" {
+		args = append(args, "-c", "copy")
+	} else {
+		_, aargs, err := findAudioEncoder(s.ff, audioFor(format))
+		if err != nil {
+			return "", err
+		}
+		// The sound padded with silence (apad, without end) and cut at the video's length,
+		// its frames' count over the frame rate, exactly.
+		length := strconv.FormatFloat(float64(s.frames)/float64(s.fps), 'f', -1, 64)
+		args = append(args, "-i", audio, "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy")
+		args = append(args, aargs...)
+		args = append(args, "-af", "apad", "-t", length)
+	}
 	if s.codec.Name == "h265" && (format == "mp4" || format == "mov") {
 		args = append(args, "-tag:v", "hvc1")
 	}

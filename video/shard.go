@@ -77,6 +77,8 @@ type videoJob struct {
 	Height      int             `json:"height"`
 	FPS         int             `json:"fps"`
 	Duration    float64         `json:"duration"`
+	Waypoints   string          `json:"waypoints,omitempty"` // the timeline (FormatWaypoints); absent for a constant-speed zoom
+	Audio       string          `json:"audio,omitempty"`     // the soundtrack's absolute path; absent for none
 	Supersample int             `json:"supersample"`
 	KeyScale    int             `json:"keyframe_scale"`
 	Codec       string          `json:"codec"`
@@ -89,7 +91,7 @@ func jobOf(o Options) videoJob {
 	kind, power := l.Formula.Fields()
 	return videoJob{Formula: kind, Power: power, Format: 1, Shards: o.Shards, Re: l.Re.String(), Im: l.Im.String(), Julia: l.Julia.String(), Zoom: l.Zoom.String(),
 		Iterations: l.Iterations, Colour: l.Color, StartZoom: o.StartZoom.String(), Width: o.Width, Height: o.Height,
-		FPS: o.FPS, Duration: o.Duration, Supersample: o.Supersample, KeyScale: o.KeyScale, Codec: o.Codec, CRF: o.CRF,
+		FPS: o.FPS, Duration: o.Duration, Waypoints: FormatWaypoints(o.Waypoints), Audio: o.Audio, Supersample: o.Supersample, KeyScale: o.KeyScale, Codec: o.Codec, CRF: o.CRF,
 		Output: filepath.Base(o.Output)}
 }
 
@@ -118,6 +120,12 @@ func (j videoJob) options() (Options, error) {
 	o.Location = l
 	o.Width, o.Height, o.FPS, o.Duration = j.Width, j.Height, j.FPS, j.Duration
 	o.Supersample, o.KeyScale, o.Codec, o.CRF = j.Supersample, j.KeyScale, j.Codec, j.CRF
+	if j.Waypoints != "" {
+		if o.Waypoints, err = ParseWaypoints(j.Waypoints, l.Zoom); err != nil {
+			return o, err
+		}
+	}
+	o.Audio = j.Audio
 	return o, nil
 }
 
@@ -341,6 +349,8 @@ func jobDiff(a, b videoJob) string {
 	f("size", fmt.Sprintf("%dx%d", a.Width, a.Height), fmt.Sprintf("%dx%d", b.Width, b.Height))
 	f("fps", a.FPS, b.FPS)
 	f("duration", a.Duration, b.Duration)
+	f("waypoints", orNone(a.Waypoints), orNone(b.Waypoints))
+	f("audio", orNone(a.Audio), orNone(b.Audio))
 	f("supersample", a.Supersample, b.Supersample)
 	f("keyframe scale", a.KeyScale, b.KeyScale)
 	f("codec", a.Codec, b.Codec)
@@ -350,6 +360,14 @@ func jobDiff(a, b videoJob) string {
 		return "its job file differs"
 	}
 	return strings.Join(d, "; ")
+}
+
+// orNone is a job file's optional text for a message: "none" when it is absent.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // missingError names the keyframes an assembly lacks and the shards that compute them.

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -20,6 +21,7 @@ import (
 	"mandelscope/colour"
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/text"
 	"mandelscope/internal/tile"
 	"mandelscope/internal/userfile"
 )
@@ -37,6 +39,12 @@ type Options struct {
 	Width, Height int
 	FPS           int
 	Duration      float64
+	// Waypoints, when set, are the video's timeline (waypoints.go): the first at 0 s, the
+	// last at the end view's zoom; they set StartZoom (the first's zoom) and Duration (the
+	// last's time). Two waypoints are the same video as that StartZoom and Duration.
+	Waypoints []Waypoint
+	// Audio, when set, is a sound file muxed into the video (audio.go).
+	Audio string
 	// Supersample is the subsamples per side of an output pixel (0: DefaultSupersample).
 	Supersample int
 	// KeyScale is a keyframe's side over a frame's (0: DefaultKeyScale).
@@ -294,6 +302,19 @@ func (o *Options) normalize() (Plan, error) {
 	if o.Output == "" && o.FramesDir == "" {
 		return Plan{}, errors.New("no output: give a video file, a frames folder, or both")
 	}
+	if o.Audio != "" && o.Output == "" {
+		return Plan{}, fmt.Errorf("audio %s: PNG frames carry no sound; give a video file (.mp4, .mkv, .webm or .mov) to hold it", text.Clip(o.Audio, 200))
+	}
+	if o.Waypoints != nil {
+		if err := CheckWaypoints(o.Waypoints, o.Location.Zoom); err != nil {
+			return Plan{}, fmt.Errorf("waypoints: %v", err)
+		}
+		first, last := o.Waypoints[0], o.Waypoints[len(o.Waypoints)-1]
+		o.StartZoom, o.Duration = first.Zoom, last.T
+		if len(o.Waypoints) == 2 {
+			o.Waypoints = nil // the constant-speed zoom, as it always was
+		}
+	}
 	n, err := Frames(o.FPS, o.Duration)
 	if err != nil {
 		return Plan{}, err
@@ -322,14 +343,26 @@ func (o *Options) normalize() (Plan, error) {
 			return Plan{}, err
 		}
 	}
+	if o.Waypoints != nil {
+		ws := slices.Clone(o.Waypoints)
+		ws[len(ws)-1].Zoom = o.Location.Zoom
+		return NewWaypointPlan(ws, n)
+	}
 	return NewPlan(o.StartZoom, o.Location.Zoom, n)
 }
+
+// PlanFor is the plan of opt's keyframes and frames (its waypoints' or its start zoom and
+// duration's), or what is wrong with its numbers.
+func PlanFor(opt Options) (Plan, error) { return opt.normalize() }
 
 // Check validates opt as Make would before any work, files included: the numbers, ffmpeg
 // and its encoder when there is a video, and the outputs (an existing video without Force, a
 // work folder without Resume or Force, Resume without one).
 func Check(opt Options) error {
 	if _, err := opt.normalize(); err != nil {
+		return err
+	}
+	if _, err := checkAudio(opt); err != nil {
 		return err
 	}
 	if opt.Shards > 0 {
@@ -411,6 +444,9 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	if opt.Audio, err = checkAudio(opt); err != nil {
+		return Summary{}, err
+	}
 	if opt.Shards > 0 {
 		if err := checkShardOutputs(opt); err != nil {
 			return Summary{}, err
@@ -424,6 +460,7 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 			return Summary{}, err
 		}
 	}
+
 	unlock, err := lockVideo(opt)
 	if err != nil {
 		return Summary{}, err
@@ -502,7 +539,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	var seg *segmenter
 	if opt.Output != "" {
 		seg, err = newSegmenter(ctx, work, segParams{Keyframes: hex.EncodeToString(vid[:]), Colour: loc.Color,
-			Width: opt.Width, Height: opt.Height, FPS: opt.FPS, Frames: plan.Frames, PerSegment: segmentFrames(opt),
+			Width: opt.Width, Height: opt.Height, FPS: opt.FPS, Frames: plan.Frames, Waypoints: FormatWaypoints(opt.Waypoints), PerSegment: segmentFrames(opt),
 			Supersample: opt.Supersample, KeyScale: opt.KeyScale, Codec: codec.Name, Encoder: enc, CRF: opt.CRF}, codec, enc, opt.Notice)
 		if err != nil {
 			return err
@@ -572,7 +609,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	if seg == nil {
 		return nil
 	}
-	part, err := seg.join(mustContainer(opt.Output, codec.Name), filepath.Ext(opt.Output))
+	part, err := seg.join(mustContainer(opt.Output, codec.Name), filepath.Ext(opt.Output), opt.Audio)
 	if err != nil {
 		return err
 	}

@@ -31,11 +31,13 @@ type videoJob struct {
 }
 
 // runVideo makes a zoom video: `mandelscope video [location flags] [--start-zoom=Z0]
-// [--size=WxH] [--fps=N] [--duration=SECONDS] [--supersample=N] [--keyframe-scale=N]
+// [--size=WxH] [--fps=N] [--duration=SECONDS | --waypoints=T:ZOOM,...] [--audio=FILE]
+// [--supersample=N] [--keyframe-scale=N]
 // [--renderer=gpu|cpu] [--codec=h264|h265|vp9|av1] [--crf=N] [--frames=DIR] [--resume]
 // [--force] [--keep-keyframes] [--bookmark=NAME] [--from=IMAGE] -o OUT.mp4`. The end view is the location
 // flags' (or the bookmark's or file's); the frames zoom exponentially from Z0 (default 1,
-// the whole set) to it, on its centre. Everything is validated before any work.
+// the whole set) to it, on its centre, or follow the waypoints' timeline. Everything is
+// validated before any work.
 func runVideo(args []string, stdout, stderr io.Writer) error {
 	job, err := parseVideo(args, stderr)
 	if err != nil {
@@ -84,6 +86,8 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	bookmark := fs.String("bookmark", "", "end at the view of this bookmark")
 	from := fs.String("from", "", "end at the view stored in a Mandelscope PNG or raw file")
 	fs.StringVar(&o.Output, "o", "", "the video file OUT.mp4 (or .mkv, .webm, .mov); optional with --frames")
+	waypoints := fs.String("waypoints", "", "T:ZOOM,T:ZOOM,...: the zoom at each time in seconds, instead of --start-zoom and --duration: the first\nat 0, the last at the end view (its zoom sets --zoom; T:end keeps the view's), deepest; log zoom\nfollows a monotone curve through them, holding where two neighbours have the same zoom")
+	fs.StringVar(&o.Audio, "audio", "", "a sound file (any ffmpeg reads) to put in the video, cut or padded with silence to its length\n(AAC in .mp4, .mov and .mkv, Opus in .webm)")
 	shard := fs.String("shard", "", "I/N: compute only shard I (0 to N-1) of N's keyframes into OUT.work, for mandelscope assemble OUT.mp4")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
@@ -98,6 +102,25 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	default:
 		return job, UsageErr("--renderer: unknown renderer %q (gpu or cpu)", text.Clip(*renderer, 40))
 	}
+	var ws []video.Waypoint
+	if flagWasSet(fs, "waypoints") {
+		if flagWasSet(fs, "duration") || flagWasSet(fs, "start-zoom") {
+			return job, UsageErr("--waypoints: give either --waypoints or --duration and --start-zoom (the first waypoint's zoom is the start, the last's time the duration)")
+		}
+		if ws, err = video.ParseWaypoints(*waypoints, fractal.Decimal{}); err != nil {
+			return job, UsageErr("--waypoints: %v", err)
+		}
+		// The last waypoint is the end view: its zoom is --zoom's, or sets it.
+		if last := ws[len(ws)-1].Zoom; last != (fractal.Decimal{}) {
+			if flagWasSet(fs, "zoom") {
+				if z, err := parseZoom(fs.Lookup("zoom").Value.String()); err == nil && !z.SameNumber(last) {
+					return job, UsageErr("--waypoints: the last waypoint's zoom %s is not --zoom's %s (the last waypoint is the end view: leave --zoom out, or end with TIME:end)", text.Clip(last.String(), 40), text.Clip(z.String(), 40))
+				}
+			} else if err := fs.Set("zoom", last.String()); err != nil {
+				return job, UsageErr("--waypoints: %v", err)
+			}
+		}
+	}
 	base, _, err := viewBase(fs, *bookmark, *from)
 	if err != nil {
 		return job, err
@@ -108,11 +131,28 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	if o.StartZoom, err = parseZoom(*start); err != nil {
 		return job, UsageErr("--start-zoom: %v", err)
 	}
+	if ws != nil {
+		for i := range ws {
+			if ws[i].Zoom == (fractal.Decimal{}) {
+				ws[i].Zoom = o.Location.Zoom // written end
+			}
+		}
+		if err := video.CheckWaypoints(ws, o.Location.Zoom); err != nil {
+			return job, UsageErr("--waypoints: %v", err)
+		}
+		o.Waypoints, o.StartZoom = ws, ws[0].Zoom
+	}
 	if o.Width, o.Height, err = parseSize(*size); err != nil {
 		return job, UsageErr("--size: %v", err)
 	}
 	if o.Duration, err = strconv.ParseFloat(strings.TrimSpace(*duration), 64); err != nil {
 		return job, UsageErr("--duration: %q is not a number of seconds", text.Clip(*duration, 40))
+	}
+	if ws != nil {
+		o.Duration = ws[len(ws)-1].T
+	}
+	if flagWasSet(fs, "audio") && o.Audio == "" {
+		return job, UsageErr("--audio: empty file name")
 	}
 	if flagWasSet(fs, "o") && o.Output == "" {
 		return job, UsageErr("-o: empty file name")
@@ -147,6 +187,11 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 			return job, UsageErr("--shard: --force and --keep-keyframes are the assembly's (mandelscope assemble); a shard keeps the keyframes whose checksums hold and computes the rest")
 		}
 	}
+	if ws != nil {
+		if _, err := video.Frames(o.FPS, o.Duration); err != nil && o.FPS >= 1 && o.FPS <= video.MaxFPS {
+			return job, UsageErr("--waypoints: the last waypoint's time: %v", err)
+		}
+	}
 	if err := video.Check(*o); err != nil {
 		return job, ExitError{2, videoAdvice(videoFlagError(err), *o, false)}
 	}
@@ -159,7 +204,7 @@ func videoFlagError(err error) error {
 	for _, p := range []struct{ prefix, flag string }{
 		{"frame rate ", "--fps"}, {"duration ", "--duration"}, {"size ", "--size"}, {"supersample ", "--supersample"},
 		{"keyframe scale ", "--keyframe-scale"}, {"unknown codec", "--codec"}, {"crf ", "--crf"},
-		{"the start zoom", "--start-zoom"}, {"start zoom:", "--start-zoom"},
+		{"the start zoom", "--start-zoom"}, {"start zoom:", "--start-zoom"}, {"audio ", "--audio"},
 	} {
 		if strings.HasPrefix(msg, p.prefix) {
 			return prefixed{p.flag + ": ", err}
@@ -264,8 +309,15 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 	if opt.FramesDir != "" {
 		outs = append(outs, opt.FramesDir+"/frame-NNNNNN.png")
 	}
-	fmt.Fprintf(stderr, "mandelscope video: %dx%d, %d fps, %gs, zoom %s to %s with %s -> %s\n", opt.Width, opt.Height, opt.FPS, opt.Duration,
-		fractal.FormatZoom(opt.StartZoom.Exp()), fractal.FormatZoom(opt.Location.ZoomExp()), name, strings.Join(outs, " and "))
+	timeline := ""
+	if len(opt.Waypoints) > 2 {
+		timeline = fmt.Sprintf(" through %d waypoints", len(opt.Waypoints))
+	}
+	if opt.Audio != "" {
+		timeline += ", sound from " + opt.Audio
+	}
+	fmt.Fprintf(stderr, "mandelscope video: %dx%d, %d fps, %gs, zoom %s to %s%s with %s -> %s\n", opt.Width, opt.Height, opt.FPS, opt.Duration,
+		fractal.FormatZoom(opt.StartZoom.Exp()), fractal.FormatZoom(opt.Location.ZoomExp()), timeline, name, strings.Join(outs, " and "))
 	last := time.Now()
 	lastPhase := ""
 	opt.Progress = func(p video.Progress) {

@@ -212,3 +212,150 @@ func TestVideoShardsAndAssemble(t *testing.T) {
 		}
 	}
 }
+
+// waypointView is videoView without --duration (the waypoints give it).
+func waypointView() []string {
+	var v []string
+	for _, a := range videoView {
+		if !strings.HasPrefix(a, "--duration") {
+			v = append(v, a)
+		}
+	}
+	return v
+}
+
+// TestVideoWaypointsAudioValidation: each bad --waypoints or --audio is refused with exit 2
+// in one line naming what is wrong, before any work, leaving no file.
+func TestVideoWaypointsAudioValidation(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.mp4")
+	notSound := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notSound, []byte("not a sound"), 0o644)
+	needsFFmpeg := func() bool { _, err := exec.LookPath("ffmpeg"); return err == nil }()
+	view := waypointView()
+	for _, tc := range []struct {
+		args []string
+		want string
+		ff   bool
+	}{
+		{[]string{"--waypoints=0:1,1:16", "--duration=1", "-o", out}, "--waypoints: give either --waypoints or --duration and --start-zoom", false},
+		{[]string{"--waypoints=0:1,1:16", "--start-zoom=2", "-o", out}, "--waypoints: give either --waypoints or --duration and --start-zoom", false},
+		{[]string{"--waypoints=0:1,2:4,1.5:8,3:16", "-o", out}, "--waypoints: waypoint 3 at 1.5 s is not after waypoint 2 at 2 s: the times must increase", false},
+		{[]string{"--waypoints=0.5:1,3:16", "-o", out}, "--waypoints: the first waypoint is at 0.5 s; it must be at 0", false},
+		{[]string{"--waypoints=0:1,2,3:16", "-o", out}, `--waypoints: waypoint 2 "2" has no colon: write TIME:ZOOM`, false},
+		{[]string{"--waypoints=0:1,2:1e-9,3:16", "-o", out}, "--waypoints: waypoint 2: zoom 1e-9 is out of range", false},
+		{[]string{"--waypoints=0:1,2:1e99999,3:16", "-o", out}, "--waypoints: waypoint 2: zoom 1e99999 is out of range", false},
+		{[]string{"--waypoints=0:1,2:x,3:16", "-o", out}, `--waypoints: waypoint 2: zoom "x" is not a decimal number`, false},
+		{[]string{"--waypoints=0:1,3:32", "-o", out}, "--waypoints: the last waypoint's zoom 32 is not --zoom's 16", false},
+		{[]string{"--waypoints=0:1,1:100,3:16", "-o", out}, "--waypoints: waypoint 2's zoom 100 is deeper than the end view's 16", false},
+		{[]string{"--waypoints=0:16,3:end", "-o", out}, "--waypoints: every waypoint's zoom is the end view's 16", false},
+		{[]string{"--waypoints=0:1,0.1:16", "-o", out}, "--waypoints: the last waypoint's time: duration 0.1 s at 6 fps", false},
+		{[]string{"--waypoints=", "-o", out}, "--waypoints: no waypoints", false},
+		{[]string{"--duration=1", "--audio=", "-o", out}, "--audio: empty file name", false},
+		{[]string{"--duration=1", "--audio=" + notSound, "--frames=" + filepath.Join(dir, "f")}, "--audio: audio " + notSound + ": PNG frames carry no sound", false},
+		{[]string{"--duration=1", "--audio=" + filepath.Join(dir, "nope.wav"), "-o", out}, "--audio: audio " + filepath.Join(dir, "nope.wav") + ": no such file", true},
+		{[]string{"--duration=1", "--audio=" + dir, "-o", out}, "is not a file", true},
+		{[]string{"--duration=1", "--audio=" + notSound, "-o", out}, "ffmpeg cannot read its sound", true},
+	} {
+		if tc.ff && !needsFFmpeg {
+			continue
+		}
+		code, errs := videoCmd(append(append([]string{}, view...), tc.args...)...)
+		if code != 2 || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("video %v: exit %d, %q; want exit 2 and one line containing %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("refused commands left files: %v", ents)
+	}
+}
+
+// TestVideoWaypointsEnd: the last waypoint's zoom sets the end view's when --zoom is not
+// given (the frames are those of --zoom with T:end), and two waypoints are --start-zoom and
+// --duration, frame for frame.
+func TestVideoWaypointsEnd(t *testing.T) {
+	dir := t.TempDir()
+	var noZoom []string
+	for _, a := range waypointView() {
+		if !strings.HasPrefix(a, "--zoom") {
+			noZoom = append(noZoom, a)
+		}
+	}
+	runs := map[string][]string{
+		"last":    append(append([]string{}, noZoom...), "--waypoints=0:1,0.4:3,0.6:3,1:16"),
+		"end":     append(append([]string{}, waypointView()...), "--waypoints=0:1,0.4:3,0.6:3,1:end"),
+		"two":     append(append([]string{}, waypointView()...), "--waypoints=0:2,1:16"),
+		"classic": append(append([]string{}, videoView...), "--start-zoom=2"),
+	}
+	for name, args := range runs {
+		if code, errs := videoCmd(append(args, "--frames", filepath.Join(dir, name))...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errs)
+		}
+	}
+	for _, pair := range [][2]string{{"last", "end"}, {"two", "classic"}} {
+		for k := range 6 {
+			name := "frame-00000" + string(rune('0'+k)) + ".png"
+			a, _ := os.ReadFile(filepath.Join(dir, pair[0], name))
+			b, _ := os.ReadFile(filepath.Join(dir, pair[1], name))
+			if len(a) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("%s differs between %s and %s", name, pair[0], pair[1])
+			}
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(dir, "last", "frame-000000.png"))
+	b, _ := os.ReadFile(filepath.Join(dir, "two", "frame-000000.png"))
+	if bytes.Equal(a, b) {
+		t.Error("the first frames at zoom 1 and at zoom 2 are the same")
+	}
+}
+
+// TestVideoWaypointsShardsAudio: shards of a video with waypoints and a sound assemble into
+// the video one process makes (the same decoded frames, and the sound); a shard given other
+// waypoints is refused, naming them.
+func TestVideoWaypointsShardsAudio(t *testing.T) {
+	for _, p := range []string{"ffmpeg", "ffprobe"} {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skipf("%s not installed (scripts/deps.sh test installs it)", p)
+		}
+	}
+	dir := t.TempDir()
+	tone := filepath.Join(dir, "tone.wav")
+	if out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=330:duration=3", tone).CombinedOutput(); err != nil {
+		t.Fatalf("making the tone: %v: %s", err, out)
+	}
+	args := append(waypointView(), "--waypoints=0:1,0.4:3,0.6:3,1:16", "--audio="+tone)
+	one := filepath.Join(dir, "one.mp4")
+	if code, errs := videoCmd(append(args, "-o", one)...); code != 0 || !strings.Contains(errs, "through 4 waypoints, sound from") {
+		t.Fatalf("video: exit %d: %s", code, errs)
+	}
+	out := filepath.Join(dir, "s.mp4")
+	for _, s := range []string{"0/2", "1/2"} {
+		if code, errs := videoCmd(append(args, "--shard="+s, "-o", out)...); code != 0 {
+			t.Fatalf("shard %s: exit %d: %s", s, code, errs)
+		}
+	}
+	other := append(waypointView(), "--waypoints=0:1,0.5:3,0.6:3,1:16", "--audio="+tone, "--shard=1/2", "-o", out)
+	if code, errs := videoCmd(other...); code != 1 || !strings.Contains(errs, "waypoints was 0:1,0.4:3,0.6:3,1:16, now 0:1,0.5:3,0.6:3,1:16") {
+		t.Errorf("a shard of other waypoints: exit %d: %q", code, errs)
+	}
+	var so, se bytes.Buffer
+	if code := Run([]string{"assemble", out}, &so, &se); code != 0 {
+		t.Fatalf("assemble: exit %d: %s", code, se.String())
+	}
+	decode := func(p string) []byte {
+		b, err := exec.Command("ffmpeg", "-v", "error", "-i", p, "-f", "rawvideo", "-pix_fmt", "rgb24", "-").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if a, b := decode(one), decode(out); len(a) == 0 || !bytes.Equal(a, b) {
+		t.Error("the assembled video's frames differ from one process's")
+	}
+	for _, p := range []string{one, out} {
+		b, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "a", "-show_entries", "stream=codec_name", "-of", "csv=p=0", p).Output()
+		if err != nil || strings.TrimSpace(string(b)) != "aac" {
+			t.Errorf("%s: sound %q (%v), want aac", p, b, err)
+		}
+	}
+}

@@ -64,7 +64,7 @@ var helps = map[string]help{
 			"video [flags] --frames=DIR",
 			"video [flags] --shard=I/N -o OUT.mp4     (then: mandelscope assemble OUT.mp4)",
 		},
-		about:  "Makes a zoom video from --start-zoom (1, the whole set, by default) to a view. The view is the location flags', a bookmark's (--bookmark) or a Mandelscope image's (--from), a Julia set's with --julia=RE,IM. One keyframe is computed per doubling of the zoom and every frame is composed from them; ffmpeg encodes the frames (--frames writes PNG frames, without ffmpeg). After Ctrl-C, --resume goes on from the keyframes kept in OUT.mp4.work.",
+		about:  "Makes a zoom video from --start-zoom (1, the whole set, by default) to a view, or along --waypoints=T:ZOOM,... (zooms at times, with holds), with a soundtrack from --audio=FILE. The view is the location flags', a bookmark's (--bookmark) or a Mandelscope image's (--from), a Julia set's with --julia=RE,IM. One keyframe is computed per doubling of the zoom and every frame is composed from them; ffmpeg encodes the frames (--frames writes PNG frames, without ffmpeg). After Ctrl-C, --resume goes on from the keyframes kept in OUT.mp4.work.",
 		prints: "on stderr: the plan (size, frame rate, length, zoom range, renderer), the progress (keyframes, then frames), then a summary: the file, its size, the keyframes computed and reused, the time of each stage, and an automatic density's value. Nothing on stdout.",
 	},
 	"bookmarks": {
