@@ -313,13 +313,15 @@ func (g *GL) deepProgram(pages int, stage string, shade, deriv, exp, julia bool)
 }
 
 // progKey names a program compiled on first use: a perturbation program (with EXPONENT when
-// exp), or a variant of mandel.frag with SHADE (shade), DERIV (deriv) or JULIA (julia).
+// exp), or a variant of mandel.frag with SHADE (shade), DERIV (deriv), JULIA (julia) or a
+// formula's defines (formula other than the zero formula: formulaDefines).
 type progKey struct {
-	v     shaders.Variant
-	pages int
-	stage string
-	shade bool
-	deriv bool
-	exp   bool
-	julia bool
+	v       shaders.Variant
+	pages   int
+	stage   string
+	shade   bool
+	deriv   bool
+	exp     bool
+	julia   bool
+	formula fractal.Formula
 }

@@ -50,11 +50,14 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if err != nil {
 		return err
 	}
-	if !f.Loc.Formula.IsMandelbrot() {
-		// The shaders draw the Mandelbrot set's formula only (fractal/formula.go).
-		return g.renderOnCPU(ctx, f, rect, dst)
+	if err := f.Unsupported(); err != nil {
+		// What no renderer draws for a formula yet, refused as the CPU renderer refuses it.
+		return err
 	}
 	v := g.variant(f)
+	if formulaOnCPU(f, v) {
+		return g.renderOnCPU(ctx, f, rect, dst)
+	}
 	if v == shaders.Perturb {
 		var gpu bool
 		if f, gpu, err = g.withReference(ctx, f); err != nil {
@@ -72,8 +75,15 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	return g.drawTiles(ctx, v, f, exp, rect, stops, dst)
 }
 
-// renderOnCPU has the CPU renderer draw a perturbation frame this GPU cannot (never a
-// silently wrong picture), and counts it.
+// formulaOnCPU reports whether frame f, drawn in variant v, goes to the CPU renderer for its
+// formula: mandel.frag iterates every formula (common.glsl's FORMULA_ defines) in each of its
+// variants, but the perturbation shaders the Mandelbrot set's alone.
+func formulaOnCPU(f fractal.Frame, v shaders.Variant) bool {
+	return v == shaders.Perturb && !f.Loc.Formula.IsMandelbrot()
+}
+
+// renderOnCPU has the CPU renderer draw a frame this GPU cannot (a perturbation frame without
+// fp64 or room, or of a formula: never a silently wrong picture), and counts it.
 func (g *GL) renderOnCPU(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	g.statsMu.Lock()
 	g.stats.CPUFrames++
@@ -224,11 +234,12 @@ func (g *GL) frameTables(f fractal.Frame, exp bool) (*deepTables, error) {
 
 // tileProgram runs on the GL thread: the program that draws frame f, whose variant's plain
 // program is p: for perturbation, the one for its tables (uploaded now unless they are
-// already), else the one with the colouring's shading when it has shading or for a Julia
-// set, else p.
+// already), else the one with the colouring's shading when it has shading, for a Julia set
+// or for a formula other than the Mandelbrot set's, else p.
 func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp bool) (*program, error) {
 	shade, deriv := shadingOf(f.Loc.Color)
 	julia := f.Loc.IsJulia()
+	fm := f.Loc.Formula
 	switch {
 	case v == shaders.Perturb:
 		tables, err := g.frameTables(f, exp)
@@ -236,8 +247,8 @@ func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp boo
 			return nil, err
 		}
 		return g.deepProgram(tables.pages, stageSingle, shade, deriv, exp, julia)
-	case shade || julia:
-		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, julia: julia})
+	case shade || julia || !fm.IsMandelbrot():
+		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, julia: julia, formula: fm})
 	}
 	return p, nil
 }
@@ -284,11 +295,19 @@ func variantWeight(v shaders.Variant) int64 {
 // cost more: on llvmpipe 84 CPU-ns per iteration against perturb.frag's 14, without BLA, on
 // views where the delta is extended for 40-50% of the iterations (BenchmarkPerturbExpIteration:
 // a step in cx about 160-200 CPU-ns, a double step about what perturb.frag's costs).
+// A formula's step weighs formulaWeight times the Mandelbrot set's.
 func programWeight(p *program) int64 {
 	if p.exp {
 		return 6 * variantWeight(p.variant)
 	}
-	return variantWeight(p.variant)
+	return variantWeight(p.variant) * formulaWeight(p.formula)
+}
+
+// formulaWeight is the cost of a step of formula fm relative to the Mandelbrot set's square:
+// D - 1 complex multiplications for the power D (formulaStep in common.glsl), so 1 for the
+// power 2 of any kind (a fold costs next to nothing).
+func formulaWeight(fm fractal.Formula) int64 {
+	return int64(fm.Power() - 1)
 }
 
 // bands splits a w x h tile into draw rectangles (in tile pixels) of predicted cost
