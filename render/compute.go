@@ -41,12 +41,6 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 		return err // as the CPU renderer refuses it
 	}
 	v := g.variant(f)
-	if formulaOnCPU(f, v) {
-		g.statsMu.Lock()
-		g.stats.CPUFrames++
-		g.statsMu.Unlock()
-		return g.cpu.Compute(ctx, f, rect, dst)
-	}
 	if v == shaders.Perturb {
 		var gpu bool
 		var err error
@@ -115,7 +109,7 @@ func (g *GL) iterProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (*
 		if err != nil {
 			return nil, err
 		}
-		return g.deepProgram(tables.pages, stageIterate, false, deriv, exp, f.Loc.IsJulia())
+		return g.deepProgram(tables.pages, stageIterate, false, deriv, exp, f.Loc.IsJulia(), f.Loc.Formula)
 	case deriv || f.Loc.IsJulia() || !f.Loc.Formula.IsMandelbrot():
 		return g.lazyProgram(progKey{v: v, stage: stageIterate, deriv: deriv, julia: f.Loc.IsJulia(), formula: f.Loc.Formula})
 	}

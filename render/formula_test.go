@@ -98,17 +98,19 @@ type formulaCase struct {
 }
 
 // formulaCases are the views of TestFormulaAgainstCPU: for each formula of power 2 and 3,
-// its set near its edge at zoom 20 (float32) and 1e7 (double, the deepest double view at 2000
-// iterations at this size: 1e8 is a perturbation frame), each on a ray of its own; and
-// two Julia sets (the Burning Ship's and the power-3 Mandelbar's, the parameter just inside
-// the set's edge) whole (float32) and at zoom 1e6 about a point of their edge (double).
+// its set near its edge at zoom 20 (float32), 1e7 (double, the deepest double view at 2000
+// iterations at this size: 1e8 is a perturbation frame) and 1e8 (perturbation), each on a ray
+// of its own; and two Julia sets (the Burning Ship's and the power-3 Mandelbar's, the
+// parameter just inside the set's edge) whole (float32) and at zoom 1e6 (double) and 1e9
+// (perturbation) about a point of their edge.
 func formulaCases(t testing.TB) []formulaCase {
 	var out []formulaCase
 	for i, fm := range everyFormula(t, 2, 3) {
 		re, im := formulaEdge(t, fm, 0.7+0.9*float64(i))
 		out = append(out,
 			formulaCase{fm.String() + "_edge_20", formulaView(t, fm, re, im, "20", 300, false, 0, 0), fractal.Float32},
-			formulaCase{fm.String() + "_edge_1e7", formulaView(t, fm, re, im, "1e7", 2000, false, 0, 0), fractal.Double})
+			formulaCase{fm.String() + "_edge_1e7", formulaView(t, fm, re, im, "1e7", 2000, false, 0, 0), fractal.Double},
+			formulaCase{fm.String() + "_edge_1e8", formulaView(t, fm, re, im, "1e8", 2000, false, 0, 0), fractal.Perturbation})
 	}
 	bs, mb3 := fractal.Formula{Kind: fractal.BurningShip}, must(fractal.MakeFormula(fractal.Mandelbar, 3))
 	for _, j := range []struct {
@@ -120,7 +122,8 @@ func formulaCases(t testing.TB) []formulaCase {
 		zr, zi := juliaEdge(t, j.fm, cr, ci, 0.4)
 		out = append(out,
 			formulaCase{j.fm.String() + "_julia_whole", formulaView(t, j.fm, 0, 0, "1", 300, true, cr, ci), fractal.Float32},
-			formulaCase{j.fm.String() + "_julia_1e6", formulaView(t, j.fm, zr, zi, "1e6", 2000, true, cr, ci), fractal.Double})
+			formulaCase{j.fm.String() + "_julia_1e6", formulaView(t, j.fm, zr, zi, "1e6", 2000, true, cr, ci), fractal.Double},
+			formulaCase{j.fm.String() + "_julia_1e9", formulaView(t, j.fm, zr, zi, "1e9", 2000, true, cr, ci), fractal.Perturbation})
 	}
 	return out
 }
@@ -155,9 +158,9 @@ func juliaEdge(t testing.TB, fm fractal.Formula, cr, ci, a float64) (re, im floa
 	return hi * math.Cos(a), hi * math.Sin(a)
 }
 
-// TestFormulaAgainstCPU: the GPU draws and computes every formula's float32 and double frames
-// itself (no frame to the CPU renderer), its own set and its Julia sets, in the automatic
-// precision and in the emulated double: the pictures as TestAgainstCPU asks (>= 98% of pixels
+// TestFormulaAgainstCPU: the GPU draws and computes every formula's float32, double and
+// perturbation frames itself (no frame to the CPU renderer), its own set and its Julia sets,
+// in the automatic precision and in the emulated double: the pictures as TestAgainstCPU asks (>= 98% of pixels
 // within 6/255 of the CPU renderer's, the differing ones isolated), the samples as
 // TestComputeAgainstCPU (inside/escaped and the smooth value on >= 99% of the pixels, the
 // emulated double 98%).
@@ -175,7 +178,7 @@ func TestFormulaAgainstCPU(t *testing.T) {
 					// view's escape counts (the GPU's emulated double: 6.1%).
 					t.Skip("too chaotic for 48-bit float-float to match float64")
 				}
-				g := testGL(t, Options{Precision: prec})
+				g := testGL(t, Options{Precision: prec, Perturb: "gpu"})
 				f := fractal.NewFrame(c.loc, 96, 64)
 				if f.Precision() != c.prec {
 					t.Fatalf("the frame is %v, want %v", f.Precision(), c.prec)
@@ -246,6 +249,20 @@ func TestFormulaKindsHaveGLSL(t *testing.T) {
 		if !strings.Contains(shaders.Common, "defined("+kindDef+")") {
 			t.Errorf("%v: common.glsl does not test its define %s", fm, kindDef)
 		}
+		// Every program of the formula: each variant and stage of mandel.frag, and perturb.frag's.
+		for _, key := range []progKey{
+			{v: shaders.F32, stage: stageIterate}, {v: shaders.F64, stage: stageSample},
+			{v: shaders.Emulated, stage: stageSingle}, {v: shaders.Perturb, pages: 1, stage: stageSingle},
+			{v: shaders.Perturb, pages: 2, stage: stageIterate, julia: true},
+		} {
+			if (key.v == shaders.F64 || key.v == shaders.Perturb) && !g.fp64 {
+				continue
+			}
+			key.formula = fm
+			if err := g.th.call(func() error { _, err := g.lazyProgram(key); return err }); err != nil {
+				t.Errorf("%v, %s %s: %v", fm, key.v, key.stage, err)
+			}
+		}
 		l := fractal.HomeOf(fm)
 		l.Iterations = 100
 		f := fractal.NewFrame(l, 48, 32)
@@ -273,15 +290,14 @@ func TestFormulaKindsHaveGLSL(t *testing.T) {
 }
 
 // TestFormulaRefusedAsCPU: what the CPU renderer refuses for a formula (the colourings that
-// read the derivative; extended exponents), the GL renderer refuses in the same words, in
-// Render and Compute, without drawing; a perturbation frame of a formula goes to the CPU
-// renderer (the same pixels and samples) and Mode says so.
+// read the derivative), the GL renderer refuses in the same words, in Render and Compute,
+// without drawing, in float32, double and perturbation.
 func TestFormulaRefusedAsCPU(t *testing.T) {
 	g := testGL(t, Options{})
 	bs := fractal.Formula{Kind: fractal.BurningShip}
 	re, im := formulaEdge(t, bs, 2.2)
 	for _, col := range []string{"distance", "slopes"} {
-		for _, zoom := range []string{"20", "1e7"} {
+		for _, zoom := range []string{"20", "1e7", "1e9"} {
 			l := formulaView(t, bs, re, im, zoom, 300, false, 0, 0)
 			for _, c := range colourings {
 				if c.name == col {
@@ -308,39 +324,17 @@ func TestFormulaRefusedAsCPU(t *testing.T) {
 		}
 	}
 
-	l := fractal.HomeOf(bs)
-	l.Re, l.Im = fractal.MustDecimal("-1.7626"), fractal.MustDecimal("-0.0284")
-	l.Zoom = fractal.MustDecimal("1e20")
-	l.Iterations = 300
-	f := fractal.NewFrame(l, 40, 24)
-	if m := g.Mode(f); !strings.Contains(m, "(CPU: formula burning-ship has no GPU perturbation yet)") {
-		t.Errorf("zoom 1e20: Mode = %q", m)
-	}
-	before := g.Stats()
-	got := renderGL(t, g, f)
-	want := image.NewRGBA(got.Bounds())
-	if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
-		t.Fatal(err)
-	}
-	if string(got.Pix) != string(want.Pix) {
-		t.Errorf("zoom 1e20: the GL renderer's picture differs from the CPU renderer's")
-	}
-	if !sameSamples(computeGL(t, g, f), computeCPU(t, f)) {
-		t.Errorf("zoom 1e20: the GL renderer's samples differ from the CPU renderer's")
-	}
-	if s := g.Stats(); s.CPUFrames != before.CPUFrames+2 || s.Tiles != before.Tiles {
-		t.Errorf("zoom 1e20: %d frames to the CPU and %d GL tiles, want 2 and 0", s.CPUFrames-before.CPUFrames, s.Tiles-before.Tiles)
-	}
 }
 
 // TestFormulaPasses: a formula's frame drawn in passes (the orbit carried between them in
 // the state textures) is the single pass's picture byte for byte, and its samples from
-// Compute in passes are the single pass's bit for bit, in float32 and double.
+// Compute in passes are the single pass's bit for bit, in float32, double and perturbation.
 func TestFormulaPasses(t *testing.T) {
-	single := testGL(t, Options{})
-	passes := testGL(t, Options{PassIterations: 7})
+	single := testGL(t, Options{Perturb: "gpu"})
+	passes := testGL(t, Options{PassIterations: 7, Perturb: "gpu"})
 	for _, c := range formulaCases(t) {
-		if !strings.HasPrefix(c.name, "burning-ship power 3_edge") && !strings.HasPrefix(c.name, "mandelbar power 3_julia") {
+		if !strings.HasPrefix(c.name, "burning-ship power 3_edge") && !strings.HasPrefix(c.name, "mandelbar power 3_julia") &&
+			!strings.HasPrefix(c.name, "mandelbar_edge") {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {

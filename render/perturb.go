@@ -304,12 +304,13 @@ func (g *GL) deleteTables() {
 // stage (stageSingle or stageIterate), with SHADE and DERIV or without, with EXPONENT (exp)
 // or without, compiling it on first use.
 func (g *GL) perturbProgram(pages int, stage string, shade, deriv, exp bool) (*program, error) {
-	return g.deepProgram(pages, stage, shade, deriv, exp, false)
+	return g.deepProgram(pages, stage, shade, deriv, exp, false, fractal.Formula{})
 }
 
-// deepProgram is perturbProgram for the Mandelbrot set or, with julia, a Julia set (JULIA).
-func (g *GL) deepProgram(pages int, stage string, shade, deriv, exp, julia bool) (*program, error) {
-	return g.lazyProgram(progKey{v: shaders.Perturb, pages: pages, stage: stage, shade: shade, deriv: deriv, exp: exp, julia: julia})
+// deepProgram is perturbProgram for the Mandelbrot set or, with julia, a Julia set (JULIA), of
+// formula fm (formulaDefines: perturb.frag's formulaDelta, without BLA tables).
+func (g *GL) deepProgram(pages int, stage string, shade, deriv, exp, julia bool, fm fractal.Formula) (*program, error) {
+	return g.lazyProgram(progKey{v: shaders.Perturb, pages: pages, stage: stage, shade: shade, deriv: deriv, exp: exp, julia: julia, formula: fm})
 }
 
 // progKey names a program compiled on first use: a perturbation program (with EXPONENT when

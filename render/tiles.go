@@ -55,9 +55,6 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		return err
 	}
 	v := g.variant(f)
-	if formulaOnCPU(f, v) {
-		return g.renderOnCPU(ctx, f, rect, dst)
-	}
 	if v == shaders.Perturb {
 		var gpu bool
 		if f, gpu, err = g.withReference(ctx, f); err != nil {
@@ -75,15 +72,8 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	return g.drawTiles(ctx, v, f, exp, rect, stops, dst)
 }
 
-// formulaOnCPU reports whether frame f, drawn in variant v, goes to the CPU renderer for its
-// formula: mandel.frag iterates every formula (common.glsl's FORMULA_ defines) in each of its
-// variants, but the perturbation shaders the Mandelbrot set's alone.
-func formulaOnCPU(f fractal.Frame, v shaders.Variant) bool {
-	return v == shaders.Perturb && !f.Loc.Formula.IsMandelbrot()
-}
-
-// renderOnCPU has the CPU renderer draw a frame this GPU cannot (a perturbation frame without
-// fp64 or room, or of a formula: never a silently wrong picture), and counts it.
+// renderOnCPU has the CPU renderer draw a perturbation frame this GPU cannot (never a
+// silently wrong picture), and counts it.
 func (g *GL) renderOnCPU(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	g.statsMu.Lock()
 	g.stats.CPUFrames++
@@ -224,9 +214,11 @@ func (g *GL) drawTileOf(ctx context.Context, v shaders.Variant, p *program, f fr
 func (g *GL) frameTables(f fractal.Frame, exp bool) (*deepTables, error) {
 	var bla *fractal.BLA
 	var blaExp *fractal.BLAExp
-	if !noBLA && exp {
+	// A formula other than the Mandelbrot set's has no BLA table yet (fractal/perturb_formula.go).
+	useBLA := !noBLA && f.Loc.Formula.IsMandelbrot()
+	if useBLA && exp {
 		blaExp = f.BLAExp()
-	} else if !noBLA {
+	} else if useBLA {
 		bla = f.BLA()
 	}
 	return g.ensureTables(f.Ref, bla, blaExp)
@@ -246,7 +238,7 @@ func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp boo
 		if err != nil {
 			return nil, err
 		}
-		return g.deepProgram(tables.pages, stageSingle, shade, deriv, exp, julia)
+		return g.deepProgram(tables.pages, stageSingle, shade, deriv, exp, julia, fm)
 	case shade || julia || !fm.IsMandelbrot():
 		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, julia: julia, formula: fm})
 	}

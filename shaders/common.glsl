@@ -75,9 +75,9 @@ vec2 pixelOffset() {
 // POWER D (2 to 8), and iterate z <- f(z)^D + c (formulaStep) with no bulb test; the zero
 // formula's programs have none of them and keep the Mandelbrot set's own loop. A POWER with
 // no kind this file knows is an error, so that a kind added to fractal without its GLSL
-// fails to compile (render's TestFormulaKindsHaveGLSL). The formulas have no derivative yet
-// (fractal.Frame.Unsupported refuses the colourings that read it), nor perturbation on the
-// GPU (render hands those frames to the CPU).
+// fails to compile (render's TestFormulaKindsHaveGLSL). perturb.frag's formulaDelta is the
+// perturbation step (without BLA tables). The formulas have no derivative yet
+// (fractal.Frame.Unsupported refuses the colourings that read it), nor extended exponents.
 #if defined(FORMULA_MANDELBROT) || defined(FORMULA_BURNING_SHIP) || defined(FORMULA_MANDELBAR)
 #define FORMULA 1
 #endif
@@ -104,6 +104,8 @@ void formulaFold(inout REAL zr, inout REAL zi) {
     zi = abs(zi);
 #elif defined(FORMULA_MANDELBAR)
     zi = -zi;
+#elif !defined(FORMULA_MANDELBROT)
+#error "a formula kind with no fold in formulaFold"
 #endif
 }
 

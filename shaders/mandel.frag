@@ -82,6 +82,8 @@ void ffFormulaStep(inout vec2 zr, inout vec2 zi, vec2 cr, vec2 ci) {
     zi = zi.x < 0.0 ? -zi : zi;
 #elif defined(FORMULA_MANDELBAR)
     zi = -zi;
+#elif !defined(FORMULA_MANDELBROT)
+#error "a formula kind with no fold in ffFormulaStep"
 #endif
 #if POWER == 2
     vec2 zr2 = ffMul(zr, zr);
