@@ -395,3 +395,50 @@ func TestFormulaGL33(t *testing.T) {
 		t.Logf("GLSL 3.30 %s (%s): %.3f%% within 6/255", c.view, g.Mode(f), 100*frac)
 	}
 }
+
+// TestFormulaPerturbFitsWithoutBLA: a formula's perturbation frame uploads its orbit alone (no
+// BLA table for it yet), so whether it fits the texture buffers is the orbit's alone: with a
+// buffer limit that holds the orbit in maxPages pages but not the Mandelbrot set's BLA table of
+// the same orbit, the GPU still draws it, as the CPU does.
+func TestFormulaPerturbFitsWithoutBLA(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64", g.renderer)
+	}
+	var c formulaCase
+	for _, fc := range formulaCases(t) {
+		if fc.name == "burning-ship_edge_1e8" {
+			c = fc
+		}
+	}
+	f, err := fractal.NewFrame(c.loc, 64, 40).WithReference(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Precision() != fractal.Perturbation {
+		t.Fatalf("the frame is %v", f.Precision())
+	}
+	orbit, table := tableTexels(f.Ref, f.BLA(), nil)
+	limit := 1
+	for limit*maxPages < orbit {
+		limit *= 2
+	}
+	if table <= limit*maxPages {
+		t.Fatalf("a BLA table of %d texels fits %d pages of %d: the test needs a longer one", table, maxPages, limit)
+	}
+	texBufferLimitOverride = limit
+	defer func() { texBufferLimitOverride = 0 }()
+	if err := g.perturbFits(f); err != nil {
+		t.Fatalf("an orbit of %d texels in pages of %d: %v", orbit, limit, err)
+	}
+	before := g.Stats()
+	got := renderGL(t, g, f)
+	if n := g.Stats().CPUFrames - before.CPUFrames; n != 0 {
+		t.Errorf("%d frames to the CPU renderer (%s)", n, g.Mode(f))
+	}
+	want := image.NewRGBA(got.Bounds())
+	if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
+		t.Fatal(err)
+	}
+	matchesCPU(t, "formula_perturb_pages", got, want)
+}

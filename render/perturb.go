@@ -152,13 +152,23 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 			return fmt.Errorf("the reference orbit's %d tiny values need %d texels, more than a texture buffer's %d", n/2, n, g.texBufferLimit())
 		}
 	} else {
-		o, t = tableTexels(f.Ref, f.BLA(), nil)
+		o, t = tableTexels(f.Ref, frameBLA(f), nil)
 	}
 	if _, pages, ok := pagePlan(o, t, g.texBufferLimit()); !ok {
 		return fmt.Errorf("the reference orbit and BLA table (%d and %d texels) need %d texture buffers of at most %d texels, more than %d",
 			o, t, pages, g.texBufferLimit(), maxPages)
 	}
 	return nil
+}
+
+// frameBLA is the BLA table the perturbation shader takes for frame f: f.BLA(), or none for a
+// formula other than the Mandelbrot set's (fractal/perturb_formula.go: no BLA for it yet) or
+// where noBLA is set.
+func frameBLA(f fractal.Frame) *fractal.BLA {
+	if noBLA || !f.Loc.Formula.IsMandelbrot() {
+		return nil
+	}
+	return f.BLA()
 }
 
 // softwareRenderer reports whether GL_RENDERER names a rasteriser that runs on the CPU

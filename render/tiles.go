@@ -214,12 +214,10 @@ func (g *GL) drawTileOf(ctx context.Context, v shaders.Variant, p *program, f fr
 func (g *GL) frameTables(f fractal.Frame, exp bool) (*deepTables, error) {
 	var bla *fractal.BLA
 	var blaExp *fractal.BLAExp
-	// A formula other than the Mandelbrot set's has no BLA table yet (fractal/perturb_formula.go).
-	useBLA := !noBLA && f.Loc.Formula.IsMandelbrot()
-	if useBLA && exp {
-		blaExp = f.BLAExp()
-	} else if useBLA {
-		bla = f.BLA()
+	if exp && !noBLA {
+		blaExp = f.BLAExp() // the Mandelbrot set's alone (Frame.Unsupported)
+	} else if !exp {
+		bla = frameBLA(f)
 	}
 	return g.ensureTables(f.Ref, bla, blaExp)
 }
