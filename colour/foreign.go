@@ -350,7 +350,7 @@ func ugrGradient(body []ugrToken, k, start int) (Gradient, error) {
 				return Gradient{}, fmt.Errorf("line %d: gradient %d: a color that is not a whole number from 0 to 16777215 (blue, green, red)", t.line, k)
 			}
 			if len(stops) == MaxStops {
-				return Gradient{}, fmt.Errorf("line %d: gradient %d (line %d): more than %d colours", t.line, k, start, MaxStops)
+				return Gradient{}, fmt.Errorf("line %d: gradient %d: more than %d colours", t.line, k, MaxStops)
 			}
 			i := index % UGRIndices
 			if i < 0 {

@@ -146,7 +146,7 @@ func TestPaletteFileRefusals(t *testing.T) {
 		{".ugr", "a { gradient: index=0 index=1 color=1 }", "an index with no color after it"},
 		{".ugr", "a { gradient: index=0 color=1 index=1\nopacity: }", "line 1: gradient 1: an index with no color after it"},
 		{".ugr", "a { gradient: title=\"open\n index=0 color=1 }", "line 1: gradient 1: a quoted value is not closed"},
-		{".ugr", "a { gradient: " + strings.Repeat("index=1 color=1 ", MaxStops+1) + "}", "gradient 1 (line 1): more than 256 colours"},
+		{".ugr", "a { gradient: " + strings.Repeat("index=1 color=1 ", MaxStops+1) + "}", "line 1: gradient 1: more than 256 colours"},
 		{".ugr", strings.Repeat("a { gradient: index=0 color=1 }\n", MaxPaletteGradients+1), "line 1001: more than 1000 gradients"},
 		{".ugr", "a { gradient: index=0 color=1 \x00}", "not a text file"},
 		{".ugr", "; just a comment\n", "it holds no gradient"},
