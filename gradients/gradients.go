@@ -6,7 +6,8 @@
 // kept for editing: a bookmark or an image made with one draws the same after it is changed
 // or deleted. Files are read as hostile input (regular files opened without blocking, at most
 // colour.MaxGradientBytes, parsed and checked, never quoted in an error) and never replaced
-// without being asked to.
+// without being asked to. ReadImport and SaveAll (import.go) bring in the palettes of other
+// programs: Kalles Fraktaler's, Fractint's .map and every gradient of an Ultra Fractal .ugr.
 package gradients
 
 import (
