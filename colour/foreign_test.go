@@ -170,6 +170,11 @@ func FuzzImportPalettes(f *testing.F) {
 	f.Add(uint8(1), []byte("a { gradient: index=0 color=1 index=1 color=2 } b { gradient: index=-5 color=16777215 }"))
 	f.Add(uint8(1), []byte("a { gradient: title=\"}{\" index=0 color=1 }"))
 	f.Add(uint8(0), []byte("0 0 0\n255 255 255 ; white\n"))
+	f.Add(uint8(0), []byte("0 0 0\n1 2 256\n\x00"))
+	f.Add(uint8(1), []byte("a { gradient: index=0 color=1\n b { index=1 color=2 } }"))
+	f.Add(uint8(1), []byte("} a { gradient: index=99999999999 color=16777216 "))
+	f.Add(uint8(1), []byte("; c\ncomment { x }\na { gradient: title=\"open\n index=0 color=1 }"))
+	f.Add(uint8(2), []byte("Re: 0\r\nColors: 1,2,3,4,5,300,\r\n"))
 	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
 		ext := []string{".map", ".ugr", ".kfp", ".txt"}[int(kind)%4]
 		list, err := ParsePaletteFile(ext, data)
