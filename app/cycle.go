@@ -92,5 +92,11 @@ func (c *colourCycle) step() {
 	}
 	o := l.Color.Offset + c.rate*dt
 	o -= math.Floor(o) // only the offset's fraction matters: kept within the slider's 0 to 1
+	// Six decimals, so that the location's text (copied, bookmarked, written in an export)
+	// reads 0.058504, not 0.05850438499999999; a step is thousands of times larger.
+	o = math.Round(o*1e6) / 1e6
+	if o == 1 {
+		o = 0
+	}
 	c.w.colorChanged(false, func(col *colour.Coloring) { col.Offset = o })
 }
