@@ -75,7 +75,18 @@ func TestGradientsImportForeign(t *testing.T) {
 		t.Errorf("the corner (outside the set) is %d,%d,%d, not the map's 37,99,201", r>>8, gg>>8, b>>8)
 	}
 
+	// --gradient=FILE takes a .map directly: the same picture.
+	img2 := filepath.Join(tmp, "map2.png")
+	mustExport(t, "--renderer=cpu", "--center=-0.75,0", "--zoom=1", "--size=60x40", "--gradient="+mapFile, "-o", img2)
+	if !bytes.Equal(readFile(t, img), readFile(t, img2)) {
+		t.Error("--gradient=Deep Blue.map and --palette=Deep-Blue differ")
+	}
+
 	ugr := write("library.ugr", twoUGR)
+	if code, _, errs := exportCmd("--renderer=cpu", "--size=60x40", "--gradient="+ugr, "-o", filepath.Join(tmp, "x.png")); code != 2 ||
+		errs != "mandelscope export: --gradient: "+ugr+" holds 2 gradients: import them (mandelscope gradients import) and choose one with --palette=NAME\n" {
+		t.Errorf("--gradient of a .ugr of two: %d %q", code, errs)
+	}
 	code, out, errs = gr("import", ugr)
 	want := fmt.Sprintf("imported Sunset-Glow (3 stops) into %s: use --palette=Sunset-Glow\n"+
 		"imported fire-imported (2 stops) into %s: use --palette=fire-imported (named so: fire is a built-in palette)\n", dir, dir)
