@@ -30,6 +30,8 @@ const (
 	MaxKeyScale = 4
 	// MaxSupersample bounds Options.Supersample.
 	MaxSupersample = 4
+	// MaxPaletteCycle bounds Options.PaletteCycle, in turns a second either way.
+	MaxPaletteCycle = 100
 	// DefaultKeyScale is a keyframe's side over a frame's (see Options.KeyScale).
 	DefaultKeyScale = 2
 	// DefaultSupersample is the subsamples per side of an output pixel (see

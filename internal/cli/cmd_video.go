@@ -88,6 +88,7 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	fs.StringVar(&o.Output, "o", "", "the video file OUT.mp4 (or .mkv, .webm, .mov); optional with --frames")
 	waypoints := fs.String("waypoints", "", "T:ZOOM,T:ZOOM,...: the zoom at each time in seconds, instead of --start-zoom and --duration: the first\nat 0, the last at the end view (its zoom sets --zoom; T:end keeps the view's), deepest; log zoom\nfollows a monotone curve through them, holding where two neighbours have the same zoom")
 	fs.StringVar(&o.Audio, "audio", "", "a sound file (any ffmpeg reads) to put in the video, cut or padded with silence to its length\n(AAC in .mp4, .mov and .mkv, Opus in .webm)")
+	fs.Float64Var(&o.PaletteCycle, "palette-cycle", 0, fmt.Sprintf("TURNS: turn the palette offset TURNS times a second of video (colour cycling; negative: the other way;\n-%d to %d; 0: none): only the colouring of each frame changes", video.MaxPaletteCycle, video.MaxPaletteCycle))
 	shard := fs.String("shard", "", "I/N: compute only shard I (0 to N-1) of N's keyframes into OUT.work, for mandelscope assemble OUT.mp4")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
@@ -205,6 +206,7 @@ func videoFlagError(err error) error {
 		{"frame rate ", "--fps"}, {"duration ", "--duration"}, {"size ", "--size"}, {"supersample ", "--supersample"},
 		{"keyframe scale ", "--keyframe-scale"}, {"unknown codec", "--codec"}, {"crf ", "--crf"},
 		{"the start zoom", "--start-zoom"}, {"start zoom:", "--start-zoom"}, {"audio ", "--audio"},
+		{"palette cycle ", "--palette-cycle"},
 	} {
 		if strings.HasPrefix(msg, p.prefix) {
 			return prefixed{p.flag + ": ", err}

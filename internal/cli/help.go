@@ -112,8 +112,8 @@ var helps = map[string]help{
 	},
 	"gradients import": {
 		usage:  []string{"gradients import [--force] FILE [NAME]"},
-		about:  "Copies a gradient file (one stop a line: [POSITION] #RRGGBB; \"# \" starts a comment) or a Kalles Fraktaler .kfr or .kfp into your gradients, as NAME (default: the file's name), for --palette=NAME and the window.",
-		prints: "on stdout: imported NAME (N stops) into FOLDER: use --palette=NAME.",
+		about:  "Copies the gradients of a palette file into your gradients, for --palette=NAME and the window: a gradient file (one stop a line: [POSITION] #RRGGBB; \"# \" starts a comment), a Kalles Fraktaler .kfr or .kfp (its Colors), a Fractint .map (R G B a line, at most 256) or every gradient of an Ultra Fractal .ugr. The file's name names it (NAME instead, for a file of one gradient); a .ugr's gradients keep their own names. A built-in palette's name gets -imported, a name twice in a file a number. If one of the names is taken, nothing is imported unless --force.",
+		prints: "on stdout, a line a gradient: imported NAME (N stops) into FOLDER: use --palette=NAME, and why it is named so when the file named it otherwise.",
 	},
 	"gradients export": {
 		usage:  []string{"gradients export [--force] NAME FILE"},
