@@ -28,6 +28,8 @@ const defaultVideoSize = "1280x720"
 type videoJob struct {
 	opt      video.Options
 	renderer string
+	// exr, when set, is a --keyframes-only --exr job: the keyframes as OpenEXR files, no video.
+	exr *video.EXROptions
 }
 
 // runVideo makes a zoom video: `mandelscope video [location flags] [--start-zoom=Z0]
@@ -46,19 +48,23 @@ func runVideo(args []string, stdout, stderr io.Writer) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	run := doVideo
+	if job.exr != nil {
+		run = doEXRKeyframes
+	}
 	if job.renderer == "cpu" {
-		return doVideo(job, &cpu.Renderer{}, stderr, sigs)
+		return run(job, &cpu.Renderer{}, stderr, sigs)
 	}
 	var runErr error
 	render.Main(func() {
 		g, err := render.NewGL(render.Options{})
 		if err != nil {
 			fmt.Fprintf(stderr, "mandelscope video: warning: GPU renderer unavailable (%v); using the CPU renderer\n", OneLine(err))
-			runErr = doVideo(job, &cpu.Renderer{}, stderr, sigs)
+			runErr = run(job, &cpu.Renderer{}, stderr, sigs)
 			return
 		}
 		defer g.Close()
-		runErr = doVideo(job, g, stderr, sigs)
+		runErr = run(job, g, stderr, sigs)
 	})
 	return runErr
 }
@@ -85,10 +91,12 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	fs.BoolVar(&o.KeepWork, "keep-keyframes", false, "keep OUT.work after the video is made: --resume --force with another colouring, frame rate or duration then composes again computing nothing")
 	bookmark := fs.String("bookmark", "", "end at the view of this bookmark")
 	from := fs.String("from", "", "end at the view stored in a Mandelscope PNG or raw file")
-	fs.StringVar(&o.Output, "o", "", "the video file OUT.mp4 (or .mkv, .webm, .mov); optional with --frames")
+	fs.StringVar(&o.Output, "o", "", "the video file OUT.mp4 (or .mkv, .webm, .mov); optional with --frames; the folder with --keyframes-only --exr")
 	waypoints := fs.String("waypoints", "", "T:ZOOM,T:ZOOM,...: the zoom at each time in seconds, instead of --start-zoom and --duration: the first\nat 0, the last at the end view (its zoom sets --zoom; T:end keeps the view's), deepest; log zoom\nfollows a monotone curve through them, holding where two neighbours have the same zoom")
 	fs.StringVar(&o.Audio, "audio", "", "a sound file (any ffmpeg reads) to put in the video, cut or padded with silence to its length\n(AAC in .mp4, .mov and .mkv, Opus in .webm)")
 	shard := fs.String("shard", "", "I/N: compute only shard I (0 to N-1) of N's keyframes into OUT.work, for mandelscope assemble OUT.mp4")
+	keysOnly := fs.Bool("keyframes-only", false, "with --exr: write the keyframes only, no video (-o DIR: the folder)")
+	exrKeys := fs.Bool("exr", false, "with --keyframes-only: the keyframes as OpenEXR files in Kalles Fraktaler's zoom-out layout\n(DIR/00001_ZOOM.exr the end view, each next one zoomed out 2x, --size each; channels N, NF, DEX, DEY)")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err
@@ -101,6 +109,9 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 		job.renderer = *renderer
 	default:
 		return job, UsageErr("--renderer: unknown renderer %q (gpu or cpu)", text.Clip(*renderer, 40))
+	}
+	if *keysOnly || *exrKeys {
+		return parseEXRKeyframes(fs, lf, job, *keysOnly, *exrKeys, *start, *size, *bookmark, *from)
 	}
 	var ws []video.Waypoint
 	if flagWasSet(fs, "waypoints") {
