@@ -175,8 +175,16 @@ func CheckEXR(opt EXROptions) error {
 	if err != nil {
 		return err
 	}
+	if workBusy(filepath.Clean(opt.Dir), opt.Dir) != nil {
+		return busyEXR(opt.Dir)
+	}
 	_, err = s.survey()
 	return err
+}
+
+// busyEXR is the error of a run refused because another holds dir's lock.
+func busyEXR(dir string) error {
+	return &Error{ErrBusy, fmt.Sprintf("another mandelscope is writing keyframes in %s (it holds %s)", dir, workLockPath(filepath.Clean(dir)))}
 }
 
 // survey checks the folder and says which files are there and sound (this sequence's,
@@ -302,6 +310,18 @@ func WriteEXRKeyframes(ctx context.Context, c tile.Computer, opt EXROptions) (EX
 	s, err := newEXRSet(opt)
 	if err != nil {
 		return EXRSummary{}, err
+	}
+	// One run at a time writes the folder: two would write the same NAME.tmp and rename it
+	// from under each other. The lock is DIR.lock, beside the folder (lockWork).
+	if st, err := os.Stat(filepath.Dir(filepath.Clean(opt.Dir))); err == nil && st.IsDir() {
+		unlock, err := lockWork(filepath.Clean(opt.Dir), false, opt.Dir)
+		if errors.Is(err, ErrBusy) {
+			return EXRSummary{}, busyEXR(opt.Dir)
+		}
+		if err != nil {
+			return EXRSummary{}, err
+		}
+		defer unlock()
 	}
 	keep, err := s.survey()
 	if err != nil {

@@ -265,6 +265,33 @@ func TestEXRKeyframesRefusals(t *testing.T) {
 	}
 }
 
+// TestEXRKeyframesBusy: a second run writing the same folder is refused while the first holds
+// its lock (DIR.lock), and runs once it has let go, leaving no lock file.
+func TestEXRKeyframesBusy(t *testing.T) {
+	opt := exrOpt(filepath.Join(t.TempDir(), "keys"))
+	unlock, err := lockWork(opt.Dir, false, opt.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckEXR(opt); !errors.Is(err, ErrBusy) {
+		t.Fatalf("CheckEXR beside a holder: %v, want ErrBusy", err)
+	}
+	_, err = WriteEXRKeyframes(context.Background(), &cpu.Renderer{}, opt)
+	if !errors.Is(err, ErrBusy) || !strings.Contains(err.Error(), "another mandelscope is writing keyframes in "+opt.Dir) {
+		t.Fatalf("beside a holder: %v, want ErrBusy", err)
+	}
+	if _, err := os.Stat(opt.Dir); err == nil {
+		t.Fatal("the refused run made the folder")
+	}
+	unlock()
+	if _, err := WriteEXRKeyframes(context.Background(), &cpu.Renderer{}, opt); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(opt.Dir + ".lock"); err == nil {
+		t.Fatal("the lock file stays")
+	}
+}
+
 // listing is every file under dir with its size.
 func listing(t *testing.T, dir string) map[string]int64 {
 	t.Helper()
