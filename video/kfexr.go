@@ -5,7 +5,8 @@ package video
 // of the frame's size, named NNNNN_ZOOM.exr from 00001 (the deepest) as KF's "Store zoom out
 // images" names them, with the channels KF and Fraktaler-3 write (N, NF, DEX, DEY: the raw
 // export's, export.RawChannels) and N offset by KF's iteration bias, recorded in the header
-// as KF records it ("Iterations", "IterationsBias"). Each file is written to NAME.tmp and
+// as KF records it ("Iterations", "IterationsBias"); an estimate without a normal, NaN in the
+// raw export's DEY, is 0 there (KF's readers take the length of (DEX, DEY)). Each file is written to NAME.tmp and
 // renamed into place when complete, so a resume keeps every file there and computes the rest.
 
 import (
@@ -410,8 +411,7 @@ func (s *exrSet) writeFile(ctx context.Context, c tile.Computer, f fractal.Frame
 		k := 0
 		for yy := r.Min.Y; yy < r.Max.Y; yy++ {
 			for _, smp := range d.Row(yy) {
-				n[k], nf[k] = biased(export.RawSplit(smp.Nu))
-				dex[k], dey[k] = smp.DEX, smp.DEY
+				n[k], nf[k], dex[k], dey[k] = kfSample(smp)
 				k++
 			}
 		}
@@ -437,10 +437,22 @@ func (s *exrSet) writeFile(ctx context.Context, c tile.Computer, f fractal.Frame
 	return nil
 }
 
-// biased is the raw file's N and NF with N offset by EXRBias (the interior's N kept).
-func biased(n uint32, nf float32) (uint32, float32) {
-	if n == export.RawInside {
-		return n, nf
+// kfSample is a sample's values in a keyframe file: the raw export's N (offset by EXRBias,
+// the interior's kept), NF, DEX and DEY, but 0 for a DEY that is NaN (the raw export's
+// estimate without a normal: KF's readers take the estimate as the length of (DEX, DEY)).
+func kfSample(smp colour.Sample) (n uint32, nf, dex, dey float32) {
+	n, nf = export.RawSplit(smp.Nu)
+	if top := uint32(export.RawInside - 1 - EXRBias); n != export.RawInside && n > top {
+		// Past the largest N that takes the bias (never within the iteration limit): the
+		// rest goes to NF, as RawSplit does past its own largest N.
+		nf, n = float32(smp.Nu-float64(top)), top
 	}
-	return min(n, export.RawInside-1-EXRBias) + EXRBias, nf
+	if n != export.RawInside {
+		n += EXRBias
+	}
+	dex, dey = smp.DEX, smp.DEY
+	if dey != dey {
+		dey = 0
+	}
+	return n, nf, dex, dey
 }
