@@ -317,6 +317,27 @@ func TestKFSample(t *testing.T) {
 	}
 }
 
+// TestEXRKeyframesCancel: a cancel between files (Ctrl-C) is an ErrInterrupted error that says
+// what is kept, and leaves only whole files.
+func TestEXRKeyframesCancel(t *testing.T) {
+	opt := exrOpt(filepath.Join(t.TempDir(), "keys"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt.Progress = func(p Progress) {
+		if p.Done == 2 {
+			cancel()
+		}
+	}
+	_, err := WriteEXRKeyframes(ctx, &cpu.Renderer{}, opt)
+	if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "keeps 2 of 5 keyframes") {
+		t.Fatalf("cancelled: %v, want ErrInterrupted keeping 2 of 5", err)
+	}
+	ents, _ := os.ReadDir(opt.Dir)
+	if len(ents) != 2 || ents[0].Name() != "00001_16.exr" || ents[1].Name() != "00002_8.exr" {
+		t.Fatalf("after a cancel the folder holds %v, want the first two files alone", ents)
+	}
+}
+
 // listing is every file under dir with its size.
 func listing(t *testing.T, dir string) map[string]int64 {
 	t.Helper()
