@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -113,24 +114,9 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	if *keysOnly || *exrKeys {
 		return parseEXRKeyframes(fs, lf, job, *keysOnly, *exrKeys, *start, *size, *bookmark, *from)
 	}
-	var ws []video.Waypoint
-	if flagWasSet(fs, "waypoints") {
-		if flagWasSet(fs, "duration") || flagWasSet(fs, "start-zoom") {
-			return job, UsageErr("--waypoints: give either --waypoints or --duration and --start-zoom (the first waypoint's zoom is the start, the last's time the duration)")
-		}
-		if ws, err = video.ParseWaypoints(*waypoints, fractal.Decimal{}); err != nil {
-			return job, UsageErr("--waypoints: %v", err)
-		}
-		// The last waypoint is the end view: its zoom is --zoom's, or sets it.
-		if last := ws[len(ws)-1].Zoom; last != (fractal.Decimal{}) {
-			if flagWasSet(fs, "zoom") {
-				if z, err := parseZoom(fs.Lookup("zoom").Value.String()); err == nil && !z.SameNumber(last) {
-					return job, UsageErr("--waypoints: the last waypoint's zoom %s is not --zoom's %s (the last waypoint is the end view: leave --zoom out, or end with TIME:end)", text.Clip(last.String(), 40), text.Clip(z.String(), 40))
-				}
-			} else if err := fs.Set("zoom", last.String()); err != nil {
-				return job, UsageErr("--waypoints: %v", err)
-			}
-		}
+	ws, err := parseVideoWaypoints(fs, *waypoints)
+	if err != nil {
+		return job, err
 	}
 	base, _, err := viewBase(fs, *bookmark, *from)
 	if err != nil {
@@ -162,41 +148,8 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	if ws != nil {
 		o.Duration = ws[len(ws)-1].T
 	}
-	if flagWasSet(fs, "audio") && o.Audio == "" {
-		return job, UsageErr("--audio: empty file name")
-	}
-	if flagWasSet(fs, "o") && o.Output == "" {
-		return job, UsageErr("-o: empty file name")
-	}
-	if flagWasSet(fs, "frames") && o.FramesDir == "" {
-		return job, UsageErr("--frames: empty folder name")
-	}
-	if o.Output == "" && o.FramesDir == "" {
-		return job, UsageErr("-o: no output given (-o OUT.mp4, or --frames=DIR for PNG frames)")
-	}
-	// 0 would mean the default to video.Options: given on the command line it is refused,
-	// as export refuses --supersample=0.
-	if flagWasSet(fs, "supersample") && o.Supersample == 0 {
-		return job, UsageErr("--supersample: supersample 0 is out of range (1 to %d)", video.MaxSupersample)
-	}
-	if flagWasSet(fs, "keyframe-scale") && o.KeyScale == 0 {
-		return job, UsageErr("--keyframe-scale: keyframe scale 0 is out of range (1 to %d)", video.MaxKeyScale)
-	}
-	if flagWasSet(fs, "crf") && o.CRF == 0 {
-		return job, UsageErr("--crf: 0 is out of range (from 1)")
-	}
-	if flagWasSet(fs, "shard") {
-		if o.Shard, o.Shards, err = export.ParseShard(*shard); err != nil {
-			return job, UsageErr("--shard: %v", err)
-		}
-		switch {
-		case o.Output == "":
-			return job, UsageErr("--shard: give the video's file (-o OUT.mp4): the shards share its work folder")
-		case o.FramesDir != "":
-			return job, UsageErr("--shard and --frames: a shard composes no frames (assemble does)")
-		case o.Force || o.KeepWork:
-			return job, UsageErr("--shard: --force and --keep-keyframes are the assembly's (mandelscope assemble); a shard keeps the keyframes whose checksums hold and computes the rest")
-		}
+	if err := checkVideoOutputs(fs, o, *shard); err != nil {
+		return job, err
 	}
 	if ws != nil {
 		if _, err := video.Frames(o.FPS, o.Duration); err != nil && o.FPS >= 1 && o.FPS <= video.MaxFPS {
@@ -207,6 +160,74 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 		return job, ExitError{2, videoAdvice(videoFlagError(err), *o, false)}
 	}
 	return job, nil
+}
+
+// parseVideoWaypoints reads --waypoints (nil when not given): the last waypoint is the end
+// view, so its zoom is --zoom's, or sets it.
+func parseVideoWaypoints(fs *flag.FlagSet, waypoints string) ([]video.Waypoint, error) {
+	if !flagWasSet(fs, "waypoints") {
+		return nil, nil
+	}
+	if flagWasSet(fs, "duration") || flagWasSet(fs, "start-zoom") {
+		return nil, UsageErr("--waypoints: give either --waypoints or --duration and --start-zoom (the first waypoint's zoom is the start, the last's time the duration)")
+	}
+	ws, err := video.ParseWaypoints(waypoints, fractal.Decimal{})
+	if err != nil {
+		return nil, UsageErr("--waypoints: %v", err)
+	}
+	if last := ws[len(ws)-1].Zoom; last != (fractal.Decimal{}) {
+		if flagWasSet(fs, "zoom") {
+			if z, err := parseZoom(fs.Lookup("zoom").Value.String()); err == nil && !z.SameNumber(last) {
+				return nil, UsageErr("--waypoints: the last waypoint's zoom %s is not --zoom's %s (the last waypoint is the end view: leave --zoom out, or end with TIME:end)", text.Clip(last.String(), 40), text.Clip(z.String(), 40))
+			}
+		} else if err := fs.Set("zoom", last.String()); err != nil {
+			return nil, UsageErr("--waypoints: %v", err)
+		}
+	}
+	return ws, nil
+}
+
+// checkVideoOutputs checks the outputs' flags (-o, --frames, --audio, --shard) and the
+// numbers 0 would leave to video.Options' defaults, setting the shard from --shard.
+func checkVideoOutputs(fs *flag.FlagSet, o *video.Options, shard string) error {
+	if flagWasSet(fs, "audio") && o.Audio == "" {
+		return UsageErr("--audio: empty file name")
+	}
+	if flagWasSet(fs, "o") && o.Output == "" {
+		return UsageErr("-o: empty file name")
+	}
+	if flagWasSet(fs, "frames") && o.FramesDir == "" {
+		return UsageErr("--frames: empty folder name")
+	}
+	if o.Output == "" && o.FramesDir == "" {
+		return UsageErr("-o: no output given (-o OUT.mp4, or --frames=DIR for PNG frames)")
+	}
+	// 0 would mean the default to video.Options: given on the command line it is refused,
+	// as export refuses --supersample=0.
+	if flagWasSet(fs, "supersample") && o.Supersample == 0 {
+		return UsageErr("--supersample: supersample 0 is out of range (1 to %d)", video.MaxSupersample)
+	}
+	if flagWasSet(fs, "keyframe-scale") && o.KeyScale == 0 {
+		return UsageErr("--keyframe-scale: keyframe scale 0 is out of range (1 to %d)", video.MaxKeyScale)
+	}
+	if flagWasSet(fs, "crf") && o.CRF == 0 {
+		return UsageErr("--crf: 0 is out of range (from 1)")
+	}
+	if flagWasSet(fs, "shard") {
+		var err error
+		if o.Shard, o.Shards, err = export.ParseShard(shard); err != nil {
+			return UsageErr("--shard: %v", err)
+		}
+		switch {
+		case o.Output == "":
+			return UsageErr("--shard: give the video's file (-o OUT.mp4): the shards share its work folder")
+		case o.FramesDir != "":
+			return UsageErr("--shard and --frames: a shard composes no frames (assemble does)")
+		case o.Force || o.KeepWork:
+			return UsageErr("--shard: --force and --keep-keyframes are the assembly's (mandelscope assemble); a shard keeps the keyframes whose checksums hold and computes the rest")
+		}
+	}
+	return nil
 }
 
 // videoFlagError prefixes the flag a video.Check error is about, where one is.
