@@ -37,6 +37,11 @@ const (
 	// bias added to every escaped pixel's N (the escape count is N - bias + NF).
 	EXRKeyIterations = "Iterations"
 	EXRKeyBias       = "IterationsBias"
+	// EXRKeyKF is Kalles Fraktaler's own attribute, its location file's text (KFR), which KF
+	// reads when it opens the file as a location: written for the Mandelbrot set alone (KF
+	// numbers its formulas and Julia sets otherwise), with the view's centre, zoom and
+	// iterations and KF's defaults for the rest.
+	EXRKeyKF = "KallesFraktaler2+"
 	// EXRKeyIndex is the file's index in its sequence (0: the deepest), EXRKeyCount the
 	// number of files.
 	EXRKeyIndex = "mandelscope.keyframe"
@@ -155,7 +160,7 @@ func (s *exrSet) header(i int) (exr.Header, error) {
 	if len(t) > exr.MaxStringLen {
 		return exr.Header{}, fmt.Errorf("the location's text (%d bytes) is too long for an OpenEXR header", len(t))
 	}
-	return exr.Header{
+	h := exr.Header{
 		Width: s.opt.Width, Height: s.opt.Height, Channels: export.RawChannels(),
 		Strings: map[string]string{
 			export.RawKeyLocation: t, export.RawKeyVersion: s.opt.Version,
@@ -165,7 +170,23 @@ func (s *exrSet) header(i int) (exr.Header, error) {
 			EXRKeyIterations: int32(loc.Iterations), EXRKeyBias: EXRBias,
 			EXRKeyIndex: int32(i), EXRKeyCount: int32(len(s.zooms)),
 		},
-	}, nil
+	}
+	if !loc.IsJulia() && loc.Formula.IsMandelbrot() {
+		h.Strings[EXRKeyKF] = kfrText(loc, s.opt.Width, s.opt.Height)
+	}
+	return h, nil
+}
+
+// kfrText is a Mandelbrot set view of a w x h image as the lines of a KF location file KF
+// reads ("Re: X", "Im: Y", "Zoom: Z", "Iterations: N", CRLF after each; KF takes its defaults
+// for the rest). KF's zoom spans 4/zoom across the image's height, this program's across its
+// shorter side: the same number for a landscape image, w/h times it for a portrait one.
+func kfrText(loc fractal.Location, w, h int) string {
+	z := loc.Zoom
+	if w < h {
+		z = fractal.DecimalFromExp(z.Exp().MulFloat(float64(w) / float64(h)))
+	}
+	return fmt.Sprintf("Re: %s\r\nIm: %s\r\nZoom: %s\r\nIterations: %d\r\n", loc.Re.String(), loc.Im.String(), z.String(), loc.Iterations)
 }
 
 // CheckEXR validates opt as WriteEXRKeyframes would before any work: the numbers, and the

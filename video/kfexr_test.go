@@ -3,10 +3,12 @@ package video
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,6 +111,13 @@ func checkEXRKeyframes(t *testing.T, opt EXROptions, both bool) {
 		loc.Zoom = fractal.MustDecimal(strings.TrimSuffix(name[6:], ".exr"))
 		if h.Strings[export.RawKeyLocation] != loc.String() {
 			t.Fatalf("%s: location %q, want %q", name, h.Strings[export.RawKeyLocation], loc.String())
+		}
+		kfr, ok := h.Strings["KallesFraktaler2+"]
+		if mb := !loc.IsJulia() && loc.Formula.IsMandelbrot(); ok != mb {
+			t.Fatalf("%s: KallesFraktaler2+ attribute %v, want it for the Mandelbrot set alone", name, ok)
+		}
+		if want := "Re: " + loc.Re.String() + "\r\nIm: " + loc.Im.String() + "\r\nZoom: " + name[6:len(name)-4] + "\r\nIterations: " + strconv.Itoa(loc.Iterations) + "\r\n"; ok && kfr != want {
+			t.Fatalf("%s: KallesFraktaler2+ %q, want %q", name, kfr, want)
 		}
 		raw := filepath.Join(t.TempDir(), "raw.exr")
 		if _, err := export.Export(context.Background(), &cpu.Renderer{}, "", export.Options{Location: loc, Width: 64, Height: 36, Supersample: 1, Raw: raw}); err != nil {
@@ -335,6 +344,19 @@ func TestEXRKeyframesCancel(t *testing.T) {
 	ents, _ := os.ReadDir(opt.Dir)
 	if len(ents) != 2 || ents[0].Name() != "00001_16.exr" || ents[1].Name() != "00002_8.exr" {
 		t.Fatalf("after a cancel the folder holds %v, want the first two files alone", ents)
+	}
+}
+
+// TestKFRText: KF's location text, whose zoom spans the image's height where this program's
+// spans the shorter side.
+func TestKFRText(t *testing.T) {
+	loc := testLoc("1000", 500)
+	want := "Re: " + loc.Re.String() + "\r\nIm: " + loc.Im.String() + "\r\nZoom: %s\r\nIterations: 500\r\n"
+	if got := kfrText(loc, 64, 36); got != fmt.Sprintf(want, "1000") {
+		t.Errorf("landscape: %q", got)
+	}
+	if got := kfrText(loc, 36, 72); got != fmt.Sprintf(want, "500") {
+		t.Errorf("portrait 36x72: %q, want the zoom halved", got)
 	}
 }
 
