@@ -63,8 +63,9 @@ var helps = map[string]help{
 			"video [flags] -o OUT.mp4",
 			"video [flags] --frames=DIR",
 			"video [flags] --shard=I/N -o OUT.mp4     (then: mandelscope assemble OUT.mp4)",
+			"video --keyframes-only --exr [flags] -o DIR     (the keyframes as OpenEXR files, no video)",
 		},
-		about:  "Makes a zoom video from --start-zoom (1, the whole set, by default) to a view, or along --waypoints=T:ZOOM,... (zooms at times, with holds), with a soundtrack from --audio=FILE. The view is the location flags', a bookmark's (--bookmark) or a Mandelscope image's (--from), a Julia set's with --julia=RE,IM. One keyframe is computed per doubling of the zoom and every frame is composed from them; ffmpeg encodes the frames (--frames writes PNG frames, without ffmpeg). After Ctrl-C, --resume goes on from the keyframes kept in OUT.mp4.work.",
+		about:  "Makes a zoom video from --start-zoom (1, the whole set, by default) to a view, or along --waypoints=T:ZOOM,... (zooms at times, with holds), with a soundtrack from --audio=FILE. The view is the location flags', a bookmark's (--bookmark) or a Mandelscope image's (--from), a Julia set's with --julia=RE,IM. One keyframe is computed per doubling of the zoom and every frame is composed from them; ffmpeg encodes the frames (--frames writes PNG frames, without ffmpeg). After Ctrl-C, --resume goes on from the keyframes kept in OUT.mp4.work. --keyframes-only --exr writes the keyframes instead, as OpenEXR files in Kalles Fraktaler's zoom-out layout (DIR/00001_ZOOM.exr the view, each next one zoomed out 2x; channels N, NF, DEX, DEY).",
 		prints: "on stderr: the plan (size, frame rate, length, zoom range, renderer), the progress (keyframes, then frames), then a summary: the file, its size, the keyframes computed and reused, the time of each stage, and an automatic density's value. Nothing on stdout.",
 	},
 	"bookmarks": {
