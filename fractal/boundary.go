@@ -108,3 +108,20 @@ func (f Found) Offset(l Location, w, h int) (heights float64, zoomRatio Exp) {
 	d := dist(f.Loc.Re.Big(prec), f.Loc.Im.Big(prec), l.Re.Big(prec), l.Im.Big(prec))
 	return d.Quo(NewExp(4).Quo(l.ZoomExp())).Float64(), f.Loc.ZoomExp().Quo(l.ZoomExp())
 }
+
+// InView reports whether f's centre lies inside view l at w x h pixels (its edges included).
+func (f Found) InView(l Location, w, h int) bool {
+	prec := bitsBelow(SpacingExp(l.ZoomExp(), w, h))
+	return inView(l, w, h, f.Loc.Re.Big(prec), f.Loc.Im.Big(prec))
+}
+
+// inView reports whether (cr, ci) lies inside view l at w x h pixels (its edges included):
+// within half the view's height, 2/zoom, of its centre vertically and half its width
+// horizontally.
+func inView(l Location, w, h int, cr, ci *big.Float) bool {
+	prec := max(cr.Prec(), ci.Prec(), bitsBelow(SpacingExp(l.ZoomExp(), w, h)))
+	dx := new(big.Float).SetPrec(prec).Sub(cr, l.Re.Big(prec))
+	dy := new(big.Float).SetPrec(prec).Sub(ci, l.Im.Big(prec))
+	half := NewExp(2).Quo(l.ZoomExp())
+	return ExpFromBig(dx.Abs(dx)).Cmp(half.MulFloat(float64(w)/float64(h))) <= 0 && ExpFromBig(dy.Abs(dy)).Cmp(half) <= 0
+}
