@@ -1,11 +1,13 @@
 package fractal
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 )
 
 // Finding features: one step to the nearest minibrot (FindMinibrot) or Misiurewicz point
@@ -47,8 +49,8 @@ import (
 // f_{Q-1}'/f_{Q-1}). The result's preperiod and period are then measured, not assumed: the
 // least P' dividing P with z_{Q+P'} = z_Q and the least Q' with z_{Q'+P'} = z_Q', "equal"
 // meaning a root of the difference within 2^-20 of a pixel (Newton's method having placed
-// c to 2^-30 of one), and Q' = 1 means z_P' = 0: a nucleus. A candidate that fails (no convergence, or a nucleus: Q' = 0) rules its
-// period out and the search goes on. A Misiurewicz point has no size (its neighbourhood
+// c to 2^-30 of one), and Q' = 1 means z_P' = 0: a nucleus. A candidate that fails (no convergence, a nucleus: Q' = 0, or a point
+// outside the view) rules its period out and the search goes on (FindMisiurewicz says where). A Misiurewicz point has no size (its neighbourhood
 // looks alike at every scale, magnified by its cycle's multiplier per period), so the view
 // keeps its zoom and iterations and moves its centre there.
 
@@ -311,19 +313,80 @@ func centredAt(l Location, cr, ci *big.Float, zoom Exp, w, h int) (Location, err
 
 // FindMisiurewicz finds a Misiurewicz point near point (x, y) of l at w x h pixels (see the
 // comment at the top of find.go), with Q + P at most min(limit, MaxMisiurewiczIter),
-// and returns the view centred on it at l's zoom, with its preperiod and period.
+// and returns the view centred on it at l's zoom, with its preperiod and period. The point
+// is inside the view, always: one outside counts as none. The search first looks in the disc
+// of radius r (half the view's height) around (x, y); when that finds nothing inside the
+// view (from the middle of a minibrot, say: the disc holds interior points whose orbits never
+// escape, so the balls grow past the set and every pair meets), it looks from a grid of start
+// points over the view, each with a disc just covering its cell, nearest (x, y) first, on
+// grids of r/2, r/4 and r/8, and returns the first point found.
 func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
-	cr, ci, r, prec, err := searchStart(l, w, h, x, y)
+	cr, ci, r, _, err := searchStart(l, w, h, x, y)
 	if err != nil {
 		return Found{}, err
 	}
-	spacing := SpacingExp(l.ZoomExp(), w, h)
-	tol := spacing.Ldexp(-30)
-	prec = max(prec, bitsBelow(tol))
 	maxN := min(max(limit, 1), MaxMisiurewiczIter)
-	c0r, c0i := new(big.Float).Copy(cr), new(big.Float).Copy(ci)
-	c0r.SetPrec(prec)
-	c0i.SetPrec(prec)
+	s := misiSearch{ctx: ctx, l: l, w: w, h: h, maxN: maxN}
+	f, ok, err := s.scan(cr, ci, r, 16)
+	if ok || err != nil {
+		return f, err
+	}
+	spacing := SpacingExp(l.ZoomExp(), w, h)
+	for k := 1; k <= 3; k++ {
+		g := r.Ldexp(-k)
+		cells := g.Quo(spacing).Float64() // the grid's step in pixels
+		type start struct{ i, j int }
+		var starts []start
+		ni, nj := int(float64(w)/cells)+1, int(float64(h)/cells)+1
+		for i := -ni; i <= ni; i++ {
+			for j := -nj; j <= nj; j++ {
+				px, py := x+float64(i)*cells, y+float64(j)*cells
+				if px >= 0 && px <= float64(w) && py >= 0 && py <= float64(h) {
+					starts = append(starts, start{i, j})
+				}
+			}
+		}
+		slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.i*a.i+a.j*a.j, b.i*b.i+b.j*b.j) })
+		for _, st := range starts {
+			sr, si, _, _, err := searchStart(l, w, h, x+float64(st.i)*cells, y+float64(st.j)*cells)
+			if err != nil {
+				return Found{}, err
+			}
+			f, ok, err := s.scan(sr, si, g.MulFloat(0.75), 4)
+			if ok || err != nil {
+				return f, err
+			}
+			if s.tries >= misiMaxTries {
+				return Found{}, fmt.Errorf("no Misiurewicz point found inside this view: none of the %d nearest candidates settled on one", s.tries)
+			}
+		}
+	}
+	return Found{}, fmt.Errorf("no Misiurewicz point found inside this view: none of the %d candidates with preperiod plus period up to %d settled on one", s.tries, maxN)
+}
+
+// misiMaxTries bounds the Newton runs of one Misiurewicz search.
+const misiMaxTries = 400
+
+// misiSearch is one Misiurewicz search: the view, the limit, and the Newton runs so far.
+type misiSearch struct {
+	ctx   context.Context
+	l     Location
+	w, h  int
+	maxN  int
+	tries int
+}
+
+// scan looks for a Misiurewicz point inside the view from the disc of radius r around
+// (cr, ci), trying at most tries candidates (ok is false when none settled inside the view).
+// In a disc smaller than the set (r below 1/4) it stops once a ball's radius passes 4: the
+// ball then holds every bounded orbit's points, and the pair test says nothing more (from
+// the middle of a minibrot, every pair would meet from there on, and each candidate would
+// send Newton's method astray).
+func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool, err error) {
+	spacing := SpacingExp(s.l.ZoomExp(), s.w, s.h)
+	tol := spacing.Ldexp(-30)
+	prec := max(bitsBelow(r), bitsBelow(tol))
+	c0r, c0i := new(big.Float).SetPrec(prec).Set(cr), new(big.Float).SetPrec(prec).Set(ci)
 
 	// The orbit of c0 with its enclosing balls, in math/big and in float64 for the filter.
 	o := newFindOrbit(c0r, c0i, prec)
@@ -335,21 +398,21 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 	u := MakeExp(1, 4-int(prec))
 	ru := r.Add(u)
 	R, za := Exp{}, Exp{}
-	tries := 0
 	diff := new(big.Float).SetPrec(prec)
 	diffI := new(big.Float).SetPrec(prec)
-	for n := 1; n <= maxN; n++ {
+	small, four := r.Cmp(NewExp(0.25)) < 0, NewExp(4)
+	for n := 1; n <= s.maxN; n++ {
 		if n&255 == 0 {
-			if err := ctx.Err(); err != nil {
-				return Found{}, err
+			if err := s.ctx.Err(); err != nil {
+				return Found{}, false, err
 			}
 		}
 		o.step()
 		R = za.Mul(R).Ldexp(1).Add(R.Mul(R)).Add(ru)
 		z := o.z()
 		za = z.abs()
-		if za.Sub(R).Cmp(NewExp(2)) > 0 {
-			break // the whole disc has escaped
+		if za.Sub(R).Cmp(NewExp(2)) > 0 || small && R.Cmp(four) > 0 {
+			break // the whole disc has escaped, or the balls no longer tell anything
 		}
 		zs = append(zs, [2]*big.Float{new(big.Float).Copy(o.zr), new(big.Float).Copy(o.zi)})
 		fr, fi := z.float64s()
@@ -363,19 +426,20 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 				continue
 			}
 			p := n - q
-			f, ferr := misiurewiczNewton(ctx, l, cr, ci, q, p, prec, tol, r, w, h)
+			f, ferr := misiurewiczNewton(s.ctx, s.l, cr, ci, q, p, prec, tol, r, s.w, s.h)
 			if ferr == nil {
-				return f, nil
+				return f, true, nil
 			}
-			if ctx.Err() != nil {
-				return Found{}, ctx.Err()
+			if s.ctx.Err() != nil {
+				return Found{}, false, s.ctx.Err()
 			}
-			if tries++; tries >= 16 {
-				return Found{}, fmt.Errorf("no Misiurewicz point near this point of the view: none of the %d nearest candidates settled on one", tries)
+			s.tries++
+			if tries--; tries <= 0 || s.tries >= misiMaxTries {
+				return Found{}, false, nil
 			}
 		}
 	}
-	return Found{}, fmt.Errorf("no Misiurewicz point near this point of the view with preperiod plus period up to %d", maxN)
+	return Found{}, false, nil
 }
 
 // ballsMeet reports whether the balls B_n and sign*B_q meet: first in float64 with a margin
@@ -510,6 +574,9 @@ func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, 
 		// must exceed 1 in modulus.
 		if m := cycleMultiplier(o, zs, qq, pp); m.Cmp(NewExp(1)) <= 0 {
 			return Found{}, fmt.Errorf("an attracting cycle of period %d (multiplier %.3g), not a Misiurewicz point", pp, m.Float64())
+		}
+		if !inView(l, w, h, cr, ci) {
+			return Found{}, errors.New("outside the view")
 		}
 		loc, err := centredAt(l, cr, ci, l.ZoomExp(), w, h)
 		if err != nil {

@@ -160,6 +160,16 @@ func TestFindMisiurewicz(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("preperiod %d period %d", f.Preperiod, f.Period)
+	checkMisiurewicz(t, "misi4e533", f, w, h)
+}
+
+// checkMisiurewicz checks from f's printed centre, in math/big, that it is a Misiurewicz
+// point of preperiod f.Preperiod and period f.Period, both minimal: z_{Q+P} - z_Q has a root
+// within a hundredth of a pixel, z_{Q-1+P} - z_{Q-1} and z_{Q+k} - z_Q for the proper
+// divisors k of P have none; the orbit never comes within a pixel of 0 (not a nucleus), and
+// the cycle it lands on is repelling.
+func checkMisiurewicz(t *testing.T, name string, f Found, w, h int) {
+	t.Helper()
 	spacing := SpacingExp(f.Loc.ZoomExp(), w, h)
 	prec := bitsBelow(spacing) + 64
 	c := [2]*big.Float{f.Loc.Re.Big(prec), f.Loc.Im.Big(prec)}
@@ -181,14 +191,71 @@ func TestFindMisiurewicz(t *testing.T) {
 	}
 	here := spacing.MulFloat(0.01)
 	if d := rootAt(q, p); d.Cmp(here) > 0 {
-		t.Errorf("z_{Q+P} = z_Q is %s away, more than a hundredth of a pixel (%s)", d.Text(3), spacing.Text(3))
+		t.Errorf("%s: z_{Q+P} = z_Q is %s away, more than a hundredth of a pixel (%s)", name, d.Text(3), spacing.Text(3))
 	}
 	if d := rootAt(q-1, p); d.Cmp(here) <= 0 {
-		t.Errorf("preperiod %d is not minimal: z_{Q-1+P} = z_{Q-1} %s away", q, d.Text(3))
+		t.Errorf("%s: preperiod %d is not minimal: z_{Q-1+P} = z_{Q-1} %s away", name, q, d.Text(3))
 	}
 	for k := 1; k < p; k++ {
 		if d := rootAt(q, k); p%k == 0 && d.Cmp(here) <= 0 {
-			t.Errorf("period %d is not minimal: z_{Q+%d} = z_Q %s away", p, k, d.Text(3))
+			t.Errorf("%s: period %d is not minimal: z_{Q+%d} = z_Q %s away", name, p, k, d.Text(3))
+		}
+	}
+	mult := cxOne
+	for k := 1; k <= q+p; k++ {
+		z := cxFromExp(ExpFromBig(zs[k][0]), ExpFromBig(zs[k][1]))
+		if z.abs().Cmp(spacing) < 0 {
+			t.Errorf("%s: z_%d is within a pixel of 0: periodic, a nucleus", name, k)
+		}
+		if k >= q && k < q+p {
+			mult = cxMul(mult, z.double())
+		}
+	}
+	if mult.abs().Cmp(NewExp(1)) <= 0 {
+		t.Errorf("%s: the cycle's multiplier %s is not repelling", name, mult.abs().Text(3))
+	}
+}
+
+// TestMisiurewiczInView (issue 43): from views that find frames around a minibrot (the
+// search from the middle of a minibrot said "none of the 16 nearest candidates settled"),
+// and from boundary views where it went up to 1.8 view heights away, outside the view, the
+// Misiurewicz search finds a point inside the view, checked by checkMisiurewicz; and from
+// every corner of those views, what it returns is inside the view, or nothing.
+func TestMisiurewiczInView(t *testing.T) {
+	const w, h = 1280, 720
+	for _, s := range []string{
+		// Framing a minibrot (find's view from the boundary views below, bench/find-measure).
+		"re=-0.248676548391 im=0.806235114002 zoom=2.7e6 iterations=1800",
+		"re=-1.2946010720337276 im=-0.3527207776503184 zoom=1.27e10 iterations=1800",
+		"re=-0.63167442783387549539735 im=0.67962244578427790346105 zoom=1.05e17 iterations=3000",
+		"re=-0.1580013455486722949061639 im=1.1105076281761357649994906 zoom=2.52e19 iterations=3700",
+		// On the boundary: the point found was outside the view.
+		"re=-0.24871574 im=0.80579462 zoom=275 iterations=393",
+		"re=-0.24874444563 im=0.80588304706 zoom=68000 iterations=676",
+		"re=-1.2945979281 im=-0.3527159978 zoom=10700 iterations=571",
+		"re=0.45820318422904 im=0.40336666203555 zoom=2.26e8 iterations=1259",
+		"re=-0.15800134563693 im=1.11050762847969 zoom=4.7e8 iterations=1321",
+		"re=-0.6316744286609851 im=0.679622450007270396 zoom=2.8e12 iterations=2186",
+	} {
+		l, err := ParseLocationText(s, Home())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := FindMisiurewicz(context.Background(), l, w, h, w/2, h/2, 1_000_000)
+		if err != nil {
+			t.Errorf("%s: %v", s, err)
+			continue
+		}
+		if d, _ := f.Offset(l, w, h); !f.InView(l, w, h) {
+			t.Errorf("%s: %s is %.2f view heights away, outside the view", s, f.Text(), d)
+		}
+		checkMisiurewicz(t, s, f, w, h)
+		for _, p := range [][2]float64{{0, 0}, {w, 0}, {0, h}, {w, h}} {
+			f, err := FindMisiurewicz(context.Background(), l, w, h, p[0], p[1], 1_000_000)
+			if err == nil && !f.InView(l, w, h) {
+				d, _ := f.Offset(l, w, h)
+				t.Errorf("%s from %v: %s is %.2f view heights away, outside the view", s, p, f.Text(), d)
+			}
 		}
 	}
 }
