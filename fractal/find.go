@@ -311,15 +311,19 @@ func centredAt(l Location, cr, ci *big.Float, zoom Exp, w, h int) (Location, err
 	return l, l.Validate()
 }
 
-// FindMisiurewicz finds a Misiurewicz point near point (x, y) of l at w x h pixels (see the
-// comment at the top of find.go), with Q + P at most min(limit, MaxMisiurewiczIter),
-// and returns the view centred on it at l's zoom, with its preperiod and period. The point
-// is inside the view, always: one outside counts as none. The search first looks in the disc
-// of radius r (half the view's height) around (x, y); when that finds nothing inside the
-// view (from the middle of a minibrot, say: the disc holds interior points whose orbits never
-// escape, so the balls grow past the set and every pair meets), it looks from a grid of start
-// points over the view, each with a disc just covering its cell, nearest (x, y) first, on
-// grids of r/2, r/4 and r/8, and returns the first point found.
+// FindMisiurewicz finds the Misiurewicz point nearest point (x, y) of l at w x h pixels
+// that it can verify (see the comment at the top of find.go), with Q + P at most
+// min(limit, MaxMisiurewiczIter), and returns the view centred on it at l's zoom, with its
+// preperiod and period. The point is inside the view, always: one outside counts as none.
+// The search first looks in the disc of radius r (half the view's height) around (x, y),
+// where the first candidate that settles is the simplest (least Q + P) point near it. Then,
+// unless that point is within r/4 of (x, y), it looks for a nearer one from grids of start
+// points over the view, of steps r/2, r/4 and r/8, each start with a disc just covering its
+// cell, nearest (x, y) first and only as far as the nearest point found so far (from the
+// middle of a minibrot, where the first disc holds interior points whose orbits never
+// escape, the balls grow past the set and no candidate settles, the grids find the
+// minibrot's own points). It stops at the first grid whose step is at most half the
+// distance of the nearest point found, or after misiMaxTries candidates.
 func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
 	cr, ci, r, _, err := searchStart(l, w, h, x, y)
 	if err != nil {
@@ -327,41 +331,62 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 	}
 	maxN := min(max(limit, 1), MaxMisiurewiczIter)
 	s := misiSearch{ctx: ctx, l: l, w: w, h: h, maxN: maxN}
-	f, ok, err := s.scan(cr, ci, r, 16)
-	if ok || err != nil {
-		return f, err
+	best, have, err := s.scan(cr, ci, r, 16)
+	if err != nil {
+		return Found{}, err
 	}
 	spacing := SpacingExp(l.ZoomExp(), w, h)
-	for k := 1; k <= 3; k++ {
-		g := r.Ldexp(-k)
-		cells := g.Quo(spacing).Float64() // the grid's step in pixels
-		type start struct{ i, j int }
+	prec := bitsBelow(spacing)
+	distance := func(f Found) float64 { // from (x, y), in pixels
+		return dist(f.Loc.Re.Big(prec), f.Loc.Im.Big(prec), cr, ci).Quo(spacing).Float64()
+	}
+	bestD := math.Inf(1)
+	if have {
+		bestD = distance(best)
+	}
+	for k := 1; k <= 3 && s.tries < misiMaxTries; k++ {
+		step := r.Ldexp(-k).Quo(spacing).Float64() // the grid's step in pixels
+		if bestD <= 2*step {
+			break
+		}
+		type start struct {
+			x, y, d float64
+		}
 		var starts []start
-		ni, nj := int(float64(w)/cells)+1, int(float64(h)/cells)+1
+		ni, nj := int(float64(w)/step)+1, int(float64(h)/step)+1
 		for i := -ni; i <= ni; i++ {
 			for j := -nj; j <= nj; j++ {
-				px, py := x+float64(i)*cells, y+float64(j)*cells
+				px, py := x+float64(i)*step, y+float64(j)*step
 				if px >= 0 && px <= float64(w) && py >= 0 && py <= float64(h) {
-					starts = append(starts, start{i, j})
+					starts = append(starts, start{px, py, math.Hypot(float64(i), float64(j)) * step})
 				}
 			}
 		}
-		slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.i*a.i+a.j*a.j, b.i*b.i+b.j*b.j) })
+		slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.d, b.d) })
 		for _, st := range starts {
-			sr, si, _, _, err := searchStart(l, w, h, x+float64(st.i)*cells, y+float64(st.j)*cells)
+			if st.d-step > bestD || s.tries >= misiMaxTries {
+				break // every start from here on is farther than the point found
+			}
+			sr, si, _, _, err := searchStart(l, w, h, st.x, st.y)
 			if err != nil {
 				return Found{}, err
 			}
-			f, ok, err := s.scan(sr, si, g.MulFloat(0.75), 4)
-			if ok || err != nil {
-				return f, err
+			f, ok, err := s.scan(sr, si, r.Ldexp(-k).MulFloat(0.75), 4)
+			if err != nil {
+				return Found{}, err
 			}
-			if s.tries >= misiMaxTries {
-				return Found{}, fmt.Errorf("no Misiurewicz point found inside this view: none of the %d nearest candidates settled on one", s.tries)
+			if !ok {
+				continue
+			}
+			if d := distance(f); d < bestD {
+				best, bestD, have = f, d, true
 			}
 		}
 	}
-	return Found{}, fmt.Errorf("no Misiurewicz point found inside this view: none of the %d candidates with preperiod plus period up to %d settled on one", s.tries, maxN)
+	if have {
+		return best, nil
+	}
+	return Found{}, fmt.Errorf("no Misiurewicz point found inside this view: none of the %d candidates nearest this point (preperiod plus period up to %d) settled on one", s.tries, maxN)
 }
 
 // misiMaxTries bounds the Newton runs of one Misiurewicz search.
