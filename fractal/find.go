@@ -344,7 +344,7 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 	if have {
 		bestD = distance(best)
 	}
-	for k := 1; k <= 3 && s.tries < misiMaxTries; k++ {
+	for k := 1; k <= 3 && !s.spent(); k++ {
 		step := r.Ldexp(-k).Quo(spacing).Float64() // the grid's step in pixels
 		if bestD <= 2*step {
 			break
@@ -364,7 +364,7 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 		}
 		slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.d, b.d) })
 		for _, st := range starts {
-			if st.d-step > bestD || s.tries >= misiMaxTries {
+			if st.d-step > bestD || s.spent() {
 				break // every start from here on is farther than the point found
 			}
 			sr, si, _, _, err := searchStart(l, w, h, st.x, st.y)
@@ -386,11 +386,32 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 	if have {
 		return best, nil
 	}
-	return Found{}, fmt.Errorf("no Misiurewicz point found inside this view: none of the %d candidates nearest this point (preperiod plus period up to %d) settled on one", s.tries, maxN)
+	return Found{}, fmt.Errorf("%w: none of the %d candidates nearest this point (preperiod plus period up to %d) settled on one", ErrNoMisiurewicz, s.tries, maxN)
+}
+
+// ErrNoMisiurewicz is the error of a Misiurewicz search that found no point inside the view.
+var ErrNoMisiurewicz = errors.New("no Misiurewicz point found inside this view")
+
+// maxRadius is the largest of the radii rs (0 for none).
+func maxRadius(rs []Exp) Exp {
+	m := Exp{}
+	for _, r := range rs {
+		if r.Cmp(m) > 0 {
+			m = r
+		}
+	}
+	return m
 }
 
 // misiMaxTries bounds the Newton runs of one Misiurewicz search.
 const misiMaxTries = 400
+
+// misiMaxPairs bounds the pair tests of one Misiurewicz search (each n tests n - 2 pairs:
+// a scan to n = 16384 tests 2^27), about a second's work.
+const misiMaxPairs = 1 << 28
+
+// spent reports whether the search has used up its candidates or its pair tests.
+func (s *misiSearch) spent() bool { return s.tries >= misiMaxTries || s.pairs >= misiMaxPairs }
 
 // misiSearch is one Misiurewicz search: the view, the limit, and the Newton runs so far.
 type misiSearch struct {
@@ -399,6 +420,7 @@ type misiSearch struct {
 	w, h  int
 	maxN  int
 	tries int
+	pairs int
 }
 
 // scan looks for a Misiurewicz point inside the view from the disc of radius r around
@@ -444,6 +466,18 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 		zf = append(zf, complex(fr, fi))
 		rs = append(rs, R)
 		rf = append(rf, R.Float64())
+		if n >= 256 && n&(n-1) == 0 && maxRadius(rs[n/2+1:]).Cmp(maxRadius(rs[n/4+1:n/2+1]).Ldexp(1)) <= 0 {
+			// The balls stopped growing (their largest from n/2 to n at most twice their
+			// largest from n/4 to n/2, windows that hold a whole period of any cycle of
+			// period up to n/4): the orbits of the whole disc are attracted to a cycle,
+			// inside a component, and a Misiurewicz point (whose neighbours' orbits its
+			// repelling cycle pushes apart) is not in it. Without this cut the scan would run
+			// to maxN finding no candidate.
+			break
+		}
+		if s.pairs += n - 2; s.pairs >= misiMaxPairs {
+			break
+		}
 		for q := n - 1; q >= 2; q-- {
 			// z_n = z_q possible, and z_{n-1} = -z_{q-1} (a genuine preperiod q: the orbit
 			// joins the cycle from the other preimage), both within the balls.
@@ -459,7 +493,7 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 				return Found{}, false, s.ctx.Err()
 			}
 			s.tries++
-			if tries--; tries <= 0 || s.tries >= misiMaxTries {
+			if tries--; tries <= 0 || s.spent() {
 				return Found{}, false, nil
 			}
 		}
