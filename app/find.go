@@ -163,6 +163,8 @@ func findErrorText(err error, what string) string {
 		return fmt.Sprintf("no minibrot near the pointer with a period up to %d: zoom out a little or move to the set's edge", findLimit)
 	case errors.Is(err, fractal.ErrSearchTimeout):
 		return fmt.Sprintf("no minibrot near the pointer found in %v: zoom out a little or move to the set's edge", findMaxTime)
+	case errors.Is(err, fractal.ErrNoMisiurewicz):
+		return "no Misiurewicz point found inside this view near the pointer: the view stays; zoom out a little or move to the set's edge"
 	}
 	return "no " + what + " found: " + firstLine(err.Error())
 }

@@ -123,3 +123,18 @@ func TestFindAgainDepthAndErrors(t *testing.T) {
 		t.Errorf("status %q; want plain words", msg)
 	}
 }
+
+// Shift+M with no Misiurewicz point inside the view says so in one plain sentence (issue 43),
+// not the search's own words after "no Misiurewicz point found:".
+func TestFindMisiurewiczNoneText(t *testing.T) {
+	l := fractal.Home()
+	l.Re, l.Im, l.Zoom = fractal.MustDecimal("1.5"), fractal.MustDecimal("0.1"), fractal.MustDecimal("1e6")
+	_, err := fractal.FindMisiurewicz(t.Context(), l, 320, 240, 160, 120, findLimit)
+	if err == nil {
+		t.Fatal("a Misiurewicz point found outside the set")
+	}
+	want := "no Misiurewicz point found inside this view near the pointer: the view stays; zoom out a little or move to the set's edge"
+	if got := findErrorText(err, findWhat(true)); got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

@@ -39,6 +39,9 @@ type band struct {
 
 var bands = []band{{"1e2-1e10", 2, 10}, {"1e10-1e30", 10, 30}, {"1e30-1e100", 30, 100}, {"1e100-1e300", 100, math.Inf(1)}}
 
+// misiBands are the Misiurewicz tables' bands: the views framing a minibrot go deeper than 1e300.
+var misiBands = []band{{"1e2-1e10", 2, 10}, {"1e10-1e30", 10, 30}, {"1e30-1e100", 30, 100}, {"1e100-1e300", 100, 300}, {"1e300 and deeper", 300, math.Inf(1)}}
+
 // row is a band's searches.
 type row struct {
 	n, ok              int
@@ -74,14 +77,14 @@ func measure(n int, hi float64, seed uint64) error {
 	fmt.Printf("%d views in %v\n", len(views), time.Since(t0).Round(time.Millisecond))
 	rows := make([]row, len(bands))
 	for i, l := range views {
-		search(i, l, &rows[bandOf(l)])
+		search(i, l, &rows[bandOf(bands, l)])
 	}
 	fmt.Print(table(rows))
 	return nil
 }
 
 // bandOf is the index in bands of l's zoom.
-func bandOf(l fractal.Location) int {
+func bandOf(bands []band, l fractal.Location) int {
 	e := l.ZoomExp().Log10()
 	b := 0
 	for b < len(bands)-1 && e >= bands[b].hi {
@@ -144,11 +147,11 @@ func measureMisiurewicz(n int, hi float64, seed uint64) error {
 		return err
 	}
 	fmt.Printf("%d views in %v\n", len(views), time.Since(t0).Round(time.Millisecond))
-	boundary := make([]misiRow, len(bands))
-	framing := make([]misiRow, len(bands))
+	boundary := make([]misiRow, len(misiBands))
+	framing := make([]misiRow, len(misiBands))
 	var failed []string
 	for i, l := range views {
-		if why := searchMisi(fmt.Sprintf("%3d boundary", i), l, &boundary[bandOf(l)]); why != "" {
+		if why := searchMisi(fmt.Sprintf("%3d boundary", i), l, &boundary[bandOf(misiBands, l)]); why != "" {
 			failed = append(failed, why)
 		}
 		f, err := fractal.FindMinibrotWith(context.Background(), l, w, h, w/2, h/2, fractal.FindOptions{Limit: 1_000_000, MaxTime: 60 * time.Second})
@@ -156,10 +159,11 @@ func measureMisiurewicz(n int, hi float64, seed uint64) error {
 			fmt.Printf("%3d framing  zoom %s: no minibrot to frame (%v)\n", i, l.Zoom, err)
 			continue
 		}
-		if why := searchMisi(fmt.Sprintf("%3d framing ", i), f.Loc, &framing[bandOf(f.Loc)]); why != "" {
+		if why := searchMisi(fmt.Sprintf("%3d framing ", i), f.Loc, &framing[bandOf(misiBands, f.Loc)]); why != "" {
 			failed = append(failed, why)
 		}
 	}
+	fmt.Printf("\nThe slowest search took %.3f s (zoom %s).\n", slowest, slowestZoom)
 	fmt.Print("\nBoundary views:\n" + misiTable(boundary))
 	fmt.Print("\nViews framing a minibrot (find's, from the boundary views):\n" + misiTable(framing))
 	if len(failed) > 0 {
@@ -171,12 +175,21 @@ func measureMisiurewicz(n int, hi float64, seed uint64) error {
 	return nil
 }
 
+// slowest is the longest Misiurewicz search's time, at slowestZoom.
+var (
+	slowest     float64
+	slowestZoom string
+)
+
 // searchMisi searches for a Misiurewicz point from the centre of l, prints the outcome, adds
 // it to r, and returns a line saying why when none was found inside the view.
 func searchMisi(name string, l fractal.Location, r *misiRow) string {
 	t0 := time.Now()
 	f, err := fractal.FindMisiurewicz(context.Background(), l, w, h, w/2, h/2, 1_000_000)
 	took := time.Since(t0).Seconds()
+	if took > slowest {
+		slowest, slowestZoom = took, l.Zoom.String()
+	}
 	r.n++
 	r.times = append(r.times, took)
 	if err != nil {
@@ -208,7 +221,7 @@ func misiTable(rows []misiRow) string {
 		total += r.n
 		found += r.ok
 		inside += r.inside
-		s += fmt.Sprintf("| %s | %d | %d | %d | %.3f | %.3f s |\n", bands[i].name, r.n, r.ok, r.inside, median(r.dist), median(r.times))
+		s += fmt.Sprintf("| %s | %d | %d | %d | %.3f | %.3f s |\n", misiBands[i].name, r.n, r.ok, r.inside, median(r.dist), median(r.times))
 	}
 	pc := func(k int) float64 { return 100 * float64(k) / float64(max(total, 1)) }
 	return s + fmt.Sprintf("| all | %d | %d (%.0f%%) | %d (%.0f%%) | | |\n", total, found, pc(found), inside, pc(inside))

@@ -127,6 +127,10 @@ func FindErrorText(err error, where string, limit int, limitSet bool) string {
 		return fmt.Sprintf("no minibrot near %s with a period up to %d: zoom out a little or move to the set's edge", where, limit)
 	case errors.Is(err, fractal.ErrSearchTimeout):
 		return fmt.Sprintf("no minibrot near %s found in %v: zoom out a little or move to the set's edge", where, findMaxTime)
+	case errors.Is(err, fractal.ErrNoMisiurewicz) && limitSet:
+		return fmt.Sprintf("no Misiurewicz point found inside this view near %s with preperiod plus period up to %d (raise --iterations, up to 16384)", where, min(limit, fractal.MaxMisiurewiczIter))
+	case errors.Is(err, fractal.ErrNoMisiurewicz):
+		return fmt.Sprintf("no Misiurewicz point found inside this view near %s: zoom out a little or move to the set's edge", where)
 	}
 	return err.Error()
 }

@@ -170,6 +170,9 @@ func TestFindErrors(t *testing.T) {
 		{[]string{"--center=0,1", "--zoom=1e20", "a,b"}, 2, "X,Y"},
 		{[]string{"--center=0,1", "--zoom=1e20", "--iterations=20"}, 1, "no minibrot near the centre with a period up to 20 (raise --iterations)"},
 		{[]string{"--center=0,1", "--zoom=1e20", "--depth=1.5"}, 2, "--depth=1.5 must be above 0 and at most 1"},
+		// Outside the set: no Misiurewicz point in the view (issue 43: a plain sentence).
+		{[]string{"--misiurewicz", "--center=1.5,0.1", "--zoom=1e6"}, 1, "no Misiurewicz point found inside this view near the centre: zoom out a little or move to the set's edge"},
+		{[]string{"--misiurewicz", "--center=1.5,0.1", "--zoom=1e6", "--iterations=50"}, 1, "no Misiurewicz point found inside this view near the centre with preperiod plus period up to 50 (raise --iterations, up to 16384)"},
 	} {
 		var out, errb bytes.Buffer
 		code := Run(append([]string{"find"}, c.args...), &out, &errb)
