@@ -314,16 +314,16 @@ func centredAt(l Location, cr, ci *big.Float, zoom Exp, w, h int) (Location, err
 // FindMisiurewicz finds the Misiurewicz point nearest point (x, y) of l at w x h pixels
 // that it can verify (see the comment at the top of find.go), with Q + P at most
 // min(limit, MaxMisiurewiczIter), and returns the view centred on it at l's zoom, with its
-// preperiod and period. The point is inside the view, always: one outside counts as none.
-// The search first looks in the disc of radius r (half the view's height) around (x, y),
-// where the first candidate that settles is the simplest (least Q + P) point near it. Then,
-// unless that point is within r/4 of (x, y), it looks for a nearer one from grids of start
+// preperiod and period. The point is inside the view, always: one outside counts as none, and
+// when there is none the error is ErrNoMisiurewicz. The search first looks in the disc of
+// radius r (half the view's height) around (x, y), where the first candidate that settles is
+// the simplest (least Q + P) point near it. Then it looks for a nearer one from grids of start
 // points over the view, of steps r/2, r/4 and r/8, each start with a disc just covering its
-// cell, nearest (x, y) first and only as far as the nearest point found so far (from the
-// middle of a minibrot, where the first disc holds interior points whose orbits never
-// escape, the balls grow past the set and no candidate settles, the grids find the
-// minibrot's own points). It stops at the first grid whose step is at most half the
-// distance of the nearest point found, or after misiMaxTries candidates.
+// cell, nearest (x, y) first and only as far as the nearest point found so far; a grid is
+// skipped when that point is within one of its steps of (x, y). (From the middle of a
+// minibrot, where the first disc holds interior points whose orbits never escape, the balls
+// grow past the set and no candidate settles: the grids find the minibrot's own points.) The
+// search stops after misiMaxTries Newton runs or misiMaxPairs pair tests.
 func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
 	cr, ci, r, _, err := searchStart(l, w, h, x, y)
 	if err != nil {
@@ -346,7 +346,7 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 	}
 	for k := 1; k <= 3 && !s.spent(); k++ {
 		step := r.Ldexp(-k).Quo(spacing).Float64() // the grid's step in pixels
-		if bestD <= 2*step {
+		if bestD <= step {
 			break
 		}
 		type start struct {
