@@ -323,7 +323,8 @@ func centredAt(l Location, cr, ci *big.Float, zoom Exp, w, h int) (Location, err
 // skipped when that point is within one of its steps of (x, y). (From the middle of a
 // minibrot, where the first disc holds interior points whose orbits never escape, the balls
 // grow past the set and no candidate settles: the grids find the minibrot's own points.) The
-// search stops after misiMaxTries Newton runs or misiMaxPairs pair tests.
+// search stops after misiMaxTries Newton runs or misiMaxPairs pair tests, the search for a
+// nearer point after misiRefineTries Newton runs.
 func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
 	cr, ci, r, _, err := searchStart(l, w, h, x, y)
 	if err != nil {
@@ -341,6 +342,7 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 		return dist(f.Loc.Re.Big(prec), f.Loc.Im.Big(prec), cr, ci).Quo(spacing).Float64()
 	}
 	bestD := math.Inf(1)
+	foundAt := s.tries // the Newton runs when the first point was found
 	if have {
 		bestD = distance(best)
 	}
@@ -364,8 +366,8 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 		}
 		slices.SortStableFunc(starts, func(a, b start) int { return cmp.Compare(a.d, b.d) })
 		for _, st := range starts {
-			if st.d-step > bestD || s.spent() {
-				break // every start from here on is farther than the point found
+			if st.d-step > bestD || s.spent() || have && s.tries-foundAt >= misiRefineTries {
+				break // every start from here on is farther than the point found, or enough work
 			}
 			sr, si, _, _, err := searchStart(l, w, h, st.x, st.y)
 			if err != nil {
@@ -377,6 +379,9 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 			}
 			if !ok {
 				continue
+			}
+			if !have {
+				foundAt = s.tries
 			}
 			if d := distance(f); d < bestD {
 				best, bestD, have = f, d, true
@@ -405,6 +410,10 @@ func maxRadius(rs []Exp) Exp {
 
 // misiMaxTries bounds the Newton runs of one Misiurewicz search.
 const misiMaxTries = 400
+
+// misiRefineTries bounds the Newton runs that look for a nearer point once one is found (deep
+// in a minibrot each costs tenths of a second).
+const misiRefineTries = 32
 
 // misiMaxPairs bounds the pair tests of one Misiurewicz search (each n tests n - 2 pairs:
 // a scan to n = 16384 tests 2^27), about a second's work.
