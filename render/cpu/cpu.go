@@ -175,8 +175,13 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 	s32 := float32(f.Spacing)
 	julia := f.Loc.Julia.On && !perturbExp
 	if !f.Loc.Formula.IsMandelbrot() {
-		// Another formula: its own loops, pixel by pixel (fractal.Frame.Pixel), with no
-		// BLA, vector loop or derivative yet.
+		// Another formula: its own loops, pixel by pixel (fractal.Frame.Pixel), with its
+		// BLA table (built once per reference and bound, shared by every row) but no vector
+		// loop or derivative yet.
+		var fb *fractal.FormulaBLA
+		if perturb {
+			fb = f.FormulaBLA()
+		}
 		for x := x0; x < x1; x++ {
 			if (it >= 1<<16 || perturb) && ctx.Err() != nil {
 				return
@@ -184,7 +189,7 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			var r fractal.Result
 			if perturb {
 				dr, di := f.Delta(x, y)
-				r.N, r.Nu = fractal.PerturbEscapeFormula(f.Ref, dr, di, it, ctx.Done())
+				r.N, r.Nu = fractal.PerturbEscapeFormula(f.Ref, fb, dr, di, it, ctx.Done())
 			} else {
 				r = f.Pixel(x, y)
 			}

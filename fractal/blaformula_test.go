@@ -1,0 +1,300 @@
+package fractal
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSpecNorm holds specNorm to the largest stretch of a unit vector, found by sampling the
+// circle finely, for random matrices, conformal ones and anti-conformal ones (the Mandelbar's).
+func TestSpecNorm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 300 {
+		a, b, c, d := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+		switch i % 3 {
+		case 1:
+			c, d = -b, a // conformal: [[a, b], [-b, a]], multiplication by a - ib
+		case 2:
+			c, d = b, -a // anti-conformal: [[a, b], [b, -a]]
+		}
+		best := 0.0
+		for k := range 20000 {
+			th := 2 * math.Pi * float64(k) / 20000
+			x, y := math.Cos(th), math.Sin(th)
+			best = max(best, math.Hypot(a*x+b*y, c*x+d*y))
+		}
+		got := specNorm(a, b, c, d)
+		if got < best*(1-1e-12) || got > best*(1+1e-7) {
+			t.Fatalf("[[%g %g] [%g %g]]: specNorm %g, sampled %g", a, b, c, d, got, best)
+		}
+		if i%3 == 1 && math.Abs(got-math.Hypot(a, b)) > 1e-15*got {
+			t.Fatalf("conformal [[%g %g] [%g %g]]: specNorm %g, modulus %g", a, b, c, d, got, math.Hypot(a, b))
+		}
+	}
+}
+
+// TestFormulaBLAStep: a step's block against perturbStep, for every formula, with deltas just
+// inside its radius (the block's A d + dc within eps of the exact step, relative to the linear
+// part) and, for the Burning Ship, a reference value near an axis: there the radius is below
+// the distance to the fold, and a delta crossing the fold (whose step is not A d + dc) is
+// outside it.
+func TestFormulaBLAStep(t *testing.T) {
+	const eps = 0x1p-20
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, fm := range allFormulas() {
+		for range 200 {
+			zr, zi := 2*rng.Float64()-1, 2*rng.Float64()-1
+			e := formulaStepBLA(fm, zr, zi, eps)
+			if !(e.r > 0) {
+				t.Fatalf("%v at %g%+gi: radius %g", fm, zr, zi, e.r)
+			}
+			th := 2 * math.Pi * rng.Float64()
+			dr, di := 0.999*e.r*math.Cos(th), 0.999*e.r*math.Sin(th)
+			dcr, dci := 1e-3*rng.NormFloat64(), 1e-3*rng.NormFloat64()
+			pr, pi := perturbStep(fm, zr, zi, dr, di, dcr, dci)
+			ar, ai := e.a11*dr+e.a12*di+dcr, e.a21*dr+e.a22*di+dci
+			lin := math.Hypot(ar-dcr, ai-dci)
+			if err := math.Hypot(pr-ar, pi-ai); err > eps/2*1.001*lin+1e-18 {
+				t.Fatalf("%v at %g%+gi, d %g%+gi: block %g%+gi, step %g%+gi (error %g of the linear part)", fm, zr, zi, dr, di, ar, ai, pr, pi, err/lin)
+			}
+		}
+	}
+	// The Burning Ship near the real axis: Y small, the radius at most |Y|/2.
+	ship := Formula{Kind: BurningShip}
+	zr, zi := -0.7, 1e-9
+	e := formulaStepBLA(ship, zr, zi, DefaultBLAEpsilon)
+	if e.r > zi/2 {
+		t.Errorf("ship at %g%+gi: radius %g, more than half the distance to the fold", zr, zi, e.r)
+	}
+	// A delta crossing the fold: its exact step is far from the block's.
+	dr, di := 0.0, -3*zi
+	pr, pi := perturbStep(ship, zr, zi, dr, di, 0, 0)
+	ar, ai := e.a11*dr+e.a12*di, e.a21*dr+e.a22*di
+	if math.Hypot(pr-ar, pi-ai) < 0.1*math.Hypot(pr, pi) || math.Abs(dr)+math.Abs(di) < e.r {
+		t.Errorf("ship: a delta across the fold is in the radius %g or linear (%g%+gi, %g%+gi)", e.r, pr, pi, ar, ai)
+	}
+	// On an axis: radius 0.
+	if e := formulaStepBLA(ship, 0.3, 0, DefaultBLAEpsilon); e.r != 0 {
+		t.Errorf("ship on the real axis: radius %g", e.r)
+	}
+}
+
+// TestFormulaBLABlocks: every block of a formula's table, applied to a delta inside its radius,
+// against its 2^l plain steps (perturbStep), at a deep view's reference: within a small
+// multiple of eps times the block's length.
+func TestFormulaBLABlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, fm := range allFormulas() {
+		if fm.IsMandelbrot() {
+			continue
+		}
+		f := formulaEdgeFrame(t, fm, "1e30", 1000)
+		if f.Ref == nil {
+			continue
+		}
+		bla := f.FormulaBLA()
+		ent, base, end := bla.table()
+		z := f.Ref.Z
+		dcMax := f.DeltaMax()
+		checked := 0
+		for m := 1; m <= end; m++ {
+			at := ent[base[m-1]:base[m]]
+			for l := len(at) - 1; l >= 0; l-- {
+				e := at[l]
+				if !(e.r > 0) {
+					continue
+				}
+				span := 1 << l
+				th, ph := 2*math.Pi*rng.Float64(), 2*math.Pi*rng.Float64()
+				dr, di := 0.99*e.r*math.Cos(th), 0.99*e.r*math.Sin(th)
+				dcr, dci := dcMax*math.Cos(ph), dcMax*math.Sin(ph)
+				pr, pi := dr, di
+				for k := range span {
+					zm := z[m+k]
+					pr, pi = perturbStep(fm, real(zm), imag(zm), pr, pi, dcr, dci)
+				}
+				ar, ai := e.a11*dr+e.a12*di+e.b11*dcr+e.b12*dci, e.a21*dr+e.a22*di+e.b21*dcr+e.b22*dci
+				if err := math.Hypot(pr-ar, pi-ai); err > 4*float64(span)*bla.Eps*math.Hypot(pr, pi) {
+					t.Fatalf("%v: block at %d of %d steps: %g%+gi, steps %g%+gi (relative error %g, eps %g)", fm, m, span, ar, ai, pr, pi, err/math.Hypot(pr, pi), bla.Eps)
+				}
+				checked++
+				break
+			}
+		}
+		if checked < 20 {
+			t.Errorf("%v: only %d blocks checked", fm, checked)
+		}
+	}
+}
+
+// formulaEdgeFrame is a 64x48 Perturbation frame (whatever its zoom) of fm's edge at zoom and
+// iterations, with its reference: the first candidate centre (formulaEdgeCentre) whose sample
+// pixels are well conditioned (math/big at two precisions agree, no step within 1e-9 of the
+// escape circle) for a third of them, with at least two counts. Its good pixels and their
+// counts in math/big come back too (formulaEdgeView). Fails the test when none is found.
+func formulaEdgeFrame(t *testing.T, fm Formula, zoom string, iter int) Frame {
+	f, _, _ := formulaEdgeView(t, fm, zoom, iter)
+	return f
+}
+
+func formulaEdgeView(t *testing.T, fm Formula, zoom string, iter int) (f Frame, pixels [][2]int, counts []int) {
+	t.Helper()
+	const w, h = 64, 48
+	var sample [][2]int
+	for i := range 24 {
+		sample = append(sample, [2]int{(i * 37) % w, (i * 23) % h})
+	}
+	tipRe, _ := formulaEdgePoint(fm, 0, 0, -2.5, 0, 60, 200)
+	z := MustDecimal(zoom)
+	bits := uint(math.Ceil(z.Exp().Log2())) + 24
+	// The Misiurewicz points first (candidates 3 on: off the axes, where the Burning Ship's
+	// folds would stop every block of a real reference), then the real filament's edge (0 to 2).
+	for k := 3; ; k++ {
+		i := k
+		if k >= 27 { // past the tips (formulaEdgeCentre has 24): the filament's
+			i = k - 27
+		}
+		re, im, ok, more := formulaEdgeCentre(fm, tipRe.Float64(), i, bits, 400)
+		if !more || k == 30 {
+			break
+		}
+		if !ok {
+			continue
+		}
+		l := Home()
+		l.Formula, l.Iterations = fm, iter
+		l.Re, l.Im, l.Zoom = re, im, z
+		if err := l.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		f = NewFrame(l, w, h)
+		f.MinPrecision = Perturbation
+		if f.Precision() != Perturbation {
+			t.Fatalf("%v at %s: precision %v", fm, zoom, f.Precision())
+		}
+		f, err := f.WithReference(context.Background(), &ReferenceCache{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prec := f.ReferenceBits() + 64
+		pixels, counts = nil, nil
+		distinct := map[int]bool{}
+		for _, p := range sample {
+			cr, ci := f.PointBig(p[0], p[1], prec+64)
+			n1, margin := exactMargin(fm, cr, ci, iter, prec)
+			if n1 != EscapeFormulaBig(fm, cr, ci, cr, ci, iter, prec+64) || margin < 1e-9 {
+				continue
+			}
+			pixels, counts = append(pixels, p), append(counts, n1)
+			distinct[n1] = true
+		}
+		if len(pixels) >= len(sample)/3 && len(distinct) >= 2 {
+			return f, pixels, counts
+		}
+	}
+	t.Fatalf("%v at %s: no candidate centre gave a view of the edge", fm, zoom)
+	return Frame{}, nil, nil
+}
+
+// TestFormulaBLAAgainstBig measures the formula BLA's error: for every formula, at views near
+// its set's edge at zoom 1e6 and 1e50, and for the Burning Ship (powers 2 and 3) and the cubic
+// Mandelbrot set at 1e290 (near the deepest the formulas' float64 loop reaches; the Mandelbar's
+// candidate centres give no view of its edge there, and each view costs seconds in math/big),
+// each well-conditioned sample pixel's count by perturbation (at every zoom) with the BLA and
+// without it against math/big. The BLA must agree (within max(1, N/1000)) at
+// least as often as plain perturbation, and with 19 of 20 pixels; at 1e50 and deeper it must
+// skip a fifth of the iterations or more (the share is logged). The views are the first that
+// formulaEdgeView finds, Misiurewicz points first (off the axes); TestFormulaPerturbAgainstBig,
+// whose frames take the BLA too, checks the real filament's edge, where the Burning Ship's
+// reference lies on its fold (without the fold's radius, its counts there are 10 to 16 short).
+func TestFormulaBLAAgainstBig(t *testing.T) {
+	cubic, _ := MakeFormula(Mandelbrot, 3)
+	ship3, _ := MakeFormula(BurningShip, 3)
+	for _, zoom := range []string{"1e6", "1e50", "1e290"} {
+		for _, fm := range allFormulas() {
+			if fm.IsMandelbrot() || zoom == "1e290" && fm != cubic && fm != (Formula{Kind: BurningShip}) && fm != ship3 {
+				continue
+			}
+			iter := 2000
+			f, pixels, want := formulaEdgeView(t, fm, zoom, iter)
+			bla := f.FormulaBLA()
+			agreeBLA, agreePlain, exactBLA := 0, 0, 0
+			iters, steps := 0, 0
+			within := func(n, m int) bool {
+				if n < 0 || m < 0 {
+					return n == m
+				}
+				return abs(n-m) <= max(1, m/1000)
+			}
+			for i, p := range pixels {
+				dr, di := f.Delta(p[0], p[1])
+				n0, _, _ := perturbEscapeFormula(f.Ref, nil, dr, di, iter, nil)
+				n1, _, s := perturbEscapeFormula(f.Ref, bla, dr, di, iter, nil)
+				if within(n0, want[i]) {
+					agreePlain++
+				}
+				if within(n1, want[i]) {
+					agreeBLA++
+				}
+				if n1 == want[i] {
+					exactBLA++
+				}
+				if n1 < 0 {
+					n1 = iter
+				}
+				iters += n1
+				steps += s
+			}
+			skipped := 1 - float64(steps)/float64(iters)
+			t.Logf("%v at %s: %d pixels: BLA %d agree (%d exactly), no BLA %d; BLA skipped %.1f%% of %d iterations",
+				fm, zoom, len(pixels), agreeBLA, exactBLA, agreePlain, 100*skipped, iters)
+			if agreeBLA < agreePlain || 20*agreeBLA < 19*len(pixels) {
+				t.Errorf("%v at %s: %d of %d pixels agree with math/big with the BLA, %d without", fm, zoom, agreeBLA, len(pixels), agreePlain)
+			}
+			if zoom != "1e6" && skipped < 0.2 {
+				t.Errorf("%v at %s: the BLA skipped %.1f%% of the iterations", fm, zoom, 100*skipped)
+			}
+		}
+	}
+}
+
+// BenchmarkFormulaPerturb is the time a pixel of a 64x64 Burning Ship view at 1e50 near its
+// edge, 20000 iterations, takes by scalar perturbation without the BLA and with it (the
+// table built once, before the timing).
+func BenchmarkFormulaPerturb(b *testing.B) {
+	ship := Formula{Kind: BurningShip}
+	tipRe, _ := formulaEdgePoint(ship, 0, 0, -2.5, 0, 60, 200)
+	l := Home()
+	l.Formula, l.Iterations = ship, 20000
+	l.Re, l.Im, _, _ = formulaEdgeCentre(ship, tipRe.Float64(), 0, 190, 400)
+	l.Zoom = MustDecimal("1e50")
+	f, err := NewFrame(l, 64, 64).WithReference(b.Context(), &ReferenceCache{}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		bla  *FormulaBLA
+	}{{"noBLA", nil}, {"BLA", f.FormulaBLA()}} {
+		b.Run(c.name, func(b *testing.B) {
+			iters := 0
+			for b.Loop() {
+				for y := range f.H {
+					for x := range f.W {
+						dr, di := f.Delta(x, y)
+						n, _ := PerturbEscapeFormula(f.Ref, c.bla, dr, di, l.Iterations, nil)
+						if n < 0 {
+							n = l.Iterations
+						}
+						iters += n
+					}
+				}
+			}
+			px := float64(b.N * f.W * f.H)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/px, "ns/pixel")
+			b.ReportMetric(float64(iters)/px, "iter/pixel")
+		})
+	}
+}
