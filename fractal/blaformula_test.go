@@ -261,40 +261,61 @@ func TestFormulaBLAAgainstBig(t *testing.T) {
 }
 
 // BenchmarkFormulaPerturb is the time a pixel of a 64x64 Burning Ship view at 1e50 near its
-// edge, 20000 iterations, takes by scalar perturbation without the BLA and with it (the
-// table built once, before the timing).
+// edge, 20000 iterations, takes by scalar perturbation without the BLA and with it (the table
+// built once, before the timing), at two views: "hull", centred at the edge of the ship's
+// hull (bisected at 20000 iterations between 0, which stays, and -1.77-1.77i, which escapes),
+// where about half the pixels stay and their orbits leave the reference's (they rebase again
+// and again with deltas the size of the values, where no block is valid); and "tip", centred
+// at a Misiurewicz point off the axes (the first that formulaEdgeCentre gives), whose pixels
+// follow the reference until they escape.
 func BenchmarkFormulaPerturb(b *testing.B) {
 	ship := Formula{Kind: BurningShip}
-	tipRe, _ := formulaEdgePoint(ship, 0, 0, -2.5, 0, 60, 200)
 	l := Home()
-	l.Formula, l.Iterations = ship, 20000
-	l.Re, l.Im, _, _ = formulaEdgeCentre(ship, tipRe.Float64(), 0, 190, 400)
-	l.Zoom = MustDecimal("1e50")
-	f, err := NewFrame(l, 64, 64).WithReference(b.Context(), &ReferenceCache{}, nil)
-	if err != nil {
-		b.Fatal(err)
+	l.Formula, l.Iterations, l.Zoom = ship, 20000, MustDecimal("1e50")
+	hull, tip := l, l
+	hull.Re, hull.Im = formulaEdgePoint(ship, 0, 0, -2.5*math.Sqrt2/2, -2.5*math.Sqrt2/2, 190, l.Iterations)
+	for i := 3; ; i++ {
+		re, im, ok, more := formulaEdgeCentre(ship, 0, i, 190, 400)
+		if !more {
+			b.Fatal("no Misiurewicz point")
+		}
+		if ok {
+			tip.Re, tip.Im = re, im
+			break
+		}
 	}
-	for _, c := range []struct {
+	for _, v := range []struct {
 		name string
-		bla  *FormulaBLA
-	}{{"noBLA", nil}, {"BLA", f.FormulaBLA()}} {
-		b.Run(c.name, func(b *testing.B) {
-			iters := 0
-			for b.Loop() {
-				for y := range f.H {
-					for x := range f.W {
-						dr, di := f.Delta(x, y)
-						n, _ := PerturbEscapeFormula(f.Ref, c.bla, dr, di, l.Iterations, nil)
-						if n < 0 {
-							n = l.Iterations
+		loc  Location
+	}{{"hull", hull}, {"tip", tip}} {
+		f, err := NewFrame(v.loc, 64, 64).WithReference(b.Context(), &ReferenceCache{}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			bla  *FormulaBLA
+		}{{"noBLA", nil}, {"BLA", f.FormulaBLA()}} {
+			b.Run(v.name+"/"+c.name, func(b *testing.B) {
+				iters, steps := 0, 0
+				for b.Loop() {
+					for y := range f.H {
+						for x := range f.W {
+							dr, di := f.Delta(x, y)
+							n, _, s := perturbEscapeFormula(f.Ref, c.bla, dr, di, l.Iterations, nil)
+							if n < 0 {
+								n = l.Iterations
+							}
+							iters += n
+							steps += s
 						}
-						iters += n
 					}
 				}
-			}
-			px := float64(b.N * f.W * f.H)
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/px, "ns/pixel")
-			b.ReportMetric(float64(iters)/px, "iter/pixel")
-		})
+				px := float64(b.N * f.W * f.H)
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/px, "ns/pixel")
+				b.ReportMetric(float64(iters)/px, "iter/pixel")
+				b.ReportMetric(float64(steps)/px, "steps/pixel")
+			})
+		}
 	}
 }
