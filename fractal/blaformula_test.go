@@ -265,7 +265,8 @@ func TestFormulaBLAAgainstBig(t *testing.T) {
 // built once, before the timing), at two views: "hull", centred at the edge of the ship's
 // hull (bisected at 20000 iterations between 0, which stays, and -1.77-1.77i, which escapes),
 // where about half the pixels stay and their orbits leave the reference's (they rebase again
-// and again with deltas the size of the values, where no block is valid); and "tip", centred
+// and again with deltas the size of the values, where no block is valid, and their counts are
+// chaotic: math/big at two precisions disagrees on them); and "tip", centred
 // at a Misiurewicz point off the axes (the first that formulaEdgeCentre gives), whose pixels
 // follow the reference until they escape.
 func BenchmarkFormulaPerturb(b *testing.B) {
