@@ -51,6 +51,9 @@ type FormulaBLA struct {
 	steps int     // S: the steps from m = 1 to S are covered
 	ent   []fblaEntry
 	base  []int32 // the entries starting at m = k+1 are ent[base[k]:base[k+1]], level 0 first
+	// r0[m] is the radius of the one-step block at m (0 at m = 0 and past the table's end),
+	// alone and in order: the test most steps end with reads one float64, not an entry.
+	r0 []float64
 }
 
 // fblaEntry is one block: A = [[a11, a12], [a21, a22]], B likewise, and its radius.
@@ -60,20 +63,20 @@ type fblaEntry struct {
 	r                  float64
 }
 
-// table is what a pixel's loop reads: the entries grouped by start, their index and the last
-// step covered; all empty for a nil b.
-func (b *FormulaBLA) table() (ent []fblaEntry, base []int32, end int) {
+// table is what a pixel's loop reads: the entries grouped by start, their index and the
+// level-0 radii by start (r0); all empty for a nil b.
+func (b *FormulaBLA) table() (ent []fblaEntry, base []int32, r0 []float64) {
 	if b == nil {
-		return nil, nil, 0
+		return nil, nil, nil
 	}
-	return b.ent, b.base, b.steps
+	return b.ent, b.base, b.r0
 }
 
 // Steps is S, the number of reference steps (from m = 1 to S) the table covers.
 func (b *FormulaBLA) Steps() int { return b.steps }
 
-// Bytes is the table's memory in bytes: 72 an entry and 4 a step for the index.
-func (b *FormulaBLA) Bytes() int { return 72*len(b.ent) + 4*len(b.base) }
+// Bytes is the table's memory in bytes: 72 an entry, 4 a step for the index and 8 for r0.
+func (b *FormulaBLA) Bytes() int { return 72*len(b.ent) + 4*len(b.base) + 8*len(b.r0) }
 
 // FormulaBLA returns the table of ref's formula for pixels with |dc| <= dcMax at accuracy eps,
 // built once per power of two of dcMax (rounded up) and eps, and kept in ref (the two most
@@ -220,6 +223,10 @@ func buildFormulaBLA(fm Formula, z []complex128, dcMax, eps float64, cut int) *F
 		for k := range steps >> uint(l) {
 			*at(l, k) = mergeFormulaBLA(at(l-1, 2*k), at(l-1, 2*k+1), dcMax)
 		}
+	}
+	b.r0 = make([]float64, steps+1)
+	for k := range steps {
+		b.r0[k+1] = at(0, k).r
 	}
 	return b
 }

@@ -95,7 +95,8 @@ func TestFormulaBLABlocks(t *testing.T) {
 			continue
 		}
 		bla := f.FormulaBLA()
-		ent, base, end := bla.table()
+		ent, base, r0 := bla.table()
+		end := len(r0) - 1
 		z := f.Ref.Z
 		dcMax := f.DeltaMax()
 		checked := 0

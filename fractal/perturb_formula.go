@@ -98,7 +98,7 @@ func perturbEscapeFormula(ref *Reference, bla *FormulaBLA, dcr, dci float64, max
 func perturbFormulaLoop(ref *Reference, bla *FormulaBLA, fm Formula, dr, di float64, m, n int, dcr, dci float64, maxIter int, stop <-chan struct{}) (int, float64, int) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
-	ent, base, tableEnd := bla.table() // the table covers the steps from m = 1 to tableEnd
+	ent, base, r0 := bla.table() // the steps from m = 1 to len(r0)-1 (r0[0] = 0: none from 0)
 	kind, d := fm.Kind, fm.Power()
 	steps := 0
 	for n < maxIter {
@@ -106,19 +106,16 @@ func perturbFormulaLoop(ref *Reference, bla *FormulaBLA, fm Formula, dr, di floa
 		if steps&stopEvery == 0 && stopped(stop) {
 			return -1, 0, steps
 		}
-		if m > 0 && m <= tableEnd {
-			ad := math.Abs(dr) + math.Abs(di)
+		if ad := math.Abs(dr) + math.Abs(di); m < len(r0) && ad < r0[m] {
 			at := ent[base[m-1]:base[m]] // the entries starting at m, level 0 first
-			if e := &at[0]; ad < e.r {
-				span := 1
-				for l := 1; l < len(at) && n+span*2 <= maxIter && ad < at[l].r; l++ {
-					e, span = &at[l], span*2
-				}
-				dr, di = e.a11*dr+e.a12*di+e.b11*dcr+e.b12*dci, e.a21*dr+e.a22*di+e.b21*dcr+e.b22*dci
-				m += span
-				n += span
-				goto check
+			e, span := &at[0], 1
+			for l := 1; l < len(at) && n+span*2 <= maxIter && ad < at[l].r; l++ {
+				e, span = &at[l], span*2
 			}
+			dr, di = e.a11*dr+e.a12*di+e.b11*dcr+e.b12*dci, e.a21*dr+e.a22*di+e.b21*dcr+e.b22*dci
+			m += span
+			n += span
+			goto check
 		}
 		{
 			zm := z[m]
