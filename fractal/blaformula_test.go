@@ -321,3 +321,39 @@ func BenchmarkFormulaPerturb(b *testing.B) {
 		}
 	}
 }
+
+// TestFormulaBLAJuliaCut: in a Julia reference's table, no block spans the step from the
+// critical orbit's last index to the reference point's first (which is no step of the map:
+// a pixel rebases there), and blocks elsewhere are valid.
+func TestFormulaBLAJuliaCut(t *testing.T) {
+	l := Home()
+	l.Formula = Formula{Kind: BurningShip}
+	l.Iterations = 300
+	l.Julia = JuliaParam{On: true, Re: MustDecimal("-0.1"), Im: MustDecimal("0.1")}
+	l.Re, l.Im, l.Zoom = MustDecimal("0.3"), MustDecimal("0.2"), MustDecimal("1e20")
+	f, err := NewFrame(l, 16, 16).WithReference(context.Background(), &ReferenceCache{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := f.Ref.JuliaStart() - 1
+	if cut < 100 {
+		t.Fatalf("critical orbit of %d values", cut+1)
+	}
+	bla := f.FormulaBLA()
+	valid := 0
+	for lv := 0; bla.steps>>lv >= 1; lv++ {
+		for k := range bla.steps >> lv {
+			e := bla.ent[int(bla.base[k<<lv])+lv]
+			first, last := 1+k<<lv, (k+1)<<lv // the steps from m = first to last
+			if first <= cut && cut <= last && e.r != 0 {
+				t.Fatalf("level %d entry %d (steps %d to %d) spans the cut at %d with radius %g", lv, k, first, last, cut, e.r)
+			}
+			if e.r > 0 {
+				valid++
+			}
+		}
+	}
+	if valid < bla.steps/2 {
+		t.Errorf("%d valid blocks of %d steps", valid, bla.steps)
+	}
+}
