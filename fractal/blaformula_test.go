@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -133,7 +134,7 @@ func TestFormulaBLABlocks(t *testing.T) {
 }
 
 // formulaEdgeFrame is formulaEdgeView's frame.
-func formulaEdgeFrame(t *testing.T, fm Formula, zoom string, iter int) Frame {
+func formulaEdgeFrame(t testing.TB, fm Formula, zoom string, iter int) Frame {
 	f, _, _ := formulaEdgeView(t, fm, zoom, iter)
 	return f
 }
@@ -146,7 +147,7 @@ func formulaEdgeFrame(t *testing.T, fm Formula, zoom string, iter int) Frame {
 // a third of them, with at least two counts; and those pixels and their counts in math/big.
 // Fails the test when none is found.
 
-func formulaEdgeView(t *testing.T, fm Formula, zoom string, iter int) (f Frame, pixels [][2]int, counts []int) {
+func formulaEdgeView(t testing.TB, fm Formula, zoom string, iter int) (f Frame, pixels [][2]int, counts []int) {
 	t.Helper()
 	const w, h = 64, 48
 	var sample [][2]int
@@ -416,5 +417,39 @@ func TestFormulaBLAJuliaCut(t *testing.T) {
 	}
 	if valid < bla.steps/2 {
 		t.Errorf("%d valid blocks of %d steps", valid, bla.steps)
+	}
+}
+
+// BenchmarkFormulaBLAViews is the time a pixel takes by scalar perturbation without the BLA
+// and with it, for every formula at its view of TestFormulaBLAAgainstBig at 1e50 (160x120,
+// 2000 iterations; the views found before the timing).
+func BenchmarkFormulaBLAViews(b *testing.B) {
+	for _, fm := range allFormulas() {
+		if fm.IsMandelbrot() {
+			continue
+		}
+		v, _, _ := formulaEdgeView(b, fm, "1e50", 2000)
+		f := NewFrame(v.Loc, 160, 120)
+		f.MinPrecision = Perturbation
+		f, err := f.WithReference(b.Context(), &ReferenceCache{}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			bla  *FormulaBLA
+		}{{"noBLA", nil}, {"BLA", f.FormulaBLA()}} {
+			b.Run(strings.ReplaceAll(fm.String(), " ", "-")+"/"+c.name, func(b *testing.B) {
+				for b.Loop() {
+					for y := range f.H {
+						for x := range f.W {
+							dr, di := f.Delta(x, y)
+							PerturbEscapeFormula(f.Ref, c.bla, dr, di, f.Loc.Iterations, nil)
+						}
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*f.W*f.H), "ns/pixel")
+			})
+		}
 	}
 }
