@@ -48,7 +48,7 @@ var allowedImports = map[string][]string{
 	"render":                  {"colour", "fractal", "render/cpu", "shaders", "github.com/go-gl/gl", "github.com/go-gl/glfw"},
 	"render/cpu":              {"colour", "fractal"},
 	"shaders":                 {},
-	"video":                   {"colour", "export", "fractal", "internal/par", "internal/text", "internal/tile", "internal/userfile", "github.com/gofrs/flock"},
+	"video":                   {"colour", "export", "exr", "fractal", "internal/par", "internal/text", "internal/tile", "internal/userfile", "github.com/gofrs/flock"},
 }
 
 // TestImportGraph holds the architecture: every package imports only what allowedImports

@@ -1,6 +1,7 @@
 // The user's gradients in the window: the palette menu lists them after the built-ins, File
-// > Import Gradient... and Export Gradient... copy them in and out of the gradients folder
-// (package gradients), and Edit Gradient... (gradient_editor.go) edits the view's stops.
+// > Import Gradient... (a gradient file, or the palettes of Kalles Fraktaler, Fractint and
+// Ultra Fractal) and Export Gradient... copy them in and out of the gradients folder (package
+// gradients), and Edit Gradient... (gradient_editor.go) edits the view's stops.
 
 package app
 
@@ -76,31 +77,30 @@ func (w *Window) viewGradient() (string, colour.Gradient, error) {
 	return c.Palette, g, err
 }
 
-// importGradient reads the gradient file path (.txt, .kfr or .kfp) and saves it in the
-// gradients folder under a name made from the file's, replacing one of that name only when
-// replace is true (the error then wraps gradients.ErrExists); on success the view draws with
-// it. It returns the name.
-func (w *Window) importGradient(path string, replace bool) (string, error) {
-	g, err := gradients.ReadFile(path)
+// importGradient reads the palette file path (gradients.ReadImport: a gradient file, a
+// Kalles Fraktaler .kfr/.kfp, a Fractint .map, or every gradient of an Ultra Fractal .ugr)
+// and saves its gradients in the gradients folder, each under its own name, replacing
+// gradients of those names only when replace is true (else the error wraps
+// gradients.ErrExists, and nothing is saved); on success the view draws with the first. It
+// returns what it read.
+func (w *Window) importGradient(path string, replace bool) ([]gradients.Imported, error) {
+	list, err := gradients.ReadImport(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	dir, err := gradients.Dir()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	name := gradients.NameFor(path)
-	if _, err := colour.PaletteByName(name); err == nil {
-		name += "-imported" // a built-in's name would never be found
+	if err := gradients.SaveAll(dir, list, replace); err != nil {
+		return list, err
 	}
-	if err := gradients.Save(dir, name, g, replace); err != nil {
-		return name, err
-	}
-	w.colorChanged(false, func(c *colour.Coloring) { *c = c.WithGradient(name, g) })
-	return name, nil
+	first := list[0]
+	w.colorChanged(false, func(c *colour.Coloring) { *c = c.WithGradient(first.Name, first.Gradient) })
+	return list, nil
 }
 
-// showImportGradient asks for a gradient file and imports it, asking before it replaces a
+// showImportGradient asks for a palette file and imports it, asking before it replaces a
 // gradient of the same name.
 func (w *Window) showImportGradient() {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
@@ -112,34 +112,50 @@ func (w *Window) showImportGradient() {
 		r.Close()
 		w.importGradientAsking(path)
 	}, w.win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".txt", ".kfr", ".kfp"}))
+	d.SetFilter(storage.NewExtensionFileFilter(gradients.ImportExts))
 	w.showDialog(d)
 }
 
-// importGradientAsking imports path; when a gradient of its name exists it asks whether to
-// replace it.
+// importGradientAsking imports path; when gradients of its names exist it asks whether to
+// replace them.
 func (w *Window) importGradientAsking(path string) {
-	name, err := w.importGradient(path, false)
-	if errors.Is(err, gradients.ErrExists) {
-		w.showConfirm("Replace gradient?",
-			fmt.Sprintf("A gradient called %q exists already. Replace it with %s?", name, filepath.Base(path)),
-			"Replace", "Cancel", func(ok bool) {
-				if ok {
-					_, err := w.importGradient(path, true)
-					w.ShowError(err)
-					w.gradientNote(name, err)
-				}
-			})
+	list, err := w.importGradient(path, false)
+	var ee *gradients.ExistsError
+	if errors.As(err, &ee) {
+		q := fmt.Sprintf("A gradient called %q exists already. Replace it with %s?", ee.Names[0], filepath.Base(path))
+		if len(ee.Names) > 1 {
+			q = fmt.Sprintf("Gradients called %s exist already. Replace them with those of %s?", strings.Join(ee.Names, ", "), filepath.Base(path))
+		}
+		w.showConfirm("Replace gradient?", q, "Replace", "Cancel", func(ok bool) {
+			if ok {
+				list, err := w.importGradient(path, true)
+				w.ShowError(err)
+				w.gradientNote(list, err)
+			}
+		})
 		return
 	}
 	w.ShowError(err)
-	w.gradientNote(name, err)
+	w.gradientNote(list, err)
 }
 
-func (w *Window) gradientNote(name string, err error) {
-	if err == nil {
-		w.setMessage(fmt.Sprintf("gradient %s imported", name))
+// gradientNote says in the status bar what an import that succeeded imported, and why a
+// gradient is not named as its file named it.
+func (w *Window) gradientNote(list []gradients.Imported, err error) {
+	if err != nil || len(list) == 0 {
+		return
 	}
+	msg := fmt.Sprintf("gradient %s imported", list[0].Name)
+	if len(list) > 1 {
+		msg = fmt.Sprintf("%d gradients imported (in the palette menu); the view draws with %s", len(list), list[0].Name)
+	}
+	for _, it := range list {
+		if it.Note != "" {
+			msg += fmt.Sprintf("; %s is named so: %s", it.Name, it.Note)
+			break
+		}
+	}
+	w.setMessage(msg)
 }
 
 // exportGradient writes the view's palette as a gradient file at path (replacing a file there:

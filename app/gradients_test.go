@@ -98,6 +98,52 @@ func TestPaletteMenuListsUserGradients(t *testing.T) {
 	}
 }
 
+// TestImportPaletteLibrary: File > Import Gradient... reads every gradient of an Ultra
+// Fractal .ugr into the folder (each under its own name; the palette menu lists them; the
+// view draws with the first and the status bar says how many), a second import of it asks
+// once, naming both, and a hostile file is refused in one line naming it and its line.
+func TestImportPaletteLibrary(t *testing.T) {
+	dir := gradientsDir(t)
+	w := newTestWindow(t)
+	src := filepath.Join(t.TempDir(), "lib.ugr")
+	ugr := "Dusk {\ngradient:\n index=0 color=4194304 index=200 color=32767\n}\nDawn {\ngradient:\n index=0 color=255 index=100 color=65535\n}\n"
+	if err := os.WriteFile(src, []byte(ugr), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.importGradientAsking(src)
+	if len(w.dialogs) != 0 {
+		t.Fatal("the first import showed a dialog")
+	}
+	for name, want := range map[string]string{"Dusk": "0:#000040,0.5:#FF7F00", "Dawn": "0:#FF0000,0.25:#FFFF00"} {
+		if g, err := gradients.Load(dir, name); err != nil || g.Text() != want {
+			t.Errorf("%s: %q %v, want %q", name, g.Text(), err, want)
+		}
+	}
+	if c := w.Location().Color; c.Palette != "Dusk" || c.Gradient != "0:#000040,0.5:#FF7F00" {
+		t.Errorf("the view draws %q %q", c.Palette, c.Gradient)
+	}
+	if m := w.statusTime.Text; m != "2 gradients imported (in the palette menu); the view draws with Dusk" {
+		t.Errorf("status: %q", m)
+	}
+	var labels []string
+	for _, it := range w.paletteMenu().Items {
+		labels = append(labels, it.Label)
+	}
+	if l := strings.Join(labels, ","); !strings.Contains(l, "Dawn,Dusk") {
+		t.Errorf("the palette menu lists %s", l)
+	}
+	w.importGradientAsking(src)
+	if len(w.dialogs) != 1 {
+		t.Fatalf("a second import showed %d dialogs, want the question", len(w.dialogs))
+	}
+	w.closeTopDialog()
+	bad := filepath.Join(t.TempDir(), "bad.map")
+	os.WriteFile(bad, []byte("0 0 0\n0 0 999\n"), 0o644)
+	if _, err := w.importGradient(bad, false); err == nil || err.Error() != "gradient file "+bad+": line 2: the blue value 999 is outside 0 to 255" {
+		t.Errorf("a hostile .map: %v", err)
+	}
+}
+
 func TestImportAndExportGradient(t *testing.T) {
 	dir := gradientsDir(t)
 	w := newTestWindow(t)

@@ -105,5 +105,7 @@ func (w *Window) typedRune(r rune) {
 		w.nextFormula(true)
 	case 'i', 'I':
 		w.inset.toggle()
+	case 'c', 'C':
+		w.cycle.toggle()
 	}
 }

@@ -157,7 +157,8 @@ type Window struct {
 
 	probe *prober
 	tips  *tipBox
-	inset *juliaInset // the Julia set of the point under the pointer (julia.go)
+	inset *juliaInset  // the Julia set of the point under the pointer (julia.go)
+	cycle *colourCycle // colour cycling: the palette offset turned with time (cycle.go)
 
 	dialogs      []shownDialog        // the open dialogs, the top one last
 	dialogHooked map[shownDialog]bool // dialogs whose closing showDialog watches
@@ -818,6 +819,7 @@ const minViewW, minViewH = 480, 240
 func (w *Window) build() {
 	w.view = newFractalView(w)
 	w.inset = newJuliaInset(w)
+	w.cycle = newColourCycle(w)
 	w.frame = newExportFrame()
 	w.tips = newTipBox()
 	tipped := func(icon fyne.Resource, tip string, fn func()) widget.ToolbarItem {
@@ -867,6 +869,8 @@ func (w *Window) build() {
 			keyItem("Julia Set at the Pointer", fyne.KeyJ, w.showJulia),
 			shiftItem("Back to the Mandelbrot Set", fyne.KeyJ, w.showMandelbrot),
 			w.inset.item,
+			fyne.NewMenuItemSeparator(),
+			w.cycle.item,
 			fyne.NewMenuItemSeparator(),
 			keyItem("Next Formula: Mandelbrot, Burning Ship, Mandelbar", fyne.KeyF, func() { w.nextFormula(false) }),
 			shiftItem("Next Power: 2 to 8", fyne.KeyF, func() { w.nextFormula(true) })),

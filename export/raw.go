@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 
 	"mandelscope/colour"
@@ -34,6 +35,14 @@ const (
 // rawChannels are the channels in the order the exporter hands them to the exr.Writer.
 var rawChannels = []exr.Channel{{Name: ChanN, Type: exr.Uint}, {Name: ChanNF, Type: exr.Float},
 	{Name: ChanDEX, Type: exr.Float}, {Name: ChanDEY, Type: exr.Float}}
+
+// RawChannels are the raw file's channels, in the order RawSplit and a sample's DEX and DEY
+// fill them (N, NF, DEX, DEY), for another writer of the same channels (a video's keyframes
+// as OpenEXR files).
+func RawChannels() []exr.Channel { return slices.Clone(rawChannels) }
+
+// RawSplit is a sample's smooth escape count nu as the raw file's N and NF (see ChanN).
+func RawSplit(nu float64) (n uint32, nf float32) { return rawSplit(nu) }
 
 // Header attributes of a raw file. The location is its compact text (fractal.Location.String,
 // read back by fractal.ParseLocationText); width and height are the export's output size,

@@ -6,7 +6,8 @@
 // kept for editing: a bookmark or an image made with one draws the same after it is changed
 // or deleted. Files are read as hostile input (regular files opened without blocking, at most
 // colour.MaxGradientBytes, parsed and checked, never quoted in an error) and never replaced
-// without being asked to.
+// without being asked to. ReadImport and SaveAll (import.go) bring in the palettes of other
+// programs: Kalles Fraktaler's, Fractint's .map and every gradient of an Ultra Fractal .ugr.
 package gradients
 
 import (
@@ -158,25 +159,34 @@ var ErrExists = errors.New("already exists")
 // name, in any case, is refused (it would never be found: built-ins come first), and so are a name Windows
 // reserves (CheckName) and an existing gradient unless replace is true.
 func Save(dir, name string, g colour.Gradient, replace bool) error {
-	if err := CheckName(name); err != nil {
+	if err := checkNew(name); err != nil {
 		return err
 	}
 	p, err := Path(dir, name)
 	if err != nil {
 		return err
 	}
-	// In any case: "Classic" beside "classic" would be two palettes a person tells apart by
-	// a capital only, one file on a file system that ignores case.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return WriteFile(p, g.File(name), replace)
+}
+
+// checkNew reports what is wrong with name as the name of a new gradient: CheckName's
+// refusals, and a built-in palette's name in any case ("Classic" beside "classic" would be
+// two palettes a person tells apart by a capital only, one file on a file system that
+// ignores case).
+func checkNew(name string) error {
+	if err := CheckName(name); err != nil {
+		return err
+	}
 	if b, ok := colour.BuiltinNameFold(name); ok {
 		if b == name {
 			return fmt.Errorf("%q is the name of a built-in palette; choose another name", name)
 		}
 		return fmt.Errorf("%q is the name of a built-in palette (%s) in other capitals; choose another name", name, b)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return WriteFile(p, g.File(name), replace)
+	return nil
 }
 
 // WriteFile writes data to path (userfile.WriteAtomic): through a temporary file in the same
@@ -215,19 +225,24 @@ func Resolve(c colour.Coloring, dir, name string) (colour.Coloring, error) {
 	return c.WithGradient(name, g), nil
 }
 
-// NameFor is a gradient name made from a file's name: its base without the extension, with
-// every character a name may not hold replaced by '-', cut to colour.MaxGradientName, and
-// with a '_' after a name Windows reserves ("nul.kfr" gives "nul_"), so that it passes
-// CheckName.
+// NameFor is a gradient name made from a file's name: its base without the extension, made
+// a name by MakeName.
 func NameFor(path string) string {
-	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	b := []byte(base)
+	return MakeName(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+}
+
+// MakeName is a gradient name made from any text s (a file's name, a name another program
+// gives a gradient): every byte a name may not hold replaced by '-', leading dots dropped,
+// cut to colour.MaxGradientName, "gradient" for nothing left, and with a '_' after a name
+// Windows reserves ("nul" gives "nul_"), so that it passes CheckName.
+func MakeName(s string) string {
+	b := []byte(s)
 	for i, c := range b {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
 			b[i] = '-'
 		}
 	}
-	s := strings.TrimLeft(string(b), ".")
+	s = strings.TrimLeft(string(b), ".")
 	if len(s) > colour.MaxGradientName {
 		s = s[:colour.MaxGradientName]
 	}

@@ -229,11 +229,11 @@ func (c *viewCache) stats() (views, withData int, bytes int64) {
 const snapTolerance = 1e-3
 
 // near reports whether view l at w x h is within snapTolerance of cached view c: the same
-// size, a zoom that moves no pixel of the view by more than the tolerance, and a centre
-// within it.
+// size and set (formula, Julia parameter), a zoom that moves no pixel of the view by more
+// than the tolerance, and a centre within it.
 func near(l fractal.Location, w, h int, c Request) bool {
-	if c.W != w || c.H != h {
-		return false
+	if c.W != w || c.H != h || c.Loc.Formula != l.Formula || c.Loc.Julia != l.Julia {
+		return false // another size, or another set: another picture wherever it is
 	}
 	k := c.Loc.ZoomExp().Quo(l.ZoomExp()).Float64()
 	if !(math.Abs(k-1)*float64(max(w, h)) < snapTolerance) {

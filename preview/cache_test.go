@@ -185,6 +185,18 @@ func TestWorkerSnap(t *testing.T) {
 	if _, ok := wk.Snap(round, w+1, h, any); ok {
 		t.Errorf("snapped to another size")
 	}
+	// Another set at the same place (the window's F, or J at a view centred where the
+	// Julia set's home is) is another picture: it never snaps to the one held.
+	ship := round
+	ship.Formula = fractal.Formula{Kind: fractal.BurningShip}
+	if s, ok := wk.Snap(ship, w, h, any); ok {
+		t.Errorf("the Burning Ship at the same place snapped to %s", s)
+	}
+	julia := round
+	julia.Julia = fractal.JuliaParam{On: true, Re: fractal.MustDecimal("0"), Im: fractal.MustDecimal("1")}
+	if s, ok := wk.Snap(julia, w, h, any); ok {
+		t.Errorf("a Julia set at the same place snapped to %s", s)
+	}
 }
 
 // BenchmarkCachedView1280x720x16 is the time to show a cached 1280x720 view with its 4 x 4

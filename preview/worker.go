@@ -235,6 +235,16 @@ func (w *Worker) Dropped() int {
 	return w.dropped
 }
 
+// Recolourable reports whether a request of loc at width x height would be answered by
+// colouring the kept data of the view at rest anew (Request's recolour: nothing rendered), as
+// a change of its colouring alone is when the worker holds that view's data and has nothing
+// else to do first.
+func (w *Worker) Recolourable(loc fractal.Location, width, height int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.recolourOnly(Request{Loc: loc, W: width, H: height})
+}
+
 // Idle reports whether the worker has nothing pending or in progress.
 func (w *Worker) Idle() bool {
 	w.mu.Lock()

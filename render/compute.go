@@ -37,12 +37,8 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if err := f.Loc.Color.Validate(); err != nil {
 		return err
 	}
-	if !f.Loc.Formula.IsMandelbrot() {
-		// The shaders compute the Mandelbrot set's formula only (fractal/formula.go).
-		g.statsMu.Lock()
-		g.stats.CPUFrames++
-		g.statsMu.Unlock()
-		return g.cpu.Compute(ctx, f, rect, dst)
+	if err := f.Unsupported(); err != nil {
+		return err // as the CPU renderer refuses it
 	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
@@ -71,7 +67,9 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if v != shaders.Perturb && g.progs[v] == nil {
 		return fmt.Errorf("opengl compute: %s has no %s shader", g.renderer, v)
 	}
-	deriv := f.NeedsDerivative()
+	// A formula other than the Mandelbrot set's has no derivative yet: its samples carry none,
+	// as the CPU renderer's (fractal.Frame.Pixel).
+	deriv := f.NeedsDerivative() && f.Loc.Formula.IsMandelbrot()
 	for _, t := range tilesOf(rect, g.maxTile) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -101,7 +99,8 @@ func checkData(f fractal.Frame, rect image.Rectangle, dst *colour.Data) error {
 }
 
 // iterProgram runs on the GL thread: the iterate stage that computes frame f (variant v, exp
-// for extended exponents), with DERIV when deriv and JULIA for a Julia set; for perturbation
+// for extended exponents), with DERIV when deriv, JULIA for a Julia set and the defines of
+// its formula (formulaDefines); for perturbation
 // it uploads the frame's tables unless they are already.
 func (g *GL) iterProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (*program, error) {
 	switch {
@@ -110,9 +109,9 @@ func (g *GL) iterProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (*
 		if err != nil {
 			return nil, err
 		}
-		return g.deepProgram(tables.pages, stageIterate, false, deriv, exp, f.Loc.IsJulia())
-	case deriv || f.Loc.IsJulia():
-		return g.lazyProgram(progKey{v: v, stage: stageIterate, deriv: deriv, julia: f.Loc.IsJulia()})
+		return g.deepProgram(tables.pages, stageIterate, false, deriv, exp, f.Loc.IsJulia(), f.Loc.Formula)
+	case deriv || f.Loc.IsJulia() || !f.Loc.Formula.IsMandelbrot():
+		return g.lazyProgram(progKey{v: v, stage: stageIterate, deriv: deriv, julia: f.Loc.IsJulia(), formula: f.Loc.Formula})
 	}
 	it, _, err := g.passPrograms(v)
 	return it, err
@@ -128,11 +127,12 @@ func (g *GL) iterProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (*
 // arithmetic, so they give the same samples bit for bit. Between draws it checks ctx,
 // returning its error.
 func (g *GL) computeTile(ctx context.Context, v shaders.Variant, f fractal.Frame, exp, deriv bool, tile image.Rectangle, dst *colour.Data) error {
-	single := v != shaders.Perturb && g.opts.PassIterations == 0 && int64(f.Loc.Iterations)*variantWeight(v) <= passCost
+	single := v != shaders.Perturb && g.opts.PassIterations == 0 &&
+		int64(f.Loc.Iterations)*variantWeight(v)*formulaWeight(f.Loc.Formula) <= passCost
 	var p *program
 	var err error
 	if single {
-		p, err = g.lazyProgram(progKey{v: v, stage: stageSample, deriv: deriv, julia: f.Loc.IsJulia()})
+		p, err = g.lazyProgram(progKey{v: v, stage: stageSample, deriv: deriv, julia: f.Loc.IsJulia(), formula: f.Loc.Formula})
 		if err == nil {
 			err = g.ensureSampleTarget()
 		}

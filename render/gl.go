@@ -81,7 +81,7 @@ type Stats struct {
 	LongestDraw time.Duration // the longest single draw call, measured with glFinish
 	ReadBack    time.Duration // time spent in glReadPixels
 	Uploads     int           // reference orbits and BLA tables uploaded (perturbation)
-	CPUFrames   int           // Render and Compute calls passed to the CPU renderer (perturbation without fp64 or room, formulas)
+	CPUFrames   int           // Render and Compute calls passed to the CPU renderer (perturbation without fp64 or room)
 }
 
 // contextVersions are the GL core versions tried, best first; glslOverride, when not 0,
@@ -417,19 +417,11 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 
 // Mode says in words which arithmetic frame f is drawn with: "float32", "float64 (native
 // fp64)", "double (emulated float-float)", "perturbation (fp64)", "perturbation (extended
-// exponent, fp64)" (a PerturbationExp frame), or "float64 (CPU: ...)", "perturbation (CPU:
-// ...)" with the reason when the CPU renderer draws it: a formula other than the Mandelbrot
-// set's, or a perturbation frame the GPU cannot draw (no fp64, or a reference orbit too long
-// for its texture limits); "double (limit reached)" only where a forced precision is used
-// past float64's reach.
+// exponent, fp64)" (a PerturbationExp frame), or "perturbation (CPU: ...)" with the reason
+// when the CPU renderer draws a perturbation frame the GPU cannot (no fp64, or a reference
+// orbit too long for its texture limits); "double (limit reached)" only where a forced
+// precision is used past float64's reach. Every formula is drawn in the same words.
 func (g *GL) Mode(f fractal.Frame) string {
-	if !f.Loc.Formula.IsMandelbrot() {
-		head := map[fractal.Precision]string{fractal.Float32: "float32", fractal.Double: "float64"}[f.Precision()]
-		if head == "" {
-			head = "perturbation"
-		}
-		return head + " (CPU: formula " + f.Loc.Formula.String() + " has no GPU path yet)"
-	}
 	v := g.variant(f)
 	if v != shaders.F32 && v != shaders.Perturb && f.Precision().Perturbs() {
 		return "double (limit reached)"

@@ -52,9 +52,10 @@ func passIterations(px, iter int, weight int64, forced int) int {
 func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, tile image.Rectangle, stops []float32) error {
 	v := single.variant
 	it, col, err := g.passPrograms(v)
-	if err == nil && (v == shaders.Perturb || single.deriv || single.julia) {
+	if err == nil && (v == shaders.Perturb || single.deriv || single.julia || !single.formula.IsMandelbrot()) {
 		// The iterate stage draws no colour: SHADE makes no difference to it.
-		it, err = g.lazyProgram(progKey{v: v, pages: single.pages, stage: stageIterate, deriv: single.deriv, exp: single.exp, julia: single.julia})
+		it, err = g.lazyProgram(progKey{v: v, pages: single.pages, stage: stageIterate, deriv: single.deriv, exp: single.exp,
+			julia: single.julia, formula: single.formula})
 	}
 	if err != nil {
 		return err

@@ -152,13 +152,23 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 			return fmt.Errorf("the reference orbit's %d tiny values need %d texels, more than a texture buffer's %d", n/2, n, g.texBufferLimit())
 		}
 	} else {
-		o, t = tableTexels(f.Ref, f.BLA(), nil)
+		o, t = tableTexels(f.Ref, frameBLA(f), nil)
 	}
 	if _, pages, ok := pagePlan(o, t, g.texBufferLimit()); !ok {
 		return fmt.Errorf("the reference orbit and BLA table (%d and %d texels) need %d texture buffers of at most %d texels, more than %d",
 			o, t, pages, g.texBufferLimit(), maxPages)
 	}
 	return nil
+}
+
+// frameBLA is the BLA table the perturbation shader takes for frame f: f.BLA(), or none for a
+// formula other than the Mandelbrot set's (fractal/perturb_formula.go: no BLA for it yet) or
+// where noBLA is set.
+func frameBLA(f fractal.Frame) *fractal.BLA {
+	if noBLA || !f.Loc.Formula.IsMandelbrot() {
+		return nil
+	}
+	return f.BLA()
 }
 
 // softwareRenderer reports whether GL_RENDERER names a rasteriser that runs on the CPU
@@ -304,22 +314,25 @@ func (g *GL) deleteTables() {
 // stage (stageSingle or stageIterate), with SHADE and DERIV or without, with EXPONENT (exp)
 // or without, compiling it on first use.
 func (g *GL) perturbProgram(pages int, stage string, shade, deriv, exp bool) (*program, error) {
-	return g.deepProgram(pages, stage, shade, deriv, exp, false)
+	return g.deepProgram(pages, stage, shade, deriv, exp, false, fractal.Formula{})
 }
 
-// deepProgram is perturbProgram for the Mandelbrot set or, with julia, a Julia set (JULIA).
-func (g *GL) deepProgram(pages int, stage string, shade, deriv, exp, julia bool) (*program, error) {
-	return g.lazyProgram(progKey{v: shaders.Perturb, pages: pages, stage: stage, shade: shade, deriv: deriv, exp: exp, julia: julia})
+// deepProgram is perturbProgram for the Mandelbrot set or, with julia, a Julia set (JULIA), of
+// formula fm (formulaDefines: perturb.frag's formulaDelta, without BLA tables).
+func (g *GL) deepProgram(pages int, stage string, shade, deriv, exp, julia bool, fm fractal.Formula) (*program, error) {
+	return g.lazyProgram(progKey{v: shaders.Perturb, pages: pages, stage: stage, shade: shade, deriv: deriv, exp: exp, julia: julia, formula: fm})
 }
 
 // progKey names a program compiled on first use: a perturbation program (with EXPONENT when
-// exp), or a variant of mandel.frag with SHADE (shade), DERIV (deriv) or JULIA (julia).
+// exp), or a variant of mandel.frag with SHADE (shade), DERIV (deriv), JULIA (julia) or a
+// formula's defines (formula other than the zero formula: formulaDefines).
 type progKey struct {
-	v     shaders.Variant
-	pages int
-	stage string
-	shade bool
-	deriv bool
-	exp   bool
-	julia bool
+	v       shaders.Variant
+	pages   int
+	stage   string
+	shade   bool
+	deriv   bool
+	exp     bool
+	julia   bool
+	formula fractal.Formula
 }

@@ -366,7 +366,7 @@ func iterationsOf(f fractal.Frame) int64 {
 // BenchmarkPerturbIteration is the cost of one perturbation iteration on the GPU: a 128x96
 // view at zoom 1e20 (escape counts 8000 to 16000) drawn without the BLA table, so that each
 // step is one iteration. BenchmarkDoubleIteration is the same for the native fp64 shader at
-// zoom 1e10: their ratio is the perturbation shader's weight in sizing draws.
+// zoom 2e6: their ratio is the perturbation shader's weight in sizing draws.
 func BenchmarkPerturbIteration(b *testing.B) {
 	g := testGL(b, Options{Perturb: "gpu"})
 	f := deepFrame(b, p8007Re, p8007Im, "1e20", 20000, 128, 96)

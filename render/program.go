@@ -10,6 +10,7 @@ import (
 	"github.com/go-gl/gl/v3.3-core/gl"
 
 	"mandelscope/colour"
+	"mandelscope/fractal"
 	"mandelscope/shaders"
 )
 
@@ -25,6 +26,9 @@ type program struct {
 	deriv   bool // compiled with DERIV: carries the derivative for the colourings that read it
 	exp     bool // the perturbation shader with EXPONENT (perturbexp.frag): extended exponents
 	julia   bool // compiled with JULIA: draws the Julia set of the view's parameter
+	// formula is the formula the program iterates (formulaDefines): the zero formula, the
+	// Mandelbrot set's, for every program but mandel.frag's formula variants.
+	formula fractal.Formula
 	loc     map[string]int32
 }
 
@@ -172,13 +176,25 @@ const (
 	juliaDefine = "JULIA"
 )
 
+// formulaDefines are the defines of mandel.frag's programs for formula fm (common.glsl):
+// none for the zero formula (the Mandelbrot set's own loop), else the kind's,
+// FORMULA_ and its name in capitals with '_' for '-' (FORMULA_BURNING_SHIP), and POWER D.
+func formulaDefines(fm fractal.Formula) []string {
+	if fm.IsMandelbrot() {
+		return nil
+	}
+	kind := strings.ToUpper(strings.ReplaceAll(fm.Kind.String(), "-", "_"))
+	return []string{"FORMULA_" + kind, fmt.Sprintf("POWER %d", fm.Power())}
+}
+
 // shadingOf says which of those defines a colouring's programs need.
 func shadingOf(c colour.Coloring) (shade, deriv bool) {
 	return !c.IsDefaultShading(), c.NeedsDerivative()
 }
 
 // lazyProgram returns the program for key, compiling it on first use (on the GL thread):
-// mandel.frag's variants and stages with SHADE, DERIV or JULIA, and perturb.frag's programs.
+// mandel.frag's variants and stages with SHADE, DERIV, JULIA or a formula's defines, and
+// perturb.frag's programs.
 func (g *GL) lazyProgram(key progKey) (*program, error) {
 	if p := g.deepProgs[key]; p != nil {
 		return p, nil
@@ -202,11 +218,13 @@ func (g *GL) lazyProgram(key progKey) (*program, error) {
 	if key.julia {
 		defs = append(defs, juliaDefine)
 	}
+	defs = append(defs, formulaDefines(key.formula)...)
 	p, err := linkProgram(g.glsl, key.v, key.stage, shaders.FullscreenVert, frag, defs)
 	if err != nil {
 		return nil, err
 	}
 	p.variant, p.pages, p.shade, p.deriv, p.exp, p.julia = key.v, key.pages, key.shade, key.deriv, key.exp, key.julia
+	p.formula = key.formula
 	g.deepProgs[key] = p
 	return p, nil
 }

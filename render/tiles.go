@@ -50,9 +50,9 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if err != nil {
 		return err
 	}
-	if !f.Loc.Formula.IsMandelbrot() {
-		// The shaders draw the Mandelbrot set's formula only (fractal/formula.go).
-		return g.renderOnCPU(ctx, f, rect, dst)
+	if err := f.Unsupported(); err != nil {
+		// What no renderer draws for a formula yet, refused as the CPU renderer refuses it.
+		return err
 	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
@@ -214,30 +214,31 @@ func (g *GL) drawTileOf(ctx context.Context, v shaders.Variant, p *program, f fr
 func (g *GL) frameTables(f fractal.Frame, exp bool) (*deepTables, error) {
 	var bla *fractal.BLA
 	var blaExp *fractal.BLAExp
-	if !noBLA && exp {
-		blaExp = f.BLAExp()
-	} else if !noBLA {
-		bla = f.BLA()
+	if exp && !noBLA {
+		blaExp = f.BLAExp() // the Mandelbrot set's alone (Frame.Unsupported)
+	} else if !exp {
+		bla = frameBLA(f)
 	}
 	return g.ensureTables(f.Ref, bla, blaExp)
 }
 
 // tileProgram runs on the GL thread: the program that draws frame f, whose variant's plain
 // program is p: for perturbation, the one for its tables (uploaded now unless they are
-// already), else the one with the colouring's shading when it has shading or for a Julia
-// set, else p.
+// already), else the one with the colouring's shading when it has shading, for a Julia set
+// or for a formula other than the Mandelbrot set's, else p.
 func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp bool) (*program, error) {
 	shade, deriv := shadingOf(f.Loc.Color)
 	julia := f.Loc.IsJulia()
+	fm := f.Loc.Formula
 	switch {
 	case v == shaders.Perturb:
 		tables, err := g.frameTables(f, exp)
 		if err != nil {
 			return nil, err
 		}
-		return g.deepProgram(tables.pages, stageSingle, shade, deriv, exp, julia)
-	case shade || julia:
-		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, julia: julia})
+		return g.deepProgram(tables.pages, stageSingle, shade, deriv, exp, julia, fm)
+	case shade || julia || !fm.IsMandelbrot():
+		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, julia: julia, formula: fm})
 	}
 	return p, nil
 }
@@ -284,11 +285,19 @@ func variantWeight(v shaders.Variant) int64 {
 // cost more: on llvmpipe 84 CPU-ns per iteration against perturb.frag's 14, without BLA, on
 // views where the delta is extended for 40-50% of the iterations (BenchmarkPerturbExpIteration:
 // a step in cx about 160-200 CPU-ns, a double step about what perturb.frag's costs).
+// A formula's step weighs formulaWeight times the Mandelbrot set's.
 func programWeight(p *program) int64 {
 	if p.exp {
 		return 6 * variantWeight(p.variant)
 	}
-	return variantWeight(p.variant)
+	return variantWeight(p.variant) * formulaWeight(p.formula)
+}
+
+// formulaWeight is the cost of a step of formula fm relative to the Mandelbrot set's square:
+// D - 1 complex multiplications for the power D (formulaStep in common.glsl), so 1 for the
+// power 2 of any kind (a fold costs next to nothing).
+func formulaWeight(fm fractal.Formula) int64 {
+	return int64(fm.Power() - 1)
 }
 
 // bands splits a w x h tile into draw rectangles (in tile pixels) of predicted cost

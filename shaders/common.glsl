@@ -69,9 +69,79 @@ vec2 pixelOffset() {
     return vec2(float(g.x) + 0.5 - uHalf.x, uHalf.y - float(g.y) - 0.5);
 }
 
-// smoothValue is nu = m + 1 - log2(0.5 * log2(r2)) for the final |z|^2.
+// The formula (fractal.Formula, fractal/formula.go): the programs for a formula other than
+// the Mandelbrot set's z <- z^2 + c have one kind define, FORMULA_MANDELBROT (f(z) = z),
+// FORMULA_BURNING_SHIP (f(z) = |Re z| + i|Im z|) or FORMULA_MANDELBAR (f(z) = conj(z)), and
+// POWER D (2 to 8), and iterate z <- f(z)^D + c (formulaStep) with no bulb test; the zero
+// formula's programs have none of them and keep the Mandelbrot set's own loop. A POWER with
+// no kind this file knows is an error, so that a kind added to fractal without its GLSL
+// fails to compile (render's TestFormulaKindsHaveGLSL). perturb.frag's formulaDelta is the
+// perturbation step (without BLA tables). The formulas have no derivative yet
+// (fractal.Frame.Unsupported refuses the colourings that read it), nor extended exponents.
+#if defined(FORMULA_MANDELBROT) || defined(FORMULA_BURNING_SHIP) || defined(FORMULA_MANDELBAR)
+#define FORMULA 1
+#endif
+#if defined(POWER) && !defined(FORMULA)
+#error "POWER without a formula kind this shader knows: add its FORMULA_ define and fold"
+#endif
+#if defined(FORMULA) && (!defined(POWER) || POWER < 2 || POWER > 8)
+#error "a formula needs POWER 2 to 8"
+#endif
+#if defined(FORMULA) && defined(DERIV)
+#error "the formulas have no derivative yet"
+#endif
+#if defined(FORMULA)
+const bool isFormula = true;
+#else
+const bool isFormula = false;
+#endif
+
+#if defined(FORMULA)
+// formulaFold is the formula's f before the power, on (zr, zi).
+void formulaFold(inout REAL zr, inout REAL zi) {
+#if defined(FORMULA_BURNING_SHIP)
+    zr = abs(zr);
+    zi = abs(zi);
+#elif defined(FORMULA_MANDELBAR)
+    zi = -zi;
+#elif !defined(FORMULA_MANDELBROT)
+#error "a formula kind with no fold in formulaFold"
+#endif
+}
+
+// formulaStep is one step z <- f(z)^D + c in REAL's arithmetic, operation for operation
+// fractal.formulaStep's (the square's formula for D = 2, else D - 1 complex multiplications
+// by f(z)), every result `precise` so that no fma or reordering changes its roundings.
+void formulaStep(inout REAL zr, inout REAL zi, REAL cr, REAL ci) {
+    formulaFold(zr, zi);
+#if POWER == 2
+    precise REAL nr = zr * zr - zi * zi + cr;
+    precise REAL ni = 2.0 * zr * zi + ci;
+#else
+    REAL qr = zr, qi = zi;
+    for (int k = 1; k < POWER; k++) {
+        precise REAL tr = qr * zr - qi * zi;
+        precise REAL ti = qr * zi + qi * zr;
+        qr = tr;
+        qi = ti;
+    }
+    precise REAL nr = qr + cr;
+    precise REAL ni = qi + ci;
+#endif
+    zr = nr;
+    zi = ni;
+}
+#endif
+
+// smoothValue is nu = m + 1 - log2(0.5 * log2(r2)) for the final |z|^2; for a formula of
+// power D, m + 1 - log2(0.5 * log2(r2)) / log2(D), as fractal.smoothFormula (the same value
+// for D = 2).
 float smoothValue(int m, float r2) {
+#if defined(FORMULA) && POWER != 2
+    return float(m) + 1.0 - log2(0.5 * log2(r2)) / log2(float(POWER));
+#else
     return float(m) + 1.0 - log2(0.5 * log2(r2));
+#endif
 }
 
 // colour returns the palette colour (0..255) for smooth value nu, as fractal.Palette.Color.
@@ -152,8 +222,8 @@ void finishDE(REAL zr, REAL zi, REAL wr, REAL wi, out float de, out vec2 u) {
 }
 
 // escapeSmooth is the smooth value nu of an orbit that escaped at n with z: up to 8 more
-// iterations until |z|^2 > 65536 (fractal.smooth), in the orbit's own type; the emulated
-// variant continues on the high parts.
+// iterations until |z|^2 > 65536 (fractal.smooth; a formula's steps, fractal.smoothFormula),
+// in the orbit's own type; the emulated variant continues on the high parts.
 float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
 #if defined(PREC_F64)
     double fr = zr, fi = zi, fcr = cr, fci = ci;
@@ -165,9 +235,13 @@ float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
     int m = n;
     float r2 = float(fr * fr + fi * fi);
     while (r2 <= 65536.0 && m < n + 8) {
+#if defined(FORMULA)
+        formulaStep(fr, fi, fcr, fci);
+#else
         precise REAL t = fr * fr - fi * fi + fcr;
         fi = 2.0 * fr * fi + fci;
         fr = t;
+#endif
         r2 = float(fr * fr + fi * fi);
         m++;
     }

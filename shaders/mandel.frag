@@ -1,6 +1,7 @@
 // mandel.frag: the Mandelbrot escape-time colouring of the rendering contract, one pixel per
 // fragment, computed from the pixel's GLOBAL index in the frame so that tiles join seamlessly;
-// compiled with JULIA, the Julia set of uJuliaC in the same arithmetic. common.glsl comes
+// compiled with JULIA, the Julia set of uJuliaC in the same arithmetic; with a formula's
+// defines (FORMULA_*, POWER: common.glsl), that formula's set or Julia set. common.glsl comes
 // before it.
 //
 // Exactly one of these is defined by the Go side in a header:
@@ -70,6 +71,39 @@ vec2 ffMulF(vec2 a, float b) {
     precise float e = p.y + a.y * b;
     return quickTwoSum(p.x, e);
 }
+
+#if defined(FORMULA)
+// ffFormulaStep is formulaStep (common.glsl) in float-float: the fold on the pairs (a pair's
+// sign is its high part's), then the square for D = 2 as the Mandelbrot set's emulated step
+// computes it, else D - 1 complex multiplications.
+void ffFormulaStep(inout vec2 zr, inout vec2 zi, vec2 cr, vec2 ci) {
+#if defined(FORMULA_BURNING_SHIP)
+    zr = zr.x < 0.0 ? -zr : zr;
+    zi = zi.x < 0.0 ? -zi : zi;
+#elif defined(FORMULA_MANDELBAR)
+    zi = -zi;
+#elif !defined(FORMULA_MANDELBROT)
+#error "a formula kind with no fold in ffFormulaStep"
+#endif
+#if POWER == 2
+    vec2 zr2 = ffMul(zr, zr);
+    vec2 zi2 = ffMul(zi, zi);
+    vec2 zri = ffMul(zr, zi);
+    zr = ffAdd(ffAdd(zr2, -zi2), cr);
+    zi = ffAdd(2.0 * zri, ci);
+#else
+    vec2 qr = zr, qi = zi;
+    for (int k = 1; k < POWER; k++) {
+        vec2 tr = ffAdd(ffMul(qr, zr), -ffMul(qi, zi));
+        vec2 ti = ffAdd(ffMul(qr, zi), ffMul(qi, zr));
+        qr = tr;
+        qi = ti;
+    }
+    zr = ffAdd(qr, cr);
+    zi = ffAdd(qi, ci);
+#endif
+}
+#endif
 #endif
 
 bool inMainBulbs(float cr, float ci) {
@@ -85,7 +119,8 @@ bool inMainBulbs(float cr, float ci) {
 
 // pixelC returns c for the fragment (the global pixel uOrigin + gl_FragCoord.xy, y down) and
 // whether c lies in the main cardioid or the period-2 bulb (black without iterating). For a
-// Julia set the point is the orbit's z_1 (orbitStart) and the result false: no bulb test.
+// Julia set the point is the orbit's z_1 (orbitStart) and the result false: no bulb test; nor
+// for a formula (FORMULA, common.glsl), whose set has other bulbs.
 bool pixelC(out Z cr, out Z ci) {
     vec2 off = pixelOffset();
 #if defined(PREC_F32)
@@ -93,7 +128,7 @@ bool pixelC(out Z cr, out Z ci) {
     precise float pci = uCentre.y + off.y * uSpacing;
     cr = pcr;
     ci = pci;
-    return !isJulia && inMainBulbs(cr, ci);
+    return !isJulia && !isFormula && inMainBulbs(cr, ci);
 #elif defined(PREC_F64)
     double centreRe = packDouble2x32(uCentre.xy), centreIm = packDouble2x32(uCentre.zw);
     double spacing = packDouble2x32(uSpacing);
@@ -106,11 +141,11 @@ bool pixelC(out Z cr, out Z ci) {
     double y2 = ci * ci;
     double q = x * x + y2;
     double x1 = cr + 1.0LF;
-    return !isJulia && (q * (q + x) <= 0.25LF * y2 || x1 * x1 + y2 <= 0.0625LF);
+    return !isJulia && !isFormula && (q * (q + x) <= 0.25LF * y2 || x1 * x1 + y2 <= 0.0625LF);
 #else
     cr = ffAdd(uCentre.xy, ffMulF(uSpacing, off.x));
     ci = ffAdd(uCentre.zw, ffMulF(uSpacing, off.y));
-    return !isJulia && inMainBulbs(cr.x, ci.x);
+    return !isJulia && !isFormula && inMainBulbs(cr.x, ci.x);
 #endif
 }
 
@@ -169,7 +204,9 @@ void orbitStart(inout Z cr, inout Z ci, out Z zr, out Z zi, out REAL wr, out REA
 // (for the colourings that read it) it also carries the derivative w <- 2 z w + spacing (z
 // before the step), which changes nothing in z's arithmetic. A Julia set's orbit
 // (JULIA) comes from orbitStart at iteration 2 with its own c, and its derivative adds 0
-// (derAdd).
+// (derAdd). A formula (FORMULA) steps z <- f(z)^D + c (formulaStep, ffFormulaStep) from the
+// same z_0 = 0 (f(0)^D + c = c exactly, fractal.escapeFormula's z_1), with the same escape
+// and periodicity tests.
 int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout int check,
             inout int period, int k0, int k1, inout REAL wr, inout REAL wi) {
     REAL sp = derAdd();
@@ -190,7 +227,13 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
         wr = nwr;
         wi = nwi;
 #endif
-#if defined(PREC_F32)
+#if defined(FORMULA) && !defined(PREC_EMULATED)
+        formulaStep(zr, zi, cr, ci);
+        precise REAL r2 = zr * zr + zi * zi;
+        if (r2 > REAL(4.0)) {
+            return k;
+        }
+#elif defined(PREC_F32)
         precise float nzi = 2.0 * zr * zi + ci;
         precise float nzr = zr2 - zi2 + cr;
         zr = nzr;
@@ -213,11 +256,15 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
             return k;
         }
 #else
+#if defined(FORMULA)
+        ffFormulaStep(zr, zi, cr, ci);
+#else
         vec2 zr2 = ffMul(zr, zr);
         vec2 zi2 = ffMul(zi, zi);
         vec2 zri = ffMul(zr, zi);
         zr = ffAdd(ffAdd(zr2, -zi2), cr);
         zi = ffAdd(2.0 * zri, ci);
+#endif
         float r2 = zr.x * zr.x + zi.x * zi.x;
         if (r2 > 4.0) {
             return k;

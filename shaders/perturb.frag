@@ -204,6 +204,59 @@ bool juliaStart(inout double dr, inout double di, out int m, out double ezr, out
 }
 #endif
 
+#if defined(FORMULA)
+// diffAbs is fractal.diffAbs: |x + d| - |x| case by case, with no cancellation.
+double diffAbs(double x, double d) {
+    precise double xd = x + d;
+    precise double t = 2.0LF * x + d;
+    if (x >= 0.0LF) {
+        return xd >= 0.0LF ? d : -t;
+    }
+    return xd > 0.0LF ? t : -d;
+}
+
+// formulaDelta is fractal.perturbStep, operation for operation: d <- f(Z + d)^D - f(Z)^D + dc,
+// the fold applied to the delta exactly (foldDelta: W = f(Z), u = f(Z + d) - f(Z)), then the
+// power's difference without cancellation (powerDelta; for D = 2, (2W + u) u).
+void formulaDelta(double zr, double zi, inout double dr, inout double di, double dcr, double dci) {
+#if defined(FORMULA_BURNING_SHIP)
+    double fwr = abs(zr), fwi = abs(zi), fur = diffAbs(zr, dr), fui = diffAbs(zi, di);
+#elif defined(FORMULA_MANDELBAR)
+    double fwr = zr, fwi = -zi, fur = dr, fui = -di;
+#elif defined(FORMULA_MANDELBROT)
+    double fwr = zr, fwi = zi, fur = dr, fui = di;
+#else
+#error "a formula kind with no fold in formulaDelta"
+#endif
+#if POWER == 2
+    precise double tr = 2.0LF * fwr + fur;
+    precise double ti = 2.0LF * fwi + fui;
+    precise double nr = tr * fur - ti * fui + dcr;
+    precise double ni = tr * fui + ti * fur + dci;
+#else
+    precise double sr = fwr + fur, si = fwi + fui;  // W + u
+    double ar = fur, ai = fui;                      // A_1 = u
+    double pr = fwr, pi = fwi;                      // W^1
+    for (int j = 1; j < POWER; j++) {
+        precise double tr = sr * ar - si * ai + fur * pr - fui * pi;
+        precise double ti = sr * ai + si * ar + fur * pi + fui * pr;
+        ar = tr;
+        ai = ti;
+        if (j + 1 < POWER) {
+            precise double qr = pr * fwr - pi * fwi;
+            precise double qi = pr * fwi + pi * fwr;
+            pr = qr;
+            pi = qi;
+        }
+    }
+    precise double nr = ar + dcr;
+    precise double ni = ai + dci;
+#endif
+    dr = nr;
+    di = ni;
+}
+#endif
+
 // perturb runs at most `budget` steps (a plain step or a BLA block each) of the pixel's
 // perturbation from state (d, m, n), exactly as fractal.PerturbEscape does. A Julia pixel's
 // state n = 0 (its start: d = d0) is juliaStart's first; its derivative starts at the spacing
@@ -278,6 +331,9 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
             wr = nwr;
             wi = nwi;
 #endif
+#if defined(FORMULA)
+            formulaDelta(zmr, zmi, dr, di, dcr, dci);
+#else
             // d <- (2 Z + d) d + dc
             precise double tr = 2.0LF * zmr + dr;
             precise double ti = 2.0LF * zmi + di;
@@ -285,6 +341,7 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
             precise double ni = tr * di + ti * dr + dci;
             dr = nr;
             di = ni;
+#endif
             m++;
             n++;
         }

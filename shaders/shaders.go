@@ -19,6 +19,12 @@
 //     compute stage alone; none of them for a single-pass program;
 //   - SHADE: the colourings other than the default (a method or transfer function);
 //   - DERIV: the colourings that read the derivative dz/dc (distance, slopes);
+//   - JULIA: the Julia set of the view's parameter (common.glsl);
+//   - FORMULA_MANDELBROT, FORMULA_BURNING_SHIP or FORMULA_MANDELBAR, with POWER d (2 to 8):
+//     the programs (mandel.frag's and perturb.frag's) for a formula other than the Mandelbrot
+//     set's z^2 + c, which iterate z <- f(z)^d + c (common.glsl's formulaStep, perturb.frag's
+//     formulaDelta; render's formulaDefines names them); a POWER with no kind common.glsl
+//     knows is a compile error;
 //   - precise, as nothing, below GLSL 4.00 where GL_ARB_gpu_shader5 (which the header
 //     enables there) is missing; below 4.00 PREC_F64 also requires GL_ARB_gpu_shader_fp64.
 //

@@ -5,7 +5,9 @@
 // every frame is composed from the two keyframes around its zoom by colouring their data
 // (colour.Colourer) and blending the colours, so a colouring change computes nothing again. The
 // keyframes are kept in a work folder beside the output so that an interrupted video resumes;
-// the frames are piped to ffmpeg (Debian's package ffmpeg) and/or written as numbered PNGs.
+// the frames are piped to ffmpeg (Debian's package ffmpeg) and/or written as numbered PNGs. The
+// keyframes may instead be written as OpenEXR files in Kalles Fraktaler's zoom-out layout
+// (kfexr.go), for programs that read its sequences.
 //
 // The package knows neither Fyne nor OpenGL: it computes through a tile.Computer (the CPU
 // renderer or the GL one, wired by the command line).
@@ -30,6 +32,8 @@ const (
 	MaxKeyScale = 4
 	// MaxSupersample bounds Options.Supersample.
 	MaxSupersample = 4
+	// MaxPaletteCycle bounds Options.PaletteCycle, in turns a second either way.
+	MaxPaletteCycle = 100
 	// DefaultKeyScale is a keyframe's side over a frame's (see Options.KeyScale).
 	DefaultKeyScale = 2
 	// DefaultSupersample is the subsamples per side of an output pixel (see

@@ -58,6 +58,7 @@ type segParams struct {
 	FPS         int             `json:"fps"`
 	Frames      int             `json:"frames"`
 	Waypoints   string          `json:"waypoints,omitempty"` // the timeline (FormatWaypoints); absent for a constant-speed zoom
+	Cycle       float64         `json:"cycle,omitempty"`     // Options.PaletteCycle; absent for none
 	PerSegment  int             `json:"perSegment"`
 	Supersample int             `json:"supersample"`
 	KeyScale    int             `json:"keyScale"`

@@ -79,6 +79,7 @@ type videoJob struct {
 	Duration    float64         `json:"duration"`
 	Waypoints   string          `json:"waypoints,omitempty"` // the timeline (FormatWaypoints); absent for a constant-speed zoom
 	Audio       string          `json:"audio,omitempty"`     // the soundtrack's absolute path; absent for none
+	Cycle       float64         `json:"cycle,omitempty"`     // Options.PaletteCycle; absent for none
 	Supersample int             `json:"supersample"`
 	KeyScale    int             `json:"keyframe_scale"`
 	Codec       string          `json:"codec"`
@@ -91,7 +92,7 @@ func jobOf(o Options) videoJob {
 	kind, power := l.Formula.Fields()
 	return videoJob{Formula: kind, Power: power, Format: 1, Shards: o.Shards, Re: l.Re.String(), Im: l.Im.String(), Julia: l.Julia.String(), Zoom: l.Zoom.String(),
 		Iterations: l.Iterations, Colour: l.Color, StartZoom: o.StartZoom.String(), Width: o.Width, Height: o.Height,
-		FPS: o.FPS, Duration: o.Duration, Waypoints: FormatWaypoints(o.Waypoints), Audio: o.Audio, Supersample: o.Supersample, KeyScale: o.KeyScale, Codec: o.Codec, CRF: o.CRF,
+		FPS: o.FPS, Duration: o.Duration, Waypoints: FormatWaypoints(o.Waypoints), Audio: o.Audio, Cycle: o.PaletteCycle, Supersample: o.Supersample, KeyScale: o.KeyScale, Codec: o.Codec, CRF: o.CRF,
 		Output: filepath.Base(o.Output)}
 }
 
@@ -125,7 +126,7 @@ func (j videoJob) options() (Options, error) {
 			return o, err
 		}
 	}
-	o.Audio = j.Audio
+	o.Audio, o.PaletteCycle = j.Audio, j.Cycle
 	return o, nil
 }
 

@@ -45,6 +45,11 @@ type Options struct {
 	Waypoints []Waypoint
 	// Audio, when set, is a sound file muxed into the video (audio.go).
 	Audio string
+	// PaletteCycle turns the palette offset that many times a second of video (0: not at
+	// all; negative: the other way, at most MaxPaletteCycle either way): frame k is coloured
+	// with the offset plus PaletteCycle x k / FPS (frameColouring). Only the colour pass
+	// changes: the keyframes are the same.
+	PaletteCycle float64
 	// Supersample is the subsamples per side of an output pixel (0: DefaultSupersample).
 	Supersample int
 	// KeyScale is a keyframe's side over a frame's (0: DefaultKeyScale).
@@ -305,6 +310,9 @@ func (o *Options) normalize() (Plan, error) {
 	if o.Audio != "" && o.Output == "" {
 		return Plan{}, fmt.Errorf("audio %s: PNG frames carry no sound; give a video file (.mp4, .mkv, .webm or .mov) to hold it", text.Clip(o.Audio, 200))
 	}
+	if !(math.Abs(o.PaletteCycle) <= MaxPaletteCycle) {
+		return Plan{}, fmt.Errorf("palette cycle %g is out of range (-%d to %d turns a second)", o.PaletteCycle, MaxPaletteCycle, MaxPaletteCycle)
+	}
 	if o.Waypoints != nil {
 		if err := CheckWaypoints(o.Waypoints, o.Location.Zoom); err != nil {
 			return Plan{}, fmt.Errorf("waypoints: %v", err)
@@ -539,7 +547,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	var seg *segmenter
 	if opt.Output != "" {
 		seg, err = newSegmenter(ctx, work, segParams{Keyframes: hex.EncodeToString(vid[:]), Colour: loc.Color,
-			Width: opt.Width, Height: opt.Height, FPS: opt.FPS, Frames: plan.Frames, Waypoints: FormatWaypoints(opt.Waypoints), PerSegment: segmentFrames(opt),
+			Width: opt.Width, Height: opt.Height, FPS: opt.FPS, Frames: plan.Frames, Waypoints: FormatWaypoints(opt.Waypoints), Cycle: opt.PaletteCycle, PerSegment: segmentFrames(opt),
 			Supersample: opt.Supersample, KeyScale: opt.KeyScale, Codec: codec.Name, Encoder: enc, CRF: opt.CRF}, codec, enc, opt.Notice)
 		if err != nil {
 			return err
@@ -591,6 +599,11 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 					return err
 				}
 			}
+			if opt.PaletteCycle != 0 {
+				if comp.col, err = colour.NewColourer(frameColouring(loc.Color, opt, k).Sampled(opt.Supersample)); err != nil {
+					return err
+				}
+			}
 			if err := composeOne(plan, opt, comp, k, get, held, kw, kh, rows, strip, &ob, &ib, encode, seg, sum, &enc0); err != nil {
 				return err
 			}
@@ -624,6 +637,17 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	}
 	userfile.SyncDir(filepath.Dir(opt.Output))
 	return nil
+}
+
+// frameColouring is the colouring of frame k: c with its palette offset turned by
+// opt.PaletteCycle x k / opt.FPS, kept within 0 to 1 (only its fraction matters).
+func frameColouring(c colour.Coloring, opt Options, k int) colour.Coloring {
+	if opt.PaletteCycle == 0 {
+		return c
+	}
+	o := c.Offset + opt.PaletteCycle*float64(k)/float64(opt.FPS)
+	c.Offset = o - math.Floor(o)
+	return c
 }
 
 // mustContainer is the muxer of out for codec (checked by normalize).

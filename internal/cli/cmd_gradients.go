@@ -17,7 +17,8 @@ const gradientsUsage = "list, import or export"
 // user config folder's mandelscope/gradients):
 //
 //	mandelscope gradients list
-//	mandelscope gradients import [--force] FILE [NAME]   (a gradient file or a Kalles Fraktaler .kfr)
+//	mandelscope gradients import [--force] FILE [NAME]   (a gradient file, Kalles Fraktaler .kfr/.kfp,
+//	                                                      Fractint .map or Ultra Fractal .ugr)
 //	mandelscope gradients export [--force] NAME FILE     (a built-in palette or a user gradient)
 //
 // Neither import nor export replaces a file unless --force is given.
@@ -77,6 +78,11 @@ func gradientsList(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// gradientsImport imports the gradients of a palette file (gradients.ReadImport: a gradient
+// file, a Kalles Fraktaler .kfr/.kfp, a Fractint .map, every gradient of an Ultra Fractal
+// .ugr) into the gradients folder, each under its own name (NAME, for a file of one
+// gradient, instead), and says so a line each. None is written when one of them is there
+// already, unless --force.
 func gradientsImport(args []string, stdout, stderr io.Writer) error {
 	fs := NewFlagSet("gradients import", stderr)
 	force := fs.Bool("force", false, "replace a gradient of the same name")
@@ -90,25 +96,35 @@ func gradientsImport(args []string, stdout, stderr io.Writer) error {
 	if len(pos) > 2 {
 		return wantArgs(pos, "gradient FILE", "NAME")
 	}
-	name := gradients.NameFor(pos[0])
 	if len(pos) == 2 {
-		name = pos[1]
+		if err := gradients.CheckName(pos[1]); err != nil {
+			return UsageErr("%v", err)
+		}
 	}
-	if err := gradients.CheckName(name); err != nil {
-		return UsageErr("%v", err)
-	}
-	g, err := gradients.ReadFile(pos[0])
+	list, err := gradients.ReadImport(pos[0])
 	if err != nil {
 		return err
+	}
+	if len(pos) == 2 {
+		if len(list) > 1 {
+			return UsageErr("%s holds %d gradients: leave NAME out and each is kept under its own name", pos[0], len(list))
+		}
+		list[0].Name, list[0].Note = pos[1], ""
 	}
 	dir, err := gradients.Dir()
 	if err != nil {
 		return err
 	}
-	if err := gradients.Save(dir, name, g, *force); err != nil {
+	if err := gradients.SaveAll(dir, list, *force); err != nil {
 		return forceAdvice(err)
 	}
-	fmt.Fprintf(stdout, "imported %s (%d stops) into %s: use --palette=%s\n", name, len(g.Stops), dir, name)
+	for _, it := range list {
+		note := ""
+		if it.Note != "" {
+			note = " (named so: " + it.Note + ")"
+		}
+		fmt.Fprintf(stdout, "imported %s (%d stops) into %s: use --palette=%s%s\n", it.Name, len(it.Gradient.Stops), dir, it.Name, note)
+	}
 	return nil
 }
 
@@ -145,6 +161,10 @@ func gradientsExport(args []string, stdout, stderr io.Writer) error {
 // forceAdvice adds to a refusal to replace a file (gradients.ErrExists) the flag that does.
 func forceAdvice(err error) error {
 	if errors.Is(err, gradients.ErrExists) {
+		var ee *gradients.ExistsError
+		if errors.As(err, &ee) && len(ee.Names) > 1 {
+			return fmt.Errorf("%w (use --force to replace them; nothing was imported)", err)
+		}
 		return fmt.Errorf("%w (use --force to replace it)", err)
 	}
 	return err

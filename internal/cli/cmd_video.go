@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +29,8 @@ const defaultVideoSize = "1280x720"
 type videoJob struct {
 	opt      video.Options
 	renderer string
+	// exr, when set, is a --keyframes-only --exr job: the keyframes as OpenEXR files, no video.
+	exr *video.EXROptions
 }
 
 // runVideo makes a zoom video: `mandelscope video [location flags] [--start-zoom=Z0]
@@ -46,19 +49,23 @@ func runVideo(args []string, stdout, stderr io.Writer) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	run := doVideo
+	if job.exr != nil {
+		run = doEXRKeyframes
+	}
 	if job.renderer == "cpu" {
-		return doVideo(job, &cpu.Renderer{}, stderr, sigs)
+		return run(job, &cpu.Renderer{}, stderr, sigs)
 	}
 	var runErr error
 	render.Main(func() {
 		g, err := render.NewGL(render.Options{})
 		if err != nil {
 			fmt.Fprintf(stderr, "mandelscope video: warning: GPU renderer unavailable (%v); using the CPU renderer\n", OneLine(err))
-			runErr = doVideo(job, &cpu.Renderer{}, stderr, sigs)
+			runErr = run(job, &cpu.Renderer{}, stderr, sigs)
 			return
 		}
 		defer g.Close()
-		runErr = doVideo(job, g, stderr, sigs)
+		runErr = run(job, g, stderr, sigs)
 	})
 	return runErr
 }
@@ -80,15 +87,18 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	fs.StringVar(&o.Codec, "codec", video.Codecs[0].Name, "video codec: "+strings.ReplaceAll(video.CodecNames(), "|", ", ")+" (where this ffmpeg has it)")
 	fs.IntVar(&o.CRF, "crf", 0, "constant quality, lower is better: 1 to 51 for h264 and h265, 1 to 63 for vp9 and av1 (default: the codec's, 18 for h264)")
 	fs.StringVar(&o.FramesDir, "frames", "", "also (or, without -o, only) write every frame to DIR/frame-NNNNNN.png")
-	fs.BoolVar(&o.Resume, "resume", false, "continue an interrupted video from the keyframes in OUT.work (the frame rate, duration, colouring and codec may change)")
-	fs.BoolVar(&o.Force, "force", false, "overwrite OUT if it exists; without --resume, also start an interrupted video over")
+	fs.BoolVar(&o.Resume, "resume", false, "continue an interrupted video from the keyframes in OUT.work (the frame rate, duration, colouring and codec may change);\nwith --keyframes-only --exr, keep the whole files of this view in DIR and compute the rest")
+	fs.BoolVar(&o.Force, "force", false, "overwrite OUT if it exists; without --resume, also start an interrupted video over;\nwith --keyframes-only --exr, write the files again (with --resume, those of another view)")
 	fs.BoolVar(&o.KeepWork, "keep-keyframes", false, "keep OUT.work after the video is made: --resume --force with another colouring, frame rate or duration then composes again computing nothing")
 	bookmark := fs.String("bookmark", "", "end at the view of this bookmark")
 	from := fs.String("from", "", "end at the view stored in a Mandelscope PNG or raw file")
-	fs.StringVar(&o.Output, "o", "", "the video file OUT.mp4 (or .mkv, .webm, .mov); optional with --frames")
+	fs.StringVar(&o.Output, "o", "", "the video file OUT.mp4 (or .mkv, .webm, .mov); optional with --frames; the folder with --keyframes-only --exr")
 	waypoints := fs.String("waypoints", "", "T:ZOOM,T:ZOOM,...: the zoom at each time in seconds, instead of --start-zoom and --duration: the first\nat 0, the last at the end view (its zoom sets --zoom; T:end keeps the view's), deepest; log zoom\nfollows a monotone curve through them, holding where two neighbours have the same zoom")
 	fs.StringVar(&o.Audio, "audio", "", "a sound file (any ffmpeg reads) to put in the video, cut or padded with silence to its length\n(AAC in .mp4, .mov and .mkv, Opus in .webm)")
+	fs.Float64Var(&o.PaletteCycle, "palette-cycle", 0, fmt.Sprintf("TURNS: turn the palette offset TURNS times a second of video (colour cycling; negative: the other way;\n-%d to %d; 0: none): only the colouring of each frame changes", video.MaxPaletteCycle, video.MaxPaletteCycle))
 	shard := fs.String("shard", "", "I/N: compute only shard I (0 to N-1) of N's keyframes into OUT.work, for mandelscope assemble OUT.mp4")
+	keysOnly := fs.Bool("keyframes-only", false, "with --exr: write the keyframes only, no video (-o DIR: the folder)")
+	exrKeys := fs.Bool("exr", false, "with --keyframes-only: the keyframes as OpenEXR files in Kalles Fraktaler's zoom-out layout\n(DIR/00001_ZOOM.exr the end view, each next one zoomed out 2x, --size each; channels N, NF, DEX, DEY)")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err
@@ -102,24 +112,12 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	default:
 		return job, UsageErr("--renderer: unknown renderer %q (gpu or cpu)", text.Clip(*renderer, 40))
 	}
-	var ws []video.Waypoint
-	if flagWasSet(fs, "waypoints") {
-		if flagWasSet(fs, "duration") || flagWasSet(fs, "start-zoom") {
-			return job, UsageErr("--waypoints: give either --waypoints or --duration and --start-zoom (the first waypoint's zoom is the start, the last's time the duration)")
-		}
-		if ws, err = video.ParseWaypoints(*waypoints, fractal.Decimal{}); err != nil {
-			return job, UsageErr("--waypoints: %v", err)
-		}
-		// The last waypoint is the end view: its zoom is --zoom's, or sets it.
-		if last := ws[len(ws)-1].Zoom; last != (fractal.Decimal{}) {
-			if flagWasSet(fs, "zoom") {
-				if z, err := parseZoom(fs.Lookup("zoom").Value.String()); err == nil && !z.SameNumber(last) {
-					return job, UsageErr("--waypoints: the last waypoint's zoom %s is not --zoom's %s (the last waypoint is the end view: leave --zoom out, or end with TIME:end)", text.Clip(last.String(), 40), text.Clip(z.String(), 40))
-				}
-			} else if err := fs.Set("zoom", last.String()); err != nil {
-				return job, UsageErr("--waypoints: %v", err)
-			}
-		}
+	if *keysOnly || *exrKeys {
+		return parseEXRKeyframes(fs, lf, job, *keysOnly, *exrKeys, *start, *size, *bookmark, *from)
+	}
+	ws, err := parseVideoWaypoints(fs, *waypoints)
+	if err != nil {
+		return job, err
 	}
 	base, _, err := viewBase(fs, *bookmark, *from)
 	if err != nil {
@@ -151,41 +149,8 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	if ws != nil {
 		o.Duration = ws[len(ws)-1].T
 	}
-	if flagWasSet(fs, "audio") && o.Audio == "" {
-		return job, UsageErr("--audio: empty file name")
-	}
-	if flagWasSet(fs, "o") && o.Output == "" {
-		return job, UsageErr("-o: empty file name")
-	}
-	if flagWasSet(fs, "frames") && o.FramesDir == "" {
-		return job, UsageErr("--frames: empty folder name")
-	}
-	if o.Output == "" && o.FramesDir == "" {
-		return job, UsageErr("-o: no output given (-o OUT.mp4, or --frames=DIR for PNG frames)")
-	}
-	// 0 would mean the default to video.Options: given on the command line it is refused,
-	// as export refuses --supersample=0.
-	if flagWasSet(fs, "supersample") && o.Supersample == 0 {
-		return job, UsageErr("--supersample: supersample 0 is out of range (1 to %d)", video.MaxSupersample)
-	}
-	if flagWasSet(fs, "keyframe-scale") && o.KeyScale == 0 {
-		return job, UsageErr("--keyframe-scale: keyframe scale 0 is out of range (1 to %d)", video.MaxKeyScale)
-	}
-	if flagWasSet(fs, "crf") && o.CRF == 0 {
-		return job, UsageErr("--crf: 0 is out of range (from 1)")
-	}
-	if flagWasSet(fs, "shard") {
-		if o.Shard, o.Shards, err = export.ParseShard(*shard); err != nil {
-			return job, UsageErr("--shard: %v", err)
-		}
-		switch {
-		case o.Output == "":
-			return job, UsageErr("--shard: give the video's file (-o OUT.mp4): the shards share its work folder")
-		case o.FramesDir != "":
-			return job, UsageErr("--shard and --frames: a shard composes no frames (assemble does)")
-		case o.Force || o.KeepWork:
-			return job, UsageErr("--shard: --force and --keep-keyframes are the assembly's (mandelscope assemble); a shard keeps the keyframes whose checksums hold and computes the rest")
-		}
+	if err := checkVideoOutputs(fs, o, *shard); err != nil {
+		return job, err
 	}
 	if ws != nil {
 		if _, err := video.Frames(o.FPS, o.Duration); err != nil && o.FPS >= 1 && o.FPS <= video.MaxFPS {
@@ -198,6 +163,74 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	return job, nil
 }
 
+// parseVideoWaypoints reads --waypoints (nil when not given): the last waypoint is the end
+// view, so its zoom is --zoom's, or sets it.
+func parseVideoWaypoints(fs *flag.FlagSet, waypoints string) ([]video.Waypoint, error) {
+	if !flagWasSet(fs, "waypoints") {
+		return nil, nil
+	}
+	if flagWasSet(fs, "duration") || flagWasSet(fs, "start-zoom") {
+		return nil, UsageErr("--waypoints: give either --waypoints or --duration and --start-zoom (the first waypoint's zoom is the start, the last's time the duration)")
+	}
+	ws, err := video.ParseWaypoints(waypoints, fractal.Decimal{})
+	if err != nil {
+		return nil, UsageErr("--waypoints: %v", err)
+	}
+	if last := ws[len(ws)-1].Zoom; last != (fractal.Decimal{}) {
+		if flagWasSet(fs, "zoom") {
+			if z, err := parseZoom(fs.Lookup("zoom").Value.String()); err == nil && !z.SameNumber(last) {
+				return nil, UsageErr("--waypoints: the last waypoint's zoom %s is not --zoom's %s (the last waypoint is the end view: leave --zoom out, or end with TIME:end)", text.Clip(last.String(), 40), text.Clip(z.String(), 40))
+			}
+		} else if err := fs.Set("zoom", last.String()); err != nil {
+			return nil, UsageErr("--waypoints: %v", err)
+		}
+	}
+	return ws, nil
+}
+
+// checkVideoOutputs checks the outputs' flags (-o, --frames, --audio, --shard) and the
+// numbers 0 would leave to video.Options' defaults, setting the shard from --shard.
+func checkVideoOutputs(fs *flag.FlagSet, o *video.Options, shard string) error {
+	if flagWasSet(fs, "audio") && o.Audio == "" {
+		return UsageErr("--audio: empty file name")
+	}
+	if flagWasSet(fs, "o") && o.Output == "" {
+		return UsageErr("-o: empty file name")
+	}
+	if flagWasSet(fs, "frames") && o.FramesDir == "" {
+		return UsageErr("--frames: empty folder name")
+	}
+	if o.Output == "" && o.FramesDir == "" {
+		return UsageErr("-o: no output given (-o OUT.mp4, or --frames=DIR for PNG frames)")
+	}
+	// 0 would mean the default to video.Options: given on the command line it is refused,
+	// as export refuses --supersample=0.
+	if flagWasSet(fs, "supersample") && o.Supersample == 0 {
+		return UsageErr("--supersample: supersample 0 is out of range (1 to %d)", video.MaxSupersample)
+	}
+	if flagWasSet(fs, "keyframe-scale") && o.KeyScale == 0 {
+		return UsageErr("--keyframe-scale: keyframe scale 0 is out of range (1 to %d)", video.MaxKeyScale)
+	}
+	if flagWasSet(fs, "crf") && o.CRF == 0 {
+		return UsageErr("--crf: 0 is out of range (from 1)")
+	}
+	if flagWasSet(fs, "shard") {
+		var err error
+		if o.Shard, o.Shards, err = export.ParseShard(shard); err != nil {
+			return UsageErr("--shard: %v", err)
+		}
+		switch {
+		case o.Output == "":
+			return UsageErr("--shard: give the video's file (-o OUT.mp4): the shards share its work folder")
+		case o.FramesDir != "":
+			return UsageErr("--shard and --frames: a shard composes no frames (assemble does)")
+		case o.Force || o.KeepWork:
+			return UsageErr("--shard: --force and --keep-keyframes are the assembly's (mandelscope assemble); a shard keeps the keyframes whose checksums hold and computes the rest")
+		}
+	}
+	return nil
+}
+
 // videoFlagError prefixes the flag a video.Check error is about, where one is.
 func videoFlagError(err error) error {
 	msg := err.Error()
@@ -205,6 +238,7 @@ func videoFlagError(err error) error {
 		{"frame rate ", "--fps"}, {"duration ", "--duration"}, {"size ", "--size"}, {"supersample ", "--supersample"},
 		{"keyframe scale ", "--keyframe-scale"}, {"unknown codec", "--codec"}, {"crf ", "--crf"},
 		{"the start zoom", "--start-zoom"}, {"start zoom:", "--start-zoom"}, {"audio ", "--audio"},
+		{"palette cycle ", "--palette-cycle"},
 	} {
 		if strings.HasPrefix(msg, p.prefix) {
 			return prefixed{p.flag + ": ", err}

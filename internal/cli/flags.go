@@ -107,7 +107,7 @@ func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	fs.StringVar(&lf.zoom, "zoom", "", "zoom: the image's shorter side spans 4/zoom (default 1)")
 	fs.StringVar(&lf.iterations, "iterations", "", "maximum iterations (default: automatic for the zoom)")
 	fs.StringVar(&lf.palette, "palette", "", "palette: "+strings.Join(colour.PaletteNames(), ", ")+", or the name of one of your gradients\n(mandelscope gradients list) (default classic)")
-	fs.StringVar(&lf.gradient, "gradient", "", "a gradient file to colour with (one stop a line, [POSITION] #RRGGBB; or a Kalles Fraktaler .kfr),\nstored by value with the view")
+	fs.StringVar(&lf.gradient, "gradient", "", "a gradient file to colour with (one stop a line, [POSITION] #RRGGBB; or a Kalles Fraktaler .kfr/.kfp,\na Fractint .map, an Ultra Fractal .ugr of one gradient), stored by value with the view")
 	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations, or auto: chosen from the view's escape counts\n(1 for views whose counts span a few hundred iterations, less at depth) (default auto)")
 	fs.StringVar(&lf.off, "offset", "", "palette offset in cycles (default 0)")
 	fs.StringVar(&lf.method, "colouring", "", "colouring: smooth (the palette at the escape count), distance (boundary lines of --line-width\npixels at any zoom, from the distance estimate) or slopes (a relief from the derivative, lit from --light) (default smooth)")
@@ -194,11 +194,14 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 		l.Color = c
 	}
 	if flagWasSet(lf.fs, "gradient") {
-		g, err := gradients.ReadFile(lf.gradient)
+		list, err := gradients.ReadImport(lf.gradient)
 		if err != nil {
 			return l, UsageErr("--gradient: %v", err)
 		}
-		l.Color = l.Color.WithGradient(gradients.NameFor(lf.gradient), g)
+		if len(list) > 1 {
+			return l, UsageErr("--gradient: %s holds %d gradients: import them (mandelscope gradients import) and choose one with --palette=NAME", lf.gradient, len(list))
+		}
+		l.Color = l.Color.WithGradient(list[0].Name, list[0].Gradient)
 	}
 	if flagWasSet(lf.fs, "density") {
 		c := l.Color

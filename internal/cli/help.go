@@ -63,8 +63,9 @@ var helps = map[string]help{
 			"video [flags] -o OUT.mp4",
 			"video [flags] --frames=DIR",
 			"video [flags] --shard=I/N -o OUT.mp4     (then: mandelscope assemble OUT.mp4)",
+			"video --keyframes-only --exr [flags] -o DIR     (the keyframes as OpenEXR files, no video)",
 		},
-		about:  "Makes a zoom video from --start-zoom (1, the whole set, by default) to a view, or along --waypoints=T:ZOOM,... (zooms at times, with holds), with a soundtrack from --audio=FILE. The view is the location flags', a bookmark's (--bookmark) or a Mandelscope image's (--from), a Julia set's with --julia=RE,IM. One keyframe is computed per doubling of the zoom and every frame is composed from them; ffmpeg encodes the frames (--frames writes PNG frames, without ffmpeg). After Ctrl-C, --resume goes on from the keyframes kept in OUT.mp4.work.",
+		about:  "Makes a zoom video from --start-zoom (1, the whole set, by default) to a view, or along --waypoints=T:ZOOM,... (zooms at times, with holds), with a soundtrack from --audio=FILE. The view is the location flags', a bookmark's (--bookmark) or a Mandelscope image's (--from), a Julia set's with --julia=RE,IM. One keyframe is computed per doubling of the zoom and every frame is composed from them; ffmpeg encodes the frames (--frames writes PNG frames, without ffmpeg). After Ctrl-C, --resume goes on from the keyframes kept in OUT.mp4.work. --keyframes-only --exr writes the keyframes instead, as OpenEXR files in Kalles Fraktaler's zoom-out layout (DIR/00001_ZOOM.exr the view, each next one zoomed out 2x; channels N, NF, DEX, DEY).",
 		prints: "on stderr: the plan (size, frame rate, length, zoom range, renderer), the progress (keyframes, then frames), then a summary: the file, its size, the keyframes computed and reused, the time of each stage, and an automatic density's value. Nothing on stdout.",
 	},
 	"bookmarks": {
@@ -112,8 +113,8 @@ var helps = map[string]help{
 	},
 	"gradients import": {
 		usage:  []string{"gradients import [--force] FILE [NAME]"},
-		about:  "Copies a gradient file (one stop a line: [POSITION] #RRGGBB; \"# \" starts a comment) or a Kalles Fraktaler .kfr or .kfp into your gradients, as NAME (default: the file's name), for --palette=NAME and the window.",
-		prints: "on stdout: imported NAME (N stops) into FOLDER: use --palette=NAME.",
+		about:  "Copies the gradients of a palette file into your gradients, for --palette=NAME and the window: a gradient file (one stop a line: [POSITION] #RRGGBB; \"# \" starts a comment), a Kalles Fraktaler .kfr or .kfp (its Colors), a Fractint .map (R G B a line, at most 256) or every gradient of an Ultra Fractal .ugr. The file's name names it (NAME instead, for a file of one gradient); a .ugr's gradients keep their own names. A built-in palette's name gets -imported, a name twice in a file a number. If one of the names is taken, nothing is imported unless --force.",
+		prints: "on stdout, a line a gradient: imported NAME (N stops) into FOLDER: use --palette=NAME, and why it is named so when the file named it otherwise.",
 	},
 	"gradients export": {
 		usage:  []string{"gradients export [--force] NAME FILE"},
