@@ -36,8 +36,8 @@ const findDepth = 0.5
 // findMaxTime bounds one search.
 const findMaxTime = 60 * time.Second
 
-// foundNote is a note on a place (what the last search found there, or that a move stopped
-// at the edge), kept in the status bar until the view moves on.
+// foundNote is a note on a place (what the last search found there or why it found nothing,
+// or that a move stopped at the edge), kept in the status bar until the view moves on.
 type foundNote struct {
 	at  fractal.Location
 	msg string
@@ -134,7 +134,10 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 			w.findCancel = nil
 			w.mu.Unlock()
 			if err != nil {
-				w.setMessage(findErrorText(err, what))
+				// Kept before the render's time while the view stays, as a find is: the
+				// frame that ends a moment later would otherwise wipe it before it is read.
+				w.found = foundNote{at: w.Location(), msg: findErrorText(err, what)}
+				w.setMessage(w.found.msg)
 				return
 			}
 			l := f.Loc
