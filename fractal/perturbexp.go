@@ -8,8 +8,10 @@ import "math"
 // 2^e, normalized after each operation so that max(|re|, |im|) lies in [0.5, 1). A delta is
 // kept that way only while it is tiny: once |d| >= 2^-900 the pixel continues with plain
 // float64 steps (the same code as PerturbEscape) and returns to cx when it shrinks below
-// 2^-950 again, so the extended exponent costs time only where it is needed. BLA jumps always
-// compute in cx, since A and B exceed float64's range at depth.
+// 2^-950 again, so the extended exponent costs time only where it is needed. BLA jumps of a
+// cx delta compute in cx, since A and B exceed float64's range at depth; those of a float64
+// delta in float64, on the table's float64 form (BLAExp.float64Table), which needs no more
+// range: A d and B dc are then near |d|, A near 1/|d| at most.
 
 // The thresholds between the two forms of a delta, shared by PerturbEscapeExp and
 // PerturbEscapeDEExp.
@@ -154,6 +156,11 @@ type BLAExp struct {
 	steps int
 	ent   []blaExpEntry // grouped by start, as BLA.ent
 	base  []int32
+	// f64 is the table again in float64, for the steps of a delta in float64 (see
+	// float64Table): the same blocks at the same places, A rounded to float64 and B scaled by
+	// 2^scale, so that B dc is B' dcs with the pixel's dcs = dc 2^-scale (scaledDC).
+	f64   *BLA
+	scale int
 }
 
 // table is BLA.table for the extended-exponent table.
@@ -165,7 +172,61 @@ func (b *BLAExp) table() (ent []blaExpEntry, base []int32, end int) {
 }
 
 // Bytes is the table's memory in bytes.
-func (b *BLAExp) Bytes() int { return 64*len(b.ent) + 4*len(b.base) }
+func (b *BLAExp) Bytes() int {
+	return 64*len(b.ent) + 4*len(b.base) + 48*len(b.f64.ent) + 8*len(b.f64.rad) + 8*len(b.f64.near)
+}
+
+// scaledDC is dc 2^-scale in float64 (see BLAExp.f64): what a block of the float64 table
+// multiplies by B'. A nil table has no blocks: 0.
+func (b *BLAExp) scaledDC(dc cx) (re, im float64) {
+	if b == nil || dc.re == 0 && dc.im == 0 {
+		return 0, 0
+	}
+	return math.Ldexp(dc.re, dc.e-b.scale), math.Ldexp(dc.im, dc.e-b.scale)
+}
+
+// float64Table is the table b in float64 for a delta d in float64 (|d| >= 2^-950, so a
+// block's A, and B dc, are near float64's range however deep the view): each entry's A
+// rounded to float64, B scaled to B' = B 2^scale (with |dc| <= DcMax = 2^(scale-1), B dc =
+// B' dcs, dcs = dc 2^-scale) and R rounded to float64. An entry whose A is not a normal
+// float64 or whose B' is not finite gets R = 0 there: a float64 delta takes plain steps
+// where it would start, or stops the climb. A B' below float64's normal range loses
+// precision, but then |B dc| < 2^-1021 beside |A d| near |d| >= 2^-950: below its rounding.
+// Its layout is BLA's (same base), so that the float64 loops, PerturbEscape's and the
+// vector ones, run on it as they are.
+func (b *BLAExp) float64Table(z []complex128) *BLA {
+	f := &BLA{DcMax: b.DcMax.Float64(), Eps: b.Eps, steps: b.steps, base: b.base}
+	total := 0
+	for l := 0; b.steps>>l >= 1; l++ {
+		f.offs = append(f.offs, total)
+		total += b.steps >> l
+	}
+	f.offs = append(f.offs, total)
+	f.ent = make([]blaEntry, len(b.ent))
+	for i := range b.ent {
+		x := &b.ent[i]
+		e := blaEntry{
+			ar: math.Ldexp(x.ar, int(x.ae)), ai: math.Ldexp(x.ai, int(x.ae)),
+			br: math.Ldexp(x.br, int(x.be)+b.scale), bi: math.Ldexp(x.bi, int(x.be)+b.scale),
+			r: x.r64,
+		}
+		if !(e.r > 0) || !finite(e.ar) || !finite(e.ai) || !finite(e.br) || !finite(e.bi) ||
+			math.Abs(e.ar)+math.Abs(e.ai) < 0x1p-1020 {
+			e = blaEntry{}
+		}
+		f.ent[i] = e
+	}
+	f.rad = make([]float64, len(f.ent), len(f.ent)+8) // 8 zeros past the end, as buildBLA's
+	f.rad = f.rad[:cap(f.rad)]
+	for i, e := range f.ent {
+		f.rad[i] = e.r
+	}
+	f.near = make([]float64, len(z))
+	for m, v := range z {
+		f.near[m] = nearBound(math.Hypot(real(v), imag(v)))
+	}
+	return f
+}
 
 // BLAExp returns the extended-exponent table for pixels with |dc| <= dcMax at
 // DefaultBLAEpsilon, built once per power of two of dcMax and kept in ref like BLA's tables.
@@ -263,6 +324,8 @@ func (ref *Reference) buildBLAExp(dcMax Exp, eps float64) *BLAExp {
 		}
 	}
 	b.base[steps] = int32(len(b.ent))
+	b.scale = dcMax.e
+	b.f64 = b.float64Table(ref.Z)
 	return b
 }
 
@@ -318,6 +381,11 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, d cx, m, n int, dc cx, maxIter 
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
 	dcr, dci := dc.float64s() // 0 where dc is below float64's range: then negligible beside d
+	dsr, dsi := bla.scaledDC(dc)
+	var fent []blaEntry
+	if bla != nil {
+		fent = bla.f64.ent
+	}
 	var dr, di float64
 	exp := true // d holds the delta (else dr, di)
 	if d.e > toDouble {
@@ -331,29 +399,36 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, d cx, m, n int, dc cx, maxIter 
 			return -1, 0, steps
 		}
 		if m > 0 && m <= tableEnd {
-			at := ent[base[m-1]:base[m]]
-			var am, ad float64
-			var ae int
+			var ad float64
 			if !exp {
 				if ad = math.Abs(dr) + math.Abs(di); ad < toExp {
 					d, exp = cxFrom(dr, di), true
 				}
 			}
 			if exp {
-				am, ae = d.norm1()
-			}
-			if e := &at[0]; blaValid(e, exp, am, ae, ad) {
-				span := 1
-				for l := 1; l < len(at) && n+span*2 <= maxIter && blaValid(&at[l], exp, am, ae, ad); l++ {
+				at := ent[base[m-1]:base[m]]
+				am, ae := d.norm1()
+				if e := &at[0]; lessExp(am, ae, e.rm, int(e.re)) {
+					span := 1
+					for l := 1; l < len(at) && n+span*2 <= maxIter && lessExp(am, ae, at[l].rm, int(at[l].re)); l++ {
+						e, span = &at[l], span*2
+					}
+					d = cxAdd(cxMul(cx{e.ar, e.ai, int(e.ae)}, d), cxMul(cx{e.br, e.bi, int(e.be)}, dc))
+					if exp = d.e <= toDouble; !exp {
+						dr, di = d.float64s()
+					}
+					m += span
+					n += span
+					goto check
+				}
+			} else if at := fent[base[m-1]:base[m]]; ad < at[0].r {
+				// PerturbEscape's block in float64, on the float64 table (see
+				// BLAExp.float64Table): d <- A d + B' dcs.
+				e, span := &at[0], 1
+				for l := 1; l < len(at) && n+span*2 <= maxIter && ad < at[l].r; l++ {
 					e, span = &at[l], span*2
 				}
-				if !exp {
-					d = cxFrom(dr, di)
-				}
-				d = cxAdd(cxMul(cx{e.ar, e.ai, int(e.ae)}, d), cxMul(cx{e.br, e.bi, int(e.be)}, dc))
-				if exp = d.e <= toDouble; !exp {
-					dr, di = d.float64s()
-				}
+				dr, di = e.ar*dr-e.ai*di+e.br*dsr-e.bi*dsi, e.ar*di+e.ai*dr+e.br*dsi+e.bi*dsr
 				m += span
 				n += span
 				goto check
