@@ -349,15 +349,48 @@ func PerturbEscapeExp(ref *Reference, bla *BLAExp, dcr, dci Exp, maxIter int, st
 
 // For a Julia reference, (dcre, dcim) is the pixel's z1 minus the reference point (julia.go).
 func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, stop <-chan struct{}) (n int, nu float64, steps int) {
+	st, dc, done, n, nu := ref.startExp(dcre, dcim)
+	if done {
+		return n, nu, 0
+	}
+	n, nu, steps, _ = perturbLoopExp(ref, bla, &st, dc, maxIter, stop, false)
+	return n, nu, steps
+}
+
+// An expState is where perturbLoopExp's loop stands at the top of an iteration: the delta (d
+// while exp, else dr, di), index m and count n. A pixel's whole state: the vector loop takes
+// one over where it holds a float64 delta, and gives it back where it does not (see
+// PerturbEscapeExpBatch).
+type expState struct {
+	d      cx
+	dr, di float64
+	exp    bool
+	m, n   int
+}
+
+// newExpState is the state with delta d at index m after n iterations: d in float64 where it
+// is not tiny.
+func newExpState(d cx, m, n int) expState {
+	st := expState{d: d, exp: true, m: m, n: n}
+	if d.e > toDouble {
+		st.exp = false
+		st.dr, st.di = d.float64s()
+	}
+	return st
+}
+
+// startExp is a pixel's start (perturbEscapeExp's): its state and the dc its steps add (0
+// for a Julia set), or done with its result where a Julia pixel escapes at z1.
+func (ref *Reference) startExp(dcre, dcim Exp) (st expState, dc cx, done bool, n int, nu float64) {
 	zero := cx{e: cxZeroExp}
 	if ref.jStart == 0 {
-		return perturbLoopExp(ref, bla, zero, 0, 0, cxFromExp(dcre, dcim), maxIter, stop)
+		return newExpState(zero, 0, 0), cxFromExp(dcre, dcim), false, 0, 0
 	}
 	d, m, escaped, zr, zi := ref.juliaStartExp(cxFromExp(dcre, dcim))
 	if escaped {
-		return 1, smooth(zr, zi, ref.jcr, ref.jci, 1), 0
+		return expState{}, zero, true, 1, smooth(zr, zi, ref.jcr, ref.jci, 1)
 	}
-	return perturbLoopExp(ref, bla, d, m, 1, zero, maxIter, stop)
+	return newExpState(d, m, 1), zero, false, 0, 0
 }
 
 // juliaStartExp is juliaStart for a delta d0 in extended form.
@@ -374,9 +407,11 @@ func (ref *Reference) juliaStartExp(d0 cx) (d cx, m int, escaped bool, zr, zi fl
 	return d0, m, false, zr, zi
 }
 
-// perturbLoopExp is perturbEscapeExp's loop from delta d at index m after n iterations, with
-// dc added every step (0 for a Julia set).
-func perturbLoopExp(ref *Reference, bla *BLAExp, d cx, m, n int, dc cx, maxIter int, stop <-chan struct{}) (int, float64, int) {
+// perturbLoopExp is perturbEscapeExp's loop from the state st, with dc added every step (0
+// for a Julia set). With handoff it returns at the first iteration's top but its first where
+// the delta is in float64, handed set and st that state (what the vector loop takes over);
+// otherwise, or where the pixel ends first, its n and nu.
+func perturbLoopExp(ref *Reference, bla *BLAExp, st *expState, dc cx, maxIter int, stop <-chan struct{}, handoff bool) (_ int, _ float64, steps int, handed bool) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
@@ -386,17 +421,15 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, d cx, m, n int, dc cx, maxIter 
 	if bla != nil {
 		fent = bla.f64.ent
 	}
-	var dr, di float64
-	exp := true // d holds the delta (else dr, di)
-	if d.e > toDouble {
-		exp = false
-		dr, di = d.float64s()
-	}
-	steps := 0
+	d, dr, di, exp, m, n := st.d, st.dr, st.di, st.exp, st.m, st.n // exp: d holds the delta (else dr, di)
 	for n < maxIter {
+		if handoff && !exp && steps > 0 {
+			*st = expState{d, dr, di, exp, m, n}
+			return 0, 0, steps, true
+		}
 		steps++
 		if steps&stopEvery == 0 && stopped(stop) {
-			return -1, 0, steps
+			return -1, 0, steps, false
 		}
 		if m > 0 && m <= tableEnd {
 			var ad float64
@@ -468,7 +501,7 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, d cx, m, n int, dc cx, maxIter 
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
 				if zr*zr+zi*zi > 4 {
 					cr, ci := ref.smoothC(dcr, dci)
-					return n, smooth(zr, zi, cr, ci, n), steps
+					return n, smooth(zr, zi, cr, ci, n), steps, false
 				}
 				if m == last && period > 0 {
 					m -= period
@@ -488,26 +521,41 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, d cx, m, n int, dc cx, maxIter 
 			}
 			continue
 		}
-		zr, zi := real(zm)+dr, imag(zm)+di
-		z2 := zr*zr + zi*zi
-		if z2 > 4 {
+		fs := expState{d, dr, di, exp, m, n}
+		if zr, zi, escaped := ref.checkFloatExp(&fs, last, period, jEnd); escaped {
 			cr, ci := ref.smoothC(dcr, dci)
-			return n, smooth(zr, zi, cr, ci, n), steps
+			return n, smooth(zr, zi, cr, ci, n), steps, false
 		}
-		if m == last && period > 0 && !(z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di)) {
-			m -= period
-		} else if m == last || m == jEnd || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
-			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
-				// Z[m] may be below float64's range (held exactly in ref.tiny): add in cx.
-				d = cxAdd(ref.zcx(m), cxFrom(dr, di))
-				if exp = d.e <= toDouble; !exp {
-					dr, di = d.float64s()
-				}
-			} else if dr, di = zr, zi; math.Abs(dr)+math.Abs(di) < toExp {
-				d, exp = cxFrom(dr, di), true
-			}
-			m = 0
-		}
+		d, dr, di, exp, m = fs.d, fs.dr, fs.di, fs.exp, fs.m
 	}
-	return -1, 0, steps
+	return -1, 0, steps, false
+}
+
+// checkFloatExp is perturbLoopExp's check after a step of a float64 delta (st.dr, st.di)
+// landing on st.m: escaped with z = Z_m + d, or st rebased (to 0, back to cx where the delta
+// or Z_m is tiny) or one period back, as PerturbEscape's check; last, period and jEnd are
+// ref.ends(). The vector loop's lanes take it (laneCheckExp).
+func (ref *Reference) checkFloatExp(st *expState, last, period, jEnd int) (zr, zi float64, escaped bool) {
+	zm := ref.Z[st.m]
+	dr, di := st.dr, st.di
+	zr, zi = real(zm)+dr, imag(zm)+di
+	z2 := zr*zr + zi*zi
+	if z2 > 4 {
+		return zr, zi, true
+	}
+	if st.m == last && period > 0 && !(z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di)) {
+		st.m -= period
+	} else if st.m == last || st.m == jEnd || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
+		if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
+			// Z[m] may be below float64's range (held exactly in ref.tiny): add in cx.
+			st.d = cxAdd(ref.zcx(st.m), cxFrom(dr, di))
+			if st.exp = st.d.e <= toDouble; !st.exp {
+				st.dr, st.di = st.d.float64s()
+			}
+		} else if st.dr, st.di = zr, zi; math.Abs(zr)+math.Abs(zi) < toExp {
+			st.d, st.exp = cxFrom(zr, zi), true
+		}
+		st.m = 0
+	}
+	return zr, zi, false
 }
