@@ -149,3 +149,30 @@ func BenchmarkPerturbExpLoop(b *testing.B) {
 		})
 	}
 }
+
+// TestPerturbExpBatchStops checks that every loop ends an extended-exponent batch whose stop
+// is closed, inside its pixels: the middle of nucleus1e451, inside its minibrot, at 10^6
+// iterations without a table (every one a step).
+func TestPerturbExpBatchStops(t *testing.T) {
+	l := deepLocationNamed(t, "nucleus1e451")
+	l.Iterations = 1000000
+	f, err := NewFrame(l, 16, 9).WithReference(context.Background(), &ReferenceCache{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dcr, dci []Exp
+	for x := range 16 {
+		a, b := f.DeltaExp(x, 4)
+		dcr, dci = append(dcr, a), append(dci, b)
+	}
+	stop := make(chan struct{})
+	close(stop)
+	for _, w := range vectorWidths() {
+		restore, _ := ForceVectorPath(w)
+		n, nu := make([]int, 16), make([]float64, 16)
+		if PerturbEscapeExpBatch(f.Ref, nil, dcr, dci, l.Iterations, stop, n, nu) {
+			t.Errorf("width %d: the batch finished with its stop closed", w)
+		}
+		restore()
+	}
+}
