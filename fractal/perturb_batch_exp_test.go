@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"mandelscope/internal/cputime"
@@ -41,6 +44,11 @@ func expBatchCases(t *testing.T) []expBatchCase {
 	// every 600 iterations): pixels rebase where Z is tiny, back to extended deltas.
 	l := deepLocationNamed(t, "nucleus1e451")
 	add("nucleus1e451", l, 320, 180, rowPixels(0, 320, 30), gridPixels(320, 180, 29))
+	// A minibrot's nucleus whose reference passes within 1e-350 of 0 (below float64's range)
+	// every 930 iterations: pixels rebase where Z_m is held exactly (Reference.tiny), back to
+	// extended deltas in the check (render's testdata: the GL tests' view).
+	l = tinyLocation(t, "nucleus2e698")
+	add("nucleus2e698", l, 160, 90, rowPixels(0, 160, 40), gridPixels(160, 90, 11))
 	// A Julia set past 1e308 (c = i, beside a preimage of 0: pixels rebase to the critical
 	// orbit).
 	for _, jc := range juliaCases[1:2] {
@@ -59,9 +67,9 @@ func expBatchCases(t *testing.T) []expBatchCase {
 // TestPerturbExpBatchMatchesScalar checks PerturbEscapeExpBatch on each of its loops (scalar,
 // AVX2, AVX-512, as the build and CPU have them) against PerturbEscapeExp pixel by pixel: the
 // same counts and smooth values, bit for bit, at 1e400, 1e1000 and 1e5000 beside c = i, at
-// misi4e533 (KF's benchmark view: 120,000 iterations), on a minibrot's nucleus at 1e451
-// (pixels going back to extended deltas where they rebase) and on a Julia set at 1e400, with
-// BLA and without, in rows of neighbours and grids of pixels far apart.
+// misi4e533 (KF's benchmark view: 120,000 iterations), on minibrots' nuclei at 1e451 and 2e698
+// (pixels going back to extended deltas near the nucleus, and coming back) and on a Julia set
+// at 1e400, with BLA and without, in rows of neighbours and grids of pixels far apart.
 func TestPerturbExpBatchMatchesScalar(t *testing.T) {
 	for _, c := range expBatchCases(t) {
 		dcr, dci := make([]Exp, len(c.px)), make([]Exp, len(c.px))
@@ -175,4 +183,28 @@ func TestPerturbExpBatchStops(t *testing.T) {
 		}
 		restore()
 	}
+}
+
+// tinyLocation is a view of render/testdata/tiny.txt (views whose reference holds values
+// below float64's range), in deepLocations' format.
+func tinyLocation(t *testing.T, name string) Location {
+	t.Helper()
+	b, err := os.ReadFile("../render/testdata/tiny.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 5 || f[0] != name {
+			continue
+		}
+		l := Home()
+		l.Re, l.Im, l.Zoom = MustDecimal(f[1]), MustDecimal(f[2]), MustDecimal(f[3])
+		if l.Iterations, err = strconv.Atoi(f[4]); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	t.Fatalf("no view %s in render/testdata/tiny.txt", name)
+	return Location{}
 }
