@@ -56,6 +56,25 @@ func PerturbEscapeExpBatch(ref *Reference, bla *BLAExp, dcr, dci []Exp, maxIter 
 	return true
 }
 
+// PerturbEscapeDEExpBatch is PerturbEscapeExpBatch with the derivative: out[i] gets
+// PerturbEscapeDEExp(ref, bla, dcr[i], dci[i], maxIter, spacing, stop), bit for bit, the
+// float64 steps on the vector loops where they run. It returns false when stop closed first.
+func PerturbEscapeDEExpBatch(ref *Reference, bla *BLAExp, dcr, dci []Exp, maxIter int, spacing Exp, stop <-chan struct{}, out []Result) bool {
+	if len(dci) != len(dcr) || len(out) < len(dcr) {
+		panic(fmt.Sprintf("fractal: PerturbEscapeDEExpBatch with %d, %d deltas and %d results", len(dcr), len(dci), len(out)))
+	}
+	if vectorWidth > 0 && len(dcr) > 1 {
+		return perturbBatchDEExpVector(vectorWidth, ref, bla, dcr, dci, maxIter, spacing, stop, out)
+	}
+	for i := range dcr {
+		out[i] = PerturbEscapeDEExp(ref, bla, dcr[i], dci[i], maxIter, spacing, stop)
+		if out[i].N < 0 && stopped(stop) {
+			return false
+		}
+	}
+	return true
+}
+
 // PerturbEscapeDEBatch is PerturbEscapeBatch with the derivative: out[i] gets
 // PerturbEscapeDE(ref, bla, dcr[i], dci[i], maxIter, spacing, stop), bit for bit, on the same
 // loops. It returns false when stop closed first.

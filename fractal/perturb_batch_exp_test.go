@@ -115,10 +115,63 @@ func TestPerturbExpBatchMatchesScalar(t *testing.T) {
 	}
 }
 
+// TestPerturbDEExpBatchMatchesScalar is TestPerturbExpBatchMatchesScalar with the derivative:
+// PerturbEscapeDEExpBatch on each loop against PerturbEscapeDEExp, every field of the result
+// bit for bit.
+func TestPerturbDEExpBatchMatchesScalar(t *testing.T) {
+	bits := func(r Result) [5]uint64 {
+		return [5]uint64{uint64(r.N), math.Float64bits(r.Nu), math.Float64bits(r.DE), math.Float64bits(r.Ur), math.Float64bits(r.Ui)}
+	}
+	for _, c := range expBatchCases(t) {
+		dcr, dci := make([]Exp, len(c.px)), make([]Exp, len(c.px))
+		want := make([]Result, len(c.px))
+		sp := c.f.PixelSpacing()
+		for i, p := range c.px {
+			dcr[i], dci[i] = c.f.DeltaExp(p[0], p[1])
+			want[i] = PerturbEscapeDEExp(c.f.Ref, c.bla, dcr[i], dci[i], c.f.Loc.Iterations, sp, nil)
+		}
+		finite := 0
+		for _, r := range want {
+			if r.N >= 0 && r.DE > 0 && !math.IsInf(r.DE, 0) {
+				finite++
+			}
+		}
+		t.Logf("%s: %d pixels, %d escaped with a finite distance estimate", c.name, len(c.px), finite)
+		if finite == 0 {
+			t.Errorf("%s: no pixel escaped with a finite distance estimate", c.name)
+		}
+		for _, w := range vectorWidths() {
+			t.Run(fmt.Sprintf("%s/width=%d", c.name, w), func(t *testing.T) {
+				restore, ok := ForceVectorPath(w)
+				if !ok {
+					t.Fatalf("no loop of width %d", w)
+				}
+				defer restore()
+				got := make([]Result, len(c.px))
+				if !PerturbEscapeDEExpBatch(c.f.Ref, c.bla, dcr, dci, c.f.Loc.Iterations, sp, nil, got) {
+					t.Fatal("the batch stopped without a stop channel")
+				}
+				bad := 0
+				for i := range got {
+					if bits(got[i]) != bits(want[i]) {
+						if bad++; bad <= 5 {
+							t.Errorf("pixel %v: %+v; PerturbEscapeDEExp %+v", c.px[i], got[i], want[i])
+						}
+					}
+				}
+				if bad > 0 {
+					t.Errorf("%d of %d pixels differ from PerturbEscapeDEExp", bad, len(got))
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkPerturbExpLoop measures PerturbEscapeExpBatch on each loop at misi4e533 (KF's
 // benchmark view at 4e533, 120,000 iterations), a block of 64x16 pixels of a 1024x1024
 // frame handed over in the renderer's order (4x4 blocks), the reference and the table built
-// before: Giter/cpu-s (the pixels' counts, maxIter for those inside, per CPU second).
+// before, and PerturbEscapeDEExpBatch (.../de): CPU microseconds a pixel, and Giter/cpu-s
+// (the pixels' counts, maxIter for those inside, per CPU second).
 func BenchmarkPerturbExpLoop(b *testing.B) {
 	f, err := NewFrame(deepLocationNamed(b, "misi4e533"), 1024, 1024).WithReference(context.Background(), &ReferenceCache{}, nil)
 	if err != nil {
@@ -134,27 +187,39 @@ func BenchmarkPerturbExpLoop(b *testing.B) {
 			}
 		}
 	}
-	for _, width := range vectorWidths() {
-		name := map[int]string{0: "scalar", 4: "avx2", 8: "avx512"}[width]
-		b.Run(name, func(b *testing.B) {
-			restore, _ := ForceVectorPath(width)
-			defer restore()
-			n, nu := make([]int, len(dcr)), make([]float64, len(dcr))
-			iters := 0
-			cpu0 := cputime.Process()
-			for b.Loop() {
-				PerturbEscapeExpBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, nil, n, nu)
-				for _, k := range n {
-					if k < 0 {
-						k = f.Loc.Iterations
-					}
-					iters += k
-				}
+	for _, de := range []bool{false, true} {
+		for _, width := range vectorWidths() {
+			name := map[int]string{0: "scalar", 4: "avx2", 8: "avx512"}[width]
+			if de {
+				name += "/de"
 			}
-			cpu := cputime.Process() - cpu0
-			b.ReportMetric(cpu.Seconds()/float64(b.N)*1e6/float64(len(dcr)), "cpu-us/pixel")
-			b.ReportMetric(float64(iters)/cpu.Seconds()/1e9, "Giter/cpu-s")
-		})
+			b.Run(name, func(b *testing.B) {
+				restore, _ := ForceVectorPath(width)
+				defer restore()
+				n, nu, out := make([]int, len(dcr)), make([]float64, len(dcr)), make([]Result, len(dcr))
+				iters := 0
+				cpu0 := cputime.Process()
+				for b.Loop() {
+					if de {
+						PerturbEscapeDEExpBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, f.PixelSpacing(), nil, out)
+						for i := range out {
+							n[i] = out[i].N
+						}
+					} else {
+						PerturbEscapeExpBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, nil, n, nu)
+					}
+					for _, k := range n {
+						if k < 0 {
+							k = f.Loc.Iterations
+						}
+						iters += k
+					}
+				}
+				cpu := cputime.Process() - cpu0
+				b.ReportMetric(cpu.Seconds()/float64(b.N)*1e6/float64(len(dcr)), "cpu-us/pixel")
+				b.ReportMetric(float64(iters)/cpu.Seconds()/1e9, "Giter/cpu-s")
+			})
+		}
 	}
 }
 
@@ -180,6 +245,9 @@ func TestPerturbExpBatchStops(t *testing.T) {
 		n, nu := make([]int, 16), make([]float64, 16)
 		if PerturbEscapeExpBatch(f.Ref, nil, dcr, dci, l.Iterations, stop, n, nu) {
 			t.Errorf("width %d: the batch finished with its stop closed", w)
+		}
+		if PerturbEscapeDEExpBatch(f.Ref, nil, dcr, dci, l.Iterations, f.PixelSpacing(), stop, make([]Result, 16)) {
+			t.Errorf("width %d: the batch with the derivative finished with its stop closed", w)
 		}
 		restore()
 	}

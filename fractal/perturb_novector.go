@@ -17,3 +17,7 @@ func perturbBatchDEVector(int, *Reference, *BLA, []float64, []float64, int, floa
 func perturbBatchExpVector(int, *Reference, *BLAExp, []Exp, []Exp, int, <-chan struct{}, []int, []float64) bool {
 	panic("fractal: no vector loop in this build")
 }
+
+func perturbBatchDEExpVector(int, *Reference, *BLAExp, []Exp, []Exp, int, Exp, <-chan struct{}, []Result) bool {
+	panic("fractal: no vector loop in this build")
+}

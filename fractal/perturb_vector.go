@@ -121,7 +121,7 @@ func laneCheckExp(ref *Reference, p *lanePool, id int, dr, di, mf, nlim, pr, pi 
 	last, period, jEnd := ref.ends()
 	n := maxIter - int(nlim) + int(mf)
 	st := expState{dr: dr, di: di, m: int(mf), n: n}
-	if zr, zi, escaped := ref.checkFloatExp(&st, last, period, jEnd); escaped {
+	if zr, zi, escaped := ref.checkFloatExp(&st, last, period, jEnd, false); escaped {
 		cr, ci := ref.smoothC(pr, pi)
 		outN[id], outNu[id] = n, smooth(zr, zi, cr, ci, n)
 		return 0, 0, math.Inf(1), nlim
@@ -131,6 +131,91 @@ func laneCheckExp(ref *Reference, p *lanePool, id int, dr, di, mf, nlim, pr, pi 
 		p.expOn(ref, id, &st, maxIter, stop, outN, outNu)
 	case n >= maxIter:
 		outN[id], outNu[id] = -1, 0
+	default:
+		return st.dr, st.di, float64(st.m), float64(maxIter - (n - st.m))
+	}
+	return 0, 0, math.Inf(1), nlim
+}
+
+// perturbBatchDEExpVector is perturbBatchExpVector with the derivative
+// (PerturbEscapeDEExpBatch), on perturbGroupDEExp{4,8,8x4}: groups as perturbBatchDEVector's.
+func perturbBatchDEExpVector(w int, ref *Reference, bla *BLAExp, dcr, dci []Exp, maxIter int, spacing Exp, stop <-chan struct{}, out []Result) bool {
+	group2, group1 := perturbGroupDEExp8x4, perturbGroupDEExp4
+	if w == 8 {
+		group2, group1 = perturbGroupDEExp8, perturbGroupDEExp8
+	}
+	k := len(dcr)
+	dsr, dsi := make([]float64, k), make([]float64, k)
+	p := newLanePool(dsr, dsi, true)
+	defer p.release()
+	p.x, p.ext = bla, true
+	p.m, p.pr, p.pi, p.xdc = sized(p.m, k), sized(p.pr, k), sized(p.pi, k), sized(p.xdc, k)
+	p.count = 0 // the pixels handed over, pushed in order
+	for i := range k {
+		st, dc, ws, done, r := ref.startDEExp(dcr[i], dci[i], spacing)
+		if done {
+			out[i] = r
+			continue
+		}
+		p.xws = ws // the same for every pixel: the spacing, 0 on a Julia reference
+		p.sps, _ = bla.scaledDC(cxFromExp(ws, Exp{}))
+		dsr[i], dsi[i] = bla.scaledDC(dc)
+		p.pr[i], p.pi[i] = dc.float64s()
+		p.xdc[i] = dc
+		if p.expOnDE(ref, i, &st, maxIter, stop, out); out[i].N < 0 && stopped(stop) {
+			return false
+		}
+	}
+	var f *BLA
+	if bla != nil {
+		f = bla.f64
+	}
+	sp64 := p.xws.Float64()
+	for p.count > 0 {
+		group := group2
+		if p.count <= w {
+			group = group1
+		}
+		if !group(ref, f, p, maxIter, sp64, stop, out) {
+			return false
+		}
+	}
+	return true
+}
+
+// laneExpDE is laneExp with the derivative (wr, wi).
+func laneExpDE(ref *Reference, p *lanePool, id int, dr, di, wr, wi, m, nlim float64, maxIter int, stop <-chan struct{}, out []Result) {
+	st := expState{dr: dr, di: di, wr: wr, wi: wi, m: int(m), n: maxIter - int(nlim) + int(m)}
+	p.expOnDE(ref, id, &st, maxIter, stop, out)
+}
+
+// expOnDE is expOn with the derivative, in perturbLoopDEExp: its result goes to out[id].
+func (p *lanePool) expOnDE(ref *Reference, id int, st *expState, maxIter int, stop <-chan struct{}, out []Result) {
+	r, handed := perturbLoopDEExp(ref, p.x, st, p.xdc[id], p.xws, maxIter, stop, true)
+	if !handed {
+		out[id] = r
+		return
+	}
+	p.push(id, st.dr, st.di, st.wr, st.wi, st.n)
+	p.m[id] = st.m
+}
+
+// laneCheckDEExp is laneCheckExp with the derivative (wr, wi): perturbLoopDEExp's check, its
+// result in out[id].
+func laneCheckDEExp(ref *Reference, p *lanePool, id int, dr, di, wr, wi, mf, nlim, pr, pi float64, maxIter int, stop <-chan struct{}, out []Result) (float64, float64, float64, float64) {
+	last, period, jEnd := ref.ends()
+	n := maxIter - int(nlim) + int(mf)
+	st := expState{dr: dr, di: di, wr: wr, wi: wi, m: int(mf), n: n}
+	if zr, zi, escaped := ref.checkFloatExp(&st, last, period, jEnd, true); escaped {
+		cr, ci := ref.smoothC(pr, pi)
+		out[id] = smoothDEExp(zr, zi, cr, ci, cxFrom(wr, wi), p.xws, n)
+		return 0, 0, math.Inf(1), nlim
+	}
+	switch {
+	case st.exp:
+		p.expOnDE(ref, id, &st, maxIter, stop, out)
+	case n >= maxIter:
+		out[id] = Result{N: -1}
 	default:
 		return st.dr, st.di, float64(st.m), float64(maxIter - (n - st.m))
 	}
@@ -184,6 +269,8 @@ type lanePool struct {
 	// (xdc).
 	ext    bool
 	x      *BLAExp
+	xws    Exp     // with the derivative: the spacing perturbLoopDEExp adds to w (0: Julia)
+	sps    float64 // and scaled for the blocks (see BLAExp.float64Table)
 	m      []int
 	pr, pi []float64
 	xdc    []cx

@@ -366,6 +366,10 @@ type expState struct {
 	dr, di float64
 	exp    bool
 	m, n   int
+	// The derivative, in PerturbEscapeDEExp's loop: w while exp, else wr, wi (exp: d or w
+	// is tiny).
+	w      cx
+	wr, wi float64
 }
 
 // newExpState is the state with delta d at index m after n iterations: d in float64 where it
@@ -424,7 +428,7 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, st *expState, dc cx, maxIter in
 	d, dr, di, exp, m, n := st.d, st.dr, st.di, st.exp, st.m, st.n // exp: d holds the delta (else dr, di)
 	for n < maxIter {
 		if handoff && !exp && steps > 0 {
-			*st = expState{d, dr, di, exp, m, n}
+			*st = expState{d: d, dr: dr, di: di, exp: exp, m: m, n: n}
 			return 0, 0, steps, true
 		}
 		steps++
@@ -521,8 +525,8 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, st *expState, dc cx, maxIter in
 			}
 			continue
 		}
-		fs := expState{d, dr, di, exp, m, n}
-		if zr, zi, escaped := ref.checkFloatExp(&fs, last, period, jEnd); escaped {
+		fs := expState{d: d, dr: dr, di: di, exp: exp, m: m, n: n}
+		if zr, zi, escaped := ref.checkFloatExp(&fs, last, period, jEnd, false); escaped {
 			cr, ci := ref.smoothC(dcr, dci)
 			return n, smooth(zr, zi, cr, ci, n), steps, false
 		}
@@ -534,8 +538,9 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, st *expState, dc cx, maxIter in
 // checkFloatExp is perturbLoopExp's check after a step of a float64 delta (st.dr, st.di)
 // landing on st.m: escaped with z = Z_m + d, or st rebased (to 0, back to cx where the delta
 // or Z_m is tiny) or one period back, as PerturbEscape's check; last, period and jEnd are
-// ref.ends(). The vector loop's lanes take it (laneCheckExp).
-func (ref *Reference) checkFloatExp(st *expState, last, period, jEnd int) (zr, zi float64, escaped bool) {
+// ref.ends(); with de, perturbLoopDEExp's, the derivative (st.wr, st.wi) going to cx with the
+// delta. The vector loop's lanes take it (laneCheckExp).
+func (ref *Reference) checkFloatExp(st *expState, last, period, jEnd int, de bool) (zr, zi float64, escaped bool) {
 	zm := ref.Z[st.m]
 	dr, di := st.dr, st.di
 	zr, zi = real(zm)+dr, imag(zm)+di
@@ -549,11 +554,20 @@ func (ref *Reference) checkFloatExp(st *expState, last, period, jEnd int) (zr, z
 		if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
 			// Z[m] may be below float64's range (held exactly in ref.tiny): add in cx.
 			st.d = cxAdd(ref.zcx(st.m), cxFrom(dr, di))
-			if st.exp = st.d.e <= toDouble; !st.exp {
+			st.exp = st.d.e <= toDouble
+			if de {
+				st.w = cxFrom(st.wr, st.wi)
+				st.exp = st.exp || st.w.e <= toDouble
+				st.wr, st.wi = st.w.float64s()
+			}
+			if !st.exp {
 				st.dr, st.di = st.d.float64s()
 			}
 		} else if st.dr, st.di = zr, zi; math.Abs(zr)+math.Abs(zi) < toExp {
 			st.d, st.exp = cxFrom(zr, zi), true
+			if de {
+				st.w = cxFrom(st.wr, st.wi)
+			}
 		}
 		st.m = 0
 	}

@@ -4,8 +4,8 @@
 // tile is pixel-identical to the same pixels of a one-piece render. Deep (Perturbation)
 // frames are drawn by fractal.PerturbEscape from the frame's one reference orbit and its
 // shared BLA table, the same path as fractal.Frame.Escape; frames past float64's exponent
-// range (PerturbationExp) by fractal.PerturbEscapeExpBatch (PerturbEscapeExp's results, on the
-// vector loops where they run) and PerturbEscapeDEExp. Like every
+// range (PerturbationExp) by fractal.PerturbEscapeExpBatch and PerturbEscapeDEExpBatch
+// (PerturbEscapeExp's and PerturbEscapeDEExp's results, on the vector loops where they run). Like every
 // renderer it works in two stages: Compute gives each pixel's samples (colour.Sample: the
 // smooth escape count and the derivative), and Render colours them (colour.Colourer) row by
 // row as they are computed.
@@ -120,8 +120,8 @@ func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectang
 	}
 	// A Perturbation frame's rows go in bands of blockSize, computed together (perturbBand),
 	// or fewer where rect has too few rows to give every worker a band (the window's full
-	// frames come in bands of four rows), and so do a PerturbationExp frame's without the
-	// derivative; the others row by row.
+	// frames come in bands of four rows), and so do a PerturbationExp frame's; the others row
+	// by row.
 	band := 1
 	if (f.Precision() == fractal.Perturbation || expBatch(f)) && f.Ref != nil && f.Loc.Formula.IsMandelbrot() {
 		band = max(1, min(blockSize, rect.Dy()/r.workers()))
@@ -194,7 +194,7 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		}
 		return
 	}
-	if perturb || perturbExp && expBatch(f) {
+	if perturb || perturbExp {
 		perturbBand(ctx, f, bla, blaExp, y, x0, x1, [][]colour.Sample{out})
 		return
 	}
@@ -204,9 +204,6 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		}
 		var r fractal.Result
 		switch {
-		case deriv && perturbExp:
-			dr, di := f.DeltaExp(x, y)
-			r = fractal.PerturbEscapeDEExp(f.Ref, blaExp, dr, di, it, f.PixelSpacing(), ctx.Done())
 		case julia:
 			r = f.Pixel(x, y) // a Julia view's shallow pixel: the same functions
 		case deriv && f32:
@@ -232,20 +229,18 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 // BenchmarkBatchOrder).
 const blockSize = 4
 
-// expBatch reports whether f's rows go to fractal.PerturbEscapeExpBatch (perturbBand): a
-// PerturbationExp frame without the derivative (PerturbEscapeDEExp has no vector loop yet,
-// and goes pixel by pixel).
-func expBatch(f fractal.Frame) bool {
-	return f.Precision() == fractal.PerturbationExp && !f.NeedsDerivative()
-}
+// expBatch reports whether f's rows go to fractal.PerturbEscapeExpBatch or
+// PerturbEscapeDEExpBatch (perturbBand): a PerturbationExp frame.
+func expBatch(f fractal.Frame) bool { return f.Precision() == fractal.PerturbationExp }
 
 // perturbBand computes the samples of pixels x0..x1-1 of rows y, y+1, ... of a Perturbation
 // frame into out (a row each, at most blockSize), as computeRow does: the band's pixels go
 // to fractal.PerturbEscapeBatch (or PerturbEscapeDEBatch with the derivative; for a
-// PerturbationExp frame without it PerturbEscapeExpBatch, with blaExp) together, in blocks
+// PerturbationExp frame PerturbEscapeExpBatch or PerturbEscapeDEExpBatch, with blaExp) together, in blocks
 // of blockSize x blockSize, left to right. The batch runs several pixels a vector register
 // where the build and the CPU have a vector loop (fractal.VectorPath), with the same results
-// as PerturbEscape (PerturbEscapeDE, PerturbEscapeExp) pixel by pixel, in any order.
+// as PerturbEscape (PerturbEscapeDE, PerturbEscapeExp, PerturbEscapeDEExp) pixel by pixel, in
+// any order.
 func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *fractal.BLAExp, y, x0, x1 int, out [][]colour.Sample) {
 	w, h := x1-x0, len(out)
 	n := w * h
@@ -262,6 +257,16 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 		dcr, dci := make([]fractal.Exp, n), make([]fractal.Exp, n)
 		for k, o := range at {
 			dcr[k], dci[k] = f.DeltaExp(x0+o%w, y+o/w)
+		}
+		if f.NeedsDerivative() {
+			res := make([]fractal.Result, n)
+			if !fractal.PerturbEscapeDEExpBatch(f.Ref, blaExp, dcr, dci, f.Loc.Iterations, f.PixelSpacing(), ctx.Done(), res) {
+				return // cancelled: rows drops the band
+			}
+			for k, o := range at {
+				out[o/w][o%w] = res[k].Sample()
+			}
+			return
 		}
 		nn, nu := make([]int, n), make([]float64, n)
 		if !fractal.PerturbEscapeExpBatch(f.Ref, blaExp, dcr, dci, f.Loc.Iterations, ctx.Done(), nn, nu) {

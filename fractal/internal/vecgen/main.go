@@ -39,8 +39,8 @@ type variant struct {
 	W  int  // lanes a vector: 4 (AVX2) or 8 (AVX-512)
 	V  int  // vectors going in step: 1 or 2
 	DE bool // with the scaled derivative (PerturbEscapeDEBatch)
-	// Exp is the loop of PerturbEscapeExpBatch: float64 deltas past 1e308, handed over by
-	// and back to the scalar extended-exponent loop (no derivative yet).
+	// Exp is the loop of PerturbEscapeExpBatch (PerturbEscapeDEExpBatch with DE): float64
+	// deltas past 1e308, handed over by and back to the scalar extended-exponent loop.
 	Exp bool
 }
 
@@ -51,6 +51,7 @@ var variants = []variant{
 	{8, 1, false, false}, {4, 1, false, false}, {8, 2, false, false}, {4, 2, false, false},
 	{8, 1, true, false}, {4, 1, true, false}, {4, 2, true, false},
 	{8, 1, false, true}, {4, 1, false, true}, {8, 2, false, true}, {4, 2, false, true},
+	{8, 1, true, true}, {4, 1, true, true}, {4, 2, true, true},
 }
 
 // L is the pixels a group holds.
@@ -67,6 +68,9 @@ func (v variant) size() string {
 
 // Name is the loop's function name: perturbGroup8, perturbGroupDE8x4, ...
 func (v variant) Name() string {
+	if v.Exp && v.DE {
+		return "perturbGroupDEExp" + v.size()
+	}
 	if v.Exp {
 		return "perturbGroupExp" + v.size()
 	}
@@ -78,6 +82,9 @@ func (v variant) Name() string {
 
 // File is the name of the file that holds the loop.
 func (v variant) File() string {
+	if v.Exp && v.DE {
+		return "perturb_vector_deexp" + v.size() + ".go"
+	}
 	if v.Exp {
 		return "perturb_vector_exp" + v.size() + ".go"
 	}
@@ -115,6 +122,16 @@ func (v variant) Plain() variant { v.DE = false; return v }
 
 // Float is the same loop for float64 frames (without Exp).
 func (v variant) Float() variant { v.Exp = false; return v }
+
+// WB names what a block adds to the derivative, B times it: ws (the spacing) but in the Exp
+// loops, wsb (the spacing scaled as their blocks' B is, where the plain steps add it in
+// float64).
+func (v variant) WB() string {
+	if v.Exp {
+		return "wsb"
+	}
+	return "ws"
+}
 
 // P names the vectors of dc a plain step adds: vc (those of the blocks) but in the Exp
 // loops, vp (dc in float64, where the blocks take it scaled).
