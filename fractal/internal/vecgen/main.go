@@ -1,6 +1,7 @@
 // Command vecgen writes fractal's vector loops, perturb_vector{4,8,16,8x4}.go,
-// perturb_vector_de{4,8,8x4}.go and perturb_vector_exp{4,8,16,8x4}.go: PerturbEscapeBatch,
-// PerturbEscapeDEBatch and PerturbEscapeExpBatch's float64 steps for a group of pixels, one a
+// perturb_vector_de{4,8,8x4}.go, perturb_vector_exp{4,8,16,8x4}.go and
+// perturb_vector_deexp{4,8,8x4}.go: PerturbEscapeBatch, PerturbEscapeDEBatch, and
+// PerturbEscapeExpBatch's and PerturbEscapeDEExpBatch's float64 steps for a group of pixels, one a
 // lane of one or two vector registers of four (AVX2) or eight (AVX-512) float64 lanes, with or
 // without the derivative, from one text/template (group.go.tmpl). Every variant is the same loop: a change
 // to it is made once, in the template, and `go generate ./fractal/...` rewrites the files
