@@ -126,7 +126,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	// that the row does not move under the pointer when the palette changes.
 	w.paletteWidth = paletteButtonWidth(w.paletteBtn)
 	palette := container.New(fixedWidth(w.paletteWidth), w.paletteBtn)
-	shadingBox := container.New(fixedWidth(widestLabel(shading, colour.Methods)), shading)
+	shadingBox := container.New(fixedWidth(widestLabel(shading, shadingLabels())), shading)
 	left := container.NewHBox(widget.NewLabel("Iterations"), iter, w.autoCheck,
 		widget.NewLabel("Palette"), palette, shadingBox)
 	w.controlsLeft = left
