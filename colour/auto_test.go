@@ -96,12 +96,12 @@ func TestAutoDensityNear(t *testing.T) {
 	for _, c := range []struct {
 		spread, prev, want float64
 	}{
-		{40000, d, d},                        // unchanged
-		{60000, d, d},                        // 14.6 cycles at 1/128: within a factor of two of the band
+		{40000, d, d},                            // unchanged
+		{60000, d, d},                            // 14.6 cycles at 1/128: within a factor of two of the band
 		{110000, d, AutoDensity(at(110000), "")}, // 26.9 cycles: too many
-		{14000, d, d},                        // 3.4 cycles: still kept
+		{14000, d, d},                            // 3.4 cycles: still kept
 		{11000, d, AutoDensity(at(11000), "")},   // 2.7 cycles: too few
-		{40000, 0.3, d},                      // not a step of the ladder: the fresh choice
+		{40000, 0.3, d},                          // not a step of the ladder: the fresh choice
 		{40000, 0, d},
 		{40000, math.NaN(), d},
 		{400, d, 1}, // shallow: 1, whatever came before
@@ -138,12 +138,15 @@ func TestAutoDensityTransfer(t *testing.T) {
 			if cy := cyclesAt(t, nus, d); !(cy > AutoTransferCycles/2.0 && cy <= AutoTransferCycles) {
 				t.Errorf("%s %g..%g: density %g gives %.3f cycles, want (%g, %d]", tr, c.lo, c.hi, d, cy, AutoTransferCycles/2.0, AutoTransferCycles)
 			}
-			if AutoDensityNear(nus, d, tr) != d || AutoDensityNear(nus, 1, tr) != d && AutoDensityNear(nus, 2*d, tr) != d {
-				t.Errorf("%s %g..%g: the hysteresis moves off %g", tr, c.lo, c.hi, d)
-			}
-			// Twice the density is kept (within the band's factor of two); 8 times is not.
-			if got := AutoDensityNear(nus, 8*d, tr); got != d && 8*d <= maxAutoDensity {
-				t.Errorf("%s %g..%g: after %g, %g, want %g", tr, c.lo, c.hi, 8*d, got, d)
+			// The hysteresis keeps d, and twice or half of it (within a factor of two of the
+			// band); from 8 times or an eighth of it, it goes to d.
+			for _, h := range []struct{ prev, want float64 }{{d, d}, {2 * d, 2 * d}, {d / 2, d / 2}, {8 * d, d}, {d / 8, d}} {
+				if h.prev > maxAutoDensity {
+					continue
+				}
+				if got := AutoDensityNear(nus, h.prev, tr); got != h.want {
+					t.Errorf("%s %g..%g: after %g, %g, want %g", tr, c.lo, c.hi, h.prev, got, h.want)
+				}
 			}
 		}
 	}
