@@ -133,7 +133,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	value := func(l *widget.Label) fyne.CanvasObject {
 		return container.NewGridWrap(fyne.NewSize(52, l.MinSize().Height), l)
 	}
-	density := container.NewBorder(nil, nil, widget.NewLabel("Density"), value(w.densityVal), w.densitySl)
+	density := container.NewBorder(nil, nil, widget.NewLabel("Density"), w.withDensityTap(value(w.densityVal)), w.densitySl)
 	offset := container.NewBorder(nil, nil, widget.NewLabel("Offset"), value(w.offsetVal), w.offsetSl)
 	row := container.New(&controlsLayout{w: w, rows: 1}, left, container.NewGridWithColumns(2, density, offset))
 	return container.NewVBox(row, w.iterNote)
