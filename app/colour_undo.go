@@ -34,9 +34,9 @@ func installColourUndo(w *Window) *colourUndo {
 	w.OnLocationChanged(func(old, l fractal.Location, _ Origin) { u.changed(old, l) })
 	w.AddMenuItem("View", fyne.NewMenuItem("Undo Colour Change (Ctrl+Z)", u.undoLast))
 	w.AddMenuItem("View", fyne.NewMenuItem("Redo Colour Change (Ctrl+Shift+Z)", u.redoLast))
-	w.AddMenuItem("View", fyne.NewMenuItem("Automatic Density", w.setAutoDensity)) // densityauto.go
-	w.AddShortcut(&fyne.ShortcutUndo{}, u.undoLast)                                // Ctrl+Z, as the desktop driver names it
-	w.AddShortcut(&fyne.ShortcutRedo{}, u.redoLast)                                // Ctrl+Y
+	w.AddMenuItem("View", fyne.NewMenuItem("Automatic Density", w.setAutoDensity))
+	w.AddShortcut(&fyne.ShortcutUndo{}, u.undoLast) // Ctrl+Z, as the desktop driver names it
+	w.AddShortcut(&fyne.ShortcutRedo{}, u.redoLast) // Ctrl+Y
 	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, u.redoLast)
 	return u
 }
