@@ -439,6 +439,23 @@ func (ui *exportUI) exportRenderer() export.TileRenderer {
 	return ui.w.cpu
 }
 
+// discardExport removes what the interrupted export of path kept to resume from (its .part
+// and checkpoint: export.Discard), and says what it removed.
+func discardExport(path string) (string, error) {
+	removed, err := export.Discard(path, "")
+	if err != nil {
+		return "", err
+	}
+	if len(removed) == 0 {
+		return "Nothing to discard: the partial files are gone already.", nil
+	}
+	names := make([]string, len(removed))
+	for i, f := range removed {
+		names[i] = filepath.Base(f)
+	}
+	return "Discarded: removed " + strings.Join(names, " and ") + ".", nil
+}
+
 // stop interrupts the export in progress, if any, and waits for it to end (its .part stays,
 // for a resume); the window calls it as it closes.
 func (ui *exportUI) stop() {
@@ -511,6 +528,8 @@ func (ui *exportUI) start(path string, opt export.Options) {
 				run.status.SetText(msg)
 				if !errors.Is(run.err, export.ErrInterrupted) {
 					ui.w.showDialog(dialog.NewCustom("Export failed", "OK", widget.NewLabel(msg), ui.w.win))
+				} else if x := (*export.Error)(nil); errors.As(run.err, &x) && x.Kept {
+					run.row.offerDiscard(func() (string, error) { return discardExport(path) })
 				}
 				return
 			}

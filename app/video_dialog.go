@@ -331,6 +331,20 @@ func (ui *videoUI) computer() computer {
 	return ui.w.cpu
 }
 
+// discardVideo removes what the interrupted video o kept to resume from (its work folder's
+// own files: video.Discard), and says what it did.
+func discardVideo(o video.Options) (string, error) {
+	work := video.WorkDir(o)
+	kept, err := video.Discard(o)
+	if err != nil {
+		return "", err
+	}
+	if kept {
+		return fmt.Sprintf("Discarded the keyframes; %s holds files of yours, so it stays.", filepath.Base(work)), nil
+	}
+	return "Discarded: removed " + filepath.Base(work) + ".", nil
+}
+
 // stop cancels the video being made, if any, and waits for it (its keyframes stay, for a
 // resume); the window calls it as it closes.
 func (ui *videoUI) stop() {
@@ -385,6 +399,9 @@ func (ui *videoUI) run(o video.Options) {
 					msg += "; choose the same file again to resume."
 				}
 				r.status.SetText(wrapText(msg, dialogTextWidth))
+				if errors.Is(err, video.ErrInterrupted) && dirExists(video.WorkDir(o)) {
+					r.row.offerDiscard(func() (string, error) { return discardVideo(o) })
+				}
 				return
 			}
 			r.bar.SetValue(1)
