@@ -217,7 +217,7 @@ func (ui *videoUI) refresh() {
 		p, _ := video.PlanFor(o)
 		n := p.Frames
 		t := "measuring the time it takes..."
-		if ui.sample.view == o.Location.String() && ui.sample.err == nil {
+		if ui.sample.view == sampleKey(o.Location, sampleW, sampleH) && ui.sample.err == nil {
 			keys, frames := ui.videoTime(o, p.Keyframes(), n)
 			t = roughDuration(keys+frames) + " here"
 		} else {
@@ -365,7 +365,7 @@ func (ui *videoUI) run(o video.Options) {
 	r := &videoRun{cancel: cancel, done: make(chan struct{}), t0: time.Now()}
 	if n, err := video.Frames(o.FPS, o.Duration); err == nil {
 		r.frames.Total = n // the frames come after the keyframes: counted from the start
-		if ui.sample.view == o.Location.String() && ui.sample.err == nil {
+		if ui.sample.view == sampleKey(o.Location, sampleW, sampleH) && ui.sample.err == nil {
 			_, r.frameEst = ui.videoTime(o, 0, n)
 		}
 	}
