@@ -64,6 +64,9 @@ func sampleView(r export.TileRenderer, l fractal.Location) exportSample {
 	return sampleFrame(r, l, sampleW, sampleH)
 }
 
+// sampleClock is the clock sampleFrame times renders by (a test's renderer advances its own).
+var sampleClock = time.Now
+
 // sampleFrame measures a sample of l in the frame of w x h pixels that an export renders
 // (its size times the supersampling), with the export's renderer (on the calling
 // goroutine): sampleBands bands of rows spread evenly down the frame, of sampleW x sampleH
@@ -90,22 +93,22 @@ func sampleFrame(r export.TileRenderer, l fractal.Location, w, h int) exportSamp
 		n += b.Dx() * b.Dy()
 	}
 	render := func() (time.Duration, error) {
-		t0 := time.Now()
+		t0 := sampleClock()
 		for i, b := range bands {
 			if err := r.Render(context.Background(), f, b, imgs[i]); err != nil {
 				return 0, err
 			}
 		}
-		return time.Since(t0), nil
+		return sampleClock().Sub(t0), nil
 	}
-	start := time.Now()
+	start := sampleClock()
 	cold, err := render()
 	if err != nil {
 		s.err = err
 		return s
 	}
 	warm := cold
-	for i := 0; i < sampleRepeats && (i == 0 || time.Since(start) < sampleBudget); i++ {
+	for i := 0; i < sampleRepeats && (i == 0 || sampleClock().Sub(start) < sampleBudget); i++ {
 		d, err := render()
 		if err != nil {
 			s.err = err
