@@ -168,7 +168,7 @@ func TestBookmarkKeepsColouring(t *testing.T) {
 	if got := w.Location(); got != want {
 		t.Fatalf("opening the bookmark gave %v, want %v", got, want)
 	}
-	if w.shade.button.Text != "distance" {
+	if w.shade.button.Text != "distance · sqrt" { // the method, and the transfer when not linear
 		t.Errorf("the Colouring button says %q", w.shade.button.Text)
 	}
 	if after := w.RenderThumbnail(w.Location(), 96, 64); !sameRGBA(before, after) {
