@@ -25,7 +25,8 @@ type colourUndo struct {
 }
 
 // installColourUndo adds View > Undo Colour Change (Ctrl+Z) and Redo Colour Change
-// (Ctrl+Shift+Z or Ctrl+Y) to w and records the colour changes. The keys are the window's,
+// (Ctrl+Shift+Z or Ctrl+Y) to w, and View > Automatic Density (the way back to it that is
+// no undo: densityauto.go), and records the colour changes. The keys are the window's,
 // not the menu's (Fyne gives a menu's keys first): a text field being edited keeps its own
 // undo.
 func installColourUndo(w *Window) *colourUndo {
@@ -33,6 +34,7 @@ func installColourUndo(w *Window) *colourUndo {
 	w.OnLocationChanged(func(old, l fractal.Location, _ Origin) { u.changed(old, l) })
 	w.AddMenuItem("View", fyne.NewMenuItem("Undo Colour Change (Ctrl+Z)", u.undoLast))
 	w.AddMenuItem("View", fyne.NewMenuItem("Redo Colour Change (Ctrl+Shift+Z)", u.redoLast))
+	w.AddMenuItem("View", fyne.NewMenuItem("Automatic Density", w.setAutoDensity))
 	w.AddShortcut(&fyne.ShortcutUndo{}, u.undoLast) // Ctrl+Z, as the desktop driver names it
 	w.AddShortcut(&fyne.ShortcutRedo{}, u.redoLast) // Ctrl+Y
 	w.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyZ, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, u.redoLast)
@@ -89,6 +91,10 @@ func changedField(a, b colour.Coloring) string {
 	}
 	return fields[0]
 }
+
+// endStep ends the run of slider moves in progress: the next change, of the same field or
+// not, is a step of its own (a click that puts the density back to auto after its slider).
+func (u *colourUndo) endStep() { u.lastField = "" }
 
 // undoLast brings back the colouring before the last change.
 func (u *colourUndo) undoLast() {

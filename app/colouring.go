@@ -89,13 +89,29 @@ func roundWidth(px float64) float64 {
 	return clampF(v, colour.MinWidth, colour.MaxWidth)
 }
 
-// shadingLabel is the row button's text: the method (the transfer function shows in the
-// pop-up: the row has no room for both at the window's minimum width).
+// shadingLabel is the row button's text: the method, and the transfer function when it is
+// not linear ("smooth · log"), so that a picture drawn through log or sqrt says so.
 func shadingLabel(c colour.Coloring) string {
-	if c.Method == "" {
-		return colour.MethodSmooth
+	m := c.Method
+	if m == "" {
+		m = colour.MethodSmooth
 	}
-	return c.Method
+	if colour.TransferIndex(c.Transfer) > 0 {
+		return m + " · " + c.Transfer
+	}
+	return m
+}
+
+// shadingLabels is every text the row button can show (shadingLabel), whose widest sets its
+// width.
+func shadingLabels() []string {
+	var out []string
+	for _, m := range colour.Methods {
+		for _, t := range colour.Transfers {
+			out = append(out, shadingLabel(colour.Coloring{Method: m, Transfer: t}))
+		}
+	}
+	return out
 }
 
 // showShading opens the Colouring pop-up under its button (Escape, Close or a tap outside

@@ -49,7 +49,7 @@ func TestShadingControls(t *testing.T) {
 	if c.Method != colour.MethodSlopes || c.Transfer != colour.TransferLog || c.Light != -45 || c.Strength != 0.4 || c.Width != 3.16 {
 		t.Errorf("after slopes, log, light -45, strength 0.4: %+v", c)
 	}
-	if s.button.Text != "slopes" || s.lightVal.Text != "-45°" || s.strVal.Text != "0.4" {
+	if s.button.Text != "slopes · log" || s.lightVal.Text != "-45°" || s.strVal.Text != "0.4" { // the transfer shows on the row
 		t.Errorf("button %q, light label %q, strength label %q", s.button.Text, s.lightVal.Text, s.strVal.Text)
 	}
 	if err := w.Location().Validate(); err != nil {
@@ -58,8 +58,8 @@ func TestShadingControls(t *testing.T) {
 	// Back to smooth and linear: the canonical empty names, so the colouring equals the default's.
 	s.method.SetSelected(colour.MethodSmooth)
 	s.transfer.SetSelected(colour.TransferLinear)
-	if c := w.Location().Color; c.Method != "" || c.Transfer != "" {
-		t.Errorf("smooth, linear stored as %q, %q", c.Method, c.Transfer)
+	if c := w.Location().Color; c.Method != "" || c.Transfer != "" || s.button.Text != "smooth" {
+		t.Errorf("smooth, linear stored as %q, %q; button %q", c.Method, c.Transfer, s.button.Text)
 	}
 	// Escape closes it, from a focused select or slider too.
 	s.method.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
@@ -95,7 +95,7 @@ func TestShadingFollowsTheViewOneWay(t *testing.T) {
 	if got := w.Location().Color; got != l.Color {
 		t.Errorf("colouring became %+v, want %+v", got, l.Color)
 	}
-	if s.method.Selected != "slopes" || s.transfer.Selected != "sqrt" || s.button.Text != "slopes" {
+	if s.method.Selected != "slopes" || s.transfer.Selected != "sqrt" || s.button.Text != "slopes · sqrt" {
 		t.Errorf("method %q, transfer %q, button %q", s.method.Selected, s.transfer.Selected, s.button.Text)
 	}
 	if s.light.Value != lightMax || s.lightVal.Text != "300°" || s.strVal.Text != "0.2" || s.widthVal.Text != "50 px" {
@@ -108,19 +108,19 @@ func TestShadingFollowsTheViewOneWay(t *testing.T) {
 }
 
 // TestShadingFitsTheMinimumWidth: the controls row with the Colouring button still fits the
-// window's documented minimum width (523 px).
+// window's documented minimum width (563 px: the button is as wide as "distance · sqrt").
 func TestShadingFitsTheMinimumWidth(t *testing.T) {
 	w := newTestWindow(t)
-	if mw := w.FyneWindow().Content().MinSize().Width; mw > 523 {
-		t.Errorf("the window's minimum width is %g, more than 523", mw)
+	if mw := w.FyneWindow().Content().MinSize().Width; mw > 563 {
+		t.Errorf("the window's minimum width is %g, more than 563", mw)
 	}
 	// ... with a gradient of the longest name, and the longest colouring label, too.
 	l := w.Location()
 	l.Color = l.Color.WithGradient(strings.Repeat("n", colour.MaxGradientName), mustGradient(t, "#000000,#FFFFFF"))
 	l.Color.Method, l.Color.Transfer = colour.MethodDistance, colour.TransferSqrt
 	w.SetLocation(l)
-	if mw := w.FyneWindow().Content().MinSize().Width; mw > 523 {
-		t.Errorf("with a %d-character gradient name the minimum width is %g, more than 523", colour.MaxGradientName, mw)
+	if mw := w.FyneWindow().Content().MinSize().Width; mw > 563 {
+		t.Errorf("with a %d-character gradient name the minimum width is %g, more than 563", colour.MaxGradientName, mw)
 	}
 	if w.paletteBtn.Text != strings.Repeat("n", maxPaletteLabel-1)+"…" {
 		t.Errorf("the chooser says %q", w.paletteBtn.Text)
@@ -168,7 +168,7 @@ func TestBookmarkKeepsColouring(t *testing.T) {
 	if got := w.Location(); got != want {
 		t.Fatalf("opening the bookmark gave %v, want %v", got, want)
 	}
-	if w.shade.button.Text != "distance" {
+	if w.shade.button.Text != "distance · sqrt" { // the method, and the transfer when not linear
 		t.Errorf("the Colouring button says %q", w.shade.button.Text)
 	}
 	if after := w.RenderThumbnail(w.Location(), 96, 64); !sameRGBA(before, after) {

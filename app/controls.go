@@ -126,14 +126,14 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	// that the row does not move under the pointer when the palette changes.
 	w.paletteWidth = paletteButtonWidth(w.paletteBtn)
 	palette := container.New(fixedWidth(w.paletteWidth), w.paletteBtn)
-	shadingBox := container.New(fixedWidth(widestLabel(shading, colour.Methods)), shading)
+	shadingBox := container.New(fixedWidth(widestLabel(shading, shadingLabels())), shading)
 	left := container.NewHBox(widget.NewLabel("Iterations"), iter, w.autoCheck,
 		widget.NewLabel("Palette"), palette, shadingBox)
 	w.controlsLeft = left
 	value := func(l *widget.Label) fyne.CanvasObject {
 		return container.NewGridWrap(fyne.NewSize(52, l.MinSize().Height), l)
 	}
-	density := container.NewBorder(nil, nil, widget.NewLabel("Density"), value(w.densityVal), w.densitySl)
+	density := container.NewBorder(nil, nil, widget.NewLabel("Density"), w.withDensityTap(value(w.densityVal)), w.densitySl)
 	offset := container.NewBorder(nil, nil, widget.NewLabel("Offset"), value(w.offsetVal), w.offsetSl)
 	row := container.New(&controlsLayout{w: w, rows: 1}, left, container.NewGridWithColumns(2, density, offset))
 	return container.NewVBox(row, w.iterNote)

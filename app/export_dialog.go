@@ -71,7 +71,7 @@ type exportUI struct {
 	running *exportRun // the export in progress, nil when none
 
 	sample   exportSample // the last sample measured (UI goroutine)
-	sampling string       // the view a sample is being measured for, "" when none
+	sampling string       // the sample being measured (sampleKey), "" when none
 }
 
 // exportRun is one export running in the background.
@@ -280,11 +280,11 @@ func (ui *exportUI) refresh() {
 		mpx := float64(w) * float64(h) / 1e6
 		lo, hi := export.EstimateRange(w, h)
 		text := fmt.Sprintf("%.1f Mpx (%.0f M samples), file %s to %s", mpx, mpx*float64(ss*ss), export.HumanBytes(lo), export.HumanBytes(hi))
-		if view := ui.w.Location().String(); ui.sample.view == view && ui.sample.err == nil {
+		if key := sampleKey(ui.w.Location(), w*ss, h*ss); ui.sample.view == key && ui.sample.err == nil {
 			t, size := ui.sample.estimate(w, h, ss)
 			text = fmt.Sprintf("%.1f Mpx (%.0f M samples), file up to about %s, time %s", mpx, mpx*float64(ss*ss), export.HumanBytes(size), roughDuration(t))
 		} else {
-			ui.measure()
+			ui.measure(w*ss, h*ss)
 		}
 		ui.estimate.SetText(text)
 		vw, vh := ui.w.ViewSize()
@@ -321,20 +321,21 @@ func (ui *exportUI) refresh() {
 // lowSpace is export.LowSpace; tests replace it.
 var lowSpace = export.LowSpace
 
-// measure starts measuring a sample of the current view in the background, unless one is
-// measured or being measured; the estimate is refreshed when it is done.
-func (ui *exportUI) measure() {
+// measure starts measuring a sample of the current view in an export's frame of w x h
+// rendered pixels in the background, unless one is measured or being measured; the estimate
+// is refreshed when it is done.
+func (ui *exportUI) measure(w, h int) {
 	l := ui.w.Location()
-	view := l.String()
-	if ui.sampling == view || ui.sample.view == view {
+	key := sampleKey(l, w, h)
+	if ui.sampling == key || ui.sample.view == key {
 		return
 	}
-	ui.sampling = view
+	ui.sampling = key
 	r := ui.exportRenderer()
 	go func() {
-		s := sampleView(r, l)
+		s := sampleFrame(r, l, w, h)
 		ui.w.uiDo(func() {
-			if ui.sampling == view {
+			if ui.sampling == key {
 				ui.sampling = ""
 			}
 			ui.sample = s
@@ -439,6 +440,23 @@ func (ui *exportUI) exportRenderer() export.TileRenderer {
 	return ui.w.cpu
 }
 
+// discardExport removes what the interrupted export of path kept to resume from (its .part
+// and checkpoint: export.Discard), and says what it removed.
+func discardExport(path string) (string, error) {
+	removed, err := export.Discard(path, "")
+	if err != nil {
+		return "", err
+	}
+	if len(removed) == 0 {
+		return "Nothing to discard: the partial files are gone already.", nil
+	}
+	names := make([]string, len(removed))
+	for i, f := range removed {
+		names[i] = filepath.Base(f)
+	}
+	return "Discarded: removed " + strings.Join(names, " and ") + ".", nil
+}
+
 // stop interrupts the export in progress, if any, and waits for it to end (its .part stays,
 // for a resume); the window calls it as it closes.
 func (ui *exportUI) stop() {
@@ -511,6 +529,8 @@ func (ui *exportUI) start(path string, opt export.Options) {
 				run.status.SetText(msg)
 				if !errors.Is(run.err, export.ErrInterrupted) {
 					ui.w.showDialog(dialog.NewCustom("Export failed", "OK", widget.NewLabel(msg), ui.w.win))
+				} else if x := (*export.Error)(nil); errors.As(run.err, &x) && x.Kept {
+					run.row.offerDiscard(func() (string, error) { return discardExport(path) })
 				}
 				return
 			}

@@ -223,8 +223,8 @@ func TestExportEstimate(t *testing.T) {
 	s := exportSample{perSample: 100 * time.Nanosecond, bpp: 0.5}
 	t1, z1 := s.estimate(1000, 1000, 1)
 	t2, z2 := s.estimate(1000, 1000, 2)
-	if t1 != 160*time.Millisecond || t2 != 4*t1 {
-		t.Errorf("times %v, %v: want 160ms (1M samples at 100+60 ns) and 4 times that", t1, t2)
+	if t1 != exportFixedCost+160*time.Millisecond || t2 != 4*(t1-exportFixedCost)+exportFixedCost {
+		t.Errorf("times %v, %v: want %v and 160ms (1M samples at 100+60 ns), and 4 times the samples' time", t1, t2, exportFixedCost)
 	}
 	if z1 != 500000+4096 || z2 != z1 {
 		t.Errorf("sizes %d, %d: want 504096 for both", z1, z2)

@@ -36,8 +36,8 @@ const findDepth = 0.5
 // findMaxTime bounds one search.
 const findMaxTime = 60 * time.Second
 
-// foundNote is a note on a place (what the last search found there, or that a move stopped
-// at the edge), kept in the status bar until the view moves on.
+// foundNote is a note on a place (what the last search found there or why it found nothing,
+// or that a move stopped at the edge), kept in the status bar until the view moves on.
 type foundNote struct {
 	at  fractal.Location
 	msg string
@@ -117,11 +117,13 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 	go func() {
 		var f fractal.Found
 		var err error
+		var whole fractal.Location // the minibrot's own view, when D stops short of it
 		if misiurewicz {
 			f, err = fractal.FindMisiurewicz(ctx, loc, pw, ph, x, y, findLimit)
 		} else {
 			f, err = fractal.FindMinibrotWith(ctx, loc, pw, ph, x, y, opt)
 			if err == nil && depth < 1 {
+				whole = f.Loc
 				f.Loc, err = f.AtDepth(loc, depth)
 			}
 		}
@@ -134,7 +136,10 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 			w.findCancel = nil
 			w.mu.Unlock()
 			if err != nil {
-				w.setMessage(findErrorText(err, what))
+				// Kept before the render's time while the view stays, as a find is: the
+				// frame that ends a moment later would otherwise wipe it before it is read.
+				w.found = foundNote{at: w.Location(), msg: findErrorText(err, what)}
+				w.setMessage(w.found.msg)
 				return
 			}
 			l := f.Loc
@@ -143,14 +148,30 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 				l.Iterations = w.autoIterations(l.ZoomFloat())
 			}
 			msg := fmt.Sprintf("%s of period %d", what, f.Period)
-			if misiurewicz {
+			switch {
+			case misiurewicz:
 				msg = fmt.Sprintf("%s, preperiod %d, period %d", what, f.Preperiod, f.Period)
+			case depth < 1:
+				msg = depthNote(loc, l, whole, f.Period, depth)
 			}
 			w.SetLocation(l)
 			w.found = foundNote{at: w.Location(), msg: msg}
 			w.setMessage(msg)
 		})
 	}()
+}
+
+// depthNote says what D did, going from from to at, depth of the way (in log zoom) to the
+// minibrot of period p framed by whole: "halfway to the minibrot of period 58 (zoom 2.3e+07):
+// zoom x41, centred on it".
+func depthNote(from, at, whole fractal.Location, p int, depth float64) string {
+	way := "halfway"
+	if depth != 0.5 {
+		way = fmt.Sprintf("%.0f%% of the way", depth*100)
+	}
+	factor := at.ZoomExp().Quo(from.ZoomExp())
+	return fmt.Sprintf("%s to the minibrot of period %d (zoom %s): zoom ×%s, centred on it", way, p,
+		fractal.FormatZoom(whole.ZoomExp()), factor.Text(3))
 }
 
 // findErrorText is a search's error in plain words for the status bar.

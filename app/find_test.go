@@ -104,6 +104,12 @@ func TestFindAgainDepthAndErrors(t *testing.T) {
 	if got := half.ZoomExp().Log10(); got < mid-0.01 || got > mid+0.01 || half.Re.String() != want.Loc.Re.String() {
 		t.Errorf("D went to %v; want %v's centre at zoom 1e%.2f", half, want.Loc, mid)
 	}
+	// The status bar says what D did: where it goes halfway to, and by how much it zoomed.
+	factor := half.ZoomExp().Quo(start.ZoomExp()).Text(3)
+	note := fmt.Sprintf("halfway to the minibrot of period %d (zoom %s): zoom ×%s", want.Period, fractal.FormatZoom(want.Loc.ZoomExp()), factor)
+	if !strings.HasPrefix(w.found.msg, note) || !strings.Contains(w.statusTime.Text, note) {
+		t.Errorf("after D the status bar says %q (note %q); want %q", w.statusTime.Text, w.found.msg, note)
+	}
 	w.SetLocation(want.Loc)
 	waitFor(t, "the minibrot", func() bool { return samePlace(w.Location(), want.Loc) })
 	first := w.Location()

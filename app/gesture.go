@@ -76,9 +76,15 @@ func holdButton(ev *desktop.MouseEvent) (rate float64, delayed, ok bool) {
 	return 0, false, false
 }
 
-// MouseDown starts the continuous zoom of a held button (holdButton).
+// MouseDown starts the continuous zoom of a held button (holdButton), or a box (boxButton).
 func (v *fractalView) MouseDown(ev *desktop.MouseEvent) {
 	v.menuNext = ev.Button == desktop.MouseButtonSecondary && ev.Modifier&fyne.KeyModifierControl != 0
+	v.cancelBox()
+	v.boxDropped = false
+	if boxButton(ev) {
+		v.startBox(ev)
+		return
+	}
 	rate, delayed, ok := holdButton(ev)
 	if !ok {
 		return
@@ -112,8 +118,12 @@ func (v *fractalView) MouseDown(ev *desktop.MouseEvent) {
 	}()
 }
 
-// MouseUp ends the continuous zoom; a right button that zoomed is not also a right-click.
+// MouseUp ends the continuous zoom; a right button that zoomed is not also a right-click. A
+// box that was drawn ends at DragEnd, which comes after; one that was not is dropped.
 func (v *fractalView) MouseUp(*desktop.MouseEvent) {
+	if v.box != nil && !v.box.dragged {
+		v.cancelBox()
+	}
 	if v.hold != nil {
 		v.stopHold()
 		v.w.endGesture()

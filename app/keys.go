@@ -76,6 +76,10 @@ func (w *Window) typedKey(ev *fyne.KeyEvent) {
 		w.zoomCentre(2)
 	case fyne.KeyPageDown:
 		w.zoomCentre(0.5)
+	case fyne.KeyEscape:
+		if w.view.cancelBox() {
+			w.setMessage("box zoom cancelled")
+		}
 	}
 }
 

@@ -198,9 +198,11 @@ func TestControlsRowStable(t *testing.T) {
 		t.Errorf("gradient WMWMWMWMW: the row's left group is %v wide, was %v; the chooser says %q", got, want, w.paletteBtn.Text)
 	}
 	for _, m := range colour.Methods {
-		w.colorChanged(false, func(c *colour.Coloring) { c.Method = m })
-		if got := w.controlsLeft.MinSize().Width; got != want {
-			t.Errorf("colouring %s: the row's left group is %v wide, was %v", m, got, want)
+		for _, tr := range colour.Transfers {
+			w.colorChanged(false, func(c *colour.Coloring) { c.Method, c.Transfer = m, tr })
+			if got := w.controlsLeft.MinSize().Width; got != want {
+				t.Errorf("colouring %s, transfer %s: the row's left group is %v wide, was %v", m, tr, got, want)
+			}
 		}
 	}
 }

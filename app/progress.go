@@ -26,7 +26,10 @@ type progressRow struct {
 	bar    *widget.ProgressBar
 	status *widget.Label
 	button *widget.Button
-	closed bool
+	// buttons holds button, and the Discard button a cancelled job offers (offerDiscard)
+	buttons *fyne.Container
+	discard *widget.Button
+	closed  bool
 }
 
 // addProgress adds a row titled title for a job; its button, labelled Cancel, calls cancel
@@ -42,7 +45,8 @@ func (w *Window) addProgress(title string, cancel func()) *progressRow {
 	r.button = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), cancel)
 	bg := canvas.NewRectangle(theme.Color(theme.ColorNameOverlayBackground))
 	bg.StrokeColor, bg.StrokeWidth = theme.Color(theme.ColorNameSeparator), 1
-	body := container.NewBorder(r.title, nil, nil, r.button, container.NewVBox(r.bar, r.status))
+	r.buttons = container.NewVBox(r.button)
+	body := container.NewBorder(r.title, nil, nil, r.buttons, container.NewVBox(r.bar, r.status))
 	r.obj = container.NewStack(bg, container.NewPadded(body))
 	w.progress.Add(r.obj)
 	w.progressBox.Refresh()
@@ -54,6 +58,29 @@ func (r *progressRow) finish() {
 	r.button.SetText("Close")
 	r.button.SetIcon(theme.ConfirmIcon())
 	r.button.OnTapped = r.close
+}
+
+// offerDiscard is for a finished row whose job was cancelled and kept its files to resume
+// from: its buttons become Discard, which calls discard (it removes those files, and only
+// those, and says what it did or why it could not) and then leaves Close, and Keep to
+// Resume, which closes the row keeping them.
+func (r *progressRow) offerDiscard(discard func() (string, error)) {
+	r.button.SetText("Keep to Resume")
+	r.discard = widget.NewButtonWithIcon("Discard", theme.DeleteIcon(), func() {
+		msg, err := discard()
+		if err != nil {
+			msg = "Not discarded: " + err.Error()
+		}
+		r.status.SetText(wrapText(msg, dialogTextWidth))
+		if err == nil {
+			r.buttons.Remove(r.discard)
+			r.button.SetText("Close")
+		}
+	})
+	r.discard.Importance = widget.DangerImportance
+	r.buttons.Objects = []fyne.CanvasObject{r.discard, r.button}
+	r.buttons.Refresh()
+	r.w.progressBox.Refresh()
 }
 
 // close removes the row from the window.

@@ -217,7 +217,7 @@ func (ui *videoUI) refresh() {
 		p, _ := video.PlanFor(o)
 		n := p.Frames
 		t := "measuring the time it takes..."
-		if ui.sample.view == o.Location.String() && ui.sample.err == nil {
+		if ui.sample.view == sampleKey(o.Location, sampleW, sampleH) && ui.sample.err == nil {
 			keys, frames := ui.videoTime(o, p.Keyframes(), n)
 			t = roughDuration(keys+frames) + " here"
 		} else {
@@ -331,6 +331,20 @@ func (ui *videoUI) computer() computer {
 	return ui.w.cpu
 }
 
+// discardVideo removes what the interrupted video o kept to resume from (its work folder's
+// own files: video.Discard), and says what it did.
+func discardVideo(o video.Options) (string, error) {
+	work := video.WorkDir(o)
+	kept, err := video.Discard(o)
+	if err != nil {
+		return "", err
+	}
+	if kept {
+		return fmt.Sprintf("Discarded the keyframes; %s holds files of yours, so it stays.", filepath.Base(work)), nil
+	}
+	return "Discarded: removed " + filepath.Base(work) + ".", nil
+}
+
 // stop cancels the video being made, if any, and waits for it (its keyframes stay, for a
 // resume); the window calls it as it closes.
 func (ui *videoUI) stop() {
@@ -351,7 +365,7 @@ func (ui *videoUI) run(o video.Options) {
 	r := &videoRun{cancel: cancel, done: make(chan struct{}), t0: time.Now()}
 	if n, err := video.Frames(o.FPS, o.Duration); err == nil {
 		r.frames.Total = n // the frames come after the keyframes: counted from the start
-		if ui.sample.view == o.Location.String() && ui.sample.err == nil {
+		if ui.sample.view == sampleKey(o.Location, sampleW, sampleH) && ui.sample.err == nil {
 			_, r.frameEst = ui.videoTime(o, 0, n)
 		}
 	}
@@ -385,6 +399,9 @@ func (ui *videoUI) run(o video.Options) {
 					msg += "; choose the same file again to resume."
 				}
 				r.status.SetText(wrapText(msg, dialogTextWidth))
+				if errors.Is(err, video.ErrInterrupted) && dirExists(video.WorkDir(o)) {
+					r.row.offerDiscard(func() (string, error) { return discardVideo(o) })
+				}
 				return
 			}
 			r.bar.SetValue(1)

@@ -33,7 +33,7 @@ const (
 )
 
 // fractalView is the widget that shows the fractal and turns pointer input into navigation:
-// a left drag pans 1:1 with the pointer, the wheel zooms about the cursor, a double-click
+// a left drag pans 1:1 with the pointer (with Ctrl it draws a box to zoom into), the wheel zooms about the cursor, a double-click
 // zooms in and a right-click zooms out there, a held button zooms continuously toward the
 // pointer (gesture.go); hovering reports the point under the cursor.
 type fractalView struct {
@@ -46,6 +46,12 @@ type fractalView struct {
 	drag  *dragState
 	wheel *zoomAnchor // the wheel burst in progress
 	hold  *holdZoom   // the held button's zoom in progress
+	box   *boxZoom    // the box being drawn (Ctrl + drag, boxzoom.go)
+	// boxOutline shows the box over the picture
+	boxOutline *canvas.Rectangle
+	// boxDropped says that a box was cancelled while its button is down: the rest of the
+	// drag does nothing (it is no pan)
+	boxDropped bool
 	// holdUsed says that the last press zoomed continuously (its release is no click)
 	holdUsed bool
 	// menuNext says that the right button was pressed with Ctrl: its click opens the context
@@ -77,13 +83,15 @@ func newFractalView(w *Window) *fractalView {
 	v.img = canvas.NewImageFromImage(image.NewRGBA(image.Rect(0, 0, 1, 1)))
 	v.img.FillMode = canvas.ImageFillStretch
 	v.img.ScaleMode = canvas.ImageScaleFastest
+	v.boxOutline = newBoxOutline()
 	v.ExtendBaseWidget(v)
 	return v
 }
 
-// CreateRenderer draws the latest frame over a black background.
+// CreateRenderer draws the latest frame over a black background, and a box being drawn
+// over it.
 func (v *fractalView) CreateRenderer() fyne.WidgetRenderer {
-	return widget.NewSimpleRenderer(container.NewStack(v.bg, v.img))
+	return widget.NewSimpleRenderer(container.NewStack(v.bg, v.img, container.NewWithoutLayout(v.boxOutline)))
 }
 
 // MinSize lets the window shrink the view freely.
@@ -160,6 +168,13 @@ func (v *fractalView) setImage(img *image.RGBA) {
 // Dragged pans so that the point under the pointer follows it. Each step is computed from
 // where the drag started and the whole distance so far, so rounding never accumulates.
 func (v *fractalView) Dragged(ev *fyne.DragEvent) {
+	if v.box != nil {
+		v.dragBox(ev.Position) // Ctrl + drag draws a box to zoom into
+		return
+	}
+	if v.boxDropped {
+		return
+	}
 	if v.hold != nil {
 		v.steer(ev.Position) // a held button zooms: moving steers it
 		x, y := v.toPixels(ev.Position)
@@ -191,6 +206,11 @@ func (v *fractalView) Dragged(ev *fyne.DragEvent) {
 
 // DragEnd ends the drag (one step of the history); the refine follows when input stops.
 func (v *fractalView) DragEnd() {
+	if v.box != nil {
+		v.endBox()
+		return
+	}
+	v.boxDropped = false
 	if v.drag != nil {
 		v.drag = nil
 		v.w.endGesture()

@@ -53,58 +53,90 @@ const (
 var minAutoDensity = math.Ldexp(1, -int(math.Floor(-math.Log2(MinDensity))))
 
 // AutoDensity is the automatic density for smooth escape counts nus (transferred already, as
-// the palette reads them: TransferValue): 1 when the counts' range from the AutoLow to the
-// AutoHigh quantile spans at most AutoKeepCycles palette cycles at density 1, else the
-// largest of 1/2, 1/4, 1/8, ... (down to about MinDensity) at which it spans at most
-// AutoCycles. Values that are not finite (inside points, +Inf) are left out; with fewer than
-// AutoMinSamples left it is 1. nus is not modified.
-func AutoDensity(nus []float64) float64 {
+// the palette reads them: TransferValue) under the transfer function transfer. For the
+// linear transfer it is 1 when the counts' range from the AutoLow to the AutoHigh quantile
+// spans at most AutoKeepCycles palette cycles at density 1, else the largest of 1/2, 1/4,
+// 1/8, ... (down to about MinDensity) at which it spans at most AutoCycles. For sqrt and log,
+// which squeeze hundreds of iterations into a few units (a log range of 2.4 spans 0.08 of a
+// cycle at density 1: one flat colour), it is the largest power of two (up to
+// maxAutoDensity) at which the range spans at most AutoTransferCycles. Values that are not
+// finite (inside points, +Inf) are left out; with fewer than AutoMinSamples left it is 1. nus
+// is not modified.
+func AutoDensity(nus []float64, transfer string) float64 {
 	spread, ok := autoSpread(nus)
 	if !ok {
 		return 1
 	}
-	return densityForSpread(spread)
+	return densityForSpread(spread, transfer)
 }
 
 // AutoDensityNear is AutoDensity with hysteresis, for a view that is drawn again and again
-// (the window's frames as one pans and zooms), prev the automatic density chosen before. It
-// is 1 wherever AutoDensity is (a shallow view draws as it always did, whatever came before);
-// otherwise it keeps prev while prev is a step of the ladder and the range spans, at prev,
-// from AutoCycles/4 to 2*AutoCycles cycles (prev 1: up to 2*AutoKeepCycles), a factor of two
-// beyond AutoDensity's band on either side; else it is AutoDensity.
-func AutoDensityNear(nus []float64, prev float64) float64 {
+// (the window's frames as one pans and zooms), prev the automatic density chosen before.
+// Under the linear transfer it is 1 wherever AutoDensity is (a shallow view draws as it
+// always did, whatever came before); otherwise it keeps prev while prev is a step of the
+// transfer's ladder and the range spans, at prev, from a quarter to twice the cycles of the
+// band (AutoCycles, or AutoTransferCycles; linear prev 1: up to 2*AutoKeepCycles), a factor
+// of two beyond AutoDensity's band on either side; else it is AutoDensity.
+func AutoDensityNear(nus []float64, prev float64, transfer string) float64 {
 	spread, ok := autoSpread(nus)
 	if !ok {
 		return 1
 	}
-	next := densityForSpread(spread)
-	if next == 1 || next == prev || !onLadder(prev) {
+	next := densityForSpread(spread, transfer)
+	linear := TransferIndex(transfer) <= 0
+	if (linear && next == 1) || next == prev || !onLadder(prev, transfer) {
 		return next
 	}
 	cycles := spread * prev / 32
-	if prev == 1 {
-		if cycles <= 2*AutoKeepCycles {
-			return 1
+	band := float64(AutoTransferCycles)
+	if linear {
+		band = AutoCycles
+		if prev == 1 {
+			if cycles <= 2*AutoKeepCycles {
+				return 1
+			}
+			return next
 		}
-		return next
 	}
-	if cycles >= AutoCycles/4 && cycles <= 2*AutoCycles {
+	if cycles >= band/4 && cycles <= 2*band {
 		return prev
 	}
 	return next
 }
 
-// onLadder reports whether d is one of AutoDensity's values.
-func onLadder(d float64) bool {
-	if !(d >= minAutoDensity && d <= 1) {
+// AutoTransferCycles is the number of palette cycles the range of the counts in view spans
+// at most, and more than half of, under the sqrt and log transfers (AutoDensity). Three
+// cycles: the shallow views (the whole set, seahorse valley at 300 and 1e6, the period-58
+// minibrot at 23000) come out at density 4 to 8 under sqrt and 32 to 64 under log, with the
+// bands of a linear view of a few hundred iterations.
+const AutoTransferCycles = 3
+
+// maxAutoDensity is the highest step of the sqrt and log transfers' ladder: a range of 0.02
+// log units (a deep view whose counts differ by a few iterations in 15,000) spans 3 cycles.
+const maxAutoDensity = 4096
+
+// onLadder reports whether d is one of AutoDensity's values under transfer.
+func onLadder(d float64, transfer string) bool {
+	top := 1.0
+	if TransferIndex(transfer) > 0 {
+		top = maxAutoDensity
+	}
+	if !(d >= minAutoDensity && d <= top) {
 		return false
 	}
 	frac, _ := math.Frexp(d)
 	return frac == 0.5
 }
 
-// densityForSpread is AutoDensity for a range of spread smooth iterations.
-func densityForSpread(spread float64) float64 {
+// densityForSpread is AutoDensity for a range of spread smooth (transferred) iterations.
+func densityForSpread(spread float64, transfer string) float64 {
+	if TransferIndex(transfer) > 0 {
+		if !(spread > 0) { // one value in view: any density draws it in one colour
+			return 1
+		}
+		d := math.Ldexp(1, int(math.Floor(math.Log2(32*AutoTransferCycles/spread))))
+		return min(max(d, minAutoDensity), maxAutoDensity)
+	}
 	if !(spread > 32*AutoKeepCycles) { // NaN never comes: autoSpread's values are finite
 		return 1
 	}
@@ -160,7 +192,7 @@ func (c Coloring) ResolveDensity(d *Data) Coloring {
 	if !c.AutoDensity {
 		return c
 	}
-	c.Density = AutoDensity(DataNus(d, c.Transfer, AutoSamples))
+	c.Density = AutoDensity(DataNus(d, c.Transfer, AutoSamples), c.Transfer)
 	c.AutoDensity = false
 	return c
 }
@@ -173,7 +205,7 @@ func (c Coloring) FollowDensity(d *Data) Coloring {
 	if !c.AutoDensity {
 		return c
 	}
-	c.Density = AutoDensityNear(DataNus(d, c.Transfer, AutoSamples), c.Density)
+	c.Density = AutoDensityNear(DataNus(d, c.Transfer, AutoSamples), c.Density, c.Transfer)
 	return c
 }
 

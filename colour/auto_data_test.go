@@ -3,6 +3,8 @@ package colour_test
 import (
 	"context"
 	"image"
+	"math"
+	"slices"
 	"testing"
 
 	"mandelscope/colour"
@@ -45,6 +47,40 @@ func TestAutoDensityShallowViews(t *testing.T) {
 		}
 		if got := l.Color.FollowDensity(d); got.Density != 1 {
 			t.Errorf("%s: followed to %g", v, got.Density)
+		}
+	}
+}
+
+// TestAutoDensityShallowViewsTransferred: under sqrt and log the same views are not one flat
+// colour (at density 1, log's range spans 0.04 to 0.08 of a cycle): the automatic density
+// makes the range of the counts in view span more than half of AutoTransferCycles cycles.
+func TestAutoDensityShallowViewsTransferred(t *testing.T) {
+	for _, v := range []string{
+		"re=-0.5 im=0 zoom=1",
+		"re=-0.7436438870371587 im=0.1318259042053113 zoom=300",
+		"re=-0.743643887037151 im=0.131825904205330 zoom=1e6",
+		"re=0.3513073802 im=0.0953035978 zoom=23000",
+	} {
+		l, err := fractal.ParseLocationText(v, fractal.Home())
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Iterations = l.AutoIterations()
+		d := viewData(t, l)
+		for _, tr := range []string{colour.TransferSqrt, colour.TransferLog} {
+			c := l.Color
+			c.Transfer = tr
+			got := c.ResolveDensity(d)
+			nus := colour.DataNus(d, tr, colour.AutoSamples)
+			slices.Sort(nus)
+			at := func(q float64) float64 { return nus[int(math.Round(q*float64(len(nus)-1)))] }
+			cycles := (at(colour.AutoHigh) - at(colour.AutoLow)) * got.Density / 32
+			if !(cycles > colour.AutoTransferCycles/2.0) || cycles > colour.AutoTransferCycles {
+				t.Errorf("%s, %s: density %g, the counts span %.3f cycles", v, tr, got.Density, cycles)
+			}
+			if f := c.FollowDensity(d); f.Density != got.Density {
+				t.Errorf("%s, %s: followed to %g, resolved %g", v, tr, f.Density, got.Density)
+			}
 		}
 	}
 }

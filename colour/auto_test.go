@@ -42,7 +42,7 @@ func TestAutoDensityShallowIsOne(t *testing.T) {
 		{"wide tails only", append(uniform(900, 200, 300), append(slices.Repeat([]float64{1e6}, 40), slices.Repeat([]float64{-1e6}, 40)...)...)},
 		{"not numbers", append(uniform(100, 0, 10), math.NaN(), math.Inf(-1), math.NaN())},
 	} {
-		if d := AutoDensity(c.nus); d != 1 {
+		if d := AutoDensity(c.nus, ""); d != 1 {
 			t.Errorf("%s: density %g, want 1", c.name, d)
 		}
 	}
@@ -55,11 +55,11 @@ func TestAutoDensityWide(t *testing.T) {
 		nus := uniform(2001, lo, lo+spread/0.9) // the 5%..95% range is spread
 		rng.Shuffle(len(nus), func(i, j int) { nus[i], nus[j] = nus[j], nus[i] })
 		keep := slices.Clone(nus)
-		d := AutoDensity(nus)
+		d := AutoDensity(nus, "")
 		if !slices.Equal(nus, keep) {
 			t.Fatal("AutoDensity modified its input")
 		}
-		if !onLadder(d) || d >= 1 {
+		if !onLadder(d, "") || d >= 1 {
 			t.Errorf("spread %g: density %g is not a step of the ladder below 1", spread, d)
 			continue
 		}
@@ -70,17 +70,17 @@ func TestAutoDensityWide(t *testing.T) {
 	}
 	// The figure of the issue: counts in view over some 50,000 iterations (a 1e50 view with
 	// 200,000 iterations) come out at 0.003 to 0.01.
-	if d := AutoDensity(uniform(1000, 150000, 150000+50000/0.9)); !(d >= 0.003 && d <= 0.01) {
+	if d := AutoDensity(uniform(1000, 150000, 150000+50000/0.9), ""); !(d >= 0.003 && d <= 0.01) {
 		t.Errorf("50,000 iterations: density %g", d)
 	}
 	// Beyond any real view the ladder stops within MinDensity.
-	if d := AutoDensity(uniform(1000, 0, 1e15)); d != minAutoDensity || d < MinDensity || d > 2*MinDensity {
+	if d := AutoDensity(uniform(1000, 0, 1e15), ""); d != minAutoDensity || d < MinDensity || d > 2*MinDensity {
 		t.Errorf("1e15 iterations: density %g, want %g", d, minAutoDensity)
 	}
 	// Inside points and the tails do not count: the same as without them.
 	base := uniform(1000, 1000, 40000)
 	mixed := append(slices.Clone(base), slices.Repeat([]float64{Inside}, 5000)...)
-	if a, b := AutoDensity(base), AutoDensity(mixed); a != b {
+	if a, b := AutoDensity(base, ""), AutoDensity(mixed, ""); a != b {
 		t.Errorf("inside points changed the density: %g, %g", a, b)
 	}
 }
@@ -89,32 +89,78 @@ func TestAutoDensityWide(t *testing.T) {
 // large one changes it, and a shallow view is 1 whatever came before.
 func TestAutoDensityNear(t *testing.T) {
 	at := func(spread float64) []float64 { return uniform(1001, 1000, 1000+spread/0.9) }
-	d := AutoDensity(at(40000)) // 1/128: 9.8 cycles
+	d := AutoDensity(at(40000), "") // 1/128: 9.8 cycles
 	if d != 1.0/128 {
 		t.Fatalf("40,000 iterations: %g", d)
 	}
 	for _, c := range []struct {
 		spread, prev, want float64
 	}{
-		{40000, d, d},                        // unchanged
-		{60000, d, d},                        // 14.6 cycles at 1/128: within a factor of two of the band
-		{110000, d, AutoDensity(at(110000))}, // 26.9 cycles: too many
-		{14000, d, d},                        // 3.4 cycles: still kept
-		{11000, d, AutoDensity(at(11000))},   // 2.7 cycles: too few
-		{40000, 0.3, d},                      // not a step of the ladder: the fresh choice
+		{40000, d, d},                            // unchanged
+		{60000, d, d},                            // 14.6 cycles at 1/128: within a factor of two of the band
+		{110000, d, AutoDensity(at(110000), "")}, // 26.9 cycles: too many
+		{14000, d, d},                            // 3.4 cycles: still kept
+		{11000, d, AutoDensity(at(11000), "")},   // 2.7 cycles: too few
+		{40000, 0.3, d},                          // not a step of the ladder: the fresh choice
 		{40000, 0, d},
 		{40000, math.NaN(), d},
 		{400, d, 1}, // shallow: 1, whatever came before
 		{900, 1, 1}, // 28 cycles at 1: kept
-		{1100, 1, AutoDensity(at(1100))},
+		{1100, 1, AutoDensity(at(1100), "")},
 		{40000, 1, d},
 	} {
-		if got := AutoDensityNear(at(c.spread), c.prev); got != c.want {
+		if got := AutoDensityNear(at(c.spread), c.prev, ""); got != c.want {
 			t.Errorf("spread %g after %g: %g, want %g", c.spread, c.prev, got, c.want)
 		}
 	}
-	if AutoDensity(at(110000)) == d || AutoDensity(at(11000)) == d || AutoDensity(at(1100)) == 1 {
+	if AutoDensity(at(110000), "") == d || AutoDensity(at(11000), "") == d || AutoDensity(at(1100), "") == 1 {
 		t.Error("the cases that should change the density do not")
+	}
+}
+
+// Under sqrt and log the automatic density spans the transferred range over more than half
+// of AutoTransferCycles cycles and at most that many, going above 1 (a log view of a few
+// hundred iterations spans a tenth of a cycle at 1: one flat colour) and below it (sqrt at
+// depth); the hysteresis keeps a density within a factor of two of that band.
+func TestAutoDensityTransfer(t *testing.T) {
+	for _, tr := range []string{TransferSqrt, TransferLog} {
+		for _, c := range []struct{ lo, hi float64 }{{2, 60}, {20, 300}, {200, 700}, {1000, 1e5}, {1e4, 1e6}, {15000, 15300}} {
+			raw := uniform(1001, c.lo, c.lo+(c.hi-c.lo)/0.9)
+			nus := make([]float64, len(raw))
+			for i, v := range raw {
+				nus[i] = TransferValue(tr, v)
+			}
+			d := AutoDensity(nus, tr)
+			if !onLadder(d, tr) {
+				t.Errorf("%s %g..%g: density %g is not a step of the ladder", tr, c.lo, c.hi, d)
+				continue
+			}
+			if cy := cyclesAt(t, nus, d); !(cy > AutoTransferCycles/2.0 && cy <= AutoTransferCycles) {
+				t.Errorf("%s %g..%g: density %g gives %.3f cycles, want (%g, %d]", tr, c.lo, c.hi, d, cy, AutoTransferCycles/2.0, AutoTransferCycles)
+			}
+			// The hysteresis keeps d, and twice or half of it (within a factor of two of the
+			// band); from 8 times or an eighth of it, it goes to d.
+			for _, h := range []struct{ prev, want float64 }{{d, d}, {2 * d, 2 * d}, {d / 2, d / 2}, {8 * d, d}, {d / 8, d}} {
+				if h.prev > maxAutoDensity {
+					continue
+				}
+				if got := AutoDensityNear(nus, h.prev, tr); got != h.want {
+					t.Errorf("%s %g..%g: after %g, %g, want %g", tr, c.lo, c.hi, h.prev, got, h.want)
+				}
+			}
+		}
+	}
+	// The linear rule is unchanged: a few hundred iterations are 1.
+	if d := AutoDensity(uniform(1001, 20, 300), TransferLinear); d != 1 {
+		t.Errorf("linear 20..300: %g", d)
+	}
+	// A range too narrow for the ladder stops at its top.
+	if d := AutoDensity(uniform(1001, 9.6, 9.6001), TransferLog); d != maxAutoDensity {
+		t.Errorf("a range of 1e-4: %g, want %d", d, maxAutoDensity)
+	}
+	// One value in view: 1.
+	if d := AutoDensity(slices.Repeat([]float64{3}, 100), TransferLog); d != 1 {
+		t.Errorf("one value: %g", d)
 	}
 }
 
@@ -158,10 +204,12 @@ func TestResolveDensity(t *testing.T) {
 	if explicit.ResolveDensity(d) != explicit || explicit.FollowDensity(d) != explicit {
 		t.Error("an explicit density was changed")
 	}
-	// Under the log transfer the same counts span a fraction of a cycle: density 1.
+	// Under the log transfer the same counts (from the AutoLow to the AutoHigh quantile, log
+	// 3000 to log 39000: 2.6 units) span 0.08 of a cycle at density 1; the density makes them
+	// span 1.5 to 3 cycles: 32.
 	lg := auto
 	lg.Transfer = TransferLog
-	if r := lg.ResolveDensity(d); r.Density != 1 || r.AutoDensity {
+	if r := lg.ResolveDensity(d); r.Density != 32 || r.AutoDensity {
 		t.Errorf("log transfer: %+v", r)
 	}
 }

@@ -23,14 +23,17 @@ import (
 // This file is the one place a formula is defined: its name, its step in float32 and float64
 // (formulaStep) and in math/big (formulaBig.step); its perturbation step is perturbStep in
 // perturb_formula.go (the fold applied to the delta exactly, foldDelta, then the power's
-// difference (W + u)^D - W^D without cancellation, powerDelta). A new formula is a new
-// FormulaKind and a case in formulaStep, formulaBig.step and foldDelta (TestFormulaStepsAgree
-// holds them to each other, TestFormulaKindsDistinct that each kind has its own). The zero
+// difference (W + u)^D - W^D without cancellation, powerDelta), and its BLA step (the linear
+// part of the perturbation step and its validity radius) formulaStepBLA in blaformula.go. A new
+// formula is a new FormulaKind and a case in formulaStep, formulaBig.step, foldDelta and
+// formulaStepBLA (TestFormulaStepsAgree holds the first three to each other,
+// TestFormulaBLAStep the last to foldDelta's step, TestFormulaKindsDistinct that each kind has
+// its own). The zero
 // Formula is the Mandelbrot set of power 2, which every renderer draws by its own fast loops
 // (escape.go, perturb.go, the BLA, the vector loops, the shaders); every other formula goes
 // through the loops here, on the CPU only: shallow in float32 and float64, deep by scalar
-// perturbation with rebasing (no BLA, no vector loops, no GPU, no derivative, not past
-// ExpSpacing: see Frame.Unsupported).
+// perturbation with rebasing and the formula's BLA table (FormulaBLA; no vector loops, no GPU,
+// no derivative, not past ExpSpacing: see Frame.Unsupported).
 
 // FormulaKind is the fold f a formula applies before the power.
 type FormulaKind uint8

@@ -198,6 +198,31 @@ func exactMargin(fm Formula, cr, ci *big.Float, maxIter int, prec uint) (int, fl
 	return -1, margin
 }
 
+// formulaEdgeCentre is the i-th candidate centre of a view of fm's edge (tip: the set's tip on
+// the negative real axis), bisected to 2^-bits at iter iterations; more is false past the last
+// candidate, and ok false where a candidate does not exist (try the next). The
+// candidates, tried in turn until one gives a view of the edge: up from a point of the real
+// axis short of the tip (which stays: the real orbit keeps within the tip's) to 0.2 above it
+// (which escapes), the edge of the set's thin real filament, along which the orbits are
+// chaotic; then Misiurewicz points (formulaTip) near a few guesses.
+func formulaEdgeCentre(fm Formula, tip float64, i int, bits uint, iter int) (re, im Decimal, ok, more bool) {
+	if ats := []float64{0.97, 0.995, 0.93}; i < len(ats) {
+		re, im := formulaEdgePoint(fm, ats[i]*tip, 0, ats[i]*tip, 0.2, bits, iter)
+		return re, im, true, true
+	}
+	i -= 3
+	if i >= 24 {
+		return Decimal{}, Decimal{}, false, false
+	}
+	a := float64(i) * math.Pi / 12
+	cr, ci, ok := formulaTip(fm, 1.3*math.Cos(a), 1.3*math.Sin(a), bits+64)
+	if !ok {
+		return Decimal{}, Decimal{}, false, true
+	}
+	digits := int(float64(bits)*0.30103) + 3
+	return MustDecimal(trimZeros(cr.Text('f', digits))), MustDecimal(trimZeros(ci.Text('f', digits))), true, true
+}
+
 // formulaTip is a point c of fm's set, near guess, whose critical orbit lands on a repelling
 // fixed point at its second step (z3 = z2, as c = -2 for the Mandelbrot set): a Misiurewicz
 // point, about which the set is all filaments and the orbits chaotic at any depth. Newton's
@@ -274,28 +299,6 @@ func formulaProbeAgainstBig(t *testing.T, zoom string) {
 		// The set's tip on the negative real axis (0 stays, -2.5 escapes).
 		tipRe, _ := formulaEdgePoint(fm, 0, 0, -2.5, 0, 60, 200)
 		tip := tipRe.Float64()
-		// Candidate centres, tried in turn until one gives a view of the edge: up from a
-		// point of the real axis short of the tip (which stays: the real orbit keeps
-		// within the tip's) to 0.2 above it (which escapes), the edge of the set's thin
-		// real filament, along which the orbits are chaotic; then Misiurewicz points
-		// (formulaTip) near a few guesses.
-		centre := func(i int, bits uint, iter int) (Decimal, Decimal, bool) {
-			if ats := []float64{0.97, 0.995, 0.93}; i < len(ats) {
-				re, im := formulaEdgePoint(fm, ats[i]*tip, 0, ats[i]*tip, 0.2, bits, iter)
-				return re, im, true
-			}
-			i -= 3
-			if i >= 24 {
-				return Decimal{}, Decimal{}, false
-			}
-			a := float64(i) * math.Pi / 12
-			re, im, ok := formulaTip(fm, 1.3*math.Cos(a), 1.3*math.Sin(a), bits+64)
-			if !ok {
-				return Decimal{}, Decimal{}, true
-			}
-			digits := int(float64(bits)*0.30103) + 3
-			return MustDecimal(trimZeros(re.Text('f', digits))), MustDecimal(trimZeros(im.Text('f', digits))), true
-		}
 		{
 			bits := uint(40)
 			if zoom == "1e50" {
@@ -306,11 +309,11 @@ func formulaProbeAgainstBig(t *testing.T, zoom string) {
 				l := Home()
 				l.Formula = fm
 				l.Iterations = 400
-				re, im, more := centre(i, bits, l.Iterations)
+				re, im, ok, more := formulaEdgeCentre(fm, tip, i, bits, l.Iterations)
 				if !more {
 					break
 				}
-				if re.String() == "" {
+				if !ok {
 					continue
 				}
 				l.Re, l.Im = re, im
@@ -484,7 +487,7 @@ func BenchmarkPerturbFormula(b *testing.B) {
 						if fm.IsMandelbrot() {
 							n, _ = PerturbEscape(f.Ref, nil, dr, di, l.Iterations, nil)
 						} else {
-							n, _ = PerturbEscapeFormula(f.Ref, dr, di, l.Iterations, nil)
+							n, _ = PerturbEscapeFormula(f.Ref, nil, dr, di, l.Iterations, nil)
 						}
 						if n < 0 {
 							n = l.Iterations

@@ -66,7 +66,7 @@ func (f Frame) Unsupported() error {
 }
 
 // formulaEscape is Escape for a formula other than the Mandelbrot set's: float32, float64 or
-// scalar perturbation (PerturbEscapeFormula) by the frame's precision; -1 for a frame the
+// scalar perturbation (PerturbEscapeFormula, with the formula's BLA table) by the frame's precision; -1 for a frame the
 // formula does not support (Unsupported).
 func (f Frame) formulaEscape(x, y int) (n int, nu float64) {
 	fm := f.Loc.Formula
@@ -81,7 +81,7 @@ func (f Frame) formulaEscape(x, y int) (n int, nu float64) {
 			}
 		}
 		dr, di := f.Delta(x, y)
-		return PerturbEscapeFormula(f.Ref, dr, di, f.Loc.Iterations, nil)
+		return PerturbEscapeFormula(f.Ref, f.FormulaBLA(), dr, di, f.Loc.Iterations, nil)
 	case Float32:
 		re, im := f.Point32(x, y)
 		cr, ci := re, im

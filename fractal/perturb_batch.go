@@ -34,6 +34,47 @@ func PerturbEscapeBatch(ref *Reference, bla *BLA, dcr, dci []float64, maxIter in
 	return true
 }
 
+// PerturbEscapeExpBatch is PerturbEscapeBatch for a PerturbationExp frame: n[i] and nu[i] get
+// PerturbEscapeExp(ref, bla, dcr[i], dci[i], maxIter, stop), bit for bit. On a vector path
+// (VectorPath) each pixel's first steps, while its delta is too tiny for float64, run in
+// PerturbEscapeExp's loop, and the rest (its float64 steps, nearly all of them) in the vector
+// loops, a pixel going back to that loop where its delta leaves float64 again. It returns
+// false when stop closed first.
+func PerturbEscapeExpBatch(ref *Reference, bla *BLAExp, dcr, dci []Exp, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
+	if len(dci) != len(dcr) || len(n) < len(dcr) || len(nu) < len(dcr) {
+		panic(fmt.Sprintf("fractal: PerturbEscapeExpBatch with %d, %d deltas and %d, %d results", len(dcr), len(dci), len(n), len(nu)))
+	}
+	if vectorWidth > 0 && len(dcr) > 1 {
+		return perturbBatchExpVector(vectorWidth, ref, bla, dcr, dci, maxIter, stop, n, nu)
+	}
+	for i := range dcr {
+		n[i], nu[i] = PerturbEscapeExp(ref, bla, dcr[i], dci[i], maxIter, stop)
+		if n[i] < 0 && stopped(stop) {
+			return false
+		}
+	}
+	return true
+}
+
+// PerturbEscapeDEExpBatch is PerturbEscapeExpBatch with the derivative: out[i] gets
+// PerturbEscapeDEExp(ref, bla, dcr[i], dci[i], maxIter, spacing, stop), bit for bit, the
+// float64 steps on the vector loops where they run. It returns false when stop closed first.
+func PerturbEscapeDEExpBatch(ref *Reference, bla *BLAExp, dcr, dci []Exp, maxIter int, spacing Exp, stop <-chan struct{}, out []Result) bool {
+	if len(dci) != len(dcr) || len(out) < len(dcr) {
+		panic(fmt.Sprintf("fractal: PerturbEscapeDEExpBatch with %d, %d deltas and %d results", len(dcr), len(dci), len(out)))
+	}
+	if vectorWidth > 0 && len(dcr) > 1 {
+		return perturbBatchDEExpVector(vectorWidth, ref, bla, dcr, dci, maxIter, spacing, stop, out)
+	}
+	for i := range dcr {
+		out[i] = PerturbEscapeDEExp(ref, bla, dcr[i], dci[i], maxIter, spacing, stop)
+		if out[i].N < 0 && stopped(stop) {
+			return false
+		}
+	}
+	return true
+}
+
 // PerturbEscapeDEBatch is PerturbEscapeBatch with the derivative: out[i] gets
 // PerturbEscapeDE(ref, bla, dcr[i], dci[i], maxIter, spacing, stop), bit for bit, on the same
 // loops. It returns false when stop closed first.

@@ -12,31 +12,67 @@ import "math"
 // For a Julia reference, (dcre, dcim) is the pixel's z1 minus the reference point and w is
 // dz/dz1 scaled (julia.go).
 func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, spacing Exp, stop <-chan struct{}) Result {
+	st, dc, ws, done, r := ref.startDEExp(dcre, dcim, spacing)
+	if done {
+		return r
+	}
+	r, _ = perturbLoopDEExp(ref, bla, &st, dc, ws, maxIter, stop, false)
+	return r
+}
+
+// startDEExp is a pixel's start (PerturbEscapeDEExp's): its state, the dc its steps add to
+// the delta and the ws they add to the derivative (0 for a Julia set, whose w starts at the
+// spacing), or done with its result where a Julia pixel escapes at z1.
+func (ref *Reference) startDEExp(dcre, dcim, spacing Exp) (st expState, dc cx, ws Exp, done bool, r Result) {
 	zero := cx{e: cxZeroExp}
 	if ref.jStart == 0 {
-		return perturbLoopDEExp(ref, bla, zero, zero, 0, 0, cxFromExp(dcre, dcim), spacing, maxIter, stop)
+		return newDEExpState(zero, zero, 0, 0), cxFromExp(dcre, dcim), spacing, false, Result{}
 	}
 	d, m, escaped, zr, zi := ref.juliaStartExp(cxFromExp(dcre, dcim))
 	w := cxFromExp(spacing, Exp{})
 	if escaped {
-		return smoothDEExp(zr, zi, ref.jcr, ref.jci, w, Exp{}, 1)
+		return expState{}, zero, Exp{}, true, smoothDEExp(zr, zi, ref.jcr, ref.jci, w, Exp{}, 1)
 	}
-	return perturbLoopDEExp(ref, bla, d, w, m, 1, zero, Exp{}, maxIter, stop)
+	return newDEExpState(d, w, m, 1), zero, Exp{}, false, Result{}
 }
 
-// perturbLoopDEExp is PerturbEscapeDEExp's loop from delta d and derivative w at index m
-// after n iterations, with dc added to the delta every step and ws to the derivative (the
-// spacing; zero for a Julia set).
-func perturbLoopDEExp(ref *Reference, bla *BLAExp, d, w cx, m, n int, dc cx, ws Exp, maxIter int, stop <-chan struct{}) Result {
+// newDEExpState is the state with delta d and derivative w at index m after n iterations:
+// both in float64 where neither is tiny.
+func newDEExpState(d, w cx, m, n int) expState {
+	st := expState{d: d, w: w, exp: true, m: m, n: n}
+	if d.e > toDouble && w.e > toDouble {
+		st.exp = false
+		st.dr, st.di = d.float64s()
+		st.wr, st.wi = w.float64s()
+	}
+	return st
+}
+
+// perturbLoopDEExp is PerturbEscapeDEExp's loop from the state st, with dc added to the
+// delta every step and ws to the derivative (the spacing; zero for a Julia set). With
+// handoff it returns at the first iteration's top but its first where the delta and the
+// derivative are in float64, handed set and st that state (as perturbLoopExp).
+//
+// A float64 state takes PerturbEscapeDE's steps: its blocks on the table's float64 form
+// (BLAExp.float64Table), with dc and the spacing scaled (B' dcs, B' sps), its plain steps
+// with them in float64 (0 far below its range). It goes to cx before a step where the
+// delta or the derivative is below 2^-950 (a block may start there) or a plain step's
+// product would be, and in the check as perturbLoopExp's does.
+func perturbLoopDEExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, maxIter int, stop <-chan struct{}, handoff bool) (_ Result, handed bool) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
 	sp := cxFromExp(ws, Exp{})
 	dcr, dci := dc.float64s()
+	dsr, dsi := bla.scaledDC(dc)
+	sps, _ := bla.scaledDC(sp)
+	var fent []blaEntry
+	if bla != nil {
+		fent = bla.f64.ent
+	}
 	sp64 := ws.Float64()
 	spacing := ws
-	var dr, di, wr, wi float64
-	exp := true // d and w hold the state (else dr, di, wr, wi)
+	d, w, dr, di, wr, wi, exp, m, n := st.d, st.w, st.dr, st.di, st.wr, st.wi, st.exp, st.m, st.n
 	toCx := func() { d, w, exp = cxFrom(dr, di), cxFrom(wr, wi), true }
 	toFloat := func() {
 		if d.e > toDouble && w.e > toDouble {
@@ -45,42 +81,50 @@ func perturbLoopDEExp(ref *Reference, bla *BLAExp, d, w cx, m, n int, dc cx, ws 
 			exp = false
 		}
 	}
-	toFloat()
-	stepped := false // this iteration's plain step was taken in float64
 	for steps := 1; n < maxIter; steps++ {
+		if handoff && !exp && steps > 1 {
+			*st = expState{d: d, dr: dr, di: di, exp: exp, m: m, n: n, w: w, wr: wr, wi: wi}
+			return Result{}, true
+		}
 		if steps&stopEvery == 0 && stopped(stop) {
-			return Result{N: -1}
+			return Result{N: -1}, false
 		}
 		if m > 0 && m <= tableEnd {
-			at := ent[base[m-1]:base[m]]
-			var am, ad float64
-			var ae int
+			var ad float64
 			if !exp {
 				if ad = math.Abs(dr) + math.Abs(di); ad < toExp || math.Abs(wr)+math.Abs(wi) < toExp {
 					toCx()
 				}
 			}
 			if exp {
-				am, ae = d.norm1()
-			}
-			if e := &at[0]; blaValid(e, exp, am, ae, ad) {
-				span := 1
-				for l := 1; l < len(at) && n+span*2 <= maxIter && blaValid(&at[l], exp, am, ae, ad); l++ {
+				at := ent[base[m-1]:base[m]]
+				am, ae := d.norm1()
+				if e := &at[0]; lessExp(am, ae, e.rm, int(e.re)) {
+					span := 1
+					for l := 1; l < len(at) && n+span*2 <= maxIter && lessExp(am, ae, at[l].rm, int(at[l].re)); l++ {
+						e, span = &at[l], span*2
+					}
+					a, b := cx{e.ar, e.ai, int(e.ae)}, cx{e.br, e.bi, int(e.be)}
+					d = cxAdd(cxMul(a, d), cxMul(b, dc))
+					w = cxAdd(cxMul(a, w), cxMul(b, sp))
+					toFloat()
+					m += span
+					n += span
+					goto check
+				}
+			} else if at := fent[base[m-1]:base[m]]; ad < at[0].r {
+				// PerturbEscapeDE's block, on the float64 table.
+				e, span := &at[0], 1
+				for l := 1; l < len(at) && n+span*2 <= maxIter && ad < at[l].r; l++ {
 					e, span = &at[l], span*2
 				}
-				if !exp {
-					toCx()
-				}
-				a, b := cx{e.ar, e.ai, int(e.ae)}, cx{e.br, e.bi, int(e.be)}
-				d = cxAdd(cxMul(a, d), cxMul(b, dc))
-				w = cxAdd(cxMul(a, w), cxMul(b, sp))
-				toFloat()
+				dr, di = e.ar*dr-e.ai*di+e.br*dsr-e.bi*dsi, e.ar*di+e.ai*dr+e.br*dsi+e.bi*dsr
+				wr, wi = e.ar*wr-e.ai*wi+e.br*sps, e.ar*wi+e.ai*wr+e.bi*sps
 				m += span
 				n += span
 				goto check
 			}
 		}
-		stepped = false
 		if !exp {
 			zm := z[m]
 			fr, fi := real(zm)+dr, imag(zm)+di
@@ -89,15 +133,15 @@ func perturbLoopDEExp(ref *Reference, bla *BLAExp, d, w cx, m, n int, dc cx, ws 
 				(math.Abs(fr)+math.Abs(fi))*(math.Abs(wr)+math.Abs(wi)) < toExp {
 				toCx() // a product would leave float64's range: this step in cx
 			} else {
+				// PerturbEscapeDE's plain step.
 				wr, wi = 2*(fr*wr-fi*wi)+sp64, 2*(fr*wi+fi*wr)
 				dr, di = tr*dr-ti*di+dcr, tr*di+ti*dr+dci
-				stepped = true
-				if math.Abs(dr)+math.Abs(di) < toExp || math.Abs(wr)+math.Abs(wi) < toExp {
-					toCx()
-				}
+				m++
+				n++
+				goto check
 			}
 		}
-		if exp && !stepped {
+		{
 			zm := ref.zcx(m)
 			zf := cxAdd(zm, d) // z before the step
 			zf.e++
@@ -105,17 +149,17 @@ func perturbLoopDEExp(ref *Reference, bla *BLAExp, d, w cx, m, n int, dc cx, ws 
 			zm.e++
 			d = cxAdd(cxMul(cxAdd(zm, d), d), dc)
 			toFloat()
+			m++
+			n++
 		}
-		m++
-		n++
 	check:
-		zm := z[m]
 		if exp {
+			zm := z[m]
 			zr, zi := real(zm), imag(zm)
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
 				if zr*zr+zi*zi > 4 {
 					cr, ci := ref.smoothC(dcr, dci)
-					return smoothDEExp(zr, zi, cr, ci, w, spacing, n)
+					return smoothDEExp(zr, zi, cr, ci, w, spacing, n), false
 				}
 				if m == last && period > 0 {
 					m -= period
@@ -134,25 +178,14 @@ func perturbLoopDEExp(ref *Reference, bla *BLAExp, d, w cx, m, n int, dc cx, ws 
 			}
 			continue
 		}
-		zr, zi := real(zm)+dr, imag(zm)+di
-		z2 := zr*zr + zi*zi
-		if z2 > 4 {
+		fs := expState{dr: dr, di: di, m: m, n: n, wr: wr, wi: wi}
+		if zr, zi, escaped := ref.checkFloatExp(&fs, last, period, jEnd, true); escaped {
 			cr, ci := ref.smoothC(dcr, dci)
-			return smoothDEExp(zr, zi, cr, ci, cxFrom(wr, wi), spacing, n)
+			return smoothDEExp(zr, zi, cr, ci, cxFrom(wr, wi), spacing, n), false
 		}
-		if m == last && period > 0 && !(z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di)) {
-			m -= period
-		} else if m == last || m == jEnd || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
-			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
-				d, w, exp = cxAdd(ref.zcx(m), cxFrom(dr, di)), cxFrom(wr, wi), true
-				toFloat()
-			} else if dr, di = zr, zi; math.Abs(dr)+math.Abs(di) < toExp {
-				toCx()
-			}
-			m = 0
-		}
+		d, w, dr, di, wr, wi, exp, m = fs.d, fs.w, fs.dr, fs.di, fs.wr, fs.wi, fs.exp, fs.m
 	}
-	return Result{N: -1}
+	return Result{N: -1}, false
 }
 
 // smoothDEExp is smoothDE with the derivative w given as a cx: the smooth continuation runs

@@ -10,10 +10,11 @@ import (
 
 // Deep views of formulas other than the Mandelbrot set's (formula.go): a reference orbit of
 // the formula in math/big, and each pixel's delta iterated against it by perturbStep, with
-// rebasing as PerturbEscape does. No BLA (the folds' step is not complex-linear: their table
-// would need 2x2 real matrices), no vector loops, no period of the reference (a pixel at the
-// orbit's end rebases to its start), no extended exponents, no derivative: those are the
-// Mandelbrot set's alone so far, and the engine does not use them for another formula.
+// rebasing as PerturbEscape does, skipping iterations by the formula's BLA table (FormulaBLA,
+// blaformula.go: 2x2 real matrices, since the folds' step is not complex-linear). No vector
+// loops, no period of the reference (a pixel at the orbit's end rebases to its start), no
+// extended exponents, no derivative: those are the Mandelbrot set's alone so far, and the
+// engine does not use them for another formula.
 
 // diffAbs is |x + d| - |x|, taken case by case so that no precision is lost where d is tiny
 // beside x (the difference of the two absolute values would cancel).
@@ -66,51 +67,76 @@ func powerDelta(d int, wr, wi, ur, ui, dcr, dci float64) (float64, float64) {
 	return ar + dcr, ai + dci
 }
 
-// PerturbEscapeFormula is PerturbEscape for ref's formula (Reference.Formula), without a BLA
-// table: the escape count and smooth value of the pixel with delta (dcr, dci) from ref's point
-// (for a Julia reference, its z1 minus the reference point), by perturbStep with rebasing
-// (after each step, when |Z_m + d| < |d| or m is the reference's last index, d becomes
-// Z_m + d and m 0). Closing stop ends it early with a meaningless result, as PerturbEscape.
-func PerturbEscapeFormula(ref *Reference, dcr, dci float64, maxIter int, stop <-chan struct{}) (n int, nu float64) {
+// PerturbEscapeFormula is PerturbEscape for ref's formula (Reference.Formula): the escape
+// count and smooth value of the pixel with delta (dcr, dci) from ref's point (for a Julia
+// reference, its z1 minus the reference point), by perturbStep with rebasing (after each step,
+// when |Z_m + d| < |d| or m is the reference's last index, d becomes Z_m + d and m 0). With a
+// non-nil bla (ref's formula's table: Frame.FormulaBLA) it skips iterations by the table's
+// blocks, by BLA's rule. Closing stop ends it early with a meaningless result, as PerturbEscape.
+func PerturbEscapeFormula(ref *Reference, bla *FormulaBLA, dcr, dci float64, maxIter int, stop <-chan struct{}) (n int, nu float64) {
+	n, nu, _ = perturbEscapeFormula(ref, bla, dcr, dci, maxIter, stop)
+	return n, nu
+}
+
+// perturbEscapeFormula is PerturbEscapeFormula that also counts its steps (plain steps plus
+// BLA jumps).
+func perturbEscapeFormula(ref *Reference, bla *FormulaBLA, dcr, dci float64, maxIter int, stop <-chan struct{}) (n int, nu float64, steps int) {
 	fm := ref.formula
 	if ref.jStart == 0 {
-		return perturbFormulaLoop(ref, fm, 0, 0, 0, 0, dcr, dci, maxIter, stop)
+		return perturbFormulaLoop(ref, bla, fm, 0, 0, 0, 0, dcr, dci, maxIter, stop)
 	}
 	dr, di, m, escaped, zr, zi := ref.juliaStart(dcr, dci)
 	if escaped {
-		return 1, smoothFormula(fm, zr, zi, ref.jcr, ref.jci, 1)
+		return 1, smoothFormula(fm, zr, zi, ref.jcr, ref.jci, 1), 0
 	}
-	return perturbFormulaLoop(ref, fm, dr, di, m, 1, 0, 0, maxIter, stop)
+	return perturbFormulaLoop(ref, bla, fm, dr, di, m, 1, 0, 0, maxIter, stop)
 }
 
-// perturbFormulaLoop is perturbLoop without the BLA, its step perturbStep.
-func perturbFormulaLoop(ref *Reference, fm Formula, dr, di float64, m, n int, dcr, dci float64, maxIter int, stop <-chan struct{}) (int, float64) {
+// perturbFormulaLoop is perturbLoop for another formula: its plain step perturbStep, its
+// blocks the formula's table's (the lookup of perturbLoop: level 0 first, then up while the
+// next level is valid).
+func perturbFormulaLoop(ref *Reference, bla *FormulaBLA, fm Formula, dr, di float64, m, n int, dcr, dci float64, maxIter int, stop <-chan struct{}) (int, float64, int) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
+	ent, base, r0 := bla.table() // the steps from m = 1 to len(r0)-1 (r0[0] = 0: none from 0)
 	kind, d := fm.Kind, fm.Power()
 	steps := 0
 	for n < maxIter {
 		steps++
 		if steps&stopEvery == 0 && stopped(stop) {
-			return -1, 0
+			return -1, 0, steps
 		}
+		if ad := math.Abs(dr) + math.Abs(di); m < len(r0) && ad < r0[m] {
+			at := ent[base[m-1]:base[m]] // the entries starting at m, level 0 first
+			e, span := &at[0], 1
+			for l := 1; l < len(at) && n+span*2 <= maxIter && ad < at[l].r; l++ {
+				e, span = &at[l], span*2
+			}
+			dr, di = e.a11*dr+e.a12*di+e.b11*dcr+e.b12*dci, e.a21*dr+e.a22*di+e.b21*dcr+e.b22*dci
+			m += span
+			n += span
+			goto check
+		}
+		{
+			zm := z[m]
+			// perturbStep, its parts taken apart so that the fold and the square inline.
+			wr, wi, ur, ui := foldDelta(kind, real(zm), imag(zm), dr, di)
+			if d == 2 {
+				tr, ti := 2*wr+ur, 2*wi+ui
+				dr, di = tr*ur-ti*ui+dcr, tr*ui+ti*ur+dci
+			} else {
+				dr, di = powerDelta(d, wr, wi, ur, ui, dcr, dci)
+			}
+			m++
+			n++
+		}
+	check:
 		zm := z[m]
-		// perturbStep, its parts taken apart so that the fold and the square inline.
-		wr, wi, ur, ui := foldDelta(kind, real(zm), imag(zm), dr, di)
-		if d == 2 {
-			tr, ti := 2*wr+ur, 2*wi+ui
-			dr, di = tr*ur-ti*ui+dcr, tr*ui+ti*ur+dci
-		} else {
-			dr, di = powerDelta(d, wr, wi, ur, ui, dcr, dci)
-		}
-		m++
-		n++
-		zm = z[m]
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
 		if z2 > 4 {
 			cr, ci := ref.smoothC(dcr, dci)
-			return n, smoothFormula(fm, zr, zi, cr, ci, n)
+			return n, smoothFormula(fm, zr, zi, cr, ci, n), steps
 		}
 		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 			dr, di = zr, zi
@@ -119,7 +145,7 @@ func perturbFormulaLoop(ref *Reference, fm Formula, dr, di float64, m, n int, dc
 			m -= period
 		}
 	}
-	return -1, 0
+	return -1, 0, steps
 }
 
 // Formula is the formula the reference orbit iterates (the zero Formula: the Mandelbrot set).

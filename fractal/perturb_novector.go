@@ -13,3 +13,11 @@ func perturbBatchVector(int, *Reference, *BLA, []float64, []float64, int, <-chan
 func perturbBatchDEVector(int, *Reference, *BLA, []float64, []float64, int, float64, <-chan struct{}, []Result) bool {
 	panic("fractal: no vector loop in this build")
 }
+
+func perturbBatchExpVector(int, *Reference, *BLAExp, []Exp, []Exp, int, <-chan struct{}, []int, []float64) bool {
+	panic("fractal: no vector loop in this build")
+}
+
+func perturbBatchDEExpVector(int, *Reference, *BLAExp, []Exp, []Exp, int, Exp, <-chan struct{}, []Result) bool {
+	panic("fractal: no vector loop in this build")
+}

@@ -45,6 +45,183 @@ func perturbBatchDEVector(w int, ref *Reference, bla *BLA, dcr, dci []float64, m
 	return true
 }
 
+// perturbBatchExpVector is PerturbEscapeExpBatch on the vector loop of width w (8 or 4): each
+// pixel starts in perturbLoopExp, which takes it as far as its first float64 delta (past
+// 1e308 its first steps are extended, most often one BLA block), and waits there in the pool
+// with that state for the float64 loops' groups (perturbGroupExp16, ...), as
+// perturbBatchVector's pixels do; a pixel whose delta leaves float64 again goes back to
+// perturbLoopExp for the rest (laneExp, laneCheckExp).
+func perturbBatchExpVector(w int, ref *Reference, bla *BLAExp, dcr, dci []Exp, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
+	group2, group1 := perturbGroupExp8x4, perturbGroupExp4
+	if w == 8 {
+		group2, group1 = perturbGroupExp16, perturbGroupExp8
+	}
+	k := len(dcr)
+	dsr, dsi := make([]float64, k), make([]float64, k)
+	p := newLanePool(dsr, dsi, false)
+	defer p.release()
+	p.x, p.ext = bla, true
+	p.m, p.pr, p.pi, p.xdc = sized(p.m, k), sized(p.pr, k), sized(p.pi, k), sized(p.xdc, k)
+	p.count = 0 // the pixels handed over, pushed in order
+	for i := range k {
+		st, dc, done, ni, nui := ref.startExp(dcr[i], dci[i])
+		if done {
+			n[i], nu[i] = ni, nui
+			continue
+		}
+		dsr[i], dsi[i] = bla.scaledDC(dc)
+		p.pr[i], p.pi[i] = dc.float64s()
+		p.xdc[i] = dc
+		if p.expOn(ref, i, &st, maxIter, stop, n, nu); n[i] < 0 && stopped(stop) {
+			return false
+		}
+	}
+	var f *BLA
+	if bla != nil {
+		f = bla.f64
+	}
+	for p.count > 0 {
+		group := group2
+		if p.count <= w {
+			group = group1
+		}
+		if !group(ref, f, p, maxIter, stop, n, nu) {
+			return false
+		}
+	}
+	return true
+}
+
+// laneExp takes pixel id on in perturbLoopExp from the top of an iteration where a lane of an
+// Exp vector loop held its float64 delta (dr, di) at index m with nlim (see perturbGroup8):
+// its result goes to outN[id] and outNu[id], or, where its delta is in float64 again, its
+// state to the back of the pool (expBack).
+func laneExp(ref *Reference, p *lanePool, id int, dr, di, m, nlim float64, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) {
+	st := expState{dr: dr, di: di, m: int(m), n: maxIter - int(nlim) + int(m)}
+	p.expOn(ref, id, &st, maxIter, stop, outN, outNu)
+}
+
+// expOn runs pixel id in perturbLoopExp from st until it ends (its result in outN[id] and
+// outNu[id]) or its delta is in float64 again after a step at least, when it waits at the
+// back of the pool with that state.
+func (p *lanePool) expOn(ref *Reference, id int, st *expState, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) {
+	n, nu, _, handed := perturbLoopExp(ref, p.x, st, p.xdc[id], maxIter, stop, true)
+	if !handed {
+		outN[id], outNu[id] = n, nu
+		return
+	}
+	p.push(id, st.dr, st.di, 0, 0, st.n)
+	p.m[id] = st.m
+}
+
+// laneCheckExp is laneCheck for the Exp vector loops: perturbLoopExp's check of a float64
+// delta (checkFloatExp), the smooth value with its plain dc (pr, pi); a pixel whose delta
+// goes back to cx there is finished by perturbLoopExp (and m becomes +Inf).
+func laneCheckExp(ref *Reference, p *lanePool, id int, dr, di, mf, nlim, pr, pi float64, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) (float64, float64, float64, float64) {
+	last, period, jEnd := ref.ends()
+	n := maxIter - int(nlim) + int(mf)
+	st := expState{dr: dr, di: di, m: int(mf), n: n}
+	if zr, zi, escaped := ref.checkFloatExp(&st, last, period, jEnd, false); escaped {
+		cr, ci := ref.smoothC(pr, pi)
+		outN[id], outNu[id] = n, smooth(zr, zi, cr, ci, n)
+		return 0, 0, math.Inf(1), nlim
+	}
+	switch {
+	case st.exp:
+		p.expOn(ref, id, &st, maxIter, stop, outN, outNu)
+	case n >= maxIter:
+		outN[id], outNu[id] = -1, 0
+	default:
+		return st.dr, st.di, float64(st.m), float64(maxIter - (n - st.m))
+	}
+	return 0, 0, math.Inf(1), nlim
+}
+
+// perturbBatchDEExpVector is perturbBatchExpVector with the derivative
+// (PerturbEscapeDEExpBatch), on perturbGroupDEExp{4,8,8x4}: groups as perturbBatchDEVector's.
+func perturbBatchDEExpVector(w int, ref *Reference, bla *BLAExp, dcr, dci []Exp, maxIter int, spacing Exp, stop <-chan struct{}, out []Result) bool {
+	group2, group1 := perturbGroupDEExp8x4, perturbGroupDEExp4
+	if w == 8 {
+		group2, group1 = perturbGroupDEExp8, perturbGroupDEExp8
+	}
+	k := len(dcr)
+	dsr, dsi := make([]float64, k), make([]float64, k)
+	p := newLanePool(dsr, dsi, true)
+	defer p.release()
+	p.x, p.ext = bla, true
+	p.m, p.pr, p.pi, p.xdc = sized(p.m, k), sized(p.pr, k), sized(p.pi, k), sized(p.xdc, k)
+	p.count = 0 // the pixels handed over, pushed in order
+	for i := range k {
+		st, dc, ws, done, r := ref.startDEExp(dcr[i], dci[i], spacing)
+		if done {
+			out[i] = r
+			continue
+		}
+		p.xws = ws // the same for every pixel: the spacing, 0 on a Julia reference
+		p.sps, _ = bla.scaledDC(cxFromExp(ws, Exp{}))
+		dsr[i], dsi[i] = bla.scaledDC(dc)
+		p.pr[i], p.pi[i] = dc.float64s()
+		p.xdc[i] = dc
+		if p.expOnDE(ref, i, &st, maxIter, stop, out); out[i].N < 0 && stopped(stop) {
+			return false
+		}
+	}
+	var f *BLA
+	if bla != nil {
+		f = bla.f64
+	}
+	sp64 := p.xws.Float64()
+	for p.count > 0 {
+		group := group2
+		if p.count <= w {
+			group = group1
+		}
+		if !group(ref, f, p, maxIter, sp64, stop, out) {
+			return false
+		}
+	}
+	return true
+}
+
+// laneExpDE is laneExp with the derivative (wr, wi).
+func laneExpDE(ref *Reference, p *lanePool, id int, dr, di, wr, wi, m, nlim float64, maxIter int, stop <-chan struct{}, out []Result) {
+	st := expState{dr: dr, di: di, wr: wr, wi: wi, m: int(m), n: maxIter - int(nlim) + int(m)}
+	p.expOnDE(ref, id, &st, maxIter, stop, out)
+}
+
+// expOnDE is expOn with the derivative, in perturbLoopDEExp: its result goes to out[id].
+func (p *lanePool) expOnDE(ref *Reference, id int, st *expState, maxIter int, stop <-chan struct{}, out []Result) {
+	r, handed := perturbLoopDEExp(ref, p.x, st, p.xdc[id], p.xws, maxIter, stop, true)
+	if !handed {
+		out[id] = r
+		return
+	}
+	p.push(id, st.dr, st.di, st.wr, st.wi, st.n)
+	p.m[id] = st.m
+}
+
+// laneCheckDEExp is laneCheckExp with the derivative (wr, wi): perturbLoopDEExp's check, its
+// result in out[id].
+func laneCheckDEExp(ref *Reference, p *lanePool, id int, dr, di, wr, wi, mf, nlim, pr, pi float64, maxIter int, stop <-chan struct{}, out []Result) (float64, float64, float64, float64) {
+	last, period, jEnd := ref.ends()
+	n := maxIter - int(nlim) + int(mf)
+	st := expState{dr: dr, di: di, wr: wr, wi: wi, m: int(mf), n: n}
+	if zr, zi, escaped := ref.checkFloatExp(&st, last, period, jEnd, true); escaped {
+		cr, ci := ref.smoothC(pr, pi)
+		out[id] = smoothDEExp(zr, zi, cr, ci, cxFrom(wr, wi), p.xws, n)
+		return 0, 0, math.Inf(1), nlim
+	}
+	switch {
+	case st.exp:
+		p.expOnDE(ref, id, &st, maxIter, stop, out)
+	case n >= maxIter:
+		out[id] = Result{N: -1}
+	default:
+		return st.dr, st.di, float64(st.m), float64(maxIter - (n - st.m))
+	}
+	return 0, 0, math.Inf(1), nlim
+}
+
 // perturbBatchVector is PerturbEscapeBatch on the vector loop of width w (8 or 4): the
 // batch's pixels wait in a pool (lanePool) for groups of 2w lanes (w for the last few),
 // neighbours together, which follow nearly the same path (see perturbGroup8).
@@ -86,6 +263,17 @@ type lanePool struct {
 	dr, di, wr, wi []float64
 	n              []int
 	de             bool // wr and wi are in use
+	// For PerturbEscapeExpBatch (ext set; x the frame's table, nil for none): each pixel's
+	// index m beside its delta and count (0 after a rebase), its dc in float64 for the plain
+	// steps (pr, pi; dcr, dci hold it scaled for the blocks) and as perturbLoopExp takes it
+	// (xdc).
+	ext    bool
+	x      *BLAExp
+	xws    Exp     // with the derivative: the spacing perturbLoopDEExp adds to w (0: Julia)
+	sps    float64 // and scaled for the blocks (see BLAExp.float64Table)
+	m      []int
+	pr, pi []float64
+	xdc    []cx
 }
 
 // lanePools keeps lanePools for the next batches: their arrays, some 32 bytes a pixel of a
@@ -115,7 +303,7 @@ func newLanePool(dcr, dci []float64, de bool) *lanePool {
 
 // release gives p back for another batch.
 func (p *lanePool) release() {
-	p.dcr, p.dci = nil, nil
+	p.dcr, p.dci, p.x, p.ext = nil, nil, nil, false
 	lanePools.Put(p)
 }
 
@@ -152,6 +340,9 @@ func (p *lanePool) push(id int, dr, di, wr, wi float64, n int) {
 	p.q[(p.head+p.count)%len(p.q)] = id
 	p.count++
 	p.dr[id], p.di[id], p.n[id] = dr, di, n
+	if p.ext {
+		p.m[id] = 0
+	}
 	if p.de {
 		p.wr[id], p.wi[id] = wr, wi
 	}

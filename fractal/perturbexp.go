@@ -8,8 +8,10 @@ import "math"
 // 2^e, normalized after each operation so that max(|re|, |im|) lies in [0.5, 1). A delta is
 // kept that way only while it is tiny: once |d| >= 2^-900 the pixel continues with plain
 // float64 steps (the same code as PerturbEscape) and returns to cx when it shrinks below
-// 2^-950 again, so the extended exponent costs time only where it is needed. BLA jumps always
-// compute in cx, since A and B exceed float64's range at depth.
+// 2^-950 again, so the extended exponent costs time only where it is needed. BLA jumps of a
+// cx delta compute in cx, since A and B exceed float64's range at depth; those of a float64
+// delta in float64, on the table's float64 form (BLAExp.float64Table), which needs no more
+// range: A d and B dc are then near |d|, A near 1/|d| at most.
 
 // The thresholds between the two forms of a delta, shared by PerturbEscapeExp and
 // PerturbEscapeDEExp.
@@ -154,6 +156,11 @@ type BLAExp struct {
 	steps int
 	ent   []blaExpEntry // grouped by start, as BLA.ent
 	base  []int32
+	// f64 is the table again in float64, for the steps of a delta in float64 (see
+	// float64Table): the same blocks at the same places, A rounded to float64 and B scaled by
+	// 2^scale, so that B dc is B' dcs with the pixel's dcs = dc 2^-scale (scaledDC).
+	f64   *BLA
+	scale int
 }
 
 // table is BLA.table for the extended-exponent table.
@@ -165,7 +172,61 @@ func (b *BLAExp) table() (ent []blaExpEntry, base []int32, end int) {
 }
 
 // Bytes is the table's memory in bytes.
-func (b *BLAExp) Bytes() int { return 64*len(b.ent) + 4*len(b.base) }
+func (b *BLAExp) Bytes() int {
+	return 64*len(b.ent) + 4*len(b.base) + 48*len(b.f64.ent) + 8*len(b.f64.rad) + 8*len(b.f64.near)
+}
+
+// scaledDC is dc 2^-scale in float64 (see BLAExp.f64): what a block of the float64 table
+// multiplies by B'. A nil table has no blocks: 0.
+func (b *BLAExp) scaledDC(dc cx) (re, im float64) {
+	if b == nil || dc.re == 0 && dc.im == 0 {
+		return 0, 0
+	}
+	return math.Ldexp(dc.re, dc.e-b.scale), math.Ldexp(dc.im, dc.e-b.scale)
+}
+
+// float64Table is the table b in float64 for a delta d in float64 (|d| >= 2^-950, so a
+// block's A, and B dc, are near float64's range however deep the view): each entry's A
+// rounded to float64, B scaled to B' = B 2^scale (with |dc| <= DcMax = 2^(scale-1), B dc =
+// B' dcs, dcs = dc 2^-scale) and R rounded to float64. An entry whose A is not a normal
+// float64 or whose B' is not finite gets R = 0 there: a float64 delta takes plain steps
+// where it would start, or stops the climb. A B' below float64's normal range loses
+// precision, but then |B dc| < 2^-1021 beside |A d| near |d| >= 2^-950: below its rounding.
+// Its layout is BLA's (same base), so that the float64 loops, PerturbEscape's and the
+// vector ones, run on it as they are.
+func (b *BLAExp) float64Table(z []complex128) *BLA {
+	f := &BLA{DcMax: b.DcMax.Float64(), Eps: b.Eps, steps: b.steps, base: b.base}
+	total := 0
+	for l := 0; b.steps>>l >= 1; l++ {
+		f.offs = append(f.offs, total)
+		total += b.steps >> l
+	}
+	f.offs = append(f.offs, total)
+	f.ent = make([]blaEntry, len(b.ent))
+	for i := range b.ent {
+		x := &b.ent[i]
+		e := blaEntry{
+			ar: math.Ldexp(x.ar, int(x.ae)), ai: math.Ldexp(x.ai, int(x.ae)),
+			br: math.Ldexp(x.br, int(x.be)+b.scale), bi: math.Ldexp(x.bi, int(x.be)+b.scale),
+			r: x.r64,
+		}
+		if !(e.r > 0) || !finite(e.ar) || !finite(e.ai) || !finite(e.br) || !finite(e.bi) ||
+			math.Abs(e.ar)+math.Abs(e.ai) < 0x1p-1020 {
+			e = blaEntry{}
+		}
+		f.ent[i] = e
+	}
+	f.rad = make([]float64, len(f.ent), len(f.ent)+8) // 8 zeros past the end, as buildBLA's
+	f.rad = f.rad[:cap(f.rad)]
+	for i, e := range f.ent {
+		f.rad[i] = e.r
+	}
+	f.near = make([]float64, len(z))
+	for m, v := range z {
+		f.near[m] = nearBound(math.Hypot(real(v), imag(v)))
+	}
+	return f
+}
 
 // BLAExp returns the extended-exponent table for pixels with |dc| <= dcMax at
 // DefaultBLAEpsilon, built once per power of two of dcMax and kept in ref like BLA's tables.
@@ -263,6 +324,8 @@ func (ref *Reference) buildBLAExp(dcMax Exp, eps float64) *BLAExp {
 		}
 	}
 	b.base[steps] = int32(len(b.ent))
+	b.scale = dcMax.e
+	b.f64 = b.float64Table(ref.Z)
 	return b
 }
 
@@ -286,15 +349,52 @@ func PerturbEscapeExp(ref *Reference, bla *BLAExp, dcr, dci Exp, maxIter int, st
 
 // For a Julia reference, (dcre, dcim) is the pixel's z1 minus the reference point (julia.go).
 func perturbEscapeExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, stop <-chan struct{}) (n int, nu float64, steps int) {
+	st, dc, done, n, nu := ref.startExp(dcre, dcim)
+	if done {
+		return n, nu, 0
+	}
+	n, nu, steps, _ = perturbLoopExp(ref, bla, &st, dc, maxIter, stop, false)
+	return n, nu, steps
+}
+
+// An expState is where perturbLoopExp's loop stands at the top of an iteration: the delta (d
+// while exp, else dr, di), index m and count n. A pixel's whole state: the vector loop takes
+// one over where it holds a float64 delta, and gives it back where it does not (see
+// PerturbEscapeExpBatch).
+type expState struct {
+	d      cx
+	dr, di float64
+	exp    bool
+	m, n   int
+	// The derivative, in PerturbEscapeDEExp's loop: w while exp, else wr, wi (exp: d or w
+	// is tiny).
+	w      cx
+	wr, wi float64
+}
+
+// newExpState is the state with delta d at index m after n iterations: d in float64 where it
+// is not tiny.
+func newExpState(d cx, m, n int) expState {
+	st := expState{d: d, exp: true, m: m, n: n}
+	if d.e > toDouble {
+		st.exp = false
+		st.dr, st.di = d.float64s()
+	}
+	return st
+}
+
+// startExp is a pixel's start (perturbEscapeExp's): its state and the dc its steps add (0
+// for a Julia set), or done with its result where a Julia pixel escapes at z1.
+func (ref *Reference) startExp(dcre, dcim Exp) (st expState, dc cx, done bool, n int, nu float64) {
 	zero := cx{e: cxZeroExp}
 	if ref.jStart == 0 {
-		return perturbLoopExp(ref, bla, zero, 0, 0, cxFromExp(dcre, dcim), maxIter, stop)
+		return newExpState(zero, 0, 0), cxFromExp(dcre, dcim), false, 0, 0
 	}
 	d, m, escaped, zr, zi := ref.juliaStartExp(cxFromExp(dcre, dcim))
 	if escaped {
-		return 1, smooth(zr, zi, ref.jcr, ref.jci, 1), 0
+		return expState{}, zero, true, 1, smooth(zr, zi, ref.jcr, ref.jci, 1)
 	}
-	return perturbLoopExp(ref, bla, d, m, 1, zero, maxIter, stop)
+	return newExpState(d, m, 1), zero, false, 0, 0
 }
 
 // juliaStartExp is juliaStart for a delta d0 in extended form.
@@ -311,49 +411,61 @@ func (ref *Reference) juliaStartExp(d0 cx) (d cx, m int, escaped bool, zr, zi fl
 	return d0, m, false, zr, zi
 }
 
-// perturbLoopExp is perturbEscapeExp's loop from delta d at index m after n iterations, with
-// dc added every step (0 for a Julia set).
-func perturbLoopExp(ref *Reference, bla *BLAExp, d cx, m, n int, dc cx, maxIter int, stop <-chan struct{}) (int, float64, int) {
+// perturbLoopExp is perturbEscapeExp's loop from the state st, with dc added every step (0
+// for a Julia set). With handoff it returns at the first iteration's top but its first where
+// the delta is in float64, handed set and st that state (what the vector loop takes over);
+// otherwise, or where the pixel ends first, its n and nu.
+func perturbLoopExp(ref *Reference, bla *BLAExp, st *expState, dc cx, maxIter int, stop <-chan struct{}, handoff bool) (_ int, _ float64, steps int, handed bool) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
 	dcr, dci := dc.float64s() // 0 where dc is below float64's range: then negligible beside d
-	var dr, di float64
-	exp := true // d holds the delta (else dr, di)
-	if d.e > toDouble {
-		exp = false
-		dr, di = d.float64s()
+	dsr, dsi := bla.scaledDC(dc)
+	var fent []blaEntry
+	if bla != nil {
+		fent = bla.f64.ent
 	}
-	steps := 0
+	d, dr, di, exp, m, n := st.d, st.dr, st.di, st.exp, st.m, st.n // exp: d holds the delta (else dr, di)
 	for n < maxIter {
+		if handoff && !exp && steps > 0 {
+			*st = expState{d: d, dr: dr, di: di, exp: exp, m: m, n: n}
+			return 0, 0, steps, true
+		}
 		steps++
 		if steps&stopEvery == 0 && stopped(stop) {
-			return -1, 0, steps
+			return -1, 0, steps, false
 		}
 		if m > 0 && m <= tableEnd {
-			at := ent[base[m-1]:base[m]]
-			var am, ad float64
-			var ae int
+			var ad float64
 			if !exp {
 				if ad = math.Abs(dr) + math.Abs(di); ad < toExp {
 					d, exp = cxFrom(dr, di), true
 				}
 			}
 			if exp {
-				am, ae = d.norm1()
-			}
-			if e := &at[0]; blaValid(e, exp, am, ae, ad) {
-				span := 1
-				for l := 1; l < len(at) && n+span*2 <= maxIter && blaValid(&at[l], exp, am, ae, ad); l++ {
+				at := ent[base[m-1]:base[m]]
+				am, ae := d.norm1()
+				if e := &at[0]; lessExp(am, ae, e.rm, int(e.re)) {
+					span := 1
+					for l := 1; l < len(at) && n+span*2 <= maxIter && lessExp(am, ae, at[l].rm, int(at[l].re)); l++ {
+						e, span = &at[l], span*2
+					}
+					d = cxAdd(cxMul(cx{e.ar, e.ai, int(e.ae)}, d), cxMul(cx{e.br, e.bi, int(e.be)}, dc))
+					if exp = d.e <= toDouble; !exp {
+						dr, di = d.float64s()
+					}
+					m += span
+					n += span
+					goto check
+				}
+			} else if at := fent[base[m-1]:base[m]]; ad < at[0].r {
+				// PerturbEscape's block in float64, on the float64 table (see
+				// BLAExp.float64Table): d <- A d + B' dcs.
+				e, span := &at[0], 1
+				for l := 1; l < len(at) && n+span*2 <= maxIter && ad < at[l].r; l++ {
 					e, span = &at[l], span*2
 				}
-				if !exp {
-					d = cxFrom(dr, di)
-				}
-				d = cxAdd(cxMul(cx{e.ar, e.ai, int(e.ae)}, d), cxMul(cx{e.br, e.bi, int(e.be)}, dc))
-				if exp = d.e <= toDouble; !exp {
-					dr, di = d.float64s()
-				}
+				dr, di = e.ar*dr-e.ai*di+e.br*dsr-e.bi*dsi, e.ar*di+e.ai*dr+e.br*dsi+e.bi*dsr
 				m += span
 				n += span
 				goto check
@@ -393,7 +505,7 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, d cx, m, n int, dc cx, maxIter 
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
 				if zr*zr+zi*zi > 4 {
 					cr, ci := ref.smoothC(dcr, dci)
-					return n, smooth(zr, zi, cr, ci, n), steps
+					return n, smooth(zr, zi, cr, ci, n), steps, false
 				}
 				if m == last && period > 0 {
 					m -= period
@@ -413,26 +525,51 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, d cx, m, n int, dc cx, maxIter 
 			}
 			continue
 		}
-		zr, zi := real(zm)+dr, imag(zm)+di
-		z2 := zr*zr + zi*zi
-		if z2 > 4 {
+		fs := expState{d: d, dr: dr, di: di, exp: exp, m: m, n: n}
+		if zr, zi, escaped := ref.checkFloatExp(&fs, last, period, jEnd, false); escaped {
 			cr, ci := ref.smoothC(dcr, dci)
-			return n, smooth(zr, zi, cr, ci, n), steps
+			return n, smooth(zr, zi, cr, ci, n), steps, false
 		}
-		if m == last && period > 0 && !(z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di)) {
-			m -= period
-		} else if m == last || m == jEnd || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
-			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
-				// Z[m] may be below float64's range (held exactly in ref.tiny): add in cx.
-				d = cxAdd(ref.zcx(m), cxFrom(dr, di))
-				if exp = d.e <= toDouble; !exp {
-					dr, di = d.float64s()
-				}
-			} else if dr, di = zr, zi; math.Abs(dr)+math.Abs(di) < toExp {
-				d, exp = cxFrom(dr, di), true
-			}
-			m = 0
-		}
+		d, dr, di, exp, m = fs.d, fs.dr, fs.di, fs.exp, fs.m
 	}
-	return -1, 0, steps
+	return -1, 0, steps, false
+}
+
+// checkFloatExp is perturbLoopExp's check after a step of a float64 delta (st.dr, st.di)
+// landing on st.m: escaped with z = Z_m + d, or st rebased (to 0, back to cx where the delta
+// or Z_m is tiny) or one period back, as PerturbEscape's check; last, period and jEnd are
+// ref.ends(); with de, perturbLoopDEExp's, the derivative (st.wr, st.wi) going to cx with the
+// delta. The vector loop's lanes take it (laneCheckExp).
+func (ref *Reference) checkFloatExp(st *expState, last, period, jEnd int, de bool) (zr, zi float64, escaped bool) {
+	zm := ref.Z[st.m]
+	dr, di := st.dr, st.di
+	zr, zi = real(zm)+dr, imag(zm)+di
+	z2 := zr*zr + zi*zi
+	if z2 > 4 {
+		return zr, zi, true
+	}
+	if st.m == last && period > 0 && !(z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di)) {
+		st.m -= period
+	} else if st.m == last || st.m == jEnd || z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) {
+		if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
+			// Z[m] may be below float64's range (held exactly in ref.tiny): add in cx.
+			st.d = cxAdd(ref.zcx(st.m), cxFrom(dr, di))
+			st.exp = st.d.e <= toDouble
+			if de {
+				st.w = cxFrom(st.wr, st.wi)
+				st.exp = st.exp || st.w.e <= toDouble
+				st.wr, st.wi = st.w.float64s()
+			}
+			if !st.exp {
+				st.dr, st.di = st.d.float64s()
+			}
+		} else if st.dr, st.di = zr, zi; math.Abs(zr)+math.Abs(zi) < toExp {
+			st.d, st.exp = cxFrom(zr, zi), true
+			if de {
+				st.w = cxFrom(st.wr, st.wi)
+			}
+		}
+		st.m = 0
+	}
+	return zr, zi, false
 }

@@ -12,5 +12,8 @@ func (ref *Reference) Bytes() int64 {
 	for _, b := range ref.blaExps {
 		n += int64(b.Bytes())
 	}
+	for _, b := range ref.fblas {
+		n += int64(b.Bytes())
+	}
 	return n
 }

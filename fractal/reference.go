@@ -76,8 +76,9 @@ type Reference struct {
 	tiny map[int]cx
 
 	blaMu   sync.Mutex
-	blas    []*BLA    // the tables built, most recently used first (at most maxBLAs)
-	blaExps []*BLAExp // the same for PerturbationExp frames
+	blas    []*BLA        // the tables built, most recently used first (at most maxBLAs)
+	blaExps []*BLAExp     // the same for PerturbationExp frames
+	fblas   []*FormulaBLA // the same for another formula's Perturbation frames
 }
 
 // keepTiny records Z[m] = (re, im) exactly when float64 cannot hold it.

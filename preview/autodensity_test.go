@@ -57,7 +57,7 @@ func TestWorkerFollowsAutoDensity(t *testing.T) {
 	if err := (spreadRenderer{}).Compute(context.Background(), fractal.NewFrame(loc, w, h), data.Rect, data); err != nil {
 		t.Fatal(err)
 	}
-	want := colour.AutoDensity(colour.DataNus(data, "", colour.AutoSamples))
+	want := colour.AutoDensity(colour.DataNus(data, "", colour.AutoSamples), "")
 	got := res.Req.Loc.Color
 	if want == 1 || got.Density != want || !got.AutoDensity || wk.AutoDensity() != want {
 		t.Fatalf("drawn with density %v (automatic %v, worker %v), want %v (not 1)", got.Density, got.AutoDensity, wk.AutoDensity(), want)

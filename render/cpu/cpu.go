@@ -4,7 +4,8 @@
 // tile is pixel-identical to the same pixels of a one-piece render. Deep (Perturbation)
 // frames are drawn by fractal.PerturbEscape from the frame's one reference orbit and its
 // shared BLA table, the same path as fractal.Frame.Escape; frames past float64's exponent
-// range (PerturbationExp) by fractal.PerturbEscapeExp (and PerturbEscapeDEExp). Like every
+// range (PerturbationExp) by fractal.PerturbEscapeExpBatch and PerturbEscapeDEExpBatch
+// (PerturbEscapeExp's and PerturbEscapeDEExp's results, on the vector loops where they run). Like every
 // renderer it works in two stages: Compute gives each pixel's samples (colour.Sample: the
 // smooth escape count and the derivative), and Render colours them (colour.Colourer) row by
 // row as they are computed.
@@ -119,9 +120,10 @@ func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectang
 	}
 	// A Perturbation frame's rows go in bands of blockSize, computed together (perturbBand),
 	// or fewer where rect has too few rows to give every worker a band (the window's full
-	// frames come in bands of four rows); the others row by row.
+	// frames come in bands of four rows), and so do a PerturbationExp frame's; the others row
+	// by row.
 	band := 1
-	if f.Precision() == fractal.Perturbation && f.Ref != nil && f.Loc.Formula.IsMandelbrot() {
+	if (f.Precision() == fractal.Perturbation || expBatch(f)) && f.Ref != nil && f.Loc.Formula.IsMandelbrot() {
 		band = max(1, min(blockSize, rect.Dy()/r.workers()))
 	}
 	var next atomic.Int64
@@ -143,7 +145,7 @@ func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectang
 				}
 				rows := rows[:min(band, rect.Max.Y-y)]
 				if band > 1 {
-					perturbBand(ctx, f, bla, y, rect.Min.X, rect.Max.X, rows)
+					perturbBand(ctx, f, bla, blaExp, y, rect.Min.X, rect.Max.X, rows)
 				} else {
 					computeRow(ctx, f, bla, blaExp, y, rect.Min.X, rect.Max.X, rows[0])
 				}
@@ -175,8 +177,13 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 	s32 := float32(f.Spacing)
 	julia := f.Loc.Julia.On && !perturbExp
 	if !f.Loc.Formula.IsMandelbrot() {
-		// Another formula: its own loops, pixel by pixel (fractal.Frame.Pixel), with no
-		// BLA, vector loop or derivative yet.
+		// Another formula: its own loops, pixel by pixel (fractal.Frame.Pixel), with its
+		// BLA table (built once per reference and bound, shared by every row) but no vector
+		// loop or derivative yet.
+		var fb *fractal.FormulaBLA
+		if perturb {
+			fb = f.FormulaBLA()
+		}
 		for x := x0; x < x1; x++ {
 			if (it >= 1<<16 || perturb) && ctx.Err() != nil {
 				return
@@ -184,7 +191,7 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			var r fractal.Result
 			if perturb {
 				dr, di := f.Delta(x, y)
-				r.N, r.Nu = fractal.PerturbEscapeFormula(f.Ref, dr, di, it, ctx.Done())
+				r.N, r.Nu = fractal.PerturbEscapeFormula(f.Ref, fb, dr, di, it, ctx.Done())
 			} else {
 				r = f.Pixel(x, y)
 			}
@@ -192,8 +199,8 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		}
 		return
 	}
-	if perturb {
-		perturbBand(ctx, f, bla, y, x0, x1, [][]colour.Sample{out})
+	if perturb || perturbExp {
+		perturbBand(ctx, f, bla, blaExp, y, x0, x1, [][]colour.Sample{out})
 		return
 	}
 	for x := x0; x < x1; x++ {
@@ -202,12 +209,6 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		}
 		var r fractal.Result
 		switch {
-		case deriv && perturbExp:
-			dr, di := f.DeltaExp(x, y)
-			r = fractal.PerturbEscapeDEExp(f.Ref, blaExp, dr, di, it, f.PixelSpacing(), ctx.Done())
-		case perturbExp:
-			dr, di := f.DeltaExp(x, y)
-			r.N, r.Nu = fractal.PerturbEscapeExp(f.Ref, blaExp, dr, di, it, ctx.Done())
 		case julia:
 			r = f.Pixel(x, y) // a Julia view's shallow pixel: the same functions
 		case deriv && f32:
@@ -233,13 +234,19 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 // BenchmarkBatchOrder).
 const blockSize = 4
 
+// expBatch reports whether f's rows go to fractal.PerturbEscapeExpBatch or
+// PerturbEscapeDEExpBatch (perturbBand): a PerturbationExp frame.
+func expBatch(f fractal.Frame) bool { return f.Precision() == fractal.PerturbationExp }
+
 // perturbBand computes the samples of pixels x0..x1-1 of rows y, y+1, ... of a Perturbation
 // frame into out (a row each, at most blockSize), as computeRow does: the band's pixels go
-// to fractal.PerturbEscapeBatch (or PerturbEscapeDEBatch with the derivative) together, in
-// blocks of blockSize x blockSize, left to right. The batch runs several pixels a vector
-// register where the build and the CPU have a vector loop (fractal.VectorPath), with the
-// same results as PerturbEscape (PerturbEscapeDE) pixel by pixel, in any order.
-func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, y, x0, x1 int, out [][]colour.Sample) {
+// to fractal.PerturbEscapeBatch (or PerturbEscapeDEBatch with the derivative; for a
+// PerturbationExp frame PerturbEscapeExpBatch or PerturbEscapeDEExpBatch, with blaExp) together, in blocks
+// of blockSize x blockSize, left to right. The batch runs several pixels a vector register
+// where the build and the CPU have a vector loop (fractal.VectorPath), with the same results
+// as PerturbEscape (PerturbEscapeDE, PerturbEscapeExp, PerturbEscapeDEExp) pixel by pixel, in
+// any order.
+func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *fractal.BLAExp, y, x0, x1 int, out [][]colour.Sample) {
 	w, h := x1-x0, len(out)
 	n := w * h
 	// at[k] is the k-th pixel handed over, as its offset in the band (row-major).
@@ -250,6 +257,30 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, y, x0, 
 				at = append(at, dy*w+dx)
 			}
 		}
+	}
+	if expBatch(f) {
+		dcr, dci := make([]fractal.Exp, n), make([]fractal.Exp, n)
+		for k, o := range at {
+			dcr[k], dci[k] = f.DeltaExp(x0+o%w, y+o/w)
+		}
+		if f.NeedsDerivative() {
+			res := make([]fractal.Result, n)
+			if !fractal.PerturbEscapeDEExpBatch(f.Ref, blaExp, dcr, dci, f.Loc.Iterations, f.PixelSpacing(), ctx.Done(), res) {
+				return // cancelled: rows drops the band
+			}
+			for k, o := range at {
+				out[o/w][o%w] = res[k].Sample()
+			}
+			return
+		}
+		nn, nu := make([]int, n), make([]float64, n)
+		if !fractal.PerturbEscapeExpBatch(f.Ref, blaExp, dcr, dci, f.Loc.Iterations, ctx.Done(), nn, nu) {
+			return // cancelled: rows drops the band
+		}
+		for k, o := range at {
+			out[o/w][o%w] = fractal.Result{N: nn[k], Nu: nu[k]}.Sample()
+		}
+		return
 	}
 	dcr, dci := make([]float64, n), make([]float64, n)
 	for k, o := range at {

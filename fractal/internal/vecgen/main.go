@@ -1,7 +1,9 @@
-// Command vecgen writes fractal's vector loops, perturb_vector{4,8,16,8x4,_de4,_de8,_de16,_de8x4}.go:
-// PerturbEscapeBatch and PerturbEscapeDEBatch for a group of pixels, one a lane of one or two
-// vector registers of four (AVX2) or eight (AVX-512) float64 lanes, with or without the
-// derivative, from one text/template (group.go.tmpl). Every variant is the same loop: a change
+// Command vecgen writes fractal's vector loops, perturb_vector{4,8,16,8x4}.go,
+// perturb_vector_de{4,8,8x4}.go, perturb_vector_exp{4,8,16,8x4}.go and
+// perturb_vector_deexp{4,8,8x4}.go: PerturbEscapeBatch, PerturbEscapeDEBatch, and
+// PerturbEscapeExpBatch's and PerturbEscapeDEExpBatch's float64 steps for a group of pixels, one a
+// lane of one or two vector registers of four (AVX2) or eight (AVX-512) float64 lanes, with or
+// without the derivative, from one text/template (group.go.tmpl). Every variant is the same loop: a change
 // to it is made once, in the template, and `go generate ./fractal/...` rewrites the files
 // (scripts/test.sh fails when that changes the tree).
 //
@@ -38,14 +40,19 @@ type variant struct {
 	W  int  // lanes a vector: 4 (AVX2) or 8 (AVX-512)
 	V  int  // vectors going in step: 1 or 2
 	DE bool // with the scaled derivative (PerturbEscapeDEBatch)
+	// Exp is the loop of PerturbEscapeExpBatch (PerturbEscapeDEExpBatch with DE): float64
+	// deltas past 1e308, handed over by and back to the scalar extended-exponent loop.
+	Exp bool
 }
 
 // variants are the loops fractal's dispatch (perturb_vector.go) calls: for each width, one
 // vector for a group's last few pixels and two for the rest; with the derivative, two only on
 // AVX2 (on AVX-512 two lose to one in the export and the window: see perturbBatchDEVector).
 var variants = []variant{
-	{8, 1, false}, {4, 1, false}, {8, 2, false}, {4, 2, false},
-	{8, 1, true}, {4, 1, true}, {4, 2, true},
+	{8, 1, false, false}, {4, 1, false, false}, {8, 2, false, false}, {4, 2, false, false},
+	{8, 1, true, false}, {4, 1, true, false}, {4, 2, true, false},
+	{8, 1, false, true}, {4, 1, false, true}, {8, 2, false, true}, {4, 2, false, true},
+	{8, 1, true, true}, {4, 1, true, true}, {4, 2, true, true},
 }
 
 // L is the pixels a group holds.
@@ -62,6 +69,12 @@ func (v variant) size() string {
 
 // Name is the loop's function name: perturbGroup8, perturbGroupDE8x4, ...
 func (v variant) Name() string {
+	if v.Exp && v.DE {
+		return "perturbGroupDEExp" + v.size()
+	}
+	if v.Exp {
+		return "perturbGroupExp" + v.size()
+	}
 	if v.DE {
 		return "perturbGroupDE" + v.size()
 	}
@@ -70,6 +83,12 @@ func (v variant) Name() string {
 
 // File is the name of the file that holds the loop.
 func (v variant) File() string {
+	if v.Exp && v.DE {
+		return "perturb_vector_deexp" + v.size() + ".go"
+	}
+	if v.Exp {
+		return "perturb_vector_exp" + v.size() + ".go"
+	}
 	if v.DE {
 		return "perturb_vector_de" + v.size() + ".go"
 	}
@@ -101,6 +120,28 @@ func (v variant) Two() bool { return v.V == 2 }
 // One is the same loop with one vector, Plain the same without the derivative.
 func (v variant) One() variant   { v.V = 1; return v }
 func (v variant) Plain() variant { v.DE = false; return v }
+
+// Float is the same loop for float64 frames (without Exp).
+func (v variant) Float() variant { v.Exp = false; return v }
+
+// WB names what a block adds to the derivative, B times it: ws (the spacing) but in the Exp
+// loops, wsb (the spacing scaled as their blocks' B is, where the plain steps add it in
+// float64).
+func (v variant) WB() string {
+	if v.Exp {
+		return "wsb"
+	}
+	return "ws"
+}
+
+// P names the vectors of dc a plain step adds: vc (those of the blocks) but in the Exp
+// loops, vp (dc in float64, where the blocks take it scaled).
+func (v variant) P() string {
+	if v.Exp {
+		return "vp"
+	}
+	return "vc"
+}
 
 // suffixes are the names' endings of the variant's vectors: "" for one, a and b for two.
 func (v variant) suffixes() []string {

@@ -1,0 +1,59 @@
+package cpu
+
+import (
+	"context"
+	"image"
+	"testing"
+
+	"mandelscope/colour"
+	"mandelscope/fractal"
+)
+
+// TestFormulaDeepTakesBLA: a deep Burning Ship frame's samples are, bit for bit,
+// fractal.PerturbEscapeFormula's with the frame's formula BLA table (Frame.FormulaBLA), and
+// some of them differ in their last bits from the loop's without the table (so the renderer
+// does take the table: the blocks round differently from the steps they replace).
+func TestFormulaDeepTakesBLA(t *testing.T) {
+	l := fractal.Home()
+	l.Formula = fractal.Formula{Kind: fractal.BurningShip}
+	l.Re, l.Im = fractal.MustDecimal("-1"), fractal.MustDecimal("-1") // a Misiurewicz point: z2 = z3 = -1+i
+	l.Zoom, l.Iterations = fractal.MustDecimal("1e30"), 1000
+	f := fractal.NewFrame(l, 48, 32)
+	if f.Precision() != fractal.Perturbation {
+		t.Fatalf("precision %v", f.Precision())
+	}
+	ctx := context.Background()
+	r := &Renderer{Workers: 2, References: &fractal.ReferenceCache{}}
+	data := colour.NewData(image.Rect(0, 0, f.W, f.H))
+	if err := r.Compute(ctx, f, data.Rect, data); err != nil {
+		t.Fatal(err)
+	}
+	fr, err := f.WithReference(ctx, r.References, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := fr.FormulaBLA()
+	if table == nil {
+		t.Fatal("no formula BLA table for the frame")
+	}
+	differ := 0
+	for y := range f.H {
+		for x := range f.W {
+			dr, di := fr.Delta(x, y)
+			var with, without fractal.Result
+			with.N, with.Nu = fractal.PerturbEscapeFormula(fr.Ref, table, dr, di, l.Iterations, nil)
+			without.N, without.Nu = fractal.PerturbEscapeFormula(fr.Ref, nil, dr, di, l.Iterations, nil)
+			got := data.Pix[data.Offset(x, y)]
+			if got != with.Sample() {
+				t.Fatalf("pixel %d,%d: sample %+v, the loop with the table %+v", x, y, got, with.Sample())
+			}
+			if got != without.Sample() {
+				differ++
+			}
+		}
+	}
+	t.Logf("%d of %d samples differ from the loop's without the table", differ, f.W*f.H)
+	if differ == 0 {
+		t.Error("every sample is the loop's without the table: the renderer did not take it")
+	}
+}
