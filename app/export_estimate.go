@@ -64,9 +64,6 @@ func sampleView(r export.TileRenderer, l fractal.Location) exportSample {
 	return sampleFrame(r, l, sampleW, sampleH)
 }
 
-// sampleClock is the clock sampleFrame times renders by (a test's renderer advances its own).
-var sampleClock = time.Now
-
 // sampleFrame measures a sample of l in the frame of w x h pixels that an export renders
 // (its size times the supersampling), with the export's renderer (on the calling
 // goroutine): sampleBands bands of rows spread evenly down the frame, of sampleW x sampleH
@@ -83,6 +80,12 @@ var sampleClock = time.Now
 // render that waited for the preview's, on the same GL thread, is not the rate); what the
 // first render took beyond that is the fixed cost.
 func sampleFrame(r export.TileRenderer, l fractal.Location, w, h int) exportSample {
+	return sampleFrameBy(r, l, w, h, time.Now)
+}
+
+// sampleFrameBy is sampleFrame timing the renders by the clock now (a test's model renderer
+// advances its own).
+func sampleFrameBy(r export.TileRenderer, l fractal.Location, w, h int, now func() time.Time) exportSample {
 	s := exportSample{view: sampleKey(l, w, h)}
 	f := fractal.NewFrame(l, w, h)
 	bands := sampleRects(w, h, r.MaxTile())
@@ -93,22 +96,22 @@ func sampleFrame(r export.TileRenderer, l fractal.Location, w, h int) exportSamp
 		n += b.Dx() * b.Dy()
 	}
 	render := func() (time.Duration, error) {
-		t0 := sampleClock()
+		t0 := now()
 		for i, b := range bands {
 			if err := r.Render(context.Background(), f, b, imgs[i]); err != nil {
 				return 0, err
 			}
 		}
-		return sampleClock().Sub(t0), nil
+		return now().Sub(t0), nil
 	}
-	start := sampleClock()
+	start := now()
 	cold, err := render()
 	if err != nil {
 		s.err = err
 		return s
 	}
 	warm := cold
-	for i := 0; i < sampleRepeats && (i == 0 || sampleClock().Sub(start) < sampleBudget); i++ {
+	for i := 0; i < sampleRepeats && (i == 0 || now().Sub(start) < sampleBudget); i++ {
 		d, err := render()
 		if err != nil {
 			s.err = err

@@ -15,7 +15,7 @@ import (
 // slowStart renders nothing, taking perPixel a pixel, and first more at its first call (a GL
 // program compiled, a reference orbit) and busy more at its call number busyCall (a render
 // that waited for the preview's). It takes that time on its own clock, now, which the test
-// makes sampleFrame's: the measure is exact, whatever else the machine does.
+// gives sampleFrameBy: the measure is exact, whatever else the machine does.
 type slowStart struct {
 	calls                 int
 	perPixel, first, busy time.Duration
@@ -23,7 +23,7 @@ type slowStart struct {
 	now                   time.Time
 }
 
-// clock is s's time, for sampleClock.
+// clock is s's time, for sampleFrameBy.
 func (s *slowStart) clock() time.Time { return s.now }
 
 func (s *slowStart) Render(_ context.Context, _ fractal.Frame, rect image.Rectangle, _ *image.RGBA) error {
@@ -48,9 +48,7 @@ func (s *slowStart) Name() string { return "slow start" }
 // first call counted per sample made it 31 s for 1.6 s).
 func TestExportSampleIsWarm(t *testing.T) {
 	r := &slowStart{perPixel: 100 * time.Nanosecond, first: 300 * time.Millisecond, busy: 100 * time.Millisecond, busyCall: sampleBands}
-	defer func(c func() time.Time) { sampleClock = c }(sampleClock)
-	sampleClock = r.clock
-	s := sampleFrame(r, fractal.Home(), 3840, 2160)
+	s := sampleFrameBy(r, fractal.Home(), 3840, 2160, r.clock)
 	if s.err != nil {
 		t.Fatal(s.err)
 	}
