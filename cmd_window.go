@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -47,6 +48,19 @@ func runWindow(args []string) error {
 		fmt.Fprintln(os.Stderr, "mandelscope: quitting at once (a second signal)")
 		os.Exit(1)
 	}
+	// Fyne 2.7.1 can stop its run loop with its own stop hook still queued for the main
+	// thread (internal/driver/glfw runGL drains funcQueue before the lifecycle queue has handed
+	// the hook over): Run then waits for that hook for ever, and the program never exits. It
+	// came about once in eight Ctrl+Q under load: the goroutine dump shows the main goroutine in
+	// Lifecycle.WaitForEvents and the lifecycle queue in runOnMainWithWait. By the time Stopped
+	// is called the session is saved and its work stopped, so a run loop that has not returned
+	// stuckQuitGrace later ends the program as returning would have.
+	opts.Stopped = func() {
+		time.AfterFunc(stuckQuitGrace, func() {
+			fmt.Fprintln(os.Stderr, "mandelscope: the window's toolkit did not finish quitting; exiting (the session was saved)")
+			os.Exit(0)
+		})
+	}
 	var w *app.Window
 	if rend != "cpu" {
 		// Called once the app runs, when w is set: the renderer's main-thread calls go
@@ -60,6 +74,10 @@ func runWindow(args []string) error {
 		w.ShowAndRun()
 	})
 }
+
+// stuckQuitGrace is how long the program waits, once the session has ended, for the
+// toolkit's run loop to return before it exits by itself (opts.Stopped in runWindow).
+const stuckQuitGrace = 5 * time.Second
 
 // parseWindow reads the window's command line into its options (the start view, when a
 // location flag is given (--julia among them), the size, the renderer, the session restored)

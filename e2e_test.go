@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -270,13 +271,23 @@ func startWindow(t *testing.T, bin, config string, args ...string) (*exec.Cmd, *
 	logs := &syncBuffer{}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logs, logs
-	cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "XDG_CONFIG_HOME="+config)
+	cmd.Env = append(os.Environ(), "LANG=en_US.UTF-8", "XDG_CONFIG_HOME="+config, "GOTRACEBACK=all")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
+		if t.Failed() {
+			// A window that still runs when a test fails prints where each goroutine is
+			// (Go's SIGQUIT dump) before it is killed: a hang shows its cause in the log.
+			_ = cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case err := <-exited:
+				exited <- err
+			case <-time.After(5 * time.Second):
+			}
+		}
 		_ = cmd.Process.Kill()
 		err := <-exited
 		exited <- err // for a test that waits on it in its own cleanup

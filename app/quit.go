@@ -41,11 +41,14 @@ func (w *Window) Quit() {
 // shutdown is the window's OnClosed: it saves the state and writes it to disk, stops the work
 // on the UI goroutine, then stops the render worker, the prober and a running export, and lets
 // no render start on the GPU renderer, waiting (at most shutdownWait) for what is in flight.
-// Calling it again does no harm.
+// Calling it again does no harm. Options.Stopped is called when it returns.
 func (w *Window) shutdown() {
 	w.saveState()
 	if w.opts.Restore {
 		flushPreferences(w.app)
+	}
+	if w.opts.Stopped != nil {
+		defer w.stopOnce.Do(w.opts.Stopped)
 	}
 	w.stopUI()
 	w.closeOnce.Do(func() { close(w.closing) })

@@ -268,3 +268,35 @@ created by fyne.io/fyne/v2/internal/driver/glfw.(*gLDriver).Run in goroutine 1
 		t.Error("another goroutine taken for Fyne's signal handler")
 	}
 }
+
+// Options.Stopped comes once the session has ended, and only once: the view is saved and
+// written by then, the work stopped (the window program ends itself after it if the toolkit's
+// run loop does not return, cmd_window.go). Closing again calls it no more.
+func TestStoppedAfterTheSessionEnds(t *testing.T) {
+	var calls atomic.Int32
+	var a fyne.App
+	var saved string
+	var closed bool
+	var w *Window
+	w, a = openRestoring(t, Options{Stopped: func() {
+		calls.Add(1)
+		saved = a.Preferences().String(prefView)
+		closed = isClosed(w.closing)
+	}})
+	l := testLoc("-0.743643887037151", "0.131825904205330", "5e5", 3000)
+	w.SetLocation(l)
+	w.FyneWindow().Canvas().(fyne.Shortcutable).TypedShortcut(quitShortcut)
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("Stopped was called %d times after Ctrl+Q, want 1", n)
+	}
+	if saved != l.String() {
+		t.Errorf("when Stopped was called the saved view was %q, want %q", saved, l.String())
+	}
+	if !closed {
+		t.Error("Stopped was called before the window's work was told to stop")
+	}
+	w.shutdown()
+	if n := calls.Load(); n != 1 {
+		t.Errorf("Stopped was called %d times after a second shutdown, want 1", n)
+	}
+}

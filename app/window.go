@@ -78,6 +78,10 @@ type Options struct {
 	CatchSignals bool
 	// ForceQuit, when set, is called on a second signal (a quit that does not end).
 	ForceQuit func()
+	// Stopped, when set, is called once, when the session has ended: the state saved and
+	// written, the background work stopped (or shutdownWait passed). Nothing of the session is
+	// left to do after it, so the program may end then if the toolkit does not (cmd_window.go).
+	Stopped func()
 
 	// do runs a function on the UI goroutine: fyne.Do when nil. Tests queue the calls and
 	// run them on the test goroutine (Fyne's test driver runs fyne.Do inline, on the caller's
@@ -173,6 +177,7 @@ type Window struct {
 
 	closing   chan struct{} // closed when the window closes
 	closeOnce sync.Once
+	stopOnce  sync.Once     // Options.Stopped
 	saved     atomic.Bool   // the state was saved (saveState)
 	mainPump  chan func()   // MainThread's calls, taken by shutdown while it waits
 	gpuDone   chan struct{} // closed when startGPU, started by OnStarted, has returned
