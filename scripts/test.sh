@@ -13,6 +13,9 @@ export GOTOOLCHAIN=${GOTOOLCHAIN:-auto}
 # about 1 to 10 seconds a target here.
 FUZZTIME=${FUZZTIME:-60000x}
 
+# stage says what runs next and how long the checks have taken so far.
+stage() { printf 'test: %s (%dm%02ds)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
+
 xvfb_pid=""
 cleanup() { [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true; }
 trap cleanup EXIT
@@ -29,13 +32,13 @@ fi
 # The GPU tests must run here, not skip: CI has Mesa's software OpenGL under Xvfb.
 export MANDELSCOPE_REQUIRE_GL=${MANDELSCOPE_REQUIRE_GL:-1}
 
-echo "test: gofmt"
+stage "gofmt"
 bad=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$bad" ]; then echo "gofmt would change: $bad" >&2; exit 1; fi
 # Generated code is the generator's output: fractal's vector loops come from one template
 # (fractal/internal/vecgen), and an edit to a generated file, or to the template without
 # go generate, fails here.
-echo "test: go generate changes nothing"
+stage "go generate changes nothing"
 tree() { git status --porcelain=v1 --untracked-files=all; git diff; }
 before=$(tree)
 go generate ./...
@@ -44,23 +47,23 @@ if [ "$(tree)" != "$before" ]; then
   echo "go generate ./... changed the tree: commit what it writes (edit the template, fractal/internal/vecgen/group.go.tmpl, not the files it writes)" >&2
   exit 1
 fi
-echo "test: go vet"
+stage "go vet"
 go vet ./...
-echo "test: staticcheck"
+stage "staticcheck"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
 # Every test once, under the race detector: concurrency is checked, not argued.
-echo "test: go test -race"
+stage "go test -race"
 go test -race -count=1 -timeout 40m ./...
 # The race build shrinks fractal's numerical samples (its loops run about ten times slower there)
 # and skips its longest checks against math/big, and export's deep view: those run here at full
 # size, without it.
-echo "test: go test ./fractal (full-size numerics), and export's deep automatic density"
+stage "go test ./fractal (full-size numerics), and export's deep automatic density"
 go test -count=1 -timeout 30m ./fractal/
 go test -count=1 -timeout 10m -run 'TestExportAutoDensityDeep' ./export/
 # The cluster path for real: a single-node Slurm started and stopped by the script, the
 # deploy/slurm array job and its assembly against a one-machine export (needs root, as CI is).
-echo "test: Slurm (scripts/slurm-test.sh)"
+stage "Slurm (scripts/slurm-test.sh)"
 if [ "$(id -u)" = 0 ]; then
   ./scripts/slurm-test.sh
 else
@@ -68,11 +71,11 @@ else
 fi
 # The Kubernetes manifests, offline: decoded strictly as the API's types (a module of its own,
 # deploy/kubernetes/check) and checked for what a sharded export needs of them.
-echo "test: Kubernetes manifests (deploy/kubernetes/check)"
+stage "Kubernetes manifests (deploy/kubernetes/check)"
 (cd deploy/kubernetes/check && go vet ./... && go test -count=1 ./...)
 # The platforms beyond this one: every package vetted for Windows, the pure-Go ones for macOS and
 # FreeBSD (the Windows build itself is part of make package-check).
-echo "test: go vet for windows, darwin and freebsd"
+stage "go vet for windows, darwin and freebsd"
 CROSS_BUILD=0 ./scripts/cross-check.sh
 
 # The vector loops of the deep-zoom CPU renderer (GOEXPERIMENT=simd, as make build and the
@@ -82,7 +85,7 @@ CROSS_BUILD=0 ./scripts/cross-check.sh
 # for those two tests, the cancel test's references being slow) on AVX2 alone
 # (MANDELSCOPE_SIMD=avx2) and on the scalar loop; the runs above were the default build,
 # without the experiment. About 40 s.
-echo "test: GOEXPERIMENT=simd (vector loops): vet, staticcheck, batch and deep tests"
+stage "GOEXPERIMENT=simd (vector loops): vet, staticcheck, batch and deep tests"
 GOEXPERIMENT=simd go vet ./fractal/... ./render/cpu/...
 GOEXPERIMENT=simd go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./fractal/... ./render/cpu/...
 GOEXPERIMENT=simd go test -count=1 -timeout 10m -run 'Perturb(DE)?(Exp)?Batch|ChooseVector' ./fractal/
@@ -91,7 +94,7 @@ for simd in avx2 scalar; do
   MANDELSCOPE_SIMD=$simd GOEXPERIMENT=simd go test -count=1 -timeout 10m -skip 'TestCancelInsideDeepPixel|TestVectorPathsMatchScalar' ./render/cpu/
 done
 
-echo "test: fuzz targets, $FUZZTIME each"
+stage "fuzz targets, $FUZZTIME each"
 for f in $(git ls-files '*_test.go'); do
   for t in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //'); do
     pkg="./$(dirname "$f")"
@@ -99,4 +102,4 @@ for f in $(git ls-files '*_test.go'); do
     go test -run '^$' -fuzz "^$t\$" -fuzztime "$FUZZTIME" -timeout 5m "$pkg" >/tmp/mandelscope-fuzz.log 2>&1 || { cat /tmp/mandelscope-fuzz.log; exit 1; }
   done
 done
-echo "test: all checks passed"
+stage "all checks passed"
