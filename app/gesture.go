@@ -7,6 +7,7 @@ package app
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -107,8 +108,17 @@ func (v *fractalView) MouseDown(ev *desktop.MouseEvent) {
 		}
 		t := time.NewTicker(holdTick)
 		defer t.Stop()
+		// One step queued or running at a time: the steps go by the clock, so a tick that
+		// comes while the UI is still busy with the last one is skipped, rather than queued
+		// behind it (a UI slower than the ticks would fall ever further behind).
+		var queued atomic.Bool
 		for {
-			v.w.uiDo(func() { v.holdStep(h) })
+			if queued.CompareAndSwap(false, true) {
+				v.w.uiDo(func() {
+					defer queued.Store(false)
+					v.holdStep(h)
+				})
+			}
 			select {
 			case <-h.stop:
 				return

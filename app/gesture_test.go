@@ -156,7 +156,7 @@ func TestHoldZoom(t *testing.T) {
 	x2, y2 := v.pointerPixel(pos2)
 	waitFor(t, "the zoom to start", func() bool { return w.Location().ZoomFloat() > in.ZoomFloat()*1.05 })
 	v.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: pos2}, Dragged: fyne.NewDelta(10, 10)})
-	testUI.drain()
+	testUI.drainOnce()
 	steered := w.Location()
 	waitFor(t, "the zoom to go on", func() bool { return w.Location().ZoomFloat() > steered.ZoomFloat()*1.2 })
 	v.MouseUp(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: pos2}, Button: desktop.MouseButtonTertiary})
@@ -233,5 +233,34 @@ func (c *fakeTimers) advance(d time.Duration) {
 	c.mu.Unlock()
 	for _, t := range due {
 		t.f()
+	}
+}
+
+// A held button queues one zoom step at a time: while the UI goroutine is busy (here: not
+// running the queue at all for 300 ms, 15 ticks), the ticks that come are skipped, not queued
+// behind it; the steps go by the clock, so none is lost. Before, every tick queued a step, and
+// a UI slower than the ticks fell ever further behind (a test draining the queue never ended).
+func TestHoldZoomQueuesOneStep(t *testing.T) {
+	w := newTestWindow(t)
+	v := w.view
+	pw, ph := w.ViewSize()
+	pos := fyne.NewPos(float32(pw)/4, float32(ph)/3)
+	waitFor(t, "the view at rest", func() bool {
+		want := w.Location().String()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.lastFullLoc.String() == want
+	})
+	time.Sleep(100 * time.Millisecond)
+	testUI.drain()
+	v.MouseDown(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: pos}, Button: desktop.MouseButtonTertiary})
+	time.Sleep(15 * holdTick)
+	testUI.mu.Lock()
+	queued := len(testUI.fns)
+	testUI.mu.Unlock()
+	v.MouseUp(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: pos}, Button: desktop.MouseButtonTertiary})
+	testUI.drain()
+	if queued > 3 {
+		t.Errorf("%d calls queued for the UI after 15 ticks of a held button it did not run, want at most 3 (one zoom step)", queued)
 	}
 }
