@@ -342,7 +342,8 @@ func (f Frame) Escape(x, y int) (n int, nu float64) {
 		return PerturbEscapeExp(f.Ref, f.BLAExp(), dr, di, f.Loc.Iterations, nil)
 	case Perturbation:
 		dr, di := f.Delta(x, y)
-		return PerturbEscape(f.Ref, f.BLA(), dr, di, f.Loc.Iterations, nil)
+		n, nu = PerturbEscape(f.Ref, f.BLA(), dr, di, f.Loc.Iterations, nil)
+		return f.Recheck(x, y, n, nu, nil)
 	case Float32:
 		re, im := f.Point32(x, y)
 		if f.Loc.Julia.On {
