@@ -122,49 +122,54 @@ func (ref *Reference) lowParts(ctx context.Context) []complex128 {
 	return lo
 }
 
-// perturbEscapeDD is perturbEscape for the Mandelbrot set in double-double (see the comment at
-// the top of this file), from the pixel's dc = (dcr, dci) as a double-double. ok is false
-// when it cannot run (a Julia reference or another formula's, or ctx ended while it computed
-// the orbit's low parts).
-func perturbEscapeDD(ctx context.Context, ref *Reference, dcr, dci dd, maxIter int, stop <-chan struct{}) (n int, nu float64, ok bool) {
+// perturbEscapeDD is PerturbEscapeDE for the Mandelbrot set in double-double (see the comment
+// at the top of this file), from the pixel's dc = (dcr, dci) as a double-double: the count, the
+// smooth value and, from the derivative w = (dz/dc) spacing carried in float64 along the
+// double-double orbit, the distance estimate and the normal. ok is false when it cannot run
+// (a Julia reference or another formula's, or ctx ended while it computed the orbit's low
+// parts).
+func perturbEscapeDD(ctx context.Context, ref *Reference, dcr, dci dd, maxIter int, spacing float64, stop <-chan struct{}) (r Result, ok bool) {
 	if ref.jStart != 0 {
-		return 0, 0, false
+		return Result{}, false
 	}
 	zlo := ref.lowParts(ctx)
 	if zlo == nil {
-		return 0, 0, false
+		return Result{}, false
 	}
 	z := ref.Z
 	last, period, _ := ref.ends()
 	var dr, di dd
+	var wr, wi float64
 	m := 0
-	for n = 0; n < maxIter; {
+	for n := 0; n < maxIter; {
 		if n&stopEvery == 0 && stopped(stop) {
-			return -1, 0, true
+			return Result{N: -1}, true
 		}
-		// d <- (2 Z + d) d + dc
+		// w <- 2 z w + spacing, d <- (2 Z + d) d + dc
 		zr, zi := dd{real(z[m]), real(zlo[m])}, dd{imag(z[m]), imag(zlo[m])}
+		fr, fi := zr.add(dr).float(), zi.add(di).float()
+		wr, wi = 2*(fr*wr-fi*wi)+spacing, 2*(fr*wi+fi*wr)
 		tr, ti := zr.add(zr).add(dr), zi.add(zi).add(di)
 		dr, di = tr.mul(dr).sub(ti.mul(di)).add(dcr), tr.mul(di).add(ti.mul(dr)).add(dci)
 		m++
 		n++
 		zr, zi = dd{real(z[m]), real(zlo[m])}, dd{imag(z[m]), imag(zlo[m])}
-		fr, fi := zr.add(dr), zi.add(di)
-		xr, xi := fr.float(), fi.float()
+		gr, gi := zr.add(dr), zi.add(di)
+		xr, xi := gr.float(), gi.float()
 		z2 := xr*xr + xi*xi
 		if z2 > 4 {
 			cr, ci := ref.smoothC(dcr.float(), dci.float())
-			return n, smooth(xr, xi, cr, ci, n), true
+			return smoothDE(xr, xi, cr, ci, wr, wi, spacing, n), true
 		}
 		ar, ai := dr.float(), di.float()
 		if z2 < ar*ar+ai*ai || z2 < 0x1p-900 && rebaseTiny(xr, xi, ar, ai) || m == last && period == 0 {
-			dr, di = fr, fi
+			dr, di = gr, gi
 			m = 0
 		} else if m == last {
 			m -= period
 		}
 	}
-	return -1, 0, true
+	return Result{N: -1}, true
 }
 
 // ddFromBig is x rounded to a double-double.

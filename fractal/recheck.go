@@ -46,21 +46,29 @@ func (f Frame) NeedsRecheck() bool {
 // (see the comment at the top of this file). Closing stop ends it early with a meaningless
 // result the caller throws away, as the loops' stop does.
 func (f Frame) Recheck(x, y, n int, nu float64, stop <-chan struct{}) (int, float64) {
-	if !f.NeedsRecheck() || n >= 0 && n < recheckFrom {
-		return n, nu
+	r := f.RecheckResult(x, y, Result{N: n, Nu: nu}, stop)
+	return r.N, r.Nu
+}
+
+// RecheckResult is Recheck for a Result with the derivative (PerturbEscapeDE's): where the
+// check changes the count, the distance estimate and the normal come from the orbit that
+// decided it (the derivative carried in float64 along it), else r is returned as it is.
+func (f Frame) RecheckResult(x, y int, r Result, stop <-chan struct{}) Result {
+	if !f.NeedsRecheck() || r.N >= 0 && r.N < recheckFrom {
+		return r
 	}
 	dcr, dci := f.deltaDD(x, y)
 	if f.Ref.attractsAt(dcr, dci) {
-		return -1, 0
+		return Result{N: -1}
 	}
 	maxIter := f.Loc.Iterations
-	nd, nud, ok := perturbEscapeDD(context.Background(), f.Ref, dcr, dci, maxIter, stop)
-	if ok && (nd == n || nd >= 0 && n >= 0 && absInt(nd-n) <= max(1, maxIter/1000)) {
-		return nd, nud
+	d, ok := perturbEscapeDD(context.Background(), f.Ref, dcr, dci, maxIter, f.Spacing, stop)
+	if ok && (d.N == r.N || d.N >= 0 && r.N >= 0 && absInt(d.N-r.N) <= max(1, maxIter/1000)) {
+		return d
 	}
 	prec := f.ReferenceBits() + 32
 	cr, ci := f.PointBig(x, y, prec)
-	return escapeBigSmooth(cr, ci, maxIter, prec, stop)
+	return escapeBigResult(cr, ci, maxIter, prec, f.Spacing, stop)
 }
 
 // attractMargin is how far below 1 a cycle's multiplier |lambda|^2 must be for attractsAt to
@@ -107,17 +115,23 @@ func (ref *Reference) attractsAt(dcr, dci dd) bool {
 	return false
 }
 
-// escapeBigSmooth is EscapeBig with the smooth value (as Escape64 computes it, from the
-// escaped z and c in float64), and a stop channel (nil: never) that ends it early with -1.
-func escapeBigSmooth(cr, ci *big.Float, maxIter int, prec uint, stop <-chan struct{}) (int, float64) {
+// escapeBigResult is EscapeBig with the smooth value, the distance estimate and the normal (as
+// EscapeDE64 computes them, from the escaped z, c and the derivative w = (dz/dc) spacing carried
+// in float64 along the math/big orbit), and a stop channel (nil: never) that ends it early with
+// -1.
+func escapeBigResult(cr, ci *big.Float, maxIter int, prec uint, spacing float64, stop <-chan struct{}) Result {
 	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
 	xr, xi, xr2, xi2, t := nf().Set(cr), nf().Set(ci), nf(), nf(), nf()
 	four := big.NewFloat(4)
+	wr, wi := spacing, 0.0 // w_1 = spacing (z_1 = c)
 	for n := 1; n <= maxIter; n++ {
 		if n&stopEvery == 0 && stopped(stop) {
-			return -1, 0
+			return Result{N: -1}
 		}
 		if n > 1 {
+			fr, _ := xr.Float64()
+			fi, _ := xi.Float64()
+			wr, wi = 2*(fr*wr-fi*wi)+spacing, 2*(fr*wi+fi*wr)
 			t.Mul(xr, xi)
 			t.Add(t, t)
 			xi.Add(t, ci)
@@ -132,10 +146,10 @@ func escapeBigSmooth(cr, ci *big.Float, maxIter int, prec uint, stop <-chan stru
 			zi, _ := xi.Float64()
 			fr, _ := cr.Float64()
 			fi, _ := ci.Float64()
-			return n, smooth(zr, zi, fr, fi, n)
+			return smoothDE(zr, zi, fr, fi, wr, wi, spacing, n)
 		}
 	}
-	return -1, 0
+	return Result{N: -1}
 }
 
 func absInt(x int) int { return max(x, -x) }

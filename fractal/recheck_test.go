@@ -3,6 +3,7 @@ package fractal
 import (
 	"context"
 	"math"
+	"math/big"
 	"testing"
 )
 
@@ -85,6 +86,42 @@ func TestAttractsAtCardioid(t *testing.T) {
 			if got := ref.attractsAt(dd{dcr, 0}, dd{dci, 0}); got != (r < 1) {
 				t.Errorf("r %v, t %.3f: attracting %v, want %v", r, th, got, r < 1)
 			}
+		}
+	}
+}
+
+// TestRecheckPathsMatchFloat64 checks the two loops Recheck falls back on against EscapeDE64
+// where float64 is exact enough (a shallow point escaping after a few hundred iterations): the
+// double-double loop from a reference nearby and the math/big one give the same count, and
+// smooth value, distance estimate and normal to within float64's rounding over the orbit.
+func TestRecheckPathsMatchFloat64(t *testing.T) {
+	const cr, ci, spacing, it = -0.75, 0.01, 1e-9, 100000
+	want := EscapeDE64(cr, ci, it, spacing)
+	if want.N < 100 {
+		t.Fatalf("EscapeDE64 gives %d: want a point escaping after hundreds of iterations", want.N)
+	}
+	ref, err := ComputeReference(context.Background(), DecimalFromFloat(cr+3e-9), DecimalFromFloat(ci-2e-9), 128, it, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, ri := ref.Point()
+	prec := uint(256)
+	bcr, bci := new(big.Float).SetPrec(prec).SetFloat64(cr), new(big.Float).SetPrec(prec).SetFloat64(ci)
+	dcr := ddFromBig(new(big.Float).SetPrec(prec).Sub(bcr, rr))
+	dci := ddFromBig(new(big.Float).SetPrec(prec).Sub(bci, ri))
+	d, ok := perturbEscapeDD(context.Background(), ref, dcr, dci, it, spacing, nil)
+	if !ok {
+		t.Fatal("perturbEscapeDD did not run")
+	}
+	b := escapeBigResult(bcr, bci, it, prec, spacing, nil)
+	for _, c := range []struct {
+		name string
+		r    Result
+	}{{"double-double", d}, {"math/big", b}} {
+		r := c.r
+		if r.N != want.N || math.Abs(r.Nu-want.Nu) > 1e-6 || math.Abs(r.DE-want.DE) > 1e-6*want.DE ||
+			math.Abs(r.Ur-want.Ur) > 1e-6 || math.Abs(r.Ui-want.Ui) > 1e-6 {
+			t.Errorf("%s: %+v, EscapeDE64 %+v", c.name, r, want)
 		}
 	}
 }

@@ -291,7 +291,11 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 		if !fractal.PerturbEscapeDEBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, f.Spacing, ctx.Done(), res) {
 			return // cancelled: rows drops the band
 		}
+		recheck := f.NeedsRecheck()
 		for k, o := range at {
+			if recheck {
+				res[k] = f.RecheckResult(x0+o%w, y+o/w, res[k], ctx.Done())
+			}
 			out[o/w][o%w] = res[k].Sample()
 		}
 		return
