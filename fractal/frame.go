@@ -130,6 +130,13 @@ type Frame struct {
 	// estimate and the normal) whatever the colouring: the window keeps it, so that a change
 	// to a colouring that reads it recolours without computing again.
 	Derivative bool
+
+	// Unchecked leaves the long counts of a frame whose reference is a minibrot's nucleus as
+	// the float64 loops give them, without their recheck (NeedsRecheck is false), which can
+	// take seconds of double-double or math/big a pixel: the window's preview sets it, to keep
+	// up (and to let the perturbation shader draw such a frame). Exports, videos and probes
+	// leave it false.
+	Unchecked bool
 }
 
 // NeedsDerivative reports whether the frame's pixels carry the derivative: asked for

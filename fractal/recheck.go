@@ -35,9 +35,9 @@ const recheckFrom = 1 << 16
 
 // NeedsRecheck reports whether f's pixels with counts past recheckFrom (or -1) are checked
 // again (Recheck): a Mandelbrot Perturbation frame whose reference is a minibrot's nucleus
-// outside the view, asking more than recheckFrom iterations.
+// outside the view, asking more than recheckFrom iterations, not marked Unchecked.
 func (f Frame) NeedsRecheck() bool {
-	return f.Precision() == Perturbation && f.Ref != nil && f.Ref.anchorRe != nil && !f.Ref.julia.On &&
+	return !f.Unchecked && f.Precision() == Perturbation && f.Ref != nil && f.Ref.anchorRe != nil && !f.Ref.julia.On &&
 		f.Loc.Formula.IsMandelbrot() && f.Loc.Iterations > recheckFrom
 }
 

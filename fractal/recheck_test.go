@@ -69,6 +69,11 @@ func TestRecheckMinibrotEdge(t *testing.T) {
 // must be found attracting and one outside must not.
 func TestAttractsAtCardioid(t *testing.T) {
 	f := edgeView3(t)
+	u := f
+	u.Unchecked = true
+	if u.NeedsRecheck() {
+		t.Error("a frame marked Unchecked needs a recheck")
+	}
 	ref := f.Ref
 	far := f.spacing().Ldexp(40)
 	nu, err := newtonNucleus(context.Background(), ref.re, ref.im, ref.period, ref.prec, far.Ldexp(-20), far)
