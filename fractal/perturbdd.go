@@ -54,7 +54,9 @@ func (a dd) add(b dd) dd {
 	return dd{s, e}
 }
 
-func (a dd) sub(b dd) dd { return a.add(dd{-b.hi, -b.lo}) }
+func (a dd) sub(b dd) dd { return a.add(b.neg()) }
+
+func (a dd) neg() dd { return dd{-a.hi, -a.lo} }
 
 func (a dd) mul(b dd) dd {
 	p := a.hi * b.hi
@@ -145,25 +147,27 @@ func perturbEscapeDD(ctx context.Context, ref *Reference, dcr, dci dd, maxIter i
 		if n&stopEvery == 0 && stopped(stop) {
 			return Result{N: -1}, true
 		}
-		// w <- 2 z w + spacing, d <- (2 Z + d) d + dc
-		zr, zi := dd{real(z[m]), real(zlo[m])}, dd{imag(z[m]), imag(zlo[m])}
-		fr, fi := zr.add(dr).float(), zi.add(di).float()
+		// w <- 2 z w + spacing (z in float64: the derivative needs no more), then
+		// d <- (2 Z + d) d + dc, 2 Z exact.
+		zm, zl := z[m], zlo[m]
+		fr, fi := real(zm)+dr.hi, imag(zm)+di.hi
 		wr, wi = 2*(fr*wr-fi*wi)+spacing, 2*(fr*wi+fi*wr)
-		tr, ti := zr.add(zr).add(dr), zi.add(zi).add(di)
-		dr, di = tr.mul(dr).sub(ti.mul(di)).add(dcr), tr.mul(di).add(ti.mul(dr)).add(dci)
+		tr, ti := dd{2 * real(zm), 2 * real(zl)}.add(dr), dd{2 * imag(zm), 2 * imag(zl)}.add(di)
+		dr, di = tr.mul(dr).add(ti.mul(di).neg()).add(dcr), tr.mul(di).add(ti.mul(dr)).add(dci)
 		m++
 		n++
-		zr, zi = dd{real(z[m]), real(zlo[m])}, dd{imag(z[m]), imag(zlo[m])}
-		gr, gi := zr.add(dr), zi.add(di)
-		xr, xi := gr.float(), gi.float()
+		// The tests on z = Z + d in float64, as the float64 loop makes them; the sum in
+		// double-double where it becomes the delta (rebasing).
+		zm = z[m]
+		xr, xi := real(zm)+dr.hi, imag(zm)+di.hi
 		z2 := xr*xr + xi*xi
 		if z2 > 4 {
 			cr, ci := ref.smoothC(dcr.float(), dci.float())
 			return smoothDE(xr, xi, cr, ci, wr, wi, spacing, n), true
 		}
-		ar, ai := dr.float(), di.float()
-		if z2 < ar*ar+ai*ai || z2 < 0x1p-900 && rebaseTiny(xr, xi, ar, ai) || m == last && period == 0 {
-			dr, di = gr, gi
+		if z2 < dr.hi*dr.hi+di.hi*di.hi || z2 < 0x1p-900 && rebaseTiny(xr, xi, dr.hi, di.hi) || m == last && period == 0 {
+			zl = zlo[m]
+			dr, di = dd{real(zm), real(zl)}.add(dr), dd{imag(zm), imag(zl)}.add(di)
 			m = 0
 		} else if m == last {
 			m -= period
