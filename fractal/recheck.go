@@ -27,8 +27,8 @@ import (
 //     float64 count (or both are -1). An orbit the roundings moved gives two counts apart.
 //  3. Otherwise the pixel is computed in math/big, at the precision probe --exact uses
 //     (ReferenceBits + 32): seconds to a minute at millions of iterations, for the few pixels
-//     that get there. The double-double count alone is not enough: at 5e152 and 3e62 it was
-//     17,505,072 and 12,969,377 where math/big (at two precisions) gave 4,616,284 and 5,045,290.
+//     that get there. The double-double count alone is not enough: at 5e152 and 3e62 it said
+//     inside where math/big (at two precisions) gives 4,616,284 and 5,045,290.
 
 // recheckFrom is the count from which a far reference's pixels are checked again (Recheck).
 const recheckFrom = 1 << 16
@@ -50,9 +50,10 @@ func (f Frame) Recheck(x, y, n int, nu float64, stop <-chan struct{}) (int, floa
 	return r.N, r.Nu
 }
 
-// RecheckResult is Recheck for a Result with the derivative (PerturbEscapeDE's): where the
-// check changes the count, the distance estimate and the normal come from the orbit that
-// decided it (the derivative carried in float64 along it), else r is returned as it is.
+// RecheckResult is Recheck for a Result with the derivative (PerturbEscapeDE's): r itself where
+// no recheck applies, else the result of the orbit that decided it (the double-double one where
+// it agreed, or math/big's), its distance estimate and normal from the derivative carried in
+// float64 along that orbit.
 func (f Frame) RecheckResult(x, y int, r Result, stop <-chan struct{}) Result {
 	if !f.NeedsRecheck() || r.N >= 0 && r.N < recheckFrom {
 		return r
