@@ -33,7 +33,10 @@ type moder interface {
 // swapRenderer is the renderer the scheduler uses; the GPU renderer replaces the CPU one
 // when it becomes available, and the CPU one comes back if the GPU one fails a render (a
 // program that does not link on this driver, a lost context): that render is drawn again on
-// the CPU and onFail is told, once. After close it renders nothing.
+// the CPU and onFail is told, once. After close it renders nothing. Its frames are the
+// window's preview: it marks them Unchecked (fractal.Frame), so that a minibrot's edge at
+// millions of iterations is drawn as the loops give it, at their speed (the shader's too),
+// not after seconds of recheck a pixel; exports take the renderer itself (get), unmarked.
 type swapRenderer struct {
 	mu       sync.Mutex
 	r        Renderer
@@ -83,6 +86,7 @@ func (s *swapRenderer) Render(ctx context.Context, f fractal.Frame, rect image.R
 		return err
 	}
 	defer s.inFlight.Done()
+	f.Unchecked = true
 	err = r.Render(ctx, f, rect, dst)
 	if err == nil || s.cpu == nil || r == s.cpu || ctx.Err() != nil {
 		return err
@@ -108,6 +112,7 @@ func (s *swapRenderer) Compute(ctx context.Context, f fractal.Frame, rect image.
 		return err
 	}
 	defer s.inFlight.Done()
+	f.Unchecked = true
 	c, ok := r.(computer)
 	if !ok {
 		return preview.ErrNoData

@@ -417,7 +417,10 @@ func (p *prober) loop() {
 		if err != nil {
 			continue // cancelled: a newer request follows, or the window closed
 		}
-		text := probeText(f, r.x, r.y)
+		text := probeTextUntil(ctx.Done(), f, r.x, r.y)
+		if ctx.Err() != nil {
+			continue // a newer request, or the window closed: the text may be cut short
+		}
 		p.w.uiDo(func() {
 			p.mu.Lock()
 			current := r.gen == p.gen && !p.closed
@@ -434,7 +437,11 @@ func (p *prober) loop() {
 // exponent when that is shorter: near 0 at zoom 1e100, "3.05e-102", not 102 zeros), and its
 // escape count, the same as `mandelscope probe` gives (a Perturbation frame should carry its
 // reference: Scheduler.Reference).
-func probeText(f fractal.Frame, x, y int) string {
+func probeText(f fractal.Frame, x, y int) string { return probeTextUntil(nil, f, x, y) }
+
+// probeTextUntil is probeText that gives up when stop closes (nil: never), with a text to
+// throw away: the recheck of a long count (fractal.Frame.Recheck) can take a minute of math/big.
+func probeTextUntil(stop <-chan struct{}, f fractal.Frame, x, y int) string {
 	// The spacing with an unbounded exponent: past zoom 1e308 the float64 one is 0.
 	logS := f.SpacingX.Log10()
 	if f.SpacingX.Sign() <= 0 || math.IsInf(logS, 0) || math.IsNaN(logS) {
@@ -456,7 +463,14 @@ func probeText(f fractal.Frame, x, y int) string {
 		}
 		return fixed
 	}
-	n, _ := f.Escape(x, y)
+	var n int
+	if stop == nil || f.Ref == nil {
+		n, _ = f.Escape(x, y)
+	} else {
+		var nu float64
+		n, nu = f.EscapeEstimate(x, y)
+		n, _ = f.Recheck(x, y, n, nu, stop)
+	}
 	esc := "inside (no escape)"
 	if n >= 0 {
 		esc = "escape " + strconv.Itoa(n)

@@ -130,6 +130,13 @@ type Frame struct {
 	// estimate and the normal) whatever the colouring: the window keeps it, so that a change
 	// to a colouring that reads it recolours without computing again.
 	Derivative bool
+
+	// Unchecked leaves the long counts of a frame whose reference is a minibrot's nucleus as
+	// the float64 loops give them, without their recheck (NeedsRecheck is false), which can
+	// take seconds of double-double or math/big a pixel: the window's preview sets it, to keep
+	// up (and to let the perturbation shader draw such a frame). Exports, videos and probes
+	// leave it false.
+	Unchecked bool
 }
 
 // NeedsDerivative reports whether the frame's pixels carry the derivative: asked for
@@ -325,7 +332,22 @@ func (f Frame) PointBig(x, y int, prec uint) (re, im *big.Float) {
 // frame's precision (float32, float64, or perturbation with BLA), exactly as the CPU renderer
 // computes it; n is -1 for a point that does not escape. A Perturbation frame without a
 // reference gets one from DefaultReferences (computed without a deadline if none is in reach).
+// Where the reference is a minibrot's nucleus far from the view, a long count is rechecked
+// (Recheck): seconds to a minute of math/big for the few pixels whose float64 orbit drifted.
 func (f Frame) Escape(x, y int) (n int, nu float64) {
+	if f.Loc.Formula.IsMandelbrot() && f.Precision().Perturbs() && f.Ref == nil {
+		if g, err := f.WithReference(context.Background(), DefaultReferences, nil); err == nil {
+			f = g // for the recheck too; on failure (unreachable) EscapeEstimate's says -1
+		}
+	}
+	n, nu = f.EscapeEstimate(x, y)
+	return f.Recheck(x, y, n, nu, nil)
+}
+
+// EscapeEstimate is Escape without the recheck of a far reference's long counts (Recheck):
+// the loops' own count, which can be millions of iterations off at a minibrot's edge, for an
+// estimate that must not take math/big's time (the window's Auto iterations sample).
+func (f Frame) EscapeEstimate(x, y int) (n int, nu float64) {
 	if !f.Loc.Formula.IsMandelbrot() {
 		return f.formulaEscape(x, y)
 	}

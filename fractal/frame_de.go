@@ -27,7 +27,7 @@ func (f Frame) Pixel(x, y int) Result {
 		return PerturbEscapeDEExp(f.Ref, f.BLAExp(), dr, di, f.Loc.Iterations, f.spacing(), nil)
 	case Perturbation:
 		dr, di := f.Delta(x, y)
-		return PerturbEscapeDE(f.Ref, f.BLA(), dr, di, f.Loc.Iterations, f.Spacing, nil)
+		return f.RecheckResult(x, y, PerturbEscapeDE(f.Ref, f.BLA(), dr, di, f.Loc.Iterations, f.Spacing, nil), nil)
 	case Float32:
 		re, im := f.Point32(x, y)
 		if f.Loc.Julia.On {

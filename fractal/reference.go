@@ -75,6 +75,10 @@ type Reference struct {
 	// to subnormals or zero (near a deep minibrot's nucleus): PerturbEscapeExp needs them.
 	tiny map[int]cx
 
+	// zlo holds the low parts of Z's values for double-double deltas (lowParts), computed
+	// when first asked for, under blaMu.
+	zlo []complex128
+
 	blaMu   sync.Mutex
 	blas    []*BLA        // the tables built, most recently used first (at most maxBLAs)
 	blaExps []*BLAExp     // the same for PerturbationExp frames

@@ -53,8 +53,10 @@ func (s EscapeSample) With(maxIter int) EscapeSample {
 }
 
 // SampleEscapes computes the escape counts of cols x rows pixels spread evenly over frame f
-// (the centres of a cols x rows grid of cells), in f's precision through fractal.Frame.Escape:
-// what the renderers draw, for the GL renderer too. A Perturbation frame should carry its
+// (the centres of a cols x rows grid of cells), in f's precision through
+// fractal.Frame.EscapeEstimate: what the renderers draw, for the GL renderer too, before the
+// recheck of a far reference's long counts (fractal.Frame.Recheck), whose math/big can take
+// seconds a pixel. A Perturbation frame should carry its
 // reference (Scheduler.Reference). The rows are shared among the CPUs; each checks ctx
 // between rows.
 func SampleEscapes(ctx context.Context, f fractal.Frame, cols, rows int) (EscapeSample, error) {
@@ -78,7 +80,7 @@ func SampleEscapes(ctx context.Context, f fractal.Frame, cols, rows int) (Escape
 				}
 				y := (2*j + 1) * f.H / (2 * rows)
 				for i := range cols {
-					counts[j*cols+i], _ = f.Escape((2*i+1)*f.W/(2*cols), y)
+					counts[j*cols+i], _ = f.EscapeEstimate((2*i+1)*f.W/(2*cols), y)
 				}
 			}
 		})

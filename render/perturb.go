@@ -124,8 +124,9 @@ func (g *GL) texBufferLimit() int {
 }
 
 // perturbFits reports whether frame f (with its reference) can be drawn by the perturbation
-// shader: fp64, tables that fit maxPages buffer textures, and for a PerturbationExp frame
-// (perturbexp.frag) the orbit's tiny values within one buffer texture.
+// shader: fp64, tables that fit maxPages buffer textures, for a PerturbationExp frame
+// (perturbexp.frag) the orbit's tiny values within one buffer texture, and no recheck of its
+// long counts (fractal.Frame.NeedsRecheck).
 func (g *GL) perturbFits(f fractal.Frame) error {
 	exp := f.Precision() == fractal.PerturbationExp
 	if !g.fp64 {
@@ -144,6 +145,11 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 	}
 	if f.Ref == nil {
 		return nil // the reference comes later; checked again then
+	}
+	if f.NeedsRecheck() {
+		// Its float64 counts past a bound are checked again, pixel by pixel, in double-double
+		// or math/big (fractal's recheck.go): the CPU renderer does that, the shader cannot.
+		return errors.New("the reference is a minibrot's nucleus outside the view, whose long counts are rechecked on the CPU")
 	}
 	var o, t int
 	if exp {

@@ -763,8 +763,11 @@ func benchSize(b *testing.B, def int) int {
 // TestPerturbMinibrotEdgeAgainstCPU draws a minibrot's edge past 2^22 iterations (the view
 // edge1e39, whose reference is the minibrot's nucleus: fractal's nucleusref.go) on the GPU
 // and compares it with the CPU, which fractal's TestMinibrotEdgePastLengthCap checks against
-// math/big: the inside stays inside, the pixels escaping past 2^21 agree. A corner of the
-// 64x36 frame holding two pixels that escape after 2^21.
+// math/big: the inside stays inside, the pixels escaping past 2^21 agree. Such a frame's long
+// counts are rechecked (fractal.Frame.NeedsRecheck), which the shader cannot do: it refuses
+// the frame, which goes to the CPU renderer, unless the frame is Unchecked (the window's
+// preview), as it is for the comparison here, of the loops alone. A corner of the 64x36 frame
+// holding two pixels that escape after 2^21.
 func TestPerturbMinibrotEdgeAgainstCPU(t *testing.T) {
 	g := testGL(t, Options{Perturb: "gpu"})
 	if !g.fp64 {
@@ -778,6 +781,13 @@ func TestPerturbMinibrotEdgeAgainstCPU(t *testing.T) {
 	}
 	if f.Ref.Period() == 0 {
 		t.Fatal("the view's reference is not periodic: it does not test the nucleus reference")
+	}
+	if err := g.perturbFits(f); err == nil || !f.NeedsRecheck() {
+		t.Fatalf("the shader takes a frame whose long counts need a recheck (%v)", err)
+	}
+	f.Unchecked = true
+	if err := g.perturbFits(f); err != nil {
+		t.Fatalf("the shader refuses the Unchecked frame: %v", err)
 	}
 	rect := image.Rect(0, 10, 8, 16)
 	got := image.NewRGBA(rect)

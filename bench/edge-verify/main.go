@@ -1,8 +1,9 @@
 // Command edge-verify checks deep views at minibrots' edges against math/big: views made by
 // fractal.MinibrotEdgeViews (find's minibrot from a boundary view, a centre just inside or
 // outside its cardioid, 10^4 to 10^7 deeper than the minibrot), random pixels of each at
-// 320x180 computed as probe computes them (perturbation with BLA, the view's own reference)
-// and in math/big at two precisions 128 bits apart (probe --exact is the first). A pixel whose
+// 320x180 computed as probe computes them (fractal.Frame.Escape: perturbation with BLA from
+// the view's reference, a long count rechecked where that is a minibrot's nucleus) and in
+// math/big at two precisions 128 bits apart (probe --exact is the first). A pixel whose
 // two math/big counts differ is ill-conditioned and left out; the others agree when they are
 // within max(1, N/1000) of math/big (inside: both -1). One line a view, then the totals, which
 // docs/deep-zoom.md quotes.

@@ -291,7 +291,11 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 		if !fractal.PerturbEscapeDEBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, f.Spacing, ctx.Done(), res) {
 			return // cancelled: rows drops the band
 		}
+		recheck := f.NeedsRecheck()
 		for k, o := range at {
+			if recheck {
+				res[k] = f.RecheckResult(x0+o%w, y+o/w, res[k], ctx.Done())
+			}
 			out[o/w][o%w] = res[k].Sample()
 		}
 		return
@@ -300,7 +304,12 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 	if !fractal.PerturbEscapeBatch(f.Ref, bla, dcr, dci, f.Loc.Iterations, ctx.Done(), nn, nu) {
 		return // cancelled: rows drops the band
 	}
+	recheck := f.NeedsRecheck()
 	for k, o := range at {
+		if recheck {
+			// A far reference's long counts, checked as Frame.Escape checks them.
+			nn[k], nu[k] = f.Recheck(x0+o%w, y+o/w, nn[k], nu[k], ctx.Done())
+		}
 		out[o/w][o%w] = fractal.Result{N: nn[k], Nu: nu[k]}.Sample()
 	}
 }
