@@ -398,6 +398,10 @@ func (s *rawSource) Render(_ context.Context, f fractal.Frame, rect image.Rectan
 	return nil
 }
 
+// recolourCountRows is the lines of samples read at a time when a histogram recolour counts a
+// raw file's escape counts: a few MB of samples.
+const recolourCountRows = 256
+
 // Recolour writes the PNG path from raw's samples, coloured with opt.Location's colouring:
 // the picture an export of opt would give, without computing it. opt.Location's view (centre,
 // zoom, iterations, formula, a Julia set's parameter) must be raw's, and opt's size times its
@@ -421,5 +425,13 @@ func Recolour(ctx context.Context, raw *RawFile, path string, opt Options) (Summ
 	}
 	opt.Tile = 0
 	opt.reference = func(_ context.Context, f fractal.Frame) (fractal.Frame, error) { return f, nil }
+	if opt.Location.Color.IsHistogram() {
+		// Two passes over the data: the counts, then the colours.
+		eq, err := rawEqualisation(ctx, raw, recolourCountRows)
+		if err != nil {
+			return Summary{}, err
+		}
+		opt.Location.Color.Equal = eq
+	}
 	return Export(ctx, &rawSource{raw: raw}, path, opt)
 }

@@ -54,6 +54,9 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		// What no renderer draws for a formula yet, refused as the CPU renderer refuses it.
 		return err
 	}
+	if f.Loc.Color.IsHistogram() {
+		return g.computeAndColour(ctx, f, rect, dst)
+	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
 		var gpu bool
@@ -410,4 +413,22 @@ func (g *GL) timedDraw(pass bool) bool {
 	g.stats.LongestDraw = max(g.stats.LongestDraw, d)
 	g.statsMu.Unlock()
 	return passed != 0
+}
+
+// computeAndColour draws the pixels rect of frame f into dst by computing their samples
+// (Compute) and colouring them with the CPU's colourer (colour.Colourer): the histogram
+// colouring's path, whose palette position reads the whole picture's counts (the colouring's
+// equalisation), which no shader holds; the samples are the GPU's, the colours the CPU
+// renderer's arithmetic, so both renderers give the same picture from the same samples.
+func (g *GL) computeAndColour(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	k, err := colour.NewColourer(f.Loc.Color)
+	if err != nil {
+		return err
+	}
+	d := colour.NewData(image.Rect(0, 0, rect.Dx(), rect.Dy()))
+	if err := g.Compute(ctx, f, rect, d); err != nil {
+		return err
+	}
+	k.Paint(dst.SubImage(image.Rectangle{Min: dst.Rect.Min, Max: dst.Rect.Min.Add(rect.Size())}).(*image.RGBA), d)
+	return nil
 }

@@ -19,6 +19,9 @@ type Keyframe struct {
 	// Data holds the keyframe's samples, or a band of its rows: Rect is (0, r0)-(W, r1), at
 	// least the rows Composer.Rows names for the frame rows composed from it.
 	Data *colour.Data
+	// Equal is the keyframe's own equalisation, which the histogram colouring colours its
+	// samples with (nil: the composer's colouring's).
+	Equal *colour.Equalisation
 }
 
 // size is the whole keyframe's size.
@@ -45,6 +48,29 @@ type Composer struct {
 	sum    []uint32 // a strip's weighted colour sums, 3 a pixel
 	// The colours of the samples of the outer and inner keyframes a strip reads.
 	outerTint, innerTint []color.RGBA
+	// eqCols are col with the equalisations of the keyframes in use (colourerOf).
+	eqCols map[*colour.Equalisation]*colour.Colourer
+	eqBase *colour.Colourer // the col they were made from
+}
+
+// colourerOf is the colourer of keyframe k's samples: col, or with k's own equalisation
+// (Keyframe.Equal) where it has one.
+func (c *Composer) colourerOf(k *Keyframe) *colour.Colourer {
+	if k == nil || k.Equal == nil {
+		return c.col
+	}
+	if c.eqBase != c.col {
+		c.eqCols, c.eqBase = nil, c.col // a new colouring (palette cycling)
+	}
+	if col, ok := c.eqCols[k.Equal]; ok {
+		return col
+	}
+	if c.eqCols == nil || len(c.eqCols) > 4 {
+		c.eqCols = make(map[*colour.Equalisation]*colour.Colourer)
+	}
+	col := c.col.WithEqualisation(k.Equal)
+	c.eqCols[k.Equal] = col
+	return col
 }
 
 // weightOne is a subsample's full weight in the sums: a blend splits it between the
@@ -81,11 +107,11 @@ func (c *Composer) ComposeRows(dst *image.RGBA, y0, y1 int, lv float64, outer, i
 	}
 	// Each keyframe sample these rows read is coloured once, then blended.
 	mo := c.keyMapping(outer, lv)
-	c.outerTint = c.tint(&mo, c.outerTint, y0, y1)
+	c.outerTint = c.tint(&mo, c.outerTint, y0, y1, c.colourerOf(outer))
 	var mi *mapping
 	if inner != nil {
 		m := c.keyMapping(inner, lv)
-		c.innerTint = c.tint(&m, c.innerTint, y0, y1)
+		c.innerTint = c.tint(&m, c.innerTint, y0, y1, c.colourerOf(inner))
 		mi = &m
 	}
 	par.Rows(y1-y0, c.w*c.q*c.q, 1<<14, func(r0, r1 int) {
@@ -107,8 +133,8 @@ func (c *Composer) ComposeRows(dst *image.RGBA, y0, y1 int, lv float64, outer, i
 
 // tint colours the samples of m's keyframe that frame rows [y0, y1) read (the distance
 // estimate rescaled to subsample pixels) into buf (reused when it has room), and points m at
-// them.
-func (c *Composer) tint(m *mapping, buf []color.RGBA, y0, y1 int) []color.RGBA {
+// them, with col.
+func (c *Composer) tint(m *mapping, buf []color.RGBA, y0, y1 int, col *colour.Colourer) []color.RGBA {
 	r0, r1 := m.span(c.q*c.h, y0*c.q, y1*c.q, m.cy, m.maxY)
 	x0, x1 := m.span(c.q*c.w, 0, c.q*c.w, m.cx, m.maxX)
 	r0, r1 = max(r0, m.d.Rect.Min.Y), min(r1, m.d.Rect.Max.Y)
@@ -118,7 +144,7 @@ func (c *Composer) tint(m *mapping, buf []color.RGBA, y0, y1 int) []color.RGBA {
 	}
 	buf = buf[:n]
 	m.t = tinted{pix: buf, r0: r0, c0: x0, stride: x1 - x0}
-	d, col, scale := m.d, c.col, m.deScale
+	d, scale := m.d, m.deScale
 	par.Rows(r1-r0, n, 1<<14, func(a, b int) {
 		for y := r0 + a; y < r0+b; y++ {
 			src := d.Row(y)[x0:x1]

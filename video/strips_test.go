@@ -46,7 +46,7 @@ func TestComposeStrips(t *testing.T) {
 	ks := stripKeyframes(t, dir, w, h, s)
 	var us [2]*unpacked
 	for j := range us {
-		u, err := unpack(dir, keyID{index: j}, float64(j), s*w, s*h)
+		u, err := unpack(dir, keyID{index: j}, float64(j), s*w, s*h, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestComposeStrips(t *testing.T) {
 func TestUnpack(t *testing.T) {
 	dir := t.TempDir()
 	ks := stripKeyframes(t, dir, 20, 12, 2)
-	u, err := unpack(dir, keyID{index: 1}, 1, 40, 24)
+	u, err := unpack(dir, keyID{index: 1}, 1, 40, 24, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestUnpack(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	b[len(b)-9] ^= 0x10
 	os.WriteFile(path, b, 0o644)
-	if _, err := unpack(dir, keyID{}, 0, 40, 24); !errors.Is(err, errDamaged) {
+	if _, err := unpack(dir, keyID{}, 0, 40, 24, false); !errors.Is(err, errDamaged) {
 		t.Errorf("damaged keyframe unpacked: %v", err)
 	}
 	if err := checkKeyframe(path, keyID{}, 40, 24); !errors.Is(err, errDamaged) {
@@ -146,5 +146,44 @@ func TestStripRows(t *testing.T) {
 		if r > 1 && bands+frame > frameBudget+4*c.s*c.w*16 {
 			t.Errorf("%dx%d at %dx: strips of %d rows take %d bytes, over the budget %d", c.w, c.h, c.s, r, bands+frame, frameBudget)
 		}
+	}
+}
+
+// TestUnpackEqualises: for the histogram colouring a keyframe is equalised over its own
+// samples as it is unpacked, its bands carry that equalisation, and the composer colours
+// their samples with it.
+func TestUnpackEqualises(t *testing.T) {
+	dir := t.TempDir()
+	ks := stripKeyframes(t, dir, 20, 12, 2)
+	u, err := unpack(dir, keyID{index: 1}, 1, 40, 24, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.close()
+	c := colour.Coloring{Palette: "classic", Density: 1, Method: colour.MethodHistogram}
+	want := c.Equalise(ks[1].Data)
+	if want.Equal == nil || !u.eq.Same(want.Equal) {
+		t.Fatal("the unpacked keyframe's equalisation is not its samples'")
+	}
+	k, _, err := u.band(3, 9, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, err := colour.NewColourer(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := NewComposer(20, 12, 1, 2, col)
+	kc := comp.colourerOf(k)
+	wk, _ := colour.NewColourer(want)
+	changed := false
+	for _, s := range k.Data.Pix {
+		if kc.Colour(s) != wk.Colour(s) {
+			t.Fatal("the composer does not colour the keyframe with its equalisation")
+		}
+		changed = changed || col.Colour(s) != wk.Colour(s)
+	}
+	if !changed {
+		t.Error("the equalisation changes no colour: the test cannot tell")
 	}
 }

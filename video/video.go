@@ -579,7 +579,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		if u, ok := held[j]; ok {
 			return u, nil
 		}
-		u, err := unpack(work, keyID{vid, j}, plan.Levels[j], kw, kh)
+		u, err := unpack(work, keyID{vid, j}, plan.Levels[j], kw, kh, loc.Color.IsHistogram())
 		if err != nil {
 			return nil, err
 		}

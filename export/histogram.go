@@ -1,0 +1,75 @@
+package export
+
+// The histogram colouring's first pass: the picture's own escape counts, counted strip by
+// strip before anything is drawn.
+
+import (
+	"context"
+	"fmt"
+	"image"
+
+	"mandelscope/colour"
+	"mandelscope/fractal"
+	"mandelscope/internal/tile"
+)
+
+// equalise gives frame's histogram colouring (colour.MethodHistogram) the equalisation of the
+// picture's own samples (colour.Histogram), unless it holds one already (a recolour's, counted
+// from its raw file): every strip of the whole frame (a shard's export counts them all, so that
+// its part is coloured as the whole picture) is computed by the export's renderer, one strip's
+// samples in memory at a time, and counted. The second pass, the export itself, computes them
+// again and colours them: twice the computing, and memory for one strip of samples and one
+// count per distinct escape count (at most the iterations). Other colourings return frame as
+// it is.
+func (e *exporter) equalise(ctx context.Context, frame fractal.Frame) (fractal.Frame, error) {
+	if !frame.Loc.Color.IsHistogram() || frame.Loc.Color.Equal != nil {
+		return frame, nil
+	}
+	c := e.comp
+	if c == nil {
+		c, _ = e.r.(tile.Computer)
+	}
+	if c == nil {
+		return frame, fmt.Errorf("%s does not compute samples, which the histogram colouring counts first", e.r.Name())
+	}
+	p := e.plan
+	w := p.W * p.N
+	buf := colour.NewData(image.Rect(0, 0, w, min(p.StripRows*p.N, p.H*p.N)))
+	var h colour.Histogram
+	for k := range p.Strips {
+		if err := ctx.Err(); err != nil {
+			return frame, err
+		}
+		y0, y1 := p.Strip(k)
+		r := image.Rect(0, y0*p.N, w, y1*p.N)
+		d := &colour.Data{Pix: buf.Pix[:w*r.Dy()], Stride: w, Rect: image.Rect(0, 0, w, r.Dy())}
+		if err := c.Compute(ctx, frame, r, d); err != nil {
+			return frame, fmt.Errorf("counting the picture's escape counts for the histogram colouring: %w", err)
+		}
+		h.Add(d)
+	}
+	frame.Loc.Color.Equal = h.Equalisation()
+	e.opt.Location.Color.Equal = frame.Loc.Color.Equal
+	return frame, nil
+}
+
+// rawEqualisation is the equalisation of a raw file's samples (colour.Histogram), read strip
+// by strip (rows lines at a time): the first of a histogram recolour's two passes over the data.
+func rawEqualisation(ctx context.Context, raw *RawFile, rows int) (*colour.Equalisation, error) {
+	w, h := raw.Samples()
+	rows = max(1, min(rows, h))
+	buf := colour.NewData(image.Rect(0, 0, w, rows))
+	var hist colour.Histogram
+	for y0 := 0; y0 < h; y0 += rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		y1 := min(y0+rows, h)
+		d := &colour.Data{Pix: buf.Pix[:w*(y1-y0)], Stride: w, Rect: image.Rect(0, y0, w, y1)}
+		if err := raw.ReadSamples(d, y0, y1); err != nil {
+			return nil, err
+		}
+		hist.Add(d)
+	}
+	return hist.Equalisation(), nil
+}
