@@ -90,6 +90,11 @@ type Coloring struct {
 	// text form: it is made again from the picture's own samples wherever one is drawn. Nil
 	// colours every pixel as the lowest count.
 	Equal *Equalisation `json:"-"`
+
+	// Shader is a colouring shader's text (GLSL defining `vec3 colour()`, see ShaderPainter),
+	// which colours the picture in place of the method and the transfer; "" for none. The
+	// palette, density and offset are its KFP_Palette, KFP_IterDiv and KFP_ColorOffset.
+	Shader string
 }
 
 // DefaultColoring is the colouring of a fresh view: the classic palette at the automatic
@@ -162,12 +167,16 @@ func (c Coloring) Sampled(n int) Coloring {
 }
 
 // NeedsDerivative reports whether c's method reads the derivative dz/dc (distance, slopes).
-func (c Coloring) NeedsDerivative() bool { m := MethodIndex(c.Method); return m == 1 || m == 2 }
+// A colouring shader reads it (getDE).
+func (c Coloring) NeedsDerivative() bool {
+	m := MethodIndex(c.Method)
+	return m == 1 || m == 2 || c.Shader != ""
+}
 
 // IsDefaultShading reports whether c draws exactly as the plain smooth colouring: method
 // smooth and the linear transfer (whatever its palette, density and offset).
 func (c Coloring) IsDefaultShading() bool {
-	return MethodIndex(c.Method) == 0 && TransferIndex(c.Transfer) == 0
+	return MethodIndex(c.Method) == 0 && TransferIndex(c.Transfer) == 0 && c.Shader == ""
 }
 
 // LineWidth is the distance method's line width in pixels: Width, or DefaultWidth when 0.
@@ -231,6 +240,9 @@ func (c Coloring) validateShading() error {
 	if s := c.Strength; s != 0 && !(s >= MinStrength && s <= MaxStrength) {
 		return fmt.Errorf("light strength %s is out of range (%g to %g)", formatFloat(s), MinStrength, MaxStrength)
 	}
+	if c.Shader != "" {
+		return ValidateShader(c.Shader)
+	}
 	return nil
 }
 
@@ -257,6 +269,9 @@ func (c Coloring) ShadingText() string {
 	}
 	if c.Gradient != "" {
 		b.WriteString(" gradient=" + c.Gradient)
+	}
+	if c.Shader != "" {
+		b.WriteString(" shader=" + ShaderText(c.Shader))
 	}
 	return b.String()
 }

@@ -138,7 +138,12 @@ type Colourer struct {
 type stopF struct{ r, g, b float64 }
 
 // NewColourer returns c's colourer, reading its palette (ColorPalette).
+// A colouring shader (Coloring.Shader) has no colourer: it runs on OpenGL (ShaderPainter),
+// and NewColourer refuses it with ErrNoShaderPainter.
 func NewColourer(c Coloring) (*Colourer, error) {
+	if c.HasShader() {
+		return nil, ErrNoShaderPainter
+	}
 	p, err := c.ColorPalette()
 	if err != nil {
 		return nil, err

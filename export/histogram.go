@@ -1,7 +1,8 @@
 package export
 
-// The histogram colouring's first pass: the picture's own escape counts, counted strip by
-// strip before anything is drawn.
+// The colourings that need more than a pixel's samples: the histogram colouring's first pass
+// (the picture's own escape counts, counted strip by strip before anything is drawn), and a
+// colouring shader's painter.
 
 import (
 	"context"
@@ -72,4 +73,43 @@ func rawEqualisation(ctx context.Context, raw *RawFile, rows int) (*colour.Equal
 		hist.Add(d)
 	}
 	return hist.Equalisation(), nil
+}
+
+// checkShader finds the painter of the location's colouring shader (Options.ShaderPainter,
+// else the renderer) and compiles the shader with it, before any work: a shader that does
+// not compile is refused with the compiler's message and line, and one where there is no
+// OpenGL with colour.ErrNoShaderPainter. The export then computes each strip's samples and
+// runs the shader over the whole strip (a neighbour is read across tiles).
+func (e *exporter) checkShader() error {
+	c := e.opt.Location.Color
+	if !c.HasShader() {
+		return nil
+	}
+	p := e.opt.ShaderPainter
+	if p == nil {
+		p, _ = e.r.(colour.ShaderPainter)
+	}
+	if p == nil {
+		return colour.ErrNoShaderPainter
+	}
+	if err := p.CompileColourShader(c.ShaderName(), c.Shader); err != nil {
+		return err
+	}
+	e.painter = p
+	if _, ok := e.r.(*rawSource); ok {
+		return nil // a recolour's source runs the shader over the raw file's strips itself
+	}
+	if e.comp == nil {
+		var ok bool
+		if e.comp, ok = e.r.(tile.Computer); !ok {
+			return fmt.Errorf("%s does not compute samples, which a colour shader colours", e.r.Name())
+		}
+	}
+	e.needData = true
+	return nil
+}
+
+// shaderPicture is what frame's colouring shader is told of it.
+func shaderPicture(f fractal.Frame) colour.ShaderPicture {
+	return colour.ShaderPicture{Width: f.W, Height: f.H, Iterations: f.Loc.Iterations, ZoomLog2: f.Loc.Zoom.Log2(), Coloring: f.Loc.Color}
 }

@@ -360,6 +360,7 @@ type rawSource struct {
 	data     *colour.Data
 	colourer *colour.Colourer
 	col      colour.Coloring
+	painter  colour.ShaderPainter // runs a colouring shader (Options.ShaderPainter)
 }
 
 func (s *rawSource) Name() string { return "raw data (" + text.Clip(s.raw.Path, 60) + ")" }
@@ -386,6 +387,13 @@ func (s *rawSource) Render(_ context.Context, f fractal.Frame, rect image.Rectan
 			s.data = nil
 			return err
 		}
+	}
+	if c := f.Loc.Color; c.HasShader() {
+		if s.painter == nil {
+			return colour.ErrNoShaderPainter
+		}
+		sub := s.data.SubData(rect)
+		return s.painter.PaintColourShader(context.Background(), shaderPicture(f), c.ShaderName(), c.Shader, sub, sub.Rect.Min, dst)
 	}
 	if s.colourer == nil || s.col != f.Loc.Color {
 		c, err := colour.NewColourer(f.Loc.Color)
@@ -433,5 +441,5 @@ func Recolour(ctx context.Context, raw *RawFile, path string, opt Options) (Summ
 		}
 		opt.Location.Color.Equal = eq
 	}
-	return Export(ctx, &rawSource{raw: raw}, path, opt)
+	return Export(ctx, &rawSource{raw: raw, painter: opt.ShaderPainter}, path, opt)
 }

@@ -21,14 +21,9 @@ import (
 )
 
 // ShaderPicture is what a colour shader's uniforms say of the picture it colours.
-type ShaderPicture struct {
-	Width, Height int // the whole picture, in samples (ImageSize)
-	Iterations    int
-	ZoomLog2      float64
-	// Coloring gives the palette (KFP_Palette), the density and the offset (KFP_IterDiv,
-	// KFP_ColorOffset).
-	Coloring colour.Coloring
-}
+type ShaderPicture = colour.ShaderPicture
+
+var _ colour.ShaderPainter = (*GL)(nil)
 
 // shaderMargin is the neighbours each side of a tile that a colour shader's offsets reach
 // (NEIGHBOURS in colour.frag): the data of a tile is uploaded with this margin, where src has it.
@@ -93,7 +88,7 @@ func (g *GL) colourProgram(name, text string) (*colourProgram, error) {
 		buf := make([]byte, n+1)
 		gl.GetProgramInfoLog(id, n, nil, &buf[0])
 		gl.DeleteProgram(id)
-		return nil, &ShaderError{Stage: "link", Name: name, Log: string(buf)}
+		return nil, &ShaderError{Stage: "link", Name: strings.TrimSpace("colour shader " + name), Log: string(buf)}
 	}
 	p := &colourProgram{id: id, loc: map[string]int32{}}
 	for _, u := range []string{"ImageSize", "KFP_Palette", "KFP_InteriorColor", "KFP_ShowGlitches", "KFP_Iterations",
@@ -136,7 +131,7 @@ func compileColourFrag(glsl int, name, text string) (uint32, error) {
 	buf := make([]byte, n+1)
 	gl.GetShaderInfoLog(sh, n, nil, &buf[0])
 	gl.DeleteShader(sh)
-	e := &ShaderError{Stage: "fragment", Name: name, Log: string(buf)}
+	e := &ShaderError{Stage: "colour", Name: name, Log: string(buf)}
 	lines := strings.Split(text, "\n")
 	for _, m := range colourLogLine.FindAllStringSubmatch(e.Log, -1) {
 		if ln, err := strconv.Atoi(m[1]); err == nil && ln >= 1 && ln <= len(lines) && ln < preludeLine {

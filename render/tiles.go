@@ -54,7 +54,7 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		// What no renderer draws for a formula yet, refused as the CPU renderer refuses it.
 		return err
 	}
-	if f.Loc.Color.IsHistogram() {
+	if f.Loc.Color.IsHistogram() || f.Loc.Color.HasShader() {
 		return g.computeAndColour(ctx, f, rect, dst)
 	}
 	v := g.variant(f)
@@ -420,15 +420,27 @@ func (g *GL) timedDraw(pass bool) bool {
 // colouring's path, whose palette position reads the whole picture's counts (the colouring's
 // equalisation), which no shader holds; the samples are the GPU's, the colours the CPU
 // renderer's arithmetic, so both renderers give the same picture from the same samples.
+//
+// A colouring shader (colour.Coloring.Shader) is drawn the same way, the shader run over the
+// tile's samples (PaintColourShader: neighbours beyond the tile's edge read its edge).
 func (g *GL) computeAndColour(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
-	k, err := colour.NewColourer(f.Loc.Color)
-	if err != nil {
-		return err
-	}
+	c := f.Loc.Color
 	d := colour.NewData(image.Rect(0, 0, rect.Dx(), rect.Dy()))
+	if c.HasShader() {
+		f.Derivative = true // getDE
+	}
 	if err := g.Compute(ctx, f, rect, d); err != nil {
 		return err
 	}
-	k.Paint(dst.SubImage(image.Rectangle{Min: dst.Rect.Min, Max: dst.Rect.Min.Add(rect.Size())}).(*image.RGBA), d)
+	out := dst.SubImage(image.Rectangle{Min: dst.Rect.Min, Max: dst.Rect.Min.Add(rect.Size())}).(*image.RGBA)
+	if c.HasShader() {
+		pic := colour.ShaderPicture{Width: f.W, Height: f.H, Iterations: f.Loc.Iterations, ZoomLog2: f.Loc.Zoom.Log2(), Coloring: c}
+		return g.PaintColourShader(ctx, pic, c.ShaderName(), c.Shader, d, rect.Min, out)
+	}
+	k, err := colour.NewColourer(c)
+	if err != nil {
+		return err
+	}
+	k.Paint(out, d)
 	return nil
 }

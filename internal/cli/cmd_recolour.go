@@ -12,6 +12,7 @@ import (
 
 	"mandelscope/export"
 	"mandelscope/internal/text"
+	"mandelscope/render"
 )
 
 // runRecolour colours a raw file (export --raw) into a PNG without computing anything:
@@ -31,6 +32,9 @@ func runRecolour(args []string, stdout, stderr io.Writer) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	if job.loc.Color.HasShader() {
+		return withShaderPainter(job, func(job exportJob, _ *render.GL) error { return doExport(job, nil, stderr, sigs) })
+	}
 	return doExport(job, nil, stderr, sigs)
 }
 
