@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"os"
 	"path/filepath"
@@ -185,5 +186,62 @@ func TestUnpackEqualises(t *testing.T) {
 	}
 	if !changed {
 		t.Error("the equalisation changes no colour: the test cannot tell")
+	}
+}
+
+// colourerPainter stands in for the OpenGL renderer's colour shaders: it paints each sample
+// with a colourer, and records what it was told of the keyframes.
+type colourerPainter struct {
+	col  *colour.Colourer
+	pics []colour.ShaderPicture
+}
+
+func (p *colourerPainter) CompileColourShader(string, string) error { return nil }
+
+func (p *colourerPainter) PaintColourShader(_ context.Context, pic colour.ShaderPicture, _, _ string, src *colour.Data, origin image.Point, dst *image.RGBA) error {
+	p.pics = append(p.pics, pic)
+	if !origin.Eq(src.Rect.Min) {
+		return fmt.Errorf("origin %v for samples at %v", origin, src.Rect.Min)
+	}
+	for y := src.Rect.Min.Y; y < src.Rect.Max.Y; y++ {
+		for x := src.Rect.Min.X; x < src.Rect.Max.X; x++ {
+			dst.SetRGBA(x-src.Rect.Min.X, y-src.Rect.Min.Y, p.col.Colour(src.At(x, y)))
+		}
+	}
+	return nil
+}
+
+// TestComposeWithShader: a colouring shader colours the keyframes' samples in place of the
+// colourer: a painter that paints as the colourer does composes the colourer's frames, in
+// strips, told each keyframe's size and zoom.
+func TestComposeWithShader(t *testing.T) {
+	const w, h, s = 48, 27, 2
+	dir := t.TempDir()
+	ks := stripKeyframes(t, dir, w, h, s)
+	loc := testLoc("2000", 2000)
+	col, err := colour.NewColourer(loc.Color)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &colourerPainter{col: col}
+	sh := loc.Color
+	sh.Shader = "vec3 colour() { return KF_Colour(); }"
+	comp := NewComposer(w, h, 1, s, nil)
+	comp.SetShader(p, sh, colour.ShaderPicture{Iterations: 2000, ZoomLog2: 10})
+	plain := NewComposer(w, h, 1, s, col)
+	for _, lv := range []float64{0, 0.5} {
+		want := image.NewRGBA(image.Rect(0, 0, w, h))
+		plain.Compose(want, lv, ks[0], ks[1])
+		got := image.NewRGBA(image.Rect(0, 0, w, h))
+		comp.Compose(got, lv, ks[0], ks[1])
+		if comp.Err() != nil {
+			t.Fatal(comp.Err())
+		}
+		if !bytes.Equal(got.Pix, want.Pix) {
+			t.Errorf("level %g: the shader's frame differs from the colourer's", lv)
+		}
+	}
+	if len(p.pics) == 0 || p.pics[0].Width != s*w || p.pics[0].Height != s*h || p.pics[0].Coloring.Shader != sh.Shader || p.pics[0].ZoomLog2 != 10 {
+		t.Errorf("the painter was told %+v", p.pics)
 	}
 }

@@ -32,6 +32,10 @@ type Options struct {
 	// every keyframe is computed with, and the colouring (an automatic density is resolved
 	// once, from the end view, and kept for every frame).
 	Location fractal.Location
+	// ShaderPainter runs the location's colouring shader (colour.Coloring.Shader) over the
+	// keyframes' samples: the OpenGL renderer. A video with a shader and without one is
+	// refused before any work (colour.ErrNoShaderPainter).
+	ShaderPainter colour.ShaderPainter
 	// StartZoom is the first frame's zoom (the zero Decimal: 1, the whole set).
 	StartZoom fractal.Decimal
 	// Width, Height are the frames' size; FPS and Duration (seconds) make the number of
@@ -441,6 +445,20 @@ func checkOutputs(opt Options) error {
 	return nil
 }
 
+// checkShader compiles the location's colouring shader with opt.ShaderPainter before any
+// work: refused with the compiler's message and line, or colour.ErrNoShaderPainter without
+// a painter.
+func checkShader(opt Options) error {
+	c := opt.Location.Color
+	if !c.HasShader() {
+		return nil
+	}
+	if opt.ShaderPainter == nil {
+		return colour.ErrNoShaderPainter
+	}
+	return opt.ShaderPainter.CompileColourShader(c.ShaderName(), c.Shader)
+}
+
 // Make makes the video: keyframes computed by c (those the work folder lacks), then every
 // frame composed and handed to ffmpeg and/or written as a PNG. The video appears at
 // opt.Output only when complete (its segments are joined in the work folder first); the work folder is
@@ -460,6 +478,9 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 			return Summary{}, err
 		}
 		return makeShard(ctx, c, opt, plan)
+	}
+	if err := checkShader(opt); err != nil {
+		return Summary{}, err
 	}
 	m := &making{ctx: ctx, c: c, opt: opt, work: WorkDir(opt), seen: map[*fractal.Reference]bool{}}
 	if opt.Output != "" {
@@ -540,9 +561,11 @@ func frameStripRows(w, h, s int) int {
 // there is a frames folder to write).
 func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte, kw, kh int, sum *Summary) (err error) {
 	work := WorkDir(opt)
-	col, err := colour.NewColourer(loc.Color.Sampled(opt.Supersample))
-	if err != nil {
-		return err
+	var col *colour.Colourer
+	if !loc.Color.HasShader() {
+		if col, err = colour.NewColourer(loc.Color.Sampled(opt.Supersample)); err != nil {
+			return err
+		}
 	}
 	var seg *segmenter
 	if opt.Output != "" {
@@ -565,6 +588,9 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		}
 	}
 	comp := NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, col)
+	if loc.Color.HasShader() {
+		comp.SetShader(opt.ShaderPainter, loc.Color, colour.ShaderPicture{Iterations: loc.Iterations, ZoomLog2: loc.Zoom.Log2() - plan.L})
+	}
 	rows := frameStripRows(opt.Width, opt.Height, opt.KeyScale)
 	strip := image.NewRGBA(image.Rect(0, 0, opt.Width, rows))
 	// held: the keyframes in use, at most two, unpacked; ob, ib: the bands read of them.
@@ -599,7 +625,9 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 					return err
 				}
 			}
-			if opt.PaletteCycle != 0 {
+			if opt.PaletteCycle != 0 && loc.Color.HasShader() {
+				comp.shader = frameColouring(loc.Color, opt, k) // KFP_ColorOffset turns
+			} else if opt.PaletteCycle != 0 {
 				if comp.col, err = colour.NewColourer(frameColouring(loc.Color, opt, k).Sampled(opt.Supersample)); err != nil {
 					return err
 				}
@@ -731,6 +759,9 @@ func composeFrame(comp *Composer, lv float64, outer, inner *unpacked, kw, kh, ro
 		}
 		s := strip.SubImage(image.Rect(0, 0, comp.w, y1-y0)).(*image.RGBA)
 		comp.ComposeRows(s, y0, y1, lv, ko, ki)
+		if err := comp.Err(); err != nil {
+			return err
+		}
 		if err := out(s); err != nil {
 			return err
 		}

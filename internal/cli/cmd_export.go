@@ -115,16 +115,25 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 // withShaderPainter runs do with an OpenGL renderer as the job's colour shader painter, which
 // a colouring shader needs: without OpenGL the job is refused in one line before any work.
 func withShaderPainter(job exportJob, do func(exportJob, *render.GL) error) error {
+	return withShaderGL(job.tile, func(g *render.GL) error {
+		job.painter = g
+		return do(job, g)
+	})
+}
+
+// withShaderGL runs do with an OpenGL renderer (tiles of at most maxTile, 0: its own), which
+// a colouring shader needs: without OpenGL it returns colour.ErrNoShaderPainter and why, one
+// line.
+func withShaderGL(maxTile int, do func(*render.GL) error) error {
 	var runErr error
 	render.Main(func() {
-		g, err := render.NewGL(render.Options{MaxTile: job.tile})
+		g, err := render.NewGL(render.Options{MaxTile: maxTile})
 		if err != nil {
 			runErr = fmt.Errorf("%w: %s", colour.ErrNoShaderPainter, OneLine(err))
 			return
 		}
 		defer g.Close()
-		job.painter = g
-		runErr = do(job, g)
+		runErr = do(g)
 	})
 	return runErr
 }
