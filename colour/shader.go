@@ -18,6 +18,12 @@ import (
 // MaxShaderBytes bounds a colouring shader's text.
 const MaxShaderBytes = 32 << 10
 
+// ShaderMargin is how far a colouring shader's neighbour offsets reach with the data of the
+// pixels beyond them: a picture coloured in pieces (strips, tiles) gives each piece this many
+// rows and columns of its neighbours' samples, so that the pieces join as the whole would be
+// coloured. Offsets beyond it read the nearest sample held.
+const ShaderMargin = 2
+
 // ShaderPicture is what a colouring shader's uniforms say of the picture it colours.
 type ShaderPicture struct {
 	Width, Height int // the whole picture, in samples (ImageSize)

@@ -113,3 +113,43 @@ func (e *exporter) checkShader() error {
 func shaderPicture(f fractal.Frame) colour.ShaderPicture {
 	return colour.ShaderPicture{Width: f.W, Height: f.H, Iterations: f.Loc.Iterations, ZoomLog2: f.Loc.Zoom.Log2(), Coloring: f.Loc.Color}
 }
+
+// shadeStrip colours a strip's samples (data, its rows from the frame's row top on) with the
+// colouring shader into buf: with colour.ShaderMargin rows of the strips above and below,
+// computed here, so that a shader reading its neighbours colours the strip's edge rows as it
+// would colour them in the whole picture.
+func (e *exporter) shadeStrip(ctx context.Context, data *colour.Data, top int, buf *image.RGBA) error {
+	f := e.frame
+	w, rows := data.Rect.Dx(), data.Rect.Dy()
+	strip := image.Rect(0, top, w, top+rows)
+	wide := image.Rect(0, max(0, top-colour.ShaderMargin), w, min(f.H, top+rows+colour.ShaderMargin))
+	d := colour.NewData(wide)
+	for y := range rows {
+		copy(d.Row(top+y), data.Row(data.Rect.Min.Y+y))
+	}
+	for _, r := range []image.Rectangle{image.Rect(0, wide.Min.Y, w, top), image.Rect(0, strip.Max.Y, w, wide.Max.Y)} {
+		if r.Empty() {
+			continue
+		}
+		if err := e.comp.Compute(ctx, f, r, d.SubData(r)); err != nil {
+			return err
+		}
+	}
+	return paintInner(ctx, e.painter, shaderPicture(f), d, strip, buf)
+}
+
+// paintInner colours the samples d (in the picture's pixels, inner and its neighbours) with
+// pic's colouring shader, run by p, and writes the pixels inner of them into dst, whose
+// top-left pixel receives inner.Min.
+func paintInner(ctx context.Context, p colour.ShaderPainter, pic colour.ShaderPicture, d *colour.Data, inner image.Rectangle, dst *image.RGBA) error {
+	c := pic.Coloring
+	img := image.NewRGBA(d.Rect)
+	if err := p.PaintColourShader(ctx, pic, c.ShaderName(), c.Shader, d, d.Rect.Min, img); err != nil {
+		return err
+	}
+	for y := range inner.Dy() {
+		o := img.PixOffset(inner.Min.X, inner.Min.Y+y)
+		copy(dst.Pix[dst.PixOffset(dst.Rect.Min.X, dst.Rect.Min.Y+y):], img.Pix[o:o+4*inner.Dx()])
+	}
+	return nil
+}

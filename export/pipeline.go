@@ -359,9 +359,7 @@ func (e *exporter) computeStrip(ctx context.Context, k int, data *colour.Data, b
 	}
 	if buf != nil && e.frame.Loc.Color.HasShader() {
 		t0 := time.Now()
-		c := e.frame.Loc.Color
-		err := e.painter.PaintColourShader(ctx, shaderPicture(e.frame), c.ShaderName(), c.Shader,
-			data.SubData(image.Rect(0, 0, p.W*p.N, (y1-y0)*p.N)), image.Pt(0, y0*p.N), buf)
+		err := e.shadeStrip(ctx, data.SubData(image.Rect(0, 0, p.W*p.N, (y1-y0)*p.N)), y0*p.N, buf)
 		e.sum.Render += time.Since(t0)
 		return image.Rectangle{}, err
 	}

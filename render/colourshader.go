@@ -27,7 +27,7 @@ var _ colour.ShaderPainter = (*GL)(nil)
 
 // shaderMargin is the neighbours each side of a tile that a colour shader's offsets reach
 // (NEIGHBOURS in colour.frag): the data of a tile is uploaded with this margin, where src has it.
-const shaderMargin = 2
+const shaderMargin = colour.ShaderMargin
 
 // maxColourPrograms bounds the colour shaders kept compiled.
 const maxColourPrograms = 4
@@ -146,8 +146,9 @@ func compileColourFrag(glsl int, name, text string) (uint32, error) {
 // CompileColourShader compiles it) into dst, whose top-left pixel receives src's top-left
 // sample; origin is the picture's pixel of src.Rect.Min (a strip's rows start below the
 // picture's top), so that getCoord and inImage see the whole picture pic. Neighbours are read
-// from src (clamped at its edges): a strip's edge rows see the strip's last row again as
-// their neighbour beyond it. It works in tiles of at most MaxTile pixels.
+// from src, clamped at its edges: a caller colouring a picture in pieces gives each piece
+// colour.ShaderMargin rows and columns of its neighbours and keeps the inner pixels. It works
+// in tiles of at most MaxTile pixels, each uploaded with that margin.
 func (g *GL) PaintColourShader(ctx context.Context, pic ShaderPicture, name, text string, src *colour.Data, origin image.Point, dst *image.RGBA) error {
 	r := src.Rect
 	if r.Empty() {

@@ -157,3 +157,32 @@ func TestKFDefaultShader(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderColourShaderBands: Render in a colouring shader that reads the neighbours above
+// and below draws a frame in bands (as the window draws it) as it draws it whole: each band is
+// computed with its neighbours' rows.
+func TestRenderColourShaderBands(t *testing.T) {
+	g := testGL(t, Options{})
+	f, _ := shaderFrame(t)
+	f.Loc.Color.Shader = "vec3 colour() {\n  return vec3(fract(to_float(getN(ivec2(0, -1))) / 5.0), fract(to_float(getN(ivec2(0, 2))) / 3.0), getInterior() ? 1.0 : 0.0);\n}\n"
+	whole := renderGL(t, g, f)
+	bands := image.NewRGBA(whole.Rect)
+	for _, r := range []image.Rectangle{image.Rect(0, 0, f.W, 33), image.Rect(0, 33, f.W, 34), image.Rect(0, 34, f.W, f.H)} {
+		if err := g.Render(context.Background(), f, r, bands.SubImage(r).(*image.RGBA)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := countDiffering(whole, bands); n != 0 {
+		t.Errorf("%d bytes of the frame drawn in bands differ from the frame drawn whole", n)
+	}
+}
+
+func countDiffering(a, b *image.RGBA) int {
+	n := 0
+	for i := range a.Pix {
+		if a.Pix[i] != b.Pix[i] {
+			n++
+		}
+	}
+	return n
+}

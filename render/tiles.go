@@ -422,20 +422,32 @@ func (g *GL) timedDraw(pass bool) bool {
 // renderer's arithmetic, so both renderers give the same picture from the same samples.
 //
 // A colouring shader (colour.Coloring.Shader) is drawn the same way, the shader run over the
-// tile's samples (PaintColourShader: neighbours beyond the tile's edge read its edge).
+// tile's samples and colour.ShaderMargin of its neighbours' on every side (computed too), so
+// that tiles join as the whole picture would be coloured.
 func (g *GL) computeAndColour(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
 	c := f.Loc.Color
-	d := colour.NewData(image.Rect(0, 0, rect.Dx(), rect.Dy()))
-	if c.HasShader() {
-		f.Derivative = true // getDE
-	}
-	if err := g.Compute(ctx, f, rect, d); err != nil {
-		return err
-	}
 	out := dst.SubImage(image.Rectangle{Min: dst.Rect.Min, Max: dst.Rect.Min.Add(rect.Size())}).(*image.RGBA)
 	if c.HasShader() {
+		m := colour.ShaderMargin
+		wide := rect.Inset(-m).Intersect(image.Rect(0, 0, f.W, f.H)).Union(rect)
+		d := colour.NewData(wide)
+		if err := g.Compute(ctx, f, wide, d); err != nil {
+			return err
+		}
 		pic := colour.ShaderPicture{Width: f.W, Height: f.H, Iterations: f.Loc.Iterations, ZoomLog2: f.Loc.Zoom.Log2(), Coloring: c}
-		return g.PaintColourShader(ctx, pic, c.ShaderName(), c.Shader, d, rect.Min, out)
+		img := image.NewRGBA(wide)
+		if err := g.PaintColourShader(ctx, pic, c.ShaderName(), c.Shader, d, wide.Min, img); err != nil {
+			return err
+		}
+		for y := range rect.Dy() {
+			o := img.PixOffset(rect.Min.X, rect.Min.Y+y)
+			copy(out.Pix[out.PixOffset(out.Rect.Min.X, out.Rect.Min.Y+y):], img.Pix[o:o+4*rect.Dx()])
+		}
+		return nil
+	}
+	d := colour.NewData(image.Rect(0, 0, rect.Dx(), rect.Dy()))
+	if err := g.Compute(ctx, f, rect, d); err != nil {
+		return err
 	}
 	k, err := colour.NewColourer(c)
 	if err != nil {
