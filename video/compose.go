@@ -70,6 +70,16 @@ func (c *Composer) SetShader(p colour.ShaderPainter, col colour.Coloring, pic co
 	c.painter, c.shader, c.pic = p, col, pic
 }
 
+// shaderRows widens the keyframe rows [r0, r1) by colour.ShaderMargin each side (within a
+// keyframe of h rows) when a colouring shader colours them, so that it reads the neighbours
+// of the rows a strip uses; it returns them as they are otherwise.
+func (c *Composer) shaderRows(r0, r1, h int) (int, int) {
+	if c.painter == nil {
+		return r0, r1
+	}
+	return max(0, r0-colour.ShaderMargin), min(h, r1+colour.ShaderMargin)
+}
+
 // Err is the first error the colouring shader gave, nil without one.
 func (c *Composer) Err() error { return c.err }
 
@@ -312,6 +322,8 @@ func (c *Composer) paintTint(buf []color.RGBA, d *colour.Data, r image.Rectangle
 	if r.Empty() || c.err != nil {
 		return
 	}
+	inner := r
+	r = r.Inset(-colour.ShaderMargin).Intersect(d.Rect) // the neighbours held too
 	src := colour.NewData(r)
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		row := src.Row(y)
@@ -332,8 +344,12 @@ func (c *Composer) paintTint(buf []color.RGBA, d *colour.Data, r image.Rectangle
 		c.err = err
 		return
 	}
-	for i := range buf {
-		p := img.Pix[4*i : 4*i+4 : 4*i+4]
-		buf[i] = color.RGBA{p[0], p[1], p[2], p[3]}
+	i := 0
+	for y := inner.Min.Y; y < inner.Max.Y; y++ {
+		for x := inner.Min.X; x < inner.Max.X; x++ {
+			p := img.Pix[img.PixOffset(x-r.Min.X, y-r.Min.Y):]
+			buf[i] = color.RGBA{p[0], p[1], p[2], p[3]}
+			i++
+		}
 	}
 }

@@ -245,3 +245,62 @@ func TestComposeWithShader(t *testing.T) {
 		t.Errorf("the painter was told %+v", p.pics)
 	}
 }
+
+// belowPainter paints each sample as its neighbour below (clamped to the samples it is
+// given, as the GL clamps to the data it has) would be coloured.
+type belowPainter struct{ colourerPainter }
+
+func (p *belowPainter) PaintColourShader(_ context.Context, _ colour.ShaderPicture, _, _ string, src *colour.Data, _ image.Point, dst *image.RGBA) error {
+	for y := src.Rect.Min.Y; y < src.Rect.Max.Y; y++ {
+		for x := src.Rect.Min.X; x < src.Rect.Max.X; x++ {
+			dst.SetRGBA(x-src.Rect.Min.X, y-src.Rect.Min.Y, p.col.Colour(src.At(x, min(y+1, src.Rect.Max.Y-1))))
+		}
+	}
+	return nil
+}
+
+// TestComposeShaderStrips: a colouring shader that reads a neighbour composes a frame in
+// strips (bands of the keyframes read with their neighbours' rows) as it composes it whole.
+func TestComposeShaderStrips(t *testing.T) {
+	const w, h, s = 48, 27, 2
+	dir := t.TempDir()
+	ks := stripKeyframes(t, dir, w, h, s)
+	var us [2]*unpacked
+	for j := range us {
+		u, err := unpack(dir, keyID{index: j}, float64(j), s*w, s*h, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer u.close()
+		us[j] = u
+	}
+	loc := testLoc("2000", 2000)
+	col, err := colour.NewColourer(loc.Color)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := loc.Color
+	sh.Shader = "vec3 colour() { return KF_Colour(ivec2(0, 1)); }"
+	comp := NewComposer(w, h, 1, s, nil)
+	comp.SetShader(&belowPainter{colourerPainter{col: col}}, sh, colour.ShaderPicture{})
+	const lv = 0.4
+	want := image.NewRGBA(image.Rect(0, 0, w, h))
+	comp.Compose(want, lv, ks[0], ks[1])
+	for _, rows := range []int{1, 5, h} {
+		got := image.NewRGBA(image.Rect(0, 0, w, h))
+		strip := image.NewRGBA(image.Rect(0, 0, w, rows))
+		var ob, ib *colour.Data
+		y := 0
+		err := composeFrame(comp, lv, us[0], us[1], s*w, s*h, rows, strip, &ob, &ib, func(st *image.RGBA) error {
+			copy(got.Pix[y*got.Stride:], st.Pix[:st.Rect.Dy()*st.Stride])
+			y += st.Rect.Dy()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Pix, want.Pix) {
+			t.Errorf("strips of %d rows: differs from the frame composed whole", rows)
+		}
+	}
+}

@@ -748,11 +748,13 @@ func composeFrame(comp *Composer, lv float64, outer, inner *unpacked, kw, kh, ro
 		var ko, ki *Keyframe
 		var err error
 		r0, r1 := comp.Rows(outer.level, kw, kh, lv, y0, y1)
+		r0, r1 = comp.shaderRows(r0, r1, kh)
 		if ko, *ob, err = outer.band(r0, r1, *ob); err != nil {
 			return err
 		}
 		if inner != nil {
 			r0, r1 := comp.Rows(inner.level, kw, kh, lv, y0, y1)
+			r0, r1 = comp.shaderRows(r0, r1, kh)
 			if ki, *ib, err = inner.band(r0, r1, *ib); err != nil {
 				return err
 			}
