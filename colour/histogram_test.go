@@ -35,6 +35,25 @@ func TestEqualisationValue(t *testing.T) {
 			t.Errorf("Value(%g) = %g, want %g", c.nu, got, c.want)
 		}
 	}
+	if e.dense == nil {
+		t.Error("counts spanning 10 iterations are not a table by count")
+	}
+	// The same counts and one far beyond denseSpan: searched, not a table, the same shares
+	// below it.
+	far := NewData(image.Rect(0, 0, 6, 1))
+	copy(far.Pix, d.Pix)
+	far.Pix[5] = Sample{Nu: 3*denseSpan + 0.5}
+	var hf Histogram
+	hf.Add(far)
+	ef := hf.Equalisation()
+	if ef.dense != nil {
+		t.Error("counts spanning 3 denseSpan are a table")
+	}
+	for _, c := range []struct{ nu, want float64 }{{2.5, 0.4}, {3, 0.6}, {10.5, 0.7}, {3*denseSpan + 0.5, 0.9}, {1e300, 1}} {
+		if got := ef.Value(c.nu); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("searched: Value(%g) = %g, want %g", c.nu, got, c.want)
+		}
+	}
 	var nilEq *Equalisation
 	if nilEq.Value(5) != 0 || (&Histogram{}).Equalisation().Value(5) != 0 {
 		t.Error("no counts: want 0")
@@ -107,5 +126,27 @@ func TestHistogramColouring(t *testing.T) {
 	}
 	if c.NeedsDerivative() {
 		t.Error("the histogram colouring asks for the derivative")
+	}
+}
+
+// BenchmarkHistogramRecolour is the window's recolour of a 1280x720 frame in the histogram
+// colouring: its counts equalised (Equalise) and its pixels coloured (Paint), counts spread
+// over some 30,000 iterations as at depth.
+func BenchmarkHistogramRecolour(b *testing.B) {
+	d := NewData(image.Rect(0, 0, 1280, 720))
+	for i := range d.Pix {
+		x, y := i%1280, i/1280
+		d.Pix[i] = Sample{Nu: 1000 + 30000*math.Abs(math.Sin(float64(x)/97)*math.Cos(float64(y)/61)) + float64(x%7)/7}
+	}
+	c := Coloring{Palette: "classic", Density: 1, Method: MethodHistogram}
+	img := image.NewRGBA(d.Rect)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.Equal = nil
+		k, err := NewColourer(c.Equalise(d))
+		if err != nil {
+			b.Fatal(err)
+		}
+		k.Paint(img, d)
 	}
 }
