@@ -17,7 +17,7 @@ import (
 
 // runRecolour colours a raw file (export --raw) into a PNG without computing anything:
 // `mandelscope recolour IN.exr [--palette --gradient --colouring --transfer --density
-// --offset --line-width --light --light-strength] [--supersample=N] [--resume] [--force]
+// --offset --line-width --light --light-strength --colour-shader] [--supersample=N] [--resume] [--force]
 // -o OUT.png`. The view (centre, zoom, iterations) is the raw file's; the colouring is the
 // file's with the flags applied.
 func runRecolour(args []string, stdout, stderr io.Writer) error {
