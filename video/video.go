@@ -561,11 +561,9 @@ func frameStripRows(w, h, s int) int {
 // there is a frames folder to write).
 func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte, kw, kh int, sum *Summary) (err error) {
 	work := WorkDir(opt)
-	var col *colour.Colourer
-	if !loc.Color.HasShader() {
-		if col, err = colour.NewColourer(loc.Color.Sampled(opt.Supersample)); err != nil {
-			return err
-		}
+	comp, err := newFrameComposer(plan, loc, opt)
+	if err != nil {
+		return err
 	}
 	var seg *segmenter
 	if opt.Output != "" {
@@ -586,10 +584,6 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		if err := os.MkdirAll(opt.FramesDir, 0o755); err != nil {
 			return err
 		}
-	}
-	comp := NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, col)
-	if loc.Color.HasShader() {
-		comp.SetShader(opt.ShaderPainter, loc.Color, colour.ShaderPicture{Iterations: loc.Iterations, ZoomLog2: loc.Zoom.Log2() - plan.L})
 	}
 	rows := frameStripRows(opt.Width, opt.Height, opt.KeyScale)
 	strip := image.NewRGBA(image.Rect(0, 0, opt.Width, rows))
@@ -625,12 +619,8 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 					return err
 				}
 			}
-			if opt.PaletteCycle != 0 && loc.Color.HasShader() {
-				comp.shader = frameColouring(loc.Color, opt, k) // KFP_ColorOffset turns
-			} else if opt.PaletteCycle != 0 {
-				if comp.col, err = colour.NewColourer(frameColouring(loc.Color, opt, k).Sampled(opt.Supersample)); err != nil {
-					return err
-				}
+			if err := cycleColouring(comp, loc.Color, opt, k); err != nil {
+				return err
 			}
 			if err := composeOne(plan, opt, comp, k, get, held, kw, kh, rows, strip, &ob, &ib, encode, seg, sum, &enc0); err != nil {
 				return err
@@ -682,6 +672,40 @@ func frameColouring(c colour.Coloring, opt Options, k int) colour.Coloring {
 func mustContainer(out, codec string) string {
 	f, _ := Container(out, codec)
 	return f
+}
+
+// newFrameComposer is the composer of the video's frames: colouring the keyframes' samples
+// with loc's colourer, or its colouring shader (opt.ShaderPainter runs it).
+func newFrameComposer(plan Plan, loc fractal.Location, opt Options) (*Composer, error) {
+	if loc.Color.HasShader() {
+		comp := NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, nil)
+		comp.SetShader(opt.ShaderPainter, loc.Color, colour.ShaderPicture{Iterations: loc.Iterations, ZoomLog2: loc.Zoom.Log2() - plan.L})
+		return comp, nil
+	}
+	col, err := colour.NewColourer(loc.Color.Sampled(opt.Supersample))
+	if err != nil {
+		return nil, err
+	}
+	return NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, col), nil
+}
+
+// cycleColouring turns comp's colouring to frame k's offset (--palette-cycle; nothing
+// without it): its colourer, or its colouring shader's KFP_ColorOffset.
+func cycleColouring(comp *Composer, c colour.Coloring, opt Options, k int) error {
+	if opt.PaletteCycle == 0 {
+		return nil
+	}
+	fc := frameColouring(c, opt, k)
+	if c.HasShader() {
+		comp.shader = fc
+		return nil
+	}
+	col, err := colour.NewColourer(fc.Sampled(opt.Supersample))
+	if err != nil {
+		return err
+	}
+	comp.col = col
+	return nil
 }
 
 // composeOne composes frame k from the keyframes it needs (unpacking them through get,

@@ -220,29 +220,8 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 		l.Color.Offset = o
 	}
-	if flagWasSet(lf.fs, "colouring") {
-		if colour.MethodIndex(lf.method) < 0 {
-			return l, UsageErr("--colouring: unknown colouring %q (%s)", text.Clip(lf.method, 40), strings.Join(colour.Methods, ", "))
-		}
-		l.Color.Method = lf.method
-	}
-	if flagWasSet(lf.fs, "colour-shader") {
-		l.Color.Shader = ""
-		if lf.shader != "" {
-			b, err := userfile.ReadFile(lf.shader, colour.MaxShaderBytes)
-			if err != nil {
-				return l, UsageErr("--colour-shader: %v", err)
-			}
-			if l.Color.Shader, err = colour.ReadShaderText(lf.shader, b); err != nil {
-				return l, UsageErr("--colour-shader: %v", err)
-			}
-		}
-	}
-	if flagWasSet(lf.fs, "transfer") {
-		if colour.TransferIndex(lf.transfer) < 0 {
-			return l, UsageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(colour.Transfers, ", "))
-		}
-		l.Color.Transfer = lf.transfer
+	if err := lf.applyMethod(&l.Color); err != nil {
+		return l, err
 	}
 	for _, p := range []struct {
 		name, text string
@@ -369,4 +348,45 @@ func resolvePalette(c colour.Coloring, name string) (colour.Coloring, error) {
 		return c, err
 	}
 	return gradients.Resolve(c, dir, name)
+}
+
+// applyMethod applies --colouring, --colour-shader and --transfer to c.
+func (lf *LocationFlags) applyMethod(c *colour.Coloring) error {
+	if flagWasSet(lf.fs, "colouring") {
+		if colour.MethodIndex(lf.method) < 0 {
+			return UsageErr("--colouring: unknown colouring %q (%s)", text.Clip(lf.method, 40), strings.Join(colour.Methods, ", "))
+		}
+		c.Method = lf.method
+	}
+	if flagWasSet(lf.fs, "colour-shader") {
+		sh, err := readShaderFlag(lf.shader)
+		if err != nil {
+			return err
+		}
+		c.Shader = sh
+	}
+	if flagWasSet(lf.fs, "transfer") {
+		if colour.TransferIndex(lf.transfer) < 0 {
+			return UsageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(colour.Transfers, ", "))
+		}
+		c.Transfer = lf.transfer
+	}
+	return nil
+}
+
+// readShaderFlag reads --colour-shader's file: its text, checked (colour.ReadShaderText); ""
+// for "" (no shader).
+func readShaderFlag(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := userfile.ReadFile(path, colour.MaxShaderBytes)
+	if err != nil {
+		return "", UsageErr("--colour-shader: %v", err)
+	}
+	text, err := colour.ReadShaderText(path, b)
+	if err != nil {
+		return "", UsageErr("--colour-shader: %v", err)
+	}
+	return text, nil
 }
