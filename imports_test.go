@@ -30,7 +30,7 @@ var allowedImports = map[string][]string{
 	"fractal":                 {"colour", "internal/text"},
 	"fractal/internal/vecgen": {},
 	"gradients":               {"colour", "fractal", "internal/userfile", "internal/text"},
-	"internal/cli":            {"colour", "preview", "exr", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/tile", "internal/version", "render", "render/cpu", "video"},
+	"internal/cli":            {"colour", "preview", "exr", "bookmarks", "export", "fractal", "gradients", "internal/text", "internal/tile", "internal/userfile", "internal/version", "render", "render/cpu", "video"},
 	"internal/clocale":        {},
 	"internal/cputime":        {},
 	"internal/deeptest":       {"fractal"},

@@ -1,4 +1,4 @@
-// The colouring controls: the method (smooth, distance, slopes), the transfer function and
+// The colouring controls: the method (smooth, distance, slopes, histogram), the transfer function and
 // the method's parameters, in a small "Colouring" pop-up opened from the controls row (the
 // row has no room for them at the window's minimum width).
 //

@@ -17,6 +17,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/video"
 )
@@ -384,6 +385,9 @@ func (ui *videoUI) run(o video.Options) {
 		})
 	}
 	c := ui.computer()
+	if p, ok := ui.w.rend.get().(colour.ShaderPainter); ok {
+		o.ShaderPainter = p // a colouring shader runs on the window's OpenGL renderer
+	}
 	go func() {
 		defer close(r.done)
 		sum, err := video.Make(ctx, c, o)

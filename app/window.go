@@ -257,6 +257,7 @@ func New(a fyne.App, opts Options) *Window {
 	w.nav = installNavigation(w)
 	w.undo = installColourUndo(w)
 	installGradients(w)
+	installColourShader(w)
 	installKeysHelp(w)
 	installAbout(w)
 	quit := fyne.NewMenuItem("Quit", w.Quit) // stays last in the menu (AddMenuItem)

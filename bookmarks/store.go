@@ -52,7 +52,9 @@ const FormatName = "mandelscope-bookmarks"
 // Version 6 added "formula" (a formula kind's name other than mandelbrot,
 // fractal.FormulaKind.String) and "power" (a power other than 2), absent for the defaults
 // (fractal.Location.Formula); a file is written as version 6 only when a bookmark has one.
-const FormatVersion = 6
+// Version 7 added "shader", a colouring shader's text (colour.Coloring.Shader, absent without
+// one); a file is written as version 7 only when a bookmark has one.
+const FormatVersion = 7
 
 // MaxNameLength is the longest bookmark name, in characters.
 const MaxNameLength = 200
@@ -456,6 +458,7 @@ type entryJSON struct {
 	Light       float64    `json:"light,omitempty"`
 	Strength    float64    `json:"strength,omitempty"`
 	Gradient    string     `json:"gradient,omitempty"`
+	Shader      string     `json:"shader,omitempty"`
 	Julia       *juliaJSON `json:"julia,omitempty"`
 	Formula     string     `json:"formula,omitempty"`
 	Power       int        `json:"power,omitempty"`
@@ -480,7 +483,7 @@ func (s *Store) Marshal() ([]byte, error) {
 			Name: b.Name, Re: l.Re.String(), Im: l.Im.String(), Zoom: l.Zoom.String(),
 			Iterations: l.Iterations, Palette: c.Palette, Density: c.Density, AutoDensity: c.AutoDensity, Offset: c.Offset,
 			Colouring: c.Method, Transfer: c.Transfer, Width: c.Width, Light: c.Light, Strength: c.Strength,
-			Gradient: c.Gradient, Created: b.Created.UTC(), Updated: b.Updated.UTC(), Thumbnail: b.Thumbnail,
+			Gradient: c.Gradient, Shader: c.Shader, Created: b.Created.UTC(), Updated: b.Updated.UTC(), Thumbnail: b.Thumbnail,
 		}
 		if e.Colouring != "" || e.Transfer != "" || e.Width != 0 || e.Light != 0 || e.Strength != 0 {
 			f.Version = max(f.Version, 2)
@@ -497,6 +500,9 @@ func (s *Store) Marshal() ([]byte, error) {
 		}
 		if e.Formula, e.Power = l.Formula.Fields(); !l.Formula.IsMandelbrot() {
 			f.Version = max(f.Version, 6)
+		}
+		if e.Shader != "" {
+			f.Version = max(f.Version, 7)
 		}
 		f.Bookmarks = append(f.Bookmarks, e)
 	}
@@ -601,7 +607,7 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 	l.Iterations = e.Iterations
 	l.Color = colour.Coloring{Palette: e.Palette, Density: e.Density, AutoDensity: e.AutoDensity, Offset: e.Offset,
 		Method: e.Colouring, Transfer: e.Transfer, Width: e.Width, Light: e.Light, Strength: e.Strength,
-		Gradient: e.Gradient}
+		Gradient: e.Gradient, Shader: e.Shader}
 	b := Bookmark{Name: name, Location: l, Created: e.Created, Updated: e.Updated, Thumbnail: e.Thumbnail}
 	if err := b.checkValues(); err != nil {
 		return Bookmark{}, fmt.Errorf("%q: %v", text.Clip(name, 40), err)

@@ -187,9 +187,14 @@ func DataNus(d *Data, transfer string, n int) []float64 {
 // ResolveDensity returns c with its density resolved from the samples d of its view: for an
 // automatic density (c.AutoDensity), the density AutoDensity chooses from them, made
 // explicit (AutoDensity false), so that the colouring draws and records that number. An
-// explicit density is returned unchanged.
+// explicit density is returned unchanged. The histogram colouring's automatic density is 1
+// (one palette cycle over the picture's pixels, whatever the view), d not read.
 func (c Coloring) ResolveDensity(d *Data) Coloring {
 	if !c.AutoDensity {
+		return c
+	}
+	if c.IsHistogram() {
+		c.Density, c.AutoDensity = 1, false
 		return c
 	}
 	c.Density = AutoDensity(DataNus(d, c.Transfer, AutoSamples), c.Transfer)
@@ -200,9 +205,14 @@ func (c Coloring) ResolveDensity(d *Data) Coloring {
 // FollowDensity is for a view drawn again and again, such as the window's: for an automatic
 // density it returns c with Density the one AutoDensityNear chooses from the samples d of the
 // view, starting from c's current Density, and still automatic (so that the next frame
-// follows the view again). An explicit density is returned unchanged.
+// follows the view again); for the histogram colouring, 1. An explicit density is returned
+// unchanged.
 func (c Coloring) FollowDensity(d *Data) Coloring {
 	if !c.AutoDensity {
+		return c
+	}
+	if c.IsHistogram() {
+		c.Density = 1
 		return c
 	}
 	c.Density = AutoDensityNear(DataNus(d, c.Transfer, AutoSamples), c.Density, c.Transfer)

@@ -22,6 +22,11 @@ const (
 	// the derivative gives, as if the escape count were a height: Coloring.Strength says how
 	// much.
 	MethodSlopes = "slopes"
+	// MethodHistogram is the palette at the share of the picture's pixels whose escape count
+	// is below the pixel's (histogram equalisation: Equalisation.Value), so that the colours
+	// of one palette cycle (at density 1) each cover about as many pixels; the transfer
+	// function does not apply. It needs the whole picture's counts (Coloring.Equal).
+	MethodHistogram = "histogram"
 )
 
 // Transfer functions (Coloring.Transfer), applied to the smooth escape count before the
@@ -69,7 +74,7 @@ type Coloring struct {
 	// before it existed (density=1) draws as it did.
 	AutoDensity bool
 
-	Method   string  // "" or one of Methods: smooth, distance, slopes
+	Method   string  // "" or one of Methods: smooth, distance, slopes, histogram
 	Transfer string  // "" or one of Transfers: linear, sqrt, log (applied to the smooth value)
 	Width    float64 // distance: line width in pixels, MinWidth to MaxWidth (0: DefaultWidth)
 	Light    float64 // slopes: light direction, degrees anticlockwise from the upper left
@@ -79,6 +84,17 @@ type Coloring struct {
 	// that is not built in, so that the location draws the same on any machine; "" for a
 	// built-in palette, found by its name. See ColorPalette.
 	Gradient string
+
+	// Equal is the histogram colouring's equalisation: the counts of the picture being
+	// coloured (Equalise, Histogram), which every tile of it reads. It is not part of the
+	// text form: it is made again from the picture's own samples wherever one is drawn. Nil
+	// colours every pixel as the lowest count.
+	Equal *Equalisation `json:"-"`
+
+	// Shader is a colouring shader's text (GLSL defining `vec3 colour()`, see ShaderPainter),
+	// which colours the picture in place of the method and the transfer; "" for none. The
+	// palette, density and offset are its KFP_Palette, KFP_IterDiv and KFP_ColorOffset.
+	Shader string
 }
 
 // DefaultColoring is the colouring of a fresh view: the classic palette at the automatic
@@ -88,12 +104,12 @@ var DefaultColoring = Coloring{Palette: "classic", Density: 1, Offset: 0, AutoDe
 
 // Methods lists the colouring methods, default first; Transfers the transfer functions.
 var (
-	Methods   = []string{MethodSmooth, MethodDistance, MethodSlopes}
+	Methods   = []string{MethodSmooth, MethodDistance, MethodSlopes, MethodHistogram}
 	Transfers = []string{TransferLinear, TransferSqrt, TransferLog}
 )
 
-// MethodIndex is the method's number for the shaders (0 smooth, 1 distance, 2 slopes; ""
-// is 0), or -1 for an unknown one.
+// MethodIndex is the method's number for the shaders (0 smooth, 1 distance, 2 slopes, 3
+// histogram; "" is 0), or -1 for an unknown one.
 func MethodIndex(m string) int {
 	if m == "" {
 		return 0
@@ -151,12 +167,16 @@ func (c Coloring) Sampled(n int) Coloring {
 }
 
 // NeedsDerivative reports whether c's method reads the derivative dz/dc (distance, slopes).
-func (c Coloring) NeedsDerivative() bool { return MethodIndex(c.Method) > 0 }
+// A colouring shader reads it (getDE).
+func (c Coloring) NeedsDerivative() bool {
+	m := MethodIndex(c.Method)
+	return m == 1 || m == 2 || c.Shader != ""
+}
 
 // IsDefaultShading reports whether c draws exactly as the plain smooth colouring: method
 // smooth and the linear transfer (whatever its palette, density and offset).
 func (c Coloring) IsDefaultShading() bool {
-	return MethodIndex(c.Method) == 0 && TransferIndex(c.Transfer) == 0
+	return MethodIndex(c.Method) == 0 && TransferIndex(c.Transfer) == 0 && c.Shader == ""
 }
 
 // LineWidth is the distance method's line width in pixels: Width, or DefaultWidth when 0.
@@ -220,6 +240,9 @@ func (c Coloring) validateShading() error {
 	if s := c.Strength; s != 0 && !(s >= MinStrength && s <= MaxStrength) {
 		return fmt.Errorf("light strength %s is out of range (%g to %g)", formatFloat(s), MinStrength, MaxStrength)
 	}
+	if c.Shader != "" {
+		return ValidateShader(c.Shader)
+	}
 	return nil
 }
 
@@ -247,6 +270,9 @@ func (c Coloring) ShadingText() string {
 	if c.Gradient != "" {
 		b.WriteString(" gradient=" + c.Gradient)
 	}
+	if c.Shader != "" {
+		b.WriteString(" shader=" + ShaderText(c.Shader))
+	}
 	return b.String()
 }
 
@@ -273,7 +299,11 @@ func (c Coloring) Shade(p Palette, s Sample) color.RGBA {
 	if s.Inside() || len(p.Stops) == 0 {
 		return color.RGBA{0, 0, 0, 255}
 	}
-	pos := PalettePosition(TransferValue(c.Transfer, s.Nu), c.Density, c.Offset, len(p.Stops))
+	v := TransferValue(c.Transfer, s.Nu)
+	if c.IsHistogram() {
+		v = histValue(c.Equal, s.Nu)
+	}
+	pos := PalettePosition(v, c.Density, c.Offset, len(p.Stops))
 	i := 0
 	if pos > 0 {
 		i = int(min(pos, float64(len(p.Stops)-1)))

@@ -18,6 +18,11 @@ type Sample struct {
 	// the normal their direction. A sample whose orbit gave an estimate but no normal holds
 	// the estimate in DEX and NaN in DEY. Both are 0 where the derivative was not computed.
 	DEX, DEY float32
+	// T is arg(z_N)/2pi in [0, 1), z_N the first iterate past the bailout (Kalles Fraktaler's T
+	// channel); 0 where not computed.
+	T float32
+	// Stripe is the stripe average over the orbit's last iterates, in [0, 1]; 0 where not computed.
+	Stripe float32
 }
 
 // Inside is Sample.Nu for a point inside the set.
@@ -127,18 +132,24 @@ type Colourer struct {
 	method, transfer int
 	width, strength  float64
 	lx, ly           float64
+	eq               *Equalisation // the histogram colouring's (method 3)
 }
 
 type stopF struct{ r, g, b float64 }
 
 // NewColourer returns c's colourer, reading its palette (ColorPalette).
+// A colouring shader (Coloring.Shader) has no colourer: it runs on OpenGL (ShaderPainter),
+// and NewColourer refuses it with ErrNoShaderPainter.
 func NewColourer(c Coloring) (*Colourer, error) {
+	if c.HasShader() {
+		return nil, ErrNoShaderPainter
+	}
 	p, err := c.ColorPalette()
 	if err != nil {
 		return nil, err
 	}
 	k := &Colourer{c: c, p: p, def: c.IsDefaultShading(), method: MethodIndex(c.Method), transfer: TransferIndex(c.Transfer),
-		width: c.LineWidth(), strength: c.LightStrength()}
+		width: c.LineWidth(), strength: c.LightStrength(), eq: c.Equal}
 	k.lx, k.ly = c.LightDir()
 	for _, st := range p.Stops {
 		k.stops = append(k.stops, stopF{float64(st.R), float64(st.G), float64(st.B)})
@@ -231,10 +242,12 @@ func (k *Colourer) shadeRow(out []byte, row []Sample) {
 			continue
 		}
 		v := s.Nu
-		switch transfer {
-		case 1:
+		switch {
+		case method == 3:
+			v = histValue(k.eq, v)
+		case transfer == 1:
 			v = math.Sqrt(max(v, 0))
-		case 2:
+		case transfer == 2:
 			v = math.Log1p(max(v, 0))
 		}
 		// PalettePosition, with the inline floor.

@@ -26,6 +26,10 @@ func ResolveDensity(ctx context.Context, c tile.Computer, loc fractal.Location, 
 	if !loc.Color.AutoDensity {
 		return loc, nil
 	}
+	if loc.Color.IsHistogram() {
+		loc.Color = loc.Color.ResolveDensity(nil) // 1, from no samples
+		return loc, nil
+	}
 	sw, sh := densitySampleSize(w, h)
 	sl := loc
 	sl.Color.Method = "" // the counts are all it reads: no derivative

@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"time"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/tile"
 )
@@ -85,6 +86,10 @@ type Options struct {
 	// so that opening it (ReadMetadata, --from) makes it automatic again, starting from that
 	// number. A resume continues with the density its checkpoint records.
 	Sampler tile.Computer
+	// ShaderPainter runs the location's colouring shader (colour.Coloring.Shader) over the
+	// samples; nil means the renderer when it is one (the OpenGL renderer). Without either, an
+	// export with a shader is refused (colour.ErrNoShaderPainter) before any work.
+	ShaderPainter colour.ShaderPainter
 	// DensityChosen says that the Location's explicit density is one chosen automatically
 	// (the number the window drew its automatic density at): the PNG records it as automatic
 	// (TrailerText), as it does a density the export resolves. It changes no pixel and no
@@ -257,6 +262,9 @@ func Export(ctx context.Context, r TileRenderer, path string, opt Options) (Summ
 		Renderer: r.Name(), Strips: plan.Strips}
 	e := &exporter{opt: &opt, plan: plan, r: r, sum: &sum, png: path != ""}
 	if err := e.checkOptions(path); err != nil {
+		return sum, err
+	}
+	if err := e.checkShader(); err != nil {
 		return sum, err
 	}
 	release, done, err := e.lockOutputs(ctx)

@@ -39,6 +39,10 @@ const (
 	// (colour.Coloring.Gradient), so that the image reproduces anywhere; absent for a
 	// built-in palette.
 	KeyGradient = "mandelscope.gradient"
+	// KeyShader holds a colouring shader's text, as its file holds it (colour.Coloring.Shader:
+	// ASCII GLSL, which a tEXt chunk keeps exactly), so that --from draws the picture again
+	// with it; absent without one.
+	KeyShader = "mandelscope.shader"
 	// KeyJulia holds a Julia set's parameter c as "RE,IM", every digit
 	// (fractal.JuliaParam.String, read back by fractal.ParseJulia); absent for the Mandelbrot
 	// set, so that a Mandelbrot export is byte for byte what it was before Julia sets.
@@ -122,7 +126,7 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 		{KeyVersion, version},
 	}...)
 	c := loc.Color
-	for _, t := range []Text{{KeyColouring, c.Method}, {KeyTransfer, c.Transfer}, {KeyGradient, c.Gradient}} {
+	for _, t := range []Text{{KeyColouring, c.Method}, {KeyTransfer, c.Transfer}, {KeyGradient, c.Gradient}, {KeyShader, c.Shader}} {
 		if t.Value != "" {
 			out = append(out, t)
 		}
@@ -174,7 +178,7 @@ var metadataKeys = map[string]bool{
 	KeyRe: true, KeyIm: true, KeyZoom: true, KeyIterations: true, KeyPalette: true, KeyDensity: true,
 	KeyOffset: true, KeySupersample: true, KeyVersion: true, "Software": true, "Description": true,
 	KeyColouring: true, KeyTransfer: true, KeyWidth: true, KeyLight: true, KeyStrength: true,
-	KeyGradient: true, KeyDensityChosen: true, KeyJulia: true, KeyFormula: true, KeyPower: true,
+	KeyGradient: true, KeyShader: true, KeyDensityChosen: true, KeyJulia: true, KeyFormula: true, KeyPower: true,
 }
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
@@ -483,6 +487,9 @@ func (r *textReader) colouring(loc *fractal.Location) {
 	}
 	if v, ok := r.text[KeyGradient]; ok {
 		loc.Color.Gradient = v
+	}
+	if v, ok := r.text[KeyShader]; ok {
+		loc.Color.Shader = v // checked with the location (colour.ValidateShader)
 	}
 	for _, o := range []struct {
 		k string

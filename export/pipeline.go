@@ -29,10 +29,12 @@ type exporter struct {
 	pw         *pngWriter
 	sum        *Summary
 	part, ckpt string
-	rawPart    string           // the raw file's .part ("" without one)
-	rawHdr     exr.Header       // its header
-	raw        *rawSink         // its writer, once it is open
-	colourer   *colour.Colourer // colours the samples for the PNG
+	rawPart    string               // the raw file's .part ("" without one)
+	rawHdr     exr.Header           // its header
+	raw        *rawSink             // its writer, once it is open
+	colourer   *colour.Colourer     // colours the samples for the PNG
+	painter    colour.ShaderPainter // runs the colouring shader, where there is one (checkShader)
+	needData   bool                 // the strips are computed as samples, then coloured, without a raw file too
 	hash, desc string
 	ident      string        // the renderer's identity (see Identifier)
 	frame      fractal.Frame // the rendered frame (with its reference orbit for deep views)
@@ -171,14 +173,14 @@ func (e *exporter) newQueues() queues {
 		order: make(chan *job, 4*((p.StripRows+p.BlockRows-1)/p.BlockRows)+8),
 	}
 	r := image.Rect(0, 0, p.W*p.N, min(p.StripRows*p.N, p.H*p.N))
-	if e.raw != nil {
+	if e.raw != nil || e.needData {
 		q.freeData = make(chan *colour.Data, 2)
 	}
 	for range 2 {
 		if e.png {
 			q.free <- image.NewRGBA(r)
 		}
-		if e.raw != nil {
+		if e.raw != nil || e.needData {
 			q.freeData <- colour.NewData(r)
 		}
 	}
@@ -295,7 +297,7 @@ func (e *exporter) render(ctx context.Context, cancel context.CancelCauseFunc, q
 				return nil
 			}
 		}
-		if e.raw != nil {
+		if e.raw != nil || e.needData {
 			select {
 			case data = <-q.freeData:
 			case <-ctx.Done():
@@ -327,6 +329,10 @@ func (e *exporter) render(ctx context.Context, cancel context.CancelCauseFunc, q
 			cancel(err)
 			return err
 		}
+		if data != nil && e.raw == nil {
+			q.freeData <- data // coloured: only a raw file keeps the samples longer
+			data = nil
+		}
 		e.queueStrip(k, buf, data, q)
 	}
 	return nil
@@ -350,6 +356,12 @@ func (e *exporter) computeStrip(ctx context.Context, k int, data *colour.Data, b
 		e.sum.Render += d
 		e.sum.LongestDraw = max(e.sum.LongestDraw, d)
 		e.sum.Tiles++
+	}
+	if buf != nil && e.frame.Loc.Color.HasShader() {
+		t0 := time.Now()
+		err := e.shadeStrip(ctx, data.SubData(image.Rect(0, 0, p.W*p.N, (y1-y0)*p.N)), y0*p.N, buf)
+		e.sum.Render += time.Since(t0)
+		return image.Rectangle{}, err
 	}
 	if buf != nil {
 		if e.colourer == nil {

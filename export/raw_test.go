@@ -409,6 +409,7 @@ func TestRecolour(t *testing.T) {
 		{"distance", 2, func(c *colour.Coloring) { c.Method, c.Width = colour.MethodDistance, 1.5 }},
 		{"slopes-log", 2, func(c *colour.Coloring) { c.Method, c.Transfer, c.Light = colour.MethodSlopes, colour.TransferLog, 30 }},
 		{"ss1", 1, func(c *colour.Coloring) { c.Palette = "fire" }},
+		{"histogram", 2, func(c *colour.Coloring) { c.Method = colour.MethodHistogram }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := Options{Location: raw.Location, Supersample: c.ss, Version: "t"}

@@ -360,6 +360,7 @@ type rawSource struct {
 	data     *colour.Data
 	colourer *colour.Colourer
 	col      colour.Coloring
+	painter  colour.ShaderPainter // runs a colouring shader (Options.ShaderPainter)
 }
 
 func (s *rawSource) Name() string { return "raw data (" + text.Clip(s.raw.Path, 60) + ")" }
@@ -375,6 +376,9 @@ const RawIdentityPrefix = "raw data "
 func (s *rawSource) Identity(fractal.Frame) string { return RawIdentityPrefix + s.raw.id }
 
 func (s *rawSource) Render(_ context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	if c := f.Loc.Color; c.HasShader() {
+		return s.shade(f, rect, dst)
+	}
 	w, _ := s.raw.Samples()
 	if s.data == nil || rect.Min.Y < s.data.Rect.Min.Y || rect.Max.Y > s.data.Rect.Max.Y {
 		r := image.Rect(0, rect.Min.Y, w, rect.Max.Y)
@@ -396,6 +400,26 @@ func (s *rawSource) Render(_ context.Context, f fractal.Frame, rect image.Rectan
 	}
 	s.colourer.Paint(dst, s.data.SubData(rect))
 	return nil
+}
+
+// recolourCountRows is the lines of samples read at a time when a histogram recolour counts a
+// raw file's escape counts: a few MB of samples.
+const recolourCountRows = 256
+
+// shade colours the pixels rect with frame f's colouring shader: the raw file's samples of
+// rect and colour.ShaderMargin rows above and below (so that a shader reading its neighbours
+// colours the strip's edge rows as in the whole picture), run by the painter.
+func (s *rawSource) shade(f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	if s.painter == nil {
+		return colour.ErrNoShaderPainter
+	}
+	w, h := s.raw.Samples()
+	wide := image.Rect(0, max(0, rect.Min.Y-colour.ShaderMargin), w, min(h, rect.Max.Y+colour.ShaderMargin))
+	d := colour.NewData(wide)
+	if err := s.raw.ReadSamples(d, wide.Min.Y, wide.Max.Y); err != nil {
+		return err
+	}
+	return paintInner(context.Background(), s.painter, shaderPicture(f), d.SubData(image.Rect(rect.Min.X-colour.ShaderMargin, wide.Min.Y, rect.Max.X+colour.ShaderMargin, wide.Max.Y)), rect, dst)
 }
 
 // Recolour writes the PNG path from raw's samples, coloured with opt.Location's colouring:
@@ -421,5 +445,13 @@ func Recolour(ctx context.Context, raw *RawFile, path string, opt Options) (Summ
 	}
 	opt.Tile = 0
 	opt.reference = func(_ context.Context, f fractal.Frame) (fractal.Frame, error) { return f, nil }
-	return Export(ctx, &rawSource{raw: raw}, path, opt)
+	if opt.Location.Color.IsHistogram() {
+		// Two passes over the data: the counts, then the colours.
+		eq, err := rawEqualisation(ctx, raw, recolourCountRows)
+		if err != nil {
+			return Summary{}, err
+		}
+		opt.Location.Color.Equal = eq
+	}
+	return Export(ctx, &rawSource{raw: raw, painter: opt.ShaderPainter}, path, opt)
 }

@@ -158,6 +158,9 @@ func (e *exporter) setFrame(ctx context.Context, refs *fractal.ReferenceCache) e
 		frame, err = e.resolveDensity(ctx, frame, refs)
 		e.sum.Location = opt.Location
 	}
+	if err == nil {
+		frame, err = e.equalise(ctx, frame)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return &Error{Kind: ErrInterrupted, Path: e.part, Kept: opt.Resume, Strips: plan.Strips, Err: err,

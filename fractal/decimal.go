@@ -99,6 +99,19 @@ func (d Decimal) String() string {
 	return d.text
 }
 
+// Log2 is log2 of d at any size (a float64 holds the logarithm of every decimal up to
+// MaxZoom); -Inf for d <= 0.
+func (d Decimal) Log2() float64 {
+	b := d.Big(64)
+	if b.Sign() <= 0 {
+		return math.Inf(-1)
+	}
+	m := new(big.Float)
+	e := b.MantExp(m)
+	f, _ := m.Float64()
+	return float64(e) + math.Log2(f)
+}
+
 // Float64 returns the nearest float64 (±Inf for texts beyond its range).
 func (d Decimal) Float64() float64 {
 	f, err := strconv.ParseFloat(d.String(), 64)

@@ -349,9 +349,9 @@ func trimZeros(s string) string {
 // with julia=RE,IM after im= for a Julia set, then formula=NAME and power=D for a formula
 // other than the Mandelbrot set's (each only where it is not the default: mandelbrot, 2),
 // followed by colouring=, transfer=, width=, light= and strength= where they differ from
-// their defaults, and gradient= (the stops, Gradient.Text) for a palette that is not built in.
-// An automatic density (colour.Coloring.AutoDensity) is written density=auto, without the
-// number it resolved to: the view chooses it again where it is read. ParseLocationText reads
+// their defaults, gradient= (the stops, Gradient.Text) for a palette that is not built in,
+// and shader= (colour.ShaderText: base64) for a colouring shader. An automatic density
+// (colour.Coloring.AutoDensity) is written density=auto, without the number it resolved to: the view chooses it again where it is read. ParseLocationText reads
 // it back (exactly, but for an automatic density, whose number is its base's: see
 // colour.Coloring.SetDensityText).
 func (l Location) String() string {
@@ -399,7 +399,7 @@ func ParseIterations(s string) (int, error) {
 
 // maxLocationText bounds a location's text: five numbers of MaxDecimalDigits (the centre, the
 // zoom, a Julia parameter), a gradient, and room for the keys and the other values.
-const maxLocationText = 5*MaxDecimalDigits + colour.MaxGradientText + 1024
+const maxLocationText = 5*MaxDecimalDigits + colour.MaxGradientText + 4*colour.MaxShaderBytes/3 + 1024
 
 // ParseLocationText reads a location from text: either the compact form written by String
 // (any subset of its keys, in any order; missing keys keep base's values) or the plain
@@ -493,6 +493,12 @@ func (l *Location) set(k, v string) error {
 		l.Iterations, err = strconv.Atoi(v)
 	case "palette":
 		l.Color.Palette = v
+	case "shader":
+		sh, serr := colour.ParseShaderText(v)
+		if serr != nil {
+			return serr
+		}
+		l.Color.Shader = sh
 	case "gradient":
 		g, gerr := colour.ParseGradientText(v)
 		if gerr != nil {

@@ -81,3 +81,37 @@ func TestWorkerFollowsAutoDensity(t *testing.T) {
 		t.Errorf("an explicit density drawn as %+v", res.Req.Loc.Color)
 	}
 }
+
+// The histogram colouring: the full frame is coloured with its own counts' equalisation, and
+// the next request of the view (a colour-only change, recoloured) colours with it too.
+func TestWorkerEqualisesHistogram(t *testing.T) {
+	const w, h = 48, 30
+	rs := newResults(t)
+	wk := NewWorker(New(spreadRenderer{}), time.Millisecond, rs.deliver)
+	defer wk.Close()
+	loc := boundaryLoc()
+	loc.Color = colour.Coloring{Palette: "classic", Density: 1, Method: colour.MethodHistogram}
+	wk.Request(loc, w, h, false)
+	full := func(r Result) bool { return r.Image != nil && !r.Partial && r.Samples == 0 && !r.Stats.Recoloured }
+	res, i := rs.wait("the full frame", 0, full)
+	data := colour.NewData(image.Rect(0, 0, w, h))
+	if err := (spreadRenderer{}).Compute(context.Background(), fractal.NewFrame(loc, w, h), data.Rect, data); err != nil {
+		t.Fatal(err)
+	}
+	want := loc.Color.Equalise(data)
+	k, _ := colour.NewColourer(want)
+	img := image.NewRGBA(data.Rect)
+	k.Paint(img, data)
+	if !res.Req.Loc.Color.Equal.Same(want.Equal) || !bytes.Equal(img.Pix, res.Image.Pix) {
+		t.Fatal("the frame is not coloured with its own counts")
+	}
+	loc.Color.Offset = 0.5
+	seq := wk.Request(loc, w, h, false)
+	res, _ = rs.wait("the recoloured frame", i+1, func(r Result) bool { return r.Image != nil && !r.Partial && r.Req.Seq == seq })
+	want.Offset = 0.5
+	k, _ = colour.NewColourer(want)
+	k.Paint(img, data)
+	if !bytes.Equal(img.Pix, res.Image.Pix) {
+		t.Error("the recoloured frame is not coloured with the frame's counts")
+	}
+}

@@ -325,9 +325,15 @@ func (w *Worker) CacheStats() (views, withData int, bytes int64) { return w.cach
 // then goes on accumulating where the view was left, n x n samples in all. It reports whether
 // it answered r.
 func (w *Worker) fromCache(ctx context.Context, r Request, n int) bool {
+	if r.Loc.Color.HasShader() {
+		return false // drawn by the renderer (recolourOnly)
+	}
 	k := w.cache.take(r)
 	if k == nil {
 		return false
+	}
+	if k.req.Loc.Color.HasShader() && k.req.Loc.Color != r.Loc.Color {
+		return false // its picture is the shader's, and its samples are none of ours to colour
 	}
 	start := time.Now()
 	w.rmu.Lock()

@@ -112,9 +112,13 @@ func sameView(a, b Request) bool {
 
 // recolourOnly reports whether r changes nothing but the colouring of the view whose data the
 // worker keeps, the newest request so far at rest (w.mu held): then the kept data answers it.
+//
+// A colouring shader (colour.Coloring.Shader), to or from, is drawn by the renderer (the
+// OpenGL one runs it over the samples it computes), never recoloured here.
 func (w *Worker) recolourOnly(r Request) bool {
 	return w.keptReq != nil && w.pending == nil && !w.latest.Interactive &&
-		sameView(*w.keptReq, r) && sameView(w.latest, r)
+		sameView(*w.keptReq, r) && sameView(w.latest, r) &&
+		!r.Loc.Color.HasShader() && !w.keptReq.Loc.Color.HasShader()
 }
 
 // keep makes request r's full frame, img, the view at rest, with its data (c.data, nil:

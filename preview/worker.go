@@ -96,6 +96,10 @@ type Worker struct {
 	rdone    chan struct{} // closed when recolourLoop has returned
 	rmu      sync.Mutex    // guards kept, held through each colour pass and its delivery
 	kept     *kept         // the data of the view at rest (recolour.go)
+	// equal is the histogram colouring's equalisation made last from a full frame
+	// (followDensity; nil: none yet), which later requests colour with until their own
+	// frame's counts are known.
+	equal *colour.Equalisation
 }
 
 // NewWorker starts a worker that renders through s and hands each finished frame to
@@ -139,6 +143,10 @@ func (w *Worker) request(loc fractal.Location, width, height int, interactive, p
 	w.seq++
 	if loc.Color.AutoDensity && w.autoDensity > 0 {
 		loc.Color.Density = w.autoDensity // the automatic density chosen last (followDensity)
+	}
+	if loc.Color.IsHistogram() && loc.Color.Equal == nil {
+		// The counts of the last full frame (followDensity), until this one's are known.
+		loc.Color.Equal = w.equal
 	}
 	r := Request{Loc: loc, W: width, H: height, Interactive: interactive, Seq: w.seq}
 	if w.recolourOnly(r) {
@@ -316,12 +324,13 @@ func (w *Worker) loop() {
 }
 
 // followDensity chooses an automatic density from a full frame's data (colour.Coloring.
-// FollowDensity: from the one chosen before, with hysteresis) and, when that changes the
-// density, colours the frame again in it. The request and result come back in the colouring
+// FollowDensity: from the one chosen before, with hysteresis) and the histogram colouring's
+// equalisation (colour.Coloring.Equalise: the frame's own counts), and, when that changes the
+// colouring, colours the frame again in it. The request and result come back in the colouring
 // drawn; later requests of an automatic density are drawn in it (Request), and the window
 // learns it from the result's request (its exports and bookmarks then record the number).
 func (w *Worker) followDensity(r Request, res Result, data *colour.Data) (Request, Result) {
-	c := r.Loc.Color.FollowDensity(data)
+	c := r.Loc.Color.FollowDensity(data).Equalise(data)
 	if c == r.Loc.Color {
 		return r, res
 	}
@@ -334,7 +343,12 @@ func (w *Worker) followDensity(r Request, res Result, data *colour.Data) (Reques
 	r.Loc.Color = c
 	res.Req, res.Image = r, img
 	w.mu.Lock()
-	w.autoDensity = c.Density
+	if c.AutoDensity {
+		w.autoDensity = c.Density
+	}
+	if c.IsHistogram() {
+		w.equal = c.Equal
+	}
 	w.mu.Unlock()
 	w.last, w.lastReq = img, r
 	w.s.recoloured(img, r.Loc) // what the next interactive frame starts from

@@ -122,6 +122,9 @@ type GL struct {
 	query      uint32   // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
 	readBuf    []uint32 // Compute's read-back of a band's state textures 2 and 3
 
+	// colourProgs are the colour shaders compiled (colourshader.go), by their text.
+	colourProgs map[string]*colourProgram
+
 	// Compute's single-pass target (STAGE_SAMPLE): one RGBA32UI texture of stateW x stateH
 	// and its framebuffer, made on first use.
 	sampleTex, sampleFBO uint32
@@ -328,6 +331,10 @@ func (g *GL) release() {
 			g.deleteTables()
 			deleteProgram(g.colourProg)
 			g.colourProg = nil
+			for _, p := range g.colourProgs {
+				gl.DeleteProgram(p.id)
+			}
+			g.colourProgs = nil
 			g.deleteState()
 			g.deleteSampleTarget()
 			if g.vao != 0 {

@@ -69,6 +69,9 @@ type ShaderError struct {
 
 func (e *ShaderError) Error() string {
 	msg := fmt.Sprintf("%s shader %s: %s", e.Stage, e.Name, joinLog(e.Log))
+	if e.Name == "" {
+		msg = fmt.Sprintf("%s shader: %s", e.Stage, joinLog(e.Log))
+	}
 	if e.Stage == "link" {
 		msg = fmt.Sprintf("linking %s: %s", e.Name, joinLog(e.Log))
 	}

@@ -54,6 +54,9 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		// What no renderer draws for a formula yet, refused as the CPU renderer refuses it.
 		return err
 	}
+	if f.Loc.Color.IsHistogram() || f.Loc.Color.HasShader() {
+		return g.computeAndColour(ctx, f, rect, dst)
+	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
 		var gpu bool
@@ -410,4 +413,46 @@ func (g *GL) timedDraw(pass bool) bool {
 	g.stats.LongestDraw = max(g.stats.LongestDraw, d)
 	g.statsMu.Unlock()
 	return passed != 0
+}
+
+// computeAndColour draws the pixels rect of frame f into dst by computing their samples
+// (Compute) and colouring them with the CPU's colourer (colour.Colourer): the histogram
+// colouring's path, whose palette position reads the whole picture's counts (the colouring's
+// equalisation), which no shader holds; the samples are the GPU's, the colours the CPU
+// renderer's arithmetic, so both renderers give the same picture from the same samples.
+//
+// A colouring shader (colour.Coloring.Shader) is drawn the same way, the shader run over the
+// tile's samples and colour.ShaderMargin of its neighbours' on every side (computed too), so
+// that tiles join as the whole picture would be coloured.
+func (g *GL) computeAndColour(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	c := f.Loc.Color
+	out := dst.SubImage(image.Rectangle{Min: dst.Rect.Min, Max: dst.Rect.Min.Add(rect.Size())}).(*image.RGBA)
+	if c.HasShader() {
+		m := colour.ShaderMargin
+		wide := rect.Inset(-m).Intersect(image.Rect(0, 0, f.W, f.H)).Union(rect)
+		d := colour.NewData(wide)
+		if err := g.Compute(ctx, f, wide, d); err != nil {
+			return err
+		}
+		pic := colour.ShaderPicture{Width: f.W, Height: f.H, Iterations: f.Loc.Iterations, ZoomLog2: f.Loc.Zoom.Log2(), Coloring: c}
+		img := image.NewRGBA(wide)
+		if err := g.PaintColourShader(ctx, pic, c.ShaderName(), c.Shader, d, wide.Min, img); err != nil {
+			return err
+		}
+		for y := range rect.Dy() {
+			o := img.PixOffset(rect.Min.X, rect.Min.Y+y)
+			copy(out.Pix[out.PixOffset(out.Rect.Min.X, out.Rect.Min.Y+y):], img.Pix[o:o+4*rect.Dx()])
+		}
+		return nil
+	}
+	d := colour.NewData(image.Rect(0, 0, rect.Dx(), rect.Dy()))
+	if err := g.Compute(ctx, f, rect, d); err != nil {
+		return err
+	}
+	k, err := colour.NewColourer(c)
+	if err != nil {
+		return err
+	}
+	k.Paint(out, d)
+	return nil
 }

@@ -65,6 +65,13 @@ var PerturbExpFrag string
 //go:embed mandel.frag
 var MandelFrag string
 
+// ColourFrag is the prelude of a colouring shader in Kalles Fraktaler's form: the accessors
+// of a pixel's raw data and its neighbours', and main(), which calls the user's
+// `vec3 colour()` (render's colour shaders).
+//
+//go:embed colour.frag
+var ColourFrag string
+
 // Variant names one build of MandelFrag.
 type Variant string
 

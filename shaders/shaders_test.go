@@ -20,7 +20,10 @@ func TestSources(t *testing.T) {
 		!strings.Contains(PerturbExpFrag, "perturbExp") || !strings.Contains(PerturbFrag, Exponent) {
 		t.Errorf("PerturbFrag or Common does not look like the file it should be")
 	}
-	for _, src := range []string{FullscreenVert, MandelFrag, Common, PerturbFrag, PerturbExpFrag} {
+	if !strings.Contains(ColourFrag, "vec3 colour(void);") || !strings.Contains(ColourFrag, "getInterior") {
+		t.Errorf("ColourFrag does not look like the colour shader prelude")
+	}
+	for _, src := range []string{FullscreenVert, MandelFrag, Common, PerturbFrag, PerturbExpFrag, ColourFrag} {
 		if strings.Contains(src, "#version") {
 			t.Errorf("a shader file carries its own #version line; render adds it")
 		}

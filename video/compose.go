@@ -1,6 +1,7 @@
 package video
 
 import (
+	"context"
 	"image"
 	"image/color"
 	"math"
@@ -19,6 +20,9 @@ type Keyframe struct {
 	// Data holds the keyframe's samples, or a band of its rows: Rect is (0, r0)-(W, r1), at
 	// least the rows Composer.Rows names for the frame rows composed from it.
 	Data *colour.Data
+	// Equal is the keyframe's own equalisation, which the histogram colouring colours its
+	// samples with (nil: the composer's colouring's).
+	Equal *colour.Equalisation
 }
 
 // size is the whole keyframe's size.
@@ -45,6 +49,58 @@ type Composer struct {
 	sum    []uint32 // a strip's weighted colour sums, 3 a pixel
 	// The colours of the samples of the outer and inner keyframes a strip reads.
 	outerTint, innerTint []color.RGBA
+	// eqCols are col with the equalisations of the keyframes in use (colourerOf).
+	eqCols map[*colour.Equalisation]*colour.Colourer
+	eqBase *colour.Colourer // the col they were made from
+
+	// painter, when not nil, colours the keyframes' samples with the colouring shader of
+	// shader (colour.Coloring.Shader) in place of col; pic is what the shader is told of a
+	// keyframe (its size and zoom are the keyframe's: ZoomLog2 is that of level 0). err is
+	// the first error it gave (Err).
+	painter colour.ShaderPainter
+	shader  colour.Coloring
+	pic     colour.ShaderPicture
+	err     error
+}
+
+// SetShader makes c colour the keyframes' samples with the colouring shader of col (its
+// Shader, palette, density and offset), run by p; pic gives the iterations and the zoom of
+// level 0.
+func (c *Composer) SetShader(p colour.ShaderPainter, col colour.Coloring, pic colour.ShaderPicture) {
+	c.painter, c.shader, c.pic = p, col, pic
+}
+
+// shaderRows widens the keyframe rows [r0, r1) by colour.ShaderMargin each side (within a
+// keyframe of h rows) when a colouring shader colours them, so that it reads the neighbours
+// of the rows a strip uses; it returns them as they are otherwise.
+func (c *Composer) shaderRows(r0, r1, h int) (int, int) {
+	if c.painter == nil {
+		return r0, r1
+	}
+	return max(0, r0-colour.ShaderMargin), min(h, r1+colour.ShaderMargin)
+}
+
+// Err is the first error the colouring shader gave, nil without one.
+func (c *Composer) Err() error { return c.err }
+
+// colourerOf is the colourer of keyframe k's samples: col, or with k's own equalisation
+// (Keyframe.Equal) where it has one.
+func (c *Composer) colourerOf(k *Keyframe) *colour.Colourer {
+	if k == nil || k.Equal == nil {
+		return c.col
+	}
+	if c.eqBase != c.col {
+		c.eqCols, c.eqBase = nil, c.col // a new colouring (palette cycling)
+	}
+	if col, ok := c.eqCols[k.Equal]; ok {
+		return col
+	}
+	if c.eqCols == nil || len(c.eqCols) > 4 {
+		c.eqCols = make(map[*colour.Equalisation]*colour.Colourer)
+	}
+	col := c.col.WithEqualisation(k.Equal)
+	c.eqCols[k.Equal] = col
+	return col
 }
 
 // weightOne is a subsample's full weight in the sums: a blend splits it between the
@@ -81,11 +137,11 @@ func (c *Composer) ComposeRows(dst *image.RGBA, y0, y1 int, lv float64, outer, i
 	}
 	// Each keyframe sample these rows read is coloured once, then blended.
 	mo := c.keyMapping(outer, lv)
-	c.outerTint = c.tint(&mo, c.outerTint, y0, y1)
+	c.outerTint = c.tint(&mo, c.outerTint, y0, y1, c.colourerOf(outer), outer)
 	var mi *mapping
 	if inner != nil {
 		m := c.keyMapping(inner, lv)
-		c.innerTint = c.tint(&m, c.innerTint, y0, y1)
+		c.innerTint = c.tint(&m, c.innerTint, y0, y1, c.colourerOf(inner), inner)
 		mi = &m
 	}
 	par.Rows(y1-y0, c.w*c.q*c.q, 1<<14, func(r0, r1 int) {
@@ -107,8 +163,8 @@ func (c *Composer) ComposeRows(dst *image.RGBA, y0, y1 int, lv float64, outer, i
 
 // tint colours the samples of m's keyframe that frame rows [y0, y1) read (the distance
 // estimate rescaled to subsample pixels) into buf (reused when it has room), and points m at
-// them.
-func (c *Composer) tint(m *mapping, buf []color.RGBA, y0, y1 int) []color.RGBA {
+// them, with col (or the colouring shader: SetShader), key the keyframe.
+func (c *Composer) tint(m *mapping, buf []color.RGBA, y0, y1 int, col *colour.Colourer, key *Keyframe) []color.RGBA {
 	r0, r1 := m.span(c.q*c.h, y0*c.q, y1*c.q, m.cy, m.maxY)
 	x0, x1 := m.span(c.q*c.w, 0, c.q*c.w, m.cx, m.maxX)
 	r0, r1 = max(r0, m.d.Rect.Min.Y), min(r1, m.d.Rect.Max.Y)
@@ -118,7 +174,11 @@ func (c *Composer) tint(m *mapping, buf []color.RGBA, y0, y1 int) []color.RGBA {
 	}
 	buf = buf[:n]
 	m.t = tinted{pix: buf, r0: r0, c0: x0, stride: x1 - x0}
-	d, col, scale := m.d, c.col, m.deScale
+	d, scale := m.d, m.deScale
+	if c.painter != nil {
+		c.paintTint(buf, d, image.Rect(x0, r0, x1, r1), scale, key)
+		return buf
+	}
 	par.Rows(r1-r0, n, 1<<14, func(a, b int) {
 		for y := r0 + a; y < r0+b; y++ {
 			src := d.Row(y)[x0:x1]
@@ -254,4 +314,42 @@ func (m *mapping) add(a []uint32, dx, dy float64, w uint32) {
 	a[0] += uint32((w00*float64(c00.R)+w01*float64(c01.R)+w10*float64(c10.R)+w11*float64(c11.R))*fw + 0.5)
 	a[1] += uint32((w00*float64(c00.G)+w01*float64(c01.G)+w10*float64(c10.G)+w11*float64(c11.G))*fw + 0.5)
 	a[2] += uint32((w00*float64(c00.B)+w01*float64(c01.B)+w10*float64(c10.B)+w11*float64(c11.B))*fw + 0.5)
+}
+
+// paintTint colours the samples r of the keyframe key (d holds them), their distance
+// estimates rescaled by scale, with the colouring shader into buf, a row of r after another.
+func (c *Composer) paintTint(buf []color.RGBA, d *colour.Data, r image.Rectangle, scale float32, key *Keyframe) {
+	if r.Empty() || c.err != nil {
+		return
+	}
+	inner := r
+	r = r.Inset(-colour.ShaderMargin).Intersect(d.Rect) // the neighbours held too
+	src := colour.NewData(r)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		row := src.Row(y)
+		copy(row, d.Row(y)[r.Min.X:r.Max.X])
+		if scale != 1 {
+			for i := range row {
+				row[i].DEX *= scale
+				row[i].DEY *= scale // NaN stays NaN
+			}
+		}
+	}
+	pic := c.pic
+	pic.Coloring = c.shader
+	pic.Width, pic.Height = key.size()
+	pic.ZoomLog2 += key.Level
+	img := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	if err := c.painter.PaintColourShader(context.Background(), pic, c.shader.ShaderName(), c.shader.Shader, src, r.Min, img); err != nil {
+		c.err = err
+		return
+	}
+	i := 0
+	for y := inner.Min.Y; y < inner.Max.Y; y++ {
+		for x := inner.Min.X; x < inner.Max.X; x++ {
+			p := img.Pix[img.PixOffset(x-r.Min.X, y-r.Min.Y):]
+			buf[i] = color.RGBA{p[0], p[1], p[2], p[3]}
+			i++
+		}
+	}
 }

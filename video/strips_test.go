@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ func TestComposeStrips(t *testing.T) {
 	ks := stripKeyframes(t, dir, w, h, s)
 	var us [2]*unpacked
 	for j := range us {
-		u, err := unpack(dir, keyID{index: j}, float64(j), s*w, s*h)
+		u, err := unpack(dir, keyID{index: j}, float64(j), s*w, s*h, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +99,7 @@ func TestComposeStrips(t *testing.T) {
 func TestUnpack(t *testing.T) {
 	dir := t.TempDir()
 	ks := stripKeyframes(t, dir, 20, 12, 2)
-	u, err := unpack(dir, keyID{index: 1}, 1, 40, 24)
+	u, err := unpack(dir, keyID{index: 1}, 1, 40, 24, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestUnpack(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	b[len(b)-9] ^= 0x10
 	os.WriteFile(path, b, 0o644)
-	if _, err := unpack(dir, keyID{}, 0, 40, 24); !errors.Is(err, errDamaged) {
+	if _, err := unpack(dir, keyID{}, 0, 40, 24, false); !errors.Is(err, errDamaged) {
 		t.Errorf("damaged keyframe unpacked: %v", err)
 	}
 	if err := checkKeyframe(path, keyID{}, 40, 24); !errors.Is(err, errDamaged) {
@@ -145,6 +146,161 @@ func TestStripRows(t *testing.T) {
 		}
 		if r > 1 && bands+frame > frameBudget+4*c.s*c.w*16 {
 			t.Errorf("%dx%d at %dx: strips of %d rows take %d bytes, over the budget %d", c.w, c.h, c.s, r, bands+frame, frameBudget)
+		}
+	}
+}
+
+// TestUnpackEqualises: for the histogram colouring a keyframe is equalised over its own
+// samples as it is unpacked, its bands carry that equalisation, and the composer colours
+// their samples with it.
+func TestUnpackEqualises(t *testing.T) {
+	dir := t.TempDir()
+	ks := stripKeyframes(t, dir, 20, 12, 2)
+	u, err := unpack(dir, keyID{index: 1}, 1, 40, 24, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.close()
+	c := colour.Coloring{Palette: "classic", Density: 1, Method: colour.MethodHistogram}
+	want := c.Equalise(ks[1].Data)
+	if want.Equal == nil || !u.eq.Same(want.Equal) {
+		t.Fatal("the unpacked keyframe's equalisation is not its samples'")
+	}
+	k, _, err := u.band(3, 9, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, err := colour.NewColourer(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp := NewComposer(20, 12, 1, 2, col)
+	kc := comp.colourerOf(k)
+	wk, _ := colour.NewColourer(want)
+	changed := false
+	for _, s := range k.Data.Pix {
+		if kc.Colour(s) != wk.Colour(s) {
+			t.Fatal("the composer does not colour the keyframe with its equalisation")
+		}
+		changed = changed || col.Colour(s) != wk.Colour(s)
+	}
+	if !changed {
+		t.Error("the equalisation changes no colour: the test cannot tell")
+	}
+}
+
+// colourerPainter stands in for the OpenGL renderer's colour shaders: it paints each sample
+// with a colourer, and records what it was told of the keyframes.
+type colourerPainter struct {
+	col  *colour.Colourer
+	pics []colour.ShaderPicture
+}
+
+func (p *colourerPainter) CompileColourShader(string, string) error { return nil }
+
+func (p *colourerPainter) PaintColourShader(_ context.Context, pic colour.ShaderPicture, _, _ string, src *colour.Data, origin image.Point, dst *image.RGBA) error {
+	p.pics = append(p.pics, pic)
+	if !origin.Eq(src.Rect.Min) {
+		return fmt.Errorf("origin %v for samples at %v", origin, src.Rect.Min)
+	}
+	for y := src.Rect.Min.Y; y < src.Rect.Max.Y; y++ {
+		for x := src.Rect.Min.X; x < src.Rect.Max.X; x++ {
+			dst.SetRGBA(x-src.Rect.Min.X, y-src.Rect.Min.Y, p.col.Colour(src.At(x, y)))
+		}
+	}
+	return nil
+}
+
+// TestComposeWithShader: a colouring shader colours the keyframes' samples in place of the
+// colourer: a painter that paints as the colourer does composes the colourer's frames, in
+// strips, told each keyframe's size and zoom.
+func TestComposeWithShader(t *testing.T) {
+	const w, h, s = 48, 27, 2
+	dir := t.TempDir()
+	ks := stripKeyframes(t, dir, w, h, s)
+	loc := testLoc("2000", 2000)
+	col, err := colour.NewColourer(loc.Color)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &colourerPainter{col: col}
+	sh := loc.Color
+	sh.Shader = "vec3 colour() { return KF_Colour(); }"
+	comp := NewComposer(w, h, 1, s, nil)
+	comp.SetShader(p, sh, colour.ShaderPicture{Iterations: 2000, ZoomLog2: 10})
+	plain := NewComposer(w, h, 1, s, col)
+	for _, lv := range []float64{0, 0.5} {
+		want := image.NewRGBA(image.Rect(0, 0, w, h))
+		plain.Compose(want, lv, ks[0], ks[1])
+		got := image.NewRGBA(image.Rect(0, 0, w, h))
+		comp.Compose(got, lv, ks[0], ks[1])
+		if comp.Err() != nil {
+			t.Fatal(comp.Err())
+		}
+		if !bytes.Equal(got.Pix, want.Pix) {
+			t.Errorf("level %g: the shader's frame differs from the colourer's", lv)
+		}
+	}
+	if len(p.pics) == 0 || p.pics[0].Width != s*w || p.pics[0].Height != s*h || p.pics[0].Coloring.Shader != sh.Shader || p.pics[0].ZoomLog2 != 10 {
+		t.Errorf("the painter was told %+v", p.pics)
+	}
+}
+
+// belowPainter paints each sample as its neighbour below (clamped to the samples it is
+// given, as the GL clamps to the data it has) would be coloured.
+type belowPainter struct{ colourerPainter }
+
+func (p *belowPainter) PaintColourShader(_ context.Context, _ colour.ShaderPicture, _, _ string, src *colour.Data, _ image.Point, dst *image.RGBA) error {
+	for y := src.Rect.Min.Y; y < src.Rect.Max.Y; y++ {
+		for x := src.Rect.Min.X; x < src.Rect.Max.X; x++ {
+			dst.SetRGBA(x-src.Rect.Min.X, y-src.Rect.Min.Y, p.col.Colour(src.At(x, min(y+1, src.Rect.Max.Y-1))))
+		}
+	}
+	return nil
+}
+
+// TestComposeShaderStrips: a colouring shader that reads a neighbour composes a frame in
+// strips (bands of the keyframes read with their neighbours' rows) as it composes it whole.
+func TestComposeShaderStrips(t *testing.T) {
+	const w, h, s = 48, 27, 2
+	dir := t.TempDir()
+	ks := stripKeyframes(t, dir, w, h, s)
+	var us [2]*unpacked
+	for j := range us {
+		u, err := unpack(dir, keyID{index: j}, float64(j), s*w, s*h, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer u.close()
+		us[j] = u
+	}
+	loc := testLoc("2000", 2000)
+	col, err := colour.NewColourer(loc.Color)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := loc.Color
+	sh.Shader = "vec3 colour() { return KF_Colour(ivec2(0, 1)); }"
+	comp := NewComposer(w, h, 1, s, nil)
+	comp.SetShader(&belowPainter{colourerPainter{col: col}}, sh, colour.ShaderPicture{})
+	const lv = 0.4
+	want := image.NewRGBA(image.Rect(0, 0, w, h))
+	comp.Compose(want, lv, ks[0], ks[1])
+	for _, rows := range []int{1, 5, h} {
+		got := image.NewRGBA(image.Rect(0, 0, w, h))
+		strip := image.NewRGBA(image.Rect(0, 0, w, rows))
+		var ob, ib *colour.Data
+		y := 0
+		err := composeFrame(comp, lv, us[0], us[1], s*w, s*h, rows, strip, &ob, &ib, func(st *image.RGBA) error {
+			copy(got.Pix[y*got.Stride:], st.Pix[:st.Rect.Dy()*st.Stride])
+			y += st.Rect.Dy()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Pix, want.Pix) {
+			t.Errorf("strips of %d rows: differs from the frame composed whole", rows)
 		}
 	}
 }

@@ -21,6 +21,9 @@ type unpacked struct {
 	w, h  int
 	path  string
 	f     *os.File
+	// eq is the keyframe's own equalisation (its escape counts), for the histogram
+	// colouring; nil for the others.
+	eq *colour.Equalisation
 }
 
 // rawName is keyframe j's scratch file name in the work folder.
@@ -37,8 +40,11 @@ func sampleBytes(p []colour.Sample) []byte {
 
 // unpack inflates keyframe id.index (w x h samples, at level) of the work folder into its
 // scratch file, checking its checksum and id; a damaged keyframe fails with an error wrapping
-// errDamaged, another's with one wrapping errForeign.
-func unpack(work string, id keyID, level float64, w, h int) (*unpacked, error) {
+// errDamaged, another's with one wrapping errForeign. With count, it counts the keyframe's
+// escape counts as it goes (colour.Histogram), for the histogram colouring: each keyframe is
+// equalised over its own samples, which change little from one keyframe to the next, so the
+// colours do not flicker from frame to frame.
+func unpack(work string, id keyID, level float64, w, h int, count bool) (*unpacked, error) {
 	j := id.index
 	u := &unpacked{level: level, w: w, h: h, path: filepath.Join(work, rawName(j))}
 	// A new file, whatever was left at the name (a link is removed, never written through).
@@ -48,7 +54,11 @@ func unpack(work string, id keyID, level float64, w, h int) (*unpacked, error) {
 	}
 	u.f = f
 	var off int64
+	var hist colour.Histogram
 	err = eachKeyStrip(filepath.Join(work, keyName(j)), id, w, h, func(s *colour.Data) error {
+		if count {
+			hist.Add(s)
+		}
 		b := sampleBytes(s.Pix[:s.Rect.Dy()*s.Stride])
 		if _, err := f.WriteAt(b, off); err != nil {
 			return err
@@ -59,6 +69,9 @@ func unpack(work string, id keyID, level float64, w, h int) (*unpacked, error) {
 	if err != nil {
 		u.close()
 		return nil, fmt.Errorf("keyframe %d: %w", j, err)
+	}
+	if count {
+		u.eq = hist.Equalisation()
 	}
 	return u, nil
 }
@@ -75,7 +88,7 @@ func (u *unpacked) band(r0, r1 int, d *colour.Data) (*Keyframe, *colour.Data, er
 	if _, err := u.f.ReadAt(sampleBytes(d.Pix), int64(r0)*int64(u.w)*size); err != nil {
 		return nil, d, fmt.Errorf("reading %s: %v", filepath.Base(u.path), err)
 	}
-	return &Keyframe{Level: u.level, W: u.w, H: u.h, Data: d}, d, nil
+	return &Keyframe{Level: u.level, W: u.w, H: u.h, Data: d, Equal: u.eq}, d, nil
 }
 
 // close closes and removes the scratch file.

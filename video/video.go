@@ -32,6 +32,10 @@ type Options struct {
 	// every keyframe is computed with, and the colouring (an automatic density is resolved
 	// once, from the end view, and kept for every frame).
 	Location fractal.Location
+	// ShaderPainter runs the location's colouring shader (colour.Coloring.Shader) over the
+	// keyframes' samples: the OpenGL renderer. A video with a shader and without one is
+	// refused before any work (colour.ErrNoShaderPainter).
+	ShaderPainter colour.ShaderPainter
 	// StartZoom is the first frame's zoom (the zero Decimal: 1, the whole set).
 	StartZoom fractal.Decimal
 	// Width, Height are the frames' size; FPS and Duration (seconds) make the number of
@@ -441,6 +445,20 @@ func checkOutputs(opt Options) error {
 	return nil
 }
 
+// checkShader compiles the location's colouring shader with opt.ShaderPainter before any
+// work: refused with the compiler's message and line, or colour.ErrNoShaderPainter without
+// a painter.
+func checkShader(opt Options) error {
+	c := opt.Location.Color
+	if !c.HasShader() {
+		return nil
+	}
+	if opt.ShaderPainter == nil {
+		return colour.ErrNoShaderPainter
+	}
+	return opt.ShaderPainter.CompileColourShader(c.ShaderName(), c.Shader)
+}
+
 // Make makes the video: keyframes computed by c (those the work folder lacks), then every
 // frame composed and handed to ffmpeg and/or written as a PNG. The video appears at
 // opt.Output only when complete (its segments are joined in the work folder first); the work folder is
@@ -460,6 +478,9 @@ func Make(ctx context.Context, c tile.Computer, opt Options) (Summary, error) {
 			return Summary{}, err
 		}
 		return makeShard(ctx, c, opt, plan)
+	}
+	if err := checkShader(opt); err != nil {
+		return Summary{}, err
 	}
 	m := &making{ctx: ctx, c: c, opt: opt, work: WorkDir(opt), seen: map[*fractal.Reference]bool{}}
 	if opt.Output != "" {
@@ -540,7 +561,7 @@ func frameStripRows(w, h, s int) int {
 // there is a frames folder to write).
 func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte, kw, kh int, sum *Summary) (err error) {
 	work := WorkDir(opt)
-	col, err := colour.NewColourer(loc.Color.Sampled(opt.Supersample))
+	comp, err := newFrameComposer(plan, loc, opt)
 	if err != nil {
 		return err
 	}
@@ -564,7 +585,6 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 			return err
 		}
 	}
-	comp := NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, col)
 	rows := frameStripRows(opt.Width, opt.Height, opt.KeyScale)
 	strip := image.NewRGBA(image.Rect(0, 0, opt.Width, rows))
 	// held: the keyframes in use, at most two, unpacked; ob, ib: the bands read of them.
@@ -579,7 +599,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		if u, ok := held[j]; ok {
 			return u, nil
 		}
-		u, err := unpack(work, keyID{vid, j}, plan.Levels[j], kw, kh)
+		u, err := unpack(work, keyID{vid, j}, plan.Levels[j], kw, kh, loc.Color.IsHistogram())
 		if err != nil {
 			return nil, err
 		}
@@ -599,10 +619,8 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 					return err
 				}
 			}
-			if opt.PaletteCycle != 0 {
-				if comp.col, err = colour.NewColourer(frameColouring(loc.Color, opt, k).Sampled(opt.Supersample)); err != nil {
-					return err
-				}
+			if err := cycleColouring(comp, loc.Color, opt, k); err != nil {
+				return err
 			}
 			if err := composeOne(plan, opt, comp, k, get, held, kw, kh, rows, strip, &ob, &ib, encode, seg, sum, &enc0); err != nil {
 				return err
@@ -654,6 +672,40 @@ func frameColouring(c colour.Coloring, opt Options, k int) colour.Coloring {
 func mustContainer(out, codec string) string {
 	f, _ := Container(out, codec)
 	return f
+}
+
+// newFrameComposer is the composer of the video's frames: colouring the keyframes' samples
+// with loc's colourer, or its colouring shader (opt.ShaderPainter runs it).
+func newFrameComposer(plan Plan, loc fractal.Location, opt Options) (*Composer, error) {
+	if loc.Color.HasShader() {
+		comp := NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, nil)
+		comp.SetShader(opt.ShaderPainter, loc.Color, colour.ShaderPicture{Iterations: loc.Iterations, ZoomLog2: loc.Zoom.Log2() - plan.L})
+		return comp, nil
+	}
+	col, err := colour.NewColourer(loc.Color.Sampled(opt.Supersample))
+	if err != nil {
+		return nil, err
+	}
+	return NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, col), nil
+}
+
+// cycleColouring turns comp's colouring to frame k's offset (--palette-cycle; nothing
+// without it): its colourer, or its colouring shader's KFP_ColorOffset.
+func cycleColouring(comp *Composer, c colour.Coloring, opt Options, k int) error {
+	if opt.PaletteCycle == 0 {
+		return nil
+	}
+	fc := frameColouring(c, opt, k)
+	if c.HasShader() {
+		comp.shader = fc
+		return nil
+	}
+	col, err := colour.NewColourer(fc.Sampled(opt.Supersample))
+	if err != nil {
+		return err
+	}
+	comp.col = col
+	return nil
 }
 
 // composeOne composes frame k from the keyframes it needs (unpacking them through get,
@@ -720,17 +772,22 @@ func composeFrame(comp *Composer, lv float64, outer, inner *unpacked, kw, kh, ro
 		var ko, ki *Keyframe
 		var err error
 		r0, r1 := comp.Rows(outer.level, kw, kh, lv, y0, y1)
+		r0, r1 = comp.shaderRows(r0, r1, kh)
 		if ko, *ob, err = outer.band(r0, r1, *ob); err != nil {
 			return err
 		}
 		if inner != nil {
 			r0, r1 := comp.Rows(inner.level, kw, kh, lv, y0, y1)
+			r0, r1 = comp.shaderRows(r0, r1, kh)
 			if ki, *ib, err = inner.band(r0, r1, *ib); err != nil {
 				return err
 			}
 		}
 		s := strip.SubImage(image.Rect(0, 0, comp.w, y1-y0)).(*image.RGBA)
 		comp.ComposeRows(s, y0, y1, lv, ko, ki)
+		if err := comp.Err(); err != nil {
+			return err
+		}
 		if err := out(s); err != nil {
 			return err
 		}

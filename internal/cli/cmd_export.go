@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"mandelscope/bookmarks"
+	"mandelscope/colour"
 	"mandelscope/export"
 	"mandelscope/fractal"
 	"mandelscope/internal/text"
@@ -52,6 +53,8 @@ type exportJob struct {
 	refIn     string
 	refOut    string
 	refOnly   bool
+	// painter runs the location's colouring shader (the OpenGL renderer), nil without one
+	painter colour.ShaderPainter
 }
 
 // target is the file the job publishes: the PNG, or its shard's file.
@@ -79,6 +82,14 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	if job.loc.Color.HasShader() {
+		return withShaderPainter(job, func(job exportJob, g *render.GL) error {
+			if job.renderer == "cpu" {
+				return doExport(job, &cpu.Renderer{}, stderr, sigs)
+			}
+			return doExport(job, g, stderr, sigs)
+		})
+	}
 	if job.renderer == "cpu" {
 		return doExport(job, &cpu.Renderer{}, stderr, sigs)
 	}
@@ -97,6 +108,32 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 			return
 		}
 		runErr = doExport(job, g, stderr, sigs)
+	})
+	return runErr
+}
+
+// withShaderPainter runs do with an OpenGL renderer as the job's colour shader painter, which
+// a colouring shader needs: without OpenGL the job is refused in one line before any work.
+func withShaderPainter(job exportJob, do func(exportJob, *render.GL) error) error {
+	return withShaderGL(job.tile, func(g *render.GL) error {
+		job.painter = g
+		return do(job, g)
+	})
+}
+
+// withShaderGL runs do with an OpenGL renderer (tiles of at most maxTile, 0: its own), which
+// a colouring shader needs: without OpenGL it returns colour.ErrNoShaderPainter and why, one
+// line.
+func withShaderGL(maxTile int, do func(*render.GL) error) error {
+	var runErr error
+	render.Main(func() {
+		g, err := render.NewGL(render.Options{MaxTile: maxTile})
+		if err != nil {
+			runErr = fmt.Errorf("%w: %s", colour.ErrNoShaderPainter, OneLine(err))
+			return
+		}
+		defer g.Close()
+		runErr = do(g)
 	})
 	return runErr
 }
@@ -588,7 +625,8 @@ func doExport(job exportJob, r export.TileRenderer, stderr io.Writer, sigs <-cha
 		},
 		// An automatic density is chosen from a sample of the view computed on the CPU,
 		// whichever renderer draws it: the same choice from the GPU and the CPU.
-		Sampler: &cpu.Renderer{},
+		Sampler:       &cpu.Renderer{},
+		ShaderPainter: job.painter,
 	}
 	var sum export.Summary
 	var err error

@@ -12,11 +12,12 @@ import (
 
 	"mandelscope/export"
 	"mandelscope/internal/text"
+	"mandelscope/render"
 )
 
 // runRecolour colours a raw file (export --raw) into a PNG without computing anything:
 // `mandelscope recolour IN.exr [--palette --gradient --colouring --transfer --density
-// --offset --line-width --light --light-strength] [--supersample=N] [--resume] [--force]
+// --offset --line-width --light --light-strength --colour-shader] [--supersample=N] [--resume] [--force]
 // -o OUT.png`. The view (centre, zoom, iterations) is the raw file's; the colouring is the
 // file's with the flags applied.
 func runRecolour(args []string, stdout, stderr io.Writer) error {
@@ -31,6 +32,9 @@ func runRecolour(args []string, stdout, stderr io.Writer) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	if job.loc.Color.HasShader() {
+		return withShaderPainter(job, func(job exportJob, _ *render.GL) error { return doExport(job, nil, stderr, sigs) })
+	}
 	return doExport(job, nil, stderr, sigs)
 }
 

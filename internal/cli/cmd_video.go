@@ -53,6 +53,15 @@ func runVideo(args []string, stdout, stderr io.Writer) error {
 	if job.exr != nil {
 		run = doEXRKeyframes
 	}
+	if job.opt.Location.Color.HasShader() {
+		return withShaderGL(0, func(g *render.GL) error {
+			job.opt.ShaderPainter = g
+			if job.renderer == "cpu" {
+				return run(job, &cpu.Renderer{}, stderr, sigs)
+			}
+			return run(job, g, stderr, sigs)
+		})
+	}
 	if job.renderer == "cpu" {
 		return run(job, &cpu.Renderer{}, stderr, sigs)
 	}

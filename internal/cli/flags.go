@@ -12,6 +12,7 @@ import (
 	"mandelscope/fractal"
 	"mandelscope/gradients"
 	"mandelscope/internal/text"
+	"mandelscope/internal/userfile"
 )
 
 // NewFlagSet returns the flag set of the command at path ("export", "bookmarks add"; "" for
@@ -89,12 +90,13 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 
 // LocationFlags are the flags that say where to look: --formula, --power, --julia, --center,
 // --zoom, --iterations, --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer,
-// --line-width, --light, --light-strength. Each is kept as text and checked by Apply.
+// --line-width, --light, --light-strength, --colour-shader. Each is kept as text and checked by Apply.
 type LocationFlags struct {
 	fs                                              *flag.FlagSet
 	center, zoom, iterations, palette, density, off string
 	gradient, julia, formula, power                 string
 	method, transfer, width, light, strength        string
+	shader                                          string
 }
 
 // AddLocationFlags defines the location flags on fs.
@@ -110,7 +112,8 @@ func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	fs.StringVar(&lf.gradient, "gradient", "", "a gradient file to colour with (one stop a line, [POSITION] #RRGGBB; or a Kalles Fraktaler .kfr/.kfp,\na Fractint .map, an Ultra Fractal .ugr of one gradient), stored by value with the view")
 	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations, or auto: chosen from the view's escape counts\n(1 for views whose counts span a few hundred iterations, less at depth) (default auto)")
 	fs.StringVar(&lf.off, "offset", "", "palette offset in cycles (default 0)")
-	fs.StringVar(&lf.method, "colouring", "", "colouring: smooth (the palette at the escape count), distance (boundary lines of --line-width\npixels at any zoom, from the distance estimate) or slopes (a relief from the derivative, lit from --light) (default smooth)")
+	fs.StringVar(&lf.method, "colouring", "", "colouring: smooth (the palette at the escape count), distance (boundary lines of --line-width\npixels at any zoom, from the distance estimate), slopes (a relief from the derivative, lit from --light)\nor histogram (the palette spread evenly over the picture's pixels by their counts) (default smooth)")
+	fs.StringVar(&lf.shader, "colour-shader", "", "a colouring shader in Kalles Fraktaler's form: a GLSL file defining vec3 colour() with its accessors\n(getN, getNF, getT, getDE, getInterior, ...; docs/guide.md), run on OpenGL over the raw data; its text is stored with\nthe view; \"\" removes one (default none)")
 	fs.StringVar(&lf.transfer, "transfer", "", "transfer function of the escape count before the palette: linear, sqrt or log\n(sqrt and log keep deep views with huge iteration counts from turning to noise) (default linear)")
 	fs.StringVar(&lf.width, "line-width", "", fmt.Sprintf("distance colouring: line width in pixels, %g to %g (default %g)", colour.MinWidth, colour.MaxWidth, colour.DefaultWidth))
 	fs.StringVar(&lf.light, "light", "", fmt.Sprintf("slopes colouring: light direction in degrees anticlockwise from the upper left, -%d to %d (default 0)", colour.MaxLight, colour.MaxLight))
@@ -137,7 +140,7 @@ func AddWindowFlags(fs *flag.FlagSet) WindowFlags {
 // viewFlags are the location flags that place the view; colourFlags the rest, the colouring.
 var (
 	viewFlags   = []string{"formula", "power", "julia", "center", "zoom", "iterations"}
-	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "line-width", "light", "light-strength"}
+	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "line-width", "light", "light-strength", "colour-shader"}
 )
 
 // AutoIterations reports whether the iterations are automatic: --zoom given without
@@ -217,17 +220,8 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 		l.Color.Offset = o
 	}
-	if flagWasSet(lf.fs, "colouring") {
-		if colour.MethodIndex(lf.method) < 0 {
-			return l, UsageErr("--colouring: unknown colouring %q (%s)", text.Clip(lf.method, 40), strings.Join(colour.Methods, ", "))
-		}
-		l.Color.Method = lf.method
-	}
-	if flagWasSet(lf.fs, "transfer") {
-		if colour.TransferIndex(lf.transfer) < 0 {
-			return l, UsageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(colour.Transfers, ", "))
-		}
-		l.Color.Transfer = lf.transfer
+	if err := lf.applyMethod(&l.Color); err != nil {
+		return l, err
 	}
 	for _, p := range []struct {
 		name, text string
@@ -354,4 +348,45 @@ func resolvePalette(c colour.Coloring, name string) (colour.Coloring, error) {
 		return c, err
 	}
 	return gradients.Resolve(c, dir, name)
+}
+
+// applyMethod applies --colouring, --colour-shader and --transfer to c.
+func (lf *LocationFlags) applyMethod(c *colour.Coloring) error {
+	if flagWasSet(lf.fs, "colouring") {
+		if colour.MethodIndex(lf.method) < 0 {
+			return UsageErr("--colouring: unknown colouring %q (%s)", text.Clip(lf.method, 40), strings.Join(colour.Methods, ", "))
+		}
+		c.Method = lf.method
+	}
+	if flagWasSet(lf.fs, "colour-shader") {
+		sh, err := readShaderFlag(lf.shader)
+		if err != nil {
+			return err
+		}
+		c.Shader = sh
+	}
+	if flagWasSet(lf.fs, "transfer") {
+		if colour.TransferIndex(lf.transfer) < 0 {
+			return UsageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(colour.Transfers, ", "))
+		}
+		c.Transfer = lf.transfer
+	}
+	return nil
+}
+
+// readShaderFlag reads --colour-shader's file: its text, checked (colour.ReadShaderText); ""
+// for "" (no shader).
+func readShaderFlag(path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	b, err := userfile.ReadFile(path, colour.MaxShaderBytes)
+	if err != nil {
+		return "", UsageErr("--colour-shader: %v", err)
+	}
+	text, err := colour.ReadShaderText(path, b)
+	if err != nil {
+		return "", UsageErr("--colour-shader: %v", err)
+	}
+	return text, nil
 }

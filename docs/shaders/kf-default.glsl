@@ -1,0 +1,1 @@
+vec3 colour() { return KF_Colour(); }
