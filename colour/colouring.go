@@ -151,7 +151,11 @@ func (c Coloring) Sampled(n int) Coloring {
 }
 
 // NeedsDerivative reports whether c's method reads the derivative dz/dc (distance, slopes).
-func (c Coloring) NeedsDerivative() bool { return MethodIndex(c.Method) > 0 }
+func (c Coloring) NeedsDerivative() bool { m := MethodIndex(c.Method); return m == 1 || m == 2 }
+
+// NeedsChannels reports whether c's method reads the orbit channels T and STRIPE (angle,
+// stripe).
+func (c Coloring) NeedsChannels() bool { m := MethodIndex(c.Method); return m == 3 || m == 4 }
 
 // IsDefaultShading reports whether c draws exactly as the plain smooth colouring: method
 // smooth and the linear transfer (whatever its palette, density and offset).

@@ -8,7 +8,7 @@ import (
 )
 
 // Sample is what the compute stage gives one pixel (or one sample of a supersampled pixel),
-// and all that the colour stage reads: 16 bytes.
+// and all that the colour stage reads: 24 bytes.
 type Sample struct {
 	// Nu is the smooth escape count, or +Inf (Inside) for a point that did not escape within
 	// the iterations.
@@ -18,6 +18,11 @@ type Sample struct {
 	// the normal their direction. A sample whose orbit gave an estimate but no normal holds
 	// the estimate in DEX and NaN in DEY. Both are 0 where the derivative was not computed.
 	DEX, DEY float32
+	// T is arg(z_N)/2pi in [0, 1), z_N the first iterate past the bailout (Kalles Fraktaler's T
+	// channel); 0 where not computed.
+	T float32
+	// Stripe is the stripe average over the orbit's last iterates, in [0, 1]; 0 where not computed.
+	Stripe float32
 }
 
 // Inside is Sample.Nu for a point inside the set.

@@ -130,6 +130,8 @@ type Frame struct {
 	// estimate and the normal) whatever the colouring: the window keeps it, so that a change
 	// to a colouring that reads it recolours without computing again.
 	Derivative bool
+	// Channels asks for the T and STRIPE channels (orbit.go) whatever the colouring.
+	Channels bool
 }
 
 // NeedsDerivative reports whether the frame's pixels carry the derivative: asked for
@@ -325,9 +327,14 @@ func (f Frame) PointBig(x, y int, prec uint) (re, im *big.Float) {
 // frame's precision (float32, float64, or perturbation with BLA), exactly as the CPU renderer
 // computes it; n is -1 for a point that does not escape. A Perturbation frame without a
 // reference gets one from DefaultReferences (computed without a deadline if none is in reach).
+// A frame on the orbit path (OrbitPath) takes the loops of orbit.go, with its escape radius.
 func (f Frame) Escape(x, y int) (n int, nu float64) {
 	if !f.Loc.Formula.IsMandelbrot() {
 		return f.formulaEscape(x, y)
+	}
+	if f.OrbitPath() {
+		r := f.channelPixel(x, y)
+		return r.N, r.Nu
 	}
 	p := f.Precision()
 	if p.Perturbs() && f.Ref == nil {

@@ -54,6 +54,10 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		// What no renderer draws for a formula yet, refused as the CPU renderer refuses it.
 		return err
 	}
+	if f.OrbitPath() {
+		// Another escape radius or the orbit channels: the shaders have neither yet.
+		return g.renderOnCPU(ctx, f, rect, dst)
+	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
 		var gpu bool

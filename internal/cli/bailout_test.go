@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mandelscope/export"
+)
+
+// TestExportBailout: --bailout=2 (the default) draws today's picture byte for byte; another
+// radius draws another picture, is kept in the PNG's metadata, and --from draws it again byte
+// for byte.
+func TestExportBailout(t *testing.T) {
+	dir := t.TempDir()
+	plain, two, hundred, again := filepath.Join(dir, "p.png"), filepath.Join(dir, "2.png"), filepath.Join(dir, "100.png"), filepath.Join(dir, "a.png")
+	flags := []string{"--renderer=cpu", "--center=-0.743643887,0.131825904", "--zoom=3000", "--size=96x54", "--iterations=1000", "--density=0.5"}
+	mustExport(t, append(flags, "-o", plain)...)
+	mustExport(t, append(flags, "--bailout=2", "-o", two)...)
+	if !bytes.Equal(readFile(t, plain), readFile(t, two)) {
+		t.Fatal("--bailout=2 changed the picture")
+	}
+	mustExport(t, append(flags, "--bailout=100", "--stripe-density=7", "--stripe-last=9", "-o", hundred)...)
+	// The smooth count hardly depends on the radius (that is what makes it smooth): the
+	// escape counts do.
+	var o2, o100 bytes.Buffer
+	Run([]string{"probe", "--center=-0.743643887,0.131825904", "--zoom=3000", "--size=96x54", "--iterations=1000", "10,10", "50,30"}, &o2, &o2)
+	Run([]string{"probe", "--center=-0.743643887,0.131825904", "--zoom=3000", "--size=96x54", "--iterations=1000", "--bailout=100", "10,10", "50,30"}, &o100, &o100)
+	if o2.String() == o100.String() || strings.Count(o100.String(), "\n") != 2 {
+		t.Errorf("probe counts at radius 2:\n%s\nat 100:\n%s", o2.String(), o100.String())
+	}
+	md, err := export.ReadMetadata(hundred)
+	if err != nil || md.Location.Bailout != 100 || md.Location.StripeDensity != 7 || md.Location.StripeLast != 9 {
+		t.Fatalf("metadata %+v, %v", md.Location, err)
+	}
+	if s := md.Location.String(); !strings.Contains(s, " bailout=100 stripe-density=7 stripe-last=9") {
+		t.Errorf("location text %q", s)
+	}
+	mustExport(t, "--renderer=cpu", "--from="+hundred, "-o", again)
+	if !bytes.Equal(readFile(t, hundred), readFile(t, again)) {
+		t.Fatal("--from did not reproduce the radius's picture byte for byte")
+	}
+}
+
+// TestOrbitFlagsRefused: bad radii and stripe parameters are refused in one line naming the
+// flag, on the command line and in a location's text.
+func TestOrbitFlagsRefused(t *testing.T) {
+	for _, tc := range []struct{ arg, want string }{
+		{"--bailout=1", `--bailout: bailout "1" must be a number from 2 to 1e10`},
+		{"--bailout=1e11", `--bailout: bailout "1e11" must be a number from 2 to 1e10`},
+		{"--bailout=NaN", `--bailout: bailout "NaN" must be a number from 2 to 1e10`},
+		{"--bailout=abc", `--bailout: bailout "abc" must be a number from 2 to 1e10`},
+		{"--stripe-density=0", `--stripe-density: stripe density "0" must be a whole number from 1 to 64`},
+		{"--stripe-density=2.5", `--stripe-density: stripe density "2.5" must be a whole number from 1 to 64`},
+		{"--stripe-last=65", `--stripe-last: stripe last "65" must be a whole number from 1 to 64`},
+	} {
+		code, _, errs := exportCmd("--renderer=cpu", "--size=8x8", tc.arg, "-o", filepath.Join(t.TempDir(), "x.png"))
+		if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%s: exit %d, %q; want one line with %q", tc.arg, code, errs, tc.want)
+		}
+	}
+}
