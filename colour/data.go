@@ -294,6 +294,10 @@ func (k *Colourer) shadeRow(out []byte, row []Sample) {
 				d = 1
 			}
 			w = 1 - strength*(1-d)/2
+		case 3:
+			w = angleBrightness(float64(s.T), strength)
+		case 4:
+			w = stripeBrightness(float64(s.Stripe), s.Nu, strength)
 		}
 		o[0], o[1], o[2] = roundDown((a.r*(1-f)+c.r*f)*w+0.5), roundDown((a.g*(1-f)+c.g*f)*w+0.5), roundDown((a.b*(1-f)+c.b*f)*w+0.5)
 	}

@@ -141,10 +141,18 @@ func (l Location) orbitText() string {
 func (f Frame) NeedsChannels() bool { return f.Channels || f.Loc.Color.NeedsChannels() }
 
 // OrbitPath reports whether f's pixels take the loops of orbit.go (Frame.Pixel): a radius
-// other than 2, or the channels asked for. Such frames are computed pixel by pixel by the
-// scalar loops (the CPU renderer), never by the vector loops or the shaders.
+// other than 2, or the channels asked for (Location.OrbitPath, or Channels). Such frames are
+// computed pixel by pixel by the scalar loops (the CPU renderer), never by the vector loops
+// or the shaders.
 func (f Frame) OrbitPath() bool {
-	return f.Loc.Formula.IsMandelbrot() && (f.Loc.Bailout != 0 || f.NeedsChannels())
+	return f.Loc.OrbitPath() || f.Channels && f.Loc.Formula.IsMandelbrot()
+}
+
+// OrbitPath reports whether l's frames compute the orbit channels (and take the loops of
+// orbit.go): the Mandelbrot set (or one of its Julia sets) with a radius other than 2 or a
+// colouring that reads the channels.
+func (l Location) OrbitPath() bool {
+	return l.Formula.IsMandelbrot() && (l.Bailout != 0 || l.Color.NeedsChannels())
 }
 
 // orbitRec holds the last k iterates an orbit loop visited, each with its index (a slot whose

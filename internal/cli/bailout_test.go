@@ -61,3 +61,33 @@ func TestOrbitFlagsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestRecolourOrbitChannels: a raw file of a view with the orbit channels holds T and STRIPE;
+// its recolour to the angle or the stripe colouring is the export of that colouring byte for
+// byte; a raw file without them refuses those colourings in one line.
+func TestRecolourOrbitChannels(t *testing.T) {
+	dir := t.TempDir()
+	raw, plainRaw := filepath.Join(dir, "v.exr"), filepath.Join(dir, "p.exr")
+	view := []string{"--renderer=cpu", "--center=-0.7453,0.1127", "--zoom=180", "--iterations=400", "--size=96x54", "--bailout=1000", "--density=0.5"}
+	mustExport(t, append(view, "--colouring=angle", "--raw="+raw)...)
+	src, err := export.OpenRaw(raw)
+	if err != nil || !src.Channels {
+		t.Fatalf("raw file: channels %v, %v", src != nil && src.Channels, err)
+	}
+	src.Close()
+	for _, m := range []string{"angle", "stripe", "slopes"} {
+		want, got := filepath.Join(dir, m+"-export.png"), filepath.Join(dir, m+"-recolour.png")
+		mustExport(t, append(view, "--colouring="+m, "-o", want)...)
+		if code, errs := recolourCmd(raw, "--colouring="+m, "-o", got); code != 0 {
+			t.Fatalf("recolour %s: exit %d: %s", m, code, errs)
+		}
+		if !bytes.Equal(readFile(t, want), readFile(t, got)) {
+			t.Errorf("recolour to %s differs from its export", m)
+		}
+	}
+	mustExport(t, "--renderer=cpu", "--size=32x18", "--raw="+plainRaw)
+	code, errs := recolourCmd(plainRaw, "--colouring=stripe", "-o", filepath.Join(dir, "x.png"))
+	if want := "the stripe colouring reads the orbit channels T and STRIPE, which " + plainRaw + " does not hold"; code != 2 || !strings.Contains(errs, want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		t.Errorf("recolour of a raw file without the channels: exit %d, %q", code, errs)
+	}
+}
