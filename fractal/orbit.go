@@ -23,7 +23,7 @@ import (
 // The default path (R = 2, no channels) runs the loops it always ran (Escape, PerturbEscape,
 // the vector loops) and its pictures are bit for bit what they were. A frame with another
 // radius, or whose colouring reads the channels (Frame.NeedsChannels), takes the loops here
-// (Frame.Pixel): the derivative's loops (escapeOrbitCh, perturbLoopCh, perturbLoopDEExp) with
+// (Frame.Pixel): copies of the derivative's loops (escapeOrbitCh, perturbOnceCh, perturbLoopChExp) with
 // the radius and an orbitRec that holds the last K iterates as they are visited. Those
 // iterates must be the orbit's exact values, stepped one by one: a BLA block that skipped into
 // them is rolled back by running the pixel again with blocks allowed only up to N-K (each
@@ -379,7 +379,7 @@ func perturbChExp(rec *orbitRec, ref *Reference, bla *BLAExp, dcre, dcim Exp, ma
 		if done {
 			return r
 		}
-		r, again := perturbLoopDEExp(ref, bla, &st, dc, ws, maxIter, stop, false, rec, limit)
+		r, again := perturbLoopChExp(ref, bla, &st, dc, ws, maxIter, stop, rec, limit)
 		if !again {
 			return r
 		}
@@ -477,4 +477,163 @@ func ChannelsBig(l Location, zr, zi, cr, ci *big.Float, prec uint) (n int, t, st
 		}
 	}
 	return -1, 0, 0
+}
+
+// perturbLoopChExp is perturbLoopDEExp (PerturbEscapeDEExp's loop, without the hand-off to
+// the vector loops) for the orbit path: it escapes past rec's radius, records the iterates it
+// visits in rec, takes only blocks that end at or before limit, and returns again true with
+// the escape count alone where a block reached into the last K iterates (perturbChExp then
+// runs it again). A copy, so that the default path's loop stays as it was.
+func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, maxIter int, stop <-chan struct{}, rec *orbitRec, limit int) (_ Result, again bool) {
+	z := ref.Z
+	last, period, jEnd := ref.ends()
+	ent, base, tableEnd := bla.table()
+	sp := cxFromExp(ws, Exp{})
+	dcr, dci := dc.float64s()
+	dsr, dsi := bla.scaledDC(dc)
+	sps, _ := bla.scaledDC(sp)
+	var fent []blaEntry
+	if bla != nil {
+		fent = bla.f64.ent
+	}
+	sp64 := ws.Float64()
+	spacing := ws
+	d, w, dr, di, wr, wi, exp, m, n := st.d, st.w, st.dr, st.di, st.wr, st.wi, st.exp, st.m, st.n
+	lim, bail2 := min(maxIter, limit), rec.bail2
+	block := false
+	toCx := func() { d, w, exp = cxFrom(dr, di), cxFrom(wr, wi), true }
+	toFloat := func() {
+		if d.e > toDouble && w.e > toDouble {
+			dr, di = d.float64s()
+			wr, wi = w.float64s()
+			exp = false
+		}
+	}
+	for steps := 1; n < maxIter; steps++ {
+		if steps&stopEvery == 0 && stopped(stop) {
+			return Result{N: -1}, false
+		}
+		block = false
+		if m > 0 && m <= tableEnd && n < lim {
+			var ad float64
+			if !exp {
+				if ad = math.Abs(dr) + math.Abs(di); ad < toExp || math.Abs(wr)+math.Abs(wi) < toExp {
+					toCx()
+				}
+			}
+			if exp {
+				at := ent[base[m-1]:base[m]]
+				am, ae := d.norm1()
+				if e := &at[0]; lessExp(am, ae, e.rm, int(e.re)) {
+					span := 1
+					for l := 1; l < len(at) && n+span*2 <= lim && lessExp(am, ae, at[l].rm, int(at[l].re)); l++ {
+						e, span = &at[l], span*2
+					}
+					block = true
+					a, b := cx{e.ar, e.ai, int(e.ae)}, cx{e.br, e.bi, int(e.be)}
+					d = cxAdd(cxMul(a, d), cxMul(b, dc))
+					w = cxAdd(cxMul(a, w), cxMul(b, sp))
+					toFloat()
+					m += span
+					n += span
+					goto check
+				}
+			} else if at := fent[base[m-1]:base[m]]; ad < at[0].r {
+				// PerturbEscapeDE's block, on the float64 table.
+				e, span := &at[0], 1
+				for l := 1; l < len(at) && n+span*2 <= lim && ad < at[l].r; l++ {
+					e, span = &at[l], span*2
+				}
+				block = true
+				dr, di = e.ar*dr-e.ai*di+e.br*dsr-e.bi*dsi, e.ar*di+e.ai*dr+e.br*dsi+e.bi*dsr
+				wr, wi = e.ar*wr-e.ai*wi+e.br*sps, e.ar*wi+e.ai*wr+e.bi*sps
+				m += span
+				n += span
+				goto check
+			}
+		}
+		if !exp {
+			zm := z[m]
+			fr, fi := real(zm)+dr, imag(zm)+di
+			tr, ti := 2*real(zm)+dr, 2*imag(zm)+di
+			if (math.Abs(tr)+math.Abs(ti))*(math.Abs(dr)+math.Abs(di)) < toExp ||
+				(math.Abs(fr)+math.Abs(fi))*(math.Abs(wr)+math.Abs(wi)) < toExp {
+				toCx() // a product would leave float64's range: this step in cx
+			} else {
+				// PerturbEscapeDE's plain step.
+				wr, wi = 2*(fr*wr-fi*wi)+sp64, 2*(fr*wi+fi*wr)
+				dr, di = tr*dr-ti*di+dcr, tr*di+ti*dr+dci
+				m++
+				n++
+				goto check
+			}
+		}
+		{
+			zm := ref.zcx(m)
+			zf := cxAdd(zm, d) // z before the step
+			zf.e++
+			w = cxAdd(cxMul(zf, w), sp)
+			zm.e++
+			d = cxAdd(cxMul(cxAdd(zm, d), d), dc)
+			toFloat()
+			m++
+			n++
+		}
+	check:
+		if exp {
+			zm := z[m]
+			zr, zi := real(zm), imag(zm)
+			if block {
+				rec.skip(n)
+			} else {
+				rz, iz := cxAdd(ref.zcx(m), d).float64s()
+				rec.put(n, rz, iz)
+			}
+			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
+				if zr*zr+zi*zi > bail2 {
+					return ref.escapedDEExp(rec, dcr, dci, zr, zi, w, spacing, n)
+				}
+				if m == last && period > 0 {
+					m -= period
+				} else if m == last || m == jEnd {
+					d = cxAdd(ref.zcx(m), d)
+					m = 0
+				}
+			} else if v := cxAdd(ref.zcx(m), d); absLess(v, d) || m == last && period == 0 || m == jEnd {
+				d = v
+				m = 0
+			} else if m == last {
+				m -= period
+			}
+			if m == 0 {
+				toFloat()
+			}
+			continue
+		}
+		fs := expState{dr: dr, di: di, m: m, n: n, wr: wr, wi: wi}
+		zr, zi, esc := ref.checkFloatExpR(&fs, last, period, jEnd, true, bail2)
+		if block {
+			rec.skip(n)
+		} else {
+			rec.put(n, zr, zi)
+		}
+		if esc {
+			return ref.escapedDEExp(rec, dcr, dci, zr, zi, cxFrom(wr, wi), spacing, n)
+		}
+		d, w, dr, di, wr, wi, exp, m = fs.d, fs.w, fs.dr, fs.di, fs.wr, fs.wi, fs.exp, fs.m
+	}
+	return Result{N: -1}, false
+}
+
+// escapedDEExp is perturbLoopChExp's result for a pixel that escaped at n with z = (zr, zi)
+// and derivative w: its smooth value and estimate, with T and STRIPE, or
+// again true where the last K iterates were not all stepped one by one.
+func (ref *Reference) escapedDEExp(rec *orbitRec, dcr, dci, zr, zi float64, w cx, spacing Exp, n int) (_ Result, again bool) {
+	if !rec.complete(n) {
+		return Result{N: n}, true
+	}
+	cr, ci := ref.smoothC(dcr, dci)
+	r := smoothDEExp(zr, zi, cr, ci, w, spacing, n)
+	r.T, r.Stripe = Turn(zr, zi), rec.stripe(n)
+	return r, false
 }

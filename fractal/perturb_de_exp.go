@@ -16,7 +16,7 @@ func PerturbEscapeDEExp(ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int
 	if done {
 		return r
 	}
-	r, _ = perturbLoopDEExp(ref, bla, &st, dc, ws, maxIter, stop, false, nil, maxIter)
+	r, _ = perturbLoopDEExp(ref, bla, &st, dc, ws, maxIter, stop, false)
 	return r
 }
 
@@ -58,12 +58,7 @@ func newDEExpState(d, w cx, m, n int) expState {
 // with them in float64 (0 far below its range). It goes to cx before a step where the
 // delta or the derivative is below 2^-950 (a block may start there) or a plain step's
 // product would be, and in the check as perturbLoopExp's does.
-//
-// With a non-nil rec (the orbit path, orbit.go) it escapes past rec's radius, records the
-// iterates it visits, takes only blocks that end at or before limit, and returns handed true
-// with the escape count alone where a block reached into the last K iterates (perturbChExp
-// then runs it again); the default path passes nil and maxIter.
-func perturbLoopDEExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, maxIter int, stop <-chan struct{}, handoff bool, rec *orbitRec, limit int) (_ Result, handed bool) {
+func perturbLoopDEExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, maxIter int, stop <-chan struct{}, handoff bool) (_ Result, handed bool) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
@@ -78,23 +73,6 @@ func perturbLoopDEExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 	sp64 := ws.Float64()
 	spacing := ws
 	d, w, dr, di, wr, wi, exp, m, n := st.d, st.w, st.dr, st.di, st.wr, st.wi, st.exp, st.m, st.n
-	lim, bail2 := min(maxIter, limit), 4.0
-	if rec != nil {
-		bail2 = rec.bail2
-	}
-	block := false
-	// escaped is the result of an escape at n with z = (zr, zi) and derivative v.
-	escaped := func(zr, zi float64, v cx) (Result, bool) {
-		if rec != nil && !rec.complete(n) {
-			return Result{N: n}, true
-		}
-		cr, ci := ref.smoothC(dcr, dci)
-		r := smoothDEExp(zr, zi, cr, ci, v, spacing, n)
-		if rec != nil {
-			r.T, r.Stripe = Turn(zr, zi), rec.stripe(n)
-		}
-		return r, false
-	}
 	toCx := func() { d, w, exp = cxFrom(dr, di), cxFrom(wr, wi), true }
 	toFloat := func() {
 		if d.e > toDouble && w.e > toDouble {
@@ -111,8 +89,7 @@ func perturbLoopDEExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 		if steps&stopEvery == 0 && stopped(stop) {
 			return Result{N: -1}, false
 		}
-		block = false
-		if m > 0 && m <= tableEnd && n < lim {
+		if m > 0 && m <= tableEnd {
 			var ad float64
 			if !exp {
 				if ad = math.Abs(dr) + math.Abs(di); ad < toExp || math.Abs(wr)+math.Abs(wi) < toExp {
@@ -124,10 +101,9 @@ func perturbLoopDEExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 				am, ae := d.norm1()
 				if e := &at[0]; lessExp(am, ae, e.rm, int(e.re)) {
 					span := 1
-					for l := 1; l < len(at) && n+span*2 <= lim && lessExp(am, ae, at[l].rm, int(at[l].re)); l++ {
+					for l := 1; l < len(at) && n+span*2 <= maxIter && lessExp(am, ae, at[l].rm, int(at[l].re)); l++ {
 						e, span = &at[l], span*2
 					}
-					block = true
 					a, b := cx{e.ar, e.ai, int(e.ae)}, cx{e.br, e.bi, int(e.be)}
 					d = cxAdd(cxMul(a, d), cxMul(b, dc))
 					w = cxAdd(cxMul(a, w), cxMul(b, sp))
@@ -139,10 +115,9 @@ func perturbLoopDEExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 			} else if at := fent[base[m-1]:base[m]]; ad < at[0].r {
 				// PerturbEscapeDE's block, on the float64 table.
 				e, span := &at[0], 1
-				for l := 1; l < len(at) && n+span*2 <= lim && ad < at[l].r; l++ {
+				for l := 1; l < len(at) && n+span*2 <= maxIter && ad < at[l].r; l++ {
 					e, span = &at[l], span*2
 				}
-				block = true
 				dr, di = e.ar*dr-e.ai*di+e.br*dsr-e.bi*dsi, e.ar*di+e.ai*dr+e.br*dsi+e.bi*dsr
 				wr, wi = e.ar*wr-e.ai*wi+e.br*sps, e.ar*wi+e.ai*wr+e.bi*sps
 				m += span
@@ -181,17 +156,10 @@ func perturbLoopDEExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 		if exp {
 			zm := z[m]
 			zr, zi := real(zm), imag(zm)
-			if rec != nil {
-				if block {
-					rec.skip(n)
-				} else {
-					rz, iz := cxAdd(ref.zcx(m), d).float64s()
-					rec.put(n, rz, iz)
-				}
-			}
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
-				if zr*zr+zi*zi > bail2 {
-					return escaped(zr, zi, w)
+				if zr*zr+zi*zi > 4 {
+					cr, ci := ref.smoothC(dcr, dci)
+					return smoothDEExp(zr, zi, cr, ci, w, spacing, n), false
 				}
 				if m == last && period > 0 {
 					m -= period
@@ -211,16 +179,9 @@ func perturbLoopDEExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 			continue
 		}
 		fs := expState{dr: dr, di: di, m: m, n: n, wr: wr, wi: wi}
-		zr, zi, esc := ref.checkFloatExpR(&fs, last, period, jEnd, true, bail2)
-		if rec != nil {
-			if block {
-				rec.skip(n)
-			} else {
-				rec.put(n, zr, zi)
-			}
-		}
-		if esc {
-			return escaped(zr, zi, cxFrom(wr, wi))
+		if zr, zi, escaped := ref.checkFloatExp(&fs, last, period, jEnd, true); escaped {
+			cr, ci := ref.smoothC(dcr, dci)
+			return smoothDEExp(zr, zi, cr, ci, cxFrom(wr, wi), spacing, n), false
 		}
 		d, w, dr, di, wr, wi, exp, m = fs.d, fs.w, fs.dr, fs.di, fs.wr, fs.wi, fs.exp, fs.m
 	}

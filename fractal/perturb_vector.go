@@ -191,7 +191,7 @@ func laneExpDE(ref *Reference, p *lanePool, id int, dr, di, wr, wi, m, nlim floa
 
 // expOnDE is expOn with the derivative, in perturbLoopDEExp: its result goes to out[id].
 func (p *lanePool) expOnDE(ref *Reference, id int, st *expState, maxIter int, stop <-chan struct{}, out []Result) {
-	r, handed := perturbLoopDEExp(ref, p.x, st, p.xdc[id], p.xws, maxIter, stop, true, nil, maxIter)
+	r, handed := perturbLoopDEExp(ref, p.x, st, p.xdc[id], p.xws, maxIter, stop, true)
 	if !handed {
 		out[id] = r
 		return
