@@ -499,12 +499,8 @@ func (l *Location) set(k, v string) error {
 			return perr
 		}
 		l.Formula, err = l.Formula.WithPower(d)
-	case "bailout":
-		l.Bailout, err = ParseBailout(v)
-	case "stripe-density":
-		l.StripeDensity, err = ParseStripeDensity(v)
-	case "stripe-last":
-		l.StripeLast, err = ParseStripeLast(v)
+	case "bailout", "stripe-density", "stripe-last":
+		return l.setOrbit(strings.ToLower(k), v) // its own error names the key and the range
 	case "iterations", "iter", "it":
 		l.Iterations, err = strconv.Atoi(v)
 	case "palette":

@@ -103,6 +103,21 @@ func parseWhole(name, s string, def, hi int) (int, error) {
 	return v, nil
 }
 
+// setOrbit sets the orbit parameter named k (bailout, stripe-density, stripe-last) from the
+// location text's value v.
+func (l *Location) setOrbit(k, v string) error {
+	var err error
+	switch k {
+	case "bailout":
+		l.Bailout, err = ParseBailout(v)
+	case "stripe-density":
+		l.StripeDensity, err = ParseStripeDensity(v)
+	default:
+		l.StripeLast, err = ParseStripeLast(v)
+	}
+	return err
+}
+
 // validateOrbit reports what is wrong with l's orbit parameters (values read from files).
 func (l Location) validateOrbit() error {
 	if b := l.Bailout; b != 0 && !(b >= MinBailout && b <= MaxBailout) {

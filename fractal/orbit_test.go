@@ -2,6 +2,7 @@ package fractal
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -132,5 +133,42 @@ func TestChannelsRollBackBLA(t *testing.T) {
 	t.Logf("%d pixels rolled back, %d compared", rolled, compared)
 	if rolled < 50 || compared < 50 {
 		t.Errorf("%d pixels rolled back, %d compared: the test needs more of both", rolled, compared)
+	}
+}
+
+// TestOrbitLocationText: the orbit parameters go into the location text only where they are
+// not the defaults, read back exactly (the defaults written out read as the defaults), belong
+// to the view (View), and bad ones are refused in one line.
+func TestOrbitLocationText(t *testing.T) {
+	l := Home()
+	if s := l.String(); strings.Contains(s, "bailout") || strings.Contains(s, "stripe") {
+		t.Errorf("the default location's text %q", s)
+	}
+	l.Bailout, l.StripeDensity, l.StripeLast = 1e10, 64, 1
+	back, err := ParseLocationText(l.String(), Home())
+	if err != nil || back != l {
+		t.Fatalf("%q read back as %+v, %v", l.String(), back, err)
+	}
+	if l.View() == Home().View() {
+		t.Error("the bailout is not part of the view")
+	}
+	if back, err := ParseLocationText("re=0 im=0 zoom=1 bailout=2 stripe-density=5 stripe-last=16", Home()); err != nil || back.Bailout != 0 || back.StripeDensity != 0 || back.StripeLast != 0 {
+		t.Errorf("defaults written out: %+v, %v", back, err)
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"bailout=1.99", `bailout "1.99" must be a number from 2 to 1e10`},
+		{"bailout=1e10.5", `bailout "1e10.5" must be a number from 2 to 1e10`},
+		{"stripe-density=x", `stripe density "x" must be a whole number from 1 to 64`},
+		{"stripe-last=0", `stripe last "0" must be a whole number from 1 to 64`},
+	} {
+		if _, err := ParseLocationText("re=0 im=0 zoom=1 "+tc.text, Home()); err == nil || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %q", tc.text, err, tc.want)
+		}
+	}
+	b := Home()
+	b.Formula, _ = MakeFormula(BurningShip, 2)
+	b.Bailout = 10
+	if err := b.Validate(); err == nil || !strings.Contains(err.Error(), "bailout 10 is not yet available for formula") {
+		t.Errorf("a bailout with another formula: %v", err)
 	}
 }
