@@ -102,22 +102,12 @@ func finishDE(zr, zi, wr, wi float64) (de, ur, ui float64) {
 // Result is what a pixel's orbit gives its colouring: the escape count N (-1 inside), the
 // smooth value Nu, and for the methods that read the derivative, the distance estimate DE
 // in pixels and the unit vector (Ur, Ui) of z / (dz/dc), the direction of the normal.
-//
-// T and Stripe are the orbit channels (orbit.go), 0 where they were not computed.
 type Result struct {
 	N      int
 	Nu     float64
 	DE     float64
 	Ur, Ui float64
-	T      float64
-	Stripe float64
 }
 
-// Sample is r as the colour stage reads it (colour.NewSample, with T and Stripe).
-func (r Result) Sample() colour.Sample {
-	s := colour.NewSample(r.N, r.Nu, r.DE, r.Ur, r.Ui)
-	if r.N >= 0 {
-		s.T, s.Stripe = float32(r.T), float32(r.Stripe)
-	}
-	return s
-}
+// Sample is r as the colour stage reads it (colour.NewSample).
+func (r Result) Sample() colour.Sample { return colour.NewSample(r.N, r.Nu, r.DE, r.Ur, r.Ui) }

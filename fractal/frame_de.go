@@ -9,10 +9,10 @@ import "context"
 // set's, which has no derivative yet) Escape's n and nu.
 //
 // A frame on the orbit path (OrbitPath: another escape radius, or the channels asked for)
-// takes the loops of orbit.go, which give the derivative, T and STRIPE too.
+// takes the loops of orbit.go (PixelChannels gives their T and STRIPE too).
 func (f Frame) Pixel(x, y int) Result {
 	if f.OrbitPath() {
-		return f.channelPixel(x, y)
+		return f.channelPixel(x, y).Result
 	}
 	if !f.NeedsDerivative() || !f.Loc.Formula.IsMandelbrot() {
 		// A formula other than the Mandelbrot set's has no derivative yet (Unsupported

@@ -2,7 +2,9 @@ package fractal
 
 import (
 	"context"
+
 	"fmt"
+	"mandelscope/colour"
 	"math"
 	"math/big"
 	"strconv"
@@ -14,7 +16,7 @@ import (
 // The escape radius and the orbit channels.
 //
 // A location's Bailout is the escape radius R: a pixel escapes at the first n with |z_n| > R.
-// Two raw channels come from the orbit's last values (Result.T, Result.Stripe):
+// Two raw channels come from the orbit's last values (OrbitResult.T, OrbitResult.Stripe):
 //
 //   - T = arg(z_N) / 2pi in [0, 1), z_N the first iterate past R (Kalles Fraktaler's T);
 //   - STRIPE = the mean of (1 + sin(S arg z_k)) / 2 over the last K iterates z_{N-K+1}..z_N
@@ -227,6 +229,21 @@ func (r *orbitRec) stripe(n int) float64 {
 	return sum / float64(cnt)
 }
 
+// OrbitResult is a pixel's Result on the orbit path, with its channels T and Stripe (0 where
+// it did not escape). The channels are not in Result: the default path's loops make one a
+// pixel, and a larger one cost them time.
+type OrbitResult struct {
+	Result
+	T, Stripe float64
+}
+
+// Sample is r as the colour stage reads it, with the channels.
+func (r OrbitResult) Sample() colour.Sample {
+	s := r.Result.Sample()
+	s.T, s.Stripe = float32(r.T), float32(r.Stripe)
+	return s
+}
+
 // Turn is arg(z) / 2pi in [0, 1): the T channel of an orbit whose first iterate past the
 // escape radius is z.
 func Turn(zr, zi float64) float64 {
@@ -243,12 +260,12 @@ func Turn(zr, zi float64) float64 {
 // finishCh is the result of an orbit that escaped at n with z_n = (zr, zi) past the radius:
 // the smooth value and distance estimate as smoothDE computes them (in float64 where the
 // radius is beyond SmoothBailout, whose squares float32 cannot hold), T and STRIPE.
-func finishCh[T float](rec *orbitRec, zr, zi, cr, ci, wr, wi, add T, n int) Result {
-	var r Result
+func finishCh[T float](rec *orbitRec, zr, zi, cr, ci, wr, wi, add T, n int) OrbitResult {
+	var r OrbitResult
 	if rec.bail2 <= SmoothBailout {
-		r = smoothDE(zr, zi, cr, ci, wr, wi, add, n)
+		r.Result = smoothDE(zr, zi, cr, ci, wr, wi, add, n)
 	} else {
-		r = smoothDE(float64(zr), float64(zi), float64(cr), float64(ci), float64(wr), float64(wi), float64(add), n)
+		r.Result = smoothDE(float64(zr), float64(zi), float64(cr), float64(ci), float64(wr), float64(wi), float64(add), n)
 	}
 	r.T = Turn(float64(zr), float64(zi))
 	r.Stripe = rec.stripe(n)
@@ -257,7 +274,7 @@ func finishCh[T float](rec *orbitRec, zr, zi, cr, ci, wr, wi, add T, n int) Resu
 
 // escapeOrbitCh is escapeOrbitDE with the radius of rec and the channels: the orbit z(1) =
 // (zr, zi), z <- z^2 + c, w(1) = w1, w <- 2 z w + add.
-func escapeOrbitCh[T float](rec *orbitRec, zr, zi, cr, ci T, maxIter int, w1, add, saved T) Result {
+func escapeOrbitCh[T float](rec *orbitRec, zr, zi, cr, ci T, maxIter int, w1, add, saved T) OrbitResult {
 	wr, wi := w1, T(0)
 	sr, si := saved, saved
 	check, period := 8, 0
@@ -272,7 +289,7 @@ func escapeOrbitCh[T float](rec *orbitRec, zr, zi, cr, ci T, maxIter int, w1, ad
 			return finishCh(rec, zr, zi, cr, ci, wr, wi, add, n)
 		}
 		if zr == sr && zi == si {
-			return Result{N: -1}
+			return OrbitResult{Result: Result{N: -1}}
 		}
 		period++
 		if period == check {
@@ -281,13 +298,13 @@ func escapeOrbitCh[T float](rec *orbitRec, zr, zi, cr, ci T, maxIter int, w1, ad
 			sr, si = zr, zi
 		}
 	}
-	return Result{N: -1}
+	return OrbitResult{Result: Result{N: -1}}
 }
 
 // perturbCh is PerturbEscapeDE with the radius of rec and the channels: it runs the pixel
 // with BLA blocks allowed up to maxIter, and while its last K iterates were not all stepped
 // one by one, again with blocks allowed only up to N-K (N the escape of the run before).
-func perturbCh(rec *orbitRec, ref *Reference, bla *BLA, dcr, dci float64, maxIter int, spacing float64, stop <-chan struct{}) Result {
+func perturbCh(rec *orbitRec, ref *Reference, bla *BLA, dcr, dci float64, maxIter int, spacing float64, stop <-chan struct{}) OrbitResult {
 	limit := maxIter
 	for {
 		rec.reset()
@@ -302,7 +319,7 @@ func perturbCh(rec *orbitRec, ref *Reference, bla *BLA, dcr, dci float64, maxIte
 // perturbOnceCh is one run of perturbCh: perturbLoopDE's loop taking blocks that end at or
 // before limit only. ok is false where the pixel escaped with a block among its last K
 // iterates (r.N its escape).
-func perturbOnceCh(rec *orbitRec, ref *Reference, bla *BLA, dcr, dci float64, maxIter, limit int, spacing float64, stop <-chan struct{}) (_ Result, ok bool) {
+func perturbOnceCh(rec *orbitRec, ref *Reference, bla *BLA, dcr, dci float64, maxIter, limit int, spacing float64, stop <-chan struct{}) (_ OrbitResult, ok bool) {
 	var dr, di, wr, wi, ws float64
 	m, n := 0, 0
 	if ref.jStart == 0 {
@@ -330,7 +347,7 @@ func perturbOnceCh(rec *orbitRec, ref *Reference, bla *BLA, dcr, dci float64, ma
 	bail2 := rec.bail2
 	for steps := 1; n < maxIter; steps++ {
 		if steps&stopEvery == 0 && stopped(stop) {
-			return Result{N: -1}, true
+			return OrbitResult{Result: Result{N: -1}}, true
 		}
 		block := false
 		if m > 0 && m <= tableEnd && n < lim {
@@ -369,7 +386,7 @@ func perturbOnceCh(rec *orbitRec, ref *Reference, bla *BLA, dcr, dci float64, ma
 		z2 := zr*zr + zi*zi
 		if z2 > bail2 {
 			if !rec.complete(n) {
-				return Result{N: n}, false
+				return OrbitResult{Result: Result{N: n}}, false
 			}
 			cr, ci := ref.smoothC(dcr, dci)
 			return finishCh(rec, zr, zi, cr, ci, wr, wi, ws, n), true
@@ -381,12 +398,12 @@ func perturbOnceCh(rec *orbitRec, ref *Reference, bla *BLA, dcr, dci float64, ma
 			m -= period
 		}
 	}
-	return Result{N: -1}, true
+	return OrbitResult{Result: Result{N: -1}}, true
 }
 
 // perturbChExp is perturbCh for a PerturbationExp frame: PerturbEscapeDEExp's loop with rec
 // and the limit on its blocks.
-func perturbChExp(rec *orbitRec, ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, spacing Exp, stop <-chan struct{}) Result {
+func perturbChExp(rec *orbitRec, ref *Reference, bla *BLAExp, dcre, dcim Exp, maxIter int, spacing Exp, stop <-chan struct{}) OrbitResult {
 	limit := maxIter
 	for {
 		rec.reset()
@@ -403,10 +420,10 @@ func perturbChExp(rec *orbitRec, ref *Reference, bla *BLAExp, dcre, dcim Exp, ma
 }
 
 // startChExp is startDEExp with the radius of rec, recording a Julia pixel's z1.
-func (ref *Reference) startChExp(rec *orbitRec, dcre, dcim, spacing Exp) (st expState, dc cx, ws Exp, r Result, done bool) {
+func (ref *Reference) startChExp(rec *orbitRec, dcre, dcim, spacing Exp) (st expState, dc cx, ws Exp, r OrbitResult, done bool) {
 	zero := cx{e: cxZeroExp}
 	if ref.jStart == 0 {
-		return newDEExpState(zero, zero, 0, 0), cxFromExp(dcre, dcim), spacing, Result{}, false
+		return newDEExpState(zero, zero, 0, 0), cxFromExp(dcre, dcim), spacing, OrbitResult{}, false
 	}
 	d := cxFromExp(dcre, dcim)
 	m := ref.jStart
@@ -415,25 +432,35 @@ func (ref *Reference) startChExp(rec *orbitRec, dcre, dcim, spacing Exp) (st exp
 	w := cxFromExp(spacing, Exp{})
 	rec.put(1, zr, zi)
 	if zr*zr+zi*zi > rec.bail2 {
-		r = smoothDEExp(zr, zi, ref.jcr, ref.jci, w, Exp{}, 1)
+		r.Result = smoothDEExp(zr, zi, ref.jcr, ref.jci, w, Exp{}, 1)
 		r.T, r.Stripe = Turn(zr, zi), rec.stripe(1)
 		return st, zero, Exp{}, r, true
 	}
 	if absLess(z, d) || m == len(ref.Z)-1 {
 		d, m = z, 0
 	}
-	return newDEExpState(d, w, m, 1), zero, Exp{}, Result{}, false
+	return newDEExpState(d, w, m, 1), zero, Exp{}, OrbitResult{}, false
+}
+
+// PixelChannels is Pixel with the orbit channels T and STRIPE: for a frame on the orbit path
+// (OrbitPath), or one that asks for them (Channels), the loops of orbit.go; for the others
+// Pixel's result with no channels.
+func (f Frame) PixelChannels(x, y int) OrbitResult {
+	if f.OrbitPath() {
+		return f.channelPixel(x, y)
+	}
+	return OrbitResult{Result: f.Pixel(x, y)}
 }
 
 // channelPixel is Pixel for a frame on the orbit path (OrbitPath): the count, the smooth
 // value, the derivative's estimate and normal, T and STRIPE, in the frame's precision.
-func (f Frame) channelPixel(x, y int) Result {
+func (f Frame) channelPixel(x, y int) OrbitResult {
 	rec := newOrbitRec(f.Loc)
 	p := f.Precision()
 	if p.Perturbs() && f.Ref == nil {
 		var err error
 		if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
-			return Result{N: -1}
+			return OrbitResult{Result: Result{N: -1}}
 		}
 	}
 	it := f.Loc.Iterations
@@ -451,7 +478,7 @@ func (f Frame) channelPixel(x, y int) Result {
 			return escapeOrbitCh(rec, re, im, float32(f.JRe), float32(f.JIm), it, s, 0, float32(math.NaN()))
 		}
 		if InMainBulbs(re, im) {
-			return Result{N: -1}
+			return OrbitResult{Result: Result{N: -1}}
 		}
 		return escapeOrbitCh(rec, re, im, re, im, it, s, s, 0)
 	}
@@ -460,7 +487,7 @@ func (f Frame) channelPixel(x, y int) Result {
 		return escapeOrbitCh(rec, re, im, f.JRe, f.JIm, it, f.Spacing, 0, math.NaN())
 	}
 	if InMainBulbs(re, im) {
-		return Result{N: -1}
+		return OrbitResult{Result: Result{N: -1}}
 	}
 	return escapeOrbitCh(rec, re, im, re, im, it, f.Spacing, f.Spacing, 0)
 }
@@ -499,7 +526,7 @@ func ChannelsBig(l Location, zr, zi, cr, ci *big.Float, prec uint) (n int, t, st
 // visits in rec, takes only blocks that end at or before limit, and returns again true with
 // the escape count alone where a block reached into the last K iterates (perturbChExp then
 // runs it again). A copy, so that the default path's loop stays as it was.
-func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, maxIter int, stop <-chan struct{}, rec *orbitRec, limit int) (_ Result, again bool) {
+func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, maxIter int, stop <-chan struct{}, rec *orbitRec, limit int) (_ OrbitResult, again bool) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
@@ -526,7 +553,7 @@ func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 	}
 	for steps := 1; n < maxIter; steps++ {
 		if steps&stopEvery == 0 && stopped(stop) {
-			return Result{N: -1}, false
+			return OrbitResult{Result: Result{N: -1}}, false
 		}
 		block = false
 		if m > 0 && m <= tableEnd && n < lim {
@@ -637,18 +664,18 @@ func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 		}
 		d, w, dr, di, wr, wi, exp, m = fs.d, fs.w, fs.dr, fs.di, fs.wr, fs.wi, fs.exp, fs.m
 	}
-	return Result{N: -1}, false
+	return OrbitResult{Result: Result{N: -1}}, false
 }
 
 // escapedDEExp is perturbLoopChExp's result for a pixel that escaped at n with z = (zr, zi)
 // and derivative w: its smooth value and estimate, with T and STRIPE, or
 // again true where the last K iterates were not all stepped one by one.
-func (ref *Reference) escapedDEExp(rec *orbitRec, dcr, dci, zr, zi float64, w cx, spacing Exp, n int) (_ Result, again bool) {
+func (ref *Reference) escapedDEExp(rec *orbitRec, dcr, dci, zr, zi float64, w cx, spacing Exp, n int) (_ OrbitResult, again bool) {
 	if !rec.complete(n) {
-		return Result{N: n}, true
+		return OrbitResult{Result: Result{N: n}}, true
 	}
 	cr, ci := ref.smoothC(dcr, dci)
-	r := smoothDEExp(zr, zi, cr, ci, w, spacing, n)
+	r := OrbitResult{Result: smoothDEExp(zr, zi, cr, ci, w, spacing, n)}
 	r.T, r.Stripe = Turn(zr, zi), rec.stripe(n)
 	return r, false
 }

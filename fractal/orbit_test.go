@@ -28,7 +28,7 @@ func checkChannels(t *testing.T, l Location, w, h, step int, wantPrec Precision)
 	for y := step / 2; y < h; y += step {
 		for x := step / 2; x < w; x += step {
 			total++
-			r := f.Pixel(x, y)
+			r := f.PixelChannels(x, y)
 			re, im := f.PointBig(x, y, prec)
 			n, tt, st := ChannelsBig(l, re, im, re, im, prec)
 			if n < 0 || r.N < 0 {

@@ -98,7 +98,7 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 				n = fractal.EscapeFormulaBig(loc.Formula, re, im, re, im, loc.Iterations, prec)
 			}
 		} else if *channels {
-			r := f.Pixel(p.x, p.y)
+			r := f.PixelChannels(p.x, p.y)
 			n, t, stripe = r.N, r.T, r.Stripe
 		} else {
 			n, _ = f.Escape(p.x, p.y)

@@ -206,7 +206,7 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			if (it >= 1<<16 || perturb || perturbExp) && ctx.Err() != nil {
 				return
 			}
-			out[x-x0] = f.Pixel(x, y).Sample()
+			out[x-x0] = f.PixelChannels(x, y).Sample()
 		}
 		return
 	}
