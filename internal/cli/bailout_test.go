@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,5 +91,53 @@ func TestRecolourOrbitChannels(t *testing.T) {
 	code, errs := recolourCmd(plainRaw, "--colouring=stripe", "-o", filepath.Join(dir, "x.png"))
 	if want := "the stripe colouring reads the orbit channels T and STRIPE, which " + plainRaw + " does not hold"; code != 2 || !strings.Contains(errs, want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 		t.Errorf("recolour of a raw file without the channels: exit %d, %q", code, errs)
+	}
+}
+
+// TestProbeChannelsExact: `probe --channels` against `probe --channels --exact` at zoom 1e100,
+// radius 1000: every pixel that escapes with the same count has T within 0.002 turns and
+// STRIPE within 0.01 of math/big's, printed as X Y N T STRIPE with 6 decimals.
+func TestProbeChannelsExact(t *testing.T) {
+	// misiurewicz1e100 of fractal/testdata/deep/locations.txt: beside the Misiurewicz point i.
+	const re = "0.000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000030"
+	const im = "1.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000450"
+	args := []string{"probe", "--channels", "--center=" + re + "," + im, "--zoom=1e100", "--iterations=3000", "--bailout=1000", "--size=160x90"}
+	var pts []string
+	for y := 5; y < 90; y += 20 {
+		for x := 5; x < 160; x += 20 {
+			pts = append(pts, fmt.Sprintf("%d,%d", x, y))
+		}
+	}
+	run := func(extra ...string) []string {
+		var out, errb bytes.Buffer
+		if code := Run(append(append(append([]string{}, args...), extra...), pts...), &out, &errb); code != 0 {
+			t.Fatalf("probe %v: exit %d: %s", extra, code, errb.String())
+		}
+		return strings.Split(strings.TrimSpace(out.String()), "\n")
+	}
+	got, exact := run(), run("--exact")
+	if len(got) != len(pts) || len(exact) != len(pts) {
+		t.Fatalf("%d and %d lines for %d pixels", len(got), len(exact), len(pts))
+	}
+	same := 0
+	for i := range got {
+		var x, y, n, xe, ye, ne int
+		var tt, st, te, se float64
+		if k, err := fmt.Sscanf(got[i], "%d %d %d %f %f", &x, &y, &n, &tt, &st); k != 5 || err != nil || !strings.Contains(got[i], ".") {
+			t.Fatalf("line %q: %v", got[i], err)
+		}
+		fmt.Sscanf(exact[i], "%d %d %d %f %f", &xe, &ye, &ne, &te, &se)
+		if n < 0 || n != ne {
+			continue
+		}
+		same++
+		d := math.Abs(tt - te)
+		if d = math.Min(d, 1-d); d > 0.002 || math.Abs(st-se) > 0.01 {
+			t.Errorf("pixel %d,%d: %q, exact %q", x, y, got[i], exact[i])
+		}
+	}
+	t.Logf("%d of %d pixels compared", same, len(pts))
+	if same < len(pts)*3/4 {
+		t.Errorf("only %d of %d pixels escaped with the exact count:\n%s\n%s", same, len(pts), strings.Join(got, "\n"), strings.Join(exact, "\n"))
 	}
 }
