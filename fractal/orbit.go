@@ -29,7 +29,7 @@ import (
 // the radius and an orbitRec that holds the last K iterates as they are visited. Those
 // iterates must be the orbit's exact values, stepped one by one: a BLA block that skipped into
 // them is rolled back by running the pixel again with blocks allowed only up to N-K (each
-// run lowers that limit, so it ends; see perturbLoopCh).
+// run lowers that limit, so it ends; see perturbCh).
 
 // Limits and defaults of the orbit parameters (Location.Bailout, StripeDensity, StripeLast).
 const (
