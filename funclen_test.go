@@ -22,6 +22,7 @@ const maxFuncLines = 100
 var longFuncs = map[string]bool{
 	"fractal/perturb_de_exp.go perturbLoopDEExp": true,
 	"fractal/perturbexp.go perturbLoopExp":       true,
+	"fractal/orbit.go perturbLoopChExp":          true, // perturbLoopExp with the orbit channels
 }
 
 // TestFunctionLength: no function of the module's code (outside its tests and generated

@@ -135,7 +135,7 @@ func (w *Window) showShading() {
 		widget.NewFormItem("Light", row(s.light, s.lightVal)),
 		widget.NewFormItem("Strength", row(s.strength, s.strVal)),
 	)
-	hint := widget.NewLabel("Line width is for distance; light and strength for slopes.")
+	hint := widget.NewLabel("Line width is for distance; light and strength for slopes; strength for angle and stripe.")
 	var d *popupDialog
 	title := widget.NewLabelWithStyle("Colouring", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	closeBtn := widget.NewButton("Close", func() { d.Hide() })

@@ -44,12 +44,15 @@ func (w *Window) nextFormula(power bool) {
 }
 
 // formulaRefusal is why the colouring method cannot be used with the view's formula ("" when it can):
-// the other formulas have no derivative yet.
+// the other formulas have no derivative or orbit channels yet (Location.Validate's words).
 func (w *Window) formulaRefusal(method string) string {
 	l := w.Location()
 	l.Color.Method = method
-	if l.Formula.IsMandelbrot() || !l.Color.NeedsDerivative() {
+	if l.Formula.IsMandelbrot() || !l.Color.NeedsDerivative() && !l.Color.NeedsChannels() {
 		return ""
+	}
+	if l.Color.NeedsChannels() {
+		return fmt.Sprintf("the %s colouring is not yet available for formula %s (it needs the orbit channels)", method, l.Formula)
 	}
 	return fmt.Sprintf("the %s colouring is not yet available for formula %s (it needs the derivative)", method, l.Formula)
 }

@@ -53,7 +53,9 @@ const FormatName = "mandelscope-bookmarks"
 // fractal.FormulaKind.String) and "power" (a power other than 2), absent for the defaults
 // (fractal.Location.Formula); a file is written as version 6 only when a bookmark has one.
 // Version 7 added "shader", a colouring shader's text (colour.Coloring.Shader, absent without
-// one); a file is written as version 7 only when a bookmark has one.
+// one), and "bailout", "stripeDensity" and "stripeLast" (fractal.Location.Bailout,
+// StripeDensity, StripeLast), absent for the defaults (2, 5, 16); a file is written as version 7
+// only when a bookmark has one of them.
 const FormatVersion = 7
 
 // MaxNameLength is the longest bookmark name, in characters.
@@ -462,6 +464,9 @@ type entryJSON struct {
 	Julia       *juliaJSON `json:"julia,omitempty"`
 	Formula     string     `json:"formula,omitempty"`
 	Power       int        `json:"power,omitempty"`
+	Bailout     float64    `json:"bailout,omitempty"`
+	StripeS     int        `json:"stripeDensity,omitempty"`
+	StripeK     int        `json:"stripeLast,omitempty"`
 	Created     time.Time  `json:"created"`
 	Updated     time.Time  `json:"updated"`
 	Thumbnail   []byte     `json:"thumbnail,omitempty"`
@@ -501,7 +506,8 @@ func (s *Store) Marshal() ([]byte, error) {
 		if e.Formula, e.Power = l.Formula.Fields(); !l.Formula.IsMandelbrot() {
 			f.Version = max(f.Version, 6)
 		}
-		if e.Shader != "" {
+		e.Bailout, e.StripeS, e.StripeK = l.Bailout, l.StripeDensity, l.StripeLast
+		if e.Shader != "" || e.Bailout != 0 || e.StripeS != 0 || e.StripeK != 0 {
 			f.Version = max(f.Version, 7)
 		}
 		f.Bookmarks = append(f.Bookmarks, e)
@@ -605,6 +611,17 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 		return Bookmark{}, fmt.Errorf("%q: formula: %v", text.Clip(name, 40), err)
 	}
 	l.Iterations = e.Iterations
+	l.Bailout, l.StripeDensity, l.StripeLast = e.Bailout, e.StripeS, e.StripeK
+	// The defaults' one form is 0, so that equal locations compare equal.
+	if l.Bailout == fractal.DefaultBailout {
+		l.Bailout = 0
+	}
+	if l.StripeDensity == fractal.DefaultStripeDensity {
+		l.StripeDensity = 0
+	}
+	if l.StripeLast == fractal.DefaultStripeLast {
+		l.StripeLast = 0
+	}
 	l.Color = colour.Coloring{Palette: e.Palette, Density: e.Density, AutoDensity: e.AutoDensity, Offset: e.Offset,
 		Method: e.Colouring, Transfer: e.Transfer, Width: e.Width, Light: e.Light, Strength: e.Strength,
 		Gradient: e.Gradient, Shader: e.Shader}

@@ -764,3 +764,49 @@ func TestAutoDensityField(t *testing.T) {
 		t.Errorf("read back %+v, wrote %+v", b.Location.Color, loc.Color)
 	}
 }
+
+// TestOrbitFields: a bookmark's bailout and stripe parameters travel (format version 7, only
+// when a bookmark has one), read back equal (the defaults written by hand read as the
+// defaults), and bad ones are damage, named.
+func TestOrbitFields(t *testing.T) {
+	path := tempPath(t)
+	if err := Add(path, Bookmark{Name: "plain", Location: home()}); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := os.ReadFile(path); bytes.Contains(text, []byte("bailout")) || bytes.Contains(text, []byte(`"version": 7`)) {
+		t.Errorf("a file at the defaults:\n%s", text)
+	}
+	loc := deepLocation(t)
+	loc.Bailout, loc.StripeDensity, loc.StripeLast = 1000, 7, 20
+	if err := Add(path, Bookmark{Name: "far", Location: loc}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if !bytes.Contains(text, []byte(`"version": 7,`)) || !bytes.Contains(text, []byte(`"bailout": 1000`)) || !bytes.Contains(text, []byte(`"stripeLast": 20`)) {
+		t.Errorf("file with a bailout:\n%s", text)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Get("far"); b.Location != loc {
+		t.Errorf("read back %+v, wrote %+v", b.Location, loc)
+	}
+	file := `{"format": "mandelscope-bookmarks", "version": 7, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, %s}]}`
+	s, err = Parse([]byte(fmt.Sprintf(file, `"bailout": 2, "stripeDensity": 5, "stripeLast": 16`)))
+	if b, _ := s.Get("a"); err != nil || b.Location.Bailout != 0 || b.Location.StripeDensity != 0 || b.Location.StripeLast != 0 {
+		t.Errorf("the defaults written out read as %+v, %v", b.Location, err)
+	}
+	for field, want := range map[string]string{
+		`"bailout": 1e20`:      "bailout 1e+20 is out of range (2 to 1e10)",
+		`"bailout": 1`:         "bailout 1 is out of range (2 to 1e10)",
+		`"stripeDensity": 100`: "stripe density 100 is out of range (1 to 64)",
+		`"stripeLast": -2`:     "stripe last -2 is out of range (1 to 64)",
+		`"stripeLast": 1.5`:    "stripeLast",
+		`"bailout": "1000"`:    "holds a JSON string where a number belongs",
+	} {
+		if _, err := Parse([]byte(fmt.Sprintf(file, field))); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error containing %q", field, err, want)
+		}
+	}
+}

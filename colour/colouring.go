@@ -22,6 +22,14 @@ const (
 	// the derivative gives, as if the escape count were a height: Coloring.Strength says how
 	// much.
 	MethodSlopes = "slopes"
+	// MethodAngle is MethodSmooth shaded by the orbit's final angle T (Sample.T): binary
+	// decomposition (the cells with T in [1/2, 1) darker) and field lines (dark where T is
+	// near 0 or 1/2, the cells' edges), Coloring.Strength saying how dark.
+	MethodAngle = "angle"
+	// MethodStripe is MethodSmooth shaded by the stripe average (Sample.Stripe), its jump at
+	// every escape-count band smoothed by the count's fraction: Coloring.Strength says how
+	// much.
+	MethodStripe = "stripe"
 	// MethodHistogram is the palette at the share of the picture's pixels whose escape count
 	// is below the pixel's (histogram equalisation: Equalisation.Value), so that the colours
 	// of one palette cycle (at density 1) each cover about as many pixels; the transfer
@@ -104,12 +112,12 @@ var DefaultColoring = Coloring{Palette: "classic", Density: 1, Offset: 0, AutoDe
 
 // Methods lists the colouring methods, default first; Transfers the transfer functions.
 var (
-	Methods   = []string{MethodSmooth, MethodDistance, MethodSlopes, MethodHistogram}
+	Methods   = []string{MethodSmooth, MethodDistance, MethodSlopes, MethodAngle, MethodStripe, MethodHistogram}
 	Transfers = []string{TransferLinear, TransferSqrt, TransferLog}
 )
 
 // MethodIndex is the method's number for the shaders (0 smooth, 1 distance, 2 slopes, 3
-// histogram; "" is 0), or -1 for an unknown one.
+// angle, 4 stripe, 5 histogram; "" is 0), or -1 for an unknown one.
 func MethodIndex(m string) int {
 	if m == "" {
 		return 0
@@ -171,6 +179,13 @@ func (c Coloring) Sampled(n int) Coloring {
 func (c Coloring) NeedsDerivative() bool {
 	m := MethodIndex(c.Method)
 	return m == 1 || m == 2 || c.Shader != ""
+}
+
+// NeedsChannels reports whether c reads the orbit channels T and STRIPE: the angle and stripe
+// methods, and a colouring shader that calls getT.
+func (c Coloring) NeedsChannels() bool {
+	m := MethodIndex(c.Method)
+	return m == 3 || m == 4 || strings.Contains(c.Shader, "getT")
 }
 
 // IsDefaultShading reports whether c draws exactly as the plain smooth colouring: method
@@ -320,7 +335,8 @@ func (c Coloring) Shade(p Palette, s Sample) color.RGBA {
 // Brightness is the factor (0 to 1) by which c's method scales the palette colour of an
 // escaped sample: 1 for smooth; for distance min(1, DE / LineWidth) (0 where the estimate is
 // not a number); for slopes 1 - strength * (1 - n.l) / 2, n the normal and l the light's
-// direction (a sample without a normal is lit as if n.l = 0).
+// direction (a sample without a normal is lit as if n.l = 0); for angle and stripe
+// angleBrightness and stripeBrightness.
 func (c Coloring) Brightness(s Sample) float64 {
 	switch MethodIndex(c.Method) {
 	case 1:
@@ -338,6 +354,40 @@ func (c Coloring) Brightness(s Sample) float64 {
 		}
 		d = min(max(d, -1), 1)
 		return 1 - c.LightStrength()*(1-d)/2
+	case 3:
+		return angleBrightness(float64(s.T), c.LightStrength())
+	case 4:
+		return stripeBrightness(float64(s.Stripe), s.Nu, c.LightStrength())
 	}
 	return 1
+}
+
+// angleLine is the half-width of the angle colouring's field lines, in half turns of T.
+const angleLine = 0.06
+
+// angleBrightness is the angle colouring's factor for T = t at a strength: 1 - strength/2 in
+// the cells with t in [1/2, 1) (binary decomposition), times a dip to 1 - strength on the
+// cells' edges (t near 0 or 1/2: the field lines).
+func angleBrightness(t, strength float64) float64 {
+	k := 1.0
+	if t >= 0.5 {
+		k = 1 - strength/2
+	}
+	h := 2 * t
+	if d := math.Abs(h - math.Floor(h+0.5)); d < angleLine {
+		k *= 1 - strength*(1-d/angleLine)
+	}
+	return k
+}
+
+// stripeBrightness is the stripe colouring's factor for STRIPE = v at smooth count nu: 1 -
+// strength (1 - v'), where v' is v drawn towards its mean 1/2 near the bands' edges (the
+// count's fraction f near 0 or 1, where v jumps as the window of iterates moves by one), by
+// the weight min(1, 6 f (1 - f)). The edges are where nu is whole for the radii 2^2^k (2, 4,
+// 16, 256, 65536: log2 log2 R whole), of which 2 is the default.
+func stripeBrightness(v, nu, strength float64) float64 {
+	f := nu - math.Floor(nu)
+	a := min(1, 6*f*(1-f))
+	v = 0.5 + (v-0.5)*a
+	return 1 - strength*(1-v)
 }

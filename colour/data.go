@@ -8,7 +8,7 @@ import (
 )
 
 // Sample is what the compute stage gives one pixel (or one sample of a supersampled pixel),
-// and all that the colour stage reads: 16 bytes.
+// and all that the colour stage reads: 24 bytes.
 type Sample struct {
 	// Nu is the smooth escape count, or +Inf (Inside) for a point that did not escape within
 	// the iterations.
@@ -132,7 +132,7 @@ type Colourer struct {
 	method, transfer int
 	width, strength  float64
 	lx, ly           float64
-	eq               *Equalisation // the histogram colouring's (method 3)
+	eq               *Equalisation // the histogram colouring's (method 5)
 }
 
 type stopF struct{ r, g, b float64 }
@@ -243,7 +243,7 @@ func (k *Colourer) shadeRow(out []byte, row []Sample) {
 		}
 		v := s.Nu
 		switch {
-		case method == 3:
+		case method == 5:
 			v = histValue(k.eq, v)
 		case transfer == 1:
 			v = math.Sqrt(max(v, 0))
@@ -302,6 +302,10 @@ func (k *Colourer) shadeRow(out []byte, row []Sample) {
 				d = 1
 			}
 			w = 1 - strength*(1-d)/2
+		case 3:
+			w = angleBrightness(float64(s.T), strength)
+		case 4:
+			w = stripeBrightness(float64(s.Stripe), s.Nu, strength)
 		}
 		o[0], o[1], o[2] = roundDown((a.r*(1-f)+c.r*f)*w+0.5), roundDown((a.g*(1-f)+c.g*f)*w+0.5), roundDown((a.b*(1-f)+c.b*f)*w+0.5)
 	}

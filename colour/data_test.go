@@ -133,7 +133,9 @@ func TestColourerMatchesShade(t *testing.T) {
 	var samples []Sample
 	for i := range 5000 {
 		a := float64(i) * 0.7
-		samples = append(samples, NewSample(1, float64(i)*3.3-50, math.Exp(float64(i%40)/5-4), math.Cos(a), math.Sin(a)))
+		smp := NewSample(1, float64(i)*3.3-50, math.Exp(float64(i%40)/5-4), math.Cos(a), math.Sin(a))
+		smp.T, smp.Stripe = float32(math.Mod(float64(i)*0.0137, 1)), float32(math.Mod(float64(i)*0.291, 1))
+		samples = append(samples, smp)
 	}
 	samples = append(samples, Sample{Nu: Inside}, NewSample(1, 5, math.NaN(), 1, 0), NewSample(1, 5, 3, 0, 0), Sample{Nu: math.NaN()})
 	for _, c := range []Coloring{
@@ -141,6 +143,8 @@ func TestColourerMatchesShade(t *testing.T) {
 		{Palette: "classic", Density: 0.3, Offset: 0.2, Transfer: TransferLog},
 		{Palette: "ocean", Density: 1, Method: MethodDistance, Width: 2.5},
 		{Palette: "classic", Density: 1, Method: MethodSlopes, Light: 77, Strength: 0.4, Transfer: TransferLog},
+		{Palette: "fire", Density: 0.7, Method: MethodAngle},
+		{Palette: "ocean", Density: 1.3, Method: MethodStripe, Strength: 0.5, Transfer: TransferSqrt},
 	} {
 		k, err := NewColourer(c)
 		if err != nil {
@@ -184,6 +188,8 @@ func BenchmarkColourRow(b *testing.B) {
 		{Palette: "fire", Density: 0.003, Transfer: TransferLog},
 		{Palette: "fire", Density: 0.003, Method: MethodDistance},
 		{Palette: "fire", Density: 0.003, Method: MethodSlopes},
+		{Palette: "fire", Density: 0.003, Method: MethodAngle},
+		{Palette: "fire", Density: 0.003, Method: MethodStripe},
 	} {
 		k, _ := NewColourer(c)
 		name := c.Method + c.Transfer
@@ -193,6 +199,50 @@ func BenchmarkColourRow(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				k.colourRow(out, row)
+			}
+		})
+	}
+}
+
+// TestOrbitChannelBrightness: the angle colouring darkens the cells with T in [1/2, 1) by half
+// the strength and dips to 1 - strength on their edges (T = 0, 1/2); the stripe colouring
+// goes from 1 - strength (STRIPE 0) to 1 (STRIPE 1) mid-band and to the mean's brightness at
+// the bands' edges (the count's fraction 0), where STRIPE jumps.
+func TestOrbitChannelBrightness(t *testing.T) {
+	c := Coloring{Method: MethodAngle, Strength: 0.6}
+	for _, tc := range []struct{ t, want float64 }{{0.25, 1}, {0.75, 0.7}, {0, 0.4}, {0.5, 0.7 * 0.4}, {0.015, 1 - 0.6*0.5}, {0.06, 1}} {
+		if got := c.Brightness(Sample{Nu: 10, T: float32(tc.t)}); math.Abs(got-tc.want) > 1e-6 {
+			t.Errorf("angle T %v: brightness %v, want %v", tc.t, got, tc.want)
+		}
+	}
+	c.Method = MethodStripe
+	for _, tc := range []struct{ nu, stripe, want float64 }{{10.5, 0, 0.4}, {10.5, 1, 1}, {10, 0, 0.7}, {10, 1, 0.7}, {10.5, 0.5, 0.7}} {
+		if got := c.Brightness(Sample{Nu: tc.nu, Stripe: float32(tc.stripe)}); math.Abs(got-tc.want) > 1e-6 {
+			t.Errorf("stripe nu %v STRIPE %v: brightness %v, want %v", tc.nu, tc.stripe, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkPaint1280x720 colours a 1280x720 picture's samples (one a pixel) in the angle,
+// stripe and smooth colourings, as the window recolours the data it keeps: the time a
+// picture (ms/op) against the window's 0.1 s.
+func BenchmarkPaint1280x720(b *testing.B) {
+	d := NewData(image.Rect(0, 0, 1280, 720))
+	for i := range d.Pix {
+		a := float64(i) * 0.37
+		s := NewSample(1, 1e4+float64(i%5000)*0.731, 1.5, math.Cos(a), math.Sin(a))
+		s.T, s.Stripe = float32(math.Mod(float64(i)*0.0137, 1)), float32(math.Mod(float64(i)*0.291, 1))
+		d.Pix[i] = s
+	}
+	dst := image.NewRGBA(d.Rect)
+	for _, m := range []string{MethodSmooth, MethodAngle, MethodStripe} {
+		k, err := NewColourer(Coloring{Palette: "fire", Density: 0.5, Method: m})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(m, func(b *testing.B) {
+			for b.Loop() {
+				k.Paint(dst, d)
 			}
 		})
 	}

@@ -320,8 +320,8 @@ func humanBytes(n int64) string {
 func HumanBytes(n int64) string { return humanBytes(n) }
 
 // estimate is the most space the export's files may need: EstimateSize for the PNG, and for
-// the raw file 16 bytes a sample (its chunks are stored uncompressed when deflate does not
-// make them smaller).
+// the raw file 16 bytes a sample, 24 with the orbit channels T and STRIPE (its chunks are
+// stored uncompressed when deflate does not make them smaller).
 func (e *exporter) estimate() int64 {
 	n := int64(0)
 	if e.png {
@@ -329,6 +329,9 @@ func (e *exporter) estimate() int64 {
 	}
 	if e.rawPart != "" {
 		n += EstimateRawSize(e.plan.W, e.plan.H, e.plan.N)
+		if e.opt.Location.OrbitPath() {
+			n += int64(e.plan.W) * int64(e.plan.N) * int64(e.plan.H) * int64(e.plan.N) * 8
+		}
 	}
 	return n
 }

@@ -52,7 +52,13 @@ const (
 	// (mandelbrot, 2), so that a Mandelbrot export is byte for byte what it was before formulas.
 	KeyFormula = "mandelscope.formula"
 	KeyPower   = "mandelscope.power"
-	KeyVersion = "mandelscope.version"
+	// KeyBailout, KeyStripeDensity and KeyStripeLast hold the orbit parameters
+	// (fractal.Location.Bailout, StripeDensity, StripeLast), each only where it is not the
+	// default (2, 5, 16), so that an export at the defaults is byte for byte what it was.
+	KeyBailout       = "mandelscope.bailout"
+	KeyStripeDensity = "mandelscope.stripe.density"
+	KeyStripeLast    = "mandelscope.stripe.last"
+	KeyVersion       = "mandelscope.version"
 	// KeyDensityChosen, with the value "auto", says that the density the export drew (the
 	// number in KeyDensity) was chosen automatically from the view, so that opening the
 	// file makes the density automatic again. It is written after the image data
@@ -117,6 +123,15 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 	if d := loc.Formula.Power(); d != 2 {
 		out = append(out, Text{KeyPower, strconv.Itoa(d)})
 	}
+	if loc.Bailout != 0 {
+		out = append(out, Text{KeyBailout, f(loc.Bailout)})
+	}
+	if loc.StripeDensity != 0 {
+		out = append(out, Text{KeyStripeDensity, strconv.Itoa(loc.StripeDensity)})
+	}
+	if loc.StripeLast != 0 {
+		out = append(out, Text{KeyStripeLast, strconv.Itoa(loc.StripeLast)})
+	}
 	out = append(out, []Text{
 		{KeyIterations, strconv.Itoa(loc.Iterations)},
 		{KeyPalette, loc.Color.Palette},
@@ -179,6 +194,7 @@ var metadataKeys = map[string]bool{
 	KeyOffset: true, KeySupersample: true, KeyVersion: true, "Software": true, "Description": true,
 	KeyColouring: true, KeyTransfer: true, KeyWidth: true, KeyLight: true, KeyStrength: true,
 	KeyGradient: true, KeyShader: true, KeyDensityChosen: true, KeyJulia: true, KeyFormula: true, KeyPower: true,
+	KeyBailout: true, KeyStripeDensity: true, KeyStripeLast: true,
 }
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
@@ -428,6 +444,20 @@ func (md *Metadata) parse() error {
 		}
 		if err != nil {
 			r.errs = append(r.errs, fmt.Errorf("%s: %v", KeyPower, err))
+		}
+	}
+	for _, o := range []struct {
+		key   string
+		parse func(string) error
+	}{
+		{KeyBailout, func(v string) (err error) { loc.Bailout, err = fractal.ParseBailout(v); return err }},
+		{KeyStripeDensity, func(v string) (err error) { loc.StripeDensity, err = fractal.ParseStripeDensity(v); return err }},
+		{KeyStripeLast, func(v string) (err error) { loc.StripeLast, err = fractal.ParseStripeLast(v); return err }},
+	} {
+		if v, ok := md.Text[o.key]; ok { // absent: the default
+			if err := o.parse(v); err != nil {
+				r.errs = append(r.errs, fmt.Errorf("%s: %v", o.key, err))
+			}
 		}
 	}
 	// A number (every export records the density it drew), or auto (a location whose

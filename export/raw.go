@@ -22,24 +22,40 @@ import (
 // 0xFFFFFFFF (RawInside) for a point inside the set; NF (FLOAT) is the fraction nu - N (0
 // inside), so that the smooth escape count is N + NF; DEX and DEY (FLOAT) are the distance
 // estimate in pixels times the unit normal, as colour.Sample holds them (NaN in DEY: an
-// estimate without a normal, in DEX).
+// estimate without a normal, in DEX). A view that computes the orbit channels
+// (fractal.Location.OrbitPath: a bailout other than 2, or the angle or stripe colouring) adds
+// T (FLOAT, arg(z_N) / 2pi in [0, 1): Kalles Fraktaler's T) and STRIPE (FLOAT, the stripe
+// average in [0, 1]); both are 0 inside.
 const (
-	ChanN   = "N"
-	ChanNF  = "NF"
-	ChanDEX = "DEX"
-	ChanDEY = "DEY"
+	ChanN      = "N"
+	ChanNF     = "NF"
+	ChanDEX    = "DEX"
+	ChanDEY    = "DEY"
+	ChanT      = "T"
+	ChanStripe = "STRIPE"
 	// RawInside is N for a point inside the set.
 	RawInside = math.MaxUint32
 )
 
-// rawChannels are the channels in the order the exporter hands them to the exr.Writer.
+// rawChannels are the channels in the order the exporter hands them to the exr.Writer: the
+// first four always, T and STRIPE for a view with the orbit channels (rawChannelsOf).
 var rawChannels = []exr.Channel{{Name: ChanN, Type: exr.Uint}, {Name: ChanNF, Type: exr.Float},
-	{Name: ChanDEX, Type: exr.Float}, {Name: ChanDEY, Type: exr.Float}}
+	{Name: ChanDEX, Type: exr.Float}, {Name: ChanDEY, Type: exr.Float},
+	{Name: ChanT, Type: exr.Float}, {Name: ChanStripe, Type: exr.Float}}
 
-// RawChannels are the raw file's channels, in the order RawSplit and a sample's DEX and DEY
-// fill them (N, NF, DEX, DEY), for another writer of the same channels (a video's keyframes
-// as OpenEXR files).
-func RawChannels() []exr.Channel { return slices.Clone(rawChannels) }
+// rawChannelsOf is the raw file's channels for loc: T and STRIPE only where its frames compute
+// them, so that every other raw file is what it was.
+func rawChannelsOf(loc fractal.Location) []exr.Channel {
+	if loc.OrbitPath() {
+		return rawChannels
+	}
+	return rawChannels[:4]
+}
+
+// RawChannels are the raw file's first four channels, in the order RawSplit and a sample's
+// DEX and DEY fill them (N, NF, DEX, DEY), for another writer of the same channels (a video's
+// keyframes as OpenEXR files).
+func RawChannels() []exr.Channel { return slices.Clone(rawChannels[:4]) }
 
 // RawSplit is a sample's smooth escape count nu as the raw file's N and NF (see ChanN).
 func RawSplit(nu float64) (n uint32, nf float32) { return rawSplit(nu) }
@@ -89,7 +105,7 @@ func rawHeader(loc fractal.Location, w, h, n int, version string) (exr.Header, e
 		}
 	}
 	return exr.Header{
-		Width: w * n, Height: h * n, Channels: rawChannels,
+		Width: w * n, Height: h * n, Channels: rawChannelsOf(loc),
 		Strings: map[string]string{
 			RawKeyLocation: text, RawKeyVersion: version,
 			RawKeyComments: "Mandelscope " + version + ": " + desc,
@@ -165,7 +181,8 @@ type rawSink struct {
 	tableStart, tableEnd int64 // the offset table's bytes in the file
 	n                    []uint32
 	nf, dex, dey         []float32
-	pending              int // lines held, at the start of the columns
+	t, stripe            []float32 // nil where the file has no T and STRIPE
+	pending              int       // lines held, at the start of the columns
 }
 
 // newRawSink sets up the columns of a sink for strips of at most stripLines lines.
@@ -175,8 +192,12 @@ func newRawSink(f *rawFile, w *exr.Writer, h exr.Header, stripLines int) (*rawSi
 		return nil, err
 	}
 	n := (stripLines + exr.LinesPerChunk) * h.Width
-	return &rawSink{f: f, w: w, width: h.Width, height: h.Height, tableStart: ts, tableEnd: te,
-		n: make([]uint32, n), nf: make([]float32, n), dex: make([]float32, n), dey: make([]float32, n)}, nil
+	s := &rawSink{f: f, w: w, width: h.Width, height: h.Height, tableStart: ts, tableEnd: te,
+		n: make([]uint32, n), nf: make([]float32, n), dex: make([]float32, n), dey: make([]float32, n)}
+	if len(h.Channels) == len(rawChannels) {
+		s.t, s.stripe = make([]float32, n), make([]float32, n)
+	}
+	return s, nil
 }
 
 // add appends d's rows (each the sink's width) to the lines held.
@@ -188,6 +209,12 @@ func (s *rawSink) add(d *colour.Data) {
 		for x, smp := range d.Row(y) {
 			n[x], nf[x] = rawSplit(smp.Nu)
 			dex[x], dey[x] = smp.DEX, smp.DEY
+		}
+		if s.t != nil {
+			t, st := s.t[o:o+s.width], s.stripe[o:o+s.width]
+			for x, smp := range d.Row(y) {
+				t[x], st[x] = smp.T, smp.Stripe
+			}
 		}
 		s.pending++
 	}
@@ -203,7 +230,11 @@ func (s *rawSink) flush(final bool) error {
 		return nil
 	}
 	m := k * s.width
-	if err := s.w.WriteLines(s.n[:m], s.nf[:m], s.dex[:m], s.dey[:m]); err != nil {
+	cols := []any{s.n[:m], s.nf[:m], s.dex[:m], s.dey[:m]}
+	if s.t != nil {
+		cols = append(cols, s.t[:m], s.stripe[:m])
+	}
+	if err := s.w.WriteLines(cols...); err != nil {
 		if s.f.err != nil {
 			return fmt.Errorf("%s: %w", s.f.Name(), s.f.err)
 		}
@@ -214,6 +245,10 @@ func (s *rawSink) flush(final bool) error {
 	copy(s.nf, s.nf[m:m+rest])
 	copy(s.dex, s.dex[m:m+rest])
 	copy(s.dey, s.dey[m:m+rest])
+	if s.t != nil {
+		copy(s.t, s.t[m:m+rest])
+		copy(s.stripe, s.stripe[m:m+rest])
+	}
 	s.pending -= k
 	return nil
 }

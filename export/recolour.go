@@ -41,6 +41,8 @@ type RawFile struct {
 	c    io.Closer
 	rd   *exr.Reader
 	id   string
+	// Channels says that the file holds the orbit channels T and STRIPE.
+	Channels bool
 }
 
 // OpenRaw opens a raw file written by Export (Options.Raw) and validates its header as
@@ -154,7 +156,7 @@ func readRaw(r io.ReaderAt, size int64) (*RawFile, error) {
 			md.Text[k] = v
 		}
 	}
-	return &RawFile{Metadata: md, f: r, rd: rd, id: rawID(h, size)}, nil
+	return &RawFile{Metadata: md, f: r, rd: rd, id: rawID(h, size), Channels: len(h.Channels) == 6}, nil
 }
 
 // checkRawLayout checks a raw file's channels (ChanN UINT, ChanNF, ChanDEX and ChanDEY FLOAT,
@@ -162,12 +164,13 @@ func readRaw(r io.ReaderAt, size int64) (*RawFile, error) {
 func checkRawLayout(h exr.Header) error {
 	want := []exr.Channel{{Name: ChanDEX, Type: exr.Float}, {Name: ChanDEY, Type: exr.Float},
 		{Name: ChanN, Type: exr.Uint}, {Name: ChanNF, Type: exr.Float}}
-	if !slices.Equal(h.Channels, want) {
+	withT := append(slices.Clone(want), exr.Channel{Name: ChanStripe, Type: exr.Float}, exr.Channel{Name: ChanT, Type: exr.Float})
+	if !slices.Equal(h.Channels, want) && !slices.Equal(h.Channels, withT) {
 		var got []string
 		for _, c := range h.Channels {
 			got = append(got, text.Clip(c.Name, 31)+" "+c.Type.String())
 		}
-		return fmt.Errorf("channels %s, want DEX FLOAT, DEY FLOAT, N UINT, NF FLOAT", text.Clip(fmt.Sprint(got), 120))
+		return fmt.Errorf("channels %s, want DEX FLOAT, DEY FLOAT, N UINT, NF FLOAT (and STRIPE FLOAT, T FLOAT)", text.Clip(fmt.Sprint(got), 120))
 	}
 	// Every attribute of ours must be one this version reads (a misspelt or newer one would
 	// be ignored: another view than the file's).
@@ -300,9 +303,14 @@ func (r *RawFile) readPiece(d *colour.Data, y0, y1 int) error {
 		}
 		return x
 	}
-	// Channels in name order: DEX, DEY, N, NF (checked by readRaw).
+	// Channels in name order: DEX, DEY, N, NF, then STRIPE, T where the file has them
+	// (checked by readRaw).
 	dex, dey := cols[0].([]float32), cols[1].([]float32)
 	n, nf := cols[2].([]uint32), cols[3].([]float32)
+	var stripe, tt []float32
+	if r.Channels {
+		stripe, tt = cols[4].([]float32), cols[5].([]float32)
+	}
 	w := d.Rect.Dx()
 	_, h := r.Samples()
 	for y := y0; y < y1; y++ {
@@ -311,7 +319,11 @@ func (r *RawFile) readPiece(d *colour.Data, y0, y1 int) error {
 		for x := range row {
 			i := o + x
 			if n[i] != RawInside {
-				if why := r.impossible(n[i], nf[i], dex[i], dey[i]); why != "" {
+				why := r.impossible(n[i], nf[i], dex[i], dey[i])
+				if why == "" && r.Channels {
+					why = impossibleChannels(tt[i], stripe[i])
+				}
+				if why != "" {
 					where := fmt.Sprintf("sample (%d, %d)", x, y)
 					if r.Supersample > 1 {
 						where += fmt.Sprintf(" of pixel (%d, %d)", x/r.Supersample, y/r.Supersample)
@@ -320,8 +332,11 @@ func (r *RawFile) readPiece(d *colour.Data, y0, y1 int) error {
 				}
 			}
 			row[x] = colour.Sample{Nu: rawJoin(n[i], nf[i]), DEX: dex[i], DEY: dey[i]}
+			if r.Channels {
+				row[x].T, row[x].Stripe = tt[i], stripe[i]
+			}
 			if n[i] == RawInside {
-				row[x].DEX, row[x].DEY = 0, 0
+				row[x].DEX, row[x].DEY, row[x].T, row[x].Stripe = 0, 0, 0, 0
 			}
 		}
 	}
@@ -348,6 +363,19 @@ func (r *RawFile) impossible(n uint32, nf, dex, dey float32) string {
 		return fmt.Sprintf("%s is %s, not a number", ChanDEY, f(dey))
 	case dey != dey && dex < 0:
 		return fmt.Sprintf("%s is %s without a normal (%s NaN): a distance is never negative", ChanDEX, f(dex), ChanDEY)
+	}
+	return ""
+}
+
+// impossibleChannels says why an escaped sample's T and STRIPE cannot be an export's: T
+// outside [0, 1) or STRIPE outside [0, 1] (NaN included); "" when they can be.
+func impossibleChannels(t, stripe float32) string {
+	f := func(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 32) }
+	switch {
+	case !(t >= 0 && t < 1):
+		return fmt.Sprintf("%s is %s, outside 0 to 1", ChanT, f(t))
+	case !(stripe >= 0 && stripe <= 1):
+		return fmt.Sprintf("%s is %s, outside 0 to 1", ChanStripe, f(stripe))
 	}
 	return ""
 }

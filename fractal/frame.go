@@ -137,6 +137,9 @@ type Frame struct {
 	// up (and to let the perturbation shader draw such a frame). Exports, videos and probes
 	// leave it false.
 	Unchecked bool
+
+	// Channels asks for the T and STRIPE channels (orbit.go) whatever the colouring.
+	Channels bool
 }
 
 // NeedsDerivative reports whether the frame's pixels carry the derivative: asked for
@@ -334,6 +337,7 @@ func (f Frame) PointBig(x, y int, prec uint) (re, im *big.Float) {
 // reference gets one from DefaultReferences (computed without a deadline if none is in reach).
 // Where the reference is a minibrot's nucleus far from the view, a long count is rechecked
 // (Recheck): seconds to a minute of math/big for the few pixels whose float64 orbit drifted.
+// A frame on the orbit path (OrbitPath) takes the loops of orbit.go, with its escape radius.
 func (f Frame) Escape(x, y int) (n int, nu float64) {
 	if f.Loc.Formula.IsMandelbrot() && f.Precision().Perturbs() && f.Ref == nil {
 		if g, err := f.WithReference(context.Background(), DefaultReferences, nil); err == nil {
@@ -350,6 +354,10 @@ func (f Frame) Escape(x, y int) (n int, nu float64) {
 func (f Frame) EscapeEstimate(x, y int) (n int, nu float64) {
 	if !f.Loc.Formula.IsMandelbrot() {
 		return f.formulaEscape(x, y)
+	}
+	if f.OrbitPath() {
+		r := f.channelPixel(x, y)
+		return r.N, r.Nu
 	}
 	p := f.Precision()
 	if p.Perturbs() && f.Ref == nil {

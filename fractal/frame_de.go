@@ -7,7 +7,13 @@ import "context"
 // and normal from EscapeDE32, EscapeDE64 or PerturbEscapeDE in the frame's precision, exactly
 // as the CPU renderer computes them; otherwise (and for a formula other than the Mandelbrot
 // set's, which has no derivative yet) Escape's n and nu.
+//
+// A frame on the orbit path (OrbitPath: another escape radius, or the channels asked for)
+// takes the loops of orbit.go (PixelChannels gives their T and STRIPE too).
 func (f Frame) Pixel(x, y int) Result {
+	if f.OrbitPath() {
+		return f.channelPixel(x, y).Result
+	}
 	if !f.NeedsDerivative() || !f.Loc.Formula.IsMandelbrot() {
 		// A formula other than the Mandelbrot set's has no derivative yet (Unsupported
 		// refuses a colouring that reads it): its samples carry none.

@@ -38,11 +38,14 @@ func (l Location) checkFormulaZoom() error {
 	return nil
 }
 
-// checkFormulaColouring reports a colouring that reads the derivative, which formulas other
-// than the Mandelbrot set's do not compute yet.
+// checkFormulaColouring reports a colouring that reads the derivative or the orbit channels,
+// which formulas other than the Mandelbrot set's do not compute yet.
 func (l Location) checkFormulaColouring() error {
 	if !l.Formula.IsMandelbrot() && l.Color.NeedsDerivative() {
 		return fmt.Errorf("the %s colouring is not yet available for formula %s (it needs the derivative): use smooth", l.Color.Method, l.Formula)
+	}
+	if !l.Formula.IsMandelbrot() && l.Color.NeedsChannels() {
+		return fmt.Errorf("the %s colouring is not yet available for formula %s (it needs the orbit channels): use smooth", l.Color.Method, l.Formula)
 	}
 	return nil
 }

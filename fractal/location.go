@@ -42,6 +42,11 @@ type Location struct {
 	// Formula is the map iterated, z <- f(z)^D + c (formula.go); the zero value is the
 	// Mandelbrot set's, z^2 + c.
 	Formula Formula
+	// Bailout is the escape radius R, MinBailout to MaxBailout; 0 is the default, 2
+	// (BailoutRadius). StripeDensity and StripeLast are the STRIPE channel's S and K (0: the
+	// defaults, 5 and 16; StripeS, StripeK). See orbit.go.
+	Bailout                   float64
+	StripeDensity, StripeLast int
 }
 
 // JuliaParam is the parameter c of a Julia set, exact decimal text; the zero value (On false)
@@ -240,6 +245,9 @@ func (l Location) Validate() error {
 	if err := l.checkFormulaZoom(); err != nil {
 		return err
 	}
+	if err := l.validateOrbit(); err != nil {
+		return err
+	}
 	if l.Iterations < 1 || l.Iterations > MaxIterations {
 		return fmt.Errorf("iterations %d is out of range (1 to %d)", l.Iterations, MaxIterations)
 	}
@@ -348,6 +356,7 @@ func trimZeros(s string) string {
 // sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...",
 // with julia=RE,IM after im= for a Julia set, then formula=NAME and power=D for a formula
 // other than the Mandelbrot set's (each only where it is not the default: mandelbrot, 2),
+// then bailout=R, stripe-density=S and stripe-last=K where they are not the defaults,
 // followed by colouring=, transfer=, width=, light= and strength= where they differ from
 // their defaults, gradient= (the stops, Gradient.Text) for a palette that is not built in,
 // and shader= (colour.ShaderText: base64) for a colouring shader. An automatic density
@@ -365,6 +374,7 @@ func (l Location) String() string {
 	if d := l.Formula.Power(); d != 2 {
 		julia += " power=" + strconv.Itoa(d)
 	}
+	julia += l.orbitText()
 	return fmt.Sprintf("re=%s im=%s%s zoom=%s iterations=%d palette=%s density=%s offset=%s",
 		l.Re, l.Im, julia, l.Zoom, l.Iterations, l.Color.Palette,
 		l.Color.DensityText(), strconv.FormatFloat(l.Color.Offset, 'g', -1, 64)) +
@@ -489,6 +499,8 @@ func (l *Location) set(k, v string) error {
 			return perr
 		}
 		l.Formula, err = l.Formula.WithPower(d)
+	case "bailout", "stripe-density", "stripe-last":
+		return l.setOrbit(strings.ToLower(k), v) // its own error names the key and the range
 	case "iterations", "iter", "it":
 		l.Iterations, err = strconv.Atoi(v)
 	case "palette":

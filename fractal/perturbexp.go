@@ -541,11 +541,16 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, st *expState, dc cx, maxIter in
 // ref.ends(); with de, perturbLoopDEExp's, the derivative (st.wr, st.wi) going to cx with the
 // delta. The vector loop's lanes take it (laneCheckExp).
 func (ref *Reference) checkFloatExp(st *expState, last, period, jEnd int, de bool) (zr, zi float64, escaped bool) {
+	return ref.checkFloatExpR(st, last, period, jEnd, de, 4)
+}
+
+// checkFloatExpR is checkFloatExp escaping where |z|^2 > bail2 (the orbit path's radius).
+func (ref *Reference) checkFloatExpR(st *expState, last, period, jEnd int, de bool, bail2 float64) (zr, zi float64, escaped bool) {
 	zm := ref.Z[st.m]
 	dr, di := st.dr, st.di
 	zr, zi = real(zm)+dr, imag(zm)+di
 	z2 := zr*zr + zi*zi
-	if z2 > 4 {
+	if z2 > bail2 {
 		return zr, zi, true
 	}
 	if st.m == last && period > 0 && !(z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di)) {

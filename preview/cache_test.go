@@ -284,7 +284,7 @@ func TestCacheAccountsEverything(t *testing.T) {
 			k := e.Value.(*kept)
 			n += int64(len(k.pic.Pix))
 			if k.full != nil {
-				n += 16*int64(w*h)*int64(1+len(k.samples)) + 4*int64(len(k.sum))
+				n += sampleSize*int64(w*h)*int64(1+len(k.samples)) + 4*int64(len(k.sum))
 				for _, f := range append([]*fractal.Frame{k.fullAt}, k.sampleAt...) {
 					refs[f.Ref] = true
 				}
@@ -295,7 +295,7 @@ func TestCacheAccountsEverything(t *testing.T) {
 		}
 		return n
 	}
-	dataBytes := int64(4*w*h + 16*w*h*5 + 16*w*h)
+	dataBytes := int64(4*w*h) + sampleSize*int64(w*h*5+w*h)
 	c := &viewCache{budget: 2*refBytes + 5*dataBytes}
 	c.setReserve(dataBytes)
 	for i := range 12 {

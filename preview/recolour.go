@@ -4,25 +4,29 @@ import (
 	"image"
 	"slices"
 	"time"
+	"unsafe"
 
 	"mandelscope/colour"
 	"mandelscope/fractal"
 )
 
 // Recolouring without rendering (issue 17): the worker keeps the data of the view's picture
-// at rest, the full-resolution frame's and every accumulated sample's (colour.Data, 16 bytes
-// a sample: 17 x 16 bytes a pixel with 4 x 4 samples, 250 MB at 1280x720), and a request
+// at rest, the full-resolution frame's and every accumulated sample's (colour.Data,
+// sampleSize bytes a sample: 17 x 24 bytes a pixel with 4 x 4 samples, 376 MB at 1280x720), and a request
 // that changes only the colouring of that view is answered by colouring the data anew, on a
 // goroutine of its own, while the accumulation goes on with the new colouring.
+
+// sampleSize is the bytes of one colour.Sample.
+const sampleSize = int64(unsafe.Sizeof(colour.Sample{}))
 
 // KeepBudget is the most memory the kept data may take: a view whose full frame and samples
 // would take more (above 1920x1080 with 4 x 4 samples) keeps none, and a change of its
 // colouring renders it again.
-const KeepBudget = 640 << 20
+const KeepBudget = 960 << 20
 
 // keepable reports whether the data of a w x h view with n x n samples fits KeepBudget.
 func keepable(w, h, n int) bool {
-	return int64(w)*int64(h)*16*int64(1+max(n*n, 0)) <= KeepBudget
+	return int64(w)*int64(h)*sampleSize*int64(1+max(n*n, 0)) <= KeepBudget
 }
 
 // keptBytes is the most memory the view at rest of a w x h view with n x n samples takes:
@@ -33,7 +37,7 @@ func keptBytes(w, h, n int, data bool) int64 {
 	if !data {
 		return 4 * px
 	}
-	return px * (4 + 16*int64(1+max(n*n, 0)) + 12)
+	return px * (4 + sampleSize*int64(1+max(n*n, 0)) + 12)
 }
 
 // kept is the view at rest: its picture and, when the renderer gives it and it fits
@@ -62,7 +66,7 @@ func (k *kept) Bytes() int {
 	for _, d := range k.samples {
 		n += len(d.Pix)
 	}
-	b := 16*n + 4*len(k.sum)
+	b := int(sampleSize)*n + 4*len(k.sum)
 	if k.pic != nil {
 		b += len(k.pic.Pix)
 	}
@@ -101,8 +105,16 @@ func frameOf(c computed) *fractal.Frame {
 	return &c.f
 }
 
-// viewKey is what identifies l's pixels' data: l without its colouring (Location.View).
-func viewKey(l fractal.Location) string { return l.View() }
+// viewKey is what identifies l's pixels' data: l without its colouring (Location.View), and
+// whether its data holds the orbit channels (Location.OrbitPath: a colouring that reads them
+// makes data that the others' does not answer, so a change to or from angle or stripe at
+// radius 2 computes again once; between them, or at another radius, it recolours).
+func viewKey(l fractal.Location) string {
+	if l.OrbitPath() {
+		return l.View() + " +channels"
+	}
+	return l.View()
+}
 
 // sameView reports whether a and b ask for the same data: the same size and view, the
 // colouring aside.

@@ -173,7 +173,7 @@ func TestWorkerRecoloursAtRest(t *testing.T) {
 	loc := boundaryLoc()
 	wk.Request(loc, w, h, false)
 	_, i := rs.wait("16 samples", 0, func(r Result) bool { return r.Samples == all })
-	if got, want := wk.KeptBytes(), 16*w*h*(1+all)+4*3*w*h; got != want {
+	if got, want := wk.KeptBytes(), int(sampleSize)*w*h*(1+all)+4*3*w*h; got != want {
 		t.Errorf("kept %d bytes, want %d", got, want)
 	}
 	before := r.calls()
@@ -356,5 +356,49 @@ func TestKeepBudget(t *testing.T) {
 	r := Request{Loc: boundaryLoc(), W: 2560, H: 1440}
 	if wk.keep(r, image.NewRGBA(image.Rect(0, 0, 1, 1)), computed{data: colour.NewData(image.Rect(0, 0, 1, 1))}, AccumulateN) || wk.KeptBytes() != 0 {
 		t.Errorf("a 2560x1440 view's data was kept")
+	}
+}
+
+// The angle and stripe colourings recolour the kept data as the others do, once it holds the
+// orbit channels: between them (and to smooth at a radius other than 2) nothing is computed
+// and the picture is a fresh render's; from data without the channels (smooth at radius 2)
+// the view is computed again.
+func TestWorkerRecoloursOrbitChannels(t *testing.T) {
+	const w, h = 40, 24
+	all := AccumulateN * AccumulateN
+	r := &countingRenderer{}
+	rs := newResults(t)
+	wk := NewWorker(New(r), time.Millisecond, rs.deliver)
+	wk.SetAccumulate(AccumulateN)
+	defer wk.Close()
+	loc := boundaryLoc()
+	wk.Request(loc, w, h, false)
+	_, i := rs.wait("16 samples", 0, func(r Result) bool { return r.Samples == all })
+	before := r.calls()
+	loc.Color = colour.Coloring{Palette: "fire", Density: 1, Method: colour.MethodAngle}
+	seq := wk.Request(loc, w, h, false)
+	res, i := rs.wait("the angle picture", i+1, func(r Result) bool { return r.Req.Seq == seq && r.Samples == all })
+	if res.Stats.Recoloured || r.calls() == before {
+		t.Fatal("data without the orbit channels was recoloured to the angle colouring")
+	}
+	before = r.calls()
+	for _, c := range []colour.Coloring{
+		{Palette: "ocean", Density: 0.5, Method: colour.MethodStripe, Strength: 0.5},
+		{Palette: "classic", Density: 2, Method: colour.MethodAngle, Strength: 0.3},
+	} {
+		l := loc
+		l.Color = c
+		seq := wk.Request(l, w, h, true)
+		res, j := rs.wait("the recoloured picture", i+1, func(r Result) bool { return r.Req.Seq == seq })
+		i = j
+		if !res.Stats.Recoloured || res.Image == nil {
+			t.Fatalf("%+v: recoloured %v, image %v", c, res.Stats.Recoloured, res.Image != nil)
+		}
+		if n := r.calls(); n != before {
+			t.Errorf("%+v: the recolour called the renderer %d times", c, n-before)
+		}
+		if want := freshMean(t, l, w, h, AccumulateN); !bytes.Equal(res.Image.Pix, want.Pix) {
+			t.Errorf("%+v: the recoloured picture differs from a fresh one", c)
+		}
 	}
 }

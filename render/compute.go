@@ -40,6 +40,13 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if err := f.Unsupported(); err != nil {
 		return err // as the CPU renderer refuses it
 	}
+	if f.OrbitPath() {
+		// Another escape radius or the orbit channels: the shaders have neither yet.
+		g.statsMu.Lock()
+		g.stats.CPUFrames++
+		g.statsMu.Unlock()
+		return g.cpu.Compute(ctx, f, rect, dst)
+	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
 		var gpu bool

@@ -426,9 +426,13 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // fp64)", "double (emulated float-float)", "perturbation (fp64)", "perturbation (extended
 // exponent, fp64)" (a PerturbationExp frame), or "perturbation (CPU: ...)" with the reason
 // when the CPU renderer draws a perturbation frame the GPU cannot (no fp64, or a reference
-// orbit too long for its texture limits); "double (limit reached)" only where a forced
+// orbit too long for its texture limits); "CPU (escape radius or orbit channels)" for a frame
+// on fractal's orbit path, which the shaders do not compute yet; "double (limit reached)" only where a forced
 // precision is used past float64's reach. Every formula is drawn in the same words.
 func (g *GL) Mode(f fractal.Frame) string {
+	if f.OrbitPath() {
+		return "CPU (escape radius or orbit channels)"
+	}
 	v := g.variant(f)
 	if v != shaders.F32 && v != shaders.Perturb && f.Precision().Perturbs() {
 		return "double (limit reached)"

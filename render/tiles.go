@@ -55,7 +55,12 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		return err
 	}
 	if f.Loc.Color.IsHistogram() || f.Loc.Color.HasShader() {
+		// Compute hands an orbit-path frame to the CPU renderer too.
 		return g.computeAndColour(ctx, f, rect, dst)
+	}
+	if f.OrbitPath() {
+		// Another escape radius or the orbit channels: the shaders have neither yet.
+		return g.renderOnCPU(ctx, f, rect, dst)
 	}
 	v := g.variant(f)
 	if v == shaders.Perturb {

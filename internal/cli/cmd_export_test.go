@@ -212,7 +212,8 @@ func TestExportInterruptResume(t *testing.T) {
 // supersampling, in the default colouring and others; GPU exports with 61-pixel and 4096-pixel
 // tiles are byte for byte the same. Skipped without GL unless MANDELSCOPE_REQUIRE_GL=1.
 func TestExportGPUMatchesCPU(t *testing.T) {
-	for _, col := range [][]string{nil, {"--colouring=distance", "--transfer=sqrt"}, {"--colouring=slopes"}} {
+	for _, col := range [][]string{nil, {"--colouring=distance", "--transfer=sqrt"}, {"--colouring=slopes"},
+		{"--colouring=angle", "--bailout=1000"}, {"--colouring=stripe", "--bailout=65536"}} {
 		t.Run(strings.Join(append([]string{"default"}, col...), ""), func(t *testing.T) {
 			dir := t.TempDir()
 			g, c := filepath.Join(dir, "g.png"), filepath.Join(dir, "c.png")

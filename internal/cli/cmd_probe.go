@@ -16,13 +16,16 @@ import (
 // contract, -1 when it does not escape, computed as the image would (float32, float64, or
 // perturbation with BLA past float64's reach); --exact computes it in math/big instead. A
 // pixel may lie outside the image ("-1,5" is just left of it), where the image's pixel grid
-// continues; such a coordinate after the flags is a pixel, not a flag (see ParseFlags).
+// continues; such a coordinate after the flags is a pixel, not a flag (see ParseFlags). With
+// --channels each line is "X Y N T STRIPE", the orbit channels (fractal's orbit.go) with 6
+// decimals, by the picture's loops or, with --exact, in math/big.
 func runProbe(args []string, stdout, stderr io.Writer) error {
 	fs := NewFlagSet("probe", stderr)
 	lf := AddLocationFlags(fs)
 	refuse(fs, "probe prints escape counts, which no colouring changes", colourFlags...)
 	size := fs.String("size", "1280x720", "image size WxH the pixel coordinates refer to")
 	exact := fs.Bool("exact", false, "compute with math/big instead (the exact reference, slow)")
+	channels := fs.Bool("channels", false, "print \"X Y N T STRIPE\": the orbit channels T = arg(z_N)/2pi and STRIPE too (6 decimals;\n0 for a pixel that does not escape)")
 	pts, err := ParseFlags(fs, args)
 	if err != nil {
 		return err
@@ -43,7 +46,11 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 	if len(pts) == 0 {
 		return UsageErr("no pixels given: pass X,Y pairs after the flags")
 	}
+	if *channels && !loc.Formula.IsMandelbrot() {
+		return UsageErr("--channels: the orbit channels are not yet available for formula %s", loc.Formula)
+	}
 	f := fractal.NewFrame(loc, w, h)
+	f.Channels = *channels
 	type xy struct{ x, y int }
 	var list []xy
 	for _, p := range pts {
@@ -73,7 +80,16 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, p := range list {
 		var n int
-		if *exact {
+		var t, stripe float64
+		if *exact && (f.OrbitPath() || *channels) {
+			// The orbit path's exact reference: the radius, T and STRIPE in math/big.
+			re, im := f.PointBig(p.x, p.y, prec)
+			if loc.IsJulia() {
+				n, t, stripe = fractal.ChannelsBig(loc, re, im, loc.Julia.Re.Big(prec), loc.Julia.Im.Big(prec), prec)
+			} else {
+				n, t, stripe = fractal.ChannelsBig(loc, re, im, re, im, prec)
+			}
+		} else if *exact {
 			re, im := f.PointBig(p.x, p.y, prec)
 			if loc.IsJulia() {
 				// The pixel's point is the orbit's first point z1; c is the parameter.
@@ -81,10 +97,17 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 			} else {
 				n = fractal.EscapeFormulaBig(loc.Formula, re, im, re, im, loc.Iterations, prec)
 			}
+		} else if *channels {
+			r := f.PixelChannels(p.x, p.y)
+			n, t, stripe = r.N, r.T, r.Stripe
 		} else {
 			n, _ = f.Escape(p.x, p.y)
 		}
-		if _, err := fmt.Fprintf(stdout, "%d %d %d\n", p.x, p.y, n); err != nil {
+		line := fmt.Sprintf("%d %d %d", p.x, p.y, n)
+		if *channels {
+			line += fmt.Sprintf(" %.6f %.6f", t, stripe)
+		}
+		if _, err := fmt.Fprintln(stdout, line); err != nil {
 			return err
 		}
 	}

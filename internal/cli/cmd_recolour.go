@@ -80,6 +80,9 @@ func parseRecolour(args []string, stderr io.Writer) (exportJob, error) {
 	if job.loc, err = lf.Apply(job.src.Location, false); err != nil {
 		return job, err
 	}
+	if job.loc.Color.NeedsChannels() && !job.src.Channels {
+		return job, UsageErr("--colouring: the %s colouring reads the orbit channels T and STRIPE, which %s does not hold (export the view again with --colouring=%s and --raw)", job.loc.Color.Method, in, job.loc.Color.Method)
+	}
 	job.densityChosen = !flagWasSet(fs, "density") && job.src.Text[export.KeyDensityChosen] == "auto"
 	if err := export.Precheck(job.out, job.resume, job.force); err != nil {
 		return job, ExitError{2, withAdvice(err, job)}

@@ -89,7 +89,7 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 }
 
 // LocationFlags are the flags that say where to look: --formula, --power, --julia, --center,
-// --zoom, --iterations, --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer,
+// --zoom, --iterations, --bailout, --stripe-density, --stripe-last, --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer,
 // --line-width, --light, --light-strength, --colour-shader. Each is kept as text and checked by Apply.
 type LocationFlags struct {
 	fs                                              *flag.FlagSet
@@ -97,6 +97,7 @@ type LocationFlags struct {
 	gradient, julia, formula, power                 string
 	method, transfer, width, light, strength        string
 	shader                                          string
+	bailout, stripeDensity, stripeLast              string
 }
 
 // AddLocationFlags defines the location flags on fs.
@@ -108,6 +109,9 @@ func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	fs.StringVar(&lf.center, "center", "", "centre as RE,IM: decimal text of any length (default -0.5,0)")
 	fs.StringVar(&lf.zoom, "zoom", "", "zoom: the image's shorter side spans 4/zoom (default 1)")
 	fs.StringVar(&lf.iterations, "iterations", "", "maximum iterations (default: automatic for the zoom)")
+	fs.StringVar(&lf.bailout, "bailout", "", "escape radius R, 2 to 1e10: a pixel escapes at the first |z| > R (a larger R gives smoother\nangle and stripe colourings) (default 2)")
+	fs.StringVar(&lf.stripeDensity, "stripe-density", "", fmt.Sprintf("the STRIPE channel's density S, a whole number 1 to %d (default %d)", fractal.MaxStripeDensity, fractal.DefaultStripeDensity))
+	fs.StringVar(&lf.stripeLast, "stripe-last", "", fmt.Sprintf("how many last iterates the STRIPE channel averages, 1 to %d (default %d)", fractal.MaxStripeLast, fractal.DefaultStripeLast))
 	fs.StringVar(&lf.palette, "palette", "", "palette: "+strings.Join(colour.PaletteNames(), ", ")+", or the name of one of your gradients\n(mandelscope gradients list) (default classic)")
 	fs.StringVar(&lf.gradient, "gradient", "", "a gradient file to colour with (one stop a line, [POSITION] #RRGGBB; or a Kalles Fraktaler .kfr/.kfp,\na Fractint .map, an Ultra Fractal .ugr of one gradient), stored by value with the view")
 	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations, or auto: chosen from the view's escape counts\n(1 for views whose counts span a few hundred iterations, less at depth) (default auto)")
@@ -139,7 +143,7 @@ func AddWindowFlags(fs *flag.FlagSet) WindowFlags {
 
 // viewFlags are the location flags that place the view; colourFlags the rest, the colouring.
 var (
-	viewFlags   = []string{"formula", "power", "julia", "center", "zoom", "iterations"}
+	viewFlags   = []string{"formula", "power", "julia", "center", "zoom", "iterations", "bailout", "stripe-density", "stripe-last"}
 	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "line-width", "light", "light-strength", "colour-shader"}
 )
 
@@ -185,6 +189,9 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 			return l, UsageErr("--iterations: %v", err)
 		}
 		l.Iterations = n
+	}
+	if err := lf.applyOrbit(&l); err != nil {
+		return l, err
 	}
 	if flagWasSet(lf.fs, "palette") && flagWasSet(lf.fs, "gradient") {
 		return l, UsageErr("--palette and --gradient: give one of them")
@@ -246,6 +253,28 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 		return l, UsageErr("%v", err)
 	}
 	return l, nil
+}
+
+// applyOrbit applies --bailout, --stripe-density and --stripe-last, each error naming its
+// flag.
+func (lf *LocationFlags) applyOrbit(l *fractal.Location) error {
+	var err error
+	if flagWasSet(lf.fs, "bailout") {
+		if l.Bailout, err = fractal.ParseBailout(lf.bailout); err != nil {
+			return UsageErr("--bailout: %v", err)
+		}
+	}
+	if flagWasSet(lf.fs, "stripe-density") {
+		if l.StripeDensity, err = fractal.ParseStripeDensity(lf.stripeDensity); err != nil {
+			return UsageErr("--stripe-density: %v", err)
+		}
+	}
+	if flagWasSet(lf.fs, "stripe-last") {
+		if l.StripeLast, err = fractal.ParseStripeLast(lf.stripeLast); err != nil {
+			return UsageErr("--stripe-last: %v", err)
+		}
+	}
+	return nil
 }
 
 // applySet applies the flags that choose the set, --formula, --power and --julia (see

@@ -123,7 +123,7 @@ func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectang
 	// frames come in bands of four rows), and so do a PerturbationExp frame's; the others row
 	// by row.
 	band := 1
-	if (f.Precision() == fractal.Perturbation || expBatch(f)) && f.Ref != nil && f.Loc.Formula.IsMandelbrot() {
+	if (f.Precision() == fractal.Perturbation || expBatch(f)) && f.Ref != nil && f.Loc.Formula.IsMandelbrot() && !f.OrbitPath() {
 		band = max(1, min(blockSize, rect.Dy()/r.workers()))
 	}
 	var next atomic.Int64
@@ -196,6 +196,17 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 				r = f.Pixel(x, y)
 			}
 			out[x-x0] = r.Sample()
+		}
+		return
+	}
+	if f.OrbitPath() {
+		// Another escape radius or the orbit channels: the scalar loops of fractal's
+		// orbit.go, pixel by pixel, never the vector loops (see fractal.Frame.OrbitPath).
+		for x := x0; x < x1; x++ {
+			if (it >= 1<<16 || perturb || perturbExp) && ctx.Err() != nil {
+				return
+			}
+			out[x-x0] = f.PixelChannels(x, y).Sample()
 		}
 		return
 	}
