@@ -348,7 +348,7 @@ func trimZeros(s string) string {
 // sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...",
 // with julia=RE,IM after im= for a Julia set, then formula=NAME and power=D for a formula
 // other than the Mandelbrot set's (each only where it is not the default: mandelbrot, 2),
-// followed by colouring=, transfer=, width=, light= and strength= where they differ from
+// followed by colouring=, transfer=, interior=, width=, light= and strength= where they differ from
 // their defaults, and gradient= (the stops, Gradient.Text) for a palette that is not built in.
 // An automatic density (colour.Coloring.AutoDensity) is written density=auto, without the
 // number it resolved to: the view chooses it again where it is read. ParseLocationText reads
@@ -514,6 +514,11 @@ func (l *Location) set(k, v string) error {
 		l.Color.Transfer = strings.ToLower(v)
 		if l.Color.Transfer == colour.TransferLinear {
 			l.Color.Transfer = ""
+		}
+	case "interior", "inside":
+		l.Color.Interior = strings.ToLower(v)
+		if l.Color.Interior == colour.InteriorBlack {
+			l.Color.Interior = ""
 		}
 	case "width":
 		l.Color.Width, err = strconv.ParseFloat(v, 64)

@@ -101,8 +101,15 @@ func frameOf(c computed) *fractal.Frame {
 	return &c.f
 }
 
-// viewKey is what identifies l's pixels' data: l without its colouring (Location.View).
-func viewKey(l fractal.Location) string { return l.View() }
+// viewKey is what identifies l's pixels' data: l without its colouring (Location.View), and
+// whether its inside samples carry their cycles (colour.Coloring.NeedsInterior): a colouring
+// of the inside needs data computed with them.
+func viewKey(l fractal.Location) string {
+	if l.Color.NeedsInterior() {
+		return l.View() + " +cycles"
+	}
+	return l.View()
+}
 
 // sameView reports whether a and b ask for the same data: the same size and view, the
 // colouring aside.

@@ -54,6 +54,9 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		// What no renderer draws for a formula yet, refused as the CPU renderer refuses it.
 		return err
 	}
+	if f.Loc.Color.NeedsInterior() {
+		return g.renderViaCompute(ctx, f, rect, dst)
+	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
 		var gpu bool
@@ -79,6 +82,22 @@ func (g *GL) renderOnCPU(ctx context.Context, f fractal.Frame, rect image.Rectan
 	g.stats.CPUFrames++
 	g.statsMu.Unlock()
 	return g.cpu.Render(ctx, f, rect, dst)
+}
+
+// renderViaCompute draws the pixels rect of frame f into dst by Compute and a colour pass
+// (colour.Colourer): for a colouring of the inside, whose cycles Compute adds on the CPU and
+// the colour shaders do not read.
+func (g *GL) renderViaCompute(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	k, err := colour.NewColourer(f.Loc.Color)
+	if err != nil {
+		return err
+	}
+	data := colour.NewData(image.Rectangle{Max: rect.Size()})
+	if err := g.Compute(ctx, f, rect, data); err != nil {
+		return err
+	}
+	k.Paint(dst.SubImage(image.Rectangle{Min: dst.Bounds().Min, Max: dst.Bounds().Min.Add(rect.Size())}).(*image.RGBA), data)
+	return nil
 }
 
 // drawTiles draws the pixels rect of frame f (variant v, exp for extended exponents) into dst,

@@ -88,13 +88,13 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 }
 
 // LocationFlags are the flags that say where to look: --formula, --power, --julia, --center,
-// --zoom, --iterations, --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer,
+// --zoom, --iterations, --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer, --interior,
 // --line-width, --light, --light-strength. Each is kept as text and checked by Apply.
 type LocationFlags struct {
-	fs                                              *flag.FlagSet
-	center, zoom, iterations, palette, density, off string
-	gradient, julia, formula, power                 string
-	method, transfer, width, light, strength        string
+	fs                                                 *flag.FlagSet
+	center, zoom, iterations, palette, density, off    string
+	gradient, julia, formula, power                    string
+	method, transfer, interior, width, light, strength string
 }
 
 // AddLocationFlags defines the location flags on fs.
@@ -111,6 +111,7 @@ func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations, or auto: chosen from the view's escape counts\n(1 for views whose counts span a few hundred iterations, less at depth) (default auto)")
 	fs.StringVar(&lf.off, "offset", "", "palette offset in cycles (default 0)")
 	fs.StringVar(&lf.method, "colouring", "", "colouring: smooth (the palette at the escape count), distance (boundary lines of --line-width\npixels at any zoom, from the distance estimate) or slopes (a relief from the derivative, lit from --light) (default smooth)")
+	fs.StringVar(&lf.interior, "interior", "", "how the inside of the set is coloured: black, period (each component by the period of its\nattracting cycle) or multiplier (by the size of that cycle's multiplier) (default black)")
 	fs.StringVar(&lf.transfer, "transfer", "", "transfer function of the escape count before the palette: linear, sqrt or log\n(sqrt and log keep deep views with huge iteration counts from turning to noise) (default linear)")
 	fs.StringVar(&lf.width, "line-width", "", fmt.Sprintf("distance colouring: line width in pixels, %g to %g (default %g)", colour.MinWidth, colour.MaxWidth, colour.DefaultWidth))
 	fs.StringVar(&lf.light, "light", "", fmt.Sprintf("slopes colouring: light direction in degrees anticlockwise from the upper left, -%d to %d (default 0)", colour.MaxLight, colour.MaxLight))
@@ -137,7 +138,7 @@ func AddWindowFlags(fs *flag.FlagSet) WindowFlags {
 // viewFlags are the location flags that place the view; colourFlags the rest, the colouring.
 var (
 	viewFlags   = []string{"formula", "power", "julia", "center", "zoom", "iterations"}
-	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "line-width", "light", "light-strength"}
+	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "interior", "line-width", "light", "light-strength"}
 )
 
 // AutoIterations reports whether the iterations are automatic: --zoom given without
@@ -228,6 +229,15 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 			return l, UsageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(colour.Transfers, ", "))
 		}
 		l.Color.Transfer = lf.transfer
+	}
+	if flagWasSet(lf.fs, "interior") {
+		if colour.InteriorIndex(lf.interior) < 0 {
+			return l, UsageErr("--interior: unknown interior colouring %q (%s)", text.Clip(lf.interior, 40), strings.Join(colour.Interiors, ", "))
+		}
+		l.Color.Interior = lf.interior
+		if l.Color.Interior == colour.InteriorBlack {
+			l.Color.Interior = ""
+		}
 	}
 	for _, p := range []struct {
 		name, text string
