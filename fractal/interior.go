@@ -34,11 +34,12 @@ const interiorWindow = 1 << 14
 // cycle longer than the search, a formula other than the Mandelbrot set's). A Perturbation
 // frame without a reference gets one as Escape does.
 func (f Frame) Interior(x, y int) (period int, mult float64) {
-	return f.interior(x, y, nil)
+	return f.interior(x, y, nil, &cycleScratch{})
 }
 
-// interior is Interior with a stop channel (closed: it returns period 0 soon).
-func (f Frame) interior(x, y int, stop <-chan struct{}) (period int, mult float64) {
+// interior is Interior with a stop channel (closed: it returns period 0 soon) and the period
+// search's buffers, reused from pixel to pixel.
+func (f Frame) interior(x, y int, stop <-chan struct{}, sc *cycleScratch) (period int, mult float64) {
 	if !f.Loc.Formula.IsMandelbrot() {
 		return 0, 0
 	}
@@ -71,7 +72,7 @@ func (f Frame) interior(x, y int, stop <-chan struct{}) (period int, mult float6
 	if o == nil {
 		return 0, 0
 	}
-	return cycleOf(o, first, window, stop)
+	return sc.cycleOf(o, first, window, stop)
 }
 
 // bulbInterior is the period and |lambda| of a point of the main cardioid (period 1,
@@ -97,10 +98,20 @@ func (f Frame) directOrbit(re, im float64) orbit {
 	if f.Loc.Julia.On {
 		z, c, n = c, complex(f.JRe, f.JIm), 1
 	}
+	// The orbit goes on to the iterations, or until it comes back exactly to a value saved
+	// at a power of two (Brent's method, as Escape64's periodicity test): it is on its cycle
+	// in float64 then, and the period search starts at once.
+	saved, next := z, 1
 	for ; n < f.Loc.Iterations; n++ {
 		z = z*z + c
 		if real(z)*real(z)+imag(z)*imag(z) > 4 {
 			return nil
+		}
+		if z == saved {
+			break
+		}
+		if n == next {
+			saved, next = z, 2*next
 		}
 	}
 	return func() (cx, float64, bool) {
@@ -181,6 +192,12 @@ func (ref *Reference) stepper(st expState, dc cx) orbit {
 	}
 }
 
+// cycleScratch holds the period search's record of an orbit, kept from pixel to pixel.
+type cycleScratch struct {
+	zs  []cx
+	l2s []float64
+}
+
 // cycleOf finds the period of the cycle the orbit o is settling on and its |lambda| (see the
 // comment at the top). It records the orbit's values in windows of doubling length w (up to
 // maxWindow): the least value in size among the first w, z_i, stands for the cycle's point
@@ -191,9 +208,9 @@ func (ref *Reference) stepper(st expState, dc cx) orbit {
 // cycle: the next window, twice as long, sees past the stretch, and the first is at least
 // minWindow (one more than the reference's period, where it has one). The multiplier is the
 // product of 2 z over the period from z_i.
-func cycleOf(o orbit, minWindow, maxWindow int, stop <-chan struct{}) (int, float64) {
-	var zs []cx
-	var l2s []float64
+func (sc *cycleScratch) cycleOf(o orbit, minWindow, maxWindow int, stop <-chan struct{}) (int, float64) {
+	zs, l2s := sc.zs[:0], sc.l2s[:0]
+	defer func() { sc.zs, sc.l2s = zs[:0], l2s[:0] }()
 	next := func(n int) bool {
 		for len(zs) < n {
 			z, l2, ok := o()
@@ -278,9 +295,10 @@ func (f Frame) FillInterior(ctx context.Context, rect image.Rectangle, dst *colo
 // cycles' periods and multipliers (FillInterior's work on one row, for a caller that shares
 // rows out itself). Closing stop (nil: never) leaves the rest with period 0 soon.
 func (f Frame) InteriorRow(y, x0 int, row []colour.Sample, stop <-chan struct{}) {
+	var sc cycleScratch
 	for dx, s := range row {
 		if s.Inside() {
-			p, m := f.interior(x0+dx, y, stop)
+			p, m := f.interior(x0+dx, y, stop, &sc)
 			row[dx] = colour.InteriorSample(p, m)
 		}
 	}

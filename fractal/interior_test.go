@@ -18,7 +18,7 @@ func TestInteriorOrbitMatchesBulbs(t *testing.T) {
 		if o == nil {
 			t.Fatalf("c = %v escaped", c)
 		}
-		p, l := cycleOf(o, 0, 1000, nil)
+		p, l := (&cycleScratch{}).cycleOf(o, 0, 1000, nil)
 		if p != wantP || math.Abs(l-wantL) > 1e-9 {
 			t.Errorf("c = %v: period %d, |lambda| %.12f; want %d, %.12f", c, p, l, wantP, wantL)
 		}
