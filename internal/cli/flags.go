@@ -218,26 +218,8 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 		}
 		l.Color.Offset = o
 	}
-	if flagWasSet(lf.fs, "colouring") {
-		if colour.MethodIndex(lf.method) < 0 {
-			return l, UsageErr("--colouring: unknown colouring %q (%s)", text.Clip(lf.method, 40), strings.Join(colour.Methods, ", "))
-		}
-		l.Color.Method = lf.method
-	}
-	if flagWasSet(lf.fs, "transfer") {
-		if colour.TransferIndex(lf.transfer) < 0 {
-			return l, UsageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(colour.Transfers, ", "))
-		}
-		l.Color.Transfer = lf.transfer
-	}
-	if flagWasSet(lf.fs, "interior") {
-		if colour.InteriorIndex(lf.interior) < 0 {
-			return l, UsageErr("--interior: unknown interior colouring %q (%s)", text.Clip(lf.interior, 40), strings.Join(colour.Interiors, ", "))
-		}
-		l.Color.Interior = lf.interior
-		if l.Color.Interior == colour.InteriorBlack {
-			l.Color.Interior = ""
-		}
+	if err := lf.applyShadingNames(&l.Color); err != nil {
+		return l, err
 	}
 	for _, p := range []struct {
 		name, text string
@@ -364,4 +346,30 @@ func resolvePalette(c colour.Coloring, name string) (colour.Coloring, error) {
 		return c, err
 	}
 	return gradients.Resolve(c, dir, name)
+}
+
+// applyShadingNames applies --colouring, --transfer and --interior, where given, to c.
+func (lf *LocationFlags) applyShadingNames(c *colour.Coloring) error {
+	if flagWasSet(lf.fs, "colouring") {
+		if colour.MethodIndex(lf.method) < 0 {
+			return UsageErr("--colouring: unknown colouring %q (%s)", text.Clip(lf.method, 40), strings.Join(colour.Methods, ", "))
+		}
+		c.Method = lf.method
+	}
+	if flagWasSet(lf.fs, "transfer") {
+		if colour.TransferIndex(lf.transfer) < 0 {
+			return UsageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(colour.Transfers, ", "))
+		}
+		c.Transfer = lf.transfer
+	}
+	if flagWasSet(lf.fs, "interior") {
+		if colour.InteriorIndex(lf.interior) < 0 {
+			return UsageErr("--interior: unknown interior colouring %q (%s)", text.Clip(lf.interior, 40), strings.Join(colour.Interiors, ", "))
+		}
+		c.Interior = lf.interior
+		if c.Interior == colour.InteriorBlack {
+			c.Interior = ""
+		}
+	}
+	return nil
 }
