@@ -31,14 +31,15 @@ func rawOpts(ss int) Options {
 		StripBytes: 4 * 211 * ss * ss * 17, Version: "t"}
 }
 
-// computeAll computes the samples of opt's frame in one piece, with the derivative.
+// computeAll computes the samples of opt's frame in one piece, with the derivative and the
+// inside's cycles, as a raw export keeps them.
 func computeAll(t *testing.T, opt Options) *colour.Data {
 	t.Helper()
 	loc := opt.Location
 	n := max(opt.Supersample, 1)
 	loc.Color = loc.Color.Sampled(n)
 	f := fractal.NewFrame(loc, opt.Width*n, opt.Height*n)
-	f.Derivative = true
+	f.Derivative, f.Cycles = true, true
 	d := colour.NewData(image.Rect(0, 0, f.W, f.H))
 	if err := (&cpu.Renderer{}).Compute(context.Background(), f, d.Rect, d); err != nil {
 		t.Fatal(err)
