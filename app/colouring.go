@@ -1,5 +1,6 @@
-// The colouring controls: the method (smooth, distance, slopes, histogram), the transfer function and
-// the method's parameters, in a small "Colouring" pop-up opened from the controls row (the
+// The colouring controls: the method (smooth, distance, slopes, angle, stripe, histogram), the
+// transfer function, the inside's colouring (black, period, multiplier) and the method's
+// parameters, in a small "Colouring" pop-up opened from the controls row (the
 // row has no room for them at the window's minimum width).
 //
 // As with the other controls, data flows one way: a widget's callback is the user's event and
@@ -28,6 +29,7 @@ type shadingControls struct {
 	button   *widget.Button // on the controls row: the method (and transfer); opens the dialog
 	method   *escSelect
 	transfer *escSelect
+	interior *escSelect // how the inside is coloured: black, period, multiplier
 	width    *escSlider // log10 of the line width in pixels
 	widthVal *widget.Label
 	light    *escSlider
@@ -58,6 +60,12 @@ func (w *Window) buildShading() *widget.Button {
 			t = ""
 		}
 		w.colorChanged(false, func(c *colour.Coloring) { c.Transfer = t })
+	})
+	s.interior = newEscSelect(w, colour.Interiors, func(in string) {
+		if in == colour.InteriorBlack {
+			in = ""
+		}
+		w.colorChanged(false, func(c *colour.Coloring) { c.Interior = in })
 	})
 	s.width = newEscSlider(w, math.Log10(colour.MinWidth), math.Log10(colour.MaxWidth))
 	s.width.Step = 0.01
@@ -131,6 +139,7 @@ func (w *Window) showShading() {
 	form := widget.NewForm(
 		widget.NewFormItem("Colouring", s.method),
 		widget.NewFormItem("Transfer", s.transfer),
+		widget.NewFormItem("Inside", s.interior),
 		widget.NewFormItem("Line width", row(s.width, s.widthVal)),
 		widget.NewFormItem("Light", row(s.light, s.lightVal)),
 		widget.NewFormItem("Strength", row(s.strength, s.strVal)),
@@ -171,6 +180,11 @@ func (w *Window) syncShading() {
 	}
 	setSelected(&s.method.Select, m)
 	setSelected(&s.transfer.Select, t)
+	in := c.Interior
+	if in == "" {
+		in = colour.InteriorBlack
+	}
+	setSelected(&s.interior.Select, in)
 	setSlider(&s.width.Slider, clampF(math.Log10(c.LineWidth()), s.width.Min, s.width.Max))
 	setSlider(&s.light.Slider, clampF(c.Light, lightMin, lightMax))
 	setSlider(&s.strength.Slider, clampF(c.LightStrength(), colour.MinStrength, colour.MaxStrength))

@@ -61,6 +61,19 @@ func TestShadingControls(t *testing.T) {
 	if c := w.Location().Color; c.Method != "" || c.Transfer != "" || s.button.Text != "smooth" {
 		t.Errorf("smooth, linear stored as %q, %q; button %q", c.Method, c.Transfer, s.button.Text)
 	}
+	// The inside: by period, by multiplier, and back to black (the canonical empty name).
+	s.interior.SetSelected(colour.InteriorPeriod)
+	if c := w.Location().Color; c.Interior != colour.InteriorPeriod || !w.Location().Color.NeedsInterior() {
+		t.Errorf("chose period for the inside: %q", c.Interior)
+	}
+	s.interior.SetSelected(colour.InteriorMultiplier)
+	if c := w.Location().Color; c.Interior != colour.InteriorMultiplier {
+		t.Errorf("chose multiplier for the inside: %q", c.Interior)
+	}
+	s.interior.SetSelected(colour.InteriorBlack)
+	if c := w.Location().Color; c.Interior != "" || s.interior.Selected != colour.InteriorBlack {
+		t.Errorf("black inside stored as %q, shown %q", c.Interior, s.interior.Selected)
+	}
 	// Escape closes it, from a focused select or slider too.
 	s.method.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
 	if s.dlg != nil || len(w.dialogs) != 0 {

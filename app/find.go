@@ -146,6 +146,11 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 			l.Color = loc.Color
 			if w.autoIter {
 				l.Iterations = w.autoIterations(l.ZoomFloat())
+				if !misiurewicz {
+					// The automatic count that shows the minibrot whole, as its view's
+					// samples will ask (preview.AutoBoost), at once.
+					l.Iterations = max(l.Iterations, autoMinibrotIterations(l.ZoomFloat(), f.Period))
+				}
 			}
 			msg := fmt.Sprintf("%s of period %d", what, f.Period)
 			switch {
@@ -244,4 +249,17 @@ func (v *fractalView) showContextMenu(p fyne.Position) {
 	)
 	abs := fyne.CurrentApp().Driver().AbsolutePositionForObject(v).Add(p)
 	widget.ShowPopUpMenuAtPosition(m, v.w.win.Canvas(), abs)
+}
+
+// autoMinibrotIterations is the least automatic count at zoom z (fractal.AutoIterations times
+// a power of two) that reaches fractal.MinibrotIterations(p): what Auto draws a minibrot of
+// period p with, framed.
+func autoMinibrotIterations(z float64, p int) int {
+	base := max(fractal.AutoIterations(z), 1)
+	need := fractal.MinibrotIterations(p)
+	b := 1
+	for base*b < need && base*b < fractal.MaxIterations {
+		b *= 2
+	}
+	return min(base*b, fractal.MaxIterations)
 }

@@ -292,7 +292,8 @@ func (e *locationEntry) TypedKey(k *fyne.KeyEvent) {
 
 func (n *navigator) showGoTo() { n.goToDialog() }
 
-// openImage navigates to the view stored in a PNG exported by Mandelscope.
+// openImage navigates to the view stored in a PNG exported by Mandelscope, with the file's own
+// iteration count (Auto off: setFileLocation).
 func (n *navigator) openImage(path string) error {
 	md, err := export.ReadMetadata(path)
 	var pe *fs.PathError
@@ -306,7 +307,7 @@ func (n *navigator) openImage(path string) error {
 		return fmt.Errorf("cannot open the view of %s: %v", path, err)
 	}
 	n.settle()
-	n.w.SetLocation(md.Location)
+	n.w.setFileLocation(md.Location)
 	n.settle()
 	return nil
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -186,5 +187,49 @@ func TestNavigationOpenImage(t *testing.T) {
 	}
 	if w.Location() != loc {
 		t.Fatal("a failed open moved the view")
+	}
+}
+
+// TestOpenImageKeepsItsCount: an image whose count is its zoom's automatic one (613 at zoom
+// 23000, as `export` wrote before it counted as the window does) opens with that count and
+// Auto off: before, Auto came on and the window drew Auto's count for the view (2452), not
+// the file's picture.
+func TestOpenImageKeepsItsCount(t *testing.T) {
+	w, _, _ := newBookmarksTestWindow(t)
+	n := w.nav
+	loc := testLoc("0.3513073802", "0.0953035978", "23000", 1)
+	loc.Iterations = fractal.AutoIterations(loc.ZoomFloat())
+	path := filepath.Join(t.TempDir(), "view.png")
+	if err := os.WriteFile(path, imagetest.MetadataPNG(24, 10, export.MetadataText(loc, 24, 10, 1, "test")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.autoCheck.SetChecked(true)
+	if err := n.openImage(path); err != nil {
+		t.Fatal(err)
+	}
+	if w.Location().Iterations != loc.Iterations || w.autoIter || w.autoCheck.Checked || w.iterEntry.Text != strconv.Itoa(loc.Iterations) {
+		t.Errorf("opened with %d iterations, Auto %v (checkbox %v), the entry %q; want the file's %d, Auto off",
+			w.Location().Iterations, w.autoIter, w.autoCheck.Checked, w.iterEntry.Text, loc.Iterations)
+	}
+}
+
+// TestAutoMinibrotIterations: M's automatic count for a minibrot of period p is the least
+// automatic count (the zoom's times a power of two) that reaches fractal.MinibrotIterations,
+// and the window reads it back as Auto's (autoOf).
+func TestAutoMinibrotIterations(t *testing.T) {
+	for _, c := range []struct {
+		z float64
+		p int
+	}{{8.89e25, 5588}, {3.65e21, 3480}, {23000, 58}, {1e6, 1}} {
+		n := autoMinibrotIterations(c.z, c.p)
+		base := fractal.AutoIterations(c.z)
+		if need := fractal.MinibrotIterations(c.p); n < need || (n >= 2*need && n > base) {
+			t.Errorf("zoom %g, period %d: %d, want the least of %d times a power of two from %d", c.z, c.p, n, base, need)
+		}
+		l := fractal.Home()
+		l.Zoom, l.Iterations = fractal.DecimalFromFloat(c.z), n
+		if auto, b := autoOf(l); !auto || base*b != n {
+			t.Errorf("zoom %g, period %d: autoOf(%d) = %v, x%d", c.z, c.p, n, auto, b)
+		}
 	}
 }

@@ -456,6 +456,7 @@ type entryJSON struct {
 	Offset      float64    `json:"offset"`
 	Colouring   string     `json:"colouring,omitempty"`
 	Transfer    string     `json:"transfer,omitempty"`
+	Interior    string     `json:"interior,omitempty"`
 	Width       float64    `json:"width,omitempty"`
 	Light       float64    `json:"light,omitempty"`
 	Strength    float64    `json:"strength,omitempty"`
@@ -487,10 +488,10 @@ func (s *Store) Marshal() ([]byte, error) {
 		e := entryJSON{
 			Name: b.Name, Re: l.Re.String(), Im: l.Im.String(), Zoom: l.Zoom.String(),
 			Iterations: l.Iterations, Palette: c.Palette, Density: c.Density, AutoDensity: c.AutoDensity, Offset: c.Offset,
-			Colouring: c.Method, Transfer: c.Transfer, Width: c.Width, Light: c.Light, Strength: c.Strength,
+			Colouring: c.Method, Transfer: c.Transfer, Interior: c.Interior, Width: c.Width, Light: c.Light, Strength: c.Strength,
 			Gradient: c.Gradient, Shader: c.Shader, Created: b.Created.UTC(), Updated: b.Updated.UTC(), Thumbnail: b.Thumbnail,
 		}
-		if e.Colouring != "" || e.Transfer != "" || e.Width != 0 || e.Light != 0 || e.Strength != 0 {
+		if e.Colouring != "" || e.Transfer != "" || e.Interior != "" || e.Width != 0 || e.Light != 0 || e.Strength != 0 {
 			f.Version = max(f.Version, 2)
 		}
 		if e.Gradient != "" {
@@ -623,7 +624,7 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 		l.StripeLast = 0
 	}
 	l.Color = colour.Coloring{Palette: e.Palette, Density: e.Density, AutoDensity: e.AutoDensity, Offset: e.Offset,
-		Method: e.Colouring, Transfer: e.Transfer, Width: e.Width, Light: e.Light, Strength: e.Strength,
+		Method: e.Colouring, Transfer: e.Transfer, Interior: e.Interior, Width: e.Width, Light: e.Light, Strength: e.Strength,
 		Gradient: e.Gradient, Shader: e.Shader}
 	b := Bookmark{Name: name, Location: l, Created: e.Created, Updated: e.Updated, Thumbnail: e.Thumbnail}
 	if err := b.checkValues(); err != nil {

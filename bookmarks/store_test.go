@@ -581,6 +581,7 @@ func TestColouringFields(t *testing.T) {
 	}
 	loc := deepLocation(t)
 	loc.Color.Method, loc.Color.Transfer, loc.Color.Width, loc.Color.Light, loc.Color.Strength = colour.MethodSlopes, colour.TransferLog, 3, -45, 0.5
+	loc.Color.Interior = colour.InteriorMultiplier
 	if err := Add(path, Bookmark{Name: "lit", Location: loc}); err != nil {
 		t.Fatal(err)
 	}
@@ -599,6 +600,7 @@ func TestColouringFields(t *testing.T) {
 	for field, want := range map[string]string{
 		`"colouring": "plasma"`: `unknown colouring "plasma"`,
 		`"transfer": "x"`:       "unknown transfer function",
+		`"interior": "x"`:       "unknown interior colouring",
 		`"width": 1e9`:          "line width 1e+09 is out of range",
 		`"strength": -1`:        "light strength -1 is out of range",
 		`"light": 400`:          "light angle 400 is out of range",

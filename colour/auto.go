@@ -30,6 +30,18 @@ import (
 // fractal/testdata/deep get 1/128 (0.0078: 1e45 and 1e44, 300,000 iterations) and 1/256
 // (0.0039: 2e32, 250,000 iterations), where a person finds about 0.003 by hand.
 //
+// The range alone misses how fast the counts change from pixel to pixel. Near deep
+// minibrots (1e19 and deeper with the automatic iterations) the filaments' counts jump by
+// tens to hundreds of iterations between neighbouring pixels of the density's sample (about
+// 96 across the view, the export's and the window's alike), so that 12 cycles over the range
+// put a quarter of the pixels a third of a cycle or more from their neighbours: speckle, the
+// picture "mostly noise". So under the linear transfer, where the range asks for less than
+// density 1, the density is also at most the largest step at which the AutoLocalQuantile of
+// the differences between neighbouring samples of that grid spans at most AutoLocalCycles of
+// a cycle (AutoDensityOf). At kf1e50's centre at zoom 1e19 (16,912 iterations) that is 1/8
+// where the range alone gave 1/4, at p136119's at 1e20 1/32 for 1/8; the deep test views
+// keep their 1/256 and 1/128, which the range already gives.
+//
 // Why a ladder of powers of two: any change of density shifts the colour of a count nu by
 // nu * change / 32 cycles, so at depth even a 1% change recolours the whole picture. The
 // ladder changes it seldom, in steps that are plainly a choice, and AutoDensityNear keeps the
@@ -46,6 +58,11 @@ const (
 	// AutoSamples bounds the samples that ResolveDensity and FollowDensity read from data
 	// (DataNus).
 	AutoSamples = 4096
+	// AutoLocalCycles and AutoLocalQuantile bound the density by the differences between
+	// neighbouring samples (see above): their AutoLocalQuantile quantile spans at most
+	// AutoLocalCycles palette cycles.
+	AutoLocalCycles   = 0.5
+	AutoLocalQuantile = 0.75
 )
 
 // minAutoDensity is the lowest step of the ladder: the smallest power of two within
@@ -63,11 +80,45 @@ var minAutoDensity = math.Ldexp(1, -int(math.Floor(-math.Log2(MinDensity))))
 // finite (inside points, +Inf) are left out; with fewer than AutoMinSamples left it is 1. nus
 // is not modified.
 func AutoDensity(nus []float64, transfer string) float64 {
+	return AutoDensityOf(nus, nil, transfer)
+}
+
+// AutoDensityOf is AutoDensity bounded by the differences between neighbouring samples,
+// steps (DataSample's): under the linear transfer, where AutoDensity is below 1, it is at
+// most the largest step of the ladder at which the AutoLocalQuantile of steps spans at most
+// AutoLocalCycles cycles (no bound with fewer than AutoMinSamples steps).
+func AutoDensityOf(nus, steps []float64, transfer string) float64 {
 	spread, ok := autoSpread(nus)
 	if !ok {
 		return 1
 	}
-	return densityForSpread(spread, transfer)
+	d := densityForSpread(spread, transfer)
+	if d < 1 && TransferIndex(transfer) <= 0 {
+		d = min(d, localDensity(steps))
+	}
+	return d
+}
+
+// localDensity is the largest step of the linear ladder at which the AutoLocalQuantile of
+// steps spans at most AutoLocalCycles cycles: +Inf (no bound) with fewer than
+// AutoMinSamples finite steps or where they are all 0.
+func localDensity(steps []float64) float64 {
+	v := make([]float64, 0, len(steps))
+	for _, x := range steps {
+		if !math.IsInf(x, 0) && !math.IsNaN(x) {
+			v = append(v, math.Abs(x))
+		}
+	}
+	if len(v) < AutoMinSamples {
+		return math.Inf(1)
+	}
+	slices.Sort(v)
+	q := v[int(math.Round(AutoLocalQuantile*float64(len(v)-1)))]
+	if !(q > 0) {
+		return math.Inf(1)
+	}
+	d := math.Ldexp(1, int(math.Floor(math.Log2(32*AutoLocalCycles/q))))
+	return min(max(d, minAutoDensity), 0.5)
 }
 
 // AutoDensityNear is AutoDensity with hysteresis, for a view that is drawn again and again
@@ -78,6 +129,26 @@ func AutoDensity(nus []float64, transfer string) float64 {
 // band (AutoCycles, or AutoTransferCycles; linear prev 1: up to 2*AutoKeepCycles), a factor
 // of two beyond AutoDensity's band on either side; else it is AutoDensity.
 func AutoDensityNear(nus []float64, prev float64, transfer string) float64 {
+	return AutoDensityNearOf(nus, nil, prev, transfer)
+}
+
+// AutoDensityNearOf is AutoDensityNear bounded as AutoDensityOf by the differences between
+// neighbouring samples, steps, with hysteresis too: prev is kept up to one step above that
+// bound.
+func AutoDensityNearOf(nus, steps []float64, prev float64, transfer string) float64 {
+	d := autoDensityNear(nus, prev, transfer)
+	if d < 1 && TransferIndex(transfer) <= 0 {
+		lim := localDensity(steps)
+		if d == prev && prev <= 2*lim {
+			return prev
+		}
+		d = min(d, lim)
+	}
+	return d
+}
+
+// autoDensityNear is AutoDensityNear.
+func autoDensityNear(nus []float64, prev float64, transfer string) float64 {
 	spread, ok := autoSpread(nus)
 	if !ok {
 		return 1
@@ -164,31 +235,52 @@ func autoSpread(nus []float64) (spread float64, ok bool) {
 // DataNus returns the smooth counts of up to n samples of d, transferred by transfer
 // (TransferValue), taken on an even grid over d's rectangle; inside samples are left out.
 func DataNus(d *Data, transfer string, n int) []float64 {
+	nus, _ := DataSample(d, transfer, n)
+	return nus
+}
+
+// DataSample is DataNus with the differences between the transferred counts of the grid's
+// neighbouring samples, across and down (pairs with an inside sample left out): what
+// AutoDensityOf bounds the density by.
+func DataSample(d *Data, transfer string, n int) (nus, steps []float64) {
 	w, h := d.Rect.Dx(), d.Rect.Dy()
 	if w <= 0 || h <= 0 || n <= 0 {
-		return nil
+		return nil, nil
 	}
 	step := 1
 	for (w+step-1)/step*((h+step-1)/step) > n {
 		step++
 	}
 	out := make([]float64, 0, min(n, w*h))
+	steps = make([]float64, 0, 2*min(n, w*h))
+	var prevRow []Sample
 	for y := d.Rect.Min.Y + step/2; y < d.Rect.Max.Y; y += step {
 		row := d.Row(y)
 		for x := step / 2; x < w; x += step {
-			if s := row[x]; !s.Inside() {
-				out = append(out, TransferValue(transfer, s.Nu))
+			s := row[x]
+			if s.Inside() {
+				continue
+			}
+			v := TransferValue(transfer, s.Nu)
+			out = append(out, v)
+			if x >= step && !row[x-step].Inside() {
+				steps = append(steps, v-TransferValue(transfer, row[x-step].Nu))
+			}
+			if prevRow != nil && !prevRow[x].Inside() {
+				steps = append(steps, v-TransferValue(transfer, prevRow[x].Nu))
 			}
 		}
+		prevRow = row
 	}
-	return out
+	return out, steps
 }
 
 // ResolveDensity returns c with its density resolved from the samples d of its view: for an
 // automatic density (c.AutoDensity), the density AutoDensity chooses from them, made
-// explicit (AutoDensity false), so that the colouring draws and records that number. An
-// explicit density is returned unchanged. The histogram colouring's automatic density is 1
-// (one palette cycle over the picture's pixels, whatever the view), d not read.
+// explicit (AutoDensity false), so that the colouring draws and records that number
+// (AutoDensityOf, bounded by the differences between neighbouring samples). An explicit
+// density is returned unchanged. The histogram colouring's automatic density is 1 (one
+// palette cycle over the picture's pixels, whatever the view), d not read.
 func (c Coloring) ResolveDensity(d *Data) Coloring {
 	if !c.AutoDensity {
 		return c
@@ -197,7 +289,8 @@ func (c Coloring) ResolveDensity(d *Data) Coloring {
 		c.Density, c.AutoDensity = 1, false
 		return c
 	}
-	c.Density = AutoDensity(DataNus(d, c.Transfer, AutoSamples), c.Transfer)
+	nus, steps := DataSample(d, c.Transfer, AutoSamples)
+	c.Density = AutoDensityOf(nus, steps, c.Transfer)
 	c.AutoDensity = false
 	return c
 }
@@ -215,7 +308,8 @@ func (c Coloring) FollowDensity(d *Data) Coloring {
 		c.Density = 1
 		return c
 	}
-	c.Density = AutoDensityNear(DataNus(d, c.Transfer, AutoSamples), c.Density, c.Transfer)
+	nus, steps := DataSample(d, c.Transfer, AutoSamples)
+	c.Density = AutoDensityNearOf(nus, steps, c.Density, c.Transfer)
 	return c
 }
 

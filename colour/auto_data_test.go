@@ -90,8 +90,9 @@ func deepLocation(t testing.TB, name string) fractal.Location { return deeptest.
 
 // TestAutoDensityDeepViews computes deep views whose counts spread over tens of thousands
 // of iterations (near the period 8007 and 136119 minibrots, 250,000 and 300,000 iterations),
-// where density 1 is noise, and checks the density chosen: 0.003 to 0.01, the visible range
-// at 6 to 12 cycles.
+// where density 1 is noise, and checks the density chosen: 0.002 to 0.01, the visible range
+// at 3 to 12 cycles (p8007's 1/512 is the neighbouring samples' bound, AutoDensityOf; the
+// range alone gives 1/256, and a person finds about 0.003 by hand).
 func TestAutoDensityDeepViews(t *testing.T) {
 	if testing.Short() {
 		t.Skip("deep views take a second")
@@ -99,7 +100,7 @@ func TestAutoDensityDeepViews(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		want float64
-	}{{"p8007", 1.0 / 256}, {"p136119z45", 1.0 / 128}} {
+	}{{"p8007", 1.0 / 512}, {"p136119z45", 1.0 / 128}} {
 		l := deepLocation(t, c.name)
 		d := viewData(t, l)
 		got := l.Color.ResolveDensity(d)
@@ -111,6 +112,53 @@ func TestAutoDensityDeepViews(t *testing.T) {
 		ex.AutoDensity = false
 		if ex.ResolveDensity(d) != ex {
 			t.Errorf("%s: an explicit density changed", c.name)
+		}
+	}
+}
+
+// TestAutoDensityDeepSpeckle: views at 1e19 and 1e20 with the automatic iterations (16,912
+// and 18,400), whose counts jump by tens to hundreds of iterations between neighbouring
+// samples. The range alone chose 1/4 and 1/8 there, a third of a cycle and more between a
+// quarter of the neighbours: a picture "mostly noise" (issue 43). The bound by the
+// neighbouring samples (AutoDensityOf) gives 1/8 and 1/32, and the window's FollowDensity
+// agrees with the export's ResolveDensity.
+func TestAutoDensityDeepSpeckle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("deep views take a second")
+	}
+	for _, c := range []struct {
+		name string
+		zoom string
+		iter int
+		want float64
+	}{{"kf1e50", "1e19", 16912, 1.0 / 8}, {"p136119z45", "1e20", 18400, 1.0 / 32}} {
+		l := deepLocation(t, c.name)
+		l.Zoom = fractal.MustDecimal(c.zoom)
+		l.Iterations = c.iter // the export's automatic count there (preview.AutoCount)
+		d := viewData(t, l)
+		nus, steps := colour.DataSample(d, "", colour.AutoSamples)
+		if alone := colour.AutoDensity(nus, ""); !(alone > c.want) {
+			t.Errorf("%s at %s: the range alone gives %g, want more than %g (the view is not the case)", c.name, c.zoom, alone, c.want)
+		}
+		if got := l.Color.ResolveDensity(d); got.Density != c.want {
+			t.Errorf("%s at %s, %d iterations: resolved %g, want %g", c.name, c.zoom, l.Iterations, got.Density, c.want)
+		}
+		if got := l.Color.FollowDensity(d); got.Density != c.want {
+			t.Errorf("%s at %s: followed to %g, want %g", c.name, c.zoom, got.Density, c.want)
+		}
+		// The quantile of the neighbours' differences spans at most AutoLocalCycles there,
+		// and more one step up.
+		v := make([]float64, len(steps))
+		for i, x := range steps {
+			v[i] = math.Abs(x)
+		}
+		if len(v) < colour.AutoMinSamples {
+			t.Fatalf("%s at %s: %d neighbouring pairs", c.name, c.zoom, len(v))
+		}
+		slices.Sort(v)
+		q := v[int(math.Round(colour.AutoLocalQuantile*float64(len(v)-1)))]
+		if at, up := q*c.want/32, q*2*c.want/32; at > colour.AutoLocalCycles || up <= colour.AutoLocalCycles {
+			t.Errorf("%s at %s: the neighbours' quantile spans %.3f cycles, %.3f one step up", c.name, c.zoom, at, up)
 		}
 	}
 }

@@ -252,3 +252,48 @@ func TestDensityText(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoDensityLocalBound: under the linear transfer a wide range's density is also bounded
+// by the neighbouring samples' differences (their AutoLocalQuantile spans at most
+// AutoLocalCycles cycles), never above what the range gives, never for a shallow range or
+// sqrt and log; a view drawn again keeps its density up to one step above the bound.
+func TestAutoDensityLocalBound(t *testing.T) {
+	var nus, smooth, rough []float64
+	for i := range 1000 {
+		nus = append(nus, 10000+float64(i)*2) // a range of 2000 iterations: 1/8 by the range
+		smooth = append(smooth, 1)
+		rough = append(rough, float64(i%4)*100) // the 0.75 quantile: 200 iterations
+	}
+	if d := AutoDensityOf(nus, smooth, ""); d != 0.125 {
+		t.Errorf("smooth neighbours: %g, want the range's 1/8", d)
+	}
+	// 200 iterations at most half a cycle: density at most 0.08, the step 1/16.
+	if d := AutoDensityOf(nus, rough, ""); d != 1.0/16 {
+		t.Errorf("rough neighbours: %g, want 1/16", d)
+	}
+	if d := AutoDensityOf(nus, rough[:10], ""); d != 0.125 {
+		t.Errorf("too few differences: %g, want the range's 1/8", d)
+	}
+	for _, tr := range []string{TransferSqrt, TransferLog} {
+		if a, b := AutoDensityOf(nus, rough, tr), AutoDensity(nus, tr); a != b {
+			t.Errorf("%s: bounded %g, range %g", tr, a, b)
+		}
+	}
+	var shallow []float64
+	for i := range 100 {
+		shallow = append(shallow, float64(i)*3)
+	}
+	if d := AutoDensityOf(shallow, rough, ""); d != 1 {
+		t.Errorf("a shallow range: %g, want 1", d)
+	}
+	// Hysteresis: 1/8 kept one step above the bound 1/16, 1/4 brought down to it.
+	if d := AutoDensityNearOf(nus, rough, 0.125, ""); d != 0.125 {
+		t.Errorf("near from 1/8: %g, want 1/8 kept", d)
+	}
+	if d := AutoDensityNearOf(nus, rough, 1.0/32, ""); d != 1.0/16 {
+		t.Errorf("near from 1/32: %g, want 1/16 (1/32 spans under a quarter of the range's band)", d)
+	}
+	if d := AutoDensityNearOf(nus, rough, 0.5, ""); d != 1.0/16 {
+		t.Errorf("near from 1/2: %g, want the bound 1/16", d)
+	}
+}

@@ -37,6 +37,41 @@ const (
 	MethodHistogram = "histogram"
 )
 
+// Interior colourings (Coloring.Interior): how a point inside the set gets its colour. The
+// zero value "" is InteriorBlack.
+const (
+	// InteriorBlack colours the inside black (the default).
+	InteriorBlack = "black"
+	// InteriorPeriod colours each hyperbolic component by its period (the palette at a
+	// position that moves by 1 - 1/phi per period, so that neighbouring periods differ),
+	// darker towards the component's edge by the multiplier's size.
+	InteriorPeriod = "period"
+	// InteriorMultiplier colours by the size of the cycle's multiplier: the palette from
+	// the offset at a component's nucleus (0) to one cycle further at its edge (1).
+	InteriorMultiplier = "multiplier"
+)
+
+// Interiors lists the interior colourings, the default first.
+var Interiors = []string{InteriorBlack, InteriorPeriod, InteriorMultiplier}
+
+// InteriorIndex is the interior colouring's number (0 black, 1 period, 2 multiplier; "" is
+// 0), -1 for an unknown one.
+func InteriorIndex(m string) int {
+	if m == "" {
+		return 0
+	}
+	for i, n := range Interiors {
+		if m == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// NeedsInterior reports whether c colours the inside by its cycles: the renderers then
+// compute each inside point's period and multiplier.
+func (c Coloring) NeedsInterior() bool { return InteriorIndex(c.Interior) > 0 }
+
 // Transfer functions (Coloring.Transfer), applied to the smooth escape count before the
 // palette: the zero value "" is TransferLinear.
 const (
@@ -87,6 +122,10 @@ type Coloring struct {
 	Width    float64 // distance: line width in pixels, MinWidth to MaxWidth (0: DefaultWidth)
 	Light    float64 // slopes: light direction, degrees anticlockwise from the upper left
 	Strength float64 // slopes: MinStrength to MaxStrength (0: DefaultStrength)
+	// Interior is how points inside the set are coloured: "" (black) or one of Interiors,
+	// by the period of the attracting cycle their orbits settle on, or by that cycle's
+	// multiplier (Sample.Period, Sample.Multiplier).
+	Interior string
 
 	// Gradient is the colour stops by value (Gradient.Text's compact form), for a gradient
 	// that is not built in, so that the location draws the same on any machine; "" for a
@@ -158,6 +197,9 @@ func (c Coloring) Canonical() Coloring {
 	}
 	if c.Transfer == TransferLinear {
 		c.Transfer = ""
+	}
+	if c.Interior == InteriorBlack {
+		c.Interior = ""
 	}
 	return c
 }
@@ -246,6 +288,9 @@ func (c Coloring) validateShading() error {
 	if TransferIndex(c.Transfer) < 0 {
 		return fmt.Errorf("unknown transfer function %q (known: %s)", text.Clip(c.Transfer, 40), strings.Join(Transfers, ", "))
 	}
+	if InteriorIndex(c.Interior) < 0 {
+		return fmt.Errorf("unknown interior colouring %q (known: %s)", text.Clip(c.Interior, 40), strings.Join(Interiors, ", "))
+	}
 	if w := c.Width; w != 0 && !(w >= MinWidth && w <= MaxWidth) {
 		return fmt.Errorf("line width %s is out of range (%g to %g pixels)", formatFloat(w), MinWidth, MaxWidth)
 	}
@@ -272,6 +317,9 @@ func (c Coloring) ShadingText() string {
 	}
 	if c.Transfer != "" && c.Transfer != TransferLinear {
 		b.WriteString(" transfer=" + c.Transfer)
+	}
+	if c.Interior != "" && c.Interior != InteriorBlack {
+		b.WriteString(" interior=" + c.Interior)
 	}
 	if c.Width != 0 {
 		b.WriteString(" width=" + f(c.Width))
@@ -306,8 +354,11 @@ func TransferValue(t string, nu float64) float64 {
 // Shade returns the colour of a sample under colouring c with palette p. The default
 // shading (IsDefaultShading) is p.Color, byte for byte; the others interpolate the palette at
 // the transferred value, multiply it by the method's brightness (Brightness) and round.
-// Inside points are black.
+// Inside points are black, or coloured by c's interior colouring (InteriorColour).
 func (c Coloring) Shade(p Palette, s Sample) color.RGBA {
+	if s.Inside() && c.NeedsInterior() {
+		return c.InteriorColour(p, s)
+	}
 	if c.IsDefaultShading() {
 		return p.Color(s, c)
 	}
@@ -390,4 +441,37 @@ func stripeBrightness(v, nu, strength float64) float64 {
 	a := min(1, 6*f*(1-f))
 	v = 0.5 + (v-0.5)*a
 	return 1 - strength*(1-v)
+}
+
+// interiorStep is InteriorPeriod's move along the palette per period: 1 - 1/phi of a cycle,
+// the step that keeps any run of periods' colours furthest apart.
+const interiorStep = 0.3819660112501051
+
+// InteriorColour is the colour of an inside sample under c's interior colouring with palette
+// p (see InteriorPeriod and InteriorMultiplier): black for InteriorBlack, a sample without a
+// period (its cycle not found) and an empty palette.
+func (c Coloring) InteriorColour(p Palette, s Sample) color.RGBA {
+	per, m := s.Period(), s.Multiplier()
+	n := len(p.Stops)
+	black := color.RGBA{0, 0, 0, 255}
+	if per == 0 || n == 0 {
+		return black
+	}
+	var t, k float64
+	switch InteriorIndex(c.Interior) {
+	case 1:
+		t, k = float64(per)*interiorStep+c.Offset, 1-0.5*m
+	case 2:
+		t, k = m+c.Offset, 1
+	default:
+		return black
+	}
+	pos := (t - math.Floor(t)) * float64(n)
+	i := min(int(pos), n-1)
+	f := min(max(pos-float64(i), 0), 1)
+	a, b := p.Stops[i], p.Stops[(i+1)%n]
+	mix := func(x, y uint8) uint8 {
+		return uint8(math.Floor((float64(x)*(1-f)+float64(y)*f)*k + 0.5))
+	}
+	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 255}
 }

@@ -17,6 +17,9 @@ type Sample struct {
 	// z / (dz/dc)), as Kalles Fraktaler's raw files carry them: the estimate is their length,
 	// the normal their direction. A sample whose orbit gave an estimate but no normal holds
 	// the estimate in DEX and NaN in DEY. Both are 0 where the derivative was not computed.
+	// Inside the set (Nu +Inf) they hold the period of the attracting cycle the orbit
+	// settles on (DEX, a whole number; 0: not computed or not found) and the size of that
+	// cycle's multiplier (DEY, 0 to 1): see InteriorSample.
 	DEX, DEY float32
 	// T is arg(z_N)/2pi in [0, 1), z_N the first iterate past the bailout (Kalles Fraktaler's T
 	// channel); 0 where not computed.
@@ -49,6 +52,34 @@ func NewSample(n int, nu, de, ur, ui float64) Sample {
 	}
 	s.DEX, s.DEY = float32(de*ur), float32(de*ui)
 	return s
+}
+
+// InteriorSample is the sample of a point inside the set whose orbit settles on a cycle of
+// period p with multiplier of size m (clamped to 0..1); p 0 for none found. Periods above
+// float32's run of whole numbers (2^24) count as none.
+func InteriorSample(p int, m float64) Sample {
+	if p <= 0 || p > 1<<24 || !(m >= 0) {
+		return Sample{Nu: Inside}
+	}
+	return Sample{Nu: Inside, DEX: float32(p), DEY: float32(min(m, 1))}
+}
+
+// Period is an inside sample's cycle period (0 where none is known, and for a sample
+// outside the set).
+func (s Sample) Period() int {
+	if !s.Inside() || !(s.DEX >= 1 && s.DEX <= 1<<24) || s.DEX != float32(int(s.DEX)) {
+		return 0
+	}
+	return int(s.DEX)
+}
+
+// Multiplier is an inside sample's cycle multiplier's size, 0 to 1 (0 where no period is
+// known).
+func (s Sample) Multiplier() float64 {
+	if s.Period() == 0 || !(s.DEY >= 0) {
+		return 0
+	}
+	return min(float64(s.DEY), 1)
 }
 
 // Inside reports whether the sample's point is inside the set (did not escape).
@@ -133,6 +164,8 @@ type Colourer struct {
 	width, strength  float64
 	lx, ly           float64
 	eq               *Equalisation // the histogram colouring's (method 5)
+	// interior: the inside's colouring is not black (Coloring.InteriorColour).
+	interior bool
 }
 
 type stopF struct{ r, g, b float64 }
@@ -149,7 +182,7 @@ func NewColourer(c Coloring) (*Colourer, error) {
 		return nil, err
 	}
 	k := &Colourer{c: c, p: p, def: c.IsDefaultShading(), method: MethodIndex(c.Method), transfer: TransferIndex(c.Transfer),
-		width: c.LineWidth(), strength: c.LightStrength(), eq: c.Equal}
+		width: c.LineWidth(), strength: c.LightStrength(), eq: c.Equal, interior: c.NeedsInterior()}
 	k.lx, k.ly = c.LightDir()
 	for _, st := range p.Stops {
 		k.stops = append(k.stops, stopF{float64(st.R), float64(st.G), float64(st.B)})
@@ -317,6 +350,14 @@ func (k *Colourer) colourRow(out []byte, row []Sample) {
 		k.rgbRow(out, row)
 	} else {
 		k.shadeRow(out, row)
+	}
+	if k.interior {
+		for x, s := range row {
+			if s.Inside() {
+				c := k.c.InteriorColour(k.p, s)
+				out[3*x], out[3*x+1], out[3*x+2] = c.R, c.G, c.B
+			}
+		}
 	}
 }
 

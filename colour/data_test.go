@@ -2,6 +2,7 @@ package colour
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"slices"
 	"testing"
@@ -138,7 +139,14 @@ func TestColourerMatchesShade(t *testing.T) {
 		samples = append(samples, smp)
 	}
 	samples = append(samples, Sample{Nu: Inside}, NewSample(1, 5, math.NaN(), 1, 0), NewSample(1, 5, 3, 0, 0), Sample{Nu: math.NaN()})
+	for p := range 40 {
+		samples = append(samples, InteriorSample(p, float64(p%11)/10), InteriorSample(p*977, 1-1/float64(p+1)))
+	}
+	samples = append(samples, InteriorSample(1<<24+1, 0.5), InteriorSample(3, math.NaN()), InteriorSample(3, 7))
 	for _, c := range []Coloring{
+		{Palette: "classic", Density: 1, Interior: InteriorPeriod},
+		{Palette: "fire", Density: 3, Offset: 0.4, Interior: InteriorMultiplier},
+		{Palette: "ocean", Density: 1, Method: MethodDistance, Interior: InteriorPeriod},
 		{Palette: "fire", Density: 2, Transfer: TransferSqrt},
 		{Palette: "classic", Density: 0.3, Offset: 0.2, Transfer: TransferLog},
 		{Palette: "ocean", Density: 1, Method: MethodDistance, Width: 2.5},
@@ -245,5 +253,58 @@ func BenchmarkPaint1280x720(b *testing.B) {
 				k.Paint(dst, d)
 			}
 		})
+	}
+}
+
+// TestInteriorSample: an inside sample carries its cycle's period and multiplier (in DEX and
+// DEY), what is not a period reads as none, and the interior colourings colour by them:
+// black for none and for InteriorBlack, one colour per period, a ramp over the multiplier.
+func TestInteriorSample(t *testing.T) {
+	for _, c := range []struct {
+		p    int
+		m    float64
+		wp   int
+		wm   float64
+		name string
+	}{
+		{7, 0.25, 7, 0.25, "period 7"}, {1, 0, 1, 0, "a nucleus"}, {3, 1.5, 3, 1, "a multiplier above 1 clamped"},
+		{0, 0.5, 0, 0, "none found"}, {-2, 0.5, 0, 0, "a negative period"}, {1<<24 + 1, 0.5, 0, 0, "beyond float32's whole numbers"},
+		{5, math.NaN(), 0, 0, "a NaN multiplier"},
+	} {
+		s := InteriorSample(c.p, c.m)
+		if !s.Inside() || s.Period() != c.wp || s.Multiplier() != c.wm {
+			t.Errorf("%s: inside %v, period %d, multiplier %g; want %d, %g", c.name, s.Inside(), s.Period(), s.Multiplier(), c.wp, c.wm)
+		}
+	}
+	if s := NewSample(5, 5.5, 2, 1, 0); s.Period() != 0 || s.Multiplier() != 0 {
+		t.Errorf("an escaped sample: period %d, multiplier %g", s.Period(), s.Multiplier())
+	}
+	if s := (Sample{Nu: Inside, DEX: 2.5, DEY: 0.5}); s.Period() != 0 {
+		t.Errorf("DEX 2.5 read as period %d", s.Period())
+	}
+	black := color.RGBA{0, 0, 0, 255}
+	c := Coloring{Palette: "classic", Density: 1}
+	p, _ := c.ColorPalette()
+	if got := c.Shade(p, InteriorSample(3, 0.2)); got != black {
+		t.Errorf("the default colouring coloured the inside %v", got)
+	}
+	c.Interior = InteriorPeriod
+	seen := map[color.RGBA]int{}
+	for per := 1; per <= 6; per++ {
+		got := c.Shade(p, InteriorSample(per, 0))
+		if q, ok := seen[got]; ok || got == black {
+			t.Errorf("period %d coloured %v (as period %d)", per, got, q)
+		}
+		seen[got] = per
+	}
+	if got := c.Shade(p, InteriorSample(0, 0)); got != black {
+		t.Errorf("no period found: %v, want black", got)
+	}
+	c.Interior = InteriorMultiplier
+	if a, b := c.Shade(p, InteriorSample(4, 0.1)), c.Shade(p, InteriorSample(9, 0.1)); a != b {
+		t.Errorf("multiplier: the same multiplier coloured %v and %v by period", a, b)
+	}
+	if a, b := c.Shade(p, InteriorSample(4, 0.1)), c.Shade(p, InteriorSample(4, 0.6)); a == b {
+		t.Errorf("multiplier: 0.1 and 0.6 both %v", a)
 	}
 }

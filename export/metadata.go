@@ -32,6 +32,7 @@ const (
 	// optional on reading (absent: the default).
 	KeyColouring = "mandelscope.colouring"
 	KeyTransfer  = "mandelscope.transfer"
+	KeyInterior  = "mandelscope.interior"
 	KeyWidth     = "mandelscope.width"
 	KeyLight     = "mandelscope.light"
 	KeyStrength  = "mandelscope.strength"
@@ -104,6 +105,9 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 	if m := loc.Color.Method; m != "" && m != colour.MethodSmooth {
 		desc += ", " + m + " colouring"
 	}
+	if loc.Color.NeedsInterior() {
+		desc += ", inside coloured by " + loc.Color.Interior
+	}
 	if supersample > 1 {
 		desc += fmt.Sprintf(", %dx%d supersampled", supersample, supersample)
 	}
@@ -141,7 +145,7 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 		{KeyVersion, version},
 	}...)
 	c := loc.Color
-	for _, t := range []Text{{KeyColouring, c.Method}, {KeyTransfer, c.Transfer}, {KeyGradient, c.Gradient}, {KeyShader, c.Shader}} {
+	for _, t := range []Text{{KeyColouring, c.Method}, {KeyTransfer, c.Transfer}, {KeyInterior, c.Interior}, {KeyGradient, c.Gradient}, {KeyShader, c.Shader}} {
 		if t.Value != "" {
 			out = append(out, t)
 		}
@@ -192,7 +196,7 @@ const (
 var metadataKeys = map[string]bool{
 	KeyRe: true, KeyIm: true, KeyZoom: true, KeyIterations: true, KeyPalette: true, KeyDensity: true,
 	KeyOffset: true, KeySupersample: true, KeyVersion: true, "Software": true, "Description": true,
-	KeyColouring: true, KeyTransfer: true, KeyWidth: true, KeyLight: true, KeyStrength: true,
+	KeyColouring: true, KeyTransfer: true, KeyInterior: true, KeyWidth: true, KeyLight: true, KeyStrength: true,
 	KeyGradient: true, KeyShader: true, KeyDensityChosen: true, KeyJulia: true, KeyFormula: true, KeyPower: true,
 	KeyBailout: true, KeyStripeDensity: true, KeyStripeLast: true,
 }
@@ -514,6 +518,9 @@ func (r *textReader) colouring(loc *fractal.Location) {
 	}
 	if v, ok := r.text[KeyTransfer]; ok {
 		loc.Color.Transfer = v
+	}
+	if v, ok := r.text[KeyInterior]; ok {
+		loc.Color.Interior = v
 	}
 	if v, ok := r.text[KeyGradient]; ok {
 		loc.Color.Gradient = v

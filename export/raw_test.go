@@ -31,14 +31,15 @@ func rawOpts(ss int) Options {
 		StripBytes: 4 * 211 * ss * ss * 17, Version: "t"}
 }
 
-// computeAll computes the samples of opt's frame in one piece, with the derivative.
+// computeAll computes the samples of opt's frame in one piece, with the derivative and the
+// inside's cycles, as a raw export keeps them.
 func computeAll(t *testing.T, opt Options) *colour.Data {
 	t.Helper()
 	loc := opt.Location
 	n := max(opt.Supersample, 1)
 	loc.Color = loc.Color.Sampled(n)
 	f := fractal.NewFrame(loc, opt.Width*n, opt.Height*n)
-	f.Derivative = true
+	f.Derivative, f.Cycles = true, true
 	d := colour.NewData(image.Rect(0, 0, f.W, f.H))
 	if err := (&cpu.Renderer{}).Compute(context.Background(), f, d.Rect, d); err != nil {
 		t.Fatal(err)
@@ -706,6 +707,10 @@ func TestRawImpossibleSamples(t *testing.T) {
 		{sample{12, 0.5, inf, 0}, "DEX is +Inf, not a number"},
 		{sample{12, 0.5, 1, -inf}, "DEY is -Inf, not a number"},
 		{sample{12, 0.5, -2, nan}, "DEX is -2 without a normal"},
+		{sample{RawInside, 0, 2.5, 0.5}, "inside the set with period 2.5"},
+		{sample{RawInside, 0, -1, 0}, "inside the set with period -1"},
+		{sample{RawInside, 0, 3, 1.5}, "inside the set with multiplier 1.5"},
+		{sample{RawInside, 0, 3, nan}, "inside the set with multiplier NaN"},
 	} {
 		err := read(write(c.s))
 		var rd *RawReadError
@@ -714,9 +719,44 @@ func TestRawImpossibleSamples(t *testing.T) {
 			t.Errorf("%+v: %v, want one line naming sample (5, 2) of pixel (2, 1): %s", c.s, err, c.want)
 		}
 	}
-	for _, s := range []sample{{400, 0.999, 3, 4}, {401, 0, 3, 4}, {0, -3.5, 0, 0}, {20, 0.25, 7, nan}, {0, 0, 0, 0}} {
+	for _, s := range []sample{{400, 0.999, 3, 4}, {401, 0, 3, 4}, {0, -3.5, 0, 0}, {20, 0.25, 7, nan}, {0, 0, 0, 0}, {RawInside, 0, 7, 0.25}, {RawInside, 0, 0, 0}} {
 		if err := read(write(s)); err != nil {
 			t.Errorf("%+v, which an export may write: %v", s, err)
+		}
+	}
+}
+
+// TestRecolourInterior: a raw file keeps the inside's periods and multipliers whatever the
+// export's colouring, so that recolouring it with the inside coloured by period or
+// multiplier gives the PNG an export with that colouring gives, byte for byte.
+func TestRecolourInterior(t *testing.T) {
+	opt := rawOpts(1)
+	opt.Location.Zoom = fractal.MustDecimal("1.3")
+	opt.Width, opt.Height, opt.StripBytes = 90, 60, 4*90*13
+	dir := t.TempDir()
+	opt.Raw = filepath.Join(dir, "r.exr")
+	if _, err := Export(context.Background(), &cpu.Renderer{}, filepath.Join(dir, "black.png"), opt); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := OpenRaw(opt.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for _, in := range []string{colour.InteriorPeriod, colour.InteriorMultiplier} {
+		o := Options{Location: raw.Location, Supersample: 1, Width: 90, Height: 60, Version: "t"}
+		o.Location.Color.Interior = in
+		out := filepath.Join(t.TempDir(), "c.png")
+		if _, err := Recolour(context.Background(), raw, out, o); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := export(t, t.TempDir(), o)
+		sameFile(t, out, want)
+		if md, err := ReadMetadata(out); err != nil || md.Location.Color.Interior != in {
+			t.Errorf("%s: the PNG records interior %q (%v)", in, md.Location.Color.Interior, err)
+		}
+		if bytes.Equal(readPNG(t, out).Pix, readPNG(t, filepath.Join(dir, "black.png")).Pix) {
+			t.Errorf("%s: the recoloured PNG is the black inside's", in)
 		}
 	}
 }

@@ -318,25 +318,26 @@ func (r *RawFile) readPiece(d *colour.Data, y0, y1 int) error {
 		row := d.Row(y)
 		for x := range row {
 			i := o + x
+			why := impossibleInside(dex[i], dey[i])
 			if n[i] != RawInside {
-				why := r.impossible(n[i], nf[i], dex[i], dey[i])
+				why = r.impossible(n[i], nf[i], dex[i], dey[i])
 				if why == "" && r.Channels {
 					why = impossibleChannels(tt[i], stripe[i])
 				}
-				if why != "" {
-					where := fmt.Sprintf("sample (%d, %d)", x, y)
-					if r.Supersample > 1 {
-						where += fmt.Sprintf(" of pixel (%d, %d)", x/r.Supersample, y/r.Supersample)
-					}
-					return &RawReadError{Path: r.Path, First: y, Lines: 1, Height: h, Err: fmt.Errorf("%s: %s", where, why)}
+			}
+			if why != "" {
+				where := fmt.Sprintf("sample (%d, %d)", x, y)
+				if r.Supersample > 1 {
+					where += fmt.Sprintf(" of pixel (%d, %d)", x/r.Supersample, y/r.Supersample)
 				}
+				return &RawReadError{Path: r.Path, First: y, Lines: 1, Height: h, Err: fmt.Errorf("%s: %s", where, why)}
 			}
 			row[x] = colour.Sample{Nu: rawJoin(n[i], nf[i]), DEX: dex[i], DEY: dey[i]}
 			if r.Channels {
 				row[x].T, row[x].Stripe = tt[i], stripe[i]
 			}
 			if n[i] == RawInside {
-				row[x].DEX, row[x].DEY, row[x].T, row[x].Stripe = 0, 0, 0, 0
+				row[x] = colour.InteriorSample(int(dex[i]), float64(dey[i]))
 			}
 		}
 	}
@@ -482,4 +483,20 @@ func Recolour(ctx context.Context, raw *RawFile, path string, opt Options) (Summ
 		opt.Location.Color.Equal = eq
 	}
 	return Export(ctx, &rawSource{raw: raw, painter: opt.ShaderPainter}, path, opt)
+}
+
+// impossibleInside says what is wrong with an inside sample's DEX and DEY, which hold its
+// cycle's period (a whole number from 1 to 2^24, or 0 for none) and its multiplier's size (0
+// to 1; 0 without a period): "" when nothing is.
+func impossibleInside(dex, dey float32) string {
+	if dex == 0 && dey == 0 {
+		return ""
+	}
+	if !(dex >= 1 && dex <= 1<<24) || dex != float32(int(dex)) {
+		return fmt.Sprintf("inside the set with period %v (want a whole number from 1 to %d, or 0)", dex, 1<<24)
+	}
+	if !(dey >= 0 && dey <= 1) {
+		return fmt.Sprintf("inside the set with multiplier %v (want 0 to 1)", dey)
+	}
+	return ""
 }

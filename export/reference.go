@@ -24,6 +24,7 @@ func (o *Options) frameOf() fractal.Frame {
 	loc.Color = loc.Color.Sampled(n)
 	f := fractal.NewFrame(loc, o.Width*n, o.Height*n)
 	f.Derivative = o.Raw != ""
+	f.Cycles = o.Raw != ""
 	return f
 }
 

@@ -153,6 +153,7 @@ func (e *exporter) setFrame(ctx context.Context, refs *fractal.ReferenceCache) e
 	}
 	f0 := fractal.NewFrame(floc, plan.W*plan.N, plan.H*plan.N)
 	f0.Derivative = opt.Raw != ""
+	f0.Cycles = opt.Raw != "" // the inside's periods and multipliers, for a recolouring of the inside
 	frame, err := withReference(ctx, f0)
 	if err == nil {
 		frame, err = e.resolveDensity(ctx, frame, refs)

@@ -116,21 +116,23 @@ func TestPerturbEscapeDE(t *testing.T) {
 // colouring writes none of them, and bad values are refused with their name.
 func TestColouringText(t *testing.T) {
 	l := Home()
-	if s := l.String(); strings.Contains(s, "colouring") || strings.Contains(s, "transfer") {
+	if s := l.String(); strings.Contains(s, "colouring") || strings.Contains(s, "transfer") || strings.Contains(s, "interior") {
 		t.Errorf("default location's text %q names the new keys", s)
 	}
 	l.Color.Method, l.Color.Transfer, l.Color.Width, l.Color.Light, l.Color.Strength = colour.MethodSlopes, colour.TransferLog, 2.5, -30, 0.5
+	l.Color.Interior = colour.InteriorPeriod
 	got, err := ParseLocationText(l.String(), Home())
 	if err != nil || got != l {
 		t.Fatalf("round trip of %q: %+v, %v", l.String(), got, err)
 	}
-	got, err = ParseLocationText("colouring=smooth transfer=linear", l)
-	if err != nil || got.Color.Method != "" || got.Color.Transfer != "" {
+	got, err = ParseLocationText("colouring=smooth transfer=linear interior=black", l)
+	if err != nil || got.Color.Method != "" || got.Color.Transfer != "" || got.Color.Interior != "" {
 		t.Errorf("smooth/linear should read as the defaults' one form: %+v %v", got.Color, err)
 	}
 	for text, want := range map[string]string{
 		"colouring=plasma": "unknown colouring",
 		"transfer=cube":    "unknown transfer",
+		"interior=pink":    "unknown interior colouring",
 		"width=1000":       "line width",
 		"width=NaN":        "line width",
 		"light=1e9":        "light angle",

@@ -37,7 +37,7 @@ import (
 // 1/(2|s|) puts the copy's far tip halfway from the centre to the nearest edge. The points of
 // that copy near its boundary escape after about P times the count of u in the whole set,
 // which the home view shows well at 100 iterations: the suggested iterations are
-// max(the view's, 100 P), at most MaxIterations.
+// max(the view's, MinibrotIterations(P)), at most MaxIterations.
 //
 // Misiurewicz point. A point c with z_{Q+P}(c) = z_Q(c) (preperiod Q, period P, Q > 0 minimal
 // so that c is not a nucleus). The ball test for it is the pair test |Z_n - Z_q| <= R_n +
@@ -655,3 +655,13 @@ func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, 
 	}
 	return Found{}, errors.New("no convergence")
 }
+
+// MinibrotPeriods is how many times its period P a minibrot's view needs in iterations to show
+// it whole: the points of the minibrot's copy of the set near its boundary escape after about
+// P times the count of their place in the whole set, which the home view shows well at 100.
+const MinibrotPeriods = 100
+
+// MinibrotIterations is the iteration count that shows a minibrot of period p whole:
+// MinibrotPeriods times p, at most MaxIterations. Find's suggested view asks for it, and so
+// does the automatic count of a view that frames the minibrot (preview.AutoBoost).
+func MinibrotIterations(p int) int { return min(MinibrotPeriods*max(p, 0), MaxIterations) }

@@ -673,7 +673,7 @@ func acceptNucleus(l Location, nu nucleusFound, w, h int, view viewBox, opt Find
 	if err != nil {
 		return Found{}, err.Error()
 	}
-	loc.Iterations = min(max(l.Iterations, 100*nu.p), MaxIterations)
+	loc.Iterations = min(max(l.Iterations, MinibrotIterations(nu.p)), MaxIterations)
 	f := Found{Loc: loc, Period: nu.p, Size: nu.size, Bulb: !isCardioid(nu.shape)}
 	switch {
 	case !view.contains(nu.cr, nu.ci):

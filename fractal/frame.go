@@ -140,6 +140,18 @@ type Frame struct {
 
 	// Channels asks for the T and STRIPE channels (orbit.go) whatever the colouring.
 	Channels bool
+
+	// Cycles asks the renderers for the inside points' periods and multipliers (Interior)
+	// whatever the colouring: a raw export keeps them, so that a recolouring may colour the
+	// inside.
+	Cycles bool
+}
+
+// NeedsInterior reports whether the frame's inside samples carry their cycles' periods and
+// multipliers (colour.InteriorSample): asked for (Cycles), or read by the colouring. Only the
+// Mandelbrot set's formula has them.
+func (f Frame) NeedsInterior() bool {
+	return (f.Cycles || f.Loc.Color.NeedsInterior()) && f.Loc.Formula.IsMandelbrot()
 }
 
 // NeedsDerivative reports whether the frame's pixels carry the derivative: asked for

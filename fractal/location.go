@@ -357,8 +357,8 @@ func trimZeros(s string) string {
 // with julia=RE,IM after im= for a Julia set, then formula=NAME and power=D for a formula
 // other than the Mandelbrot set's (each only where it is not the default: mandelbrot, 2),
 // then bailout=R, stripe-density=S and stripe-last=K where they are not the defaults,
-// followed by colouring=, transfer=, width=, light= and strength= where they differ from
-// their defaults, gradient= (the stops, Gradient.Text) for a palette that is not built in,
+// followed by colouring=, transfer=, interior=, width=, light= and strength= where they differ
+// from their defaults, gradient= (the stops, Gradient.Text) for a palette that is not built in,
 // and shader= (colour.ShaderText: base64) for a colouring shader. An automatic density
 // (colour.Coloring.AutoDensity) is written density=auto, without the number it resolved to: the view chooses it again where it is read. ParseLocationText reads
 // it back (exactly, but for an automatic density, whose number is its base's: see
@@ -532,6 +532,11 @@ func (l *Location) set(k, v string) error {
 		l.Color.Transfer = strings.ToLower(v)
 		if l.Color.Transfer == colour.TransferLinear {
 			l.Color.Transfer = ""
+		}
+	case "interior", "inside":
+		l.Color.Interior = strings.ToLower(v)
+		if l.Color.Interior == colour.InteriorBlack {
+			l.Color.Interior = ""
 		}
 	case "width":
 		l.Color.Width, err = strconv.ParseFloat(v, 64)

@@ -29,18 +29,19 @@ func PerturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, stop
 // reference point, the start of its delta: see julia.go.
 func perturbEscape(ref *Reference, bla *BLA, dcr, dci float64, maxIter int, stop <-chan struct{}) (n int, nu float64, steps int) {
 	if ref.jStart == 0 {
-		return perturbLoop(ref, bla, 0, 0, 0, 0, dcr, dci, maxIter, stop)
+		return perturbLoop(ref, bla, 0, 0, 0, 0, dcr, dci, maxIter, stop, nil)
 	}
 	dr, di, m, escaped, zr, zi := ref.juliaStart(dcr, dci)
 	if escaped {
 		return 1, smooth(zr, zi, ref.jcr, ref.jci, 1), 0
 	}
-	return perturbLoop(ref, bla, dr, di, m, 1, 0, 0, maxIter, stop)
+	return perturbLoop(ref, bla, dr, di, m, 1, 0, 0, maxIter, stop, nil)
 }
 
 // perturbLoop is perturbEscape's loop from delta (dr, di) at index m after n iterations, with
-// dc = (dcr, dci) added every step (0 for a Julia set).
-func perturbLoop(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci float64, maxIter int, stop <-chan struct{}) (int, float64, int) {
+// dc = (dcr, dci) added every step (0 for a Julia set). A non-nil end receives the delta and
+// index where a pixel that does not escape stops at maxIter (Frame.Interior goes on from there).
+func perturbLoop(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci float64, maxIter int, stop <-chan struct{}, end *loopEnd) (int, float64, int) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table() // the table covers the steps from m = 1 to tableEnd
@@ -87,7 +88,16 @@ func perturbLoop(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci fl
 			m -= period
 		}
 	}
+	if end != nil && n >= maxIter {
+		*end = loopEnd{dr, di, m}
+	}
 	return -1, 0, steps
+}
+
+// loopEnd is where perturbLoop stopped a pixel that did not escape: its delta and index.
+type loopEnd struct {
+	dr, di float64
+	m      int
 }
 
 // stopEvery+1 is how many steps the perturbation loops take between looks at their stop

@@ -414,7 +414,8 @@ func (ref *Reference) juliaStartExp(d0 cx) (d cx, m int, escaped bool, zr, zi fl
 // perturbLoopExp is perturbEscapeExp's loop from the state st, with dc added every step (0
 // for a Julia set). With handoff it returns at the first iteration's top but its first where
 // the delta is in float64, handed set and st that state (what the vector loop takes over);
-// otherwise, or where the pixel ends first, its n and nu.
+// otherwise, or where the pixel ends first, its n and nu, and for a pixel that reached
+// maxIter without escaping st its state there.
 func perturbLoopExp(ref *Reference, bla *BLAExp, st *expState, dc cx, maxIter int, stop <-chan struct{}, handoff bool) (_ int, _ float64, steps int, handed bool) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
@@ -531,6 +532,10 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, st *expState, dc cx, maxIter in
 			return n, smooth(zr, zi, cr, ci, n), steps, false
 		}
 		d, dr, di, exp, m = fs.d, fs.dr, fs.di, fs.exp, fs.m
+	}
+	if n >= maxIter {
+		// Where a pixel that does not escape stopped (Frame.Interior goes on from there).
+		*st = expState{d: d, dr: dr, di: di, exp: exp, m: m, n: n}
 	}
 	return -1, 0, steps, false
 }

@@ -149,7 +149,9 @@ const interiorPeriods = 64
 // whose count exceeds s.Iterations, for a sample further on to tell, unless the reference
 // orbit settled onto a cycle that fits interiorPeriods times in the sample's iterations
 // (s.Period): the view is then inside that cycle's component, no count shows more, and the
-// boost is 1. A sample of no pixel asks for no boost.
+// boost is 1. A view that frames a minibrot (framedMinibrot) needs at least the count that
+// shows it whole, fractal.MinibrotIterations, past MaxAutoBoost if need be. A sample of no
+// pixel asks for no boost.
 func AutoBoost(base int, s EscapeSample) int {
 	base = max(base, 1)
 	if s.Pixels == 0 {
@@ -173,11 +175,35 @@ func AutoBoost(base int, s EscapeSample) int {
 		}
 		need = int(autoMargin*float64(q) + 0.5)
 	}
+	top := MaxAutoBoost
+	if m := framedMinibrot(s); m > need {
+		// A minibrot in view: its copy of the set's edge needs MinibrotIterations, and the
+		// pixels there that have not escaped yet count as inside above, so the escape counts
+		// alone stop short of it (a period-5588 minibrot framed at zoom 8.89e25: 114,288
+		// where find suggests 558,800).
+		need = m
+		top = max(top, fractal.MaxIterations/base)
+	}
 	boost := 1
-	for boost < MaxAutoBoost && base*boost < need {
+	for boost < top && base*boost < need {
 		boost *= 2
 	}
 	return boost
+}
+
+// minibrotShare is the least share of a sample's pixels inside the set (1 in minibrotShare)
+// for the reference's cycle to count as a minibrot in view (framedMinibrot): a speck of a few
+// pixels is not shown whole by any count worth its cost.
+const minibrotShare = 100
+
+// framedMinibrot is the count that shows whole a minibrot the sample s frames, 0 for none: a
+// reference orbit that settled onto a cycle of period P (s.Period) and, of the sample's
+// pixels, at least one in minibrotShare inside and some escaping: MinibrotIterations(P).
+func framedMinibrot(s EscapeSample) int {
+	if s.Period <= 0 || s.Inside == s.Pixels || s.Inside*minibrotShare < s.Pixels {
+		return 0
+	}
+	return fractal.MinibrotIterations(s.Period)
 }
 
 // SampleAhead is how far past the iterations in use a worker samples escape counts (see

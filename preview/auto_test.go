@@ -66,6 +66,9 @@ func TestAutoBoostRule(t *testing.T) {
 		{"all inside, a period 62 fits 64 times in 4000", withPeriod(tail(640, 0, 0, 0), 62), 1},
 		{"all inside, a period 63 does not fit 64 times", withPeriod(tail(640, 0, 0, 0), 63), 16},
 		{"some escape late, period 6: the escapes rule", withPeriod(tail(300, 333, 7, 3000), 6), 8},
+		{"a framed minibrot of period 5588: 100 P, past MaxAutoBoost", withPeriod(tail(64, 576, 0, 0), 5588), 2048},
+		{"a speck of period 5588, under 1 in 100 inside: the escapes rule", withPeriod(tail(6, 634, 0, 0), 5588), 1},
+		{"a framed minibrot that the escapes ask more for", withPeriod(tail(64, 536, 40, 3900), 30), 16},
 	} {
 		if got := AutoBoost(base, c.s); got != c.want {
 			t.Errorf("%s: AutoBoost(%d, ...) = %d, want %d", c.name, base, got, c.want)
@@ -353,5 +356,20 @@ func TestAdaptBoostFromOneSample(t *testing.T) {
 		if got := AdaptBoost(base, 1, sample(2*base)); got < 1 || got > want {
 			t.Errorf("zoom %s: AdaptBoost from a sample at 2x: %d (frame by frame %d)", c.zoom, got, want)
 		}
+	}
+}
+
+// Issue 43: find frames a period-5588 minibrot at zoom 8.89e25 (from kf1e50's centre at 1e20)
+// and suggests 558,800 iterations (MinibrotIterations), but the automatic count stopped at
+// 114,288 (x16): the minibrot's edge, whose pixels have not escaped by then, counted as its
+// inside, and it drew as a black blob. The count now reaches the minibrot's.
+func TestAutoCountFramedMinibrot(t *testing.T) {
+	l := loc(t, "-0.04947002906310409375156991318038", "-0.67478757584467536401135029920666", "8.89e25", 1)
+	n, err := AutoCount(context.Background(), l, 1920, 1080, &fractal.ReferenceCache{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fractal.MinibrotIterations(5588); n < want || n > 2*want {
+		t.Errorf("automatic count %d, want %d to twice that (the boost is a power of two)", n, want)
 	}
 }

@@ -108,12 +108,18 @@ func frameOf(c computed) *fractal.Frame {
 // viewKey is what identifies l's pixels' data: l without its colouring (Location.View), and
 // whether its data holds the orbit channels (Location.OrbitPath: a colouring that reads them
 // makes data that the others' does not answer, so a change to or from angle or stripe at
-// radius 2 computes again once; between them, or at another radius, it recolours).
+// radius 2 computes again once; between them, or at another radius, it recolours), and
+// whether its inside samples carry their cycles (colour.Coloring.NeedsInterior: a colouring
+// of the inside needs data computed with them).
 func viewKey(l fractal.Location) string {
+	k := l.View()
 	if l.OrbitPath() {
-		return l.View() + " +channels"
+		k += " +channels"
 	}
-	return l.View()
+	if l.Color.NeedsInterior() {
+		k += " +cycles"
+	}
+	return k
 }
 
 // sameView reports whether a and b ask for the same data: the same size and view, the

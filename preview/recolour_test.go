@@ -402,3 +402,38 @@ func TestWorkerRecoloursOrbitChannels(t *testing.T) {
 		}
 	}
 }
+
+// A colouring of the inside needs data with the inside's cycles: the first change from a
+// black inside computes the view again (it is not a recolour of data without them), and a
+// change between the inside's colourings after that is a recolour; both pictures are a fresh
+// render's, byte for byte.
+func TestWorkerInteriorRecolours(t *testing.T) {
+	const w, h = 48, 30
+	all := AccumulateN * AccumulateN
+	r := &countingRenderer{}
+	rs := newResults(t)
+	wk := NewWorker(New(r), time.Millisecond, rs.deliver)
+	wk.SetAccumulate(AccumulateN)
+	defer wk.Close()
+	loc := fractal.Home()
+	loc.Zoom, loc.Iterations = fractal.MustDecimal("1.5"), 300
+	wk.Request(loc, w, h, false)
+	_, i := rs.wait("16 samples", 0, func(r Result) bool { return r.Samples == all })
+	for _, c := range []struct {
+		interior   string
+		recoloured bool
+	}{{colour.InteriorPeriod, false}, {colour.InteriorMultiplier, true}} {
+		l := loc
+		l.Color.Interior = c.interior
+		before := r.calls()
+		seq := wk.Request(l, w, h, false)
+		res, j := rs.wait(c.interior, i+1, func(r Result) bool { return r.Req.Seq == seq && r.Samples == all })
+		i = j
+		if res.Stats.Recoloured != c.recoloured || (r.calls() == before) != c.recoloured {
+			t.Fatalf("%s: recoloured %v with %d renderer calls, want recoloured %v", c.interior, res.Stats.Recoloured, r.calls()-before, c.recoloured)
+		}
+		if want := freshMean(t, l, w, h, AccumulateN); !bytes.Equal(res.Image.Pix, want.Pix) {
+			t.Errorf("%s: the picture differs from a fresh one", c.interior)
+		}
+	}
+}

@@ -86,6 +86,11 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 			return fmt.Errorf("opengl compute: %w", err)
 		}
 	}
+	if f.NeedsInterior() {
+		// The inside's cycles, on the CPU (the shaders have no period search): as the CPU
+		// renderer adds them.
+		return f.FillInterior(ctx, rect, dst)
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -587,5 +588,47 @@ func TestComputeGL33(t *testing.T) {
 					c.prec, deriv, a.sameSide, a.pixels, 100*nu, 100*de, 100*c.tol.share, a.firstBad)
 			}
 		}
+	}
+}
+
+// TestGLInterior: with a colouring of the inside, the GL renderer's samples carry the CPU
+// renderer's periods and multipliers, and its Render draws what compute then colour gives
+// (the colour shaders do not read the cycles, so Render goes through Compute).
+func TestGLInterior(t *testing.T) {
+	g := testGL(t, Options{})
+	l := fractal.Home()
+	l.Zoom, l.Iterations = fractal.MustDecimal("1.5"), 400
+	l.Color = colour.Coloring{Palette: "classic", Density: 1, Interior: colour.InteriorPeriod}
+	const w, h = 48, 30
+	f := fractal.NewFrame(l, w, h)
+	ctx := context.Background()
+	data := colour.NewData(image.Rect(0, 0, w, h))
+	if err := g.Compute(ctx, f, data.Rect, data); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := colour.NewColourer(l.Color)
+	want := image.NewRGBA(data.Rect)
+	k.Paint(want, data)
+	n := 0
+	for y := range h {
+		for x := range w {
+			if s := data.At(x, y); s.Inside() {
+				p, m := f.Interior(x, y)
+				if s.Period() != p || math.Abs(s.Multiplier()-m) > 1e-6 {
+					t.Fatalf("pixel (%d, %d): period %d, multiplier %g; want %d, %g", x, y, s.Period(), s.Multiplier(), p, m)
+				}
+				n += min(p, 1)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no inside pixel with a period")
+	}
+	got := image.NewRGBA(data.Rect)
+	if err := g.Render(ctx, f, got.Rect, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Pix, want.Pix) {
+		t.Error("Render with the inside coloured differs from Compute then colour")
 	}
 }

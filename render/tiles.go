@@ -55,8 +55,11 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		return err
 	}
 	if f.Loc.Color.IsHistogram() || f.Loc.Color.HasShader() {
-		// Compute hands an orbit-path frame to the CPU renderer too.
+		// Compute hands an orbit-path frame to the CPU renderer too, and adds the cycles.
 		return g.computeAndColour(ctx, f, rect, dst)
+	}
+	if f.Loc.Color.NeedsInterior() {
+		return g.renderViaCompute(ctx, f, rect, dst)
 	}
 	if f.OrbitPath() {
 		// Another escape radius or the orbit channels: the shaders have neither yet.
@@ -87,6 +90,22 @@ func (g *GL) renderOnCPU(ctx context.Context, f fractal.Frame, rect image.Rectan
 	g.stats.CPUFrames++
 	g.statsMu.Unlock()
 	return g.cpu.Render(ctx, f, rect, dst)
+}
+
+// renderViaCompute draws the pixels rect of frame f into dst by Compute and a colour pass
+// (colour.Colourer): for a colouring of the inside, whose cycles Compute adds on the CPU and
+// the colour shaders do not read.
+func (g *GL) renderViaCompute(ctx context.Context, f fractal.Frame, rect image.Rectangle, dst *image.RGBA) error {
+	k, err := colour.NewColourer(f.Loc.Color)
+	if err != nil {
+		return err
+	}
+	data := colour.NewData(image.Rectangle{Max: rect.Size()})
+	if err := g.Compute(ctx, f, rect, data); err != nil {
+		return err
+	}
+	k.Paint(dst.SubImage(image.Rectangle{Min: dst.Bounds().Min, Max: dst.Bounds().Min.Add(rect.Size())}).(*image.RGBA), data)
+	return nil
 }
 
 // drawTiles draws the pixels rect of frame f (variant v, exp for extended exponents) into dst,

@@ -117,8 +117,8 @@ func termText(s string) string {
 
 // listLine is a location as the flags that lead back to it: the view (with --formula and
 // --power for a formula other than the Mandelbrot set's, --julia for a Julia set's) and all
-// of its colouring (density, offset, colouring, transfer, and the line width and the light where
-// they are set), so that an export with them draws the bookmark's picture.
+// of its colouring (density, offset, colouring, transfer, and the interior colouring, line width
+// and light where they are set), so that an export with them draws the bookmark's picture.
 func listLine(l fractal.Location) string {
 	c := l.Color
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -141,6 +141,9 @@ func listLine(l fractal.Location) string {
 	}
 	s := fmt.Sprintf("%s--center=%s,%s --zoom=%s --iterations=%d --palette=%s --density=%s --offset=%s --colouring=%s --transfer=%s",
 		julia, l.Re, l.Im, l.Zoom, l.Iterations, c.Palette, c.DensityText(), f(c.Offset), method, transfer)
+	if c.NeedsInterior() {
+		s += " --interior=" + c.Interior
+	}
 	if c.Width != 0 {
 		s += " --line-width=" + f(c.Width)
 	}

@@ -321,7 +321,7 @@ func TestBookmarksListFlagsDrawTheBookmark(t *testing.T) {
 	dir := t.TempDir()
 	view := []string{"--center=-0.7453,0.1127", "--zoom=180", "--iterations=400", "--thumbnail=false"}
 	bmOK(t, append([]string{"add"}, append(view, "--density=0.37", "--offset=0.25", "--colouring=distance", "--transfer=sqrt", "--line-width=2.5", "--palette=fire", "lines")...)...)
-	bmOK(t, append([]string{"add"}, append(view, "--density=2", "--offset=0.6", "--colouring=slopes", "--transfer=log", "--light=30", "--light-strength=0.7", "relief")...)...)
+	bmOK(t, append([]string{"add"}, append(view, "--density=2", "--offset=0.6", "--colouring=slopes", "--transfer=log", "--interior=period", "--light=30", "--light-strength=0.7", "relief")...)...)
 	bmOK(t, append([]string{"add"}, append(view, "--offset=0.5", "auto")...)...)
 	lines := strings.Split(strings.TrimSpace(bmOK(t, "list")), "\n")
 	if len(lines) != 3 {

@@ -89,15 +89,15 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 }
 
 // LocationFlags are the flags that say where to look: --formula, --power, --julia, --center,
-// --zoom, --iterations, --bailout, --stripe-density, --stripe-last, --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer,
+// --zoom, --iterations, --bailout, --stripe-density, --stripe-last, --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer, --interior,
 // --line-width, --light, --light-strength, --colour-shader. Each is kept as text and checked by Apply.
 type LocationFlags struct {
-	fs                                              *flag.FlagSet
-	center, zoom, iterations, palette, density, off string
-	gradient, julia, formula, power                 string
-	method, transfer, width, light, strength        string
-	shader                                          string
-	bailout, stripeDensity, stripeLast              string
+	fs                                                 *flag.FlagSet
+	center, zoom, iterations, palette, density, off    string
+	gradient, julia, formula, power                    string
+	method, transfer, interior, width, light, strength string
+	shader                                             string
+	bailout, stripeDensity, stripeLast                 string
 }
 
 // AddLocationFlags defines the location flags on fs.
@@ -116,8 +116,9 @@ func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	fs.StringVar(&lf.gradient, "gradient", "", "a gradient file to colour with (one stop a line, [POSITION] #RRGGBB; or a Kalles Fraktaler .kfr/.kfp,\na Fractint .map, an Ultra Fractal .ugr of one gradient), stored by value with the view")
 	fs.StringVar(&lf.density, "density", "", "palette density, colour cycles per 32 iterations, or auto: chosen from the view's escape counts\n(1 for views whose counts span a few hundred iterations, less at depth) (default auto)")
 	fs.StringVar(&lf.off, "offset", "", "palette offset in cycles (default 0)")
-	fs.StringVar(&lf.method, "colouring", "", "colouring: smooth (the palette at the escape count), distance (boundary lines of --line-width\npixels at any zoom, from the distance estimate), slopes (a relief from the derivative, lit from --light)\nor histogram (the palette spread evenly over the picture's pixels by their counts) (default smooth)")
+	fs.StringVar(&lf.method, "colouring", "", "colouring: smooth (the palette at the escape count), distance (boundary lines of --line-width\npixels at any zoom, from the distance estimate), slopes (a relief from the derivative, lit from --light),\nangle (binary decomposition and field lines from the final angle), stripe (the stripe average)\nor histogram (the palette spread evenly over the picture's pixels by their counts) (default smooth)")
 	fs.StringVar(&lf.shader, "colour-shader", "", "a colouring shader in Kalles Fraktaler's form: a GLSL file defining vec3 colour() with its accessors\n(getN, getNF, getT, getDE, getInterior, ...; docs/guide.md), run on OpenGL over the raw data; its text is stored with\nthe view; \"\" removes one (default none)")
+	fs.StringVar(&lf.interior, "interior", "", "how the inside of the set is coloured: black, period (each component by the period of its\nattracting cycle) or multiplier (by the size of that cycle's multiplier) (default black)")
 	fs.StringVar(&lf.transfer, "transfer", "", "transfer function of the escape count before the palette: linear, sqrt or log\n(sqrt and log keep deep views with huge iteration counts from turning to noise) (default linear)")
 	fs.StringVar(&lf.width, "line-width", "", fmt.Sprintf("distance colouring: line width in pixels, %g to %g (default %g)", colour.MinWidth, colour.MaxWidth, colour.DefaultWidth))
 	fs.StringVar(&lf.light, "light", "", fmt.Sprintf("slopes colouring: light direction in degrees anticlockwise from the upper left, -%d to %d (default 0)", colour.MaxLight, colour.MaxLight))
@@ -144,7 +145,7 @@ func AddWindowFlags(fs *flag.FlagSet) WindowFlags {
 // viewFlags are the location flags that place the view; colourFlags the rest, the colouring.
 var (
 	viewFlags   = []string{"formula", "power", "julia", "center", "zoom", "iterations", "bailout", "stripe-density", "stripe-last"}
-	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "line-width", "light", "light-strength", "colour-shader"}
+	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "interior", "line-width", "light", "light-strength", "colour-shader"}
 )
 
 // AutoIterations reports whether the iterations are automatic: --zoom given without
@@ -379,7 +380,7 @@ func resolvePalette(c colour.Coloring, name string) (colour.Coloring, error) {
 	return gradients.Resolve(c, dir, name)
 }
 
-// applyMethod applies --colouring, --colour-shader and --transfer to c.
+// applyMethod applies --colouring, --colour-shader, --transfer and --interior, where given, to c.
 func (lf *LocationFlags) applyMethod(c *colour.Coloring) error {
 	if flagWasSet(lf.fs, "colouring") {
 		if colour.MethodIndex(lf.method) < 0 {
@@ -399,6 +400,15 @@ func (lf *LocationFlags) applyMethod(c *colour.Coloring) error {
 			return UsageErr("--transfer: unknown transfer function %q (%s)", text.Clip(lf.transfer, 40), strings.Join(colour.Transfers, ", "))
 		}
 		c.Transfer = lf.transfer
+	}
+	if flagWasSet(lf.fs, "interior") {
+		if colour.InteriorIndex(lf.interior) < 0 {
+			return UsageErr("--interior: unknown interior colouring %q (%s)", text.Clip(lf.interior, 40), strings.Join(colour.Interiors, ", "))
+		}
+		c.Interior = lf.interior
+		if c.Interior == colour.InteriorBlack {
+			c.Interior = ""
+		}
 	}
 	return nil
 }

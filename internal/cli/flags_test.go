@@ -41,6 +41,7 @@ func TestLocationFlagErrorsNameTheFlag(t *testing.T) {
 		{"--density=0", "--density"},
 		{"--colouring=plasma", "--colouring"},
 		{"--transfer=cube", "--transfer"},
+		{"--interior=pink", "--interior"},
 		{"--line-width=0", "--line-width"},
 		{"--line-width=NaN", "--line-width"},
 		{"--light=1e9", "--light"},
@@ -217,7 +218,7 @@ func TestColouringFlags(t *testing.T) {
 	var help bytes.Buffer
 	fs := NewFlagSet("test", &help)
 	lf := AddLocationFlags(fs)
-	if _, err := ParseFlags(fs, []string{"--colouring=distance", "--transfer=log", "--line-width=2.5", "--light=30", "--light-strength=0.5"}); err != nil {
+	if _, err := ParseFlags(fs, []string{"--colouring=distance", "--transfer=log", "--interior=period", "--line-width=2.5", "--light=30", "--light-strength=0.5"}); err != nil {
 		t.Fatal(err)
 	}
 	l, err := lf.Apply(fractal.Home(), true)
@@ -225,12 +226,12 @@ func TestColouringFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := l.Color
-	if c.Method != colour.MethodDistance || c.Transfer != colour.TransferLog || c.Width != 2.5 || c.Light != 30 || c.Strength != 0.5 {
+	if c.Method != colour.MethodDistance || c.Transfer != colour.TransferLog || c.Interior != colour.InteriorPeriod || c.Width != 2.5 || c.Light != 30 || c.Strength != 0.5 {
 		t.Errorf("colouring %+v", c)
 	}
 	fs = NewFlagSet("test", &help)
 	lf = AddLocationFlags(fs)
-	if _, err := ParseFlags(fs, []string{"--colouring=smooth", "--transfer=linear"}); err != nil {
+	if _, err := ParseFlags(fs, []string{"--colouring=smooth", "--transfer=linear", "--interior=black"}); err != nil {
 		t.Fatal(err)
 	}
 	if l, err := lf.Apply(fractal.Home(), true); err != nil || l != fractal.Home() {
@@ -238,7 +239,7 @@ func TestColouringFlags(t *testing.T) {
 	}
 	fs.SetOutput(&help)
 	fs.PrintDefaults()
-	for _, want := range []string{"-colouring", "smooth", "distance", "slopes", "-transfer", "sqrt", "log", "-line-width", "-light", "-light-strength"} {
+	for _, want := range []string{"-colouring", "smooth", "distance", "slopes", "-transfer", "sqrt", "log", "-interior", "period", "multiplier", "-line-width", "-light", "-light-strength"} {
 		if !strings.Contains(help.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, help.String())
 		}

@@ -69,3 +69,64 @@ func TestComputeThenColour(t *testing.T) {
 		}
 	}
 }
+
+// TestComputeInterior: with a colouring of the inside (or Frame.Cycles asked), the inside
+// samples carry the period and multiplier Frame.Interior gives, in any tiling, and Render
+// draws compute-then-colour's picture; without, they carry none.
+func TestComputeInterior(t *testing.T) {
+	l := fractal.Home()
+	l.Zoom, l.Iterations = fractal.MustDecimal("1.5"), 400
+	r := &Renderer{Workers: 2}
+	ctx := context.Background()
+	const w, h = 48, 30
+	for _, c := range []struct {
+		interior string
+		cycles   bool
+	}{{colour.InteriorPeriod, false}, {colour.InteriorMultiplier, false}, {"", true}, {"", false}} {
+		l.Color = colour.Coloring{Palette: "classic", Density: 1, Interior: c.interior}
+		f := fractal.NewFrame(l, w, h)
+		f.Cycles = c.cycles
+		data := colour.NewData(image.Rect(0, 0, w, h))
+		for _, rect := range []image.Rectangle{image.Rect(0, 0, w, 11), image.Rect(0, 11, 20, h), image.Rect(20, 11, w, h)} {
+			if err := r.Compute(ctx, f, rect, data.SubData(rect)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		inside, periods := 0, map[int]int{}
+		for y := range h {
+			for x := range w {
+				s := data.At(x, y)
+				if !s.Inside() {
+					continue
+				}
+				inside++
+				p, m := f.Interior(x, y)
+				if !c.cycles && c.interior == "" {
+					p, m = 0, 0
+				}
+				if s.Period() != p || math.Abs(s.Multiplier()-m) > 1e-6 {
+					t.Fatalf("%+v pixel (%d, %d): period %d, multiplier %g; want %d, %g", c, x, y, s.Period(), s.Multiplier(), p, m)
+				}
+				periods[p]++
+			}
+		}
+		if c.interior != "" || c.cycles {
+			if periods[1] == 0 || periods[2] == 0 || len(periods) < 3 {
+				t.Errorf("%+v: periods found %v: want the cardioid's, the period-2 bulb's and more", c, periods)
+			}
+		}
+		if inside == 0 {
+			t.Fatal("no pixel inside")
+		}
+		want := image.NewRGBA(image.Rect(0, 0, w, h))
+		if err := r.Render(ctx, f, want.Bounds(), want); err != nil {
+			t.Fatal(err)
+		}
+		k, _ := colour.NewColourer(l.Color)
+		got := image.NewRGBA(want.Bounds())
+		k.Paint(got, data)
+		if !bytes.Equal(got.Pix, want.Pix) {
+			t.Errorf("%+v: Render differs from compute then colour", c)
+		}
+	}
+}

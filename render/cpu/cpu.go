@@ -149,6 +149,11 @@ func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectang
 				} else {
 					computeRow(ctx, f, bla, blaExp, y, rect.Min.X, rect.Max.X, rows[0])
 				}
+				if f.NeedsInterior() {
+					for i, row := range rows {
+						f.InteriorRow(y+i, rect.Min.X, row, ctx.Done())
+					}
+				}
 				if ctx.Err() != nil {
 					return // a row cut short is not handed on
 				}
