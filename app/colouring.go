@@ -46,11 +46,6 @@ func (w *Window) buildShading() *widget.Button {
 		if m == colour.MethodSmooth {
 			m = ""
 		}
-		if why := w.formulaRefusal(m); why != "" {
-			setText(w.statusTime, why)
-			w.syncShading() // the method the view keeps
-			return
-		}
 		w.colorChanged(false, func(c *colour.Coloring) { c.Method = m })
 	})
 	s.transfer = newEscSelect(w, colour.Transfers, func(t string) {

@@ -56,7 +56,6 @@ func TestFormulaLocationErrors(t *testing.T) {
 		{"power=2.5", `power "2.5" must be a whole number from 2 to 8`},
 		{"formula=burning-ship zoom=1e300", "formula burning-ship is not yet supported past zoom 1e299 (no extended exponents for it yet)"},
 		{"formula=mandelbar power=8 julia=0,0 zoom=1e40", "formula mandelbar power 8 is not yet supported past zoom 1e33 in a Julia set"},
-		{"formula=mandelbar colouring=distance", "the distance colouring is not yet available for formula mandelbar"},
 	} {
 		_, err := ParseLocationText("re=0 im=0 "+c.text, Home())
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -38,25 +38,12 @@ func (l Location) checkFormulaZoom() error {
 	return nil
 }
 
-// checkFormulaColouring reports a colouring that reads the derivative, which formulas other
-// than the Mandelbrot set's do not compute yet.
-func (l Location) checkFormulaColouring() error {
-	if !l.Formula.IsMandelbrot() && l.Color.NeedsDerivative() {
-		return fmt.Errorf("the %s colouring is not yet available for formula %s (it needs the derivative): use smooth", l.Color.Method, l.Formula)
-	}
-	return nil
-}
-
 // Unsupported reports, in one line, why f cannot be rendered (nil when it can): a formula
-// other than the Mandelbrot set's in a PerturbationExp frame or with a colouring that reads
-// the derivative. Location.Validate refuses these for every image size up to maxFormulaSide;
-// the renderers check it for any size.
+// other than the Mandelbrot set's in a PerturbationExp frame. Location.Validate refuses it
+// for every image size up to maxFormulaSide; the renderers check it for any size.
 func (f Frame) Unsupported() error {
 	if f.Loc.Formula.IsMandelbrot() {
 		return nil
-	}
-	if err := f.Loc.checkFormulaColouring(); err != nil {
-		return err
 	}
 	if f.Precision() == PerturbationExp {
 		return fmt.Errorf("formula %s is not yet supported at this pixel spacing (%s: zoom %s at %dx%d)",
@@ -96,6 +83,43 @@ func (f Frame) formulaEscape(x, y int) (n int, nu float64) {
 		cr, ci = f.JRe, f.JIm
 	}
 	return EscapeFormula64(fm, re, im, cr, ci, f.Loc.Iterations)
+}
+
+// formulaPixelDE is formulaEscape with the derivative (formula_de.go): the same n and nu
+// with the distance estimate and normal; Result{N: -1} for a frame the formula does not
+// support (Unsupported).
+func (f Frame) formulaPixelDE(x, y int) Result {
+	fm := f.Loc.Formula
+	add := f.Spacing
+	if f.Loc.Julia.On {
+		add = 0
+	}
+	switch f.Precision() {
+	case PerturbationExp:
+		return Result{N: -1}
+	case Perturbation:
+		if f.Ref == nil {
+			var err error
+			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+				return Result{N: -1}
+			}
+		}
+		dr, di := f.Delta(x, y)
+		return PerturbEscapeFormulaDE(f.Ref, f.FormulaBLA(), dr, di, f.Loc.Iterations, f.Spacing, nil)
+	case Float32:
+		re, im := f.Point32(x, y)
+		cr, ci := re, im
+		if f.Loc.Julia.On {
+			cr, ci = float32(f.JRe), float32(f.JIm)
+		}
+		return EscapeFormulaDE32(fm, re, im, cr, ci, f.Loc.Iterations, float32(f.Spacing), float32(add))
+	}
+	re, im := f.Point64(x, y)
+	cr, ci := re, im
+	if f.Loc.Julia.On {
+		cr, ci = f.JRe, f.JIm
+	}
+	return EscapeFormulaDE64(fm, re, im, cr, ci, f.Loc.Iterations, f.Spacing, add)
 }
 
 // NoFinderError is the error of a minibrot or Misiurewicz search in a formula other than the

@@ -13,8 +13,8 @@ import (
 // rebasing as PerturbEscape does, skipping iterations by the formula's BLA table (FormulaBLA,
 // blaformula.go: 2x2 real matrices, since the folds' step is not complex-linear). No vector
 // loops, no period of the reference (a pixel at the orbit's end rebases to its start), no
-// extended exponents, no derivative: those are the Mandelbrot set's alone so far, and the
-// engine does not use them for another formula.
+// extended exponents: those are the Mandelbrot set's alone so far, and the engine does not
+// use them for another formula. The derivative is PerturbEscapeFormulaDE's (formula_de.go).
 
 // diffAbs is |x + d| - |x|, taken case by case so that no precision is lost where d is tiny
 // beside x (the difference of the two absolute values would cancel).

@@ -54,6 +54,9 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		// What no renderer draws for a formula yet, refused as the CPU renderer refuses it.
 		return err
 	}
+	if cpuOnly(f) != "" {
+		return g.renderOnCPU(ctx, f, rect, dst)
+	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
 		var gpu bool
@@ -70,6 +73,16 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		return err
 	}
 	return g.drawTiles(ctx, v, f, exp, rect, stops, dst)
+}
+
+// cpuOnly is why the CPU renderer draws frame f whatever its precision ("" when the shaders
+// can): a formula other than the Mandelbrot set's with a colouring that reads the derivative,
+// whose Jacobian (fractal/formula_de.go) the shaders do not carry.
+func cpuOnly(f fractal.Frame) string {
+	if f.Loc.Formula.IsMandelbrot() || !f.NeedsDerivative() {
+		return ""
+	}
+	return "the shaders carry no derivative for " + f.Loc.Formula.String()
 }
 
 // renderOnCPU has the CPU renderer draw a perturbation frame this GPU cannot (never a

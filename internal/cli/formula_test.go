@@ -36,9 +36,8 @@ func TestFormulaFlags(t *testing.T) {
 			t.Errorf("%s: %v, want %q", c.arg, err, c.want)
 		}
 	}
-	if _, err := applyFlags(t, fractal.Home(), "--formula=mandelbar", "--colouring=slopes"); err == nil ||
-		!strings.Contains(err.Error(), "the slopes colouring is not yet available for formula mandelbar") {
-		t.Errorf("--formula=mandelbar --colouring=slopes: %v", err)
+	if l, err := applyFlags(t, fractal.Home(), "--formula=mandelbar", "--colouring=slopes"); err != nil || l.Color.Method != "slopes" {
+		t.Errorf("--formula=mandelbar --colouring=slopes: %v, %v", l.Color, err)
 	}
 }
 

@@ -178,8 +178,8 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 	julia := f.Loc.Julia.On && !perturbExp
 	if !f.Loc.Formula.IsMandelbrot() {
 		// Another formula: its own loops, pixel by pixel (fractal.Frame.Pixel), with its
-		// BLA table (built once per reference and bound, shared by every row) but no vector
-		// loop or derivative yet.
+		// BLA table (built once per reference and bound, shared by every row) and, where
+		// the colouring reads it, its Jacobian, but no vector loop yet.
 		var fb *fractal.FormulaBLA
 		if perturb {
 			fb = f.FormulaBLA()
@@ -189,10 +189,14 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 				return
 			}
 			var r fractal.Result
-			if perturb {
+			switch {
+			case perturb && deriv:
+				dr, di := f.Delta(x, y)
+				r = fractal.PerturbEscapeFormulaDE(f.Ref, fb, dr, di, it, f.Spacing, ctx.Done())
+			case perturb:
 				dr, di := f.Delta(x, y)
 				r.N, r.Nu = fractal.PerturbEscapeFormula(f.Ref, fb, dr, di, it, ctx.Done())
-			} else {
+			default:
 				r = f.Pixel(x, y)
 			}
 			out[x-x0] = r.Sample()
