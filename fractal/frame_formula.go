@@ -20,10 +20,12 @@ func expLimit(fm Formula, julia bool) Exp {
 	return MakeExp(0.5, 1-1010/fm.Power())
 }
 
-// checkFormulaZoom reports a zoom at which a formula other than the Mandelbrot set's would
-// need extended exponents (at maxFormulaSide samples), which only the Mandelbrot set has.
+// checkFormulaZoom reports a zoom at which a formula other than the Mandelbrot set's with a
+// colouring that reads the derivative would need extended exponents (at maxFormulaSide
+// samples), which a formula's derivative does not have yet (its escape counts do:
+// perturb_formula_exp.go).
 func (l Location) checkFormulaZoom() error {
-	if l.Formula.IsMandelbrot() {
+	if l.Formula.IsMandelbrot() || !l.Color.NeedsDerivative() {
 		return nil
 	}
 	max := NewExp(4).Quo(expLimit(l.Formula, l.Julia.On).MulFloat(maxFormulaSide))
@@ -32,34 +34,42 @@ func (l Location) checkFormulaZoom() error {
 		if l.Julia.On {
 			set = " in a Julia set"
 		}
-		return fmt.Errorf("formula %s is not yet supported past zoom 1e%d%s (no extended exponents for it yet)",
-			l.Formula, int(math.Floor(max.Log10())), set)
+		return fmt.Errorf("the %s colouring of formula %s is not yet supported past zoom 1e%d%s (its derivative has no extended exponents yet)",
+			l.Color.Method, l.Formula, int(math.Floor(max.Log10())), set)
 	}
 	return nil
 }
 
 // Unsupported reports, in one line, why f cannot be rendered (nil when it can): a formula
-// other than the Mandelbrot set's in a PerturbationExp frame. Location.Validate refuses it
-// for every image size up to maxFormulaSide; the renderers check it for any size.
+// other than the Mandelbrot set's in a PerturbationExp frame with a colouring that reads the
+// derivative. Location.Validate refuses it for every image size up to maxFormulaSide; the
+// renderers check it for any size.
 func (f Frame) Unsupported() error {
-	if f.Loc.Formula.IsMandelbrot() {
+	if f.Loc.Formula.IsMandelbrot() || !f.NeedsDerivative() {
 		return nil
 	}
 	if f.Precision() == PerturbationExp {
-		return fmt.Errorf("formula %s is not yet supported at this pixel spacing (%s: zoom %s at %dx%d)",
+		return fmt.Errorf("the derivative of formula %s is not yet supported at this pixel spacing (%s: zoom %s at %dx%d)",
 			f.Loc.Formula, f.Precision(), f.Loc.Zoom, f.W, f.H)
 	}
 	return nil
 }
 
 // formulaEscape is Escape for a formula other than the Mandelbrot set's: float32, float64 or
-// scalar perturbation (PerturbEscapeFormula, with the formula's BLA table) by the frame's precision; -1 for a frame the
-// formula does not support (Unsupported).
+// scalar perturbation (PerturbEscapeFormula, with the formula's BLA table; past float64's
+// exponent range PerturbEscapeFormulaExp) by the frame's precision.
 func (f Frame) formulaEscape(x, y int) (n int, nu float64) {
 	fm := f.Loc.Formula
 	switch f.Precision() {
 	case PerturbationExp:
-		return -1, 0
+		if f.Ref == nil {
+			var err error
+			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+				return -1, 0
+			}
+		}
+		dr, di := f.DeltaExp(x, y)
+		return PerturbEscapeFormulaExp(f.Ref, dr, di, f.Loc.Iterations, nil)
 	case Perturbation:
 		if f.Ref == nil {
 			var err error

@@ -12,9 +12,10 @@ import (
 // the formula in math/big, and each pixel's delta iterated against it by perturbStep, with
 // rebasing as PerturbEscape does, skipping iterations by the formula's BLA table (FormulaBLA,
 // blaformula.go: 2x2 real matrices, since the folds' step is not complex-linear). No vector
-// loops, no period of the reference (a pixel at the orbit's end rebases to its start), no
-// extended exponents: those are the Mandelbrot set's alone so far, and the engine does not
-// use them for another formula. The derivative is PerturbEscapeFormulaDE's (formula_de.go).
+// loops, no period of the reference (a pixel at the orbit's end rebases to its start): those
+// are the Mandelbrot set's alone so far, and the engine does not use them for another
+// formula. The derivative is PerturbEscapeFormulaDE's (formula_de.go); past float64's
+// exponent range, PerturbEscapeFormulaExp (perturb_formula_exp.go).
 
 // diffAbs is |x + d| - |x|, taken case by case so that no precision is lost where d is tiny
 // beside x (the difference of the two absolute values would cancel).
@@ -196,6 +197,9 @@ func (ref *Reference) orbitFormula(st *stepper, cre, cim, z0re, z0im *big.Float)
 		fr, _ := zr.Float64()
 		fi, _ := zi.Float64()
 		ref.appendZ(complex(fr, fi))
+		if math.Abs(fr)+math.Abs(fi) < tinyZ {
+			ref.keepTiny(len(ref.Z)-1, ExpFromBig(zr), ExpFromBig(zi)) // for the cx steps
+		}
 		return fr*fr+fi*fi > 4
 	}
 	second := z0re != nil

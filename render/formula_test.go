@@ -464,3 +464,53 @@ func TestFormulaPerturbFitsWithoutBLA(t *testing.T) {
 	}
 	matchesCPU(t, "formula_perturb_pages", got, want)
 }
+
+// TestFormulaExpOnCPU: a formula's frame past float64's exponent range (zoom 1e320, a
+// PerturbationExp frame), which the shaders have no extended exponents for, is drawn and
+// computed by the CPU renderer: the GL renderer's picture and samples are the CPU renderer's
+// byte for byte, each call counted as a CPU frame, and Mode says so.
+func TestFormulaExpOnCPU(t *testing.T) {
+	g := testGL(t, Options{})
+	l := fractal.HomeOf(fractal.Formula{Kind: fractal.BurningShip})
+	l.Re, l.Im = fractal.MustDecimal("-1"), fractal.MustDecimal("-1") // a Misiurewicz point: z2 = z3 = -1+i
+	l.Zoom, l.Iterations = fractal.MustDecimal("1e320"), 1500
+	if err := l.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	f := fractal.NewFrame(l, 32, 20)
+	if f.Precision() != fractal.PerturbationExp {
+		t.Fatalf("precision %v", f.Precision())
+	}
+	r := image.Rect(0, 0, f.W, f.H)
+	want := image.NewRGBA(r)
+	if err := (&cpu.Renderer{}).Render(context.Background(), f, r, want); err != nil {
+		t.Fatal(err)
+	}
+	before := g.Stats()
+	got := image.NewRGBA(r)
+	if err := g.Render(context.Background(), f, r, got); err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	if !bytes.Equal(got.Pix, want.Pix) {
+		t.Error("Render is not the CPU renderer's picture")
+	}
+	data := colour.NewData(r)
+	if err := g.Compute(context.Background(), f, r, data); err != nil {
+		t.Fatalf("Compute: %v", err)
+	}
+	escaped := 0
+	for _, s := range data.Pix {
+		if s.Nu != colour.Inside {
+			escaped++
+		}
+	}
+	if escaped < len(data.Pix)/2 {
+		t.Errorf("%d of %d pixels escaped", escaped, len(data.Pix))
+	}
+	if s := g.Stats(); s.Tiles != before.Tiles || s.CPUFrames != before.CPUFrames+2 {
+		t.Errorf("%d tiles and %d CPU frames, want 0 and 2", s.Tiles-before.Tiles, s.CPUFrames-before.CPUFrames)
+	}
+	if m := g.Mode(f); !strings.Contains(m, "CPU: the shaders have no extended exponents for burning-ship") {
+		t.Errorf("Mode = %q", m)
+	}
+}

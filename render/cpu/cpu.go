@@ -185,11 +185,14 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			fb = f.FormulaBLA()
 		}
 		for x := x0; x < x1; x++ {
-			if (it >= 1<<16 || perturb) && ctx.Err() != nil {
+			if (it >= 1<<16 || perturb || perturbExp) && ctx.Err() != nil {
 				return
 			}
 			var r fractal.Result
 			switch {
+			case perturbExp:
+				dr, di := f.DeltaExp(x, y)
+				r.N, r.Nu = fractal.PerturbEscapeFormulaExp(f.Ref, dr, di, it, ctx.Done())
 			case perturb && deriv:
 				dr, di := f.Delta(x, y)
 				r = fractal.PerturbEscapeFormulaDE(f.Ref, fb, dr, di, it, f.Spacing, ctx.Done())
