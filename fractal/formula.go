@@ -34,8 +34,8 @@ import (
 // through the loops here, on the CPU only: shallow in float32 and float64, deep by scalar
 // perturbation with rebasing and the formula's BLA table (FormulaBLA; no vector loops), past
 // ExpSpacing with extended exponents and no table (perturb_formula_exp.go; a new fold is a
-// case in foldDeltaCx too), with the derivative as a 2x2 Jacobian where the colouring reads
-// it (formula_de.go; a case in jacStep; not past ExpSpacing: see Frame.Unsupported).
+// case in foldDeltaCx and jacStepX too), with the derivative as a 2x2 Jacobian where the
+// colouring reads it (formula_de.go; a case in jacStep).
 
 // FormulaKind is the fold f a formula applies before the power.
 type FormulaKind uint8

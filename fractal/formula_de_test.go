@@ -22,7 +22,7 @@ func formulaOrbitBig(fm Formula, zr, zi, cr, ci *big.Float, m int, prec uint) (*
 // continuation to SmoothBailout (at most 8 more steps) as the float64 loops continue it, and
 // the Jacobian of z_m by central differences in math/big (for a Julia set, with parameter
 // (jr, ji), in z1; else in c), scaled by spacing. ok is false where the count is not want.
-func formulaDEBig(fm Formula, re, im, jr, ji *big.Float, julia bool, want int, spacing float64, prec uint) (de, ur, ui float64, ok bool) {
+func formulaDEBig(fm Formula, re, im, jr, ji *big.Float, julia bool, want int, spacing Exp, prec uint) (de, ur, ui float64, ok bool) {
 	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
 	cr, ci := re, im
 	if julia {
@@ -54,7 +54,7 @@ func formulaDEBig(fm Formula, re, im, jr, ji *big.Float, julia bool, want int, s
 	zr, _ := xr.Float64()
 	zi, _ := xi.Float64()
 	// Central differences: h a 2^-50 of the spacing.
-	h := nf().SetMantExp(nf().SetFloat64(spacing), -50)
+	h := nf().SetMantExp(spacing.Big(prec), -50)
 	col := func(dr, di *big.Float) (float64, float64) {
 		at := func(sign float64) (*big.Float, *big.Float) {
 			s := nf().SetFloat64(sign)
@@ -136,7 +136,7 @@ func TestFormulaDerivativeAgainstBig(t *testing.T) {
 						continue
 					}
 					re, im := f.PointBig(p[0], p[1], prec)
-					de, ur, ui, ok := formulaDEBig(fm, re, im, nil, nil, false, r.N, f.Spacing, prec)
+					de, ur, ui, ok := formulaDEBig(fm, re, im, nil, nil, false, r.N, f.PixelSpacing(), prec)
 					if !ok {
 						continue
 					}
@@ -205,7 +205,7 @@ func TestFormulaJuliaDerivativeAgainstBig(t *testing.T) {
 					continue
 				}
 				re, im := f.PointBig(x, y, prec)
-				de, ur, ui, ok := formulaDEBig(fm, re, im, jr, ji, true, r.N, f.Spacing, prec)
+				de, ur, ui, ok := formulaDEBig(fm, re, im, jr, ji, true, r.N, f.PixelSpacing(), prec)
 				if !ok {
 					continue
 				}
@@ -220,5 +220,56 @@ func TestFormulaJuliaDerivativeAgainstBig(t *testing.T) {
 			}
 			t.Logf("%v Julia at %s (%v): %d pixels checked", fm, zoom, f.Precision(), checked)
 		}
+	}
+}
+
+// TestFormulaDerivativeExpAgainstBig: the distance estimate and normal at zoom 1e400 (a
+// PerturbationExp frame: PerturbEscapeFormulaDEExp, its Jacobian with an exponent of its own)
+// against central differences of the math/big orbit, at Misiurewicz points of the Burning
+// Ship (-1 - i) and of its cube (1/2 + i sqrt(3)/2), within 1e-6.
+func TestFormulaDerivativeExpAgainstBig(t *testing.T) {
+	const w, h = 24, 16
+	cube, _ := MakeFormula(BurningShip, 3)
+	for _, c := range []struct {
+		fm     Formula
+		re, im string
+	}{
+		{Formula{Kind: BurningShip}, "-1", "-1"},
+		{cube, "0.5", "0.8660254037844386467637231707529361834714026269051903140279034897259665084544000185405730933786242878378514825"},
+	} {
+		l := Home()
+		l.Formula, l.Iterations = c.fm, 3000
+		l.Re, l.Im, l.Zoom = MustDecimal(c.re), MustDecimal(c.im), MustDecimal("1e400")
+		l.Color.Method = "slopes"
+		if err := l.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		f := NewFrame(l, w, h)
+		if f.Precision() != PerturbationExp {
+			t.Fatalf("%v: precision %v", c.fm, f.Precision())
+		}
+		prec := f.ReferenceBits() + 128
+		checked := 0
+		for i := range 10 {
+			x, y := (i*37)%w, (i*23)%h
+			r := f.Pixel(x, y)
+			if r.N < 0 {
+				continue
+			}
+			re, im := f.PointBig(x, y, prec)
+			de, ur, ui, ok := formulaDEBig(c.fm, re, im, nil, nil, false, r.N, f.PixelSpacing(), prec)
+			if !ok {
+				continue
+			}
+			checked++
+			if math.Abs(r.DE-de) > 1e-6*de || math.Hypot(r.Ur-ur, r.Ui-ui) > 1e-6 {
+				t.Errorf("%v at 1e400, pixel (%d, %d) (n %d): distance %.9g normal (%.6f, %.6f), math/big %.9g (%.6f, %.6f)",
+					c.fm, x, y, r.N, r.DE, r.Ur, r.Ui, de, ur, ui)
+			}
+		}
+		if checked < 5 {
+			t.Errorf("%v at 1e400: only %d pixels checked", c.fm, checked)
+		}
+		t.Logf("%v at 1e400: %d pixels checked", c.fm, checked)
 	}
 }

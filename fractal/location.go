@@ -237,9 +237,6 @@ func (l Location) Validate() error {
 	if err := l.Formula.validate(); err != nil {
 		return err
 	}
-	if err := l.checkFormulaZoom(); err != nil {
-		return err
-	}
 	if l.Iterations < 1 || l.Iterations > MaxIterations {
 		return fmt.Errorf("iterations %d is out of range (1 to %d)", l.Iterations, MaxIterations)
 	}

@@ -37,9 +37,6 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if err := f.Loc.Color.Validate(); err != nil {
 		return err
 	}
-	if err := f.Unsupported(); err != nil {
-		return err // as the CPU renderer refuses it
-	}
 	if cpuOnly(f) != "" {
 		g.statsMu.Lock()
 		g.stats.CPUFrames++

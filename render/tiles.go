@@ -50,10 +50,6 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if err != nil {
 		return err
 	}
-	if err := f.Unsupported(); err != nil {
-		// What no renderer draws for a formula yet, refused as the CPU renderer refuses it.
-		return err
-	}
 	if cpuOnly(f) != "" {
 		return g.renderOnCPU(ctx, f, rect, dst)
 	}
@@ -234,7 +230,7 @@ func (g *GL) frameTables(f fractal.Frame, exp bool) (*deepTables, error) {
 	var bla *fractal.BLA
 	var blaExp *fractal.BLAExp
 	if exp && !noBLA {
-		blaExp = f.BLAExp() // the Mandelbrot set's alone (Frame.Unsupported)
+		blaExp = f.BLAExp() // the Mandelbrot set's alone (another formula's exp frame: cpuOnly)
 	} else if !exp {
 		bla = frameBLA(f)
 	}

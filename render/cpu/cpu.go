@@ -97,9 +97,6 @@ func (r *Renderer) Compute(ctx context.Context, f fractal.Frame, rect image.Rect
 // band of them: perturbBand), and hands every finished row (y in f's pixels) to its worker's
 // sink (made once per worker).
 func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectangle, sink func() func(y int, row []colour.Sample)) error {
-	if err := f.Unsupported(); err != nil {
-		return err
-	}
 	var err error
 	if f.Precision().Perturbs() && f.Ref == nil {
 		// One reference orbit per frame: from the cache when one is in reach, so that the
@@ -190,6 +187,9 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			}
 			var r fractal.Result
 			switch {
+			case perturbExp && deriv:
+				dr, di := f.DeltaExp(x, y)
+				r = fractal.PerturbEscapeFormulaDEExp(f.Ref, dr, di, it, f.PixelSpacing(), ctx.Done())
 			case perturbExp:
 				dr, di := f.DeltaExp(x, y)
 				r.N, r.Nu = fractal.PerturbEscapeFormulaExp(f.Ref, dr, di, it, ctx.Done())
