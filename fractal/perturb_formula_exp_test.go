@@ -338,3 +338,51 @@ func TestFormulaDEExpMatchesFloat64(t *testing.T) {
 		}
 	}
 }
+
+// TestFormulaReferencePeriod: a formula's reference inside a minibrot settles onto its cycle
+// and stops there (period.go), as the Mandelbrot set's does: the Burning Ship's period-3
+// mini ship (on the real axis, where its orbits are the Mandelbrot set's) at 1e30 with
+// 100,000 iterations has period 3, is computed for a few hundred values and repeated, covers
+// any count; its stored values are those of the orbit computed on without a period (within
+// a rounding step), and the frame's pixels are those the long orbit gives, all inside.
+func TestFormulaReferencePeriod(t *testing.T) {
+	l := Home()
+	l.Formula = Formula{Kind: BurningShip}
+	l.Re = MustDecimal("-1.754877666246692760049508896358528691894606617772793143989")
+	l.Im = MustDecimal("0")
+	l.Zoom, l.Iterations = MustDecimal("1e30"), 100_000
+	f, err := NewFrame(l, 16, 12).WithReference(t.Context(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := f.Ref
+	p, last, computed := ref.Period(), len(ref.Z)-1, ref.computed
+	t.Logf("period %d, %d computed, orbit of %d values", p, computed, last+1)
+	if p != 3 || ref.Escaped() || computed > 1000 || last != l.Iterations || !ref.Covers(MaxIterations) {
+		t.Fatalf("period %d, escaped %v, %d computed, last index %d: want period 3, a few hundred computed, repeated to %d", p, ref.Escaped(), computed, last, l.Iterations)
+	}
+	long, err := newReference(l.Re, l.Im, f.ReferenceBits(), computed+30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long.noPeriod = true
+	if err := long.setFormula(l.Formula); err != nil {
+		t.Fatal(err)
+	}
+	if err := long.iterateFormula(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for k := range long.Z {
+		got, want := ref.zcx(k), long.zcx(k)
+		if d := cxAdd(got, cx{-want.re, -want.im, want.e}); got != want && d.log2Abs() > want.log2Abs()-52 {
+			t.Fatalf("Z[%d]: the periodic orbit gives %v, the long one %v", k, got, want)
+		}
+	}
+	for y := range f.H {
+		for x := range f.W {
+			if n, _ := f.Escape(x, y); n != -1 {
+				t.Fatalf("pixel (%d, %d) escapes at %d inside the mini ship", x, y, n)
+			}
+		}
+	}
+}
