@@ -22,6 +22,9 @@ func TestFormulaExpAgainstBig(t *testing.T) {
 		if fm.IsMandelbrot() {
 			continue // the Mandelbrot set's own loops (perturbexp.go), tested on their own
 		}
+		if raceEnabled && fm.Power() != 2 {
+			continue // the race detector's run: the two folds at power 2
+		}
 		found := false
 		for i := 3; !found; i++ {
 			l := Home()
@@ -182,6 +185,9 @@ func TestFormulaExpJuliaAgainstBig(t *testing.T) {
 		{cubic, "-0.1", "0.1", 1.1, -0.1},
 	} {
 		fm := c.fm
+		if raceEnabled && fm.Kind != BurningShip {
+			continue // the race detector's run: one Julia set
+		}
 		prec := uint(2*bits + 64)
 		julia := JuliaParam{On: true, Re: MustDecimal(c.cr), Im: MustDecimal(c.ci)}
 		zr, zi, ok := juliaFixedPoint(fm, julia.Re.Big(prec), julia.Im.Big(prec), c.guessR, c.guessI, prec)
