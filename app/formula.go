@@ -9,9 +9,8 @@ import (
 // nextFormula is F (the next formula kind: mandelbrot, burning-ship, mandelbar, keeping the
 // power) and Shift+F (the next power, 2 to fractal.MaxPower, keeping the kind): the new
 // set seen whole (fractal.HomeOf; in a Julia view, that formula's Julia set of the same c
-// whole), the colouring kept, a place of its own in the history. A colouring that reads the
-// derivative, which the other formulas do not compute yet, keeps the view where it is with a
-// sentence saying why.
+// whole), the colouring kept (the distance and slopes colourings too: every formula carries
+// its derivative), a place of its own in the history.
 func (w *Window) nextFormula(power bool) {
 	cur := w.Location()
 	fm := cur.Formula
@@ -43,16 +42,13 @@ func (w *Window) nextFormula(power bool) {
 	setText(w.statusTime, fmt.Sprintf("formula %s: %s", fm, fm.Title()))
 }
 
-// formulaRefusal is why the colouring method cannot be used with the view's formula ("" when it can):
-// the other formulas have no derivative or orbit channels yet (Location.Validate's words).
+// formulaRefusal is why the colouring method cannot be used with the view's formula ("" when
+// it can): the other formulas have no orbit channels yet (Location.Validate's words).
 func (w *Window) formulaRefusal(method string) string {
 	l := w.Location()
 	l.Color.Method = method
-	if l.Formula.IsMandelbrot() || !l.Color.NeedsDerivative() && !l.Color.NeedsChannels() {
+	if l.Formula.IsMandelbrot() || !l.Color.NeedsChannels() {
 		return ""
 	}
-	if l.Color.NeedsChannels() {
-		return fmt.Sprintf("the %s colouring is not yet available for formula %s (it needs the orbit channels)", method, l.Formula)
-	}
-	return fmt.Sprintf("the %s colouring is not yet available for formula %s (it needs the derivative)", method, l.Formula)
+	return fmt.Sprintf("the %s colouring is not yet available for formula %s (it needs the orbit channels)", method, l.Formula)
 }

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -55,26 +54,19 @@ func TestFormulaKeys(t *testing.T) {
 	if got := w.Location(); got.IsJulia() || got.Formula.Kind != fractal.Mandelbar {
 		t.Errorf("Shift+J: %v", got)
 	}
-	// The distance colouring is refused for the Mandelbar: the view keeps smooth.
-	before := w.Location()
+	// The distance colouring on the Mandelbar (its Jacobian: fractal/formula_de.go).
 	w.shade.method.SetSelected(colour.MethodDistance)
-	if got := w.Location(); got != before || !strings.Contains(w.statusTime.Text, "the distance colouring is not yet available for formula mandelbar") ||
-		w.shade.method.Selected != colour.MethodSmooth {
+	if got := w.Location(); got.Color.Method != colour.MethodDistance || got.Formula.Kind != fractal.Mandelbar {
 		t.Errorf("distance on the Mandelbar: %v, status %q, select %q", got.Color, w.statusTime.Text, w.shade.method.Selected)
 	}
-	// Back to the Mandelbrot set: its own Home, where distance is allowed again.
+	// Back to the Mandelbrot set: its own Home, the colouring kept.
 	c.OnTypedRune()('f')
-	if got := w.Location(); !got.Formula.IsMandelbrot() || got.Re.String() != "-0.5" || w.bar.what.Text != "Centre" {
+	if got := w.Location(); !got.Formula.IsMandelbrot() || got.Re.String() != "-0.5" || w.bar.what.Text != "Centre" || got.Color.Method != colour.MethodDistance {
 		t.Errorf("F back to the Mandelbrot set: %v, status %q", got, w.bar.what.Text)
 	}
-	w.shade.method.SetSelected(colour.MethodDistance)
-	if got := w.Location().Color.Method; got != colour.MethodDistance {
-		t.Errorf("distance on the Mandelbrot set: %q", got)
-	}
-	// With distance on, F is refused with the reason; the view stays.
-	before = w.Location()
+	// With distance on, F goes on to the Burning Ship and keeps it.
 	c.OnTypedRune()('f')
-	if got := w.Location(); got != before || !strings.Contains(w.statusTime.Text, "not burning-ship: the distance colouring is not yet available") {
-		t.Errorf("F with distance: %v, status %q", got.Formula, w.statusTime.Text)
+	if got := w.Location(); got.Formula.Kind != fractal.BurningShip || got.Color.Method != colour.MethodDistance {
+		t.Errorf("F with distance: %v %v, status %q", got.Formula, got.Color, w.statusTime.Text)
 	}
 }

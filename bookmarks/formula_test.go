@@ -60,7 +60,6 @@ func TestFormulaFields(t *testing.T) {
 		`"power": 2.5`:                         "power",
 		`"power": "3"`:                         "holds a JSON string where a whole number belongs",
 		`"formula": "mandelbar", "zoom2": "1"`: `unknown field "zoom2"`,
-		`"formula": "burning-ship", "colouring": "distance"`: "the distance colouring is not yet available for formula burning-ship",
 	} {
 		_, err := Parse([]byte(fmt.Sprintf(bad, field)))
 		if err == nil || !strings.Contains(err.Error(), want) {

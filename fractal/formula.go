@@ -32,8 +32,10 @@ import (
 // Formula is the Mandelbrot set of power 2, which every renderer draws by its own fast loops
 // (escape.go, perturb.go, the BLA, the vector loops, the shaders); every other formula goes
 // through the loops here, on the CPU only: shallow in float32 and float64, deep by scalar
-// perturbation with rebasing and the formula's BLA table (FormulaBLA; no vector loops, no GPU,
-// no derivative, not past ExpSpacing: see Frame.Unsupported).
+// perturbation with rebasing and the formula's BLA table (FormulaBLA; no vector loops), past
+// ExpSpacing with extended exponents and no table (perturb_formula_exp.go; a new fold is a
+// case in foldDeltaCx and jacStepX too), with the derivative as a 2x2 Jacobian where the
+// colouring reads it (formula_de.go; a case in jacStep).
 
 // FormulaKind is the fold f a formula applies before the power.
 type FormulaKind uint8

@@ -54,17 +54,15 @@ func TestFormulaLocationErrors(t *testing.T) {
 		{"power=9", `power "9" must be a whole number from 2 to 8`},
 		{"power=1", `power "1" must be a whole number from 2 to 8`},
 		{"power=2.5", `power "2.5" must be a whole number from 2 to 8`},
-		{"formula=burning-ship zoom=1e300", "formula burning-ship is not yet supported past zoom 1e299 (no extended exponents for it yet)"},
-		{"formula=mandelbar power=8 julia=0,0 zoom=1e40", "formula mandelbar power 8 is not yet supported past zoom 1e33 in a Julia set"},
-		{"formula=mandelbar colouring=distance", "the distance colouring is not yet available for formula mandelbar"},
 	} {
 		_, err := ParseLocationText("re=0 im=0 "+c.text, Home())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.text, err, c.want)
 		}
 	}
-	// Just inside the limits.
-	for _, s := range []string{"formula=burning-ship zoom=1e299", "formula=mandelbar power=8 julia=0,0 zoom=1e33", "power=3 julia=0,0 zoom=1e96"} {
+	// Past float64's exponent range, with every colouring (perturb_formula_exp.go).
+	for _, s := range []string{"formula=burning-ship zoom=1e300 colouring=distance", "formula=mandelbar power=8 julia=0,0 zoom=1e40 colouring=slopes",
+		"power=3 julia=0,0 zoom=1e96 colouring=distance", "formula=burning-ship zoom=1e300", "formula=mandelbar power=8 julia=0,0 zoom=1e4000"} {
 		if _, err := ParseLocationText("re=0 im=0 "+s, Home()); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}

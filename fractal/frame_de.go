@@ -5,8 +5,8 @@ import "context"
 // Pixel is Escape with what the frame's colouring needs: for the methods that read the
 // derivative (Frame.NeedsDerivative), the escape count, smooth value, distance estimate
 // and normal from EscapeDE32, EscapeDE64 or PerturbEscapeDE in the frame's precision, exactly
-// as the CPU renderer computes them; otherwise (and for a formula other than the Mandelbrot
-// set's, which has no derivative yet) Escape's n and nu.
+// as the CPU renderer computes them (for a formula other than the Mandelbrot set's, from its
+// Jacobian: formulaPixelDE); otherwise Escape's n and nu.
 //
 // A frame on the orbit path (OrbitPath: another escape radius, or the channels asked for)
 // takes the loops of orbit.go (PixelChannels gives their T and STRIPE too).
@@ -14,11 +14,12 @@ func (f Frame) Pixel(x, y int) Result {
 	if f.OrbitPath() {
 		return f.channelPixel(x, y).Result
 	}
-	if !f.NeedsDerivative() || !f.Loc.Formula.IsMandelbrot() {
-		// A formula other than the Mandelbrot set's has no derivative yet (Unsupported
-		// refuses a colouring that reads it): its samples carry none.
+	if !f.NeedsDerivative() {
 		n, nu := f.Escape(x, y)
 		return Result{N: n, Nu: nu}
+	}
+	if !f.Loc.Formula.IsMandelbrot() {
+		return f.formulaPixelDE(x, y)
 	}
 	p := f.Precision()
 	if p.Perturbs() && f.Ref == nil {

@@ -3,12 +3,7 @@ package fractal
 import (
 	"context"
 	"fmt"
-	"math"
 )
-
-// maxFormulaSide is the largest image side (in samples: an export's side times its
-// supersampling) that Location.Validate's zoom limit for formulas allows for.
-const maxFormulaSide = 1 << 18
 
 // expLimit is the pixel spacing below which f is a PerturbationExp frame: ExpSpacing, and
 // for a Julia view, where a delta near the critical point is raised to the power D with no c
@@ -20,62 +15,21 @@ func expLimit(fm Formula, julia bool) Exp {
 	return MakeExp(0.5, 1-1010/fm.Power())
 }
 
-// checkFormulaZoom reports a zoom at which a formula other than the Mandelbrot set's would
-// need extended exponents (at maxFormulaSide samples), which only the Mandelbrot set has.
-func (l Location) checkFormulaZoom() error {
-	if l.Formula.IsMandelbrot() {
-		return nil
-	}
-	max := NewExp(4).Quo(expLimit(l.Formula, l.Julia.On).MulFloat(maxFormulaSide))
-	if l.ZoomExp().Cmp(max) > 0 {
-		set := ""
-		if l.Julia.On {
-			set = " in a Julia set"
-		}
-		return fmt.Errorf("formula %s is not yet supported past zoom 1e%d%s (no extended exponents for it yet)",
-			l.Formula, int(math.Floor(max.Log10())), set)
-	}
-	return nil
-}
-
-// checkFormulaColouring reports a colouring that reads the derivative or the orbit channels,
-// which formulas other than the Mandelbrot set's do not compute yet.
-func (l Location) checkFormulaColouring() error {
-	if !l.Formula.IsMandelbrot() && l.Color.NeedsDerivative() {
-		return fmt.Errorf("the %s colouring is not yet available for formula %s (it needs the derivative): use smooth", l.Color.Method, l.Formula)
-	}
-	if !l.Formula.IsMandelbrot() && l.Color.NeedsChannels() {
-		return fmt.Errorf("the %s colouring is not yet available for formula %s (it needs the orbit channels): use smooth", l.Color.Method, l.Formula)
-	}
-	return nil
-}
-
-// Unsupported reports, in one line, why f cannot be rendered (nil when it can): a formula
-// other than the Mandelbrot set's in a PerturbationExp frame or with a colouring that reads
-// the derivative. Location.Validate refuses these for every image size up to maxFormulaSide;
-// the renderers check it for any size.
-func (f Frame) Unsupported() error {
-	if f.Loc.Formula.IsMandelbrot() {
-		return nil
-	}
-	if err := f.Loc.checkFormulaColouring(); err != nil {
-		return err
-	}
-	if f.Precision() == PerturbationExp {
-		return fmt.Errorf("formula %s is not yet supported at this pixel spacing (%s: zoom %s at %dx%d)",
-			f.Loc.Formula, f.Precision(), f.Loc.Zoom, f.W, f.H)
-	}
-	return nil
-}
-
 // formulaEscape is Escape for a formula other than the Mandelbrot set's: float32, float64 or
-// scalar perturbation (PerturbEscapeFormula, with the formula's BLA table) by the frame's precision; -1 for a frame the
-// formula does not support (Unsupported).
+// scalar perturbation (PerturbEscapeFormula, with the formula's BLA table; past float64's
+// exponent range PerturbEscapeFormulaExp) by the frame's precision.
 func (f Frame) formulaEscape(x, y int) (n int, nu float64) {
 	fm := f.Loc.Formula
 	switch f.Precision() {
 	case PerturbationExp:
-		return -1, 0
+		if f.Ref == nil {
+			var err error
+			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+				return -1, 0
+			}
+		}
+		dr, di := f.DeltaExp(x, y)
+		return PerturbEscapeFormulaExp(f.Ref, dr, di, f.Loc.Iterations, nil)
 	case Perturbation:
 		if f.Ref == nil {
 			var err error
@@ -99,6 +53,50 @@ func (f Frame) formulaEscape(x, y int) (n int, nu float64) {
 		cr, ci = f.JRe, f.JIm
 	}
 	return EscapeFormula64(fm, re, im, cr, ci, f.Loc.Iterations)
+}
+
+// formulaPixelDE is formulaEscape with the derivative (formula_de.go): the same n and nu
+// with the distance estimate and normal (past float64's exponent range
+// PerturbEscapeFormulaDEExp).
+func (f Frame) formulaPixelDE(x, y int) Result {
+	fm := f.Loc.Formula
+	add := f.Spacing
+	if f.Loc.Julia.On {
+		add = 0
+	}
+	switch f.Precision() {
+	case PerturbationExp:
+		if f.Ref == nil {
+			var err error
+			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+				return Result{N: -1}
+			}
+		}
+		dr, di := f.DeltaExp(x, y)
+		return PerturbEscapeFormulaDEExp(f.Ref, dr, di, f.Loc.Iterations, f.spacing(), nil)
+	case Perturbation:
+		if f.Ref == nil {
+			var err error
+			if f, err = f.WithReference(context.Background(), DefaultReferences, nil); err != nil {
+				return Result{N: -1}
+			}
+		}
+		dr, di := f.Delta(x, y)
+		return PerturbEscapeFormulaDE(f.Ref, f.FormulaBLA(), dr, di, f.Loc.Iterations, f.Spacing, nil)
+	case Float32:
+		re, im := f.Point32(x, y)
+		cr, ci := re, im
+		if f.Loc.Julia.On {
+			cr, ci = float32(f.JRe), float32(f.JIm)
+		}
+		return EscapeFormulaDE32(fm, re, im, cr, ci, f.Loc.Iterations, float32(f.Spacing), float32(add))
+	}
+	re, im := f.Point64(x, y)
+	cr, ci := re, im
+	if f.Loc.Julia.On {
+		cr, ci = f.JRe, f.JIm
+	}
+	return EscapeFormulaDE64(fm, re, im, cr, ci, f.Loc.Iterations, f.Spacing, add)
 }
 
 // NoFinderError is the error of a minibrot or Misiurewicz search in a formula other than the

@@ -242,19 +242,13 @@ func (l Location) Validate() error {
 	if err := l.Formula.validate(); err != nil {
 		return err
 	}
-	if err := l.checkFormulaZoom(); err != nil {
-		return err
-	}
 	if err := l.validateOrbit(); err != nil {
 		return err
 	}
 	if l.Iterations < 1 || l.Iterations > MaxIterations {
 		return fmt.Errorf("iterations %d is out of range (1 to %d)", l.Iterations, MaxIterations)
 	}
-	if err := l.Color.Validate(); err != nil {
-		return err
-	}
-	return l.checkFormulaColouring()
+	return l.Color.Validate()
 }
 
 // AutoIterations is the iteration count the automatic setting uses at a zoom: it rises with

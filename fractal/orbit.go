@@ -134,6 +134,9 @@ func (l Location) validateOrbit() error {
 	if !l.Formula.IsMandelbrot() && l.Bailout != 0 {
 		return fmt.Errorf("bailout %g is not yet available for formula %s: use 2", l.Bailout, l.Formula)
 	}
+	if !l.Formula.IsMandelbrot() && l.Color.NeedsChannels() {
+		return fmt.Errorf("the %s colouring is not yet available for formula %s (it needs the orbit channels): use smooth", l.Color.Method, l.Formula)
+	}
 	return nil
 }
 

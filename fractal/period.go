@@ -101,10 +101,10 @@ func (ref *Reference) cycleSettled(n, p int, e0 cx) bool {
 	if math.IsInf(le, -1) {
 		return true // exactly periodic
 	}
-	// log2 |lambda|, lambda = prod 2 Z over the cycle.
+	// log2 |lambda|, lambda = prod 2 Z over the cycle (for another formula, a bound on it).
 	ll := 0.0
 	for j := range p {
-		ll += 1 + ref.zcx(n-p+j).log2Abs()
+		ll += ref.slopeLog2(n - p + j)
 	}
 	if !(ll < 0) {
 		return false // not attracting: the stored values would drift away
@@ -115,9 +115,18 @@ func (ref *Reference) cycleSettled(n, p int, e0 cx) bool {
 		if le+tail > lz-54 {
 			return false
 		}
-		le += 1 + lz // e_{j+1} = 2 Z_j e_j
+		le += ref.slopeLog2(n - p + j) // e_{j+1} = 2 Z_j e_j
 	}
 	return true
+}
+
+// slopeLog2 is log2 of the size of the step's derivative at Z[m]: |2 Z| for the Mandelbrot
+// set; for another formula the bound D |Z|^(D-1) on the norm of its Jacobian (a fold's is a
+// sign on each part, which keeps lengths), so that a product of them bounds the cycle's
+// multiplier and the growth of an error along it from above.
+func (ref *Reference) slopeLog2(m int) float64 {
+	d := ref.formula.Power()
+	return math.Log2(float64(d)) + float64(d-1)*ref.zcx(m).log2Abs()
 }
 
 // cycleAttracts reports whether the cycle of period p that the orbit ends on (its last p
@@ -126,7 +135,7 @@ func (ref *Reference) cycleSettled(n, p int, e0 cx) bool {
 func (ref *Reference) cycleAttracts(n, p int) bool {
 	ll := 0.0 // log2 |lambda|
 	for j := range p {
-		ll += 1 + ref.zcx(n-p+1+j).log2Abs()
+		ll += ref.slopeLog2(n - p + 1 + j)
 	}
 	return ll < 0
 }

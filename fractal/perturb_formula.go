@@ -12,9 +12,11 @@ import (
 // the formula in math/big, and each pixel's delta iterated against it by perturbStep, with
 // rebasing as PerturbEscape does, skipping iterations by the formula's BLA table (FormulaBLA,
 // blaformula.go: 2x2 real matrices, since the folds' step is not complex-linear). No vector
-// loops, no period of the reference (a pixel at the orbit's end rebases to its start), no
-// extended exponents, no derivative: those are the Mandelbrot set's alone so far, and the
-// engine does not use them for another formula.
+// loops, no nucleus in place of an unsettled reference, no period of a Julia reference (a
+// pixel at such an orbit's end rebases to its start): those are the Mandelbrot set's alone
+// so far. The formula's own reference does stop on its cycle (period.go, slopeLog2). The
+// derivative is PerturbEscapeFormulaDE's (formula_de.go); past float64's exponent range,
+// PerturbEscapeFormulaExp (perturb_formula_exp.go).
 
 // diffAbs is |x + d| - |x|, taken case by case so that no precision is lost where d is tiny
 // beside x (the difference of the two absolute values would cancel).
@@ -169,6 +171,7 @@ func (ref *Reference) iterateFormula(ctx context.Context, progress func(done, to
 		if err := ref.orbitFormula(&st, ref.re, ref.im, nil, nil); err != nil {
 			return err
 		}
+		ref.repeatPeriod()
 	} else {
 		if err := ref.orbitFormula(&st, ref.jre, ref.jim, nil, nil); err != nil {
 			return err
@@ -196,9 +199,21 @@ func (ref *Reference) orbitFormula(st *stepper, cre, cim, z0re, z0im *big.Float)
 		fr, _ := zr.Float64()
 		fi, _ := zi.Float64()
 		ref.appendZ(complex(fr, fi))
+		if math.Abs(fr)+math.Abs(fi) < tinyZ {
+			ref.keepTiny(len(ref.Z)-1, ExpFromBig(zr), ExpFromBig(zi)) // for the cx steps
+		}
 		return fr*fr+fi*fi > 4
 	}
 	second := z0re != nil
+	// The period of the formula's own orbit (period.go), as the Mandelbrot set's: a Julia
+	// reference's orbits have none yet.
+	var det periodDetector
+	sr, si := nf(), nf()
+	snapshot := func() { sr.Set(zr); si.Set(zi) }
+	moved := func() cx {
+		return cxFromExp(ExpFromBig(nf().Sub(zr, sr)), ExpFromBig(nf().Sub(zi, si)))
+	}
+	detect := !second && !ref.julia.On
 	if second {
 		zr.Set(z0re)
 		zi.Set(z0im)
@@ -210,6 +225,9 @@ func (ref *Reference) orbitFormula(st *stepper, cre, cim, z0re, z0im *big.Float)
 		ref.escaped = ref.escaped || !second
 		return nil
 	}
+	if detect {
+		det.step(ref, len(ref.Z)-1, snapshot, moved) // Z[1]: the detector starts there
+	}
 	for n := 2; n <= ref.maxIter; n++ {
 		if n&1023 == 0 {
 			if err := st.check(n); err != nil {
@@ -220,6 +238,11 @@ func (ref *Reference) orbitFormula(st *stepper, cre, cim, z0re, z0im *big.Float)
 		if push() {
 			ref.escaped = ref.escaped || !second
 			break
+		}
+		if detect {
+			if ref.period = det.step(ref, len(ref.Z)-1, snapshot, moved); ref.period > 0 {
+				break
+			}
 		}
 	}
 	return nil

@@ -37,8 +37,11 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if err := f.Loc.Color.Validate(); err != nil {
 		return err
 	}
-	if err := f.Unsupported(); err != nil {
-		return err // as the CPU renderer refuses it
+	if cpuOnly(f) != "" {
+		g.statsMu.Lock()
+		g.stats.CPUFrames++
+		g.statsMu.Unlock()
+		return g.cpu.Compute(ctx, f, rect, dst)
 	}
 	if f.OrbitPath() {
 		// Another escape radius or the orbit channels: the shaders have neither yet.
@@ -74,9 +77,7 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if v != shaders.Perturb && g.progs[v] == nil {
 		return fmt.Errorf("opengl compute: %s has no %s shader", g.renderer, v)
 	}
-	// A formula other than the Mandelbrot set's has no derivative yet: its samples carry none,
-	// as the CPU renderer's (fractal.Frame.Pixel).
-	deriv := f.NeedsDerivative() && f.Loc.Formula.IsMandelbrot()
+	deriv := f.NeedsDerivative() // never with another formula: cpuOnly, above
 	for _, t := range tilesOf(rect, g.maxTile) {
 		if err := ctx.Err(); err != nil {
 			return err

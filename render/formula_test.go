@@ -1,10 +1,12 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"image"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -294,41 +296,61 @@ func TestFormulaKindsHaveGLSL(t *testing.T) {
 	}
 }
 
-// TestFormulaRefusedAsCPU: what the CPU renderer refuses for a formula (the colourings that
-// read the derivative), the GL renderer refuses in the same words, in Render and Compute,
-// without drawing, in float32, double and perturbation.
-func TestFormulaRefusedAsCPU(t *testing.T) {
+// TestFormulaDerivativeOnCPU: a formula's frame with a colouring that reads the derivative
+// (its Jacobian, which the shaders do not carry) is drawn and computed by the CPU renderer,
+// in float32, double and perturbation: the GL renderer's picture and samples are the CPU
+// renderer's byte for byte, each call counted as a CPU frame, and Mode says so.
+func TestFormulaDerivativeOnCPU(t *testing.T) {
 	g := testGL(t, Options{})
 	bs := fractal.Formula{Kind: fractal.BurningShip}
 	re, im := formulaEdge(t, bs, 2.2)
+	r := image.Rect(0, 0, 40, 24)
 	for _, col := range []string{"distance", "slopes"} {
 		for _, zoom := range []string{"20", "1e7", "1e9"} {
 			l := formulaView(t, bs, re, im, zoom, 300, false, 0, 0)
 			for _, c := range colourings {
 				if c.name == col {
-					c.set(&l.Color) // no Validate: it refuses the view too
+					c.set(&l.Color)
 				}
 			}
+			if err := l.Validate(); err != nil {
+				t.Fatalf("%s at %s: %v", col, zoom, err)
+			}
 			f := fractal.NewFrame(l, 40, 24)
-			wantErr := (&cpu.Renderer{}).Render(context.Background(), f, image.Rect(0, 0, 40, 24), image.NewRGBA(image.Rect(0, 0, 40, 24)))
-			if wantErr == nil {
-				t.Fatalf("%s at %s: the CPU renderer draws it", col, zoom)
+			want := image.NewRGBA(r)
+			if err := (&cpu.Renderer{}).Render(context.Background(), f, r, want); err != nil {
+				t.Fatalf("%s at %s: the CPU renderer: %v", col, zoom, err)
+			}
+			wantData := colour.NewData(r)
+			if err := (&cpu.Renderer{}).Compute(context.Background(), f, r, wantData); err != nil {
+				t.Fatal(err)
 			}
 			before := g.Stats()
-			err := g.Render(context.Background(), f, image.Rect(0, 0, 40, 24), image.NewRGBA(image.Rect(0, 0, 40, 24)))
-			if err == nil || err.Error() != wantErr.Error() {
-				t.Errorf("%s at %s: Render: %v, want %v", col, zoom, err, wantErr)
+			got := image.NewRGBA(r)
+			if err := g.Render(context.Background(), f, r, got); err != nil {
+				t.Fatalf("%s at %s: Render: %v", col, zoom, err)
 			}
-			err = g.Compute(context.Background(), f, image.Rect(0, 0, 40, 24), colour.NewData(image.Rect(0, 0, 40, 24)))
-			if err == nil || err.Error() != wantErr.Error() {
-				t.Errorf("%s at %s: Compute: %v, want %v", col, zoom, err, wantErr)
+			if !bytes.Equal(got.Pix, want.Pix) {
+				t.Errorf("%s at %s: Render is not the CPU renderer's picture", col, zoom)
 			}
-			if s := g.Stats(); s.Tiles != before.Tiles || s.CPUFrames != before.CPUFrames {
-				t.Errorf("%s at %s: %d tiles and %d CPU frames drawn, want none", col, zoom, s.Tiles-before.Tiles, s.CPUFrames-before.CPUFrames)
+			gotData := colour.NewData(r)
+			if err := g.Compute(context.Background(), f, r, gotData); err != nil {
+				t.Fatalf("%s at %s: Compute: %v", col, zoom, err)
+			}
+			for y := range 24 {
+				if !slices.Equal(gotData.Row(y), wantData.Row(y)) {
+					t.Errorf("%s at %s: Compute's row %d is not the CPU renderer's", col, zoom, y)
+					break
+				}
+			}
+			if s := g.Stats(); s.Tiles != before.Tiles || s.CPUFrames != before.CPUFrames+2 {
+				t.Errorf("%s at %s: %d tiles and %d CPU frames, want 0 and 2", col, zoom, s.Tiles-before.Tiles, s.CPUFrames-before.CPUFrames)
+			}
+			if m := g.Mode(f); !strings.Contains(m, "CPU: the shaders carry no derivative for burning-ship") {
+				t.Errorf("%s at %s: Mode = %q", col, zoom, m)
 			}
 		}
 	}
-
 }
 
 // TestFormulaPasses: a formula's frame drawn in passes (the orbit carried between them in
@@ -441,4 +463,54 @@ func TestFormulaPerturbFitsWithoutBLA(t *testing.T) {
 		t.Fatal(err)
 	}
 	matchesCPU(t, "formula_perturb_pages", got, want)
+}
+
+// TestFormulaExpOnCPU: a formula's frame past float64's exponent range (zoom 1e320, a
+// PerturbationExp frame), which the shaders have no extended exponents for, is drawn and
+// computed by the CPU renderer: the GL renderer's picture and samples are the CPU renderer's
+// byte for byte, each call counted as a CPU frame, and Mode says so.
+func TestFormulaExpOnCPU(t *testing.T) {
+	g := testGL(t, Options{})
+	l := fractal.HomeOf(fractal.Formula{Kind: fractal.BurningShip})
+	l.Re, l.Im = fractal.MustDecimal("-1"), fractal.MustDecimal("-1") // a Misiurewicz point: z2 = z3 = -1+i
+	l.Zoom, l.Iterations = fractal.MustDecimal("1e320"), 1500
+	if err := l.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	f := fractal.NewFrame(l, 32, 20)
+	if f.Precision() != fractal.PerturbationExp {
+		t.Fatalf("precision %v", f.Precision())
+	}
+	r := image.Rect(0, 0, f.W, f.H)
+	want := image.NewRGBA(r)
+	if err := (&cpu.Renderer{}).Render(context.Background(), f, r, want); err != nil {
+		t.Fatal(err)
+	}
+	before := g.Stats()
+	got := image.NewRGBA(r)
+	if err := g.Render(context.Background(), f, r, got); err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	if !bytes.Equal(got.Pix, want.Pix) {
+		t.Error("Render is not the CPU renderer's picture")
+	}
+	data := colour.NewData(r)
+	if err := g.Compute(context.Background(), f, r, data); err != nil {
+		t.Fatalf("Compute: %v", err)
+	}
+	escaped := 0
+	for _, s := range data.Pix {
+		if s.Nu != colour.Inside {
+			escaped++
+		}
+	}
+	if escaped < len(data.Pix)/2 {
+		t.Errorf("%d of %d pixels escaped", escaped, len(data.Pix))
+	}
+	if s := g.Stats(); s.Tiles != before.Tiles || s.CPUFrames != before.CPUFrames+2 {
+		t.Errorf("%d tiles and %d CPU frames, want 0 and 2", s.Tiles-before.Tiles, s.CPUFrames-before.CPUFrames)
+	}
+	if m := g.Mode(f); !strings.Contains(m, "CPU: the shaders have no extended exponents for burning-ship") {
+		t.Errorf("Mode = %q", m)
+	}
 }

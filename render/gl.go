@@ -427,11 +427,16 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // exponent, fp64)" (a PerturbationExp frame), or "perturbation (CPU: ...)" with the reason
 // when the CPU renderer draws a perturbation frame the GPU cannot (no fp64, or a reference
 // orbit too long for its texture limits); "CPU (escape radius or orbit channels)" for a frame
-// on fractal's orbit path, which the shaders do not compute yet; "double (limit reached)" only where a forced
-// precision is used past float64's reach. Every formula is drawn in the same words.
+// on fractal's orbit path, which the shaders do not compute yet; "double (limit reached)" only
+// where a forced precision is used past float64's reach. Every formula is drawn in the same
+// words, but for a formula's derivative, which the CPU computes: "<precision> (CPU: the
+// shaders carry no derivative for burning-ship)".
 func (g *GL) Mode(f fractal.Frame) string {
 	if f.OrbitPath() {
 		return "CPU (escape radius or orbit channels)"
+	}
+	if why := cpuOnly(f); why != "" {
+		return f.Precision().String() + " (CPU: " + why + ")"
 	}
 	v := g.variant(f)
 	if v != shaders.F32 && v != shaders.Perturb && f.Precision().Perturbs() {

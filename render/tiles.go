@@ -50,9 +50,8 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if err != nil {
 		return err
 	}
-	if err := f.Unsupported(); err != nil {
-		// What no renderer draws for a formula yet, refused as the CPU renderer refuses it.
-		return err
+	if cpuOnly(f) != "" {
+		return g.renderOnCPU(ctx, f, rect, dst)
 	}
 	if f.Loc.Color.IsHistogram() || f.Loc.Color.HasShader() {
 		// Compute hands an orbit-path frame to the CPU renderer too, and adds the cycles.
@@ -81,6 +80,22 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		return err
 	}
 	return g.drawTiles(ctx, v, f, exp, rect, stops, dst)
+}
+
+// cpuOnly is why the CPU renderer draws frame f whatever its precision ("" when the shaders
+// can): a formula other than the Mandelbrot set's past float64's exponent range
+// (PerturbationExp), or with a colouring that reads the derivative, whose Jacobian
+// (fractal/formula_de.go) the shaders do not carry.
+func cpuOnly(f fractal.Frame) string {
+	switch {
+	case f.Loc.Formula.IsMandelbrot():
+		return ""
+	case f.Precision() == fractal.PerturbationExp:
+		return "the shaders have no extended exponents for " + f.Loc.Formula.String()
+	case f.NeedsDerivative():
+		return "the shaders carry no derivative for " + f.Loc.Formula.String()
+	}
+	return ""
 }
 
 // renderOnCPU has the CPU renderer draw a perturbation frame this GPU cannot (never a
@@ -242,7 +257,7 @@ func (g *GL) frameTables(f fractal.Frame, exp bool) (*deepTables, error) {
 	var bla *fractal.BLA
 	var blaExp *fractal.BLAExp
 	if exp && !noBLA {
-		blaExp = f.BLAExp() // the Mandelbrot set's alone (Frame.Unsupported)
+		blaExp = f.BLAExp() // the Mandelbrot set's alone (another formula's exp frame: cpuOnly)
 	} else if !exp {
 		bla = frameBLA(f)
 	}

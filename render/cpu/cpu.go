@@ -97,9 +97,6 @@ func (r *Renderer) Compute(ctx context.Context, f fractal.Frame, rect image.Rect
 // band of them: perturbBand), and hands every finished row (y in f's pixels) to its worker's
 // sink (made once per worker).
 func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectangle, sink func() func(y int, row []colour.Sample)) error {
-	if err := f.Unsupported(); err != nil {
-		return err
-	}
 	var err error
 	if f.Precision().Perturbs() && f.Ref == nil {
 		// One reference orbit per frame: from the cache when one is in reach, so that the
@@ -183,21 +180,31 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 	julia := f.Loc.Julia.On && !perturbExp
 	if !f.Loc.Formula.IsMandelbrot() {
 		// Another formula: its own loops, pixel by pixel (fractal.Frame.Pixel), with its
-		// BLA table (built once per reference and bound, shared by every row) but no vector
-		// loop or derivative yet.
+		// BLA table (built once per reference and bound, shared by every row) and, where
+		// the colouring reads it, its Jacobian, but no vector loop yet.
 		var fb *fractal.FormulaBLA
 		if perturb {
 			fb = f.FormulaBLA()
 		}
 		for x := x0; x < x1; x++ {
-			if (it >= 1<<16 || perturb) && ctx.Err() != nil {
+			if (it >= 1<<16 || perturb || perturbExp) && ctx.Err() != nil {
 				return
 			}
 			var r fractal.Result
-			if perturb {
+			switch {
+			case perturbExp && deriv:
+				dr, di := f.DeltaExp(x, y)
+				r = fractal.PerturbEscapeFormulaDEExp(f.Ref, dr, di, it, f.PixelSpacing(), ctx.Done())
+			case perturbExp:
+				dr, di := f.DeltaExp(x, y)
+				r.N, r.Nu = fractal.PerturbEscapeFormulaExp(f.Ref, dr, di, it, ctx.Done())
+			case perturb && deriv:
+				dr, di := f.Delta(x, y)
+				r = fractal.PerturbEscapeFormulaDE(f.Ref, fb, dr, di, it, f.Spacing, ctx.Done())
+			case perturb:
 				dr, di := f.Delta(x, y)
 				r.N, r.Nu = fractal.PerturbEscapeFormula(f.Ref, fb, dr, di, it, ctx.Done())
-			} else {
+			default:
 				r = f.Pixel(x, y)
 			}
 			out[x-x0] = r.Sample()

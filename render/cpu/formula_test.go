@@ -3,6 +3,7 @@ package cpu
 import (
 	"context"
 	"image"
+	"math"
 	"testing"
 
 	"mandelscope/colour"
@@ -55,5 +56,52 @@ func TestFormulaDeepTakesBLA(t *testing.T) {
 	t.Logf("%d of %d samples differ from the loop's without the table", differ, f.W*f.H)
 	if differ == 0 {
 		t.Error("every sample is the loop's without the table: the renderer did not take it")
+	}
+}
+
+// TestFormulaDerivativeSamples: deep Burning Ship frames coloured by distance, at 1e30
+// (Perturbation) and 1e320 (PerturbationExp): the renderer's samples are, bit for bit,
+// fractal.Frame.Pixel's (PerturbEscapeFormulaDE with the frame's table;
+// PerturbEscapeFormulaDEExp), and the escaped pixels carry a distance estimate and a unit
+// normal.
+func TestFormulaDerivativeSamples(t *testing.T) {
+	for _, zoom := range []string{"1e30", "1e320"} {
+		l := fractal.Home()
+		l.Formula = fractal.Formula{Kind: fractal.BurningShip}
+		l.Re, l.Im = fractal.MustDecimal("-1"), fractal.MustDecimal("-1")
+		l.Zoom, l.Iterations = fractal.MustDecimal(zoom), 1500
+		l.Color.Method = colour.MethodDistance
+		if err := l.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		f := fractal.NewFrame(l, 32, 24)
+		ctx := context.Background()
+		r := &Renderer{Workers: 2, References: &fractal.ReferenceCache{}}
+		data := colour.NewData(image.Rect(0, 0, f.W, f.H))
+		if err := r.Compute(ctx, f, data.Rect, data); err != nil {
+			t.Fatal(err)
+		}
+		fr, err := f.WithReference(ctx, r.References, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		escaped := 0
+		for y := range f.H {
+			for x := range f.W {
+				want := fr.Pixel(x, y)
+				if got := data.Pix[data.Offset(x, y)]; got != want.Sample() {
+					t.Fatalf("%s, pixel %d,%d: sample %+v, Frame.Pixel's %+v", zoom, x, y, got, want.Sample())
+				}
+				if want.N >= 0 {
+					escaped++
+					if !(want.DE > 0) || math.Abs(math.Hypot(want.Ur, want.Ui)-1) > 1e-9 {
+						t.Errorf("%s, pixel %d,%d: distance %g, normal (%g, %g)", zoom, x, y, want.DE, want.Ur, want.Ui)
+					}
+				}
+			}
+		}
+		if escaped < f.W*f.H/4 {
+			t.Errorf("%s: only %d pixels escaped", zoom, escaped)
+		}
 	}
 }

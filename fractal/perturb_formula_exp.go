@@ -1,0 +1,404 @@
+package fractal
+
+import "math"
+
+// Formulas past float64's exponent range (PerturbationExp frames of a formula other than
+// the Mandelbrot set's). As perturbexp.go does for the Mandelbrot set, a pixel's delta is a
+// cx (a complex mantissa with its own exponent) while it is tiny and a pair of float64s once it
+// is not (above 2^-900 to cx's float64, below 2^-950 back), so the extended exponent costs
+// time only where it is needed. The cx step is perturbStep's, in cx arithmetic: the fold
+// applied to the delta exactly (foldDeltaCx; where the reference's part is not tiny, the tiny
+// delta cannot change its sign, and the Burning Ship's |X + x| - |X| is x or -x), then the
+// power's difference by powerDelta's recurrence (powerDeltaCx). The float64 step is
+// perturbFormulaLoop's. No BLA: every iteration is a step.
+
+// foldDeltaCx is foldDelta for a cx reference value z and delta d (d.e <= toDouble).
+func foldDeltaCx(k FormulaKind, z, d cx) (w, u cx) {
+	switch k {
+	case BurningShip:
+		w = cx{math.Abs(z.re), math.Abs(z.im), z.e}
+		// A part of the reference at least tinyRef in size keeps its sign when the tiny
+		// delta is added: the part of u is the delta's, negated where the reference's is
+		// negative. Otherwise diffAbs's cases, in Exp.
+		sr, okr := foldSign(z.re, z.e)
+		si, oki := foldSign(z.im, z.e)
+		if okr && oki {
+			return w, cx{sr * d.re, si * d.im, d.e}
+		}
+		re := diffAbsExp(MakeExp(z.re, z.e), MakeExp(d.re, d.e))
+		im := diffAbsExp(MakeExp(z.im, z.e), MakeExp(d.im, d.e))
+		return w, cxFromExp(re, im)
+	case Mandelbar:
+		return cx{z.re, -z.im, z.e}, cx{d.re, -d.im, d.e}
+	}
+	return z, d
+}
+
+// foldSign is the sign of the part x·2^e of a reference value, ok where it is at least
+// tinyRef in size (a delta below 2^-900 cannot change it).
+func foldSign(x float64, e int) (float64, bool) {
+	if x == 0 || !lessExp(0.5, -799, math.Abs(x), e) { // 0.5·2^-799 = tinyRef
+		return 0, false
+	}
+	if x < 0 {
+		return -1, true
+	}
+	return 1, true
+}
+
+// diffAbsExp is diffAbs (|x + d| - |x|, case by case) in Exp arithmetic.
+func diffAbsExp(x, d Exp) Exp {
+	s := x.Add(d)
+	if x.Sign() >= 0 {
+		if s.Sign() >= 0 {
+			return d
+		}
+		return x.Ldexp(1).Add(d).Neg()
+	}
+	if s.Sign() > 0 {
+		return x.Ldexp(1).Add(d)
+	}
+	return d.Neg()
+}
+
+// powerDeltaCx is powerDelta in cx: (W + u)^D - W^D + dc by A_1 = u, A_(j+1) = (W + u) A_j
+// + u W^j.
+func powerDeltaCx(d int, w, u, dc cx) cx {
+	z := cxAdd(w, u)
+	a, p := u, w
+	for j := 1; j < d; j++ {
+		a = cxAdd(cxMul(z, a), cxMul(u, p))
+		if j+1 < d {
+			p = cxMul(p, w)
+		}
+	}
+	return cxAdd(a, dc)
+}
+
+// PerturbEscapeFormulaExp is PerturbEscapeFormula for a PerturbationExp frame: dc = (dcr,
+// dci) may lie far below float64's range. Deltas are iterated in cx while they are tiny and in
+// float64 once they are not (see the top of perturb_formula_exp.go); the rules (rebasing,
+// escape, the smooth value) are PerturbEscapeFormula's, and so is stop. No BLA.
+func PerturbEscapeFormulaExp(ref *Reference, dcr, dci Exp, maxIter int, stop <-chan struct{}) (n int, nu float64) {
+	fm := ref.formula
+	zero := cx{e: cxZeroExp}
+	if ref.jStart == 0 {
+		return perturbFormulaLoopExp(ref, fm, newExpState(zero, 0, 0), cxFromExp(dcr, dci), maxIter, stop)
+	}
+	d, m, escaped, zr, zi := ref.juliaStartExp(cxFromExp(dcr, dci))
+	if escaped {
+		return 1, smoothFormula(fm, zr, zi, ref.jcr, ref.jci, 1)
+	}
+	return perturbFormulaLoopExp(ref, fm, newExpState(d, m, 1), zero, maxIter, stop)
+}
+
+// stepFormulaCx is one perturbation step of delta d at reference index m in cx.
+func (ref *Reference) stepFormulaCx(fm Formula, m int, d, dc cx) cx {
+	w, u := foldDeltaCx(fm.Kind, ref.zcx(m), d)
+	return powerDeltaCx(fm.Power(), w, u, dc)
+}
+
+// perturbFormulaLoopExp is PerturbEscapeFormulaExp's loop from the state st, with dc added
+// every step (0 for a Julia set).
+func perturbFormulaLoopExp(ref *Reference, fm Formula, st expState, dc cx, maxIter int, stop <-chan struct{}) (int, float64) {
+	z := ref.Z
+	last, period, jEnd := ref.ends()
+	dcr, dci := dc.float64s() // 0 where dc is below float64's range: then negligible beside d
+	kind, pw := fm.Kind, fm.Power()
+	d, dr, di, exp, m, n := st.d, st.dr, st.di, st.exp, st.m, st.n // exp: d holds the delta (else dr, di)
+	for steps := 1; n < maxIter; steps++ {
+		if steps&stopEvery == 0 && stopped(stop) {
+			return -1, 0
+		}
+		if exp {
+			if d = ref.stepFormulaCx(fm, m, d, dc); d.e > toDouble {
+				exp = false
+				dr, di = d.float64s()
+			}
+		} else {
+			zm := z[m]
+			wr, wi, ur, ui := foldDelta(kind, real(zm), imag(zm), dr, di)
+			var er, ei float64
+			if pw == 2 {
+				tr, ti := 2*wr+ur, 2*wi+ui
+				er, ei = tr*ur-ti*ui+dcr, tr*ui+ti*ur+dci
+			} else {
+				er, ei = powerDelta(pw, wr, wi, ur, ui, dcr, dci)
+			}
+			if math.Abs(er)+math.Abs(ei) < toExp || math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
+				// The delta falls back below float64's comfortable range (or the reference's
+				// value is one float64 may not hold): this step in cx.
+				if d = ref.stepFormulaCx(fm, m, cxFrom(dr, di), dc); d.e > toDouble {
+					dr, di = d.float64s()
+				} else {
+					exp = true
+				}
+			} else {
+				dr, di = er, ei
+			}
+		}
+		m++
+		n++
+		zm := z[m]
+		if exp {
+			zr, zi := real(zm), imag(zm)
+			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
+				if zr*zr+zi*zi > 4 {
+					cr, ci := ref.smoothC(dcr, dci)
+					return n, smoothFormula(fm, zr, zi, cr, ci, n)
+				}
+				if m == last && period > 0 {
+					m -= period
+				} else if m == last || m == jEnd {
+					d = cxAdd(ref.zcx(m), d)
+					m = 0
+				}
+			} else if w := cxAdd(ref.zcx(m), d); absLess(w, d) || m == last && period == 0 || m == jEnd {
+				d = w
+				m = 0
+			} else if m == last {
+				m -= period
+			}
+			if m == 0 && d.e > toDouble {
+				exp = false
+				dr, di = d.float64s()
+			}
+			continue
+		}
+		zr, zi := real(zm)+dr, imag(zm)+di
+		z2 := zr*zr + zi*zi
+		if z2 > 4 {
+			cr, ci := ref.smoothC(dcr, dci)
+			return n, smoothFormula(fm, zr, zi, cr, ci, n)
+		}
+		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
+			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
+				// Z[m] may be below float64's range (held exactly in ref.tiny): add in cx.
+				d = cxAdd(ref.zcx(m), cxFrom(dr, di))
+			} else {
+				d = cxFrom(zr, zi)
+			}
+			if exp = d.e <= toDouble; !exp {
+				dr, di = d.float64s()
+			}
+			m = 0
+		} else if m == last {
+			m -= period
+		}
+	}
+	return -1, 0
+}
+
+// jx is a scaled Jacobian [[a, b], [c, d]] · 2^e with an exponent of its own (the derivative
+// past float64's exponent range: it starts at the spacing), kept with max |entry| in
+// [0.5, 1) (or all zero).
+type jx struct {
+	a, b, c, d float64
+	e          int
+}
+
+// norm rescales j's mantissas to max |entry| in [0.5, 1).
+func (j jx) norm() jx {
+	m := max(math.Abs(j.a), math.Abs(j.b), math.Abs(j.c), math.Abs(j.d))
+	if m == 0 || math.IsInf(m, 0) || math.IsNaN(m) {
+		if m == 0 {
+			return jx{e: cxZeroExp}
+		}
+		return j
+	}
+	_, k := math.Frexp(m)
+	return jx{math.Ldexp(j.a, -k), math.Ldexp(j.b, -k), math.Ldexp(j.c, -k), math.Ldexp(j.d, -k), j.e + k}
+}
+
+// addDiag is j + s·I.
+func (j jx) addDiag(s Exp) jx {
+	if s.Sign() == 0 {
+		return j
+	}
+	sm, se := s.Mant(), s.Exponent()
+	switch d := j.e - se; {
+	case j.a == 0 && j.b == 0 && j.c == 0 && j.d == 0 || d < -110:
+		return jx{sm, 0, 0, sm, se}.norm()
+	case d > 110:
+		return j
+	default:
+		v := math.Ldexp(sm, -d)
+		return jx{j.a + v, j.b, j.c, j.d + v, j.e}.norm()
+	}
+}
+
+// jacStepX is jacStep for the full value z (a cx) and the Jacobian j (a jx), add·I added.
+func jacStepX(fm Formula, z cx, j jx, add Exp) jx {
+	w := z
+	switch fm.Kind {
+	case BurningShip:
+		if z.re < 0 {
+			j.a, j.b, w.re = -j.a, -j.b, -z.re
+		}
+		if z.im < 0 {
+			j.c, j.d, w.im = -j.c, -j.d, -z.im
+		}
+	case Mandelbar:
+		j.c, j.d, w.im = -j.c, -j.d, -z.im
+	}
+	p := w // D w^(D-1)
+	for range fm.Power() - 2 {
+		p = cxMul(p, w)
+	}
+	p = cxMul(p, cxFrom(float64(fm.Power()), 0))
+	r := jx{
+		a: p.re*j.a - p.im*j.c, b: p.re*j.b - p.im*j.d,
+		c: p.im*j.a + p.re*j.c, d: p.im*j.b + p.re*j.d,
+		e: p.e + j.e,
+	}
+	return r.norm().addDiag(add)
+}
+
+// finishDEJacX is finishDEJac for a jx: the estimate 2 |z|^2 ln|z| / |J^T z| in pixels (+Inf
+// past float64's range, 0 for an infinite or NaN one) and the unit vector of J^T z.
+func finishDEJacX(zr, zi float64, j jx) (de, ur, ui float64) {
+	gr, gi := j.a*zr+j.c*zi, j.b*zr+j.d*zi // J^T z = (gr, gi)·2^e
+	az := math.Hypot(zr, zi)
+	ag := math.Hypot(gr, gi)
+	de = math.Ldexp(2*az*math.Log(az)/(ag/az), -j.e)
+	if !(de >= 0) {
+		de = 0
+	}
+	if ag > 0 && !math.IsInf(ag, 0) {
+		ur, ui = gr/ag, gi/ag
+	}
+	return de, ur, ui
+}
+
+// smoothFormulaDEX is smoothFormulaDE with a jx.
+func smoothFormulaDEX(fm Formula, zr, zi, cr, ci float64, j jx, add Exp, n int) Result {
+	m := n
+	r2 := zr*zr + zi*zi
+	for r2 <= SmoothBailout && m < n+8 {
+		j = jacStepX(fm, cxFrom(zr, zi), j, add)
+		zr, zi = formulaStep(fm, zr, zi, cr, ci)
+		r2 = zr*zr + zi*zi
+		m++
+	}
+	v := log2(0.5 * log2(r2))
+	if d := fm.Power(); d != 2 {
+		v /= math.Log2(float64(d))
+	}
+	r := Result{N: n, Nu: float64(m) + 1 - v}
+	r.DE, r.Ur, r.Ui = finishDEJacX(zr, zi, j)
+	return r
+}
+
+// PerturbEscapeFormulaDEExp is PerturbEscapeFormulaExp (the same n and nu) that also carries
+// the formula's Jacobian (formula_de.go) with an exponent of its own (jx: it starts at the
+// spacing, below float64's range), taken at the full value Z_m + d every step, and returns
+// the distance estimate and normal. For a Julia reference J starts at spacing·I and its steps
+// add nothing.
+func PerturbEscapeFormulaDEExp(ref *Reference, dcr, dci Exp, maxIter int, spacing Exp, stop <-chan struct{}) Result {
+	fm := ref.formula
+	zero := cx{e: cxZeroExp}
+	j := jx{a: spacing.Mant(), d: spacing.Mant(), e: spacing.Exponent()}.norm() // spacing·I
+	if ref.jStart == 0 {
+		return perturbFormulaLoopDEExp(ref, fm, newExpState(zero, 0, 0), cxFromExp(dcr, dci), j, spacing, maxIter, stop)
+	}
+	d, m, escaped, zr, zi := ref.juliaStartExp(cxFromExp(dcr, dci))
+	if escaped {
+		return smoothFormulaDEX(fm, zr, zi, ref.jcr, ref.jci, j, Exp{}, 1)
+	}
+	return perturbFormulaLoopDEExp(ref, fm, newExpState(d, m, 1), zero, j, Exp{}, maxIter, stop)
+}
+
+// perturbFormulaLoopDEExp is perturbFormulaLoopExp with the Jacobian j, ws added to its
+// diagonal every step (the spacing; 0 for a Julia set). Its delta's steps are
+// perturbFormulaLoopExp's, operation for operation.
+func perturbFormulaLoopDEExp(ref *Reference, fm Formula, st expState, dc cx, j jx, ws Exp, maxIter int, stop <-chan struct{}) Result {
+	z := ref.Z
+	last, period, jEnd := ref.ends()
+	dcr, dci := dc.float64s()
+	kind, pw := fm.Kind, fm.Power()
+	d, dr, di, exp, m, n := st.d, st.dr, st.di, st.exp, st.m, st.n
+	for steps := 1; n < maxIter; steps++ {
+		if steps&stopEvery == 0 && stopped(stop) {
+			return Result{N: -1}
+		}
+		if exp {
+			j = jacStepX(fm, cxAdd(ref.zcx(m), d), j, ws)
+			if d = ref.stepFormulaCx(fm, m, d, dc); d.e > toDouble {
+				exp = false
+				dr, di = d.float64s()
+			}
+		} else {
+			zm := z[m]
+			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
+				j = jacStepX(fm, cxAdd(ref.zcx(m), cxFrom(dr, di)), j, ws)
+			} else {
+				j = jacStepX(fm, cxFrom(real(zm)+dr, imag(zm)+di), j, ws)
+			}
+			wr, wi, ur, ui := foldDelta(kind, real(zm), imag(zm), dr, di)
+			var er, ei float64
+			if pw == 2 {
+				tr, ti := 2*wr+ur, 2*wi+ui
+				er, ei = tr*ur-ti*ui+dcr, tr*ui+ti*ur+dci
+			} else {
+				er, ei = powerDelta(pw, wr, wi, ur, ui, dcr, dci)
+			}
+			if math.Abs(er)+math.Abs(ei) < toExp || math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
+				if d = ref.stepFormulaCx(fm, m, cxFrom(dr, di), dc); d.e > toDouble {
+					dr, di = d.float64s()
+				} else {
+					exp = true
+				}
+			} else {
+				dr, di = er, ei
+			}
+		}
+		m++
+		n++
+		zm := z[m]
+		if exp {
+			zr, zi := real(zm), imag(zm)
+			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
+				if zr*zr+zi*zi > 4 {
+					cr, ci := ref.smoothC(dcr, dci)
+					return smoothFormulaDEX(fm, zr, zi, cr, ci, j, ws, n)
+				}
+				if m == last && period > 0 {
+					m -= period
+				} else if m == last || m == jEnd {
+					d = cxAdd(ref.zcx(m), d)
+					m = 0
+				}
+			} else if w := cxAdd(ref.zcx(m), d); absLess(w, d) || m == last && period == 0 || m == jEnd {
+				d = w
+				m = 0
+			} else if m == last {
+				m -= period
+			}
+			if m == 0 && d.e > toDouble {
+				exp = false
+				dr, di = d.float64s()
+			}
+			continue
+		}
+		zr, zi := real(zm)+dr, imag(zm)+di
+		z2 := zr*zr + zi*zi
+		if z2 > 4 {
+			cr, ci := ref.smoothC(dcr, dci)
+			return smoothFormulaDEX(fm, zr, zi, cr, ci, j, ws, n)
+		}
+		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
+			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
+				d = cxAdd(ref.zcx(m), cxFrom(dr, di))
+			} else {
+				d = cxFrom(zr, zi)
+			}
+			if exp = d.e <= toDouble; !exp {
+				dr, di = d.float64s()
+			}
+			m = 0
+		} else if m == last {
+			m -= period
+		}
+	}
+	return Result{N: -1}
+}
