@@ -420,8 +420,12 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // exponent, fp64)" (a PerturbationExp frame), or "perturbation (CPU: ...)" with the reason
 // when the CPU renderer draws a perturbation frame the GPU cannot (no fp64, or a reference
 // orbit too long for its texture limits); "double (limit reached)" only where a forced
-// precision is used past float64's reach. Every formula is drawn in the same words.
+// precision is used past float64's reach; "rings (CPU: ...)" for a frame laid out as rings
+// (fractal.Rings), which the CPU renderer draws. Every formula is drawn in the same words.
 func (g *GL) Mode(f fractal.Frame) string {
+	if f.Rings != nil {
+		return "rings (CPU: the shaders draw grids)"
+	}
 	v := g.variant(f)
 	if v != shaders.F32 && v != shaders.Perturb && f.Precision().Perturbs() {
 		return "double (limit reached)"

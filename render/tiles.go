@@ -54,6 +54,11 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		// What no renderer draws for a formula yet, refused as the CPU renderer refuses it.
 		return err
 	}
+	if f.Rings != nil {
+		// The shaders draw grids: a frame laid out as rings (an exponential map) is drawn
+		// by the CPU renderer, whose per-pixel functions follow the layout.
+		return g.renderOnCPU(ctx, f, rect, dst)
+	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
 		var gpu bool

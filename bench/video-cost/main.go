@@ -1,0 +1,91 @@
+// Command video-cost measures what a zoom video costs against rendering every frame directly:
+// the time video.Make takes for its keyframes and frames (written as PNG frames, whose writing
+// is not counted) against the time the CPU renderer takes to render every frame as a 2x2
+// supersampled export of its zoom (videotest.Direct), and the PSNR of the first, middle and
+// last frames against those direct renders, as they are and after a 3x3 blur. The view is the
+// seahorse valley (videotest.Seahorse) zoomed from 1 to -zoom. docs/videos.md quotes its
+// figures.
+//
+// Usage (from the project root): go run ./bench/video-cost [-w 640] [-fps 30] [-duration 20] [-zoom 1e12] [-every N]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"mandelscope/fractal"
+	"mandelscope/internal/videotest"
+	"mandelscope/render/cpu"
+	"mandelscope/video"
+)
+
+func main() {
+	w := flag.Int("w", 640, "frame `width` in pixels (the height is 9/16 of it)")
+	fps := flag.Int("fps", 30, "frames a second")
+	dur := flag.Float64("duration", 20, "seconds")
+	zoom := flag.String("zoom", "1e12", "the end zoom")
+	iter := flag.Int("iterations", 4000, "iterations")
+	every := flag.Int("every", 1, "render every Nth frame directly and scale the time by N (1: every frame)")
+	flag.Parse()
+	if flag.NArg() > 0 || *w < 16 || *every < 1 {
+		fmt.Fprintln(os.Stderr, "usage: video-cost [-w WIDTH] [-fps N] [-duration S] [-zoom Z] [-iterations N] [-every N]")
+		os.Exit(2)
+	}
+	if err := measure(*w, *w*9/16&^1, *fps, *dur, *zoom, *iter, *every); err != nil {
+		fmt.Fprintln(os.Stderr, "video-cost:", err)
+		os.Exit(1)
+	}
+}
+
+func measure(w, h, fps int, dur float64, zoom string, iter, every int) error {
+	loc := videotest.Seahorse(zoom, iter)
+	tmp, err := os.MkdirTemp("", "video-cost-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	opt := video.Options{Location: loc, Width: w, Height: h, FPS: fps, Duration: dur, FramesDir: filepath.Join(tmp, "f")}
+	plan, err := video.PlanFor(opt)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%dx%d, %d fps, %g s (%d frames), zoom 1 to %s, %d iterations, GOMAXPROCS %d\n", w, h, fps, dur, plan.Frames, zoom, iter, runtime.GOMAXPROCS(0))
+	sum, err := video.Make(context.Background(), &cpu.Renderer{}, opt)
+	if err != nil {
+		return err
+	}
+	made := sum.Keyframe + sum.Compose
+	fmt.Printf("video: %d keyframes of %dx%d in %s, %d frames composed in %s: %s (PNG writing, not counted, %s)\n",
+		sum.Keyframes, sum.KeyWidth, sum.KeyHeight, sum.Keyframe.Round(time.Millisecond), sum.Composed, sum.Compose.Round(time.Millisecond),
+		made.Round(time.Millisecond), sum.Encode.Round(time.Millisecond))
+	var direct time.Duration
+	n := 0
+	for k := 0; k < plan.Frames; k += every {
+		t := time.Now()
+		if _, err := videotest.Direct(loc, plan.FrameZoom(k), w, h, 2); err != nil {
+			return err
+		}
+		direct += time.Since(t)
+		n++
+	}
+	all := time.Duration(float64(direct) * float64(plan.Frames) / float64(n))
+	fmt.Printf("direct: %d of %d frames rendered 2x2 in %s: every frame %s\n", n, plan.Frames, direct.Round(time.Millisecond), all.Round(time.Millisecond))
+	fmt.Printf("cost: %.3f x rendering every frame directly\n", made.Seconds()/all.Seconds())
+	for _, k := range []int{0, plan.Frames / 2, plan.Frames - 1} {
+		ref, err := videotest.Direct(loc, plan.FrameZoom(k), w, h, 2)
+		if err != nil {
+			return err
+		}
+		got, err := videotest.Frame(opt.FramesDir, k)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("frame %d (zoom %s): PSNR %.1f dB, after a 3x3 blur %.1f dB\n", k, fractal.FormatZoom(plan.FrameZoom(k)), videotest.PSNR(ref, got), videotest.PSNR(videotest.Blur3(ref), videotest.Blur3(got)))
+	}
+	return nil
+}
