@@ -31,6 +31,8 @@ type videoJob struct {
 	renderer string
 	// exr, when set, is a --keyframes-only --exr job: the keyframes as OpenEXR files, no video.
 	exr *video.EXROptions
+	// expMap: --exp-map, the EXR keyframes as exponential maps.
+	expMap bool
 }
 
 // runVideo makes a zoom video: `mandelscope video [location flags] [--start-zoom=Z0]
@@ -99,6 +101,7 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	shard := fs.String("shard", "", "I/N: compute only shard I (0 to N-1) of N's keyframes into OUT.work, for mandelscope assemble OUT.mp4")
 	keysOnly := fs.Bool("keyframes-only", false, "with --exr: write the keyframes only, no video (-o DIR: the folder)")
 	exrKeys := fs.Bool("exr", false, "with --keyframes-only: the keyframes as OpenEXR files in Kalles Fraktaler's zoom-out layout\n(DIR/00001_ZOOM.exr the end view, each next one zoomed out 2x, --size each; channels N, NF, DEX, DEY)")
+	expMap := fs.Bool("exp-map", false, "with --keyframes-only --exr: each file an exponential map (rings about the centre, one halving\nof the radius a file), as Fraktaler-3 writes zoomasm's input (--size=12288x1360)")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err
@@ -112,7 +115,8 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	default:
 		return job, UsageErr("--renderer: unknown renderer %q (gpu or cpu)", text.Clip(*renderer, 40))
 	}
-	if *keysOnly || *exrKeys {
+	if *keysOnly || *exrKeys || *expMap {
+		job.expMap = *expMap
 		return parseEXRKeyframes(fs, lf, job, *keysOnly, *exrKeys, *start, *size, *bookmark, *from)
 	}
 	ws, err := parseVideoWaypoints(fs, *waypoints)
