@@ -52,8 +52,12 @@ type Options struct {
 	PaletteCycle float64
 	// Supersample is the subsamples per side of an output pixel (0: DefaultSupersample).
 	Supersample int
-	// KeyScale is a keyframe's side over a frame's (0: DefaultKeyScale).
+	// KeyScale is a keyframe's side over a frame's (0: DefaultKeyScale): for rings
+	// keyframes, the samples per frame pixel along the frame's outer ring.
 	KeyScale int
+	// Layout is the keyframes' layout: LayoutRings (""), an exponential map (expmap.go), or
+	// LayoutFlat, one flat keyframe a doubling.
+	Layout string
 	// Output is the video file ("": frames only); Codec its codec ("": h264), CRF its
 	// constant-quality level, 1 to the codec's MaxCRF (0: the codec's default, Codec.CRF).
 	Output string
@@ -188,6 +192,9 @@ type manifest struct {
 	Keyframes  int    `json:"keyframes"`
 	Derivative bool   `json:"derivative"`
 	Renderer   string `json:"renderer"`
+	// CentreSide is the side of rings keyframes' centre keyframe (format 2); absent for flat
+	// keyframes (format 1), whose manifests stay what they were.
+	CentreSide int `json:"centreSide,omitempty"`
 }
 
 // digest is what each keyframe file of the work folder records of its video (keyID): the
@@ -294,6 +301,12 @@ func (o *Options) normalize() (Plan, error) {
 	}
 	if o.StartZoom == (fractal.Decimal{}) {
 		o.StartZoom = fractal.MustDecimal("1")
+	}
+	if o.Layout == "" {
+		o.Layout = LayoutRings
+	}
+	if o.Layout != LayoutRings && o.Layout != LayoutFlat {
+		return Plan{}, fmt.Errorf("keyframe layout %q is unknown (%s or %s)", text.Clip(o.Layout, 40), LayoutRings, LayoutFlat)
 	}
 	if o.Supersample < 1 || o.Supersample > MaxSupersample {
 		return Plan{}, fmt.Errorf("supersample %d is out of range (1 to %d)", o.Supersample, MaxSupersample)
@@ -538,7 +551,10 @@ func frameStripRows(w, h, s int) int {
 // (segments.go) and the frames folder; the segments are joined and the video moved into
 // place at the end. The frames of segments a resume finds encoded are not composed (unless
 // there is a frames folder to write).
-func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte, kw, kh int, sum *Summary) (err error) {
+//
+// With rings keyframes (rl set) each frame is composed whole from the rings it reads
+// (ringFrames).
+func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte, kw, kh int, rl *ringLayout, sum *Summary) (err error) {
 	work := WorkDir(opt)
 	col, err := colour.NewColourer(loc.Color.Sampled(opt.Supersample))
 	if err != nil {
@@ -565,6 +581,11 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		}
 	}
 	comp := NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, col)
+	var rf *ringFrames
+	if rl != nil {
+		rf = newRingFrames(work, vid, plan, *rl, opt.Supersample, col, loc.Color.NeedsDerivative())
+		defer rf.close()
+	}
 	rows := frameStripRows(opt.Width, opt.Height, opt.KeyScale)
 	strip := image.NewRGBA(image.Rect(0, 0, opt.Width, rows))
 	// held: the keyframes in use, at most two, unpacked; ob, ib: the bands read of them.
@@ -600,11 +621,20 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 				}
 			}
 			if opt.PaletteCycle != 0 {
-				if comp.col, err = colour.NewColourer(frameColouring(loc.Color, opt, k).Sampled(opt.Supersample)); err != nil {
+				fc := frameColouring(loc.Color, opt, k)
+				if comp.col, err = colour.NewColourer(fc.Sampled(opt.Supersample)); err != nil {
 					return err
 				}
+				if rf != nil {
+					rf.comp.col, rf.comp.colourKey = comp.col, fc.Offset
+				}
 			}
-			if err := composeOne(plan, opt, comp, k, get, held, kw, kh, rows, strip, &ob, &ib, encode, seg, sum, &enc0); err != nil {
+			if rf != nil {
+				err = rf.frame(plan, opt, k, encode, seg, sum, &enc0)
+			} else {
+				err = composeOne(plan, opt, comp, k, get, held, kw, kh, rows, strip, &ob, &ib, encode, seg, sum, &enc0)
+			}
+			if err != nil {
 				return err
 			}
 			sum.Composed++

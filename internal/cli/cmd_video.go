@@ -84,7 +84,8 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	fs.IntVar(&o.FPS, "fps", 30, fmt.Sprintf("frames a second, 1 to %d", video.MaxFPS))
 	duration := fs.String("duration", "10", "length in seconds; the frames are fps x duration")
 	fs.IntVar(&o.Supersample, "supersample", video.DefaultSupersample, fmt.Sprintf("N: each pixel averages N x N subsamples of the keyframes (1 to %d)", video.MaxSupersample))
-	fs.IntVar(&o.KeyScale, "keyframe-scale", video.DefaultKeyScale, fmt.Sprintf("a keyframe's side over a frame's, 1 to %d (one keyframe per doubling of the zoom)", video.MaxKeyScale))
+	fs.IntVar(&o.KeyScale, "keyframe-scale", video.DefaultKeyScale, fmt.Sprintf("keyframe samples per frame pixel, 1 to %d (flat keyframes: a keyframe's side over a frame's)", video.MaxKeyScale))
+	fs.StringVar(&o.Layout, "keyframe-layout", video.LayoutRings, "rings (an exponential map: each depth's samples computed once) or flat (one keyframe a doubling)")
 	renderer := fs.String("renderer", "gpu", "gpu (OpenGL, falls back to the CPU) or cpu")
 	fs.StringVar(&o.Codec, "codec", video.Codecs[0].Name, "video codec: "+strings.ReplaceAll(video.CodecNames(), "|", ", ")+" (where this ffmpeg has it)")
 	fs.IntVar(&o.CRF, "crf", 0, "constant quality, lower is better: 1 to 51 for h264 and h265, 1 to 63 for vp9 and av1 (default: the codec's, 18 for h264)")
@@ -240,7 +241,7 @@ func videoFlagError(err error) error {
 	msg := err.Error()
 	for _, p := range []struct{ prefix, flag string }{
 		{"frame rate ", "--fps"}, {"duration ", "--duration"}, {"size ", "--size"}, {"supersample ", "--supersample"},
-		{"keyframe scale ", "--keyframe-scale"}, {"unknown codec", "--codec"}, {"crf ", "--crf"},
+		{"keyframe scale ", "--keyframe-scale"}, {"keyframe layout ", "--keyframe-layout"}, {"unknown codec", "--codec"}, {"crf ", "--crf"},
 		{"the start zoom", "--start-zoom"}, {"start zoom:", "--start-zoom"}, {"audio ", "--audio"},
 		{"palette cycle ", "--palette-cycle"},
 	} {

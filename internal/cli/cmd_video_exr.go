@@ -15,7 +15,7 @@ import (
 
 // exrVideoOnly are the video flags that make frames or a video file, which --keyframes-only
 // --exr does not: each is refused by name.
-var exrVideoOnly = []string{"fps", "duration", "waypoints", "audio", "codec", "crf", "frames", "supersample", "keyframe-scale", "shard", "keep-keyframes"}
+var exrVideoOnly = []string{"fps", "duration", "waypoints", "audio", "codec", "crf", "frames", "supersample", "keyframe-scale", "keyframe-layout", "shard", "keep-keyframes"}
 
 // parseEXRKeyframes validates `video --keyframes-only --exr [location flags] [--start-zoom=Z0]
 // [--size=WxH] [--renderer=gpu|cpu] [--resume] [--force] -o DIR`: the keyframes of a zoom

@@ -73,6 +73,7 @@ func TestVideoEXRValidation(t *testing.T) {
 		{append(exrView, "--audio=a.wav", "-o", out), "--audio: --keyframes-only --exr writes keyframes only"},
 		{append(exrView, "--frames=f", "-o", out), "--frames: --keyframes-only --exr writes keyframes only"},
 		{append(exrView, "--shard=0/2", "-o", out), "--shard: --keyframes-only --exr writes keyframes only"},
+		{append(exrView, "--keyframe-layout=flat", "-o", out), "--keyframe-layout: --keyframes-only --exr writes keyframes only"},
 		{exrView, "-o: no output folder given"},
 		{append(exrView, "-o", ""), "-o: empty folder name"},
 		{append(exrView, "-o", file), "is not a folder"},
