@@ -18,9 +18,9 @@ import (
 // location they are of, the frame of each, the deepest one (whose reference orbit serves
 // them all), the cache of orbits, and the manifest that names the video's keyframes.
 type keyframeSet struct {
-	plan    Plan
-	loc     fractal.Location
-	kw, kh  int
+	plan   Plan
+	loc    fractal.Location
+	kw, kh int
 	// rings is the rings layout (nil: flat keyframes, kw x kh each).
 	rings   *ringLayout
 	deriv   bool
