@@ -4,8 +4,11 @@ package video
 // the centre (a fractal.Rings frame: column x the angle, row y the ring), from the frame's
 // half-diagonal at keyframe j's zoom in to half of it, so that the keyframes together hold
 // each depth's samples once, on a grid as fine as the frame needs at its corners and finer
-// towards its centre; one flat keyframe at the end zoom (the "centre") holds what lies within
-// the deepest ring. A frame's subsample at radius rho pixels and angle a lies, at the frame's
+// towards its centre; one more keyframe, at the end zoom, is flat (the "centre": a flat
+// keyframe's, s times the frame a side, and taller where the end view is too short to hold the
+// disc within the deepest ring) and gives every sample at or past the end zoom that it
+// covers, so that the last frame is exactly the end view's supersampled export, as with flat
+// keyframes. A frame's subsample at radius rho pixels and angle a lies, at the frame's
 // level lv, on the ring of level t = lv + log2(R/rho) (R the outer radius in pixels): keyframe
 // floor(t)'s row (t - floor(t)) x rows, its column a/(2 pi) x cols. Those two numbers are the
 // same for every frame but for lv, so they are worked out once per subsample (ringTable), and
@@ -47,13 +50,12 @@ var ringDensity = 0.6
 // ringLayout is the exponential map's geometry for frames of w x h pixels with keyframe
 // scale s: cols angles by rows rings a keyframe (one halving of the radius), the outer ring at
 // radius r pixels of the keyframe's own zoom (the half-diagonal, and a sample more), and the
-// centre keyframe c x c flat samples at s per end-view pixel, covering the disc within the
-// deepest keyframe's inner ring (radius r/2 pixels of the end view).
+// centre keyframe cw x ch flat samples at s per end-view pixel (the end view's flat keyframe).
 type ringLayout struct {
 	w, h, s    int
 	cols, rows int
 	r          float64
-	c          int
+	cw, ch     int
 }
 
 func newRingLayout(w, h, s int) ringLayout {
@@ -61,13 +63,10 @@ func newRingLayout(w, h, s int) ringLayout {
 	step := 1 << maxLOD
 	cols := step * int(math.Ceil(2*math.Pi*r*float64(s)*ringDensity/float64(step)))
 	rows := max(2, int(math.Round(float64(cols)*math.Ln2/(2*math.Pi))))
-	c := 2*int(math.Ceil(r/2*float64(s))) + 2
-	return ringLayout{w: w, h: h, s: s, cols: cols, rows: rows, r: r, c: c}
-}
-
-// centreZoom is the centre keyframe's zoom: c x c samples at s per pixel of the w x h end view.
-func (g ringLayout) centreZoom(end fractal.Decimal) fractal.Decimal {
-	return fractal.DecimalFromExp(end.Exp().MulFloat(float64(min(g.w, g.h)*g.s) / float64(g.c)))
+	// The centre holds the end view's flat keyframe and the disc of radius r/2 end-view pixels
+	// (what lies within the deepest ring), by rows added above and below.
+	m := max(0, int(math.Ceil(r/2*float64(s)))+1-s*h/2)
+	return ringLayout{w: w, h: h, s: s, cols: cols, rows: rows, r: r, cw: s * w, ch: s*h + 2*m}
 }
 
 // ringFrame is the rings keyframe of loc (at its zoom): the outer ring at g.r pixels of a
@@ -180,7 +179,7 @@ type ringComposer struct {
 	q      int
 	col    *colour.Colourer
 	table  *ringTable
-	levels []float64 // the rings keyframes' levels (the plan's)
+	levels []float64 // the rings keyframes' levels (the plan's); the centre's is the last
 	// colourKey is the colouring's palette offset (the only part of it that changes from
 	// frame to frame: colour cycling); needsDE says the colours read the distance estimate,
 	// whose scale changes with the frame's level.
@@ -198,22 +197,19 @@ func (c *ringComposer) centreIndex() int { return len(c.levels) }
 
 // needs lists the keyframes frame level lv reads and the level of detail of each: the rings
 // keyframes whose halving meets [lv, lv + the deepest subsample's depth] and the centre one
-// when that goes past the last one's inner ring.
+// when that reaches the end view's outer ring.
 func (c *ringComposer) needs(lv float64) map[int]int {
 	out := map[int]int{}
 	n := len(c.levels)
 	last := c.levels[n-1]
 	lo, hi := lv, lv+c.table.maxDepth
 	for j, l := range c.levels {
-		if l+1 <= lo || l > hi {
-			continue
-		}
-		if j < n-1 && l >= last { // a level past the last's (never, but for safety)
+		if l+1 <= lo || l > hi || j < n-1 && l >= last {
 			continue
 		}
 		out[j] = min(maxLOD, max(0, int(math.Floor(l-lv))))
 	}
-	if hi >= last+1 {
+	if hi >= last {
 		// The centre keyframe's samples are s per end-view pixel: at a frame 2^k times
 		// shallower, 2^k times finer than needed.
 		out[c.centreIndex()] = min(maxLOD, max(0, int(math.Floor(last-lv))))
@@ -244,9 +240,9 @@ func (c *ringComposer) compose(dst *image.RGBA, lv float64, held map[int]*heldRi
 		rings = append(rings, held[j])
 	}
 	centre := held[n]
-	// The centre keyframe's sample spacing in frame pixels, and its middle.
+	// The centre keyframe's samples a frame pixel, and its middle.
 	cs := float64(g.s) * math.Exp2(last-lv)
-	cm := float64(g.c)/2 - 0.5
+	cmx, cmy := float64(g.cw)/2-0.5, float64(g.ch)/2-0.5
 	nq := uint32(q * q)
 	par.Rows(g.h, g.w*q*q, 1<<14, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
@@ -259,18 +255,19 @@ func (c *ringComposer) compose(dst *image.RGBA, lv float64, held map[int]*heldRi
 					for i := range q {
 						k := row + x*q + i
 						t := lv + float64(c.table.depth[k])
-						if t >= last+1 {
-							// Within the deepest ring: the centre keyframe, flat.
-							u := float64(c.table.dx[k])*cs + cm
-							v := -float64(c.table.dy[k])*cs + cm
-							centre.add(a, u, v)
-							continue
+						if t >= last {
+							// At or past the end zoom: the centre keyframe, flat, where it
+							// covers the point (always within the deepest ring).
+							u := float64(c.table.dx[k])*cs + cmx
+							v := -float64(c.table.dy[k])*cs + cmy
+							if t >= last+1 || u >= -0.5 && v >= -0.5 && u <= float64(g.cw)-0.5 && v <= float64(g.ch)-0.5 {
+								centre.add(a, u, v)
+								continue
+							}
 						}
-						j := int(math.Floor(t))
+						j := min(max(int(math.Floor(t)), 0), n-2)
 						if t >= last {
 							j = n - 1
-						} else {
-							j = min(max(j, 0), n-2)
 						}
 						hr := rings[j]
 						v := (t-hr.level)*float64(g.rows) - 0.5
@@ -346,5 +343,5 @@ func (hr *heldRing) add(a []uint32, u, v float64) {
 
 // String describes the layout for messages.
 func (g ringLayout) String() string {
-	return fmt.Sprintf("%dx%d rings a halving, a %dx%d centre", g.cols, g.rows, g.c, g.c)
+	return fmt.Sprintf("%dx%d rings a halving, a %dx%d centre", g.cols, g.rows, g.cw, g.ch)
 }

@@ -53,10 +53,9 @@ func (r *ringFrames) keyframes(lv float64) error {
 		}
 		u, ok := r.raw[j]
 		if !ok {
-			centre := j == len(r.levels)
-			w, h, level := r.g.cols, r.g.rows, 0.0
-			if centre {
-				w, h, level = r.g.c, r.g.c, r.levels[len(r.levels)-1]
+			w, h, level := r.g.cols, r.g.rows, r.levels[len(r.levels)-1]
+			if j == len(r.levels) {
+				w, h = r.g.cw, r.g.ch
 			} else {
 				level = r.levels[j]
 			}

@@ -43,9 +43,6 @@ func newKeyframeSet(c tile.Computer, opt Options, plan Plan) *keyframeSet {
 	k.want = manifest{Format: format, Centre: k.loc.Re.String() + "," + k.loc.Im.String(), Julia: k.loc.Julia.String(), StartZoom: plan.Start.String(),
 		EndZoom: plan.End.String(), Iterations: k.loc.Iterations, KeyWidth: k.kw, KeyHeight: k.kh,
 		Keyframes: k.count(), Derivative: k.deriv, Renderer: rendererID(c, opt.Renderer, k.deepest)}
-	if k.rings != nil {
-		k.want.CentreSide = k.rings.c
-	}
 	k.want.Formula, k.want.Power = k.loc.Formula.Fields()
 	return k
 }
@@ -61,13 +58,13 @@ func (k *keyframeSet) count() int {
 // size is keyframe j's size in samples.
 func (k *keyframeSet) size(j int) (w, h int) {
 	if k.rings != nil && j == k.plan.Keyframes() {
-		return k.rings.c, k.rings.c
+		return k.rings.cw, k.rings.ch
 	}
 	return k.kw, k.kh
 }
 
 // frame is keyframe j's frame, without its reference orbit: flat, or the rings of the
-// plan's keyframe j, or the centre keyframe (the last, of rings keyframes).
+// plan's keyframe j, or after them the centre (the end view's flat keyframe, taller).
 func (k *keyframeSet) frame(j int) fractal.Frame {
 	l := k.loc
 	var f fractal.Frame
@@ -76,8 +73,12 @@ func (k *keyframeSet) frame(j int) fractal.Frame {
 		l.Zoom = k.plan.Zoom(j)
 		f = fractal.NewFrame(l, k.kw, k.kh)
 	case j == k.plan.Keyframes():
-		l.Zoom = k.rings.centreZoom(k.plan.End)
-		f = fractal.NewFrame(l, k.rings.c, k.rings.c)
+		// The end view's flat keyframe, with rows added above and below: the spacing of
+		// an s w x s h frame of the end view.
+		l.Zoom = k.plan.End
+		f = fractal.NewFrame(l, k.rings.cw, k.rings.ch)
+		flat := fractal.NewFrame(l, k.rings.cw, k.rings.s*k.rings.h)
+		f.Spacing, f.SpacingX = flat.Spacing, flat.SpacingX
 	default:
 		l.Zoom = k.plan.Zoom(j)
 		f = k.rings.ringFrame(l)

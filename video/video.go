@@ -192,9 +192,6 @@ type manifest struct {
 	Keyframes  int    `json:"keyframes"`
 	Derivative bool   `json:"derivative"`
 	Renderer   string `json:"renderer"`
-	// CentreSide is the side of rings keyframes' centre keyframe (format 2); absent for flat
-	// keyframes (format 1), whose manifests stay what they were.
-	CentreSide int `json:"centreSide,omitempty"`
 }
 
 // digest is what each keyframe file of the work folder records of its video (keyID): the
