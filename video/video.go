@@ -329,7 +329,7 @@ func (o *Options) normalize() (Plan, error) {
 		}
 		first, last := o.Waypoints[0], o.Waypoints[len(o.Waypoints)-1]
 		o.StartZoom, o.Duration = first.Zoom, last.T
-		if len(o.Waypoints) == 2 {
+		if len(o.Waypoints) == 2 && !hasPalettes(o.Waypoints) {
 			o.Waypoints = nil // the constant-speed zoom, as it always was
 		}
 	}
@@ -605,6 +605,11 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		return u, nil
 	}
 	enc0 := time.Duration(0)
+	// changing: the colouring changes from frame to frame (cycling, or palettes at
+	// waypoints): the colourer is made again when it does; changes counts them (the rings
+	// composer colours its keyframes again when it sees another count).
+	changing := opt.PaletteCycle != 0 || hasPalettes(opt.Waypoints)
+	last, changes := loc.Color, 0.0
 	for k := range plan.Frames {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -617,13 +622,14 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 					return err
 				}
 			}
-			if opt.PaletteCycle != 0 {
-				fc := frameColouring(loc.Color, opt, k)
+			if fc := frameColouring(loc.Color, opt, k, plan.Frames); changing && fc != last {
 				if comp.col, err = colour.NewColourer(fc.Sampled(opt.Supersample)); err != nil {
 					return err
 				}
+				changes++
+				last = fc
 				if rf != nil {
-					rf.comp.col, rf.comp.colourKey = comp.col, fc.Offset
+					rf.comp.col, rf.comp.colourKey = comp.col, changes
 				}
 			}
 			if rf != nil {
@@ -666,9 +672,23 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	return nil
 }
 
-// frameColouring is the colouring of frame k: c with its palette offset turned by
-// opt.PaletteCycle x k / opt.FPS, kept within 0 to 1 (only its fraction matters).
-func frameColouring(c colour.Coloring, opt Options, k int) colour.Coloring {
+// frameColouring is the colouring of frame k of frames: c with the palette of the last
+// waypoint at or before the frame's time that names one (the frame at k/(frames-1) of the
+// duration, as Plan.Level places it), and its palette offset turned by opt.PaletteCycle x k /
+// opt.FPS, kept within 0 to 1 (only its fraction matters).
+func frameColouring(c colour.Coloring, opt Options, k, frames int) colour.Coloring {
+	if hasPalettes(opt.Waypoints) {
+		ws := opt.Waypoints
+		t := ws[len(ws)-1].T * float64(k) / float64(frames-1)
+		if k >= frames-1 {
+			t = ws[len(ws)-1].T
+		}
+		for _, w := range ws {
+			if w.Palette != "" && w.T <= t*(1+1e-12) {
+				c.Palette, c.Gradient = w.Palette, ""
+			}
+		}
+	}
 	if opt.PaletteCycle == 0 {
 		return c
 	}
