@@ -106,7 +106,7 @@ func BenchmarkComposeRings(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	rf := newRingFrames(dir, vid, plan, g, 2, col, false)
+	rf := newRingFrames(dir, vid, plan, g, 2, col, false, false)
 	defer rf.close()
 	if err := rf.keyframes(0.5); err != nil {
 		b.Fatal(err)

@@ -76,17 +76,15 @@ func (g ringLayout) ringFrame(loc fractal.Location) fractal.Frame {
 }
 
 // ringTable is, for each subsample of a frame (q x q a pixel, row by row), its ring level
-// inside the outer ring (log2 of R over its radius), its column (its angle in columns), and
-// its offset from the centre in pixels (for the centre keyframe).
+// inside the outer ring (log2 of R over its radius) and its column (its angle in columns).
 type ringTable struct {
 	depth, col []float32
-	dx, dy     []float32
 	maxDepth   float64
 }
 
 func newRingTable(g ringLayout, q int) *ringTable {
 	qw, qh := q*g.w, q*g.h
-	t := &ringTable{depth: make([]float32, qw*qh), col: make([]float32, qw*qh), dx: make([]float32, qw*qh), dy: make([]float32, qw*qh)}
+	t := &ringTable{depth: make([]float32, qw*qh), col: make([]float32, qw*qh)}
 	for j := range qh {
 		for i := range qw {
 			// Image rows go down, the imaginary axis up (fractal.Frame.Offsets).
@@ -99,7 +97,6 @@ func newRingTable(g ringLayout, q int) *ringTable {
 			k := j*qw + i
 			d := math.Log2(g.r / math.Hypot(dx, dy))
 			t.depth[k], t.col[k] = float32(d), float32(a/(2*math.Pi)*float64(g.cols))
-			t.dx[k], t.dy[k] = float32(dx), float32(dy)
 			t.maxDepth = max(t.maxDepth, d)
 		}
 	}
@@ -151,10 +148,11 @@ func loadRing(u *unpacked, lod int, centre bool) (*heldRing, error) {
 }
 
 // colourAll colours hr's samples with col, their distance estimates scaled by deScale, unless
-// they are coloured so already (key: what else decides the colours).
-func (hr *heldRing) colourAll(col *colour.Colourer, deScale float32, key float64) {
+// they are coloured so already (key: what else decides the colours). Unless keep, the samples
+// are dropped once coloured (the colours are all a frame reads, and they do not change).
+func (hr *heldRing) colourAll(col *colour.Colourer, deScale float32, key float64, keep bool) {
 	k := [2]float64{key, float64(deScale)}
-	if hr.tintedOnce && hr.tinted == k {
+	if hr.tintedOnce && (hr.tinted == k || hr.samples == nil) {
 		return
 	}
 	if hr.tint == nil {
@@ -171,6 +169,9 @@ func (hr *heldRing) colourAll(col *colour.Colourer, deScale float32, key float64
 		}
 	})
 	hr.tinted, hr.tintedOnce = k, true
+	if !keep {
+		hr.samples = nil
+	}
 }
 
 // ringComposer composes frames from rings keyframes.
@@ -180,16 +181,18 @@ type ringComposer struct {
 	col    *colour.Colourer
 	table  *ringTable
 	levels []float64 // the rings keyframes' levels (the plan's); the centre's is the last
-	// colourKey is the colouring's palette offset (the only part of it that changes from
-	// frame to frame: colour cycling); needsDE says the colours read the distance estimate,
-	// whose scale changes with the frame's level.
+	// colourKey names the colouring (it changes with colour cycling and palettes at
+	// waypoints); needsDE says the colours read the distance estimate, whose scale changes
+	// with the frame's level; keep says the held samples are kept to be coloured again
+	// (needsDE, or a colouring that changes).
 	colourKey float64
 	needsDE   bool
+	keep      bool
 	sum       []uint32
 }
 
-func newRingComposer(g ringLayout, q int, col *colour.Colourer, levels []float64, needsDE bool) *ringComposer {
-	return &ringComposer{g: g, q: q, col: col, table: newRingTable(g, q), levels: levels, needsDE: needsDE}
+func newRingComposer(g ringLayout, q int, col *colour.Colourer, levels []float64, needsDE, changing bool) *ringComposer {
+	return &ringComposer{g: g, q: q, col: col, table: newRingTable(g, q), levels: levels, needsDE: needsDE, keep: needsDE || changing}
 }
 
 // centreIndex is the centre keyframe's index: after the rings keyframes.
@@ -228,9 +231,9 @@ func (c *ringComposer) compose(dst *image.RGBA, lv float64, held map[int]*heldRi
 		if c.needsDE {
 			scale = c.deScale(j, hr, lv)
 		}
-		hr.colourAll(c.col, scale, c.colourKey)
+		hr.colourAll(c.col, scale, c.colourKey, c.keep)
 	}
-	qw := q * g.w
+	qw, qh := q*g.w, q*g.h
 	if need := 3 * g.w * g.h; cap(c.sum) < need {
 		c.sum = make([]uint32, need)
 	}
@@ -258,8 +261,9 @@ func (c *ringComposer) compose(dst *image.RGBA, lv float64, held map[int]*heldRi
 						if t >= last {
 							// At or past the end zoom: the centre keyframe, flat, where it
 							// covers the point (always within the deepest ring).
-							u := float64(c.table.dx[k])*cs + cmx
-							v := -float64(c.table.dy[k])*cs + cmy
+							// The subsample's offset from the centre in pixels, as newRingTable has it.
+							u := (float64(x*q+i)+0.5-float64(qw)/2)/float64(q)*cs + cmx
+							v := -(float64(qh)/2-float64(y*q+b)-0.5)/float64(q)*cs + cmy
 							if t >= last+1 || u >= -0.5 && v >= -0.5 && u <= float64(g.cw)-0.5 && v <= float64(g.ch)-0.5 {
 								centre.add(a, u, v)
 								continue

@@ -24,8 +24,8 @@ type ringFrames struct {
 	levels []float64
 }
 
-func newRingFrames(work string, vid [32]byte, plan Plan, g ringLayout, q int, col *colour.Colourer, needsDE bool) *ringFrames {
-	return &ringFrames{work: work, vid: vid, g: g, comp: newRingComposer(g, q, col, plan.Levels, needsDE),
+func newRingFrames(work string, vid [32]byte, plan Plan, g ringLayout, q int, col *colour.Colourer, needsDE, changing bool) *ringFrames {
+	return &ringFrames{work: work, vid: vid, g: g, comp: newRingComposer(g, q, col, plan.Levels, needsDE, changing),
 		raw: map[int]*unpacked{}, held: map[int]*heldRing{}, img: image.NewRGBA(image.Rect(0, 0, g.w, g.h)), levels: plan.Levels}
 }
 

@@ -580,7 +580,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	comp := NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, col)
 	var rf *ringFrames
 	if rl != nil {
-		rf = newRingFrames(work, vid, plan, *rl, opt.Supersample, col, loc.Color.NeedsDerivative())
+		rf = newRingFrames(work, vid, plan, *rl, opt.Supersample, col, loc.Color.NeedsDerivative(), opt.PaletteCycle != 0 || hasPalettes(opt.Waypoints))
 		defer rf.close()
 	}
 	rows := frameStripRows(opt.Width, opt.Height, opt.KeyScale)
