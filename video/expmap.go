@@ -126,10 +126,20 @@ func lodPick(i, lod int) int { return i<<lod + (1<<lod)>>1 }
 // lodCount is the samples a side of n at level of detail lod.
 func lodCount(n, lod int) int { return max(1, (n-(1<<lod)>>1+(1<<lod)-1)>>lod) }
 
-// loadRing reads keyframe u (unpacked, w x h) at level of detail lod.
-func loadRing(u *unpacked, lod int, centre bool) (*heldRing, error) {
+// loadRing reads keyframe u (unpacked, w x h) at level of detail lod. With col set (a
+// colouring that cannot change and reads no distance estimate: colourKey key), it colours the
+// samples row by row as it reads them and keeps only their colours.
+func loadRing(u *unpacked, lod int, centre bool, col *colour.Colourer, key float64) (*heldRing, error) {
 	hw, hh := lodCount(u.w, lod), lodCount(u.h, lod)
-	hr := &heldRing{level: u.level, lod: lod, w: hw, h: hh, centre: centre, samples: make([]colour.Sample, hw*hh)}
+	hr := &heldRing{level: u.level, lod: lod, w: hw, h: hh, centre: centre}
+	var row []colour.Sample
+	if col != nil {
+		hr.tint = make([]color.RGBA, hw*hh)
+		hr.tinted, hr.tintedOnce = [2]float64{key, 1}, true
+		row = make([]colour.Sample, hw)
+	} else {
+		hr.samples = make([]colour.Sample, hw*hh)
+	}
 	var band *colour.Data
 	for y := range hh {
 		r := min(lodPick(y, lod), u.h-1)
@@ -138,10 +148,19 @@ func loadRing(u *unpacked, lod int, centre bool) (*heldRing, error) {
 			return nil, err
 		}
 		band = d
-		row := k.Data.Row(r)
-		out := hr.samples[y*hw : (y+1)*hw]
+		src := k.Data.Row(r)
+		out := row
+		if col == nil {
+			out = hr.samples[y*hw : (y+1)*hw]
+		}
 		for x := range out {
-			out[x] = row[min(lodPick(x, lod), u.w-1)]
+			out[x] = src[min(lodPick(x, lod), u.w-1)]
+		}
+		if col != nil {
+			tint := hr.tint[y*hw : (y+1)*hw]
+			for x, s := range row {
+				tint[x] = col.Colour(s)
+			}
 		}
 	}
 	return hr, nil
@@ -348,4 +367,12 @@ func (hr *heldRing) add(a []uint32, u, v float64) {
 // String describes the layout for messages.
 func (g ringLayout) String() string {
 	return fmt.Sprintf("%dx%d rings a halving, a %dx%d centre", g.cols, g.rows, g.cw, g.ch)
+}
+
+// RingsKeyframe is the size of the rings keyframes of frames w x h at keyframe scale s (cols
+// angles by rows rings, one a doubling of the zoom), and of their centre keyframe (the end
+// view's flat keyframe, cw x ch), for estimates of a video's work.
+func RingsKeyframe(w, h, s int) (cols, rows, cw, ch int) {
+	g := newRingLayout(w, h, s)
+	return g.cols, g.rows, g.cw, g.ch
 }

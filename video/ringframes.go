@@ -65,7 +65,11 @@ func (r *ringFrames) keyframes(lv float64) error {
 			}
 			r.raw[j] = u
 		}
-		hr, err := loadRing(u, lod, j == len(r.levels))
+		var col *colour.Colourer
+		if !r.comp.keep {
+			col = r.comp.col // the colours cannot change: coloured as read
+		}
+		hr, err := loadRing(u, lod, j == len(r.levels), col, r.comp.colourKey)
 		if err != nil {
 			return fmt.Errorf("keyframe %d: %v", j, err)
 		}
