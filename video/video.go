@@ -559,10 +559,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	}
 	var seg *segmenter
 	if opt.Output != "" {
-		seg, err = newSegmenter(ctx, work, segParams{Keyframes: hex.EncodeToString(vid[:]), Colour: loc.Color,
-			Width: opt.Width, Height: opt.Height, FPS: opt.FPS, Frames: plan.Frames, Waypoints: FormatWaypoints(opt.Waypoints), Cycle: opt.PaletteCycle, PerSegment: segmentFrames(opt),
-			Supersample: opt.Supersample, KeyScale: opt.KeyScale, Codec: codec.Name, Encoder: enc, CRF: opt.CRF}, codec, enc, opt.Notice)
-		if err != nil {
+		if seg, err = startSegments(ctx, work, plan, loc, opt, codec, enc, vid); err != nil {
 			return err
 		}
 		sum.Segments, sum.SegmentsReused = seg.n, seg.encodedCount()
@@ -587,11 +584,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	strip := image.NewRGBA(image.Rect(0, 0, opt.Width, rows))
 	// held: the keyframes in use, at most two, unpacked; ob, ib: the bands read of them.
 	held := map[int]*unpacked{}
-	defer func() {
-		for _, u := range held {
-			u.close()
-		}
-	}()
+	defer closeAll(held)
 	var ob, ib *colour.Data
 	get := func(j int) (*unpacked, error) {
 		if u, ok := held[j]; ok {
@@ -655,6 +648,27 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	if seg == nil {
 		return nil
 	}
+	return joinVideo(seg, opt, codec, work)
+}
+
+// closeAll closes (and removes) the unpacked keyframes of held.
+func closeAll(held map[int]*unpacked) {
+	for _, u := range held {
+		u.close()
+	}
+}
+
+// startSegments is the segmenter of the video's frames: its segments' digests hold everything
+// that decides their frames and encoding.
+func startSegments(ctx context.Context, work string, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte) (*segmenter, error) {
+	return newSegmenter(ctx, work, segParams{Keyframes: hex.EncodeToString(vid[:]), Colour: loc.Color,
+		Width: opt.Width, Height: opt.Height, FPS: opt.FPS, Frames: plan.Frames, Waypoints: FormatWaypoints(opt.Waypoints), Cycle: opt.PaletteCycle, PerSegment: segmentFrames(opt),
+		Supersample: opt.Supersample, KeyScale: opt.KeyScale, Codec: codec.Name, Encoder: enc, CRF: opt.CRF}, codec, enc, opt.Notice)
+}
+
+// joinVideo joins the segments into the video and moves it into place (refusing to replace a
+// video that appeared meanwhile, unless Force).
+func joinVideo(seg *segmenter, opt Options, codec Codec, work string) error {
 	part, err := seg.join(mustContainer(opt.Output, codec.Name), filepath.Ext(opt.Output), opt.Audio)
 	if err != nil {
 		return err
