@@ -412,8 +412,13 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 	if sum.Segments > 0 {
 		segs = fmt.Sprintf(" (%d of %d segments of %d s reused)", sum.SegmentsReused, sum.Segments, video.SegmentSeconds)
 	}
-	fmt.Fprintf(stderr, "  keyframes: %d of %dx%d (%d computed, %d reused), %s, %s; %d frames composed in %s%s; writing frames (waiting for the encoder) %s",
-		sum.Keyframes, sum.KeyWidth, sum.KeyHeight, sum.Computed, sum.Reused, refs, roundDur(sum.Keyframe), sum.Composed, roundDur(sum.Compose), segs, roundDur(sum.Encode))
+	keys := fmt.Sprintf("%d of %dx%d", sum.Keyframes, sum.KeyWidth, sum.KeyHeight)
+	if opt.Layout != video.LayoutFlat {
+		cols, rows, cw, ch := video.RingsKeyframe(opt.Width, opt.Height, opt.KeyScale)
+		keys = fmt.Sprintf("%d rings of %dx%d and a %dx%d centre", sum.Keyframes-1, cols, rows, cw, ch)
+	}
+	fmt.Fprintf(stderr, "  keyframes: %s (%d computed, %d reused), %s, %s; %d frames composed in %s%s; writing frames (waiting for the encoder) %s",
+		keys, sum.Computed, sum.Reused, refs, roundDur(sum.Keyframe), sum.Composed, roundDur(sum.Compose), segs, roundDur(sum.Encode))
 	if sum.EncoderCPU > 0 {
 		fmt.Fprintf(stderr, " (ffmpeg used %s of CPU)", roundDur(sum.EncoderCPU))
 	}
