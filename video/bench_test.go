@@ -98,9 +98,7 @@ func BenchmarkComposeRings(b *testing.B) {
 			l.Zoom = plan.Zoom(j)
 			f = g.ringFrame(l)
 		} else {
-			f = fractal.NewFrame(l, g.cw, g.ch)
-			flat := fractal.NewFrame(l, g.cw, 2*270)
-			f.Spacing, f.SpacingX = flat.Spacing, flat.SpacingX
+			f = g.centreFrame(l)
 		}
 		if err := computeKeyframe(context.Background(), &cpu.Renderer{}, f, dir+"/"+keyName(j), keyID{vid, j}); err != nil {
 			b.Fatal(err)

@@ -40,17 +40,18 @@ const maxLOD = 6
 // ringDensity is the samples per frame pixel, over the keyframe scale, along the outer ring
 // (the frame's corners): 1 gives the keyframe scale's spacing there (a frame pixel over s),
 // which a flat keyframe has only just before the next one takes over. At 0.6 the rings of a
-// halving are as many samples as a flat keyframe (2 pi ln 2 (0.6 R s)^2 against W H s^2, R
-// the half-diagonal), and the frames between keyframes' zooms come closer to direct renders
+// halving are about as many samples as a flat keyframe (2 pi ln 2 (0.6 R s)^2 against W H s^2,
+// R the half-diagonal: 0.92 times for 16:9), and the frames between keyframes' zooms come closer to direct renders
 // than flat keyframes' do (TestRingFrames: 33.5 dB worst after a 3x3 blur, 34.1 at 0.75 and
 // 35.1 at 1, against flat keyframes' 32.5), since the rings are finer than the frame inside its
 // outer ring.
-var ringDensity = 0.6
+const ringDensity = 0.6
 
 // ringLayout is the exponential map's geometry for frames of w x h pixels with keyframe
 // scale s: cols angles by rows rings a keyframe (one halving of the radius), the outer ring at
 // radius r pixels of the keyframe's own zoom (the half-diagonal, and a sample more), and the
-// centre keyframe cw x ch flat samples at s per end-view pixel (the end view's flat keyframe).
+// centre keyframe cw x ch flat samples at s per end-view pixel (the end view's flat keyframe,
+// and more: centreFrame).
 type ringLayout struct {
 	w, h, s    int
 	cols, rows int
@@ -64,9 +65,21 @@ func newRingLayout(w, h, s int) ringLayout {
 	cols := step * int(math.Ceil(2*math.Pi*r*float64(s)*ringDensity/float64(step)))
 	rows := max(2, int(math.Round(float64(cols)*math.Ln2/(2*math.Pi))))
 	// The centre holds the end view's flat keyframe and the disc of radius r/2 end-view pixels
-	// (what lies within the deepest ring), by rows added above and below.
-	m := max(0, int(math.Ceil(r/2*float64(s)))+1-s*h/2)
-	return ringLayout{w: w, h: h, s: s, cols: cols, rows: rows, r: r, cw: s * w, ch: s*h + 2*m}
+	// (what lies within the deepest ring), by rows added above and below it, or columns on
+	// either side of a portrait one.
+	disc := int(math.Ceil(r/2*float64(s))) + 1
+	mx, my := max(0, disc-s*w/2), max(0, disc-s*h/2)
+	return ringLayout{w: w, h: h, s: s, cols: cols, rows: rows, r: r, cw: s*w + 2*mx, ch: s*h + 2*my}
+}
+
+// centreFrame is the centre keyframe of the end view loc: cw x ch samples with the spacing
+// of the end view's flat keyframe (s w x s h), so that the end view's subsamples fall on its
+// samples.
+func (g ringLayout) centreFrame(loc fractal.Location) fractal.Frame {
+	f := fractal.NewFrame(loc, g.cw, g.ch)
+	flat := fractal.NewFrame(loc, g.s*g.w, g.s*g.h)
+	f.Spacing, f.SpacingX = flat.Spacing, flat.SpacingX
+	return f
 }
 
 // ringFrame is the rings keyframe of loc (at its zoom): the outer ring at g.r pixels of a

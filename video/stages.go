@@ -73,12 +73,9 @@ func (k *keyframeSet) frame(j int) fractal.Frame {
 		l.Zoom = k.plan.Zoom(j)
 		f = fractal.NewFrame(l, k.kw, k.kh)
 	case j == k.plan.Keyframes():
-		// The end view's flat keyframe, with rows added above and below: the spacing of
-		// an s w x s h frame of the end view.
+		// The end view's flat keyframe, and more around it.
 		l.Zoom = k.plan.End
-		f = fractal.NewFrame(l, k.rings.cw, k.rings.ch)
-		flat := fractal.NewFrame(l, k.rings.cw, k.rings.s*k.rings.h)
-		f.Spacing, f.SpacingX = flat.Spacing, flat.SpacingX
+		f = k.rings.centreFrame(l)
 	default:
 		l.Zoom = k.plan.Zoom(j)
 		f = k.rings.ringFrame(l)
