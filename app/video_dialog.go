@@ -224,8 +224,9 @@ func (ui *videoUI) refresh() {
 		} else {
 			ui.measure(o.Location)
 		}
-		ui.estimate.SetText(fmt.Sprintf("%d frames from %d keyframes of %dx%d (one per doubling of the zoom), each computed once: %s",
-			n, p.Keyframes(), video.DefaultKeyScale*o.Width, video.DefaultKeyScale*o.Height, t))
+		cols, rows, cw, ch := video.RingsKeyframe(o.Width, o.Height, video.DefaultKeyScale)
+		ui.estimate.SetText(fmt.Sprintf("%d frames from %d keyframes (rings of %dx%d, one per doubling of the zoom, and the end view's %dx%d), each computed once: %s",
+			n, p.Keyframes()+1, cols, rows, cw, ch, t))
 	} else {
 		ui.estimate.SetText("")
 	}
@@ -256,8 +257,10 @@ const (
 // videoTime estimates the time of video o's keyframes and frames from the sample of its view
 // (the deepest keyframe, the slowest: an upper bound for the keyframes).
 func (ui *videoUI) videoTime(o video.Options, keyframes, frames int) (keys, rest time.Duration) {
-	kw, kh := float64(video.DefaultKeyScale*o.Width), float64(video.DefaultKeyScale*o.Height)
-	keys = time.Duration(float64(keyframes) * kw * kh * float64(ui.sample.perSample+videoKeyOverhead))
+	// keyframes rings keyframes and the centre (video's default layout).
+	cols, rows, cw, ch := video.RingsKeyframe(o.Width, o.Height, video.DefaultKeyScale)
+	samples := float64(keyframes)*float64(cols)*float64(rows) + float64(cw)*float64(ch)
+	keys = time.Duration(samples * float64(ui.sample.perSample+videoKeyOverhead))
 	ss := float64(video.DefaultSupersample * video.DefaultSupersample)
 	rest = time.Duration(float64(frames) * float64(o.Width) * float64(o.Height) * ss * float64(videoFrameCost))
 	return keys, rest

@@ -151,7 +151,7 @@ func TestVideoDialogTimeline(t *testing.T) {
 		t.Fatalf("good settings: disabled, %q", ui.problem.Text)
 	}
 	waitFor(t, "the estimate of the video's time", func() bool { return strings.Contains(ui.estimate.Text, " here") })
-	if !strings.Contains(ui.estimate.Text, "6 frames from 4 keyframes") { // zoom 1 to 8: 0, 1, 2, 3
+	if !strings.Contains(ui.estimate.Text, "6 frames from 5 keyframes (rings of") { // zoom 1 to 8: rings at 0, 1, 2, 3 and the centre
 		t.Errorf("estimate %q", ui.estimate.Text)
 	}
 	ui.confirm()

@@ -126,6 +126,10 @@ type Frame struct {
 	julia    Precision
 	juliaKey juliaKey
 
+	// Rings, when set, lays the pixels out as an exponential map about the centre (see
+	// Rings and NewRingFrame) instead of a grid.
+	Rings *Rings
+
 	// Derivative asks the renderers' compute stage for the derivative dz/dc (the distance
 	// estimate and the normal) whatever the colouring: the window keeps it, so that a change
 	// to a colouring that reads it recolours without computing again.
@@ -159,9 +163,12 @@ func (f Frame) NeedsInterior() bool {
 func (f Frame) NeedsDerivative() bool { return f.Derivative || f.Loc.Color.NeedsDerivative() }
 
 // NewFrame returns the frame of l at w x h pixels.
-func NewFrame(l Location, w, h int) Frame {
+func NewFrame(l Location, w, h int) Frame { return newFrame(l, w, h, nil) }
+
+// newFrame is NewFrame, laid out as rings when rings is set.
+func newFrame(l Location, w, h int, rings *Rings) Frame {
 	f := Frame{
-		Loc: l, W: w, H: h,
+		Loc: l, W: w, H: h, Rings: rings,
 		Re: l.Re.Float64(), Im: l.Im.Float64(),
 		Spacing: Spacing(l.ZoomFloat(), w, h),
 	}
@@ -185,12 +192,12 @@ func NewFrame(l Location, w, h int) Frame {
 
 // juliaKey is what juliaSquaring reads of a frame.
 type juliaKey struct {
-	re, im, jre, jim, spacing float64
-	w, h, iter                int
+	re, im, jre, jim, spacing, half float64
+	iter                            int
 }
 
 func (f Frame) key() juliaKey {
-	return juliaKey{f.Re, f.Im, f.JRe, f.JIm, f.Spacing, f.W, f.H, f.Loc.Iterations}
+	return juliaKey{f.Re, f.Im, f.JRe, f.JIm, f.Spacing, f.halfDiagonal(), f.Loc.Iterations}
 }
 
 // Julia views and the squaring. A Julia orbit has no c term that keeps its pixels apart:
@@ -226,7 +233,7 @@ func (f Frame) juliaSquaring() Precision {
 	}
 	zr, zi, cr, ci := f.Re, f.Im, f.JRe, f.JIm
 	s := f.Spacing
-	w := s * 0.5 * math.Hypot(float64(f.W), float64(f.H))
+	w := s * f.halfDiagonal()
 	need := Float32
 	w1 := w
 	for k := 1; k <= min(f.Loc.Iterations, juliaScanLimit); k++ {
@@ -311,7 +318,12 @@ func (f Frame) Precision() Precision {
 
 // Offsets returns the pixel's offset from the centre in pixels: (x + 0.5 - W/2, H/2 - y - 0.5).
 // Both are exact in float32 for any size up to 2^23.
+//
+// In a frame laid out as rings (Rings), it is the ring pixel's offset instead.
 func (f Frame) Offsets(x, y int) (dx, dy float64) {
+	if f.Rings != nil {
+		return f.ringOffsets(x, y)
+	}
 	return float64(x) + 0.5 - float64(f.W)/2, float64(f.H)/2 - float64(y) - 0.5
 }
 
@@ -478,7 +490,7 @@ func (f Frame) withinReach(ref *Reference) bool {
 	d := new(big.Float).SetPrec(prec)
 	dre := ExpFromBig(d.Sub(f.Loc.Re.Big(prec), ar))
 	dim := ExpFromBig(d.Sub(f.Loc.Im.Big(prec), ai))
-	return hypotExp(dre, dim).Cmp(f.spacing().MulFloat(ReferenceReach*math.Hypot(float64(f.W), float64(f.H)))) <= 0
+	return hypotExp(dre, dim).Cmp(f.spacing().MulFloat(ReferenceReach*2*f.halfDiagonal())) <= 0
 }
 
 // Delta is pixel (x, y)'s perturbation delta: its c minus the reference point, in float64,
@@ -491,7 +503,7 @@ func (f Frame) Delta(x, y int) (dcr, dci float64) {
 // DeltaMax bounds |Delta(x, y)| over the frame's pixels: |D| plus half the image diagonal.
 // The BLA table is built for it.
 func (f Frame) DeltaMax() float64 {
-	return math.Hypot(f.DRe, f.DIm) + 0.5*math.Hypot(float64(f.W), float64(f.H))*f.Spacing
+	return math.Hypot(f.DRe, f.DIm) + f.halfDiagonal()*f.Spacing
 }
 
 // DeltaExp is Delta with an unbounded exponent, for PerturbationExp frames:
@@ -504,7 +516,7 @@ func (f Frame) DeltaExp(x, y int) (dcr, dci Exp) {
 
 // DeltaMaxExp is DeltaMax with an unbounded exponent.
 func (f Frame) DeltaMaxExp() Exp {
-	return hypotExp(f.DReX, f.DImX).Add(f.spacing().MulFloat(0.5 * math.Hypot(float64(f.W), float64(f.H))))
+	return hypotExp(f.DReX, f.DImX).Add(f.spacing().MulFloat(f.halfDiagonal()))
 }
 
 // BLAExp is the extended-exponent table of f's reference for a PerturbationExp frame (nil
@@ -530,7 +542,7 @@ func (f Frame) blaEpsilon(dcMax Exp) float64 {
 	if f.Ref == nil || f.Ref.anchorRe == nil {
 		return DefaultBLAEpsilon
 	}
-	half := f.spacing().MulFloat(0.5 * math.Hypot(float64(f.W), float64(f.H)))
+	half := f.spacing().MulFloat(f.halfDiagonal())
 	k := math.Ceil(dcMax.Log2() - half.Log2())
 	if !(k > 1) {
 		return DefaultBLAEpsilon

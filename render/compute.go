@@ -50,6 +50,14 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 		g.statsMu.Unlock()
 		return g.cpu.Compute(ctx, f, rect, dst)
 	}
+	if f.Rings != nil {
+		// The shaders compute grids: a frame laid out as rings (an exponential map) goes
+		// to the CPU renderer, whose per-pixel functions follow the layout.
+		g.statsMu.Lock()
+		g.stats.CPUFrames++
+		g.statsMu.Unlock()
+		return g.cpu.Compute(ctx, f, rect, dst)
+	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
 		var gpu bool

@@ -428,10 +428,14 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // when the CPU renderer draws a perturbation frame the GPU cannot (no fp64, or a reference
 // orbit too long for its texture limits); "CPU (escape radius or orbit channels)" for a frame
 // on fractal's orbit path, which the shaders do not compute yet; "double (limit reached)" only
-// where a forced precision is used past float64's reach. Every formula is drawn in the same
-// words, but for a formula's derivative, which the CPU computes: "<precision> (CPU: the
+// where a forced precision is used past float64's reach; "rings (CPU: ...)" for a frame laid
+// out as rings (fractal.Rings), which the CPU renderer draws. Every formula is drawn in the
+// same words, but for a formula's derivative, which the CPU computes: "<precision> (CPU: the
 // shaders carry no derivative for burning-ship)".
 func (g *GL) Mode(f fractal.Frame) string {
+	if f.Rings != nil {
+		return "rings (CPU: the shaders draw grids)"
+	}
 	if f.OrbitPath() {
 		return "CPU (escape radius or orbit channels)"
 	}

@@ -64,6 +64,11 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		// Another escape radius or the orbit channels: the shaders have neither yet.
 		return g.renderOnCPU(ctx, f, rect, dst)
 	}
+	if f.Rings != nil {
+		// The shaders draw grids: a frame laid out as rings (an exponential map) is drawn
+		// by the CPU renderer, whose per-pixel functions follow the layout.
+		return g.renderOnCPU(ctx, f, rect, dst)
+	}
 	v := g.variant(f)
 	if v == shaders.Perturb {
 		var gpu bool

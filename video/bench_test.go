@@ -73,3 +73,46 @@ func BenchmarkKeyframeFile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkComposeRings composes 480x270 frames (2x2 subsamples, the default smooth
+// colouring) from rings keyframes of a zoom from 1000 to 8000, at a level between two
+// keyframes, the keyframes held as a video holds them: BenchmarkCompose's work for the
+// rings layout.
+func BenchmarkComposeRings(b *testing.B) {
+	loc := testLoc("8000", 2000)
+	g := newRingLayout(480, 270, 2)
+	plan, err := NewPlan(fractal.MustDecimal("1000"), loc.Zoom, 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	col, err := colour.NewColourer(loc.Color.Sampled(2))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	var vid [32]byte
+	for j := range plan.Keyframes() + 1 {
+		l := loc
+		var f fractal.Frame
+		if j < plan.Keyframes() {
+			l.Zoom = plan.Zoom(j)
+			f = g.ringFrame(l)
+		} else {
+			f = g.centreFrame(l)
+		}
+		if err := computeKeyframe(context.Background(), &cpu.Renderer{}, f, dir+"/"+keyName(j), keyID{vid, j}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rf := newRingFrames(dir, vid, plan, g, 2, col, false, false)
+	defer rf.close()
+	if err := rf.keyframes(0.5); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(480 * 270 * 3)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		rf.comp.compose(rf.img, 0.5, rf.held)
+	}
+}

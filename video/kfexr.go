@@ -46,6 +46,15 @@ const (
 	// number of files.
 	EXRKeyIndex = "mandelscope.keyframe"
 	EXRKeyCount = "mandelscope.keyframes"
+	// EXRKeyLayout is the files' layout: "flat" (a view) or "exponential map" (rings: see
+	// EXROptions.ExpMap).
+	EXRKeyLayout = "mandelscope.layout"
+)
+
+// The layouts EXRKeyLayout names.
+const (
+	layoutFlat   = "flat"
+	layoutExpMap = "exponential map"
 )
 
 // EXRBias is the bias added to N, Kalles Fraktaler's and Fraktaler-3's (1024): their readers
@@ -60,6 +69,14 @@ type EXROptions struct {
 	StartZoom fractal.Decimal
 	// Width, Height are each file's size in samples.
 	Width, Height int
+	// ExpMap lays each file out as Fraktaler-3's exponential map, which zoomasm reads:
+	// column x is the angle 2 pi (x+0.5)/Width (counter-clockwise from the positive real
+	// axis) and file row y the ring of radius R x 2^((y+0.5)/Height - 1) pixels about the
+	// centre, R = hypot(Width, Height)/2 and a pixel 4/zoom/Height, so that the top row is the
+	// innermost ring, the bottom row the outermost, and each file's rings go on from the next
+	// deeper file's (one halving of the radius a file). The width must be at least the
+	// height; 2 pi/ln 2 (about 9.06) times it makes square pixels (zoomasm's 12288x1360).
+	ExpMap bool
 	// Dir is the folder of the files: new or empty, unless Resume (keep the files of this
 	// sequence found there, compute the rest) or Force (also replace files of this sequence's
 	// names that hold another view).
@@ -135,6 +152,9 @@ func newEXRSet(opt EXROptions) (*exrSet, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("no output folder given")
 	}
+	if opt.ExpMap && opt.Width < opt.Height {
+		return nil, fmt.Errorf("size %dx%d: an exponential map is at least as wide as it is tall (its width is the angle, its height one halving of the radius; zoomasm's is 12288x1360)", opt.Width, opt.Height)
+	}
 	zs, err := EXRZooms(opt.StartZoom, opt.Location.Zoom)
 	if err != nil {
 		return nil, err
@@ -170,6 +190,10 @@ func (s *exrSet) header(i int) (exr.Header, error) {
 			EXRKeyIterations: int32(loc.Iterations), EXRKeyBias: EXRBias,
 			EXRKeyIndex: int32(i), EXRKeyCount: int32(len(s.zooms)),
 		},
+	}
+	h.Strings[EXRKeyLayout] = layoutFlat
+	if s.opt.ExpMap {
+		h.Strings[EXRKeyLayout] = layoutExpMap
 	}
 	if !loc.IsJulia() && loc.Formula.IsMandelbrot() {
 		h.Strings[EXRKeyKF] = kfrText(loc, s.opt.Width, s.opt.Height)
@@ -310,6 +334,10 @@ func (s *exrSet) checkFile(i int) error {
 	if h.Width != want.Width || h.Height != want.Height {
 		return fmt.Errorf("%w: it is %dx%d, not %dx%d", errForeign, h.Width, h.Height, want.Width, want.Height)
 	}
+	if got, ok := h.Strings[EXRKeyLayout]; (ok || s.opt.ExpMap) && got != want.Strings[EXRKeyLayout] {
+		// A file without the attribute is of the flat layout, the only one written before.
+		return fmt.Errorf("%w: its layout is %q, not %q", errForeign, text.Clip(got, 40), want.Strings[EXRKeyLayout])
+	}
 	wantCh := slices.SortedFunc(slices.Values(want.Channels), func(a, b exr.Channel) int { return strings.Compare(a.Name, b.Name) })
 	if !slices.Equal(h.Channels, wantCh) || h.Ints[EXRKeyBias] != EXRBias || h.Ints[EXRKeyIterations] != want.Ints[EXRKeyIterations] {
 		return fmt.Errorf("%w: its channels or iteration attributes differ", errForeign)
@@ -366,7 +394,7 @@ func WriteEXRKeyframes(ctx context.Context, c tile.Computer, opt EXROptions) (EX
 		if opt.Progress != nil {
 			opt.Progress(Progress{Phase: "keyframes", Done: k, Total: len(todo), Fraction: float64(k) / float64(len(todo))})
 		}
-		f := fractal.NewFrame(s.loc(i), opt.Width, opt.Height)
+		f := s.frame(i)
 		f.Derivative = true // DEX and DEY, as the raw export computes them
 		f, err := f.WithReference(ctx, refs, nil)
 		if err == nil {
@@ -392,7 +420,16 @@ func WriteEXRKeyframes(ctx context.Context, c tile.Computer, opt EXROptions) (EX
 	return sum, nil
 }
 
-// writeFile computes frame f strip by strip into file i, through NAME.tmp.
+// frame is file i's frame, without its reference orbit: a view, or its rings (ExpMap).
+func (s *exrSet) frame(i int) fractal.Frame {
+	if s.opt.ExpMap {
+		return fractal.NewRingFrame(s.loc(i), s.opt.Width, s.opt.Height, 0.5*math.Hypot(float64(s.opt.Width), float64(s.opt.Height)))
+	}
+	return fractal.NewFrame(s.loc(i), s.opt.Width, s.opt.Height)
+}
+
+// writeFile computes frame f strip by strip into file i, through NAME.tmp. A ring frame's
+// rows go into the file from the last (the innermost ring, the file's top row) up.
 func (s *exrSet) writeFile(ctx context.Context, c tile.Computer, f fractal.Frame, i int) (err error) {
 	h, err := s.header(i)
 	if err != nil {
@@ -425,12 +462,19 @@ func (s *exrSet) writeFile(ctx context.Context, c tile.Computer, f fractal.Frame
 			return err
 		}
 		r := image.Rect(0, y, f.W, min(y+rows, f.H))
+		if f.Rings != nil {
+			r.Min.Y, r.Max.Y = f.H-r.Max.Y, f.H-r.Min.Y
+		}
 		d := &colour.Data{Pix: buf.Pix[:r.Dx()*r.Dy()], Stride: f.W, Rect: r}
 		if err := c.Compute(ctx, f, r, d); err != nil {
 			return err
 		}
 		k := 0
-		for yy := r.Min.Y; yy < r.Max.Y; yy++ {
+		for i := range r.Dy() {
+			yy := r.Min.Y + i
+			if f.Rings != nil {
+				yy = r.Max.Y - 1 - i
+			}
 			for _, smp := range d.Row(yy) {
 				n[k], nf[k], dex[k], dey[k] = kfSample(smp)
 				k++

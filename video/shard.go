@@ -82,18 +82,25 @@ type videoJob struct {
 	Cycle       float64         `json:"cycle,omitempty"`     // Options.PaletteCycle; absent for none
 	Supersample int             `json:"supersample"`
 	KeyScale    int             `json:"keyframe_scale"`
-	Codec       string          `json:"codec"`
-	CRF         int             `json:"crf"`
-	Output      string          `json:"output"` // the video's file name (no folder)
+	// Layout is Options.Layout, absent for rings keyframes (a job file without it, of a
+	// version before them, is read as rings: its flat keyframes are then refused).
+	Layout string `json:"layout,omitempty"`
+	Codec  string `json:"codec"`
+	CRF    int    `json:"crf"`
+	Output string `json:"output"` // the video's file name (no folder)
 }
 
 func jobOf(o Options) videoJob {
 	l := o.Location
 	kind, power := l.Formula.Fields()
-	return videoJob{Formula: kind, Power: power, Format: 1, Shards: o.Shards, Re: l.Re.String(), Im: l.Im.String(), Julia: l.Julia.String(), Zoom: l.Zoom.String(),
+	j := videoJob{Formula: kind, Power: power, Format: 1, Shards: o.Shards, Re: l.Re.String(), Im: l.Im.String(), Julia: l.Julia.String(), Zoom: l.Zoom.String(),
 		Iterations: l.Iterations, Colour: l.Color, StartZoom: o.StartZoom.String(), Width: o.Width, Height: o.Height,
 		FPS: o.FPS, Duration: o.Duration, Waypoints: FormatWaypoints(o.Waypoints), Audio: o.Audio, Cycle: o.PaletteCycle, Supersample: o.Supersample, KeyScale: o.KeyScale, Codec: o.Codec, CRF: o.CRF,
 		Output: filepath.Base(o.Output)}
+	if o.Layout == LayoutFlat {
+		j.Layout = LayoutFlat
+	}
+	return j
 }
 
 // options turns a job file back into Options (validated by Make's normalize).
@@ -120,7 +127,7 @@ func (j videoJob) options() (Options, error) {
 	l.Iterations, l.Color = j.Iterations, j.Colour
 	o.Location = l
 	o.Width, o.Height, o.FPS, o.Duration = j.Width, j.Height, j.FPS, j.Duration
-	o.Supersample, o.KeyScale, o.Codec, o.CRF = j.Supersample, j.KeyScale, j.Codec, j.CRF
+	o.Supersample, o.KeyScale, o.Codec, o.CRF, o.Layout = j.Supersample, j.KeyScale, j.Codec, j.CRF, j.Layout
 	if j.Waypoints != "" {
 		if o.Waypoints, err = ParseWaypoints(j.Waypoints, l.Zoom); err != nil {
 			return o, err
@@ -244,11 +251,11 @@ func makeShard(ctx context.Context, c tile.Computer, opt Options, plan Plan) (Su
 	}
 	vid := k.want.digest()
 	var mine []int
-	for j := range plan.Keyframes() {
+	for j := range k.count() {
 		if shardOf(j, opt.Shards) != opt.Shard {
 			continue
 		}
-		if keyframeSound(opt, work, keyID{vid, j}, k.kw, k.kh) {
+		if w, h := k.size(j); keyframeSound(opt, work, keyID{vid, j}, w, h) {
 			sum.Reused++
 			continue
 		}
@@ -354,6 +361,7 @@ func jobDiff(a, b videoJob) string {
 	f("audio", orNone(a.Audio), orNone(b.Audio))
 	f("supersample", a.Supersample, b.Supersample)
 	f("keyframe scale", a.KeyScale, b.KeyScale)
+	f("keyframe layout", orRings(a.Layout), orRings(b.Layout))
 	f("codec", a.Codec, b.Codec)
 	f("crf", a.CRF, b.CRF)
 	f("output", a.Output, b.Output)
@@ -426,4 +434,12 @@ func Assemble(ctx context.Context, c tile.Computer, out string, force, keepWork 
 	opt.assembleShards = j.Shards
 	sum, err := Make(ctx, c, opt)
 	return sum, opt, err
+}
+
+// orRings is a job file's keyframe layout for a message.
+func orRings(layout string) string {
+	if layout == "" {
+		return LayoutRings
+	}
+	return layout
 }

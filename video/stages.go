@@ -18,9 +18,11 @@ import (
 // location they are of, the frame of each, the deepest one (whose reference orbit serves
 // them all), the cache of orbits, and the manifest that names the video's keyframes.
 type keyframeSet struct {
-	plan    Plan
-	loc     fractal.Location
-	kw, kh  int
+	plan   Plan
+	loc    fractal.Location
+	kw, kh int
+	// rings is the rings layout (nil: flat keyframes, kw x kh each).
+	rings   *ringLayout
 	deriv   bool
 	refs    *fractal.ReferenceCache
 	deepest fractal.Frame
@@ -32,26 +34,59 @@ func newKeyframeSet(c tile.Computer, opt Options, plan Plan) *keyframeSet {
 	k := &keyframeSet{plan: plan, loc: opt.Location, kw: opt.KeyScale * opt.Width, kh: opt.KeyScale * opt.Height,
 		refs: &fractal.ReferenceCache{}}
 	k.deriv = k.loc.Color.NeedsDerivative()
-	k.deepest = k.frame(plan.Keyframes() - 1)
-	k.want = manifest{Format: 1, Centre: k.loc.Re.String() + "," + k.loc.Im.String(), Julia: k.loc.Julia.String(), StartZoom: plan.Start.String(),
+	format := 1
+	if opt.Layout != LayoutFlat {
+		g := newRingLayout(opt.Width, opt.Height, opt.KeyScale)
+		k.rings, k.kw, k.kh, format = &g, g.cols, g.rows, 2
+	}
+	k.deepest = k.frame(k.count() - 1)
+	k.want = manifest{Format: format, Centre: k.loc.Re.String() + "," + k.loc.Im.String(), Julia: k.loc.Julia.String(), StartZoom: plan.Start.String(),
 		EndZoom: plan.End.String(), Iterations: k.loc.Iterations, KeyWidth: k.kw, KeyHeight: k.kh,
-		Keyframes: plan.Keyframes(), Derivative: k.deriv, Renderer: rendererID(c, opt.Renderer, k.deepest)}
+		Keyframes: k.count(), Derivative: k.deriv, Renderer: rendererID(c, opt.Renderer, k.deepest)}
 	k.want.Formula, k.want.Power = k.loc.Formula.Fields()
 	return k
 }
 
-// frame is keyframe j's frame, without its reference orbit.
+// count is the number of keyframes: the plan's, and the centre one of rings keyframes.
+func (k *keyframeSet) count() int {
+	if k.rings != nil {
+		return k.plan.Keyframes() + 1
+	}
+	return k.plan.Keyframes()
+}
+
+// size is keyframe j's size in samples.
+func (k *keyframeSet) size(j int) (w, h int) {
+	if k.rings != nil && j == k.plan.Keyframes() {
+		return k.rings.cw, k.rings.ch
+	}
+	return k.kw, k.kh
+}
+
+// frame is keyframe j's frame, without its reference orbit: flat, or the rings of the
+// plan's keyframe j, or after them the centre (the end view's flat keyframe, taller).
 func (k *keyframeSet) frame(j int) fractal.Frame {
 	l := k.loc
-	l.Zoom = k.plan.Zoom(j)
-	f := fractal.NewFrame(l, k.kw, k.kh)
+	var f fractal.Frame
+	switch {
+	case k.rings == nil:
+		l.Zoom = k.plan.Zoom(j)
+		f = fractal.NewFrame(l, k.kw, k.kh)
+	case j == k.plan.Keyframes():
+		// The end view's flat keyframe, and more around it.
+		l.Zoom = k.plan.End
+		f = k.rings.centreFrame(l)
+	default:
+		l.Zoom = k.plan.Zoom(j)
+		f = k.rings.ringFrame(l)
+	}
 	f.Derivative = k.deriv
 	return f
 }
 
 // summary is a run's summary before anything is computed.
 func (k *keyframeSet) summary() Summary {
-	return Summary{Frames: k.plan.Frames, Keyframes: k.plan.Keyframes(), KeyWidth: k.kw, KeyHeight: k.kh}
+	return Summary{Frames: k.plan.Frames, Keyframes: k.count(), KeyWidth: k.kw, KeyHeight: k.kh}
 }
 
 // making is one run of Make (not a shard's): its stages, in order, are workFolder, missing,
@@ -95,6 +130,9 @@ func (m *making) workFolder() error {
 		if opt.assembleShards > 0 {
 			m.want.Renderer = have.Renderer // the shards' (the assembly computes no keyframe)
 		}
+		if have.Format != m.want.Format {
+			return &Error{ErrParamsDiffer, fmt.Sprintf("the keyframes in %s are %s, and this video's %s: remove the folder, or add --force to start over", work, layoutWords(have.Format), layoutWords(m.want.Format))}
+		}
 		if d := have.diff(m.want); len(d) > 0 {
 			return &Error{ErrParamsDiffer, fmt.Sprintf("the keyframes in %s are of another video: %s", work, strings.Join(d, "; "))}
 		}
@@ -119,13 +157,14 @@ func (m *making) workFolder() error {
 // missing lists the keyframes that are missing (or damaged: a file whose checksum fails; or
 // another's: of another video, or another index). An assembly of shards computes none.
 func (m *making) missing() error {
-	for j := range m.plan.Keyframes() {
-		if m.opt.Resume && keyframeSound(m.opt, m.work, keyID{m.vid, j}, m.kw, m.kh) {
+	for j := range m.count() {
+		w, h := m.size(j)
+		if m.opt.Resume && keyframeSound(m.opt, m.work, keyID{m.vid, j}, w, h) {
 			continue
 		}
 		m.missed = append(m.missed, j)
 	}
-	m.sum.Reused = m.plan.Keyframes() - len(m.missed)
+	m.sum.Reused = m.count() - len(m.missed)
 	if m.opt.assembleShards > 0 && len(m.missed) > 0 {
 		return missingError(m.work, m.missed, m.opt.assembleShards)
 	}
@@ -176,9 +215,20 @@ func (m *making) keyframes() error {
 
 // frames composes every frame and hands it to the encoder and/or the frames folder.
 func (m *making) frames() error {
-	if err := compose(m.ctx, m.plan, m.loc, m.opt, m.codec, m.enc, m.vid, m.kw, m.kh, &m.sum); err != nil {
+	if err := compose(m.ctx, m.plan, m.loc, m.opt, m.codec, m.enc, m.vid, m.kw, m.kh, m.rings, &m.sum); err != nil {
 		return interrupted(err, m.work)
 	}
 	m.sum.Frames = m.plan.Frames
 	return nil
+}
+
+// layoutWords names a manifest format's keyframes for a message.
+func layoutWords(format int) string {
+	switch format {
+	case 1:
+		return "flat keyframes (made by an earlier version, or with --keyframe-layout=flat)"
+	case 2:
+		return "rings keyframes (an exponential map)"
+	}
+	return fmt.Sprintf("of an unknown format %d", format)
 }

@@ -56,8 +56,12 @@ type Options struct {
 	PaletteCycle float64
 	// Supersample is the subsamples per side of an output pixel (0: DefaultSupersample).
 	Supersample int
-	// KeyScale is a keyframe's side over a frame's (0: DefaultKeyScale).
+	// KeyScale is a keyframe's side over a frame's (0: DefaultKeyScale): for rings
+	// keyframes, the samples per frame pixel along the frame's outer ring.
 	KeyScale int
+	// Layout is the keyframes' layout: LayoutRings (""), an exponential map (expmap.go), or
+	// LayoutFlat, one flat keyframe a doubling.
+	Layout string
 	// Output is the video file ("": frames only); Codec its codec ("": h264), CRF its
 	// constant-quality level, 1 to the codec's MaxCRF (0: the codec's default, Codec.CRF).
 	Output string
@@ -299,6 +303,12 @@ func (o *Options) normalize() (Plan, error) {
 	if o.StartZoom == (fractal.Decimal{}) {
 		o.StartZoom = fractal.MustDecimal("1")
 	}
+	if o.Layout == "" {
+		o.Layout = LayoutRings
+	}
+	if o.Layout != LayoutRings && o.Layout != LayoutFlat {
+		return Plan{}, fmt.Errorf("keyframe layout %q is unknown (%s or %s)", text.Clip(o.Layout, 40), LayoutRings, LayoutFlat)
+	}
 	if o.Supersample < 1 || o.Supersample > MaxSupersample {
 		return Plan{}, fmt.Errorf("supersample %d is out of range (1 to %d)", o.Supersample, MaxSupersample)
 	}
@@ -323,7 +333,7 @@ func (o *Options) normalize() (Plan, error) {
 		}
 		first, last := o.Waypoints[0], o.Waypoints[len(o.Waypoints)-1]
 		o.StartZoom, o.Duration = first.Zoom, last.T
-		if len(o.Waypoints) == 2 {
+		if len(o.Waypoints) == 2 && !hasPalettes(o.Waypoints) {
 			o.Waypoints = nil // the constant-speed zoom, as it always was
 		}
 	}
@@ -559,7 +569,10 @@ func frameStripRows(w, h, s int) int {
 // (segments.go) and the frames folder; the segments are joined and the video moved into
 // place at the end. The frames of segments a resume finds encoded are not composed (unless
 // there is a frames folder to write).
-func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte, kw, kh int, sum *Summary) (err error) {
+//
+// With rings keyframes (rl set) each frame is composed whole from the rings it reads
+// (ringFrames).
+func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte, kw, kh int, rl *ringLayout, sum *Summary) (err error) {
 	work := WorkDir(opt)
 	comp, err := newFrameComposer(plan, loc, opt)
 	if err != nil {
@@ -567,10 +580,7 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	}
 	var seg *segmenter
 	if opt.Output != "" {
-		seg, err = newSegmenter(ctx, work, segParams{Keyframes: hex.EncodeToString(vid[:]), Colour: loc.Color,
-			Width: opt.Width, Height: opt.Height, FPS: opt.FPS, Frames: plan.Frames, Waypoints: FormatWaypoints(opt.Waypoints), Cycle: opt.PaletteCycle, PerSegment: segmentFrames(opt),
-			Supersample: opt.Supersample, KeyScale: opt.KeyScale, Codec: codec.Name, Encoder: enc, CRF: opt.CRF}, codec, enc, opt.Notice)
-		if err != nil {
+		if seg, err = startSegments(ctx, work, plan, loc, opt, codec, enc, vid); err != nil {
 			return err
 		}
 		sum.Segments, sum.SegmentsReused = seg.n, seg.encodedCount()
@@ -585,15 +595,16 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 			return err
 		}
 	}
+	var rf *ringFrames
+	if rl != nil {
+		rf = newRingFrames(work, vid, plan, *rl, opt.Supersample, comp.col, loc.Color.NeedsDerivative(), opt.PaletteCycle != 0 || hasPalettes(opt.Waypoints))
+		defer rf.close()
+	}
 	rows := frameStripRows(opt.Width, opt.Height, opt.KeyScale)
 	strip := image.NewRGBA(image.Rect(0, 0, opt.Width, rows))
 	// held: the keyframes in use, at most two, unpacked; ob, ib: the bands read of them.
 	held := map[int]*unpacked{}
-	defer func() {
-		for _, u := range held {
-			u.close()
-		}
-	}()
+	defer closeAll(held)
 	var ob, ib *colour.Data
 	get := func(j int) (*unpacked, error) {
 		if u, ok := held[j]; ok {
@@ -607,6 +618,11 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 		return u, nil
 	}
 	enc0 := time.Duration(0)
+	// changing: the colouring changes from frame to frame (cycling, or palettes at
+	// waypoints): the colourer is made again when it does; changes counts them (the rings
+	// composer colours its keyframes again when it sees another count).
+	changing := opt.PaletteCycle != 0 || hasPalettes(opt.Waypoints)
+	last, changes := loc.Color, 0.0
 	for k := range plan.Frames {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -619,10 +635,22 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 					return err
 				}
 			}
-			if err := cycleColouring(comp, loc.Color, opt, k); err != nil {
-				return err
+			if fc := frameColouring(loc.Color, opt, k, plan.Frames); changing && fc != last {
+				if err := setColouring(comp, fc, opt); err != nil {
+					return err
+				}
+				changes++
+				last = fc
+				if rf != nil {
+					rf.comp.col, rf.comp.colourKey = comp.col, changes
+				}
 			}
-			if err := composeOne(plan, opt, comp, k, get, held, kw, kh, rows, strip, &ob, &ib, encode, seg, sum, &enc0); err != nil {
+			if rf != nil {
+				err = rf.frame(plan, opt, k, encode, seg, sum, &enc0)
+			} else {
+				err = composeOne(plan, opt, comp, k, get, held, kw, kh, rows, strip, &ob, &ib, encode, seg, sum, &enc0)
+			}
+			if err != nil {
 				return err
 			}
 			sum.Composed++
@@ -640,6 +668,27 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	if seg == nil {
 		return nil
 	}
+	return joinVideo(seg, opt, codec, work)
+}
+
+// closeAll closes (and removes) the unpacked keyframes of held.
+func closeAll(held map[int]*unpacked) {
+	for _, u := range held {
+		u.close()
+	}
+}
+
+// startSegments is the segmenter of the video's frames: its segments' digests hold everything
+// that decides their frames and encoding.
+func startSegments(ctx context.Context, work string, plan Plan, loc fractal.Location, opt Options, codec Codec, enc string, vid [32]byte) (*segmenter, error) {
+	return newSegmenter(ctx, work, segParams{Keyframes: hex.EncodeToString(vid[:]), Colour: loc.Color,
+		Width: opt.Width, Height: opt.Height, FPS: opt.FPS, Frames: plan.Frames, Waypoints: FormatWaypoints(opt.Waypoints), Cycle: opt.PaletteCycle, PerSegment: segmentFrames(opt),
+		Supersample: opt.Supersample, KeyScale: opt.KeyScale, Codec: codec.Name, Encoder: enc, CRF: opt.CRF}, codec, enc, opt.Notice)
+}
+
+// joinVideo joins the segments into the video and moves it into place (refusing to replace a
+// video that appeared meanwhile, unless Force).
+func joinVideo(seg *segmenter, opt Options, codec Codec, work string) error {
 	part, err := seg.join(mustContainer(opt.Output, codec.Name), filepath.Ext(opt.Output), opt.Audio)
 	if err != nil {
 		return err
@@ -657,9 +706,23 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	return nil
 }
 
-// frameColouring is the colouring of frame k: c with its palette offset turned by
-// opt.PaletteCycle x k / opt.FPS, kept within 0 to 1 (only its fraction matters).
-func frameColouring(c colour.Coloring, opt Options, k int) colour.Coloring {
+// frameColouring is the colouring of frame k of frames: c with the palette of the last
+// waypoint at or before the frame's time that names one (the frame at k/(frames-1) of the
+// duration, as Plan.Level places it), and its palette offset turned by opt.PaletteCycle x k /
+// opt.FPS, kept within 0 to 1 (only its fraction matters).
+func frameColouring(c colour.Coloring, opt Options, k, frames int) colour.Coloring {
+	if hasPalettes(opt.Waypoints) {
+		ws := opt.Waypoints
+		t := ws[len(ws)-1].T * float64(k) / float64(frames-1)
+		if k >= frames-1 {
+			t = ws[len(ws)-1].T
+		}
+		for _, w := range ws {
+			if w.Palette != "" && w.T <= t*(1+1e-12) {
+				c.Palette, c.Gradient = w.Palette, ""
+			}
+		}
+	}
 	if opt.PaletteCycle == 0 {
 		return c
 	}
@@ -689,18 +752,14 @@ func newFrameComposer(plan Plan, loc fractal.Location, opt Options) (*Composer, 
 	return NewComposer(opt.Width, opt.Height, opt.Supersample, opt.KeyScale, col), nil
 }
 
-// cycleColouring turns comp's colouring to frame k's offset (--palette-cycle; nothing
-// without it): its colourer, or its colouring shader's KFP_ColorOffset.
-func cycleColouring(comp *Composer, c colour.Coloring, opt Options, k int) error {
-	if opt.PaletteCycle == 0 {
-		return nil
-	}
-	fc := frameColouring(c, opt, k)
+// setColouring turns comp's colouring to c (frame by frame: --palette-cycle, a palette at a
+// waypoint): its colourer, or its colouring shader's KFP_ColorOffset and palette.
+func setColouring(comp *Composer, c colour.Coloring, opt Options) error {
 	if c.HasShader() {
-		comp.shader = fc
+		comp.shader = c
 		return nil
 	}
-	col, err := colour.NewColourer(fc.Sampled(opt.Supersample))
+	col, err := colour.NewColourer(c.Sampled(opt.Supersample))
 	if err != nil {
 		return err
 	}

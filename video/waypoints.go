@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/text"
 )
@@ -28,10 +29,24 @@ const MaxWaypoints = 1000
 type Waypoint struct {
 	T    float64
 	Zoom fractal.Decimal
+	// Palette, when set, is a built-in palette the frames take from this waypoint's time on
+	// (until a later waypoint's palette): a colouring change composed from the same keyframes.
+	Palette string
+}
+
+// hasPalettes reports whether a waypoint of ws changes the palette.
+func hasPalettes(ws []Waypoint) bool {
+	for _, w := range ws {
+		if w.Palette != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // ParseWaypoints reads "T:ZOOM,T:ZOOM,..." (seconds, and zooms as exact decimal text); a zoom
 // written "end" is end, the end view's (the zero Decimal: left so, for the caller to fill in).
+// A waypoint "T:ZOOM:palette=NAME" also changes the palette there (a built-in one).
 // It checks each waypoint alone (CheckWaypoints checks them together).
 func ParseWaypoints(s string, end fractal.Decimal) ([]Waypoint, error) {
 	s = strings.TrimSpace(s)
@@ -48,6 +63,18 @@ func ParseWaypoints(s string, end fractal.Decimal) ([]Waypoint, error) {
 		if !ok {
 			return nil, fmt.Errorf("waypoint %d %q has no colon: write TIME:ZOOM", i+1, text.Clip(p, 40))
 		}
+		var pal string
+		if z, extra, more := strings.Cut(zs, ":"); more {
+			zs = z
+			name, found := strings.CutPrefix(strings.TrimSpace(extra), "palette=")
+			if !found {
+				return nil, fmt.Errorf("waypoint %d: %q: after the zoom, write palette=NAME", i+1, text.Clip(extra, 40))
+			}
+			if _, err := colour.PaletteByName(name); err != nil {
+				return nil, fmt.Errorf("waypoint %d: %v", i+1, err)
+			}
+			pal = name
+		}
 		t, err := strconv.ParseFloat(strings.TrimSpace(ts), 64)
 		if err != nil || math.IsNaN(t) || math.IsInf(t, 0) {
 			return nil, fmt.Errorf("waypoint %d: time %q is not a number of seconds", i+1, text.Clip(ts, 40))
@@ -61,7 +88,7 @@ func ParseWaypoints(s string, end fractal.Decimal) ([]Waypoint, error) {
 		if err := fractal.CheckZoom(z); err != nil && z != (fractal.Decimal{}) {
 			return nil, fmt.Errorf("waypoint %d: %v", i+1, err)
 		}
-		ws = append(ws, Waypoint{T: t, Zoom: z})
+		ws = append(ws, Waypoint{T: t, Zoom: z, Palette: pal})
 	}
 	return ws, nil
 }
@@ -76,6 +103,10 @@ func FormatWaypoints(ws []Waypoint) string {
 		b.WriteString(strconv.FormatFloat(w.T, 'g', -1, 64))
 		b.WriteByte(':')
 		b.WriteString(w.Zoom.String())
+		if w.Palette != "" {
+			b.WriteString(":palette=")
+			b.WriteString(w.Palette)
+		}
 	}
 	return b.String()
 }

@@ -1,9 +1,12 @@
 package video
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -72,7 +75,7 @@ func TestWaypointPlan(t *testing.T) {
 		plain := Options{Location: testLoc(c.end, 100), StartZoom: fractal.MustDecimal(c.start), Width: 64, Height: 36, FPS: c.fps, Duration: c.dur, FramesDir: "f"}
 		two := plain
 		two.StartZoom, two.Duration = fractal.Decimal{}, 0
-		two.Waypoints = []Waypoint{{0, fractal.MustDecimal(c.start)}, {c.dur, fractal.MustDecimal(c.end)}}
+		two.Waypoints = []Waypoint{{T: 0, Zoom: fractal.MustDecimal(c.start)}, {T: c.dur, Zoom: fractal.MustDecimal(c.end)}}
 		pp, err := plain.normalize()
 		if err != nil {
 			t.Fatal(err)
@@ -96,7 +99,7 @@ func TestWaypointPlan(t *testing.T) {
 	}
 
 	// Out, then in again past the start: the keyframes start at the least zoom.
-	ws := []Waypoint{{0, fractal.MustDecimal("100")}, {1, fractal.MustDecimal("2")}, {2, fractal.MustDecimal("2")}, {3.5, fractal.MustDecimal("1e6")}}
+	ws := []Waypoint{{T: 0, Zoom: fractal.MustDecimal("100")}, {T: 1, Zoom: fractal.MustDecimal("2")}, {T: 2, Zoom: fractal.MustDecimal("2")}, {T: 3.5, Zoom: fractal.MustDecimal("1e6")}}
 	p, err := NewWaypointPlan(ws, 36)
 	if err != nil {
 		t.Fatal(err)
@@ -201,8 +204,9 @@ func TestWaypointVideo(t *testing.T) {
 			t.Logf("%s: %v", c.codec, err)
 			continue
 		}
+		// Flat keyframes: a frame at a keyframe's zoom is exactly its direct render.
 		opt := Options{Location: loc, Waypoints: ws, Width: 64, Height: 36, FPS: 10, Codec: c.codec, Audio: tone,
-			Output: filepath.Join(dir, "out"+c.ext), FramesDir: filepath.Join(dir, "frames"+c.ext)}
+			Output: filepath.Join(dir, "out"+c.ext), FramesDir: filepath.Join(dir, "frames"+c.ext), Layout: LayoutFlat}
 		sum, err := Make(context.Background(), &cpu.Renderer{}, opt)
 		if err != nil {
 			t.Fatal(err)
@@ -332,8 +336,8 @@ func TestWaypointResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.Reused != 2 || sum.Computed != 3 {
-		t.Errorf("resume reused %d and computed %d keyframes, want 2 and 3", sum.Reused, sum.Computed)
+	if sum.Reused != 2 || sum.Computed != 4 { // of five rings keyframes and the centre
+		t.Errorf("resume reused %d and computed %d keyframes, want 2 and 4", sum.Reused, sum.Computed)
 	}
 	sameFiles(t, whole.FramesDir, cut.FramesDir, 12)
 
@@ -364,5 +368,73 @@ func TestWaypointResume(t *testing.T) {
 	}
 	if p := videotest.PSNR(frame(t, fresh.FramesDir, 4), decoded[4]); p < 25 {
 		t.Errorf("the retimed video's frame 4 is not the new timeline's: PSNR %.1f dB against it", p)
+	}
+}
+
+// TestWaypointPalette: a waypoint "T:ZOOM:palette=NAME" changes the palette from its time
+// on, composed from the same keyframes (a resume of kept keyframes computes none): the frames
+// before it are the video's without the change, byte for byte, and the frames from it those of
+// the video made in that palette. Its text goes through FormatWaypoints and back; a bad
+// palette or key is refused naming the waypoint.
+func TestWaypointPalette(t *testing.T) {
+	dir := t.TempDir()
+	base := qualityOptions(dir)
+	base.FPS, base.Duration, base.KeepWork = 9, 0, true
+	plain, err := ParseWaypoints("0:1,0.5:4,1:16", base.Location.Zoom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, err := ParseWaypoints("0:1,0.5:4:palette=fire,1:16", base.Location.Zoom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := FormatWaypoints(changed); got != "0:1,0.5:4:palette=fire,1:16" {
+		t.Errorf("FormatWaypoints: %q", got)
+	}
+	run := func(name string, ws []Waypoint, palette string, resume bool) Summary {
+		t.Helper()
+		o := base // one frames folder, whose work folder keeps the keyframes
+		o.Waypoints, o.FramesDir = ws, filepath.Join(dir, "frames")
+		o.Location.Color.Palette = palette
+		o.Resume, o.Force = resume, resume
+		sum, err := Make(context.Background(), &cpu.Renderer{}, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(o.FramesDir, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	run("classic", plain, "classic", false)
+	if s := run("changed", changed, "classic", true); s.Computed != 0 {
+		t.Errorf("the palette change computed %d keyframes, want 0", s.Computed)
+	}
+	run("fire", plain, "fire", true)
+	// Frames 0 to 3 are before 0.5 s (frame k at k/8 s), 4 to 8 from it.
+	for k := range 9 {
+		want := "classic"
+		if k >= 4 {
+			want = "fire"
+		}
+		a, err := os.ReadFile(filepath.Join(dir, want, fmt.Sprintf("frame-%06d.png", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "changed", fmt.Sprintf("frame-%06d.png", k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("frame %d differs from the %s video's", k, want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"0:1,0.5:4:palette=nope,1:16", `waypoint 2: unknown palette "nope"`},
+		{"0:1,0.5:4:colour=fire,1:16", `waypoint 2: "colour=fire": after the zoom, write palette=NAME`},
+	} {
+		if _, err := ParseWaypoints(c.in, base.Location.Zoom); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.in, err, c.want)
+		}
 	}
 }

@@ -7,7 +7,7 @@
 // "Zoom videos" section quotes its figures. (It was video's TestMeasureQuality; the blend
 // band's width is video's default here, which Make does not take as an option.)
 //
-// Usage (from the project root): go run ./bench/video-quality [-w WIDTH] [-density auto] [-quick]
+// Usage (from the project root): go run ./bench/video-quality [-w WIDTH] [-density auto] [-quick] [-layout flat|rings]
 package main
 
 import (
@@ -30,6 +30,7 @@ func main() {
 	w := flag.Int("w", 160, "frame `width` in pixels (the height is 9/16 of it)")
 	density := flag.String("density", "", "auto: the density a user gets by default, chosen from the end view (else 1)")
 	quick := flag.Bool("quick", false, "only keyframes at 2x with 2x2 and 4x4 subsamples")
+	flag.StringVar(&layout, "layout", video.LayoutFlat, "the keyframes' layout: flat (the figures docs/videos.md's table quotes) or rings")
 	flag.Parse()
 	if flag.NArg() > 0 || *w < 16 || *density != "" && *density != "auto" {
 		fmt.Fprintln(os.Stderr, "usage: video-quality [-w WIDTH (16 or more)] [-density auto] [-quick]")
@@ -40,6 +41,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// layout is the keyframes' layout measured.
+var layout string
 
 func measure(w, h int, autoDensity, quick bool) error {
 	ctx := context.Background()
@@ -77,7 +81,7 @@ func measure(w, h int, autoDensity, quick bool) error {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return err
 		}
-		opt := video.Options{Location: loc, Width: w, Height: h, FPS: frames, Duration: 1, KeyScale: scale, Supersample: q, FramesDir: filepath.Join(dir, "f")}
+		opt := video.Options{Location: loc, Width: w, Height: h, FPS: frames, Duration: 1, KeyScale: scale, Supersample: q, FramesDir: filepath.Join(dir, "f"), Layout: layout}
 		sum, err := video.Make(ctx, &cpu.Renderer{}, opt)
 		if err != nil {
 			return err

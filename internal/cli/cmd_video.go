@@ -31,6 +31,8 @@ type videoJob struct {
 	renderer string
 	// exr, when set, is a --keyframes-only --exr job: the keyframes as OpenEXR files, no video.
 	exr *video.EXROptions
+	// expMap: --exp-map, the EXR keyframes as exponential maps.
+	expMap bool
 }
 
 // runVideo makes a zoom video: `mandelscope video [location flags] [--start-zoom=Z0]
@@ -91,7 +93,8 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	fs.IntVar(&o.FPS, "fps", 30, fmt.Sprintf("frames a second, 1 to %d", video.MaxFPS))
 	duration := fs.String("duration", "10", "length in seconds; the frames are fps x duration")
 	fs.IntVar(&o.Supersample, "supersample", video.DefaultSupersample, fmt.Sprintf("N: each pixel averages N x N subsamples of the keyframes (1 to %d)", video.MaxSupersample))
-	fs.IntVar(&o.KeyScale, "keyframe-scale", video.DefaultKeyScale, fmt.Sprintf("a keyframe's side over a frame's, 1 to %d (one keyframe per doubling of the zoom)", video.MaxKeyScale))
+	fs.IntVar(&o.KeyScale, "keyframe-scale", video.DefaultKeyScale, fmt.Sprintf("keyframe samples per frame pixel, 1 to %d (flat keyframes: a keyframe's side over a frame's)", video.MaxKeyScale))
+	fs.StringVar(&o.Layout, "keyframe-layout", video.LayoutRings, "rings (an exponential map: each depth's samples computed once) or flat (one keyframe a doubling)")
 	renderer := fs.String("renderer", "gpu", "gpu (OpenGL, falls back to the CPU) or cpu")
 	fs.StringVar(&o.Codec, "codec", video.Codecs[0].Name, "video codec: "+strings.ReplaceAll(video.CodecNames(), "|", ", ")+" (where this ffmpeg has it)")
 	fs.IntVar(&o.CRF, "crf", 0, "constant quality, lower is better: 1 to 51 for h264 and h265, 1 to 63 for vp9 and av1 (default: the codec's, 18 for h264)")
@@ -108,6 +111,7 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	shard := fs.String("shard", "", "I/N: compute only shard I (0 to N-1) of N's keyframes into OUT.work, for mandelscope assemble OUT.mp4")
 	keysOnly := fs.Bool("keyframes-only", false, "with --exr: write the keyframes only, no video (-o DIR: the folder)")
 	exrKeys := fs.Bool("exr", false, "with --keyframes-only: the keyframes as OpenEXR files in Kalles Fraktaler's zoom-out layout\n(DIR/00001_ZOOM.exr the end view, each next one zoomed out 2x, --size each; channels N, NF, DEX, DEY)")
+	expMap := fs.Bool("exp-map", false, "with --keyframes-only --exr: each file an exponential map (rings about the centre, one halving\nof the radius a file), as Fraktaler-3 writes zoomasm's input (--size=12288x1360)")
 	rest, err := ParseFlags(fs, args)
 	if err != nil {
 		return job, err
@@ -121,7 +125,8 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	default:
 		return job, UsageErr("--renderer: unknown renderer %q (gpu or cpu)", text.Clip(*renderer, 40))
 	}
-	if *keysOnly || *exrKeys {
+	if *keysOnly || *exrKeys || *expMap {
+		job.expMap = *expMap
 		return parseEXRKeyframes(fs, lf, job, *keysOnly, *exrKeys, *start, *size, *bookmark, *from)
 	}
 	ws, err := parseVideoWaypoints(fs, *waypoints)
@@ -245,7 +250,7 @@ func videoFlagError(err error) error {
 	msg := err.Error()
 	for _, p := range []struct{ prefix, flag string }{
 		{"frame rate ", "--fps"}, {"duration ", "--duration"}, {"size ", "--size"}, {"supersample ", "--supersample"},
-		{"keyframe scale ", "--keyframe-scale"}, {"unknown codec", "--codec"}, {"crf ", "--crf"},
+		{"keyframe scale ", "--keyframe-scale"}, {"keyframe layout ", "--keyframe-layout"}, {"unknown codec", "--codec"}, {"crf ", "--crf"},
 		{"the start zoom", "--start-zoom"}, {"start zoom:", "--start-zoom"}, {"audio ", "--audio"},
 		{"palette cycle ", "--palette-cycle"},
 	} {
@@ -416,8 +421,13 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 	if sum.Segments > 0 {
 		segs = fmt.Sprintf(" (%d of %d segments of %d s reused)", sum.SegmentsReused, sum.Segments, video.SegmentSeconds)
 	}
-	fmt.Fprintf(stderr, "  keyframes: %d of %dx%d (%d computed, %d reused), %s, %s; %d frames composed in %s%s; writing frames (waiting for the encoder) %s",
-		sum.Keyframes, sum.KeyWidth, sum.KeyHeight, sum.Computed, sum.Reused, refs, roundDur(sum.Keyframe), sum.Composed, roundDur(sum.Compose), segs, roundDur(sum.Encode))
+	keys := fmt.Sprintf("%d of %dx%d", sum.Keyframes, sum.KeyWidth, sum.KeyHeight)
+	if opt.Layout != video.LayoutFlat {
+		cols, rows, cw, ch := video.RingsKeyframe(opt.Width, opt.Height, opt.KeyScale)
+		keys = fmt.Sprintf("%d rings of %dx%d and a %dx%d centre", sum.Keyframes-1, cols, rows, cw, ch)
+	}
+	fmt.Fprintf(stderr, "  keyframes: %s (%d computed, %d reused), %s, %s; %d frames composed in %s%s; writing frames (waiting for the encoder) %s",
+		keys, sum.Computed, sum.Reused, refs, roundDur(sum.Keyframe), sum.Composed, roundDur(sum.Compose), segs, roundDur(sum.Encode))
 	if sum.EncoderCPU > 0 {
 		fmt.Fprintf(stderr, " (ffmpeg used %s of CPU)", roundDur(sum.EncoderCPU))
 	}

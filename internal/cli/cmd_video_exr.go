@@ -15,13 +15,15 @@ import (
 
 // exrVideoOnly are the video flags that make frames or a video file, which --keyframes-only
 // --exr does not: each is refused by name.
-var exrVideoOnly = []string{"fps", "duration", "waypoints", "audio", "codec", "crf", "frames", "supersample", "keyframe-scale", "shard", "keep-keyframes"}
+var exrVideoOnly = []string{"fps", "duration", "waypoints", "audio", "codec", "crf", "frames", "supersample", "keyframe-scale", "keyframe-layout", "shard", "keep-keyframes"}
 
 // parseEXRKeyframes validates `video --keyframes-only --exr [location flags] [--start-zoom=Z0]
 // [--size=WxH] [--renderer=gpu|cpu] [--resume] [--force] -o DIR`: the keyframes of a zoom
 // from Z0 to the view as OpenEXR files in DIR (video.WriteEXRKeyframes), no video.
 func parseEXRKeyframes(fs *flag.FlagSet, lf *LocationFlags, job videoJob, keysOnly, exrKeys bool, start, size, bookmark, from string) (videoJob, error) {
 	switch {
+	case job.expMap && (!exrKeys || !keysOnly):
+		return job, UsageErr("--exp-map: give --keyframes-only --exr too (the exponential maps are OpenEXR keyframes, for zoomasm)")
 	case !exrKeys:
 		return job, UsageErr("--keyframes-only: give --exr too (the keyframes as OpenEXR files, for zoomasm or Kalles Fraktaler); a video's own keyframes for a later assembly are --shard=0/1's")
 	case !keysOnly:
@@ -32,7 +34,7 @@ func parseEXRKeyframes(fs *flag.FlagSet, lf *LocationFlags, job videoJob, keysOn
 			return job, UsageErr("--%s: --keyframes-only --exr writes keyframes only (no frames, no video, no sound)", name)
 		}
 	}
-	o := &video.EXROptions{Resume: job.opt.Resume, Force: job.opt.Force, Version: version.Version, Dir: job.opt.Output}
+	o := &video.EXROptions{Resume: job.opt.Resume, Force: job.opt.Force, Version: version.Version, Dir: job.opt.Output, ExpMap: job.expMap}
 	if flagWasSet(fs, "o") && o.Dir == "" {
 		return job, UsageErr("-o: empty folder name")
 	}
@@ -73,8 +75,12 @@ func doEXRKeyframes(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan
 		name = n.Name()
 	}
 	zs, _ := video.EXRZooms(opt.StartZoom, opt.Location.Zoom)
-	fmt.Fprintf(stderr, "mandelscope video: %d keyframes of %dx%d, zoom %s down to %s by halves, with %s -> %s/ (OpenEXR, Kalles Fraktaler's zoom-out layout)\n",
-		len(zs), opt.Width, opt.Height, fractal.FormatZoom(opt.Location.ZoomExp()), fractal.FormatZoom(zs[len(zs)-1].Exp()), name, opt.Dir)
+	layout := "Kalles Fraktaler's zoom-out layout"
+	if opt.ExpMap {
+		layout = "exponential maps, zoomasm's input"
+	}
+	fmt.Fprintf(stderr, "mandelscope video: %d keyframes of %dx%d, zoom %s down to %s by halves, with %s -> %s/ (OpenEXR, %s)\n",
+		len(zs), opt.Width, opt.Height, fractal.FormatZoom(opt.Location.ZoomExp()), fractal.FormatZoom(zs[len(zs)-1].Exp()), name, opt.Dir, layout)
 	last := time.Now()
 	opt.Progress = func(p video.Progress) {
 		if p.Total == 0 || time.Since(last) < 5*time.Second && p.Done < p.Total {

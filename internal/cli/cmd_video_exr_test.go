@@ -40,6 +40,20 @@ func TestVideoEXRKeyframes(t *testing.T) {
 	}
 }
 
+// TestVideoEXRExpMap: --exp-map writes the same files' names as exponential maps, says so,
+// and a resume of them without --exp-map (the flat layout) is refused, naming the layouts.
+func TestVideoEXRExpMap(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "keys")
+	code, stderr := videoCmd(append(exrView, "--exp-map", "--size=72x8", "-o", dir)...)
+	if code != 0 || !strings.Contains(stderr, "exponential maps, zoomasm's input") || !strings.Contains(stderr, "wrote 5 keyframes") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	code, stderr = videoCmd(append(exrView, "--size=72x8", "--resume", "-o", dir)...)
+	if code == 0 || !strings.Contains(stderr, `its layout is "exponential map", not "flat"`) {
+		t.Fatalf("a flat resume of exponential maps: exit %d, %q", code, stderr)
+	}
+}
+
 // TestVideoEXRValidation: every bad --keyframes-only or --exr command line gives exit 2, one
 // line naming what is wrong, and no file.
 func TestVideoEXRValidation(t *testing.T) {
@@ -59,12 +73,15 @@ func TestVideoEXRValidation(t *testing.T) {
 		{append(exrView, "--audio=a.wav", "-o", out), "--audio: --keyframes-only --exr writes keyframes only"},
 		{append(exrView, "--frames=f", "-o", out), "--frames: --keyframes-only --exr writes keyframes only"},
 		{append(exrView, "--shard=0/2", "-o", out), "--shard: --keyframes-only --exr writes keyframes only"},
+		{append(exrView, "--keyframe-layout=flat", "-o", out), "--keyframe-layout: --keyframes-only --exr writes keyframes only"},
 		{exrView, "-o: no output folder given"},
 		{append(exrView, "-o", ""), "-o: empty folder name"},
 		{append(exrView, "-o", file), "is not a folder"},
 		{append(exrView, "--start-zoom=32", "-o", out), "--start-zoom: the start zoom 32 must be below the end zoom 16"},
 		{append(exrView, "--size=0x36", "-o", out), "--size:"},
 		{append(exrView, "-o", out, "extra"), "unexpected argument"},
+		{append([]string{"--exp-map", "--exr", "-o", out}, view...), "--exp-map: give --keyframes-only --exr too"},
+		{append(exrView, "--exp-map", "--size=8x9", "-o", out), "at least as wide as it is tall"},
 	} {
 		code, stderr := videoCmd(tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {

@@ -58,6 +58,7 @@ func TestVideoValidation(t *testing.T) {
 		{[]string{"--supersample=0", "-o", out}, "--supersample: supersample 0 is out of range (1 to 4)", false},
 		{[]string{"--keyframe-scale=0", "-o", out}, "--keyframe-scale: keyframe scale 0 is out of range (1 to 4)", false},
 		{[]string{"--keyframe-scale=9", "-o", out}, "--keyframe-scale: keyframe scale 9 is out of range", false},
+		{[]string{"--keyframe-layout=spiral", "-o", out}, `--keyframe-layout: keyframe layout "spiral" is unknown (rings or flat)`, false},
 		{[]string{"-o", filepath.Join(dir, "out.gif")}, `-o: "out.gif" must end in .mp4`, false},
 		{[]string{"--codec=h264", "-o", filepath.Join(dir, "out.webm")}, "-o: a .webm file cannot hold h264", false},
 		{[]string{}, "-o: no output given", false},

@@ -179,3 +179,16 @@ func ReadPNG(path string) (*image.RGBA, error) {
 func Frame(dir string, k int) (*image.RGBA, error) {
 	return ReadPNG(filepath.Join(dir, fmt.Sprintf("frame-%06d.png", k)))
 }
+
+// WritePNG writes img to path as a PNG.
+func WritePNG(path string, img *image.RGBA) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
