@@ -147,6 +147,11 @@ func checkEXRKeyframes(t *testing.T, opt EXROptions, both bool) {
 				if ch == "DEY" && b[k] != b[k] {
 					b[k] = 0 // an estimate without a normal: (DEX, 0)
 				}
+				if ch != "NF" && rn[k] == export.RawInside {
+					// The raw export's inside samples carry their cycles' periods and
+					// multipliers (for --interior); Kalles Fraktaler's DEX and DEY are 0 there.
+					b[k] = 0
+				}
 				if math.Float32bits(a[k]) != math.Float32bits(b[k]) {
 					t.Fatalf("%s: %s sample %d: %v, the raw export's %v", name, ch, k, a[k], b[k])
 				}

@@ -303,8 +303,18 @@ func (o *Options) normalize() (Plan, error) {
 	if o.StartZoom == (fractal.Decimal{}) {
 		o.StartZoom = fractal.MustDecimal("1")
 	}
+	// The rings layout colours its keyframes as it reads them: neither the histogram
+	// colouring, which equalises each keyframe over its own samples, nor a colouring shader,
+	// which runs over whole keyframes, is there yet; such a video takes flat keyframes.
+	perKeyframe := o.Location.Color.IsHistogram() || o.Location.Color.HasShader()
 	if o.Layout == "" {
 		o.Layout = LayoutRings
+		if perKeyframe {
+			o.Layout = LayoutFlat
+		}
+	}
+	if o.Layout == LayoutRings && perKeyframe {
+		return Plan{}, fmt.Errorf("the rings keyframe layout does not take the histogram colouring or a colouring shader yet: use --keyframe-layout=flat")
 	}
 	if o.Layout != LayoutRings && o.Layout != LayoutFlat {
 		return Plan{}, fmt.Errorf("keyframe layout %q is unknown (%s or %s)", text.Clip(o.Layout, 40), LayoutRings, LayoutFlat)

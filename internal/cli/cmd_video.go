@@ -140,6 +140,9 @@ func parseVideo(args []string, stderr io.Writer) (videoJob, error) {
 	if o.Location, err = lf.Apply(base, true); err != nil {
 		return job, err
 	}
+	if c := o.Location.Color; !flagWasSet(fs, "keyframe-layout") && (c.IsHistogram() || c.HasShader()) {
+		o.Layout = video.LayoutFlat // the rings layout takes neither yet (video.Options.Layout)
+	}
 	if o.StartZoom, err = parseZoom(*start); err != nil {
 		return job, UsageErr("--start-zoom: %v", err)
 	}
