@@ -98,13 +98,14 @@ func roundWidth(px float64) float64 {
 }
 
 // shadingLabel is the row button's text: the method, and the transfer function when it is
-// not linear ("smooth · log"), so that a picture drawn through log or sqrt says so.
+// not linear ("smooth · log"), so that a picture drawn through log or sqrt says so (the
+// histogram colouring, which no transfer function goes through, says its name alone).
 func shadingLabel(c colour.Coloring) string {
 	m := c.Method
 	if m == "" {
 		m = colour.MethodSmooth
 	}
-	if colour.TransferIndex(c.Transfer) > 0 {
+	if colour.TransferIndex(c.Transfer) > 0 && !c.IsHistogram() {
 		return m + " · " + c.Transfer
 	}
 	return m

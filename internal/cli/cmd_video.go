@@ -399,6 +399,13 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 			opt.Shard, opt.Shards, opt.Output, sum.Computed, sum.KeyWidth, sum.KeyHeight, sum.Reused, sum.Keyframes, roundDur(sum.Total), opt.Output)
 		return nil
 	}
+	reportVideo(stderr, opt, sum, work)
+	return nil
+}
+
+// reportVideo says what a finished video wrote, and what its keyframes, frames and encoding
+// took.
+func reportVideo(stderr io.Writer, opt video.Options, sum video.Summary, work string) {
 	refs := "no reference orbit (no perturbation)"
 	switch sum.References {
 	case 1:
@@ -438,5 +445,4 @@ func doVideo(job videoJob, c tile.Computer, stderr io.Writer, sigs <-chan os.Sig
 	if opt.Location.Color.AutoDensity {
 		fmt.Fprintf(stderr, "  density: automatic, %s from the end view, for every frame\n", strconv.FormatFloat(sum.Density, 'g', 4, 64))
 	}
-	return nil
 }
