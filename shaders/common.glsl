@@ -9,6 +9,8 @@
 // SHADE in the programs for a colouring other than the default (a method or a transfer
 // function), and DERIV in those that carry the derivative dz/dc (the distance and slopes
 // colourings): the default colouring's programs have neither and pay nothing for them.
+// ORBIT (mandel.frag's orbit path: another escape radius, the channels T and STRIPE) adds
+// shadeOrbit, the angle and stripe colourings (uMethod 3 and 4), which only its programs run.
 //
 // Rows: the framebuffer's row 0 (GL's bottom row) holds the tile's TOP row, so glReadPixels
 // delivers rows top-first straight into an image.RGBA with no flip on the CPU.
