@@ -31,7 +31,18 @@ func orbitFrame(t testing.TB, prec, col string, bailout float64, w, h int) fract
 // TestOrbitShadersCompile compiles mandel.frag's orbit-path programs: the float and double
 // variants, single pass and samples, with and without SHADE and DERIV.
 func TestOrbitShadersCompile(t *testing.T) {
-	g := testGL(t, Options{})
+	for _, glsl := range []string{"default", "330"} {
+		t.Run(glsl, func(t *testing.T) {
+			g := testGL(t, Options{})
+			if glsl == "330" {
+				g = newGL33(t)
+			}
+			orbitShadersCompile(t, g)
+		})
+	}
+}
+
+func orbitShadersCompile(t *testing.T, g *GL) {
 	for _, v := range []shaders.Variant{shaders.F32, shaders.F64} {
 		if v == shaders.F64 && !g.fp64 {
 			continue
@@ -158,5 +169,52 @@ func TestOrbitComputeAgainstCPU(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestOrbitOnCPU: the orbit-path frames the shaders do not compute go to the CPU renderer,
+// and Mode says why: a Julia set, perturbation, the emulated double, iterations in passes, a
+// radius past float in the float variant.
+func TestOrbitOnCPU(t *testing.T) {
+	julia := orbitFrame(t, "f32", colour.MethodAngle, 1000, 40, 30)
+	l := julia.Loc
+	l.Julia.On = true
+	julia = fractal.NewFrame(l, 40, 30)
+	deep := fractal.NewFrame(func() fractal.Location {
+		l := deepSeahorseLoc(t)
+		l.Zoom, _ = fractal.ParseDecimal("1e20")
+		l.Color.Method = colour.MethodStripe
+		return l
+	}(), 40, 30)
+	for _, c := range []struct {
+		name string
+		opts Options
+		f    fractal.Frame
+		why  string
+	}{
+		{"julia", Options{}, julia, "Julia sets"},
+		{"perturbation", Options{}, deep, "perturbation"},
+		{"emulated", Options{Precision: "emulated"}, orbitFrame(t, "f64", colour.MethodAngle, 0, 40, 30), "emulated double"},
+		{"passes", Options{PassIterations: 100}, orbitFrame(t, "f32", colour.MethodAngle, 0, 40, 30), "iterations past one pass"},
+		{"radius", Options{Precision: "f32"}, orbitFrame(t, "f32", colour.MethodAngle, 1e10, 40, 30), "a radius past float"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := testGL(t, c.opts)
+			if want := "CPU (escape radius or orbit channels: " + c.why + ")"; g.Mode(c.f) != want {
+				t.Fatalf("Mode %q, want %q", g.Mode(c.f), want)
+			}
+			before := g.Stats().CPUFrames
+			got := renderGL(t, g, c.f)
+			if n := g.Stats().CPUFrames - before; n != 1 {
+				t.Fatalf("%d frames went to the CPU renderer, want 1", n)
+			}
+			want := image.NewRGBA(got.Bounds())
+			if err := (&cpu.Renderer{}).Render(context.Background(), c.f, want.Bounds(), want); err != nil {
+				t.Fatal(err)
+			}
+			if agreement(got, want) != 1 {
+				t.Error("the picture differs from the CPU renderer's")
+			}
+		})
 	}
 }
