@@ -162,8 +162,9 @@ func (f Frame) NeedsChannels() bool { return f.Channels || f.Loc.Color.NeedsChan
 
 // OrbitPath reports whether f's pixels take the loops of orbit.go (Frame.Pixel): a radius
 // other than 2, or the channels asked for (Location.OrbitPath, or Channels). Such frames are
-// computed pixel by pixel by the scalar loops (the CPU renderer), never by the vector loops
-// or the shaders.
+// computed pixel by pixel by the scalar loops (the CPU renderer), never by the vector loops;
+// the GL renderer's float and double shaders compute the Mandelbrot set's in one pass (render's
+// orbit.go) and hand the others to the CPU renderer.
 func (f Frame) OrbitPath() bool {
 	return f.Loc.OrbitPath() || f.Channels && f.Loc.Formula.IsMandelbrot()
 }

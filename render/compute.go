@@ -43,8 +43,9 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 		g.statsMu.Unlock()
 		return g.cpu.Compute(ctx, f, rect, dst)
 	}
-	if f.OrbitPath() {
-		// Another escape radius or the orbit channels: the shaders have neither yet.
+	if f.OrbitPath() && g.orbitOnCPU(f) != "" {
+		// Another escape radius or the orbit channels where the shaders have neither
+		// (orbit.go): a Julia set, perturbation, the emulated double, passes.
 		g.statsMu.Lock()
 		g.stats.CPUFrames++
 		g.statsMu.Unlock()
@@ -85,7 +86,9 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if v != shaders.Perturb && g.progs[v] == nil {
 		return fmt.Errorf("opengl compute: %s has no %s shader", g.renderer, v)
 	}
-	deriv := f.NeedsDerivative() // never with another formula: cpuOnly, above
+	// The derivative: never with another formula (cpuOnly, above); always on the orbit path,
+	// whose samples carry the estimate as the CPU's do (fractal.Frame.PixelChannels).
+	deriv := f.NeedsDerivative() || f.OrbitPath()
 	for _, t := range tilesOf(rect, g.maxTile) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -153,10 +156,12 @@ func (g *GL) computeTile(ctx context.Context, v shaders.Variant, f fractal.Frame
 	var p *program
 	var err error
 	if single {
-		p, err = g.lazyProgram(progKey{v: v, stage: stageSample, deriv: deriv, julia: f.Loc.IsJulia(), formula: f.Loc.Formula})
+		p, err = g.lazyProgram(progKey{v: v, stage: stageSample, deriv: deriv, julia: f.Loc.IsJulia(), formula: f.Loc.Formula, orbit: f.OrbitPath()})
 		if err == nil {
 			err = g.ensureSampleTarget()
 		}
+	} else if f.OrbitPath() {
+		err = errors.New("the orbit path's samples are computed in one pass (orbitOnCPU sends the others to the CPU)")
 	} else {
 		p, err = g.iterProgram(v, f, exp, deriv)
 		if err == nil {
@@ -211,6 +216,10 @@ func (g *GL) computeTile(ctx context.Context, v shaders.Variant, f fractal.Frame
 				gl.ReadPixels(0, 0, int32(w), int32(h), gl.RGBA_INTEGER, gl.UNSIGNED_INT, gl.Ptr(&shading[0]))
 			}
 		}
+		if p.orbit {
+			gl.ReadBuffer(gl.COLOR_ATTACHMENT1)
+			gl.ReadPixels(0, 0, int32(w), int32(h), gl.RGBA_INTEGER, gl.UNSIGNED_INT, gl.Ptr(&shading[0]))
+		}
 		if e := gl.GetError(); e != gl.NO_ERROR {
 			return fmt.Errorf("reading back the samples of tile %v: GL error 0x%x", tile, e)
 		}
@@ -223,6 +232,9 @@ func (g *GL) computeTile(ctx context.Context, v shaders.Variant, f fractal.Frame
 				nuSamples(row, buf[w*y:w*(y+1)])
 			case single:
 				packedSamples(row, buf[4*w*y:4*w*(y+1)])
+				if p.orbit {
+					channelSamples(row, shading[4*w*y:4*w*(y+1)])
+				}
 			default:
 				err = stateSamples(row, buf[4*w*y:4*w*(y+1)], shading[4*w*y:4*w*(y+1)], deriv)
 			}
@@ -250,6 +262,12 @@ func (g *GL) sampleBand(ctx context.Context, p *program, f fractal.Frame, tile, 
 	gl.UseProgram(p.id)
 	p.setView(viewOf(f, tile.Min.Add(b.Min)))
 	gl.Uniform1i(p.loc["uMaxIter"], int32(f.Loc.Iterations))
+	if p.orbit {
+		p.setOrbit(f.Loc)
+		both := [2]uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1}
+		gl.DrawBuffers(2, &both[0])
+		defer gl.DrawBuffers(1, &both[0])
+	}
 	gl.Enable(gl.SCISSOR_TEST)
 	for _, r := range bands(b.Dx(), b.Dy(), f.Loc.Iterations, programWeight(p)) {
 		if err := ctx.Err(); err != nil {
@@ -262,20 +280,24 @@ func (g *GL) sampleBand(ctx context.Context, p *program, f fractal.Frame, tile, 
 	return nil
 }
 
-// ensureSampleTarget makes the STAGE_SAMPLE program's target: an RGBA32UI texture of stateW x
-// stateH (one band) and a framebuffer with it as its only colour attachment.
+// ensureSampleTarget makes the STAGE_SAMPLE program's target: two RGBA32UI textures of stateW
+// x stateH (one band) and a framebuffer with them as its colour attachments 0 and 1 (drawn
+// to: 0 alone, but for the orbit path's programs).
 func (g *GL) ensureSampleTarget() error {
 	if g.sampleFBO != 0 {
 		return nil
 	}
 	gl.GenFramebuffers(1, &g.sampleFBO)
 	gl.GenTextures(1, &g.sampleTex)
+	gl.GenTextures(1, &g.chanTex)
 	gl.BindFramebuffer(gl.FRAMEBUFFER, g.sampleFBO)
-	gl.BindTexture(gl.TEXTURE_2D, g.sampleTex)
-	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
-	gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
-	gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA32UI, stateW, stateH, 0, gl.RGBA_INTEGER, gl.UNSIGNED_INT, nil)
-	gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, g.sampleTex, 0)
+	for i, t := range []uint32{g.sampleTex, g.chanTex} {
+		gl.BindTexture(gl.TEXTURE_2D, t)
+		gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+		gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+		gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA32UI, stateW, stateH, 0, gl.RGBA_INTEGER, gl.UNSIGNED_INT, nil)
+		gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0+uint32(i), gl.TEXTURE_2D, t, 0)
+	}
 	gl.BindTexture(gl.TEXTURE_2D, 0)
 	if e := gl.GetError(); e != gl.NO_ERROR {
 		g.deleteSampleTarget()
@@ -293,10 +315,13 @@ func (g *GL) deleteSampleTarget() {
 	if g.sampleTex != 0 {
 		gl.DeleteTextures(1, &g.sampleTex)
 	}
+	if g.chanTex != 0 {
+		gl.DeleteTextures(1, &g.chanTex)
+	}
 	if g.sampleFBO != 0 {
 		gl.DeleteFramebuffers(1, &g.sampleFBO)
 	}
-	g.sampleTex, g.sampleFBO = 0, 0
+	g.sampleTex, g.chanTex, g.sampleFBO = 0, 0, 0
 }
 
 // insideBits is the STAGE_SAMPLE program's nu for a pixel inside the set: +Inf's float bits.

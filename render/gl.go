@@ -128,6 +128,9 @@ type GL struct {
 	// Compute's single-pass target (STAGE_SAMPLE): one RGBA32UI texture of stateW x stateH
 	// and its framebuffer, made on first use.
 	sampleTex, sampleFBO uint32
+	// chanTex is the sample target's second attachment, which the orbit path's programs
+	// write T and STRIPE to (orbit.go); the others draw to the first alone.
+	chanTex uint32
 
 	// Perturbation: the texel limit of a buffer texture, the programs compiled on first use
 	// (perturb.frag's, and mandel.frag's with the derivative: lazyProgram), and the tables
@@ -426,8 +429,10 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // fp64)", "double (emulated float-float)", "perturbation (fp64)", "perturbation (extended
 // exponent, fp64)" (a PerturbationExp frame), or "perturbation (CPU: ...)" with the reason
 // when the CPU renderer draws a perturbation frame the GPU cannot (no fp64, or a reference
-// orbit too long for its texture limits); "CPU (escape radius or orbit channels)" for a frame
-// on fractal's orbit path, which the shaders do not compute yet; "double (limit reached)" only
+// orbit too long for its texture limits); "CPU (escape radius or orbit channels: <why>)" for
+// a frame on fractal's orbit path that the shaders do not compute (orbitOnCPU: a Julia set,
+// perturbation, the emulated double, passes), the Mandelbrot set's others in the float and
+// double words; "double (limit reached)" only
 // where a forced precision is used past float64's reach; "rings (CPU: ...)" for a frame laid
 // out as rings (fractal.Rings), which the CPU renderer draws. Every formula is drawn in the
 // same words, but for a formula's derivative, which the CPU computes: "<precision> (CPU: the
@@ -437,7 +442,9 @@ func (g *GL) Mode(f fractal.Frame) string {
 		return "rings (CPU: the shaders draw grids)"
 	}
 	if f.OrbitPath() {
-		return "CPU (escape radius or orbit channels)"
+		if why := g.orbitOnCPU(f); why != "" {
+			return "CPU (escape radius or orbit channels: " + why + ")"
+		}
 	}
 	if why := cpuOnly(f); why != "" {
 		return f.Precision().String() + " (CPU: " + why + ")"

@@ -341,4 +341,5 @@ type progKey struct {
 	exp     bool
 	julia   bool
 	formula fractal.Formula
+	orbit   bool // mandel.frag with ORBIT: the escape radius and the orbit channels (orbit.go)
 }

@@ -26,6 +26,7 @@ type program struct {
 	deriv   bool // compiled with DERIV: carries the derivative for the colourings that read it
 	exp     bool // the perturbation shader with EXPONENT (perturbexp.frag): extended exponents
 	julia   bool // compiled with JULIA: draws the Julia set of the view's parameter
+	orbit   bool // compiled with ORBIT: the escape radius and the orbit channels (orbit.go)
 	// formula is the formula the program iterates (formulaDefines): the zero formula, the
 	// Mandelbrot set's, for every program but mandel.frag's formula variants.
 	formula fractal.Formula
@@ -222,12 +223,15 @@ func (g *GL) lazyProgram(key progKey) (*program, error) {
 		defs = append(defs, juliaDefine)
 	}
 	defs = append(defs, formulaDefines(key.formula)...)
+	if key.orbit {
+		defs = append(defs, orbitDefine)
+	}
 	p, err := linkProgram(g.glsl, key.v, key.stage, shaders.FullscreenVert, frag, defs)
 	if err != nil {
 		return nil, err
 	}
 	p.variant, p.pages, p.shade, p.deriv, p.exp, p.julia = key.v, key.pages, key.shade, key.deriv, key.exp, key.julia
-	p.formula = key.formula
+	p.formula, p.orbit = key.formula, key.orbit
 	g.deepProgs[key] = p
 	return p, nil
 }
@@ -273,7 +277,8 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 		"uState0", "uState1", "uState2", "uState3", "uMethod", "uTransfer", "uWidth", "uLight", "uStrength",
 		"uD", "uRefC", "uLast", "uPeriod", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
 		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3",
-		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount", "uJuliaC", "uJuliaStart", "uJEnd"} {
+		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount", "uJuliaC", "uJuliaStart", "uJEnd",
+		"uBail2", "uStripeK", "uStripeS"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
 	}
 	// The state textures are read from texture units 0, 1, 2 and state3Unit, the perturbation

@@ -60,8 +60,9 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if f.Loc.Color.NeedsInterior() {
 		return g.renderViaCompute(ctx, f, rect, dst)
 	}
-	if f.OrbitPath() {
-		// Another escape radius or the orbit channels: the shaders have neither yet.
+	if f.OrbitPath() && g.orbitOnCPU(f) != "" {
+		// Another escape radius or the orbit channels where the shaders have neither
+		// (orbit.go): a Julia set, perturbation, the emulated double, passes.
 		return g.renderOnCPU(ctx, f, rect, dst)
 	}
 	if f.Rings != nil {
@@ -271,13 +272,15 @@ func (g *GL) frameTables(f fractal.Frame, exp bool) (*deepTables, error) {
 
 // tileProgram runs on the GL thread: the program that draws frame f, whose variant's plain
 // program is p: for perturbation, the one for its tables (uploaded now unless they are
-// already), else the one with the colouring's shading when it has shading, for a Julia set
-// or for a formula other than the Mandelbrot set's, else p.
+// already), else the one with the colouring's shading when it has shading, for a Julia set,
+// for a formula other than the Mandelbrot set's or for the orbit path (orbit.go), else p.
 func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp bool) (*program, error) {
 	shade, deriv := shadingOf(f.Loc.Color)
 	julia := f.Loc.IsJulia()
 	fm := f.Loc.Formula
 	switch {
+	case v != shaders.Perturb && f.OrbitPath():
+		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, orbit: true})
 	case v == shaders.Perturb:
 		tables, err := g.frameTables(f, exp)
 		if err != nil {
@@ -387,6 +390,9 @@ func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile ima
 	gl.BindVertexArray(g.vao)
 	weight := programWeight(p)
 	if alwaysPasses || g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*weight > passCost {
+		if p.orbit {
+			return errors.New("the orbit path's programs draw in one pass (orbitOnCPU sends the others to the CPU)")
+		}
 		if err := g.drawPasses(ctx, p, f, tile, stops); err != nil {
 			return err
 		}
@@ -401,6 +407,9 @@ func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile ima
 		off := f.Loc.Color.Offset
 		p.setColoring(f.Loc.Iterations, stops, f.Loc.Color.Density, off-math.Floor(off))
 		p.setShading(f.Loc.Color)
+		if p.orbit {
+			p.setOrbit(f.Loc)
+		}
 		for _, b := range bands(w, h, f.Loc.Iterations, weight) {
 			if err := ctx.Err(); err != nil {
 				gl.Disable(gl.SCISSOR_TEST)

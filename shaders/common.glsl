@@ -9,6 +9,8 @@
 // SHADE in the programs for a colouring other than the default (a method or a transfer
 // function), and DERIV in those that carry the derivative dz/dc (the distance and slopes
 // colourings): the default colouring's programs have neither and pay nothing for them.
+// ORBIT (mandel.frag's orbit path: another escape radius, the channels T and STRIPE) adds
+// shadeOrbit, the angle and stripe colourings (uMethod 3 and 4), which only its programs run.
 //
 // Rows: the framebuffer's row 0 (GL's bottom row) holds the tile's TOP row, so glReadPixels
 // delivers rows top-first straight into an image.RGBA with no flip on the CPU.
@@ -162,6 +164,9 @@ vec3 colour(float nu) {
 // by the method's brightness before rounding. Programs for the default colouring are compiled
 // without SHADE, where it is colour(nu) alone: the branch on the uniforms cost llvmpipe 15% of
 // a shallow view's time (BenchmarkRenderExportView4K), as it runs both sides.
+#if defined(SHADE)
+vec3 shadeScaled(float nu, float k);
+#endif
 vec3 shade(float nu, float de, vec2 u) {
 #if !defined(SHADE)
     return colour(nu);
@@ -169,6 +174,23 @@ vec3 shade(float nu, float de, vec2 u) {
     if (uMethod == 0 && uTransfer == 0) {
         return colour(nu);
     }
+    float k = 1.0;
+    if (uMethod == 1) {
+        k = de / uWidth;
+        k = k > 0.0 ? min(k, 1.0) : 0.0;  // a NaN estimate draws as the line
+    } else if (uMethod == 2) {
+        float d = dot(u, uLight);
+        d = d == d ? clamp(d, -1.0, 1.0) : 0.0;
+        k = 1.0 - uStrength * (1.0 - d) * 0.5;
+    }
+    return shadeScaled(nu, k);
+#endif
+}
+
+#if defined(SHADE)
+// shadeScaled is the palette at nu's transferred value, scaled by the brightness k and
+// rounded (fractal.Coloring.Shade past its default).
+vec3 shadeScaled(float nu, float k) {
     float v = nu;
     if (uTransfer == 1) {
         v = sqrt(max(nu, 0.0));
@@ -182,18 +204,45 @@ vec3 shade(float nu, float de, vec2 u) {
     float f = clamp(pos - float(i), 0.0, 1.0);
     vec3 a = uStops[i];
     vec3 b = uStops[i + 1 == uNumStops ? 0 : i + 1];
-    float k = 1.0;
-    if (uMethod == 1) {
-        k = de / uWidth;
-        k = k > 0.0 ? min(k, 1.0) : 0.0;  // a NaN estimate draws as the line
-    } else if (uMethod == 2) {
-        float d = dot(u, uLight);
-        d = d == d ? clamp(d, -1.0, 1.0) : 0.0;
-        k = 1.0 - uStrength * (1.0 - d) * 0.5;
-    }
     return floor((a * (1.0 - f) + b * f) * k + 0.5);
-#endif
 }
+#endif
+
+#if defined(ORBIT)
+// angleBrightness and stripeBrightness are colour.angleBrightness and
+// colour.stripeBrightness: the angle colouring's factor for T = t (binary decomposition
+// and field lines, 0.06 half turns wide), and the stripe colouring's for STRIPE = v at
+// smooth count nu (v drawn towards 1/2 near the bands' edges).
+float angleBrightness(float t, float strength) {
+    float k = t >= 0.5 ? 1.0 - strength / 2.0 : 1.0;
+    float h = 2.0 * t;
+    float d = abs(h - floor(h + 0.5));
+    if (d < 0.06) {
+        k *= 1.0 - strength * (1.0 - d / 0.06);
+    }
+    return k;
+}
+
+float stripeBrightness(float v, float nu, float strength) {
+    float f = nu - floor(nu);
+    float a = min(1.0, 6.0 * f * (1.0 - f));
+    v = 0.5 + (v - 0.5) * a;
+    return 1.0 - strength * (1.0 - v);
+}
+
+// shadeOrbit is shade with the orbit channels T and STRIPE, for the angle (uMethod 3) and
+// stripe (4) colourings.
+vec3 shadeOrbit(float nu, float de, vec2 u, float t, float stripe) {
+#if defined(SHADE)
+    if (uMethod == 3) {
+        return shadeScaled(nu, angleBrightness(t, uStrength));
+    } else if (uMethod == 4) {
+        return shadeScaled(nu, stripeBrightness(stripe, nu, uStrength));
+    }
+#endif
+    return shade(nu, de, u);
+}
+#endif
 
 // finishDE is fractal.finishDE: from the final z and w, the distance estimate in pixels,
 // 2 |z| ln|z| / |w|, and the unit vector of z conj(w). w is first divided by its largest

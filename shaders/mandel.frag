@@ -26,6 +26,55 @@ uniform vec2 uSpacing;   // (spacing.hi, spacing.lo)
 uniform vec4 uJuliaC;    // (re.hi, re.lo, im.hi, im.lo)
 #endif
 
+// The orbit path (fractal/orbit.go), compiled with ORBIT: the Mandelbrot set's single pass
+// (and STAGE_SAMPLE) in float or double with the escape radius R (uBail2 = R^2, the type of
+// the escape test) and the channels T and STRIPE (orbitChannels). The last K iterates are
+// kept in orbitRing as the loop visits them (slot k mod K, advanced without an integer %),
+// and STRIPE is their mean of (1 + sin(S arg z)) / 2 at the end: the CPU's orbitRec. Julia
+// sets, formulas, the emulated variant and the multi-pass stages go to the CPU renderer.
+#if defined(ORBIT)
+#if !(defined(PREC_F32) || defined(PREC_F64)) || defined(JULIA) || defined(FORMULA) || defined(STAGE_ITERATE) || defined(STAGE_COLOUR)
+#error "ORBIT: the Mandelbrot set's single pass in float or double only"
+#endif
+#if defined(PREC_F32)
+uniform float uBail2;    // float32(R^2)
+#else
+uniform uvec2 uBail2;    // the bits of R^2
+#endif
+uniform int uStripeK;    // K, 1 to 64 (fractal.MaxStripeLast)
+uniform float uStripeS;  // S
+vec2 orbitRing[64];
+int orbitSlot = 0;
+
+// escape2 is the squared escape radius.
+REAL escape2() {
+#if defined(PREC_F32)
+    return uBail2;
+#else
+    return packDouble2x32(uBail2);
+#endif
+}
+
+// orbitChannels is T = arg(z_n) / 2pi in [0, 1) and STRIPE (fractal.Turn, orbitRec.stripe)
+// of an orbit that escaped at n with z_n = (zr, zi).
+void orbitChannels(Z zr, Z zi, int n, out float t, out float stripe) {
+    t = atan(float(zi), float(zr)) / 6.283185307179586;
+    t = t < 0.0 ? t + 1.0 : t;
+    t = t >= 1.0 ? 0.0 : t;
+    int cnt = min(n, uStripeK);
+    float sum = 0.0;
+    for (int i = 0; i < cnt; i++) {
+        vec2 z = orbitRing[i];
+        sum += 0.5 + 0.5 * sin(uStripeS * atan(z.y, z.x));
+    }
+    stripe = cnt > 0 ? sum / float(cnt) : 0.0;
+}
+#elif defined(PREC_F64)
+double escape2() { return 4.0LF; }
+#else
+float escape2() { return 4.0; }
+#endif
+
 #if defined(PREC_EMULATED)
 // Float-float arithmetic (Dekker/Knuth). Every temporary is `precise` so that the compiler
 // can neither reassociate the error terms away nor fuse them into fma.
@@ -211,6 +260,7 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
             inout int period, int k0, int k1, inout REAL wr, inout REAL wi) {
     REAL sp = derAdd();
 #if !defined(PREC_EMULATED)
+    REAL bail2 = escape2();  // 4 but on the orbit path (ORBIT)
     // zr2 and zi2 are the squares the escape test computed: the same roundings as
     // zr*zr - zi*zi + cr on the CPU, with two multiplications fewer.
     Z zr2 = zr * zr, zi2 = zi * zi;
@@ -240,8 +290,12 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
         zi = nzi;
         zr2 = zr * zr;
         zi2 = zi * zi;
+#if defined(ORBIT)
+        orbitRing[orbitSlot] = vec2(float(zr), float(zi));
+        orbitSlot = orbitSlot + 1 == uStripeK ? 0 : orbitSlot + 1;
+#endif
         precise float r2 = zr2 + zi2;
-        if (r2 > 4.0) {
+        if (r2 > bail2) {
             return k;
         }
 #elif defined(PREC_F64)
@@ -251,8 +305,12 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
         zi = nzi;
         zr2 = zr * zr;
         zi2 = zi * zi;
+#if defined(ORBIT)
+        orbitRing[orbitSlot] = vec2(float(zr), float(zi));
+        orbitSlot = orbitSlot + 1 == uStripeK ? 0 : orbitSlot + 1;
+#endif
         precise double r2 = zr2 + zi2;
-        if (r2 > 4.0LF) {
+        if (r2 > bail2) {
             return k;
         }
 #else
@@ -393,13 +451,20 @@ void main() {
 // The compute stage in one pass (render's Compute at the iteration counts Render draws in
 // one pass): the single-pass orbit, written as the pixel's sample instead of a colour, into
 // an RGBA32UI target as float bits: (nu, de, u.x, u.y), nu = +Inf inside (an escaped
-// orbit's nu is finite), de and u 0 without DERIV.
-out uvec4 oSample;
+// orbit's nu is finite), de and u 0 without DERIV. With ORBIT a second target holds the
+// channels: (T, STRIPE, 0, 0) as float bits (0 inside).
+layout(location = 0) out uvec4 oSample;
+#if defined(ORBIT)
+layout(location = 1) out uvec4 oChannels;
+#endif
 
 void main() {
     Z cr, ci;
     bool inside = pixelC(cr, ci);
     oSample = uvec4(0x7F800000u, 0u, 0u, 0u);  // +Inf: inside
+#if defined(ORBIT)
+    oChannels = uvec4(0u);
+#endif
     if (inside) {
         return;
     }
@@ -423,6 +488,11 @@ void main() {
     float nu = escapeSmooth(cr, ci, zr, zi, n);
 #endif
     oSample = uvec4(floatBitsToUint(nu), floatBitsToUint(de), floatBitsToUint(u.x), floatBitsToUint(u.y));
+#if defined(ORBIT)
+    float t, stripe;
+    orbitChannels(zr, zi, n, t, stripe);
+    oChannels = uvec4(floatBitsToUint(t), floatBitsToUint(stripe), 0u, 0u);
+#endif
 }
 
 #else
@@ -451,9 +521,17 @@ void main() {
     float de;
     vec2 u;
     float nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derAdd(), n, de, u);
-    fragColor = vec4(shade(nu, de, u) / 255.0, 1.0);
-    return;
+#else
+    float de = 0.0;
+    vec2 u = vec2(0.0);
+    float nu = escapeSmooth(cr, ci, zr, zi, n);
 #endif
-    fragColor = vec4(shade(escapeSmooth(cr, ci, zr, zi, n), 0.0, vec2(0.0)) / 255.0, 1.0);
+#if defined(ORBIT)
+    float t, stripe;
+    orbitChannels(zr, zi, n, t, stripe);
+    fragColor = vec4(shadeOrbit(nu, de, u, t, stripe) / 255.0, 1.0);
+#else
+    fragColor = vec4(shade(nu, de, u) / 255.0, 1.0);
+#endif
 }
 #endif

@@ -1,0 +1,68 @@
+package render
+
+import (
+	"math"
+
+	"github.com/go-gl/gl/v3.3-core/gl"
+
+	"mandelscope/colour"
+	"mandelscope/fractal"
+	"mandelscope/shaders"
+)
+
+// The orbit path (fractal/orbit.go: an escape radius other than 2, or the orbit channels T and
+// STRIPE) on the GPU: mandel.frag compiled with orbitDefine draws and computes such frames of
+// the Mandelbrot set in float and double, in one pass. The other orbit-path frames (Julia
+// sets, perturbation, the emulated double, iteration counts that need passes) go to the CPU
+// renderer: orbitOnCPU says why.
+
+// orbitDefine is the define of mandel.frag's orbit-path programs.
+const orbitDefine = "ORBIT"
+
+// maxF32Bailout is the largest escape radius the float programs take: |z_N|^2 <= R^4 stays
+// finite in float32 (the CPU's smooth value and estimate for such radii are float64's).
+const maxF32Bailout = 1e9
+
+// orbitOnCPU is why the CPU renderer computes frame f, which is on fractal's orbit path, and
+// "" when the shaders do: the Mandelbrot set (not a Julia set) in the float or double
+// variant, drawn in one pass (PassIterations 0, and iterations within passCost), a radius
+// that float holds for the float variant.
+func (g *GL) orbitOnCPU(f fractal.Frame) string {
+	v := g.variant(f)
+	switch {
+	case f.Loc.IsJulia():
+		return "Julia sets"
+	case v == shaders.Perturb:
+		return "perturbation"
+	case v != shaders.F32 && v != shaders.F64:
+		return "emulated double"
+	case alwaysPasses || g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*variantWeight(v) > passCost:
+		return "iterations past one pass"
+	case v == shaders.F32 && f.Loc.BailoutRadius() > maxF32Bailout:
+		return "a radius past float"
+	}
+	return ""
+}
+
+// setOrbit loads the orbit path's uniforms of location l (the program must be in use and
+// compiled with orbitDefine): the squared radius in the variant's type, K and S.
+func (p *program) setOrbit(l fractal.Location) {
+	r := l.BailoutRadius()
+	b2 := r * r
+	if p.variant == shaders.F32 {
+		gl.Uniform1f(p.loc["uBail2"], float32(b2))
+	} else {
+		gl.Uniform2ui(p.loc["uBail2"], lo(b2), hi(b2))
+	}
+	gl.Uniform1i(p.loc["uStripeK"], int32(l.StripeK()))
+	gl.Uniform1f(p.loc["uStripeS"], float32(l.StripeS()))
+}
+
+// channelSamples adds the orbit channels to one row of samples: texels is that row of the
+// orbit programs' second sample target, (T, STRIPE, 0, 0) as float bits (0 inside).
+func channelSamples(dst []colour.Sample, texels []uint32) {
+	for x := range dst {
+		dst[x].T = math.Float32frombits(texels[4*x])
+		dst[x].Stripe = math.Float32frombits(texels[4*x+1])
+	}
+}
