@@ -40,7 +40,7 @@ type shadingControls struct {
 	lightVal *widget.Label
 	strength *escSlider
 	strVal   *widget.Label
-	bailout  *commitEntry // the view's escape radius (Mandelbrot only); Enter or leaving it sets it
+	bailout  *commitEntry   // the view's escape radius (Mandelbrot only); Enter or leaving it sets it
 	dlg      *popupDialog   // the open pop-up, nil when closed
 	gradient *widget.Button // in the pop-up: opens the gradient editor
 }
