@@ -114,7 +114,10 @@ func (w *Window) applyBailout(v string) {
 		err = l.Validate()
 	}
 	if err != nil {
-		setText(w.statusTime, firstLine(err.Error()))
+		// A note of the view, so that the frames still coming for it do not wipe it out.
+		msg := firstLine(err.Error())
+		w.note = foundNote{at: w.Location(), msg: msg}
+		w.setMessage(msg)
 		setEntry(w.shade.bailout, formatBailout(w.Location()))
 		return
 	}
