@@ -12,6 +12,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -294,5 +296,33 @@ func TestStatusRowNarrow(t *testing.T) {
 		if fw := objs[1].Size().Width; fw < (width-5*theme.Padding())/4-0.01 {
 			t.Errorf("width %v: the flexible field has %v", width, fw)
 		}
+	}
+}
+
+// TestTipBoxInLayerCoordinates: a tooltip is placed in its layer's coordinates, below and
+// right of the pointer, or above it near the layer's bottom edge, wherever the layer lies in
+// the canvas (a window's content, and the layer with it, starts below its main menu bar).
+func TestTipBoxInLayerCoordinates(t *testing.T) {
+	a := test.NewTempApp(t)
+	win := a.NewWindow("tips")
+	b := newTipBox()
+	bar := canvas.NewRectangle(color.Black)
+	bar.SetMinSize(fyne.NewSize(10, 30)) // stands for the menu bar
+	win.SetContent(container.NewBorder(bar, nil, nil, nil, b.layer))
+	win.Resize(fyne.NewSize(400, 300))
+	origin := a.Driver().AbsolutePositionForObject(b.layer)
+	if origin.Y < 30 {
+		t.Fatalf("the layer is at %v, not below the bar", origin)
+	}
+	pointer := origin.Add(fyne.NewPos(100, 50)) // absolute, as a MouseEvent gives it
+	b.show(win.Canvas(), nil, "a tip", pointer)
+	if got, want := b.bg.Position(), fyne.NewPos(108, 70); got != want {
+		t.Errorf("box at %v in the layer, want %v (below and right of the pointer)", got, want)
+	}
+	// At the layer's bottom edge the box goes above the pointer and stays inside the layer.
+	h := b.layer.Size().Height
+	b.show(win.Canvas(), nil, "a tip", origin.Add(fyne.NewPos(100, h-5)))
+	if p, s := b.bg.Position(), b.bg.Size(); p.Y+s.Height > h || p.Y > h-5 {
+		t.Errorf("near the bottom: box at %v size %v in a layer %v high", p, s, h)
 	}
 }
