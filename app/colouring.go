@@ -54,7 +54,7 @@ func (w *Window) buildShading() *widget.Button {
 			m = ""
 		}
 		if why := w.formulaRefusal(m); why != "" {
-			setText(w.statusTime, why)
+			w.setMessage(why)
 			w.syncShading() // the method the view keeps
 			return
 		}
