@@ -54,7 +54,7 @@ func (w *Window) buildShading() *widget.Button {
 			m = ""
 		}
 		if why := w.formulaRefusal(m); why != "" {
-			w.setMessage(why)
+			w.refuse(why)
 			w.syncShading() // the method the view keeps
 			return
 		}
@@ -114,16 +114,20 @@ func (w *Window) applyBailout(v string) {
 		err = l.Validate()
 	}
 	if err != nil {
-		// A note of the view, so that the frames still coming for it do not wipe it out.
-		msg := firstLine(err.Error())
-		w.note = foundNote{at: w.Location(), msg: msg}
-		w.setMessage(msg)
+		w.refuse(firstLine(err.Error()))
 		setEntry(w.shade.bailout, formatBailout(w.Location()))
 		return
 	}
 	if b != w.Location().Bailout {
 		w.navigate(l, false)
 	}
+}
+
+// refuse says msg, why something asked was not done, in the status bar's message field as a
+// note of the view, so that the frames still coming for it do not wipe it out.
+func (w *Window) refuse(msg string) {
+	w.note = foundNote{at: w.Location(), msg: msg}
+	w.setMessage(msg)
 }
 
 // formatBailout is l's escape radius as the pop-up shows it.

@@ -34,7 +34,7 @@ func (w *Window) nextFormula(power bool) {
 		l.Iterations = w.lastIters
 	}
 	if err := l.Validate(); err != nil {
-		w.setMessage("not " + fm.String() + ": " + firstLine(err.Error()))
+		w.refuse("not " + fm.String() + ": " + firstLine(err.Error()))
 		return
 	}
 	w.autoBoost = 1

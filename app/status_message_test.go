@@ -49,7 +49,7 @@ func TestStatusMessagesFit(t *testing.T) {
 
 // TestRefusalMessagesWiden: a refusal said in the message field (F to a formula the colouring
 // is not available for) widens the field as other messages do, not cut after a frame time's
-// width.
+// width, and stays while the view's frames come.
 func TestRefusalMessagesWiden(t *testing.T) {
 	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(1280, 800)})
 	w.shade.method.SetSelected(colour.MethodAngle)
@@ -60,5 +60,10 @@ func TestRefusalMessagesWiden(t *testing.T) {
 	}
 	if got, want := w.statusTime.Size().Width, min(labelWidth(msg), messageCap)-0.5; got < want {
 		t.Errorf("%q shows in %.0f px; want %.0f", msg, got, want)
+	}
+	// The frames still coming for the view keep it in sight.
+	w.renderStatus("samples 7/16")
+	if want := msg + " · samples 7/16"; w.statusTime.Text != want {
+		t.Errorf("after a frame: %q, want %q", w.statusTime.Text, want)
 	}
 }
