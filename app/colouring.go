@@ -1,7 +1,9 @@
 // The colouring controls: the method (smooth, distance, slopes, angle, stripe, histogram), the
 // transfer function, the inside's colouring (black, period, multiplier) and the method's
 // parameters, in a small "Colouring" pop-up opened from the controls row (the
-// row has no room for them at the window's minimum width).
+// row has no room for them at the window's minimum width). The pop-up also holds the escape
+// radius (Location.Bailout), which shapes the angle and stripe colourings but belongs to the
+// view: a change computes the view again, and only the Mandelbrot formula takes one.
 //
 // As with the other controls, data flows one way: a widget's callback is the user's event and
 // navigates; syncShading writes the view's colouring into the widgets without firing them.
@@ -9,9 +11,11 @@
 package app
 
 import (
-	"mandelscope/colour"
 	"math"
 	"strconv"
+
+	"mandelscope/colour"
+	"mandelscope/fractal"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -36,6 +40,7 @@ type shadingControls struct {
 	lightVal *widget.Label
 	strength *escSlider
 	strVal   *widget.Label
+	bailout  *commitEntry   // the view's escape radius (Mandelbrot only); Enter or leaving it sets it
 	dlg      *popupDialog   // the open pop-up, nil when closed
 	gradient *widget.Button // in the pop-up: opens the gradient editor
 }
@@ -49,7 +54,7 @@ func (w *Window) buildShading() *widget.Button {
 			m = ""
 		}
 		if why := w.formulaRefusal(m); why != "" {
-			setText(w.statusTime, why)
+			w.refuse(why)
 			w.syncShading() // the method the view keeps
 			return
 		}
@@ -86,8 +91,48 @@ func (w *Window) buildShading() *widget.Button {
 		w.colorChanged(true, func(c *colour.Coloring) { c.Strength = v })
 	}
 	s.strVal = widget.NewLabel("")
+	s.bailout = newCommitEntry()
+	s.bailout.OnSubmitted = func(v string) { w.applyBailout(v) }
+	s.bailout.onCommit = func(v string) { w.applyBailout(v) }
+	s.bailout.onEscape = func() {
+		setEntry(s.bailout, formatBailout(w.Location()))
+		w.closeTopDialog()
+	}
 	s.button = widget.NewButton("", w.showShading)
 	return s.button
+}
+
+// applyBailout sets the view's escape radius from the pop-up's text v (fractal.ParseBailout:
+// 2 to 1e10), computing the view again; a radius that is not a number in range, or one
+// other than 2 for a formula other than Mandelbrot (Location.Validate's refusal), is said in
+// the status bar and the field shows the view's radius again.
+func (w *Window) applyBailout(v string) {
+	l := w.Location()
+	b, err := fractal.ParseBailout(v)
+	if err == nil && b != l.Bailout {
+		l.Bailout = b
+		err = l.Validate()
+	}
+	if err != nil {
+		w.refuse(firstLine(err.Error()))
+		setEntry(w.shade.bailout, formatBailout(w.Location()))
+		return
+	}
+	if b != w.Location().Bailout {
+		w.navigate(l, false)
+	}
+}
+
+// refuse says msg, why something asked was not done, in the status bar's message field as a
+// note of the view, so that the frames still coming for it do not wipe it out.
+func (w *Window) refuse(msg string) {
+	w.note = foundNote{at: w.Location(), msg: msg}
+	w.setMessage(msg)
+}
+
+// formatBailout is l's escape radius as the pop-up shows it.
+func formatBailout(l fractal.Location) string {
+	return strconv.FormatFloat(l.BailoutRadius(), 'g', -1, 64)
 }
 
 // roundWidth keeps a line width from the slider to three significant digits within the
@@ -144,8 +189,9 @@ func (w *Window) showShading() {
 		widget.NewFormItem("Line width", row(s.width, s.widthVal)),
 		widget.NewFormItem("Light", row(s.light, s.lightVal)),
 		widget.NewFormItem("Strength", row(s.strength, s.strVal)),
+		widget.NewFormItem("Escape radius", container.NewBorder(nil, nil, nil, widget.NewLabel("2 to 1e10 (Mandelbrot)"), s.bailout)),
 	)
-	hint := widget.NewLabel("Line width is for distance; light and strength for slopes; strength for angle and stripe.")
+	hint := widget.NewLabel("Line width is for distance; light and strength for slopes; strength for angle and stripe.\nThe escape radius belongs to the view: a change computes it again.")
 	var d *popupDialog
 	title := widget.NewLabelWithStyle("Colouring", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	closeBtn := widget.NewButton("Close", func() { d.Hide() })
@@ -194,6 +240,18 @@ func (w *Window) syncShading() {
 	setText(s.strVal, formatValue(c.LightStrength()))
 	enable(m == colour.MethodDistance, s.width)
 	enable(m == colour.MethodSlopes, s.light, s.strength)
+	if w.win == nil || w.win.Canvas().Focused() != s.bailout {
+		setEntry(s.bailout, formatBailout(w.Location()))
+	}
+	enable(w.Location().Formula.IsMandelbrot(), s.bailout)
+}
+
+// setEntry shows text in e without firing its callbacks (OnChanged is not used by the
+// pop-up's entry).
+func setEntry(e *commitEntry, text string) {
+	if e.Text != text {
+		e.SetText(text)
+	}
 }
 
 func setButton(b *widget.Button, text string) {

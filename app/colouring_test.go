@@ -12,6 +12,7 @@ import (
 	"mandelscope/bookmarks"
 	"mandelscope/colour"
 	"mandelscope/fractal"
+	"mandelscope/preview"
 )
 
 // TestShadingControls drives the Colouring dialog as a user would and checks that each
@@ -217,5 +218,74 @@ func TestShadingPopUpClosedByTapOutside(t *testing.T) {
 	test.Tap(w.shade.button)
 	if w.shade.dlg == nil || !w.shade.dlg.Visible() || len(w.dialogs) != 1 {
 		t.Error("the pop-up did not open again after a tap outside closed it")
+	}
+}
+
+// TestShadingEscapeRadius: the Colouring pop-up's escape radius sets the view's
+// Location.Bailout (2, the default, in its one form 0), computes the view again (the radius
+// is the view's, not the colouring's), refuses a radius out of range in the status bar with
+// the field back at the view's, and is disabled for a formula other than Mandelbrot, whose
+// refusal (Location.Validate's words) shows in the status bar if the field is bypassed.
+func TestShadingEscapeRadius(t *testing.T) {
+	start := fractal.Home()
+	start.Iterations = 100
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(500, 420), Start: start, Accumulate: preview.AccumulateN})
+	done := "samples 16/16"
+	waitFor(t, done, func() bool { return w.statusTime.Text == done })
+	counting := &countingCPU{}
+	w.rend.set(counting)
+	s := w.shade
+	test.Tap(s.button)
+	if s.bailout.Disabled() || s.bailout.Text != "2" {
+		t.Fatalf("Mandelbrot at the default: field disabled %v, text %q; want enabled, 2", s.bailout.Disabled(), s.bailout.Text)
+	}
+	s.bailout.SetText("1000")
+	s.bailout.OnSubmitted(s.bailout.Text)
+	if got := w.Location().Bailout; got != 1000 {
+		t.Fatalf("entered 1000: bailout %g, status %q", got, w.statusTime.Text)
+	}
+	waitFor(t, "the view computed again", func() bool { return counting.calls.Load() > 0 })
+	if !strings.Contains(w.Location().String(), "bailout=1000") {
+		t.Errorf("location text %q has no bailout=1000", w.Location())
+	}
+	waitFor(t, done, func() bool { return strings.HasSuffix(w.statusTime.Text, done) })
+	for _, bad := range []string{"1", "1e11", "ten", "NaN"} {
+		s.bailout.SetText(bad)
+		s.bailout.FocusLost() // leaving the field applies it, as Enter does
+		want := `bailout "` + bad + `" must be a number from 2 to 1e10`
+		if !strings.HasPrefix(w.statusTime.Text, want) || w.Location().Bailout != 1000 || s.bailout.Text != "1000" {
+			t.Errorf("%q: status %q, bailout %g, field %q; want %q, 1000 kept", bad, w.statusTime.Text, w.Location().Bailout, s.bailout.Text, want)
+		}
+	}
+	// A frame still coming for the view keeps the refusal in sight.
+	w.renderStatus("samples 3/16")
+	if want := `bailout "NaN" must be a number from 2 to 1e10 · samples 3/16`; w.statusTime.Text != want {
+		t.Errorf("after a frame: status %q, want %q", w.statusTime.Text, want)
+	}
+	s.bailout.SetText(" 2 ")
+	s.bailout.OnSubmitted(s.bailout.Text)
+	if l := w.Location(); l.Bailout != 0 || s.bailout.Text != "2" {
+		t.Errorf("entered 2: bailout %g (want the default's form 0), field %q", l.Bailout, s.bailout.Text)
+	}
+	// Another formula: the field is disabled, and a radius other than 2 is refused.
+	w.closeTopDialog() // F is the picture's key
+	w.FyneWindow().Canvas().OnTypedRune()('f')
+	test.Tap(s.button)
+	if w.Location().Formula.IsMandelbrot() {
+		t.Fatal("F left the Mandelbrot set as it was")
+	}
+	if !s.bailout.Disabled() {
+		t.Error("Burning Ship: the escape radius field is enabled")
+	}
+	w.applyBailout("10")
+	want := "bailout 10 is not yet available for formula burning-ship: use 2"
+	if !strings.HasPrefix(w.statusTime.Text, want) || w.Location().Bailout != 0 {
+		t.Errorf("10 on the Burning Ship: status %q, bailout %g; want %q, 0", w.statusTime.Text, w.Location().Bailout, want)
+	}
+	w.closeTopDialog()
+	w.FyneWindow().Canvas().OnTypedRune()('f')
+	w.FyneWindow().Canvas().OnTypedRune()('f')
+	if !w.Location().Formula.IsMandelbrot() || s.bailout.Disabled() {
+		t.Errorf("back to Mandelbrot (%v): the field disabled %v", w.Location().Formula, s.bailout.Disabled())
 	}
 }

@@ -91,7 +91,7 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 		return
 	}
 	if !loc.Formula.IsMandelbrot() {
-		setText(w.statusTime, fractal.NoFinderError(loc.Formula).Error())
+		w.refuse(fractal.NoFinderError(loc.Formula).Error())
 		return
 	}
 	w.cancelFind()

@@ -34,12 +34,12 @@ func (w *Window) nextFormula(power bool) {
 		l.Iterations = w.lastIters
 	}
 	if err := l.Validate(); err != nil {
-		setText(w.statusTime, "not "+fm.String()+": "+firstLine(err.Error()))
+		w.refuse("not " + fm.String() + ": " + firstLine(err.Error()))
 		return
 	}
 	w.autoBoost = 1
 	w.goPlace(l)
-	setText(w.statusTime, fmt.Sprintf("formula %s: %s", fm, fm.Title()))
+	w.setMessage(fmt.Sprintf("formula %s: %s", fm, fm.Title()))
 }
 
 // formulaRefusal is why the colouring method cannot be used with the view's formula ("" when

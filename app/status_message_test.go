@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+
+	"mandelscope/colour"
 )
 
 // A status bar message longer than a frame time shows whole at 1280 px (the issue: "minibrot
@@ -42,5 +44,26 @@ func TestStatusMessagesFit(t *testing.T) {
 	w.setMessage("frame 12 ms")
 	if got, want := w.statusTime.Size().Width, labelWidth(timeTemplate); got != want {
 		t.Errorf("a frame time's field is %.0f wide, want %.0f", got, want)
+	}
+}
+
+// TestRefusalMessagesWiden: a refusal said in the message field (F to a formula the colouring
+// is not available for) widens the field as other messages do, not cut after a frame time's
+// width, and stays while the view's frames come.
+func TestRefusalMessagesWiden(t *testing.T) {
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(1280, 800)})
+	w.shade.method.SetSelected(colour.MethodAngle)
+	w.win.Canvas().OnTypedRune()('f')
+	msg := w.statusTime.Text
+	if !w.Location().Formula.IsMandelbrot() || !strings.HasPrefix(msg, "not burning-ship: the angle colouring is not yet available") {
+		t.Fatalf("F with angle: formula %v, message %q", w.Location().Formula, msg)
+	}
+	if got, want := w.statusTime.Size().Width, min(labelWidth(msg), messageCap)-0.5; got < want {
+		t.Errorf("%q shows in %.0f px; want %.0f", msg, got, want)
+	}
+	// The frames still coming for the view keep it in sight.
+	w.renderStatus("samples 7/16")
+	if want := msg + " · samples 7/16"; w.statusTime.Text != want {
+		t.Errorf("after a frame: %q, want %q", w.statusTime.Text, want)
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -234,9 +236,24 @@ func TestShortMode(t *testing.T) {
 		{"float32 (CPU)", fractal.Float32, "float32 (CPU)"},
 		{"perturbation exp (CPU)", fractal.PerturbationExp, "perturbation exp (CPU)"},
 		{"something new (whatever)", fractal.Double, "something new (whatever)"},
+		// render.GL's texts for the frames it leaves to the CPU: the orbit path (another
+		// escape radius, or the orbit channels), a formula's derivative at each precision,
+		// and rings.
+		{"CPU (escape radius or orbit channels)", fractal.Double, "double (CPU)"},
+		{"CPU (escape radius or orbit channels)", fractal.Float32, "float32 (CPU)"},
+		{"CPU (escape radius or orbit channels)", fractal.PerturbationExp, "perturbation exp (CPU)"},
+		{"perturbation (CPU: the shaders carry no derivative for burning-ship)", fractal.Perturbation, "perturbation (CPU)"},
+		{"perturbation (extended exponent) (CPU: the shaders carry no derivative for burning-ship)", fractal.PerturbationExp, "perturbation exp (CPU)"},
+		{"double (CPU: the shaders carry no derivative for mandelbar power 5)", fractal.Double, "double (CPU)"},
+		{"rings (CPU: the shaders draw grids)", fractal.Double, "rings (CPU)"},
 	} {
-		if got := shortMode(c.mode, c.p); got != c.want {
+		got := shortMode(c.mode, c.p)
+		if got != c.want {
 			t.Errorf("shortMode(%q) = %q, want %q", c.mode, got, c.want)
+		}
+		// The mode's field is as wide as modeTemplate: a short mode fits it whole.
+		if c.want == got && c.mode != c.want && labelWidth(got) > labelWidth(modeTemplate) {
+			t.Errorf("shortMode(%q) = %q is wider than the field (%q)", c.mode, got, modeTemplate)
 		}
 	}
 }
@@ -279,5 +296,33 @@ func TestStatusRowNarrow(t *testing.T) {
 		if fw := objs[1].Size().Width; fw < (width-5*theme.Padding())/4-0.01 {
 			t.Errorf("width %v: the flexible field has %v", width, fw)
 		}
+	}
+}
+
+// TestTipBoxInLayerCoordinates: a tooltip is placed in its layer's coordinates, below and
+// right of the pointer, or above it near the layer's bottom edge, wherever the layer lies in
+// the canvas (a window's content, and the layer with it, starts below its main menu bar).
+func TestTipBoxInLayerCoordinates(t *testing.T) {
+	a := test.NewTempApp(t)
+	win := a.NewWindow("tips")
+	b := newTipBox()
+	bar := canvas.NewRectangle(color.Black)
+	bar.SetMinSize(fyne.NewSize(10, 30)) // stands for the menu bar
+	win.SetContent(container.NewBorder(bar, nil, nil, nil, b.layer))
+	win.Resize(fyne.NewSize(400, 300))
+	origin := a.Driver().AbsolutePositionForObject(b.layer)
+	if origin.Y < 30 {
+		t.Fatalf("the layer is at %v, not below the bar", origin)
+	}
+	pointer := origin.Add(fyne.NewPos(100, 50)) // absolute, as a MouseEvent gives it
+	b.show(win.Canvas(), nil, "a tip", pointer)
+	if got, want := b.bg.Position(), fyne.NewPos(108, 70); got != want {
+		t.Errorf("box at %v in the layer, want %v (below and right of the pointer)", got, want)
+	}
+	// At the layer's bottom edge the box goes above the pointer and stays inside the layer.
+	h := b.layer.Size().Height
+	b.show(win.Canvas(), nil, "a tip", origin.Add(fyne.NewPos(100, h-5)))
+	if p, s := b.bg.Position(), b.bg.Size(); p.Y+s.Height > h || p.Y > h-5 {
+		t.Errorf("near the bottom: box at %v size %v in a layer %v high", p, s, h)
 	}
 }

@@ -43,9 +43,17 @@ func newTipBox() *tipBox {
 	return b
 }
 
-// show puts s near pos (absolute, in canvas c), kept inside the canvas.
+// show puts s near pos (absolute, in canvas c), kept inside the tip layer. The layer need not
+// start at the canvas's origin (a window's main menu bar lies above its content, the layer
+// with it): the box is placed in the layer's own coordinates, else it would show a menu bar's
+// height below the pointer (off the window at the status bar).
 func (b *tipBox) show(c fyne.Canvas, owner *tipArea, s string, pos fyne.Position) {
-	within := c.Size()
+	within := b.layer.Size()
+	if within.IsZero() {
+		within = c.Size()
+	} else {
+		pos = pos.Subtract(fyne.CurrentApp().Driver().AbsolutePositionForObject(b.layer))
+	}
 	const pad = 4
 	b.owner = owner
 	b.text.Text = s

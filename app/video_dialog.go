@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,7 +31,8 @@ import (
 // form says about how long a video takes before it starts (from a sample of the view). An
 // interrupted video is offered for resuming the next time the same file is chosen. A
 // timeline of waypoints (one "TIME ZOOM" a line, the current view the last row, at the
-// duration) replaces the start zoom, and a sound file goes into the video (video.Options).
+// duration) replaces the start zoom, a sound file goes into the video, and colour cycling turns
+// the palette offset a number of times a second (video.Options).
 
 // installVideo adds File > Export Video... to w.
 func installVideo(w *Window) *videoUI {
@@ -51,6 +53,7 @@ type videoUI struct {
 	waypts   *widget.Entry // the timeline's rows but the last (the view), one "TIME ZOOM" a line
 	lastRow  *widget.Label // the last row: this view at the duration
 	audio    *widget.Entry
+	cycle    *widget.Entry // colour cycling: turns of the palette a second, 0 none
 	folder   *widget.Entry
 	name     *widget.Entry
 	estimate *widget.Label
@@ -109,6 +112,7 @@ func (ui *videoUI) build() {
 	ui.lastRow = widget.NewLabel("")
 	ui.audio = entry("")
 	ui.audio.SetPlaceHolder("optional: a sound file to put in the video")
+	ui.cycle = entry("0")
 	ui.folder = entry(defaultExportFolder())
 	ui.name = entry("mandelscope-zoom.mp4") // show makes it one not yet used (freshName)
 	ui.estimate = widget.NewLabel("")
@@ -123,6 +127,7 @@ func (ui *videoUI) build() {
 		widget.NewFormItem("Duration (s)", ui.duration),
 		widget.NewFormItem("Waypoints", container.NewVBox(ui.waypts, ui.lastRow)),
 		widget.NewFormItem("Sound", ui.audio),
+		widget.NewFormItem("Colour cycling", container.NewBorder(nil, nil, nil, widget.NewLabel("turns a second (0: none)"), ui.cycle)),
 		widget.NewFormItem("Folder", ui.folder),
 		widget.NewFormItem("File name", ui.name),
 		widget.NewFormItem("Work", ui.estimate),
@@ -162,6 +167,9 @@ func (ui *videoUI) options() (video.Options, error) {
 		return o, err
 	}
 	o.Audio = strings.TrimSpace(ui.audio.Text)
+	if o.PaletteCycle, err = strconv.ParseFloat(strings.TrimSpace(ui.cycle.Text), 64); err != nil || !(math.Abs(o.PaletteCycle) <= video.MaxPaletteCycle) {
+		return o, fmt.Errorf("colour cycling %q must be a number of turns a second from -%d to %d (0: none)", ui.cycle.Text, video.MaxPaletteCycle, video.MaxPaletteCycle)
+	}
 	// The container (the extension) is the video package's to check.
 	o.Output, err = outputPath(ui.folder.Text, ui.name.Text, "")
 	return o, err

@@ -184,3 +184,42 @@ func TestVideoDialogTimeline(t *testing.T) {
 		t.Errorf("frames 1 to 3 lie on the hold: levels %g, %g, %g", p.Level(1), p.Level(2), p.Level(3))
 	}
 }
+
+// TestVideoDialogColourCycling: the form's colour cycling field goes into the video's options
+// (video.Options.PaletteCycle, as --palette-cycle takes it); a field that is not a number or is
+// out of range is refused in a line naming it, with Make Video disabled.
+func TestVideoDialogColourCycling(t *testing.T) {
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(400, 300)})
+	l := w.Location()
+	l.Zoom, l.Iterations = fractal.MustDecimal("8"), 300
+	w.SetLocation(l)
+	ui := w.vid
+	ui.show()
+	ui.folder.SetText(t.TempDir())
+	ui.name.SetText("zoom.mp4")
+	if o, err := ui.options(); err != nil || o.PaletteCycle != 0 {
+		t.Fatalf("default: cycle %g, %v; want 0 (none)", o.PaletteCycle, err)
+	}
+	for _, c := range []struct {
+		text, want string
+	}{
+		{"fast", `colour cycling "fast" must be a number of turns a second from -100 to 100 (0: none)`},
+		{"101", `colour cycling "101" must be a number`},
+		{"NaN", `colour cycling "NaN" must be a number`},
+	} {
+		ui.cycle.SetText(c.text)
+		if !ui.makeBt.Disabled() || !strings.HasPrefix(ui.problem.Text, capitalise(c.want)) {
+			t.Errorf("%q: button disabled %v, problem %q; want %q", c.text, ui.makeBt.Disabled(), ui.problem.Text, c.want)
+		}
+	}
+	for _, c := range []struct {
+		text string
+		want float64
+	}{{"0.25", 0.25}, {" -2 ", -2}, {"100", 100}} {
+		ui.cycle.SetText(c.text)
+		o, err := ui.options()
+		if err != nil || o.PaletteCycle != c.want || ui.makeBt.Disabled() {
+			t.Errorf("%q: cycle %g, %v, button disabled %v (%q); want %g", c.text, o.PaletteCycle, err, ui.makeBt.Disabled(), ui.problem.Text, c.want)
+		}
+	}
+}

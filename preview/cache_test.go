@@ -197,6 +197,19 @@ func TestWorkerSnap(t *testing.T) {
 	if s, ok := wk.Snap(julia, w, h, any); ok {
 		t.Errorf("a Julia set at the same place snapped to %s", s)
 	}
+	// Another escape radius or stripe parameter (the window's Colouring pop-up) is other
+	// data at the same place: it never snaps to the data held.
+	for _, set := range []func(*fractal.Location){
+		func(l *fractal.Location) { l.Bailout = 1000 },
+		func(l *fractal.Location) { l.StripeDensity = 7 },
+		func(l *fractal.Location) { l.StripeLast = 3 },
+	} {
+		o := round
+		set(&o)
+		if s, ok := wk.Snap(o, w, h, any); ok {
+			t.Errorf("%s snapped to %s", o, s)
+		}
+	}
 }
 
 // BenchmarkCachedView1280x720x16 is the time to show a cached 1280x720 view with its 4 x 4
