@@ -151,23 +151,7 @@ func (g *GL) iterProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (*
 // arithmetic, so they give the same samples bit for bit. Between draws it checks ctx,
 // returning its error.
 func (g *GL) computeTile(ctx context.Context, v shaders.Variant, f fractal.Frame, exp, deriv bool, tile image.Rectangle, dst *colour.Data) error {
-	single := v != shaders.Perturb && g.opts.PassIterations == 0 &&
-		int64(f.Loc.Iterations)*variantWeight(v)*formulaWeight(f.Loc.Formula) <= passCost
-	var p *program
-	var err error
-	if single {
-		p, err = g.lazyProgram(progKey{v: v, stage: stageSample, deriv: deriv, julia: f.Loc.IsJulia(), formula: f.Loc.Formula, orbit: f.OrbitPath()})
-		if err == nil {
-			err = g.ensureSampleTarget()
-		}
-	} else if f.OrbitPath() {
-		err = errors.New("the orbit path's samples are computed in one pass (orbitOnCPU sends the others to the CPU)")
-	} else {
-		p, err = g.iterProgram(v, f, exp, deriv)
-		if err == nil {
-			err = g.ensureState()
-		}
-	}
+	p, single, err := g.computeProgram(v, f, exp, deriv)
 	if err != nil {
 		return err
 	}
@@ -251,6 +235,28 @@ func (g *GL) computeTile(ctx context.Context, v shaders.Variant, f fractal.Frame
 	g.stats.Pixels += int64(tile.Dx()) * int64(tile.Dy())
 	g.statsMu.Unlock()
 	return nil
+}
+
+// computeProgram is computeTile's program for frame f, with its target made: the one-pass
+// STAGE_SAMPLE program (single) where the count fits a pass, else the iteration stages'.
+func (g *GL) computeProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (p *program, single bool, err error) {
+	single = v != shaders.Perturb && g.opts.PassIterations == 0 &&
+		int64(f.Loc.Iterations)*variantWeight(v)*formulaWeight(f.Loc.Formula) <= passCost
+	switch {
+	case single:
+		p, err = g.lazyProgram(progKey{v: v, stage: stageSample, deriv: deriv, julia: f.Loc.IsJulia(), formula: f.Loc.Formula, orbit: f.OrbitPath()})
+		if err == nil {
+			err = g.ensureSampleTarget()
+		}
+	case f.OrbitPath():
+		err = errors.New("the orbit path's samples are computed in one pass (orbitOnCPU sends the others to the CPU)")
+	default:
+		p, err = g.iterProgram(v, f, exp, deriv)
+		if err == nil {
+			err = g.ensureState()
+		}
+	}
+	return p, single, err
 }
 
 // sampleBand runs on the GL thread: draws band b (in tile pixels) of the tile of frame f with
