@@ -3,8 +3,8 @@ package fractal
 import (
 	"context"
 	"math"
-	"math/cmplx"
 	"math/big"
+	"math/cmplx"
 	"testing"
 )
 
