@@ -73,15 +73,23 @@ func (f Frame) interior(x, y int, stop <-chan struct{}, sc *cycleScratch) (perio
 	if o == nil {
 		return 0, 0
 	}
-	if period, mult = sc.cycleOf(o, first, window, stop); period > 0 || p.Perturbs() || stopped(stop) {
+	if period, mult = sc.cycleOf(o, first, window, stop); p.Perturbs() || stopped(stop) {
 		return period, mult
 	}
 	// An orbit that settles slowly (a multiplier near 1, by a component's edge) is still far
 	// from its cycle when the search ends: Newton's method finds the cycle from where it
-	// stands, for the periods of its closest returns.
+	// stands, for the periods of its closest returns. A period found is settled the same way:
+	// an orbit whose multiplier is near -1 comes back closer after two turns than after one,
+	// and the search may take twice the period; Newton's cycle has its least period.
 	c := complex(re, im)
 	if f.Loc.Julia.On {
 		c = complex(f.JRe, f.JIm)
+	}
+	if period > 0 {
+		if q, m := newtonCycle(c, sc.candZ, period); q > 0 {
+			return q, m
+		}
+		return period, mult
 	}
 	for _, k := range sc.cands {
 		if period, mult = newtonCycle(c, sc.candZ, k); period > 0 {
@@ -253,7 +261,8 @@ type cycleScratch struct {
 	zs  []cx
 	l2s []float64
 	// cands are the periods of the last window's closest returns to candZ, its value nearest
-	// 0, best first, where the search found no period (Newton's method goes on from them).
+	// 0, best first, where the search found no period (Newton's method goes on from them);
+	// candZ is the value the period was found at where it found one.
 	cands []int
 	candZ complex128
 }
@@ -306,6 +315,8 @@ func (sc *cycleScratch) cycleOf(o orbit, minWindow, maxWindow int, stop <-chan s
 			}
 			if cxAdd(zs[i+k], cx{-zi.re, -zi.im, zi.e}).log2Abs() <= tol {
 				if k == prev || w == maxWindow {
+					re, im := zi.float64s()
+					sc.candZ = complex(re, im)
 					l := 0.0
 					for j := range k {
 						l += 1 + l2s[i+j]
