@@ -73,18 +73,20 @@ func (f Frame) interior(x, y int, stop <-chan struct{}, sc *cycleScratch) (perio
 	if o == nil {
 		return 0, 0
 	}
-	if period, mult = sc.cycleOf(o, first, window, stop); p.Perturbs() || stopped(stop) {
+	// In double precision Newton's method settles the cycle (newtonCycle) from the first close
+	// return on, and, where the search finds no period, from the closest returns: an orbit
+	// that settles slowly (a multiplier near 1, by a component's edge) is still far from its
+	// cycle when the search ends. A period found is settled the same way: an orbit whose
+	// multiplier is near -1 comes back closer after two turns than after one, and the search
+	// may take twice the period; Newton's cycle has its least period.
+	sc.newton, sc.c = !p.Perturbs(), complex(re, im)
+	if f.Loc.Julia.On {
+		sc.c = complex(f.JRe, f.JIm)
+	}
+	if period, mult = sc.cycleOf(o, first, window, stop); p.Perturbs() || stopped(stop) || sc.settled {
 		return period, mult
 	}
-	// An orbit that settles slowly (a multiplier near 1, by a component's edge) is still far
-	// from its cycle when the search ends: Newton's method finds the cycle from where it
-	// stands, for the periods of its closest returns. A period found is settled the same way:
-	// an orbit whose multiplier is near -1 comes back closer after two turns than after one,
-	// and the search may take twice the period; Newton's cycle has its least period.
-	c := complex(re, im)
-	if f.Loc.Julia.On {
-		c = complex(f.JRe, f.JIm)
-	}
+	c := sc.c
 	if period > 0 {
 		if q, m := newtonCycle(c, sc.candZ, period); q > 0 {
 			return q, m
@@ -265,6 +267,11 @@ type cycleScratch struct {
 	// candZ is the value the period was found at where it found one.
 	cands []int
 	candZ complex128
+	// newton says that the orbit is z <- z^2 + c in float64 (a double-precision frame): the
+	// search then tries Newton's method at the first close return, and settled says it
+	// returned what that found.
+	newton, settled bool
+	c               complex128
 }
 
 // cycleOf finds the period of the cycle the orbit o is settling on and its |lambda| (see the
@@ -280,7 +287,7 @@ type cycleScratch struct {
 // window's closest returns in sc.cands for Newton's method (newtonCycle).
 func (sc *cycleScratch) cycleOf(o orbit, minWindow, maxWindow int, stop <-chan struct{}) (int, float64) {
 	zs, l2s := sc.zs[:0], sc.l2s[:0]
-	sc.cands = sc.cands[:0]
+	sc.cands, sc.settled = sc.cands[:0], false
 	defer func() { sc.zs, sc.l2s = zs[:0], l2s[:0] }()
 	next := func(n int) bool {
 		for len(zs) < n {
@@ -322,6 +329,13 @@ func (sc *cycleScratch) cycleOf(o orbit, minWindow, maxWindow int, stop <-chan s
 						l += 1 + l2s[i+j]
 					}
 					return k, min(math.Exp2(l), 1)
+				}
+				if sc.newton {
+					re, im := zi.float64s()
+					if q, m := newtonCycle(sc.c, complex(re, im), k); q > 0 {
+						sc.settled = true
+						return q, m
+					}
 				}
 				prev = k
 				break
