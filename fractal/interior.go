@@ -57,13 +57,14 @@ func (f Frame) interior(x, y int, stop <-chan struct{}, sc *cycleScratch) (perio
 		window = max(window, min(it, 4*first))
 	}
 	var o orbit
+	var re, im float64
 	switch p {
 	case Perturbation:
 		o = f.perturbOrbit(x, y, stop)
 	case PerturbationExp:
 		o = f.perturbOrbitExp(x, y, stop)
 	default:
-		re, im := f.Point64(x, y)
+		re, im = f.Point64(x, y)
 		if !f.Loc.Julia.On && InMainBulbs(re, im) {
 			return bulbInterior(re, im)
 		}
@@ -72,7 +73,72 @@ func (f Frame) interior(x, y int, stop <-chan struct{}, sc *cycleScratch) (perio
 	if o == nil {
 		return 0, 0
 	}
-	return sc.cycleOf(o, first, window, stop)
+	// In double precision Newton's method settles the cycle (newtonCycle) from the first close
+	// return on, and, where the search finds no period, from the closest returns: an orbit
+	// that settles slowly (a multiplier near 1, by a component's edge) is still far from its
+	// cycle when the search ends. A period found is settled the same way: an orbit whose
+	// multiplier is near -1 comes back closer after two turns than after one, and the search
+	// may take twice the period; Newton's cycle has its least period.
+	sc.newton, sc.c = !p.Perturbs(), complex(re, im)
+	if f.Loc.Julia.On {
+		sc.c = complex(f.JRe, f.JIm)
+	}
+	if period, mult = sc.cycleOf(o, first, window, stop); p.Perturbs() || stopped(stop) || sc.settled {
+		return period, mult
+	}
+	c := sc.c
+	if period > 0 {
+		if q, m := newtonCycle(c, sc.candZ, period); q > 0 {
+			return q, m
+		}
+		return period, mult
+	}
+	for _, k := range sc.cands {
+		if period, mult = newtonCycle(c, sc.candZ, k); period > 0 {
+			return period, mult
+		}
+	}
+	return 0, 0
+}
+
+// newtonCycle looks for a cycle of z <- z^2 + c whose period divides k by Newton's method on
+// f^k(z) - z from z, and returns its least period and |lambda| where it finds one and the
+// cycle attracts (|lambda| < 1): the one attracting cycle there is (it attracts the critical
+// point 0), so the orbit's. Period 0 where Newton's method does not settle in 64 steps or the
+// cycle it finds repels.
+func newtonCycle(c, z complex128, k int) (int, float64) {
+	settled := false
+	for range 64 {
+		w, dw := z, complex(1, 0)
+		for range k {
+			dw = 2 * w * dw
+			w = w*w + c
+		}
+		dz := (w - z) / (dw - 1)
+		z -= dz
+		if cmplx.IsNaN(z) || cmplx.IsInf(z) || cmplx.Abs(z) > 2 {
+			return 0, 0
+		}
+		if cmplx.Abs(dz) <= 0x1p-46 {
+			settled = true
+			break
+		}
+	}
+	if !settled {
+		return 0, 0
+	}
+	w, l := z, complex(1, 0)
+	for j := 1; j <= k; j++ {
+		l *= 2 * w
+		w = w*w + c
+		if cmplx.Abs(w-z) <= 0x1p-30 {
+			if a := cmplx.Abs(l); a < 1 {
+				return j, a
+			}
+			return 0, 0
+		}
+	}
+	return 0, 0
 }
 
 // bulbInterior is the period and |lambda| of a point of the main cardioid (period 1,
@@ -196,20 +262,32 @@ func (ref *Reference) stepper(st expState, dc cx) orbit {
 type cycleScratch struct {
 	zs  []cx
 	l2s []float64
+	// cands are the periods of the last window's closest returns to candZ, its value nearest
+	// 0, best first, where the search found no period (Newton's method goes on from them);
+	// candZ is the value the period was found at where it found one.
+	cands []int
+	candZ complex128
+	// newton says that the orbit is z <- z^2 + c in float64 (a double-precision frame): the
+	// search then tries Newton's method at the first close return, and settled says it
+	// returned what that found.
+	newton, settled bool
+	c               complex128
 }
 
 // cycleOf finds the period of the cycle the orbit o is settling on and its |lambda| (see the
 // comment at the top). It records the orbit's values in windows of doubling length w (up to
-// maxWindow): the least value in size among the first w, z_i, stands for the cycle's point
+// maxWindow), each 2w fresh values on from the last: the least value in size among the first w, z_i, stands for the cycle's point
 // nearest 0, and the period is the least k <= w with z_(i+k) back within 2^-20 of |z_i| of
 // z_i; two windows in a row must find the same period. A window shorter than the cycle may
 // see only a stretch where the orbit shadows a repelling cycle (near a Misiurewicz point a
 // long cycle's points keep coming back close to a short one's), and take it for that short
 // cycle: the next window, twice as long, sees past the stretch, and the first is at least
 // minWindow (one more than the reference's period, where it has one). The multiplier is the
-// product of 2 z over the period from z_i.
+// product of 2 z over the period from z_i. Where it finds no period it leaves the last
+// window's closest returns in sc.cands for Newton's method (newtonCycle).
 func (sc *cycleScratch) cycleOf(o orbit, minWindow, maxWindow int, stop <-chan struct{}) (int, float64) {
 	zs, l2s := sc.zs[:0], sc.l2s[:0]
+	sc.cands, sc.settled = sc.cands[:0], false
 	defer func() { sc.zs, sc.l2s = zs[:0], l2s[:0] }()
 	next := func(n int) bool {
 		for len(zs) < n {
@@ -223,6 +301,10 @@ func (sc *cycleScratch) cycleOf(o orbit, minWindow, maxWindow int, stop <-chan s
 	}
 	prev := 0 // the period the last window found
 	for w := min(max(32, minWindow), maxWindow); ; w = min(2*w, maxWindow) {
+		// Each window records fresh values, later on the orbit than the last window's and so
+		// nearer the cycle: a window that went on from the record's start would compare the
+		// same early, unsettled values however long it grew.
+		zs, l2s = zs[:0], l2s[:0]
 		if !next(2 * w) {
 			return 0, 0
 		}
@@ -240,20 +322,59 @@ func (sc *cycleScratch) cycleOf(o orbit, minWindow, maxWindow int, stop <-chan s
 			}
 			if cxAdd(zs[i+k], cx{-zi.re, -zi.im, zi.e}).log2Abs() <= tol {
 				if k == prev || w == maxWindow {
+					re, im := zi.float64s()
+					sc.candZ = complex(re, im)
 					l := 0.0
 					for j := range k {
 						l += 1 + l2s[i+j]
 					}
 					return k, min(math.Exp2(l), 1)
 				}
+				if sc.newton {
+					re, im := zi.float64s()
+					if q, m := newtonCycle(sc.c, complex(re, im), k); q > 0 {
+						sc.settled = true
+						return q, m
+					}
+				}
 				prev = k
 				break
 			}
 		}
 		if w == maxWindow {
+			sc.candidates(zs, l2s, i, w)
 			return 0, 0
 		}
 	}
+}
+
+// candidates sets sc.cands to the (up to three) k <= w at which z_(i+k) comes closest to z_i,
+// closest first, and sc.candZ to z_i.
+func (sc *cycleScratch) candidates(zs []cx, l2s []float64, i, w int) {
+	var best [3]struct {
+		k int
+		d float64
+	}
+	for k := 1; k <= w; k++ {
+		if math.Abs(l2s[i+k]-l2s[i]) > 1 {
+			continue
+		}
+		d := cxAdd(zs[i+k], cx{-zs[i].re, -zs[i].im, zs[i].e}).log2Abs()
+		for j := range best {
+			if best[j].k == 0 || d < best[j].d {
+				copy(best[j+1:], best[j:len(best)-1])
+				best[j].k, best[j].d = k, d
+				break
+			}
+		}
+	}
+	for _, b := range best {
+		if b.k > 0 {
+			sc.cands = append(sc.cands, b.k)
+		}
+	}
+	re, im := zs[i].float64s()
+	sc.candZ = complex(re, im)
 }
 
 // FillInterior sets every inside sample of dst, which holds the pixels rect of f (pixel

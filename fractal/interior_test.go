@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/big"
+	"math/cmplx"
 	"testing"
 )
 
@@ -96,6 +97,54 @@ func TestInteriorDeep(t *testing.T) {
 		}
 		if want := math.Exp2(l2); math.Abs(m-want) > 1e-6 {
 			t.Errorf("%s: |lambda| %.9f, math/big %.9f", tc.name, m, want)
+		}
+	}
+}
+
+// TestInteriorNearEdge checks points inside components by the seahorse valley whose orbits
+// settle slowly (|lambda| from 0.70 to 0.993): after 700 iterations they are still far from
+// their cycles, and the search found no period there (a black ring inside each bulb's edge),
+// or, where lambda is near -1, twice the period (a thin ring of another colour).
+// The period and |lambda| must be those of the orbit run two million iterations on in float64
+// (its first return within 1e-12, and the product of 2 z over it).
+func TestInteriorNearEdge(t *testing.T) {
+	for _, c := range []complex128{
+		complex(-0.7396370370370371, 0.1348),
+		complex(-0.7386, 0.13413333333333333),
+		complex(-0.7399333333333333, 0.13524444444444444),
+		complex(-0.7368222222222223, 0.13665185185185186),
+		complex(-0.739812962962963, 0.13595740740740742), // lambda near -0.9: the search said 46
+	} {
+		z := complex(0, 0)
+		for range 2_000_000 {
+			z = z*z + c
+		}
+		wantP, best, w := 0, math.Inf(1), z
+		for k := 1; k <= 1000 && wantP == 0; k++ {
+			w = w*w + c
+			if best = cmplx.Abs(w - z); best < 1e-12 {
+				wantP = k
+			}
+		}
+		lambda := complex(1, 0)
+		for range wantP {
+			lambda *= 2 * z
+			z = z*z + c
+		}
+		wantL := cmplx.Abs(lambda)
+		if best > 1e-12 || !(wantL < 1) {
+			t.Fatalf("c = %v: the long orbit's closest return is %g at %d, |lambda| %g", c, best, wantP, wantL)
+		}
+		l := Location{Iterations: 700}
+		l.Re, l.Im = DecimalFromFloat(real(c)), DecimalFromFloat(imag(c))
+		l.Zoom = DecimalFromFloat(300)
+		f := NewFrame(l, 3, 3)
+		re, im := f.Point64(1, 1)
+		if complex(re, im) != c {
+			t.Fatalf("pixel (1, 1) is %v, not %v", complex(re, im), c)
+		}
+		if p, m := f.Interior(1, 1); p != wantP || math.Abs(m-wantL) > 1e-6 {
+			t.Errorf("c = %v: period %d, |lambda| %.9f; want %d, %.9f", c, p, m, wantP, wantL)
 		}
 	}
 }
