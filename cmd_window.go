@@ -72,6 +72,7 @@ func runWindow(args []string) error {
 		a.SetIcon(fyne.NewStaticResource("icon.png", assets.Icon))
 		w = app.New(a, opts)
 		w.ShowAndRun()
+		app.SettlePreferences(a)
 	})
 }
 

@@ -84,10 +84,19 @@ func TestWindowKeysAndPanel(t *testing.T) {
 		t.Errorf("showing the panel changed %.0f%% of the picture beside it (shrunk or rendered again)", 100*f)
 	}
 	xdo(t, "key", "ctrl+b")
-	time.Sleep(time.Second)
-	hidden := screenshot(t, filepath.Join(shots, "panel-2-hidden.png"), view)
-	if f := changedFraction(before, hidden); f > 0.02 {
-		t.Errorf("after hiding the panel %.0f%% of the picture differs from before it was shown (want the picture filling the window at once)", 100*f)
+	// The picture fills the window again without a frame rendered (counted below); on a
+	// loaded machine (-race, the other packages' tests beside it) the redraw may take more
+	// than the second a person waits, so it is looked at again for up to 5 s.
+	var f float64
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		time.Sleep(time.Second)
+		hidden := screenshot(t, filepath.Join(shots, "panel-2-hidden.png"), view)
+		if f = changedFraction(before, hidden); f <= 0.02 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if f > 0.02 {
+		t.Errorf("after hiding the panel %.1f%% of the picture differs from before it was shown (want the picture filling the window at once)", 100*f)
 	}
 	if n := strings.Count(logs.String(), "\nframe "); n != frames {
 		t.Errorf("showing and hiding the panel rendered %d frames again", n-frames)

@@ -10,6 +10,7 @@ package app
 
 import (
 	"math"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -97,6 +98,21 @@ func (w *Window) saveState() {
 	}
 	p.SetBool(prefBookmarks, w.marks != nil && w.marks.visible)
 }
+
+// SettlePreferences is called once the app has stopped (ShowAndRun returned), before the
+// program ends. Fyne saves the preferences on a change, and again 100 ms after a save during
+// which they changed (resetSavedRecently, on a goroutine of its own). That write truncates the
+// file (os.Create), then encodes: a program that ended in between left preferences.json
+// empty, the session lost (TestWindowQuitSavesView, SIGHUP, once under load). This waits for
+// those writes to be done, then writes the whole state once more.
+func SettlePreferences(a fyne.App) {
+	time.Sleep(prefSettle)
+	flushPreferences(a)
+}
+
+// prefSettle outlasts Fyne's delayed preference writes: two rounds of its 100 ms wait and the
+// writes themselves.
+const prefSettle = 300 * time.Millisecond
 
 // flushPreferences writes the app's preferences to disk now, all of them. Fyne writes them on a
 // change unless it wrote them less than 100 ms before, then 100 ms later through the UI
