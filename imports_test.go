@@ -21,7 +21,7 @@ var allowedImports = map[string][]string{
 	"bench/edge-verify":       {"fractal"},
 	"bench/find-measure":      {"fractal"},
 	"bench/verify-png":        {"export", "internal/pngverify"},
-	"bench/video-cost":        {"export", "fractal", "internal/videotest", "render/cpu", "video"},
+	"bench/video-cost":        {"export", "fractal", "internal/cputime", "internal/videotest", "render/cpu", "video"},
 	"bench/video-quality":     {"export", "fractal", "internal/videotest", "render/cpu", "video"},
 	"bookmarks":               {"colour", "fractal", "internal/userfile", "github.com/gofrs/flock", "internal/text"},
 	"colour":                  {"assets", "internal/par", "internal/text"},

@@ -17,11 +17,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"syscall"
 	"time"
 
 	"mandelscope/export"
 	"mandelscope/fractal"
+	"mandelscope/internal/cputime"
 	"mandelscope/internal/videotest"
 	"mandelscope/render/cpu"
 	"mandelscope/video"
@@ -87,19 +87,19 @@ func measure(w, h, fps int, dur float64, zoom string, iter, every int, layout, k
 			return err
 		}
 	}
-	c0 := cpuTime()
+	c0 := cputime.Process()
 	sum, err := video.Make(context.Background(), &cpu.Renderer{}, opt)
 	pprof.StopCPUProfile()
 	if err != nil {
 		return err
 	}
-	videoCPU := cpuTime() - c0
+	videoCPU := cputime.Process() - c0
 	made := sum.Keyframe + sum.Compose
 	fmt.Printf("video: %d keyframes of %dx%d in %s, %d frames composed in %s: %s (PNG writing, not counted, %s)\n",
 		sum.Keyframes, sum.KeyWidth, sum.KeyHeight, sum.Keyframe.Round(time.Millisecond), sum.Composed, sum.Compose.Round(time.Millisecond),
 		made.Round(time.Millisecond), sum.Encode.Round(time.Millisecond))
 	var direct time.Duration
-	c0 = cpuTime()
+	c0 = cputime.Process()
 	n := 0
 	for k := 0; k < plan.Frames; k += every {
 		t := time.Now()
@@ -109,7 +109,7 @@ func measure(w, h, fps int, dur float64, zoom string, iter, every int, layout, k
 		direct += time.Since(t)
 		n++
 	}
-	directCPU := cpuTime() - c0
+	directCPU := cputime.Process() - c0
 	all := time.Duration(float64(direct) * float64(plan.Frames) / float64(n))
 	allCPU := time.Duration(float64(directCPU) * float64(plan.Frames) / float64(n))
 	fmt.Printf("direct: %d of %d frames rendered 2x2 in %s (processor time %s): every frame %s (processor time %s)\n", n, plan.Frames,
@@ -133,12 +133,4 @@ func measure(w, h, fps int, dur float64, zoom string, iter, every int, layout, k
 		fmt.Printf("frame %d (zoom %s): PSNR %.1f dB, after a 3x3 blur %.1f dB\n", k, fractal.FormatZoom(plan.FrameZoom(k)), videotest.PSNR(ref, got), videotest.PSNR(videotest.Blur3(ref), videotest.Blur3(got)))
 	}
 	return nil
-}
-
-// cpuTime is the processor time this process has used (user and system): on a loaded
-// machine, what the work cost rather than how long it waited.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
