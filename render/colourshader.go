@@ -76,19 +76,9 @@ func (g *GL) colourProgram(name, text string) (*colourProgram, error) {
 		return nil, err
 	}
 	defer gl.DeleteShader(fs)
-	id := gl.CreateProgram()
-	gl.AttachShader(id, vs)
-	gl.AttachShader(id, fs)
-	gl.LinkProgram(id)
-	var ok int32
-	gl.GetProgramiv(id, gl.LINK_STATUS, &ok)
-	if ok != gl.TRUE {
-		var n int32
-		gl.GetProgramiv(id, gl.INFO_LOG_LENGTH, &n)
-		buf := make([]byte, n+1)
-		gl.GetProgramInfoLog(id, n, nil, &buf[0])
-		gl.DeleteProgram(id)
-		return nil, &ShaderError{Stage: "link", Name: strings.TrimSpace("colour shader " + name), Log: string(buf)}
+	id, err := linkShaders(vs, fs, strings.TrimSpace("colour shader "+name))
+	if err != nil {
+		return nil, err
 	}
 	p := &colourProgram{id: id, loc: map[string]int32{}}
 	for _, u := range []string{"ImageSize", "KFP_Palette", "KFP_InteriorColor", "KFP_ShowGlitches", "KFP_Iterations",

@@ -257,19 +257,9 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 		return nil, err
 	}
 	defer gl.DeleteShader(fs)
-	id := gl.CreateProgram()
-	gl.AttachShader(id, vs)
-	gl.AttachShader(id, fs)
-	gl.LinkProgram(id)
-	var ok int32
-	gl.GetProgramiv(id, gl.LINK_STATUS, &ok)
-	if ok != gl.TRUE {
-		var n int32
-		gl.GetProgramiv(id, gl.INFO_LOG_LENGTH, &n)
-		buf := make([]byte, n+1)
-		gl.GetProgramInfoLog(id, n, nil, &buf[0])
-		gl.DeleteProgram(id)
-		return nil, &ShaderError{Stage: "link", Name: name, Log: string(buf)}
+	id, err := linkShaders(vs, fs, name)
+	if err != nil {
+		return nil, err
 	}
 	p := &program{id: id, variant: variant, loc: map[string]int32{}}
 	for _, u := range []string{"uOrigin", "uHalf", "uCentre", "uSpacing", "uMaxIter",
@@ -380,3 +370,23 @@ func deleteProgram(p *program) {
 // lo and hi are the low and high 32 bits of v's float64 bit pattern (packDouble2x32's x and y).
 func lo(v float64) uint32 { return uint32(math.Float64bits(v)) }
 func hi(v float64) uint32 { return uint32(math.Float64bits(v) >> 32) }
+
+// linkShaders links vertex shader vs and fragment shader fs into a program; a program that does
+// not link is deleted and its log returned as a ShaderError naming name.
+func linkShaders(vs, fs uint32, name string) (uint32, error) {
+	id := gl.CreateProgram()
+	gl.AttachShader(id, vs)
+	gl.AttachShader(id, fs)
+	gl.LinkProgram(id)
+	var ok int32
+	gl.GetProgramiv(id, gl.LINK_STATUS, &ok)
+	if ok != gl.TRUE {
+		var n int32
+		gl.GetProgramiv(id, gl.INFO_LOG_LENGTH, &n)
+		buf := make([]byte, n+1)
+		gl.GetProgramInfoLog(id, n, nil, &buf[0])
+		gl.DeleteProgram(id)
+		return 0, &ShaderError{Stage: "link", Name: name, Log: string(buf)}
+	}
+	return id, nil
+}
