@@ -19,6 +19,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -191,7 +192,9 @@ func (w *Window) showShading() {
 		widget.NewFormItem("Strength", row(s.strength, s.strVal)),
 		widget.NewFormItem("Escape radius", container.NewBorder(nil, nil, nil, widget.NewLabel("2 to 1e10 (Mandelbrot)"), s.bailout)),
 	)
-	hint := widget.NewLabel("Line width is for distance; light and strength for slopes; strength for angle and stripe.\nThe escape radius belongs to the view: a change computes it again.")
+	// Short lines, and the buttons on a row of their own, so that the pop-up fits a window of
+	// the minimum width (TestPopUpsFitTheMinimumWidth).
+	hint := widget.NewLabel("Line width is for distance; light and strength for slopes;\nstrength for angle and stripe. The escape radius belongs\nto the view: a change computes it again.")
 	var d *popupDialog
 	title := widget.NewLabelWithStyle("Colouring", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	closeBtn := widget.NewButton("Close", func() { d.Hide() })
@@ -200,7 +203,7 @@ func (w *Window) showShading() {
 		d.Hide()
 		w.showGradientEditor()
 	})
-	content := container.NewVBox(title, form, container.NewBorder(nil, nil, nil, container.NewHBox(s.gradient, closeBtn), hint))
+	content := container.NewVBox(title, form, hint, container.NewHBox(layout.NewSpacer(), s.gradient, closeBtn))
 	d = newPopupDialog(content, w.win.Canvas(), func() fyne.Position {
 		p := fyne.CurrentApp().Driver().AbsolutePositionForObject(s.button)
 		return p.AddXY(0, s.button.Size().Height)

@@ -289,3 +289,25 @@ func TestShadingEscapeRadius(t *testing.T) {
 		t.Errorf("back to Mandelbrot (%v): the field disabled %v", w.Location().Formula, s.bailout.Disabled())
 	}
 }
+
+// TestPopUpsFitTheMinimumWidth: the colouring pop-up and the gradient editor fit a window of
+// the minimum width (563 px), whole: wider, Fyne pushed the colouring pop-up to the window's
+// left edge, off its button, and cut its right side (Close included).
+func TestPopUpsFitTheMinimumWidth(t *testing.T) {
+	w := newTestWindow(t)
+	w.showShading()
+	if w.shade.dlg == nil {
+		t.Fatal("the colouring pop-up did not open")
+	}
+	if mw := w.shade.dlg.p.MinSize().Width; mw > 563 {
+		t.Errorf("the colouring pop-up is %g wide, more than 563", mw)
+	}
+	w.closeTopDialog()
+	e := w.openGradientEditor()
+	if e == nil {
+		t.Fatal("no gradient editor")
+	}
+	if mw := e.dlg.p.MinSize().Width; mw > 563 {
+		t.Errorf("the gradient editor is %g wide, more than 563", mw)
+	}
+}
