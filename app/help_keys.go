@@ -17,12 +17,14 @@ import (
 )
 
 // Columns of the keys dialog, in characters: an input, and what it does.
-const keysInputWidth, keysDoesWidth = 26, 72
+// The second column is wrapped narrower in a small window, down to keysDoesMin.
+const keysInputWidth, keysDoesWidth, keysDoesMin = 26, 72, 24
 
 // keysHelp is the Help > Keys dialog of a window.
 type keysHelp struct {
-	w   *Window
-	dlg dialog.Dialog // the dialog while it is open, else nil
+	w     *Window
+	dlg   dialog.Dialog   // the dialog while it is open, else nil
+	table *fyne.Container // its table, as last laid out
 }
 
 // installKeysHelp adds Help > Keys to the window's menu, and F1, which opens it from the
@@ -58,17 +60,31 @@ func (k *keysHelp) show() {
 }
 
 // content is the table: a row for each of docs.Keys, the input in bold beside what it does,
-// each wrapped to its column, in a scroll area that fits a small window.
+// each wrapped to its column, in a scroll area that fits a small window. The second column
+// is wrapped narrower until the table fits 0.9 of the window's width: the scroll area only
+// scrolls up and down, so a wider table had its right side cut (TestKeysHelpFitsTheWindow).
 func (k *keysHelp) content() fyne.CanvasObject {
+	limit := k.w.win.Canvas().Size()
+	var table *fyne.Container
+	for does := keysDoesWidth; ; does -= 4 {
+		table = keysTable(does)
+		if does <= keysDoesMin || table.MinSize().Width+2*theme.ScrollBarSize() <= limit.Width*0.9 {
+			break
+		}
+	}
+	k.table = table
+	scroll := container.NewVScroll(table)
+	size := table.MinSize()
+	scroll.SetMinSize(fyne.NewSize(size.Width+2*theme.ScrollBarSize(), min(size.Height, max(limit.Height*0.7, 200))))
+	return scroll
+}
+
+// keysTable is the keys table with the second column wrapped to does characters.
+func keysTable(does int) *fyne.Container {
 	var cells []fyne.CanvasObject
 	for _, row := range docs.Keys() {
 		in := widget.NewLabelWithStyle(wrapText(row.Input, keysInputWidth), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		cells = append(cells, in, widget.NewLabel(wrapText(row.Does, keysDoesWidth)))
+		cells = append(cells, in, widget.NewLabel(wrapText(row.Does, does)))
 	}
-	table := container.New(layout.NewFormLayout(), cells...)
-	scroll := container.NewVScroll(table)
-	size := table.MinSize()
-	limit := k.w.win.Canvas().Size()
-	scroll.SetMinSize(fyne.NewSize(min(size.Width+2*theme.ScrollBarSize(), limit.Width*0.9), min(size.Height, max(limit.Height*0.7, 200))))
-	return scroll
+	return container.New(layout.NewFormLayout(), cells...)
 }

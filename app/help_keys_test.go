@@ -103,3 +103,24 @@ func TestKeysHelpShowsEveryRow(t *testing.T) {
 	w.win.Canvas().OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyPageUp})
 	waitFor(t, "PageUp to zoom in", func() bool { return w.Location().Zoom != before.Zoom })
 }
+
+// TestKeysHelpFitsTheWindow: in a small window the keys table wraps to fit it, so that
+// nothing is cut on the right (the scroll area only scrolls up and down); in a wide one it
+// keeps its full columns.
+func TestKeysHelpFitsTheWindow(t *testing.T) {
+	w := newTestWindow(t) // 500 px wide
+	k := installKeysHelp(w)
+	for _, width := range []float32{500, 1280} {
+		w.win.Resize(fyne.NewSize(width, 600))
+		k.show()
+		limit := w.win.Canvas().Size().Width
+		if got := k.table.MinSize().Width; got > limit*0.9 {
+			t.Errorf("window %g wide: the keys table is %g wide, cut past %g", limit, got, limit*0.9)
+		}
+		if width == 1280 && k.table.MinSize().Width != keysTable(keysDoesWidth).MinSize().Width {
+			t.Errorf("window 1280 wide: the table was wrapped narrower than its %d characters", keysDoesWidth)
+		}
+		k.dlg.Hide()
+		w.pruneDialogs()
+	}
+}
