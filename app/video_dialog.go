@@ -52,6 +52,8 @@ type videoUI struct {
 	duration *widget.Entry
 	waypts   *widget.Entry // the timeline's rows but the last (the view), one "TIME ZOOM" a line
 	lastRow  *widget.Label // the last row: this view at the duration
+	plot     *zoomPlot     // zoom against time, as the frames will follow it
+	scroll   *container.Scroll
 	audio    *widget.Entry
 	cycle    *widget.Entry // colour cycling: turns of the palette a second, 0 none
 	folder   *widget.Entry
@@ -110,6 +112,7 @@ func (ui *videoUI) build() {
 	ui.waypts.SetMinRowsVisible(3)
 	ui.waypts.OnChanged = func(string) { ui.refresh() }
 	ui.lastRow = widget.NewLabel("")
+	ui.plot = newZoomPlot()
 	ui.audio = entry("")
 	ui.audio.SetPlaceHolder("optional: a sound file to put in the video")
 	ui.cycle = entry("0")
@@ -125,20 +128,35 @@ func (ui *videoUI) build() {
 		widget.NewFormItem("Frame size", ui.size),
 		widget.NewFormItem("Frames a second", ui.fps),
 		widget.NewFormItem("Duration (s)", ui.duration),
-		widget.NewFormItem("Waypoints", container.NewVBox(ui.waypts, ui.lastRow)),
+		widget.NewFormItem("Waypoints", container.NewVBox(ui.waypts, ui.lastRow, ui.plot.obj)),
 		widget.NewFormItem("Sound", ui.audio),
 		widget.NewFormItem("Colour cycling", container.NewBorder(nil, nil, nil, widget.NewLabel("turns a second (0: none)"), ui.cycle)),
 		widget.NewFormItem("Folder", ui.folder),
 		widget.NewFormItem("File name", ui.name),
 		widget.NewFormItem("Work", ui.estimate),
 	)
-	ui.dlg = dialog.NewCustom("Export video: a zoom to this view", "Cancel", container.NewVBox(form, ui.problem), ui.w.win)
+	// In a scroll area no taller than the window allows, so that the dialog and its buttons
+	// fit a small window (TestVideoDialogFitsASmallWindow).
+	ui.scroll = container.NewVScroll(container.NewVBox(form, ui.problem))
+	ui.dlg = dialog.NewCustom("Export video: a zoom to this view", "Cancel", ui.scroll, ui.w.win)
 	ui.makeBt = widget.NewButtonWithIcon("Make Video", theme.MediaVideoIcon(), ui.confirm)
 	ui.makeBt.Importance = widget.HighImportance
 	cancel := widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), func() { ui.dlg.Hide() })
 	ui.dlg.SetButtons([]fyne.CanvasObject{cancel, ui.makeBt})
 	ui.dlg.Resize(fyne.NewSize(520, 0))
 }
+
+// fitScroll sizes the form's scroll area: the whole form where the window has room for it,
+// else what fits the window beside the dialog's title and buttons.
+func (ui *videoUI) fitScroll() {
+	want := ui.scroll.Content.MinSize()
+	room := ui.w.win.Canvas().Size().Height - videoDialogChrome
+	ui.scroll.SetMinSize(fyne.NewSize(want.Width, max(min(want.Height, room), 120)))
+}
+
+// videoDialogChrome is the height a dialog takes besides its content (title, buttons,
+// padding), with a margin.
+const videoDialogChrome = 150
 
 // options reads the form into the video's options (the current view as the end, its
 // automatic density made the number the window drew with), or says what is wrong.
@@ -222,8 +240,10 @@ func (ui *videoUI) refresh() {
 		check.Force, check.Resume = true, dirExists(video.WorkDir(o))
 		err = video.Check(check)
 	}
+	ui.plot.set(video.Plan{}, 0, nil, false)
 	if err == nil {
 		p, _ := video.PlanFor(o)
+		ui.plot.set(p, o.Duration, o.Waypoints, true)
 		n := p.Frames
 		t := "measuring the time it takes..."
 		if ui.sample.view == sampleKey(o.Location, sampleW, sampleH) && ui.sample.err == nil {
@@ -252,6 +272,7 @@ func (ui *videoUI) refresh() {
 		ui.problem.SetText("")
 		ui.makeBt.Enable()
 	}
+	ui.fitScroll()
 }
 
 // videoKeyOverhead and videoFrameCost are what a video spends besides rendering its

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,5 +222,76 @@ func TestVideoDialogColourCycling(t *testing.T) {
 		if err != nil || o.PaletteCycle != c.want || ui.makeBt.Disabled() {
 			t.Errorf("%q: cycle %g, %v, button disabled %v (%q); want %g", c.text, o.PaletteCycle, err, ui.makeBt.Disabled(), ui.problem.Text, c.want)
 		}
+	}
+}
+
+// TestVideoDialogPlot: the form plots zoom against time as the frames will follow it: a
+// timeline with a hold is flat on the hold at the hold's zoom, climbs to the view's zoom at
+// the duration, and the plot is hidden while the form is refused.
+func TestVideoDialogPlot(t *testing.T) {
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(600, 500)})
+	l := w.Location()
+	l.Zoom = fractal.MustDecimal("1e6")
+	w.SetLocation(l)
+	ui := w.vid
+	ui.show()
+	ui.fps.SetText("10")
+	ui.duration.SetText("8")
+	ui.waypts.SetText("0 1\n3 1e3\n5 1e3")
+	if !ui.plot.obj.Visible() {
+		t.Fatalf("no plot for a good timeline (%q)", ui.problem.Text)
+	}
+	p := ui.plot
+	if want := "zoom " + fractal.FormatZoom(l.ZoomExp()); p.top.Text != want || p.bottom.Text != "zoom "+fractal.FormatZoom(fractal.MustDecimal("1").Exp()) || p.end.Text != "8 s" {
+		t.Errorf("the axis says %q, %q and %q; want %q, zoom 1 and 8 s", p.top.Text, p.bottom.Text, p.end.Text, want)
+	}
+	const W, H = 207, 67
+	img := p.draw(W, H)
+	// The column of each time: the rows the curve takes there.
+	rows := func(s float64) []int {
+		var out []int
+		x := p.col(s, W)
+		for y := range H {
+			if _, _, _, a := img.At(x, y).RGBA(); a != 0 {
+				out = append(out, y)
+			}
+		}
+		return out
+	}
+	want := func(v float64) int { return p.row(v, H) }
+	if p.lo != 0 || math.Abs(p.hi-6) > 1e-9 {
+		t.Fatalf("the plot spans log zoom %g to %g, want 0 to 6", p.lo, p.hi)
+	}
+	for _, s := range []float64{3.5, 4, 4.5} {
+		if got := rows(s); len(got) != 1 || got[0] != want(3) {
+			t.Errorf("at %g s (the hold at 1e3) the curve is at rows %v, want %d", s, got, want(3))
+		}
+	}
+	if got := rows(1.5); len(got) == 0 || got[0] >= want(0) || got[len(got)-1] <= want(3) {
+		t.Errorf("at 1.5 s the curve is at rows %v, want between %d and %d", got, want(3), want(0))
+	}
+	if got := rows(7.9); len(got) == 0 || got[0] > want(5.5) {
+		t.Errorf("near the end the curve is at rows %v, want near %d (the view's zoom)", got, want(6))
+	}
+	ui.waypts.SetText("0 1\n0.3")
+	if p.obj.Visible() || !ui.makeBt.Disabled() {
+		t.Errorf("a refused timeline still plotted (visible %v)", p.obj.Visible())
+	}
+}
+
+// TestVideoDialogFitsASmallWindow: in a small window the form scrolls inside a dialog that
+// fits the window, buttons included (it was taller than a 600-pixel window, its problem line
+// under the buttons).
+func TestVideoDialogFitsASmallWindow(t *testing.T) {
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(563, 420)})
+	ui := w.vid
+	ui.show()
+	ui.waypts.SetText("0 1\n3 3\n5 3")
+	h := w.win.Canvas().Size().Height
+	if got := ui.scroll.MinSize().Height + videoDialogChrome; got > h {
+		t.Errorf("the form's scroll area is %g high, which with the dialog's title and buttons passes the window's %g", ui.scroll.MinSize().Height, h)
+	}
+	if ui.scroll.Content.MinSize().Height <= ui.scroll.MinSize().Height {
+		t.Errorf("the whole form (%g) fits %g: the test wants a window smaller than the form", ui.scroll.Content.MinSize().Height, ui.scroll.MinSize().Height)
 	}
 }
