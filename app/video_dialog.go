@@ -193,7 +193,8 @@ func (ui *videoUI) options() (video.Options, error) {
 	return o, err
 }
 
-// timeline reads the waypoints box, one "TIME ZOOM" (or TIME:ZOOM) a line, and adds the view
+// timeline reads the waypoints box, one "TIME ZOOM" (or TIME:ZOOM, and "palette=NAME" after
+// it for a palette change) a line, and adds the view
 // (zoom end) at the duration as the last waypoint; nil for an empty box.
 func timeline(rows, duration string, end fractal.Decimal) ([]video.Waypoint, error) {
 	var parts []string
@@ -204,8 +205,10 @@ func timeline(rows, duration string, end fractal.Decimal) ([]video.Waypoint, err
 			continue
 		case 2:
 			parts = append(parts, f[0]+":"+f[1])
+		case 3: // a palette change there: "TIME ZOOM palette=NAME", as --waypoints takes it
+			parts = append(parts, f[0]+":"+f[1]+":"+f[2])
 		default:
-			return nil, fmt.Errorf("waypoint line %d %q: give a time in seconds and a zoom", i+1, strings.TrimSpace(line))
+			return nil, fmt.Errorf("waypoint line %d %q: give a time in seconds and a zoom (and palette=NAME to change the palette there)", i+1, strings.TrimSpace(line))
 		}
 	}
 	if len(parts) == 0 {

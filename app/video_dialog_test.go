@@ -277,6 +277,15 @@ func TestVideoDialogPlot(t *testing.T) {
 	if p.obj.Visible() || !ui.makeBt.Disabled() {
 		t.Errorf("a refused timeline still plotted (visible %v)", p.obj.Visible())
 	}
+	// A palette change at a row, as --waypoints takes it.
+	ui.waypts.SetText("0 1\n3 1e3 palette=fire\n5 1e3")
+	if o, err := ui.options(); err != nil || len(o.Waypoints) != 4 || o.Waypoints[1].Palette != "fire" {
+		t.Errorf("a row with palette=fire: %v, %+v", err, o.Waypoints)
+	}
+	ui.waypts.SetText("0 1\n3 1e3 palette=nope\n5 1e3")
+	if !ui.makeBt.Disabled() || !strings.Contains(ui.problem.Text, "nope") {
+		t.Errorf("an unknown palette in a row: button disabled %v, problem %q", ui.makeBt.Disabled(), ui.problem.Text)
+	}
 }
 
 // TestVideoDialogFitsASmallWindow: in a small window the form scrolls inside a dialog that
