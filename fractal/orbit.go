@@ -683,3 +683,30 @@ func (ref *Reference) escapedDEExp(rec *orbitRec, dcr, dci, zr, zi float64, w cx
 	r.T, r.Stripe = Turn(zr, zi), rec.stripe(n)
 	return r, false
 }
+
+// PerturbChannelsBatch is perturbCh (the orbit path's loop for a Perturbation frame of the
+// Mandelbrot set at l: its radius, S, K and iterations) for a batch of pixels, their deltas
+// dcr, dci: out[i] gets the pixel's count, smooth value, T and STRIPE, and with de its
+// derivative's estimate and normal, bit for bit perturbCh's (without de, its DE, Ur and Ui are
+// 0). On a vector path (VectorPath) the pixels go in the channel vector loops, which keep each
+// lane's last K iterates as it steps to them; a pixel with a BLA block among them is run again
+// by perturbCh, which rolls the block back. It returns false when stop closed first.
+func PerturbChannelsBatch(l Location, ref *Reference, bla *BLA, dcr, dci []float64, spacing float64, de bool, stop <-chan struct{}, out []OrbitResult) bool {
+	if len(dci) != len(dcr) || len(out) < len(dcr) {
+		panic(fmt.Sprintf("fractal: PerturbChannelsBatch with %d, %d deltas and %d results", len(dcr), len(dci), len(out)))
+	}
+	if vectorWidth > 0 && len(dcr) > 1 && ref.jStart == 0 {
+		done, _ := perturbChannelsVector(vectorWidth, l, ref, bla, dcr, dci, spacing, de, stop, out)
+		return done
+	}
+	for i := range dcr {
+		out[i] = perturbCh(newOrbitRec(l), ref, bla, dcr[i], dci[i], l.Iterations, spacing, stop)
+		if !de {
+			out[i].DE, out[i].Ur, out[i].Ui = 0, 0, 0
+		}
+		if out[i].N < 0 && stopped(stop) {
+			return false
+		}
+	}
+	return true
+}
