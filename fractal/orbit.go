@@ -29,7 +29,10 @@ import (
 // the radius and an orbitRec that holds the last K iterates as they are visited. Those
 // iterates must be the orbit's exact values, stepped one by one: a BLA block that skipped into
 // them is rolled back by running the pixel again with blocks allowed only up to N-K (each
-// run lowers that limit, so it ends; see perturbCh).
+// run lowers that limit, so it ends; see perturbCh). A batch of a Perturbation frame's pixels
+// (PerturbChannelsBatch) goes in the channel vector loops where the build has them: perturbCh's
+// first run, each lane's last K iterates kept in a ring (chGroup), a pixel with a block among
+// them handed to perturbCh.
 
 // Limits and defaults of the orbit parameters (Location.Bailout, StripeDensity, StripeLast).
 const (
@@ -162,7 +165,8 @@ func (f Frame) NeedsChannels() bool { return f.Channels || f.Loc.Color.NeedsChan
 
 // OrbitPath reports whether f's pixels take the loops of orbit.go (Frame.Pixel): a radius
 // other than 2, or the channels asked for (Location.OrbitPath, or Channels). Such frames are
-// computed pixel by pixel by the scalar loops (the CPU renderer), never by the vector loops;
+// computed by the scalar loops pixel by pixel (the CPU renderer), or for a Perturbation frame
+// of the Mandelbrot set in batches (PerturbChannelsBatch, on the vector loops where there are some);
 // the GL renderer's float and double shaders compute the Mandelbrot set's in one pass (render's
 // orbit.go) and hand the others to the CPU renderer.
 func (f Frame) OrbitPath() bool {
