@@ -26,7 +26,12 @@ func TestPerturbChannelsBatchMatchesScalar(t *testing.T) {
 	f := deepFrame(t, "misiurewicz1e100", 64, 36)
 	cases = append(cases, batchCase{"misiurewicz1e100/coarse BLA", f, f.Ref.BLAWithEpsilon(f.DeltaMax(), 0x1p-18), gridPixels(64, 36, 3)})
 	rolled := 0
+	keep := 512 // pixels a case: the first, neighbours as the renderer hands them over
+	if raceEnabled || testing.Short() {
+		keep = 64
+	}
 	for _, c := range cases {
+		c.px = c.px[:min(len(c.px), keep)]
 		for _, orbit := range []struct {
 			name         string
 			bailout      float64
@@ -91,7 +96,7 @@ func TestPerturbChannelsBatchMatchesScalar(t *testing.T) {
 		}
 	}
 	t.Logf("%d pixels rolled back", rolled)
-	if rolled < 20 {
+	if rolled < 40 {
 		t.Errorf("%d pixels rolled back: the test needs more", rolled)
 	}
 }

@@ -19,8 +19,8 @@ import (
 // DEY where the derivative is asked for.
 func TestOrbitPathBatchMatchesPixelChannels(t *testing.T) {
 	w, h := 57, 31
-	if testing.Short() {
-		w, h = 29, 17
+	if testing.Short() || raceEnabled {
+		w, h = 37, 13
 	}
 	refs := &fractal.ReferenceCache{}
 	for _, v := range []struct {
