@@ -165,6 +165,7 @@ func perturbGroupCh16(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
 			// maxIter to check), when each lane's own is found lane by lane.
+			mp := mi // the index the lanes step from
 			blkBits, lvl, mixed, room := uint16(0), 0, false, -1
 			var ada archsimd.Float64x8
 			var adb archsimd.Float64x8
@@ -290,19 +291,19 @@ func perturbGroupCh16(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <
 			zrb, zib = zrb.Add(drb), zib.Add(dib)
 			z2a := zra.Mul(zra).Add(zia.Mul(zia))
 			z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-			// The iterates of the lanes that took a plain step, into their ring columns.
+			// The iterates of the lanes that took a plain step (from mp to mp+1), into
+			// their ring columns.
 			if pl := stepBits &^ blkBits; pl != 0 {
-				zra.Store((*[W]float64)(szr[0:]))
-				zrb.Store((*[W]float64)(szr[8:]))
-				zia.Store((*[W]float64)(szi[0:]))
-				zib.Store((*[W]float64)(szi[8:]))
-				ma.Store((*[W]float64)(sm[0:]))
-				mb.Store((*[W]float64)(sm[8:]))
-				for i := range L {
-					if pl&(1<<i) != 0 {
-						ch.put(i, sm[i], szr[i], szi[i])
-					}
-				}
+				o := (mp + 1) % ch.k * chStride
+				rr, ri, rt := (*[16]float64)(ch.rr[o:]), (*[16]float64)(ch.ri[o:]), (*[16]float64)(ch.rt[o:]) // this group's lanes
+				pma, pmb := archsimd.Mask64x8FromBits(uint8(pl)), archsimd.Mask64x8FromBits(uint8(pl>>8))
+				qt := bc(float64(mp + 1))
+				zra.Merge(ld(rr[0:]), pma).Store((*[W]float64)(rr[0:]))
+				zrb.Merge(ld(rr[8:]), pmb).Store((*[W]float64)(rr[8:]))
+				zia.Merge(ld(ri[0:]), pma).Store((*[W]float64)(ri[0:]))
+				zib.Merge(ld(ri[8:]), pmb).Store((*[W]float64)(ri[8:]))
+				qt.Merge(ld(rt[0:]), pma).Store((*[W]float64)(rt[0:]))
+				qt.Merge(ld(rt[8:]), pmb).Store((*[W]float64)(rt[8:]))
 			}
 			evBits := uint16(z2a.Greater(bc(ch.bail2)).ToBits()) | uint16(z2b.Greater(bc(ch.bail2)).ToBits())<<8 |
 				uint16(z2a.Less(dra.Mul(dra).Add(dia.Mul(dia)).Max(bc(0x1p-900))).ToBits()) | uint16(z2b.Less(drb.Mul(drb).Add(dib.Mul(dib)).Max(bc(0x1p-900))).ToBits())<<8

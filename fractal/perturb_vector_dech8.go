@@ -155,6 +155,7 @@ func perturbGroupDECh8(ref *Reference, bla *BLA, p *lanePool, maxIter int, spaci
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
 			// maxIter to check), when each lane's own is found lane by lane.
+			mp := mi // the index the lanes step from
 			blkBits, lvl, mixed, room := uint8(0), 0, false, -1
 			var ad archsimd.Float64x8
 			if mi > 0 && mi <= tableEnd {
@@ -262,16 +263,16 @@ func perturbGroupDECh8(ref *Reference, bla *BLA, p *lanePool, maxIter int, spaci
 			// to do.
 			zr, zi = zr.Add(dr), zi.Add(di)
 			z2 := zr.Mul(zr).Add(zi.Mul(zi))
-			// The iterates of the lanes that took a plain step, into their ring columns.
+			// The iterates of the lanes that took a plain step (from mp to mp+1), into
+			// their ring columns.
 			if pl := stepBits &^ blkBits; pl != 0 {
-				zr.Store(&szr)
-				zi.Store(&szi)
-				m.Store(&sm)
-				for i := range L {
-					if pl&(1<<i) != 0 {
-						ch.put(i, sm[i], szr[i], szi[i])
-					}
-				}
+				o := (mp + 1) % ch.k * chStride
+				rr, ri, rt := (*[8]float64)(ch.rr[o:]), (*[8]float64)(ch.ri[o:]), (*[8]float64)(ch.rt[o:]) // this group's lanes
+				pm := archsimd.Mask64x8FromBits(uint8(pl))
+				qt := bc(float64(mp + 1))
+				zr.Merge(archsimd.LoadFloat64x8(rr), pm).Store(rr)
+				zi.Merge(archsimd.LoadFloat64x8(ri), pm).Store(ri)
+				qt.Merge(archsimd.LoadFloat64x8(rt), pm).Store(rt)
 			}
 			evBits := z2.Greater(bc(ch.bail2)).ToBits() |
 				z2.Less(dr.Mul(dr).Add(di.Mul(di)).Max(bc(0x1p-900))).ToBits()

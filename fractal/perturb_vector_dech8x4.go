@@ -169,6 +169,7 @@ func perturbGroupDECh8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spa
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
 			// maxIter to check), when each lane's own is found lane by lane.
+			mp := mi // the index the lanes step from
 			blkBits, lvl, mixed, room := uint8(0), 0, false, -1
 			var ada archsimd.Float64x4
 			var adb archsimd.Float64x4
@@ -316,19 +317,19 @@ func perturbGroupDECh8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spa
 			zrb, zib = zrb.Add(drb), zib.Add(dib)
 			z2a := zra.Mul(zra).Add(zia.Mul(zia))
 			z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-			// The iterates of the lanes that took a plain step, into their ring columns.
+			// The iterates of the lanes that took a plain step (from mp to mp+1), into
+			// their ring columns.
 			if pl := stepBits &^ blkBits; pl != 0 {
-				zra.Store((*[W]float64)(szr[0:]))
-				zrb.Store((*[W]float64)(szr[4:]))
-				zia.Store((*[W]float64)(szi[0:]))
-				zib.Store((*[W]float64)(szi[4:]))
-				ma.Store((*[W]float64)(sm[0:]))
-				mb.Store((*[W]float64)(sm[4:]))
-				for i := range L {
-					if pl&(1<<i) != 0 {
-						ch.put(i, sm[i], szr[i], szi[i])
-					}
-				}
+				o := (mp + 1) % ch.k * chStride
+				rr, ri, rt := (*[8]float64)(ch.rr[o:]), (*[8]float64)(ch.ri[o:]), (*[8]float64)(ch.rt[o:]) // this group's lanes
+				pma, pmb := archsimd.Mask64x4FromBits(uint8(pl)), archsimd.Mask64x4FromBits(uint8(pl>>4))
+				qt := bc(float64(mp + 1))
+				zra.Merge(ld(rr[0:]), pma).Store((*[W]float64)(rr[0:]))
+				zrb.Merge(ld(rr[4:]), pmb).Store((*[W]float64)(rr[4:]))
+				zia.Merge(ld(ri[0:]), pma).Store((*[W]float64)(ri[0:]))
+				zib.Merge(ld(ri[4:]), pmb).Store((*[W]float64)(ri[4:]))
+				qt.Merge(ld(rt[0:]), pma).Store((*[W]float64)(rt[0:]))
+				qt.Merge(ld(rt[4:]), pmb).Store((*[W]float64)(rt[4:]))
 			}
 			evBits := uint8(z2a.Greater(bc(ch.bail2)).ToBits()) | uint8(z2b.Greater(bc(ch.bail2)).ToBits())<<4 |
 				uint8(z2a.Less(dra.Mul(dra).Add(dia.Mul(dia)).Max(bc(0x1p-900))).ToBits()) | uint8(z2b.Less(drb.Mul(drb).Add(dib.Mul(dib)).Max(bc(0x1p-900))).ToBits())<<4
