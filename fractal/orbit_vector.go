@@ -58,12 +58,6 @@ func (ch *chGroup) save(lane, id int) {
 	}
 }
 
-// put records that lane stepped to z_m = (zr, zi) by a plain step.
-func (ch *chGroup) put(lane int, m, zr, zi float64) {
-	i := int(m)%ch.k*chStride + lane
-	ch.rr[i], ch.ri[i], ch.rt[i] = zr, zi, m
-}
-
 // move puts lane i's ring in lane j (the two-vector loops' packing).
 func (ch *chGroup) move(i, j int) {
 	for s := range ch.k {
