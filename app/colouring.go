@@ -2,8 +2,10 @@
 // transfer function, the inside's colouring (black, period, multiplier) and the method's
 // parameters, in a small "Colouring" pop-up opened from the controls row (the
 // row has no room for them at the window's minimum width). The pop-up also holds the escape
-// radius (Location.Bailout), which shapes the angle and stripe colourings but belongs to the
-// view: a change computes the view again, and only the Mandelbrot formula takes one.
+// radius (Location.Bailout), which shapes the angle and stripe colourings, and the stripe
+// channel's density and count of last iterates (Location.StripeDensity, StripeLast), which
+// shape the stripe colouring; they belong to the view: a change computes the view again, and
+// only the Mandelbrot formula takes them.
 //
 // As with the other controls, data flows one way: a widget's callback is the user's event and
 // navigates; syncShading writes the view's colouring into the widgets without firing them.
@@ -42,6 +44,8 @@ type shadingControls struct {
 	strength *escSlider
 	strVal   *widget.Label
 	bailout  *commitEntry   // the view's escape radius (Mandelbrot only); Enter or leaving it sets it
+	stripeS  *commitEntry   // the view's stripe density S (stripe colouring, Mandelbrot only), likewise
+	stripeK  *commitEntry   // the view's stripe last K (stripe colouring, Mandelbrot only), likewise
 	dlg      *popupDialog   // the open pop-up, nil when closed
 	gradient *widget.Button // in the pop-up: opens the gradient editor
 }
@@ -99,8 +103,60 @@ func (w *Window) buildShading() *widget.Button {
 		setEntry(s.bailout, formatBailout(w.Location()))
 		w.closeTopDialog()
 	}
+	s.stripeS = w.newOrbitEntry(stripeDensityParam)
+	s.stripeK = w.newOrbitEntry(stripeLastParam)
 	s.button = widget.NewButton("", w.showShading)
 	return s.button
+}
+
+// stripeParam is one of the view's stripe parameters as the pop-up edits it: its parser
+// (fractal.ParseStripeDensity or ParseStripeLast: 1 to 64, the default's form 0), its value
+// in a location (the default's form 0 included) and the value in effect.
+type stripeParam struct {
+	parse func(string) (int, error)
+	ptr   func(*fractal.Location) *int
+	shown func(fractal.Location) int
+}
+
+var (
+	stripeDensityParam = stripeParam{fractal.ParseStripeDensity,
+		func(l *fractal.Location) *int { return &l.StripeDensity }, fractal.Location.StripeS}
+	stripeLastParam = stripeParam{fractal.ParseStripeLast,
+		func(l *fractal.Location) *int { return &l.StripeLast }, fractal.Location.StripeK}
+)
+
+// newOrbitEntry makes the pop-up's field for the stripe parameter p: Enter or leaving it sets
+// it (applyStripe), Escape shows the view's value again and closes the pop-up.
+func (w *Window) newOrbitEntry(p stripeParam) *commitEntry {
+	e := newCommitEntry()
+	e.OnSubmitted = func(v string) { w.applyStripe(e, p, v) }
+	e.onCommit = func(v string) { w.applyStripe(e, p, v) }
+	e.onEscape = func() {
+		setEntry(e, strconv.Itoa(p.shown(w.Location())))
+		w.closeTopDialog()
+	}
+	return e
+}
+
+// applyStripe sets the view's stripe parameter p from its field e's text v, computing the
+// view again (the STRIPE channel is the view's data, not its colouring); a value that is not
+// a whole number from 1 to 64 is said in the status bar and the field shows the view's value
+// again.
+func (w *Window) applyStripe(e *commitEntry, p stripeParam, v string) {
+	l := w.Location()
+	k, err := p.parse(v)
+	if err == nil && k != *p.ptr(&l) {
+		*p.ptr(&l) = k
+		err = l.Validate()
+	}
+	if err != nil {
+		w.refuse(firstLine(err.Error()))
+		setEntry(e, strconv.Itoa(p.shown(w.Location())))
+		return
+	}
+	if cur := w.Location(); k != *p.ptr(&cur) {
+		w.navigate(l, false)
+	}
 }
 
 // applyBailout sets the view's escape radius from the pop-up's text v (fractal.ParseBailout:
@@ -191,10 +247,13 @@ func (w *Window) showShading() {
 		widget.NewFormItem("Light", row(s.light, s.lightVal)),
 		widget.NewFormItem("Strength", row(s.strength, s.strVal)),
 		widget.NewFormItem("Escape radius", container.NewBorder(nil, nil, nil, widget.NewLabel("2 to 1e10 (Mandelbrot)"), s.bailout)),
+		widget.NewFormItem("Stripe density", container.NewBorder(nil, nil, nil,
+			container.NewHBox(widget.NewLabel("last"), container.NewGridWrap(fyne.NewSize(64, s.stripeK.MinSize().Height), s.stripeK), widget.NewLabel("1 to 64")),
+			s.stripeS)),
 	)
 	// Short lines, and the buttons on a row of their own, so that the pop-up fits a window of
 	// the minimum width (TestPopUpsFitTheMinimumWidth).
-	hint := widget.NewLabel("Line width is for distance; light and strength for slopes;\nstrength for angle and stripe. The escape radius belongs\nto the view: a change computes it again.")
+	hint := widget.NewLabel("Line width is for distance; light and strength for slopes;\nstrength for angle and stripe; stripe density and last (the\niterates averaged) for stripe. The escape radius and the\nstripe's parameters belong to the view: a change computes it\nagain.")
 	var d *popupDialog
 	title := widget.NewLabelWithStyle("Colouring", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	closeBtn := widget.NewButton("Close", func() { d.Hide() })
@@ -247,6 +306,15 @@ func (w *Window) syncShading() {
 		setEntry(s.bailout, formatBailout(w.Location()))
 	}
 	enable(w.Location().Formula.IsMandelbrot(), s.bailout)
+	for _, f := range []struct {
+		e *commitEntry
+		v int
+	}{{s.stripeS, w.Location().StripeS()}, {s.stripeK, w.Location().StripeK()}} {
+		if w.win == nil || w.win.Canvas().Focused() != f.e {
+			setEntry(f.e, strconv.Itoa(f.v))
+		}
+	}
+	enable(w.Location().Formula.IsMandelbrot() && m == colour.MethodStripe, s.stripeS, s.stripeK)
 }
 
 // setEntry shows text in e without firing its callbacks (OnChanged is not used by the

@@ -311,3 +311,99 @@ func TestPopUpsFitTheMinimumWidth(t *testing.T) {
 		t.Errorf("the gradient editor is %g wide, more than 563", mw)
 	}
 }
+
+// TestShadingStripeParameters: the Colouring pop-up's stripe density and stripe last fields
+// are greyed but for the stripe colouring, set the view's Location.StripeDensity and
+// StripeLast (the defaults, 5 and 16, in their one form 0), compute the view again (STRIPE is
+// the view's data), refuse a value that is not a whole number from 1 to 64 in one line in the
+// status bar with the field back at the view's value, and stay with the place in the history.
+func TestShadingStripeParameters(t *testing.T) {
+	start := fractal.Home()
+	start.Iterations = 100
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(500, 420), Start: start, Accumulate: preview.AccumulateN})
+	done := "samples 16/16"
+	waitFor(t, done, func() bool { return w.statusTime.Text == done })
+	s := w.shade
+	test.Tap(s.button)
+	if !s.stripeS.Disabled() || !s.stripeK.Disabled() || s.stripeS.Text != "5" || s.stripeK.Text != "16" {
+		t.Fatalf("smooth colouring: stripe fields disabled %v %v, texts %q %q; want disabled, 5 and 16",
+			s.stripeS.Disabled(), s.stripeK.Disabled(), s.stripeS.Text, s.stripeK.Text)
+	}
+	s.method.SetSelected(colour.MethodStripe)
+	if s.stripeS.Disabled() || s.stripeK.Disabled() {
+		t.Fatal("stripe colouring: the stripe fields are disabled")
+	}
+	waitFor(t, done, func() bool { return strings.HasSuffix(w.statusTime.Text, done) })
+	before := w.RenderThumbnail(w.Location(), 64, 48)
+	counting := &countingCPU{}
+	w.rend.set(counting)
+	for _, c := range []struct {
+		e    *commitEntry
+		text string
+		want string // in the location text
+		get  func(fractal.Location) int
+		val  int
+	}{
+		{s.stripeS, "9", "stripe-density=9", func(l fractal.Location) int { return l.StripeDensity }, 9},
+		{s.stripeK, "3", "stripe-last=3", func(l fractal.Location) int { return l.StripeLast }, 3},
+	} {
+		calls := counting.calls.Load()
+		c.e.SetText(c.text)
+		c.e.OnSubmitted(c.e.Text)
+		if got := c.get(w.Location()); got != c.val {
+			t.Fatalf("entered %s: value %d, status %q", c.text, got, w.statusTime.Text)
+		}
+		waitFor(t, "the view computed again", func() bool { return counting.calls.Load() > calls })
+		if !strings.Contains(w.Location().String(), c.want) {
+			t.Errorf("location text %q has no %s", w.Location(), c.want)
+		}
+		waitFor(t, done, func() bool { return strings.HasSuffix(w.statusTime.Text, done) })
+	}
+	if after := w.RenderThumbnail(w.Location(), 64, 48); sameRGBA(before, after) {
+		t.Error("density 9 and last 3 draw the same picture as 5 and 16")
+	}
+	for _, c := range []struct {
+		e    *commitEntry
+		name string
+		keep string
+	}{{s.stripeS, "stripe density", "9"}, {s.stripeK, "stripe last", "3"}} {
+		for _, bad := range []string{"0", "65", "2.5", "ten"} {
+			c.e.SetText(bad)
+			c.e.FocusLost() // leaving the field applies it, as Enter does
+			want := c.name + ` "` + bad + `" must be a whole number from 1 to 64`
+			if w.statusTime.Text != want && !strings.HasPrefix(w.statusTime.Text, want+" · ") || c.e.Text != c.keep {
+				t.Errorf("%s %q: status %q, field %q; want %q, %s kept", c.name, bad, w.statusTime.Text, c.e.Text, want, c.keep)
+			}
+		}
+	}
+	if l := w.Location(); l.StripeDensity != 9 || l.StripeLast != 3 {
+		t.Fatalf("after the refusals: density %d, last %d; want 9 and 3", l.StripeDensity, l.StripeLast)
+	}
+	// The history keeps them with the place: away and back.
+	w.closeTopDialog()
+	w.nav.settle()
+	away := w.Location()
+	away.Re = fractal.MustDecimal("0.25")
+	away.StripeDensity, away.StripeLast = 0, 0
+	w.navigate(away, false)
+	w.nav.settle()
+	w.nav.goBack()
+	if l := w.Location(); l.StripeDensity != 9 || l.StripeLast != 3 {
+		t.Errorf("back in the history: density %d, last %d; want 9 and 3", l.StripeDensity, l.StripeLast)
+	}
+	test.Tap(s.button)
+	if s.stripeS.Text != "9" || s.stripeK.Text != "3" {
+		t.Errorf("back in the history the fields say %q and %q, want 9 and 3", s.stripeS.Text, s.stripeK.Text)
+	}
+	// The default's one form is 0.
+	s.stripeS.SetText(" 5 ")
+	s.stripeS.OnSubmitted(s.stripeS.Text)
+	if l := w.Location(); l.StripeDensity != 0 || s.stripeS.Text != "5" {
+		t.Errorf("entered 5: density %d (want the default's form 0), field %q", l.StripeDensity, s.stripeS.Text)
+	}
+	// Another colouring greys them again.
+	s.method.SetSelected(colour.MethodSmooth)
+	if !s.stripeS.Disabled() || !s.stripeK.Disabled() {
+		t.Error("smooth colouring again: the stripe fields are enabled")
+	}
+}

@@ -29,7 +29,10 @@ import (
 // the radius and an orbitRec that holds the last K iterates as they are visited. Those
 // iterates must be the orbit's exact values, stepped one by one: a BLA block that skipped into
 // them is rolled back by running the pixel again with blocks allowed only up to N-K (each
-// run lowers that limit, so it ends; see perturbCh).
+// run lowers that limit, so it ends; see perturbCh). A batch of a Perturbation frame's pixels
+// (PerturbChannelsBatch) goes in the channel vector loops where the build has them: perturbCh's
+// first run, each lane's last K iterates kept in a ring (chGroup), a pixel with a block among
+// them handed to perturbCh.
 
 // Limits and defaults of the orbit parameters (Location.Bailout, StripeDensity, StripeLast).
 const (
@@ -162,7 +165,8 @@ func (f Frame) NeedsChannels() bool { return f.Channels || f.Loc.Color.NeedsChan
 
 // OrbitPath reports whether f's pixels take the loops of orbit.go (Frame.Pixel): a radius
 // other than 2, or the channels asked for (Location.OrbitPath, or Channels). Such frames are
-// computed pixel by pixel by the scalar loops (the CPU renderer), never by the vector loops;
+// computed by the scalar loops pixel by pixel (the CPU renderer), or for a Perturbation frame
+// of the Mandelbrot set in batches (PerturbChannelsBatch, on the vector loops where there are some);
 // the GL renderer's float and double shaders compute the Mandelbrot set's in one pass (render's
 // orbit.go) and hand the others to the CPU renderer.
 func (f Frame) OrbitPath() bool {
@@ -682,4 +686,31 @@ func (ref *Reference) escapedDEExp(rec *orbitRec, dcr, dci, zr, zi float64, w cx
 	r := OrbitResult{Result: smoothDEExp(zr, zi, cr, ci, w, spacing, n)}
 	r.T, r.Stripe = Turn(zr, zi), rec.stripe(n)
 	return r, false
+}
+
+// PerturbChannelsBatch is perturbCh (the orbit path's loop for a Perturbation frame of the
+// Mandelbrot set at l: its radius, S, K and iterations) for a batch of pixels, their deltas
+// dcr, dci: out[i] gets the pixel's count, smooth value, T and STRIPE, and with de its
+// derivative's estimate and normal, bit for bit perturbCh's (without de, its DE, Ur and Ui are
+// 0). On a vector path (VectorPath) the pixels go in the channel vector loops, which keep each
+// lane's last K iterates as it steps to them; a pixel with a BLA block among them is run again
+// by perturbCh, which rolls the block back. It returns false when stop closed first.
+func PerturbChannelsBatch(l Location, ref *Reference, bla *BLA, dcr, dci []float64, spacing float64, de bool, stop <-chan struct{}, out []OrbitResult) bool {
+	if len(dci) != len(dcr) || len(out) < len(dcr) {
+		panic(fmt.Sprintf("fractal: PerturbChannelsBatch with %d, %d deltas and %d results", len(dcr), len(dci), len(out)))
+	}
+	if vectorWidth > 0 && len(dcr) > 1 && ref.jStart == 0 {
+		done, _ := perturbChannelsVector(vectorWidth, l, ref, bla, dcr, dci, spacing, de, stop, out)
+		return done
+	}
+	for i := range dcr {
+		out[i] = perturbCh(newOrbitRec(l), ref, bla, dcr[i], dci[i], l.Iterations, spacing, stop)
+		if !de {
+			out[i].DE, out[i].Ur, out[i].Ui = 0, 0, 0
+		}
+		if out[i].N < 0 && stopped(stop) {
+			return false
+		}
+	}
+	return true
 }

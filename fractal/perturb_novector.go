@@ -21,3 +21,7 @@ func perturbBatchExpVector(int, *Reference, *BLAExp, []Exp, []Exp, int, <-chan s
 func perturbBatchDEExpVector(int, *Reference, *BLAExp, []Exp, []Exp, int, Exp, <-chan struct{}, []Result) bool {
 	panic("fractal: no vector loop in this build")
 }
+
+func perturbChannelsVector(int, Location, *Reference, *BLA, []float64, []float64, float64, bool, <-chan struct{}, []OrbitResult) (bool, int) {
+	panic("fractal: no vector loop in this build")
+}

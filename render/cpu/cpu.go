@@ -120,7 +120,7 @@ func (r *Renderer) rows(ctx context.Context, f fractal.Frame, rect image.Rectang
 	// frames come in bands of four rows), and so do a PerturbationExp frame's; the others row
 	// by row.
 	band := 1
-	if (f.Precision() == fractal.Perturbation || expBatch(f)) && f.Ref != nil && f.Loc.Formula.IsMandelbrot() && !f.OrbitPath() {
+	if bandBatch(f) {
 		band = max(1, min(blockSize, rect.Dy()/r.workers()))
 	}
 	var next atomic.Int64
@@ -211,9 +211,15 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		}
 		return
 	}
+	if f.OrbitPath() && perturb {
+		// Another escape radius or the orbit channels by perturbation: in a batch
+		// (fractal.PerturbChannelsBatch), on the vector loops where there are some.
+		perturbBand(ctx, f, bla, blaExp, y, x0, x1, [][]colour.Sample{out})
+		return
+	}
 	if f.OrbitPath() {
 		// Another escape radius or the orbit channels: the scalar loops of fractal's
-		// orbit.go, pixel by pixel, never the vector loops (see fractal.Frame.OrbitPath).
+		// orbit.go, pixel by pixel (see fractal.Frame.OrbitPath).
 		for x := x0; x < x1; x++ {
 			if (it >= 1<<16 || perturb || perturbExp) && ctx.Err() != nil {
 				return
@@ -260,6 +266,16 @@ const blockSize = 4
 // expBatch reports whether f's rows go to fractal.PerturbEscapeExpBatch or
 // PerturbEscapeDEExpBatch (perturbBand): a PerturbationExp frame.
 func expBatch(f fractal.Frame) bool { return f.Precision() == fractal.PerturbationExp }
+
+// bandBatch reports whether f's rows go in bands to perturbBand: a Perturbation frame of
+// the Mandelbrot set with its reference (on the orbit path too: fractal.PerturbChannelsBatch),
+// or a PerturbationExp frame off the orbit path (whose channels only the scalar loops give).
+func bandBatch(f fractal.Frame) bool {
+	if f.Ref == nil || !f.Loc.Formula.IsMandelbrot() {
+		return false
+	}
+	return f.Precision() == fractal.Perturbation || expBatch(f) && !f.OrbitPath()
+}
 
 // perturbBand computes the samples of pixels x0..x1-1 of rows y, y+1, ... of a Perturbation
 // frame into out (a row each, at most blockSize), as computeRow does: the band's pixels go
@@ -308,6 +324,17 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 	dcr, dci := make([]float64, n), make([]float64, n)
 	for k, o := range at {
 		dcr[k], dci[k] = f.Delta(x0+o%w, y+o/w)
+	}
+	if f.OrbitPath() {
+		// The orbit channels (or another radius): Frame.PixelChannels's results.
+		res := make([]fractal.OrbitResult, n)
+		if !fractal.PerturbChannelsBatch(f.Loc, f.Ref, bla, dcr, dci, f.Spacing, f.NeedsDerivative(), ctx.Done(), res) {
+			return // cancelled: rows drops the band
+		}
+		for k, o := range at {
+			out[o/w][o%w] = res[k].Sample()
+		}
+		return
 	}
 	if f.NeedsDerivative() {
 		res := make([]fractal.Result, n)

@@ -43,16 +43,22 @@ type variant struct {
 	// Exp is the loop of PerturbEscapeExpBatch (PerturbEscapeDEExpBatch with DE): float64
 	// deltas past 1e308, handed over by and back to the scalar extended-exponent loop.
 	Exp bool
+	// Ch is the loop of PerturbChannelsBatch: the escape radius of the frame and the last
+	// iterates each lane steps to kept for the orbit channels T and STRIPE (see chGroup).
+	// Not with Exp.
+	Ch bool
 }
 
 // variants are the loops fractal's dispatch (perturb_vector.go) calls: for each width, one
 // vector for a group's last few pixels and two for the rest; with the derivative, two only on
 // AVX2 (on AVX-512 two lose to one in the export and the window: see perturbBatchDEVector).
 var variants = []variant{
-	{8, 1, false, false}, {4, 1, false, false}, {8, 2, false, false}, {4, 2, false, false},
-	{8, 1, true, false}, {4, 1, true, false}, {4, 2, true, false},
-	{8, 1, false, true}, {4, 1, false, true}, {8, 2, false, true}, {4, 2, false, true},
-	{8, 1, true, true}, {4, 1, true, true}, {4, 2, true, true},
+	{8, 1, false, false, false}, {4, 1, false, false, false}, {8, 2, false, false, false}, {4, 2, false, false, false},
+	{8, 1, true, false, false}, {4, 1, true, false, false}, {4, 2, true, false, false},
+	{8, 1, false, true, false}, {4, 1, false, true, false}, {8, 2, false, true, false}, {4, 2, false, true, false},
+	{8, 1, true, true, false}, {4, 1, true, true, false}, {4, 2, true, true, false},
+	{8, 1, false, false, true}, {4, 1, false, false, true}, {8, 2, false, false, true}, {4, 2, false, false, true},
+	{8, 1, true, false, true}, {4, 1, true, false, true}, {4, 2, true, false, true},
 }
 
 // L is the pixels a group holds.
@@ -67,8 +73,14 @@ func (v variant) size() string {
 	return fmt.Sprint(v.L())
 }
 
-// Name is the loop's function name: perturbGroup8, perturbGroupDE8x4, ...
+// Name is the loop's function name: perturbGroup8, perturbGroupDE8x4, perturbGroupCh8, ...
 func (v variant) Name() string {
+	if v.Ch && v.DE {
+		return "perturbGroupDECh" + v.size()
+	}
+	if v.Ch {
+		return "perturbGroupCh" + v.size()
+	}
 	if v.Exp && v.DE {
 		return "perturbGroupDEExp" + v.size()
 	}
@@ -83,6 +95,12 @@ func (v variant) Name() string {
 
 // File is the name of the file that holds the loop.
 func (v variant) File() string {
+	if v.Ch && v.DE {
+		return "perturb_vector_dech" + v.size() + ".go"
+	}
+	if v.Ch {
+		return "perturb_vector_ch" + v.size() + ".go"
+	}
 	if v.Exp && v.DE {
 		return "perturb_vector_deexp" + v.size() + ".go"
 	}
@@ -121,8 +139,10 @@ func (v variant) Two() bool { return v.V == 2 }
 func (v variant) One() variant   { v.V = 1; return v }
 func (v variant) Plain() variant { v.DE = false; return v }
 
-// Float is the same loop for float64 frames (without Exp).
+// Float is the same loop for float64 frames (without Exp), NoCh the same without the
+// channels.
 func (v variant) Float() variant { v.Exp = false; return v }
+func (v variant) NoCh() variant  { v.Ch = false; return v }
 
 // WB names what a block adds to the derivative, B times it: ws (the spacing) but in the Exp
 // loops, wsb (the spacing scaled as their blocks' B is, where the plain steps add it in
@@ -152,10 +172,13 @@ func (v variant) suffixes() []string {
 }
 
 // load and part match ld@[a] and @[a]: the load of vector k's lanes from the group's array
-// a, and a pointer to them.
+// a, and a pointer to them; pload and ppart lp@[a] and pp@[a], the same for a pointer a to
+// an array of the group's size.
 var (
-	load = regexp.MustCompile(`ld@\[(\w+)\]`)
-	part = regexp.MustCompile(`@\[(\w+)\]`)
+	load  = regexp.MustCompile(`ld@\[(\w+)\]`)
+	part  = regexp.MustCompile(`@\[(\w+)\]`)
+	pload = regexp.MustCompile(`lp@\[(\w+)\]`)
+	ppart = regexp.MustCompile(`pp@\[(\w+)\]`)
 )
 
 // expand is line for vector k: ld@[a] and @[a] replaced by the load of the vector's lanes
@@ -163,6 +186,13 @@ var (
 // takes the whole array (archsimd.LoadFloat64x8(&a), &a); two, each its part (ld(a[8:]) by
 // the loop's ld, (*[W]float64)(a[8:])).
 func (v variant) expand(line string, k int) string {
+	if v.V == 1 {
+		line = pload.ReplaceAllString(line, "archsimd.Load"+v.F()+"($1)")
+		line = ppart.ReplaceAllString(line, "$1")
+	} else {
+		line = pload.ReplaceAllString(line, fmt.Sprintf("ld($1[%d:])", k*v.W))
+		line = ppart.ReplaceAllString(line, fmt.Sprintf("(*[W]float64)($1[%d:])", k*v.W))
+	}
 	if v.V == 1 {
 		line = load.ReplaceAllString(line, "archsimd.Load"+v.F()+"(&$1)")
 		line = part.ReplaceAllString(line, "&$1")
