@@ -45,7 +45,7 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	}
 	if f.OrbitPath() && g.orbitOnCPU(f) != "" {
 		// Another escape radius or the orbit channels where the shaders have neither
-		// (orbit.go): a Julia set, perturbation, the emulated double, passes.
+		// (orbit.go): perturbation, passes, a radius past float.
 		g.statsMu.Lock()
 		g.stats.CPUFrames++
 		g.statsMu.Unlock()

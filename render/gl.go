@@ -430,9 +430,9 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // exponent, fp64)" (a PerturbationExp frame), or "perturbation (CPU: ...)" with the reason
 // when the CPU renderer draws a perturbation frame the GPU cannot (no fp64, or a reference
 // orbit too long for its texture limits); "CPU (escape radius or orbit channels: <why>)" for
-// a frame on fractal's orbit path that the shaders do not compute (orbitOnCPU: a Julia set,
-// perturbation, the emulated double, passes), the Mandelbrot set's others in the float and
-// double words; "double (limit reached)" only
+// a frame on fractal's orbit path that the shaders do not compute (orbitOnCPU: perturbation,
+// passes, a radius past float), the others (the Mandelbrot set's and the Julia sets') in
+// their variant's words; "double (limit reached)" only
 // where a forced precision is used past float64's reach; "rings (CPU: ...)" for a frame laid
 // out as rings (fractal.Rings), which the CPU renderer draws. Every formula is drawn in the
 // same words, but for a formula's derivative, which the CPU computes: "<precision> (CPU: the

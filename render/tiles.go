@@ -62,7 +62,7 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	}
 	if f.OrbitPath() && g.orbitOnCPU(f) != "" {
 		// Another escape radius or the orbit channels where the shaders have neither
-		// (orbit.go): a Julia set, perturbation, the emulated double, passes.
+		// (orbit.go): perturbation, passes, a radius past float.
 		return g.renderOnCPU(ctx, f, rect, dst)
 	}
 	if f.Rings != nil {
@@ -280,7 +280,7 @@ func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp boo
 	fm := f.Loc.Formula
 	switch {
 	case v != shaders.Perturb && f.OrbitPath():
-		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, orbit: true})
+		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, julia: julia, orbit: true})
 	case v == shaders.Perturb:
 		tables, err := g.frameTables(f, exp)
 		if err != nil {

@@ -10,7 +10,8 @@
 // function), and DERIV in those that carry the derivative dz/dc (the distance and slopes
 // colourings): the default colouring's programs have neither and pay nothing for them.
 // ORBIT (mandel.frag's orbit path: another escape radius, the channels T and STRIPE) adds
-// shadeOrbit, the angle and stripe colourings (uMethod 3 and 4), which only its programs run.
+// shadeOrbit, the angle and stripe colourings (uMethod 3 and 4), which only its programs run,
+// and in double a smooth value and normal that hold |z| up to R^2 (smoothValue64, finishDE).
 //
 // Rows: the framebuffer's row 0 (GL's bottom row) holds the tile's TOP row, so glReadPixels
 // delivers rows top-first straight into an image.RGBA with no flip on the CPU.
@@ -146,6 +147,18 @@ float smoothValue(int m, float r2) {
 #endif
 }
 
+#if defined(ORBIT) && defined(PREC_F64)
+// smoothValue64 is smoothValue for the final |z|^2 in double: on the orbit path a radius
+// past 2^64 leaves |z|^2 up to R^4 (1e40 at fractal.MaxBailout), past float's range, so a
+// value past 2^100 is scaled by 2^-128 (exactly) before it becomes a float, and the 128 added
+// to its log2.
+float smoothValue64(int m, double r2) {
+    bool big = r2 > packDouble2x32(uvec2(0u, 0x46300000u));  // 2^100
+    double s = big ? r2 * packDouble2x32(uvec2(0u, 0x37F00000u)) : r2;  // 2^-128
+    return float(m) + 1.0 - log2(0.5 * (log2(float(s)) + (big ? 128.0 : 0.0)));
+}
+#endif
+
 // colour returns the palette colour (0..255) for smooth value nu, as fractal.Palette.Color.
 vec3 colour(float nu) {
     float t = nu * uDensity / 32.0 + uOffset;
@@ -263,7 +276,15 @@ void finishDE(REAL zr, REAL zi, REAL wr, REAL wi, out float de, out vec2 u) {
     if (d >= REAL(0.0)) {
         de = float(min(d, REAL(1.0e30)));
     }
+#if defined(ORBIT)
+    // On the orbit path |z| reaches R^2 (1e20 at fractal.MaxBailout), and |n|^2 would pass
+    // float's range: n is divided by its largest component first.
+    REAL nr = zr * sr + zi * si, ni = zi * sr - zr * si;
+    REAL nm = max(abs(nr), abs(ni));
+    vec2 n = nm > REAL(0.0) ? vec2(float(nr / nm), float(ni / nm)) : vec2(0.0);
+#else
     vec2 n = vec2(float(zr * sr + zi * si), float(zi * sr - zr * si));
+#endif
     float h = length(n);
     if (h > 0.0 && h < 1.0e30) {
         u = n / h;
@@ -294,7 +315,11 @@ float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
         r2 = float(fr * fr + fi * fi);
         m++;
     }
+#if defined(ORBIT) && defined(PREC_F64)
+    return smoothValue64(m, fr * fr + fi * fi);
+#else
     return smoothValue(m, r2);
+#endif
 }
 
 // escapeSmoothDE is escapeSmooth (the same nu) continued with the derivative w <- 2 z w +
@@ -321,7 +346,11 @@ float escapeSmoothDE(Z cr, Z ci, Z zr, Z zi, REAL wr, REAL wi, REAL spacing, int
         m++;
     }
     finishDE(fr, fi, wr, wi, de, u);
+#if defined(ORBIT) && defined(PREC_F64)
+    return smoothValue64(m, fr * fr + fi * fi);
+#else
     return smoothValue(m, r2);
+#endif
 }
 
 #if defined(STAGE_ITERATE) || defined(STAGE_COLOUR)

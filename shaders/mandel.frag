@@ -26,20 +26,23 @@ uniform vec2 uSpacing;   // (spacing.hi, spacing.lo)
 uniform vec4 uJuliaC;    // (re.hi, re.lo, im.hi, im.lo)
 #endif
 
-// The orbit path (fractal/orbit.go), compiled with ORBIT: the Mandelbrot set's single pass
-// (and STAGE_SAMPLE) in float or double with the escape radius R (uBail2 = R^2, the type of
-// the escape test) and the channels T and STRIPE (orbitChannels). The last K iterates are
-// kept in orbitRing as the loop visits them (slot k mod K, advanced without an integer %),
-// and STRIPE is their mean of (1 + sin(S arg z)) / 2 at the end: the CPU's orbitRec. Julia
-// sets, formulas, the emulated variant and the multi-pass stages go to the CPU renderer.
+// The orbit path (fractal/orbit.go), compiled with ORBIT: the single pass (and STAGE_SAMPLE)
+// of the Mandelbrot set or a Julia set (JULIA) in each variant, with the escape radius R
+// (uBail2 = R^2, the type of the escape test: float for the float and emulated variants,
+// whose float smooth value holds |z|^2 <= R^4 only up to render.maxF32Bailout) and the
+// channels T and STRIPE (orbitChannels). The last K iterates are kept in orbitRing as the
+// loop visits them (slot k mod K, advanced without an integer %; the emulated variant's high
+// parts), and STRIPE is their mean of (1 + sin(S arg z)) / 2 at the end: the CPU's orbitRec.
+// A Julia orbit's z_1 is the ring's first (orbitStart). Formulas and the multi-pass stages go
+// to the CPU renderer.
 #if defined(ORBIT)
-#if !(defined(PREC_F32) || defined(PREC_F64)) || defined(JULIA) || defined(FORMULA) || defined(STAGE_ITERATE) || defined(STAGE_COLOUR)
-#error "ORBIT: the Mandelbrot set's single pass in float or double only"
+#if defined(FORMULA) || defined(STAGE_ITERATE) || defined(STAGE_COLOUR)
+#error "ORBIT: the single pass of the Mandelbrot set or a Julia set only"
 #endif
-#if defined(PREC_F32)
-uniform float uBail2;    // float32(R^2)
-#else
+#if defined(PREC_F64)
 uniform uvec2 uBail2;    // the bits of R^2
+#else
+uniform float uBail2;    // float32(R^2)
 #endif
 uniform int uStripeK;    // K, 1 to 64 (fractal.MaxStripeLast)
 uniform float uStripeS;  // S
@@ -48,17 +51,29 @@ int orbitSlot = 0;
 
 // escape2 is the squared escape radius.
 REAL escape2() {
-#if defined(PREC_F32)
-    return uBail2;
-#else
+#if defined(PREC_F64)
     return packDouble2x32(uBail2);
+#else
+    return uBail2;
 #endif
 }
 
+// ringPut records the iterate z in the ring's next slot, as float (the emulated variant's
+// high parts: Z is then a float-float pair).
+void ringPut(Z zr, Z zi) {
+#if defined(PREC_EMULATED)
+    orbitRing[orbitSlot] = vec2(zr.x, zi.x);
+#else
+    orbitRing[orbitSlot] = vec2(float(zr), float(zi));
+#endif
+    orbitSlot = orbitSlot + 1 == uStripeK ? 0 : orbitSlot + 1;
+}
+
 // orbitChannels is T = arg(z_n) / 2pi in [0, 1) and STRIPE (fractal.Turn, orbitRec.stripe)
-// of an orbit that escaped at n with z_n = (zr, zi).
-void orbitChannels(Z zr, Z zi, int n, out float t, out float stripe) {
-    t = atan(float(zi), float(zr)) / 6.283185307179586;
+// of an orbit that escaped at n with z_n = (zr, zi), the ring's last.
+void orbitChannels(int n, out float t, out float stripe) {
+    vec2 zn = orbitRing[orbitSlot == 0 ? uStripeK - 1 : orbitSlot - 1];
+    t = atan(zn.y, zn.x) / 6.283185307179586;
     t = t < 0.0 ? t + 1.0 : t;
     t = t >= 1.0 ? 0.0 : t;
     int cnt = min(n, uStripeK);
@@ -241,7 +256,12 @@ void orbitStart(inout Z cr, inout Z ci, out Z zr, out Z zi, out REAL wr, out REA
     wr = julia ? derSpacing() : REAL(0.0);
     wi = REAL(0.0);
     first = julia ? 2 : 1;
-    escaped = julia && r2 > REAL(4.0);
+    escaped = julia && r2 > escape2();
+#if defined(ORBIT)
+    if (julia) {
+        ringPut(pr, pi);  // z_1, the ring's first
+    }
+#endif
 }
 
 // iterate runs iterations k0..k1 (1-based) of c's orbit, continuing from z, the saved z of the
@@ -259,8 +279,8 @@ void orbitStart(inout Z cr, inout Z ci, out Z zr, out Z zi, out REAL wr, out REA
 int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout int check,
             inout int period, int k0, int k1, inout REAL wr, inout REAL wi) {
     REAL sp = derAdd();
-#if !defined(PREC_EMULATED)
     REAL bail2 = escape2();  // 4 but on the orbit path (ORBIT)
+#if !defined(PREC_EMULATED)
     // zr2 and zi2 are the squares the escape test computed: the same roundings as
     // zr*zr - zi*zi + cr on the CPU, with two multiplications fewer.
     Z zr2 = zr * zr, zi2 = zi * zi;
@@ -291,8 +311,7 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
         zr2 = zr * zr;
         zi2 = zi * zi;
 #if defined(ORBIT)
-        orbitRing[orbitSlot] = vec2(float(zr), float(zi));
-        orbitSlot = orbitSlot + 1 == uStripeK ? 0 : orbitSlot + 1;
+        ringPut(zr, zi);
 #endif
         precise float r2 = zr2 + zi2;
         if (r2 > bail2) {
@@ -306,8 +325,7 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
         zr2 = zr * zr;
         zi2 = zi * zi;
 #if defined(ORBIT)
-        orbitRing[orbitSlot] = vec2(float(zr), float(zi));
-        orbitSlot = orbitSlot + 1 == uStripeK ? 0 : orbitSlot + 1;
+        ringPut(zr, zi);
 #endif
         precise double r2 = zr2 + zi2;
         if (r2 > bail2) {
@@ -323,8 +341,11 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
         zr = ffAdd(ffAdd(zr2, -zi2), cr);
         zi = ffAdd(2.0 * zri, ci);
 #endif
+#if defined(ORBIT)
+        ringPut(zr, zi);
+#endif
         float r2 = zr.x * zr.x + zi.x * zi.x;
-        if (r2 > 4.0) {
+        if (r2 > bail2) {
             return k;
         }
 #endif
@@ -490,7 +511,7 @@ void main() {
     oSample = uvec4(floatBitsToUint(nu), floatBitsToUint(de), floatBitsToUint(u.x), floatBitsToUint(u.y));
 #if defined(ORBIT)
     float t, stripe;
-    orbitChannels(zr, zi, n, t, stripe);
+    orbitChannels(n, t, stripe);
     oChannels = uvec4(floatBitsToUint(t), floatBitsToUint(stripe), 0u, 0u);
 #endif
 }
@@ -528,7 +549,7 @@ void main() {
 #endif
 #if defined(ORBIT)
     float t, stripe;
-    orbitChannels(zr, zi, n, t, stripe);
+    orbitChannels(n, t, stripe);
     fragColor = vec4(shadeOrbit(nu, de, u, t, stripe) / 255.0, 1.0);
 #else
     fragColor = vec4(shade(nu, de, u) / 255.0, 1.0);
