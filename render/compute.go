@@ -43,8 +43,8 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 		g.statsMu.Unlock()
 		return g.cpu.Compute(ctx, f, rect, dst)
 	}
-	if f.OrbitPath() && g.orbitOnCPU(f) != "" {
-		// Another escape radius or the orbit channels where the shaders have neither
+	if f.OrbitPath() && g.orbitComputeOnCPU(f) != "" {
+		// Another escape radius or the orbit channels where the shaders compute neither
 		// (orbit.go): perturbation, passes, a radius past float.
 		g.statsMu.Lock()
 		g.stats.CPUFrames++

@@ -12,9 +12,10 @@ import (
 
 // The orbit path (fractal/orbit.go: an escape radius other than 2, or the orbit channels T and
 // STRIPE) on the GPU: mandel.frag compiled with orbitDefine draws and computes such frames of
-// the Mandelbrot set and its Julia sets in float, double and the emulated double, in one pass.
-// The other orbit-path frames (perturbation, iteration counts that need passes, radii past
-// float in the float variants) go to the CPU renderer: orbitOnCPU says why.
+// the Mandelbrot set and its Julia sets in float, double and the emulated double, in one pass,
+// and perturb.frag compiled with it draws perturbation frames (in float64, not extended
+// exponents) in one pass. The other orbit-path frames go to the CPU renderer: orbitOnCPU and
+// orbitComputeOnCPU say why.
 
 // orbitDefine is the define of mandel.frag's orbit-path programs.
 const orbitDefine = "ORBIT"
@@ -24,19 +25,34 @@ const orbitDefine = "ORBIT"
 // value and estimate for such radii are float64's).
 const maxF32Bailout = 1e9
 
-// orbitOnCPU is why the CPU renderer computes frame f, which is on fractal's orbit path, and
-// "" when the shaders do: the Mandelbrot set or a Julia set in the float, double or emulated
-// variant, drawn in one pass (PassIterations 0, and iterations within passCost), a radius
-// that float holds for the float and emulated variants.
+// orbitOnCPU is why the CPU renderer draws frame f, which is on fractal's orbit path, and ""
+// when the shaders do: the Mandelbrot set or a Julia set in the float, double or emulated
+// variant, or by perturbation in float64, drawn in one pass (PassIterations 0, and iterations
+// within passCost: 512 for perturbation), a radius that float holds for the float and
+// emulated variants. The last K iterates cannot be carried from pass to pass (up to 64
+// complex values a pixel, against the state textures' 16 words), so counts that need passes
+// stay on the CPU.
 func (g *GL) orbitOnCPU(f fractal.Frame) string {
 	v := g.variant(f)
 	switch {
-	case v == shaders.Perturb:
-		return "perturbation"
+	case v == shaders.Perturb && f.Precision() == fractal.PerturbationExp:
+		return "perturbation with extended exponents"
 	case alwaysPasses || g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*variantWeight(v) > passCost:
 		return "iterations past one pass"
-	case v != shaders.F64 && f.Loc.BailoutRadius() > maxF32Bailout:
+	case (v == shaders.F32 || v == shaders.Emulated) && f.Loc.BailoutRadius() > maxF32Bailout:
 		return "a radius past float"
+	}
+	return ""
+}
+
+// orbitComputeOnCPU is orbitOnCPU for Compute, which computes perturbation frames in passes
+// alone (perturb.frag has no STAGE_SAMPLE): those go to the CPU too.
+func (g *GL) orbitComputeOnCPU(f fractal.Frame) string {
+	if why := g.orbitOnCPU(f); why != "" {
+		return why
+	}
+	if g.variant(f) == shaders.Perturb {
+		return "perturbation's samples, computed in passes"
 	}
 	return ""
 }
@@ -46,7 +62,7 @@ func (g *GL) orbitOnCPU(f fractal.Frame) string {
 func (p *program) setOrbit(l fractal.Location) {
 	r := l.BailoutRadius()
 	b2 := r * r
-	if p.variant == shaders.F64 {
+	if p.variant == shaders.F64 || p.variant == shaders.Perturb {
 		gl.Uniform2ui(p.loc["uBail2"], lo(b2), hi(b2))
 	} else {
 		gl.Uniform1f(p.loc["uBail2"], float32(b2))

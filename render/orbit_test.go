@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,9 +83,10 @@ func orbitGL(t *testing.T, c orbitCase) *GL {
 	return g
 }
 
-// TestOrbitShadersCompile compiles mandel.frag's orbit-path programs: the float, double and
-// emulated variants, of the Mandelbrot set and a Julia set, single pass and samples, with and
-// without SHADE and DERIV.
+// TestOrbitShadersCompile compiles the orbit-path programs: mandel.frag's float, double and
+// emulated variants, of the Mandelbrot set and a Julia set, single pass and samples, and
+// perturb.frag's single pass (one and four pages, the Mandelbrot set and a Julia set), with
+// and without SHADE and DERIV.
 func TestOrbitShadersCompile(t *testing.T) {
 	for _, glsl := range []string{"default", "330"} {
 		t.Run(glsl, func(t *testing.T) {
@@ -111,6 +113,21 @@ func orbitShadersCompile(t *testing.T, g *GL) {
 					}); err != nil {
 						t.Fatalf("%s julia %v %q shade %v deriv %v: %v", v, julia, stage, sd[0], sd[1], err)
 					}
+				}
+			}
+		}
+	}
+	if !g.fp64 {
+		return
+	}
+	for _, pages := range []int{1, maxPages} {
+		for _, julia := range []bool{false, true} {
+			for _, sd := range [][2]bool{{false, false}, {true, false}, {true, true}, {false, true}} {
+				if err := g.th.call(func() error {
+					_, err := g.lazyProgram(progKey{v: shaders.Perturb, pages: pages, stage: stageSingle, shade: sd[0], deriv: sd[1], julia: julia, orbit: true})
+					return err
+				}); err != nil {
+					t.Fatalf("perturbation pages %d julia %v shade %v deriv %v: %v", pages, julia, sd[0], sd[1], err)
 				}
 			}
 		}
@@ -231,23 +248,28 @@ func TestOrbitComputeAgainstCPU(t *testing.T) {
 	}
 }
 
-// TestOrbitOnCPU: the orbit-path frames the shaders do not compute go to the CPU renderer,
-// and Mode says why: perturbation, iterations in passes, a radius past float in the float and
-// emulated variants.
+// TestOrbitOnCPU: the orbit-path frames the shaders do not draw go to the CPU renderer, and
+// Mode says why: perturbation with extended exponents, iterations in passes (perturbation's
+// too), a radius past float in the float and emulated variants.
 func TestOrbitOnCPU(t *testing.T) {
-	deep := fractal.NewFrame(func() fractal.Location {
-		l := deepSeahorseLoc(t)
-		l.Zoom, _ = fractal.ParseDecimal("1e20")
-		l.Color.Method = colour.MethodStripe
+	deep := deepFrame(t, misRe, misIm, "1e50", 600, 40, 30)
+	deep.Loc.Color.Method = colour.MethodStripe
+	deeper := fractal.NewFrame(func() fractal.Location {
+		l := deep.Loc
+		l.Zoom, _ = fractal.ParseDecimal("1e320")
 		return l
 	}(), 40, 30)
+	if deeper.Precision() != fractal.PerturbationExp {
+		t.Fatalf("zoom 1e320 is %v", deeper.Precision())
+	}
 	for _, c := range []struct {
 		name string
 		opts Options
 		f    fractal.Frame
 		why  string
 	}{
-		{"perturbation", Options{}, deep, "perturbation"},
+		{"perturbation_exp", Options{Perturb: "gpu"}, deeper, "perturbation with extended exponents"},
+		{"perturbation_passes", Options{Perturb: "gpu"}, deep, "iterations past one pass"},
 		{"passes", Options{PassIterations: 100}, orbitFrame(t, "f32", colour.MethodAngle, 0, 40, 30), "iterations past one pass"},
 		{"julia_passes", Options{PassIterations: 100}, orbitJuliaFrame(t, "f32", colour.MethodAngle, 0, 40, 30), "iterations past one pass"},
 		{"radius", Options{Precision: "f32"}, orbitFrame(t, "f32", colour.MethodAngle, 1e10, 40, 30), "a radius past float"},
@@ -271,5 +293,102 @@ func TestOrbitOnCPU(t *testing.T) {
 				t.Error("the picture differs from the CPU renderer's")
 			}
 		})
+	}
+}
+
+// TestOrbitPerturbAgainstCPU: the perturbation shader draws the angle and stripe colourings
+// itself (no frame handed to the CPU renderer) at zoom 1e50 and 1e100 near the Misiurewicz
+// point i, and the Julia set of c = i there at 1e50 (escape counts 130 to 290, within one
+// pass), at the radii 2 and 1000 and with the stripe's K at 16 and 64 (more pixels whose
+// first run ends with a BLA block among the last K iterates, run again with the blocks
+// limited, as fractal.perturbCh does), and its pictures agree with the CPU renderer's on
+// every pixel within 6/255.
+func TestOrbitPerturbAgainstCPU(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64: perturbation frames go to the CPU", g.renderer)
+	}
+	for _, view := range []string{"1e50", "1e100", "julia_1e50"} {
+		for _, c := range []struct {
+			col     string
+			bailout float64
+			last    int
+		}{
+			{colour.MethodAngle, 0, 0}, {colour.MethodAngle, 1000, 0},
+			{colour.MethodStripe, 0, 0}, {colour.MethodStripe, 1000, 64},
+		} {
+			name := fmt.Sprintf("%s_%s_R%g_K%d", view, c.col, fractal.Location{Bailout: c.bailout}.BailoutRadius(), fractal.Location{StripeLast: c.last}.StripeK())
+			t.Run(name, func(t *testing.T) {
+				l := loc(t, misRe, misIm, strings.TrimPrefix(view, "julia_"), 500)
+				if strings.HasPrefix(view, "julia_") {
+					l.Julia = fractal.JuliaParam{On: true, Re: fractal.MustDecimal("0"), Im: fractal.MustDecimal("1")}
+				}
+				l.Color.Method, l.Bailout, l.StripeLast = c.col, c.bailout, c.last
+				f, err := fractal.NewFrame(l, 64, 40).WithReference(context.Background(), &fractal.ReferenceCache{}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.Precision() != fractal.Perturbation || f.Loc.IsJulia() != strings.HasPrefix(view, "julia_") {
+					t.Fatalf("%v, Julia %v", f.Precision(), f.Loc.IsJulia())
+				}
+				if !f.OrbitPath() {
+					t.Fatal("the frame is not on the orbit path")
+				}
+				if m := g.Mode(f); m != "perturbation (fp64)" {
+					t.Fatalf("Mode %q: want the GPU's perturbation", m)
+				}
+				before := g.Stats().CPUFrames
+				got := renderGL(t, g, f)
+				if n := g.Stats().CPUFrames - before; n != 0 {
+					t.Fatalf("%d frames went to the CPU renderer", n)
+				}
+				want := image.NewRGBA(got.Bounds())
+				if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
+					t.Fatal(err)
+				}
+				smooth := f
+				smooth.Loc.Color.Method = colour.MethodSmooth
+				plain := image.NewRGBA(got.Bounds())
+				if err := (&cpu.Renderer{}).Render(context.Background(), smooth, plain.Bounds(), plain); err != nil {
+					t.Fatal(err)
+				}
+				if same := agreement(want, plain); same > 0.99 {
+					t.Errorf("%s changes only %.1f%% of the smooth colouring's pixels", c.col, 100*(1-same))
+				}
+				frac := matchesCPU(t, "orbit_perturb_"+name, got, want)
+				t.Logf("%.3f%% within 6/255", 100*frac)
+				if frac < 1 {
+					t.Errorf("%.3f%% of pixels within 6/255 of the CPU's, want all", 100*frac)
+				}
+			})
+		}
+	}
+}
+
+// TestOrbitPerturbComputeOnCPU: GL Compute hands a perturbation frame on the orbit path to the
+// CPU renderer (perturb.frag computes samples in passes alone, which do not carry the last K
+// iterates) even where Render draws it, and its samples are the CPU's.
+func TestOrbitPerturbComputeOnCPU(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	f := deepFrame(t, misRe, misIm, "1e50", 500, 30, 20)
+	f.Channels = true
+	if g.fp64 {
+		if m := g.Mode(f); m != "perturbation (fp64)" {
+			t.Fatalf("Mode %q: Render should draw it", m)
+		}
+	}
+	if why := g.orbitComputeOnCPU(f); why != "perturbation's samples, computed in passes" {
+		t.Fatalf("orbitComputeOnCPU %q", why)
+	}
+	before := g.Stats().CPUFrames
+	got := computeGL(t, g, f)
+	if n := g.Stats().CPUFrames - before; n != 1 {
+		t.Fatalf("%d frames went to the CPU renderer, want 1", n)
+	}
+	want := computeCPU(t, f)
+	for y := range f.H {
+		if gr, wr := got.Row(y), want.Row(y); !slices.Equal(gr, wr) {
+			t.Fatalf("row %d differs from the CPU's", y)
+		}
 	}
 }

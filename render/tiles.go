@@ -286,7 +286,8 @@ func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp boo
 		if err != nil {
 			return nil, err
 		}
-		return g.deepProgram(tables.pages, stageSingle, shade, deriv, exp, julia, fm)
+		return g.lazyProgram(progKey{v: v, pages: tables.pages, stage: stageSingle, shade: shade, deriv: deriv, exp: exp,
+			julia: julia, formula: fm, orbit: f.OrbitPath()})
 	case shade || julia || !fm.IsMandelbrot():
 		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, julia: julia, formula: fm})
 	}

@@ -136,6 +136,67 @@ void formulaStep(inout REAL zr, inout REAL zi, REAL cr, REAL ci) {
 }
 #endif
 
+// The orbit path (fractal/orbit.go), compiled with ORBIT: mandel.frag's single pass (and
+// STAGE_SAMPLE) of the Mandelbrot set or a Julia set (JULIA) in each variant, and
+// perturb.frag's single pass (without EXPONENT), with the escape radius R
+// (uBail2 = R^2, the type of the escape test: float for the float and emulated variants,
+// whose float smooth value holds |z|^2 <= R^4 only up to render.maxF32Bailout) and the
+// channels T and STRIPE (orbitChannels). The last K iterates are kept in orbitRing as the
+// loop visits them (slot k mod K, advanced without an integer %; the emulated variant's high
+// parts), and STRIPE is their mean of (1 + sin(S arg z)) / 2 at the end: the CPU's orbitRec.
+// A Julia orbit's z_1 is the ring's first. Formulas, extended exponents and the multi-pass
+// stages go to the CPU renderer.
+#if defined(ORBIT)
+#if defined(FORMULA) || defined(STAGE_ITERATE) || defined(STAGE_COLOUR) || defined(EXPONENT)
+#error "ORBIT: the single pass of the Mandelbrot set or a Julia set, without EXPONENT"
+#endif
+#if defined(PREC_F64)
+uniform uvec2 uBail2;    // the bits of R^2
+#else
+uniform float uBail2;    // float32(R^2)
+#endif
+uniform int uStripeK;    // K, 1 to 64 (fractal.MaxStripeLast)
+uniform float uStripeS;  // S
+vec2 orbitRing[64];
+int orbitSlot = 0;
+
+// escape2 is the squared escape radius.
+REAL escape2() {
+#if defined(PREC_F64)
+    return packDouble2x32(uBail2);
+#else
+    return uBail2;
+#endif
+}
+
+// ringPut records the iterate z in the ring's next slot, as float (the emulated variant's
+// high parts: Z is then a float-float pair).
+void ringPut(Z zr, Z zi) {
+#if defined(PREC_EMULATED)
+    orbitRing[orbitSlot] = vec2(zr.x, zi.x);
+#else
+    orbitRing[orbitSlot] = vec2(float(zr), float(zi));
+#endif
+    orbitSlot = orbitSlot + 1 == uStripeK ? 0 : orbitSlot + 1;
+}
+
+// orbitChannels is T = arg(z_n) / 2pi in [0, 1) and STRIPE (fractal.Turn, orbitRec.stripe)
+// of an orbit that escaped at n, whose z_n is the ring's last.
+void orbitChannels(int n, out float t, out float stripe) {
+    vec2 zn = orbitRing[orbitSlot == 0 ? uStripeK - 1 : orbitSlot - 1];
+    t = atan(zn.y, zn.x) / 6.283185307179586;
+    t = t < 0.0 ? t + 1.0 : t;
+    t = t >= 1.0 ? 0.0 : t;
+    int cnt = min(n, uStripeK);
+    float sum = 0.0;
+    for (int i = 0; i < cnt; i++) {
+        vec2 z = orbitRing[i];
+        sum += 0.5 + 0.5 * sin(uStripeS * atan(z.y, z.x));
+    }
+    stripe = cnt > 0 ? sum / float(cnt) : 0.0;
+}
+#endif
+
 // smoothValue is nu = m + 1 - log2(0.5 * log2(r2)) for the final |z|^2; for a formula of
 // power D, m + 1 - log2(0.5 * log2(r2)) / log2(D), as fractal.smoothFormula (the same value
 // for D = 2).

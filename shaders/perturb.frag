@@ -7,6 +7,12 @@
 //
 // Doubles travel as bit patterns (packDouble2x32: x the low word, y the high word), so the GL
 // 3.3 function set is enough and every value arrives exactly.
+//
+// Compiled with ORBIT (common.glsl's orbit path; the single pass without EXPONENT) it escapes
+// past the radius R and keeps the last K iterates z = Z_m + d in common.glsl's ring, as
+// fractal.perturbCh does: the iterates must be stepped one by one, so a pixel whose last K
+// iterates include a BLA block's end (orbitBlockEnd) is run again from its start with blocks
+// allowed only up to N - K (orbitLimit; N its escape in the run before), until they do not.
 
 // dc of the pixel = uD + pixelOffset() * uSpacing (fractal.Frame.Delta).
 uniform uvec4 uD;        // the bits of the frame centre minus the reference point (re, im)
@@ -50,6 +56,14 @@ uniform usamplerBuffer uBLA3;
 uniform int uBLASteps;
 uniform int uBLALevels;
 uniform int uBLAOffset[32];
+
+#if defined(ORBIT)
+// orbitLimit is the iteration every BLA block must end at or before (fractal.perturbOnceCh's
+// min(maxIter, limit)); orbitBlockEnd is the iteration the run's last block ended at (0:
+// none yet).
+int orbitLimit = 0;
+int orbitBlockEnd = 0;
+#endif
 
 uvec4 orbitTexel(int i) {
 #if PAGES == 1
@@ -139,7 +153,11 @@ int blaLevel(int m, int n, blaDelta d) {
     while (hi - lo > 1) {
         int l = (lo + hi) >> 1;
         int idx = k >> l;
+#if defined(ORBIT)
+        bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= orbitLimit;
+#else
         bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= uMaxIter;
+#endif
         if (ok) {
             ok = blaValid(uBLAOffset[l] + idx, d);
         }
@@ -182,9 +200,16 @@ bool juliaStart(inout double dr, inout double di, out int m, out double ezr, out
     ezr = zr;
     ezi = zi;
     m = uJuliaStart;
+#if defined(ORBIT)
+    ringPut(zr, zi);  // z_1
+    if (z2 > escape2()) {
+        return true;
+    }
+#else
     if (z2 > 4.0LF) {
         return true;
     }
+#endif
     precise double d2 = dr * dr + di * di;
     bool rebase = z2 < d2 || m == uJEnd;
     double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
@@ -289,6 +314,9 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
     // 2^-900 and 2^600, built from their bits: the rebasing test's scale for tiny values.
     double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
     double scale = packDouble2x32(uvec2(0u, 0x65700000u));
+#if defined(ORBIT)
+    double bail2 = escape2();
+#endif
     // Z[m], fetched once per step: the escape test's fetch serves the next plain step.
     double zmr = 0.0LF, zmi = 0.0LF;
     if (m > 0) {
@@ -319,6 +347,9 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
                 m += 1 << lo;
                 n += 1 << lo;
                 jumped = true;
+#if defined(ORBIT)
+                orbitBlockEnd = n;
+#endif
             }
         }
         if (!jumped) {
@@ -351,7 +382,12 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         precise double zr = zmr + dr;
         precise double zi = zmi + di;
         precise double z2 = zr * zr + zi * zi;
+#if defined(ORBIT)
+        ringPut(zr, zi);  // a block's end too: the run is done again if it is among the last K
+        if (z2 > bail2) {
+#else
         if (z2 > 4.0LF) {
+#endif
             escaped = true;
             ezr = zr;
             ezi = zi;
@@ -467,8 +503,37 @@ void main() {
 #endif
     float nu, de;
     vec2 u;
+#if defined(ORBIT)
+    // Run again while a block ended among the last K iterates (fractal.perturbCh): each run
+    // lowers the limit, and a limit below 1 allows no block (the bound on the runs is only
+    // for the compiler).
+    double dr0 = dr, di0 = di;
+    int r = 0;
+    orbitLimit = uMaxIter;
+    for (int run = 0; run <= uMaxIter; run++) {
+        dr = dr0;
+        di = di0;
+        wr = 0.0LF;
+        wi = 0.0LF;
+        m = 0;
+        n = 0;
+        orbitSlot = 0;
+        orbitBlockEnd = 0;
+        r = perturb(dcr, dci, dr, di, m, n, uMaxIter, nu, wr, wi, de, u);
+        if (r <= 0 || orbitBlockEnd < max(1, r - uStripeK + 1)) {
+            break;
+        }
+        orbitLimit = min(uMaxIter, r - uStripeK);
+    }
+    float t = 0.0, stripe = 0.0;
+    if (r > 0) {
+        orbitChannels(r, t, stripe);
+    }
+    fragColor = r > 0 ? vec4(shadeOrbit(nu, de, u, t, stripe) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+#else
     int r = perturb(dcr, dci, dr, di, m, n, uMaxIter, nu, wr, wi, de, u);
     fragColor = r > 0 ? vec4(shade(nu, de, u) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+#endif
 }
 #endif
 #endif  // !EXPONENT
