@@ -119,8 +119,12 @@ type GL struct {
 	colourProg *program
 	stateTex   [2][4]uint32
 	stateFBO   [2]uint32
-	query      uint32   // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
-	readBuf    []uint32 // Compute's read-back of a band's state textures 2 and 3
+	// orbitStateTex is each set's fifth state texture, for the orbit path's passes alone
+	// (orbit.go): attached to the set's framebuffer as its colour attachment 4, made on first
+	// use, drawn to only by those passes.
+	orbitStateTex [2]uint32
+	query         uint32   // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
+	readBuf       []uint32 // Compute's read-back of a band's state textures 2 and 3 (and the channels)
 
 	// colourProgs are the colour shaders compiled (colourshader.go), by their text.
 	colourProgs map[string]*colourProgram
@@ -430,9 +434,9 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // exponent, fp64)" (a PerturbationExp frame), or "perturbation (CPU: ...)" with the reason
 // when the CPU renderer draws a perturbation frame the GPU cannot (no fp64, or a reference
 // orbit too long for its texture limits); "CPU (escape radius or orbit channels: <why>)" for
-// a frame on fractal's orbit path that the shaders do not compute (orbitOnCPU: perturbation,
-// passes, a radius past float), the others (the Mandelbrot set's and the Julia sets') in
-// their variant's words; "double (limit reached)" only
+// a frame on fractal's orbit path that the shaders do not draw (orbitOnCPU: perturbation past
+// one pass or with extended exponents, a radius past float), the others in their variant's
+// words; "double (limit reached)" only
 // where a forced precision is used past float64's reach; "rings (CPU: ...)" for a frame laid
 // out as rings (fractal.Rings), which the CPU renderer draws. Every formula is drawn in the
 // same words, but for a formula's derivative, which the CPU computes: "<precision> (CPU: the

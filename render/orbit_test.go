@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"image"
@@ -84,9 +85,9 @@ func orbitGL(t *testing.T, c orbitCase) *GL {
 }
 
 // TestOrbitShadersCompile compiles the orbit-path programs: mandel.frag's float, double and
-// emulated variants, of the Mandelbrot set and a Julia set, single pass and samples, and
-// perturb.frag's single pass (one and four pages, the Mandelbrot set and a Julia set), with
-// and without SHADE and DERIV.
+// emulated variants, of the Mandelbrot set and a Julia set, single pass, samples and the
+// iterate stage, its colour stage, and perturb.frag's single pass (one and four pages, the
+// Mandelbrot set and a Julia set), with and without SHADE and DERIV.
 func TestOrbitShadersCompile(t *testing.T) {
 	for _, glsl := range []string{"default", "330"} {
 		t.Run(glsl, func(t *testing.T) {
@@ -116,6 +117,27 @@ func orbitShadersCompile(t *testing.T, g *GL) {
 				}
 			}
 		}
+	}
+	for _, v := range []shaders.Variant{shaders.F32, shaders.F64, shaders.Emulated} {
+		for _, julia := range []bool{false, true} {
+			for _, deriv := range []bool{false, true} {
+				if g.progs[v] == nil {
+					continue
+				}
+				if err := g.th.call(func() error {
+					_, err := g.lazyProgram(progKey{v: v, stage: stageIterate, deriv: deriv, julia: julia, orbit: true})
+					return err
+				}); err != nil {
+					t.Fatalf("%s julia %v deriv %v: the iterate stage: %v", v, julia, deriv, err)
+				}
+			}
+		}
+	}
+	if err := g.th.call(func() error {
+		_, err := g.lazyProgram(progKey{v: shaders.F32, stage: stageColour, shade: true, orbit: true})
+		return err
+	}); err != nil {
+		t.Fatalf("the colour stage: %v", err)
 	}
 	if !g.fp64 {
 		return
@@ -249,11 +271,13 @@ func TestOrbitComputeAgainstCPU(t *testing.T) {
 }
 
 // TestOrbitOnCPU: the orbit-path frames the shaders do not draw go to the CPU renderer, and
-// Mode says why: perturbation with extended exponents, iterations in passes (perturbation's
-// too), a radius past float in the float and emulated variants.
+// Mode says why: perturbation with extended exponents or in passes (past 512 iterations, or
+// forced), a radius past float in the float and emulated variants.
 func TestOrbitOnCPU(t *testing.T) {
 	deep := deepFrame(t, misRe, misIm, "1e50", 600, 40, 30)
 	deep.Loc.Color.Method = colour.MethodStripe
+	deep500 := deepFrame(t, misRe, misIm, "1e50", 500, 40, 30)
+	deep500.Loc.Color.Method = colour.MethodStripe
 	deeper := fractal.NewFrame(func() fractal.Location {
 		l := deep.Loc
 		l.Zoom, _ = fractal.ParseDecimal("1e320")
@@ -269,9 +293,8 @@ func TestOrbitOnCPU(t *testing.T) {
 		why  string
 	}{
 		{"perturbation_exp", Options{Perturb: "gpu"}, deeper, "perturbation with extended exponents"},
-		{"perturbation_passes", Options{Perturb: "gpu"}, deep, "iterations past one pass"},
-		{"passes", Options{PassIterations: 100}, orbitFrame(t, "f32", colour.MethodAngle, 0, 40, 30), "iterations past one pass"},
-		{"julia_passes", Options{PassIterations: 100}, orbitJuliaFrame(t, "f32", colour.MethodAngle, 0, 40, 30), "iterations past one pass"},
+		{"perturbation_passes", Options{Perturb: "gpu"}, deep, "perturbation past one pass"},
+		{"perturbation_forced_passes", Options{Perturb: "gpu", PassIterations: 100}, deep500, "perturbation past one pass"},
 		{"radius", Options{Precision: "f32"}, orbitFrame(t, "f32", colour.MethodAngle, 1e10, 40, 30), "a radius past float"},
 		{"radius_emulated", Options{Precision: "emulated"}, orbitFrame(t, "emulated", colour.MethodAngle, 1e10, 40, 30), "a radius past float"},
 	} {
@@ -389,6 +412,57 @@ func TestOrbitPerturbComputeOnCPU(t *testing.T) {
 	for y := range f.H {
 		if gr, wr := got.Row(y), want.Row(y); !slices.Equal(gr, wr) {
 			t.Fatalf("row %d differs from the CPU's", y)
+		}
+	}
+}
+
+// TestOrbitPassesMatchSinglePass: the orbit path in passes (37 iterations a pass, so that
+// many orbits escape fewer than K iterations into a pass and run again from the checkpoint
+// of the pass before; K = 64 makes the passes 64 long) draws the stripe colouring byte for
+// byte as one pass does and computes the same samples, T and STRIPE included, in float,
+// double, the emulated double and for a Julia set; and the picture agrees with the CPU's.
+func TestOrbitPassesMatchSinglePass(t *testing.T) {
+	for _, c := range []orbitCase{{"f32", false, 0}, {"f64", false, 1000}, {"emulated", false, 1000}, {"f32", true, 1000}} {
+		for _, last := range []int{0, 64} {
+			t.Run(fmt.Sprintf("%s_K%d", c.name(), fractal.Location{StripeLast: last}.StripeK()), func(t *testing.T) {
+				single := orbitGL(t, c)
+				passes := testGL(t, Options{Precision: c.prec, PassIterations: 37})
+				f := c.frame(t, colour.MethodStripe, 96, 60)
+				f.Loc.StripeLast = last
+				if m := passes.Mode(f); strings.Contains(m, "CPU") {
+					t.Fatalf("Mode %q: want the GPU", m)
+				}
+				before := passes.Stats()
+				got := renderGL(t, passes, f)
+				after := passes.Stats()
+				if n := after.CPUFrames - before.CPUFrames; n != 0 {
+					t.Fatalf("%d frames went to the CPU renderer", n)
+				}
+				if after.Passes-before.Passes < 2 {
+					t.Fatalf("%d passes: the frame was not drawn in passes", after.Passes-before.Passes)
+				}
+				if want := renderGL(t, single, f); !bytes.Equal(got.Pix, want.Pix) {
+					t.Errorf("in passes the picture differs from one pass's on %.2f%% of the pixels", 100*(1-agreement(got, want)))
+				}
+				cpuImg := image.NewRGBA(got.Bounds())
+				if err := (&cpu.Renderer{}).Render(context.Background(), f, cpuImg.Bounds(), cpuImg); err != nil {
+					t.Fatal(err)
+				}
+				frac := matchesCPU(t, "orbit_passes_"+c.name(), got, cpuImg)
+				t.Logf("%.3f%% within 6/255 of the CPU's", 100*frac)
+
+				f.Loc.Color.Method, f.Channels = colour.MethodSmooth, true
+				gp, gs := computeGL(t, passes, f), computeGL(t, single, f)
+				for y := range f.H {
+					if !slices.Equal(gp.Row(y), gs.Row(y)) {
+						x := 0
+						for x < f.W && gp.Row(y)[x] == gs.Row(y)[x] {
+							x++
+						}
+						t.Fatalf("samples in passes differ from one pass's at (%d, %d): %+v against %+v", x, y, gp.Row(y)[x], gs.Row(y)[x])
+					}
+				}
+			})
 		}
 	}
 }

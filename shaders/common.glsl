@@ -144,11 +144,14 @@ void formulaStep(inout REAL zr, inout REAL zi, REAL cr, REAL ci) {
 // channels T and STRIPE (orbitChannels). The last K iterates are kept in orbitRing as the
 // loop visits them (slot k mod K, advanced without an integer %; the emulated variant's high
 // parts), and STRIPE is their mean of (1 + sin(S arg z)) / 2 at the end: the CPU's orbitRec.
-// A Julia orbit's z_1 is the ring's first. Formulas, extended exponents and the multi-pass
-// stages go to the CPU renderer.
+// A Julia orbit's z_1 is the ring's first. mandel.frag's multi-pass stages carry a fifth
+// state texture (uState4): z at a pass's iteration uK1 - K, from which the pass where the
+// orbit escapes runs again to record the iterates of the pass before, then the channels
+// (T, STRIPE, 0, 0) as float bits. Formulas, extended exponents and perturb.frag's passes go
+// to the CPU renderer.
 #if defined(ORBIT)
-#if defined(FORMULA) || defined(STAGE_ITERATE) || defined(STAGE_COLOUR) || defined(EXPONENT)
-#error "ORBIT: the single pass of the Mandelbrot set or a Julia set, without EXPONENT"
+#if defined(FORMULA) || defined(EXPONENT) || defined(PAGES) && defined(STAGE_ITERATE)
+#error "ORBIT: the Mandelbrot set or a Julia set, without EXPONENT; perturb.frag in one pass"
 #endif
 #if defined(PREC_F64)
 uniform uvec2 uBail2;    // the bits of R^2
@@ -187,11 +190,16 @@ void orbitChannels(int n, out float t, out float stripe) {
     t = atan(zn.y, zn.x) / 6.283185307179586;
     t = t < 0.0 ? t + 1.0 : t;
     t = t >= 1.0 ? 0.0 : t;
+    // Summed oldest first, as the CPU does: the ring's slots from the next one to be written
+    // (from slot 0 while it holds fewer than K), so that every path that fills it (one pass,
+    // passes that run again from a checkpoint) adds in the same order.
     int cnt = min(n, uStripeK);
+    int i = cnt < uStripeK ? 0 : orbitSlot;
     float sum = 0.0;
-    for (int i = 0; i < cnt; i++) {
+    for (int j = 0; j < cnt; j++) {
         vec2 z = orbitRing[i];
         sum += 0.5 + 0.5 * sin(uStripeS * atan(z.y, z.x));
+        i = i + 1 == uStripeK ? 0 : i + 1;
     }
     stripe = cnt > 0 ? sum / float(cnt) : 0.0;
 }
@@ -428,6 +436,9 @@ uniform usampler2D uState0;
 uniform usampler2D uState1;
 uniform usampler2D uState2;
 uniform usampler2D uState3;
+#if defined(ORBIT)
+uniform usampler2D uState4;
+#endif
 #endif
 
 #if defined(STAGE_ITERATE)
@@ -438,6 +449,9 @@ layout(location = 0) out uvec4 oState0;
 layout(location = 1) out uvec4 oState1;
 layout(location = 2) out uvec4 oState2;
 layout(location = 3) out uvec4 oState3;
+#if defined(ORBIT)
+layout(location = 4) out uvec4 oState4;
+#endif
 
 // carryFinished handles a pixel that an earlier pass finished (st, its texel of uState2):
 // written once more into the other state set, then discarded. It returns false for a pixel
@@ -454,6 +468,9 @@ bool carryFinished(uvec4 st) {
     oState1 = uvec4(0u);
     oState2 = st;
     oState3 = texelFetch(uState3, ivec2(gl_FragCoord.xy), 0);
+#if defined(ORBIT)
+    oState4 = texelFetch(uState4, ivec2(gl_FragCoord.xy), 0);
+#endif
     return true;
 }
 

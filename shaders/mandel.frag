@@ -352,6 +352,10 @@ void main() {
     int check = 8, period = isJulia ? 1 : 0;
     float nu = 0.0, de = 0.0;
     vec2 u = vec2(0.0);
+#if defined(ORBIT)
+    Z cpr = zr, cpi = zi;  // the checkpoint: z at the previous pass's iteration uK1 - K
+    float chT = 0.0, chS = 0.0;  // the channels, once it escaped
+#endif
     if (uK0 > 1) {
         ivec2 t = ivec2(gl_FragCoord.xy);
         uvec4 m = texelFetch(uState2, t, 0);
@@ -365,12 +369,43 @@ void main() {
 #if defined(DERIV)
         unpackW(texelFetch(uState3, t, 0), wr, wi);
 #endif
+#if defined(ORBIT)
+        unpackZ(texelFetch(uState4, t, 0), cpr, cpi);
+#endif
         escaped = false;  // a pixel that escaped at 1 finished in the first pass
     }
     if (status == 0u) {
         // An escaped pixel (a Julia set's, at 1) runs no iteration.
+#if defined(ORBIT)
+        // In two calls, z saved between them at iteration uK1 - K (the Go side makes every
+        // pass at least K long) as the next pass's checkpoint: the same steps as one call.
+        int k0 = escaped ? uK1 + 1 : max(uK0, first);
+        int mid = min(uK1, max(k0 - 1, uK1 - uStripeK));
+        int n = iterate(cr, ci, zr, zi, sr, si, check, period, k0, mid, wr, wi);
+        Z nextr = zr, nexti = zi;
+        if (n == 0) {
+            n = iterate(cr, ci, zr, zi, sr, si, check, period, mid + 1, uK1, wr, wi);
+        }
+        if (n > 0 && uK0 > 1 && n - k0 + 1 < uStripeK) {
+            // Fewer than K iterates in this pass's ring: run again from the checkpoint, at
+            // least K iterations before this pass, to the same escape (the orbit is the
+            // same; it never meets the checkpoint's value again, or it would not escape).
+            Z rzr = cpr, rzi = cpi, rsr = cpr, rsi = cpi;
+            REAL rwr = REAL(0.0), rwi = REAL(0.0);
+            int rcheck = 1 << 30, rperiod = 0;
+            orbitSlot = 0;
+            iterate(cr, ci, rzr, rzi, rsr, rsi, rcheck, rperiod, 1, uMaxIter, rwr, rwi);
+        }
+        n = escaped ? 1 : n;
+        if (n > 0) {
+            orbitChannels(n, chT, chS);
+        }
+        cpr = nextr;
+        cpi = nexti;
+#else
         int n = iterate(cr, ci, zr, zi, sr, si, check, period, escaped ? uK1 + 1 : max(uK0, first), uK1, wr, wi);
         n = escaped ? 1 : n;
+#endif
         if (n > 0) {
 #if defined(DERIV)
             nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derAdd(), n, de, u);
@@ -391,6 +426,9 @@ void main() {
         oState2 = uvec4(0u, uint(check), uint(period), 0u);
         oState3 = packW(wr, wi);
     }
+#if defined(ORBIT)
+    oState4 = status == 0u ? packZ(cpr, cpi) : uvec4(floatBitsToUint(chT), floatBitsToUint(chS), 0u, 0u);
+#endif
 }
 
 #elif defined(STAGE_COLOUR)
@@ -406,6 +444,14 @@ void main() {
         return;
     }
     float nu = uintBitsToFloat(m.w);
+#if defined(ORBIT)
+    // The channels in texture 4; the estimate and normal in texture 3 where the iterate
+    // stage carried the derivative (read by the colourings that need it alone).
+    uvec4 sh = texelFetch(uState3, t, 0);
+    uvec4 ch = texelFetch(uState4, t, 0);
+    fragColor = vec4(shadeOrbit(nu, uintBitsToFloat(sh.x), uintBitsToFloat(sh.yz), uintBitsToFloat(ch.x), uintBitsToFloat(ch.y)) / 255.0, 1.0);
+    return;
+#endif
     if (uMethod == 0) {
         fragColor = vec4(shade(nu, 0.0, vec2(0.0)) / 255.0, 1.0);  // texture 3 is not written
         return;
