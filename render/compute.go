@@ -43,9 +43,9 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 		g.statsMu.Unlock()
 		return g.cpu.Compute(ctx, f, rect, dst)
 	}
-	if f.OrbitPath() && g.orbitComputeOnCPU(f) != "" {
+	if f.OrbitPath() && g.orbitOnCPU(f) != "" {
 		// Another escape radius or the orbit channels where the shaders compute neither
-		// (orbit.go): perturbation (its samples come from passes), a radius past float.
+		// (orbit.go): perturbation with extended exponents, a radius past float.
 		g.statsMu.Lock()
 		g.stats.CPUFrames++
 		g.statsMu.Unlock()
@@ -133,7 +133,8 @@ func (g *GL) iterProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (*
 		if err != nil {
 			return nil, err
 		}
-		return g.deepProgram(tables.pages, stageIterate, false, deriv, exp, f.Loc.IsJulia(), f.Loc.Formula)
+		return g.lazyProgram(progKey{v: v, pages: tables.pages, stage: stageIterate, deriv: deriv, exp: exp,
+			julia: f.Loc.IsJulia(), formula: f.Loc.Formula, orbit: f.OrbitPath()})
 	case deriv || f.Loc.IsJulia() || !f.Loc.Formula.IsMandelbrot() || f.OrbitPath():
 		return g.lazyProgram(progKey{v: v, stage: stageIterate, deriv: deriv, julia: f.Loc.IsJulia(), formula: f.Loc.Formula, orbit: f.OrbitPath()})
 	}
@@ -257,8 +258,6 @@ func (g *GL) computeProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool)
 		if err == nil {
 			err = g.ensureSampleTarget()
 		}
-	case f.OrbitPath() && v == shaders.Perturb:
-		err = errors.New("the orbit path's perturbation samples are computed on the CPU (orbitComputeOnCPU)")
 	default:
 		p, err = g.iterProgram(v, f, exp, deriv)
 		if err == nil {

@@ -12,12 +12,13 @@ import (
 
 // The orbit path (fractal/orbit.go: an escape radius other than 2, or the orbit channels T and
 // STRIPE) on the GPU: mandel.frag compiled with orbitDefine draws and computes such frames of
-// the Mandelbrot set and its Julia sets in float, double and the emulated double, in one pass
-// or in passes (a fifth state texture carries z from K iterations before each pass's end, from
-// which the pass where an orbit escapes runs again to record its last K iterates: mandel.frag),
-// and perturb.frag compiled with it draws perturbation frames (in float64, not extended
-// exponents) in one pass. The other orbit-path frames go to the CPU renderer: orbitOnCPU and
-// orbitComputeOnCPU say why.
+// the Mandelbrot set and its Julia sets in float, double and the emulated double, and
+// perturb.frag compiled with it those drawn by perturbation in float64, in one pass or in
+// passes. In passes, fifth and sixth state textures carry a checkpoint, the state K
+// iterations (perturbation: K steps) before each pass's end, from which the pass where an
+// orbit escapes runs again to record its last K iterates, which cannot be carried from pass
+// to pass (up to 64 complex values a pixel, against the state textures' 16 words). The other
+// orbit-path frames go to the CPU renderer: orbitOnCPU says why.
 
 // orbitDefine is the define of mandel.frag's orbit-path programs.
 const orbitDefine = "ORBIT"
@@ -29,33 +30,15 @@ const maxF32Bailout = 1e9
 
 // orbitOnCPU is why the CPU renderer draws frame f, which is on fractal's orbit path, and ""
 // when the shaders do: the Mandelbrot set or a Julia set in the float, double or emulated
-// variant, or by perturbation in float64 drawn in one pass (PassIterations 0, and iterations
-// within passCost: 512), a radius that float holds for the float and emulated variants.
-// Perturbation's passes count steps, not iterations (a BLA block spans many), so the state at
-// K iterations before a pass's end, from which mandel.frag's passes run again, is not at hand
-// there; nor can the last K iterates be carried (up to 64 complex values a pixel, against
-// the state textures' 16 words): its counts that need passes stay on the CPU.
+// variant or by perturbation in float64 (not extended exponents), with a radius that float
+// holds for the float and emulated variants.
 func (g *GL) orbitOnCPU(f fractal.Frame) string {
 	v := g.variant(f)
 	switch {
 	case v == shaders.Perturb && f.Precision() == fractal.PerturbationExp:
 		return "perturbation with extended exponents"
-	case v == shaders.Perturb && (alwaysPasses || g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*variantWeight(v) > passCost):
-		return "perturbation past one pass"
 	case (v == shaders.F32 || v == shaders.Emulated) && f.Loc.BailoutRadius() > maxF32Bailout:
 		return "a radius past float"
-	}
-	return ""
-}
-
-// orbitComputeOnCPU is orbitOnCPU for Compute, which computes perturbation frames in passes
-// alone (perturb.frag has no STAGE_SAMPLE): those go to the CPU too.
-func (g *GL) orbitComputeOnCPU(f fractal.Frame) string {
-	if why := g.orbitOnCPU(f); why != "" {
-		return why
-	}
-	if g.variant(f) == shaders.Perturb {
-		return "perturbation's samples, computed in passes"
 	}
 	return ""
 }

@@ -86,8 +86,8 @@ func orbitGL(t *testing.T, c orbitCase) *GL {
 
 // TestOrbitShadersCompile compiles the orbit-path programs: mandel.frag's float, double and
 // emulated variants, of the Mandelbrot set and a Julia set, single pass, samples and the
-// iterate stage, its colour stage, and perturb.frag's single pass (one and four pages, the
-// Mandelbrot set and a Julia set), with and without SHADE and DERIV.
+// iterate stage, its colour stage, and perturb.frag's single pass and iterate stage (one and
+// four pages, the Mandelbrot set and a Julia set), with and without SHADE and DERIV.
 func TestOrbitShadersCompile(t *testing.T) {
 	for _, glsl := range []string{"default", "330"} {
 		t.Run(glsl, func(t *testing.T) {
@@ -145,11 +145,16 @@ func orbitShadersCompile(t *testing.T, g *GL) {
 	for _, pages := range []int{1, maxPages} {
 		for _, julia := range []bool{false, true} {
 			for _, sd := range [][2]bool{{false, false}, {true, false}, {true, true}, {false, true}} {
-				if err := g.th.call(func() error {
-					_, err := g.lazyProgram(progKey{v: shaders.Perturb, pages: pages, stage: stageSingle, shade: sd[0], deriv: sd[1], julia: julia, orbit: true})
-					return err
-				}); err != nil {
-					t.Fatalf("perturbation pages %d julia %v shade %v deriv %v: %v", pages, julia, sd[0], sd[1], err)
+				for _, stage := range []string{stageSingle, stageIterate} {
+					if stage == stageIterate && sd[0] {
+						continue // the iterate stage draws no colour
+					}
+					if err := g.th.call(func() error {
+						_, err := g.lazyProgram(progKey{v: shaders.Perturb, pages: pages, stage: stage, shade: sd[0], deriv: sd[1], julia: julia, orbit: true})
+						return err
+					}); err != nil {
+						t.Fatalf("perturbation %q pages %d julia %v shade %v deriv %v: %v", stage, pages, julia, sd[0], sd[1], err)
+					}
 				}
 			}
 		}
@@ -271,13 +276,11 @@ func TestOrbitComputeAgainstCPU(t *testing.T) {
 }
 
 // TestOrbitOnCPU: the orbit-path frames the shaders do not draw go to the CPU renderer, and
-// Mode says why: perturbation with extended exponents or in passes (past 512 iterations, or
-// forced), a radius past float in the float and emulated variants.
+// Mode says why: perturbation with extended exponents, a radius past float in the float and
+// emulated variants.
 func TestOrbitOnCPU(t *testing.T) {
 	deep := deepFrame(t, misRe, misIm, "1e50", 600, 40, 30)
 	deep.Loc.Color.Method = colour.MethodStripe
-	deep500 := deepFrame(t, misRe, misIm, "1e50", 500, 40, 30)
-	deep500.Loc.Color.Method = colour.MethodStripe
 	deeper := fractal.NewFrame(func() fractal.Location {
 		l := deep.Loc
 		l.Zoom, _ = fractal.ParseDecimal("1e320")
@@ -293,8 +296,6 @@ func TestOrbitOnCPU(t *testing.T) {
 		why  string
 	}{
 		{"perturbation_exp", Options{Perturb: "gpu"}, deeper, "perturbation with extended exponents"},
-		{"perturbation_passes", Options{Perturb: "gpu"}, deep, "perturbation past one pass"},
-		{"perturbation_forced_passes", Options{Perturb: "gpu", PassIterations: 100}, deep500, "perturbation past one pass"},
 		{"radius", Options{Precision: "f32"}, orbitFrame(t, "f32", colour.MethodAngle, 1e10, 40, 30), "a radius past float"},
 		{"radius_emulated", Options{Precision: "emulated"}, orbitFrame(t, "emulated", colour.MethodAngle, 1e10, 40, 30), "a radius past float"},
 	} {
@@ -388,31 +389,90 @@ func TestOrbitPerturbAgainstCPU(t *testing.T) {
 	}
 }
 
-// TestOrbitPerturbComputeOnCPU: GL Compute hands a perturbation frame on the orbit path to the
-// CPU renderer (perturb.frag computes samples in passes alone, which do not carry the last K
-// iterates) even where Render draws it, and its samples are the CPU's.
-func TestOrbitPerturbComputeOnCPU(t *testing.T) {
-	g := testGL(t, Options{Perturb: "gpu"})
-	f := deepFrame(t, misRe, misIm, "1e50", 500, 30, 20)
-	f.Channels = true
-	if g.fp64 {
-		if m := g.Mode(f); m != "perturbation (fp64)" {
-			t.Fatalf("Mode %q: Render should draw it", m)
-		}
-	}
-	if why := g.orbitComputeOnCPU(f); why != "perturbation's samples, computed in passes" {
-		t.Fatalf("orbitComputeOnCPU %q", why)
-	}
-	before := g.Stats().CPUFrames
-	got := computeGL(t, g, f)
-	if n := g.Stats().CPUFrames - before; n != 1 {
-		t.Fatalf("%d frames went to the CPU renderer, want 1", n)
-	}
-	want := computeCPU(t, f)
-	for y := range f.H {
-		if gr, wr := got.Row(y), want.Row(y); !slices.Equal(gr, wr) {
-			t.Fatalf("row %d differs from the CPU's", y)
-		}
+// TestOrbitPerturbPasses: the perturbation shader on the orbit path in passes (37 steps a
+// pass, or K = 64 a pass for K = 64; 600 iterations, past one pass, in the automatic passes),
+// at zoom 1e50 and 1e100 near the Misiurewicz point i and for the Julia set of i there: no
+// frame goes to the CPU renderer, the stripe picture agrees with the CPU's on every pixel
+// within 6/255, and Compute's samples (computed in passes) with the CPU's: nu as
+// TestComputeAgainstCPU asks, T within 1e-6 turns and STRIPE within 1e-5 on every pixel
+// whose count is the CPU's.
+func TestOrbitPerturbPasses(t *testing.T) {
+	for _, c := range []struct {
+		view       string
+		iter, pass int
+		last       int
+	}{
+		{"1e50", 500, 37, 0}, {"1e50", 500, 37, 64}, {"1e100", 500, 37, 0}, {"julia_1e50", 500, 37, 0}, {"1e50", 600, 0, 0},
+	} {
+		name := fmt.Sprintf("%s_%d_P%d_K%d", c.view, c.iter, c.pass, fractal.Location{StripeLast: c.last}.StripeK())
+		t.Run(name, func(t *testing.T) {
+			g := testGL(t, Options{Perturb: "gpu", PassIterations: c.pass})
+			if !g.fp64 {
+				t.Skipf("%s has no fp64: perturbation frames go to the CPU", g.renderer)
+			}
+			l := loc(t, misRe, misIm, strings.TrimPrefix(c.view, "julia_"), c.iter)
+			if strings.HasPrefix(c.view, "julia_") {
+				l.Julia = fractal.JuliaParam{On: true, Re: fractal.MustDecimal("0"), Im: fractal.MustDecimal("1")}
+			}
+			l.Color.Method, l.Bailout, l.StripeLast = colour.MethodStripe, 1000, c.last
+			f, err := fractal.NewFrame(l, 60, 38).WithReference(context.Background(), &fractal.ReferenceCache{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := g.Mode(f); m != "perturbation (fp64)" {
+				t.Fatalf("Mode %q: want the GPU's perturbation", m)
+			}
+			before := g.Stats()
+			got := renderGL(t, g, f)
+			after := g.Stats()
+			if n := after.CPUFrames - before.CPUFrames; n != 0 {
+				t.Fatalf("%d frames went to the CPU renderer", n)
+			}
+			least := 2
+			if c.pass == 0 {
+				least = 1 // the automatic passes of a small frame: one pass of the iterate stage
+			}
+			if n := after.Passes - before.Passes; n < least {
+				t.Fatalf("%d passes: the frame was not drawn in passes", n)
+			}
+			want := image.NewRGBA(got.Bounds())
+			if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
+				t.Fatal(err)
+			}
+			frac := matchesCPU(t, "orbit_perturb_passes_"+name, got, want)
+			if frac < 1 {
+				t.Errorf("%.3f%% of pixels within 6/255 of the CPU's, want all", 100*frac)
+			}
+
+			f.Loc.Color.Method, f.Channels = colour.MethodSmooth, true
+			before = g.Stats()
+			gs := computeGL(t, g, f)
+			if n := g.Stats().CPUFrames - before.CPUFrames; n != 0 {
+				t.Fatalf("Compute: %d frames went to the CPU renderer", n)
+			}
+			ws := computeCPU(t, f)
+			a := compareSamples(gs, ws, true, exactTol)
+			if float64(a.deOK) < exactTol.share*float64(a.pixels) {
+				t.Errorf("samples: %d of %d pixels agree (want %.0f%%); first bad %v", a.deOK, a.pixels, 100*exactTol.share, a.firstBad)
+			}
+			checked, worstT, worstS := 0, 0.0, 0.0
+			for y := range f.H {
+				gr, wr := gs.Row(y), ws.Row(y)
+				for x := range gr {
+					if gr[x].Inside() || wr[x].Inside() || math.Floor(gr[x].Nu) != math.Floor(wr[x].Nu) {
+						continue
+					}
+					checked++
+					dt := math.Abs(float64(gr[x].T - wr[x].T))
+					worstT = max(worstT, min(dt, 1-dt))
+					worstS = max(worstS, math.Abs(float64(gr[x].Stripe-wr[x].Stripe)))
+				}
+			}
+			t.Logf("%.3f%% within 6/255; %d escaped pixels compared: worst T %.2g turns, STRIPE %.2g", 100*frac, checked, worstT, worstS)
+			if checked < f.W*f.H*9/10 || worstT > 1e-6 || worstS > 1e-5 {
+				t.Errorf("T and STRIPE on %d of %d pixels: worst %.3g turns and %.3g", checked, f.W*f.H, worstT, worstS)
+			}
+		})
 	}
 }
 

@@ -91,7 +91,7 @@ func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, t
 		gl.BindTexture(gl.TEXTURE_2D, g.stateTex[src][3])
 		if col.orbit {
 			gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(4)))
-			gl.BindTexture(gl.TEXTURE_2D, g.orbitStateTex[src])
+			gl.BindTexture(gl.TEXTURE_2D, g.orbitStateTex[src][0])
 		}
 		g.timedDraw(false)
 		gl.Disable(gl.SCISSOR_TEST)
@@ -114,8 +114,8 @@ func (g *GL) iterateBand(ctx context.Context, it *program, f fractal.Frame, tile
 	iter := f.Loc.Iterations
 	p := passIterations(b.Dx()*b.Dy(), iter, programWeight(it), g.opts.PassIterations)
 	if it.orbit {
-		// The pass where an orbit escapes runs again from z at the previous pass's iteration
-		// uK1 - K (mandel.frag): every pass but the last must be at least K long.
+		// The pass where an orbit escapes runs again from its state K iterations (perturb.frag:
+		// steps) before the previous pass's end: every pass but the last must be K long.
 		p = min(max(p, f.Loc.StripeK()), iter)
 		if err := g.ensureOrbitState(); err != nil {
 			return 0, err
@@ -147,8 +147,10 @@ func (g *GL) iterateBand(ctx context.Context, it *program, f fractal.Frame, tile
 			gl.BindTexture(gl.TEXTURE_2D, t)
 		}
 		if it.orbit {
-			gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(4)))
-			gl.BindTexture(gl.TEXTURE_2D, g.orbitStateTex[src])
+			for i, t := range g.orbitStateTex[src] {
+				gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(4+i)))
+				gl.BindTexture(gl.TEXTURE_2D, t)
+			}
 		}
 		gl.Uniform1i(it.loc["uK0"], int32(k0))
 		gl.Uniform1i(it.loc["uK1"], int32(min(k0+p-1, iter)))
@@ -216,21 +218,23 @@ func (g *GL) ensureState() error {
 	return nil
 }
 
-// ensureOrbitState makes each state set's fifth texture (RGBA32UI, stateW x stateH) and
-// attaches it to the set's framebuffer as colour attachment 4, which the other passes do not
-// draw to (their draw buffers are the first four).
+// ensureOrbitState makes each state set's fifth and sixth textures (RGBA32UI, stateW x
+// stateH) and attaches them to the set's framebuffer as colour attachments 4 and 5, which the
+// other passes do not draw to (their draw buffers are the first four).
 func (g *GL) ensureOrbitState() error {
-	if g.orbitStateTex[0] != 0 {
+	if g.orbitStateTex[0][0] != 0 {
 		return nil
 	}
-	gl.GenTextures(2, &g.orbitStateTex[0])
-	for s, t := range g.orbitStateTex {
+	for s := range g.orbitStateTex {
+		gl.GenTextures(2, &g.orbitStateTex[s][0])
 		gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[s])
-		gl.BindTexture(gl.TEXTURE_2D, t)
-		gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
-		gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
-		gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA32UI, stateW, stateH, 0, gl.RGBA_INTEGER, gl.UNSIGNED_INT, nil)
-		gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT4, gl.TEXTURE_2D, t, 0)
+		for i, t := range g.orbitStateTex[s] {
+			gl.BindTexture(gl.TEXTURE_2D, t)
+			gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+			gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+			gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA32UI, stateW, stateH, 0, gl.RGBA_INTEGER, gl.UNSIGNED_INT, nil)
+			gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT4+uint32(i), gl.TEXTURE_2D, t, 0)
+		}
 	}
 	gl.BindTexture(gl.TEXTURE_2D, 0)
 	if e := gl.GetError(); e != gl.NO_ERROR {
@@ -240,10 +244,10 @@ func (g *GL) ensureOrbitState() error {
 	return nil
 }
 
-// orbitDrawBuffers sets both state framebuffers' draw buffers: the five attachments for the
-// orbit path's passes (on), the first four again (off).
+// orbitDrawBuffers sets both state framebuffers' draw buffers: the six attachments for the
+// orbit path's passes (on; mandel.frag's write the first five), the first four again (off).
 func (g *GL) orbitDrawBuffers(on bool) {
-	bufs := []uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2, gl.COLOR_ATTACHMENT3, gl.COLOR_ATTACHMENT4}
+	bufs := []uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2, gl.COLOR_ATTACHMENT3, gl.COLOR_ATTACHMENT4, gl.COLOR_ATTACHMENT5}
 	if !on {
 		bufs = bufs[:4]
 	}
@@ -253,13 +257,15 @@ func (g *GL) orbitDrawBuffers(on bool) {
 	}
 }
 
-// deleteOrbitState frees the fifth state textures (none made is fine); the framebuffers
-// detach them as they go.
+// deleteOrbitState frees the fifth and sixth state textures (none made is fine); the
+// framebuffers detach them as they go.
 func (g *GL) deleteOrbitState() {
-	if g.orbitStateTex[0] != 0 {
-		gl.DeleteTextures(2, &g.orbitStateTex[0])
+	for s := range g.orbitStateTex {
+		if g.orbitStateTex[s][0] != 0 {
+			gl.DeleteTextures(2, &g.orbitStateTex[s][0])
+		}
 	}
-	g.orbitStateTex = [2]uint32{}
+	g.orbitStateTex = [2][2]uint32{}
 }
 
 // deleteState frees the multi-pass state textures and framebuffers (none made is fine).

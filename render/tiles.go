@@ -62,7 +62,7 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	}
 	if f.OrbitPath() && g.orbitOnCPU(f) != "" {
 		// Another escape radius or the orbit channels where the shaders have neither
-		// (orbit.go): perturbation past one pass or with extended exponents, a radius past float.
+		// (orbit.go): perturbation with extended exponents, a radius past float.
 		return g.renderOnCPU(ctx, f, rect, dst)
 	}
 	if f.Rings != nil {
@@ -391,9 +391,6 @@ func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile ima
 	gl.BindVertexArray(g.vao)
 	weight := programWeight(p)
 	if alwaysPasses || g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*weight > passCost {
-		if p.orbit && p.variant == shaders.Perturb {
-			return errors.New("the orbit path's perturbation draws in one pass (orbitOnCPU sends the others to the CPU)")
-		}
 		if err := g.drawPasses(ctx, p, f, tile, stops); err != nil {
 			return err
 		}

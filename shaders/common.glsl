@@ -144,14 +144,14 @@ void formulaStep(inout REAL zr, inout REAL zi, REAL cr, REAL ci) {
 // channels T and STRIPE (orbitChannels). The last K iterates are kept in orbitRing as the
 // loop visits them (slot k mod K, advanced without an integer %; the emulated variant's high
 // parts), and STRIPE is their mean of (1 + sin(S arg z)) / 2 at the end: the CPU's orbitRec.
-// A Julia orbit's z_1 is the ring's first. mandel.frag's multi-pass stages carry a fifth
-// state texture (uState4): z at a pass's iteration uK1 - K, from which the pass where the
-// orbit escapes runs again to record the iterates of the pass before, then the channels
-// (T, STRIPE, 0, 0) as float bits. Formulas, extended exponents and perturb.frag's passes go
-// to the CPU renderer.
+// A Julia orbit's z_1 is the ring's first. The multi-pass stages carry a fifth state texture
+// (uState4; perturb.frag a sixth too): a checkpoint, the state at a pass's iteration uK1 - K
+// (perturb.frag: K steps before the pass's end), from which the pass where the orbit escapes
+// runs again to record the iterates of the pass before, then the channels (T, STRIPE, 0, 0)
+// as float bits. Formulas and extended exponents go to the CPU renderer.
 #if defined(ORBIT)
-#if defined(FORMULA) || defined(EXPONENT) || defined(PAGES) && defined(STAGE_ITERATE)
-#error "ORBIT: the Mandelbrot set or a Julia set, without EXPONENT; perturb.frag in one pass"
+#if defined(FORMULA) || defined(EXPONENT)
+#error "ORBIT: the Mandelbrot set or a Julia set, without EXPONENT"
 #endif
 #if defined(PREC_F64)
 uniform uvec2 uBail2;    // the bits of R^2

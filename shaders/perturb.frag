@@ -8,11 +8,12 @@
 // Doubles travel as bit patterns (packDouble2x32: x the low word, y the high word), so the GL
 // 3.3 function set is enough and every value arrives exactly.
 //
-// Compiled with ORBIT (common.glsl's orbit path; the single pass without EXPONENT) it escapes
-// past the radius R and keeps the last K iterates z = Z_m + d in common.glsl's ring, as
-// fractal.perturbCh does: the iterates must be stepped one by one, so a pixel whose last K
-// iterates include a BLA block's end (orbitBlockEnd) is run again from its start with blocks
-// allowed only up to N - K (orbitLimit; N its escape in the run before), until they do not.
+// Compiled with ORBIT (common.glsl's orbit path; without EXPONENT) it escapes past the radius
+// R and keeps the last K iterates z = Z_m + d in common.glsl's ring, as fractal.perturbCh
+// does: the iterates must be stepped one by one, so a pixel whose last K iterates include a
+// BLA block's end (orbitBlockEnd) is run again from its start with blocks allowed only up to
+// N - K (orbitLimit; N its escape in the run before), until they do not (in passes: from the
+// next pass on, the state carried in texture 1).
 
 // dc of the pixel = uD + pixelOffset() * uSpacing (fractal.Frame.Delta).
 uniform uvec4 uD;        // the bits of the frame centre minus the reference point (re, im)
@@ -442,6 +443,18 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
 // uK1 - uK0 + 1 steps: passes count steps, not iterations, so that a pass's cost is bounded
 // however far the BLA jumps.
 
+#if defined(ORBIT)
+// The orbit path in passes: texture 1 holds (m, n, orbitLimit, orbitBlockEnd); the fifth and
+// sixth textures a checkpoint, the state (d; m, n) K steps before the previous pass's end (the
+// Go side makes every pass at least K steps long), or the run's start after a run again; a
+// finished pixel's fifth is (T, STRIPE, 0, 0) as float bits. An orbit that escapes with fewer
+// than K iterations in this pass runs again from the checkpoint to record the iterates before
+// (the same steps: the same limit, the same table); one whose last K iterates a block ended
+// in starts again, with the limit lowered, in the next pass.
+uniform usampler2D uState5;
+layout(location = 5) out uvec4 oState5;
+#endif
+
 void main() {
     double dcr, dci;
     pixelDc(dcr, dci);
@@ -454,6 +467,13 @@ void main() {
     dcr = 0.0LF;
     dci = 0.0LF;
 #endif
+#if defined(ORBIT)
+    double d0r = dr, d0i = di;
+    double cdr = dr, cdi = di;  // the checkpoint; in the first pass the start
+    int cm = 0, cn = 0;
+    orbitLimit = uMaxIter;
+    orbitBlockEnd = 0;
+#endif
     if (uK0 > 1) {
         ivec2 t = ivec2(gl_FragCoord.xy);
         if (carryFinished(texelFetch(uState2, t, 0))) {
@@ -465,15 +485,71 @@ void main() {
         uvec4 mn = texelFetch(uState1, t, 0);
         m = int(mn.x);
         n = int(mn.y);
+#if defined(ORBIT)
+        orbitLimit = int(mn.z);
+        orbitBlockEnd = int(mn.w);
+        uvec4 c4 = texelFetch(uState4, t, 0);
+        cdr = packDouble2x32(c4.xy);
+        cdi = packDouble2x32(c4.zw);
+        uvec4 c5 = texelFetch(uState5, t, 0);
+        cm = int(c5.x);
+        cn = int(c5.y);
+#endif
 #if defined(DERIV)
         unpackW(texelFetch(uState3, t, 0), wr, wi);
 #endif
     }
     float nu, de;
     vec2 u;
+#if defined(ORBIT)
+    int n0 = n;
+    int budget = uK1 - uK0 + 1;
+    int head = max(budget - uStripeK, 0);
+    int r = perturb(dcr, dci, dr, di, m, n, head, nu, wr, wi, de, u);
+    double ndr = dr, ndi = di;  // the next pass's checkpoint
+    int nm = m, nn = n;
+    if (r == 0) {
+        r = perturb(dcr, dci, dr, di, m, n, budget - head, nu, wr, wi, de, u);
+    }
+    float chT = 0.0, chS = 0.0;
+    if (r > 0 && orbitBlockEnd >= max(1, r - uStripeK + 1)) {
+        // A block ended among the last K iterates: start again with blocks up to N - K.
+        orbitLimit = min(uMaxIter, r - uStripeK);
+        orbitBlockEnd = 0;
+        dr = d0r;
+        di = d0i;
+        wr = 0.0LF;
+        wi = 0.0LF;
+        m = 0;
+        n = 0;
+        ndr = d0r;
+        ndi = d0i;
+        nm = 0;
+        nn = 0;
+        r = 0;
+    } else if (r > 0) {
+        if (uK0 > 1 && r - n0 < uStripeK) {
+            // Fewer than K iterates in this pass's ring: run again from the checkpoint.
+            double rdr = cdr, rdi = cdi, rwr = 0.0LF, rwi = 0.0LF;
+            int rm = cm, rn = cn;
+            float rnu, rde;
+            vec2 ru;
+            orbitSlot = 0;
+            perturb(dcr, dci, rdr, rdi, rm, rn, uMaxIter, rnu, rwr, rwi, rde, ru);
+        }
+        orbitChannels(r, chT, chS);
+    }
+    oState4 = r != 0 ? uvec4(floatBitsToUint(chT), floatBitsToUint(chS), 0u, 0u) : uvec4(unpackDouble2x32(ndr), unpackDouble2x32(ndi));
+    oState5 = uvec4(uint(nm), uint(nn), 0u, 0u);
+    oState0 = uvec4(unpackDouble2x32(dr), unpackDouble2x32(di));
+    oState1 = uvec4(uint(m), uint(n), uint(orbitLimit), uint(orbitBlockEnd));
+#else
     int r = perturb(dcr, dci, dr, di, m, n, uK1 - uK0 + 1, nu, wr, wi, de, u);
+#endif
+#if !defined(ORBIT)
     oState0 = uvec4(unpackDouble2x32(dr), unpackDouble2x32(di));
     oState1 = uvec4(uint(m), uint(n), 0u, 0u);
+#endif
     if (r > 0) {
         oState2 = finishedState(2u, nu);
         oState3 = finishedShading(de, u);
