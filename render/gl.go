@@ -119,10 +119,10 @@ type GL struct {
 	colourProg *program
 	stateTex   [2][4]uint32
 	stateFBO   [2]uint32
-	// orbitStateTex is each set's fifth and sixth state textures, for the orbit path's passes
-	// alone (orbit.go): attached to the set's framebuffer as its colour attachments 4 and 5,
+	// orbitStateTex is each set's fifth to seventh state textures, for the orbit path's passes
+	// alone (orbit.go): attached to the set's framebuffer as its colour attachments 4 to 6,
 	// made on first use, drawn to only by those passes.
-	orbitStateTex [2][2]uint32
+	orbitStateTex [2][3]uint32
 	query         uint32   // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
 	readBuf       []uint32 // Compute's read-back of a band's state textures 2 and 3 (and the channels)
 

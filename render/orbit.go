@@ -13,9 +13,9 @@ import (
 // The orbit path (fractal/orbit.go: an escape radius other than 2, or the orbit channels T and
 // STRIPE) on the GPU: mandel.frag compiled with orbitDefine draws and computes such frames of
 // the Mandelbrot set and its Julia sets in float, double and the emulated double, and
-// perturb.frag compiled with it those drawn by perturbation in float64, in one pass or in
-// passes. In passes, fifth and sixth state textures carry a checkpoint, the state K
-// iterations (perturbation: K steps) before each pass's end, from which the pass where an
+// perturb.frag (and perturbexp.frag) compiled with it those drawn by perturbation, in one
+// pass or in passes. In passes, fifth to seventh state textures carry a checkpoint, the state
+// K iterations (perturbation: K steps) before each pass's end, from which the pass where an
 // orbit escapes runs again to record its last K iterates, which cannot be carried from pass
 // to pass (up to 64 complex values a pixel, against the state textures' 16 words). The other
 // orbit-path frames go to the CPU renderer: orbitOnCPU says why.
@@ -30,13 +30,11 @@ const maxF32Bailout = 1e9
 
 // orbitOnCPU is why the CPU renderer draws frame f, which is on fractal's orbit path, and ""
 // when the shaders do: the Mandelbrot set or a Julia set in the float, double or emulated
-// variant or by perturbation in float64 (not extended exponents), with a radius that float
-// holds for the float and emulated variants.
+// variant or by perturbation, with a radius that float holds for the float and emulated
+// variants.
 func (g *GL) orbitOnCPU(f fractal.Frame) string {
 	v := g.variant(f)
 	switch {
-	case v == shaders.Perturb && f.Precision() == fractal.PerturbationExp:
-		return "perturbation with extended exponents"
 	case (v == shaders.F32 || v == shaders.Emulated) && f.Loc.BailoutRadius() > maxF32Bailout:
 		return "a radius past float"
 	}

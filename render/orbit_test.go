@@ -276,26 +276,16 @@ func TestOrbitComputeAgainstCPU(t *testing.T) {
 }
 
 // TestOrbitOnCPU: the orbit-path frames the shaders do not draw go to the CPU renderer, and
-// Mode says why: perturbation with extended exponents, a radius past float in the float and
-// emulated variants.
+// Mode says why: a radius past float in the float and emulated variants (perturbation, with
+// or without extended exponents, in one pass or passes: TestOrbitPerturbAgainstCPU,
+// TestOrbitPerturbPasses, TestOrbitPerturbExp).
 func TestOrbitOnCPU(t *testing.T) {
-	deep := deepFrame(t, misRe, misIm, "1e50", 600, 40, 30)
-	deep.Loc.Color.Method = colour.MethodStripe
-	deeper := fractal.NewFrame(func() fractal.Location {
-		l := deep.Loc
-		l.Zoom, _ = fractal.ParseDecimal("1e320")
-		return l
-	}(), 40, 30)
-	if deeper.Precision() != fractal.PerturbationExp {
-		t.Fatalf("zoom 1e320 is %v", deeper.Precision())
-	}
 	for _, c := range []struct {
 		name string
 		opts Options
 		f    fractal.Frame
 		why  string
 	}{
-		{"perturbation_exp", Options{Perturb: "gpu"}, deeper, "perturbation with extended exponents"},
 		{"radius", Options{Precision: "f32"}, orbitFrame(t, "f32", colour.MethodAngle, 1e10, 40, 30), "a radius past float"},
 		{"radius_emulated", Options{Precision: "emulated"}, orbitFrame(t, "emulated", colour.MethodAngle, 1e10, 40, 30), "a radius past float"},
 	} {
@@ -422,57 +412,67 @@ func TestOrbitPerturbPasses(t *testing.T) {
 			if m := g.Mode(f); m != "perturbation (fp64)" {
 				t.Fatalf("Mode %q: want the GPU's perturbation", m)
 			}
-			before := g.Stats()
-			got := renderGL(t, g, f)
-			after := g.Stats()
-			if n := after.CPUFrames - before.CPUFrames; n != 0 {
-				t.Fatalf("%d frames went to the CPU renderer", n)
-			}
 			least := 2
 			if c.pass == 0 {
 				least = 1 // the automatic passes of a small frame: one pass of the iterate stage
 			}
-			if n := after.Passes - before.Passes; n < least {
-				t.Fatalf("%d passes: the frame was not drawn in passes", n)
-			}
-			want := image.NewRGBA(got.Bounds())
-			if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
-				t.Fatal(err)
-			}
-			frac := matchesCPU(t, "orbit_perturb_passes_"+name, got, want)
-			if frac < 1 {
-				t.Errorf("%.3f%% of pixels within 6/255 of the CPU's, want all", 100*frac)
-			}
-
-			f.Loc.Color.Method, f.Channels = colour.MethodSmooth, true
-			before = g.Stats()
-			gs := computeGL(t, g, f)
-			if n := g.Stats().CPUFrames - before.CPUFrames; n != 0 {
-				t.Fatalf("Compute: %d frames went to the CPU renderer", n)
-			}
-			ws := computeCPU(t, f)
-			a := compareSamples(gs, ws, true, exactTol)
-			if float64(a.deOK) < exactTol.share*float64(a.pixels) {
-				t.Errorf("samples: %d of %d pixels agree (want %.0f%%); first bad %v", a.deOK, a.pixels, 100*exactTol.share, a.firstBad)
-			}
-			checked, worstT, worstS := 0, 0.0, 0.0
-			for y := range f.H {
-				gr, wr := gs.Row(y), ws.Row(y)
-				for x := range gr {
-					if gr[x].Inside() || wr[x].Inside() || math.Floor(gr[x].Nu) != math.Floor(wr[x].Nu) {
-						continue
-					}
-					checked++
-					dt := math.Abs(float64(gr[x].T - wr[x].T))
-					worstT = max(worstT, min(dt, 1-dt))
-					worstS = max(worstS, math.Abs(float64(gr[x].Stripe-wr[x].Stripe)))
-				}
-			}
-			t.Logf("%.3f%% within 6/255; %d escaped pixels compared: worst T %.2g turns, STRIPE %.2g", 100*frac, checked, worstT, worstS)
-			if checked < f.W*f.H*9/10 || worstT > 1e-6 || worstS > 1e-5 {
-				t.Errorf("T and STRIPE on %d of %d pixels: worst %.3g turns and %.3g", checked, f.W*f.H, worstT, worstS)
-			}
+			orbitPerturbCheck(t, g, f, "orbit_perturb_passes_"+name, least)
 		})
+	}
+}
+
+// orbitPerturbCheck checks frame f, drawn by perturbation on the orbit path with the stripe
+// colouring, in g's passes (at least least of them): no frame goes to the CPU renderer, the
+// picture agrees with the CPU's on every pixel within 6/255, and Compute's samples with the
+// CPU's: nu as TestComputeAgainstCPU asks, T within 1e-6 turns and STRIPE within 1e-5 on
+// every pixel whose count is the CPU's (and those are 90% of the frame).
+func orbitPerturbCheck(t *testing.T, g *GL, f fractal.Frame, name string, least int) {
+	t.Helper()
+	before := g.Stats()
+	got := renderGL(t, g, f)
+	after := g.Stats()
+	if n := after.CPUFrames - before.CPUFrames; n != 0 {
+		t.Fatalf("%d frames went to the CPU renderer", n)
+	}
+	if n := after.Passes - before.Passes; n < least {
+		t.Fatalf("%d passes: the frame was not drawn in passes", n)
+	}
+	want := image.NewRGBA(got.Bounds())
+	if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
+		t.Fatal(err)
+	}
+	frac := matchesCPU(t, name, got, want)
+	if frac < 1 {
+		t.Errorf("%.3f%% of pixels within 6/255 of the CPU's, want all", 100*frac)
+	}
+
+	f.Loc.Color.Method, f.Channels = colour.MethodSmooth, true
+	before = g.Stats()
+	gs := computeGL(t, g, f)
+	if n := g.Stats().CPUFrames - before.CPUFrames; n != 0 {
+		t.Fatalf("Compute: %d frames went to the CPU renderer", n)
+	}
+	ws := computeCPU(t, f)
+	a := compareSamples(gs, ws, true, exactTol)
+	if float64(a.deOK) < exactTol.share*float64(a.pixels) {
+		t.Errorf("samples: %d of %d pixels agree (want %.0f%%); first bad %v", a.deOK, a.pixels, 100*exactTol.share, a.firstBad)
+	}
+	checked, worstT, worstS := 0, 0.0, 0.0
+	for y := range f.H {
+		gr, wr := gs.Row(y), ws.Row(y)
+		for x := range gr {
+			if gr[x].Inside() || wr[x].Inside() || math.Floor(gr[x].Nu) != math.Floor(wr[x].Nu) {
+				continue
+			}
+			checked++
+			dt := math.Abs(float64(gr[x].T - wr[x].T))
+			worstT = max(worstT, min(dt, 1-dt))
+			worstS = max(worstS, math.Abs(float64(gr[x].Stripe-wr[x].Stripe)))
+		}
+	}
+	t.Logf("%.3f%% within 6/255; %d escaped pixels compared: worst T %.2g turns, STRIPE %.2g", 100*frac, checked, worstT, worstS)
+	if checked < f.W*f.H*9/10 || worstT > 1e-6 || worstS > 1e-5 {
+		t.Errorf("T and STRIPE on %d of %d pixels: worst %.3g turns and %.3g", checked, f.W*f.H, worstT, worstS)
 	}
 }
 
@@ -524,5 +524,42 @@ func TestOrbitPassesMatchSinglePass(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestOrbitPerturbExp: the extended-exponent perturbation shader on the orbit path, in passes
+// (37 steps a pass, or 64 for K = 64), at zoom 1e304 near the Misiurewicz point i and at a
+// nucleus at 2e698 whose orbit holds values below double's range, draws and computes as the
+// CPU does (orbitPerturbCheck). One GL for all, so that its programs compile once.
+func TestOrbitPerturbExp(t *testing.T) {
+	for _, c := range []struct {
+		view       string
+		pass, last int
+		bailout    float64
+	}{
+		{"1e304", 37, 0, 1000}, {"1e304", 37, 64, 0}, {"nucleus2e698", 37, 64, 1000},
+	} {
+		name := fmt.Sprintf("%s_P%d_K%d_R%g", c.view, c.pass, fractal.Location{StripeLast: c.last}.StripeK(), fractal.Location{Bailout: c.bailout}.BailoutRadius())
+		t.Run(name, func(t *testing.T) {
+			g := testGL(t, Options{Perturb: "gpu", PassIterations: c.pass})
+			if !g.fp64 {
+				t.Skipf("%s has no fp64: perturbation frames go to the CPU", g.renderer)
+			}
+			var f fractal.Frame
+			switch c.view {
+			case "1e304":
+				f = misiurewiczFrame(t, 304, 3000, 40, 26)
+			default:
+				f = deepViewFrame(t, c.view, 30, 20)
+			}
+			f.Loc.Color.Method, f.Loc.Bailout, f.Loc.StripeLast = colour.MethodStripe, c.bailout, c.last
+			if f.Precision() != fractal.PerturbationExp {
+				t.Fatalf("%v, want %v", f.Precision(), fractal.PerturbationExp)
+			}
+			if m := g.Mode(f); m != "perturbation (extended exponent, fp64)" {
+				t.Fatalf("Mode %q: want the GPU's perturbation", m)
+			}
+			orbitPerturbCheck(t, g, f, "orbit_perturbexp_"+name, 1)
+		})
 	}
 }

@@ -218,15 +218,15 @@ func (g *GL) ensureState() error {
 	return nil
 }
 
-// ensureOrbitState makes each state set's fifth and sixth textures (RGBA32UI, stateW x
-// stateH) and attaches them to the set's framebuffer as colour attachments 4 and 5, which the
+// ensureOrbitState makes each state set's fifth to seventh textures (RGBA32UI, stateW x
+// stateH) and attaches them to the set's framebuffer as colour attachments 4 to 6, which the
 // other passes do not draw to (their draw buffers are the first four).
 func (g *GL) ensureOrbitState() error {
 	if g.orbitStateTex[0][0] != 0 {
 		return nil
 	}
 	for s := range g.orbitStateTex {
-		gl.GenTextures(2, &g.orbitStateTex[s][0])
+		gl.GenTextures(int32(len(g.orbitStateTex[s])), &g.orbitStateTex[s][0])
 		gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[s])
 		for i, t := range g.orbitStateTex[s] {
 			gl.BindTexture(gl.TEXTURE_2D, t)
@@ -244,10 +244,12 @@ func (g *GL) ensureOrbitState() error {
 	return nil
 }
 
-// orbitDrawBuffers sets both state framebuffers' draw buffers: the six attachments for the
-// orbit path's passes (on; mandel.frag's write the first five), the first four again (off).
+// orbitDrawBuffers sets both state framebuffers' draw buffers: the seven attachments for the
+// orbit path's passes (on; mandel.frag's write the first five, perturb.frag's six, with
+// extended exponents seven), the first four again (off).
 func (g *GL) orbitDrawBuffers(on bool) {
-	bufs := []uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2, gl.COLOR_ATTACHMENT3, gl.COLOR_ATTACHMENT4, gl.COLOR_ATTACHMENT5}
+	bufs := []uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2, gl.COLOR_ATTACHMENT3,
+		gl.COLOR_ATTACHMENT4, gl.COLOR_ATTACHMENT5, gl.COLOR_ATTACHMENT6}
 	if !on {
 		bufs = bufs[:4]
 	}
@@ -257,15 +259,15 @@ func (g *GL) orbitDrawBuffers(on bool) {
 	}
 }
 
-// deleteOrbitState frees the fifth and sixth state textures (none made is fine); the
+// deleteOrbitState frees the fifth to seventh state textures (none made is fine); the
 // framebuffers detach them as they go.
 func (g *GL) deleteOrbitState() {
 	for s := range g.orbitStateTex {
 		if g.orbitStateTex[s][0] != 0 {
-			gl.DeleteTextures(2, &g.orbitStateTex[s][0])
+			gl.DeleteTextures(int32(len(g.orbitStateTex[s])), &g.orbitStateTex[s][0])
 		}
 	}
-	g.orbitStateTex = [2][2]uint32{}
+	g.orbitStateTex = [2][3]uint32{}
 }
 
 // deleteState frees the multi-pass state textures and framebuffers (none made is fine).

@@ -145,13 +145,13 @@ void formulaStep(inout REAL zr, inout REAL zi, REAL cr, REAL ci) {
 // loop visits them (slot k mod K, advanced without an integer %; the emulated variant's high
 // parts), and STRIPE is their mean of (1 + sin(S arg z)) / 2 at the end: the CPU's orbitRec.
 // A Julia orbit's z_1 is the ring's first. The multi-pass stages carry a fifth state texture
-// (uState4; perturb.frag a sixth too): a checkpoint, the state at a pass's iteration uK1 - K
+// (uState4; perturb.frag a sixth, perturbexp.frag a seventh): a checkpoint, the state at a pass's iteration uK1 - K
 // (perturb.frag: K steps before the pass's end), from which the pass where the orbit escapes
 // runs again to record the iterates of the pass before, then the channels (T, STRIPE, 0, 0)
-// as float bits. Formulas and extended exponents go to the CPU renderer.
+// as float bits. Formulas go to the CPU renderer.
 #if defined(ORBIT)
-#if defined(FORMULA) || defined(EXPONENT)
-#error "ORBIT: the Mandelbrot set or a Julia set, without EXPONENT"
+#if defined(FORMULA)
+#error "ORBIT: the Mandelbrot set or a Julia set"
 #endif
 #if defined(PREC_F64)
 uniform uvec2 uBail2;    // the bits of R^2
@@ -438,6 +438,9 @@ uniform usampler2D uState2;
 uniform usampler2D uState3;
 #if defined(ORBIT)
 uniform usampler2D uState4;
+#if defined(PAGES)
+uniform usampler2D uState5;  // perturbation's: the rest of its checkpoint
+#endif
 #endif
 #endif
 
@@ -451,6 +454,9 @@ layout(location = 2) out uvec4 oState2;
 layout(location = 3) out uvec4 oState3;
 #if defined(ORBIT)
 layout(location = 4) out uvec4 oState4;
+#if defined(PAGES)
+layout(location = 5) out uvec4 oState5;
+#endif
 #endif
 
 // carryFinished handles a pixel that an earlier pass finished (st, its texel of uState2):

@@ -8,8 +8,8 @@
 // Doubles travel as bit patterns (packDouble2x32: x the low word, y the high word), so the GL
 // 3.3 function set is enough and every value arrives exactly.
 //
-// Compiled with ORBIT (common.glsl's orbit path; without EXPONENT) it escapes past the radius
-// R and keeps the last K iterates z = Z_m + d in common.glsl's ring, as fractal.perturbCh
+// Compiled with ORBIT (common.glsl's orbit path; perturbexp.frag's likewise) it escapes past
+// the radius R and keeps the last K iterates z = Z_m + d in common.glsl's ring, as fractal.perturbCh
 // does: the iterates must be stepped one by one, so a pixel whose last K iterates include a
 // BLA block's end (orbitBlockEnd) is run again from its start with blocks allowed only up to
 // N - K (orbitLimit; N its escape in the run before), until they do not (in passes: from the
@@ -451,8 +451,6 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
 // than K iterations in this pass runs again from the checkpoint to record the iterates before
 // (the same steps: the same limit, the same table); one whose last K iterates a block ended
 // in starts again, with the limit lowered, in the next pass.
-uniform usampler2D uState5;
-layout(location = 5) out uvec4 oState5;
 #endif
 
 void main() {

@@ -23,8 +23,9 @@
 //   - ORBIT: the orbit path (fractal/orbit.go; common.glsl's ORBIT block): mandel.frag's in
 //     each precision and stage, and perturb.frag's, of the Mandelbrot set or a Julia set: the
 //     escape radius (uBail2), the channels T and STRIPE (a second STAGE_SAMPLE target, a
-//     fifth multi-pass state texture; perturb.frag's passes a sixth), the angle and stripe
-//     colourings (common.glsl's shadeOrbit); EXPONENT or a formula is a compile error;
+//     fifth multi-pass state texture; perturb.frag's passes a sixth, with EXPONENT a
+//     seventh), the angle and stripe colourings (common.glsl's shadeOrbit); a formula is a
+//     compile error;
 //   - FORMULA_MANDELBROT, FORMULA_BURNING_SHIP or FORMULA_MANDELBAR, with POWER d (2 to 8):
 //     the programs (mandel.frag's and perturb.frag's) for a formula other than the Mandelbrot
 //     set's z^2 + c, which iterate z <- f(z)^d + c (common.glsl's formulaStep, perturb.frag's
