@@ -43,14 +43,6 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 		g.statsMu.Unlock()
 		return g.cpu.Compute(ctx, f, rect, dst)
 	}
-	if f.OrbitPath() && g.orbitOnCPU(f) != "" {
-		// Another escape radius or the orbit channels where the shaders compute neither
-		// (orbit.go): perturbation with extended exponents, a radius past float.
-		g.statsMu.Lock()
-		g.stats.CPUFrames++
-		g.statsMu.Unlock()
-		return g.cpu.Compute(ctx, f, rect, dst)
-	}
 	if f.Rings != nil {
 		// The shaders compute grids: a frame laid out as rings (an exponential map) goes
 		// to the CPU renderer, whose per-pixel functions follow the layout.

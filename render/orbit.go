@@ -17,29 +17,12 @@ import (
 // pass or in passes. In passes, fifth to seventh state textures carry a checkpoint, the state
 // K iterations (perturbation: K steps) before each pass's end, from which the pass where an
 // orbit escapes runs again to record its last K iterates, which cannot be carried from pass
-// to pass (up to 64 complex values a pixel, against the state textures' 16 words). The other
-// orbit-path frames go to the CPU renderer: orbitOnCPU says why.
+// to pass (up to 64 complex values a pixel, against the state textures' 16 words). No
+// orbit-path frame goes to the CPU renderer for its orbit: the float variants' smooth value
+// and estimate hold |z| up to R^2 (common.glsl's smoothValueF, absF).
 
 // orbitDefine is the define of mandel.frag's orbit-path programs.
 const orbitDefine = "ORBIT"
-
-// maxF32Bailout is the largest escape radius the float and emulated programs take: |z_N|^2 <=
-// R^4 stays finite in float32, in which their smooth value is computed (the CPU's smooth
-// value and estimate for such radii are float64's).
-const maxF32Bailout = 1e9
-
-// orbitOnCPU is why the CPU renderer draws frame f, which is on fractal's orbit path, and ""
-// when the shaders do: the Mandelbrot set or a Julia set in the float, double or emulated
-// variant or by perturbation, with a radius that float holds for the float and emulated
-// variants.
-func (g *GL) orbitOnCPU(f fractal.Frame) string {
-	v := g.variant(f)
-	switch {
-	case (v == shaders.F32 || v == shaders.Emulated) && f.Loc.BailoutRadius() > maxF32Bailout:
-		return "a radius past float"
-	}
-	return ""
-}
 
 // setOrbit loads the orbit path's uniforms of location l (the program must be in use and
 // compiled with orbitDefine): the squared radius in the escape test's type, K and S.

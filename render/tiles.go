@@ -60,11 +60,6 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if f.Loc.Color.NeedsInterior() {
 		return g.renderViaCompute(ctx, f, rect, dst)
 	}
-	if f.OrbitPath() && g.orbitOnCPU(f) != "" {
-		// Another escape radius or the orbit channels where the shaders have neither
-		// (orbit.go): perturbation with extended exponents, a radius past float.
-		return g.renderOnCPU(ctx, f, rect, dst)
-	}
 	if f.Rings != nil {
 		// The shaders draw grids: a frame laid out as rings (an exponential map) is drawn
 		// by the CPU renderer, whose per-pixel functions follow the layout.

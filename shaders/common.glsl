@@ -136,12 +136,11 @@ void formulaStep(inout REAL zr, inout REAL zi, REAL cr, REAL ci) {
 }
 #endif
 
-// The orbit path (fractal/orbit.go), compiled with ORBIT: mandel.frag's single pass (and
-// STAGE_SAMPLE) of the Mandelbrot set or a Julia set (JULIA) in each variant, and
-// perturb.frag's single pass (without EXPONENT), with the escape radius R
-// (uBail2 = R^2, the type of the escape test: float for the float and emulated variants,
-// whose float smooth value holds |z|^2 <= R^4 only up to render.maxF32Bailout) and the
-// channels T and STRIPE (orbitChannels). The last K iterates are kept in orbitRing as the
+// The orbit path (fractal/orbit.go), compiled with ORBIT: mandel.frag's programs of the
+// Mandelbrot set or a Julia set (JULIA) in each variant, and perturb.frag's (and
+// perturbexp.frag's), with the escape radius R (uBail2 = R^2, the type of the escape test:
+// float for the float and emulated variants; |z_N| reaches R^2, whose square passes float's
+// range: smoothValue64, smoothValueF and absF) and the channels T and STRIPE (orbitChannels). The last K iterates are kept in orbitRing as the
 // loop visits them (slot k mod K, advanced without an integer %; the emulated variant's high
 // parts), and STRIPE is their mean of (1 + sin(S arg z)) / 2 at the end: the CPU's orbitRec.
 // A Julia orbit's z_1 is the ring's first. The multi-pass stages carry a fifth state texture
@@ -225,6 +224,26 @@ float smoothValue64(int m, double r2) {
     bool big = r2 > packDouble2x32(uvec2(0u, 0x46300000u));  // 2^100
     double s = big ? r2 * packDouble2x32(uvec2(0u, 0x37F00000u)) : r2;  // 2^-128
     return float(m) + 1.0 - log2(0.5 * (log2(float(s)) + (big ? 128.0 : 0.0)));
+}
+#elif defined(ORBIT)
+// absF is |(zr, zi)| in float without overflow: the larger component times sqrt(1 + q^2), q
+// the ratio of the smaller to it (the orbit path's |z| reaches R^2, 1e20 at
+// fractal.MaxBailout, whose square float cannot hold).
+float absF(float zr, float zi) {
+    float a = max(abs(zr), abs(zi));
+    float q = a > 0.0 ? min(abs(zr), abs(zi)) / a : 0.0;
+    return a * sqrt(1.0 + q * q);
+}
+
+// smoothValueF is smoothValue for a final z whose |z|^2 passed float's range (r2 infinite
+// or near it): log2 |z|^2 as 2 log2 of absF's factors.
+float smoothValueF(int m, float r2, float zr, float zi) {
+    if (r2 < 1.0e37) {
+        return smoothValue(m, r2);
+    }
+    float a = max(abs(zr), abs(zi));
+    float q = min(abs(zr), abs(zi)) / a;
+    return float(m) + 1.0 - log2(0.5 * (2.0 * log2(a) + log2(1.0 + q * q)));
 }
 #endif
 
@@ -332,7 +351,11 @@ vec3 shadeOrbit(float nu, float de, vec2 u, float t, float stripe) {
 // w gives distance 0 and no normal.
 void finishDE(REAL zr, REAL zi, REAL wr, REAL wi, out float de, out vec2 u) {
     REAL m = max(abs(wr), abs(wi));
+#if defined(ORBIT) && !defined(PREC_F64)
+    float az = absF(zr, zi);
+#else
     float az = float(sqrt(zr * zr + zi * zi));
+#endif
     de = 0.0;
     u = vec2(0.0);
     if (m == REAL(0.0)) {
@@ -386,6 +409,8 @@ float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
     }
 #if defined(ORBIT) && defined(PREC_F64)
     return smoothValue64(m, fr * fr + fi * fi);
+#elif defined(ORBIT)
+    return smoothValueF(m, r2, fr, fi);
 #else
     return smoothValue(m, r2);
 #endif
@@ -417,6 +442,8 @@ float escapeSmoothDE(Z cr, Z ci, Z zr, Z zi, REAL wr, REAL wi, REAL spacing, int
     finishDE(fr, fi, wr, wi, de, u);
 #if defined(ORBIT) && defined(PREC_F64)
     return smoothValue64(m, fr * fr + fi * fi);
+#elif defined(ORBIT)
+    return smoothValueF(m, r2, fr, fi);
 #else
     return smoothValue(m, r2);
 #endif
