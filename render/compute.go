@@ -43,14 +43,6 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 		g.statsMu.Unlock()
 		return g.cpu.Compute(ctx, f, rect, dst)
 	}
-	if f.OrbitPath() && g.orbitOnCPU(f) != "" {
-		// Another escape radius or the orbit channels where the shaders have neither
-		// (orbit.go): a Julia set, perturbation, the emulated double, passes.
-		g.statsMu.Lock()
-		g.stats.CPUFrames++
-		g.statsMu.Unlock()
-		return g.cpu.Compute(ctx, f, rect, dst)
-	}
 	if f.Rings != nil {
 		// The shaders compute grids: a frame laid out as rings (an exponential map) goes
 		// to the CPU renderer, whose per-pixel functions follow the layout.
@@ -133,9 +125,10 @@ func (g *GL) iterProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool) (*
 		if err != nil {
 			return nil, err
 		}
-		return g.deepProgram(tables.pages, stageIterate, false, deriv, exp, f.Loc.IsJulia(), f.Loc.Formula)
-	case deriv || f.Loc.IsJulia() || !f.Loc.Formula.IsMandelbrot():
-		return g.lazyProgram(progKey{v: v, stage: stageIterate, deriv: deriv, julia: f.Loc.IsJulia(), formula: f.Loc.Formula})
+		return g.lazyProgram(progKey{v: v, pages: tables.pages, stage: stageIterate, deriv: deriv, exp: exp,
+			julia: f.Loc.IsJulia(), formula: f.Loc.Formula, orbit: f.OrbitPath()})
+	case deriv || f.Loc.IsJulia() || !f.Loc.Formula.IsMandelbrot() || f.OrbitPath():
+		return g.lazyProgram(progKey{v: v, stage: stageIterate, deriv: deriv, julia: f.Loc.IsJulia(), formula: f.Loc.Formula, orbit: f.OrbitPath()})
 	}
 	it, _, err := g.passPrograms(v)
 	return it, err
@@ -163,13 +156,17 @@ func (g *GL) computeTile(ctx context.Context, v shaders.Variant, f fractal.Frame
 		gl.BindFramebuffer(gl.FRAMEBUFFER, g.fbo)
 		gl.ActiveTexture(gl.TEXTURE0)
 	}()
-	if len(g.readBuf) < 2*4*stateW*stateH {
-		g.readBuf = make([]uint32, 2*4*stateW*stateH)
+	bufs := 2 // the samples (or texture 2), and texture 3; the orbit path's channels too
+	if p.orbit {
+		bufs = 3
+	}
+	if len(g.readBuf) < bufs*4*stateW*stateH {
+		g.readBuf = make([]uint32, bufs*4*stateW*stateH)
 	}
 	for _, b := range stateBands(tile.Dx(), tile.Dy()) {
 		w, h := b.Dx(), b.Dy()
 		n := 4 * w * h
-		buf, shading := g.readBuf[:n], g.readBuf[n:2*n]
+		buf, shading, channels := g.readBuf[:n], g.readBuf[n:2*n], g.readBuf[2*n:bufs*n]
 		if single {
 			if err := g.sampleBand(ctx, p, f, tile, b); err != nil {
 				return err
@@ -201,8 +198,13 @@ func (g *GL) computeTile(ctx context.Context, v shaders.Variant, f fractal.Frame
 			}
 		}
 		if p.orbit {
-			gl.ReadBuffer(gl.COLOR_ATTACHMENT1)
-			gl.ReadPixels(0, 0, int32(w), int32(h), gl.RGBA_INTEGER, gl.UNSIGNED_INT, gl.Ptr(&shading[0]))
+			// The channels: the sample target's second attachment, or the state's fifth.
+			if single {
+				gl.ReadBuffer(gl.COLOR_ATTACHMENT1)
+			} else {
+				gl.ReadBuffer(gl.COLOR_ATTACHMENT4)
+			}
+			gl.ReadPixels(0, 0, int32(w), int32(h), gl.RGBA_INTEGER, gl.UNSIGNED_INT, gl.Ptr(&channels[0]))
 		}
 		if e := gl.GetError(); e != gl.NO_ERROR {
 			return fmt.Errorf("reading back the samples of tile %v: GL error 0x%x", tile, e)
@@ -216,11 +218,11 @@ func (g *GL) computeTile(ctx context.Context, v shaders.Variant, f fractal.Frame
 				nuSamples(row, buf[w*y:w*(y+1)])
 			case single:
 				packedSamples(row, buf[4*w*y:4*w*(y+1)])
-				if p.orbit {
-					channelSamples(row, shading[4*w*y:4*w*(y+1)])
-				}
 			default:
 				err = stateSamples(row, buf[4*w*y:4*w*(y+1)], shading[4*w*y:4*w*(y+1)], deriv)
+			}
+			if p.orbit && err == nil {
+				channelSamples(row, channels[4*w*y:4*w*(y+1)])
 			}
 			if err != nil {
 				return fmt.Errorf("tile %v, row %d: %w", tile, tile.Min.Y+b.Min.Y+y, err)
@@ -248,8 +250,6 @@ func (g *GL) computeProgram(v shaders.Variant, f fractal.Frame, exp, deriv bool)
 		if err == nil {
 			err = g.ensureSampleTarget()
 		}
-	case f.OrbitPath():
-		err = errors.New("the orbit path's samples are computed in one pass (orbitOnCPU sends the others to the CPU)")
 	default:
 		p, err = g.iterProgram(v, f, exp, deriv)
 		if err == nil {

@@ -119,8 +119,12 @@ type GL struct {
 	colourProg *program
 	stateTex   [2][4]uint32
 	stateFBO   [2]uint32
-	query      uint32   // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
-	readBuf    []uint32 // Compute's read-back of a band's state textures 2 and 3
+	// orbitStateTex is each set's fifth to seventh state textures, for the orbit path's passes
+	// alone (orbit.go): attached to the set's framebuffer as its colour attachments 4 to 6,
+	// made on first use, drawn to only by those passes.
+	orbitStateTex [2][3]uint32
+	query         uint32   // ANY_SAMPLES_PASSED: did a pass leave any pixel running?
+	readBuf       []uint32 // Compute's read-back of a band's state textures 2 and 3 (and the channels)
 
 	// colourProgs are the colour shaders compiled (colourshader.go), by their text.
 	colourProgs map[string]*colourProgram
@@ -429,10 +433,8 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // fp64)", "double (emulated float-float)", "perturbation (fp64)", "perturbation (extended
 // exponent, fp64)" (a PerturbationExp frame), or "perturbation (CPU: ...)" with the reason
 // when the CPU renderer draws a perturbation frame the GPU cannot (no fp64, or a reference
-// orbit too long for its texture limits); "CPU (escape radius or orbit channels: <why>)" for
-// a frame on fractal's orbit path that the shaders do not compute (orbitOnCPU: a Julia set,
-// perturbation, the emulated double, passes), the Mandelbrot set's others in the float and
-// double words; "double (limit reached)" only
+// orbit too long for its texture limits), a frame on fractal's orbit path (another escape
+// radius, the channels T and STRIPE: orbit.go) in the same words; "double (limit reached)" only
 // where a forced precision is used past float64's reach; "rings (CPU: ...)" for a frame laid
 // out as rings (fractal.Rings), which the CPU renderer draws. Every formula is drawn in the
 // same words, but for a formula's derivative, which the CPU computes: "<precision> (CPU: the
@@ -440,11 +442,6 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 func (g *GL) Mode(f fractal.Frame) string {
 	if f.Rings != nil {
 		return "rings (CPU: the shaders draw grids)"
-	}
-	if f.OrbitPath() {
-		if why := g.orbitOnCPU(f); why != "" {
-			return "CPU (escape radius or orbit channels: " + why + ")"
-		}
 	}
 	if why := cpuOnly(f); why != "" {
 		return f.Precision().String() + " (CPU: " + why + ")"

@@ -12,47 +12,27 @@ import (
 
 // The orbit path (fractal/orbit.go: an escape radius other than 2, or the orbit channels T and
 // STRIPE) on the GPU: mandel.frag compiled with orbitDefine draws and computes such frames of
-// the Mandelbrot set in float and double, in one pass. The other orbit-path frames (Julia
-// sets, perturbation, the emulated double, iteration counts that need passes) go to the CPU
-// renderer: orbitOnCPU says why.
+// the Mandelbrot set and its Julia sets in float, double and the emulated double, and
+// perturb.frag (and perturbexp.frag) compiled with it those drawn by perturbation, in one
+// pass or in passes. In passes, fifth to seventh state textures carry a checkpoint, the state
+// K iterations (perturbation: K steps) before each pass's end, from which the pass where an
+// orbit escapes runs again to record its last K iterates, which cannot be carried from pass
+// to pass (up to 64 complex values a pixel, against the state textures' 16 words). No
+// orbit-path frame goes to the CPU renderer for its orbit: the float variants' smooth value
+// and estimate hold |z| up to R^2 (common.glsl's smoothValueF, absF).
 
 // orbitDefine is the define of mandel.frag's orbit-path programs.
 const orbitDefine = "ORBIT"
 
-// maxF32Bailout is the largest escape radius the float programs take: |z_N|^2 <= R^4 stays
-// finite in float32 (the CPU's smooth value and estimate for such radii are float64's).
-const maxF32Bailout = 1e9
-
-// orbitOnCPU is why the CPU renderer computes frame f, which is on fractal's orbit path, and
-// "" when the shaders do: the Mandelbrot set (not a Julia set) in the float or double
-// variant, drawn in one pass (PassIterations 0, and iterations within passCost), a radius
-// that float holds for the float variant.
-func (g *GL) orbitOnCPU(f fractal.Frame) string {
-	v := g.variant(f)
-	switch {
-	case f.Loc.IsJulia():
-		return "Julia sets"
-	case v == shaders.Perturb:
-		return "perturbation"
-	case v != shaders.F32 && v != shaders.F64:
-		return "emulated double"
-	case alwaysPasses || g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*variantWeight(v) > passCost:
-		return "iterations past one pass"
-	case v == shaders.F32 && f.Loc.BailoutRadius() > maxF32Bailout:
-		return "a radius past float"
-	}
-	return ""
-}
-
 // setOrbit loads the orbit path's uniforms of location l (the program must be in use and
-// compiled with orbitDefine): the squared radius in the variant's type, K and S.
+// compiled with orbitDefine): the squared radius in the escape test's type, K and S.
 func (p *program) setOrbit(l fractal.Location) {
 	r := l.BailoutRadius()
 	b2 := r * r
-	if p.variant == shaders.F32 {
-		gl.Uniform1f(p.loc["uBail2"], float32(b2))
-	} else {
+	if p.variant == shaders.F64 || p.variant == shaders.Perturb {
 		gl.Uniform2ui(p.loc["uBail2"], lo(b2), hi(b2))
+	} else {
+		gl.Uniform1f(p.loc["uBail2"], float32(b2))
 	}
 	gl.Uniform1i(p.loc["uStripeK"], int32(l.StripeK()))
 	gl.Uniform1f(p.loc["uStripeS"], float32(l.StripeS()))

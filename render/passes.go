@@ -52,10 +52,14 @@ func passIterations(px, iter int, weight int64, forced int) int {
 func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, tile image.Rectangle, stops []float32) error {
 	v := single.variant
 	it, col, err := g.passPrograms(v)
-	if err == nil && (v == shaders.Perturb || single.deriv || single.julia || !single.formula.IsMandelbrot()) {
+	if err == nil && (v == shaders.Perturb || single.deriv || single.julia || !single.formula.IsMandelbrot() || single.orbit) {
 		// The iterate stage draws no colour: SHADE makes no difference to it.
 		it, err = g.lazyProgram(progKey{v: v, pages: single.pages, stage: stageIterate, deriv: single.deriv, exp: single.exp,
-			julia: single.julia, formula: single.formula})
+			julia: single.julia, formula: single.formula, orbit: single.orbit})
+	}
+	if err == nil && single.orbit {
+		// The colour stage reads the channels from the fifth state texture.
+		col, err = g.lazyProgram(progKey{v: shaders.F32, stage: stageColour, shade: true, orbit: true})
 	}
 	if err != nil {
 		return err
@@ -85,6 +89,10 @@ func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, t
 		gl.BindTexture(gl.TEXTURE_2D, g.stateTex[src][2])
 		gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(3)))
 		gl.BindTexture(gl.TEXTURE_2D, g.stateTex[src][3])
+		if col.orbit {
+			gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(4)))
+			gl.BindTexture(gl.TEXTURE_2D, g.orbitStateTex[src][0])
+		}
 		g.timedDraw(false)
 		gl.Disable(gl.SCISSOR_TEST)
 	}
@@ -105,6 +113,16 @@ func (g *GL) drawPasses(ctx context.Context, single *program, f fractal.Frame, t
 func (g *GL) iterateBand(ctx context.Context, it *program, f fractal.Frame, tile, b image.Rectangle) (int, error) {
 	iter := f.Loc.Iterations
 	p := passIterations(b.Dx()*b.Dy(), iter, programWeight(it), g.opts.PassIterations)
+	if it.orbit {
+		// The pass where an orbit escapes runs again from its state K iterations (perturb.frag:
+		// steps) before the previous pass's end: every pass but the last must be K long.
+		p = min(max(p, f.Loc.StripeK()), iter)
+		if err := g.ensureOrbitState(); err != nil {
+			return 0, err
+		}
+		defer g.orbitDrawBuffers(false)
+		g.orbitDrawBuffers(true)
+	}
 	gl.Disable(gl.SCISSOR_TEST)
 	gl.Viewport(0, 0, int32(b.Dx()), int32(b.Dy()))
 	gl.UseProgram(it.id)
@@ -114,6 +132,9 @@ func (g *GL) iterateBand(ctx context.Context, it *program, f fractal.Frame, tile
 	}
 	// The iterate stage reads the iteration limit alone of the colouring's uniforms.
 	gl.Uniform1i(it.loc["uMaxIter"], int32(iter))
+	if it.orbit {
+		it.setOrbit(f.Loc)
+	}
 	src := 0
 	for k0 := 1; k0 <= iter; k0 += p {
 		if err := ctx.Err(); err != nil {
@@ -124,6 +145,12 @@ func (g *GL) iterateBand(ctx context.Context, it *program, f fractal.Frame, tile
 		for i, t := range g.stateTex[src] {
 			gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(i)))
 			gl.BindTexture(gl.TEXTURE_2D, t)
+		}
+		if it.orbit {
+			for i, t := range g.orbitStateTex[src] {
+				gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(4+i)))
+				gl.BindTexture(gl.TEXTURE_2D, t)
+			}
 		}
 		gl.Uniform1i(it.loc["uK0"], int32(k0))
 		gl.Uniform1i(it.loc["uK1"], int32(min(k0+p-1, iter)))
@@ -191,8 +218,61 @@ func (g *GL) ensureState() error {
 	return nil
 }
 
+// ensureOrbitState makes each state set's fifth to seventh textures (RGBA32UI, stateW x
+// stateH) and attaches them to the set's framebuffer as colour attachments 4 to 6, which the
+// other passes do not draw to (their draw buffers are the first four).
+func (g *GL) ensureOrbitState() error {
+	if g.orbitStateTex[0][0] != 0 {
+		return nil
+	}
+	for s := range g.orbitStateTex {
+		gl.GenTextures(int32(len(g.orbitStateTex[s])), &g.orbitStateTex[s][0])
+		gl.BindFramebuffer(gl.FRAMEBUFFER, g.stateFBO[s])
+		for i, t := range g.orbitStateTex[s] {
+			gl.BindTexture(gl.TEXTURE_2D, t)
+			gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST)
+			gl.TexParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST)
+			gl.TexImage2D(gl.TEXTURE_2D, 0, gl.RGBA32UI, stateW, stateH, 0, gl.RGBA_INTEGER, gl.UNSIGNED_INT, nil)
+			gl.FramebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT4+uint32(i), gl.TEXTURE_2D, t, 0)
+		}
+	}
+	gl.BindTexture(gl.TEXTURE_2D, 0)
+	if e := gl.GetError(); e != gl.NO_ERROR {
+		g.deleteOrbitState()
+		return fmt.Errorf("the orbit path's state textures %dx%d: GL error 0x%x (out of memory?)", stateW, stateH, e)
+	}
+	return nil
+}
+
+// orbitDrawBuffers sets both state framebuffers' draw buffers: the seven attachments for the
+// orbit path's passes (on; mandel.frag's write the first five, perturb.frag's six, with
+// extended exponents seven), the first four again (off).
+func (g *GL) orbitDrawBuffers(on bool) {
+	bufs := []uint32{gl.COLOR_ATTACHMENT0, gl.COLOR_ATTACHMENT1, gl.COLOR_ATTACHMENT2, gl.COLOR_ATTACHMENT3,
+		gl.COLOR_ATTACHMENT4, gl.COLOR_ATTACHMENT5, gl.COLOR_ATTACHMENT6}
+	if !on {
+		bufs = bufs[:4]
+	}
+	for _, fbo := range g.stateFBO {
+		gl.BindFramebuffer(gl.FRAMEBUFFER, fbo)
+		gl.DrawBuffers(int32(len(bufs)), &bufs[0])
+	}
+}
+
+// deleteOrbitState frees the fifth to seventh state textures (none made is fine); the
+// framebuffers detach them as they go.
+func (g *GL) deleteOrbitState() {
+	for s := range g.orbitStateTex {
+		if g.orbitStateTex[s][0] != 0 {
+			gl.DeleteTextures(int32(len(g.orbitStateTex[s])), &g.orbitStateTex[s][0])
+		}
+	}
+	g.orbitStateTex = [2][3]uint32{}
+}
+
 // deleteState frees the multi-pass state textures and framebuffers (none made is fine).
 func (g *GL) deleteState() {
+	g.deleteOrbitState()
 	for s := range g.stateTex {
 		if g.stateTex[s][0] != 0 {
 			gl.DeleteTextures(int32(len(g.stateTex[s])), &g.stateTex[s][0])

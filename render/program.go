@@ -268,13 +268,13 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 		"uD", "uRefC", "uLast", "uPeriod", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
 		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3",
 		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount", "uJuliaC", "uJuliaStart", "uJEnd",
-		"uBail2", "uStripeK", "uStripeS"} {
+		"uBail2", "uStripeK", "uStripeS", "uState4", "uState5", "uState6"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
 	}
 	// The state textures are read from texture units 0, 1, 2 and state3Unit, the perturbation
 	// tables' pages from units orbitUnit and blaUnit on.
 	gl.UseProgram(id)
-	for i, u := range []string{"uState0", "uState1", "uState2", "uState3"} {
+	for i, u := range []string{"uState0", "uState1", "uState2", "uState3", "uState4", "uState5", "uState6"} {
 		gl.Uniform1i(p.loc[u], int32(stateUnit(i)))
 	}
 	for i := range maxPages {
@@ -348,12 +348,17 @@ func (p *program) setShading(c colour.Coloring) {
 }
 
 // stateUnit is the texture unit of multi-pass state texture i: 0 to 2 for the first three,
-// the unit after the perturbation tables' for the fourth (the derivative).
+// the unit after the perturbation tables' for the fourth (the derivative), the three after the
+// tiny values' for the orbit path's fifth to seventh (the last of the 16 that GL 3.3
+// promises).
 func stateUnit(i int) int {
-	if i < 3 {
+	switch {
+	case i < 3:
 		return i
+	case i == 3:
+		return blaUnit + maxPages
 	}
-	return blaUnit + maxPages
+	return tinyUnit + i - 3 // the orbit path's textures 4 to 6 (orbit.go)
 }
 
 // tinyUnit is the texture unit of the orbit's tiny values (the extended-exponent programs'

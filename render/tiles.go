@@ -60,11 +60,6 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if f.Loc.Color.NeedsInterior() {
 		return g.renderViaCompute(ctx, f, rect, dst)
 	}
-	if f.OrbitPath() && g.orbitOnCPU(f) != "" {
-		// Another escape radius or the orbit channels where the shaders have neither
-		// (orbit.go): a Julia set, perturbation, the emulated double, passes.
-		return g.renderOnCPU(ctx, f, rect, dst)
-	}
 	if f.Rings != nil {
 		// The shaders draw grids: a frame laid out as rings (an exponential map) is drawn
 		// by the CPU renderer, whose per-pixel functions follow the layout.
@@ -280,13 +275,14 @@ func (g *GL) tileProgram(v shaders.Variant, p *program, f fractal.Frame, exp boo
 	fm := f.Loc.Formula
 	switch {
 	case v != shaders.Perturb && f.OrbitPath():
-		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, orbit: true})
+		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, julia: julia, orbit: true})
 	case v == shaders.Perturb:
 		tables, err := g.frameTables(f, exp)
 		if err != nil {
 			return nil, err
 		}
-		return g.deepProgram(tables.pages, stageSingle, shade, deriv, exp, julia, fm)
+		return g.lazyProgram(progKey{v: v, pages: tables.pages, stage: stageSingle, shade: shade, deriv: deriv, exp: exp,
+			julia: julia, formula: fm, orbit: f.OrbitPath()})
 	case shade || julia || !fm.IsMandelbrot():
 		return g.lazyProgram(progKey{v: v, stage: stageSingle, shade: shade, deriv: deriv, julia: julia, formula: fm})
 	}
@@ -390,9 +386,6 @@ func (g *GL) drawTile(ctx context.Context, p *program, f fractal.Frame, tile ima
 	gl.BindVertexArray(g.vao)
 	weight := programWeight(p)
 	if alwaysPasses || g.opts.PassIterations > 0 || int64(f.Loc.Iterations)*weight > passCost {
-		if p.orbit {
-			return errors.New("the orbit path's programs draw in one pass (orbitOnCPU sends the others to the CPU)")
-		}
 		if err := g.drawPasses(ctx, p, f, tile, stops); err != nil {
 			return err
 		}

@@ -10,7 +10,8 @@
 // function), and DERIV in those that carry the derivative dz/dc (the distance and slopes
 // colourings): the default colouring's programs have neither and pay nothing for them.
 // ORBIT (mandel.frag's orbit path: another escape radius, the channels T and STRIPE) adds
-// shadeOrbit, the angle and stripe colourings (uMethod 3 and 4), which only its programs run.
+// shadeOrbit, the angle and stripe colourings (uMethod 3 and 4), which only its programs run,
+// and in double a smooth value and normal that hold |z| up to R^2 (smoothValue64, finishDE).
 //
 // Rows: the framebuffer's row 0 (GL's bottom row) holds the tile's TOP row, so glReadPixels
 // delivers rows top-first straight into an image.RGBA with no flip on the CPU.
@@ -135,6 +136,74 @@ void formulaStep(inout REAL zr, inout REAL zi, REAL cr, REAL ci) {
 }
 #endif
 
+// The orbit path (fractal/orbit.go), compiled with ORBIT: mandel.frag's programs of the
+// Mandelbrot set or a Julia set (JULIA) in each variant, and perturb.frag's (and
+// perturbexp.frag's), with the escape radius R (uBail2 = R^2, the type of the escape test:
+// float for the float and emulated variants; |z_N| reaches R^2, whose square passes float's
+// range: smoothValue64, smoothValueF and absF) and the channels T and STRIPE (orbitChannels). The last K iterates are kept in orbitRing as the
+// loop visits them (slot k mod K, advanced without an integer %; the emulated variant's high
+// parts), and STRIPE is their mean of (1 + sin(S arg z)) / 2 at the end: the CPU's orbitRec.
+// A Julia orbit's z_1 is the ring's first. The multi-pass stages carry a fifth state texture
+// (uState4; perturb.frag a sixth, perturbexp.frag a seventh): a checkpoint, the state at a pass's iteration uK1 - K
+// (perturb.frag: K steps before the pass's end), from which the pass where the orbit escapes
+// runs again to record the iterates of the pass before, then the channels (T, STRIPE, 0, 0)
+// as float bits. Formulas go to the CPU renderer.
+#if defined(ORBIT)
+#if defined(FORMULA)
+#error "ORBIT: the Mandelbrot set or a Julia set"
+#endif
+#if defined(PREC_F64)
+uniform uvec2 uBail2;    // the bits of R^2
+#else
+uniform float uBail2;    // float32(R^2)
+#endif
+uniform int uStripeK;    // K, 1 to 64 (fractal.MaxStripeLast)
+uniform float uStripeS;  // S
+vec2 orbitRing[64];
+int orbitSlot = 0;
+
+// escape2 is the squared escape radius.
+REAL escape2() {
+#if defined(PREC_F64)
+    return packDouble2x32(uBail2);
+#else
+    return uBail2;
+#endif
+}
+
+// ringPut records the iterate z in the ring's next slot, as float (the emulated variant's
+// high parts: Z is then a float-float pair).
+void ringPut(Z zr, Z zi) {
+#if defined(PREC_EMULATED)
+    orbitRing[orbitSlot] = vec2(zr.x, zi.x);
+#else
+    orbitRing[orbitSlot] = vec2(float(zr), float(zi));
+#endif
+    orbitSlot = orbitSlot + 1 == uStripeK ? 0 : orbitSlot + 1;
+}
+
+// orbitChannels is T = arg(z_n) / 2pi in [0, 1) and STRIPE (fractal.Turn, orbitRec.stripe)
+// of an orbit that escaped at n, whose z_n is the ring's last.
+void orbitChannels(int n, out float t, out float stripe) {
+    vec2 zn = orbitRing[orbitSlot == 0 ? uStripeK - 1 : orbitSlot - 1];
+    t = atan(zn.y, zn.x) / 6.283185307179586;
+    t = t < 0.0 ? t + 1.0 : t;
+    t = t >= 1.0 ? 0.0 : t;
+    // Summed oldest first, as the CPU does: the ring's slots from the next one to be written
+    // (from slot 0 while it holds fewer than K), so that every path that fills it (one pass,
+    // passes that run again from a checkpoint) adds in the same order.
+    int cnt = min(n, uStripeK);
+    int i = cnt < uStripeK ? 0 : orbitSlot;
+    float sum = 0.0;
+    for (int j = 0; j < cnt; j++) {
+        vec2 z = orbitRing[i];
+        sum += 0.5 + 0.5 * sin(uStripeS * atan(z.y, z.x));
+        i = i + 1 == uStripeK ? 0 : i + 1;
+    }
+    stripe = cnt > 0 ? sum / float(cnt) : 0.0;
+}
+#endif
+
 // smoothValue is nu = m + 1 - log2(0.5 * log2(r2)) for the final |z|^2; for a formula of
 // power D, m + 1 - log2(0.5 * log2(r2)) / log2(D), as fractal.smoothFormula (the same value
 // for D = 2).
@@ -145,6 +214,38 @@ float smoothValue(int m, float r2) {
     return float(m) + 1.0 - log2(0.5 * log2(r2));
 #endif
 }
+
+#if defined(ORBIT) && defined(PREC_F64)
+// smoothValue64 is smoothValue for the final |z|^2 in double: on the orbit path a radius
+// past 2^64 leaves |z|^2 up to R^4 (1e40 at fractal.MaxBailout), past float's range, so a
+// value past 2^100 is scaled by 2^-128 (exactly) before it becomes a float, and the 128 added
+// to its log2.
+float smoothValue64(int m, double r2) {
+    bool big = r2 > packDouble2x32(uvec2(0u, 0x46300000u));  // 2^100
+    double s = big ? r2 * packDouble2x32(uvec2(0u, 0x37F00000u)) : r2;  // 2^-128
+    return float(m) + 1.0 - log2(0.5 * (log2(float(s)) + (big ? 128.0 : 0.0)));
+}
+#elif defined(ORBIT)
+// absF is |(zr, zi)| in float without overflow: the larger component times sqrt(1 + q^2), q
+// the ratio of the smaller to it (the orbit path's |z| reaches R^2, 1e20 at
+// fractal.MaxBailout, whose square float cannot hold).
+float absF(float zr, float zi) {
+    float a = max(abs(zr), abs(zi));
+    float q = a > 0.0 ? min(abs(zr), abs(zi)) / a : 0.0;
+    return a * sqrt(1.0 + q * q);
+}
+
+// smoothValueF is smoothValue for a final z whose |z|^2 passed float's range (r2 infinite
+// or near it): log2 |z|^2 as 2 log2 of absF's factors.
+float smoothValueF(int m, float r2, float zr, float zi) {
+    if (r2 < 1.0e37) {
+        return smoothValue(m, r2);
+    }
+    float a = max(abs(zr), abs(zi));
+    float q = min(abs(zr), abs(zi)) / a;
+    return float(m) + 1.0 - log2(0.5 * (2.0 * log2(a) + log2(1.0 + q * q)));
+}
+#endif
 
 // colour returns the palette colour (0..255) for smooth value nu, as fractal.Palette.Color.
 vec3 colour(float nu) {
@@ -250,7 +351,11 @@ vec3 shadeOrbit(float nu, float de, vec2 u, float t, float stripe) {
 // w gives distance 0 and no normal.
 void finishDE(REAL zr, REAL zi, REAL wr, REAL wi, out float de, out vec2 u) {
     REAL m = max(abs(wr), abs(wi));
+#if defined(ORBIT) && !defined(PREC_F64)
+    float az = absF(zr, zi);
+#else
     float az = float(sqrt(zr * zr + zi * zi));
+#endif
     de = 0.0;
     u = vec2(0.0);
     if (m == REAL(0.0)) {
@@ -263,7 +368,15 @@ void finishDE(REAL zr, REAL zi, REAL wr, REAL wi, out float de, out vec2 u) {
     if (d >= REAL(0.0)) {
         de = float(min(d, REAL(1.0e30)));
     }
+#if defined(ORBIT)
+    // On the orbit path |z| reaches R^2 (1e20 at fractal.MaxBailout), and |n|^2 would pass
+    // float's range: n is divided by its largest component first.
+    REAL nr = zr * sr + zi * si, ni = zi * sr - zr * si;
+    REAL nm = max(abs(nr), abs(ni));
+    vec2 n = nm > REAL(0.0) ? vec2(float(nr / nm), float(ni / nm)) : vec2(0.0);
+#else
     vec2 n = vec2(float(zr * sr + zi * si), float(zi * sr - zr * si));
+#endif
     float h = length(n);
     if (h > 0.0 && h < 1.0e30) {
         u = n / h;
@@ -294,7 +407,13 @@ float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
         r2 = float(fr * fr + fi * fi);
         m++;
     }
+#if defined(ORBIT) && defined(PREC_F64)
+    return smoothValue64(m, fr * fr + fi * fi);
+#elif defined(ORBIT)
+    return smoothValueF(m, r2, fr, fi);
+#else
     return smoothValue(m, r2);
+#endif
 }
 
 // escapeSmoothDE is escapeSmooth (the same nu) continued with the derivative w <- 2 z w +
@@ -321,7 +440,13 @@ float escapeSmoothDE(Z cr, Z ci, Z zr, Z zi, REAL wr, REAL wi, REAL spacing, int
         m++;
     }
     finishDE(fr, fi, wr, wi, de, u);
+#if defined(ORBIT) && defined(PREC_F64)
+    return smoothValue64(m, fr * fr + fi * fi);
+#elif defined(ORBIT)
+    return smoothValueF(m, r2, fr, fi);
+#else
     return smoothValue(m, r2);
+#endif
 }
 
 #if defined(STAGE_ITERATE) || defined(STAGE_COLOUR)
@@ -338,6 +463,12 @@ uniform usampler2D uState0;
 uniform usampler2D uState1;
 uniform usampler2D uState2;
 uniform usampler2D uState3;
+#if defined(ORBIT)
+uniform usampler2D uState4;
+#if defined(PAGES)
+uniform usampler2D uState5;  // perturbation's: the rest of its checkpoint
+#endif
+#endif
 #endif
 
 #if defined(STAGE_ITERATE)
@@ -348,6 +479,12 @@ layout(location = 0) out uvec4 oState0;
 layout(location = 1) out uvec4 oState1;
 layout(location = 2) out uvec4 oState2;
 layout(location = 3) out uvec4 oState3;
+#if defined(ORBIT)
+layout(location = 4) out uvec4 oState4;
+#if defined(PAGES)
+layout(location = 5) out uvec4 oState5;
+#endif
+#endif
 
 // carryFinished handles a pixel that an earlier pass finished (st, its texel of uState2):
 // written once more into the other state set, then discarded. It returns false for a pixel
@@ -364,6 +501,9 @@ bool carryFinished(uvec4 st) {
     oState1 = uvec4(0u);
     oState2 = st;
     oState3 = texelFetch(uState3, ivec2(gl_FragCoord.xy), 0);
+#if defined(ORBIT)
+    oState4 = texelFetch(uState4, ivec2(gl_FragCoord.xy), 0);
+#endif
     return true;
 }
 

@@ -26,53 +26,14 @@ uniform vec2 uSpacing;   // (spacing.hi, spacing.lo)
 uniform vec4 uJuliaC;    // (re.hi, re.lo, im.hi, im.lo)
 #endif
 
-// The orbit path (fractal/orbit.go), compiled with ORBIT: the Mandelbrot set's single pass
-// (and STAGE_SAMPLE) in float or double with the escape radius R (uBail2 = R^2, the type of
-// the escape test) and the channels T and STRIPE (orbitChannels). The last K iterates are
-// kept in orbitRing as the loop visits them (slot k mod K, advanced without an integer %),
-// and STRIPE is their mean of (1 + sin(S arg z)) / 2 at the end: the CPU's orbitRec. Julia
-// sets, formulas, the emulated variant and the multi-pass stages go to the CPU renderer.
-#if defined(ORBIT)
-#if !(defined(PREC_F32) || defined(PREC_F64)) || defined(JULIA) || defined(FORMULA) || defined(STAGE_ITERATE) || defined(STAGE_COLOUR)
-#error "ORBIT: the Mandelbrot set's single pass in float or double only"
-#endif
-#if defined(PREC_F32)
-uniform float uBail2;    // float32(R^2)
-#else
-uniform uvec2 uBail2;    // the bits of R^2
-#endif
-uniform int uStripeK;    // K, 1 to 64 (fractal.MaxStripeLast)
-uniform float uStripeS;  // S
-vec2 orbitRing[64];
-int orbitSlot = 0;
-
-// escape2 is the squared escape radius.
-REAL escape2() {
-#if defined(PREC_F32)
-    return uBail2;
-#else
-    return packDouble2x32(uBail2);
-#endif
-}
-
-// orbitChannels is T = arg(z_n) / 2pi in [0, 1) and STRIPE (fractal.Turn, orbitRec.stripe)
-// of an orbit that escaped at n with z_n = (zr, zi).
-void orbitChannels(Z zr, Z zi, int n, out float t, out float stripe) {
-    t = atan(float(zi), float(zr)) / 6.283185307179586;
-    t = t < 0.0 ? t + 1.0 : t;
-    t = t >= 1.0 ? 0.0 : t;
-    int cnt = min(n, uStripeK);
-    float sum = 0.0;
-    for (int i = 0; i < cnt; i++) {
-        vec2 z = orbitRing[i];
-        sum += 0.5 + 0.5 * sin(uStripeS * atan(z.y, z.x));
-    }
-    stripe = cnt > 0 ? sum / float(cnt) : 0.0;
-}
-#elif defined(PREC_F64)
+// escape2 is the squared escape radius: 4, but in the orbit path's programs (common.glsl's
+// ORBIT block, which defines it).
+#if !defined(ORBIT)
+#if defined(PREC_F64)
 double escape2() { return 4.0LF; }
 #else
 float escape2() { return 4.0; }
+#endif
 #endif
 
 #if defined(PREC_EMULATED)
@@ -241,7 +202,12 @@ void orbitStart(inout Z cr, inout Z ci, out Z zr, out Z zi, out REAL wr, out REA
     wr = julia ? derSpacing() : REAL(0.0);
     wi = REAL(0.0);
     first = julia ? 2 : 1;
-    escaped = julia && r2 > REAL(4.0);
+    escaped = julia && r2 > escape2();
+#if defined(ORBIT)
+    if (julia) {
+        ringPut(pr, pi);  // z_1, the ring's first
+    }
+#endif
 }
 
 // iterate runs iterations k0..k1 (1-based) of c's orbit, continuing from z, the saved z of the
@@ -259,8 +225,8 @@ void orbitStart(inout Z cr, inout Z ci, out Z zr, out Z zi, out REAL wr, out REA
 int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout int check,
             inout int period, int k0, int k1, inout REAL wr, inout REAL wi) {
     REAL sp = derAdd();
-#if !defined(PREC_EMULATED)
     REAL bail2 = escape2();  // 4 but on the orbit path (ORBIT)
+#if !defined(PREC_EMULATED)
     // zr2 and zi2 are the squares the escape test computed: the same roundings as
     // zr*zr - zi*zi + cr on the CPU, with two multiplications fewer.
     Z zr2 = zr * zr, zi2 = zi * zi;
@@ -291,8 +257,7 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
         zr2 = zr * zr;
         zi2 = zi * zi;
 #if defined(ORBIT)
-        orbitRing[orbitSlot] = vec2(float(zr), float(zi));
-        orbitSlot = orbitSlot + 1 == uStripeK ? 0 : orbitSlot + 1;
+        ringPut(zr, zi);
 #endif
         precise float r2 = zr2 + zi2;
         if (r2 > bail2) {
@@ -306,8 +271,7 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
         zr2 = zr * zr;
         zi2 = zi * zi;
 #if defined(ORBIT)
-        orbitRing[orbitSlot] = vec2(float(zr), float(zi));
-        orbitSlot = orbitSlot + 1 == uStripeK ? 0 : orbitSlot + 1;
+        ringPut(zr, zi);
 #endif
         precise double r2 = zr2 + zi2;
         if (r2 > bail2) {
@@ -323,8 +287,11 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
         zr = ffAdd(ffAdd(zr2, -zi2), cr);
         zi = ffAdd(2.0 * zri, ci);
 #endif
+#if defined(ORBIT)
+        ringPut(zr, zi);
+#endif
         float r2 = zr.x * zr.x + zi.x * zi.x;
-        if (r2 > 4.0) {
+        if (r2 > bail2) {
             return k;
         }
 #endif
@@ -385,6 +352,10 @@ void main() {
     int check = 8, period = isJulia ? 1 : 0;
     float nu = 0.0, de = 0.0;
     vec2 u = vec2(0.0);
+#if defined(ORBIT)
+    Z cpr = zr, cpi = zi;  // the checkpoint: z at the previous pass's iteration uK1 - K
+    float chT = 0.0, chS = 0.0;  // the channels, once it escaped
+#endif
     if (uK0 > 1) {
         ivec2 t = ivec2(gl_FragCoord.xy);
         uvec4 m = texelFetch(uState2, t, 0);
@@ -398,12 +369,43 @@ void main() {
 #if defined(DERIV)
         unpackW(texelFetch(uState3, t, 0), wr, wi);
 #endif
+#if defined(ORBIT)
+        unpackZ(texelFetch(uState4, t, 0), cpr, cpi);
+#endif
         escaped = false;  // a pixel that escaped at 1 finished in the first pass
     }
     if (status == 0u) {
         // An escaped pixel (a Julia set's, at 1) runs no iteration.
+#if defined(ORBIT)
+        // In two calls, z saved between them at iteration uK1 - K (the Go side makes every
+        // pass at least K long) as the next pass's checkpoint: the same steps as one call.
+        int k0 = escaped ? uK1 + 1 : max(uK0, first);
+        int mid = min(uK1, max(k0 - 1, uK1 - uStripeK));
+        int n = iterate(cr, ci, zr, zi, sr, si, check, period, k0, mid, wr, wi);
+        Z nextr = zr, nexti = zi;
+        if (n == 0) {
+            n = iterate(cr, ci, zr, zi, sr, si, check, period, mid + 1, uK1, wr, wi);
+        }
+        if (n > 0 && uK0 > 1 && n - k0 + 1 < uStripeK) {
+            // Fewer than K iterates in this pass's ring: run again from the checkpoint, at
+            // least K iterations before this pass, to the same escape (the orbit is the
+            // same; it never meets the checkpoint's value again, or it would not escape).
+            Z rzr = cpr, rzi = cpi, rsr = cpr, rsi = cpi;
+            REAL rwr = REAL(0.0), rwi = REAL(0.0);
+            int rcheck = 1 << 30, rperiod = 0;
+            orbitSlot = 0;
+            iterate(cr, ci, rzr, rzi, rsr, rsi, rcheck, rperiod, 1, uMaxIter, rwr, rwi);
+        }
+        n = escaped ? 1 : n;
+        if (n > 0) {
+            orbitChannels(n, chT, chS);
+        }
+        cpr = nextr;
+        cpi = nexti;
+#else
         int n = iterate(cr, ci, zr, zi, sr, si, check, period, escaped ? uK1 + 1 : max(uK0, first), uK1, wr, wi);
         n = escaped ? 1 : n;
+#endif
         if (n > 0) {
 #if defined(DERIV)
             nu = escapeSmoothDE(cr, ci, zr, zi, wr, wi, derAdd(), n, de, u);
@@ -424,6 +426,9 @@ void main() {
         oState2 = uvec4(0u, uint(check), uint(period), 0u);
         oState3 = packW(wr, wi);
     }
+#if defined(ORBIT)
+    oState4 = status == 0u ? packZ(cpr, cpi) : uvec4(floatBitsToUint(chT), floatBitsToUint(chS), 0u, 0u);
+#endif
 }
 
 #elif defined(STAGE_COLOUR)
@@ -439,6 +444,14 @@ void main() {
         return;
     }
     float nu = uintBitsToFloat(m.w);
+#if defined(ORBIT)
+    // The channels in texture 4; the estimate and normal in texture 3 where the iterate
+    // stage carried the derivative (read by the colourings that need it alone).
+    uvec4 sh = texelFetch(uState3, t, 0);
+    uvec4 ch = texelFetch(uState4, t, 0);
+    fragColor = vec4(shadeOrbit(nu, uintBitsToFloat(sh.x), uintBitsToFloat(sh.yz), uintBitsToFloat(ch.x), uintBitsToFloat(ch.y)) / 255.0, 1.0);
+    return;
+#endif
     if (uMethod == 0) {
         fragColor = vec4(shade(nu, 0.0, vec2(0.0)) / 255.0, 1.0);  // texture 3 is not written
         return;
@@ -490,7 +503,7 @@ void main() {
     oSample = uvec4(floatBitsToUint(nu), floatBitsToUint(de), floatBitsToUint(u.x), floatBitsToUint(u.y));
 #if defined(ORBIT)
     float t, stripe;
-    orbitChannels(zr, zi, n, t, stripe);
+    orbitChannels(n, t, stripe);
     oChannels = uvec4(floatBitsToUint(t), floatBitsToUint(stripe), 0u, 0u);
 #endif
 }
@@ -528,7 +541,7 @@ void main() {
 #endif
 #if defined(ORBIT)
     float t, stripe;
-    orbitChannels(zr, zi, n, t, stripe);
+    orbitChannels(n, t, stripe);
     fragColor = vec4(shadeOrbit(nu, de, u, t, stripe) / 255.0, 1.0);
 #else
     fragColor = vec4(shade(nu, de, u) / 255.0, 1.0);

@@ -7,6 +7,13 @@
 //
 // Doubles travel as bit patterns (packDouble2x32: x the low word, y the high word), so the GL
 // 3.3 function set is enough and every value arrives exactly.
+//
+// Compiled with ORBIT (common.glsl's orbit path; perturbexp.frag's likewise) it escapes past
+// the radius R and keeps the last K iterates z = Z_m + d in common.glsl's ring, as fractal.perturbCh
+// does: the iterates must be stepped one by one, so a pixel whose last K iterates include a
+// BLA block's end (orbitBlockEnd) is run again from its start with blocks allowed only up to
+// N - K (orbitLimit; N its escape in the run before), until they do not (in passes: from the
+// next pass on, the state carried in texture 1).
 
 // dc of the pixel = uD + pixelOffset() * uSpacing (fractal.Frame.Delta).
 uniform uvec4 uD;        // the bits of the frame centre minus the reference point (re, im)
@@ -50,6 +57,14 @@ uniform usamplerBuffer uBLA3;
 uniform int uBLASteps;
 uniform int uBLALevels;
 uniform int uBLAOffset[32];
+
+#if defined(ORBIT)
+// orbitLimit is the iteration every BLA block must end at or before (fractal.perturbOnceCh's
+// min(maxIter, limit)); orbitBlockEnd is the iteration the run's last block ended at (0:
+// none yet).
+int orbitLimit = 0;
+int orbitBlockEnd = 0;
+#endif
 
 uvec4 orbitTexel(int i) {
 #if PAGES == 1
@@ -139,7 +154,11 @@ int blaLevel(int m, int n, blaDelta d) {
     while (hi - lo > 1) {
         int l = (lo + hi) >> 1;
         int idx = k >> l;
+#if defined(ORBIT)
+        bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= orbitLimit;
+#else
         bool ok = idx < (uBLASteps >> l) && n + (1 << l) <= uMaxIter;
+#endif
         if (ok) {
             ok = blaValid(uBLAOffset[l] + idx, d);
         }
@@ -182,9 +201,16 @@ bool juliaStart(inout double dr, inout double di, out int m, out double ezr, out
     ezr = zr;
     ezi = zi;
     m = uJuliaStart;
+#if defined(ORBIT)
+    ringPut(zr, zi);  // z_1
+    if (z2 > escape2()) {
+        return true;
+    }
+#else
     if (z2 > 4.0LF) {
         return true;
     }
+#endif
     precise double d2 = dr * dr + di * di;
     bool rebase = z2 < d2 || m == uJEnd;
     double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
@@ -289,6 +315,9 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
     // 2^-900 and 2^600, built from their bits: the rebasing test's scale for tiny values.
     double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
     double scale = packDouble2x32(uvec2(0u, 0x65700000u));
+#if defined(ORBIT)
+    double bail2 = escape2();
+#endif
     // Z[m], fetched once per step: the escape test's fetch serves the next plain step.
     double zmr = 0.0LF, zmi = 0.0LF;
     if (m > 0) {
@@ -319,6 +348,9 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
                 m += 1 << lo;
                 n += 1 << lo;
                 jumped = true;
+#if defined(ORBIT)
+                orbitBlockEnd = n;
+#endif
             }
         }
         if (!jumped) {
@@ -351,7 +383,12 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         precise double zr = zmr + dr;
         precise double zi = zmi + di;
         precise double z2 = zr * zr + zi * zi;
+#if defined(ORBIT)
+        ringPut(zr, zi);  // a block's end too: the run is done again if it is among the last K
+        if (z2 > bail2) {
+#else
         if (z2 > 4.0LF) {
+#endif
             escaped = true;
             ezr = zr;
             ezi = zi;
@@ -406,6 +443,16 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
 // uK1 - uK0 + 1 steps: passes count steps, not iterations, so that a pass's cost is bounded
 // however far the BLA jumps.
 
+#if defined(ORBIT)
+// The orbit path in passes: texture 1 holds (m, n, orbitLimit, orbitBlockEnd); the fifth and
+// sixth textures a checkpoint, the state (d; m, n) K steps before the previous pass's end (the
+// Go side makes every pass at least K steps long), or the run's start after a run again; a
+// finished pixel's fifth is (T, STRIPE, 0, 0) as float bits. An orbit that escapes with fewer
+// than K iterations in this pass runs again from the checkpoint to record the iterates before
+// (the same steps: the same limit, the same table); one whose last K iterates a block ended
+// in starts again, with the limit lowered, in the next pass.
+#endif
+
 void main() {
     double dcr, dci;
     pixelDc(dcr, dci);
@@ -418,6 +465,13 @@ void main() {
     dcr = 0.0LF;
     dci = 0.0LF;
 #endif
+#if defined(ORBIT)
+    double d0r = dr, d0i = di;
+    double cdr = dr, cdi = di;  // the checkpoint; in the first pass the start
+    int cm = 0, cn = 0;
+    orbitLimit = uMaxIter;
+    orbitBlockEnd = 0;
+#endif
     if (uK0 > 1) {
         ivec2 t = ivec2(gl_FragCoord.xy);
         if (carryFinished(texelFetch(uState2, t, 0))) {
@@ -429,15 +483,71 @@ void main() {
         uvec4 mn = texelFetch(uState1, t, 0);
         m = int(mn.x);
         n = int(mn.y);
+#if defined(ORBIT)
+        orbitLimit = int(mn.z);
+        orbitBlockEnd = int(mn.w);
+        uvec4 c4 = texelFetch(uState4, t, 0);
+        cdr = packDouble2x32(c4.xy);
+        cdi = packDouble2x32(c4.zw);
+        uvec4 c5 = texelFetch(uState5, t, 0);
+        cm = int(c5.x);
+        cn = int(c5.y);
+#endif
 #if defined(DERIV)
         unpackW(texelFetch(uState3, t, 0), wr, wi);
 #endif
     }
     float nu, de;
     vec2 u;
+#if defined(ORBIT)
+    int n0 = n;
+    int budget = uK1 - uK0 + 1;
+    int head = max(budget - uStripeK, 0);
+    int r = perturb(dcr, dci, dr, di, m, n, head, nu, wr, wi, de, u);
+    double ndr = dr, ndi = di;  // the next pass's checkpoint
+    int nm = m, nn = n;
+    if (r == 0) {
+        r = perturb(dcr, dci, dr, di, m, n, budget - head, nu, wr, wi, de, u);
+    }
+    float chT = 0.0, chS = 0.0;
+    if (r > 0 && orbitBlockEnd >= max(1, r - uStripeK + 1)) {
+        // A block ended among the last K iterates: start again with blocks up to N - K.
+        orbitLimit = min(uMaxIter, r - uStripeK);
+        orbitBlockEnd = 0;
+        dr = d0r;
+        di = d0i;
+        wr = 0.0LF;
+        wi = 0.0LF;
+        m = 0;
+        n = 0;
+        ndr = d0r;
+        ndi = d0i;
+        nm = 0;
+        nn = 0;
+        r = 0;
+    } else if (r > 0) {
+        if (uK0 > 1 && r - n0 < uStripeK) {
+            // Fewer than K iterates in this pass's ring: run again from the checkpoint.
+            double rdr = cdr, rdi = cdi, rwr = 0.0LF, rwi = 0.0LF;
+            int rm = cm, rn = cn;
+            float rnu, rde;
+            vec2 ru;
+            orbitSlot = 0;
+            perturb(dcr, dci, rdr, rdi, rm, rn, uMaxIter, rnu, rwr, rwi, rde, ru);
+        }
+        orbitChannels(r, chT, chS);
+    }
+    oState4 = r != 0 ? uvec4(floatBitsToUint(chT), floatBitsToUint(chS), 0u, 0u) : uvec4(unpackDouble2x32(ndr), unpackDouble2x32(ndi));
+    oState5 = uvec4(uint(nm), uint(nn), 0u, 0u);
+    oState0 = uvec4(unpackDouble2x32(dr), unpackDouble2x32(di));
+    oState1 = uvec4(uint(m), uint(n), uint(orbitLimit), uint(orbitBlockEnd));
+#else
     int r = perturb(dcr, dci, dr, di, m, n, uK1 - uK0 + 1, nu, wr, wi, de, u);
+#endif
+#if !defined(ORBIT)
     oState0 = uvec4(unpackDouble2x32(dr), unpackDouble2x32(di));
     oState1 = uvec4(uint(m), uint(n), 0u, 0u);
+#endif
     if (r > 0) {
         oState2 = finishedState(2u, nu);
         oState3 = finishedShading(de, u);
@@ -467,8 +577,37 @@ void main() {
 #endif
     float nu, de;
     vec2 u;
+#if defined(ORBIT)
+    // Run again while a block ended among the last K iterates (fractal.perturbCh): each run
+    // lowers the limit, and a limit below 1 allows no block (the bound on the runs is only
+    // for the compiler).
+    double dr0 = dr, di0 = di;
+    int r = 0;
+    orbitLimit = uMaxIter;
+    for (int run = 0; run <= uMaxIter; run++) {
+        dr = dr0;
+        di = di0;
+        wr = 0.0LF;
+        wi = 0.0LF;
+        m = 0;
+        n = 0;
+        orbitSlot = 0;
+        orbitBlockEnd = 0;
+        r = perturb(dcr, dci, dr, di, m, n, uMaxIter, nu, wr, wi, de, u);
+        if (r <= 0 || orbitBlockEnd < max(1, r - uStripeK + 1)) {
+            break;
+        }
+        orbitLimit = min(uMaxIter, r - uStripeK);
+    }
+    float t = 0.0, stripe = 0.0;
+    if (r > 0) {
+        orbitChannels(r, t, stripe);
+    }
+    fragColor = r > 0 ? vec4(shadeOrbit(nu, de, u, t, stripe) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+#else
     int r = perturb(dcr, dci, dr, di, m, n, uMaxIter, nu, wr, wi, de, u);
     fragColor = r > 0 ? vec4(shade(nu, de, u) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+#endif
 }
 #endif
 #endif  // !EXPONENT

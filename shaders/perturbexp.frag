@@ -329,7 +329,12 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
 #if defined(DERIV)
         w = sp;
 #endif
+#if defined(ORBIT)
+        ringPut(zr, zi);  // z_1
+        if (zr * zr + zi * zi > escape2()) {
+#else
         if (abs(zr) + abs(zi) > 2.0LF && zr * zr + zi * zi > 4.0LF) {
+#endif
             escaped = true;
             ezr = zr;
             ezi = zi;
@@ -343,6 +348,11 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
 #elif defined(DERIV)
     cx wsx = sp;
     double ws64 = sp64;
+#endif
+#if defined(ORBIT)
+    double bail2 = escape2();
+#else
+    double bail2 = 4.0LF;
 #endif
     double zmr = 0.0LF, zmi = 0.0LF;
     if (m > 0) {
@@ -384,6 +394,9 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                 m += 1 << lo;
                 n += 1 << lo;
                 jumped = true;
+#if defined(ORBIT)
+                orbitBlockEnd = n;
+#endif
             }
         }
         if (!jumped) {
@@ -440,9 +453,17 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
         zmr = packDouble2x32(zt.xy);
         zmi = packDouble2x32(zt.zw);
         if (ex) {
+#if defined(ORBIT)
+            {
+                // The iterate Z_m + d, as the CPU records it (fractal.perturbLoopChExp).
+                double vr, vi;
+                float64s(cxAdd(zcx(m, zmr, zmi), d), vr, vi);
+                ringPut(vr, vi);
+            }
+#endif
             if (abs(zmr) + abs(zmi) >= tinyRef) {
                 precise double z2 = zmr * zmr + zmi * zmi;
-                if (z2 > 4.0LF) {
+                if (z2 > bail2) {
                     escaped = true;
                     ezr = zmr;
                     ezi = zmi;
@@ -483,7 +504,10 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
         precise double zr = zmr + dr;
         precise double zi = zmi + di;
         precise double z2 = zr * zr + zi * zi;
-        if (z2 > 4.0LF) {
+#if defined(ORBIT)
+        ringPut(zr, zi);
+#endif
+        if (z2 > bail2) {
             escaped = true;
             ezr = zr;
             ezi = zi;
@@ -563,7 +587,144 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
 // the cx mantissas while the state is extended, else the double delta; texture 1 (m, with
 // the top bit set while extended, n, d's exponent, w's exponent); texture 3 the derivative's
 // two doubles likewise (DERIV); texture 2 as in common.glsl.
+//
+// The orbit path (ORBIT, perturb.frag's passes): texture 2 holds (0, orbitLimit,
+// orbitBlockEnd, 0) while the pixel iterates; textures 4, 5 and 6 the checkpoint, the state
+// K steps before the previous pass's end (d's doubles; m with the top bit set while extended,
+// n, d's exponent, w's exponent; w's doubles: w decides when d goes extended, so the run
+// again from it must carry w too).
+#if defined(ORBIT)
+uniform usampler2D uState6;
+layout(location = 6) out uvec4 oState6;
 
+// packExp packs a perturbExp state as textures 0, 1 and 3 hold it.
+void packExp(cx d, double dr, double di, cx w, double wr, double wi, bool ex, int m, int n,
+             out uvec4 s0, out uvec4 s1, out uvec4 s3) {
+    if (ex) {
+        s0 = uvec4(unpackDouble2x32(d.re), unpackDouble2x32(d.im));
+        s1 = uvec4(uint(m) | 0x80000000u, uint(n), uint(d.e), uint(w.e));
+        s3 = uvec4(unpackDouble2x32(w.re), unpackDouble2x32(w.im));
+    } else {
+        s0 = uvec4(unpackDouble2x32(dr), unpackDouble2x32(di));
+        s1 = uvec4(uint(m), uint(n), 0u, 0u);
+        s3 = uvec4(unpackDouble2x32(wr), unpackDouble2x32(wi));
+    }
+}
+
+// unpackExp reads a state as packExp (and the passes) pack it.
+void unpackExp(uvec4 dv, uvec4 mn, uvec4 wv, out cx d, out double dr, out double di, out cx w,
+               out double wr, out double wi, out bool ex, out int m, out int n) {
+    m = int(mn.x & 0x7fffffffu);
+    n = int(mn.y);
+    ex = (mn.x & 0x80000000u) != 0u;
+    d = cx(0.0LF, 0.0LF, ZERO_EXP);
+    w = d;
+    dr = 0.0LF;
+    di = 0.0LF;
+    wr = 0.0LF;
+    wi = 0.0LF;
+    if (ex) {
+        d = cx(packDouble2x32(dv.xy), packDouble2x32(dv.zw), int(mn.z));
+        w = cx(packDouble2x32(wv.xy), packDouble2x32(wv.zw), int(mn.w));
+    } else {
+        dr = packDouble2x32(dv.xy);
+        di = packDouble2x32(dv.zw);
+        wr = packDouble2x32(wv.xy);
+        wi = packDouble2x32(wv.zw);
+    }
+}
+
+void main() {
+    cx dc = pixelDcExp();
+    double dcr, dci;
+    float64s(dc, dcr, dci);
+    cx d = cx(0.0LF, 0.0LF, ZERO_EXP);
+    cx w = d;
+    double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
+    bool ex = true;
+    int m = 0, n = 0;
+#if defined(JULIA)
+    // The pixel's delta d0 is what the Mandelbrot set's dc is; its dc is 0.
+    d = dc;
+    dc = cx(0.0LF, 0.0LF, ZERO_EXP);
+    dcr = 0.0LF;
+    dci = 0.0LF;
+#endif
+    cx d0 = d, w0 = w;
+    uvec4 c0, c1, c3;  // the checkpoint; in the first pass the start
+    packExp(d, dr, di, w, wr, wi, ex, m, n, c0, c1, c3);
+    orbitLimit = uMaxIter;
+    orbitBlockEnd = 0;
+    if (uK0 > 1) {
+        ivec2 t = ivec2(gl_FragCoord.xy);
+        uvec4 st = texelFetch(uState2, t, 0);
+        if (carryFinished(st)) {
+            return;
+        }
+        orbitLimit = int(st.y);
+        orbitBlockEnd = int(st.z);
+        unpackExp(texelFetch(uState0, t, 0), texelFetch(uState1, t, 0), texelFetch(uState3, t, 0), d, dr, di, w, wr, wi, ex, m, n);
+        c0 = texelFetch(uState4, t, 0);
+        c1 = texelFetch(uState5, t, 0);
+        c3 = texelFetch(uState6, t, 0);
+    }
+    float nu, de;
+    vec2 u;
+    int n0 = n;
+    int budget = uK1 - uK0 + 1;
+    int head = max(budget - uStripeK, 0);
+    int r = perturbExp(dc, dcr, dci, d, dr, di, w, wr, wi, ex, m, n, head, nu, de, u);
+    uvec4 n0s, n1s, n3s;  // the next pass's checkpoint
+    packExp(d, dr, di, w, wr, wi, ex, m, n, n0s, n1s, n3s);
+    if (r == 0) {
+        r = perturbExp(dc, dcr, dci, d, dr, di, w, wr, wi, ex, m, n, budget - head, nu, de, u);
+    }
+    float chT = 0.0, chS = 0.0;
+    if (r > 0 && orbitBlockEnd >= max(1, r - uStripeK + 1)) {
+        // A block ended among the last K iterates: start again with blocks up to N - K.
+        orbitLimit = min(uMaxIter, r - uStripeK);
+        orbitBlockEnd = 0;
+        d = d0;
+        w = w0;
+        dr = 0.0LF;
+        di = 0.0LF;
+        wr = 0.0LF;
+        wi = 0.0LF;
+        ex = true;
+        m = 0;
+        n = 0;
+        packExp(d, dr, di, w, wr, wi, ex, m, n, n0s, n1s, n3s);
+        r = 0;
+    } else if (r > 0) {
+        if (uK0 > 1 && r - n0 < uStripeK) {
+            // Fewer than K iterates in this pass's ring: run again from the checkpoint.
+            cx rd, rw;
+            double rdr, rdi, rwr, rwi;
+            bool rex;
+            int rm, rn;
+            float rnu, rde;
+            vec2 ru;
+            unpackExp(c0, c1, c3, rd, rdr, rdi, rw, rwr, rwi, rex, rm, rn);
+            orbitSlot = 0;
+            perturbExp(dc, dcr, dci, rd, rdr, rdi, rw, rwr, rwi, rex, rm, rn, uMaxIter, rnu, rde, ru);
+        }
+        orbitChannels(r, chT, chS);
+    }
+    packExp(d, dr, di, w, wr, wi, ex, m, n, oState0, oState1, oState3);
+    oState4 = r != 0 ? uvec4(floatBitsToUint(chT), floatBitsToUint(chS), 0u, 0u) : n0s;
+    oState5 = n1s;
+    oState6 = n3s;
+    if (r > 0) {
+        oState2 = finishedState(2u, nu);
+        oState3 = finishedShading(de, u);
+    } else if (r < 0) {
+        oState2 = finishedState(1u, 0.0);
+        oState3 = finishedShading(0.0, vec2(0.0));
+    } else {
+        oState2 = uvec4(0u, uint(orbitLimit), uint(orbitBlockEnd), 0u);
+    }
+}
+#else
 void main() {
     cx dc = pixelDcExp();
     double dcr, dci;
@@ -628,6 +789,7 @@ void main() {
         oState2 = uvec4(0u);
     }
 }
+#endif
 
 #else
 out vec4 fragColor;
@@ -650,7 +812,37 @@ void main() {
 #endif
     float nu, de;
     vec2 u;
+#if defined(ORBIT)
+    // Run again while a block ended among the last K iterates (perturb.frag's single pass).
+    cx d0 = d, w0 = w;
+    int r = 0;
+    orbitLimit = uMaxIter;
+    for (int run = 0; run <= uMaxIter; run++) {
+        d = d0;
+        w = w0;
+        dr = 0.0LF;
+        di = 0.0LF;
+        wr = 0.0LF;
+        wi = 0.0LF;
+        ex = true;
+        m = 0;
+        n = 0;
+        orbitSlot = 0;
+        orbitBlockEnd = 0;
+        r = perturbExp(dc, dcr, dci, d, dr, di, w, wr, wi, ex, m, n, uMaxIter, nu, de, u);
+        if (r <= 0 || orbitBlockEnd < max(1, r - uStripeK + 1)) {
+            break;
+        }
+        orbitLimit = min(uMaxIter, r - uStripeK);
+    }
+    float t = 0.0, stripe = 0.0;
+    if (r > 0) {
+        orbitChannels(r, t, stripe);
+    }
+    fragColor = r > 0 ? vec4(shadeOrbit(nu, de, u, t, stripe) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+#else
     int r = perturbExp(dc, dcr, dci, d, dr, di, w, wr, wi, ex, m, n, uMaxIter, nu, de, u);
     fragColor = r > 0 ? vec4(shade(nu, de, u) / 255.0, 1.0) : vec4(0.0, 0.0, 0.0, 1.0);
+#endif
 }
 #endif

@@ -20,10 +20,12 @@
 //   - SHADE: the colourings other than the default (a method or transfer function);
 //   - DERIV: the colourings that read the derivative dz/dc (distance, slopes);
 //   - JULIA: the Julia set of the view's parameter (common.glsl);
-//   - ORBIT: mandel.frag's orbit path (fractal/orbit.go) in PREC_F32 or PREC_F64, single pass
-//     or STAGE_SAMPLE, the Mandelbrot set alone: the escape radius (uBail2), the channels T
-//     and STRIPE (a second STAGE_SAMPLE target), the angle and stripe colourings
-//     (common.glsl's shadeOrbit); another variant, stage, JULIA or a formula is a compile error;
+//   - ORBIT: the orbit path (fractal/orbit.go; common.glsl's ORBIT block): mandel.frag's in
+//     each precision and stage, and perturb.frag's, of the Mandelbrot set or a Julia set: the
+//     escape radius (uBail2), the channels T and STRIPE (a second STAGE_SAMPLE target, a
+//     fifth multi-pass state texture; perturb.frag's passes a sixth, with EXPONENT a
+//     seventh), the angle and stripe colourings (common.glsl's shadeOrbit); a formula is a
+//     compile error;
 //   - FORMULA_MANDELBROT, FORMULA_BURNING_SHIP or FORMULA_MANDELBAR, with POWER d (2 to 8):
 //     the programs (mandel.frag's and perturb.frag's) for a formula other than the Mandelbrot
 //     set's z^2 + c, which iterate z <- f(z)^d + c (common.glsl's formulaStep, perturb.frag's
