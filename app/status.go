@@ -357,12 +357,8 @@ func (w *Window) modeText(f fractal.Frame) string {
 // shortMode is mode (modeText, at precision p) as the status bar shows it: the arithmetic and
 // where it runs, "perturbation (CPU)", "perturbation exp (GPU fp64)", "double (GPU
 // float-float)", "rings (CPU)"; why a GPU renderer leaves a frame to the CPU goes to the
-// tooltip ("CPU (escape radius or orbit channels)", a frame on fractal's orbit path, shows
-// as p's arithmetic on the CPU, "double (CPU)"). A text of no known form is kept.
+// tooltip. A text of no known form is kept.
 func shortMode(mode string, p fractal.Precision) string {
-	if strings.HasPrefix(mode, "CPU (") {
-		mode = p.String() + " (CPU: " + mode[len("CPU ("):] // the orbit path: p's loops, on the CPU
-	}
 	// The extended exponent's precision text carries its own parenthesis:
 	// "perturbation (extended exponent) (CPU: ...)".
 	if rest, ok := strings.CutPrefix(mode, fractal.PerturbationExp.String()+" ("); ok {

@@ -236,12 +236,8 @@ func TestShortMode(t *testing.T) {
 		{"float32 (CPU)", fractal.Float32, "float32 (CPU)"},
 		{"perturbation exp (CPU)", fractal.PerturbationExp, "perturbation exp (CPU)"},
 		{"something new (whatever)", fractal.Double, "something new (whatever)"},
-		// render.GL's texts for the frames it leaves to the CPU: the orbit path (another
-		// escape radius, or the orbit channels), a formula's derivative at each precision,
-		// and rings.
-		{"CPU (escape radius or orbit channels)", fractal.Double, "double (CPU)"},
-		{"CPU (escape radius or orbit channels)", fractal.Float32, "float32 (CPU)"},
-		{"CPU (escape radius or orbit channels)", fractal.PerturbationExp, "perturbation exp (CPU)"},
+		// render.GL's texts for the frames it leaves to the CPU: a formula's derivative at
+		// each precision, and rings.
 		{"perturbation (CPU: the shaders carry no derivative for burning-ship)", fractal.Perturbation, "perturbation (CPU)"},
 		{"perturbation (extended exponent) (CPU: the shaders carry no derivative for burning-ship)", fractal.PerturbationExp, "perturbation exp (CPU)"},
 		{"double (CPU: the shaders carry no derivative for mandelbar power 5)", fractal.Double, "double (CPU)"},
