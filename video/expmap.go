@@ -13,8 +13,10 @@ package video
 // floor(t)'s row (t - floor(t)) x rows, its column a/(2 pi) x cols. Those two numbers are the
 // same for every frame but for lv, so they are worked out once per subsample (ringTable), and
 // composing a frame is, per subsample, a level added and the colours of four samples blended.
-// The keyframes a frame reads at depth k halvings inside its outer ring are read every 2^k-th
-// sample (levels of detail, lod), so that what is held stays about 2.3 keyframes' samples.
+// The keyframes a frame reads at depth k halvings inside its outer ring are read at a level of
+// detail (lod) k, each block of 2^k x 2^k samples held as its mean colour (or as its middle
+// sample where the colours change from frame to frame), so that what is held stays about 2.3
+// keyframes' samples.
 
 import (
 	"fmt"
@@ -42,8 +44,8 @@ const maxLOD = 6
 // which a flat keyframe has only just before the next one takes over. At 0.6 the rings of a
 // halving are about as many samples as a flat keyframe (2 pi ln 2 (0.6 R s)^2 against W H s^2,
 // R the half-diagonal: 0.92 times for 16:9), and the frames between keyframes' zooms come closer to direct renders
-// than flat keyframes' do (TestRingFrames: 33.5 dB worst after a 3x3 blur, 34.1 at 0.75 and
-// 35.1 at 1, against flat keyframes' 32.5), since the rings are finer than the frame inside its
+// than flat keyframes' do (TestRingFrames: 33.6 dB worst after a 3x3 blur, 34.6 at 0.75 and
+// 35.3 at 1, against flat keyframes' 32.5), since the rings are finer than the frame inside its
 // outer ring.
 const ringDensity = 0.6
 
@@ -118,7 +120,8 @@ func newRingTable(g ringLayout, q int) *ringTable {
 
 // heldRing is a keyframe as a frame reads it: its level, its level of detail and its
 // samples at that level (every 2^lod-th row and column, from the middle of each block), and
-// their colours. Rings keyframes wrap around in x; the centre keyframe is flat.
+// their colours; or, boxed, only the colours, each its block's mean. Rings keyframes wrap
+// around in x; the centre keyframe is flat.
 type heldRing struct {
 	level float64
 	lod   int
