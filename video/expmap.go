@@ -209,7 +209,8 @@ func loadRingBoxed(u *unpacked, lod int, centre bool, col *colour.Colourer, key 
 		}
 		band = d
 		clear(sum)
-		par.Rows(hw, (r1-r0)*u.w, 1<<14, func(x0, x1 int) {
+		// par.Rows' rows are the block columns here, each (r1-r0) x 2^lod samples.
+		par.Rows(hw, (r1-r0)<<lod, 1<<14, func(x0, x1 int) {
 			for r := r0; r < r1; r++ {
 				src := k.Data.Row(r)
 				for x := x0; x < x1; x++ {
