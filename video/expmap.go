@@ -13,8 +13,10 @@ package video
 // floor(t)'s row (t - floor(t)) x rows, its column a/(2 pi) x cols. Those two numbers are the
 // same for every frame but for lv, so they are worked out once per subsample (ringTable), and
 // composing a frame is, per subsample, a level added and the colours of four samples blended.
-// The keyframes a frame reads at depth k halvings inside its outer ring are read every 2^k-th
-// sample (levels of detail, lod), so that what is held stays about 2.3 keyframes' samples.
+// The keyframes a frame reads at depth k halvings inside its outer ring are read at a level of
+// detail (lod) k, each block of 2^k x 2^k samples held as its mean colour (or as its middle
+// sample where the colours change from frame to frame), so that what is held stays about 2.3
+// keyframes' samples.
 
 import (
 	"fmt"
@@ -42,8 +44,8 @@ const maxLOD = 6
 // which a flat keyframe has only just before the next one takes over. At 0.6 the rings of a
 // halving are about as many samples as a flat keyframe (2 pi ln 2 (0.6 R s)^2 against W H s^2,
 // R the half-diagonal: 0.92 times for 16:9), and the frames between keyframes' zooms come closer to direct renders
-// than flat keyframes' do (TestRingFrames: 33.5 dB worst after a 3x3 blur, 34.1 at 0.75 and
-// 35.1 at 1, against flat keyframes' 32.5), since the rings are finer than the frame inside its
+// than flat keyframes' do (TestRingFrames: 33.6 dB worst after a 3x3 blur, 34.6 at 0.75 and
+// 35.3 at 1, against flat keyframes' 32.5), since the rings are finer than the frame inside its
 // outer ring.
 const ringDensity = 0.6
 
@@ -118,10 +120,14 @@ func newRingTable(g ringLayout, q int) *ringTable {
 
 // heldRing is a keyframe as a frame reads it: its level, its level of detail and its
 // samples at that level (every 2^lod-th row and column, from the middle of each block), and
-// their colours. Rings keyframes wrap around in x; the centre keyframe is flat.
+// their colours; or, boxed, only the colours, each its block's mean. Rings keyframes wrap
+// around in x; the centre keyframe is flat.
 type heldRing struct {
-	level   float64
-	lod     int
+	level float64
+	lod   int
+	// boxed says each held colour is its block's mean (centred on the block), not the
+	// colour of the block's middle sample.
+	boxed   bool
 	w, h    int // the samples held
 	centre  bool
 	samples []colour.Sample
@@ -141,8 +147,14 @@ func lodCount(n, lod int) int { return max(1, (n-(1<<lod)>>1+(1<<lod)-1)>>lod) }
 
 // loadRing reads keyframe u (unpacked, w x h) at level of detail lod. With col set (a
 // colouring that cannot change and reads no distance estimate: colourKey key), it colours the
-// samples row by row as it reads them and keeps only their colours.
+// samples row by row as it reads them and keeps only their colours: at a level of detail
+// above 0, each the mean colour of its block of 2^lod x 2^lod samples (boxed), so that every
+// sample computed counts, as a supersampled export's do; otherwise it keeps every 2^lod-th
+// sample (the middle of each block), to be coloured for each frame.
 func loadRing(u *unpacked, lod int, centre bool, col *colour.Colourer, key float64) (*heldRing, error) {
+	if col != nil && lod > 0 {
+		return loadRingBoxed(u, lod, centre, col, key)
+	}
 	hw, hh := lodCount(u.w, lod), lodCount(u.h, lod)
 	hr := &heldRing{level: u.level, lod: lod, w: hw, h: hh, centre: centre}
 	var row []colour.Sample
@@ -174,6 +186,49 @@ func loadRing(u *unpacked, lod int, centre bool, col *colour.Colourer, key float
 			for x, s := range row {
 				tint[x] = col.Colour(s)
 			}
+		}
+	}
+	return hr, nil
+}
+
+// loadRingBoxed is loadRing with a colourer at a level of detail above 0: each held colour
+// is the mean of its block's 2^lod x 2^lod colours (fewer at a keyframe's last row or column
+// where the side is not a multiple of the block), read a band of 2^lod rows at a time.
+func loadRingBoxed(u *unpacked, lod int, centre bool, col *colour.Colourer, key float64) (*heldRing, error) {
+	b := 1 << lod
+	hw, hh := (u.w+b-1)>>lod, (u.h+b-1)>>lod
+	hr := &heldRing{level: u.level, lod: lod, boxed: true, w: hw, h: hh, centre: centre,
+		tint: make([]color.RGBA, hw*hh), tinted: [2]float64{key, 1}, tintedOnce: true}
+	sum := make([][4]uint32, hw) // R, G, B and the count of each block of a band
+	var band *colour.Data
+	for y := range hh {
+		r0, r1 := y<<lod, min((y+1)<<lod, u.h)
+		k, d, err := u.band(r0, r1, band)
+		if err != nil {
+			return nil, err
+		}
+		band = d
+		clear(sum)
+		// par.Rows' rows are the block columns here, each (r1-r0) x 2^lod samples.
+		par.Rows(hw, (r1-r0)<<lod, 1<<14, func(x0, x1 int) {
+			for r := r0; r < r1; r++ {
+				src := k.Data.Row(r)
+				for x := x0; x < x1; x++ {
+					a := &sum[x]
+					for _, s := range src[x<<lod : min((x+1)<<lod, u.w)] {
+						c := col.Colour(s)
+						a[0] += uint32(c.R)
+						a[1] += uint32(c.G)
+						a[2] += uint32(c.B)
+						a[3]++
+					}
+				}
+			}
+		})
+		tint := hr.tint[y*hw : (y+1)*hw]
+		for x, a := range sum {
+			n := a[3]
+			tint[x] = color.RGBA{byte((a[0] + n/2) / n), byte((a[1] + n/2) / n), byte((a[2] + n/2) / n), 255}
 		}
 	}
 	return hr, nil
@@ -215,8 +270,9 @@ type ringComposer struct {
 	levels []float64 // the rings keyframes' levels (the plan's); the centre's is the last
 	// colourKey names the colouring (it changes with colour cycling and palettes at
 	// waypoints); needsDE says the colours read the distance estimate, whose scale changes
-	// with the frame's level; keep says the held samples are kept to be coloured again
-	// (needsDE, or a colouring that changes).
+	// with the frame's level; keep says the held samples are kept to be coloured again for
+	// each frame (needsDE, or colour cycling). Otherwise the keyframes are coloured as they
+	// are read, and read again when colourKey changes (a palette at a waypoint).
 	colourKey float64
 	needsDE   bool
 	keep      bool
@@ -344,6 +400,9 @@ func (hr *heldRing) add(a []uint32, u, v float64) {
 	if hr.lod > 0 {
 		b := 1 << hr.lod
 		h, f := float64(b>>1), float64(b)
+		if hr.boxed {
+			h = (f - 1) / 2 // a block's mean stands at its centre
+		}
 		u, v = (u-h)/f, (v-h)/f
 	}
 	v = min(max(v, 0), float64(hr.h-1))

@@ -12,7 +12,8 @@ import (
 // ringFrames composes a video's frames from its rings keyframes (expmap.go): it keeps the
 // keyframes the frames read unpacked into scratch files in the work folder and held in memory
 // at the level of detail each frame needs, reading one again, finer, when a frame needs it
-// so, and dropping those no frame reads any more.
+// so (or in other colours, after a palette change at a waypoint), and dropping those no frame
+// reads any more.
 type ringFrames struct {
 	work   string
 	vid    [32]byte
@@ -48,8 +49,8 @@ func (r *ringFrames) keyframes(lv float64) error {
 		}
 	}
 	for j, lod := range need {
-		if hr, ok := r.held[j]; ok && hr.lod <= lod {
-			continue
+		if hr, ok := r.held[j]; ok && hr.lod <= lod && (r.comp.keep || hr.tinted[0] == r.comp.colourKey) {
+			continue // held fine enough, and coloured as the frame is (or colourAll will)
 		}
 		u, ok := r.raw[j]
 		if !ok {

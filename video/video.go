@@ -607,7 +607,9 @@ func compose(ctx context.Context, plan Plan, loc fractal.Location, opt Options, 
 	}
 	var rf *ringFrames
 	if rl != nil {
-		rf = newRingFrames(work, vid, plan, *rl, opt.Supersample, comp.col, loc.Color.NeedsDerivative(), opt.PaletteCycle != 0 || hasPalettes(opt.Waypoints))
+		// Palettes at waypoints change the colours only there: the keyframes are coloured as
+		// read, and read again when they change. Cycling changes them every frame.
+		rf = newRingFrames(work, vid, plan, *rl, opt.Supersample, comp.col, loc.Color.NeedsDerivative(), opt.PaletteCycle != 0)
 		defer rf.close()
 	}
 	rows := frameStripRows(opt.Width, opt.Height, opt.KeyScale)

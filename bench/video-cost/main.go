@@ -2,11 +2,14 @@
 // the time video.Make takes for its keyframes and frames (written as PNG frames, whose writing
 // is not counted) against the time the CPU renderer takes to render every frame as a 2x2
 // supersampled export of its zoom (videotest.Direct), and the PSNR of the first, middle and
-// last frames against those direct renders, as they are and after a 3x3 blur. The view is the
-// seahorse valley (videotest.Seahorse) zoomed from 1 to -zoom. docs/videos.md quotes its
-// figures.
+// last frames against those direct renders, as they are and after a 3x3 blur. Beside that, for
+// each of those frames, what two 2x2 exports of it whose grids lie 1/4 pixel apart differ by
+// (videotest.Twins: the least a frame not made of the direct export's own samples can be
+// expected to differ from it), and how close the frame and the direct 2x2 export each come to
+// a 4x4 export. The view is the seahorse valley (videotest.Seahorse) zoomed from 1 to -zoom,
+// at the density a user gets by default. docs/videos.md quotes its figures.
 //
-// Usage (from the project root): go run ./bench/video-cost [-w 640] [-fps 30] [-duration 20] [-zoom 1e12] [-every N]
+// Usage (from the project root): go run ./bench/video-cost [-w 640] [-fps 30] [-duration 20] [-zoom 1e12] [-every N] [-layout rings|flat] [-keyframe-scale S] [-keep DIR]
 package main
 
 import (
@@ -36,15 +39,16 @@ func main() {
 	every := flag.Int("every", 1, "render every Nth frame directly and scale the time by N (1: every frame)")
 	density := flag.String("density", "auto", "auto (the density a user gets by default) or 1")
 	layout := flag.String("layout", "rings", "the keyframes' layout: rings or flat")
+	scale := flag.Int("keyframe-scale", 0, "the keyframe scale (video --keyframe-scale; 0: the default)")
 	keep := flag.String("keep", "", "a new `folder` to keep the frames in (frame-NNNNNN.png) and the direct renders measured against (direct-NNNNNN.png)")
 	prof := flag.String("cpuprofile", "", "write the video's CPU profile to `file`")
 	flag.Parse()
 	profile = *prof
 	if flag.NArg() > 0 || *w < 16 || *every < 1 {
-		fmt.Fprintln(os.Stderr, "usage: video-cost [-w WIDTH] [-fps N] [-duration S] [-zoom Z] [-iterations N] [-every N]")
+		fmt.Fprintln(os.Stderr, "usage: video-cost [-w WIDTH] [-fps N] [-duration S] [-zoom Z] [-iterations N] [-every N] [-layout rings|flat] [-keyframe-scale S] [-keep DIR]")
 		os.Exit(2)
 	}
-	if err := measure(*w, *w*9/16&^1, *fps, *dur, *zoom, *iter, *every, *layout, *keep, *density == "auto"); err != nil {
+	if err := measure(*w, *w*9/16&^1, *fps, *dur, *zoom, *iter, *every, *layout, *keep, *density == "auto", *scale); err != nil {
 		fmt.Fprintln(os.Stderr, "video-cost:", err)
 		os.Exit(1)
 	}
@@ -53,7 +57,7 @@ func main() {
 // profile is the file for the video's CPU profile ("": none).
 var profile string
 
-func measure(w, h, fps int, dur float64, zoom string, iter, every int, layout, keep string, autoDensity bool) error {
+func measure(w, h, fps int, dur float64, zoom string, iter, every int, layout, keep string, autoDensity bool, scale int) error {
 	loc := videotest.Seahorse(zoom, iter)
 	if autoDensity {
 		// The density a user gets by default, chosen once from the end view.
@@ -72,12 +76,12 @@ func measure(w, h, fps int, dur float64, zoom string, iter, every int, layout, k
 	if keep != "" {
 		frames = keep
 	}
-	opt := video.Options{Location: loc, Width: w, Height: h, FPS: fps, Duration: dur, FramesDir: frames, Layout: layout}
+	opt := video.Options{Location: loc, Width: w, Height: h, FPS: fps, Duration: dur, FramesDir: frames, Layout: layout, KeyScale: scale}
 	plan, err := video.PlanFor(opt)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%dx%d, %d fps, %g s (%d frames), zoom 1 to %s, %d iterations, %s keyframes, GOMAXPROCS %d\n", w, h, fps, dur, plan.Frames, zoom, iter, layout, runtime.GOMAXPROCS(0))
+	fmt.Printf("%dx%d, %d fps, %g s (%d frames), zoom 1 to %s, %d iterations, density %g, %s keyframes, GOMAXPROCS %d\n", w, h, fps, dur, plan.Frames, zoom, iter, loc.Color.Density, layout, runtime.GOMAXPROCS(0))
 	if profile != "" {
 		f, err := os.Create(profile)
 		if err != nil {
@@ -116,6 +120,8 @@ func measure(w, h, fps int, dur float64, zoom string, iter, every int, layout, k
 		direct.Round(time.Millisecond), directCPU.Round(time.Millisecond), all.Round(time.Millisecond), allCPU.Round(time.Millisecond))
 	fmt.Printf("cost: %.3f x rendering every frame directly (wall clock); processor time: the video's %s (PNG writing included), %.3f x\n",
 		made.Seconds()/all.Seconds(), videoCPU.Round(time.Millisecond), videoCPU.Seconds()/allCPU.Seconds())
+	fmt.Println("PSNR after a 3x3 blur: frame | the frame against the direct 2x2 export | two 2x2 exports of it, grids 1/4 pixel apart | against a 4x4 export: the frame, the direct 2x2 export")
+	b := videotest.Blur3
 	for _, k := range []int{0, plan.Frames / 2, plan.Frames - 1} {
 		ref, err := videotest.Direct(loc, plan.FrameZoom(k), w, h, 2)
 		if err != nil {
@@ -125,12 +131,17 @@ func measure(w, h, fps int, dur float64, zoom string, iter, every int, layout, k
 		if err != nil {
 			return err
 		}
+		even, odd, fine, err := videotest.Twins(loc, plan.FrameZoom(k), w, h)
+		if err != nil {
+			return err
+		}
 		if keep != "" {
 			if err := videotest.WritePNG(filepath.Join(keep, fmt.Sprintf("direct-%06d.png", k)), ref); err != nil {
 				return err
 			}
 		}
-		fmt.Printf("frame %d (zoom %s): PSNR %.1f dB, after a 3x3 blur %.1f dB\n", k, fractal.FormatZoom(plan.FrameZoom(k)), videotest.PSNR(ref, got), videotest.PSNR(videotest.Blur3(ref), videotest.Blur3(got)))
+		fmt.Printf("frame %d (zoom %s): PSNR %.1f dB; after a 3x3 blur %.1f dB | twins %.1f dB | against 4x4: %.1f dB, direct 2x2 %.1f dB\n", k, fractal.FormatZoom(plan.FrameZoom(k)),
+			videotest.PSNR(ref, got), videotest.PSNR(b(ref), b(got)), videotest.PSNR(b(even), b(odd)), videotest.PSNR(b(fine), b(got)), videotest.PSNR(b(fine), b(ref)))
 	}
 	return nil
 }

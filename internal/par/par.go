@@ -7,12 +7,12 @@ import (
 )
 
 // Rows runs f over the rows [0, h) in pieces on every core (four pieces a core, so that
-// uneven rows even out) when work, the loop's cost in the caller's unit (pixels times
-// samples), is at least minWork; otherwise in one piece on the calling goroutine. It returns
-// when every piece has.
-func Rows(h, work, minWork int, f func(y0, y1 int)) {
+// uneven rows even out) when the loop's cost, h times rowWork (a row's cost in the caller's
+// unit: pixels times samples), is at least minWork; otherwise in one piece on the calling
+// goroutine. It returns when every piece has.
+func Rows(h, rowWork, minWork int, f func(y0, y1 int)) {
 	n := runtime.GOMAXPROCS(0)
-	if work < minWork || n == 1 || h < 2 {
+	if h*rowWork < minWork || n == 1 || h < 2 {
 		f(0, h)
 		return
 	}

@@ -40,6 +40,34 @@ func Seahorse(zoom string, iter int) fractal.Location {
 // Direct renders loc at zoom as a supersampled export does: a q-times larger frame computed
 // by the CPU renderer, coloured, each q x q block averaged (rounding half up).
 func Direct(loc fractal.Location, zoom fractal.Exp, w, h, q int) (*image.RGBA, error) {
+	c, err := compute(loc, zoom, w, h, q)
+	if err != nil {
+		return nil, err
+	}
+	return c.average(0, 1), nil
+}
+
+// Twins renders loc at zoom as a 4x4 supersampled export and, from the same samples, as two
+// 2x2 exports whose grids lie 1/4 pixel apart on both axes (the 4x4 grid's even and odd
+// subsamples: a 2x2 export's grid moved by 1/8 pixel one way and the other). The two are
+// equally good renders of the frame; what they differ by is what a 2x2 export's sampling
+// leaves undecided, the least a frame made otherwise can be expected to differ from one.
+func Twins(loc fractal.Location, zoom fractal.Exp, w, h int) (even, odd, fine *image.RGBA, err error) {
+	c, err := compute(loc, zoom, w, h, 4)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return c.average(0, 2), c.average(1, 2), c.average(0, 1), nil
+}
+
+// computed is a q-times larger frame's samples with their colourer.
+type computed struct {
+	d       *colour.Data
+	col     *colour.Colourer
+	w, h, q int
+}
+
+func compute(loc fractal.Location, zoom fractal.Exp, w, h, q int) (*computed, error) {
 	loc.Zoom = fractal.DecimalFromExp(zoom)
 	f := fractal.NewFrame(loc, q*w, q*h)
 	d := colour.NewData(image.Rect(0, 0, q*w, q*h))
@@ -50,24 +78,36 @@ func Direct(loc fractal.Location, zoom fractal.Exp, w, h, q int) (*image.RGBA, e
 	if err != nil {
 		return nil, err
 	}
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	n := uint32(q * q)
-	for y := range h {
-		for x := range w {
+	return &computed{d: d, col: col, w: w, h: h, q: q}, nil
+}
+
+// average is the w x h image each of whose pixels averages the subsamples first, first+step,
+// ... of its q x q block on both axes (rounding half up).
+func (c *computed) average(first, step int) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, c.w, c.h))
+	var n uint32
+	for b := first; b < c.q; b += step {
+		for a := first; a < c.q; a += step {
+			n++
+		}
+	}
+	q := c.q
+	for y := range c.h {
+		for x := range c.w {
 			var s [3]uint32
-			for b := range q {
-				for a := range q {
-					c := col.Colour(d.At(q*x+a, q*y+b))
-					s[0] += uint32(c.R)
-					s[1] += uint32(c.G)
-					s[2] += uint32(c.B)
+			for b := first; b < q; b += step {
+				for a := first; a < q; a += step {
+					col := c.col.Colour(c.d.At(q*x+a, q*y+b))
+					s[0] += uint32(col.R)
+					s[1] += uint32(col.G)
+					s[2] += uint32(col.B)
 				}
 			}
 			p := img.Pix[img.PixOffset(x, y):]
 			p[0], p[1], p[2], p[3] = byte((s[0]+n/2)/n), byte((s[1]+n/2)/n), byte((s[2]+n/2)/n), 255
 		}
 	}
-	return img, nil
+	return img
 }
 
 // PSNR is the peak signal-to-noise ratio of b against a over R, G and B, in dB (+Inf for
