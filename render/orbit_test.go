@@ -412,7 +412,9 @@ func orbitPerturbCheck(t *testing.T, g *GL, f fractal.Frame, name string, least 
 		t.Errorf("%.3f%% of pixels within 6/255 of the CPU's, want all", 100*frac)
 	}
 
-	f.Loc.Color.Method, f.Channels = colour.MethodSmooth, true
+	// The samples with their derivative, as the window's data frames ask: the CPU computes
+	// the distance estimate and normal only for a frame that needs them.
+	f.Loc.Color.Method, f.Channels, f.Derivative = colour.MethodSmooth, true, true
 	before = g.Stats()
 	gs := computeGL(t, g, f)
 	if n := g.Stats().CPUFrames - before.CPUFrames; n != 0 {
