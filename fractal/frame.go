@@ -316,11 +316,20 @@ func (f Frame) Precision() Precision {
 	return p
 }
 
-// Offsets returns the pixel's offset from the centre in pixels: (x + 0.5 - W/2, H/2 - y - 0.5).
-// Both are exact in float32 for any size up to 2^23.
+// Offsets returns the pixel's offset from the centre in pixels, along the complex plane's
+// axes: the screen offset (x + 0.5 - W/2, H/2 - y - 0.5), turned by the view's rotation
+// (Location.PlaneOffset; unturned at rotation 0, when both are exact in float32 for any size
+// up to 2^23).
 //
-// In a frame laid out as rings (Rings), it is the ring pixel's offset instead.
+// In a frame laid out as rings (Rings), it is the ring pixel's offset instead, turned alike.
 func (f Frame) Offsets(x, y int) (dx, dy float64) {
+	dx, dy = f.ScreenOffsets(x, y)
+	return f.Loc.PlaneOffset(dx, dy)
+}
+
+// ScreenOffsets is Offsets before the view's rotation: the pixel's offset from the centre in
+// pixels, x right and y up on the screen.
+func (f Frame) ScreenOffsets(x, y int) (dx, dy float64) {
 	if f.Rings != nil {
 		return f.ringOffsets(x, y)
 	}

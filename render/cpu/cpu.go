@@ -205,9 +205,10 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 				dr, di := f.Delta(x, y)
 				r.N, r.Nu = fractal.PerturbEscapeFormula(f.Ref, fb, dr, di, it, ctx.Done())
 			default:
-				r = f.Pixel(x, y)
+				out[x-x0] = f.Pixel(x, y).Sample() // its normal already the screen's
+				continue
 			}
-			out[x-x0] = r.Sample()
+			out[x-x0] = f.ScreenNormal(r).Sample()
 		}
 		return
 	}
@@ -233,7 +234,9 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		var r fractal.Result
 		switch {
 		case julia:
-			r = f.Pixel(x, y) // a Julia view's shallow pixel: the same functions
+			// A Julia view's shallow pixel: the same functions, its normal the screen's.
+			out[x-x0] = f.Pixel(x, y).Sample()
+			continue
 		case deriv && f32:
 			re, im := f.Point32(x, y)
 			r = fractal.EscapeDE32(re, im, it, s32)
@@ -247,7 +250,7 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			re, im := f.Point64(x, y)
 			r.N, r.Nu = fractal.Escape64(re, im, it)
 		}
-		out[x-x0] = r.Sample()
+		out[x-x0] = f.ScreenNormal(r).Sample()
 	}
 }
 
@@ -292,7 +295,7 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 				return // cancelled: rows drops the band
 			}
 			for k, o := range at {
-				out[o/w][o%w] = res[k].Sample()
+				out[o/w][o%w] = f.ScreenNormal(res[k]).Sample()
 			}
 			return
 		}
@@ -319,7 +322,7 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 			if recheck {
 				res[k] = f.RecheckResult(x0+o%w, y+o/w, res[k], ctx.Done())
 			}
-			out[o/w][o%w] = res[k].Sample()
+			out[o/w][o%w] = f.ScreenNormal(res[k]).Sample()
 		}
 		return
 	}

@@ -1,0 +1,84 @@
+package fractal
+
+import (
+	"math"
+	"math/big"
+	"strings"
+	"testing"
+)
+
+func TestParseRotation(t *testing.T) {
+	for in, want := range map[string]float64{
+		"0": 0, "-0": 0, "360": 0, "-360": 0, "90": 90, " 450 ": 90, "-90": -90, "270": -90,
+		"180": 180, "-180": 180, "540": 180, "179.5": 179.5, "-179.5": -179.5, "1e6": -80,
+	} {
+		got, err := ParseRotation(in)
+		if err != nil || got != want || math.Signbit(got) && got == 0 {
+			t.Errorf("ParseRotation(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "abc", "NaN", "Inf", "-Inf", "1e400", "90deg", strings.Repeat("1", 50)} {
+		if _, err := ParseRotation(in); err == nil || !strings.Contains(err.Error(), "must be a number of degrees") {
+			t.Errorf("ParseRotation(%q): %v", in, err)
+		}
+	}
+}
+
+// TestRotationLocationText: rotation= is written only for a rotated view (an unrotated one's
+// text is what it was), read back exactly, and a rotation out of range built by hand is refused
+// by Validate.
+func TestRotationLocationText(t *testing.T) {
+	l := Home()
+	if s := l.String(); strings.Contains(s, "rotation") {
+		t.Errorf("unrotated text %q", s)
+	}
+	for _, r := range []float64{90, -45.25, 180, 1e-9} {
+		l.Rotation = r
+		s := l.String()
+		back, err := ParseLocationText(s, Home())
+		if err != nil || back != l {
+			t.Errorf("%q read back as %+v, %v", s, back, err)
+		}
+	}
+	if _, err := ParseLocationText("re=0 im=0 zoom=1 rotation=oops", Home()); err == nil || !strings.Contains(err.Error(), `rotation "oops"`) {
+		t.Errorf("bad rotation= : %v", err)
+	}
+	for _, r := range []float64{-180, 181, math.NaN(), math.Inf(1)} {
+		l.Rotation = r
+		if err := l.Validate(); err == nil || !strings.Contains(err.Error(), "rotation") {
+			t.Errorf("Validate with rotation %v: %v", r, err)
+		}
+	}
+}
+
+// TestRotationMoves: in a rotated view, a pan moves along the screen's axes (the point at
+// screen pixel (x, y) is at the centre after Offset by its offset), and ZoomAt keeps the point
+// under the cursor there, exactly as PointBig places it.
+func TestRotationMoves(t *testing.T) {
+	const w, h = 120, 80
+	for _, rot := range []float64{0, 90, 33, -150} {
+		l := Location{Re: MustDecimal("-0.743643887037151"), Im: MustDecimal("0.131825904205330"),
+			Zoom: MustDecimal("1e9"), Iterations: 100, Rotation: rot}
+		f := NewFrame(l, w, h)
+		px, py := 17, 61
+		wantRe, wantIm := f.PointBig(px, py, 200)
+		moved := l.Offset(float64(px)+0.5-w/2, float64(py)+0.5-h/2, w, h)
+		gotRe, gotIm := moved.Re.Big(200), moved.Im.Big(200)
+		sp := SpacingExp(l.ZoomExp(), w, h).Float64()
+		if d := distBig(gotRe, gotIm, wantRe, wantIm); d > 1e-3*sp {
+			t.Errorf("rotation %v: Offset to pixel (%d,%d) is %g pixels off", rot, px, py, d/sp)
+		}
+		z := l.ZoomAt(float64(px)+0.5, float64(py)+0.5, 8, w, h)
+		zr, zi := NewFrame(z, w, h).PointBig(px, py, 200)
+		if d := distBig(zr, zi, wantRe, wantIm); d > 1e-3*sp {
+			t.Errorf("rotation %v: ZoomAt moved the point under pixel (%d,%d) by %g pixels", rot, px, py, d/sp)
+		}
+	}
+}
+
+// distBig is |(ar, ai) - (br, bi)| as a float64.
+func distBig(ar, ai, br, bi *big.Float) float64 {
+	dr, _ := new(big.Float).SetPrec(ar.Prec()).Sub(ar, br).Float64()
+	di, _ := new(big.Float).SetPrec(ai.Prec()).Sub(ai, bi).Float64()
+	return math.Hypot(dr, di)
+}
