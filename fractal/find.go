@@ -109,8 +109,9 @@ func searchStart(l Location, w, h int, x, y float64) (cr, ci *big.Float, r Exp, 
 	r = NewExp(2).Quo(l.ZoomExp())
 	prec = bitsBelow(r)
 	cr, ci = l.Re.Big(prec), l.Im.Big(prec)
-	cr.Add(cr, spacing.MulFloat(x-float64(w)/2).Big(prec))
-	ci.Add(ci, spacing.MulFloat(float64(h)/2-y).Big(prec))
+	ox, oy := l.PlaneOffset(x-float64(w)/2, float64(h)/2-y) // the screen's pixel in the plane
+	cr.Add(cr, spacing.MulFloat(ox).Big(prec))
+	ci.Add(ci, spacing.MulFloat(oy).Big(prec))
 	return cr, ci, r, prec, nil
 }
 

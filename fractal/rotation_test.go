@@ -1,6 +1,7 @@
 package fractal
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"strings"
@@ -81,4 +82,50 @@ func distBig(ar, ai, br, bi *big.Float) float64 {
 	dr, _ := new(big.Float).SetPrec(ar.Prec()).Sub(ar, br).Float64()
 	di, _ := new(big.Float).SetPrec(ai.Prec()).Sub(ai, bi).Float64()
 	return math.Hypot(dr, di)
+}
+
+// TestRotationFind: in a view turned by a quarter turn, a search from the pointer starts at
+// the point the screen shows there (the minibrot and the Misiurewicz point found are those of
+// the unrotated view from the pixel that shows the same point) and keeps the rotation; and
+// the view's bounds are the turned rectangle's (inView).
+func TestRotationFind(t *testing.T) {
+	const w, h = 200, 200
+	l := Home()
+	l.Re, l.Im, l.Zoom, l.Iterations = MustDecimal("-0.7436"), MustDecimal("0.1318"), MustDecimal("300"), 500
+	turned := l
+	turned.Rotation = 90
+	// Screen pixel (60, 150) of the turned view: offset (-40, -50) on the screen, (-50, 40)
+	// in the plane: pixel (50, 60) of the unrotated view.
+	for _, misi := range []bool{false, true} {
+		find := FindMinibrot
+		if misi {
+			find = FindMisiurewicz
+		}
+		a, err := find(context.Background(), turned, w, h, 60, 150, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := find(context.Background(), l, w, h, 50, 60, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Loc.Re.Equal(b.Loc.Re) || !a.Loc.Im.Equal(b.Loc.Im) || a.Loc.Rotation != 90 {
+			t.Errorf("misiurewicz %v: turned view found %s, unrotated %s", misi, a.Loc, b.Loc)
+		}
+	}
+	// A point at the unrotated view's corner lies outside the view turned by 45 degrees; one
+	// along its diagonal, past the unrotated edge, lies inside it.
+	wide := l
+	wide.Rotation = 45
+	sp := SpacingExp(l.ZoomExp(), w, h).Float64()
+	at := func(dx, dy float64) (*big.Float, *big.Float) {
+		re, im := l.Re.Big(128), l.Im.Big(128)
+		return re.Add(re, big.NewFloat(dx*sp)), im.Add(im, big.NewFloat(dy*sp))
+	}
+	if cr, ci := at(95, 95); !inView(l, w, h, cr, ci) || inView(wide, w, h, cr, ci) {
+		t.Errorf("corner (95, 95): in the unrotated view %v, in the turned one %v", inView(l, w, h, cr, ci), inView(wide, w, h, cr, ci))
+	}
+	if cr, ci := at(130, 0); inView(l, w, h, cr, ci) || !inView(wide, w, h, cr, ci) {
+		t.Errorf("(130, 0): in the unrotated view %v, in the turned one %v", inView(l, w, h, cr, ci), inView(wide, w, h, cr, ci))
+	}
 }
