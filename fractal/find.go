@@ -68,11 +68,11 @@ type Found struct {
 	Bulb bool
 }
 
-// Text is the one line the find command prints: the location text (re, im, zoom and
-// iterations, as Location.String writes them and ParseLocationText reads them), then
+// Text is the one line the find command prints: the location text (re, im, a rotated view's
+// rotation, zoom and iterations, as Location.String writes them and ParseLocationText reads them), then
 // " period=P", or " preperiod=Q period=P" for a Misiurewicz point.
 func (f Found) Text() string {
-	s := fmt.Sprintf("re=%s im=%s zoom=%s iterations=%d", f.Loc.Re, f.Loc.Im, f.Loc.Zoom, f.Loc.Iterations)
+	s := fmt.Sprintf("re=%s im=%s%s zoom=%s iterations=%d", f.Loc.Re, f.Loc.Im, f.Loc.rotationText(), f.Loc.Zoom, f.Loc.Iterations)
 	if f.Preperiod > 0 {
 		s += fmt.Sprintf(" preperiod=%d", f.Preperiod)
 	}

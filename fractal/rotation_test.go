@@ -112,6 +112,9 @@ func TestRotationFind(t *testing.T) {
 		if !a.Loc.Re.Equal(b.Loc.Re) || !a.Loc.Im.Equal(b.Loc.Im) || a.Loc.Rotation != 90 {
 			t.Errorf("misiurewicz %v: turned view found %s, unrotated %s", misi, a.Loc, b.Loc)
 		}
+		if txt := a.Text(); !strings.Contains(txt, " rotation=90 ") || strings.Contains(b.Text(), "rotation") {
+			t.Errorf("find's lines %q and %q", txt, b.Text())
+		}
 	}
 	// A point at the unrotated view's corner lies outside the view turned by 45 degrees; one
 	// along its diagonal, past the unrotated edge, lies inside it.
