@@ -323,17 +323,15 @@ func (f Frame) Precision() Precision {
 //
 // In a frame laid out as rings (Rings), it is the ring pixel's offset instead, turned alike.
 func (f Frame) Offsets(x, y int) (dx, dy float64) {
-	dx, dy = f.ScreenOffsets(x, y)
-	return f.Loc.PlaneOffset(dx, dy)
-}
-
-// ScreenOffsets is Offsets before the view's rotation: the pixel's offset from the centre in
-// pixels, x right and y up on the screen.
-func (f Frame) ScreenOffsets(x, y int) (dx, dy float64) {
 	if f.Rings != nil {
-		return f.ringOffsets(x, y)
+		dx, dy = f.ringOffsets(x, y)
+	} else {
+		dx, dy = float64(x)+0.5-float64(f.W)/2, float64(f.H)/2-float64(y)-0.5
 	}
-	return float64(x) + 0.5 - float64(f.W)/2, float64(f.H)/2 - float64(y) - 0.5
+	if f.Loc.Rotation != 0 { // upright: one comparison, no call
+		dx, dy = f.Loc.PlaneOffset(dx, dy)
+	}
+	return dx, dy
 }
 
 // Point64 is pixel (x, y)'s c in float64 arithmetic, as the double-precision renderers

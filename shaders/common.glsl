@@ -16,7 +16,7 @@
 // delivers rows top-first straight into an image.RGBA with no flip on the CPU.
 
 // The pixel (x, y) of the W x H frame lies (x + 0.5 - W/2, H/2 - y - 0.5) pixel spacings from
-// the frame's centre on the screen (fractal.Frame.ScreenOffsets), and that offset turned by the
+// the frame's centre on the screen, and that offset turned by the
 // view's rotation in the plane (fractal.Frame.Offsets, fractal.Location.PlaneOffset).
 uniform ivec2 uOrigin;   // global pixel index of the framebuffer's pixel (0, 0)
 uniform vec2 uHalf;      // (W/2, H/2), exact in float

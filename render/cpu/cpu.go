@@ -194,21 +194,20 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			switch {
 			case perturbExp && deriv:
 				dr, di := f.DeltaExp(x, y)
-				r = fractal.PerturbEscapeFormulaDEExp(f.Ref, dr, di, it, f.PixelSpacing(), ctx.Done())
+				r = f.ScreenNormal(fractal.PerturbEscapeFormulaDEExp(f.Ref, dr, di, it, f.PixelSpacing(), ctx.Done()))
 			case perturbExp:
 				dr, di := f.DeltaExp(x, y)
 				r.N, r.Nu = fractal.PerturbEscapeFormulaExp(f.Ref, dr, di, it, ctx.Done())
 			case perturb && deriv:
 				dr, di := f.Delta(x, y)
-				r = fractal.PerturbEscapeFormulaDE(f.Ref, fb, dr, di, it, f.Spacing, ctx.Done())
+				r = f.ScreenNormal(fractal.PerturbEscapeFormulaDE(f.Ref, fb, dr, di, it, f.Spacing, ctx.Done()))
 			case perturb:
 				dr, di := f.Delta(x, y)
 				r.N, r.Nu = fractal.PerturbEscapeFormula(f.Ref, fb, dr, di, it, ctx.Done())
 			default:
-				out[x-x0] = f.Pixel(x, y).Sample() // its normal already the screen's
-				continue
+				r = f.Pixel(x, y) // its normal already the screen's
 			}
-			out[x-x0] = f.ScreenNormal(r).Sample()
+			out[x-x0] = r.Sample()
 		}
 		return
 	}
@@ -234,15 +233,13 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		var r fractal.Result
 		switch {
 		case julia:
-			// A Julia view's shallow pixel: the same functions, its normal the screen's.
-			out[x-x0] = f.Pixel(x, y).Sample()
-			continue
+			r = f.Pixel(x, y) // a Julia view's shallow pixel: the same functions (the screen's normal)
 		case deriv && f32:
 			re, im := f.Point32(x, y)
-			r = fractal.EscapeDE32(re, im, it, s32)
+			r = f.ScreenNormal(fractal.EscapeDE32(re, im, it, s32))
 		case deriv:
 			re, im := f.Point64(x, y)
-			r = fractal.EscapeDE64(re, im, it, f.Spacing)
+			r = f.ScreenNormal(fractal.EscapeDE64(re, im, it, f.Spacing))
 		case f32:
 			re, im := f.Point32(x, y)
 			r.N, r.Nu = fractal.Escape32(re, im, it)
@@ -250,7 +247,7 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			re, im := f.Point64(x, y)
 			r.N, r.Nu = fractal.Escape64(re, im, it)
 		}
-		out[x-x0] = f.ScreenNormal(r).Sample()
+		out[x-x0] = r.Sample()
 	}
 }
 
