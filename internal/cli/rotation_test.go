@@ -143,3 +143,30 @@ func TestProbeRotationDeep(t *testing.T) {
 		t.Errorf("only %d of %d pixels changed with the rotation", moved, len(pts))
 	}
 }
+
+// TestRotationRawFile: a rotated view's raw file keeps the angle in its location; its recolour
+// (here to slopes, whose light stays on the screen: the raw file's DEX and DEY are the
+// screen's) is the rotated export byte for byte, and export --from the raw file draws it again.
+func TestRotationRawFile(t *testing.T) {
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "v.exr")
+	view := []string{"--renderer=cpu", "--center=-0.7453,0.1127", "--zoom=180", "--iterations=400", "--size=48x30", "--density=0.5", "--rotation=-70"}
+	mustExport(t, append(view, "--colouring=distance", "--raw="+raw)...)
+	want, got := filepath.Join(dir, "export.png"), filepath.Join(dir, "recolour.png")
+	mustExport(t, append(view, "--colouring=slopes", "-o", want)...)
+	if code, errs := recolourCmd(raw, "--colouring=slopes", "-o", got); code != 0 {
+		t.Fatalf("recolour: exit %d: %s", code, errs)
+	}
+	if !bytes.Equal(readFile(t, want), readFile(t, got)) {
+		t.Error("the recolour of a rotated raw file to slopes differs from the rotated export")
+	}
+	md, err := export.ReadMetadata(raw)
+	if err != nil || md.Location.Rotation != -70 {
+		t.Fatalf("raw file's metadata: %+v, %v", md.Location, err)
+	}
+	again := filepath.Join(dir, "again.png")
+	mustExport(t, "--renderer=cpu", "--from="+raw, "--colouring=slopes", "-o", again)
+	if !bytes.Equal(imagetest.Decode(t, want).Pix, imagetest.Decode(t, again).Pix) {
+		t.Error("export --from the rotated raw file drew another picture")
+	}
+}
