@@ -501,12 +501,7 @@ func (l *Location) set(k, v string) error {
 		}
 		l.Formula, err = l.Formula.WithPower(d)
 	case "rotation", "rotate", "angle":
-		r, rerr := ParseRotation(v)
-		if rerr != nil {
-			return rerr
-		}
-		l.Rotation = r
-		return nil
+		return l.setRotation(v) // its own error names the value
 	case "bailout", "stripe-density", "stripe-last":
 		return l.setOrbit(strings.ToLower(k), v) // its own error names the key and the range
 	case "iterations", "iter", "it":

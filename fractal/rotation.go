@@ -108,6 +108,16 @@ func (l Location) ScreenOffset(re, im float64) (dx, dy float64) {
 	return re*c - im*s, re*s + im*c
 }
 
+// setRotation sets l's rotation from the location text's rotation= (ParseRotation); on an
+// error l is unchanged.
+func (l *Location) setRotation(v string) error {
+	r, err := ParseRotation(v)
+	if err == nil {
+		l.Rotation = r
+	}
+	return err
+}
+
 // rotationText is l's rotation as the location text writes it: " rotation=DEG", "" at 0.
 func (l Location) rotationText() string {
 	if l.Rotation == 0 {
