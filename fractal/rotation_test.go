@@ -132,3 +132,39 @@ func TestRotationFind(t *testing.T) {
 		t.Errorf("(130, 0): in the unrotated view %v, in the turned one %v", inView(l, w, h, cr, ci), inView(wide, w, h, cr, ci))
 	}
 }
+
+// TestRotationDeltaExact: in a view turned by 37 degrees at zoom 1e100 (Perturbation) and 1e400
+// (PerturbationExp), every pixel's delta from the reference is its point (PointBig, the turned
+// offset from the exact decimal centre in math/big) minus the reference's, to float64's
+// rounding of a pixel spacing: the turn costs no precision at any depth.
+func TestRotationDeltaExact(t *testing.T) {
+	for _, zoom := range []string{"1e100", "1e400"} {
+		l := Home()
+		l.Re, l.Im = MustDecimal("-1.7685"), MustDecimal("0.0012")
+		l.Zoom, l.Iterations, l.Rotation = MustDecimal(zoom), 50, 37
+		f, err := NewFrame(l, 40, 30).WithReference(context.Background(), &ReferenceCache{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]Precision{"1e100": Perturbation, "1e400": PerturbationExp}[zoom]; f.Precision() != want {
+			t.Fatalf("zoom %s is %v, want %v", zoom, f.Precision(), want)
+		}
+		sp := f.spacing()
+		prec := f.Ref.prec + 64
+		for _, p := range [][2]int{{0, 0}, {39, 0}, {0, 29}, {39, 29}, {17, 11}} {
+			re, im := f.PointBig(p[0], p[1], prec)
+			wr := ExpFromBig(re.Sub(re, f.Ref.re))
+			wi := ExpFromBig(im.Sub(im, f.Ref.im))
+			var gr, gi Exp
+			if f.Precision() == PerturbationExp {
+				gr, gi = f.DeltaExp(p[0], p[1])
+			} else {
+				dr, di := f.Delta(p[0], p[1])
+				gr, gi = NewExp(dr), NewExp(di)
+			}
+			if e := hypotExp(gr.Sub(wr), gi.Sub(wi)).Quo(sp).Float64(); !(e < 1e-12) {
+				t.Errorf("zoom %s (%v), pixel %v: delta %s%+si, exact %s%+si: %g spacings off", zoom, f.Precision(), p, gr.Text(6), gi.Text(6), wr.Text(6), wi.Text(6), e)
+			}
+		}
+	}
+}
