@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"mandelscope/bookmarks"
 	"mandelscope/export"
 	"mandelscope/internal/imagetest"
 )
@@ -168,5 +169,24 @@ func TestRotationRawFile(t *testing.T) {
 	mustExport(t, "--renderer=cpu", "--from="+raw, "--colouring=slopes", "-o", again)
 	if !bytes.Equal(imagetest.Decode(t, want).Pix, imagetest.Decode(t, again).Pix) {
 		t.Error("export --from the rotated raw file drew another picture")
+	}
+}
+
+// TestBookmarksRotation: `bookmarks add --rotation` keeps the angle, and `bookmarks list`
+// gives it back as a flag, so that an export with the listed flags draws the bookmark's view.
+func TestBookmarksRotation(t *testing.T) {
+	path := bmFile(t)
+	bmOK(t, "add", "--center=-0.75,0.1", "--zoom=20", "--rotation=-405", "--thumbnail=false", "turned")
+	bmOK(t, "add", "--center=-0.75,0.1", "--zoom=20", "--thumbnail=false", "upright")
+	out := bmOK(t, "list")
+	if !strings.Contains(out, "turned\t--center=-0.75,0.1 --zoom=20 ") || !strings.Contains(out, " --rotation=-45") || strings.Count(out, "--rotation") != 1 {
+		t.Errorf("list:\n%s", out)
+	}
+	s, err := bookmarks.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Get("turned"); b.Location.Rotation != -45 {
+		t.Errorf("stored rotation %v", b.Location.Rotation)
 	}
 }
