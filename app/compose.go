@@ -34,7 +34,7 @@ func composeWithLastFull(res preview.Result, full *image.RGBA, fullLoc fractal.L
 		return img
 	}
 	l := res.Req.Loc
-	if l.Color != fullLoc.Color {
+	if l.Color != fullLoc.Color || l.Rotation != fullLoc.Rotation {
 		return img
 	}
 	samePan := l.Zoom.Equal(fullLoc.Zoom) && l.Iterations == fullLoc.Iterations
@@ -91,7 +91,8 @@ func composeWithLastFull(res preview.Result, full *image.RGBA, fullLoc fractal.L
 	return out
 }
 
-// centreShift is l's centre minus from's, in pixels of spacing (x right, y down). The
+// centreShift is l's centre minus from's, in pixels of spacing along from's screen axes (x
+// right, y down; turned by from's rotation, fractal.Location.ScreenOffset). The
 // difference is taken exactly (math/big) before it is rounded: at depth the centres differ
 // only in digits far below float64's precision, so float64 values of them would not.
 func centreShift(l, from fractal.Location, spacing float64) (dx, dy float64) {
@@ -100,5 +101,6 @@ func centreShift(l, from fractal.Location, spacing float64) (dx, dy float64) {
 		d, _ := new(big.Float).SetPrec(prec).Sub(a.Big(prec), b.Big(prec)).Float64()
 		return d
 	}
-	return diff(l.Re, from.Re) / spacing, -diff(l.Im, from.Im) / spacing
+	dx, up := from.ScreenOffset(diff(l.Re, from.Re)/spacing, diff(l.Im, from.Im)/spacing)
+	return dx, -up
 }

@@ -14,12 +14,14 @@ import (
 )
 
 // pointUnder is the point under position (x, y) (image pixels, continuous: 0 is the left
-// edge) of l at w x h, exactly.
+// edge) of l at w x h, exactly (but for the offset's turn into the plane in a rotated view,
+// rounded to float64 as fractal.Frame.Offsets rounds it).
 func pointUnder(l fractal.Location, x, y float64, w, h int) (re, im *big.Float) {
 	const prec = 1024
 	s := new(big.Float).SetPrec(prec).SetFloat64(fractal.Spacing(l.ZoomFloat(), w, h))
-	dx := new(big.Float).SetPrec(prec).SetFloat64(x - float64(w)/2)
-	dy := new(big.Float).SetPrec(prec).SetFloat64(float64(h)/2 - y)
+	ox, oy := l.PlaneOffset(x-float64(w)/2, float64(h)/2-y)
+	dx := new(big.Float).SetPrec(prec).SetFloat64(ox)
+	dy := new(big.Float).SetPrec(prec).SetFloat64(oy)
 	re = l.Re.Big(prec)
 	re.Add(re, dx.Mul(dx, s))
 	im = l.Im.Big(prec)

@@ -3,6 +3,8 @@
 package app
 
 import (
+	"strconv"
+
 	"fyne.io/fyne/v2"
 
 	"mandelscope/fractal"
@@ -15,7 +17,7 @@ func (w *Window) copyLocation() {
 	w.setMessage("location copied to the clipboard")
 }
 
-// goHome resets the view to the whole set of its formula (fractal.HomeOf), keeping the colouring; in a Julia view, to that
+// goHome resets the view to the whole set of its formula (fractal.HomeOf), upright, keeping the colouring; in a Julia view, to that
 // Julia set seen whole (Location.JuliaAt with its parameter).
 func (w *Window) goHome() {
 	cur := w.Location()
@@ -24,6 +26,7 @@ func (w *Window) goHome() {
 		l = cur.JuliaAt(cur.Julia.Re, cur.Julia.Im)
 	}
 	l.Color = cur.Color
+	l.Rotation = 0 // the whole set upright
 	w.autoBoost = 1
 	if !w.autoIter {
 		l.Iterations = w.lastIters
@@ -49,6 +52,37 @@ func (w *Window) pan(dx, dy float64) {
 	}
 	w.navigate(w.Location().Offset(dx, dy, pw, ph), true)
 }
+
+// rotationStep and rotationFine are the turns of [ and ] and of Shift+[ and Shift+] ({ and }),
+// in degrees.
+const (
+	rotationStep = 15
+	rotationFine = 1
+)
+
+// rotate turns the picture counter-clockwise by deg degrees about the view's centre (a
+// negative deg turns it clockwise); at 0 it goes back to the unrotated view. The status bar
+// says the angle.
+func (w *Window) rotate(deg float64) {
+	l := w.Location()
+	if deg == 0 {
+		if l.Rotation == 0 {
+			return
+		}
+		l.Rotation = 0
+	} else {
+		l.Rotation = fractal.NormaliseRotation(l.Rotation + deg)
+	}
+	w.navigate(l, true)
+	if l.Rotation == 0 {
+		w.setMessage("not turned")
+	} else {
+		w.setMessage("turned " + rotationText(l.Rotation) + " (\\ turns back)")
+	}
+}
+
+// rotationText is an angle as the window writes it: "37°", "-12.5°".
+func rotationText(deg float64) string { return strconv.FormatFloat(deg, 'g', 6, 64) + "°" }
 
 // typedKey handles the view's keys when no entry has the focus.
 func (w *Window) typedKey(ev *fyne.KeyEvent) {
@@ -111,5 +145,15 @@ func (w *Window) typedRune(r rune) {
 		w.inset.toggle()
 	case 'c', 'C':
 		w.cycle.toggle()
+	case '[':
+		w.rotate(rotationStep)
+	case ']':
+		w.rotate(-rotationStep)
+	case '{':
+		w.rotate(rotationFine)
+	case '}':
+		w.rotate(-rotationFine)
+	case '\\':
+		w.rotate(0)
 	}
 }

@@ -136,6 +136,9 @@ func (w *Window) updateStatus() {
 			what = name
 		}
 	}
+	if l.Rotation != 0 {
+		what += ", turned " + rotationText(l.Rotation) // "Centre, turned 37°"
+	}
 	if w.bar.what.Text != what {
 		w.bar.what.SetText(what)
 		w.bar.row1.Refresh()

@@ -56,7 +56,10 @@ const FormatName = "mandelscope-bookmarks"
 // one), and "bailout", "stripeDensity" and "stripeLast" (fractal.Location.Bailout,
 // StripeDensity, StripeLast), absent for the defaults (2, 5, 16); a file is written as version 7
 // only when a bookmark has one of them.
-const FormatVersion = 7
+// Version 8 added "rotation", a rotated view's angle in degrees, -180 to 180
+// (fractal.Location.Rotation, counter-clockwise; absent at 0); a file is written as version 8 only when a
+// bookmark has one.
+const FormatVersion = 8
 
 // MaxNameLength is the longest bookmark name, in characters.
 const MaxNameLength = 200
@@ -468,6 +471,7 @@ type entryJSON struct {
 	Bailout     float64    `json:"bailout,omitempty"`
 	StripeS     int        `json:"stripeDensity,omitempty"`
 	StripeK     int        `json:"stripeLast,omitempty"`
+	Rotation    float64    `json:"rotation,omitempty"`
 	Created     time.Time  `json:"created"`
 	Updated     time.Time  `json:"updated"`
 	Thumbnail   []byte     `json:"thumbnail,omitempty"`
@@ -510,6 +514,9 @@ func (s *Store) Marshal() ([]byte, error) {
 		e.Bailout, e.StripeS, e.StripeK = l.Bailout, l.StripeDensity, l.StripeLast
 		if e.Shader != "" || e.Bailout != 0 || e.StripeS != 0 || e.StripeK != 0 {
 			f.Version = max(f.Version, 7)
+		}
+		if e.Rotation = l.Rotation; e.Rotation != 0 {
+			f.Version = max(f.Version, 8)
 		}
 		f.Bookmarks = append(f.Bookmarks, e)
 	}
@@ -622,6 +629,10 @@ func (e entryJSON) bookmark() (Bookmark, error) {
 	}
 	if l.StripeLast == fractal.DefaultStripeLast {
 		l.StripeLast = 0
+	}
+	l.Rotation = e.Rotation // beyond -180 to 180, Validate refuses it
+	if l.Rotation >= -180 && l.Rotation <= 180 {
+		l.Rotation = fractal.NormaliseRotation(l.Rotation) // -180 and -0 in their one form
 	}
 	l.Color = colour.Coloring{Palette: e.Palette, Density: e.Density, AutoDensity: e.AutoDensity, Offset: e.Offset,
 		Method: e.Colouring, Transfer: e.Transfer, Interior: e.Interior, Width: e.Width, Light: e.Light, Strength: e.Strength,

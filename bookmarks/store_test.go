@@ -812,3 +812,50 @@ func TestOrbitFields(t *testing.T) {
 		}
 	}
 }
+
+// TestRotationField: a rotated view's bookmark keeps its angle (format version 8, only when a
+// bookmark is rotated: a file without one is written as before), reads back equal, version 7
+// files still read (unrotated), and angles out of range or not numbers are damage, named.
+func TestRotationField(t *testing.T) {
+	path := tempPath(t)
+	if err := Add(path, Bookmark{Name: "plain", Location: home()}); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := os.ReadFile(path); bytes.Contains(text, []byte("rotation")) || bytes.Contains(text, []byte(`"version": 8`)) {
+		t.Errorf("a file without a rotation:\n%s", text)
+	}
+	loc := deepLocation(t)
+	loc.Rotation = -37.5
+	if err := Add(path, Bookmark{Name: "turned", Location: loc}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if !bytes.Contains(text, []byte(`"version": 8,`)) || !bytes.Contains(text, []byte(`"rotation": -37.5`)) {
+		t.Errorf("file with a rotation:\n%s", text)
+	}
+	s, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Get("turned"); b.Location != loc {
+		t.Errorf("read back %+v, wrote %+v", b.Location, loc)
+	}
+	file := `{"format": "mandelscope-bookmarks", "version": %d, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1%s}]}`
+	s, err = Parse([]byte(fmt.Sprintf(file, 7, "")))
+	if b, _ := s.Get("a"); err != nil || b.Location.Rotation != 0 {
+		t.Errorf("a version 7 file reads as %+v, %v", b.Location, err)
+	}
+	s, err = Parse([]byte(fmt.Sprintf(file, 8, `, "rotation": -180`)))
+	if b, _ := s.Get("a"); err != nil || b.Location.Rotation != 180 {
+		t.Errorf("rotation -180 reads as %+v, %v", b.Location, err)
+	}
+	for field, want := range map[string]string{
+		`, "rotation": 181`:    "rotation 181 is out of range (-180 to 180 degrees)",
+		`, "rotation": -1e300`: "rotation -1e+300 is out of range",
+		`, "rotation": "90"`:   "holds a JSON string where a number belongs",
+	} {
+		if _, err := Parse([]byte(fmt.Sprintf(file, 8, field))); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error containing %q", field, err, want)
+		}
+	}
+}

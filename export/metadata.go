@@ -59,7 +59,10 @@ const (
 	KeyBailout       = "mandelscope.bailout"
 	KeyStripeDensity = "mandelscope.stripe.density"
 	KeyStripeLast    = "mandelscope.stripe.last"
-	KeyVersion       = "mandelscope.version"
+	// KeyRotation holds a rotated view's angle in degrees (fractal.Location.Rotation), only
+	// where it is not 0, so that an unrotated export is byte for byte what it was.
+	KeyRotation = "mandelscope.rotation"
+	KeyVersion  = "mandelscope.version"
 	// KeyDensityChosen, with the value "auto", says that the density the export drew (the
 	// number in KeyDensity) was chosen automatically from the view, so that opening the
 	// file makes the density automatic again. It is written after the image data
@@ -108,6 +111,9 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 	if loc.Color.NeedsInterior() {
 		desc += ", inside coloured by " + loc.Color.Interior
 	}
+	if loc.Rotation != 0 {
+		desc += ", rotated " + f(loc.Rotation) + " degrees"
+	}
 	if supersample > 1 {
 		desc += fmt.Sprintf(", %dx%d supersampled", supersample, supersample)
 	}
@@ -135,6 +141,9 @@ func MetadataText(loc fractal.Location, width, height, supersample int, version 
 	}
 	if loc.StripeLast != 0 {
 		out = append(out, Text{KeyStripeLast, strconv.Itoa(loc.StripeLast)})
+	}
+	if loc.Rotation != 0 {
+		out = append(out, Text{KeyRotation, f(loc.Rotation)})
 	}
 	out = append(out, []Text{
 		{KeyIterations, strconv.Itoa(loc.Iterations)},
@@ -198,7 +207,7 @@ var metadataKeys = map[string]bool{
 	KeyOffset: true, KeySupersample: true, KeyVersion: true, "Software": true, "Description": true,
 	KeyColouring: true, KeyTransfer: true, KeyInterior: true, KeyWidth: true, KeyLight: true, KeyStrength: true,
 	KeyGradient: true, KeyShader: true, KeyDensityChosen: true, KeyJulia: true, KeyFormula: true, KeyPower: true,
-	KeyBailout: true, KeyStripeDensity: true, KeyStripeLast: true,
+	KeyBailout: true, KeyStripeDensity: true, KeyStripeLast: true, KeyRotation: true,
 }
 
 // ReadMetadata reads the text chunks of a PNG written by Export back into a location, size
@@ -457,6 +466,7 @@ func (md *Metadata) parse() error {
 		{KeyBailout, func(v string) (err error) { loc.Bailout, err = fractal.ParseBailout(v); return err }},
 		{KeyStripeDensity, func(v string) (err error) { loc.StripeDensity, err = fractal.ParseStripeDensity(v); return err }},
 		{KeyStripeLast, func(v string) (err error) { loc.StripeLast, err = fractal.ParseStripeLast(v); return err }},
+		{KeyRotation, func(v string) (err error) { loc.Rotation, err = fractal.ParseRotation(v); return err }},
 	} {
 		if v, ok := md.Text[o.key]; ok { // absent: the default
 			if err := o.parse(v); err != nil {

@@ -117,11 +117,10 @@ func (f Found) InView(l Location, w, h int) bool {
 
 // inView reports whether (cr, ci) lies inside view l at w x h pixels (its edges included):
 // within half the view's height, 2/zoom, of its centre vertically and half its width
-// horizontally.
+// horizontally, along the screen's axes (viewBox: a rotated view's rectangle is turned).
 func inView(l Location, w, h int, cr, ci *big.Float) bool {
 	prec := max(cr.Prec(), ci.Prec(), bitsBelow(SpacingExp(l.ZoomExp(), w, h)))
-	dx := new(big.Float).SetPrec(prec).Sub(cr, l.Re.Big(prec))
-	dy := new(big.Float).SetPrec(prec).Sub(ci, l.Im.Big(prec))
 	half := NewExp(2).Quo(l.ZoomExp())
-	return ExpFromBig(dx.Abs(dx)).Cmp(half.MulFloat(float64(w)/float64(h))) <= 0 && ExpFromBig(dy.Abs(dy)).Cmp(half) <= 0
+	v := viewBox{cr: l.Re.Big(prec), ci: l.Im.Big(prec), hw: half.MulFloat(float64(w) / float64(h)), hh: half, rot: l.Rotation}
+	return v.contains(cr, ci)
 }

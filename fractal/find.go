@@ -68,11 +68,11 @@ type Found struct {
 	Bulb bool
 }
 
-// Text is the one line the find command prints: the location text (re, im, zoom and
-// iterations, as Location.String writes them and ParseLocationText reads them), then
+// Text is the one line the find command prints: the location text (re, im, a rotated view's
+// rotation, zoom and iterations, as Location.String writes them and ParseLocationText reads them), then
 // " period=P", or " preperiod=Q period=P" for a Misiurewicz point.
 func (f Found) Text() string {
-	s := fmt.Sprintf("re=%s im=%s zoom=%s iterations=%d", f.Loc.Re, f.Loc.Im, f.Loc.Zoom, f.Loc.Iterations)
+	s := fmt.Sprintf("re=%s im=%s%s zoom=%s iterations=%d", f.Loc.Re, f.Loc.Im, f.Loc.rotationText(), f.Loc.Zoom, f.Loc.Iterations)
 	if f.Preperiod > 0 {
 		s += fmt.Sprintf(" preperiod=%d", f.Preperiod)
 	}
@@ -109,8 +109,9 @@ func searchStart(l Location, w, h int, x, y float64) (cr, ci *big.Float, r Exp, 
 	r = NewExp(2).Quo(l.ZoomExp())
 	prec = bitsBelow(r)
 	cr, ci = l.Re.Big(prec), l.Im.Big(prec)
-	cr.Add(cr, spacing.MulFloat(x-float64(w)/2).Big(prec))
-	ci.Add(ci, spacing.MulFloat(float64(h)/2-y).Big(prec))
+	ox, oy := l.PlaneOffset(x-float64(w)/2, float64(h)/2-y) // the screen's pixel in the plane
+	cr.Add(cr, spacing.MulFloat(ox).Big(prec))
+	ci.Add(ci, spacing.MulFloat(oy).Big(prec))
 	return cr, ci, r, prec, nil
 }
 

@@ -105,7 +105,7 @@ func FindMinibrotWith(ctx context.Context, l Location, w, h int, x, y float64, o
 		}
 	}
 	limit := min(max(opt.Limit, 1), MaxIterations)
-	view := viewBox{cr: l.Re.Big(prec), ci: l.Im.Big(prec), hw: hw, hh: hh}
+	view := viewBox{cr: l.Re.Big(prec), ci: l.Im.Big(prec), hw: hw, hh: hh, rot: l.Rotation}
 	s := &search{ctx: ctx, l: l, w: w, h: h, prec: prec, limit: limit, view: view, cover: cover, opt: opt, progress: progress, shallow: map[int]bool{}, refused: map[int]int{}}
 	progress("looking near the point", 0)
 	bp, err := s.from(c0r, c0i, radii)
@@ -507,17 +507,25 @@ func cyclePeriod(last []cx, n int) int {
 	return 0
 }
 
-// viewBox is the view's centre and half-extents.
+// viewBox is the view's centre, half-extents along the screen's axes and rotation.
 type viewBox struct {
 	cr, ci *big.Float
 	hw, hh Exp
+	rot    float64
 }
 
-// contains reports whether (cr, ci) lies in the view.
+// contains reports whether (cr, ci) lies in the view: in a rotated view, in the turned
+// rectangle the screen shows.
 func (v viewBox) contains(cr, ci *big.Float) bool {
-	dr := new(big.Float).SetPrec(cr.Prec()).Sub(cr, v.cr)
-	di := new(big.Float).SetPrec(ci.Prec()).Sub(ci, v.ci)
-	return ExpFromBig(dr).Abs().Cmp(v.hw) <= 0 && ExpFromBig(di).Abs().Cmp(v.hh) <= 0
+	dr := ExpFromBig(new(big.Float).SetPrec(cr.Prec()).Sub(cr, v.cr))
+	di := ExpFromBig(new(big.Float).SetPrec(ci.Prec()).Sub(ci, v.ci))
+	if v.rot != 0 {
+		// The offset in half-heights, turned into the screen's axes (a point far outside
+		// gives an infinite or NaN offset, which no comparison admits).
+		x, y := Location{Rotation: v.rot}.ScreenOffset(dr.Quo(v.hh).Float64(), di.Quo(v.hh).Float64())
+		return math.Abs(x) <= v.hw.Quo(v.hh).Float64() && math.Abs(y) <= 1
+	}
+	return dr.Abs().Cmp(v.hw) <= 0 && di.Abs().Cmp(v.hh) <= 0
 }
 
 // nucleusFound is a converged nucleus.

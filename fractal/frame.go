@@ -316,15 +316,22 @@ func (f Frame) Precision() Precision {
 	return p
 }
 
-// Offsets returns the pixel's offset from the centre in pixels: (x + 0.5 - W/2, H/2 - y - 0.5).
-// Both are exact in float32 for any size up to 2^23.
+// Offsets returns the pixel's offset from the centre in pixels, along the complex plane's
+// axes: the screen offset (x + 0.5 - W/2, H/2 - y - 0.5), turned by the view's rotation
+// (Location.PlaneOffset; unturned at rotation 0, when both are exact in float32 for any size
+// up to 2^23).
 //
-// In a frame laid out as rings (Rings), it is the ring pixel's offset instead.
+// In a frame laid out as rings (Rings), it is the ring pixel's offset instead, turned alike.
 func (f Frame) Offsets(x, y int) (dx, dy float64) {
 	if f.Rings != nil {
-		return f.ringOffsets(x, y)
+		dx, dy = f.ringOffsets(x, y)
+	} else {
+		dx, dy = float64(x)+0.5-float64(f.W)/2, float64(f.H)/2-float64(y)-0.5
 	}
-	return float64(x) + 0.5 - float64(f.W)/2, float64(f.H)/2 - float64(y) - 0.5
+	if f.Loc.Rotation != 0 { // upright: one comparison, no call
+		dx, dy = f.Loc.PlaneOffset(dx, dy)
+	}
+	return dx, dy
 }
 
 // Point64 is pixel (x, y)'s c in float64 arithmetic, as the double-precision renderers

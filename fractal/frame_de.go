@@ -10,7 +10,23 @@ import "context"
 //
 // A frame on the orbit path (OrbitPath: another escape radius, or the channels asked for)
 // takes the loops of orbit.go (PixelChannels gives their T and STRIPE too).
-func (f Frame) Pixel(x, y int) Result {
+//
+// The normal is the screen's (ScreenNormal): in a rotated view, turned back from the plane.
+func (f Frame) Pixel(x, y int) Result { return f.ScreenNormal(f.planePixel(x, y)) }
+
+// ScreenNormal is r with its normal (Ur, Ui), computed in the complex plane, turned into the
+// screen's axes by the view's rotation (Location.ScreenOffset), so that the slopes colouring's
+// light, which is in screen space, shades a rotated view as the rotated unrotated picture.
+// Every renderer's samples pass through it; at rotation 0 it is r.
+func (f Frame) ScreenNormal(r Result) Result {
+	if f.Loc.Rotation != 0 {
+		r.Ur, r.Ui = f.Loc.ScreenOffset(r.Ur, r.Ui)
+	}
+	return r
+}
+
+// planePixel is Pixel with the normal in the complex plane's axes.
+func (f Frame) planePixel(x, y int) Result {
 	if f.OrbitPath() {
 		return f.channelPixel(x, y).Result
 	}

@@ -47,6 +47,9 @@ type Location struct {
 	// defaults, 5 and 16; StripeS, StripeK). See orbit.go.
 	Bailout                   float64
 	StripeDensity, StripeLast int
+	// Rotation turns the picture counter-clockwise by this many degrees, in (-180, 180]; 0
+	// (the default) is the unrotated view. See rotation.go.
+	Rotation float64
 }
 
 // JuliaParam is the parameter c of a Julia set, exact decimal text; the zero value (On false)
@@ -245,6 +248,9 @@ func (l Location) Validate() error {
 	if err := l.validateOrbit(); err != nil {
 		return err
 	}
+	if err := validateRotation(l.Rotation); err != nil {
+		return err
+	}
 	if l.Iterations < 1 || l.Iterations > MaxIterations {
 		return fmt.Errorf("iterations %d is out of range (1 to %d)", l.Iterations, MaxIterations)
 	}
@@ -289,11 +295,12 @@ func digitsFor(spacing Exp) int {
 }
 
 // Offset returns l with its centre moved by (dx, dy) pixels of a w x h image (x right, y down
-// as on the screen). The arithmetic is exact (math/big) and the new centre is written with
-// as many digits as the zoom needs.
+// as on the screen; in a rotated view, along the screen's axes). The arithmetic is exact
+// (math/big) and the new centre is written with as many digits as the zoom needs.
 func (l Location) Offset(dx, dy float64, w, h int) Location {
 	s := SpacingExp(l.ZoomExp(), w, h)
-	return l.moveCentre(s.MulFloat(dx), s.MulFloat(-dy), s)
+	re, im := l.PlaneOffset(dx, -dy)
+	return l.moveCentre(s.MulFloat(re), s.MulFloat(im), s)
 }
 
 // ZoomAt returns l zoomed by factor (> 1 zooms in) about pixel (px, py) of a w x h image,
@@ -311,8 +318,7 @@ func (l Location) ZoomAt(px, py, factor float64, w, h int) Location {
 	}
 	s := SpacingExp(z, w, h)
 	ns := SpacingExp(nz, w, h)
-	dx := px - float64(w)/2
-	dy := float64(h)/2 - py
+	dx, dy := l.PlaneOffset(px-float64(w)/2, float64(h)/2-py)
 	ds := s.Sub(ns)
 	out := l.moveCentre(ds.MulFloat(dx), ds.MulFloat(dy), ns)
 	out.Zoom = DecimalFromExp(nz)
@@ -350,7 +356,8 @@ func trimZeros(s string) string {
 // sharing: "re=... im=... zoom=... iterations=... palette=... density=... offset=...",
 // with julia=RE,IM after im= for a Julia set, then formula=NAME and power=D for a formula
 // other than the Mandelbrot set's (each only where it is not the default: mandelbrot, 2),
-// then bailout=R, stripe-density=S and stripe-last=K where they are not the defaults,
+// then bailout=R, stripe-density=S and stripe-last=K where they are not the defaults and
+// rotation=DEG where the view is rotated,
 // followed by colouring=, transfer=, interior=, width=, light= and strength= where they differ
 // from their defaults, gradient= (the stops, Gradient.Text) for a palette that is not built in,
 // and shader= (colour.ShaderText: base64) for a colouring shader. An automatic density
@@ -368,7 +375,7 @@ func (l Location) String() string {
 	if d := l.Formula.Power(); d != 2 {
 		julia += " power=" + strconv.Itoa(d)
 	}
-	julia += l.orbitText()
+	julia += l.orbitText() + l.rotationText()
 	return fmt.Sprintf("re=%s im=%s%s zoom=%s iterations=%d palette=%s density=%s offset=%s",
 		l.Re, l.Im, julia, l.Zoom, l.Iterations, l.Color.Palette,
 		l.Color.DensityText(), strconv.FormatFloat(l.Color.Offset, 'g', -1, 64)) +
@@ -493,6 +500,8 @@ func (l *Location) set(k, v string) error {
 			return perr
 		}
 		l.Formula, err = l.Formula.WithPower(d)
+	case "rotation", "rotate", "angle":
+		return l.setRotation(v) // its own error names the value
 	case "bailout", "stripe-density", "stripe-last":
 		return l.setOrbit(strings.ToLower(k), v) // its own error names the key and the range
 	case "iterations", "iter", "it":

@@ -455,7 +455,9 @@ func (ref *Reference) startChExp(rec *orbitRec, dcre, dcim, spacing Exp) (st exp
 // Pixel's result with no channels.
 func (f Frame) PixelChannels(x, y int) OrbitResult {
 	if f.OrbitPath() {
-		return f.channelPixel(x, y)
+		r := f.channelPixel(x, y)
+		r.Result = f.ScreenNormal(r.Result)
+		return r
 	}
 	return OrbitResult{Result: f.Pixel(x, y)}
 }

@@ -81,8 +81,9 @@ func SampleLocation(loc fractal.Location, w, h, i, j, n int) fractal.Location {
 			}
 			return m
 		}
-		l.Re = move(loc.Re, sp.MulFloat(dx))
-		l.Im = move(loc.Im, sp.MulFloat(-dy))
+		re, im := loc.PlaneOffset(dx, -dy)
+		l.Re = move(loc.Re, sp.MulFloat(re))
+		l.Im = move(loc.Im, sp.MulFloat(im))
 	}
 	return l
 }
@@ -99,8 +100,9 @@ func SampleFrame(loc fractal.Location, w, h, i, j, n int) fractal.Frame {
 	full := fractal.NewFrame(loc, w, h)
 	f := fractal.NewFrame(SampleLocation(loc, w, h, i, j, n), w, h)
 	dx, dy := SampleShift(i, j, n)
-	f.Re = full.Re + dx*full.Spacing
-	f.Im = full.Im - dy*full.Spacing
+	pr, pi := loc.PlaneOffset(dx, -dy)
+	f.Re = full.Re + pr*full.Spacing
+	f.Im = full.Im + pi*full.Spacing
 	f.Spacing, f.SpacingX = full.Spacing, full.SpacingX
 	f.MinPrecision = fractal.NewFrame(loc, n*w, n*h).Precision()
 	return f

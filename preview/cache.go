@@ -238,6 +238,9 @@ func near(l fractal.Location, w, h int, c Request) bool {
 	if c.Loc.Bailout != l.Bailout || c.Loc.StripeDensity != l.StripeDensity || c.Loc.StripeLast != l.StripeLast {
 		return false // other orbit parameters (an escape radius): other data wherever it is
 	}
+	if c.Loc.Rotation != l.Rotation {
+		return false // the picture turned
+	}
 	k := c.Loc.ZoomExp().Quo(l.ZoomExp()).Float64()
 	if !(math.Abs(k-1)*float64(max(w, h)) < snapTolerance) {
 		return false

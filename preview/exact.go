@@ -76,7 +76,7 @@ type donor struct {
 
 // sameInputs reports whether every sample of old and nw is the same function of the pixel's
 // coordinates: the same set (formula and Julia parameter), precision (not PerturbationExp),
-// iterations, spacing, derivative, cycles, orbit path and parameters and, for perturbation, reference orbit and BLA table.
+// iterations, spacing, no rotation, derivative, cycles, orbit path and parameters and, for perturbation, reference orbit and BLA table.
 func sameInputs(old, nw fractal.Frame) bool {
 	p := nw.Precision()
 	if p != old.Precision() || p == fractal.PerturbationExp ||
@@ -84,8 +84,9 @@ func sameInputs(old, nw fractal.Frame) bool {
 		old.Loc.Iterations != nw.Loc.Iterations ||
 		math.Float64bits(old.Spacing) != math.Float64bits(nw.Spacing) ||
 		old.NeedsDerivative() != nw.NeedsDerivative() || old.NeedsInterior() != nw.NeedsInterior() || old.OrbitPath() != nw.OrbitPath() ||
-		old.Loc.Bailout != nw.Loc.Bailout || old.Loc.StripeDensity != nw.Loc.StripeDensity || old.Loc.StripeLast != nw.Loc.StripeLast {
-		return false
+		old.Loc.Bailout != nw.Loc.Bailout || old.Loc.StripeDensity != nw.Loc.StripeDensity || old.Loc.StripeLast != nw.Loc.StripeLast ||
+		old.Loc.Rotation != 0 || nw.Loc.Rotation != 0 {
+		return false // a rotated view's columns are not one coordinate each (axes)
 	}
 	if p == fractal.Perturbation {
 		return nw.Ref != nil && old.Ref == nw.Ref && old.BLABound() == nw.BLABound()

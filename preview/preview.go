@@ -253,8 +253,9 @@ func ReducedFrame(loc fractal.Location, w, h, sc int) fractal.Frame {
 	sp := full.SpacingX.MulFloat(float64(sc))
 	l.Zoom = fractal.DecimalFromExp(fractal.NewExp(4).Quo(sp.MulFloat(float64(min(rw, rh)))))
 	f := fractal.NewFrame(l, rw, rh)
-	f.Re = full.Re + dx*full.Spacing
-	f.Im = full.Im - dy*full.Spacing
+	pr, pi := loc.PlaneOffset(dx, -dy)
+	f.Re = full.Re + pr*full.Spacing
+	f.Im = full.Im + pi*full.Spacing
 	f.Spacing = full.Spacing * float64(sc)
 	f.SpacingX = sp
 	return f

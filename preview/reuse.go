@@ -78,8 +78,8 @@ func (s *Scheduler) reusable(loc fractal.Location, w, h int) *base {
 	s.mu.Lock()
 	b := s.last
 	s.mu.Unlock()
-	if b == nil || b.w != w || b.h != h || b.loc.Color != loc.Color {
-		return nil
+	if b == nil || b.w != w || b.h != h || b.loc.Color != loc.Color || b.loc.Rotation != loc.Rotation {
+		return nil // another size or colouring, or a turned picture
 	}
 	if b.loc.Iterations != loc.Iterations && b.loc.Zoom.Equal(loc.Zoom) {
 		return nil
@@ -87,7 +87,8 @@ func (s *Scheduler) reusable(loc fractal.Location, w, h int) *base {
 	return b
 }
 
-// CentreShift is l's centre minus from's, in pixels of spacing (x right, y down). The
+// CentreShift is l's centre minus from's, in pixels of spacing along from's screen axes (x
+// right, y down; turned by from's rotation, fractal.Location.ScreenOffset). The
 // difference is taken exactly (math/big) and divided by the spacing before it is rounded to
 // float64: at depth the centres differ only in digits far below float64's precision, and
 // past zoom 1e308 the difference itself is below float64's range.
@@ -99,7 +100,8 @@ func CentreShift(l, from fractal.Location, spacing fractal.Exp) (dx, dy float64)
 		v, _ := d.Quo(d, sp).Float64()
 		return v
 	}
-	return diff(l.Re, from.Re), -diff(l.Im, from.Im)
+	dx, up := from.ScreenOffset(diff(l.Re, from.Re), diff(l.Im, from.Im))
+	return dx, -up
 }
 
 // resampled is the view's picture taken over from the last frame, on its way to becoming

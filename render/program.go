@@ -268,7 +268,7 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 		"uD", "uRefC", "uLast", "uPeriod", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
 		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3",
 		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount", "uJuliaC", "uJuliaStart", "uJEnd",
-		"uBail2", "uStripeK", "uStripeS", "uState4", "uState5", "uState6"} {
+		"uBail2", "uStripeK", "uStripeS", "uState4", "uState5", "uState6", "uRot", "uRotD"} {
 		p.loc[u] = gl.GetUniformLocation(id, gl.Str(u+"\x00"))
 	}
 	// The state textures are read from texture units 0, 1, 2 and state3Unit, the perturbation
@@ -290,6 +290,10 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 func (p *program) setView(v View) {
 	gl.Uniform2i(p.loc["uOrigin"], int32(v.Origin.X), int32(v.Origin.Y))
 	gl.Uniform2f(p.loc["uHalf"], float32(v.W)/2, float32(v.H)/2)
+	gl.Uniform2f(p.loc["uRot"], float32(v.RotCos), float32(v.RotSin))
+	if p.variant == shaders.F64 || p.variant == shaders.Perturb {
+		gl.Uniform4ui(p.loc["uRotD"], lo(v.RotCos), hi(v.RotCos), lo(v.RotSin), hi(v.RotSin))
+	}
 	switch p.variant {
 	case shaders.F32:
 		gl.Uniform2f(p.loc["uCentre"], float32(v.Re), float32(v.Im))

@@ -95,7 +95,7 @@ func reference(t testing.TB, f fractal.Frame, v shaders.Variant) *image.RGBA {
 				re, im := f.Point64(x, y)
 				r.N, r.Nu = fractal.Escape64(re, im, f.Loc.Iterations)
 			}
-			img.SetRGBA(x, y, c.Shade(pal, r.Sample()))
+			img.SetRGBA(x, y, c.Shade(pal, f.ScreenNormal(r).Sample()))
 		}
 	}
 	return img

@@ -26,6 +26,10 @@ type View struct {
 	// rounded to float64): the pixel's point is the orbit's first value.
 	Julia            bool
 	JuliaRe, JuliaIm float64
+	// RotCos, RotSin are the cosine and sine of the view's rotation (fractal.RotationCosSin of
+	// fractal.Location.Rotation): the shaders turn each pixel's screen offset into the plane
+	// with them, and the normal back (common.glsl's pixelOffset, screenNormal).
+	RotCos, RotSin float64
 }
 
 // viewOf returns the view of frame f for a tile whose top-left is origin.
@@ -38,6 +42,7 @@ func viewOf(f fractal.Frame, origin image.Point) View {
 	if f.Loc.IsJulia() {
 		v.Julia, v.JuliaRe, v.JuliaIm = true, f.JRe, f.JIm
 	}
+	v.RotCos, v.RotSin = fractal.RotationCosSin(f.Loc.Rotation)
 	return v
 }
 

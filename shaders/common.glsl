@@ -17,9 +17,17 @@
 // delivers rows top-first straight into an image.RGBA with no flip on the CPU.
 
 // The pixel (x, y) of the W x H frame lies (x + 0.5 - W/2, H/2 - y - 0.5) pixel spacings from
-// the frame's centre (fractal.Frame.Offsets).
+// the frame's centre on the screen, and that offset turned by the
+// view's rotation in the plane (fractal.Frame.Offsets, fractal.Location.PlaneOffset).
 uniform ivec2 uOrigin;   // global pixel index of the framebuffer's pixel (0, 0)
 uniform vec2 uHalf;      // (W/2, H/2), exact in float
+// The view's rotation: its cosine and sine (fractal.RotationCosSin; (1, 0) unrotated, which
+// turns nothing: x * 1 + y * 0 is x exactly), in float, and in the double programs their bits
+// (packDouble2x32), which turn the offset in double as the CPU does.
+uniform vec2 uRot;
+#if defined(PREC_F64)
+uniform uvec4 uRotD;
+#endif
 
 uniform int uMaxIter;
 
@@ -65,11 +73,40 @@ uniform float uStrength;
 #define Z vec2
 #endif
 
-// pixelOffset is the fragment's offset from the frame's centre in pixels, from its global
-// index uOrigin + gl_FragCoord.xy (y down): exact in float for frames up to 2^23 pixels.
-vec2 pixelOffset() {
+// screenOffset is the fragment's offset from the frame's centre in pixels on the screen (x
+// right, y up), from its global index uOrigin + gl_FragCoord.xy (y down): exact in float for
+// frames up to 2^23 pixels.
+vec2 screenOffset() {
     ivec2 g = uOrigin + ivec2(gl_FragCoord.xy);
     return vec2(float(g.x) + 0.5 - uHalf.x, uHalf.y - float(g.y) - 0.5);
+}
+
+// pixelOffset is screenOffset turned into the plane's axes (fractal.Location.PlaneOffset), in
+// float.
+vec2 pixelOffset() {
+    vec2 s = screenOffset();
+    precise float x = s.x * uRot.x + s.y * uRot.y;
+    precise float y = s.y * uRot.x - s.x * uRot.y;
+    return vec2(x, y);
+}
+
+#if defined(PREC_F64)
+// pixelOffsetD is pixelOffset in double, as fractal.Frame.Offsets computes it.
+dvec2 pixelOffsetD() {
+    vec2 s = screenOffset();
+    double c = packDouble2x32(uRotD.xy), sn = packDouble2x32(uRotD.zw);
+    precise double x = double(s.x) * c + double(s.y) * sn;
+    precise double y = double(s.y) * c - double(s.x) * sn;
+    return dvec2(x, y);
+}
+#endif
+
+// screenNormal turns a direction in the plane (the normal z / w) into the screen's axes
+// (fractal.Location.ScreenOffset, fractal.Frame.ScreenNormal): the light is the screen's.
+vec2 screenNormal(vec2 u) {
+    precise float x = u.x * uRot.x - u.y * uRot.y;
+    precise float y = u.x * uRot.y + u.y * uRot.x;
+    return vec2(x, y);
 }
 
 // The formula (fractal.Formula, fractal/formula.go): the programs for a formula other than
@@ -346,7 +383,8 @@ vec3 shadeOrbit(float nu, float de, vec2 u, float t, float stripe) {
 #endif
 
 // finishDE is fractal.finishDE: from the final z and w, the distance estimate in pixels,
-// 2 |z| ln|z| / |w|, and the unit vector of z conj(w). w is first divided by its largest
+// 2 |z| ln|z| / |w|, and the unit vector of z conj(w) turned into the screen's axes
+// (screenNormal). w is first divided by its largest
 // component, so that neither |w| nor z conj(w) overflows however large w grew; an infinite
 // w gives distance 0 and no normal.
 void finishDE(REAL zr, REAL zi, REAL wr, REAL wi, out float de, out vec2 u) {
@@ -379,7 +417,7 @@ void finishDE(REAL zr, REAL zi, REAL wr, REAL wi, out float de, out vec2 u) {
 #endif
     float h = length(n);
     if (h > 0.0 && h < 1.0e30) {
-        u = n / h;
+        u = screenNormal(n / h);
     }
 }
 

@@ -142,8 +142,9 @@ bool pixelC(out Z cr, out Z ci) {
 #elif defined(PREC_F64)
     double centreRe = packDouble2x32(uCentre.xy), centreIm = packDouble2x32(uCentre.zw);
     double spacing = packDouble2x32(uSpacing);
-    precise double pcr = centreRe + double(off.x) * spacing;
-    precise double pci = centreIm + double(off.y) * spacing;
+    dvec2 offD = pixelOffsetD();
+    precise double pcr = centreRe + offD.x * spacing;
+    precise double pci = centreIm + offD.y * spacing;
     cr = pcr;
     ci = pci;
     // The bulb test in double, as the CPU does it.

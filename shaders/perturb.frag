@@ -179,11 +179,11 @@ int blaEntry(int m, int l) {
 
 // pixelDc is the pixel's dc, as fractal.Frame.Delta computes it.
 void pixelDc(out double dcr, out double dci) {
-    vec2 off = pixelOffset();
+    dvec2 off = pixelOffsetD();
     double dRe = packDouble2x32(uD.xy), dIm = packDouble2x32(uD.zw);
     double spacing = packDouble2x32(uSpacing);
-    precise double r = dRe + double(off.x) * spacing;
-    precise double i = dIm + double(off.y) * spacing;
+    precise double r = dRe + off.x * spacing;
+    precise double i = dIm + off.y * spacing;
     dcr = r;
     dci = i;
 }

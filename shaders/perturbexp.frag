@@ -230,9 +230,9 @@ cx cxFromExp(xp re, xp im) {
 
 // pixelDcExp is the pixel's dc as a cx.
 cx pixelDcExp() {
-    vec2 off = pixelOffset();
+    dvec2 off = pixelOffsetD();
     xp s = xp(packDouble2x32(uSpacingX), uSpacingXe);
-    xp ox = makeExp(double(off.x), 0), oy = makeExp(double(off.y), 0);
+    xp ox = makeExp(off.x, 0), oy = makeExp(off.y, 0);
     precise double sx = s.m * ox.m;
     precise double sy = s.m * oy.m;
     xp re = expAdd(xp(packDouble2x32(uDX.xy), uDXe.x), makeExp(sx, s.e + ox.e));

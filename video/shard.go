@@ -69,6 +69,7 @@ type videoJob struct {
 	Julia       string          `json:"julia,omitempty"`   // a Julia set's parameter RE,IM; absent for the Mandelbrot set
 	Formula     string          `json:"formula,omitempty"` // a formula's kind and power (fractal.Formula.Fields); absent for the defaults
 	Power       int             `json:"power,omitempty"`
+	Rotation    float64         `json:"rotation,omitempty"` // a rotated view's angle in degrees; absent at 0
 	Zoom        string          `json:"zoom"`
 	Iterations  int             `json:"iterations"`
 	Colour      colour.Coloring `json:"colour"`
@@ -96,7 +97,7 @@ func jobOf(o Options) videoJob {
 	j := videoJob{Formula: kind, Power: power, Format: 1, Shards: o.Shards, Re: l.Re.String(), Im: l.Im.String(), Julia: l.Julia.String(), Zoom: l.Zoom.String(),
 		Iterations: l.Iterations, Colour: l.Color, StartZoom: o.StartZoom.String(), Width: o.Width, Height: o.Height,
 		FPS: o.FPS, Duration: o.Duration, Waypoints: FormatWaypoints(o.Waypoints), Audio: o.Audio, Cycle: o.PaletteCycle, Supersample: o.Supersample, KeyScale: o.KeyScale, Codec: o.Codec, CRF: o.CRF,
-		Output: filepath.Base(o.Output)}
+		Output: filepath.Base(o.Output), Rotation: l.Rotation}
 	if o.Layout == LayoutFlat {
 		j.Layout = LayoutFlat
 	}
@@ -124,7 +125,7 @@ func (j videoJob) options() (Options, error) {
 	if l.Formula, err = fractal.FormulaFromFields(j.Formula, j.Power); err != nil {
 		return o, err
 	}
-	l.Iterations, l.Color = j.Iterations, j.Colour
+	l.Iterations, l.Color, l.Rotation = j.Iterations, j.Colour, j.Rotation // validated with the rest
 	o.Location = l
 	o.Width, o.Height, o.FPS, o.Duration = j.Width, j.Height, j.FPS, j.Duration
 	o.Supersample, o.KeyScale, o.Codec, o.CRF, o.Layout = j.Supersample, j.KeyScale, j.Codec, j.CRF, j.Layout
@@ -350,6 +351,7 @@ func jobDiff(a, b videoJob) string {
 	f("centre", a.Re+","+a.Im, b.Re+","+b.Im)
 	f("julia parameter", orMandelbrot(a.Julia), orMandelbrot(b.Julia))
 	f("formula", formulaText(a.Formula, a.Power), formulaText(b.Formula, b.Power))
+	f("rotation", a.Rotation, b.Rotation)
 	f("zoom", a.Zoom, b.Zoom)
 	f("iterations", a.Iterations, b.Iterations)
 	f("colouring", a.Colour, b.Colour)

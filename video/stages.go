@@ -44,6 +44,7 @@ func newKeyframeSet(c tile.Computer, opt Options, plan Plan) *keyframeSet {
 		EndZoom: plan.End.String(), Iterations: k.loc.Iterations, KeyWidth: k.kw, KeyHeight: k.kh,
 		Keyframes: k.count(), Derivative: k.deriv, Renderer: rendererID(c, opt.Renderer, k.deepest)}
 	k.want.Formula, k.want.Power = k.loc.Formula.Fields()
+	k.want.Rotation = k.loc.Rotation
 	return k
 }
 

@@ -186,16 +186,19 @@ type manifest struct {
 	Julia string `json:"julia,omitempty"`
 	// Formula and Power are a formula other than the Mandelbrot set's (fractal.Formula.Fields),
 	// each absent for its default: the Mandelbrot set's manifests stay what they were.
-	Formula    string `json:"formula,omitempty"`
-	Power      int    `json:"power,omitempty"`
-	StartZoom  string `json:"startZoom"`
-	EndZoom    string `json:"endZoom"`
-	Iterations int    `json:"iterations"`
-	KeyWidth   int    `json:"keyWidth"`
-	KeyHeight  int    `json:"keyHeight"`
-	Keyframes  int    `json:"keyframes"`
-	Derivative bool   `json:"derivative"`
-	Renderer   string `json:"renderer"`
+	Formula string `json:"formula,omitempty"`
+	Power   int    `json:"power,omitempty"`
+	// Rotation is a rotated view's angle in degrees (fractal.Location.Rotation), absent at 0:
+	// an unrotated video's manifests (and their digests) are what they were before it.
+	Rotation   float64 `json:"rotation,omitempty"`
+	StartZoom  string  `json:"startZoom"`
+	EndZoom    string  `json:"endZoom"`
+	Iterations int     `json:"iterations"`
+	KeyWidth   int     `json:"keyWidth"`
+	KeyHeight  int     `json:"keyHeight"`
+	Keyframes  int     `json:"keyframes"`
+	Derivative bool    `json:"derivative"`
+	Renderer   string  `json:"renderer"`
 }
 
 // digest is what each keyframe file of the work folder records of its video (keyID): the
@@ -217,6 +220,7 @@ func (m manifest) diff(n manifest) []string {
 	f("centre", m.Centre, n.Centre)
 	f("julia parameter", orMandelbrot(m.Julia), orMandelbrot(n.Julia))
 	f("formula", formulaText(m.Formula, m.Power), formulaText(n.Formula, n.Power))
+	f("rotation", m.Rotation, n.Rotation)
 	f("start zoom", m.StartZoom, n.StartZoom)
 	f("end zoom", m.EndZoom, n.EndZoom)
 	f("iterations", m.Iterations, n.Iterations)

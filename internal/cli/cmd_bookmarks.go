@@ -141,6 +141,9 @@ func listLine(l fractal.Location) string {
 	}
 	s := fmt.Sprintf("%s--center=%s,%s --zoom=%s --iterations=%d --palette=%s --density=%s --offset=%s --colouring=%s --transfer=%s",
 		julia, l.Re, l.Im, l.Zoom, l.Iterations, c.Palette, c.DensityText(), f(c.Offset), method, transfer)
+	if l.Rotation != 0 {
+		s += " --rotation=" + f(l.Rotation)
+	}
 	if c.NeedsInterior() {
 		s += " --interior=" + c.Interior
 	}

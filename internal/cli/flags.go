@@ -89,7 +89,7 @@ func flagWasSet(fs *flag.FlagSet, name string) bool {
 }
 
 // LocationFlags are the flags that say where to look: --formula, --power, --julia, --center,
-// --zoom, --iterations, --bailout, --stripe-density, --stripe-last, --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer, --interior,
+// --zoom, --rotation, --iterations, --bailout, --stripe-density, --stripe-last, --palette, --gradient, --density, --offset, and the colouring: --colouring, --transfer, --interior,
 // --line-width, --light, --light-strength, --colour-shader. Each is kept as text and checked by Apply.
 type LocationFlags struct {
 	fs                                                 *flag.FlagSet
@@ -97,7 +97,7 @@ type LocationFlags struct {
 	gradient, julia, formula, power                    string
 	method, transfer, interior, width, light, strength string
 	shader                                             string
-	bailout, stripeDensity, stripeLast                 string
+	bailout, stripeDensity, stripeLast, rotation       string
 }
 
 // AddLocationFlags defines the location flags on fs.
@@ -108,6 +108,7 @@ func AddLocationFlags(fs *flag.FlagSet) *LocationFlags {
 	fs.StringVar(&lf.julia, "julia", "", "the Julia set of c = RE,IM (decimal text of any length, each part within ±4): a pixel is z1 of\nthe orbit z <- z^2 + c; on a Mandelbrot view it shows that Julia set whole (centre 0, zoom 1) unless\n--center and --zoom say otherwise; off: the Mandelbrot set (a Julia view's centred at c) (default: the Mandelbrot set)")
 	fs.StringVar(&lf.center, "center", "", "centre as RE,IM: decimal text of any length (default -0.5,0)")
 	fs.StringVar(&lf.zoom, "zoom", "", "zoom: the image's shorter side spans 4/zoom (default 1)")
+	fs.StringVar(&lf.rotation, "rotation", "", "turn the picture counter-clockwise by this many degrees (read as -180 to 180) (default 0)")
 	fs.StringVar(&lf.iterations, "iterations", "", "maximum iterations (default: automatic for the zoom)")
 	fs.StringVar(&lf.bailout, "bailout", "", "escape radius R, 2 to 1e10: a pixel escapes at the first |z| > R (a larger R gives smoother\nangle and stripe colourings) (default 2)")
 	fs.StringVar(&lf.stripeDensity, "stripe-density", "", fmt.Sprintf("the STRIPE channel's density S, a whole number 1 to %d (default %d)", fractal.MaxStripeDensity, fractal.DefaultStripeDensity))
@@ -144,7 +145,7 @@ func AddWindowFlags(fs *flag.FlagSet) WindowFlags {
 
 // viewFlags are the location flags that place the view; colourFlags the rest, the colouring.
 var (
-	viewFlags   = []string{"formula", "power", "julia", "center", "zoom", "iterations", "bailout", "stripe-density", "stripe-last"}
+	viewFlags   = []string{"formula", "power", "julia", "center", "zoom", "rotation", "iterations", "bailout", "stripe-density", "stripe-last"}
 	colourFlags = []string{"palette", "gradient", "density", "offset", "colouring", "transfer", "interior", "line-width", "light", "light-strength", "colour-shader"}
 )
 
@@ -183,6 +184,13 @@ func (lf *LocationFlags) Apply(base fractal.Location, autoIter bool) (fractal.Lo
 		if autoIter && !flagWasSet(lf.fs, "iterations") {
 			l.Iterations = fractal.Location{Zoom: z}.AutoIterations()
 		}
+	}
+	if flagWasSet(lf.fs, "rotation") {
+		r, err := fractal.ParseRotation(lf.rotation)
+		if err != nil {
+			return l, UsageErr("--rotation: %v", err)
+		}
+		l.Rotation = r
 	}
 	if flagWasSet(lf.fs, "iterations") {
 		n, err := fractal.ParseIterations(lf.iterations)

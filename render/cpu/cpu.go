@@ -194,18 +194,18 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			switch {
 			case perturbExp && deriv:
 				dr, di := f.DeltaExp(x, y)
-				r = fractal.PerturbEscapeFormulaDEExp(f.Ref, dr, di, it, f.PixelSpacing(), ctx.Done())
+				r = f.ScreenNormal(fractal.PerturbEscapeFormulaDEExp(f.Ref, dr, di, it, f.PixelSpacing(), ctx.Done()))
 			case perturbExp:
 				dr, di := f.DeltaExp(x, y)
 				r.N, r.Nu = fractal.PerturbEscapeFormulaExp(f.Ref, dr, di, it, ctx.Done())
 			case perturb && deriv:
 				dr, di := f.Delta(x, y)
-				r = fractal.PerturbEscapeFormulaDE(f.Ref, fb, dr, di, it, f.Spacing, ctx.Done())
+				r = f.ScreenNormal(fractal.PerturbEscapeFormulaDE(f.Ref, fb, dr, di, it, f.Spacing, ctx.Done()))
 			case perturb:
 				dr, di := f.Delta(x, y)
 				r.N, r.Nu = fractal.PerturbEscapeFormula(f.Ref, fb, dr, di, it, ctx.Done())
 			default:
-				r = f.Pixel(x, y)
+				r = f.Pixel(x, y) // its normal already the screen's
 			}
 			out[x-x0] = r.Sample()
 		}
@@ -239,13 +239,13 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		var r fractal.Result
 		switch {
 		case julia:
-			r = f.Pixel(x, y) // a Julia view's shallow pixel: the same functions
+			r = f.Pixel(x, y) // a Julia view's shallow pixel: the same functions (the screen's normal)
 		case deriv && f32:
 			re, im := f.Point32(x, y)
-			r = fractal.EscapeDE32(re, im, it, s32)
+			r = f.ScreenNormal(fractal.EscapeDE32(re, im, it, s32))
 		case deriv:
 			re, im := f.Point64(x, y)
-			r = fractal.EscapeDE64(re, im, it, f.Spacing)
+			r = f.ScreenNormal(fractal.EscapeDE64(re, im, it, f.Spacing))
 		case f32:
 			re, im := f.Point32(x, y)
 			r.N, r.Nu = fractal.Escape32(re, im, it)
@@ -308,7 +308,7 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 				return // cancelled: rows drops the band
 			}
 			for k, o := range at {
-				out[o/w][o%w] = res[k].Sample()
+				out[o/w][o%w] = f.ScreenNormal(res[k]).Sample()
 			}
 			return
 		}
@@ -346,7 +346,7 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 			if recheck {
 				res[k] = f.RecheckResult(x0+o%w, y+o/w, res[k], ctx.Done())
 			}
-			out[o/w][o%w] = res[k].Sample()
+			out[o/w][o%w] = f.ScreenNormal(res[k]).Sample()
 		}
 		return
 	}
