@@ -859,3 +859,40 @@ func TestRotationField(t *testing.T) {
 		}
 	}
 }
+
+// TestParseKFRFormula: a .kfr file's fractal type and power choose the formula (KF's type 0
+// the Mandelbrot set of its power, 1 the Burning Ship, 4 the Mandelbar); a type, power, turn
+// or stretch that Mandelscope would draw as another picture is refused in one sentence
+// naming the line.
+func TestParseKFRFormula(t *testing.T) {
+	for _, c := range []struct {
+		lines string
+		kind  fractal.FormulaKind
+		power int
+	}{
+		{"", fractal.Mandelbrot, 2},
+		{"FractalType: 0\nPower: 3\n", fractal.Mandelbrot, 3},
+		{"FractalType: 1\nPower: 2\n", fractal.BurningShip, 2},
+		{"FractalType: 1\nPower: 4\n", fractal.BurningShip, 4},
+		{"FractalType: 4\n", fractal.Mandelbar, 2},
+		{"RotateAngle: 0\nStretchAmount: 0\n", fractal.Mandelbrot, 2},
+	} {
+		b, err := ParseKFR([]byte("Re: -1.75\nIm: 0.03\nZoom: 20\n"+c.lines), "k")
+		if err != nil || b.Location.Formula.Kind != c.kind || b.Location.Formula.Power() != c.power {
+			t.Errorf("%q: %v %v, want kind %v power %d", c.lines, b.Location.Formula, err, c.kind, c.power)
+		}
+	}
+	for _, c := range []struct{ lines, want string }{
+		{"FractalType: 2\n", `fractal type 2 is not one of Mandelscope's formulas`},
+		{"FractalType: x\n", `the "FractalType:" line: "x" is not a whole number`},
+		{"FractalType: 4\nPower: 3\n", `power 3 of Kalles Fraktaler's fractal type 4`},
+		{"Power: 9\n", `power 9 of Kalles Fraktaler's fractal type 0`},
+		{"RotateAngle: 30\n", `the "RotateAngle:" line: the view is turned or stretched (30)`},
+		{"StretchAmount: 0.5\n", `the "StretchAmount:" line`},
+	} {
+		_, err := ParseKFR([]byte("Re: -1.75\nIm: 0.03\nZoom: 20\n"+c.lines), "k")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.lines, err, c.want)
+		}
+	}
+}
