@@ -68,9 +68,12 @@ func TestJuliaField(t *testing.T) {
 	if b, _ := s.Get("a"); b.Location.IsJulia() || b.Location.Re.String() != "-0.75" || !b.Location.Color.AutoDensity {
 		t.Errorf("a version 4 file read as %v", b.Location)
 	}
-	if _, err := Parse([]byte(`{"format": "mandelscope-bookmarks", "version": 8, "bookmarks": []}`)); err == nil ||
-		!strings.Contains(err.Error(), "format version 8, written by a newer Mandelscope (this one reads up to version 7)") {
-		t.Errorf("version 8: %v", err)
+	// The version after this one's: refused, naming both (relative to FormatVersion, so that
+	// a format bump keeps the case).
+	next := FormatVersion + 1
+	if _, err := Parse(fmt.Appendf(nil, `{"format": "mandelscope-bookmarks", "version": %d, "bookmarks": []}`, next)); err == nil ||
+		!strings.Contains(err.Error(), fmt.Sprintf("format version %d, written by a newer Mandelscope (this one reads up to version %d)", next, FormatVersion)) {
+		t.Errorf("version %d: %v", next, err)
 	}
 
 	bad := `{"format": "mandelscope-bookmarks", "version": 5, "bookmarks": [{"name": "a", "re": "0", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1, "julia": %s}]}`

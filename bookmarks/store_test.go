@@ -217,7 +217,7 @@ var damaged = []struct{ name, text, want string }{
 	{"empty", "", "the file is empty"},
 	{"not ours", `{"hello": 1}`, "not a Mandelscope bookmarks file"},
 	{"no version", `{"format": "mandelscope-bookmarks", "bookmarks": []}`, "no format \"version\""},
-	{"future", `{"format": "mandelscope-bookmarks", "version": 8, "bookmarks": []}`, "format version 8, written by a newer Mandelscope"},
+	{"future", fmt.Sprintf(`{"format": "mandelscope-bookmarks", "version": %d, "bookmarks": []}`, FormatVersion+1), fmt.Sprintf("format version %d, written by a newer Mandelscope", FormatVersion+1)},
 	{"wrong type", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": -0.5, "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`, `field "bookmarks.re" holds a JSON number where a string belongs`},
 	{"wrong list", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": {}}`, "holds a JSON object where a list belongs"},
 	{"not a number", `{"format": "mandelscope-bookmarks", "version": 1, "bookmarks": [{"name": "a", "re": "-1.7400623825793399052208441670658256382966417204361718x8", "im": "0", "zoom": "1", "iterations": 10, "palette": "classic", "density": 1}]}`, `bookmark 1: "a": re: "-1.7400623825793399052208441670658256..." is not a decimal number`},
