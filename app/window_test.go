@@ -402,13 +402,16 @@ func TestSetLocationNotifiesAndValidates(t *testing.T) {
 	}
 }
 
-// A finished render reaches the view at the view's pixel size.
+// A finished render reaches the view at the view's pixel size. A frame being refined is
+// shown at that size too (its rows coarse until they are done), so the test waits for the
+// status bar's "frame" time, which comes with the finished frame: under load the first
+// full-size picture seen could be one being refined ("refining 62%").
 func TestRenderReachesTheView(t *testing.T) {
 	w := newTestWindow(t)
 	pw, ph := w.ViewSize()
-	waitFor(t, "a full-resolution frame", func() bool {
+	waitFor(t, "a finished full-resolution frame", func() bool {
 		img := w.shownImage()
-		return img != nil && img.Bounds().Dx() == pw && img.Bounds().Dy() == ph
+		return img != nil && img.Bounds().Dx() == pw && img.Bounds().Dy() == ph && strings.HasPrefix(w.statusTime.Text, "frame ")
 	})
 	img := w.shownImage()
 	dark, bright := 0, 0
@@ -424,9 +427,6 @@ func TestRenderReachesTheView(t *testing.T) {
 	}
 	if dark == 0 || bright == 0 {
 		t.Errorf("home view has %d dark and %d coloured samples: want both", dark, bright)
-	}
-	if !strings.HasPrefix(w.statusTime.Text, "frame ") {
-		t.Errorf("frame time shows %q", w.statusTime.Text)
 	}
 }
 
