@@ -282,7 +282,9 @@ func TestBrokenShaderReturnsLog(t *testing.T) {
 	t.Log(err)
 
 	// A broken perturbation shader names its file.
-	brokenP := strings.Replace(shaders.PerturbFrag, "int r = perturb(", "int r = 1 + notDeclared + perturb(", 1)
+	// Every call site, so that whichever the defines compile is broken (the first is in the
+	// ORBIT programs' branch, which this program leaves out).
+	brokenP := strings.ReplaceAll(shaders.PerturbFrag, "int r = perturb(", "int r = 1 + notDeclared + perturb(")
 	if brokenP == shaders.PerturbFrag {
 		t.Fatal("test cannot break the perturbation shader: marker text not found")
 	}
