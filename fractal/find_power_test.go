@@ -118,12 +118,14 @@ func TestFindPowerD(t *testing.T) {
 		inRe, inIm, outRe, outIm float64 // a nucleus of the power-d set, and a point that escapes
 		zoom                     string
 		bits                     uint
+		iter                     int // the bisection's iterations: enough that its edge is the set's within the view
+		w, h                     int // the framed view's size for the escape counts
 	}{
-		{3, 0.26443, 1.26049, 0.6, 1.5, "1e4", 40},
-		{4, -1.22908, 0, -1.22908, 0.3, "1e4", 40},
-		{5, 0, 0, 1.2, 0.3, "1e4", 40},
-		{8, 0, 0, 0.4, 1.2, "1e4", 40},
-		{3, 0.26443, 1.26049, 0.6, 1.5, "1e30", 110},
+		{3, 0.26443, 1.26049, 0.6, 1.5, "1e4", 40, 1000, 48, 36},
+		{4, -1.22908, 0, -1.22908, 0.3, "1e4", 40, 1000, 48, 36},
+		{5, 0, 0, 1.2, 0.3, "1e4", 40, 1000, 48, 36},
+		{8, 0, 0, 0.4, 1.2, "1e4", 40, 1000, 48, 36},
+		{3, 0.26443, 1.26049, 0.6, 1.5, "1e30", 110, 3000, 32, 24}, // period 2922: 292,200 iterations a pixel inside
 	} {
 		fm, err := MakeFormula(Mandelbrot, c.d)
 		if err != nil {
@@ -131,14 +133,14 @@ func TestFindPowerD(t *testing.T) {
 		}
 		start := Home()
 		start.Formula, start.Zoom, start.Iterations = fm, MustDecimal(c.zoom), 1000
-		start.Re, start.Im = formulaEdgePoint(fm, c.inRe, c.inIm, c.outRe, c.outIm, c.bits, 3000)
+		start.Re, start.Im = formulaEdgePoint(fm, c.inRe, c.inIm, c.outRe, c.outIm, c.bits, c.iter)
 		f, err := FindMinibrot(t.Context(), start, 320, 240, 160, 120, 100000)
 		if err != nil {
 			t.Errorf("power %d at %s, %s zoom %s: %v", c.d, start.Re, start.Im, c.zoom, err)
 			continue
 		}
 		t.Logf("power %d zoom %s: period %d, zoom %s", c.d, c.zoom, f.Period, f.Loc.Zoom)
-		checkPowerFound(t, start, f, 48, 36)
+		checkPowerFound(t, start, f, c.w, c.h)
 	}
 }
 
