@@ -120,13 +120,17 @@ func TestFindPowerD(t *testing.T) {
 		bits                     uint
 		iter                     int // the bisection's iterations: enough that its edge is the set's within the view
 		w, h                     int // the framed view's size for the escape counts
+		slow                     bool
 	}{
-		{3, 0.26443, 1.26049, 0.6, 1.5, "1e4", 40, 1000, 48, 36},
-		{4, -1.22908, 0, -1.22908, 0.3, "1e4", 40, 1000, 48, 36},
-		{5, 0, 0, 1.2, 0.3, "1e4", 40, 1000, 48, 36},
-		{8, 0, 0, 0.4, 1.2, "1e4", 40, 1000, 48, 36},
-		{3, 0.26443, 1.26049, 0.6, 1.5, "1e30", 110, 3000, 32, 24}, // period 2922: 292,200 iterations a pixel inside
+		{3, 0.26443, 1.26049, 0.6, 1.5, "1e4", 40, 1000, 48, 36, false},
+		{4, -1.22908, 0, -1.22908, 0.3, "1e4", 40, 1000, 48, 36, false},
+		{5, 0, 0, 1.2, 0.3, "1e4", 40, 1000, 48, 36, false},
+		{8, 0, 0, 0.4, 1.2, "1e4", 40, 1000, 48, 36, false},
+		{3, 0.26443, 1.26049, 0.6, 1.5, "1e30", 110, 3000, 32, 24, true}, // period 2922: 292,200 iterations a pixel inside
 	} {
+		if c.slow && (testing.Short() || raceEnabled) {
+			continue // seconds of math/big and of deep pixels: the run without the race detector has it
+		}
 		fm, err := MakeFormula(Mandelbrot, c.d)
 		if err != nil {
 			t.Fatal(err)
