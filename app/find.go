@@ -90,8 +90,8 @@ func (w *Window) findNearestDepth(misiurewicz bool, x, y, depth float64) {
 		w.setMessage("the " + findWhat(misiurewicz) + " search is for the Mandelbrot set: Shift+J goes back to it")
 		return
 	}
-	if !loc.Formula.IsMandelbrot() {
-		w.refuse(fractal.NoFinderError(loc.Formula).Error())
+	if err := fractal.FinderFor(loc.Formula, misiurewicz); err != nil {
+		w.refuse(err.Error())
 		return
 	}
 	w.cancelFind()

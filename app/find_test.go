@@ -144,3 +144,36 @@ func TestFindMisiurewiczNoneText(t *testing.T) {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
+
+// M in a power-d set goes to the minibrot the command line's find names (the formula kept),
+// and in the Burning Ship, or Shift+M in a power-d set, the view stays and the status bar
+// says in one sentence that the formula has no such finder.
+func TestFindPowerAndRefusals(t *testing.T) {
+	start := fractal.Home()
+	start.Formula, _ = fractal.MakeFormula(fractal.Mandelbrot, 3)
+	start.Re, start.Im, start.Zoom = fractal.MustDecimal("0.27"), fractal.MustDecimal("1.25"), fractal.MustDecimal("20")
+	w := openTestWindow(t, Options{Renderer: "cpu", Size: fyne.NewSize(320, 240), Start: start})
+	pw, ph := w.view.pixelSize()
+	want, err := fractal.FindMinibrot(t.Context(), start, pw, ph, float64(pw)/2, float64(ph)/2, findLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.typedRune('M')
+	if l := w.Location(); !samePlace(l, start) || w.statusTime.Text != "formula mandelbrot power 3 has no Misiurewicz finder yet (its minibrots are found)" {
+		t.Errorf("Shift+M in the power-3 set: at %v, status %q", l, w.statusTime.Text)
+	}
+	w.typedRune('m')
+	waitFor(t, "the minibrot", func() bool { return !samePlace(w.Location(), start) })
+	if got := w.Location(); !samePlace(got, want.Loc) || got.Formula != start.Formula {
+		t.Errorf("M went to %v (%v), want %v", got, got.Formula, want.Loc)
+	}
+	ship := fractal.Home()
+	ship.Formula = fractal.Formula{Kind: fractal.BurningShip}
+	ship.Re, ship.Im, ship.Zoom = fractal.MustDecimal("-1.76"), fractal.MustDecimal("-0.03"), fractal.MustDecimal("100")
+	w.SetLocation(ship)
+	waitFor(t, "the ship", func() bool { return samePlace(w.Location(), ship) })
+	w.typedRune('m')
+	if l := w.Location(); !samePlace(l, ship) || w.statusTime.Text != "formula burning-ship has no minibrot or Misiurewicz finder yet" {
+		t.Errorf("M in the Burning Ship: at %v, status %q", l, w.statusTime.Text)
+	}
+}

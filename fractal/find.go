@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/cmplx"
 	"slices"
 )
 
@@ -68,11 +69,16 @@ type Found struct {
 	Bulb bool
 }
 
-// Text is the one line the find command prints: the location text (re, im, a rotated view's
-// rotation, zoom and iterations, as Location.String writes them and ParseLocationText reads them), then
-// " period=P", or " preperiod=Q period=P" for a Misiurewicz point.
+// Text is the one line the find command prints: the location text (re, im, the formula's
+// power=D when it is not 2, a rotated view's rotation, zoom and iterations, as Location.String
+// writes them and ParseLocationText reads them), then " period=P", or " preperiod=Q period=P"
+// for a Misiurewicz point.
 func (f Found) Text() string {
-	s := fmt.Sprintf("re=%s im=%s%s zoom=%s iterations=%d", f.Loc.Re, f.Loc.Im, f.Loc.rotationText(), f.Loc.Zoom, f.Loc.Iterations)
+	power := ""
+	if d := f.Loc.Formula.Power(); d != 2 {
+		power = fmt.Sprintf(" power=%d", d)
+	}
+	s := fmt.Sprintf("re=%s im=%s%s%s zoom=%s iterations=%d", f.Loc.Re, f.Loc.Im, power, f.Loc.rotationText(), f.Loc.Zoom, f.Loc.Iterations)
 	if f.Preperiod > 0 {
 		s += fmt.Sprintf(" preperiod=%d", f.Preperiod)
 	}
@@ -96,8 +102,8 @@ func searchStart(l Location, w, h int, x, y float64) (cr, ci *big.Float, r Exp, 
 	if err := l.Validate(); err != nil {
 		return nil, nil, Exp{}, 0, err
 	}
-	if !l.Formula.IsMandelbrot() {
-		return nil, nil, Exp{}, 0, NoFinderError(l.Formula)
+	if err := FinderFor(l.Formula, false); err != nil {
+		return nil, nil, Exp{}, 0, err
 	}
 	if w < 1 || h < 1 {
 		return nil, nil, Exp{}, 0, fmt.Errorf("size %dx%d must be at least 1x1", w, h)
@@ -120,20 +126,47 @@ func bitsBelow(x Exp) uint {
 	return uint(max(0, math.Ceil(-x.Log2()))) + 64 + 3
 }
 
-// findOrbit iterates z <- z^2 + c in math/big with reused temporaries.
+// findOrbit iterates z <- z^D + c in math/big with reused temporaries.
 type findOrbit struct {
 	cr, ci          *big.Float
 	zr, zi, s, d, t *big.Float
 	mant            *big.Float
+	deg             int        // the power D
+	pr, pi, u       *big.Float // z^k while step raises z to the power D > 2
 }
 
 func newFindOrbit(cr, ci *big.Float, prec uint) *findOrbit {
-	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
-	return &findOrbit{cr: cr, ci: ci, zr: nf(), zi: nf(), s: nf(), d: nf(), t: nf(), mant: new(big.Float)}
+	return newFindOrbitD(cr, ci, prec, 2)
 }
 
-// step computes the next z: zr' = (zr+zi)(zr-zi) + cr, zi' = 2 zr zi + ci.
+// newFindOrbitD is the orbit of z <- z^d + c (2 <= d <= MaxPower) from z0 = 0.
+func newFindOrbitD(cr, ci *big.Float, prec uint, d int) *findOrbit {
+	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	o := &findOrbit{cr: cr, ci: ci, zr: nf(), zi: nf(), s: nf(), d: nf(), t: nf(), mant: new(big.Float), deg: d}
+	if d > 2 {
+		o.pr, o.pi, o.u = nf(), nf(), nf()
+	}
+	return o
+}
+
+// step computes the next z: zr' = (zr+zi)(zr-zi) + cr, zi' = 2 zr zi + ci (D = 2), or z^D + c
+// by D - 1 complex products.
 func (o *findOrbit) step() {
+	if o.deg > 2 {
+		o.pr.Set(o.zr)
+		o.pi.Set(o.zi)
+		for k := 2; k <= o.deg; k++ {
+			o.s.Mul(o.pr, o.zr)
+			o.d.Mul(o.pi, o.zi)
+			o.t.Mul(o.pr, o.zi)
+			o.u.Mul(o.pi, o.zr)
+			o.pr.Sub(o.s, o.d)
+			o.pi.Add(o.t, o.u)
+		}
+		o.zr.Add(o.pr, o.cr)
+		o.zi.Add(o.pi, o.ci)
+		return
+	}
 	o.t.Mul(o.zr, o.zi)
 	o.s.Add(o.zr, o.zi)
 	o.d.Sub(o.zr, o.zi)
@@ -192,18 +225,26 @@ func (z cx) bigs(prec uint) (re, im *big.Float) {
 	return MakeExp(z.re, z.e).Big(prec), MakeExp(z.im, z.e).Big(prec)
 }
 
-// nucleusPass iterates z_P(c) at c = (cr, ci) and returns the Newton step z_P / dz_P, the
-// size estimate, and the least |z_k| / |dz_k| over the proper divisors k of p with its k
-// (+Inf-like when p = 1: a huge Exp).
+// nucleusPass iterates z_P(c) at c = (cr, ci) for z <- z^d + c and returns the Newton step
+// z_P / dz_P, the size estimate, and the least |z_k| / |dz_k| over the proper divisors k of p
+// with its k (+Inf-like when p = 1: a huge Exp).
 //
 // With pd > 0 the derivative and the step are computed in math/big at pd bits instead: a
 // floatexp derivative (53 bits) makes each step gain only about 52 bits once the error is
 // far below the distance over which z_P is linear, which at depth is thousands of bits.
-func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint) (step [2]*big.Float, size cx, div divisorRoot, err error) {
-	o := newFindOrbit(cr, ci, prec)
+//
+// The size: near the nucleus c0 (z_P = 0) the return map from z near 0 is, to first order in
+// z^d and dc = c - c0, z -> lambda (z^d + beta dc), with a_k = d z_k^(d-1) the step's
+// derivative, lambda = prod_{k<P} a_k and beta = sum_{q<P} 1 / prod_{k<=q} a_k (q = 0: 1).
+// With z = lambda^(-1/(d-1)) u it is u -> u^d + C, C = beta lambda^(d/(d-1)) dc: the copy of
+// the power-d set around the nucleus is c0 + s C, s = 1 / (beta lambda^(d/(d-1))) (for d = 2
+// the standard 1 / (beta lambda^2)). The (d-1)-th root's branch turns the copy by a (d-1)-th
+// root of unity, a symmetry of the power-d set: each branch gives the same copy.
+func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint, d int) (step [2]*big.Float, size cx, div divisorRoot, err error) {
+	o := newFindOrbitD(cr, ci, prec, d)
 	var bd *bigDeriv
 	if pd > 0 {
-		bd = newBigDeriv(pd)
+		bd = newBigDeriv(pd, d)
 	}
 	dz := cx{e: cxZeroExp}
 	z := cx{e: cxZeroExp}
@@ -215,7 +256,7 @@ func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint) (
 				return step, cx{}, div, err
 			}
 		}
-		dz = cxAdd(cxMul(z, dz).double(), cxOne) // dz_n = 2 z_{n-1} dz_{n-1} + 1
+		dz = cxAdd(cxMul(stepDeriv(z, d), dz), cxOne) // dz_n = d z_{n-1}^(d-1) dz_{n-1} + 1
 		if bd != nil {
 			bd.step(o.zr, o.zi)
 		}
@@ -225,7 +266,7 @@ func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint) (
 			return step, cx{}, div, errEscaped
 		}
 		if n < p {
-			l = cxMul(z, l).double()
+			l = cxMul(stepDeriv(z, d), l)
 			if l.e != cxZeroExp {
 				b = cxAdd(b, cxQuo(cxOne, l))
 			}
@@ -239,12 +280,47 @@ func nucleusPass(ctx context.Context, cr, ci *big.Float, p int, prec, pd uint) (
 	if dz.e == cxZeroExp || l.e == cxZeroExp {
 		return step, cx{}, div, errors.New("the derivative vanished")
 	}
-	size = cxQuo(cxOne, cxMul(b, cxMul(l, l)))
+	if d == 2 {
+		size = cxQuo(cxOne, cxMul(b, cxMul(l, l)))
+	} else {
+		size = cxQuo(cxOne, cxMul(b, cxMul(l, cxRoot(l, d-1))))
+	}
 	if bd != nil {
 		return bd.quo(o.zr, o.zi), size, div, nil
 	}
 	sr, si := cxQuo(z, dz).bigs(prec)
 	return [2]*big.Float{sr, si}, size, div, nil
+}
+
+// stepDeriv is the derivative d z^(d-1) of z <- z^d + c at z.
+func stepDeriv(z cx, d int) cx {
+	if d == 2 {
+		return z.double()
+	}
+	return cxMul(cxPow(z, d-1), cxFrom(float64(d), 0))
+}
+
+// cxPow is z^k for k >= 1.
+func cxPow(z cx, k int) cx {
+	r := z
+	for range k - 1 {
+		r = cxMul(r, z)
+	}
+	return r
+}
+
+// cxRoot is the principal k-th root of z (k >= 1; 0 for 0).
+func cxRoot(z cx, k int) cx {
+	if z.e == cxZeroExp {
+		return z
+	}
+	q := z.e / k
+	if z.e%k < 0 {
+		q--
+	}
+	m := complex(math.Ldexp(z.re, z.e-q*k), math.Ldexp(z.im, z.e-q*k)) // z = m 2^(qk), |m| < 2^k
+	r := cmplx.Pow(m, complex(1/float64(k), 0))
+	return cx{real(r), imag(r), q}.norm()
 }
 
 // divisorRoot is the least first-order distance |z_k| / |dz_k| to a root of z_k over the
@@ -254,17 +330,46 @@ type divisorRoot struct {
 	k   int
 }
 
-// bigDeriv is dz/dc in math/big: d <- 2 z d + 1.
+// bigDeriv is dz/dc in math/big: d <- D z^(D-1) d + 1.
 type bigDeriv struct {
 	dr, di, t1, t2, t3 *big.Float
+	deg                int
+	wr, wi, t4, dd     *big.Float // z^(D-1) and D, for D > 2
 }
 
-func newBigDeriv(pd uint) *bigDeriv {
+func newBigDeriv(pd uint, deg int) *bigDeriv {
 	nf := func() *big.Float { return new(big.Float).SetPrec(pd) }
-	return &bigDeriv{nf(), nf(), nf(), nf(), nf()}
+	d := &bigDeriv{dr: nf(), di: nf(), t1: nf(), t2: nf(), t3: nf(), deg: deg}
+	if deg > 2 {
+		d.wr, d.wi, d.t4, d.dd = nf(), nf(), nf(), nf().SetInt64(int64(deg))
+	}
+	return d
 }
 
 func (d *bigDeriv) step(zr, zi *big.Float) {
+	if d.deg > 2 {
+		// w = z^(D-1), then d = D w d + 1.
+		d.wr.Set(zr)
+		d.wi.Set(zi)
+		for k := 2; k < d.deg; k++ {
+			d.t1.Mul(d.wr, zr)
+			d.t2.Mul(d.wi, zi)
+			d.t3.Mul(d.wr, zi)
+			d.t4.Mul(d.wi, zr)
+			d.wr.Sub(d.t1, d.t2)
+			d.wi.Add(d.t3, d.t4)
+		}
+		d.t1.Mul(d.wr, d.dr)
+		d.t2.Mul(d.wi, d.di)
+		d.t3.Mul(d.wr, d.di)
+		d.t4.Mul(d.wi, d.dr)
+		d.dr.Sub(d.t1, d.t2)
+		d.di.Add(d.t3, d.t4)
+		d.dr.Mul(d.dr, d.dd)
+		d.di.Mul(d.di, d.dd)
+		d.dr.Add(d.dr, bigOne)
+		return
+	}
 	d.t1.Mul(zr, d.dr)
 	d.t2.Mul(zi, d.di)
 	d.t3.Mul(zr, d.di)
@@ -327,6 +432,9 @@ func centredAt(l Location, cr, ci *big.Float, zoom Exp, w, h int) (Location, err
 // search stops after misiMaxTries Newton runs or misiMaxPairs pair tests, the search for a
 // nearer point after misiRefineTries Newton runs.
 func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
+	if err := FinderFor(l.Formula, true); err != nil {
+		return Found{}, err
+	}
 	cr, ci, r, _, err := searchStart(l, w, h, x, y)
 	if err != nil {
 		return Found{}, err
