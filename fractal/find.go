@@ -42,7 +42,11 @@ import (
 // Misiurewicz point. A point c with z_{Q+P}(c) = z_Q(c) (preperiod Q, period P, Q > 0 minimal
 // so that c is not a nucleus). The ball test for it is the pair test |Z_n - Z_q| <= R_n +
 // R_q (then the balls B_n and B_q meet: some c in D may have z_n(c) = z_q(c)); the first
-// n (then the smallest n - q) with q >= 2 passing it gives the candidate (Q, P) = (q, n - q).
+// n (then the smallest n - q) with q >= 2 passing it gives the candidate (Q, P) = (q, n - q),
+// kept only when the first Newton step from c0 (below; from the orbit's dz_n/dc, kept in
+// floatexp) is at most the disc's diameter: next to a parabolic point the orbits linger near a
+// weakly repelling cycle, the balls meet for hundreds of iterations, and the candidates' roots
+// lie tens of disc radii away, out of Newton's reach.
 // Newton's method runs on mathr's reduced function g = f_Q / f_{Q-1}, f_q = z_{q+P} - z_q,
 // whose quotient removes the roots of lower preperiod, the nuclei of periods dividing P
 // among them (they satisfy f_q = 0 for every q): the step is 1 / (f_Q'/f_Q -
@@ -317,8 +321,10 @@ func centredAt(l Location, cr, ci *big.Float, zoom Exp, w, h int) (Location, err
 // preperiod and period. The point is inside the view, always: one outside counts as none, and
 // when there is none the error is ErrNoMisiurewicz. The search first looks in the disc of
 // radius r (half the view's height) around (x, y), where the first candidate that settles is
-// the simplest (least Q + P) point near it. Then it looks for a nearer one from grids of start
-// points over the view, of steps r/2, r/4 and r/8, each start with a disc just covering its
+// the simplest (least Q + P) point near it; when none settles there, in discs a quarter as
+// wide, a sixteenth, ... down to misiMinDisc pixels (deep in a filament the first disc's
+// candidates are out of Newton's reach from the point). Then it looks for a nearer one from
+// grids of start points over the view, of steps r/2, r/4 and r/8, each start with a disc just covering its
 // cell, nearest (x, y) first and only as far as the nearest point found so far; a grid is
 // skipped when that point is within one of its steps of (x, y). (From the middle of a
 // minibrot, where the first disc holds interior points whose orbits never escape, the balls
@@ -337,6 +343,16 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 		return Found{}, err
 	}
 	spacing := SpacingExp(l.ZoomExp(), w, h)
+	// Deep in a filament the first disc's candidates have preperiods in the hundreds or
+	// thousands, and Newton's method from the pointer reaches none of them: the disc maps onto
+	// a region too large for its first-order model, and every run leaves the disc. Discs a
+	// quarter as wide, then a sixteenth, ... (down to misiMinDisc pixels) give candidates whose
+	// roots lie within reach, nearest the pointer.
+	for rk := r.Ldexp(-2); !have && !s.spent() && rk.Quo(spacing).Float64() >= misiMinDisc; rk = rk.Ldexp(-2) {
+		if best, have, err = s.scan(cr, ci, rk, 8); err != nil {
+			return Found{}, err
+		}
+	}
 	prec := bitsBelow(spacing)
 	distance := func(f Found) float64 { // from (x, y), in pixels
 		return dist(f.Loc.Re.Big(prec), f.Loc.Im.Big(prec), cr, ci).Quo(spacing).Float64()
@@ -415,6 +431,10 @@ const misiMaxTries = 400
 // in a minibrot each costs tenths of a second).
 const misiRefineTries = 32
 
+// misiMinDisc is the radius in pixels of the smallest disc FindMisiurewicz looks in around
+// the point when the first disc finds nothing.
+const misiMinDisc = 4
+
 // misiMaxPairs bounds the pair tests of one Misiurewicz search (each n tests n - 2 pairs:
 // a scan to n = 16384 tests 2^27), about a second's work.
 const misiMaxPairs = 1 << 28
@@ -451,9 +471,12 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 	zf := []complex128{0}
 	rs := []Exp{{}}
 	rf := []float64{0}
+	dzs := []cx{{e: cxZeroExp}} // dz_n/dc, for the first-order filter
+	dz := cx{e: cxZeroExp}
 	u := MakeExp(1, 4-int(prec))
 	ru := r.Add(u)
 	R, za := Exp{}, Exp{}
+	zc := cx{e: cxZeroExp} // z_{n-1} as a cx
 	diff := new(big.Float).SetPrec(prec)
 	diffI := new(big.Float).SetPrec(prec)
 	small, four := r.Cmp(NewExp(0.25)) < 0, NewExp(4)
@@ -463,6 +486,7 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 				return Found{}, false, err
 			}
 		}
+		dz = cxAdd(cxMul(zc, dz).double(), cxOne)
 		o.step()
 		R = za.Mul(R).Ldexp(1).Add(R.Mul(R)).Add(ru)
 		z := o.z()
@@ -475,6 +499,8 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 		zf = append(zf, complex(fr, fi))
 		rs = append(rs, R)
 		rf = append(rf, R.Float64())
+		dzs = append(dzs, dz)
+		zc = z
 		if n >= 256 && n&(n-1) == 0 && maxRadius(rs[n/2+1:]).Cmp(maxRadius(rs[n/4+1:n/2+1]).Ldexp(1)) <= 0 {
 			// The balls stopped growing (their largest from n/2 to n at most twice their
 			// largest from n/4 to n/2, windows that hold a whole period of any cycle of
@@ -493,6 +519,14 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 			if !ballsMeet(n, q, 1, zf, zs, rs, rf, diff, diffI, o) || !ballsMeet(n-1, q-1, -1, zf, zs, rs, rf, diff, diffI, o) {
 				continue
 			}
+			if !misiStepWithin(o, zs, dzs, n, q, r.Ldexp(1), diff, diffI) {
+				// The balls meet, but the reduced function's first-order root is farther
+				// than the disc's diameter: the orbit lingers near a weakly repelling
+				// cycle (next to a parabolic point, in the seahorse valley: z_{q+39}
+				// within 1e-5 of z_q for hundreds of iterations) without a root of
+				// z_n - z_q near c0. Newton's method from c0 would leave the disc.
+				continue
+			}
 			p := n - q
 			f, ferr := misiurewiczNewton(s.ctx, s.l, cr, ci, q, p, prec, tol, r, s.w, s.h)
 			if ferr == nil {
@@ -508,6 +542,29 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 		}
 	}
 	return Found{}, false, nil
+}
+
+// misiStepWithin reports whether the first Newton step of the reduced function for the
+// candidate (q, n - q) from c0, 1 / (f_q'/f_q - f_{q-1}'/f_{q-1}) with f_k = z_{k+n-q} - z_k,
+// is at most lim long (diff and diffI are scratch).
+func misiStepWithin(o *findOrbit, zs [][2]*big.Float, dzs []cx, n, q int, lim Exp, diff, diffI *big.Float) bool {
+	f := func(a, b int) cx {
+		diff.Sub(zs[a][0], zs[b][0])
+		diffI.Sub(zs[a][1], zs[b][1])
+		return cxFromExp(o.expOf(diff), o.expOf(diffI))
+	}
+	f1, f0 := f(n, q), f(n-1, q-1)
+	if f1.e == cxZeroExp {
+		return true // c0 is a root
+	}
+	den := cxQuo(cxSub(dzs[n], dzs[q]), f1)
+	if f0.e != cxZeroExp {
+		den = cxSub(den, cxQuo(cxSub(dzs[n-1], dzs[q-1]), f0))
+	}
+	if den.e == cxZeroExp {
+		return false
+	}
+	return cxQuo(cxOne, den).abs().Cmp(lim) <= 0
 }
 
 // ballsMeet reports whether the balls B_n and sign*B_q meet: first in float64 with a margin

@@ -270,6 +270,36 @@ func TestMisiurewiczInView(t *testing.T) {
 	}
 }
 
+// TestMisiurewiczSeahorseFilament (issue 43): on the seahorse-valley filament of the famous
+// period-136119 location, at zoom 1e9 and 1e10, the search said "no Misiurewicz point found
+// inside this view": the orbits there linger near a weakly repelling cycle of period 39
+// (z_{q+39} within 1e-5 of z_q for hundreds of iterations), every candidate of the first
+// disc was that cycle's, 20 to 50 disc radii from its root, and the 400 Newton runs went on
+// such candidates from the coarse grids. Now a candidate whose first-order root is farther
+// than the disc's diameter costs no Newton run, and smaller discs around the point are tried
+// before the grids; the point found is inside the view and checked in math/big.
+func TestMisiurewiczSeahorseFilament(t *testing.T) {
+	const w, h = 1280, 720
+	for _, zoom := range []string{"1e9", "1e10"} {
+		loc := "re=-0.743643887037158704752191506114774 im=0.131825904205311970493132056385139 zoom=" + zoom
+		l, err := ParseLocationText(loc, Home())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := FindMisiurewicz(context.Background(), l, w, h, w/2, h/2, 1_000_000)
+		if err != nil {
+			t.Errorf("zoom %s: %v", zoom, err)
+			continue
+		}
+		if !f.InView(l, w, h) {
+			d, _ := f.Offset(l, w, h)
+			t.Errorf("zoom %s: %s is %.2f view heights away, outside the view", zoom, f.Text(), d)
+		}
+		t.Logf("zoom %s: preperiod %d period %d", zoom, f.Preperiod, f.Period)
+		checkMisiurewicz(t, zoom, f, w, h)
+	}
+}
+
 // TestFindErrors checks the one-line errors: no period within the limit, a point outside
 // the image, and cancellation.
 func TestFindErrors(t *testing.T) {
