@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"time"
 )
 
 // Finding features: one step to the nearest minibrot (FindMinibrot) or Misiurewicz point
@@ -344,7 +345,7 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 	}
 	spacing := SpacingExp(l.ZoomExp(), w, h)
 	if !have {
-		if best, have, err = s.tip(); err != nil {
+		if best, have, err = s.tip(s.nucleus); err != nil {
 			return Found{}, err
 		}
 	}
@@ -356,6 +357,20 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 	for rk := r.Ldexp(-2); !have && !s.spent() && rk.Quo(spacing).Float64() >= misiMinDisc; rk = rk.Ldexp(-2) {
 		if best, have, err = s.scan(cr, ci, rk, 8); err != nil {
 			return Found{}, err
+		}
+	}
+	if !have && s.nucleus == nil {
+		// No candidate met a nucleus: the tip of the minibrot nearest the point, if any
+		// (at zoom 1e25 next to the period-8007 minibrot, 1e-32 across, the scans run out
+		// of pair tests before a candidate reaches it).
+		m, merr := FindMinibrotWith(ctx, l, w, h, x, y, FindOptions{Limit: (maxN - 1) / 2, AllowShallower: true, MaxTime: misiMinibrotTime})
+		if merr == nil {
+			p := bitsBelow(m.Size) + 32
+			if best, have, err = s.tip(&nucleusError{cr: m.Loc.Re.Big(p), ci: m.Loc.Im.Big(p), p: m.Period}); err != nil {
+				return Found{}, err
+			}
+		} else if ctx.Err() != nil {
+			return Found{}, ctx.Err()
 		}
 	}
 	prec := bitsBelow(spacing)
@@ -412,6 +427,9 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 	if have {
 		return best, nil
 	}
+	if s.tries == 0 {
+		return Found{}, fmt.Errorf("%w: no candidate near this point with preperiod plus period up to %d was within reach of Newton's method", ErrNoMisiurewicz, maxN)
+	}
 	return Found{}, fmt.Errorf("%w: none of the %d candidates nearest this point (preperiod plus period up to %d) settled on one", ErrNoMisiurewicz, s.tries, maxN)
 }
 
@@ -435,6 +453,10 @@ const misiMaxTries = 400
 // misiRefineTries bounds the Newton runs that look for a nearer point once one is found (deep
 // in a minibrot each costs tenths of a second).
 const misiRefineTries = 32
+
+// misiMinibrotTime bounds the search for a minibrot whose tip FindMisiurewicz tries when no
+// candidate settled.
+const misiMinibrotTime = 10 * time.Second
 
 // misiMinDisc is the radius in pixels of the smallest disc FindMisiurewicz looks in around
 // the point when the first disc finds nothing.
@@ -467,9 +489,8 @@ type misiSearch struct {
 // preperiod plus period beyond 2P + 1, and the pair test from a point there meets the
 // nucleus's own candidates (j, P) first: at period 8007 (zoom 5.6e31) the scans reach the
 // limit 16384 with no other candidate. Newton's method starts at nucleus - 2 s, in a disc of
-// radius |s|.
-func (s *misiSearch) tip() (Found, bool, error) {
-	nu := s.nucleus
+// radius |s|. A tip within a pixel of its nucleus is not tried.
+func (s *misiSearch) tip(nu *nucleusError) (Found, bool, error) {
 	if nu == nil || 2*nu.p+1 > s.maxN {
 		return Found{}, false, nil
 	}
@@ -478,7 +499,9 @@ func (s *misiSearch) tip() (Found, bool, error) {
 	prec := max(nu.cr.Prec(), bitsBelow(tol))
 	cr, ci := new(big.Float).SetPrec(prec).Set(nu.cr), new(big.Float).SetPrec(prec).Set(nu.ci)
 	_, size, _, err := nucleusPass(s.ctx, cr, ci, nu.p, prec, 0)
-	if err != nil {
+	if err != nil || size.abs().Ldexp(1).Cmp(spacing) < 0 {
+		// Within a pixel of the nucleus (at zoom 1e25, 2e-32 from the period-8007 one) the
+		// tip is the minibrot to the eye, and the view's digits cannot tell the two apart.
 		return Found{}, false, s.ctx.Err()
 	}
 	sr, si := size.double().double().bigs(prec) // 4 s: the tip is at nucleus - 2 s

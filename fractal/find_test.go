@@ -280,17 +280,20 @@ func TestMisiurewiczInView(t *testing.T) {
 // view find frames around the period-8007 minibrot there (zoom 5.59e31) every candidate was
 // the nucleus's own, up to the limit 16384; now the search tries the minibrot's tip, of
 // preperiod 8008 and period 8007. Each point found is inside the view and checked in
-// math/big.
+// math/big. At zoom 1e25 that tip is 2e-32 from the nucleus, within a pixel of it (the
+// view's digits cannot tell them apart, and checkMisiurewicz would take it for a nucleus):
+// there the search may find another point or say none, never that one.
 func TestMisiurewiczSeahorseFilament(t *testing.T) {
 	const w, h = 1280, 720
 	for _, c := range []struct {
-		loc  string
-		deep bool
+		loc           string
+		deep, mayFail bool
 	}{
-		{"re=-0.743643887037158704752191506114774 im=0.131825904205311970493132056385139 zoom=1e9", false},
-		{"re=-0.743643887037158704752191506114774 im=0.131825904205311970493132056385139 zoom=1e10", false},
+		{"re=-0.743643887037158704752191506114774 im=0.131825904205311970493132056385139 zoom=1e9", false, false},
+		{"re=-0.743643887037158704752191506114774 im=0.131825904205311970493132056385139 zoom=1e10", false, false},
 		// find's view of the period-8007 minibrot from the 1e25 view at the same centre.
-		{"re=-0.74364388703715870475219150611477977822 im=0.13182590420531197049313205638514067897 zoom=5.59e31", true},
+		{"re=-0.74364388703715870475219150611477977822 im=0.13182590420531197049313205638514067897 zoom=5.59e31", true, false},
+		{"re=-0.743643887037158704752191506114774 im=0.131825904205311970493132056385139 zoom=1e25", true, true},
 	} {
 		if c.deep && (testing.Short() || raceEnabled) { // math/big to 16384: the run without the race detector has it
 			continue
@@ -300,6 +303,10 @@ func TestMisiurewiczSeahorseFilament(t *testing.T) {
 			t.Fatal(err)
 		}
 		f, err := FindMisiurewicz(context.Background(), l, w, h, w/2, h/2, 1_000_000)
+		if c.mayFail && errors.Is(err, ErrNoMisiurewicz) {
+			t.Logf("zoom %s: %v", l.Zoom, err)
+			continue
+		}
 		if err != nil {
 			t.Errorf("%s: %v", c.loc, err)
 			continue
