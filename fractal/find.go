@@ -325,13 +325,15 @@ func centredAt(l Location, cr, ci *big.Float, zoom Exp, w, h int) (Location, err
 // the simplest (least Q + P) point near it; when none settles there, in discs a quarter as
 // wide, a sixteenth, ... down to misiMinDisc pixels (deep in a filament the first disc's
 // candidates are out of Newton's reach from the point). Then it looks for a nearer one from
-// grids of start points over the view, of steps r/2, r/4 and r/8, each start with a disc just covering its
-// cell, nearest (x, y) first and only as far as the nearest point found so far; a grid is
-// skipped when that point is within one of its steps of (x, y). (From the middle of a
+// grids of start points over the view, of steps r/2, r/4 and r/8, each start with a disc just
+// covering its cell, nearest (x, y) first and only as far as the nearest point found so far; a
+// grid is skipped when that point is within one of its steps of (x, y). (From the middle of a
 // minibrot, where the first disc holds interior points whose orbits never escape, the balls
 // grow past the set and no candidate settles: the grids find the minibrot's own points.) The
 // search stops after misiMaxTries Newton runs or misiMaxPairs pair tests, the search for a
-// nearer point after misiRefineTries Newton runs.
+// nearer point after misiRefineTries Newton runs. When all that finds nothing, it tries a
+// minibrot's tip (misiSearch.tip): the minibrot a candidate's run ended on, or else the one
+// FindMinibrotWith finds nearest (x, y).
 func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
 	cr, ci, r, _, err := searchStart(l, w, h, x, y)
 	if err != nil {
@@ -344,11 +346,6 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 		return Found{}, err
 	}
 	spacing := SpacingExp(l.ZoomExp(), w, h)
-	if !have {
-		if best, have, err = s.tip(s.nucleus); err != nil {
-			return Found{}, err
-		}
-	}
 	// Deep in a filament the first disc's candidates have preperiods in the hundreds or
 	// thousands, and Newton's method from the pointer reaches none of them: the disc maps onto
 	// a region too large for its first-order model, and every run leaves the disc. Discs a
@@ -357,20 +354,6 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 	for rk := r.Ldexp(-2); !have && !s.spent() && rk.Quo(spacing).Float64() >= misiMinDisc; rk = rk.Ldexp(-2) {
 		if best, have, err = s.scan(cr, ci, rk, 8); err != nil {
 			return Found{}, err
-		}
-	}
-	if !have && s.nucleus == nil {
-		// No candidate met a nucleus: the tip of the minibrot nearest the point, if any
-		// (at zoom 1e25 next to the period-8007 minibrot, 1e-32 across, the scans run out
-		// of pair tests before a candidate reaches it).
-		m, merr := FindMinibrotWith(ctx, l, w, h, x, y, FindOptions{Limit: (maxN - 1) / 2, AllowShallower: true, MaxTime: misiMinibrotTime})
-		if merr == nil {
-			p := bitsBelow(m.Size) + 32
-			if best, have, err = s.tip(&nucleusError{cr: m.Loc.Re.Big(p), ci: m.Loc.Im.Big(p), p: m.Period}); err != nil {
-				return Found{}, err
-			}
-		} else if ctx.Err() != nil {
-			return Found{}, ctx.Err()
 		}
 	}
 	prec := bitsBelow(spacing)
@@ -422,6 +405,25 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 			if d := distance(f); d < bestD {
 				best, bestD, have = f, d, true
 			}
+		}
+	}
+	if !have {
+		// Last, a minibrot's tip: the one whose nucleus a candidate's Newton run ended on,
+		// or else the minibrot nearest the point, if any (at zoom 1e25 next to the
+		// period-8007 minibrot, 1e-32 across, the scans run out of pair tests before a
+		// candidate reaches it).
+		nu := s.nucleus
+		if nu == nil {
+			m, merr := FindMinibrotWith(ctx, l, w, h, x, y, FindOptions{Limit: (maxN - 1) / 2, AllowShallower: true, MaxTime: misiMinibrotTime})
+			if merr == nil {
+				p := bitsBelow(m.Size) + 32
+				nu = &nucleusError{cr: m.Loc.Re.Big(p), ci: m.Loc.Im.Big(p), p: m.Period}
+			} else if ctx.Err() != nil {
+				return Found{}, ctx.Err()
+			}
+		}
+		if best, have, err = s.tip(nu); err != nil {
+			return Found{}, err
 		}
 	}
 	if have {
