@@ -486,11 +486,11 @@ type misiSearch struct {
 // tip tries the tip of the minibrot whose nucleus the search met: the copy of -2 (preperiod
 // 2, period 1) in the minibrot nucleus + s u (s its size estimate, u in the set), a
 // Misiurewicz point of preperiod P + 1 and period P (z_P near -w for w a point of the
-// minibrot's repelling P-cycle, its beta fixed point, so z_{P+1} = f(w)). Around a minibrot
-// of period P every other Misiurewicz point of its copy and of the rings around it has
-// preperiod plus period beyond 2P + 1, and the pair test from a point there meets the
-// nucleus's own candidates (j, P) first: at period 8007 (zoom 5.6e31) the scans reach the
-// limit 16384 with no other candidate. Newton's method starts at nucleus - 2 s, in a disc of
+// minibrot's repelling P-cycle, its beta fixed point, so z_{P+1} = f(w)). Q + P = 2P + 1 is
+// the least of the copy's points (those the grids find in bench/find-measure's views framing a
+// minibrot have preperiod 3P + 1 and period P), and from a point near the minibrot the pair
+// test meets the nucleus's own candidates (j, P) first: at period 8007 (zoom 5.6e31) the scans
+// reach the limit 16384 with no other candidate. Newton's method starts at nucleus - 2 s, in a disc of
 // radius |s|. A tip within a pixel of its nucleus is not tried.
 func (s *misiSearch) tip(nu *nucleusError) (Found, bool, error) {
 	if nu == nil || 2*nu.p+1 > s.maxN {
@@ -506,9 +506,9 @@ func (s *misiSearch) tip(nu *nucleusError) (Found, bool, error) {
 		// tip is the minibrot to the eye, and the view's digits cannot tell the two apart.
 		return Found{}, false, s.ctx.Err()
 	}
-	sr, si := size.double().double().bigs(prec) // 4 s: the tip is at nucleus - 2 s
-	cr.Sub(cr, sr.SetMantExp(sr, -1))
-	ci.Sub(ci, si.SetMantExp(si, -1))
+	sr, si := size.double().bigs(prec) // the tip is at nucleus - 2 s
+	cr.Sub(cr, sr)
+	ci.Sub(ci, si)
 	s.tries++
 	f, err := misiurewiczNewton(s.ctx, s.l, cr, ci, nu.p+1, nu.p, prec, tol, size.abs(), s.w, s.h)
 	if err != nil {
