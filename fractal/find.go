@@ -45,9 +45,10 @@ import (
 // R_q (then the balls B_n and B_q meet: some c in D may have z_n(c) = z_q(c)); the first
 // n (then the smallest n - q) with q >= 2 passing it gives the candidate (Q, P) = (q, n - q),
 // kept only when the first Newton step from c0 (below; from the orbit's dz_n/dc, kept in
-// floatexp) is at most the disc's diameter: next to a parabolic point the orbits linger near a
-// weakly repelling cycle, the balls meet for hundreds of iterations, and the candidates' roots
-// lie tens of disc radii away, out of Newton's reach.
+// floatexp) stays within 8 disc radii, where the run would give up at once: next to a
+// parabolic point the orbits linger near a weakly repelling cycle, the balls meet for hundreds
+// of iterations, and the candidates' roots lie 20 to 50 disc radii away, each spending one of
+// the search's Newton runs for nothing.
 // Newton's method runs on mathr's reduced function g = f_Q / f_{Q-1}, f_q = z_{q+P} - z_q,
 // whose quotient removes the roots of lower preperiod, the nuclei of periods dividing P
 // among them (they satisfy f_q = 0 for every q): the step is 1 / (f_Q'/f_Q -
@@ -584,9 +585,9 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 			if !ballsMeet(n, q, 1, zf, zs, rs, rf, diff, diffI, o) || !ballsMeet(n-1, q-1, -1, zf, zs, rs, rf, diff, diffI, o) {
 				continue
 			}
-			if !misiStepWithin(o, zs, dzs, n, q, r.Ldexp(1), diff, diffI) {
-				// The balls meet, but the reduced function's first-order root is farther
-				// than the disc's diameter: the orbit lingers near a weakly repelling
+			if !misiStepWithin(o, zs, dzs, n, q, r.Ldexp(3), diff, diffI) {
+				// The balls meet, but the first Newton step leaves the 8 radii
+				// misiurewiczNewton allows: the orbit lingers near a weakly repelling
 				// cycle (next to a parabolic point, in the seahorse valley: z_{q+39}
 				// within 1e-5 of z_q for hundreds of iterations) without a root of
 				// z_n - z_q near c0. Newton's method from c0 would leave the disc.

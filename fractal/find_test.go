@@ -275,8 +275,8 @@ func TestMisiurewiczInView(t *testing.T) {
 // At zoom 1e9 and 1e10 the orbits linger near a weakly repelling cycle of period 39 (z_{q+39}
 // within 1e-5 of z_q for hundreds of iterations), every candidate of the first disc was that
 // cycle's, 20 to 50 disc radii from its root, and the 400 Newton runs went on such
-// candidates; now a candidate whose first-order root is farther than the disc's diameter
-// costs no Newton run, and smaller discs around the point are tried before the grids. In the
+// candidates; now a candidate whose first Newton step leaves the 8 disc radii Newton's method
+// allows costs no Newton run, and smaller discs around the point are tried before the grids. In the
 // view find frames around the period-8007 minibrot there (zoom 5.59e31) every candidate was
 // the nucleus's own, up to the limit 16384; now the search tries the minibrot's tip, of
 // preperiod 8008 and period 8007. Each point found is inside the view and checked in
