@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"math/cmplx"
 	"slices"
+	"time"
 )
 
 // Finding features: one step to the nearest minibrot (FindMinibrot) or Misiurewicz point
@@ -43,7 +44,12 @@ import (
 // Misiurewicz point. A point c with z_{Q+P}(c) = z_Q(c) (preperiod Q, period P, Q > 0 minimal
 // so that c is not a nucleus). The ball test for it is the pair test |Z_n - Z_q| <= R_n +
 // R_q (then the balls B_n and B_q meet: some c in D may have z_n(c) = z_q(c)); the first
-// n (then the smallest n - q) with q >= 2 passing it gives the candidate (Q, P) = (q, n - q).
+// n (then the smallest n - q) with q >= 2 passing it gives the candidate (Q, P) = (q, n - q),
+// kept only when the first Newton step from c0 (below; from the orbit's dz_n/dc, kept in
+// floatexp) stays within 8 disc radii, where the run would give up at once: next to a
+// parabolic point the orbits linger near a weakly repelling cycle, the balls meet for hundreds
+// of iterations, and the candidates' roots lie 20 to 50 disc radii away, each spending one of
+// the search's Newton runs for nothing.
 // Newton's method runs on mathr's reduced function g = f_Q / f_{Q-1}, f_q = z_{q+P} - z_q,
 // whose quotient removes the roots of lower preperiod, the nuclei of periods dividing P
 // among them (they satisfy f_q = 0 for every q): the step is 1 / (f_Q'/f_Q -
@@ -423,14 +429,18 @@ func centredAt(l Location, cr, ci *big.Float, zoom Exp, w, h int) (Location, err
 // preperiod and period. The point is inside the view, always: one outside counts as none, and
 // when there is none the error is ErrNoMisiurewicz. The search first looks in the disc of
 // radius r (half the view's height) around (x, y), where the first candidate that settles is
-// the simplest (least Q + P) point near it. Then it looks for a nearer one from grids of start
-// points over the view, of steps r/2, r/4 and r/8, each start with a disc just covering its
-// cell, nearest (x, y) first and only as far as the nearest point found so far; a grid is
-// skipped when that point is within one of its steps of (x, y). (From the middle of a
+// the simplest (least Q + P) point near it; when none settles there, in discs a quarter as
+// wide, a sixteenth, ... down to misiMinDisc pixels (deep in a filament the first disc's
+// candidates are out of Newton's reach from the point). Then it looks for a nearer one from
+// grids of start points over the view, of steps r/2, r/4 and r/8, each start with a disc just
+// covering its cell, nearest (x, y) first and only as far as the nearest point found so far; a
+// grid is skipped when that point is within one of its steps of (x, y). (From the middle of a
 // minibrot, where the first disc holds interior points whose orbits never escape, the balls
 // grow past the set and no candidate settles: the grids find the minibrot's own points.) The
 // search stops after misiMaxTries Newton runs or misiMaxPairs pair tests, the search for a
-// nearer point after misiRefineTries Newton runs.
+// nearer point after misiRefineTries Newton runs. When all that finds nothing, it tries a
+// minibrot's tip (misiSearch.tip): the minibrot a candidate's run ended on, or else the one
+// FindMinibrotWith finds nearest (x, y).
 func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, limit int) (Found, error) {
 	if err := FinderFor(l.Formula, true); err != nil {
 		return Found{}, err
@@ -446,6 +456,16 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 		return Found{}, err
 	}
 	spacing := SpacingExp(l.ZoomExp(), w, h)
+	// Deep in a filament the first disc's candidates have preperiods in the hundreds or
+	// thousands, and Newton's method from the pointer reaches none of them: the disc maps onto
+	// a region too large for its first-order model, and every run leaves the disc. Discs a
+	// quarter as wide, then a sixteenth, ... (down to misiMinDisc pixels) give candidates whose
+	// roots lie within reach, nearest the pointer.
+	for rk := r.Ldexp(-2); !have && !s.spent() && rk.Quo(spacing).Float64() >= misiMinDisc; rk = rk.Ldexp(-2) {
+		if best, have, err = s.scan(cr, ci, rk, 8); err != nil {
+			return Found{}, err
+		}
+	}
 	prec := bitsBelow(spacing)
 	distance := func(f Found) float64 { // from (x, y), in pixels
 		return dist(f.Loc.Re.Big(prec), f.Loc.Im.Big(prec), cr, ci).Quo(spacing).Float64()
@@ -497,8 +517,30 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 			}
 		}
 	}
+	if !have {
+		// Last, a minibrot's tip: the one whose nucleus a candidate's Newton run ended on,
+		// or else the minibrot nearest the point, if any (at zoom 1e25 next to the
+		// period-8007 minibrot, 1e-32 across, the scans run out of pair tests before a
+		// candidate reaches it).
+		nu := s.nucleus
+		if nu == nil {
+			m, merr := FindMinibrotWith(ctx, l, w, h, x, y, FindOptions{Limit: (maxN - 1) / 2, AllowShallower: true, MaxTime: misiMinibrotTime})
+			if merr == nil {
+				p := bitsBelow(m.Size) + 32
+				nu = &nucleusError{cr: m.Loc.Re.Big(p), ci: m.Loc.Im.Big(p), p: m.Period}
+			} else if ctx.Err() != nil {
+				return Found{}, ctx.Err()
+			}
+		}
+		if best, have, err = s.tip(nu); err != nil {
+			return Found{}, err
+		}
+	}
 	if have {
 		return best, nil
+	}
+	if s.tries == 0 {
+		return Found{}, fmt.Errorf("%w: no candidate near this point with preperiod plus period up to %d was within reach of Newton's method", ErrNoMisiurewicz, maxN)
 	}
 	return Found{}, fmt.Errorf("%w: none of the %d candidates nearest this point (preperiod plus period up to %d) settled on one", ErrNoMisiurewicz, s.tries, maxN)
 }
@@ -524,6 +566,14 @@ const misiMaxTries = 400
 // in a minibrot each costs tenths of a second).
 const misiRefineTries = 32
 
+// misiMinibrotTime bounds the search for a minibrot whose tip FindMisiurewicz tries when no
+// candidate settled.
+const misiMinibrotTime = 10 * time.Second
+
+// misiMinDisc is the radius in pixels of the smallest disc FindMisiurewicz looks in around
+// the point when the first disc finds nothing.
+const misiMinDisc = 4
+
 // misiMaxPairs bounds the pair tests of one Misiurewicz search (each n tests n - 2 pairs:
 // a scan to n = 16384 tests 2^27), about a second's work.
 const misiMaxPairs = 1 << 28
@@ -539,6 +589,42 @@ type misiSearch struct {
 	maxN  int
 	tries int
 	pairs int
+	// nucleus is the first nucleus a candidate's Newton run ended on (nil: none).
+	nucleus *nucleusError
+}
+
+// tip tries the tip of the minibrot whose nucleus the search met: the copy of -2 (preperiod
+// 2, period 1) in the minibrot nucleus + s u (s its size estimate, u in the set), a
+// Misiurewicz point of preperiod P + 1 and period P (z_P near -w for w a point of the
+// minibrot's repelling P-cycle, its beta fixed point, so z_{P+1} = f(w)). Q + P = 2P + 1 is
+// the least of the copy's points (those the grids find in bench/find-measure's views framing a
+// minibrot have preperiod 3P + 1 and period P), and from a point near the minibrot the pair
+// test meets the nucleus's own candidates (j, P) first: at period 8007 (zoom 5.6e31) the scans
+// reach the limit 16384 with no other candidate. Newton's method starts at nucleus - 2 s, in a disc of
+// radius |s|. A tip within a pixel of its nucleus is not tried.
+func (s *misiSearch) tip(nu *nucleusError) (Found, bool, error) {
+	if nu == nil || 2*nu.p+1 > s.maxN {
+		return Found{}, false, nil
+	}
+	spacing := SpacingExp(s.l.ZoomExp(), s.w, s.h)
+	tol := spacing.Ldexp(-30)
+	prec := max(nu.cr.Prec(), bitsBelow(tol))
+	cr, ci := new(big.Float).SetPrec(prec).Set(nu.cr), new(big.Float).SetPrec(prec).Set(nu.ci)
+	_, size, _, err := nucleusPass(s.ctx, cr, ci, nu.p, prec, 0)
+	if err != nil || size.abs().Ldexp(1).Cmp(spacing) < 0 {
+		// Within a pixel of the nucleus (at zoom 1e25, 2e-32 from the period-8007 one) the
+		// tip is the minibrot to the eye, and the view's digits cannot tell the two apart.
+		return Found{}, false, s.ctx.Err()
+	}
+	sr, si := size.double().bigs(prec) // the tip is at nucleus - 2 s
+	cr.Sub(cr, sr)
+	ci.Sub(ci, si)
+	s.tries++
+	f, err := misiurewiczNewton(s.ctx, s.l, cr, ci, nu.p+1, nu.p, prec, tol, size.abs(), s.w, s.h)
+	if err != nil {
+		return Found{}, false, s.ctx.Err()
+	}
+	return f, true, nil
 }
 
 // scan looks for a Misiurewicz point inside the view from the disc of radius r around
@@ -560,9 +646,12 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 	zf := []complex128{0}
 	rs := []Exp{{}}
 	rf := []float64{0}
+	dzs := []cx{{e: cxZeroExp}} // dz_n/dc, for the first-order filter
+	dz := cx{e: cxZeroExp}
 	u := MakeExp(1, 4-int(prec))
 	ru := r.Add(u)
 	R, za := Exp{}, Exp{}
+	zc := cx{e: cxZeroExp} // z_{n-1} as a cx
 	diff := new(big.Float).SetPrec(prec)
 	diffI := new(big.Float).SetPrec(prec)
 	small, four := r.Cmp(NewExp(0.25)) < 0, NewExp(4)
@@ -572,6 +661,7 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 				return Found{}, false, err
 			}
 		}
+		dz = cxAdd(cxMul(zc, dz).double(), cxOne)
 		o.step()
 		R = za.Mul(R).Ldexp(1).Add(R.Mul(R)).Add(ru)
 		z := o.z()
@@ -584,6 +674,8 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 		zf = append(zf, complex(fr, fi))
 		rs = append(rs, R)
 		rf = append(rf, R.Float64())
+		dzs = append(dzs, dz)
+		zc = z
 		if n >= 256 && n&(n-1) == 0 && maxRadius(rs[n/2+1:]).Cmp(maxRadius(rs[n/4+1:n/2+1]).Ldexp(1)) <= 0 {
 			// The balls stopped growing (their largest from n/2 to n at most twice their
 			// largest from n/4 to n/2, windows that hold a whole period of any cycle of
@@ -602,6 +694,14 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 			if !ballsMeet(n, q, 1, zf, zs, rs, rf, diff, diffI, o) || !ballsMeet(n-1, q-1, -1, zf, zs, rs, rf, diff, diffI, o) {
 				continue
 			}
+			if !misiStepWithin(o, zs, dzs, n, q, r.Ldexp(3), diff, diffI) {
+				// The balls meet, but the first Newton step leaves the 8 radii
+				// misiurewiczNewton allows: the orbit lingers near a weakly repelling
+				// cycle (next to a parabolic point, in the seahorse valley: z_{q+39}
+				// within 1e-5 of z_q for hundreds of iterations) without a root of
+				// z_n - z_q near c0. Newton's method from c0 would leave the disc.
+				continue
+			}
 			p := n - q
 			f, ferr := misiurewiczNewton(s.ctx, s.l, cr, ci, q, p, prec, tol, r, s.w, s.h)
 			if ferr == nil {
@@ -610,6 +710,9 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 			if s.ctx.Err() != nil {
 				return Found{}, false, s.ctx.Err()
 			}
+			if ne := (*nucleusError)(nil); s.nucleus == nil && errors.As(ferr, &ne) {
+				s.nucleus = ne
+			}
 			s.tries++
 			if tries--; tries <= 0 || s.spent() {
 				return Found{}, false, nil
@@ -617,6 +720,29 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 		}
 	}
 	return Found{}, false, nil
+}
+
+// misiStepWithin reports whether the first Newton step of the reduced function for the
+// candidate (q, n - q) from c0, 1 / (f_q'/f_q - f_{q-1}'/f_{q-1}) with f_k = z_{k+n-q} - z_k,
+// is at most lim long (diff and diffI are scratch).
+func misiStepWithin(o *findOrbit, zs [][2]*big.Float, dzs []cx, n, q int, lim Exp, diff, diffI *big.Float) bool {
+	f := func(a, b int) cx {
+		diff.Sub(zs[a][0], zs[b][0])
+		diffI.Sub(zs[a][1], zs[b][1])
+		return cxFromExp(o.expOf(diff), o.expOf(diffI))
+	}
+	f1, f0 := f(n, q), f(n-1, q-1)
+	if f1.e == cxZeroExp {
+		return true // c0 is a root
+	}
+	den := cxQuo(cxSub(dzs[n], dzs[q]), f1)
+	if f0.e != cxZeroExp {
+		den = cxSub(den, cxQuo(cxSub(dzs[n-1], dzs[q-1]), f0))
+	}
+	if den.e == cxZeroExp {
+		return false
+	}
+	return cxQuo(cxOne, den).abs().Cmp(lim) <= 0
 }
 
 // ballsMeet reports whether the balls B_n and sign*B_q meet: first in float64 with a margin
@@ -695,6 +821,15 @@ func cycleMultiplier(o *findOrbit, zs [][2]*big.Float, q, p int) Exp {
 	return m.abs()
 }
 
+// nucleusError is misiurewiczNewton's error when it converged on a nucleus: where, and its
+// period.
+type nucleusError struct {
+	cr, ci *big.Float
+	p      int
+}
+
+func (e *nucleusError) Error() string { return "a nucleus, not a Misiurewicz point" }
+
 // misiurewiczNewton runs the reduced Newton's method for (q, p) from c0 = (cr, ci) and
 // measures the preperiod and period of where it ends.
 func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, p int, prec uint, tol, r Exp, w, h int) (Found, error) {
@@ -740,7 +875,7 @@ func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, 
 			qq--
 		}
 		if qq <= 1 { // z_{1+P} = z_1 = c: z_P = 0
-			return Found{}, errors.New("a nucleus, not a Misiurewicz point")
+			return Found{}, &nucleusError{cr: cr, ci: ci, p: pp}
 		}
 		// The test above misses a nucleus: there f_q = z_{q+P} - z_q has a multiple root (at
 		// c = -1, P = 2, f_q' = dz_{q+2} - dz_q is 0 exactly), so Newton's method stops near

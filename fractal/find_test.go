@@ -270,6 +270,56 @@ func TestMisiurewiczInView(t *testing.T) {
 	}
 }
 
+// TestMisiurewiczSeahorseFilament (issue 43): on the seahorse-valley filament of the famous
+// period-136119 location the search said "no Misiurewicz point found inside this view".
+// At zoom 1e9 and 1e10 the orbits linger near a weakly repelling cycle of period 39 (z_{q+39}
+// within 1e-5 of z_q for hundreds of iterations), every candidate of the first disc was that
+// cycle's, 20 to 50 disc radii from its root, and the 400 Newton runs went on such
+// candidates; now a candidate whose first Newton step leaves the 8 disc radii Newton's method
+// allows costs no Newton run, and smaller discs around the point are tried before the grids. In the
+// view find frames around the period-8007 minibrot there (zoom 5.59e31) every candidate was
+// the nucleus's own, up to the limit 16384; now the search tries the minibrot's tip, of
+// preperiod 8008 and period 8007. Each point found is inside the view and checked in
+// math/big. At zoom 1e25 that tip is 2e-32 from the nucleus, within a pixel of it (the
+// view's digits cannot tell them apart, and checkMisiurewicz would take it for a nucleus):
+// there the search may find another point or say none, never that one.
+func TestMisiurewiczSeahorseFilament(t *testing.T) {
+	const w, h = 1280, 720
+	for _, c := range []struct {
+		loc           string
+		deep, mayFail bool
+	}{
+		{"re=-0.743643887037158704752191506114774 im=0.131825904205311970493132056385139 zoom=1e9", false, false},
+		{"re=-0.743643887037158704752191506114774 im=0.131825904205311970493132056385139 zoom=1e10", false, false},
+		// find's view of the period-8007 minibrot from the 1e25 view at the same centre.
+		{"re=-0.74364388703715870475219150611477977822 im=0.13182590420531197049313205638514067897 zoom=5.59e31", true, false},
+		{"re=-0.743643887037158704752191506114774 im=0.131825904205311970493132056385139 zoom=1e25", true, true},
+	} {
+		if c.deep && (testing.Short() || raceEnabled) { // math/big to 16384: the run without the race detector has it
+			continue
+		}
+		l, err := ParseLocationText(c.loc, Home())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := FindMisiurewicz(context.Background(), l, w, h, w/2, h/2, 1_000_000)
+		if c.mayFail && errors.Is(err, ErrNoMisiurewicz) {
+			t.Logf("zoom %s: %v", l.Zoom, err)
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.loc, err)
+			continue
+		}
+		if !f.InView(l, w, h) {
+			d, _ := f.Offset(l, w, h)
+			t.Errorf("%s: %s is %.2f view heights away, outside the view", c.loc, f.Text(), d)
+		}
+		t.Logf("zoom %s: preperiod %d period %d", l.Zoom, f.Preperiod, f.Period)
+		checkMisiurewicz(t, c.loc, f, w, h)
+	}
+}
+
 // TestFindErrors checks the one-line errors: no period within the limit, a point outside
 // the image, and cancellation.
 func TestFindErrors(t *testing.T) {
