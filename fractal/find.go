@@ -610,7 +610,7 @@ func (s *misiSearch) tip(nu *nucleusError) (Found, bool, error) {
 	tol := spacing.Ldexp(-30)
 	prec := max(nu.cr.Prec(), bitsBelow(tol))
 	cr, ci := new(big.Float).SetPrec(prec).Set(nu.cr), new(big.Float).SetPrec(prec).Set(nu.ci)
-	_, size, _, err := nucleusPass(s.ctx, cr, ci, nu.p, prec, 0)
+	_, size, _, err := nucleusPass(s.ctx, cr, ci, nu.p, prec, 0, 2) // the Misiurewicz search is the power-2 set's
 	if err != nil || size.abs().Ldexp(1).Cmp(spacing) < 0 {
 		// Within a pixel of the nucleus (at zoom 1e25, 2e-32 from the period-8007 one) the
 		// tip is the minibrot to the eye, and the view's digits cannot tell the two apart.
