@@ -32,7 +32,9 @@ import (
 // run lowers that limit, so it ends; see perturbCh). A batch of a Perturbation frame's pixels
 // (PerturbChannelsBatch) goes in the channel vector loops where the build has them: perturbCh's
 // first run, each lane's last K iterates kept in a ring (chGroup), a pixel with a block among
-// them handed to perturbCh.
+// them handed to perturbCh; a PerturbationExp frame's (PerturbChannelsExpBatch) likewise in
+// the extended-exponent channel vector loops, with the derivative (perturbLoopChExp's), handed
+// over by and back to perturbLoopChExp with the ring turned into its orbitRec and back.
 
 // Limits and defaults of the orbit parameters (Location.Bailout, StripeDensity, StripeLast).
 const (
@@ -166,7 +168,8 @@ func (f Frame) NeedsChannels() bool { return f.Channels || f.Loc.Color.NeedsChan
 // OrbitPath reports whether f's pixels take the loops of orbit.go (Frame.Pixel): a radius
 // other than 2, or the channels asked for (Location.OrbitPath, or Channels). Such frames are
 // computed by the scalar loops pixel by pixel (the CPU renderer), or for a Perturbation frame
-// of the Mandelbrot set in batches (PerturbChannelsBatch, on the vector loops where there are some);
+// or PerturbationExp frame of the Mandelbrot set in batches (PerturbChannelsBatch,
+// PerturbChannelsExpBatch, on the vector loops where there are some);
 // the GL renderer's float and double shaders compute the Mandelbrot set's in one pass (render's
 // orbit.go) and hand the others to the CPU renderer.
 func (f Frame) OrbitPath() bool {
