@@ -32,7 +32,9 @@ import (
 // run lowers that limit, so it ends; see perturbCh). A batch of a Perturbation frame's pixels
 // (PerturbChannelsBatch) goes in the channel vector loops where the build has them: perturbCh's
 // first run, each lane's last K iterates kept in a ring (chGroup), a pixel with a block among
-// them handed to perturbCh.
+// them handed to perturbCh; a PerturbationExp frame's (PerturbChannelsExpBatch) likewise in
+// the extended-exponent channel vector loops, with the derivative (perturbLoopChExp's), handed
+// over by and back to perturbLoopChExp with the ring turned into its orbitRec and back.
 
 // Limits and defaults of the orbit parameters (Location.Bailout, StripeDensity, StripeLast).
 const (
@@ -166,7 +168,8 @@ func (f Frame) NeedsChannels() bool { return f.Channels || f.Loc.Color.NeedsChan
 // OrbitPath reports whether f's pixels take the loops of orbit.go (Frame.Pixel): a radius
 // other than 2, or the channels asked for (Location.OrbitPath, or Channels). Such frames are
 // computed by the scalar loops pixel by pixel (the CPU renderer), or for a Perturbation frame
-// of the Mandelbrot set in batches (PerturbChannelsBatch, on the vector loops where there are some);
+// or PerturbationExp frame of the Mandelbrot set in batches (PerturbChannelsBatch,
+// PerturbChannelsExpBatch, on the vector loops where there are some);
 // the GL renderer's float and double shaders compute the Mandelbrot set's in one pass (render's
 // orbit.go) and hand the others to the CPU renderer.
 func (f Frame) OrbitPath() bool {
@@ -419,7 +422,7 @@ func perturbChExp(rec *orbitRec, ref *Reference, bla *BLAExp, dcre, dcim Exp, ma
 		if done {
 			return r
 		}
-		r, again := perturbLoopChExp(ref, bla, &st, dc, ws, maxIter, stop, rec, limit)
+		r, again, _ := perturbLoopChExp(ref, bla, &st, dc, ws, maxIter, stop, rec, limit, false)
 		if !again {
 			return r
 		}
@@ -535,8 +538,10 @@ func ChannelsBig(l Location, zr, zi, cr, ci *big.Float, prec uint) (n int, t, st
 // the vector loops) for the orbit path: it escapes past rec's radius, records the iterates it
 // visits in rec, takes only blocks that end at or before limit, and returns again true with
 // the escape count alone where a block reached into the last K iterates (perturbChExp then
-// runs it again). A copy, so that the default path's loop stays as it was.
-func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, maxIter int, stop <-chan struct{}, rec *orbitRec, limit int) (_ OrbitResult, again bool) {
+// runs it again). A copy, so that the default path's loop stays as it was. With handoff it
+// returns at the first iteration's top but its first where the delta and the derivative are
+// in float64, handed set and st that state (as perturbLoopDEExp), rec holding its iterates.
+func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, maxIter int, stop <-chan struct{}, rec *orbitRec, limit int, handoff bool) (_ OrbitResult, again, handed bool) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
 	ent, base, tableEnd := bla.table()
@@ -562,8 +567,12 @@ func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 		}
 	}
 	for steps := 1; n < maxIter; steps++ {
+		if handoff && !exp && steps > 1 {
+			*st = expState{d: d, dr: dr, di: di, exp: exp, m: m, n: n, w: w, wr: wr, wi: wi}
+			return OrbitResult{}, false, true
+		}
 		if steps&stopEvery == 0 && stopped(stop) {
-			return OrbitResult{Result: Result{N: -1}}, false
+			return OrbitResult{Result: Result{N: -1}}, false, false
 		}
 		block = false
 		if m > 0 && m <= tableEnd && n < lim {
@@ -643,7 +652,8 @@ func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 			}
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
 				if zr*zr+zi*zi > bail2 {
-					return ref.escapedDEExp(rec, dcr, dci, zr, zi, w, spacing, n)
+					r, again := ref.escapedDEExp(rec, dcr, dci, zr, zi, w, spacing, n)
+					return r, again, false
 				}
 				if m == last && period > 0 {
 					m -= period
@@ -670,11 +680,12 @@ func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 			rec.put(n, zr, zi)
 		}
 		if esc {
-			return ref.escapedDEExp(rec, dcr, dci, zr, zi, cxFrom(wr, wi), spacing, n)
+			r, again := ref.escapedDEExp(rec, dcr, dci, zr, zi, cxFrom(wr, wi), spacing, n)
+			return r, again, false
 		}
 		d, w, dr, di, wr, wi, exp, m = fs.d, fs.w, fs.dr, fs.di, fs.wr, fs.wi, fs.exp, fs.m
 	}
-	return OrbitResult{Result: Result{N: -1}}, false
+	return OrbitResult{Result: Result{N: -1}}, false, false
 }
 
 // escapedDEExp is perturbLoopChExp's result for a pixel that escaped at n with z = (zr, zi)
@@ -707,6 +718,32 @@ func PerturbChannelsBatch(l Location, ref *Reference, bla *BLA, dcr, dci []float
 	}
 	for i := range dcr {
 		out[i] = perturbCh(newOrbitRec(l), ref, bla, dcr[i], dci[i], l.Iterations, spacing, stop)
+		if !de {
+			out[i].DE, out[i].Ur, out[i].Ui = 0, 0, 0
+		}
+		if out[i].N < 0 && stopped(stop) {
+			return false
+		}
+	}
+	return true
+}
+
+// PerturbChannelsExpBatch is PerturbChannelsBatch for a PerturbationExp frame (deltas and
+// spacing with extended exponents, past 1e308): out[i] gets perturbChExp's result for pixel i,
+// bit for bit (without de, its DE, Ur and Ui are 0). On a vector path (VectorPath) the pixels'
+// float64 stretches go in the channel vector loops with the derivative (perturbGroupDEExpCh8,
+// ...), handed over by and back to perturbLoopChExp with their last K iterates; a pixel with a
+// BLA block among them is run again by perturbChExp. It returns false when stop closed first.
+func PerturbChannelsExpBatch(l Location, ref *Reference, bla *BLAExp, dcr, dci []Exp, spacing Exp, de bool, stop <-chan struct{}, out []OrbitResult) bool {
+	if len(dci) != len(dcr) || len(out) < len(dcr) {
+		panic(fmt.Sprintf("fractal: PerturbChannelsExpBatch with %d, %d deltas and %d results", len(dcr), len(dci), len(out)))
+	}
+	if vectorWidth > 0 && len(dcr) > 1 && ref.jStart == 0 {
+		done, _ := perturbChannelsExpVector(vectorWidth, l, ref, bla, dcr, dci, spacing, de, stop, out)
+		return done
+	}
+	for i := range dcr {
+		out[i] = perturbChExp(newOrbitRec(l), ref, bla, dcr[i], dci[i], l.Iterations, spacing, stop)
 		if !de {
 			out[i].DE, out[i].Ur, out[i].Ui = 0, 0, 0
 		}

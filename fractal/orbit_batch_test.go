@@ -100,3 +100,100 @@ func TestPerturbChannelsBatchMatchesScalar(t *testing.T) {
 		t.Errorf("%d pixels rolled back: the test needs more", rolled)
 	}
 }
+
+// TestPerturbChannelsExpBatchMatchesScalar is TestPerturbChannelsBatchMatchesScalar past
+// 1e308: PerturbChannelsExpBatch on each loop (the scalar one and the extended-exponent
+// channel vector loops of each width this CPU has, with and without de) against perturbChExp
+// pixel by pixel, bit for bit, at the extended-exponent batch cases (1e400, 1e1000, minibrots'
+// nuclei at 1e451 and 2e698 where pixels go back to extended deltas and come back, a Julia
+// set), at radius 2 and at radius 1000 with S = 7, K = 64, and with a coarse table whose
+// blocks reach into many pixels' last K iterates: the pixels the vector loops send to the
+// scalar roll-back must be exactly those whose first run needs one.
+func TestPerturbChannelsExpBatchMatchesScalar(t *testing.T) {
+	bits := func(r OrbitResult, de bool) [7]uint64 {
+		b := [7]uint64{uint64(r.N), math.Float64bits(r.Nu), math.Float64bits(r.T), math.Float64bits(r.Stripe)}
+		if de {
+			b[4], b[5], b[6] = math.Float64bits(r.DE), math.Float64bits(r.Ur), math.Float64bits(r.Ui)
+		}
+		return b
+	}
+	cases := expBatchCases(t)
+	f := cases[0].f
+	cases = append(cases, expBatchCase{"1e400/coarse BLA", f, f.Ref.BLAExpWithEpsilon(f.DeltaMaxExp(), 0x1p-18), gridPixels(320, 180, 23)})
+	keep := 96
+	des := []bool{false, true} // the loops carry the derivative either way: de only drops it
+	if raceEnabled || testing.Short() {
+		keep, des = 32, []bool{true}
+	}
+	rolled := 0
+	for _, c := range cases {
+		c.px = c.px[:min(len(c.px), keep)]
+		sp := c.f.PixelSpacing()
+		for _, orbit := range []struct {
+			name         string
+			bailout      float64
+			stripe, last int
+		}{{"R=2", 0, 0, 0}, {"R=1000,S=7,K=64", 1000, 7, 64}} {
+			l := c.f.Loc
+			l.Bailout, l.StripeDensity, l.StripeLast = orbit.bailout, orbit.stripe, orbit.last
+			dcr, dci := make([]Exp, len(c.px)), make([]Exp, len(c.px))
+			want := make([]OrbitResult, len(c.px))
+			escaped, roll := 0, 0
+			for i, p := range c.px {
+				dcr[i], dci[i] = c.f.DeltaExp(p[0], p[1])
+				want[i] = perturbChExp(newOrbitRec(l), c.f.Ref, c.bla, dcr[i], dci[i], l.Iterations, sp, nil)
+				if want[i].N >= 0 {
+					escaped++
+				}
+				// perturbChExp's first run: does it need the roll-back?
+				rec := newOrbitRec(l)
+				st, dc, ws, _, done := c.f.Ref.startChExp(rec, dcr[i], dci[i], sp)
+				if !done {
+					if _, again, _ := perturbLoopChExp(c.f.Ref, c.bla, &st, dc, ws, l.Iterations, nil, rec, l.Iterations, false); again {
+						roll++
+					}
+				}
+			}
+			rolled += roll
+			if escaped == 0 {
+				t.Errorf("%s/%s: no pixel escaped", c.name, orbit.name)
+			}
+			for _, w := range vectorWidths() {
+				for _, de := range des {
+					t.Run(fmt.Sprintf("%s/%s/width=%d/de=%v", c.name, orbit.name, w, de), func(t *testing.T) {
+						restore, ok := ForceVectorPath(w)
+						if !ok {
+							t.Fatalf("no loop of width %d", w)
+						}
+						defer restore()
+						out := make([]OrbitResult, len(c.px))
+						if !PerturbChannelsExpBatch(l, c.f.Ref, c.bla, dcr, dci, sp, de, nil, out) {
+							t.Fatal("the batch stopped without a stop channel")
+						}
+						if w > 0 && c.f.Ref.jStart == 0 {
+							again := make([]OrbitResult, len(c.px))
+							if ok, n := perturbChannelsExpVector(w, l, c.f.Ref, c.bla, dcr, dci, sp, de, nil, again); !ok || n != roll {
+								t.Errorf("%d of %d escaping pixels went to the scalar roll-back; %d need it", n, escaped, roll)
+							}
+						}
+						bad := 0
+						for i := range out {
+							if bits(out[i], de) != bits(want[i], de) {
+								if bad++; bad <= 5 {
+									t.Errorf("pixel %v: %+v; perturbChExp %+v", c.px[i], out[i], want[i])
+								}
+							}
+						}
+						if bad > 0 {
+							t.Errorf("%d of %d pixels differ from perturbChExp", bad, len(out))
+						}
+					})
+				}
+			}
+		}
+	}
+	t.Logf("%d pixels rolled back", rolled)
+	if rolled < 20 {
+		t.Errorf("%d pixels rolled back: the test needs more", rolled)
+	}
+}

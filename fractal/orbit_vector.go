@@ -240,3 +240,162 @@ func perturbChannelsVector(w int, l Location, ref *Reference, bla *BLA, dcr, dci
 	}
 	return true, again
 }
+
+// toRec puts lane's ring into ch.rec (emptied first) as perturbLoopChExp keeps it, by
+// iteration: the lane is at index m after n iterations, so the iterate tagged mk is z_{mk +
+// n - m}; only the last K up to n are looked at.
+func (ch *chGroup) toRec(lane, n, m int) {
+	r := ch.rec
+	r.reset()
+	off := n - m
+	for k := max(1, n-ch.k+1); k <= n; k++ {
+		mk := k - off
+		i := ((mk%ch.k)+ch.k)%ch.k*chStride + lane
+		if ch.rt[i] == float64(mk) {
+			r.put(k, ch.rr[i], ch.ri[i])
+		}
+	}
+}
+
+// fromRec leaves ch.rec in the pool as pixel id's ring, the pixel at index m after n
+// iterations (toRec's inverse: iterate k tagged k - (n - m)).
+func (ch *chGroup) fromRec(id, n, m int) {
+	r := ch.rec
+	for s := range ch.k {
+		ch.pt[id*ch.k+s] = math.NaN()
+	}
+	off := n - m
+	for k := max(1, n-ch.k+1); k <= n; k++ {
+		if r.at[k%r.k] != k {
+			continue
+		}
+		mk := k - off
+		j := id*ch.k + ((mk%ch.k)+ch.k)%ch.k
+		ch.pr[j], ch.pi[j], ch.pt[j] = r.zr[k%r.k], r.zi[k%r.k], float64(mk)
+	}
+}
+
+// expOn is lanePool.expOnDE for the channel loops: pixel id goes on in perturbLoopChExp from
+// st with the iterates in ch.rec; its result (with T and STRIPE, or again) where it ends
+// there, else back to the pool with its ring (fromRec).
+func (ch *chGroup) expOn(ref *Reference, p *lanePool, id int, st *expState, maxIter int, stop <-chan struct{}, out []Result) {
+	r, again, handed := perturbLoopChExp(ref, p.x, st, p.xdc[id], p.xws, maxIter, stop, ch.rec, maxIter, true)
+	if !handed {
+		out[id] = r.Result
+		ch.t[id], ch.stripe[id], ch.again[id] = r.T, r.Stripe, again
+		return
+	}
+	p.push(id, st.dr, st.di, st.wr, st.wi, st.n)
+	p.m[id] = st.m
+	ch.fromRec(id, st.n, st.m)
+}
+
+// laneExpDE is laneExpDE (see there) for the channel loops: lane's pixel, whose delta or
+// derivative leaves float64 at index m, goes to perturbLoopChExp with its ring.
+func (ch *chGroup) laneExpDE(ref *Reference, p *lanePool, lane, id int, dr, di, wr, wi, m, nlim float64, maxIter int, stop <-chan struct{}, out []Result) {
+	n := maxIter - int(nlim) + int(m)
+	ch.toRec(lane, n, int(m))
+	st := expState{dr: dr, di: di, wr: wr, wi: wi, m: int(m), n: n}
+	ch.expOn(ref, p, id, &st, maxIter, stop, out)
+}
+
+// laneCheckDEExp is laneCheckDEExp (see there) for the channel loops: perturbLoopChExp's
+// check, the escape past ch's radius with T and STRIPE (chGroup.finish), the lane's ring
+// turned where its index moves back, or handed to perturbLoopChExp where its delta leaves
+// float64.
+func (ch *chGroup) laneCheckDEExp(ref *Reference, p *lanePool, lane, id int, dr, di, wr, wi, mf, nlim, pr, pi float64, maxIter int, stop <-chan struct{}, out []Result) (float64, float64, float64, float64) {
+	last, period, jEnd := ref.ends()
+	m0 := int(mf)
+	n := maxIter - int(nlim) + m0
+	st := expState{dr: dr, di: di, wr: wr, wi: wi, m: m0, n: n}
+	if zr, zi, escaped := ref.checkFloatExpR(&st, last, period, jEnd, true, ch.bail2); escaped {
+		if t, s, ok := ch.finish(lane, n, m0, zr, zi); ok {
+			cr, ci := ref.smoothC(pr, pi)
+			out[id] = smoothDEExp(zr, zi, cr, ci, cxFrom(wr, wi), p.xws, n)
+			ch.t[id], ch.stripe[id] = t, s
+		} else {
+			ch.again[id] = true
+		}
+		return 0, 0, math.Inf(1), nlim
+	}
+	switch {
+	case st.exp:
+		ch.toRec(lane, n, m0)
+		ch.expOn(ref, p, id, &st, maxIter, stop, out)
+	case n >= maxIter:
+		out[id] = Result{N: -1}
+	default:
+		ch.moved(lane, id, m0, st.m)
+		return st.dr, st.di, float64(st.m), float64(maxIter - (n - st.m))
+	}
+	return 0, 0, math.Inf(1), nlim
+}
+
+// perturbChannelsExpVector is PerturbChannelsExpBatch on the channel vector loops of width w
+// (8 or 4) with the derivative, in groups as perturbBatchDEExpVector's; the pixels whose
+// channels the loops cannot give (a block among their last K iterates) then go to
+// perturbChExp, which rolls the blocks back: again is how many.
+//
+// The derivative is carried whether or not de asks for it: perturbLoopChExp carries it, and
+// whether a step is in float64 or in cx depends on its size as well as the delta's, so a loop
+// without it would round differently from the scalar one wherever the two disagree.
+func perturbChannelsExpVector(w int, l Location, ref *Reference, bla *BLAExp, dcr, dci []Exp, spacing Exp, de bool, stop <-chan struct{}, out []OrbitResult) (done bool, again int) {
+	group2, group1 := perturbGroupDEExpCh8x4, perturbGroupDEExpCh4
+	if w == 8 {
+		group2, group1 = perturbGroupDEExpCh8, perturbGroupDEExpCh8
+	}
+	k := len(dcr)
+	maxIter := l.Iterations
+	ch := newChGroup(l, k)
+	dsr, dsi := make([]float64, k), make([]float64, k)
+	p := newLanePool(dsr, dsi, true)
+	defer p.release()
+	p.x, p.ext = bla, true
+	p.m, p.pr, p.pi, p.xdc = sized(p.m, k), sized(p.pr, k), sized(p.pi, k), sized(p.xdc, k)
+	p.count = 0 // the pixels handed over, pushed in order
+	res := make([]Result, k)
+	for i := range k {
+		ch.rec.reset()
+		st, dc, ws, r, done := ref.startChExp(ch.rec, dcr[i], dci[i], spacing)
+		if done {
+			res[i], ch.t[i], ch.stripe[i] = r.Result, r.T, r.Stripe
+			continue
+		}
+		p.xws = ws // the same for every pixel: the spacing
+		p.sps, _ = bla.scaledDC(cxFromExp(ws, Exp{}))
+		dsr[i], dsi[i] = bla.scaledDC(dc)
+		p.pr[i], p.pi[i] = dc.float64s()
+		p.xdc[i] = dc
+		if ch.expOn(ref, p, i, &st, maxIter, stop, res); res[i].N < 0 && stopped(stop) {
+			return false, 0
+		}
+	}
+	var f *BLA
+	if bla != nil {
+		f = bla.f64
+	}
+	sp64 := p.xws.Float64()
+	for p.count > 0 {
+		group := group2
+		if p.count <= w {
+			group = group1
+		}
+		if !group(ref, f, p, maxIter, sp64, stop, res, ch) {
+			return false, 0
+		}
+	}
+	for i := range k {
+		r := OrbitResult{Result: res[i], T: ch.t[i], Stripe: ch.stripe[i]}
+		if ch.again[i] {
+			again++
+			if r = perturbChExp(newOrbitRec(l), ref, bla, dcr[i], dci[i], maxIter, spacing, stop); r.N < 0 && stopped(stop) {
+				return false, again
+			}
+		}
+		if !de {
+			r.DE, r.Ur, r.Ui = 0, 0, 0
+		}
+		out[i] = r
+	}
+	return true, again
+}

@@ -25,3 +25,7 @@ func perturbBatchDEExpVector(int, *Reference, *BLAExp, []Exp, []Exp, int, Exp, <
 func perturbChannelsVector(int, Location, *Reference, *BLA, []float64, []float64, float64, bool, <-chan struct{}, []OrbitResult) (bool, int) {
 	panic("fractal: no vector loop in this build")
 }
+
+func perturbChannelsExpVector(int, Location, *Reference, *BLAExp, []Exp, []Exp, Exp, bool, <-chan struct{}, []OrbitResult) (bool, int) {
+	panic("fractal: no vector loop in this build")
+}

@@ -211,9 +211,10 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		}
 		return
 	}
-	if f.OrbitPath() && perturb {
+	if f.OrbitPath() && (perturb || perturbExp) {
 		// Another escape radius or the orbit channels by perturbation: in a batch
-		// (fractal.PerturbChannelsBatch), on the vector loops where there are some.
+		// (fractal.PerturbChannelsBatch, PerturbChannelsExpBatch past 1e308), on the vector
+		// loops where there are some.
 		perturbBand(ctx, f, bla, blaExp, y, x0, x1, [][]colour.Sample{out})
 		return
 	}
@@ -269,12 +270,12 @@ func expBatch(f fractal.Frame) bool { return f.Precision() == fractal.Perturbati
 
 // bandBatch reports whether f's rows go in bands to perturbBand: a Perturbation frame of
 // the Mandelbrot set with its reference (on the orbit path too: fractal.PerturbChannelsBatch),
-// or a PerturbationExp frame off the orbit path (whose channels only the scalar loops give).
+// or a PerturbationExp frame (on the orbit path: fractal.PerturbChannelsExpBatch).
 func bandBatch(f fractal.Frame) bool {
 	if f.Ref == nil || !f.Loc.Formula.IsMandelbrot() {
 		return false
 	}
-	return f.Precision() == fractal.Perturbation || expBatch(f) && !f.OrbitPath()
+	return f.Precision() == fractal.Perturbation || expBatch(f)
 }
 
 // perturbBand computes the samples of pixels x0..x1-1 of rows y, y+1, ... of a Perturbation
@@ -301,6 +302,17 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 		dcr, dci := make([]fractal.Exp, n), make([]fractal.Exp, n)
 		for k, o := range at {
 			dcr[k], dci[k] = f.DeltaExp(x0+o%w, y+o/w)
+		}
+		if f.OrbitPath() {
+			// The orbit channels (or another radius): Frame.PixelChannels's results.
+			res := make([]fractal.OrbitResult, n)
+			if !fractal.PerturbChannelsExpBatch(f.Loc, f.Ref, blaExp, dcr, dci, f.PixelSpacing(), f.NeedsDerivative(), ctx.Done(), res) {
+				return // cancelled: rows drops the band
+			}
+			for k, o := range at {
+				out[o/w][o%w] = res[k].Sample()
+			}
+			return
 		}
 		if f.NeedsDerivative() {
 			res := make([]fractal.Result, n)

@@ -14,7 +14,8 @@ import (
 // TestOrbitPathBatchMatchesPixelChannels: deep views on the orbit path (the angle colouring
 // at radius 2, the stripe colouring at radius 1000 with S = 7 and K = 32, and the angle
 // colouring with the derivative asked for), computed in two tiles on each loop this build
-// and CPU have (the perturbation rows in bands, fractal.PerturbChannelsBatch), give every
+// and CPU have (the perturbation rows in bands, fractal.PerturbChannelsBatch, and past 1e308
+// PerturbChannelsExpBatch: a minibrot's nucleus at 1e451), give every
 // sample Frame.PixelChannels gives pixel by pixel, bit for bit: nu, T and STRIPE, and DEX,
 // DEY where the derivative is asked for.
 func TestOrbitPathBatchMatchesPixelChannels(t *testing.T) {
@@ -26,7 +27,7 @@ func TestOrbitPathBatchMatchesPixelChannels(t *testing.T) {
 	for _, v := range []struct {
 		name  string
 		iters int
-	}{{"issue1e14", 0}, {"misiurewicz1e100", 0}, {"misiurewicz1e290", 0}} {
+	}{{"issue1e14", 0}, {"misiurewicz1e100", 0}, {"misiurewicz1e290", 0}, {"nucleus1e451", 0}} {
 		for _, c := range []struct {
 			name    string
 			method  string
@@ -44,7 +45,7 @@ func TestOrbitPathBatchMatchesPixelChannels(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.Derivative = c.deriv
-			if !f.OrbitPath() || f.Precision() != fractal.Perturbation {
+			if p := f.Precision(); !f.OrbitPath() || p != fractal.Perturbation && p != fractal.PerturbationExp {
 				t.Fatalf("%s %s: orbit path %v, precision %v", v.name, c.name, f.OrbitPath(), f.Precision())
 			}
 			want := make([]colour.Sample, w*h)

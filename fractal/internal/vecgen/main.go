@@ -1,7 +1,9 @@
 // Command vecgen writes fractal's vector loops, perturb_vector{4,8,16,8x4}.go,
-// perturb_vector_de{4,8,8x4}.go, perturb_vector_exp{4,8,16,8x4}.go and
-// perturb_vector_deexp{4,8,8x4}.go: PerturbEscapeBatch, PerturbEscapeDEBatch, and
-// PerturbEscapeExpBatch's and PerturbEscapeDEExpBatch's float64 steps for a group of pixels, one a
+// perturb_vector_de{4,8,8x4}.go, perturb_vector_exp{4,8,16,8x4}.go,
+// perturb_vector_deexp{4,8,8x4}.go and the orbit channels' perturb_vector_ch{4,8,16,8x4}.go,
+// perturb_vector_dech{4,8,8x4}.go and perturb_vector_deexpch{4,8,8x4}.go: PerturbEscapeBatch,
+// PerturbEscapeDEBatch, PerturbChannelsBatch, and PerturbEscapeExpBatch's,
+// PerturbEscapeDEExpBatch's and PerturbChannelsExpBatch's float64 steps for a group of pixels, one a
 // lane of one or two vector registers of four (AVX2) or eight (AVX-512) float64 lanes, with or
 // without the derivative, from one text/template (group.go.tmpl). Every variant is the same loop: a change
 // to it is made once, in the template, and `go generate ./fractal/...` rewrites the files
@@ -45,7 +47,9 @@ type variant struct {
 	Exp bool
 	// Ch is the loop of PerturbChannelsBatch: the escape radius of the frame and the last
 	// iterates each lane steps to kept for the orbit channels T and STRIPE (see chGroup).
-	// Not with Exp.
+	// With Exp (and DE: the scalar extended-exponent channel loop, perturbLoopChExp, always
+	// carries the derivative, whose size picks its float64 or cx steps), the loop of
+	// PerturbChannelsExpBatch.
 	Ch bool
 }
 
@@ -59,6 +63,7 @@ var variants = []variant{
 	{8, 1, true, true, false}, {4, 1, true, true, false}, {4, 2, true, true, false},
 	{8, 1, false, false, true}, {4, 1, false, false, true}, {8, 2, false, false, true}, {4, 2, false, false, true},
 	{8, 1, true, false, true}, {4, 1, true, false, true}, {4, 2, true, false, true},
+	{8, 1, true, true, true}, {4, 1, true, true, true}, {4, 2, true, true, true},
 }
 
 // L is the pixels a group holds.
@@ -75,6 +80,9 @@ func (v variant) size() string {
 
 // Name is the loop's function name: perturbGroup8, perturbGroupDE8x4, perturbGroupCh8, ...
 func (v variant) Name() string {
+	if v.Ch && v.Exp {
+		return "perturbGroupDEExpCh" + v.size()
+	}
 	if v.Ch && v.DE {
 		return "perturbGroupDECh" + v.size()
 	}
@@ -95,6 +103,9 @@ func (v variant) Name() string {
 
 // File is the name of the file that holds the loop.
 func (v variant) File() string {
+	if v.Ch && v.Exp {
+		return "perturb_vector_deexpch" + v.size() + ".go"
+	}
 	if v.Ch && v.DE {
 		return "perturb_vector_dech" + v.size() + ".go"
 	}
