@@ -518,21 +518,7 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 		}
 	}
 	if !have {
-		// Last, a minibrot's tip: the one whose nucleus a candidate's Newton run ended on,
-		// or else the minibrot nearest the point, if any (at zoom 1e25 next to the
-		// period-8007 minibrot, 1e-32 across, the scans run out of pair tests before a
-		// candidate reaches it).
-		nu := s.nucleus
-		if nu == nil {
-			m, merr := FindMinibrotWith(ctx, l, w, h, x, y, FindOptions{Limit: (maxN - 1) / 2, AllowShallower: true, MaxTime: misiMinibrotTime})
-			if merr == nil {
-				p := bitsBelow(m.Size) + 32
-				nu = &nucleusError{cr: m.Loc.Re.Big(p), ci: m.Loc.Im.Big(p), p: m.Period}
-			} else if ctx.Err() != nil {
-				return Found{}, ctx.Err()
-			}
-		}
-		if best, have, err = s.tip(nu); err != nil {
+		if best, have, err = s.lastTip(x, y); err != nil {
 			return Found{}, err
 		}
 	}
@@ -543,6 +529,24 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 		return Found{}, fmt.Errorf("%w: no candidate near this point with preperiod plus period up to %d was within reach of Newton's method", ErrNoMisiurewicz, maxN)
 	}
 	return Found{}, fmt.Errorf("%w: none of the %d candidates nearest this point (preperiod plus period up to %d) settled on one", ErrNoMisiurewicz, s.tries, maxN)
+}
+
+// lastTip is the search's last resort, a minibrot's tip: the one whose nucleus a candidate's
+// Newton run ended on, or else the minibrot nearest pixel (x, y), if any (at zoom 1e25 next
+// to the period-8007 minibrot, 1e-32 across, the scans run out of pair tests before a
+// candidate reaches it).
+func (s *misiSearch) lastTip(x, y float64) (Found, bool, error) {
+	nu := s.nucleus
+	if nu == nil {
+		m, err := FindMinibrotWith(s.ctx, s.l, s.w, s.h, x, y, FindOptions{Limit: (s.maxN - 1) / 2, AllowShallower: true, MaxTime: misiMinibrotTime})
+		if err == nil {
+			p := bitsBelow(m.Size) + 32
+			nu = &nucleusError{cr: m.Loc.Re.Big(p), ci: m.Loc.Im.Big(p), p: m.Period}
+		} else if s.ctx.Err() != nil {
+			return Found{}, false, s.ctx.Err()
+		}
+	}
+	return s.tip(nu)
 }
 
 // ErrNoMisiurewicz is the error of a Misiurewicz search that found no point inside the view.
