@@ -227,8 +227,8 @@ func TestFormulaJuliaDerivativeAgainstBig(t *testing.T) {
 }
 
 // TestFormulaDerivativeExpAgainstBig: the distance estimate and normal at zoom 1e400 (a
-// PerturbationExp frame: PerturbEscapeFormulaDEExp, its Jacobian with an exponent of its own)
-// against central differences of the math/big orbit, at Misiurewicz points of the Burning
+// PerturbationExp frame: PerturbEscapeFormulaDEExp, its Jacobian with an exponent of its own,
+// through the extended table's blocks by J' = A J + spacing·B) against central differences of the math/big orbit, at Misiurewicz points of the Burning
 // Ship (-1 - i) and of its cube (1/2 + i sqrt(3)/2), within 1e-6.
 func TestFormulaDerivativeExpAgainstBig(t *testing.T) {
 	const w, h = 24, 16

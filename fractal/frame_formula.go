@@ -17,7 +17,7 @@ func expLimit(fm Formula, julia bool) Exp {
 
 // formulaEscape is Escape for a formula other than the Mandelbrot set's: float32, float64 or
 // scalar perturbation (PerturbEscapeFormula, with the formula's BLA table; past float64's
-// exponent range PerturbEscapeFormulaExp) by the frame's precision.
+// exponent range PerturbEscapeFormulaExp, with its extended one) by the frame's precision.
 func (f Frame) formulaEscape(x, y int) (n int, nu float64) {
 	fm := f.Loc.Formula
 	switch f.Precision() {
@@ -29,7 +29,7 @@ func (f Frame) formulaEscape(x, y int) (n int, nu float64) {
 			}
 		}
 		dr, di := f.DeltaExp(x, y)
-		return PerturbEscapeFormulaExp(f.Ref, dr, di, f.Loc.Iterations, nil)
+		return PerturbEscapeFormulaExp(f.Ref, f.FormulaBLAExp(), dr, di, f.Loc.Iterations, nil)
 	case Perturbation:
 		if f.Ref == nil {
 			var err error
@@ -73,7 +73,7 @@ func (f Frame) formulaPixelDE(x, y int) Result {
 			}
 		}
 		dr, di := f.DeltaExp(x, y)
-		return PerturbEscapeFormulaDEExp(f.Ref, dr, di, f.Loc.Iterations, f.spacing(), nil)
+		return PerturbEscapeFormulaDEExp(f.Ref, f.FormulaBLAExp(), dr, di, f.Loc.Iterations, f.spacing(), nil)
 	case Perturbation:
 		if f.Ref == nil {
 			var err error

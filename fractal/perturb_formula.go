@@ -16,7 +16,7 @@ import (
 // pixel at such an orbit's end rebases to its start): those are the Mandelbrot set's alone
 // so far. The formula's own reference does stop on its cycle (period.go, slopeLog2). The
 // derivative is PerturbEscapeFormulaDE's (formula_de.go); past float64's exponent range,
-// PerturbEscapeFormulaExp (perturb_formula_exp.go).
+// PerturbEscapeFormulaExp (perturb_formula_exp.go), with the extended table FormulaBLAExp.
 
 // diffAbs is |x + d| - |x|, taken case by case so that no precision is lost where d is tiny
 // beside x (the difference of the two absolute values would cancel).

@@ -10,7 +10,9 @@ import "math"
 // applied to the delta exactly (foldDeltaCx; where the reference's part is not tiny, the tiny
 // delta cannot change its sign, and the Burning Ship's |X + x| - |X| is x or -x), then the
 // power's difference by powerDelta's recurrence (powerDeltaCx). The float64 step is
-// perturbFormulaLoop's. No BLA: every iteration is a step.
+// perturbFormulaLoop's. Iterations are skipped by the formula's extended BLA table
+// (FormulaBLAExp, blaformula_exp.go): a cx delta's blocks in cx, a float64 delta's on the
+// table's float64 form with perturbFormulaLoop's arithmetic.
 
 // foldDeltaCx is foldDelta for a cx reference value z and delta d (d.e <= toDouble).
 func foldDeltaCx(k FormulaKind, z, d cx) (w, u cx) {
@@ -76,20 +78,28 @@ func powerDeltaCx(d int, w, u, dc cx) cx {
 }
 
 // PerturbEscapeFormulaExp is PerturbEscapeFormula for a PerturbationExp frame: dc = (dcr,
-// dci) may lie far below float64's range. Deltas are iterated in cx while they are tiny and in
-// float64 once they are not (see the top of perturb_formula_exp.go); the rules (rebasing,
-// escape, the smooth value) are PerturbEscapeFormula's, and so is stop. No BLA.
-func PerturbEscapeFormulaExp(ref *Reference, dcr, dci Exp, maxIter int, stop <-chan struct{}) (n int, nu float64) {
+// dci) may lie far below float64's range, and bla (nil: no approximation) is the frame's
+// FormulaBLAExp. Deltas are iterated in cx while they are tiny and in float64 once they are
+// not (see the top of perturb_formula_exp.go); the rules (rebasing, the BLA lookup, escape,
+// the smooth value) are PerturbEscapeFormula's, and so is stop.
+func PerturbEscapeFormulaExp(ref *Reference, bla *FormulaBLAExp, dcr, dci Exp, maxIter int, stop <-chan struct{}) (n int, nu float64) {
+	n, nu, _ = perturbEscapeFormulaExp(ref, bla, dcr, dci, maxIter, stop)
+	return n, nu
+}
+
+// perturbEscapeFormulaExp is PerturbEscapeFormulaExp that also counts its steps (plain steps
+// plus BLA jumps).
+func perturbEscapeFormulaExp(ref *Reference, bla *FormulaBLAExp, dcr, dci Exp, maxIter int, stop <-chan struct{}) (n int, nu float64, steps int) {
 	fm := ref.formula
 	zero := cx{e: cxZeroExp}
 	if ref.jStart == 0 {
-		return perturbFormulaLoopExp(ref, fm, newExpState(zero, 0, 0), cxFromExp(dcr, dci), maxIter, stop)
+		return perturbFormulaLoopExp(ref, bla, fm, newExpState(zero, 0, 0), cxFromExp(dcr, dci), maxIter, stop)
 	}
 	d, m, escaped, zr, zi := ref.juliaStartExp(cxFromExp(dcr, dci))
 	if escaped {
-		return 1, smoothFormula(fm, zr, zi, ref.jcr, ref.jci, 1)
+		return 1, smoothFormula(fm, zr, zi, ref.jcr, ref.jci, 1), 0
 	}
-	return perturbFormulaLoopExp(ref, fm, newExpState(d, m, 1), zero, maxIter, stop)
+	return perturbFormulaLoopExp(ref, bla, fm, newExpState(d, m, 1), zero, maxIter, stop)
 }
 
 // stepFormulaCx is one perturbation step of delta d at reference index m in cx.
@@ -98,17 +108,77 @@ func (ref *Reference) stepFormulaCx(fm Formula, m int, d, dc cx) cx {
 	return powerDeltaCx(fm.Power(), w, u, dc)
 }
 
+// climbFormulaExp is the lookup of a cx delta d in an extended formula table (ent, base) at
+// m (0 < m <= its steps): the largest valid block starting there, no longer than maxIter - n
+// steps, as its index in ent and its span; span 0 where none is valid.
+func climbFormulaExp(ent []fblaExpEntry, base []int32, m, n, maxIter int, d cx) (i, span int) {
+	am, ae := d.norm1()
+	i, end := int(base[m-1]), int(base[m])
+	if e := &ent[i]; !lessExp(am, ae, e.rm, int(e.re)) {
+		return 0, 0
+	}
+	span = 1
+	for i+1 < end && n+span*2 <= maxIter && lessExp(am, ae, ent[i+1].rm, int(ent[i+1].re)) {
+		i, span = i+1, span*2
+	}
+	return i, span
+}
+
+// climbFormula is climbFormulaExp for a float64 delta of 1-norm ad on a float64 table whose
+// first block at m is valid (ad < its radius).
+func climbFormula(fent []fblaEntry, base []int32, m, n, maxIter int, ad float64) (i, span int) {
+	i, end := int(base[m-1]), int(base[m])
+	span = 1
+	for i+1 < end && n+span*2 <= maxIter && ad < fent[i+1].r {
+		i, span = i+1, span*2
+	}
+	return i, span
+}
+
 // perturbFormulaLoopExp is PerturbEscapeFormulaExp's loop from the state st, with dc added
-// every step (0 for a Julia set).
-func perturbFormulaLoopExp(ref *Reference, fm Formula, st expState, dc cx, maxIter int, stop <-chan struct{}) (int, float64) {
+// every step (0 for a Julia set), skipping iterations by bla's blocks: a cx delta's in cx, a
+// float64 delta's on the table's float64 form (FormulaBLAExp.float64Table). It returns the
+// count, the smooth value and its steps (plain steps plus blocks).
+func perturbFormulaLoopExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st expState, dc cx, maxIter int, stop <-chan struct{}) (int, float64, int) {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
+	ent, base, fent, r0 := bla.table()
 	dcr, dci := dc.float64s() // 0 where dc is below float64's range: then negligible beside d
+	dsr, dsi := bla.scaledDC(dc)
 	kind, pw := fm.Kind, fm.Power()
 	d, dr, di, exp, m, n := st.d, st.dr, st.di, st.exp, st.m, st.n // exp: d holds the delta (else dr, di)
-	for steps := 1; n < maxIter; steps++ {
+	steps := 0
+	for n < maxIter {
+		steps++
 		if steps&stopEvery == 0 && stopped(stop) {
-			return -1, 0
+			return -1, 0, steps
+		}
+		if m > 0 && m < len(r0) {
+			// The table's blocks: a float64 delta's on its float64 form, a cx delta's (or a
+			// float64 one below 2^-950, moved to cx first) in cx.
+			if !exp {
+				if ad := math.Abs(dr) + math.Abs(di); ad >= toExp && ad < r0[m] {
+					i, span := climbFormula(fent, base, m, n, maxIter, ad)
+					e := &fent[i]
+					dr, di = e.a11*dr+e.a12*di+e.b11*dsr+e.b12*dsi, e.a21*dr+e.a22*di+e.b21*dsr+e.b22*dsi
+					m += span
+					n += span
+					goto check
+				} else if ad < toExp {
+					d, exp = cxFrom(dr, di), true
+				}
+			}
+			if exp {
+				if i, span := climbFormulaExp(ent, base, m, n, maxIter, d); span > 0 {
+					if d = ent[i].applyCx(d, dc); d.e > toDouble {
+						exp = false
+						dr, di = d.float64s()
+					}
+					m += span
+					n += span
+					goto check
+				}
+			}
 		}
 		if exp {
 			if d = ref.stepFormulaCx(fm, m, d, dc); d.e > toDouble {
@@ -139,13 +209,14 @@ func perturbFormulaLoopExp(ref *Reference, fm Formula, st expState, dc cx, maxIt
 		}
 		m++
 		n++
+	check:
 		zm := z[m]
 		if exp {
 			zr, zi := real(zm), imag(zm)
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
 				if zr*zr+zi*zi > 4 {
 					cr, ci := ref.smoothC(dcr, dci)
-					return n, smoothFormula(fm, zr, zi, cr, ci, n)
+					return n, smoothFormula(fm, zr, zi, cr, ci, n), steps
 				}
 				if m == last && period > 0 {
 					m -= period
@@ -169,7 +240,7 @@ func perturbFormulaLoopExp(ref *Reference, fm Formula, st expState, dc cx, maxIt
 		z2 := zr*zr + zi*zi
 		if z2 > 4 {
 			cr, ci := ref.smoothC(dcr, dci)
-			return n, smoothFormula(fm, zr, zi, cr, ci, n)
+			return n, smoothFormula(fm, zr, zi, cr, ci, n), steps
 		}
 		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
 			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
@@ -186,7 +257,7 @@ func perturbFormulaLoopExp(ref *Reference, fm Formula, st expState, dc cx, maxIt
 			m -= period
 		}
 	}
-	return -1, 0
+	return -1, 0, steps
 }
 
 // jx is a scaled Jacobian [[a, b], [c, d]] · 2^e with an exponent of its own (the derivative
@@ -291,35 +362,67 @@ func smoothFormulaDEX(fm Formula, zr, zi, cr, ci float64, j jx, add Exp, n int) 
 
 // PerturbEscapeFormulaDEExp is PerturbEscapeFormulaExp (the same n and nu) that also carries
 // the formula's Jacobian (formula_de.go) with an exponent of its own (jx: it starts at the
-// spacing, below float64's range), taken at the full value Z_m + d every step, and returns
-// the distance estimate and normal. For a Julia reference J starts at spacing·I and its steps
-// add nothing.
-func PerturbEscapeFormulaDEExp(ref *Reference, dcr, dci Exp, maxIter int, spacing Exp, stop <-chan struct{}) Result {
+// spacing, below float64's range), taken at the full value Z_m + d every plain step, and by
+// J' = A J + spacing·B over a block of bla (nil: none), whatever form the delta is in; it
+// returns the distance estimate and normal. For a Julia reference J starts at spacing·I and
+// its steps add nothing.
+func PerturbEscapeFormulaDEExp(ref *Reference, bla *FormulaBLAExp, dcr, dci Exp, maxIter int, spacing Exp, stop <-chan struct{}) Result {
 	fm := ref.formula
 	zero := cx{e: cxZeroExp}
 	j := jx{a: spacing.Mant(), d: spacing.Mant(), e: spacing.Exponent()}.norm() // spacing·I
 	if ref.jStart == 0 {
-		return perturbFormulaLoopDEExp(ref, fm, newExpState(zero, 0, 0), cxFromExp(dcr, dci), j, spacing, maxIter, stop)
+		return perturbFormulaLoopDEExp(ref, bla, fm, newExpState(zero, 0, 0), cxFromExp(dcr, dci), j, spacing, maxIter, stop)
 	}
 	d, m, escaped, zr, zi := ref.juliaStartExp(cxFromExp(dcr, dci))
 	if escaped {
 		return smoothFormulaDEX(fm, zr, zi, ref.jcr, ref.jci, j, Exp{}, 1)
 	}
-	return perturbFormulaLoopDEExp(ref, fm, newExpState(d, m, 1), zero, j, Exp{}, maxIter, stop)
+	return perturbFormulaLoopDEExp(ref, bla, fm, newExpState(d, m, 1), zero, j, Exp{}, maxIter, stop)
 }
 
 // perturbFormulaLoopDEExp is perturbFormulaLoopExp with the Jacobian j, ws added to its
-// diagonal every step (the spacing; 0 for a Julia set). Its delta's steps are
+// diagonal every step (the spacing; 0 for a Julia set). Its delta's steps and blocks are
 // perturbFormulaLoopExp's, operation for operation.
-func perturbFormulaLoopDEExp(ref *Reference, fm Formula, st expState, dc cx, j jx, ws Exp, maxIter int, stop <-chan struct{}) Result {
+func perturbFormulaLoopDEExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st expState, dc cx, j jx, ws Exp, maxIter int, stop <-chan struct{}) Result {
 	z := ref.Z
 	last, period, jEnd := ref.ends()
+	ent, base, fent, r0 := bla.table()
 	dcr, dci := dc.float64s()
+	dsr, dsi := bla.scaledDC(dc)
 	kind, pw := fm.Kind, fm.Power()
 	d, dr, di, exp, m, n := st.d, st.dr, st.di, st.exp, st.m, st.n
 	for steps := 1; n < maxIter; steps++ {
 		if steps&stopEvery == 0 && stopped(stop) {
 			return Result{N: -1}
+		}
+		if m > 0 && m < len(r0) {
+			// perturbFormulaLoopExp's blocks, the Jacobian through each by the extended
+			// entry's matrices.
+			if !exp {
+				if ad := math.Abs(dr) + math.Abs(di); ad >= toExp && ad < r0[m] {
+					i, span := climbFormula(fent, base, m, n, maxIter, ad)
+					e := &fent[i]
+					dr, di = e.a11*dr+e.a12*di+e.b11*dsr+e.b12*dsi, e.a21*dr+e.a22*di+e.b21*dsr+e.b22*dsi
+					j = ent[i].jacobian(j, ws)
+					m += span
+					n += span
+					goto check
+				} else if ad < toExp {
+					d, exp = cxFrom(dr, di), true
+				}
+			}
+			if exp {
+				if i, span := climbFormulaExp(ent, base, m, n, maxIter, d); span > 0 {
+					if d = ent[i].applyCx(d, dc); d.e > toDouble {
+						exp = false
+						dr, di = d.float64s()
+					}
+					j = ent[i].jacobian(j, ws)
+					m += span
+					n += span
+					goto check
+				}
+			}
 		}
 		if exp {
 			j = jacStepX(fm, cxAdd(ref.zcx(m), d), j, ws)
@@ -354,6 +457,7 @@ func perturbFormulaLoopDEExp(ref *Reference, fm Formula, st expState, dc cx, j j
 		}
 		m++
 		n++
+	check:
 		zm := z[m]
 		if exp {
 			zr, zi := real(zm), imag(zm)

@@ -275,7 +275,7 @@ func TestFormulaExpMatchesFloat64(t *testing.T) {
 						inCx++
 					}
 					n1, nu1 := PerturbEscapeFormula(f.Ref, nil, dr, di, l.Iterations, nil)
-					n2, nu2 := PerturbEscapeFormulaExp(f.Ref, NewExp(dr), NewExp(di), l.Iterations, nil)
+					n2, nu2 := PerturbEscapeFormulaExp(f.Ref, nil, NewExp(dr), NewExp(di), l.Iterations, nil)
 					if n1 != n2 || math.Abs(nu1-nu2) > 1e-6 {
 						t.Fatalf("%v at (%.12s, %.12s) 1e290, pixel (%d, %d): float64 %d %.9f, extended %d %.9f", fm, l.Re, l.Im, x, y, n1, nu1, n2, nu2)
 					}
@@ -328,7 +328,7 @@ func TestFormulaDEExpMatchesFloat64(t *testing.T) {
 				for x := range w {
 					dr, di := f.Delta(x, y)
 					a := PerturbEscapeFormulaDE(f.Ref, nil, dr, di, l.Iterations, f.Spacing, nil)
-					b := PerturbEscapeFormulaDEExp(f.Ref, NewExp(dr), NewExp(di), l.Iterations, NewExp(f.Spacing), nil)
+					b := PerturbEscapeFormulaDEExp(f.Ref, nil, NewExp(dr), NewExp(di), l.Iterations, NewExp(f.Spacing), nil)
 					if a.N != b.N || math.Abs(a.Nu-b.Nu) > 1e-6 || math.Abs(a.DE-b.DE) > 1e-6*a.DE || math.Hypot(a.Ur-b.Ur, a.Ui-b.Ui) > 1e-6 {
 						t.Fatalf("%v at 1e290, pixel (%d, %d): float64 %+v, extended %+v", fm, x, y, a, b)
 					}

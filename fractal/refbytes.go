@@ -15,5 +15,8 @@ func (ref *Reference) Bytes() int64 {
 	for _, b := range ref.fblas {
 		n += int64(b.Bytes())
 	}
+	for _, b := range ref.fblaExps {
+		n += int64(b.Bytes())
+	}
 	return n
 }

@@ -83,6 +83,8 @@ type Reference struct {
 	blas    []*BLA        // the tables built, most recently used first (at most maxBLAs)
 	blaExps []*BLAExp     // the same for PerturbationExp frames
 	fblas   []*FormulaBLA // the same for another formula's Perturbation frames
+	// fblaExps: the same for another formula's PerturbationExp frames.
+	fblaExps []*FormulaBLAExp
 }
 
 // keepTiny records Z[m] = (re, im) exactly when float64 cannot hold it.

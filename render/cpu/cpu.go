@@ -183,8 +183,11 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 		// BLA table (built once per reference and bound, shared by every row) and, where
 		// the colouring reads it, its Jacobian, but no vector loop yet.
 		var fb *fractal.FormulaBLA
+		var fbx *fractal.FormulaBLAExp
 		if perturb {
 			fb = f.FormulaBLA()
+		} else if perturbExp {
+			fbx = f.FormulaBLAExp()
 		}
 		for x := x0; x < x1; x++ {
 			if (it >= 1<<16 || perturb || perturbExp) && ctx.Err() != nil {
@@ -194,10 +197,10 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 			switch {
 			case perturbExp && deriv:
 				dr, di := f.DeltaExp(x, y)
-				r = f.ScreenNormal(fractal.PerturbEscapeFormulaDEExp(f.Ref, dr, di, it, f.PixelSpacing(), ctx.Done()))
+				r = f.ScreenNormal(fractal.PerturbEscapeFormulaDEExp(f.Ref, fbx, dr, di, it, f.PixelSpacing(), ctx.Done()))
 			case perturbExp:
 				dr, di := f.DeltaExp(x, y)
-				r.N, r.Nu = fractal.PerturbEscapeFormulaExp(f.Ref, dr, di, it, ctx.Done())
+				r.N, r.Nu = fractal.PerturbEscapeFormulaExp(f.Ref, fbx, dr, di, it, ctx.Done())
 			case perturb && deriv:
 				dr, di := f.Delta(x, y)
 				r = f.ScreenNormal(fractal.PerturbEscapeFormulaDE(f.Ref, fb, dr, di, it, f.Spacing, ctx.Done()))
