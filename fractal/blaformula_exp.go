@@ -11,10 +11,10 @@ import "math"
 //
 // A matrix is a jx (a 2x2 real mantissa, max |entry| in [0.5, 1), and an exponent: the
 // Jacobian's type, perturb_formula_exp.go), a radius an Exp. A step's block is
-// formulaStepBLA's in that arithmetic: W = f(Z) from the reference's value held exactly (zcx:
-// a tiny Z is not its float64 rounding), A = M(D W^(D-1)) S, B = I, R = min(eps |W| / (D-1),
-// and for the Burning Ship min(|X|, |Y|) / 2). The merge is mergeFormulaBLA's, |M| the spectral
-// norm of the mantissa times 2^e.
+// formulaStepBLA's (A = M(D W^(D-1)) S, B = I, R = min(eps |W| / (D-1), and for the Burning Ship
+// min(|X|, |Y|) / 2)), taken on the mantissa of the reference's value held exactly (zcx: a tiny
+// Z is not its float64 rounding) and scaled by its exponent. The merge is mergeFormulaBLA's,
+// |M| the spectral norm of the mantissa times 2^e.
 //
 // A delta in cx (while it is tiny: perturb_formula_exp.go) takes a block in cx: d <- A d + B dc,
 // each product normalized. A delta in float64 (|d| >= 2^-950) takes it on the table's float64
@@ -183,43 +183,17 @@ func specNormX(j jx) Exp {
 	return MakeExp(specNorm(j.a, j.b, j.c, j.d), j.e)
 }
 
-// formulaStepBLAX is formulaStepBLA for the reference value z (a cx, exact however small):
-// the step's A and radius (B is the identity). A zero or non-finite result is the zero block.
+// formulaStepBLAX is formulaStepBLA for the reference value z (a cx, exact however small),
+// taken on z's mantissa: the step's block is homogeneous in Z (A = M(D W^(D-1)) S scales by
+// 2^((D-1)e), the radius by 2^e, the signs and the fold's bound do not change), so that a fold
+// or power has its case in formulaStepBLA alone. B is the identity; a zero A is the zero block.
 func formulaStepBLAX(fm Formula, z cx, eps float64) fblaX {
-	w := z
-	sx, sy := 1.0, 1.0
-	fold, folds := Exp{}, false
-	switch fm.Kind {
-	case BurningShip:
-		w = cx{math.Abs(z.re), math.Abs(z.im), z.e}
-		if z.re < 0 {
-			sx = -1
-		}
-		if z.im < 0 {
-			sy = -1
-		}
-		fold, folds = MakeExp(min(w.re, w.im)/2, w.e), true
-	case Mandelbar:
-		w.im, sy = -z.im, -1
-	}
-	if w.re == 0 && w.im == 0 {
+	s := formulaStepBLA(fm, z.re, z.im, eps)
+	a := jx{s.a11, s.a12, s.a21, s.a22, (fm.Power() - 1) * z.e}.norm()
+	if a.isZero() || !a.finite() {
 		return fblaX{a: jxZero, b: jxZero}
 	}
-	d := fm.Power()
-	p := w // P = D W^(D-1)
-	for range d - 2 {
-		p = cxMul(p, w)
-	}
-	p = cx{float64(d) * p.re, float64(d) * p.im, p.e}.norm()
-	r := MakeExp(eps*math.Hypot(w.re, w.im)/float64(d-1), w.e)
-	if folds && fold.Cmp(r) < 0 {
-		r = fold
-	}
-	a := jx{a: p.re * sx, b: -p.im * sy, c: p.im * sx, d: p.re * sy, e: p.e}
-	if !a.finite() || !r.Finite() || r.Sign() < 0 {
-		return fblaX{a: jxZero, b: jxZero}
-	}
-	return fblaX{a: a, b: jx{a: 0.5, d: 0.5, e: 1}, r: r}
+	return fblaX{a: a, b: jx{a: 0.5, d: 0.5, e: 1}, r: MakeExp(s.r, z.e)}
 }
 
 // mergeFormulaBLAX is mergeFormulaBLA in extended arithmetic: the block of x's steps followed
