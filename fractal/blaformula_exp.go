@@ -223,53 +223,63 @@ func mergeFormulaBLAX(x, y *fblaX, dcMax Exp) fblaX {
 func (ref *Reference) buildFormulaBLAExp(dcMax Exp, eps float64) *FormulaBLAExp {
 	steps := max(0, len(ref.Z)-2)
 	b := &FormulaBLAExp{DcMax: dcMax, Eps: eps, steps: steps}
-	var offs []int
-	total := 0
-	for l := 0; steps>>l >= 1; l++ {
-		offs = append(offs, total)
-		total += steps >> l
-	}
-	offs = append(offs, total)
-	lm := make([]fblaX, total)
-	cut := ref.jStart - 1
-	for k := range steps {
-		if k+1 == cut {
-			lm[k] = fblaX{a: jxZero, b: jxZero}
-			continue
-		}
-		lm[k] = formulaStepBLAX(ref.formula, ref.zcx(k+1), eps)
-	}
-	for l := 1; l < len(offs)-1; l++ {
-		prev, cur := lm[offs[l-1]:offs[l]], lm[offs[l]:offs[l+1]]
-		for k := range cur {
-			cur[k] = mergeFormulaBLAX(&prev[2*k], &prev[2*k+1], dcMax)
-		}
+	// buildFormulaBLA's layout: level l has steps>>l entries, entry k of level l starts at step
+	// k<<l; grouped by start, built in place (each merge reads its two halves' entries).
+	levels := 0
+	for steps>>levels >= 1 {
+		levels++
 	}
 	levelsAt := func(k int) int {
 		n := 1
-		for l := 1; l < len(offs)-1 && k&(1<<uint(l)-1) == 0 && k>>uint(l) < offs[l+1]-offs[l]; l++ {
+		for l := 1; l < levels && k&(1<<uint(l)-1) == 0 && k>>uint(l) < steps>>uint(l); l++ {
 			n++
 		}
 		return n
 	}
-	clampE := func(e int) int32 { return int32(min(max(e, -1<<30), 1<<30)) }
 	b.base = make([]int32, steps+1)
-	b.ent = make([]fblaExpEntry, 0, total)
+	n := 0
 	for k := range steps {
-		b.base[k] = int32(len(b.ent))
-		for l := range levelsAt(k) {
-			x := &lm[offs[l]+k>>uint(l)]
-			b.ent = append(b.ent, fblaExpEntry{
-				a11: x.a.a, a12: x.a.b, a21: x.a.c, a22: x.a.d, ae: clampE(x.a.e),
-				b11: x.b.a, b12: x.b.b, b21: x.b.c, b22: x.b.d, be: clampE(x.b.e),
-				rm: x.r.m, re: clampE(x.r.e),
-			})
+		b.base[k] = int32(n)
+		n += levelsAt(k)
+	}
+	b.base[steps] = int32(n)
+	b.ent = make([]fblaExpEntry, n)
+	at := func(l, k int) *fblaExpEntry { return &b.ent[int(b.base[k<<uint(l)])+l] }
+	cut := ref.jStart - 1
+	for k := range steps {
+		if k+1 != cut { // the zero entry at the cut: never valid
+			*at(0, k) = formulaStepBLAX(ref.formula, ref.zcx(k+1), eps).entry()
 		}
 	}
-	b.base[steps] = int32(len(b.ent))
+	for l := 1; l < levels; l++ {
+		for k := range steps >> uint(l) {
+			x, y := at(l-1, 2*k).block(), at(l-1, 2*k+1).block()
+			*at(l, k) = mergeFormulaBLAX(&x, &y, dcMax).entry()
+		}
+	}
 	b.scale = dcMax.e + 1 // |dc| <= DcMax = 2^(scale-1): |dcs| <= 1/2
 	b.f64 = b.float64Table()
 	return b
+}
+
+// entry is the block x as a table entry, its exponents clamped to ±2^30 (a zero matrix's
+// and radius's mantissas are 0: their exponents do not matter).
+func (x fblaX) entry() fblaExpEntry {
+	clampE := func(e int) int32 { return int32(min(max(e, -1<<30), 1<<30)) }
+	return fblaExpEntry{
+		a11: x.a.a, a12: x.a.b, a21: x.a.c, a22: x.a.d, ae: clampE(x.a.e),
+		b11: x.b.a, b12: x.b.b, b21: x.b.c, b22: x.b.d, be: clampE(x.b.e),
+		rm: x.r.m, re: clampE(x.r.e),
+	}
+}
+
+// block is the entry e as a block to merge.
+func (e *fblaExpEntry) block() fblaX {
+	return fblaX{
+		a: jx{e.a11, e.a12, e.a21, e.a22, int(e.ae)},
+		b: jx{e.b11, e.b12, e.b21, e.b22, int(e.be)},
+		r: Exp{m: e.rm, e: int(e.re)},
+	}
 }
 
 // float64Table is b's float64 form (see the top of blaformula_exp.go): each entry's A rounded
