@@ -422,3 +422,47 @@ func compareFormulaBLAExp(f Frame, bla *FormulaBLAExp) formulaBLATally {
 	}
 	return c
 }
+
+// TestFormulaBLAExpJuliaCut is TestFormulaBLAJuliaCut for the extended table: a Julia
+// reference's (at zoom 1e400) has no valid block spanning the step from the critical orbit's
+// last index to the reference point's first, and its float64 form none either; blocks
+// elsewhere are valid.
+func TestFormulaBLAExpJuliaCut(t *testing.T) {
+	l := Home()
+	l.Formula = Formula{Kind: BurningShip}
+	l.Iterations = 300
+	l.Julia = JuliaParam{On: true, Re: MustDecimal("-0.1"), Im: MustDecimal("0.1")}
+	l.Re, l.Im, l.Zoom = MustDecimal("0.3"), MustDecimal("0.2"), MustDecimal("1e400")
+	f, err := NewFrame(l, 16, 16).WithReference(t.Context(), &ReferenceCache{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Precision() != PerturbationExp {
+		t.Fatalf("precision %v", f.Precision())
+	}
+	cut := f.Ref.JuliaStart() - 1
+	if cut < 100 {
+		t.Fatalf("critical orbit of %d values", cut+1)
+	}
+	bla := f.FormulaBLAExp()
+	if bla.DcMax.Sign() != 0 {
+		t.Errorf("a Julia set's table has DcMax %v, not 0", bla.DcMax)
+	}
+	valid := 0
+	for lv := 0; bla.steps>>lv >= 1; lv++ {
+		for k := range bla.steps >> lv {
+			i := int(bla.base[k<<lv]) + lv
+			e, g := bla.ent[i], bla.f64.ent[i]
+			first, last := 1+k<<lv, (k+1)<<lv // the steps from m = first to last
+			if first <= cut && cut <= last && (e.rm != 0 || g.r != 0) {
+				t.Fatalf("level %d entry %d (steps %d to %d) spans the cut at %d with radius %v (float64 %g)", lv, k, first, last, cut, MakeExp(e.rm, int(e.re)), g.r)
+			}
+			if e.rm > 0 {
+				valid++
+			}
+		}
+	}
+	if valid < bla.steps/2 {
+		t.Errorf("%d valid blocks of %d steps", valid, bla.steps)
+	}
+}
