@@ -78,7 +78,7 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if v != shaders.Perturb && g.progs[v] == nil {
 		return fmt.Errorf("opengl compute: %s has no %s shader", g.renderer, v)
 	}
-	// The derivative: never with another formula (cpuOnly, above); always on the orbit path,
+	// The derivative: where the colouring reads it (a formula's Jacobian too); always on the orbit path,
 	// whose samples carry the estimate as the CPU's do (fractal.Frame.PixelChannels).
 	deriv := f.NeedsDerivative() || f.OrbitPath()
 	for _, t := range tilesOf(rect, g.maxTile) {

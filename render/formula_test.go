@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -236,7 +235,7 @@ func TestFormulaAgainstCPU(t *testing.T) {
 }
 
 // TestFormulaKindsHaveGLSL: every formula kind fractal lists, at every power, has its own
-// defines, and its programs compile and draw its set as the CPU does (a kind or power that
+// defines, and its programs (with the derivative too) compile and draw its set as the CPU does (a kind or power that
 // the shaders do not know fails here: common.glsl refuses a POWER with no kind it knows);
 // a kind define the shaders do not know does not compile.
 func TestFormulaKindsHaveGLSL(t *testing.T) {
@@ -261,6 +260,9 @@ func TestFormulaKindsHaveGLSL(t *testing.T) {
 			{v: shaders.F32, stage: stageIterate}, {v: shaders.F64, stage: stageSample},
 			{v: shaders.Emulated, stage: stageSingle}, {v: shaders.Perturb, pages: 1, stage: stageSingle},
 			{v: shaders.Perturb, pages: 2, stage: stageIterate, julia: true},
+			// With the derivative (the Jacobian: jacStep's fold), in each arithmetic.
+			{v: shaders.F32, stage: stageSingle, deriv: true}, {v: shaders.Emulated, stage: stageSample, deriv: true},
+			{v: shaders.F64, stage: stageIterate, deriv: true}, {v: shaders.Perturb, pages: 1, stage: stageIterate, deriv: true},
 		} {
 			if (key.v == shaders.F64 || key.v == shaders.Perturb) && !g.fp64 {
 				continue
@@ -296,59 +298,90 @@ func TestFormulaKindsHaveGLSL(t *testing.T) {
 	}
 }
 
-// TestFormulaDerivativeOnCPU: a formula's frame with a colouring that reads the derivative
-// (its Jacobian, which the shaders do not carry) is drawn and computed by the CPU renderer,
-// in float32, double and perturbation: the GL renderer's picture and samples are the CPU
-// renderer's byte for byte, each call counted as a CPU frame, and Mode says so.
-func TestFormulaDerivativeOnCPU(t *testing.T) {
-	g := testGL(t, Options{})
-	bs := fractal.Formula{Kind: fractal.BurningShip}
-	re, im := formulaEdge(t, bs, 2.2)
-	r := image.Rect(0, 0, 40, 24)
-	for _, col := range []string{"distance", "slopes"} {
-		for _, zoom := range []string{"20", "1e7", "1e9"} {
-			l := formulaView(t, bs, re, im, zoom, 300, false, 0, 0)
-			for _, c := range colourings {
-				if c.name == col {
-					c.set(&l.Color)
+// TestFormulaDerivativeAgainstCPU: a formula's frame in a colouring that reads the derivative
+// (its Jacobian, common.glsl's jacStep) is drawn and computed on the GPU, never handed to the
+// CPU renderer, in float32, native double and perturbation, its own set and a Julia set, in
+// one pass and in passes (the Jacobian carried in the state textures): the picture as
+// TestAgainstCPU asks, the samples (inside/escaped, nu, and the distance estimate and normal)
+// within exactTol of the CPU renderer's on >= 99% of the pixels. The emulated double, whose
+// c carries 48 bits, within emulatedTol.
+func TestFormulaDerivativeAgainstCPU(t *testing.T) {
+	cases := map[string]formulaCase{}
+	for _, c := range formulaCases(t) {
+		cases[c.name] = c
+	}
+	gls := map[string]*GL{} // by precision and passes
+	for i, v := range []struct {
+		view, prec string
+		passes     bool
+	}{
+		{"burning-ship_edge_20", "", false}, {"burning-ship_edge_20", "", true}, {"burning-ship_edge_1e5", "", false},
+		{"burning-ship_edge_1e5", "", true}, {"burning-ship_edge_1e8", "", false}, {"burning-ship_edge_1e8", "", true},
+		{"burning-ship_julia_1e6", "", false}, {"burning-ship_julia_1e9", "", true},
+		{"mandelbar_edge_20", "", false}, {"mandelbar_edge_1e7", "", false}, {"mandelbar_edge_1e8", "", false},
+		{"mandelbrot power 3_edge_20", "", false}, {"mandelbrot power 3_edge_1e5", "", false},
+		{"mandelbrot power 3_edge_1e8", "", true}, {"burning-ship power 3_edge_1e8", "", false},
+		{"mandelbar power 3_julia_1e9", "", false}, {"mandelbar power 3_edge_1e5", "emulated", false},
+	} {
+		c, ok := cases[v.view]
+		if !ok {
+			t.Fatalf("no view %q", v.view)
+		}
+		// The distance and slopes colourings in turn: both read the same samples.
+		for _, col := range []string{[]string{"distance", "slopes"}[i%2]} {
+			name := strings.ReplaceAll(v.view, " ", "_") + "_" + col
+			if v.passes {
+				name += "_passes"
+			}
+			if v.prec != "" {
+				name += "_" + v.prec
+			}
+			t.Run(name, func(t *testing.T) {
+				opts := Options{Precision: v.prec, Perturb: "gpu"}
+				if v.passes {
+					opts.PassIterations = 37
 				}
-			}
-			if err := l.Validate(); err != nil {
-				t.Fatalf("%s at %s: %v", col, zoom, err)
-			}
-			f := fractal.NewFrame(l, 40, 24)
-			want := image.NewRGBA(r)
-			if err := (&cpu.Renderer{}).Render(context.Background(), f, r, want); err != nil {
-				t.Fatalf("%s at %s: the CPU renderer: %v", col, zoom, err)
-			}
-			wantData := colour.NewData(r)
-			if err := (&cpu.Renderer{}).Compute(context.Background(), f, r, wantData); err != nil {
-				t.Fatal(err)
-			}
-			before := g.Stats()
-			got := image.NewRGBA(r)
-			if err := g.Render(context.Background(), f, r, got); err != nil {
-				t.Fatalf("%s at %s: Render: %v", col, zoom, err)
-			}
-			if !bytes.Equal(got.Pix, want.Pix) {
-				t.Errorf("%s at %s: Render is not the CPU renderer's picture", col, zoom)
-			}
-			gotData := colour.NewData(r)
-			if err := g.Compute(context.Background(), f, r, gotData); err != nil {
-				t.Fatalf("%s at %s: Compute: %v", col, zoom, err)
-			}
-			for y := range 24 {
-				if !slices.Equal(gotData.Row(y), wantData.Row(y)) {
-					t.Errorf("%s at %s: Compute's row %d is not the CPU renderer's", col, zoom, y)
-					break
+				key := fmt.Sprint(opts.Precision, opts.PassIterations)
+				g := gls[key]
+				if g == nil {
+					g = testGL(t, opts)
+					gls[key] = g
 				}
-			}
-			if s := g.Stats(); s.Tiles != before.Tiles || s.CPUFrames != before.CPUFrames+2 {
-				t.Errorf("%s at %s: %d tiles and %d CPU frames, want 0 and 2", col, zoom, s.Tiles-before.Tiles, s.CPUFrames-before.CPUFrames)
-			}
-			if m := g.Mode(f); !strings.Contains(m, "CPU: the shaders carry no derivative for burning-ship") {
-				t.Errorf("%s at %s: Mode = %q", col, zoom, m)
-			}
+				if g.variant(fractal.NewFrame(c.loc, 1, 1)) == shaders.Perturb && !g.fp64 {
+					t.Skipf("%s has no fp64", g.renderer)
+				}
+				f := fractal.NewFrame(withColouring(t, c.loc, col), 48, 32)
+				if !f.NeedsDerivative() || f.Precision() != c.prec {
+					t.Fatalf("the frame is %v and reads the derivative: %v", f.Precision(), f.NeedsDerivative())
+				}
+				before := g.Stats()
+				got := renderGL(t, g, f)
+				samples := computeGL(t, g, f)
+				if s := g.Stats(); s.CPUFrames != before.CPUFrames {
+					t.Errorf("%d frames to the CPU renderer (%s), want 0", s.CPUFrames-before.CPUFrames, g.Mode(f))
+				}
+				if m := g.Mode(f); strings.Contains(m, "CPU") {
+					t.Errorf("Mode = %q", m)
+				}
+				want := image.NewRGBA(got.Bounds())
+				if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
+					t.Fatal(err)
+				}
+				frac := matchesCPU(t, "formula_deriv_"+name, got, want)
+				tol := exactTol
+				if g.variant(f) == shaders.Emulated {
+					tol = emulatedTol
+				}
+				a := compareSamples(samples, computeCPU(t, f), true, tol)
+				side := float64(a.sameSide) / float64(a.pixels)
+				de := float64(a.deOK) / float64(max(a.escaped, 1))
+				t.Logf("%s (%s): picture %.3f%% within 6/255; samples: %d escaped of %d, inside/escaped %.3f%%, nu and DE %.3f%%",
+					name, g.Mode(f), 100*frac, a.escaped, a.pixels, 100*side, 100*de)
+				if side < tol.share || de < tol.share || a.escaped < a.pixels/10 {
+					t.Errorf("samples: inside/escaped %.3f%%, nu and DE %.3f%% (want %.0f%%), %d of %d escaped; first disagreement at %v",
+						100*side, 100*de, 100*tol.share, a.escaped, a.pixels, a.firstBad)
+				}
+			})
 		}
 	}
 }

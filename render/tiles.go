@@ -85,16 +85,11 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 
 // cpuOnly is why the CPU renderer draws frame f whatever its precision ("" when the shaders
 // can): a formula other than the Mandelbrot set's past float64's exponent range
-// (PerturbationExp), or with a colouring that reads the derivative, whose Jacobian
-// (fractal/formula_de.go) the shaders do not carry.
+// (PerturbationExp). A formula's derivative the shaders carry (its Jacobian: common.glsl's
+// JACOBIAN, as fractal/formula_de.go).
 func cpuOnly(f fractal.Frame) string {
-	switch {
-	case f.Loc.Formula.IsMandelbrot():
-		return ""
-	case f.Precision() == fractal.PerturbationExp:
+	if !f.Loc.Formula.IsMandelbrot() && f.Precision() == fractal.PerturbationExp {
 		return "the shaders have no extended exponents for " + f.Loc.Formula.String()
-	case f.NeedsDerivative():
-		return "the shaders carry no derivative for " + f.Loc.Formula.String()
 	}
 	return ""
 }

@@ -307,6 +307,10 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         n = 1;
         wr = sp;
         wi = 0.0LF;
+#if defined(JACOBIAN)
+        jb = 0.0LF;  // J = spacing I
+        jd = sp;
+#endif
         budget = escaped ? 0 : budget;
     }
 #else
@@ -355,13 +359,18 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         }
         if (!jumped) {
 #if defined(DERIV)
-            // w <- 2 z w + spacing, z = Z_m + d before the step
+            // w <- 2 z w + spacing, z = Z_m + d before the step (a formula's Jacobian:
+            // jacStep at z, as fractal.perturbFormulaLoopDE)
             precise double fr = zmr + dr;
             precise double fi = zmi + di;
+#if defined(JACOBIAN)
+            jacStep(fr, fi, wr, jb, wi, jd, ws);
+#else
             precise double nwr = 2.0LF * (fr * wr - fi * wi) + ws;
             precise double nwi = 2.0LF * (fr * wi + fi * wr);
             wr = nwr;
             wi = nwi;
+#endif
 #endif
 #if defined(FORMULA)
             formulaDelta(zmr, zmi, dr, di, dcr, dci);
