@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"testing"
@@ -310,7 +311,6 @@ func TestFormulaDerivativeAgainstCPU(t *testing.T) {
 	for _, c := range formulaCases(t) {
 		cases[c.name] = c
 	}
-	gls := map[string]*GL{} // by precision and passes
 	for i, v := range []struct {
 		view, prec string
 		passes     bool
@@ -341,12 +341,7 @@ func TestFormulaDerivativeAgainstCPU(t *testing.T) {
 				if v.passes {
 					opts.PassIterations = 37
 				}
-				key := fmt.Sprint(opts.Precision, opts.PassIterations)
-				g := gls[key]
-				if g == nil {
-					g = testGL(t, opts)
-					gls[key] = g
-				}
+				g := testGL(t, opts)
 				if g.variant(fractal.NewFrame(c.loc, 1, 1)) == shaders.Perturb && !g.fp64 {
 					t.Skipf("%s has no fp64", g.renderer)
 				}
@@ -451,51 +446,155 @@ func TestFormulaGL33(t *testing.T) {
 	}
 }
 
-// TestFormulaPerturbFitsWithoutBLA: a formula's perturbation frame uploads its orbit alone (no
-// BLA table for it yet), so whether it fits the texture buffers is the orbit's alone: with a
-// buffer limit that holds the orbit in maxPages pages but not the Mandelbrot set's BLA table of
-// the same orbit, the GPU still draws it, as the CPU does.
-func TestFormulaPerturbFitsWithoutBLA(t *testing.T) {
+// misiurewiczCubic is a Misiurewicz point of the cubic Mandelbrot set z <- z^3 + c, to 60
+// digits: c = sqrt(w - 1), w = e^(2 pi i/3), whose z_2 = c^3 + c = w c is a repelling fixed
+// point (multiplier 3 w^2 c^2, of size 3 sqrt 3), so that a view about it has structure at
+// every depth and its reference never meets an axis.
+func misiurewiczCubic(t testing.TB) (re, im fractal.Decimal) {
+	t.Helper()
+	const prec = 400
+	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	s3 := nf().Sqrt(nf().SetInt64(3)) // |w - 1| = sqrt 3, w - 1 = -3/2 + i sqrt(3)/2
+	a := nf().SetFloat64(-1.5)
+	r := nf().Sqrt(nf().Quo(nf().Add(s3, a), nf().SetInt64(2))) // sqrt((|z| + a) / 2)
+	i := nf().Sqrt(nf().Quo(nf().Sub(s3, a), nf().SetInt64(2))) // sqrt((|z| - a) / 2), Im > 0
+	var err error
+	if re, err = fractal.ParseDecimal(r.Text('f', 60)); err != nil {
+		t.Fatal(err)
+	}
+	if im, err = fractal.ParseDecimal(i.Text('f', 60)); err != nil {
+		t.Fatal(err)
+	}
+	return re, im
+}
+
+// TestFormulaBLAAgainstCPU: a formula's deep frame (zoom 1e50) is drawn and computed on the GPU
+// with its BLA table (fractal.FormulaBLA, uploaded as FormulaBLA.Flat: 2x2 real matrices) and
+// agrees with the CPU renderer, which takes the same table's blocks: the picture as
+// TestAgainstCPU asks, the samples within exactTol on >= 99% of the pixels, in one pass and
+// in passes, with the derivative through the blocks (J <- A J + spacing B): the Burning Ship
+// about its Misiurewicz point -1 - i (its orbit -1 + i, never on an axis, where a fold would
+// stop every block) and the cubic Mandelbrot set about one of its Misiurewicz points.
+func TestFormulaBLAAgainstCPU(t *testing.T) {
+	bs, p3 := fractal.Formula{Kind: fractal.BurningShip}, must(fractal.MakeFormula(fractal.Mandelbrot, 3))
+	cre, cim := misiurewiczCubic(t)
+	for _, c := range []struct {
+		name     string
+		fm       fractal.Formula
+		re, im   fractal.Decimal
+		col      string
+		passIter int
+	}{
+		{"burning-ship", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "", 0},
+		{"burning-ship_passes", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "", 37},
+		{"burning-ship_distance", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "distance", 0},
+		{"mandelbrot_power_3", p3, cre, cim, "", 0},
+		{"mandelbrot_power_3_slopes_passes", p3, cre, cim, "slopes", 37},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := testGL(t, Options{Perturb: "gpu", PassIterations: c.passIter})
+			if !g.fp64 {
+				t.Skipf("%s has no fp64", g.renderer)
+			}
+			l := fractal.HomeOf(c.fm)
+			l.Re, l.Im, l.Zoom, l.Iterations = c.re, c.im, fractal.MustDecimal("1e50"), 1500
+			l = withColouring(t, l, c.col)
+			f, err := fractal.NewFrame(l, 64, 48).WithReference(context.Background(), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Precision() != fractal.Perturbation {
+				t.Fatalf("the frame is %v", f.Precision())
+			}
+			before := g.Stats()
+			got := renderGL(t, g, f)
+			samples := computeGL(t, g, f)
+			if s := g.Stats(); s.CPUFrames != before.CPUFrames {
+				t.Errorf("%d frames to the CPU renderer (%s), want 0", s.CPUFrames-before.CPUFrames, g.Mode(f))
+			}
+			if tb := g.tables; tb == nil || tb.fbla != f.FormulaBLA() || tb.fbla.Levels() < 5 {
+				t.Fatal("the frame's formula BLA table is not the one uploaded")
+			}
+			want := image.NewRGBA(got.Bounds())
+			if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
+				t.Fatal(err)
+			}
+			colours := map[[3]uint8]bool{}
+			for i := 0; i < len(want.Pix); i += 4 {
+				colours[[3]uint8{want.Pix[i], want.Pix[i+1], want.Pix[i+2]}] = true
+			}
+			if len(colours) < 20 {
+				t.Fatalf("the CPU's picture has %d colours: the view tests little", len(colours))
+			}
+			frac := matchesCPU(t, "formula_bla_"+c.name, got, want)
+			a := compareSamples(samples, computeCPU(t, f), f.NeedsDerivative(), exactTol)
+			side := float64(a.sameSide) / float64(a.pixels)
+			ok := float64(a.deOK) / float64(max(a.escaped, 1))
+			t.Logf("%s (%s): picture %.3f%% within 6/255; samples: %d escaped of %d, inside/escaped %.3f%%, nu (and DE) %.3f%% (worst nu %.2g)",
+				c.name, g.Mode(f), 100*frac, a.escaped, a.pixels, 100*side, 100*ok, a.worstNu)
+			if side < exactTol.share || ok < exactTol.share || a.escaped < a.pixels/2 {
+				t.Errorf("samples: inside/escaped %.3f%%, nu (and DE) %.3f%%, %d of %d escaped; first disagreement at %v",
+					100*side, 100*ok, a.escaped, a.pixels, a.firstBad)
+			}
+		})
+	}
+}
+
+// TestFormulaPerturbPages: a formula's orbit and BLA table split into several texture buffers
+// (a texel limit that needs 2 to maxPages pages for the table, whose entries are five texels
+// and so straddle the pages' ends) draw as in one; a limit too small for maxPages pages sends
+// the frame to the CPU renderer, and Mode says why.
+func TestFormulaPerturbPages(t *testing.T) {
 	g := testGL(t, Options{Perturb: "gpu"})
 	if !g.fp64 {
 		t.Skipf("%s has no fp64", g.renderer)
 	}
-	var c formulaCase
-	for _, fc := range formulaCases(t) {
-		if fc.name == "burning-ship_edge_1e8" {
-			c = fc
-		}
-	}
-	f, err := fractal.NewFrame(c.loc, 64, 40).WithReference(context.Background(), nil, nil)
+	l := fractal.HomeOf(fractal.Formula{Kind: fractal.BurningShip})
+	l.Re, l.Im, l.Zoom, l.Iterations = fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), fractal.MustDecimal("1e30"), 1500
+	f, err := fractal.NewFrame(l, 48, 32).WithReference(context.Background(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Precision() != fractal.Perturbation {
-		t.Fatalf("the frame is %v", f.Precision())
+	orbit, table := tableTexels(f.Ref, frameBLA(f, false))
+	if f.FormulaBLA() == nil || table <= orbit {
+		t.Fatalf("orbit %d texels, table %d: the test needs a formula table longer than the orbit", orbit, table)
 	}
-	orbit, table := tableTexels(f.Ref, f.BLA(), nil)
+	whole := renderGL(t, g, f)
+	defer func() { texBufferLimitOverride = 0 }()
 	limit := 1
-	for limit*maxPages < orbit {
+	for limit*maxPages < table {
 		limit *= 2
 	}
-	if table <= limit*maxPages {
-		t.Fatalf("a BLA table of %d texels fits %d pages of %d: the test needs a longer one", table, maxPages, limit)
-	}
-	texBufferLimitOverride = limit
-	defer func() { texBufferLimitOverride = 0 }()
+	texBufferLimitOverride = limit // maxPages pages or fewer, more than one
 	if err := g.perturbFits(f); err != nil {
-		t.Fatalf("an orbit of %d texels in pages of %d: %v", orbit, limit, err)
+		t.Fatalf("a table of %d texels in pages of %d: %v", table, limit, err)
 	}
 	before := g.Stats()
 	got := renderGL(t, g, f)
-	if n := g.Stats().CPUFrames - before.CPUFrames; n != 0 {
-		t.Errorf("%d frames to the CPU renderer (%s)", n, g.Mode(f))
+	if n := g.Stats().CPUFrames - before.CPUFrames; n != 0 || g.tables.pages < 2 {
+		t.Errorf("%d frames to the CPU renderer (%s), %d pages", n, g.Mode(f), g.tables.pages)
+	}
+	if !bytes.Equal(got.Pix, whole.Pix) {
+		frac, bad := imagetest.Agreement(got, whole, 0)
+		t.Errorf("in pages of %d texels: %.2f%% of the picture in one page's, first difference at %v", limit, 100*frac, bad)
+	}
+	texBufferLimitOverride = limit / 2
+	if m := g.Mode(f); !strings.Contains(m, "CPU: the reference orbit and BLA table") {
+		t.Errorf("a table of %d texels in pages of %d: Mode = %q", table, limit/2, m)
+	}
+	before = g.Stats()
+	got = renderGL(t, g, f)
+	if n := g.Stats().CPUFrames - before.CPUFrames; n != 1 {
+		t.Errorf("%d frames to the CPU renderer, want 1", n)
 	}
 	want := image.NewRGBA(got.Bounds())
 	if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
 		t.Fatal(err)
 	}
-	matchesCPU(t, "formula_perturb_pages", got, want)
+	if !bytes.Equal(got.Pix, want.Pix) {
+		t.Error("the frame sent to the CPU renderer is not its picture")
+	}
+	matchesCPU(t, "formula_perturb_pages", whole, want)
 }
 
 // TestFormulaExpOnCPU: a formula's frame past float64's exponent range (zoom 1e320, a

@@ -248,16 +248,10 @@ func (g *GL) drawTileOf(ctx context.Context, v shaders.Variant, p *program, f fr
 }
 
 // frameTables runs on the GL thread: the texture tables of perturbation frame f (its orbit,
-// and its BLA table, with extended exponents for exp), uploaded unless they are already.
+// and its BLA table, with extended exponents for exp: frameBLA), uploaded unless they are
+// already.
 func (g *GL) frameTables(f fractal.Frame, exp bool) (*deepTables, error) {
-	var bla *fractal.BLA
-	var blaExp *fractal.BLAExp
-	if exp && !noBLA {
-		blaExp = f.BLAExp() // the Mandelbrot set's alone (another formula's exp frame: cpuOnly)
-	} else if !exp {
-		bla = frameBLA(f)
-	}
-	return g.ensureTables(f.Ref, bla, blaExp)
+	return g.ensureTables(f.Ref, frameBLA(f, exp))
 }
 
 // tileProgram runs on the GL thread: the program that draws frame f, whose variant's plain

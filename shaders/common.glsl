@@ -116,7 +116,7 @@ vec2 screenNormal(vec2 u) {
 // formula's programs have none of them and keep the Mandelbrot set's own loop. A POWER with
 // no kind this file knows is an error, so that a kind added to fractal without its GLSL
 // fails to compile (render's TestFormulaKindsHaveGLSL). perturb.frag's formulaDelta is the
-// perturbation step (without BLA tables). With DERIV a formula carries its derivative, the
+// perturbation step, formulaBlock a block of its BLA table (2x2 real matrices). With DERIV a formula carries its derivative, the
 // real 2x2 Jacobian (JACOBIAN, jacStep below); it has no extended exponents yet.
 #if defined(FORMULA_MANDELBROT) || defined(FORMULA_BURNING_SHIP) || defined(FORMULA_MANDELBAR)
 #define FORMULA 1

@@ -34,7 +34,9 @@ uniform uvec4 uJuliaC;  // the bits of c (re, im)
 #endif
 
 // The reference orbit: texel m holds Z[m] (re lo, re hi, im lo, im hi). The BLA table
-// (fractal.BLA.Flat): entry e in texels 3e (Ar, Ai), 3e+1 (Br, Bi) and 3e+2 (R, 0). Each
+// (fractal.BLA.Flat): entry e in texels 3e (Ar, Ai), 3e+1 (Br, Bi) and 3e+2 (R, 0); a
+// formula's (FORMULA: fractal.FormulaBLA.Flat, 2x2 real matrices) in BLA_TEXELS = 5 texels,
+// 5e (a11, a12), 5e+1 (a21, a22), 5e+2 (b11, b12), 5e+3 (b21, b22) and 5e+4 (R, 0). Each
 // table is split into PAGES texture buffers of 2^uPageShift texels (the last one shorter).
 uniform int uPageShift;
 uniform usamplerBuffer uOrbit0;
@@ -50,6 +52,12 @@ uniform usamplerBuffer uBLA2;
 #if PAGES > 3
 uniform usamplerBuffer uOrbit3;
 uniform usamplerBuffer uBLA3;
+#endif
+
+#if defined(FORMULA)
+#define BLA_TEXELS 5
+#else
+#define BLA_TEXELS 3
 #endif
 
 // The BLA table's shape: uBLASteps is S (fractal.BLA.Steps), level l has S >> l entries from
@@ -133,7 +141,7 @@ struct blaDelta {
 bool blaValid(int e, blaDelta d);
 #else
 bool blaValid(int e, blaDelta d) {
-    return d.ad < packDouble2x32(blaTexel(3 * e + 2).xy);
+    return d.ad < packDouble2x32(blaTexel(BLA_TEXELS * e + BLA_TEXELS - 1).xy);
 }
 #endif
 
@@ -241,7 +249,8 @@ double diffAbs(double x, double d) {
     return xd > 0.0LF ? t : -d;
 }
 
-// formulaDelta is fractal.perturbStep, operation for operation: d <- f(Z + d)^D - f(Z)^D + dc,
+// formulaDelta is fractal.perturbStep, operation for operation (the plain step; a BLA block
+// is formulaBlock's): d <- f(Z + d)^D - f(Z)^D + dc,
 // the fold applied to the delta exactly (foldDelta: W = f(Z), u = f(Z + d) - f(Z)), then the
 // power's difference without cancellation (powerDelta; for D = 2, (2W + u) u).
 void formulaDelta(double zr, double zi, inout double dr, inout double di, double dcr, double dci) {
@@ -280,6 +289,35 @@ void formulaDelta(double zr, double zi, inout double dr, inout double di, double
 #endif
     dr = nr;
     di = ni;
+}
+#endif
+
+#if defined(FORMULA)
+// formulaBlock applies the formula's BLA block e (fractal.perturbFormulaLoop's, operation for
+// operation): d <- A d + B dc with A and B real 2x2 matrices, and with DERIV the Jacobian
+// J <- A J + ws B (fractal.perturbFormulaLoopDE; its first column in (wr, wi), the second in
+// jb, jd).
+void formulaBlock(int e, inout double dr, inout double di, double dcr, double dci, inout double wr, inout double wi, double ws) {
+    int t = BLA_TEXELS * e;
+    uvec4 t0 = blaTexel(t), t1 = blaTexel(t + 1), t2 = blaTexel(t + 2), t3 = blaTexel(t + 3);
+    double a11 = packDouble2x32(t0.xy), a12 = packDouble2x32(t0.zw);
+    double a21 = packDouble2x32(t1.xy), a22 = packDouble2x32(t1.zw);
+    double b11 = packDouble2x32(t2.xy), b12 = packDouble2x32(t2.zw);
+    double b21 = packDouble2x32(t3.xy), b22 = packDouble2x32(t3.zw);
+    precise double nr = a11 * dr + a12 * di + b11 * dcr + b12 * dci;
+    precise double ni = a21 * dr + a22 * di + b21 * dcr + b22 * dci;
+    dr = nr;
+    di = ni;
+#if defined(JACOBIAN)
+    precise double na = a11 * wr + a12 * wi + b11 * ws;
+    precise double nb = a11 * jb + a12 * jd + b12 * ws;
+    precise double nc = a21 * wr + a22 * wi + b21 * ws;
+    precise double nd = a21 * jb + a22 * jd + b22 * ws;
+    wr = na;
+    jb = nb;
+    wi = nc;
+    jd = nd;
+#endif
 }
 #endif
 
@@ -333,6 +371,14 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         bool jumped = false;
         if (uBLALevels > 0 && m > 0) {
             int lo = blaLevel(m, n, blaDelta(false, 0.0LF, 0, abs(dr) + abs(di)));
+#if defined(FORMULA)
+            if (lo >= 0) {
+                formulaBlock(blaEntry(m, lo), dr, di, dcr, dci, wr, wi, ws);
+                m += 1 << lo;
+                n += 1 << lo;
+                jumped = true;
+            }
+#else
             if (lo >= 0) {
                 int e = 3 * blaEntry(m, lo);
                 uvec4 ta = blaTexel(e);
@@ -356,6 +402,7 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
                 orbitBlockEnd = n;
 #endif
             }
+#endif
         }
         if (!jumped) {
 #if defined(DERIV)
