@@ -177,12 +177,12 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 // frameBLA is the BLA table the perturbation shader takes for frame f (with extended
 // exponents for exp): f.BLA(), for a formula other than the Mandelbrot set's f.FormulaBLA()
 // (the CPU renderer's, so that both take the same blocks), with extended exponents f.BLAExp()
-// (the Mandelbrot set's alone: another formula's exp frame is the CPU's, cpuOnly); none where
-// noBLA is set.
+// (the Mandelbrot set's alone: another formula's extended-exponent loop takes every step, as
+// on the CPU); none where noBLA is set.
 func frameBLA(f fractal.Frame, exp bool) blaTables {
 	switch {
-	case noBLA:
-		return blaTables{}
+	case noBLA || exp && !f.Loc.Formula.IsMandelbrot():
+		return blaTables{} // a formula's extended-exponent loop has no table (the CPU's neither)
 	case exp:
 		return blaTables{blaExp: f.BLAExp()}
 	case !f.Loc.Formula.IsMandelbrot():

@@ -85,11 +85,13 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 
 // cpuOnly is why the CPU renderer draws frame f whatever its precision ("" when the shaders
 // can): a formula other than the Mandelbrot set's past float64's exponent range
-// (PerturbationExp). A formula's derivative the shaders carry (its Jacobian: common.glsl's
-// JACOBIAN, as fractal/formula_de.go).
+// (PerturbationExp) with a colouring that reads the derivative, whose Jacobian with extended
+// exponents (fractal/perturb_formula_exp.go's jx) the shaders do not carry. Below that range
+// they carry it (common.glsl's JACOBIAN, as fractal/formula_de.go), and past it they draw the
+// formula itself (perturbexp.frag's formulaStepCx).
 func cpuOnly(f fractal.Frame) string {
-	if !f.Loc.Formula.IsMandelbrot() && f.Precision() == fractal.PerturbationExp {
-		return "the shaders have no extended exponents for " + f.Loc.Formula.String()
+	if !f.Loc.Formula.IsMandelbrot() && f.Precision() == fractal.PerturbationExp && f.NeedsDerivative() {
+		return "the shaders carry no derivative past float64's exponent range for " + f.Loc.Formula.String()
 	}
 	return ""
 }
@@ -323,7 +325,7 @@ func variantWeight(v shaders.Variant) int64 {
 // A formula's step weighs formulaWeight times the Mandelbrot set's.
 func programWeight(p *program) int64 {
 	if p.exp {
-		return 6 * variantWeight(p.variant)
+		return 6 * variantWeight(p.variant) * formulaWeight(p.formula)
 	}
 	return variantWeight(p.variant) * formulaWeight(p.formula)
 }

@@ -181,63 +181,8 @@ int blaEntry(int m, int l) {
     return uBLAOffset[l] + ((m - 1) >> l);
 }
 
-#if !defined(EXPONENT)
-// The double-only perturbation (EXPONENT programs add perturbexp.frag instead: the same
-// tables and lookups, with extended exponents).
-
-// pixelDc is the pixel's dc, as fractal.Frame.Delta computes it.
-void pixelDc(out double dcr, out double dci) {
-    dvec2 off = pixelOffsetD();
-    double dRe = packDouble2x32(uD.xy), dIm = packDouble2x32(uD.zw);
-    double spacing = packDouble2x32(uSpacing);
-    precise double r = dRe + off.x * spacing;
-    precise double i = dIm + off.y * spacing;
-    dcr = r;
-    dci = i;
-}
-
-// juliaStart is fractal.Reference.juliaStart: a Julia pixel's first value z_1 = Z[uJuliaStart]
-// + d0 (d0 in dr, di) checked before any step. It returns true when |z_1| > 2 (escape count
-// 1, z_1 in ezr, ezi), else sets m and the delta: rebased to Z[0] (d = z_1, m = 0) when z_1 is
-// nearer 0 than d0 or the reference point's orbit ends there, else m = uJuliaStart.
-#if defined(JULIA)
-bool juliaStart(inout double dr, inout double di, out int m, out double ezr, out double ezi) {
-    uvec4 zt = orbitTexel(uJuliaStart);
-    precise double zr = packDouble2x32(zt.xy) + dr;
-    precise double zi = packDouble2x32(zt.zw) + di;
-    precise double z2 = zr * zr + zi * zi;
-    ezr = zr;
-    ezi = zi;
-    m = uJuliaStart;
-#if defined(ORBIT)
-    ringPut(zr, zi);  // z_1
-    if (z2 > escape2()) {
-        return true;
-    }
-#else
-    if (z2 > 4.0LF) {
-        return true;
-    }
-#endif
-    precise double d2 = dr * dr + di * di;
-    bool rebase = z2 < d2 || m == uJEnd;
-    double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
-    if (!rebase && z2 < tiny) {
-        double scale = packDouble2x32(uvec2(0u, 0x65700000u));
-        precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
-        precise double sz2 = sr * sr + si * si;
-        precise double sd2 = sdr * sdr + sdi * sdi;
-        rebase = sz2 < sd2;
-    }
-    if (rebase) {
-        dr = zr;
-        di = zi;
-        m = 0;
-    }
-    return false;
-}
-#endif
-
+// A formula's steps (FORMULA), shared with perturbexp.frag: formulaDelta the plain step in
+// double, formulaBlock a block of its BLA table.
 #if defined(FORMULA)
 // diffAbs is fractal.diffAbs: |x + d| - |x| case by case, with no cancellation.
 double diffAbs(double x, double d) {
@@ -320,6 +265,65 @@ void formulaBlock(int e, inout double dr, inout double di, double dcr, double dc
 #endif
 }
 #endif
+
+#if !defined(EXPONENT)
+// The double-only perturbation (EXPONENT programs add perturbexp.frag instead: the same
+// tables and lookups, with extended exponents).
+
+// pixelDc is the pixel's dc, as fractal.Frame.Delta computes it.
+void pixelDc(out double dcr, out double dci) {
+    dvec2 off = pixelOffsetD();
+    double dRe = packDouble2x32(uD.xy), dIm = packDouble2x32(uD.zw);
+    double spacing = packDouble2x32(uSpacing);
+    precise double r = dRe + off.x * spacing;
+    precise double i = dIm + off.y * spacing;
+    dcr = r;
+    dci = i;
+}
+
+// juliaStart is fractal.Reference.juliaStart: a Julia pixel's first value z_1 = Z[uJuliaStart]
+// + d0 (d0 in dr, di) checked before any step. It returns true when |z_1| > 2 (escape count
+// 1, z_1 in ezr, ezi), else sets m and the delta: rebased to Z[0] (d = z_1, m = 0) when z_1 is
+// nearer 0 than d0 or the reference point's orbit ends there, else m = uJuliaStart.
+#if defined(JULIA)
+bool juliaStart(inout double dr, inout double di, out int m, out double ezr, out double ezi) {
+    uvec4 zt = orbitTexel(uJuliaStart);
+    precise double zr = packDouble2x32(zt.xy) + dr;
+    precise double zi = packDouble2x32(zt.zw) + di;
+    precise double z2 = zr * zr + zi * zi;
+    ezr = zr;
+    ezi = zi;
+    m = uJuliaStart;
+#if defined(ORBIT)
+    ringPut(zr, zi);  // z_1
+    if (z2 > escape2()) {
+        return true;
+    }
+#else
+    if (z2 > 4.0LF) {
+        return true;
+    }
+#endif
+    precise double d2 = dr * dr + di * di;
+    bool rebase = z2 < d2 || m == uJEnd;
+    double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
+    if (!rebase && z2 < tiny) {
+        double scale = packDouble2x32(uvec2(0u, 0x65700000u));
+        precise double sr = zr * scale, si = zi * scale, sdr = dr * scale, sdi = di * scale;
+        precise double sz2 = sr * sr + si * si;
+        precise double sd2 = sdr * sdr + sdi * sdi;
+        rebase = sz2 < sd2;
+    }
+    if (rebase) {
+        dr = zr;
+        di = zi;
+        m = 0;
+    }
+    return false;
+}
+#endif
+
+
 
 // perturb runs at most `budget` steps (a plain step or a BLA block each) of the pixel's
 // perturbation from state (d, m, n), exactly as fractal.PerturbEscape does. A Julia pixel's

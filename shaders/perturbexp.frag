@@ -2,7 +2,9 @@
 // fractal.PerturbEscapeExp (a PerturbationExp frame: pixel spacing below about 1e-305). It
 // comes after common.glsl and perturb.frag (whose orbit and table fetches and BLA lookup it
 // uses) in the programs compiled with EXPONENT; with DERIV its one perturbExp carries the
-// derivative too (fractal.PerturbEscapeDEExp).
+// derivative too (fractal.PerturbEscapeDEExp). With a formula's defines (FORMULA, common.glsl)
+// it takes the formula's steps (formulaStepCx in cx, perturb.frag's formulaDelta in double:
+// fractal.PerturbEscapeFormulaExp), with no BLA table, and no derivative.
 //
 // Deltas and BLA coefficients are complex numbers with one shared integer exponent, cx:
 // (re + i im) 2^e, normalized after each operation so that max(|re|, |im|) lies in [0.5, 1).
@@ -228,6 +230,72 @@ cx cxFromExp(xp re, xp im) {
     return norm(cx(ldexpD(re.m, re.e - e), ldexpD(im.m, im.e - e), e));
 }
 
+#if defined(FORMULA)
+// A formula's step in cx (fractal/perturb_formula_exp.go, operation for operation): the fold
+// applied to the delta exactly (foldDeltaCx), then the power's difference (powerDeltaCx). No
+// BLA table: every iteration is a step, as on the CPU.
+#if defined(JACOBIAN)
+#error "a formula's derivative past float64's exponent range is the CPU renderer's"
+#endif
+
+// foldSign is fractal.foldSign: the sign of a reference part x 2^e, ok where it is above
+// tinyRef (0.5 2^-799), which a delta below 2^-900 cannot change.
+double foldSign(double x, int e, out bool ok) {
+    ok = !(x == 0.0LF || !lessExp(0.5LF, -799, abs(x), e));
+    return x < 0.0LF ? -1.0LF : 1.0LF;
+}
+
+// diffAbsExp is fractal.diffAbsExp: diffAbs (|x + d| - |x|, case by case) in xp.
+xp diffAbsExp(xp x, xp d) {
+    xp s = expAdd(x, d);
+    xp t = expAdd(x.m == 0.0LF ? x : xp(x.m, x.e + 1), d);  // 2x + d
+    if (x.m >= 0.0LF) {
+        return s.m >= 0.0LF ? d : xp(-t.m, t.e);
+    }
+    return s.m > 0.0LF ? t : xp(-d.m, d.e);
+}
+
+// foldDeltaCx is fractal.foldDeltaCx: W = f(Z) and u = f(Z + d) - f(Z) for the cx reference
+// value z and delta d.
+void foldDeltaCx(cx z, cx d, out cx w, out cx u) {
+#if defined(FORMULA_BURNING_SHIP)
+    w = cx(abs(z.re), abs(z.im), z.e);
+    bool okr, oki;
+    double sr = foldSign(z.re, z.e, okr), si = foldSign(z.im, z.e, oki);
+    if (okr && oki) {
+        u = cx(sr * d.re, si * d.im, d.e);
+    } else {
+        u = cxFromExp(diffAbsExp(makeExp(z.re, z.e), makeExp(d.re, d.e)), diffAbsExp(makeExp(z.im, z.e), makeExp(d.im, d.e)));
+    }
+#elif defined(FORMULA_MANDELBAR)
+    w = cx(z.re, -z.im, z.e);
+    u = cx(d.re, -d.im, d.e);
+#elif defined(FORMULA_MANDELBROT)
+    w = z;
+    u = d;
+#else
+#error "a formula kind with no fold in foldDeltaCx"
+#endif
+}
+
+// formulaStepCx is fractal.Reference.stepFormulaCx: the delta after one step from d at the
+// reference value Z[m] (zmr, zmi its double rounding) in cx, powerDeltaCx's recurrence
+// A_1 = u, A_(j+1) = (W + u) A_j + u W^j, plus dc.
+cx formulaStepCx(int m, double zmr, double zmi, cx d, cx dc) {
+    cx w, u;
+    foldDeltaCx(zcx(m, zmr, zmi), d, w, u);
+    cx z = cxAdd(w, u);
+    cx a = u, p = w;
+    for (int j = 1; j < POWER; j++) {
+        a = cxAdd(cxMul(z, a), cxMul(u, p));
+        if (j + 1 < POWER) {
+            p = cxMul(p, w);
+        }
+    }
+    return cxAdd(a, dc);
+}
+#endif
+
 // pixelDcExp is the pixel's dc as a cx.
 cx pixelDcExp() {
     dvec2 off = pixelOffsetD();
@@ -400,6 +468,24 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
             }
         }
         if (!jumped) {
+#if defined(FORMULA)
+            // fractal.perturbFormulaLoopExp's step: in double unless the result falls below
+            // toExp or Z[m] is tiny (then this step again in cx), in cx while the delta is.
+            if (!ex) {
+                double er = dr, ei = di;
+                formulaDelta(zmr, zmi, er, ei, dcr, dci);
+                if (abs(er) + abs(ei) < toExp || abs(zmr) + abs(zmi) < tinyRef) {
+                    d = formulaStepCx(m, zmr, zmi, cxFrom(dr, di), dc);
+                    leaveCx(ex, d, w, dr, di, wr, wi);
+                } else {
+                    dr = er;
+                    di = ei;
+                }
+            } else {
+                d = formulaStepCx(m, zmr, zmi, d, dc);
+                leaveCx(ex, d, w, dr, di, wr, wi);
+            }
+#else
             bool stepped = false;  // this plain step was taken in double
             if (!ex) {
                 // d <- (2 Z + d) d + dc in double, or in cx where a product would leave
@@ -446,6 +532,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                 d = cxAdd(cxMul(cxAdd(zm, d), d), dc);  // (2Z + d) d + dc
                 leaveCx(ex, d, w, dr, di, wr, wi);
             }
+#endif
             m++;
             n++;
         }
@@ -539,11 +626,17 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
 #endif
                 leaveCx(ex, d, w, dr, di, wr, wi);
             } else {
+#if defined(FORMULA)
+                // fractal.perturbFormulaLoopExp: in cx where its exponent is TO_DOUBLE or less.
+                d = cxFrom(zr, zi);
+                leaveCx(ex, d, w, dr, di, wr, wi);
+#else
                 dr = zr;
                 di = zi;
                 if (abs(dr) + abs(di) < toExp) {
                     enterCx(ex, d, w, dr, di, wr, wi);
                 }
+#endif
             }
             m = 0;
             zmr = 0.0LF;
