@@ -37,12 +37,6 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if err := f.Loc.Color.Validate(); err != nil {
 		return err
 	}
-	if cpuOnly(f) != "" {
-		g.statsMu.Lock()
-		g.stats.CPUFrames++
-		g.statsMu.Unlock()
-		return g.cpu.Compute(ctx, f, rect, dst)
-	}
 	if f.Rings != nil {
 		// The shaders compute grids: a frame laid out as rings (an exponential map) goes
 		// to the CPU renderer, whose per-pixel functions follow the layout.

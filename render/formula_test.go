@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
@@ -264,13 +263,13 @@ func TestFormulaKindsHaveGLSL(t *testing.T) {
 		}
 		if fm.Power() <= 3 {
 			// With the derivative (the Jacobian: jacStep's fold), in each arithmetic, and with
-			// extended exponents (foldDeltaCx's fold): a fold's case is its kind's, the power a
+			// extended exponents (foldDeltaCx's and jacStepX's folds): a fold's case is its kind's, the power a
 			// define every loop takes alike, so the powers 2 and 3 of each kind test them.
 			keys = append(keys,
 				progKey{v: shaders.F32, stage: stageSingle, deriv: true}, progKey{v: shaders.Emulated, stage: stageSample, deriv: true},
 				progKey{v: shaders.F64, stage: stageIterate, deriv: true}, progKey{v: shaders.Perturb, pages: 1, stage: stageIterate, deriv: true},
 				progKey{v: shaders.Perturb, pages: 1, stage: stageSingle, exp: true},
-				progKey{v: shaders.Perturb, pages: 1, stage: stageIterate, exp: true, julia: true})
+				progKey{v: shaders.Perturb, pages: 1, stage: stageIterate, exp: true, julia: true, deriv: true})
 		}
 		for _, key := range keys {
 			if (key.v == shaders.F64 || key.v == shaders.Perturb) && !g.fp64 {
@@ -607,9 +606,11 @@ func TestFormulaPerturbPages(t *testing.T) {
 
 // TestFormulaExpAgainstCPU: a formula's frame past float64's exponent range (a PerturbationExp
 // frame: its deltas start below 1e-308) is drawn and computed on the GPU with extended
-// exponents (perturbexp.frag's formulaStepCx, fractal/perturb_formula_exp.go's step) and
-// agrees with the CPU renderer: the picture as TestAgainstCPU asks, the samples within
-// exactTol on >= 99% of the pixels, in one pass and in passes: the Burning Ship about its
+// exponents (perturbexp.frag's formulaStepCx, fractal/perturb_formula_exp.go's step), with
+// the derivative (jacStepX: the Jacobian with an exponent of its own) where the colouring
+// reads it, and agrees with the CPU renderer: the picture as TestAgainstCPU asks, the samples
+// (with the distance estimate and normal) within exactTol on >= 99% of the pixels, in one
+// pass and in passes: the Burning Ship about its
 // Misiurewicz point -1 - i at 1e320 (its folds' signs decided in cx on the first steps, where
 // Z is the tiny delta's size), the cubic Mandelbrot set about a Misiurewicz point at 1e320, and
 // the Burning Ship's Julia set of -1 - i about 0 (its critical
@@ -624,12 +625,14 @@ func TestFormulaExpAgainstCPU(t *testing.T) {
 		re, im   fractal.Decimal
 		zoom     string
 		julia    bool
+		col      string
 		passIter int
 	}{
-		{"burning-ship", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "1e320", false, 0},
-		{"burning-ship_passes", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "1e320", false, 53},
-		{"mandelbrot_power_3", p3, cre, cim, "1e320", false, 0},
-		{"burning-ship_julia", bs, fractal.MustDecimal("0"), fractal.MustDecimal("0"), "1e200", true, 0},
+		{"burning-ship", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "1e320", false, "", 0},
+		{"burning-ship_distance_passes", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "1e320", false, "distance", 53},
+		{"mandelbrot_power_3_slopes", p3, cre, cim, "1e320", false, "slopes", 0},
+		{"burning-ship_julia_distance", bs, fractal.MustDecimal("0"), fractal.MustDecimal("0"), "1e200", true, "distance", 0},
+		{"burning-ship_julia_slopes_passes", bs, fractal.MustDecimal("0"), fractal.MustDecimal("0"), "1e200", true, "slopes", 53},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			g := testGL(t, Options{Perturb: "gpu", PassIterations: c.passIter})
@@ -641,10 +644,11 @@ func TestFormulaExpAgainstCPU(t *testing.T) {
 				l = l.JuliaAt(fractal.MustDecimal("-1"), fractal.MustDecimal("-1"))
 			}
 			l.Re, l.Im, l.Zoom, l.Iterations = c.re, c.im, fractal.MustDecimal(c.zoom), 1000
+			l = withColouring(t, l, c.col)
 			if err := l.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			f, err := fractal.NewFrame(l, 32, 24).WithReference(context.Background(), nil, nil)
+			f, err := fractal.NewFrame(l, 24, 16).WithReference(context.Background(), nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -672,57 +676,15 @@ func TestFormulaExpAgainstCPU(t *testing.T) {
 				t.Fatalf("the CPU's picture has %d colours: the view tests little", len(colours))
 			}
 			frac := matchesCPU(t, "formula_exp_"+c.name, got, want)
-			a := compareSamples(samples, computeCPU(t, f), false, exactTol)
+			a := compareSamples(samples, computeCPU(t, f), f.NeedsDerivative(), exactTol)
 			side := float64(a.sameSide) / float64(a.pixels)
-			nu := float64(a.nuOK) / float64(max(a.escaped, 1))
-			t.Logf("%s (%s): picture %.3f%% within 6/255; samples: %d escaped of %d, inside/escaped %.3f%%, nu %.3f%% (worst %.2g)",
-				c.name, g.Mode(f), 100*frac, a.escaped, a.pixels, 100*side, 100*nu, a.worstNu)
-			if side < exactTol.share || nu < exactTol.share || a.escaped < a.pixels/2 {
-				t.Errorf("samples: inside/escaped %.3f%%, nu %.3f%%, %d of %d escaped; first disagreement at %v",
-					100*side, 100*nu, a.escaped, a.pixels, a.firstBad)
+			ok := float64(a.deOK) / float64(max(a.escaped, 1))
+			t.Logf("%s (%s): picture %.3f%% within 6/255; samples: %d escaped of %d, inside/escaped %.3f%%, nu (and DE) %.3f%% (worst nu %.2g)",
+				c.name, g.Mode(f), 100*frac, a.escaped, a.pixels, 100*side, 100*ok, a.worstNu)
+			if side < exactTol.share || ok < exactTol.share || a.escaped < a.pixels/2 {
+				t.Errorf("samples: inside/escaped %.3f%%, nu (and DE) %.3f%%, %d of %d escaped; first disagreement at %v",
+					100*side, 100*ok, a.escaped, a.pixels, a.firstBad)
 			}
 		})
-	}
-}
-
-// TestFormulaExpDerivativeOnCPU: a formula's frame past float64's exponent range in a colouring
-// that reads the derivative (its Jacobian with extended exponents, which the shaders do not
-// carry) is drawn and computed by the CPU renderer: the GL renderer's picture and samples are
-// the CPU renderer's byte for byte, each call counted as a CPU frame, and Mode says so.
-func TestFormulaExpDerivativeOnCPU(t *testing.T) {
-	g := testGL(t, Options{Perturb: "gpu"})
-	l := fractal.HomeOf(fractal.Formula{Kind: fractal.BurningShip})
-	l.Re, l.Im = fractal.MustDecimal("-1"), fractal.MustDecimal("-1") // a Misiurewicz point: z2 = z3 = -1+i
-	l.Zoom, l.Iterations = fractal.MustDecimal("1e320"), 1500
-	l = withColouring(t, l, "distance")
-	f := fractal.NewFrame(l, 32, 20)
-	if f.Precision() != fractal.PerturbationExp {
-		t.Fatalf("precision %v", f.Precision())
-	}
-	r := image.Rect(0, 0, f.W, f.H)
-	want := image.NewRGBA(r)
-	if err := (&cpu.Renderer{}).Render(context.Background(), f, r, want); err != nil {
-		t.Fatal(err)
-	}
-	before := g.Stats()
-	got := image.NewRGBA(r)
-	if err := g.Render(context.Background(), f, r, got); err != nil {
-		t.Fatalf("Render: %v", err)
-	}
-	if !bytes.Equal(got.Pix, want.Pix) {
-		t.Error("Render is not the CPU renderer's picture")
-	}
-	data := colour.NewData(r)
-	if err := g.Compute(context.Background(), f, r, data); err != nil {
-		t.Fatalf("Compute: %v", err)
-	}
-	if !sameSamples(data, computeCPU(t, f)) {
-		t.Error("Compute is not the CPU renderer's")
-	}
-	if s := g.Stats(); s.Tiles != before.Tiles || s.CPUFrames != before.CPUFrames+2 {
-		t.Errorf("%d tiles and %d CPU frames, want 0 and 2", s.Tiles-before.Tiles, s.CPUFrames-before.CPUFrames)
-	}
-	if m := g.Mode(f); !strings.Contains(m, "CPU: the shaders carry no derivative past float64's exponent range for burning-ship") {
-		t.Errorf("Mode = %q", m)
 	}
 }

@@ -50,9 +50,6 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if err != nil {
 		return err
 	}
-	if cpuOnly(f) != "" {
-		return g.renderOnCPU(ctx, f, rect, dst)
-	}
 	if f.Loc.Color.IsHistogram() || f.Loc.Color.HasShader() {
 		// Compute hands an orbit-path frame to the CPU renderer too, and adds the cycles.
 		return g.computeAndColour(ctx, f, rect, dst)
@@ -81,19 +78,6 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		return err
 	}
 	return g.drawTiles(ctx, v, f, exp, rect, stops, dst)
-}
-
-// cpuOnly is why the CPU renderer draws frame f whatever its precision ("" when the shaders
-// can): a formula other than the Mandelbrot set's past float64's exponent range
-// (PerturbationExp) with a colouring that reads the derivative, whose Jacobian with extended
-// exponents (fractal/perturb_formula_exp.go's jx) the shaders do not carry. Below that range
-// they carry it (common.glsl's JACOBIAN, as fractal/formula_de.go), and past it they draw the
-// formula itself (perturbexp.frag's formulaStepCx).
-func cpuOnly(f fractal.Frame) string {
-	if !f.Loc.Formula.IsMandelbrot() && f.Precision() == fractal.PerturbationExp && f.NeedsDerivative() {
-		return "the shaders carry no derivative past float64's exponent range for " + f.Loc.Formula.String()
-	}
-	return ""
 }
 
 // renderOnCPU has the CPU renderer draw a perturbation frame this GPU cannot (never a

@@ -117,8 +117,8 @@ vec2 screenNormal(vec2 u) {
 // no kind this file knows is an error, so that a kind added to fractal without its GLSL
 // fails to compile (render's TestFormulaKindsHaveGLSL). perturb.frag's formulaDelta is the
 // perturbation step, formulaBlock a block of its BLA table (2x2 real matrices). With DERIV a formula carries its derivative, the
-// real 2x2 Jacobian (JACOBIAN, jacStep below), but past float64's exponent range
-// (perturbexp.frag's formulaStepCx), where the Jacobian is the CPU's.
+// real 2x2 Jacobian (JACOBIAN, jacStep below; past float64's exponent range perturbexp.frag's
+// jacStepX, with an exponent of its own).
 #if defined(FORMULA_MANDELBROT) || defined(FORMULA_BURNING_SHIP) || defined(FORMULA_MANDELBAR)
 #define FORMULA 1
 #endif
