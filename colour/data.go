@@ -35,6 +35,13 @@ var Inside = math.Inf(1)
 // for "infinitely far".
 const maxDE = 1e30
 
+// MinDE is the least positive estimate kept (2^-100 pixels, which no colouring tells from 0):
+// a smaller one is raised to it, so that DEX and DEY, the estimate times the normal, stay in
+// float32's normal range and keep the normal's direction (a formula's Jacobian gives estimates
+// down to 1e-43 pixels where the Burning Ship's orbits stretch; float32's subnormals would keep
+// a few bits of the normal, and a GPU may flush them to 0).
+const MinDE = 0x1p-100
+
 // NewSample returns the sample of an orbit: escape count n (-1 inside), smooth value nu, and
 // for the colourings that read the derivative the distance estimate de in pixels and the unit
 // normal (ur, ui) ((0, 0) for none); de and the normal are ignored inside.
@@ -44,6 +51,9 @@ func NewSample(n int, nu, de, ur, ui float64) Sample {
 	}
 	s := Sample{Nu: nu}
 	de = min(de, maxDE)
+	if de > 0 && de < MinDE {
+		de = MinDE
+	}
 	if ur == 0 && ui == 0 {
 		if de != 0 {
 			s.DEX, s.DEY = float32(de), float32(math.NaN())

@@ -25,6 +25,19 @@ func TestSampleRoundTrip(t *testing.T) {
 			t.Errorf("%+v: normal %v, %v", c, ur, ui)
 		}
 	}
+	// An estimate below float32's normal range keeps its normal (raised to MinDE).
+	for _, de := range []float64{7.3e-43, 1e-39, 0x1p-101} {
+		s := NewSample(12, 12.25, de, -0.28154410817220804, 0.9595482870358927)
+		if math.Abs(s.DE()-MinDE) > 1e-6*MinDE {
+			t.Errorf("estimate %g: DE %g, want MinDE", de, s.DE())
+		}
+		if ur, ui := s.Normal(); math.Abs(ur+0.28154410817220804) > 1e-6 || math.Abs(ui-0.9595482870358927) > 1e-6 {
+			t.Errorf("estimate %g: normal %v, %v", de, ur, ui)
+		}
+	}
+	if s := NewSample(4, 4.5, 0, 0.6, 0.8); s.DE() != 0 {
+		t.Errorf("estimate 0: DE %v", s.DE())
+	}
 	if s := NewSample(-1, 5, 3, 1, 0); !s.Inside() || s.DE() != 0 {
 		t.Errorf("inside: %+v", s)
 	}

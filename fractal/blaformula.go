@@ -75,6 +75,49 @@ func (b *FormulaBLA) table() (ent []fblaEntry, base []int32, r0 []float64) {
 // Steps is S, the number of reference steps (from m = 1 to S) the table covers.
 func (b *FormulaBLA) Steps() int { return b.steps }
 
+// FormulaBLAStride is the number of float64 values per entry in FormulaBLA.Flat: A (a11, a12,
+// a21, a22), B (b11, b12, b21, b22), R and 0 (five texels of two float64s on the GPU).
+const FormulaBLAStride = 10
+
+// Levels is the number of levels: level l has Steps() >> l entries (0 levels for no steps).
+func (b *FormulaBLA) Levels() int {
+	n := 0
+	for b.steps>>n >= 1 {
+		n++
+	}
+	return n
+}
+
+// Offset is level l's first entry in Flat (Offset(Levels()) the number of entries): the
+// entries of the levels below it.
+func (b *FormulaBLA) Offset(l int) int {
+	o := 0
+	for j := range l {
+		o += b.steps >> j
+	}
+	return o
+}
+
+// Flat returns the table for a texture upload, in BLA.Flat's layout (levels one after another,
+// level l's entry k, the block of the 2^l steps from m = 1 + k 2^l, at Offset(l) + k):
+// FormulaBLAStride float64 values an entry. The shader's lookup (the largest valid level from
+// the top one down) finds the block this table's loops find climbing from level 0: a block's
+// radius is at most its first half's.
+func (b *FormulaBLA) Flat() []float64 {
+	levels := b.Levels()
+	out := make([]float64, FormulaBLAStride*b.Offset(levels))
+	for l := range levels {
+		for k := range b.steps >> l {
+			e := b.ent[int(b.base[k<<uint(l)])+l]
+			o := out[FormulaBLAStride*(b.Offset(l)+k):][:FormulaBLAStride]
+			o[0], o[1], o[2], o[3] = e.a11, e.a12, e.a21, e.a22
+			o[4], o[5], o[6], o[7] = e.b11, e.b12, e.b21, e.b22
+			o[8] = e.r
+		}
+	}
+	return out
+}
+
 // Bytes is the table's memory in bytes: 72 an entry, 4 a step for the index and 8 for r0.
 func (b *FormulaBLA) Bytes() int { return 72*len(b.ent) + 4*len(b.base) + 8*len(b.r0) }
 

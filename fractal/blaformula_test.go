@@ -3,6 +3,7 @@ package fractal
 import (
 	"context"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -454,6 +455,69 @@ func BenchmarkFormulaBLAViews(b *testing.B) {
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*f.W*f.H), "ns/pixel")
 			})
+		}
+	}
+}
+
+// TestFormulaBLAFlat: Flat lays a formula's table out as BLA.Flat does (level l's entry k, the
+// block from m = 1 + k 2^l, at Offset(l) + k), each entry the one the loops read for that start
+// and level, with FormulaBLAStride values (A, B by rows, R, 0); and the GPU's lookup on it (the
+// largest level from the top one down whose block is valid) takes the block the CPU's climb
+// from level 0 takes, for deltas at every radius of the table.
+func TestFormulaBLAFlat(t *testing.T) {
+	mb3, err := MakeFormula(Mandelbar, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fm := range []Formula{{Kind: BurningShip}, mb3} {
+		f := formulaEdgeFrame(t, fm, "1e30", 1000)
+		if f.Ref == nil {
+			t.Fatalf("%v: no reference", fm)
+		}
+		bla := f.FormulaBLA()
+		flat := bla.Flat()
+		levels := bla.Levels()
+		if levels < 5 || len(flat) != FormulaBLAStride*bla.Offset(levels) {
+			t.Fatalf("%v: %d levels, %d values for %d entries", fm, levels, len(flat), bla.Offset(levels))
+		}
+		ent, base, r0 := bla.table()
+		if bla.Offset(levels) != len(ent) {
+			t.Errorf("%v: Offset(Levels) = %d, want the %d entries", fm, bla.Offset(levels), len(ent))
+		}
+		for m := 1; m < len(r0); m++ {
+			at := ent[base[m-1]:base[m]]
+			for l, e := range at {
+				o := flat[FormulaBLAStride*(bla.Offset(l)+(m-1)>>l):][:FormulaBLAStride]
+				want := [FormulaBLAStride]float64{e.a11, e.a12, e.a21, e.a22, e.b11, e.b12, e.b21, e.b22, e.r, 0}
+				if [FormulaBLAStride]float64(o) != want {
+					t.Fatalf("%v: the entry of level %d at m = %d is %v in Flat, %v in the table", fm, l, m, o, want)
+				}
+			}
+			// The lookups, for a delta just inside each radius of this start.
+			for _, e := range at {
+				ad := e.r * 0.999
+				climb := -1
+				if ad < r0[m] {
+					climb = 0
+					for l := 1; l < len(at) && ad < at[l].r; l++ {
+						climb = l
+					}
+				}
+				top := levels - 1
+				if m-1 != 0 {
+					top = min(bits.TrailingZeros(uint(m-1)), top)
+				}
+				down := -1
+				for l := top; l >= 0; l-- {
+					if k := (m - 1) >> l; k < bla.Steps()>>l && ad < flat[FormulaBLAStride*(bla.Offset(l)+k)+8] {
+						down = l
+						break
+					}
+				}
+				if climb != down {
+					t.Fatalf("%v: at m = %d with |d| %g the loops take level %d, the top-down lookup %d", fm, m, ad, climb, down)
+				}
+			}
 		}
 	}
 }

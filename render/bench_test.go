@@ -118,3 +118,54 @@ func BenchmarkRenderJulia4K(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFormulaBLA draws a formula's deep view on the GPU with its BLA table and without
+// (noBLA: every iteration a step), 128x96 pixels: the Burning Ship about its Misiurewicz point
+// -1 - i and the cubic Mandelbrot set about one of its own (TestFormulaBLAAgainstCPU's views),
+// 3000 iterations, at zoom 1e50 (the pixels escape after 100 to 200 iterations) and 1e250
+// (after 450 to 600: the longer the orbit, the more the blocks skip).
+func BenchmarkFormulaBLA(b *testing.B) {
+	cre, cim := misiurewiczCubic(b)
+	for _, c := range []struct {
+		name         string
+		fm           fractal.Formula
+		re, im, zoom fractal.Decimal
+	}{
+		{"burning-ship-1e50", fractal.Formula{Kind: fractal.BurningShip}, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), fractal.MustDecimal("1e50")},
+		{"mandelbrot-power-3-1e50", must(fractal.MakeFormula(fractal.Mandelbrot, 3)), cre, cim, fractal.MustDecimal("1e50")},
+		{"burning-ship-1e250", fractal.Formula{Kind: fractal.BurningShip}, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), fractal.MustDecimal("1e250")},
+	} {
+		l := fractal.HomeOf(c.fm)
+		l.Re, l.Im, l.Zoom, l.Iterations = c.re, c.im, c.zoom, 3000
+		f, err := fractal.NewFrame(l, 128, 96).WithReference(context.Background(), nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, plain := range []bool{false, true} {
+			name := c.name + "/bla"
+			if plain {
+				name = c.name + "/plain"
+			}
+			b.Run(name, func(b *testing.B) {
+				g := testGL(b, Options{Perturb: "gpu"})
+				if !g.fp64 {
+					b.Skipf("%s has no fp64", g.renderer)
+				}
+				noBLA = plain
+				defer func() { noBLA = false }()
+				dst := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+				cpu0 := cputime.Process()
+				b.ResetTimer()
+				for range b.N {
+					if err := g.Render(context.Background(), f, dst.Rect, dst); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				if cpu := cputime.Process() - cpu0; cpu > 0 {
+					b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
+				}
+			})
+		}
+	}
+}

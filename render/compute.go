@@ -37,12 +37,6 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if err := f.Loc.Color.Validate(); err != nil {
 		return err
 	}
-	if cpuOnly(f) != "" {
-		g.statsMu.Lock()
-		g.stats.CPUFrames++
-		g.statsMu.Unlock()
-		return g.cpu.Compute(ctx, f, rect, dst)
-	}
 	if f.Rings != nil {
 		// The shaders compute grids: a frame laid out as rings (an exponential map) goes
 		// to the CPU renderer, whose per-pixel functions follow the layout.
@@ -78,7 +72,7 @@ func (g *GL) Compute(ctx context.Context, f fractal.Frame, rect image.Rectangle,
 	if v != shaders.Perturb && g.progs[v] == nil {
 		return fmt.Errorf("opengl compute: %s has no %s shader", g.renderer, v)
 	}
-	// The derivative: never with another formula (cpuOnly, above); always on the orbit path,
+	// The derivative: where the colouring reads it (a formula's Jacobian too); always on the orbit path,
 	// whose samples carry the estimate as the CPU's do (fractal.Frame.PixelChannels).
 	deriv := f.NeedsDerivative() || f.OrbitPath()
 	for _, t := range tilesOf(rect, g.maxTile) {

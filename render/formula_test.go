@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"image"
 	"math"
-	"slices"
+	"math/big"
 	"strconv"
 	"strings"
 	"testing"
 
-	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
@@ -236,7 +235,7 @@ func TestFormulaAgainstCPU(t *testing.T) {
 }
 
 // TestFormulaKindsHaveGLSL: every formula kind fractal lists, at every power, has its own
-// defines, and its programs compile and draw its set as the CPU does (a kind or power that
+// defines, and its programs (with the derivative too) compile and draw its set as the CPU does (a kind or power that
 // the shaders do not know fails here: common.glsl refuses a POWER with no kind it knows);
 // a kind define the shaders do not know does not compile.
 func TestFormulaKindsHaveGLSL(t *testing.T) {
@@ -257,11 +256,22 @@ func TestFormulaKindsHaveGLSL(t *testing.T) {
 			t.Errorf("%v: common.glsl does not test its define %s", fm, kindDef)
 		}
 		// Every program of the formula: each variant and stage of mandel.frag, and perturb.frag's.
-		for _, key := range []progKey{
+		keys := []progKey{
 			{v: shaders.F32, stage: stageIterate}, {v: shaders.F64, stage: stageSample},
 			{v: shaders.Emulated, stage: stageSingle}, {v: shaders.Perturb, pages: 1, stage: stageSingle},
 			{v: shaders.Perturb, pages: 2, stage: stageIterate, julia: true},
-		} {
+		}
+		if fm.Power() <= 3 {
+			// With the derivative (the Jacobian: jacStep's fold), in each arithmetic, and with
+			// extended exponents (foldDeltaCx's and jacStepX's folds): a fold's case is its kind's, the power a
+			// define every loop takes alike, so the powers 2 and 3 of each kind test them.
+			keys = append(keys,
+				progKey{v: shaders.F32, stage: stageSingle, deriv: true}, progKey{v: shaders.Emulated, stage: stageSample, deriv: true},
+				progKey{v: shaders.F64, stage: stageIterate, deriv: true}, progKey{v: shaders.Perturb, pages: 1, stage: stageIterate, deriv: true},
+				progKey{v: shaders.Perturb, pages: 1, stage: stageSingle, exp: true},
+				progKey{v: shaders.Perturb, pages: 1, stage: stageIterate, exp: true, julia: true, deriv: true})
+		}
+		for _, key := range keys {
 			if (key.v == shaders.F64 || key.v == shaders.Perturb) && !g.fp64 {
 				continue
 			}
@@ -296,59 +306,84 @@ func TestFormulaKindsHaveGLSL(t *testing.T) {
 	}
 }
 
-// TestFormulaDerivativeOnCPU: a formula's frame with a colouring that reads the derivative
-// (its Jacobian, which the shaders do not carry) is drawn and computed by the CPU renderer,
-// in float32, double and perturbation: the GL renderer's picture and samples are the CPU
-// renderer's byte for byte, each call counted as a CPU frame, and Mode says so.
-func TestFormulaDerivativeOnCPU(t *testing.T) {
-	g := testGL(t, Options{})
-	bs := fractal.Formula{Kind: fractal.BurningShip}
-	re, im := formulaEdge(t, bs, 2.2)
-	r := image.Rect(0, 0, 40, 24)
-	for _, col := range []string{"distance", "slopes"} {
-		for _, zoom := range []string{"20", "1e7", "1e9"} {
-			l := formulaView(t, bs, re, im, zoom, 300, false, 0, 0)
-			for _, c := range colourings {
-				if c.name == col {
-					c.set(&l.Color)
+// TestFormulaDerivativeAgainstCPU: a formula's frame in a colouring that reads the derivative
+// (its Jacobian, common.glsl's jacStep) is drawn and computed on the GPU, never handed to the
+// CPU renderer, in float32, native double and perturbation, its own set and a Julia set, in
+// one pass and in passes (the Jacobian carried in the state textures): the picture as
+// TestAgainstCPU asks, the samples (inside/escaped, nu, and the distance estimate and normal)
+// within exactTol of the CPU renderer's on >= 99% of the pixels. The emulated double, whose
+// c carries 48 bits, within emulatedTol.
+func TestFormulaDerivativeAgainstCPU(t *testing.T) {
+	cases := map[string]formulaCase{}
+	for _, c := range formulaCases(t) {
+		cases[c.name] = c
+	}
+	for i, v := range []struct {
+		view, prec string
+		passes     bool
+	}{
+		{"burning-ship_edge_20", "", false}, {"burning-ship_edge_20", "", true}, {"burning-ship_edge_1e5", "", false},
+		{"burning-ship_edge_1e5", "", true}, {"burning-ship_edge_1e8", "", false}, {"burning-ship_edge_1e8", "", true},
+		{"burning-ship_julia_1e6", "", false}, {"burning-ship_julia_1e9", "", true},
+		{"mandelbar_edge_20", "", false}, {"mandelbar_edge_1e7", "", false}, {"mandelbar_edge_1e8", "", false},
+		{"mandelbrot power 3_edge_20", "", false}, {"mandelbrot power 3_edge_1e5", "", false},
+		{"mandelbrot power 3_edge_1e8", "", true}, {"burning-ship power 3_edge_1e8", "", false},
+		{"mandelbar power 3_julia_1e9", "", false}, {"mandelbar power 3_edge_1e5", "emulated", false},
+	} {
+		c, ok := cases[v.view]
+		if !ok {
+			t.Fatalf("no view %q", v.view)
+		}
+		// The distance and slopes colourings in turn: both read the same samples.
+		for _, col := range []string{[]string{"distance", "slopes"}[i%2]} {
+			name := strings.ReplaceAll(v.view, " ", "_") + "_" + col
+			if v.passes {
+				name += "_passes"
+			}
+			if v.prec != "" {
+				name += "_" + v.prec
+			}
+			t.Run(name, func(t *testing.T) {
+				opts := Options{Precision: v.prec, Perturb: "gpu"}
+				if v.passes {
+					opts.PassIterations = 37
 				}
-			}
-			if err := l.Validate(); err != nil {
-				t.Fatalf("%s at %s: %v", col, zoom, err)
-			}
-			f := fractal.NewFrame(l, 40, 24)
-			want := image.NewRGBA(r)
-			if err := (&cpu.Renderer{}).Render(context.Background(), f, r, want); err != nil {
-				t.Fatalf("%s at %s: the CPU renderer: %v", col, zoom, err)
-			}
-			wantData := colour.NewData(r)
-			if err := (&cpu.Renderer{}).Compute(context.Background(), f, r, wantData); err != nil {
-				t.Fatal(err)
-			}
-			before := g.Stats()
-			got := image.NewRGBA(r)
-			if err := g.Render(context.Background(), f, r, got); err != nil {
-				t.Fatalf("%s at %s: Render: %v", col, zoom, err)
-			}
-			if !bytes.Equal(got.Pix, want.Pix) {
-				t.Errorf("%s at %s: Render is not the CPU renderer's picture", col, zoom)
-			}
-			gotData := colour.NewData(r)
-			if err := g.Compute(context.Background(), f, r, gotData); err != nil {
-				t.Fatalf("%s at %s: Compute: %v", col, zoom, err)
-			}
-			for y := range 24 {
-				if !slices.Equal(gotData.Row(y), wantData.Row(y)) {
-					t.Errorf("%s at %s: Compute's row %d is not the CPU renderer's", col, zoom, y)
-					break
+				g := testGL(t, opts)
+				if g.variant(fractal.NewFrame(c.loc, 1, 1)) == shaders.Perturb && !g.fp64 {
+					t.Skipf("%s has no fp64", g.renderer)
 				}
-			}
-			if s := g.Stats(); s.Tiles != before.Tiles || s.CPUFrames != before.CPUFrames+2 {
-				t.Errorf("%s at %s: %d tiles and %d CPU frames, want 0 and 2", col, zoom, s.Tiles-before.Tiles, s.CPUFrames-before.CPUFrames)
-			}
-			if m := g.Mode(f); !strings.Contains(m, "CPU: the shaders carry no derivative for burning-ship") {
-				t.Errorf("%s at %s: Mode = %q", col, zoom, m)
-			}
+				f := fractal.NewFrame(withColouring(t, c.loc, col), 48, 32)
+				if !f.NeedsDerivative() || f.Precision() != c.prec {
+					t.Fatalf("the frame is %v and reads the derivative: %v", f.Precision(), f.NeedsDerivative())
+				}
+				before := g.Stats()
+				got := renderGL(t, g, f)
+				samples := computeGL(t, g, f)
+				if s := g.Stats(); s.CPUFrames != before.CPUFrames {
+					t.Errorf("%d frames to the CPU renderer (%s), want 0", s.CPUFrames-before.CPUFrames, g.Mode(f))
+				}
+				if m := g.Mode(f); strings.Contains(m, "CPU") {
+					t.Errorf("Mode = %q", m)
+				}
+				want := image.NewRGBA(got.Bounds())
+				if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
+					t.Fatal(err)
+				}
+				frac := matchesCPU(t, "formula_deriv_"+name, got, want)
+				tol := exactTol
+				if g.variant(f) == shaders.Emulated {
+					tol = emulatedTol
+				}
+				a := compareSamples(samples, computeCPU(t, f), true, tol)
+				side := float64(a.sameSide) / float64(a.pixels)
+				de := float64(a.deOK) / float64(max(a.escaped, 1))
+				t.Logf("%s (%s): picture %.3f%% within 6/255; samples: %d escaped of %d, inside/escaped %.3f%%, nu and DE %.3f%%",
+					name, g.Mode(f), 100*frac, a.escaped, a.pixels, 100*side, 100*de)
+				if side < tol.share || de < tol.share || a.escaped < a.pixels/10 {
+					t.Errorf("samples: inside/escaped %.3f%%, nu and DE %.3f%% (want %.0f%%), %d of %d escaped; first disagreement at %v",
+						100*side, 100*de, 100*tol.share, a.escaped, a.pixels, a.firstBad)
+				}
+			})
 		}
 	}
 }
@@ -418,99 +453,238 @@ func TestFormulaGL33(t *testing.T) {
 	}
 }
 
-// TestFormulaPerturbFitsWithoutBLA: a formula's perturbation frame uploads its orbit alone (no
-// BLA table for it yet), so whether it fits the texture buffers is the orbit's alone: with a
-// buffer limit that holds the orbit in maxPages pages but not the Mandelbrot set's BLA table of
-// the same orbit, the GPU still draws it, as the CPU does.
-func TestFormulaPerturbFitsWithoutBLA(t *testing.T) {
+// misiurewiczCubic is a Misiurewicz point of the cubic Mandelbrot set z <- z^3 + c, to 400
+// digits: c = sqrt(w - 1), w = e^(2 pi i/3), whose z_2 = c^3 + c = w c is a repelling fixed
+// point (multiplier 3 w^2 c^2, of size 3 sqrt 3), so that a view about it has structure at
+// every depth and its reference never meets an axis.
+func misiurewiczCubic(t testing.TB) (re, im fractal.Decimal) {
+	t.Helper()
+	const prec = 1400
+	nf := func() *big.Float { return new(big.Float).SetPrec(prec) }
+	s3 := nf().Sqrt(nf().SetInt64(3)) // |w - 1| = sqrt 3, w - 1 = -3/2 + i sqrt(3)/2
+	a := nf().SetFloat64(-1.5)
+	r := nf().Sqrt(nf().Quo(nf().Add(s3, a), nf().SetInt64(2))) // sqrt((|z| + a) / 2)
+	i := nf().Sqrt(nf().Quo(nf().Sub(s3, a), nf().SetInt64(2))) // sqrt((|z| - a) / 2), Im > 0
+	var err error
+	if re, err = fractal.ParseDecimal(r.Text('f', 400)); err != nil {
+		t.Fatal(err)
+	}
+	if im, err = fractal.ParseDecimal(i.Text('f', 400)); err != nil {
+		t.Fatal(err)
+	}
+	return re, im
+}
+
+// TestFormulaBLAAgainstCPU: a formula's deep frame (zoom 1e50) is drawn and computed on the GPU
+// with its BLA table (fractal.FormulaBLA, uploaded as FormulaBLA.Flat: 2x2 real matrices) and
+// agrees with the CPU renderer, which takes the same table's blocks: the picture as
+// TestAgainstCPU asks, the samples within exactTol on >= 99% of the pixels, in one pass and
+// in passes, with the derivative through the blocks (J <- A J + spacing B): the Burning Ship
+// about its Misiurewicz point -1 - i (its orbit -1 + i, never on an axis, where a fold would
+// stop every block) and the cubic Mandelbrot set about one of its Misiurewicz points.
+func TestFormulaBLAAgainstCPU(t *testing.T) {
+	bs, p3 := fractal.Formula{Kind: fractal.BurningShip}, must(fractal.MakeFormula(fractal.Mandelbrot, 3))
+	cre, cim := misiurewiczCubic(t)
+	for _, c := range []struct {
+		name     string
+		fm       fractal.Formula
+		re, im   fractal.Decimal
+		col      string
+		passIter int
+	}{
+		{"burning-ship", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "", 0},
+		{"burning-ship_passes", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "", 37},
+		{"burning-ship_distance", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "distance", 0},
+		{"mandelbrot_power_3", p3, cre, cim, "", 0},
+		{"mandelbrot_power_3_slopes_passes", p3, cre, cim, "slopes", 37},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := testGL(t, Options{Perturb: "gpu", PassIterations: c.passIter})
+			if !g.fp64 {
+				t.Skipf("%s has no fp64", g.renderer)
+			}
+			l := fractal.HomeOf(c.fm)
+			l.Re, l.Im, l.Zoom, l.Iterations = c.re, c.im, fractal.MustDecimal("1e50"), 1500
+			l = withColouring(t, l, c.col)
+			f, err := fractal.NewFrame(l, 64, 48).WithReference(context.Background(), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Precision() != fractal.Perturbation {
+				t.Fatalf("the frame is %v", f.Precision())
+			}
+			before := g.Stats()
+			got := renderGL(t, g, f)
+			samples := computeGL(t, g, f)
+			if s := g.Stats(); s.CPUFrames != before.CPUFrames {
+				t.Errorf("%d frames to the CPU renderer (%s), want 0", s.CPUFrames-before.CPUFrames, g.Mode(f))
+			}
+			if tb := g.tables; tb == nil || tb.fbla != f.FormulaBLA() || tb.fbla.Levels() < 5 {
+				t.Fatal("the frame's formula BLA table is not the one uploaded")
+			}
+			want := image.NewRGBA(got.Bounds())
+			if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
+				t.Fatal(err)
+			}
+			colours := map[[3]uint8]bool{}
+			for i := 0; i < len(want.Pix); i += 4 {
+				colours[[3]uint8{want.Pix[i], want.Pix[i+1], want.Pix[i+2]}] = true
+			}
+			if len(colours) < 20 {
+				t.Fatalf("the CPU's picture has %d colours: the view tests little", len(colours))
+			}
+			frac := matchesCPU(t, "formula_bla_"+c.name, got, want)
+			a := compareSamples(samples, computeCPU(t, f), f.NeedsDerivative(), exactTol)
+			side := float64(a.sameSide) / float64(a.pixels)
+			ok := float64(a.deOK) / float64(max(a.escaped, 1))
+			t.Logf("%s (%s): picture %.3f%% within 6/255; samples: %d escaped of %d, inside/escaped %.3f%%, nu (and DE) %.3f%% (worst nu %.2g)",
+				c.name, g.Mode(f), 100*frac, a.escaped, a.pixels, 100*side, 100*ok, a.worstNu)
+			if side < exactTol.share || ok < exactTol.share || a.escaped < a.pixels/2 {
+				t.Errorf("samples: inside/escaped %.3f%%, nu (and DE) %.3f%%, %d of %d escaped; first disagreement at %v",
+					100*side, 100*ok, a.escaped, a.pixels, a.firstBad)
+			}
+		})
+	}
+}
+
+// TestFormulaPerturbPages: a formula's orbit and BLA table split into several texture buffers
+// (a texel limit that needs 2 to maxPages pages for the table, whose entries are five texels
+// and so straddle the pages' ends) draw as in one; a limit too small for maxPages pages sends
+// the frame to the CPU renderer, and Mode says why.
+func TestFormulaPerturbPages(t *testing.T) {
 	g := testGL(t, Options{Perturb: "gpu"})
 	if !g.fp64 {
 		t.Skipf("%s has no fp64", g.renderer)
 	}
-	var c formulaCase
-	for _, fc := range formulaCases(t) {
-		if fc.name == "burning-ship_edge_1e8" {
-			c = fc
-		}
-	}
-	f, err := fractal.NewFrame(c.loc, 64, 40).WithReference(context.Background(), nil, nil)
+	l := fractal.HomeOf(fractal.Formula{Kind: fractal.BurningShip})
+	l.Re, l.Im, l.Zoom, l.Iterations = fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), fractal.MustDecimal("1e30"), 1500
+	f, err := fractal.NewFrame(l, 48, 32).WithReference(context.Background(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Precision() != fractal.Perturbation {
-		t.Fatalf("the frame is %v", f.Precision())
+	orbit, table := tableTexels(f.Ref, frameBLA(f, false))
+	if f.FormulaBLA() == nil || table <= orbit {
+		t.Fatalf("orbit %d texels, table %d: the test needs a formula table longer than the orbit", orbit, table)
 	}
-	orbit, table := tableTexels(f.Ref, f.BLA(), nil)
+	whole := renderGL(t, g, f)
+	defer func() { texBufferLimitOverride = 0 }()
 	limit := 1
-	for limit*maxPages < orbit {
+	for limit*maxPages < table {
 		limit *= 2
 	}
-	if table <= limit*maxPages {
-		t.Fatalf("a BLA table of %d texels fits %d pages of %d: the test needs a longer one", table, maxPages, limit)
-	}
-	texBufferLimitOverride = limit
-	defer func() { texBufferLimitOverride = 0 }()
+	texBufferLimitOverride = limit // maxPages pages or fewer, more than one
 	if err := g.perturbFits(f); err != nil {
-		t.Fatalf("an orbit of %d texels in pages of %d: %v", orbit, limit, err)
+		t.Fatalf("a table of %d texels in pages of %d: %v", table, limit, err)
 	}
 	before := g.Stats()
 	got := renderGL(t, g, f)
-	if n := g.Stats().CPUFrames - before.CPUFrames; n != 0 {
-		t.Errorf("%d frames to the CPU renderer (%s)", n, g.Mode(f))
+	if n := g.Stats().CPUFrames - before.CPUFrames; n != 0 || g.tables.pages < 2 {
+		t.Errorf("%d frames to the CPU renderer (%s), %d pages", n, g.Mode(f), g.tables.pages)
+	}
+	if !bytes.Equal(got.Pix, whole.Pix) {
+		frac, bad := imagetest.Agreement(got, whole, 0)
+		t.Errorf("in pages of %d texels: %.2f%% of the picture in one page's, first difference at %v", limit, 100*frac, bad)
+	}
+	texBufferLimitOverride = limit / 2
+	if m := g.Mode(f); !strings.Contains(m, "CPU: the reference orbit and BLA table") {
+		t.Errorf("a table of %d texels in pages of %d: Mode = %q", table, limit/2, m)
+	}
+	before = g.Stats()
+	got = renderGL(t, g, f)
+	if n := g.Stats().CPUFrames - before.CPUFrames; n != 1 {
+		t.Errorf("%d frames to the CPU renderer, want 1", n)
 	}
 	want := image.NewRGBA(got.Bounds())
 	if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
 		t.Fatal(err)
 	}
-	matchesCPU(t, "formula_perturb_pages", got, want)
+	if !bytes.Equal(got.Pix, want.Pix) {
+		t.Error("the frame sent to the CPU renderer is not its picture")
+	}
+	matchesCPU(t, "formula_perturb_pages", whole, want)
 }
 
-// TestFormulaExpOnCPU: a formula's frame past float64's exponent range (zoom 1e320, a
-// PerturbationExp frame), which the shaders have no extended exponents for, is drawn and
-// computed by the CPU renderer: the GL renderer's picture and samples are the CPU renderer's
-// byte for byte, each call counted as a CPU frame, and Mode says so.
-func TestFormulaExpOnCPU(t *testing.T) {
-	g := testGL(t, Options{})
-	l := fractal.HomeOf(fractal.Formula{Kind: fractal.BurningShip})
-	l.Re, l.Im = fractal.MustDecimal("-1"), fractal.MustDecimal("-1") // a Misiurewicz point: z2 = z3 = -1+i
-	l.Zoom, l.Iterations = fractal.MustDecimal("1e320"), 1500
-	if err := l.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	f := fractal.NewFrame(l, 32, 20)
-	if f.Precision() != fractal.PerturbationExp {
-		t.Fatalf("precision %v", f.Precision())
-	}
-	r := image.Rect(0, 0, f.W, f.H)
-	want := image.NewRGBA(r)
-	if err := (&cpu.Renderer{}).Render(context.Background(), f, r, want); err != nil {
-		t.Fatal(err)
-	}
-	before := g.Stats()
-	got := image.NewRGBA(r)
-	if err := g.Render(context.Background(), f, r, got); err != nil {
-		t.Fatalf("Render: %v", err)
-	}
-	if !bytes.Equal(got.Pix, want.Pix) {
-		t.Error("Render is not the CPU renderer's picture")
-	}
-	data := colour.NewData(r)
-	if err := g.Compute(context.Background(), f, r, data); err != nil {
-		t.Fatalf("Compute: %v", err)
-	}
-	escaped := 0
-	for _, s := range data.Pix {
-		if s.Nu != colour.Inside {
-			escaped++
-		}
-	}
-	if escaped < len(data.Pix)/2 {
-		t.Errorf("%d of %d pixels escaped", escaped, len(data.Pix))
-	}
-	if s := g.Stats(); s.Tiles != before.Tiles || s.CPUFrames != before.CPUFrames+2 {
-		t.Errorf("%d tiles and %d CPU frames, want 0 and 2", s.Tiles-before.Tiles, s.CPUFrames-before.CPUFrames)
-	}
-	if m := g.Mode(f); !strings.Contains(m, "CPU: the shaders have no extended exponents for burning-ship") {
-		t.Errorf("Mode = %q", m)
+// TestFormulaExpAgainstCPU: a formula's frame past float64's exponent range (a PerturbationExp
+// frame: its deltas start below 1e-308) is drawn and computed on the GPU with extended
+// exponents (perturbexp.frag's formulaStepCx, fractal/perturb_formula_exp.go's step), with
+// the derivative (jacStepX: the Jacobian with an exponent of its own) where the colouring
+// reads it, and agrees with the CPU renderer: the picture as TestAgainstCPU asks, the samples
+// (with the distance estimate and normal) within exactTol on >= 99% of the pixels, in one
+// pass and in passes: the Burning Ship about its
+// Misiurewicz point -1 - i at 1e320 (its folds' signs decided in cx on the first steps, where
+// Z is the tiny delta's size), the cubic Mandelbrot set about a Misiurewicz point at 1e320, and
+// the Burning Ship's Julia set of -1 - i about 0 (its critical
+// point, in the Julia set) at 1e200, past a Julia view's 2^-505.
+func TestFormulaExpAgainstCPU(t *testing.T) {
+	bs := fractal.Formula{Kind: fractal.BurningShip}
+	p3 := must(fractal.MakeFormula(fractal.Mandelbrot, 3))
+	cre, cim := misiurewiczCubic(t)
+	for _, c := range []struct {
+		name     string
+		fm       fractal.Formula
+		re, im   fractal.Decimal
+		zoom     string
+		julia    bool
+		col      string
+		passIter int
+	}{
+		{"burning-ship", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "1e320", false, "", 0},
+		{"burning-ship_distance_passes", bs, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), "1e320", false, "distance", 53},
+		{"mandelbrot_power_3_slopes", p3, cre, cim, "1e320", false, "slopes", 0},
+		{"burning-ship_julia_distance", bs, fractal.MustDecimal("0"), fractal.MustDecimal("0"), "1e200", true, "distance", 0},
+		{"burning-ship_julia_slopes_passes", bs, fractal.MustDecimal("0"), fractal.MustDecimal("0"), "1e200", true, "slopes", 53},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := testGL(t, Options{Perturb: "gpu", PassIterations: c.passIter})
+			if !g.fp64 {
+				t.Skipf("%s has no fp64", g.renderer)
+			}
+			l := fractal.HomeOf(c.fm)
+			if c.julia {
+				l = l.JuliaAt(fractal.MustDecimal("-1"), fractal.MustDecimal("-1"))
+			}
+			l.Re, l.Im, l.Zoom, l.Iterations = c.re, c.im, fractal.MustDecimal(c.zoom), 1000
+			l = withColouring(t, l, c.col)
+			if err := l.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			f, err := fractal.NewFrame(l, 24, 16).WithReference(context.Background(), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Precision() != fractal.PerturbationExp {
+				t.Fatalf("the frame is %v", f.Precision())
+			}
+			before := g.Stats()
+			got := renderGL(t, g, f)
+			samples := computeGL(t, g, f)
+			if s := g.Stats(); s.CPUFrames != before.CPUFrames {
+				t.Errorf("%d frames to the CPU renderer (%s), want 0", s.CPUFrames-before.CPUFrames, g.Mode(f))
+			}
+			if m := g.Mode(f); m != "perturbation (extended exponent, fp64)" {
+				t.Errorf("Mode = %q", m)
+			}
+			want := image.NewRGBA(got.Bounds())
+			if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
+				t.Fatal(err)
+			}
+			colours := map[[3]uint8]bool{}
+			for i := 0; i < len(want.Pix); i += 4 {
+				colours[[3]uint8{want.Pix[i], want.Pix[i+1], want.Pix[i+2]}] = true
+			}
+			if len(colours) < 20 {
+				t.Fatalf("the CPU's picture has %d colours: the view tests little", len(colours))
+			}
+			frac := matchesCPU(t, "formula_exp_"+c.name, got, want)
+			a := compareSamples(samples, computeCPU(t, f), f.NeedsDerivative(), exactTol)
+			side := float64(a.sameSide) / float64(a.pixels)
+			ok := float64(a.deOK) / float64(max(a.escaped, 1))
+			t.Logf("%s (%s): picture %.3f%% within 6/255; samples: %d escaped of %d, inside/escaped %.3f%%, nu (and DE) %.3f%% (worst nu %.2g)",
+				c.name, g.Mode(f), 100*frac, a.escaped, a.pixels, 100*side, 100*ok, a.worstNu)
+			if side < exactTol.share || ok < exactTol.share || a.escaped < a.pixels/2 {
+				t.Errorf("samples: inside/escaped %.3f%%, nu (and DE) %.3f%%, %d of %d escaped; first disagreement at %v",
+					100*side, 100*ok, a.escaped, a.pixels, a.firstBad)
+			}
+		})
 	}
 }

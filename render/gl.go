@@ -437,14 +437,10 @@ func (g *GL) variant(f fractal.Frame) shaders.Variant {
 // radius, the channels T and STRIPE: orbit.go) in the same words; "double (limit reached)" only
 // where a forced precision is used past float64's reach; "rings (CPU: ...)" for a frame laid
 // out as rings (fractal.Rings), which the CPU renderer draws. Every formula is drawn in the
-// same words, but for a formula's derivative, which the CPU computes: "<precision> (CPU: the
-// shaders carry no derivative for burning-ship)".
+// same words, at every depth and in every colouring.
 func (g *GL) Mode(f fractal.Frame) string {
 	if f.Rings != nil {
 		return "rings (CPU: the shaders draw grids)"
-	}
-	if why := cpuOnly(f); why != "" {
-		return f.Precision().String() + " (CPU: " + why + ")"
 	}
 	v := g.variant(f)
 	if v != shaders.F32 && v != shaders.Perturb && f.Precision().Perturbs() {

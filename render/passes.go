@@ -117,6 +117,8 @@ func (g *GL) iterateBand(ctx context.Context, it *program, f fractal.Frame, tile
 		// The pass where an orbit escapes runs again from its state K iterations (perturb.frag:
 		// steps) before the previous pass's end: every pass but the last must be K long.
 		p = min(max(p, f.Loc.StripeK()), iter)
+	}
+	if it.orbit || it.jacobianState() {
 		if err := g.ensureOrbitState(); err != nil {
 			return 0, err
 		}
@@ -146,7 +148,7 @@ func (g *GL) iterateBand(ctx context.Context, it *program, f fractal.Frame, tile
 			gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(i)))
 			gl.BindTexture(gl.TEXTURE_2D, t)
 		}
-		if it.orbit {
+		if it.orbit || it.jacobianState() {
 			for i, t := range g.orbitStateTex[src] {
 				gl.ActiveTexture(gl.TEXTURE0 + uint32(stateUnit(4+i)))
 				gl.BindTexture(gl.TEXTURE_2D, t)
@@ -160,6 +162,13 @@ func (g *GL) iterateBand(ctx context.Context, it *program, f fractal.Frame, tile
 		src = 1 - src
 	}
 	return src, nil
+}
+
+// jacobianState reports whether iterate program p carries a formula's Jacobian in double
+// (JACOBIAN with fp64, common.glsl's packW): its second column in the fifth state texture,
+// which the orbit path's programs use for their checkpoint.
+func (p *program) jacobianState() bool {
+	return p.deriv && !p.formula.IsMandelbrot() && (p.variant == shaders.F64 || p.variant == shaders.Perturb)
 }
 
 // passPrograms returns variant v's iterate stage and the colour stage, compiling them on
@@ -219,7 +228,7 @@ func (g *GL) ensureState() error {
 }
 
 // ensureOrbitState makes each state set's fifth to seventh textures (RGBA32UI, stateW x
-// stateH) and attaches them to the set's framebuffer as colour attachments 4 to 6, which the
+// stateH; the fifth serves a formula's Jacobian too: jacobianState) and attaches them to the set's framebuffer as colour attachments 4 to 6, which the
 // other passes do not draw to (their draw buffers are the first four).
 func (g *GL) ensureOrbitState() error {
 	if g.orbitStateTex[0][0] != 0 {

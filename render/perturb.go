@@ -33,37 +33,47 @@ var noBLA = false
 // exercise the split into pages).
 var texBufferLimitOverride = 0
 
-// deepTables is one upload of a reference orbit and its BLA table (the float64 one, bla, or
-// the extended-exponent one, blaExp): each table in pages of 2^shift RGBA32UI texels (two
-// float64 bit patterns per texel), one buffer and one buffer texture per page; for blaExp
-// also the orbit's tiny values (fractal.Reference.Tiny) in one more buffer texture.
-type deepTables struct {
-	ref    *fractal.Reference
+// blaTables is the BLA table a perturbation program reads, at most one of: the Mandelbrot
+// set's (bla), another formula's (fbla: 2x2 real matrices), or the Mandelbrot set's with
+// extended exponents (blaExp); none for plain perturbation.
+type blaTables struct {
 	bla    *fractal.BLA
+	fbla   *fractal.FormulaBLA
 	blaExp *fractal.BLAExp
-	limit  int // the texel limit it was split for
-	shift  int
-	pages  int
-	bufs   []uint32
-	texs   []uint32 // orbit pages, then BLA pages, then (blaExp) the tiny values
-	tiny   int      // the number of tiny values
-	bytes  int
+}
+
+// deepTables is one upload of a reference orbit and its BLA table (blaTables): each table in
+// pages of 2^shift RGBA32UI texels (two float64 bit patterns per texel), one buffer and one
+// buffer texture per page; for blaExp also the orbit's tiny values (fractal.Reference.Tiny)
+// in one more buffer texture.
+type deepTables struct {
+	ref *fractal.Reference
+	blaTables
+	limit int // the texel limit it was split for
+	shift int
+	pages int
+	bufs  []uint32
+	texs  []uint32 // orbit pages, then BLA pages, then (blaExp) the tiny values
+	tiny  int      // the number of tiny values
+	bytes int
 }
 
 // blaExpTexels is the texels of one fractal.BLAExp entry: (Ar, Ai), (Br, Bi), (Rm, R64) and
 // (Ae, Be, Re, 0) (perturbexp.frag).
 const blaExpTexels = 4
 
-// tableTexels returns the texels the orbit and the BLA table of ref and bla (or blaExp) take:
-// one per orbit point, three per table entry (fractal.BLA.Flat: six float64s), or
-// blaExpTexels per extended entry.
-func tableTexels(ref *fractal.Reference, bla *fractal.BLA, blaExp *fractal.BLAExp) (orbit, table int) {
+// tableTexels returns the texels the orbit of ref and the BLA table tb take: one per orbit
+// point, three per table entry (fractal.BLA.Flat: six float64s), five per formula table entry
+// (fractal.FormulaBLA.Flat: ten), or blaExpTexels per extended entry.
+func tableTexels(ref *fractal.Reference, tb blaTables) (orbit, table int) {
 	orbit = len(ref.Z)
-	if bla != nil {
-		table = bla.Offset(bla.Levels()) * fractal.BLAStride / 2
-	}
-	if blaExp != nil {
-		table = blaExp.Offset(blaExp.Levels()) * blaExpTexels
+	switch {
+	case tb.bla != nil:
+		table = tb.bla.Offset(tb.bla.Levels()) * fractal.BLAStride / 2
+	case tb.fbla != nil:
+		table = tb.fbla.Offset(tb.fbla.Levels()) * fractal.FormulaBLAStride / 2
+	case tb.blaExp != nil:
+		table = tb.blaExp.Offset(tb.blaExp.Levels()) * blaExpTexels
 	}
 	return orbit, table
 }
@@ -151,15 +161,12 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 		// or math/big (fractal's recheck.go): the CPU renderer does that, the shader cannot.
 		return errors.New("the reference is a minibrot's nucleus outside the view, whose long counts are rechecked on the CPU")
 	}
-	var o, t int
 	if exp {
-		o, t = tableTexels(f.Ref, nil, f.BLAExp())
 		if n := 2 * len(f.Ref.Tiny()); n > g.texBufferLimit() {
 			return fmt.Errorf("the reference orbit's %d tiny values need %d texels, more than a texture buffer's %d", n/2, n, g.texBufferLimit())
 		}
-	} else {
-		o, t = tableTexels(f.Ref, frameBLA(f), nil)
 	}
+	o, t := tableTexels(f.Ref, frameBLA(f, exp))
 	if _, pages, ok := pagePlan(o, t, g.texBufferLimit()); !ok {
 		return fmt.Errorf("the reference orbit and BLA table (%d and %d texels) need %d texture buffers of at most %d texels, more than %d",
 			o, t, pages, g.texBufferLimit(), maxPages)
@@ -167,14 +174,21 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 	return nil
 }
 
-// frameBLA is the BLA table the perturbation shader takes for frame f: f.BLA(), or none for a
-// formula other than the Mandelbrot set's (fractal/perturb_formula.go: no BLA for it yet) or
-// where noBLA is set.
-func frameBLA(f fractal.Frame) *fractal.BLA {
-	if noBLA || !f.Loc.Formula.IsMandelbrot() {
-		return nil
+// frameBLA is the BLA table the perturbation shader takes for frame f (with extended
+// exponents for exp): f.BLA(), for a formula other than the Mandelbrot set's f.FormulaBLA()
+// (the CPU renderer's, so that both take the same blocks), with extended exponents f.BLAExp()
+// (the Mandelbrot set's alone: another formula's extended-exponent loop takes every step, as
+// on the CPU); none where noBLA is set.
+func frameBLA(f fractal.Frame, exp bool) blaTables {
+	switch {
+	case noBLA || exp && !f.Loc.Formula.IsMandelbrot():
+		return blaTables{} // a formula's extended-exponent loop has no table (the CPU's neither)
+	case exp:
+		return blaTables{blaExp: f.BLAExp()}
+	case !f.Loc.Formula.IsMandelbrot():
+		return blaTables{fbla: f.FormulaBLA()}
 	}
-	return f.BLA()
+	return blaTables{bla: f.BLA()}
 }
 
 // softwareRenderer reports whether GL_RENDERER names a rasteriser that runs on the CPU
@@ -190,20 +204,21 @@ func softwareRenderer(name string) bool {
 	return false
 }
 
-// ensureTables runs on the GL thread: uploads ref's orbit and bla's (or blaExp's) table unless
-// they are the ones uploaded last (an export's tiles and strips share one upload), and binds
-// their pages to their texture units.
-func (g *GL) ensureTables(ref *fractal.Reference, bla *fractal.BLA, blaExp *fractal.BLAExp) (*deepTables, error) {
+// ensureTables runs on the GL thread: uploads ref's orbit and the table tb unless they are the
+// ones uploaded last (an export's tiles and strips share one upload), and binds their pages to
+// their texture units.
+func (g *GL) ensureTables(ref *fractal.Reference, tb blaTables) (*deepTables, error) {
 	limit := g.texBufferLimit()
 	t := g.tables
-	if t == nil || t.ref != ref || t.bla != bla || t.blaExp != blaExp || t.limit != limit {
+	bla, blaExp := tb.bla, tb.blaExp
+	if t == nil || t.ref != ref || t.blaTables != tb || t.limit != limit {
 		g.deleteTables()
-		o, n := tableTexels(ref, bla, blaExp)
+		o, n := tableTexels(ref, tb)
 		shift, pages, ok := pagePlan(o, n, limit)
 		if !ok {
 			return nil, fmt.Errorf("perturbation tables of %d and %d texels do not fit %d texture buffers of %d texels", o, n, maxPages, limit)
 		}
-		t = &deepTables{ref: ref, bla: bla, blaExp: blaExp, limit: limit, shift: shift, pages: pages}
+		t = &deepTables{ref: ref, blaTables: tb, limit: limit, shift: shift, pages: pages}
 		g.tables = t // deleteTables frees what is made below, even on failure
 		var data [][]uint32
 		data = append(data, floatWords(ref.OrbitFloats()))
@@ -212,6 +227,8 @@ func (g *GL) ensureTables(ref *fractal.Reference, bla *fractal.BLA, blaExp *frac
 			data = append(data, blaExpWords(blaExp))
 		case bla != nil:
 			data = append(data, floatWords(bla.Flat()))
+		case tb.fbla != nil:
+			data = append(data, floatWords(tb.fbla.Flat()))
 		default:
 			data = append(data, nil)
 		}
@@ -289,6 +306,9 @@ func (p *program) setTables(t *deepTables) {
 	if t.bla != nil {
 		levels, steps, offset = t.bla.Levels(), t.bla.Steps(), t.bla.Offset
 	}
+	if t.fbla != nil {
+		levels, steps, offset = t.fbla.Levels(), t.fbla.Steps(), t.fbla.Offset
+	}
 	if t.blaExp != nil {
 		levels, steps, offset = t.blaExp.Levels(), t.blaExp.Steps(), t.blaExp.Offset
 	}
@@ -324,7 +344,7 @@ func (g *GL) perturbProgram(pages int, stage string, shade, deriv, exp bool) (*p
 }
 
 // deepProgram is perturbProgram for the Mandelbrot set or, with julia, a Julia set (JULIA), of
-// formula fm (formulaDefines: perturb.frag's formulaDelta, without BLA tables).
+// formula fm (formulaDefines: perturb.frag's formulaDelta, and its BLA table's 2x2 matrices).
 func (g *GL) deepProgram(pages int, stage string, shade, deriv, exp, julia bool, fm fractal.Formula) (*program, error) {
 	return g.lazyProgram(progKey{v: shaders.Perturb, pages: pages, stage: stage, shade: shade, deriv: deriv, exp: exp, julia: julia, formula: fm})
 }

@@ -231,7 +231,7 @@ func TestPerturbPages(t *testing.T) {
 	}
 	f := deepFrame(t, p8007Re, p8007Im, "1e20", 20000, 33, 21)
 	want := renderGL(t, g, f)
-	orbit, table := tableTexels(f.Ref, f.BLA(), nil)
+	orbit, table := tableTexels(f.Ref, blaTables{bla: f.BLA()})
 	t.Logf("orbit %d texels, BLA table %d texels", orbit, table)
 	defer func() { texBufferLimitOverride = 0 }()
 	tested := 0
@@ -662,7 +662,7 @@ func TestPerturbExpPages(t *testing.T) {
 	}
 	f := misiurewiczFrame(t, 1000, 6000, 21, 13)
 	want := renderGL(t, g, f)
-	orbit, table := tableTexels(f.Ref, nil, f.BLAExp())
+	orbit, table := tableTexels(f.Ref, blaTables{blaExp: f.BLAExp()})
 	defer func() { texBufferLimitOverride = 0 }()
 	tested := 0
 	for k := bits.Len(uint(max(orbit, table))); k >= 0; k-- {

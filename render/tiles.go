@@ -50,9 +50,6 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 	if err != nil {
 		return err
 	}
-	if cpuOnly(f) != "" {
-		return g.renderOnCPU(ctx, f, rect, dst)
-	}
 	if f.Loc.Color.IsHistogram() || f.Loc.Color.HasShader() {
 		// Compute hands an orbit-path frame to the CPU renderer too, and adds the cycles.
 		return g.computeAndColour(ctx, f, rect, dst)
@@ -81,22 +78,6 @@ func (g *GL) Render(ctx context.Context, f fractal.Frame, rect image.Rectangle, 
 		return err
 	}
 	return g.drawTiles(ctx, v, f, exp, rect, stops, dst)
-}
-
-// cpuOnly is why the CPU renderer draws frame f whatever its precision ("" when the shaders
-// can): a formula other than the Mandelbrot set's past float64's exponent range
-// (PerturbationExp), or with a colouring that reads the derivative, whose Jacobian
-// (fractal/formula_de.go) the shaders do not carry.
-func cpuOnly(f fractal.Frame) string {
-	switch {
-	case f.Loc.Formula.IsMandelbrot():
-		return ""
-	case f.Precision() == fractal.PerturbationExp:
-		return "the shaders have no extended exponents for " + f.Loc.Formula.String()
-	case f.NeedsDerivative():
-		return "the shaders carry no derivative for " + f.Loc.Formula.String()
-	}
-	return ""
 }
 
 // renderOnCPU has the CPU renderer draw a perturbation frame this GPU cannot (never a
@@ -253,16 +234,10 @@ func (g *GL) drawTileOf(ctx context.Context, v shaders.Variant, p *program, f fr
 }
 
 // frameTables runs on the GL thread: the texture tables of perturbation frame f (its orbit,
-// and its BLA table, with extended exponents for exp), uploaded unless they are already.
+// and its BLA table, with extended exponents for exp: frameBLA), uploaded unless they are
+// already.
 func (g *GL) frameTables(f fractal.Frame, exp bool) (*deepTables, error) {
-	var bla *fractal.BLA
-	var blaExp *fractal.BLAExp
-	if exp && !noBLA {
-		blaExp = f.BLAExp() // the Mandelbrot set's alone (another formula's exp frame: cpuOnly)
-	} else if !exp {
-		bla = frameBLA(f)
-	}
-	return g.ensureTables(f.Ref, bla, blaExp)
+	return g.ensureTables(f.Ref, frameBLA(f, exp))
 }
 
 // tileProgram runs on the GL thread: the program that draws frame f, whose variant's plain
@@ -334,7 +309,7 @@ func variantWeight(v shaders.Variant) int64 {
 // A formula's step weighs formulaWeight times the Mandelbrot set's.
 func programWeight(p *program) int64 {
 	if p.exp {
-		return 6 * variantWeight(p.variant)
+		return 6 * variantWeight(p.variant) * formulaWeight(p.formula)
 	}
 	return variantWeight(p.variant) * formulaWeight(p.formula)
 }

@@ -116,8 +116,9 @@ vec2 screenNormal(vec2 u) {
 // formula's programs have none of them and keep the Mandelbrot set's own loop. A POWER with
 // no kind this file knows is an error, so that a kind added to fractal without its GLSL
 // fails to compile (render's TestFormulaKindsHaveGLSL). perturb.frag's formulaDelta is the
-// perturbation step (without BLA tables). The formulas have no derivative yet
-// (fractal.Frame.Unsupported refuses the colourings that read it), nor extended exponents.
+// perturbation step, formulaBlock a block of its BLA table (2x2 real matrices). With DERIV a formula carries its derivative, the
+// real 2x2 Jacobian (JACOBIAN, jacStep below; past float64's exponent range perturbexp.frag's
+// jacStepX, with an exponent of its own).
 #if defined(FORMULA_MANDELBROT) || defined(FORMULA_BURNING_SHIP) || defined(FORMULA_MANDELBAR)
 #define FORMULA 1
 #endif
@@ -128,7 +129,7 @@ vec2 screenNormal(vec2 u) {
 #error "a formula needs POWER 2 to 8"
 #endif
 #if defined(FORMULA) && defined(DERIV)
-#error "the formulas have no derivative yet"
+#define JACOBIAN 1
 #endif
 #if defined(FORMULA)
 const bool isFormula = true;
@@ -170,6 +171,61 @@ void formulaStep(inout REAL zr, inout REAL zi, REAL cr, REAL ci) {
 #endif
     zr = nr;
     zi = ni;
+}
+#endif
+
+#if defined(JACOBIAN)
+// A formula's derivative (fractal/formula_de.go): the folds are not complex-analytic, so
+// dz/dc is the real 2x2 Jacobian J = [[a, b], [c, d]] (scaled by the spacing, as w is),
+// carried along the orbit by J <- D f(z)^(D-1) F(z) J + add I (jacStep). Its first column
+// (a, c) travels where the Mandelbrot set's w = (wr, wi) does (a conformal J is
+// [[wr, -wi], [wi, wr]]), its second column (b, d) in jb and jd, so that the loops and their
+// state keep their shape; the multi-pass state holds (b, d) in texture 3's free half (float)
+// or in texture 4 (double: packW, unpackW). finishDEJac takes the distance estimate and normal
+// from J^T z.
+REAL jb = REAL(0.0), jd = REAL(0.0);
+
+// jacStep is fractal.jacStep, operation for operation: at the orbit value (zr, zi) before the
+// step, the fold's Jacobian F(z) (diag(sign x, sign y) for the Burning Ship, diag(1, -1) for
+// the Mandelbar) flips J's rows, then J becomes P J + add I, P = D w^(D-1) (w = f(z)) acting as
+// [[Re P, -Im P], [Im P, Re P]].
+void jacStep(REAL zr, REAL zi, inout REAL a, inout REAL b, inout REAL c, inout REAL d, REAL add) {
+    REAL wr = zr, wi = zi;
+#if defined(FORMULA_BURNING_SHIP)
+    if (zr < REAL(0.0)) {
+        a = -a;
+        b = -b;
+        wr = -zr;
+    }
+    if (zi < REAL(0.0)) {
+        c = -c;
+        d = -d;
+        wi = -zi;
+    }
+#elif defined(FORMULA_MANDELBAR)
+    c = -c;
+    d = -d;
+    wi = -zi;
+#elif !defined(FORMULA_MANDELBROT)
+#error "a formula kind with no fold in jacStep"
+#endif
+    REAL pr = wr, pi = wi;
+    for (int k = 2; k < POWER; k++) {
+        precise REAL tr = pr * wr - pi * wi;
+        precise REAL ti = pr * wi + pi * wr;
+        pr = tr;
+        pi = ti;
+    }
+    precise REAL sr = REAL(POWER) * pr;
+    precise REAL si = REAL(POWER) * pi;
+    precise REAL na = sr * a - si * c + add;
+    precise REAL nb = sr * b - si * d;
+    precise REAL nc = si * a + sr * c;
+    precise REAL nd = si * b + sr * d + add;
+    a = na;
+    b = nb;
+    c = nc;
+    d = nd;
 }
 #endif
 
@@ -382,6 +438,14 @@ vec3 shadeOrbit(float nu, float de, vec2 u, float t, float stripe) {
 }
 #endif
 
+// keptDE is a distance estimate d >= 0 as a sample keeps it (colour.NewSample): at most 1e30,
+// and a positive one at least colour.MinDE (2^-100 pixels), so that no subnormal float, which
+// a GPU may flush to 0, carries it or the normal beside it.
+float keptDE(REAL d) {
+    float minDE = uintBitsToFloat(0x0D800000u);  // 2^-100
+    return d > REAL(0.0) ? max(float(min(d, REAL(1.0e30))), minDE) : 0.0;
+}
+
 // finishDE is fractal.finishDE: from the final z and w, the distance estimate in pixels,
 // 2 |z| ln|z| / |w|, and the unit vector of z conj(w) turned into the screen's axes
 // (screenNormal). w is first divided by its largest
@@ -404,7 +468,7 @@ void finishDE(REAL zr, REAL zi, REAL wr, REAL wi, out float de, out vec2 u) {
     REAL aw = m * sqrt(sr * sr + si * si);
     REAL d = REAL(2.0 * az * log(az)) / aw;
     if (d >= REAL(0.0)) {
-        de = float(min(d, REAL(1.0e30)));
+        de = keptDE(d);
     }
 #if defined(ORBIT)
     // On the orbit path |z| reaches R^2 (1e20 at fractal.MaxBailout), and |n|^2 would pass
@@ -420,6 +484,47 @@ void finishDE(REAL zr, REAL zi, REAL wr, REAL wi, out float de, out vec2 u) {
         u = screenNormal(n / h);
     }
 }
+
+#if defined(JACOBIAN)
+// hypotR is |(x, y)| without overflow or underflow in the squares (fractal's math.Hypot).
+REAL hypotR(REAL x, REAL y) {
+    REAL m = max(abs(x), abs(y));
+    if (m == REAL(0.0)) {
+        return m;
+    }
+    REAL sx = x / m, sy = y / m;
+    return m * sqrt(sx * sx + sy * sy);
+}
+
+// finishDEJac is fractal.finishDEJac: from the final z and the scaled Jacobian J = [[a, b],
+// [c, d]], the distance estimate in pixels 2 |z|^2 ln|z| / |J^T z| and the unit vector of
+// J^T z turned into the screen's axes (screenNormal). J is first divided by its largest
+// entry, so that J^T z cannot overflow however large J grew; an infinite or NaN J gives
+// distance 0 and no normal, J = 0 an infinite distance.
+void finishDEJac(REAL zr, REAL zi, REAL a, REAL b, REAL c, REAL d, out float de, out vec2 u) {
+    de = 0.0;
+    u = vec2(0.0);
+    REAL m = max(max(abs(a), abs(b)), max(abs(c), abs(d)));
+    if (m == REAL(0.0)) {
+        de = 1.0e30;
+        return;
+    }
+    REAL sa = a / m, sb = b / m, sc = c / m, sd = d / m;  // inf / inf is NaN: caught below
+    precise REAL gr = sa * zr + sc * zi;  // J^T z / m
+    precise REAL gi = sb * zr + sd * zi;
+    float az = float(hypotR(zr, zi));
+    REAL ag = hypotR(gr, gi);
+    REAL q = REAL(2.0 * az * log(az)) / (m * (ag / REAL(az)));
+    if (q >= REAL(0.0)) {
+        de = keptDE(q);
+    }
+    REAL gm = max(abs(gr), abs(gi));
+    if (gm > REAL(0.0) && gm < REAL(1.0e30)) {
+        vec2 n = vec2(float(gr / gm), float(gi / gm));
+        u = screenNormal(n / length(n));
+    }
+}
+#endif
 
 // escapeSmooth is the smooth value nu of an orbit that escaped at n with z: up to 8 more
 // iterations until |z|^2 > 65536 (fractal.smooth; a formula's steps, fractal.smoothFormula),
@@ -455,7 +560,9 @@ float escapeSmooth(Z cr, Z ci, Z zr, Z zi, int n) {
 }
 
 // escapeSmoothDE is escapeSmooth (the same nu) continued with the derivative w <- 2 z w +
-// spacing, then finishDE (a Julia set's derivative passes spacing 0: w <- 2 z w).
+// spacing, then finishDE (a Julia set's derivative passes spacing 0: w <- 2 z w); for a
+// formula (JACOBIAN) its Jacobian, whose first column is (wr, wi), by jacStep, then
+// finishDEJac.
 float escapeSmoothDE(Z cr, Z ci, Z zr, Z zi, REAL wr, REAL wi, REAL spacing, int n, out float de, out vec2 u) {
 #if defined(PREC_F64)
     double fr = zr, fi = zi, fcr = cr, fci = ci;
@@ -467,6 +574,11 @@ float escapeSmoothDE(Z cr, Z ci, Z zr, Z zi, REAL wr, REAL wi, REAL spacing, int
     int m = n;
     float r2 = float(fr * fr + fi * fi);
     while (r2 <= 65536.0 && m < n + 8) {
+#if defined(JACOBIAN)
+        // fractal.smoothFormulaDE: the Jacobian at z, then the formula's step.
+        jacStep(fr, fi, wr, jb, wi, jd, spacing);
+        formulaStep(fr, fi, fcr, fci);
+#else
         precise REAL nwr = 2.0 * (fr * wr - fi * wi) + spacing;
         precise REAL nwi = 2.0 * (fr * wi + fi * wr);
         wr = nwr;
@@ -474,10 +586,15 @@ float escapeSmoothDE(Z cr, Z ci, Z zr, Z zi, REAL wr, REAL wi, REAL spacing, int
         precise REAL t = fr * fr - fi * fi + fcr;
         fi = 2.0 * fr * fi + fci;
         fr = t;
+#endif
         r2 = float(fr * fr + fi * fi);
         m++;
     }
+#if defined(JACOBIAN)
+    finishDEJac(fr, fi, wr, jb, wi, jd, de, u);
+#else
     finishDE(fr, fi, wr, wi, de, u);
+#endif
 #if defined(ORBIT) && defined(PREC_F64)
     return smoothValue64(m, fr * fr + fi * fi);
 #elif defined(ORBIT)
@@ -501,11 +618,11 @@ uniform usampler2D uState0;
 uniform usampler2D uState1;
 uniform usampler2D uState2;
 uniform usampler2D uState3;
-#if defined(ORBIT)
-uniform usampler2D uState4;
-#if defined(PAGES)
-uniform usampler2D uState5;  // perturbation's: the rest of its checkpoint
+#if defined(ORBIT) || defined(JACOBIAN) && defined(PREC_F64)
+uniform usampler2D uState4;  // the orbit path's checkpoint, or a formula's Jacobian (packW)
 #endif
+#if defined(ORBIT) && defined(PAGES)
+uniform usampler2D uState5;  // perturbation's: the rest of its checkpoint
 #endif
 #endif
 
@@ -517,11 +634,11 @@ layout(location = 0) out uvec4 oState0;
 layout(location = 1) out uvec4 oState1;
 layout(location = 2) out uvec4 oState2;
 layout(location = 3) out uvec4 oState3;
-#if defined(ORBIT)
+#if defined(ORBIT) || defined(JACOBIAN) && defined(PREC_F64)
 layout(location = 4) out uvec4 oState4;
-#if defined(PAGES)
-layout(location = 5) out uvec4 oState5;
 #endif
+#if defined(ORBIT) && defined(PAGES)
+layout(location = 5) out uvec4 oState5;
 #endif
 
 // carryFinished handles a pixel that an earlier pass finished (st, its texel of uState2):
@@ -556,10 +673,17 @@ uvec4 finishedShading(float de, vec2 u) {
     return uvec4(floatBitsToUint(de), floatBitsToUint(u.x), floatBitsToUint(u.y), 0u);
 }
 
-// packW and unpackW carry the derivative in texture 3 while a pixel iterates.
+// packW and unpackW carry the derivative in texture 3 while a pixel iterates; a formula's
+// Jacobian (JACOBIAN) has its second column (jb, jd) in texture 3's free half in float, and in
+// texture 4 in double, which packW writes and unpackW reads as well.
 uvec4 packW(REAL wr, REAL wi) {
 #if defined(PREC_F64)
+#if defined(JACOBIAN)
+    oState4 = uvec4(unpackDouble2x32(jb), unpackDouble2x32(jd));
+#endif
     return uvec4(unpackDouble2x32(wr), unpackDouble2x32(wi));
+#elif defined(JACOBIAN)
+    return uvec4(floatBitsToUint(wr), floatBitsToUint(wi), floatBitsToUint(jb), floatBitsToUint(jd));
 #else
     return uvec4(floatBitsToUint(wr), floatBitsToUint(wi), 0u, 0u);
 #endif
@@ -569,9 +693,18 @@ void unpackW(uvec4 t, out REAL wr, out REAL wi) {
 #if defined(PREC_F64)
     wr = packDouble2x32(t.xy);
     wi = packDouble2x32(t.zw);
+#if defined(JACOBIAN)
+    uvec4 t4 = texelFetch(uState4, ivec2(gl_FragCoord.xy), 0);
+    jb = packDouble2x32(t4.xy);
+    jd = packDouble2x32(t4.zw);
+#endif
 #else
     wr = uintBitsToFloat(t.x);
     wi = uintBitsToFloat(t.y);
+#if defined(JACOBIAN)
+    jb = uintBitsToFloat(t.z);
+    jd = uintBitsToFloat(t.w);
+#endif
 #endif
 }
 #endif

@@ -202,6 +202,10 @@ void orbitStart(inout Z cr, inout Z ci, out Z zr, out Z zi, out REAL wr, out REA
     zi = julia ? pi : Z(0.0);
     wr = julia ? derSpacing() : REAL(0.0);
     wi = REAL(0.0);
+#if defined(JACOBIAN)
+    jb = REAL(0.0);  // J = spacing I for a Julia set's z_1, else 0 (the first step makes it
+    jd = wr;         // spacing I from z_0 = 0, as fractal.escapeFormulaDE's J(1))
+#endif
     first = julia ? 2 : 1;
     escaped = julia && r2 > escape2();
 #if defined(ORBIT)
@@ -218,7 +222,8 @@ void orbitStart(inout Z cr, inout Z ci, out Z zr, out Z zi, out REAL wr, out REA
 // 1..uMaxIter in one call; the multi-pass one the same iterations in slices, with the state
 // carried between them in textures, so both take exactly the same steps. Compiled with DERIV
 // (for the colourings that read it) it also carries the derivative w <- 2 z w + spacing (z
-// before the step), which changes nothing in z's arithmetic. A Julia set's orbit
+// before the step), which changes nothing in z's arithmetic; a formula's, its Jacobian
+// (JACOBIAN: jacStep, common.glsl). A Julia set's orbit
 // (JULIA) comes from orbitStart at iteration 2 with its own c, and its derivative adds 0
 // (derAdd). A formula (FORMULA) steps z <- f(z)^D + c (formulaStep, ffFormulaStep) from the
 // same z_0 = 0 (f(0)^D + c = c exactly, fractal.escapeFormula's z_1), with the same escape
@@ -239,10 +244,14 @@ int iterate(Z cr, Z ci, inout Z zr, inout Z zi, inout Z sr, inout Z si, inout in
 #else
         REAL fr = zr, fi = zi;
 #endif
+#if defined(JACOBIAN)
+        jacStep(fr, fi, wr, jb, wi, jd, sp);
+#else
         precise REAL nwr = 2.0 * (fr * wr - fi * wi) + sp;
         precise REAL nwi = 2.0 * (fr * wi + fi * wr);
         wr = nwr;
         wi = nwi;
+#endif
 #endif
 #if defined(FORMULA) && !defined(PREC_EMULATED)
         formulaStep(zr, zi, cr, ci);

@@ -34,7 +34,9 @@ uniform uvec4 uJuliaC;  // the bits of c (re, im)
 #endif
 
 // The reference orbit: texel m holds Z[m] (re lo, re hi, im lo, im hi). The BLA table
-// (fractal.BLA.Flat): entry e in texels 3e (Ar, Ai), 3e+1 (Br, Bi) and 3e+2 (R, 0). Each
+// (fractal.BLA.Flat): entry e in texels 3e (Ar, Ai), 3e+1 (Br, Bi) and 3e+2 (R, 0); a
+// formula's (FORMULA: fractal.FormulaBLA.Flat, 2x2 real matrices) in BLA_TEXELS = 5 texels,
+// 5e (a11, a12), 5e+1 (a21, a22), 5e+2 (b11, b12), 5e+3 (b21, b22) and 5e+4 (R, 0). Each
 // table is split into PAGES texture buffers of 2^uPageShift texels (the last one shorter).
 uniform int uPageShift;
 uniform usamplerBuffer uOrbit0;
@@ -50,6 +52,12 @@ uniform usamplerBuffer uBLA2;
 #if PAGES > 3
 uniform usamplerBuffer uOrbit3;
 uniform usamplerBuffer uBLA3;
+#endif
+
+#if defined(FORMULA)
+#define BLA_TEXELS 5
+#else
+#define BLA_TEXELS 3
 #endif
 
 // The BLA table's shape: uBLASteps is S (fractal.BLA.Steps), level l has S >> l entries from
@@ -133,7 +141,7 @@ struct blaDelta {
 bool blaValid(int e, blaDelta d);
 #else
 bool blaValid(int e, blaDelta d) {
-    return d.ad < packDouble2x32(blaTexel(3 * e + 2).xy);
+    return d.ad < packDouble2x32(blaTexel(BLA_TEXELS * e + BLA_TEXELS - 1).xy);
 }
 #endif
 
@@ -172,6 +180,91 @@ int blaLevel(int m, int n, blaDelta d) {
 int blaEntry(int m, int l) {
     return uBLAOffset[l] + ((m - 1) >> l);
 }
+
+// A formula's steps (FORMULA), shared with perturbexp.frag: formulaDelta the plain step in
+// double, formulaBlock a block of its BLA table.
+#if defined(FORMULA)
+// diffAbs is fractal.diffAbs: |x + d| - |x| case by case, with no cancellation.
+double diffAbs(double x, double d) {
+    precise double xd = x + d;
+    precise double t = 2.0LF * x + d;
+    if (x >= 0.0LF) {
+        return xd >= 0.0LF ? d : -t;
+    }
+    return xd > 0.0LF ? t : -d;
+}
+
+// formulaDelta is fractal.perturbStep, operation for operation (the plain step; a BLA block
+// is formulaBlock's): d <- f(Z + d)^D - f(Z)^D + dc,
+// the fold applied to the delta exactly (foldDelta: W = f(Z), u = f(Z + d) - f(Z)), then the
+// power's difference without cancellation (powerDelta; for D = 2, (2W + u) u).
+void formulaDelta(double zr, double zi, inout double dr, inout double di, double dcr, double dci) {
+#if defined(FORMULA_BURNING_SHIP)
+    double fwr = abs(zr), fwi = abs(zi), fur = diffAbs(zr, dr), fui = diffAbs(zi, di);
+#elif defined(FORMULA_MANDELBAR)
+    double fwr = zr, fwi = -zi, fur = dr, fui = -di;
+#elif defined(FORMULA_MANDELBROT)
+    double fwr = zr, fwi = zi, fur = dr, fui = di;
+#else
+#error "a formula kind with no fold in formulaDelta"
+#endif
+#if POWER == 2
+    precise double tr = 2.0LF * fwr + fur;
+    precise double ti = 2.0LF * fwi + fui;
+    precise double nr = tr * fur - ti * fui + dcr;
+    precise double ni = tr * fui + ti * fur + dci;
+#else
+    precise double sr = fwr + fur, si = fwi + fui;  // W + u
+    double ar = fur, ai = fui;                      // A_1 = u
+    double pr = fwr, pi = fwi;                      // W^1
+    for (int j = 1; j < POWER; j++) {
+        precise double tr = sr * ar - si * ai + fur * pr - fui * pi;
+        precise double ti = sr * ai + si * ar + fur * pi + fui * pr;
+        ar = tr;
+        ai = ti;
+        if (j + 1 < POWER) {
+            precise double qr = pr * fwr - pi * fwi;
+            precise double qi = pr * fwi + pi * fwr;
+            pr = qr;
+            pi = qi;
+        }
+    }
+    precise double nr = ar + dcr;
+    precise double ni = ai + dci;
+#endif
+    dr = nr;
+    di = ni;
+}
+#endif
+
+#if defined(FORMULA)
+// formulaBlock applies the formula's BLA block e (fractal.perturbFormulaLoop's, operation for
+// operation): d <- A d + B dc with A and B real 2x2 matrices, and with DERIV the Jacobian
+// J <- A J + ws B (fractal.perturbFormulaLoopDE; its first column in (wr, wi), the second in
+// jb, jd).
+void formulaBlock(int e, inout double dr, inout double di, double dcr, double dci, inout double wr, inout double wi, double ws) {
+    int t = BLA_TEXELS * e;
+    uvec4 t0 = blaTexel(t), t1 = blaTexel(t + 1), t2 = blaTexel(t + 2), t3 = blaTexel(t + 3);
+    double a11 = packDouble2x32(t0.xy), a12 = packDouble2x32(t0.zw);
+    double a21 = packDouble2x32(t1.xy), a22 = packDouble2x32(t1.zw);
+    double b11 = packDouble2x32(t2.xy), b12 = packDouble2x32(t2.zw);
+    double b21 = packDouble2x32(t3.xy), b22 = packDouble2x32(t3.zw);
+    precise double nr = a11 * dr + a12 * di + b11 * dcr + b12 * dci;
+    precise double ni = a21 * dr + a22 * di + b21 * dcr + b22 * dci;
+    dr = nr;
+    di = ni;
+#if defined(JACOBIAN)
+    precise double na = a11 * wr + a12 * wi + b11 * ws;
+    precise double nb = a11 * jb + a12 * jd + b12 * ws;
+    precise double nc = a21 * wr + a22 * wi + b21 * ws;
+    precise double nd = a21 * jb + a22 * jd + b22 * ws;
+    wr = na;
+    jb = nb;
+    wi = nc;
+    jd = nd;
+#endif
+}
+#endif
 
 #if !defined(EXPONENT)
 // The double-only perturbation (EXPONENT programs add perturbexp.frag instead: the same
@@ -230,58 +323,7 @@ bool juliaStart(inout double dr, inout double di, out int m, out double ezr, out
 }
 #endif
 
-#if defined(FORMULA)
-// diffAbs is fractal.diffAbs: |x + d| - |x| case by case, with no cancellation.
-double diffAbs(double x, double d) {
-    precise double xd = x + d;
-    precise double t = 2.0LF * x + d;
-    if (x >= 0.0LF) {
-        return xd >= 0.0LF ? d : -t;
-    }
-    return xd > 0.0LF ? t : -d;
-}
 
-// formulaDelta is fractal.perturbStep, operation for operation: d <- f(Z + d)^D - f(Z)^D + dc,
-// the fold applied to the delta exactly (foldDelta: W = f(Z), u = f(Z + d) - f(Z)), then the
-// power's difference without cancellation (powerDelta; for D = 2, (2W + u) u).
-void formulaDelta(double zr, double zi, inout double dr, inout double di, double dcr, double dci) {
-#if defined(FORMULA_BURNING_SHIP)
-    double fwr = abs(zr), fwi = abs(zi), fur = diffAbs(zr, dr), fui = diffAbs(zi, di);
-#elif defined(FORMULA_MANDELBAR)
-    double fwr = zr, fwi = -zi, fur = dr, fui = -di;
-#elif defined(FORMULA_MANDELBROT)
-    double fwr = zr, fwi = zi, fur = dr, fui = di;
-#else
-#error "a formula kind with no fold in formulaDelta"
-#endif
-#if POWER == 2
-    precise double tr = 2.0LF * fwr + fur;
-    precise double ti = 2.0LF * fwi + fui;
-    precise double nr = tr * fur - ti * fui + dcr;
-    precise double ni = tr * fui + ti * fur + dci;
-#else
-    precise double sr = fwr + fur, si = fwi + fui;  // W + u
-    double ar = fur, ai = fui;                      // A_1 = u
-    double pr = fwr, pi = fwi;                      // W^1
-    for (int j = 1; j < POWER; j++) {
-        precise double tr = sr * ar - si * ai + fur * pr - fui * pi;
-        precise double ti = sr * ai + si * ar + fur * pi + fui * pr;
-        ar = tr;
-        ai = ti;
-        if (j + 1 < POWER) {
-            precise double qr = pr * fwr - pi * fwi;
-            precise double qi = pr * fwi + pi * fwr;
-            pr = qr;
-            pi = qi;
-        }
-    }
-    precise double nr = ar + dcr;
-    precise double ni = ai + dci;
-#endif
-    dr = nr;
-    di = ni;
-}
-#endif
 
 // perturb runs at most `budget` steps (a plain step or a BLA block each) of the pixel's
 // perturbation from state (d, m, n), exactly as fractal.PerturbEscape does. A Julia pixel's
@@ -307,6 +349,10 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         n = 1;
         wr = sp;
         wi = 0.0LF;
+#if defined(JACOBIAN)
+        jb = 0.0LF;  // J = spacing I
+        jd = sp;
+#endif
         budget = escaped ? 0 : budget;
     }
 #else
@@ -329,6 +375,14 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         bool jumped = false;
         if (uBLALevels > 0 && m > 0) {
             int lo = blaLevel(m, n, blaDelta(false, 0.0LF, 0, abs(dr) + abs(di)));
+#if defined(FORMULA)
+            if (lo >= 0) {
+                formulaBlock(blaEntry(m, lo), dr, di, dcr, dci, wr, wi, ws);
+                m += 1 << lo;
+                n += 1 << lo;
+                jumped = true;
+            }
+#else
             if (lo >= 0) {
                 int e = 3 * blaEntry(m, lo);
                 uvec4 ta = blaTexel(e);
@@ -352,16 +406,22 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
                 orbitBlockEnd = n;
 #endif
             }
+#endif
         }
         if (!jumped) {
 #if defined(DERIV)
-            // w <- 2 z w + spacing, z = Z_m + d before the step
+            // w <- 2 z w + spacing, z = Z_m + d before the step (a formula's Jacobian:
+            // jacStep at z, as fractal.perturbFormulaLoopDE)
             precise double fr = zmr + dr;
             precise double fi = zmi + di;
+#if defined(JACOBIAN)
+            jacStep(fr, fi, wr, jb, wi, jd, ws);
+#else
             precise double nwr = 2.0LF * (fr * wr - fi * wi) + ws;
             precise double nwi = 2.0LF * (fr * wi + fi * wr);
             wr = nwr;
             wi = nwi;
+#endif
 #endif
 #if defined(FORMULA)
             formulaDelta(zmr, zmi, dr, di, dcr, dci);

@@ -2,7 +2,10 @@
 // fractal.PerturbEscapeExp (a PerturbationExp frame: pixel spacing below about 1e-305). It
 // comes after common.glsl and perturb.frag (whose orbit and table fetches and BLA lookup it
 // uses) in the programs compiled with EXPONENT; with DERIV its one perturbExp carries the
-// derivative too (fractal.PerturbEscapeDEExp).
+// derivative too (fractal.PerturbEscapeDEExp). With a formula's defines (FORMULA, common.glsl)
+// it takes the formula's steps (formulaStepCx in cx, perturb.frag's formulaDelta in double:
+// fractal.PerturbEscapeFormulaExp), with no BLA table, and with DERIV its Jacobian (jacStepX:
+// fractal.PerturbEscapeFormulaDEExp) in place of w.
 //
 // Deltas and BLA coefficients are complex numbers with one shared integer exponent, cx:
 // (re + i im) 2^e, normalized after each operation so that max(|re|, |im|) lies in [0.5, 1).
@@ -32,6 +35,12 @@ uniform int uTinyCount;
 // continues in double.
 const int ZERO_EXP = -1073741824;
 const int TO_DOUBLE = -900;
+
+// WDERIV: the Mandelbrot set's derivative w, carried beside the delta (in cx while either is
+// tiny); a formula's derivative is its Jacobian with an exponent of its own (JACOBIAN: jx).
+#if defined(DERIV) && !defined(FORMULA)
+#define WDERIV 1
+#endif
 
 struct cx {
     double re;
@@ -228,6 +237,190 @@ cx cxFromExp(xp re, xp im) {
     return norm(cx(ldexpD(re.m, re.e - e), ldexpD(im.m, im.e - e), e));
 }
 
+#if defined(FORMULA)
+// A formula's step in cx (fractal/perturb_formula_exp.go, operation for operation): the fold
+// applied to the delta exactly (foldDeltaCx), then the power's difference (powerDeltaCx). No
+// BLA table: every iteration is a step, as on the CPU. With DERIV its Jacobian (JACOBIAN) as
+// a jx, the four entries' mantissas with one exponent (jacStepX).
+
+// foldSign is fractal.foldSign: the sign of a reference part x 2^e, ok where it is above
+// tinyRef (0.5 2^-799), which a delta below 2^-900 cannot change.
+double foldSign(double x, int e, out bool ok) {
+    ok = !(x == 0.0LF || !lessExp(0.5LF, -799, abs(x), e));
+    return x < 0.0LF ? -1.0LF : 1.0LF;
+}
+
+// diffAbsExp is fractal.diffAbsExp: diffAbs (|x + d| - |x|, case by case) in xp.
+xp diffAbsExp(xp x, xp d) {
+    xp s = expAdd(x, d);
+    xp t = expAdd(x.m == 0.0LF ? x : xp(x.m, x.e + 1), d);  // 2x + d
+    if (x.m >= 0.0LF) {
+        return s.m >= 0.0LF ? d : xp(-t.m, t.e);
+    }
+    return s.m > 0.0LF ? t : xp(-d.m, d.e);
+}
+
+// foldDeltaCx is fractal.foldDeltaCx: W = f(Z) and u = f(Z + d) - f(Z) for the cx reference
+// value z and delta d.
+void foldDeltaCx(cx z, cx d, out cx w, out cx u) {
+#if defined(FORMULA_BURNING_SHIP)
+    w = cx(abs(z.re), abs(z.im), z.e);
+    bool okr, oki;
+    double sr = foldSign(z.re, z.e, okr), si = foldSign(z.im, z.e, oki);
+    if (okr && oki) {
+        u = cx(sr * d.re, si * d.im, d.e);
+    } else {
+        u = cxFromExp(diffAbsExp(makeExp(z.re, z.e), makeExp(d.re, d.e)), diffAbsExp(makeExp(z.im, z.e), makeExp(d.im, d.e)));
+    }
+#elif defined(FORMULA_MANDELBAR)
+    w = cx(z.re, -z.im, z.e);
+    u = cx(d.re, -d.im, d.e);
+#elif defined(FORMULA_MANDELBROT)
+    w = z;
+    u = d;
+#else
+#error "a formula kind with no fold in foldDeltaCx"
+#endif
+}
+
+// formulaStepCx is fractal.Reference.stepFormulaCx: the delta after one step from d at the
+// reference value Z[m] (zmr, zmi its double rounding) in cx, powerDeltaCx's recurrence
+// A_1 = u, A_(j+1) = (W + u) A_j + u W^j, plus dc.
+cx formulaStepCx(int m, double zmr, double zmi, cx d, cx dc) {
+    cx w, u;
+    foldDeltaCx(zcx(m, zmr, zmi), d, w, u);
+    cx z = cxAdd(w, u);
+    cx a = u, p = w;
+    for (int j = 1; j < POWER; j++) {
+        a = cxAdd(cxMul(z, a), cxMul(u, p));
+        if (j + 1 < POWER) {
+            p = cxMul(p, w);
+        }
+    }
+    return cxAdd(a, dc);
+}
+
+#if defined(JACOBIAN)
+// jx is fractal.jx: a scaled Jacobian [[a, b], [c, d]] 2^e, max |entry| in [0.5, 1) (or all
+// zero, e ZERO_EXP). The pixel's is jac (one a fragment: the formulas have no orbit path, so
+// no run again needs another).
+struct jx {
+    double a;
+    double b;
+    double c;
+    double d;
+    int e;
+};
+jx jac;
+
+// jxNorm is fractal.jx.norm: the mantissas rescaled (exactly, as norm scales a cx).
+jx jxNorm(jx j) {
+    double a = max(max(abs(j.a), abs(j.b)), max(abs(j.c), abs(j.d)));
+    if (a == 0.0LF) {
+        return jx(0.0LF, 0.0LF, 0.0LF, 0.0LF, ZERO_EXP);
+    }
+    if (isinf(a) || isnan(a)) {
+        return j;
+    }
+    int eb = biasedExp(a);
+    if (eb == 0) {
+        double s = pow2(64);
+        j = jx(j.a * s, j.b * s, j.c * s, j.d * s, j.e - 64);
+        eb = biasedExp(a * s);
+    } else if (eb > 2022) {
+        double s = pow2(-64);
+        j = jx(j.a * s, j.b * s, j.c * s, j.d * s, j.e + 64);
+        eb -= 64;
+    }
+    int k = eb - 1022;
+    double s = pow2(-k);
+    return jx(j.a * s, j.b * s, j.c * s, j.d * s, j.e + k);
+}
+
+// jxAddDiag is fractal.jx.addDiag: j + s I.
+jx jxAddDiag(jx j, xp s) {
+    if (s.m == 0.0LF) {
+        return j;
+    }
+    int d = j.e - s.e;
+    if (j.a == 0.0LF && j.b == 0.0LF && j.c == 0.0LF && j.d == 0.0LF || d < -110) {
+        return jxNorm(jx(s.m, 0.0LF, 0.0LF, s.m, s.e));
+    }
+    if (d > 110) {
+        return j;
+    }
+    double v = ldexpD(s.m, -d);
+    precise double na = j.a + v;
+    precise double nd = j.d + v;
+    return jxNorm(jx(na, j.b, j.c, nd, j.e));
+}
+
+// jacStepX is fractal.jacStepX: jacStep (common.glsl) for the full value z as a cx and the
+// Jacobian j as a jx, add I added.
+jx jacStepX(cx z, jx j, xp add) {
+    cx w = z;
+#if defined(FORMULA_BURNING_SHIP)
+    if (z.re < 0.0LF) {
+        j.a = -j.a;
+        j.b = -j.b;
+        w.re = -z.re;
+    }
+    if (z.im < 0.0LF) {
+        j.c = -j.c;
+        j.d = -j.d;
+        w.im = -z.im;
+    }
+#elif defined(FORMULA_MANDELBAR)
+    j.c = -j.c;
+    j.d = -j.d;
+    w.im = -z.im;
+#elif !defined(FORMULA_MANDELBROT)
+#error "a formula kind with no fold in jacStepX"
+#endif
+    cx p = w;
+    for (int k = 2; k < POWER; k++) {
+        p = cxMul(p, w);
+    }
+    p = cxMul(p, cxFrom(double(POWER), 0.0LF));
+    precise double ra = p.re * j.a - p.im * j.c;
+    precise double rb = p.re * j.b - p.im * j.d;
+    precise double rc = p.im * j.a + p.re * j.c;
+    precise double rd = p.im * j.b + p.re * j.d;
+    return jxAddDiag(jxNorm(jx(ra, rb, rc, rd, p.e + j.e)), add);
+}
+
+// smoothFormulaDEX is fractal.smoothFormulaDEX: the smooth value as escapeSmooth gives it,
+// the Jacobian continued beside z, then the distance estimate 2 |z|^2 ln|z| / |J^T z| in
+// pixels (scaled back by J's exponent) and the normal (finishDEJacX).
+float smoothFormulaDEX(double cr, double ci, double zr, double zi, jx j, xp add, int n, out float de, out vec2 u) {
+    int m = n;
+    precise double r2 = zr * zr + zi * zi;
+    while (r2 <= 65536.0LF && m < n + 8) {
+        j = jacStepX(cxFrom(zr, zi), j, add);
+        formulaStep(zr, zi, cr, ci);
+        r2 = zr * zr + zi * zi;
+        m++;
+    }
+    de = 0.0;
+    u = vec2(0.0);
+    precise double gr = j.a * zr + j.c * zi;  // J^T z 2^-e
+    precise double gi = j.b * zr + j.d * zi;
+    float az = float(hypotR(zr, zi));
+    double ag = hypotR(gr, gi);
+    double q = double(2.0 * az * log(az)) / (ag / double(az));
+    if (q >= 0.0LF) {
+        de = keptDE(ldexpD(q, clamp(-j.e, -4000, 4000)));
+    }
+    double gm = max(abs(gr), abs(gi));
+    if (gm > 0.0LF && !isinf(gm)) {
+        vec2 nv = vec2(float(gr / gm), float(gi / gm));
+        u = screenNormal(nv / length(nv));
+    }
+    return smoothValue(m, float(r2));
+}
+#endif
+#endif
+
 // pixelDcExp is the pixel's dc as a cx.
 cx pixelDcExp() {
     dvec2 off = pixelOffsetD();
@@ -257,7 +450,7 @@ bool blaValid(int e, blaDelta d) {
 // enterCx continues in cx: d from (dr, di) and, with DERIV, w from (wr, wi).
 void enterCx(inout bool ex, inout cx d, inout cx w, double dr, double di, double wr, double wi) {
     d = cxFrom(dr, di);
-#if defined(DERIV)
+#if defined(WDERIV)
     w = cxFrom(wr, wi);
 #endif
     ex = true;
@@ -267,12 +460,12 @@ void enterCx(inout bool ex, inout cx d, inout cx w, double dr, double di, double
 // (fractal's toFloat), else stays in cx.
 void leaveCx(inout bool ex, cx d, cx w, inout double dr, inout double di, inout double wr, inout double wi) {
     ex = d.e <= TO_DOUBLE;
-#if defined(DERIV)
+#if defined(WDERIV)
     ex = ex || w.e <= TO_DOUBLE;
 #endif
     if (!ex) {
         float64s(d, dr, di);
-#if defined(DERIV)
+#if defined(WDERIV)
         float64s(w, wr, wi);
 #endif
     }
@@ -281,7 +474,7 @@ void leaveCx(inout bool ex, cx d, cx w, inout double dr, inout double di, inout 
 // wTiny reports whether the double derivative is too small for double steps, |w|_1 below
 // toExp: never without DERIV, where w plays no part.
 bool wTiny(double wr, double wi, double toExp) {
-#if defined(DERIV)
+#if defined(WDERIV)
     return abs(wr) + abs(wi) < toExp;
 #else
     return false;
@@ -306,15 +499,23 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
     double tinyRef = pow2(-800);
     double tiny = pow2(-900);
     double scale = pow2(600);
-#if defined(DERIV)
+#if defined(WDERIV)
     xp spx = xp(packDouble2x32(uSpacingX), uSpacingXe);
     cx sp = cxFromExp(spx, xp(0.0LF, 0));
     double sp64 = spx.e < -1100 ? spx.m * 0.0LF : ldexpD(spx.m, spx.e);  // fractal.Exp.Float64
 #endif
+#if defined(JACOBIAN)
+    // What each step adds to J's diagonal: the spacing, nothing for a Julia set.
+#if defined(JULIA)
+    xp jadd = xp(0.0LF, 0);
+#else
+    xp jadd = xp(packDouble2x32(uSpacingX), uSpacingXe);
+#endif
+#endif
     bool escaped = false;
     double ezr = 0.0LF, ezi = 0.0LF;
 #if defined(JULIA)
-#if defined(DERIV)
+#if defined(WDERIV)
     cx wsx = cx(0.0LF, 0.0LF, ZERO_EXP);  // what each step adds to w: nothing
     double ws64 = 0.0LF;
 #endif
@@ -326,7 +527,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
         float64s(z, zr, zi);
         m = uJuliaStart;
         n = 1;
-#if defined(DERIV)
+#if defined(WDERIV)
         w = sp;
 #endif
 #if defined(ORBIT)
@@ -345,7 +546,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
         }
         leaveCx(ex, d, w, dr, di, wr, wi);
     }
-#elif defined(DERIV)
+#elif defined(WDERIV)
     cx wsx = sp;
     double ws64 = sp64;
 #endif
@@ -387,7 +588,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                     enterCx(ex, d, w, dr, di, wr, wi);
                 }
                 d = cxAdd(cxMul(a, d), cxMul(b, dc));
-#if defined(DERIV)
+#if defined(WDERIV)
                 w = cxAdd(cxMul(a, w), cxMul(b, wsx));
 #endif
                 leaveCx(ex, d, w, dr, di, wr, wi);
@@ -400,6 +601,36 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
             }
         }
         if (!jumped) {
+#if defined(FORMULA)
+            // fractal.perturbFormulaLoopExp's step: in double unless the result falls below
+            // toExp or Z[m] is tiny (then this step again in cx), in cx while the delta is;
+            // the Jacobian first, at the full value Z_m + d (perturbFormulaLoopDEExp).
+#if defined(JACOBIAN)
+            if (ex) {
+                jac = jacStepX(cxAdd(zcx(m, zmr, zmi), d), jac, jadd);
+            } else if (abs(zmr) + abs(zmi) < tinyRef) {
+                jac = jacStepX(cxAdd(zcx(m, zmr, zmi), cxFrom(dr, di)), jac, jadd);
+            } else {
+                precise double fr = zmr + dr;
+                precise double fi = zmi + di;
+                jac = jacStepX(cxFrom(fr, fi), jac, jadd);
+            }
+#endif
+            if (!ex) {
+                double er = dr, ei = di;
+                formulaDelta(zmr, zmi, er, ei, dcr, dci);
+                if (abs(er) + abs(ei) < toExp || abs(zmr) + abs(zmi) < tinyRef) {
+                    d = formulaStepCx(m, zmr, zmi, cxFrom(dr, di), dc);
+                    leaveCx(ex, d, w, dr, di, wr, wi);
+                } else {
+                    dr = er;
+                    di = ei;
+                }
+            } else {
+                d = formulaStepCx(m, zmr, zmi, d, dc);
+                leaveCx(ex, d, w, dr, di, wr, wi);
+            }
+#else
             bool stepped = false;  // this plain step was taken in double
             if (!ex) {
                 // d <- (2 Z + d) d + dc in double, or in cx where a product would leave
@@ -408,7 +639,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                 precise double ti = 2.0LF * zmi + di;
                 precise double g = (abs(tr) + abs(ti)) * (abs(dr) + abs(di));
                 bool inCx = g < toExp;
-#if defined(DERIV)
+#if defined(WDERIV)
                 precise double fr = zmr + dr;  // z before the step
                 precise double fi = zmi + di;
                 precise double gw = (abs(fr) + abs(fi)) * (abs(wr) + abs(wi));
@@ -417,7 +648,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                 if (inCx) {
                     enterCx(ex, d, w, dr, di, wr, wi);
                 } else {
-#if defined(DERIV)
+#if defined(WDERIV)
                     precise double nwr = 2.0LF * (fr * wr - fi * wi) + ws64;
                     precise double nwi = 2.0LF * (fr * wi + fi * wr);
                     wr = nwr;
@@ -428,7 +659,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                     dr = nr;
                     di = ni;
                     stepped = true;
-#if defined(DERIV)
+#if defined(WDERIV)
                     if (abs(dr) + abs(di) < toExp || wTiny(wr, wi, toExp)) {
                         enterCx(ex, d, w, dr, di, wr, wi);
                     }
@@ -437,7 +668,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
             }
             if (ex && !stepped) {
                 cx zm = zcx(m, zmr, zmi);
-#if defined(DERIV)
+#if defined(WDERIV)
                 cx zf = cxAdd(zm, d);  // z before the step
                 zf.e++;
                 w = cxAdd(cxMul(zf, w), wsx);
@@ -446,6 +677,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                 d = cxAdd(cxMul(cxAdd(zm, d), d), dc);  // (2Z + d) d + dc
                 leaveCx(ex, d, w, dr, di, wr, wi);
             }
+#endif
             m++;
             n++;
         }
@@ -534,16 +766,22 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
             if (abs(zmr) + abs(zmi) < tinyRef) {
                 // Z[m] may be below double's range (kept exactly in uTiny): add in cx.
                 d = cxAdd(zcx(m, zmr, zmi), cxFrom(dr, di));
-#if defined(DERIV)
+#if defined(WDERIV)
                 w = cxFrom(wr, wi);
 #endif
                 leaveCx(ex, d, w, dr, di, wr, wi);
             } else {
+#if defined(FORMULA)
+                // fractal.perturbFormulaLoopExp: in cx where its exponent is TO_DOUBLE or less.
+                d = cxFrom(zr, zi);
+                leaveCx(ex, d, w, dr, di, wr, wi);
+#else
                 dr = zr;
                 di = zi;
                 if (abs(dr) + abs(di) < toExp) {
                     enterCx(ex, d, w, dr, di, wr, wi);
                 }
+#endif
             }
             m = 0;
             zmr = 0.0LF;
@@ -557,7 +795,9 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
         precise double cr = packDouble2x32(uRefC.xy) + dcr;
         precise double ci = packDouble2x32(uRefC.zw) + dci;
 #endif
-#if defined(DERIV)
+#if defined(JACOBIAN)
+        nu = smoothFormulaDEX(cr, ci, ezr, ezi, jac, jadd, n, de, u);
+#elif defined(WDERIV)
         // fractal.smoothDEExp: the continuation on w's mantissa with the spacing in w's
         // scale, the distance scaled back.
         cx ew = ex ? w : cxFrom(wr, wi);
@@ -586,7 +826,8 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
 // Multi-pass state: texture 0 holds the delta's two doubles (re lo, re hi, im lo, im hi):
 // the cx mantissas while the state is extended, else the double delta; texture 1 (m, with
 // the top bit set while extended, n, d's exponent, w's exponent); texture 3 the derivative's
-// two doubles likewise (DERIV); texture 2 as in common.glsl.
+// two doubles likewise (DERIV); texture 2 as in common.glsl. A formula's Jacobian (JACOBIAN):
+// (a, c) in texture 3, (b, d) in texture 4 (common.glsl's), its exponent in texture 1's w.
 //
 // The orbit path (ORBIT, perturb.frag's passes): texture 2 holds (0, orbitLimit,
 // orbitBlockEnd, 0) while the pixel iterates; textures 4, 5 and 6 the checkpoint, the state
@@ -643,6 +884,10 @@ void main() {
     double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
     bool ex = true;
     int m = 0, n = 0;
+#if defined(JACOBIAN)
+    // J = spacing I (fractal.PerturbEscapeFormulaDEExp), a Julia set's too.
+    jac = jxNorm(jx(packDouble2x32(uSpacingX), 0.0LF, 0.0LF, packDouble2x32(uSpacingX), uSpacingXe));
+#endif
 #if defined(JULIA)
     // The pixel's delta d0 is what the Mandelbrot set's dc is; its dc is 0.
     d = dc;
@@ -734,6 +979,10 @@ void main() {
     double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
     bool ex = true;
     int m = 0, n = 0;
+#if defined(JACOBIAN)
+    // J = spacing I (fractal.PerturbEscapeFormulaDEExp), a Julia set's too.
+    jac = jxNorm(jx(packDouble2x32(uSpacingX), 0.0LF, 0.0LF, packDouble2x32(uSpacingX), uSpacingXe));
+#endif
 #if defined(JULIA)
     // The pixel's delta d0 is what the Mandelbrot set's dc is; its dc is 0.
     d = dc;
@@ -757,7 +1006,11 @@ void main() {
             dr = packDouble2x32(dv.xy);
             di = packDouble2x32(dv.zw);
         }
-#if defined(DERIV)
+#if defined(JACOBIAN)
+        // J: (a, c) in texture 3, (b, d) in texture 4, its exponent in texture 1's w.
+        uvec4 ja = texelFetch(uState3, t, 0), jb4 = texelFetch(uState4, t, 0);
+        jac = jx(packDouble2x32(ja.xy), packDouble2x32(jb4.xy), packDouble2x32(ja.zw), packDouble2x32(jb4.zw), int(mn.w));
+#elif defined(WDERIV)
         uvec4 wv = texelFetch(uState3, t, 0);
         if (ex) {
             w = cx(packDouble2x32(wv.xy), packDouble2x32(wv.zw), int(mn.w));
@@ -779,6 +1032,11 @@ void main() {
         oState1 = uvec4(uint(m), uint(n), 0u, 0u);
         oState3 = uvec4(unpackDouble2x32(wr), unpackDouble2x32(wi));
     }
+#if defined(JACOBIAN)
+    oState1.w = uint(jac.e);
+    oState3 = uvec4(unpackDouble2x32(jac.a), unpackDouble2x32(jac.c));
+    oState4 = uvec4(unpackDouble2x32(jac.b), unpackDouble2x32(jac.d));
+#endif
     if (r > 0) {
         oState2 = finishedState(2u, nu);
         oState3 = finishedShading(de, u);
@@ -803,6 +1061,10 @@ void main() {
     double dr = 0.0LF, di = 0.0LF, wr = 0.0LF, wi = 0.0LF;
     bool ex = true;
     int m = 0, n = 0;
+#if defined(JACOBIAN)
+    // J = spacing I (fractal.PerturbEscapeFormulaDEExp), a Julia set's too.
+    jac = jxNorm(jx(packDouble2x32(uSpacingX), 0.0LF, 0.0LF, packDouble2x32(uSpacingX), uSpacingXe));
+#endif
 #if defined(JULIA)
     // The pixel's delta d0 is what the Mandelbrot set's dc is; its dc is 0.
     d = dc;
