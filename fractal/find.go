@@ -76,13 +76,16 @@ type Found struct {
 }
 
 // Text is the one line the find command prints: the location text (re, im, the formula's
-// power=D when it is not 2, a rotated view's rotation, zoom and iterations, as Location.String
-// writes them and ParseLocationText reads them), then " period=P", or " preperiod=Q period=P"
-// for a Misiurewicz point.
+// formula=NAME when it is not mandelbrot and power=D when it is not 2, a rotated view's
+// rotation, zoom and iterations, as Location.String writes them and ParseLocationText reads
+// them), then " period=P", or " preperiod=Q period=P" for a Misiurewicz point.
 func (f Found) Text() string {
 	power := ""
+	if k := f.Loc.Formula.Kind; k != Mandelbrot {
+		power = " formula=" + k.String()
+	}
 	if d := f.Loc.Formula.Power(); d != 2 {
-		power = fmt.Sprintf(" power=%d", d)
+		power += fmt.Sprintf(" power=%d", d)
 	}
 	s := fmt.Sprintf("re=%s im=%s%s%s zoom=%s iterations=%d", f.Loc.Re, f.Loc.Im, power, f.Loc.rotationText(), f.Loc.Zoom, f.Loc.Iterations)
 	if f.Preperiod > 0 {
@@ -132,13 +135,15 @@ func bitsBelow(x Exp) uint {
 	return uint(max(0, math.Ceil(-x.Log2()))) + 64 + 3
 }
 
-// findOrbit iterates z <- z^D + c in math/big with reused temporaries.
+// findOrbit iterates z <- z^D + c, or a fold's z <- f(z)^D + c, in math/big with reused
+// temporaries.
 type findOrbit struct {
 	cr, ci          *big.Float
 	zr, zi, s, d, t *big.Float
 	mant            *big.Float
-	deg             int        // the power D
-	pr, pi, u       *big.Float // z^k while step raises z to the power D > 2
+	deg             int         // the power D
+	pr, pi, u       *big.Float  // z^k while step raises z to the power D > 2
+	fold            *formulaBig // the step of a formula with a fold (nil: z^D + c)
 }
 
 func newFindOrbit(cr, ci *big.Float, prec uint) *findOrbit {
@@ -155,9 +160,22 @@ func newFindOrbitD(cr, ci *big.Float, prec uint, d int) *findOrbit {
 	return o
 }
 
+// newFindOrbitF is the orbit of formula fm's z <- f(z)^D + c from z0 = 0.
+func newFindOrbitF(cr, ci *big.Float, prec uint, fm Formula) *findOrbit {
+	o := newFindOrbitD(cr, ci, prec, fm.Power())
+	if fm.Kind != Mandelbrot {
+		o.fold = newFormulaBig(fm, prec)
+	}
+	return o
+}
+
 // step computes the next z: zr' = (zr+zi)(zr-zi) + cr, zi' = 2 zr zi + ci (D = 2), or z^D + c
-// by D - 1 complex products.
+// by D - 1 complex products, or the fold's step.
 func (o *findOrbit) step() {
+	if o.fold != nil {
+		o.fold.step(o.zr, o.zi, o.cr, o.ci)
+		return
+	}
 	if o.deg > 2 {
 		o.pr.Set(o.zr)
 		o.pi.Set(o.zi)

@@ -1,0 +1,144 @@
+package fractal
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/big"
+)
+
+// The minibrot search for the folds (the Burning Ship, the Mandelbar, at any power): the
+// same search as the power-d sets' (findnear.go), with the fold in the orbit and in Newton's
+// method.
+//
+// Period. The enclosing balls carry over unchanged: a fold moves no two points farther apart,
+// so the ball (Z, R) maps into (f(Z), R) and on as for z^D + c (ballPeriods). The ball period
+// is again the lowest period of a c in the disc with z_P(c) = 0.
+//
+// Newton's method. The map c -> z_P(c) is not complex-analytic (a fold is not), but it is a
+// map of R^2, smooth away from the c whose orbit meets a fold's axis before P. Its
+// derivative is the real 2x2 Jacobian J_P = dz_P/dc carried along the orbit as the colourings
+// carry it (formula_de.go): J_{n+1} = A(z_n) J_n + I, A(z) = D f(z)^(D-1) F(z), F(z) the fold's
+// Jacobian (diag(sign Re z, sign Im z) for the Burning Ship: the sign of a part flips its row;
+// diag(1, -1) for the Mandelbar), here in floatexp (jx; 53 bits, so each step gains about 50
+// bits once near). The step is J_P^-1 z_P. On an axis (the Burning Ship's real-axis
+// minibrots, whose orbits stay real) the sign is taken as +, the Jacobian of the upper side;
+// its rows then stay diagonal, a real z_P gives a real step, and the iteration stays on the
+// axis as the nucleus does. A nucleus is accepted as for the power-d sets: the last step
+// below 2^-40 of its size, the period minimal (no root of z_k, k a proper divisor of P, within
+// 2^-16 of its size by |J_k^-1 z_k|), inside the view and deeper; a run that fails is the
+// next candidate's turn, and when none is left the search says so, never a wrong "found".
+// There is no shape estimate (mathr's is complex-analytic): every nucleus counts as a
+// minibrot's.
+//
+// Size. Near the nucleus c0 the return map from z near 0 is, to first order in f(z)^D and
+// dc = c - c0, z -> L (f(z)^D + B dc) with L = A(z_{P-1}) ... A(z_1) (the matrix lambda
+// of the Mandelbrot set) and B = L^-1 J_P (its beta: J_P = L + the terms from the c added at
+// steps 2 to P). For conformal L and B, z = l^(-1/(D-1)) u turns it into u -> u^D + C with
+// C = l^(D/(D-1)) b dc: the power-D set of size 1/(b l^(D/(D-1))). With matrices the same
+// rescaling by the mean scale of each, l = sqrt|det L| and b = sqrt|det B| (the geometric
+// mean of the singular values, and |m| for a conformal m), gives u -> R f(u)^D + C', R = L/l
+// of determinant +-1, C' = l^(D/(D-1)) B dc: a copy whose area is that of the set scaled by
+// s^2, s = 1 / (b l^(D/(D-1))) = 1 / (sqrt|det J_P| |det L|^(1/(2(D-1)))) (B's determinant
+// is det J_P / det L). For D = 2 without a fold it is the Mandelbrot set's 1/(beta lambda^2)
+// exactly. A copy stretched by non-conformal L and B has one side longer than s and one
+// shorter; the area is what the framing rests on (TestFindFold: the copy is 1% to 30% of the
+// framed view).
+
+// foldPass is nucleusPass for a formula with a fold: at c it iterates z_P(c) and the
+// Jacobian J_P = dz_P/dc, and returns the Newton step J_P^-1 z_P, the size estimate s (as a
+// real cx) and the least first-order distance |J_k^-1 z_k| to a root of z_k over the proper
+// divisors k of p.
+func foldPass(ctx context.Context, cr, ci *big.Float, p int, prec uint, fm Formula) (step [2]*big.Float, size cx, div divisorRoot, err error) {
+	j, l, z, div, err := foldJacobians(ctx, cr, ci, p, prec, fm)
+	if err != nil {
+		return step, cx{}, div, err
+	}
+	st, ok := j.solve(z)
+	dj, dl := j.det(), l.det()
+	if !ok || dl.Sign() == 0 || !dl.Finite() {
+		return step, cx{}, div, errors.New("the derivative vanished")
+	}
+	// s = ||J_P^-1|| / sqrt|det L|^(1/(D-1)), ||J_P^-1|| = sigma_max(J_P) / |det J_P|.
+	lg := math.Log2(j.sigmaMax()) + float64(j.e) - dj.Abs().Log2() - dl.Abs().Log2()/float64(2*(fm.Power()-1))
+	e := math.Floor(lg)
+	size = cxFromExp(MakeExp(math.Exp2(lg-e), int(e)), Exp{})
+	sr, si := st.bigs(prec)
+	return [2]*big.Float{sr, si}, size, div, nil
+}
+
+// foldJacobians iterates z_P(c) with J_P = dz_P/dc and L = A(z_{P-1}) ... A(z_1), and
+// returns them with z_P and the least |J_k^-1 z_k| over the proper divisors k of p.
+func foldJacobians(ctx context.Context, cr, ci *big.Float, p int, prec uint, fm Formula) (j, l jx, z cx, div divisorRoot, err error) {
+	o := newFindOrbitF(cr, ci, prec, fm)
+	one := NewExp(1)
+	j = jx{e: cxZeroExp}      // dz_n/dc
+	l = jx{a: 1, d: 1}.norm() // A(z_{n-1}) ... A(z_1)
+	z = cx{e: cxZeroExp}      // z_{n-1}
+	div.min = MakeExp(1, 1<<30)
+	for n := 1; n <= p; n++ {
+		if n&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return j, l, z, div, err
+			}
+		}
+		j = jacStepX(fm, z, j, one)
+		o.step()
+		z = o.z()
+		if z.e > 8 {
+			return j, l, z, div, errEscaped
+		}
+		if n == p {
+			break
+		}
+		l = jacStepX(fm, z, l, Exp{})
+		if p%n == 0 {
+			if q, ok := j.solve(z); ok && q.abs().Cmp(div.min) < 0 {
+				div = divisorRoot{min: q.abs(), k: n}
+			}
+		}
+	}
+	return j, l, z, div, nil
+}
+
+// foldStretch is how much longer than wide the copy of the set around the fold's nucleus c
+// of period p is to first order: the condition number sigma_max / sigma_min of J_P (the copy
+// is about c + (l^(1/(D-1)) J_P)^-1 applied to a set of its own; see the comment at the top).
+func foldStretch(ctx context.Context, cr, ci *big.Float, p int, prec uint, fm Formula) (float64, error) {
+	j, _, _, _, err := foldJacobians(ctx, cr, ci, p, prec, fm)
+	if err != nil {
+		return 0, err
+	}
+	smax := j.sigmaMax()
+	smin := math.Abs(j.a*j.d-j.b*j.c) / smax
+	if !(smin > 0) {
+		return math.Inf(1), nil
+	}
+	return smax / smin, nil
+}
+
+// sigmaMax is the largest singular value of j's mantissas (j without its 2^e).
+func (j jx) sigmaMax() float64 {
+	return (math.Hypot(j.a+j.d, j.c-j.b) + math.Hypot(j.a-j.d, j.b+j.c)) / 2
+}
+
+// det is j's determinant.
+func (j jx) det() Exp {
+	if j.e == cxZeroExp {
+		return Exp{}
+	}
+	return MakeExp(j.a*j.d-j.b*j.c, 2*j.e)
+}
+
+// solve is j^-1 v (ok false when j is singular or not finite).
+func (j jx) solve(v cx) (cx, bool) {
+	det := j.a*j.d - j.b*j.c
+	if j.e == cxZeroExp || det == 0 || math.IsInf(det, 0) || math.IsNaN(det) {
+		return cx{}, false
+	}
+	if v.e == cxZeroExp {
+		return v, true
+	}
+	x := cx{(j.d*v.re - j.b*v.im) / det, (j.a*v.im - j.c*v.re) / det, v.e - j.e}.norm()
+	return x, !math.IsInf(x.re, 0) && !math.IsNaN(x.re) && !math.IsInf(x.im, 0) && !math.IsNaN(x.im)
+}
