@@ -489,25 +489,30 @@ func ballPeriods(ctx context.Context, cr, ci *big.Float, radii []Exp, prec uint,
 	}
 	if !any && done[k-1] {
 		res.escapedAll = true
-		if fm.Kind != Mandelbrot {
-			return res, nil // dz/dc is complex only without a fold: no distance estimate
-		}
-		// Go on along c's own orbit to a large radius for the distance estimate.
-		for range 64 {
-			if z.e > 40 {
-				break
-			}
-			dz = cxAdd(cxMul(stepDeriv(z, d), dz), cxOne)
-			o.step()
-			z = o.z()
-		}
-		if z.e > 40 && dz.e != cxZeroExp {
-			// d = |z| log|z| / |dz|; the view height is radii[0] scaled: radii[0] is 4 px.
-			lz := z.log2Abs() * math.Ln2
-			res.setDist = z.abs().Quo(dz.abs()).MulFloat(lz)
+		if fm.Kind == Mandelbrot { // dz/dc is complex only without a fold
+			res.setDist = distanceOn(o, z, dz, d)
 		}
 	}
 	return res, nil
+}
+
+// distanceOn goes on along the orbit o (its last value z, dz/dc there dz) to a large radius
+// for the distance estimate |z| ln|z| / |dz| from c to the set (0: unknown).
+func distanceOn(o *findOrbit, z, dz cx, d int) Exp {
+	for range 64 {
+		if z.e > 40 {
+			break
+		}
+		dz = cxAdd(cxMul(stepDeriv(z, d), dz), cxOne)
+		o.step()
+		z = o.z()
+	}
+	if z.e > 40 && dz.e != cxZeroExp {
+		// d = |z| log|z| / |dz|; the view height is radii[0] scaled: radii[0] is 4 px.
+		lz := z.log2Abs() * math.Ln2
+		return z.abs().Quo(dz.abs()).MulFloat(lz)
+	}
+	return Exp{}
 }
 
 // ballGrow is (|Z| + R)^d - |Z|^d for |Z| = za: how far the image of the ball (Z, R) under
