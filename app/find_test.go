@@ -145,9 +145,9 @@ func TestFindMisiurewiczNoneText(t *testing.T) {
 	}
 }
 
-// M in a power-d set goes to the minibrot the command line's find names (the formula kept),
-// and in the Burning Ship, or Shift+M in a power-d set, the view stays and the status bar
-// says in one sentence that the formula has no such finder.
+// M in a power-d set and in the Burning Ship goes to the minibrot the command line's find
+// names (the formula kept), and Shift+M in either, the view stays and the status bar says in
+// one sentence that the formula has no Misiurewicz finder.
 func TestFindPowerAndRefusals(t *testing.T) {
 	start := fractal.Home()
 	start.Formula, _ = fractal.MakeFormula(fractal.Mandelbrot, 3)
@@ -169,11 +169,21 @@ func TestFindPowerAndRefusals(t *testing.T) {
 	}
 	ship := fractal.Home()
 	ship.Formula = fractal.Formula{Kind: fractal.BurningShip}
-	ship.Re, ship.Im, ship.Zoom = fractal.MustDecimal("-1.76"), fractal.MustDecimal("-0.03"), fractal.MustDecimal("100")
+	ship.Re, ship.Im, ship.Zoom = fractal.MustDecimal("-1.7626"), fractal.MustDecimal("-0.0284"), fractal.MustDecimal("40")
 	w.SetLocation(ship)
 	waitFor(t, "the ship", func() bool { return samePlace(w.Location(), ship) })
+	w.typedRune('M')
+	if l := w.Location(); !samePlace(l, ship) || w.statusTime.Text != "formula burning-ship has no Misiurewicz finder yet (its minibrots are found)" {
+		t.Errorf("Shift+M in the Burning Ship: at %v, status %q", l, w.statusTime.Text)
+	}
+	pw, ph = w.view.pixelSize()
+	want, err = fractal.FindMinibrot(t.Context(), ship, pw, ph, float64(pw)/2, float64(ph)/2, findLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
 	w.typedRune('m')
-	if l := w.Location(); !samePlace(l, ship) || w.statusTime.Text != "formula burning-ship has no minibrot or Misiurewicz finder yet" {
-		t.Errorf("M in the Burning Ship: at %v, status %q", l, w.statusTime.Text)
+	waitFor(t, "the ship's minibrot", func() bool { return !samePlace(w.Location(), ship) })
+	if got := w.Location(); !samePlace(got, want.Loc) || got.Formula != ship.Formula {
+		t.Errorf("M in the Burning Ship went to %v (%v), want %v", got, got.Formula, want.Loc)
 	}
 }
