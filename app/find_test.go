@@ -146,8 +146,9 @@ func TestFindMisiurewiczNoneText(t *testing.T) {
 }
 
 // M in a power-d set and in the Burning Ship goes to the minibrot the command line's find
-// names (the formula kept), and Shift+M in either, the view stays and the status bar says in
-// one sentence that the formula has no Misiurewicz finder.
+// names (the formula kept), Shift+M in the power-d set to the Misiurewicz point find
+// --misiurewicz names, and Shift+M in the Burning Ship leaves the view where it is and the
+// status bar says in one sentence that the formula has no Misiurewicz finder.
 func TestFindPowerAndRefusals(t *testing.T) {
 	start := fractal.Home()
 	start.Formula, _ = fractal.MakeFormula(fractal.Mandelbrot, 3)
@@ -158,10 +159,17 @@ func TestFindPowerAndRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.typedRune('M')
-	if l := w.Location(); !samePlace(l, start) || w.statusTime.Text != "formula mandelbrot power 3 has no Misiurewicz finder yet (its minibrots are found)" {
-		t.Errorf("Shift+M in the power-3 set: at %v, status %q", l, w.statusTime.Text)
+	misi, err := fractal.FindMisiurewicz(t.Context(), start, pw, ph, float64(pw)/2, float64(ph)/2, findLimit)
+	if err != nil {
+		t.Fatal(err)
 	}
+	w.typedRune('M')
+	waitFor(t, "the Misiurewicz point", func() bool { return !samePlace(w.Location(), start) })
+	if got := w.Location(); !samePlace(got, misi.Loc) || got.Formula != start.Formula {
+		t.Errorf("Shift+M in the power-3 set went to %v (%v), want %v", got, got.Formula, misi.Loc)
+	}
+	w.SetLocation(start)
+	waitFor(t, "the start", func() bool { return samePlace(w.Location(), start) })
 	w.typedRune('m')
 	waitFor(t, "the minibrot", func() bool { return !samePlace(w.Location(), start) })
 	if got := w.Location(); !samePlace(got, want.Loc) || got.Formula != start.Formula {

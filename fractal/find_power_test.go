@@ -148,9 +148,9 @@ func TestFindPowerD(t *testing.T) {
 	}
 }
 
-// TestFindPowerDRefusals: the Burning Ship and the Mandelbar have no Misiurewicz search, nor
-// (yet) the power-d sets: each says so in one sentence naming the formula, never a "found";
-// every formula has the minibrot search.
+// TestFindPowerDRefusals: the Burning Ship and the Mandelbar have no Misiurewicz search: each
+// says so in one sentence naming the formula, never a "found"; every formula has the minibrot
+// search, and the Mandelbrot set and its powers the Misiurewicz search.
 func TestFindPowerDRefusals(t *testing.T) {
 	l := Home()
 	l.Zoom = MustDecimal("100")
@@ -161,7 +161,7 @@ func TestFindPowerDRefusals(t *testing.T) {
 	}{
 		{BurningShip, 2, "formula burning-ship has no Misiurewicz finder yet (its minibrots are found)"},
 		{Mandelbar, 3, "formula mandelbar power 3 has no Misiurewicz finder yet (its minibrots are found)"},
-		{Mandelbrot, 3, "formula mandelbrot power 3 has no Misiurewicz finder yet (its minibrots are found)"},
+		{Mandelbar, 8, "formula mandelbar power 8 has no Misiurewicz finder yet (its minibrots are found)"},
 	} {
 		fm, err := MakeFormula(c.kind, c.d)
 		if err != nil {
@@ -182,6 +182,9 @@ func TestFindPowerDRefusals(t *testing.T) {
 			fm, _ := MakeFormula(k, d)
 			if err := FinderFor(fm, false); err != nil {
 				t.Errorf("%v: %v, want a minibrot search", fm, err)
+			}
+			if err := FinderFor(fm, true); (err == nil) != (k == Mandelbrot) {
+				t.Errorf("%v: Misiurewicz search %v, want one for the Mandelbrot set's powers only", fm, err)
 			}
 		}
 	}

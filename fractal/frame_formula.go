@@ -111,7 +111,7 @@ func NoFinderError(fm Formula) error {
 // or with a fold's 2x2 Jacobian) or, with misiurewicz, a Misiurewicz search (the Mandelbrot
 // set and its powers, z <- z^D + c), else the NoFinderError that says there is none.
 func FinderFor(fm Formula, misiurewicz bool) error {
-	if !misiurewicz || fm.Kind == Mandelbrot && fm.Power() == 2 {
+	if !misiurewicz || fm.Kind == Mandelbrot {
 		return nil
 	}
 	return NoFinderError(fm)
