@@ -158,6 +158,8 @@ func TestFindFold(t *testing.T) {
 		{Mandelbar, "-1.7548776662466927", "0", "1e4", [2]float64{-1.7548776662466927 + 0.1*math.Cos(0.7), 0.1 * math.Sin(0.7)}, 60, 0, 0, 48, 36, false},
 		{BurningShip, "-1.8000000000000000444089209850062616169452667236328125", "0", "1e30", [2]float64{}, 0, 0, 0, 32, 24, true},
 		{Mandelbar, "-1.95", "0", "1e30", [2]float64{}, 0, 0, 0, 32, 24, true},
+		// The nearest nucleus, of period 175, is a sliver thinner than a pixel of its view.
+		{Mandelbar, "-1.8000000000000000444089209850062616169452667236328125", "0", "1e30", [2]float64{}, 0, 0, 0, 32, 24, true},
 	} {
 		if c.slow && (testing.Short() || raceEnabled) {
 			continue // deep pixels at thousands of iterations: the run without the race detector has them

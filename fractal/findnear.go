@@ -825,6 +825,8 @@ func acceptNucleus(l Location, nu nucleusFound, w, h int, view viewBox, opt Find
 		return f, whyBulb
 	case nu.stretch > maxStretch:
 		return f, whySliver
+	case l.Formula.Kind != Mandelbrot && !foldCentreShows(loc, nu, w, h):
+		return f, whyThin
 	}
 	return f, ""
 }
@@ -850,6 +852,7 @@ const (
 	whyShallow = "its view is not deeper than this one"
 	whyBulb    = "a bulb, not a minibrot"
 	whySliver  = "a sliver, not a minibrot (its copy of the set is more than 8 times longer than wide)"
+	whyThin    = "a sliver, not a minibrot (the pixels around its nucleus escape)"
 )
 
 // maxStretch is the most a fold's minibrot may be longer than wide (foldStretch): the
