@@ -199,7 +199,10 @@ func TestFindFold(t *testing.T) {
 func TestFindFoldNeverWrong(t *testing.T) {
 	fm := Formula{Kind: BurningShip}
 	found, refused := 0, 0
-	for _, a := range []float64{0.1, 1.3, 3.7, 4.3} {
+	for _, a := range []float64{0.1, 3.7, 4.3} {
+		if a == 0.1 && (testing.Short() || raceEnabled) {
+			continue // a search that fails tries every candidate: the run without the race detector has it
+		}
 		start := Home()
 		start.Formula, start.Zoom, start.Iterations = fm, MustDecimal("1e4"), 1000
 		start.Re, start.Im = formulaEdgePoint(fm, -1.7548776662466927, 0, -1.7548776662466927+0.1*math.Cos(a), 0.1*math.Sin(a), 60, 3000)
