@@ -59,7 +59,10 @@ import (
 // c to 2^-30 of one), and Q' = 1 means z_P' = 0: a nucleus. A candidate that fails (no convergence, a nucleus: Q' = 0, or a point
 // outside the view) rules its period out and the search goes on (FindMisiurewicz says where). A Misiurewicz point has no size (its neighbourhood
 // looks alike at every scale, magnified by its cycle's multiplier per period), so the view
-// keeps its zoom and iterations and moves its centre there.
+// keeps its zoom and iterations and moves its centre there. For z <- z^D + c (the power-d
+// sets) the search is the same with the power's balls (ballGrow), derivatives (D z^(D-1)) and
+// multiplier, the second half of the pair test asking whether z_{n-1} may be w z_{q-1} for a
+// D-th root of unity w other than 1 (preimagesMeet), and a minibrot's tip tried for even D only.
 
 // Found is a feature found near a point of a view, and the view that shows it.
 type Found struct {

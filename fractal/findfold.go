@@ -34,16 +34,18 @@ import (
 // Size. Near the nucleus c0 the return map from z near 0 is, to first order in f(z)^D and
 // dc = c - c0, z -> L (f(z)^D + B dc) with L = A(z_{P-1}) ... A(z_1) (the matrix lambda
 // of the Mandelbrot set) and B = L^-1 J_P (its beta: J_P = L + the terms from the c added at
-// steps 2 to P). For conformal L and B, z = l^(-1/(D-1)) u turns it into u -> u^D + C with
-// C = l^(D/(D-1)) b dc: the power-D set of size 1/(b l^(D/(D-1))). With matrices the same
-// rescaling by the mean scale of each, l = sqrt|det L| and b = sqrt|det B| (the geometric
-// mean of the singular values, and |m| for a conformal m), gives u -> R f(u)^D + C', R = L/l
-// of determinant +-1, C' = l^(D/(D-1)) B dc: a copy whose area is that of the set scaled by
-// s^2, s = 1 / (b l^(D/(D-1))) = 1 / (sqrt|det J_P| |det L|^(1/(2(D-1)))) (B's determinant
-// is det J_P / det L). For D = 2 without a fold it is the Mandelbrot set's 1/(beta lambda^2)
-// exactly. A copy stretched by non-conformal L and B has one side longer than s and one
-// shorter; the area is what the framing rests on (TestFindFold: the copy is 1% to 30% of the
-// framed view).
+// steps 2 to P). Each A is a multiple of a rotation or of a reflection (D f^(D-1) a complex
+// factor, the fold's diag(+-1, +-1) orthogonal), so L is too: with l = sqrt|det L|, z =
+// l^(-1/(D-1)) u turns the map into u -> R f(u)^D + C, R = L/l orthogonal and C =
+// l^(D/(D-1)) B dc = l^(1/(D-1)) J_P dc, whose set of C lies within the escape radius as the
+// formula's own does. So the copy is about c0 + (l^(1/(D-1)) J_P)^-1 C over that set, and it
+// reaches at most s = ||J_P^-1|| / l^(1/(D-1)) times the radius from c0 (||J_P^-1|| =
+// 1/sigma_min(J_P): the longest side of a copy that J_P stretches); for D = 2 without a fold it
+// is the Mandelbrot set's 1/(beta lambda^2) exactly. The zoom is the power-d sets' (its far
+// tip halfway to the view's edge: acceptNucleus), and TestFindFold checks the framing. The
+// model holds while no orbit point of the copy crosses a fold's axis before P; where they do
+// (next to the Burning Ship's ship) the copies are larger than s, and a copy can be thinner
+// than J_P says: foldCentreShows refuses one whose body does not show.
 
 // foldPass is nucleusPass for a formula with a fold: at c it iterates z_P(c) and the
 // Jacobian J_P = dz_P/dc, and returns the Newton step J_P^-1 z_P, the size estimate s (as a
