@@ -145,9 +145,10 @@ func TestFindMisiurewiczNoneText(t *testing.T) {
 	}
 }
 
-// M in a power-d set goes to the minibrot the command line's find names (the formula kept),
-// and in the Burning Ship, or Shift+M in a power-d set, the view stays and the status bar
-// says in one sentence that the formula has no such finder.
+// M in a power-d set and in the Burning Ship goes to the minibrot the command line's find
+// names (the formula kept), Shift+M in the power-d set to the Misiurewicz point find
+// --misiurewicz names, and Shift+M in the Burning Ship leaves the view where it is and the
+// status bar says in one sentence that the formula has no Misiurewicz finder.
 func TestFindPowerAndRefusals(t *testing.T) {
 	start := fractal.Home()
 	start.Formula, _ = fractal.MakeFormula(fractal.Mandelbrot, 3)
@@ -158,10 +159,17 @@ func TestFindPowerAndRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.typedRune('M')
-	if l := w.Location(); !samePlace(l, start) || w.statusTime.Text != "formula mandelbrot power 3 has no Misiurewicz finder yet (its minibrots are found)" {
-		t.Errorf("Shift+M in the power-3 set: at %v, status %q", l, w.statusTime.Text)
+	misi, err := fractal.FindMisiurewicz(t.Context(), start, pw, ph, float64(pw)/2, float64(ph)/2, findLimit)
+	if err != nil {
+		t.Fatal(err)
 	}
+	w.typedRune('M')
+	waitFor(t, "the Misiurewicz point", func() bool { return !samePlace(w.Location(), start) })
+	if got := w.Location(); !samePlace(got, misi.Loc) || got.Formula != start.Formula {
+		t.Errorf("Shift+M in the power-3 set went to %v (%v), want %v", got, got.Formula, misi.Loc)
+	}
+	w.SetLocation(start)
+	waitFor(t, "the start", func() bool { return samePlace(w.Location(), start) })
 	w.typedRune('m')
 	waitFor(t, "the minibrot", func() bool { return !samePlace(w.Location(), start) })
 	if got := w.Location(); !samePlace(got, want.Loc) || got.Formula != start.Formula {
@@ -169,11 +177,21 @@ func TestFindPowerAndRefusals(t *testing.T) {
 	}
 	ship := fractal.Home()
 	ship.Formula = fractal.Formula{Kind: fractal.BurningShip}
-	ship.Re, ship.Im, ship.Zoom = fractal.MustDecimal("-1.76"), fractal.MustDecimal("-0.03"), fractal.MustDecimal("100")
+	ship.Re, ship.Im, ship.Zoom = fractal.MustDecimal("-1.7626"), fractal.MustDecimal("-0.0284"), fractal.MustDecimal("40")
 	w.SetLocation(ship)
 	waitFor(t, "the ship", func() bool { return samePlace(w.Location(), ship) })
+	w.typedRune('M')
+	if l := w.Location(); !samePlace(l, ship) || w.statusTime.Text != "formula burning-ship has no Misiurewicz finder yet (its minibrots are found)" {
+		t.Errorf("Shift+M in the Burning Ship: at %v, status %q", l, w.statusTime.Text)
+	}
+	pw, ph = w.view.pixelSize()
+	want, err = fractal.FindMinibrot(t.Context(), ship, pw, ph, float64(pw)/2, float64(ph)/2, findLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
 	w.typedRune('m')
-	if l := w.Location(); !samePlace(l, ship) || w.statusTime.Text != "formula burning-ship has no minibrot or Misiurewicz finder yet" {
-		t.Errorf("M in the Burning Ship: at %v, status %q", l, w.statusTime.Text)
+	waitFor(t, "the ship's minibrot", func() bool { return !samePlace(w.Location(), ship) })
+	if got := w.Location(); !samePlace(got, want.Loc) || got.Formula != ship.Formula {
+		t.Errorf("M in the Burning Ship went to %v (%v), want %v", got, got.Formula, want.Loc)
 	}
 }

@@ -59,7 +59,10 @@ import (
 // c to 2^-30 of one), and Q' = 1 means z_P' = 0: a nucleus. A candidate that fails (no convergence, a nucleus: Q' = 0, or a point
 // outside the view) rules its period out and the search goes on (FindMisiurewicz says where). A Misiurewicz point has no size (its neighbourhood
 // looks alike at every scale, magnified by its cycle's multiplier per period), so the view
-// keeps its zoom and iterations and moves its centre there.
+// keeps its zoom and iterations and moves its centre there. For z <- z^D + c (the power-d
+// sets) the search is the same with the power's balls (ballGrow), derivatives (D z^(D-1)) and
+// multiplier, the second half of the pair test asking whether z_{n-1} may be w z_{q-1} for a
+// D-th root of unity w other than 1 (preimagesMeet), and a minibrot's tip tried for even D only.
 
 // Found is a feature found near a point of a view, and the view that shows it.
 type Found struct {
@@ -76,13 +79,16 @@ type Found struct {
 }
 
 // Text is the one line the find command prints: the location text (re, im, the formula's
-// power=D when it is not 2, a rotated view's rotation, zoom and iterations, as Location.String
-// writes them and ParseLocationText reads them), then " period=P", or " preperiod=Q period=P"
-// for a Misiurewicz point.
+// formula=NAME when it is not mandelbrot and power=D when it is not 2, a rotated view's
+// rotation, zoom and iterations, as Location.String writes them and ParseLocationText reads
+// them), then " period=P", or " preperiod=Q period=P" for a Misiurewicz point.
 func (f Found) Text() string {
 	power := ""
+	if k := f.Loc.Formula.Kind; k != Mandelbrot {
+		power = " formula=" + k.String()
+	}
 	if d := f.Loc.Formula.Power(); d != 2 {
-		power = fmt.Sprintf(" power=%d", d)
+		power += fmt.Sprintf(" power=%d", d)
 	}
 	s := fmt.Sprintf("re=%s im=%s%s%s zoom=%s iterations=%d", f.Loc.Re, f.Loc.Im, power, f.Loc.rotationText(), f.Loc.Zoom, f.Loc.Iterations)
 	if f.Preperiod > 0 {
@@ -132,13 +138,15 @@ func bitsBelow(x Exp) uint {
 	return uint(max(0, math.Ceil(-x.Log2()))) + 64 + 3
 }
 
-// findOrbit iterates z <- z^D + c in math/big with reused temporaries.
+// findOrbit iterates z <- z^D + c, or a fold's z <- f(z)^D + c, in math/big with reused
+// temporaries.
 type findOrbit struct {
 	cr, ci          *big.Float
 	zr, zi, s, d, t *big.Float
 	mant            *big.Float
-	deg             int        // the power D
-	pr, pi, u       *big.Float // z^k while step raises z to the power D > 2
+	deg             int         // the power D
+	pr, pi, u       *big.Float  // z^k while step raises z to the power D > 2
+	fold            *formulaBig // the step of a formula with a fold (nil: z^D + c)
 }
 
 func newFindOrbit(cr, ci *big.Float, prec uint) *findOrbit {
@@ -155,9 +163,22 @@ func newFindOrbitD(cr, ci *big.Float, prec uint, d int) *findOrbit {
 	return o
 }
 
+// newFindOrbitF is the orbit of formula fm's z <- f(z)^D + c from z0 = 0.
+func newFindOrbitF(cr, ci *big.Float, prec uint, fm Formula) *findOrbit {
+	o := newFindOrbitD(cr, ci, prec, fm.Power())
+	if fm.Kind != Mandelbrot {
+		o.fold = newFormulaBig(fm, prec)
+	}
+	return o
+}
+
 // step computes the next z: zr' = (zr+zi)(zr-zi) + cr, zi' = 2 zr zi + ci (D = 2), or z^D + c
-// by D - 1 complex products.
+// by D - 1 complex products, or the fold's step.
 func (o *findOrbit) step() {
+	if o.fold != nil {
+		o.fold.step(o.zr, o.zi, o.cr, o.ci)
+		return
+	}
 	if o.deg > 2 {
 		o.pr.Set(o.zr)
 		o.pi.Set(o.zi)
@@ -450,7 +471,8 @@ func FindMisiurewicz(ctx context.Context, l Location, w, h int, x, y float64, li
 		return Found{}, err
 	}
 	maxN := min(max(limit, 1), MaxMisiurewiczIter)
-	s := misiSearch{ctx: ctx, l: l, w: w, h: h, maxN: maxN}
+	d := l.Formula.Power()
+	s := misiSearch{ctx: ctx, l: l, w: w, h: h, maxN: maxN, d: d, roots: unitRoots(d)}
 	best, have, err := s.scan(cr, ci, r, 16)
 	if err != nil {
 		return Found{}, err
@@ -591,6 +613,8 @@ type misiSearch struct {
 	l     Location
 	w, h  int
 	maxN  int
+	d     int          // the power D of z <- z^D + c
+	roots []complex128 // the D-th roots of unity but 1 (unitRoots)
 	tries int
 	pairs int
 	// nucleus is the first nucleus a candidate's Newton run ended on (nil: none).
@@ -607,24 +631,24 @@ type misiSearch struct {
 // reach the limit 16384 with no other candidate. Newton's method starts at nucleus - 2 s, in a disc of
 // radius |s|. A tip within a pixel of its nucleus is not tried.
 func (s *misiSearch) tip(nu *nucleusError) (Found, bool, error) {
-	if nu == nil || 2*nu.p+1 > s.maxN {
-		return Found{}, false, nil
+	if nu == nil || 2*nu.p+1 > s.maxN || s.d%2 != 0 {
+		return Found{}, false, nil // an odd power's set has no tip -2^(1/(D-1)) (it escapes)
 	}
 	spacing := SpacingExp(s.l.ZoomExp(), s.w, s.h)
 	tol := spacing.Ldexp(-30)
 	prec := max(nu.cr.Prec(), bitsBelow(tol))
 	cr, ci := new(big.Float).SetPrec(prec).Set(nu.cr), new(big.Float).SetPrec(prec).Set(nu.ci)
-	_, size, _, err := nucleusPass(s.ctx, cr, ci, nu.p, prec, 0, 2) // the Misiurewicz search is the power-2 set's
+	_, size, _, err := nucleusPass(s.ctx, cr, ci, nu.p, prec, 0, s.d)
 	if err != nil || size.abs().Ldexp(1).Cmp(spacing) < 0 {
 		// Within a pixel of the nucleus (at zoom 1e25, 2e-32 from the period-8007 one) the
 		// tip is the minibrot to the eye, and the view's digits cannot tell the two apart.
 		return Found{}, false, s.ctx.Err()
 	}
-	sr, si := size.double().bigs(prec) // the tip is at nucleus - 2 s
+	sr, si := cxMul(size, cxFrom(powerSetReach(s.d), 0)).bigs(prec) // the tip is at nucleus - 2^(1/(D-1)) s
 	cr.Sub(cr, sr)
 	ci.Sub(ci, si)
 	s.tries++
-	f, err := misiurewiczNewton(s.ctx, s.l, cr, ci, nu.p+1, nu.p, prec, tol, size.abs(), s.w, s.h)
+	f, err := misiurewiczNewton(s.ctx, s.l, cr, ci, nu.p+1, nu.p, prec, tol, size.abs(), s.w, s.h, s.d)
 	if err != nil {
 		return Found{}, false, s.ctx.Err()
 	}
@@ -644,7 +668,7 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 	c0r, c0i := new(big.Float).SetPrec(prec).Set(cr), new(big.Float).SetPrec(prec).Set(ci)
 
 	// The orbit of c0 with its enclosing balls, in math/big and in float64 for the filter.
-	o := newFindOrbit(c0r, c0i, prec)
+	o := newFindOrbitD(c0r, c0i, prec, s.d)
 	zs := make([][2]*big.Float, 1, 256)
 	zs[0] = [2]*big.Float{new(big.Float), new(big.Float)}
 	zf := []complex128{0}
@@ -653,6 +677,9 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 	dzs := []cx{{e: cxZeroExp}} // dz_n/dc, for the first-order filter
 	dz := cx{e: cxZeroExp}
 	u := MakeExp(1, 4-int(prec))
+	if s.d > 2 {
+		u = MakeExp(1, 3*s.d+4-int(prec)) // as ballPeriods's
+	}
 	ru := r.Add(u)
 	R, za := Exp{}, Exp{}
 	zc := cx{e: cxZeroExp} // z_{n-1} as a cx
@@ -665,9 +692,9 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 				return Found{}, false, err
 			}
 		}
-		dz = cxAdd(cxMul(zc, dz).double(), cxOne)
+		dz = cxAdd(cxMul(stepDeriv(zc, s.d), dz), cxOne)
 		o.step()
-		R = za.Mul(R).Ldexp(1).Add(R.Mul(R)).Add(ru)
+		R = ballGrow(za, R, s.d).Add(ru)
 		z := o.z()
 		za = z.abs()
 		if za.Sub(R).Cmp(NewExp(2)) > 0 || small && R.Cmp(four) > 0 {
@@ -695,7 +722,7 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 		for q := n - 1; q >= 2; q-- {
 			// z_n = z_q possible, and z_{n-1} = -z_{q-1} (a genuine preperiod q: the orbit
 			// joins the cycle from the other preimage), both within the balls.
-			if !ballsMeet(n, q, 1, zf, zs, rs, rf, diff, diffI, o) || !ballsMeet(n-1, q-1, -1, zf, zs, rs, rf, diff, diffI, o) {
+			if !ballsMeet(n, q, 1, zf, zs, rs, rf, diff, diffI, o) || !s.preimagesMeet(n-1, q-1, zf, zs, rs, rf, diff, diffI, o) {
 				continue
 			}
 			if !misiStepWithin(o, zs, dzs, n, q, r.Ldexp(3), diff, diffI) {
@@ -707,7 +734,7 @@ func (s *misiSearch) scan(cr, ci *big.Float, r Exp, tries int) (f Found, ok bool
 				continue
 			}
 			p := n - q
-			f, ferr := misiurewiczNewton(s.ctx, s.l, cr, ci, q, p, prec, tol, r, s.w, s.h)
+			f, ferr := misiurewiczNewton(s.ctx, s.l, cr, ci, q, p, prec, tol, r, s.w, s.h, s.d)
 			if ferr == nil {
 				return f, true, nil
 			}
@@ -768,10 +795,53 @@ func ballsMeet(n, q int, sign float64, zf []complex128, zs [][2]*big.Float, rs [
 	return cxFromExp(o.expOf(diff), o.expOf(diffI)).abs().Cmp(rs[n].Add(rs[q])) <= 0
 }
 
+// preimagesMeet reports whether the balls B_n and w B_q meet for some D-th root of unity w but
+// 1 (z_n = w z_q: two preimages of one point, as z_{Q-1+P} and z_{Q-1} of a genuine preperiod
+// Q are): for D = 2, w = -1, ballsMeet's test; for D > 2 first in float64 with a margin for
+// its rounding, then from the values in math/big times w in float64, the balls widened by
+// 2^-50 |z_q| for w's rounding. Where the balls are smaller than that (deep views) the test
+// lets more pairs through than meet; it only chooses candidates, and what Newton's method
+// finds is measured exactly (misiurewiczNewton).
+func (s *misiSearch) preimagesMeet(n, q int, zf []complex128, zs [][2]*big.Float, rs []Exp, rf []float64, diff, diffI *big.Float, o *findOrbit) bool {
+	if s.d == 2 {
+		return ballsMeet(n, q, -1, zf, zs, rs, rf, diff, diffI, o)
+	}
+	a := zf[n]
+	scale := math.Abs(real(a)) + math.Abs(imag(a)) + math.Abs(real(zf[q])) + math.Abs(imag(zf[q]))
+	for _, w := range s.roots {
+		d := a - w*zf[q]
+		if math.Abs(real(d))+math.Abs(imag(d)) > 2*(rf[n]+rf[q])+0x1p-46*scale+1e-300 {
+			continue
+		}
+		wr, wi := big.NewFloat(real(w)), big.NewFloat(imag(w))
+		t := new(big.Float).SetPrec(diff.Prec())
+		diff.Mul(zs[q][0], wr)
+		diff.Sub(diff, t.Mul(zs[q][1], wi))
+		diffI.Mul(zs[q][0], wi)
+		diffI.Add(diffI, t.Mul(zs[q][1], wr))
+		diff.Sub(zs[n][0], diff)
+		diffI.Sub(zs[n][1], diffI)
+		slack := cxFromExp(ExpFromBig(zs[q][0]), ExpFromBig(zs[q][1])).abs().Ldexp(-50)
+		if cxFromExp(o.expOf(diff), o.expOf(diffI)).abs().Cmp(rs[n].Add(rs[q]).Add(slack)) <= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// unitRoots is the D-th roots of unity but 1, in float64.
+func unitRoots(d int) []complex128 {
+	var w []complex128
+	for k := 1; k < d; k++ {
+		w = append(w, cmplx.Rect(1, 2*math.Pi*float64(k)/float64(d)))
+	}
+	return w
+}
+
 // misiPass iterates at c up to Q+P and returns the reduced Newton step and, for the
 // measurement, every z_k (in math/big) and dz_k (cx), k = 0..Q+P.
-func misiPass(ctx context.Context, cr, ci *big.Float, q, p int, prec uint) (step cx, zs [][2]*big.Float, dzs []cx, err error) {
-	o := newFindOrbit(cr, ci, prec)
+func misiPass(ctx context.Context, cr, ci *big.Float, q, p int, prec uint, d int) (step cx, zs [][2]*big.Float, dzs []cx, err error) {
+	o := newFindOrbitD(cr, ci, prec, d)
 	dz, z := cx{e: cxZeroExp}, cx{e: cxZeroExp}
 	zs = make([][2]*big.Float, q+p+1)
 	dzs = make([]cx, q+p+1)
@@ -783,7 +853,7 @@ func misiPass(ctx context.Context, cr, ci *big.Float, q, p int, prec uint) (step
 				return cx{}, nil, nil, err
 			}
 		}
-		dz = cxAdd(cxMul(z, dz).double(), cxOne)
+		dz = cxAdd(cxMul(stepDeriv(z, d), dz), cxOne)
 		o.step()
 		z = o.z()
 		if z.e > 8 {
@@ -815,12 +885,12 @@ func misiF(o *findOrbit, zs [][2]*big.Float, dzs []cx, q, p int) (f, d cx) {
 	return cxFromExp(o.expOf(dr), o.expOf(di)), cxSub(dzs[q+p], dzs[q])
 }
 
-// cycleMultiplier is |prod 2 z_k| for k from q to q+p-1: the multiplier of the cycle of
-// period p that the orbit reaches at z_q.
-func cycleMultiplier(o *findOrbit, zs [][2]*big.Float, q, p int) Exp {
+// cycleMultiplier is |prod D z_k^(D-1)| for k from q to q+p-1: the multiplier of the cycle of
+// period p that the orbit of z <- z^D + c reaches at z_q.
+func cycleMultiplier(o *findOrbit, zs [][2]*big.Float, q, p, d int) Exp {
 	m := cxOne
 	for k := q; k < q+p; k++ {
-		m = cxMul(m, cxFromExp(o.expOf(zs[k][0]), o.expOf(zs[k][1])).double())
+		m = cxMul(m, stepDeriv(cxFromExp(o.expOf(zs[k][0]), o.expOf(zs[k][1])), d))
 	}
 	return m.abs()
 }
@@ -836,11 +906,11 @@ func (e *nucleusError) Error() string { return "a nucleus, not a Misiurewicz poi
 
 // misiurewiczNewton runs the reduced Newton's method for (q, p) from c0 = (cr, ci) and
 // measures the preperiod and period of where it ends.
-func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, p int, prec uint, tol, r Exp, w, h int) (Found, error) {
+func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, p int, prec uint, tol, r Exp, w, h, d int) (Found, error) {
 	spacing := SpacingExp(l.ZoomExp(), w, h)
 	cr, ci := new(big.Float).SetPrec(prec).Set(cr0), new(big.Float).SetPrec(prec).Set(ci0)
 	for range 64 {
-		step, zs, dzs, err := misiPass(ctx, cr, ci, q, p, prec)
+		step, zs, dzs, err := misiPass(ctx, cr, ci, q, p, prec, d)
 		if err != nil {
 			return Found{}, err
 		}
@@ -858,7 +928,7 @@ func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, 
 		// means a root within 2^-20 of a pixel by the first-order distance |f| / |f'|: a
 		// relative test |z_a - z_b| against |z_a| fails next to a minibrot, where z_{q-1} is
 		// tiny and z_q is close to c for every orbit near it.
-		o := newFindOrbit(cr, ci, prec)
+		o := newFindOrbitD(cr, ci, prec, d)
 		meas := spacing.Ldexp(-20)
 		equal := func(q, p int) bool {
 			f, d := misiF(o, zs, dzs, q, p)
@@ -888,7 +958,7 @@ func misiurewiczNewton(ctx context.Context, l Location, cr0, ci0 *big.Float, q, 
 		// to 0); a nucleus's, or any point's near one, settles on an attracting cycle, through
 		// 0 or close to it. So the cycle's multiplier prod 2 z_k over z_Q' ... z_{Q'+P'-1}
 		// must exceed 1 in modulus.
-		if m := cycleMultiplier(o, zs, qq, pp); m.Cmp(NewExp(1)) <= 0 {
+		if m := cycleMultiplier(o, zs, qq, pp, d); m.Cmp(NewExp(1)) <= 0 {
 			return Found{}, fmt.Errorf("an attracting cycle of period %d (multiplier %.3g), not a Misiurewicz point", pp, m.Float64())
 		}
 		if !inView(l, w, h, cr, ci) {

@@ -148,22 +148,20 @@ func TestFindPowerD(t *testing.T) {
 	}
 }
 
-// TestFindPowerDRefusals: the Burning Ship and the Mandelbar have no minibrot search, and the
-// power-d sets no Misiurewicz search: each says so in one sentence naming the formula, never
-// a "found".
+// TestFindPowerDRefusals: the Burning Ship and the Mandelbar have no Misiurewicz search: each
+// says so in one sentence naming the formula, never a "found"; every formula has the minibrot
+// search, and the Mandelbrot set and its powers the Misiurewicz search.
 func TestFindPowerDRefusals(t *testing.T) {
 	l := Home()
 	l.Zoom = MustDecimal("100")
 	for _, c := range []struct {
-		kind        FormulaKind
-		d           int
-		misiurewicz bool
-		want        string
+		kind FormulaKind
+		d    int
+		want string
 	}{
-		{BurningShip, 2, false, "formula burning-ship has no minibrot or Misiurewicz finder yet"},
-		{Mandelbar, 3, false, "formula mandelbar power 3 has no minibrot or Misiurewicz finder yet"},
-		{Mandelbar, 2, true, "formula mandelbar has no minibrot or Misiurewicz finder yet"},
-		{Mandelbrot, 3, true, "formula mandelbrot power 3 has no Misiurewicz finder yet (its minibrots are found)"},
+		{BurningShip, 2, "formula burning-ship has no Misiurewicz finder yet (its minibrots are found)"},
+		{Mandelbar, 3, "formula mandelbar power 3 has no Misiurewicz finder yet (its minibrots are found)"},
+		{Mandelbar, 8, "formula mandelbar power 8 has no Misiurewicz finder yet (its minibrots are found)"},
 	} {
 		fm, err := MakeFormula(c.kind, c.d)
 		if err != nil {
@@ -171,22 +169,23 @@ func TestFindPowerDRefusals(t *testing.T) {
 		}
 		l.Formula = fm
 		l.Re, l.Im = MustDecimal("-0.1"), MustDecimal("0.9")
-		if e := FinderFor(fm, c.misiurewicz); e == nil || e.Error() != c.want {
-			t.Errorf("FinderFor(%v, %v) = %v, want %q", fm, c.misiurewicz, e, c.want)
+		if e := FinderFor(fm, true); e == nil || e.Error() != c.want {
+			t.Errorf("FinderFor(%v, true) = %v, want %q", fm, e, c.want)
 		}
-		if c.misiurewicz {
-			_, err = FindMisiurewicz(t.Context(), l, 64, 48, 32, 24, 1000)
-		} else {
-			_, err = FindMinibrot(t.Context(), l, 64, 48, 32, 24, 1000)
-		}
+		_, err = FindMisiurewicz(t.Context(), l, 64, 48, 32, 24, 1000)
 		if err == nil || err.Error() != c.want || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%v (Misiurewicz %v): %v, want %q", fm, c.misiurewicz, err, c.want)
+			t.Errorf("%v: %v, want %q", fm, err, c.want)
 		}
 	}
-	for d := 2; d <= MaxPower; d++ {
-		fm, _ := MakeFormula(Mandelbrot, d)
-		if err := FinderFor(fm, false); err != nil {
-			t.Errorf("power %d: %v, want a minibrot search", d, err)
+	for k := range numFormulaKinds {
+		for d := 2; d <= MaxPower; d++ {
+			fm, _ := MakeFormula(k, d)
+			if err := FinderFor(fm, false); err != nil {
+				t.Errorf("%v: %v, want a minibrot search", fm, err)
+			}
+			if err := FinderFor(fm, true); (err == nil) != (k == Mandelbrot) {
+				t.Errorf("%v: Misiurewicz search %v, want one for the Mandelbrot set's powers only", fm, err)
+			}
 		}
 	}
 }

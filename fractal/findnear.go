@@ -107,7 +107,7 @@ func FindMinibrotWith(ctx context.Context, l Location, w, h int, x, y float64, o
 	}
 	limit := min(max(opt.Limit, 1), MaxIterations)
 	view := viewBox{cr: l.Re.Big(prec), ci: l.Im.Big(prec), hw: hw, hh: hh, rot: l.Rotation}
-	s := &search{ctx: ctx, l: l, w: w, h: h, d: l.Formula.Power(), prec: prec, limit: limit, view: view, cover: cover, opt: opt, progress: progress, shallow: map[int]bool{}, refused: map[int]int{}}
+	s := &search{ctx: ctx, l: l, w: w, h: h, d: l.Formula.Power(), fm: l.Formula, prec: prec, limit: limit, view: view, cover: cover, opt: opt, progress: progress, shallow: map[int]bool{}, refused: map[int]int{}}
 	progress("looking near the point", 0)
 	bp, err := s.from(c0r, c0i, radii)
 	if err != nil || s.found != nil {
@@ -172,7 +172,8 @@ type search struct {
 	ctx         context.Context
 	l           Location
 	w, h        int
-	d           int // the power D of z <- z^D + c
+	d           int     // the power D of z <- f(z)^D + c
+	fm          Formula // the formula (its fold f and power D)
 	prec        uint
 	limit       int
 	view        viewBox
@@ -210,10 +211,10 @@ var islands = []struct {
 // set's largest minibrots (islands), nearest to u0 = (c0 - nucleus) / s first, give the
 // starts for Newton's method for period k P; the first accepted is the answer.
 //
-// The islands are the Mandelbrot set's: for a power-d set (d > 2) within looks nowhere, and
-// the search says the point is inside a minibrot that fills the view.
+// The islands are the Mandelbrot set's: for a power-d set (d > 2) or a fold within looks
+// nowhere, and the search says the point is inside a minibrot that fills the view.
 func (s *search) within(c0r, c0i *big.Float) (Found, bool, error) {
-	if s.d != 2 {
+	if !s.fm.IsMandelbrot() {
 		return Found{}, false, nil
 	}
 	nu := s.fillingNu
@@ -268,7 +269,7 @@ func (s *search) result(err error) (Found, error) {
 // from tries the candidates of the discs of the given radii around (sr, si), nearest first:
 // s.found is set when one is accepted.
 func (s *search) from(sr, si *big.Float, radii []Exp) (ballResult, error) {
-	bp, err := ballPeriods(s.ctx, sr, si, radii, s.prec, s.limit, s.progress, s.d)
+	bp, err := ballPeriods(s.ctx, sr, si, radii, s.prec, s.limit, s.progress, s.fm)
 	if err != nil {
 		return bp, err
 	}
@@ -291,7 +292,7 @@ func (s *search) from(sr, si *big.Float, radii []Exp) (ballResult, error) {
 		if cd.sr != nil {
 			cr, ci = cd.sr, cd.si
 		}
-		nu, err := newtonNucleusD(s.ctx, cr, ci, cd.p, s.prec, cd.r.Ldexp(2), s.cover, s.d)
+		nu, err := newtonNucleusF(s.ctx, cr, ci, cd.p, s.prec, cd.r.Ldexp(2), s.cover, s.fm)
 		if s.ctx.Err() != nil {
 			return bp, s.ctx.Err()
 		}
@@ -401,8 +402,13 @@ type ballResult struct {
 // d_n)^d - Z^d| (the binomial expansion's terms, each at most its modulus; for d = 2, 2|Z|R +
 // R^2), u bounding the rounding of the d - 1 complex products (|Z| < 4 while the ball is
 // undecided: each relative rounding at most 2^(2-prec), so u = 2^(3d+4-prec)).
-func ballPeriods(ctx context.Context, cr, ci *big.Float, radii []Exp, prec uint, maxIter int, progress func(string, float64), d int) (ballResult, error) {
-	o := newFindOrbitD(cr, ci, prec, d)
+//
+// A fold (the Burning Ship's |Re z| + i|Im z|, the Mandelbar's conjugate) moves no two points
+// farther apart (|f(a) - f(b)| <= |a - b|), so it maps the ball (Z, R) into (f(Z), R), and the
+// same growth bounds the formula's step with the centre's orbit taken through the fold.
+func ballPeriods(ctx context.Context, cr, ci *big.Float, radii []Exp, prec uint, maxIter int, progress func(string, float64), fm Formula) (ballResult, error) {
+	d := fm.Power()
+	o := newFindOrbitF(cr, ci, prec, fm)
 	u := MakeExp(1, 4-int(prec))
 	if d > 2 {
 		u = MakeExp(1, 3*d+4-int(prec))
@@ -483,22 +489,30 @@ func ballPeriods(ctx context.Context, cr, ci *big.Float, radii []Exp, prec uint,
 	}
 	if !any && done[k-1] {
 		res.escapedAll = true
-		// Go on along c's own orbit to a large radius for the distance estimate.
-		for range 64 {
-			if z.e > 40 {
-				break
-			}
-			dz = cxAdd(cxMul(stepDeriv(z, d), dz), cxOne)
-			o.step()
-			z = o.z()
-		}
-		if z.e > 40 && dz.e != cxZeroExp {
-			// d = |z| log|z| / |dz|; the view height is radii[0] scaled: radii[0] is 4 px.
-			lz := z.log2Abs() * math.Ln2
-			res.setDist = z.abs().Quo(dz.abs()).MulFloat(lz)
+		if fm.Kind == Mandelbrot { // dz/dc is complex only without a fold
+			res.setDist = distanceOn(o, z, dz, d)
 		}
 	}
 	return res, nil
+}
+
+// distanceOn goes on along the orbit o (its last value z, dz/dc there dz) to a large radius
+// for the distance estimate |z| ln|z| / |dz| from c to the set (0: unknown).
+func distanceOn(o *findOrbit, z, dz cx, d int) Exp {
+	for range 64 {
+		if z.e > 40 {
+			break
+		}
+		dz = cxAdd(cxMul(stepDeriv(z, d), dz), cxOne)
+		o.step()
+		z = o.z()
+	}
+	if z.e > 40 && dz.e != cxZeroExp {
+		// d = |z| log|z| / |dz|; the view height is radii[0] scaled: radii[0] is 4 px.
+		lz := z.log2Abs() * math.Ln2
+		return z.abs().Quo(dz.abs()).MulFloat(lz)
+	}
+	return Exp{}
 }
 
 // ballGrow is (|Z| + R)^d - |Z|^d for |Z| = za: how far the image of the ball (Z, R) under
@@ -574,6 +588,8 @@ type nucleusFound struct {
 	sizeCx cx // the size estimate with its direction
 	shape  cx
 	prec   uint
+	// stretch is how much longer than wide the copy is (1 without a fold; foldStretch).
+	stretch float64
 }
 
 // lowerPeriod is Newton's method for period P ending on a nucleus of period k | P.
@@ -597,12 +613,29 @@ func newtonNucleus(ctx context.Context, sr, si *big.Float, p int, prec uint, r, 
 
 // newtonNucleusD is newtonNucleus for the nucleus of z <- z^d + c.
 func newtonNucleusD(ctx context.Context, sr, si *big.Float, p int, prec uint, r, far Exp, d int) (nucleusFound, error) {
+	fm, err := MakeFormula(Mandelbrot, d)
+	if err != nil {
+		return nucleusFound{}, err
+	}
+	return newtonNucleusF(ctx, sr, si, p, prec, r, far, fm)
+}
+
+// newtonNucleusF is newtonNucleus for the nucleus of formula fm's z <- f(z)^D + c: for a
+// fold, Newton's method in R^2 with the 2x2 Jacobian (foldPass) and no shape estimate.
+func newtonNucleusF(ctx context.Context, sr, si *big.Float, p int, prec uint, r, far Exp, fm Formula) (nucleusFound, error) {
+	d := fm.Power()
+	pass := func(cr, ci *big.Float, prec, pd uint) ([2]*big.Float, cx, divisorRoot, error) {
+		if fm.Kind != Mandelbrot {
+			return foldPass(ctx, cr, ci, p, prec, fm)
+		}
+		return nucleusPass(ctx, cr, ci, p, prec, pd, d)
+	}
 	cr := new(big.Float).SetPrec(prec).Set(sr)
 	ci := new(big.Float).SetPrec(prec).Set(si)
 	maxPrec := uint(MaxReferencePrec + 256)
 	var pd uint
 	last := Exp{}
-	sb, size, div, err := nucleusPass(ctx, cr, ci, p, prec, pd, d)
+	sb, size, div, err := pass(cr, ci, prec, pd)
 	if err != nil {
 		return nucleusFound{}, err
 	}
@@ -621,7 +654,7 @@ func newtonNucleusD(ctx context.Context, sr, si *big.Float, p int, prec uint, r,
 			prec = need
 			cr.SetPrec(prec)
 			ci.SetPrec(prec)
-			sb, size, div, err = nucleusPass(ctx, cr, ci, p, prec, pd, d)
+			sb, size, div, err = pass(cr, ci, prec, pd)
 			if err != nil {
 				return nucleusFound{}, err
 			}
@@ -631,11 +664,13 @@ func newtonNucleusD(ctx context.Context, sr, si *big.Float, p int, prec uint, r,
 			if div.min.Cmp(as.Ldexp(-16)) < 0 {
 				return nucleusFound{}, &lowerPeriod{k: div.k, cr: cr, ci: ci}
 			}
-			shape, err := shapeEstimate(ctx, cr, ci, p, prec, d)
-			if err != nil {
-				return nucleusFound{}, err
+			nu := nucleusFound{cr: cr, ci: ci, p: p, d: d, size: as, sizeCx: size, shape: cx{e: cxZeroExp}, prec: prec, stretch: 1}
+			if fm.Kind == Mandelbrot {
+				nu.shape, err = shapeEstimate(ctx, cr, ci, p, prec, d)
+			} else { // a fold's map is not complex-analytic: no shape estimate
+				nu.stretch, err = foldStretch(ctx, cr, ci, p, prec, fm)
 			}
-			return nucleusFound{cr: cr, ci: ci, p: p, d: d, size: as, sizeCx: size, shape: shape, prec: prec}, nil
+			return nu, err
 		}
 		// The step, shortened to r, halved while it lands where the orbit escapes.
 		scale := 1.0
@@ -648,7 +683,7 @@ func newtonNucleusD(ctx context.Context, sr, si *big.Float, p int, prec uint, r,
 			ti.SetPrec(prec).Mul(sb[1], big.NewFloat(scale))
 			nr := new(big.Float).SetPrec(prec).Sub(cr, tr)
 			ni := new(big.Float).SetPrec(prec).Sub(ci, ti)
-			nsb, nsize, ndiv, err := nucleusPass(ctx, nr, ni, p, prec, pd, d)
+			nsb, nsize, ndiv, err := pass(nr, ni, prec, pd)
 			if err == nil {
 				cr, ci, sb, size, div = nr, ni, nsb, nsize, ndiv
 				ok = true
@@ -667,9 +702,9 @@ func newtonNucleusD(ctx context.Context, sr, si *big.Float, p int, prec uint, r,
 		}
 		// A step about 2^-52 of the last is the floatexp derivative's limit: go on in big.
 		ns := cxFromExp(ExpFromBig(sb[0]), ExpFromBig(sb[1])).abs()
-		if ratio := ns.Quo(last); pd == 0 && last.Sign() > 0 && ratio.Cmp(MakeExp(1, -40)) < 0 && ratio.Cmp(MakeExp(1, -64)) > 0 {
+		if ratio := ns.Quo(last); pd == 0 && fm.Kind == Mandelbrot && last.Sign() > 0 && ratio.Cmp(MakeExp(1, -40)) < 0 && ratio.Cmp(MakeExp(1, -64)) > 0 {
 			pd = min(prec, 1024)
-			sb, size, div, err = nucleusPass(ctx, cr, ci, p, prec, pd, d)
+			sb, size, div, err = pass(cr, ci, prec, pd)
 			if err != nil {
 				return nucleusFound{}, err
 			}
@@ -788,6 +823,10 @@ func acceptNucleus(l Location, nu nucleusFound, w, h int, view viewBox, opt Find
 		return f, whyShallow
 	case f.Bulb:
 		return f, whyBulb
+	case nu.stretch > maxStretch:
+		return f, whySliver
+	case l.Formula.Kind != Mandelbrot && !foldCentreShows(loc, nu, w, h):
+		return f, whyThin
 	}
 	return f, ""
 }
@@ -812,7 +851,14 @@ const (
 	whyOutside = "its nucleus is outside the view"
 	whyShallow = "its view is not deeper than this one"
 	whyBulb    = "a bulb, not a minibrot"
+	whySliver  = "a sliver, not a minibrot (its copy of the set is more than 8 times longer than wide)"
+	whyThin    = "a sliver, not a minibrot (the pixels around its nucleus escape)"
 )
+
+// maxStretch is the most a fold's minibrot may be longer than wide (foldStretch): the
+// Mandelbar's components on the real axis are slivers (period 3 at -1.7549: a pixel wide and
+// four tall in a view that frames it), which a view cannot show whole as a minibrot.
+const maxStretch = 8
 
 // AtDepth is the view f of the feature found from the view from, stopped the fraction
 // depth (0 < depth < 1) of the way there in log zoom: centred on the feature, at zoom

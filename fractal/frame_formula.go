@@ -99,22 +99,19 @@ func (f Frame) formulaPixelDE(x, y int) Result {
 	return EscapeFormulaDE64(fm, re, im, cr, ci, f.Loc.Iterations, f.Spacing, add)
 }
 
-// NoFinderError is the error of a minibrot or Misiurewicz search in a formula that has no
-// finder: the searches (Newton's method on z^D + c) are the Mandelbrot set's and its powers'
-// alone (the Misiurewicz search the Mandelbrot set's alone), and they say so rather than
-// report a point that is not one.
+// NoFinderError is the error of a Misiurewicz search in a formula that has none: the
+// Mandelbrot set and its powers have one, the folds (the Burning Ship, the Mandelbar) not
+// (their minibrots are found), and the search says so rather than report a point that is not
+// one.
 func NoFinderError(fm Formula) error {
-	if fm.Kind == Mandelbrot {
-		return fmt.Errorf("formula %s has no Misiurewicz finder yet (its minibrots are found)", fm)
-	}
-	return fmt.Errorf("formula %s has no minibrot or Misiurewicz finder yet", fm)
+	return fmt.Errorf("formula %s has no Misiurewicz finder yet (its minibrots are found)", fm)
 }
 
-// FinderFor is nil when fm has a minibrot search (the Mandelbrot set and its powers, z <- z^D
-// + c) or, with misiurewicz, a Misiurewicz search (the Mandelbrot set only), else the
-// NoFinderError that says there is none.
+// FinderFor is nil when fm has a minibrot search (every formula: Newton's method on z^D + c,
+// or with a fold's 2x2 Jacobian) or, with misiurewicz, a Misiurewicz search (the Mandelbrot
+// set and its powers, z <- z^D + c), else the NoFinderError that says there is none.
 func FinderFor(fm Formula, misiurewicz bool) error {
-	if fm.Kind == Mandelbrot && (!misiurewicz || fm.Power() == 2) {
+	if !misiurewicz || fm.Kind == Mandelbrot {
 		return nil
 	}
 	return NoFinderError(fm)

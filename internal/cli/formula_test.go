@@ -41,9 +41,8 @@ func TestFormulaFlags(t *testing.T) {
 	}
 }
 
-// TestFormulaRefused: find has no finder for the folds, nor a Misiurewicz finder for the
-// power-d sets (a plain sentence, never a wrong "found"), reference files are the Mandelbrot
-// set's, and nothing is written.
+// TestFormulaRefused: find has no Misiurewicz finder for the folds (a plain sentence, never a
+// wrong "found"), reference files are the Mandelbrot set's, and nothing is written.
 func TestFormulaRefused(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
@@ -51,9 +50,8 @@ func TestFormulaRefused(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"find", "--formula=burning-ship", "--center=-1.76,-0.03", "--zoom=100"}, 1, "formula burning-ship has no minibrot or Misiurewicz finder yet"},
-		{[]string{"find", "--misiurewicz", "--power=3", "--center=0.34,1.27", "--zoom=100"}, 1, "formula mandelbrot power 3 has no Misiurewicz finder yet (its minibrots are found)"},
-		{[]string{"find", "--formula=mandelbar", "--power=3", "--center=0.34,1.27", "--zoom=100"}, 1, "formula mandelbar power 3 has no minibrot or Misiurewicz finder yet"},
+		{[]string{"find", "--misiurewicz", "--formula=burning-ship", "--center=-1.76,-0.03", "--zoom=100"}, 1, "formula burning-ship has no Misiurewicz finder yet (its minibrots are found)"},
+		{[]string{"find", "--misiurewicz", "--formula=mandelbar", "--power=3", "--center=0.34,1.27", "--zoom=100"}, 1, "formula mandelbar power 3 has no Misiurewicz finder yet (its minibrots are found)"},
 		{[]string{"export", "--formula=mandelbar", "--zoom=1e20", "--reference-out=" + filepath.Join(dir, "m.ref")}, 2, "reference files are for the Mandelbrot set (this view is formula mandelbar's)"},
 	} {
 		var out, errb bytes.Buffer
@@ -87,6 +85,45 @@ func TestFindPower(t *testing.T) {
 	want, err := fractal.FindMinibrot(t.Context(), start, 320, 240, 160, 120, DefaultFindLimit)
 	if err != nil || l.Formula != start.Formula || l.Re != want.Loc.Re || l.Im != want.Loc.Im || l.Zoom != want.Loc.Zoom {
 		t.Errorf("find printed %v (formula %v); the search finds %v, %v", l, l.Formula, want.Loc, err)
+	}
+}
+
+// TestFindMisiurewiczPower: find --misiurewicz in a power-d set prints the point's view with
+// --power kept: the power-4 set's tip -2^(1/3), preperiod 2 and period 1.
+func TestFindMisiurewiczPower(t *testing.T) {
+	var out, errb bytes.Buffer
+	args := []string{"find", "--misiurewicz", "--power=4", "--center=-1.259921,0", "--zoom=1"}
+	if code := Run(args, &out, &errb); code != 0 {
+		t.Fatalf("%v: exit %d, %s", args, code, errb.String())
+	}
+	if got, want := strings.TrimSpace(out.String()), "re=-1.259921 im=0 power=4 zoom=1 iterations=200 preperiod=2 period=1"; got != want {
+		t.Errorf("find printed %q, want %q", got, want)
+	}
+}
+
+// TestFindFold: find in the Burning Ship and the Mandelbar prints the minibrot's view with the
+// formula in it (the line read back alone, without --formula, is the fold's view of the
+// nucleus the search finds), and its period: the ship of period 3 on the real axis.
+func TestFindFold(t *testing.T) {
+	for _, formula := range []string{"burning-ship", "mandelbar"} {
+		var out, errb bytes.Buffer
+		args := []string{"find", "--formula=" + formula, "--center=-1.755,0.001", "--zoom=10", "--size=320x240"}
+		if code := Run(args, &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d, %s", args, code, errb.String())
+		}
+		line, ok := strings.CutSuffix(strings.TrimSpace(out.String()), " period=3")
+		l, err := fractal.ParseLocationText(line, fractal.Home())
+		if !ok || err != nil || !strings.Contains(line, " formula="+formula+" ") {
+			t.Fatalf("find printed %q (%v); want a location with formula=%s and period=3", out.String(), err, formula)
+		}
+		start, err := applyFlags(t, fractal.Home(), args[1:4]...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := fractal.FindMinibrot(t.Context(), start, 320, 240, 160, 120, DefaultFindLimit)
+		if err != nil || l.Formula != start.Formula || l.Re != want.Loc.Re || l.Im != want.Loc.Im || l.Zoom != want.Loc.Zoom {
+			t.Errorf("find printed %v (formula %v); the search finds %v, %v", l, l.Formula, want.Loc, err)
+		}
 	}
 }
 
