@@ -143,7 +143,7 @@ func perturbFormulaLoopExp(ref *Reference, fm Formula, st expState, dc cx, maxIt
 		if exp {
 			zr, zi := real(zm), imag(zm)
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
-				if zr*zr+zi*zi > 4 {
+				if z2 := zr*zr + zi*zi; z2 > esc4Lo && escapesCx(zm, d, z2, 4) {
 					cr, ci := ref.smoothC(dcr, dci)
 					return n, smoothFormula(fm, zr, zi, cr, ci, n)
 				}
@@ -167,7 +167,7 @@ func perturbFormulaLoopExp(ref *Reference, fm Formula, st expState, dc cx, maxIt
 		}
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
-		if z2 > 4 {
+		if z2 > esc4Lo && escapes(zm, dr, di, z2, 4) {
 			cr, ci := ref.smoothC(dcr, dci)
 			return n, smoothFormula(fm, zr, zi, cr, ci, n)
 		}
@@ -358,7 +358,7 @@ func perturbFormulaLoopDEExp(ref *Reference, fm Formula, st expState, dc cx, j j
 		if exp {
 			zr, zi := real(zm), imag(zm)
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
-				if zr*zr+zi*zi > 4 {
+				if z2 := zr*zr + zi*zi; z2 > esc4Lo && escapesCx(zm, d, z2, 4) {
 					cr, ci := ref.smoothC(dcr, dci)
 					return smoothFormulaDEX(fm, zr, zi, cr, ci, j, ws, n)
 				}
@@ -382,7 +382,7 @@ func perturbFormulaLoopDEExp(ref *Reference, fm Formula, st expState, dc cx, j j
 		}
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
-		if z2 > 4 {
+		if z2 > esc4Lo && escapes(zm, dr, di, z2, 4) {
 			cr, ci := ref.smoothC(dcr, dci)
 			return smoothFormulaDEX(fm, zr, zi, cr, ci, j, ws, n)
 		}
