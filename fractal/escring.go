@@ -7,7 +7,7 @@ import "math"
 // within rounding of it and d is tiny beside it, that sum rounds the answer away: at the tip
 // c = -2 the reference orbit is 0, -2, 2, 2, ..., on the circle of radius 2, and with d ~
 // 1e-30, 2 + d rounds to 2, so a pixel left of the tip, which escapes at its first iteration,
-// went on for 25 more (until d had grown to ~1e-16).
+// was counted 25 (when d had grown to ~1e-16).
 //
 // The loops keep their one compare a step, against a threshold lowered by the factor escLo
 // (below the circle by far more than the rounding of z2, 2^-50 of it): a pixel past it is
