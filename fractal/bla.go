@@ -163,17 +163,19 @@ func buildBLA(z []complex128, dcMax, eps float64, cut int) *BLA {
 }
 
 // nearBound is the 1-norm of a delta d below which z = Z + d, |Z| = a, neither escapes nor
-// rebases, in the check after a step as PerturbEscape computes it (z^2 = zr*zr + zi*zi > 4,
-// or z^2 < d^2 = dr*dr + di*di, or z^2 < 2^-900): the vector loops test |dr| + |di| against
-// it, one compare a step, and check exactly only the lanes at or above it. |d| <= |dr| +
-// |di| < a/2 (1 - 2^-21) keeps |z| > |d| (1 + 2^-21), far beyond the rounding of the squares
-// (2^-50), and |z| above 2^-441 once a >= 2^-440; |d| < 2 - a - 2^-40 keeps |z|^2 below 4 -
-// 2^-38. Below a = 2^-440 it is 0: every lane is checked.
+// rebases, in the check after a step as PerturbEscape computes it (z^2 = zr*zr + zi*zi >
+// esc4Lo, the escape test's "maybe" (see escapes), or z^2 < d^2 = dr*dr + di*di, or z^2 <
+// 2^-900): the vector loops test |dr| + |di| against it, one compare a step, and check
+// exactly only the lanes at or above it. |d| <= |dr| + |di| < a/2 (1 - 2^-21) keeps |z| >
+// |d| (1 + 2^-21), far beyond the rounding of the squares (2^-50), and |z| above 2^-441 once
+// a >= 2^-440; |d| < 2 - a - 2^-34 keeps |z|^2 below 4 - 2^-32, under esc4Lo = 4 - 2^-34 by
+// far more than the rounding. At a = 2 (a reference on the circle) and below a = 2^-440 it
+// is 0: every lane is checked.
 func nearBound(a float64) float64 {
 	if !(a >= 0x1p-440) {
 		return 0
 	}
-	return max(0, min(a*(0.5-0x1p-22), 2-a-0x1p-40))
+	return max(0, min(a*(0.5-0x1p-22), 2-a-0x1p-34))
 }
 
 // levelsAt is the number of levels with an entry starting at m = k+1.

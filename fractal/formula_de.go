@@ -194,7 +194,7 @@ func perturbFormulaLoopDE(ref *Reference, bla *FormulaBLA, fm Formula, dr, di fl
 		zm := z[m]
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
-		if z2 > 4 {
+		if z2 > esc4Lo && escapes(zm, dr, di, z2, 4) {
 			cr, ci := ref.smoothC(dcr, dci)
 			return smoothFormulaDE(fm, zr, zi, cr, ci, j, ws, n)
 		}

@@ -246,7 +246,7 @@ func (ref *Reference) stepper(st expState, dc cx) orbit {
 		m++
 		z := cxAdd(ref.zcx(m), d)
 		zr, zi := z.float64s()
-		if zr*zr+zi*zi > 4 {
+		if z2 := zr*zr + zi*zi; z2 > esc4Lo && escapesCx(ref.Z[m], d, z2, 4) {
 			return cx{}, 0, false
 		}
 		if absLess(z, d) || m == last && period == 0 || m == jEnd {

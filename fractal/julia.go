@@ -108,7 +108,7 @@ func (ref *Reference) juliaStart(d0r, d0i float64) (dr, di float64, m int, escap
 	zm := ref.Z[m]
 	zr, zi = real(zm)+d0r, imag(zm)+d0i
 	z2 := zr*zr + zi*zi
-	if z2 > 4 {
+	if z2 > esc4Lo && escapes(zm, d0r, d0i, z2, 4) {
 		return 0, 0, m, true, zr, zi
 	}
 	if z2 < d0r*d0r+d0i*d0i || z2 < 0x1p-900 && rebaseTiny(zr, zi, d0r, d0i) || m == len(ref.Z)-1 {

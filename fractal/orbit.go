@@ -342,7 +342,7 @@ func perturbOnceCh(rec *orbitRec, ref *Reference, bla *BLA, dcr, dci float64, ma
 		n, wr = 1, spacing
 		rec.put(1, zr, zi)
 		z2 := zr*zr + zi*zi
-		if z2 > rec.bail2 {
+		if z2 > rec.bail2*escLo && escapes(zm, dcr, dci, z2, rec.bail2) {
 			return finishCh(rec, zr, zi, ref.jcr, ref.jci, wr, wi, 0, 1), true
 		}
 		dr, di = dcr, dci
@@ -356,6 +356,7 @@ func perturbOnceCh(rec *orbitRec, ref *Reference, bla *BLA, dcr, dci float64, ma
 	ent, base, tableEnd := bla.table()
 	lim := min(maxIter, limit)
 	bail2 := rec.bail2
+	bail2Lo := bail2 * escLo
 	for steps := 1; n < maxIter; steps++ {
 		if steps&stopEvery == 0 && stopped(stop) {
 			return OrbitResult{Result: Result{N: -1}}, true
@@ -395,7 +396,7 @@ func perturbOnceCh(rec *orbitRec, ref *Reference, bla *BLA, dcr, dci float64, ma
 			rec.put(n, zr, zi)
 		}
 		z2 := zr*zr + zi*zi
-		if z2 > bail2 {
+		if z2 > bail2Lo && escapes(zm, dr, di, z2, bail2) {
 			if !rec.complete(n) {
 				return OrbitResult{Result: Result{N: n}}, false
 			}
@@ -442,7 +443,7 @@ func (ref *Reference) startChExp(rec *orbitRec, dcre, dcim, spacing Exp) (st exp
 	zr, zi := z.float64s()
 	w := cxFromExp(spacing, Exp{})
 	rec.put(1, zr, zi)
-	if zr*zr+zi*zi > rec.bail2 {
+	if z2 := zr*zr + zi*zi; z2 > rec.bail2*escLo && escapesCx(ref.Z[m], d, z2, rec.bail2) {
 		r.Result = smoothDEExp(zr, zi, ref.jcr, ref.jci, w, Exp{}, 1)
 		r.T, r.Stripe = Turn(zr, zi), rec.stripe(1)
 		return st, zero, Exp{}, r, true
@@ -557,6 +558,7 @@ func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 	spacing := ws
 	d, w, dr, di, wr, wi, exp, m, n := st.d, st.w, st.dr, st.di, st.wr, st.wi, st.exp, st.m, st.n
 	lim, bail2 := min(maxIter, limit), rec.bail2
+	bail2Lo := bail2 * escLo
 	block := false
 	toCx := func() { d, w, exp = cxFrom(dr, di), cxFrom(wr, wi), true }
 	toFloat := func() {
@@ -651,7 +653,7 @@ func perturbLoopChExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 				rec.put(n, rz, iz)
 			}
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
-				if zr*zr+zi*zi > bail2 {
+				if z2 := zr*zr + zi*zi; z2 > bail2Lo && escapesCx(zm, d, z2, bail2) {
 					r, again := ref.escapedDEExp(rec, dcr, dci, zr, zi, w, spacing, n)
 					return r, again, false
 				}

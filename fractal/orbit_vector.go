@@ -14,6 +14,7 @@ import "math"
 type chGroup struct {
 	k          int
 	bail2      float64
+	bail2Lo    float64                           // bail2 escLo: the vector compare's threshold (see escapes)
 	rr, ri, rt [MaxStripeLast * chStride]float64 // slot*chStride + lane
 	// Each pixel's ring while it waits in the pool after a rebase: id*k + slot.
 	pr, pi, pt []float64
@@ -30,7 +31,7 @@ const chStride = 16
 
 func newChGroup(l Location, k int) *chGroup {
 	rec := newOrbitRec(l)
-	ch := &chGroup{k: rec.k, bail2: rec.bail2, rec: rec}
+	ch := &chGroup{k: rec.k, bail2: rec.bail2, bail2Lo: rec.bail2 * escLo, rec: rec}
 	ch.pr, ch.pi, ch.pt = make([]float64, k*ch.k), make([]float64, k*ch.k), make([]float64, k*ch.k)
 	ch.t, ch.stripe, ch.again = make([]float64, k), make([]float64, k), make([]bool, k)
 	return ch
@@ -111,7 +112,7 @@ func (ch *chGroup) laneCheck(ref *Reference, lane, id int, dr, di, zr, zi, mf, n
 	last, period, jEnd := ref.ends()
 	m, n := int(mf), maxIter-int(nlim)+int(mf)
 	z2 := zr*zr + zi*zi
-	if z2 > ch.bail2 {
+	if z2 > ch.bail2Lo && escapes(ref.Z[m], dr, di, z2, ch.bail2) {
 		if t, s, ok := ch.finish(lane, n, m, zr, zi); ok {
 			cr, ci := ref.smoothC(dcr, dci)
 			outN[id], outNu[id] = n, smooth(zr, zi, cr, ci, n)
@@ -141,7 +142,7 @@ func (ch *chGroup) laneCheckDE(ref *Reference, lane, id int, dr, di, zr, zi, wr,
 	last, period, jEnd := ref.ends()
 	m, n := int(mf), maxIter-int(nlim)+int(mf)
 	z2 := zr*zr + zi*zi
-	if z2 > ch.bail2 {
+	if z2 > ch.bail2Lo && escapes(ref.Z[m], dr, di, z2, ch.bail2) {
 		if t, s, ok := ch.finish(lane, n, m, zr, zi); ok {
 			cr, ci := ref.smoothC(dcr, dci)
 			out[id] = smoothDE(zr, zi, cr, ci, wr, wi, spacing, n)

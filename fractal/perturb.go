@@ -77,7 +77,7 @@ func perturbLoop(ref *Reference, bla *BLA, dr, di float64, m, n int, dcr, dci fl
 		zm := z[m]
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
-		if z2 > 4 {
+		if z2 > esc4Lo && escapes(zm, dr, di, z2, 4) {
 			cr, ci := ref.smoothC(dcr, dci)
 			return n, smooth(zr, zi, cr, ci, n), steps
 		}

@@ -57,6 +57,14 @@ func expBatchCases(t *testing.T) []expBatchCase {
 		l.Re, l.Im, l.Zoom, l.Iterations, l.Julia = re, im, MustDecimal("1e400"), 3000, jc.c
 		add("julia "+jc.name+" 1e400", l.Offset(30, 0, 256, 144), 256, 144, rowPixels(0, 256, 60, 72), gridPixels(256, 144, 13))
 	}
+	// The reference on the escape circle at 1e400 (escring.go): the tip -2 and the Julia set
+	// of -2 at 2.
+	for _, v := range circleViews() {
+		if v.zoom == "1e400" && v.bailout == 0 && v.formula == Mandelbrot && v.re != "0" {
+			l := v.frame(t).Loc
+			add(v.name, l, 64, 36, rowPixels(0, 64, 3, 17))
+		}
+	}
 	if !short {
 		add("1e5000", misiurewicz(5000, 30000), 160, 90, rowPixels(40, 104, 45))
 		add("misi4e533", deepLocationNamed(t, "misi4e533"), 1024, 1024, rowPixels(480, 560, 512))

@@ -96,6 +96,15 @@ func batchCases(t *testing.T) []batchCase {
 	f.Ref = ref
 	f.DRe, f.DIm = f.offsetFrom(ref)
 	add("short reference", f, f.BLA(), rowPixels(0, 61, 10, 30))
+	// The reference on the escape circle (escring.go): the tip -2 and the Julia set of -2 at
+	// its fixed point 2 (every lane checked every step there: nearBound is 0).
+	for _, v := range circleViews()[:3] {
+		if v.bailout == 0 {
+			v.w, v.h = 64, 36
+			f := v.frame(t)
+			add(v.name, f, f.BLA(), rowPixels(0, 64, 3, 17))
+		}
+	}
 	// Julia sets at 1e50 (julia_test.go): on a point of the rabbit's Julia set (interior
 	// pixels: the critical orbit's period, maxIter reached), beside a preimage of 0 for c = i
 	// (pixels rebasing to the critical orbit) and for the dust (the reference point escapes:

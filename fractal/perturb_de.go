@@ -66,7 +66,7 @@ func perturbLoopDE(ref *Reference, bla *BLA, dr, di, wr, wi float64, m, n int, d
 		zm := z[m]
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
-		if z2 > 4 {
+		if z2 > esc4Lo && escapes(zm, dr, di, z2, 4) {
 			cr, ci := ref.smoothC(dcr, dci)
 			return smoothDE(zr, zi, cr, ci, wr, wi, ws, n)
 		}

@@ -157,7 +157,7 @@ func perturbLoopDEExp(ref *Reference, bla *BLAExp, st *expState, dc cx, ws Exp, 
 			zm := z[m]
 			zr, zi := real(zm), imag(zm)
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
-				if zr*zr+zi*zi > 4 {
+				if z2 := zr*zr + zi*zi; z2 > esc4Lo && escapesCx(zm, d, z2, 4) {
 					cr, ci := ref.smoothC(dcr, dci)
 					return smoothDEExp(zr, zi, cr, ci, w, spacing, n), false
 				}

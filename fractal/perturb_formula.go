@@ -136,7 +136,7 @@ func perturbFormulaLoop(ref *Reference, bla *FormulaBLA, fm Formula, dr, di floa
 		zm := z[m]
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
-		if z2 > 4 {
+		if z2 > esc4Lo && escapes(zm, dr, di, z2, 4) {
 			cr, ci := ref.smoothC(dcr, dci)
 			return n, smoothFormula(fm, zr, zi, cr, ci, n), steps
 		}

@@ -214,7 +214,7 @@ func perturbFormulaLoopExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st ex
 		if exp {
 			zr, zi := real(zm), imag(zm)
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
-				if zr*zr+zi*zi > 4 {
+				if z2 := zr*zr + zi*zi; z2 > esc4Lo && escapesCx(zm, d, z2, 4) {
 					cr, ci := ref.smoothC(dcr, dci)
 					return n, smoothFormula(fm, zr, zi, cr, ci, n), steps
 				}
@@ -238,7 +238,7 @@ func perturbFormulaLoopExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st ex
 		}
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
-		if z2 > 4 {
+		if z2 > esc4Lo && escapes(zm, dr, di, z2, 4) {
 			cr, ci := ref.smoothC(dcr, dci)
 			return n, smoothFormula(fm, zr, zi, cr, ci, n), steps
 		}
@@ -462,7 +462,7 @@ func perturbFormulaLoopDEExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st 
 		if exp {
 			zr, zi := real(zm), imag(zm)
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
-				if zr*zr+zi*zi > 4 {
+				if z2 := zr*zr + zi*zi; z2 > esc4Lo && escapesCx(zm, d, z2, 4) {
 					cr, ci := ref.smoothC(dcr, dci)
 					return smoothFormulaDEX(fm, zr, zi, cr, ci, j, ws, n)
 				}
@@ -486,7 +486,7 @@ func perturbFormulaLoopDEExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st 
 		}
 		zr, zi := real(zm)+dr, imag(zm)+di
 		z2 := zr*zr + zi*zi
-		if z2 > 4 {
+		if z2 > esc4Lo && escapes(zm, dr, di, z2, 4) {
 			cr, ci := ref.smoothC(dcr, dci)
 			return smoothFormulaDEX(fm, zr, zi, cr, ci, j, ws, n)
 		}

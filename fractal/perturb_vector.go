@@ -358,7 +358,7 @@ func laneCheck(ref *Reference, i int, dr, di, zr, zi, mf, nlim, dcr, dci float64
 	last, period, jEnd := ref.ends()
 	m, n := int(mf), maxIter-int(nlim)+int(mf)
 	z2 := zr*zr + zi*zi
-	if z2 > 4 {
+	if z2 > esc4Lo && escapes(ref.Z[m], dr, di, z2, 4) {
 		cr, ci := ref.smoothC(dcr, dci)
 		outN[i], outNu[i] = n, smooth(zr, zi, cr, ci, n)
 		return 0, 0, math.Inf(1), nlim
@@ -382,7 +382,7 @@ func laneCheckDE(ref *Reference, i int, dr, di, zr, zi, wr, wi, mf, nlim, dcr, d
 	last, period, jEnd := ref.ends()
 	m, n := int(mf), maxIter-int(nlim)+int(mf)
 	z2 := zr*zr + zi*zi
-	if z2 > 4 {
+	if z2 > esc4Lo && escapes(ref.Z[m], dr, di, z2, 4) {
 		cr, ci := ref.smoothC(dcr, dci)
 		out[i] = smoothDE(zr, zi, cr, ci, wr, wi, spacing, n)
 		return 0, 0, math.Inf(1), nlim

@@ -61,7 +61,7 @@ func perturbGroup16(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-c
 		}
 		if ref.jStart > 0 {
 			zr, zi := real(zs)+c0r, imag(zs)+c0i
-			if z2 := zr*zr + zi*zi; z2 <= 4 && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
+			if z2 := zr*zr + zi*zi; z2 <= esc4Lo && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
 				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = c0r, c0i, float64(ref.jStart), jnlim, jlim
 				active |= 1 << i
 			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJulia(ref, id, c0r, c0i, maxIter, outN, outNu); sm[i] != math.Inf(1) {
@@ -286,7 +286,7 @@ func perturbGroup16(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <-c
 			zrb, zib = zrb.Add(drb), zib.Add(dib)
 			z2a := zra.Mul(zra).Add(zia.Mul(zia))
 			z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-			evBits := uint16(z2a.Greater(bc(4)).ToBits()) | uint16(z2b.Greater(bc(4)).ToBits())<<8 |
+			evBits := uint16(z2a.Greater(bc(esc4Lo)).ToBits()) | uint16(z2b.Greater(bc(esc4Lo)).ToBits())<<8 |
 				uint16(z2a.Less(dra.Mul(dra).Add(dia.Mul(dia)).Max(bc(0x1p-900))).ToBits()) | uint16(z2b.Less(drb.Mul(drb).Add(dib.Mul(dib)).Max(bc(0x1p-900))).ToBits())<<8
 			if !uniform || mi >= limMin {
 				evBits |= uint16(ma.GreaterEqual(ld(lim[0:])).ToBits()) | uint16(mb.GreaterEqual(ld(lim[8:])).ToBits())<<8
@@ -410,7 +410,7 @@ func perturbGroup16Run(z []complex128, ent []blaEntry, base []int32, rad, near [
 			zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
 			z2a := zra.Mul(zra).Add(zia.Mul(zia))
 			z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-			if (uint16(z2a.Greater(bc(4)).ToBits())|uint16(z2b.Greater(bc(4)).ToBits())<<8|uint16(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint16(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<8)&step != 0 {
+			if (uint16(z2a.Greater(bc(esc4Lo)).ToBits())|uint16(z2b.Greater(bc(esc4Lo)).ToBits())<<8|uint16(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint16(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<8)&step != 0 {
 				break
 			}
 		}

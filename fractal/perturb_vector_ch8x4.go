@@ -65,7 +65,7 @@ func perturbGroupCh8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop 
 		}
 		if ref.jStart > 0 {
 			zr, zi := real(zs)+c0r, imag(zs)+c0i
-			if z2 := zr*zr + zi*zi; z2 <= 4 && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
+			if z2 := zr*zr + zi*zi; z2 <= esc4Lo && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
 				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = c0r, c0i, float64(ref.jStart), jnlim, jlim
 				active |= 1 << i
 			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJulia(ref, id, c0r, c0i, maxIter, outN, outNu); sm[i] != math.Inf(1) {
@@ -302,7 +302,7 @@ func perturbGroupCh8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop 
 				qt.Merge(ld(rt[0:]), pma).Store((*[W]float64)(rt[0:]))
 				qt.Merge(ld(rt[4:]), pmb).Store((*[W]float64)(rt[4:]))
 			}
-			evBits := uint8(z2a.Greater(bc(ch.bail2)).ToBits()) | uint8(z2b.Greater(bc(ch.bail2)).ToBits())<<4 |
+			evBits := uint8(z2a.Greater(bc(ch.bail2Lo)).ToBits()) | uint8(z2b.Greater(bc(ch.bail2Lo)).ToBits())<<4 |
 				uint8(z2a.Less(dra.Mul(dra).Add(dia.Mul(dia)).Max(bc(0x1p-900))).ToBits()) | uint8(z2b.Less(drb.Mul(drb).Add(dib.Mul(dib)).Max(bc(0x1p-900))).ToBits())<<4
 			if !uniform || mi >= limMin {
 				evBits |= uint8(ma.GreaterEqual(ld(lim[0:])).ToBits()) | uint8(mb.GreaterEqual(ld(lim[4:])).ToBits())<<4
@@ -429,7 +429,7 @@ func perturbGroupCh8x4Run(z []complex128, ent []blaEntry, base []int32, rad, nea
 			zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
 			z2a := zra.Mul(zra).Add(zia.Mul(zia))
 			z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-			if (uint8(z2a.Greater(bc(4)).ToBits())|uint8(z2b.Greater(bc(4)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&step != 0 {
+			if (uint8(z2a.Greater(bc(esc4Lo)).ToBits())|uint8(z2b.Greater(bc(esc4Lo)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&step != 0 {
 				break
 			}
 		}

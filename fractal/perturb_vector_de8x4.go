@@ -66,7 +66,7 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spaci
 		if ref.jStart > 0 {
 			swr[i] = spacing
 			zr, zi := real(zs)+c0r, imag(zs)+c0i
-			if z2 := zr*zr + zi*zi; z2 <= 4 && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
+			if z2 := zr*zr + zi*zi; z2 <= esc4Lo && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
 				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = c0r, c0i, float64(ref.jStart), jnlim, jlim
 				active |= 1 << i
 			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJuliaDE(ref, id, c0r, c0i, maxIter, spacing, out); sm[i] != math.Inf(1) {
@@ -312,7 +312,7 @@ func perturbGroupDE8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spaci
 			zrb, zib = zrb.Add(drb), zib.Add(dib)
 			z2a := zra.Mul(zra).Add(zia.Mul(zia))
 			z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-			evBits := uint8(z2a.Greater(bc(4)).ToBits()) | uint8(z2b.Greater(bc(4)).ToBits())<<4 |
+			evBits := uint8(z2a.Greater(bc(esc4Lo)).ToBits()) | uint8(z2b.Greater(bc(esc4Lo)).ToBits())<<4 |
 				uint8(z2a.Less(dra.Mul(dra).Add(dia.Mul(dia)).Max(bc(0x1p-900))).ToBits()) | uint8(z2b.Less(drb.Mul(drb).Add(dib.Mul(dib)).Max(bc(0x1p-900))).ToBits())<<4
 			if !uniform || mi >= limMin {
 				evBits |= uint8(ma.GreaterEqual(ld(lim[0:])).ToBits()) | uint8(mb.GreaterEqual(ld(lim[4:])).ToBits())<<4
@@ -451,7 +451,7 @@ func perturbGroupDE8x4Run(z []complex128, ent []blaEntry, base []int32, rad, nea
 			zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
 			z2a := zra.Mul(zra).Add(zia.Mul(zia))
 			z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-			if (uint8(z2a.Greater(bc(4)).ToBits())|uint8(z2b.Greater(bc(4)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&step != 0 {
+			if (uint8(z2a.Greater(bc(esc4Lo)).ToBits())|uint8(z2b.Greater(bc(esc4Lo)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&step != 0 {
 				break
 			}
 		}

@@ -68,7 +68,7 @@ func perturbGroupDECh4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spaci
 		if ref.jStart > 0 {
 			swr[i] = spacing
 			zr, zi := real(zs)+c0r, imag(zs)+c0i
-			if z2 := zr*zr + zi*zi; z2 <= 4 && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
+			if z2 := zr*zr + zi*zi; z2 <= esc4Lo && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
 				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = c0r, c0i, float64(ref.jStart), jnlim, jlim
 				active |= 1 << i
 			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJuliaDE(ref, id, c0r, c0i, maxIter, spacing, out); sm[i] != math.Inf(1) {
@@ -271,7 +271,7 @@ func perturbGroupDECh4(ref *Reference, bla *BLA, p *lanePool, maxIter int, spaci
 				zi.Merge(archsimd.LoadFloat64x4(ri), pm).Store(ri)
 				qt.Merge(archsimd.LoadFloat64x4(rt), pm).Store(rt)
 			}
-			evBits := z2.Greater(bc(ch.bail2)).ToBits() |
+			evBits := z2.Greater(bc(ch.bail2Lo)).ToBits() |
 				z2.Less(dr.Mul(dr).Add(di.Mul(di)).Max(bc(0x1p-900))).ToBits()
 			if !uniform || mi >= limMin {
 				evBits |= m.GreaterEqual(archsimd.LoadFloat64x4(&lim)).ToBits()
@@ -374,7 +374,7 @@ func perturbGroupDECh4Run(z []complex128, ent []blaEntry, base []int32, rad, nea
 			z1 := z[mi+span]
 			zr, zi := bc(real(z1)).Add(nr), bc(imag(z1)).Add(ni)
 			z2 := zr.Mul(zr).Add(zi.Mul(zi))
-			if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
+			if (z2.Greater(bc(esc4Lo)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
 				break
 			}
 		}

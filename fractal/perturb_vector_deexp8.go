@@ -277,7 +277,7 @@ func perturbGroupDEExp8(ref *Reference, bla *BLA, p *lanePool, maxIter int, spac
 			// to do.
 			zr, zi = zr.Add(dr), zi.Add(di)
 			z2 := zr.Mul(zr).Add(zi.Mul(zi))
-			evBits := z2.Greater(bc(4)).ToBits() |
+			evBits := z2.Greater(bc(esc4Lo)).ToBits() |
 				z2.Less(dr.Mul(dr).Add(di.Mul(di)).Max(bc(0x1p-900))).ToBits()
 			if !uniform || mi >= limMin {
 				evBits |= m.GreaterEqual(archsimd.LoadFloat64x8(&lim)).ToBits()
@@ -388,7 +388,7 @@ func perturbGroupDEExp8Run(z []complex128, ent []blaEntry, base []int32, rad, ne
 			z1 := z[mi+span]
 			zr, zi := bc(real(z1)).Add(nr), bc(imag(z1)).Add(ni)
 			z2 := zr.Mul(zr).Add(zi.Mul(zi))
-			if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
+			if (z2.Greater(bc(esc4Lo)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
 				break
 			}
 		}

@@ -287,7 +287,7 @@ func perturbGroupDEExpCh4(ref *Reference, bla *BLA, p *lanePool, maxIter int, sp
 				zi.Merge(archsimd.LoadFloat64x4(ri), pm).Store(ri)
 				qt.Merge(archsimd.LoadFloat64x4(rt), pm).Store(rt)
 			}
-			evBits := z2.Greater(bc(ch.bail2)).ToBits() |
+			evBits := z2.Greater(bc(ch.bail2Lo)).ToBits() |
 				z2.Less(dr.Mul(dr).Add(di.Mul(di)).Max(bc(0x1p-900))).ToBits()
 			if !uniform || mi >= limMin {
 				evBits |= m.GreaterEqual(archsimd.LoadFloat64x4(&lim)).ToBits()
@@ -400,7 +400,7 @@ func perturbGroupDEExpCh4Run(z []complex128, ent []blaEntry, base []int32, rad, 
 			z1 := z[mi+span]
 			zr, zi := bc(real(z1)).Add(nr), bc(imag(z1)).Add(ni)
 			z2 := zr.Mul(zr).Add(zi.Mul(zi))
-			if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
+			if (z2.Greater(bc(esc4Lo)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
 				break
 			}
 		}

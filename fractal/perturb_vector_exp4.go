@@ -249,7 +249,7 @@ func perturbGroupExp4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop <
 			// to do.
 			zr, zi = zr.Add(dr), zi.Add(di)
 			z2 := zr.Mul(zr).Add(zi.Mul(zi))
-			evBits := z2.Greater(bc(4)).ToBits() |
+			evBits := z2.Greater(bc(esc4Lo)).ToBits() |
 				z2.Less(dr.Mul(dr).Add(di.Mul(di)).Max(bc(0x1p-900))).ToBits()
 			if !uniform || mi >= limMin {
 				evBits |= m.GreaterEqual(archsimd.LoadFloat64x4(&lim)).ToBits()
@@ -352,7 +352,7 @@ func perturbGroupExp4Run(z []complex128, ent []blaEntry, base []int32, rad, near
 			z1 := z[mi+span]
 			zr, zi := bc(real(z1)).Add(nr), bc(imag(z1)).Add(ni)
 			z2 := zr.Mul(zr).Add(zi.Mul(zi))
-			if (z2.Greater(bc(4)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
+			if (z2.Greater(bc(esc4Lo)).ToBits()|z2.Less(nr.Mul(nr).Add(ni.Mul(ni)).Max(bc(0x1p-900))).ToBits())&step != 0 {
 				break
 			}
 		}

@@ -315,7 +315,7 @@ func perturbGroupExp8x4(ref *Reference, bla *BLA, p *lanePool, maxIter int, stop
 			zrb, zib = zrb.Add(drb), zib.Add(dib)
 			z2a := zra.Mul(zra).Add(zia.Mul(zia))
 			z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-			evBits := uint8(z2a.Greater(bc(4)).ToBits()) | uint8(z2b.Greater(bc(4)).ToBits())<<4 |
+			evBits := uint8(z2a.Greater(bc(esc4Lo)).ToBits()) | uint8(z2b.Greater(bc(esc4Lo)).ToBits())<<4 |
 				uint8(z2a.Less(dra.Mul(dra).Add(dia.Mul(dia)).Max(bc(0x1p-900))).ToBits()) | uint8(z2b.Less(drb.Mul(drb).Add(dib.Mul(dib)).Max(bc(0x1p-900))).ToBits())<<4
 			if !uniform || mi >= limMin {
 				evBits |= uint8(ma.GreaterEqual(ld(lim[0:])).ToBits()) | uint8(mb.GreaterEqual(ld(lim[4:])).ToBits())<<4
@@ -450,7 +450,7 @@ func perturbGroupExp8x4Run(z []complex128, ent []blaEntry, base []int32, rad, ne
 			zrb, zib := bc(real(z1)).Add(nrb), bc(imag(z1)).Add(nib)
 			z2a := zra.Mul(zra).Add(zia.Mul(zia))
 			z2b := zrb.Mul(zrb).Add(zib.Mul(zib))
-			if (uint8(z2a.Greater(bc(4)).ToBits())|uint8(z2b.Greater(bc(4)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&step != 0 {
+			if (uint8(z2a.Greater(bc(esc4Lo)).ToBits())|uint8(z2b.Greater(bc(esc4Lo)).ToBits())<<4|uint8(z2a.Less(nra.Mul(nra).Add(nia.Mul(nia)).Max(bc(0x1p-900))).ToBits())|uint8(z2b.Less(nrb.Mul(nrb).Add(nib.Mul(nib)).Max(bc(0x1p-900))).ToBits())<<4)&step != 0 {
 				break
 			}
 		}

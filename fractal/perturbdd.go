@@ -161,7 +161,7 @@ func perturbEscapeDD(ctx context.Context, ref *Reference, dcr, dci dd, maxIter i
 		zm = z[m]
 		xr, xi := real(zm)+dr.hi, imag(zm)+di.hi
 		z2 := xr*xr + xi*xi
-		if z2 > 4 {
+		if z2 > esc4Lo && escapes(zm, dr.hi, di.hi, z2, 4) {
 			cr, ci := ref.smoothC(dcr.float(), dci.float())
 			return smoothDE(xr, xi, cr, ci, wr, wi, spacing, n), true
 		}

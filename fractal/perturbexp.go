@@ -402,7 +402,7 @@ func (ref *Reference) juliaStartExp(d0 cx) (d cx, m int, escaped bool, zr, zi fl
 	m = ref.jStart
 	z := cxAdd(ref.zcx(m), d0)
 	zr, zi = z.float64s()
-	if math.Abs(zr)+math.Abs(zi) > 2 && zr*zr+zi*zi > 4 {
+	if z2 := zr*zr + zi*zi; math.Abs(zr)+math.Abs(zi) > 2*escLo && z2 > esc4Lo && escapesCx(ref.Z[m], d0, z2, 4) {
 		return d0, m, true, zr, zi
 	}
 	if absLess(z, d0) || m == len(ref.Z)-1 {
@@ -504,7 +504,7 @@ func perturbLoopExp(ref *Reference, bla *BLAExp, st *expState, dc cx, maxIter in
 		if exp {
 			zr, zi := real(zm), imag(zm)
 			if math.Abs(zr)+math.Abs(zi) >= tinyRef {
-				if zr*zr+zi*zi > 4 {
+				if z2 := zr*zr + zi*zi; z2 > esc4Lo && escapesCx(zm, d, z2, 4) {
 					cr, ci := ref.smoothC(dcr, dci)
 					return n, smooth(zr, zi, cr, ci, n), steps, false
 				}
@@ -555,7 +555,7 @@ func (ref *Reference) checkFloatExpR(st *expState, last, period, jEnd int, de bo
 	dr, di := st.dr, st.di
 	zr, zi = real(zm)+dr, imag(zm)+di
 	z2 := zr*zr + zi*zi
-	if z2 > bail2 {
+	if z2 > bail2*escLo && escapes(zm, dr, di, z2, bail2) {
 		return zr, zi, true
 	}
 	if st.m == last && period > 0 && !(z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di)) {

@@ -106,7 +106,11 @@ func tinyWords(ref *fractal.Reference) []uint32 {
 	tiny := ref.Tiny()
 	out := make([]uint32, 0, 8*len(tiny))
 	for _, z := range tiny {
-		out = append(out, uint32(z.M), uint32(int32(z.E)), 0, 0)
+		// The exponent within int32: a value of exactly 0 (a Julia reference point at 0) has
+		// fractal's zero exponent, -2^40, which the shader's is (ZERO_EXP, -2^30); wrapped,
+		// it read 0 there, and 0 * 2^0 added to a tiny delta lost the delta (cxAdd).
+		e := min(max(z.E, -1<<30), 1<<30)
+		out = append(out, uint32(z.M), uint32(int32(e)), 0, 0)
 		out = append(out, floatWords([]float64{z.Re, z.Im})...)
 	}
 	return out

@@ -266,6 +266,63 @@ void formulaBlock(int e, inout double dr, inout double di, double dcr, double dc
 }
 #endif
 
+// The escape test on the circle (fractal's escring.go): |z|^2 > R^2 for z = Z_m + d rounds
+// the answer away where |Z_m| is R and d is tiny (the tip c = -2: Z = 2, 2, ...). The loops
+// compare with R^2 (1 - 2^-36) and decide the pixels past it with escapeExact, as the CPU.
+double escLo() {
+    return packDouble2x32(uvec2(0xfffe0000u, 0x3fefffffu));  // 1 - 2^-36
+}
+
+double escHi() {
+    return packDouble2x32(uvec2(0x00010000u, 0x3ff00000u));  // 1 + 2^-36
+}
+
+// sqErr is the exact error of p = x*x, x*x - p (Dekker's product with Veltkamp's split:
+// exact without relying on fma's fusing).
+double sqErr(double x, double p) {
+    precise double c = 134217729.0LF * x;  // 2^27 + 1
+    precise double xh = c - (c - x);
+    precise double xl = x - xh;
+    precise double e = ((xh * xh - p) + 2.0LF * xh * xl) + xl * xl;
+    return e;
+}
+
+// twoSumErr is the exact error of s = a + b (Knuth's TwoSum).
+double twoSumErr(double a, double b, double s) {
+    precise double bb = s - a;
+    precise double t = (a - (s - bb)) + (b - bb);
+    return t;
+}
+
+// escResidual is fractal.escResidual: x^2 + y^2 - r2, exact where it is 0.
+double escResidual(double x, double y, double r2) {
+    precise double p = x * x;
+    precise double q = y * y;
+    precise double s = p + q;
+    precise double u = s - r2;
+    precise double e = u + (twoSumErr(p, q, s) + twoSumErr(s, -r2, u) + sqErr(x, p) + sqErr(y, q));
+    return e;
+}
+
+// escapeExact is fractal.escapeExact: |Z + d|^2 > r2 for Z = (x, y), d = (dr, di).
+bool escapeExact(double x, double y, double dr, double di, double r2) {
+    double e = escResidual(x, y, r2);
+    if (e == 0.0LF && abs(dr) + abs(di) < packDouble2x32(uvec2(0u, 0x26f00000u))) {  // 2^-400
+        double s = packDouble2x32(uvec2(0u, 0x65700000u));  // 2^600
+        precise double sr = dr * s, si = di * s;
+        precise double v = 2.0LF * s * (x * sr + y * si) + (sr * sr + si * si);
+        return v > 0.0LF;
+    }
+    precise double v = e + (2.0LF * (x * dr + y * di) + (dr * dr + di * di));
+    return v > 0.0LF;
+}
+
+// escapes is fractal.escapes: z = Z + d past the radius sqrt(r2), z2 its |z|^2 as the loop
+// computed it; called only where z2 > r2 escLo().
+bool escapes(double x, double y, double dr, double di, double z2, double r2) {
+    return z2 > r2 * escHi() || escapeExact(x, y, dr, di, r2);
+}
+
 #if !defined(EXPONENT)
 // The double-only perturbation (EXPONENT programs add perturbexp.frag instead: the same
 // tables and lookups, with extended exponents).
@@ -296,14 +353,13 @@ bool juliaStart(inout double dr, inout double di, out int m, out double ezr, out
     m = uJuliaStart;
 #if defined(ORBIT)
     ringPut(zr, zi);  // z_1
-    if (z2 > escape2()) {
-        return true;
-    }
+    double r2 = escape2();
 #else
-    if (z2 > 4.0LF) {
+    double r2 = 4.0LF;
+#endif
+    if (z2 > r2 * escLo() && escapes(packDouble2x32(zt.xy), packDouble2x32(zt.zw), dr, di, z2, r2)) {
         return true;
     }
-#endif
     precise double d2 = dr * dr + di * di;
     bool rebase = z2 < d2 || m == uJEnd;
     double tiny = packDouble2x32(uvec2(0u, 0x07B00000u));
@@ -363,7 +419,10 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
     double scale = packDouble2x32(uvec2(0u, 0x65700000u));
 #if defined(ORBIT)
     double bail2 = escape2();
+#else
+    double bail2 = 4.0LF;
 #endif
+    double bail2Lo = bail2 * escLo();
     // Z[m], fetched once per step: the escape test's fetch serves the next plain step.
     double zmr = 0.0LF, zmi = 0.0LF;
     if (m > 0) {
@@ -445,10 +504,8 @@ int perturb(double dcr, double dci, inout double dr, inout double di, inout int 
         precise double z2 = zr * zr + zi * zi;
 #if defined(ORBIT)
         ringPut(zr, zi);  // a block's end too: the run is done again if it is among the last K
-        if (z2 > bail2) {
-#else
-        if (z2 > 4.0LF) {
 #endif
+        if (z2 > bail2Lo && escapes(zmr, zmi, dr, di, z2, bail2)) {
             escaped = true;
             ezr = zr;
             ezi = zi;

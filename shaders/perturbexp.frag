@@ -421,6 +421,22 @@ float smoothFormulaDEX(double cr, double ci, double zr, double zi, jx j, xp add,
 #endif
 #endif
 
+
+xp expMul(xp x, xp y) {
+    return makeExp(x.m * y.m, x.e + y.e);
+}
+
+// escapesCx is fractal.escapesCx: escapes for a delta d in cx (fractal.escapeExactCx).
+bool escapesCx(double x, double y, cx d, double z2, double r2) {
+    if (z2 > r2 * escHi()) {
+        return true;
+    }
+    xp dr = makeExp(d.re, d.e), di = makeExp(d.im, d.e);
+    xp dot = expAdd(expMul(dr, makeExp(2.0LF * x, 0)), expMul(di, makeExp(2.0LF * y, 0)));
+    xp lin = expAdd(dot, expAdd(expMul(dr, dr), expMul(di, di)));
+    return expAdd(makeExp(escResidual(x, y, r2), 0), lin).m > 0.0LF;
+}
+
 // pixelDcExp is the pixel's dc as a cx.
 cx pixelDcExp() {
     dvec2 off = pixelOffsetD();
@@ -532,10 +548,12 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
 #endif
 #if defined(ORBIT)
         ringPut(zr, zi);  // z_1
-        if (zr * zr + zi * zi > escape2()) {
+        double r2 = escape2();
 #else
-        if (abs(zr) + abs(zi) > 2.0LF && zr * zr + zi * zi > 4.0LF) {
+        double r2 = 4.0LF;
 #endif
+        precise double z2 = zr * zr + zi * zi;
+        if (abs(zr) + abs(zi) > 2.0LF * escLo() && z2 > r2 * escLo() && escapesCx(packDouble2x32(jt.xy), packDouble2x32(jt.zw), d, z2, r2)) {
             escaped = true;
             ezr = zr;
             ezi = zi;
@@ -555,6 +573,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
 #else
     double bail2 = 4.0LF;
 #endif
+    double bail2Lo = bail2 * escLo();
     double zmr = 0.0LF, zmi = 0.0LF;
     if (m > 0) {
         uvec4 zt = orbitTexel(m);
@@ -695,7 +714,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
 #endif
             if (abs(zmr) + abs(zmi) >= tinyRef) {
                 precise double z2 = zmr * zmr + zmi * zmi;
-                if (z2 > bail2) {
+                if (z2 > bail2Lo && escapesCx(zmr, zmi, d, z2, bail2)) {
                     escaped = true;
                     ezr = zmr;
                     ezi = zmi;
@@ -739,7 +758,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
 #if defined(ORBIT)
         ringPut(zr, zi);
 #endif
-        if (z2 > bail2) {
+        if (z2 > bail2Lo && escapes(zmr, zmi, dr, di, z2, bail2)) {
             escaped = true;
             ezr = zr;
             ezi = zi;

@@ -65,13 +65,6 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 		}
 		list = append(list, xy{x, y})
 	}
-	// --exact works at 64 bits beyond what the zoom needs to address a pixel (log2 of the
-	// zoom, from the frame's spacing, not the zoom text's length: "1e290" needs 960 bits)
-	// and beyond every digit of the centre (and of a Julia set's parameter).
-	prec := max(f.ReferenceBits(), loc.Re.SignificantBits(), loc.Im.SignificantBits()) + 64
-	if loc.IsJulia() {
-		prec = max(prec, loc.Julia.Re.SignificantBits()+64, loc.Julia.Im.SignificantBits()+64)
-	}
 	if !*exact {
 		// Deep views: one reference orbit for every pixel probed, as a picture has.
 		if f, err = f.WithReference(context.Background(), nil, nil); err != nil {
@@ -81,22 +74,9 @@ func runProbe(args []string, stdout, stderr io.Writer) error {
 	for _, p := range list {
 		var n int
 		var t, stripe float64
-		if *exact && (f.OrbitPath() || *channels) {
-			// The orbit path's exact reference: the radius, T and STRIPE in math/big.
-			re, im := f.PointBig(p.x, p.y, prec)
-			if loc.IsJulia() {
-				n, t, stripe = fractal.ChannelsBig(loc, re, im, loc.Julia.Re.Big(prec), loc.Julia.Im.Big(prec), prec)
-			} else {
-				n, t, stripe = fractal.ChannelsBig(loc, re, im, re, im, prec)
-			}
-		} else if *exact {
-			re, im := f.PointBig(p.x, p.y, prec)
-			if loc.IsJulia() {
-				// The pixel's point is the orbit's first point z1; c is the parameter.
-				n = fractal.EscapeFormulaBig(loc.Formula, re, im, loc.Julia.Re.Big(prec), loc.Julia.Im.Big(prec), loc.Iterations, prec)
-			} else {
-				n = fractal.EscapeFormulaBig(loc.Formula, re, im, re, im, loc.Iterations, prec)
-			}
+		if *exact {
+			// In math/big: the radius, T and STRIPE too on the orbit path (see Frame.EscapeBig).
+			n, t, stripe = f.EscapeBig(p.x, p.y, *channels)
 		} else if *channels {
 			r := f.PixelChannels(p.x, p.y)
 			n, t, stripe = r.N, r.T, r.Stripe
