@@ -466,3 +466,84 @@ func laneRoom(nlim []float64, bits uint64, mi int) int {
 	}
 	return r
 }
+
+// perturbBatchFormulaVector is PerturbEscapeFormulaBatch on the vector loop of width w (8 or
+// 4): groups as perturbBatchVector's, on perturbGroupFm16 and perturbGroupFm8 (AVX-512) or
+// perturbGroupFm8x4 and perturbGroupFm4 (AVX2).
+func perturbBatchFormulaVector(w int, ref *Reference, bla *FormulaBLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
+	group2, group1 := perturbGroupFm8x4, perturbGroupFm4
+	if w == 8 {
+		group2, group1 = perturbGroupFm16, perturbGroupFm8
+	}
+	p := newLanePool(dcr, dci, false)
+	defer p.release()
+	for p.count > 0 {
+		group := group2
+		if p.count <= w {
+			group = group1
+		}
+		if !group(ref, bla, p, maxIter, stop, n, nu) {
+			return false
+		}
+	}
+	return true
+}
+
+// laneCheckFormula is laneCheck for the formula loops (perturbGroupFm8, ...): the check of
+// perturbFormulaLoop, an escaped pixel's smooth value the formula's (smoothFormula).
+func laneCheckFormula(ref *Reference, i int, dr, di, zr, zi, mf, nlim, dcr, dci float64, maxIter int, outN []int, outNu []float64) (float64, float64, float64, float64) {
+	if zr*zr+zi*zi > 4 {
+		n := maxIter - int(nlim) + int(mf)
+		cr, ci := ref.smoothC(dcr, dci)
+		outN[i], outNu[i] = n, smoothFormula(ref.formula, zr, zi, cr, ci, n)
+		return 0, 0, math.Inf(1), nlim
+	}
+	return laneCheck(ref, i, dr, di, zr, zi, mf, nlim, dcr, dci, maxIter, outN, outNu)
+}
+
+// laneStartJuliaFormula is laneStartJulia for the formula loops: a pixel that escapes at z1
+// gets the formula's smooth value, as perturbEscapeFormula gives it.
+func laneStartJuliaFormula(ref *Reference, i int, d0r, d0i float64, maxIter int, outN []int, outNu []float64) (dr, di, m, nlim, lim float64) {
+	dr, di, mi, escaped, zr, zi := ref.juliaStart(d0r, d0i)
+	switch {
+	case escaped:
+		outN[i], outNu[i] = 1, smoothFormula(ref.formula, zr, zi, ref.jcr, ref.jci, 1)
+		return 0, 0, math.Inf(1), 0, 0
+	case maxIter <= 1:
+		outN[i], outNu[i] = -1, 0
+		return 0, 0, math.Inf(1), 0, 0
+	}
+	nlim = float64(maxIter - (1 - mi))
+	return dr, di, float64(mi), nlim, ref.laneLim(float64(mi), nlim)
+}
+
+// diffAbs8 is diffAbs(x, d) in each lane of d: the case of x's sign a branch (x is the
+// reference's, the same for every lane), the case of x + d's a blend.
+func diffAbs8(x float64, d archsimd.Float64x8) archsimd.Float64x8 {
+	s, t := archsimd.BroadcastFloat64x8(x).Add(d), archsimd.BroadcastFloat64x8(2*x).Add(d)
+	zero := archsimd.Float64x8{}
+	if x >= 0 {
+		return d.Merge(neg8(t), s.GreaterEqual(zero)) // d where x + d >= 0, else -(2x + d)
+	}
+	return t.Merge(neg8(d), s.Greater(zero)) // 2x + d where x + d > 0, else -d
+}
+
+// neg8 is -x in each lane (its sign flipped, as Go's unary minus).
+func neg8(x archsimd.Float64x8) archsimd.Float64x8 {
+	return x.AsUint64x8().Xor(archsimd.BroadcastUint64x8(1 << 63)).AsFloat64x8()
+}
+
+// diffAbs4 is diffAbs8 for four lanes.
+func diffAbs4(x float64, d archsimd.Float64x4) archsimd.Float64x4 {
+	s, t := archsimd.BroadcastFloat64x4(x).Add(d), archsimd.BroadcastFloat64x4(2*x).Add(d)
+	zero := archsimd.Float64x4{}
+	if x >= 0 {
+		return d.Merge(neg4(t), s.GreaterEqual(zero))
+	}
+	return t.Merge(neg4(d), s.Greater(zero))
+}
+
+// neg4 is neg8 for four lanes.
+func neg4(x archsimd.Float64x4) archsimd.Float64x4 {
+	return x.AsUint64x4().Xor(archsimd.BroadcastUint64x4(1 << 63)).AsFloat64x4()
+}
