@@ -47,6 +47,14 @@ func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int,
 	}
 	jlim := min(jnlim, float64(last))
 	var ids [L]int // the pixel in each lane (its index in the batch)
+	// Where the lanes are spread (spreadZ): each lane's Z_m, Z at its step's end, the delta
+	// of a lane that took a block and each lane's span.
+	var zr0, zi0, zr1, zi1, bdr, bdi, spn, rr [L]float64
+	// im is each lane's m as an integer while imOK (the spread rounds keep it: reading m
+	// back from the vector's store would stall a load a lane).
+	var im [L]int32
+	imOK := false
+	wlast := float64(ref.WLast()) // a lane's lim at index 0 is min(nlim, wlast) (laneLim)
 	for i := range L {
 		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
 		id, ok := p.pop()
@@ -156,6 +164,7 @@ func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int,
 					dra, dia, drb, dib, k = perturbGroupFm16Run(z, ent, base, rad, near, &cr, &ci, stepBits, stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dra, dia, drb, dib, kind, pw)
 				}
 				if k > 0 {
+					imOK = false
 					mi += k
 					ma = bc(float64(mi)).Merge(ma, stepa)
 					mb = bc(float64(mi)).Merge(mb, stepb)
@@ -165,13 +174,43 @@ func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int,
 					}
 				}
 			}
+			// Lanes at several indices (on the chaotic views, where pixels rebase every few
+			// iterations, the lanes that rebased early stay in the group: see keepRebase):
+			// every lane steps from its own index, a plain step in vectors from its own Z
+			// (loaded lane by lane) or, where it takes a BLA block, perturbFormulaLoop's block in
+			// scalar (spreadZ), and lanes that leave are refilled from the pool at once
+			// (refillLanes). On one orbit only (not a Julia reference's two).
+			spread, blk := false, uint16(0)
+			if stepBits != active && ref.jStart == 0 {
+				if !imOK {
+					ma.Store((*[W]float64)(sm[0:]))
+					mb.Store((*[W]float64)(sm[8:]))
+					for i := range L {
+						im[i] = int32(min(sm[i], 1<<30)) // +Inf: no pixel
+					}
+					imOK = true
+				}
+				spreadZ(z, base, rad, tableEnd, uint64(active), im[:], zr0[:], zi0[:], zr1[:], zi1[:], rr[:], spn[:])
+				abs := archsimd.BroadcastUint64x8(1<<63 - 1)
+				ada := dra.AsUint64x8().And(abs).AsFloat64x8().Add(dia.AsUint64x8().And(abs).AsFloat64x8())
+				adb := drb.AsUint64x8().And(abs).AsFloat64x8().Add(dib.AsUint64x8().And(abs).AsFloat64x8())
+				if blk = (uint16(ada.Less(ld(rr[0:])).ToBits()) | uint16(adb.Less(ld(rr[8:])).ToBits())<<8) & active; blk != 0 {
+					dra.Store((*[W]float64)(sdr[0:]))
+					drb.Store((*[W]float64)(sdr[8:]))
+					dia.Store((*[W]float64)(sdi[0:]))
+					dib.Store((*[W]float64)(sdi[8:]))
+					spreadBlocks(z, ent, base, maxIter, uint64(blk), im[:], sdr[:], sdi[:], cr[:], ci[:], nlim[:], zr1[:], zi1[:], bdr[:], bdi[:], spn[:])
+				}
+				spread, stepBits = true, active
+				stepa, stepb = archsimd.Mask64x8FromBits(uint8(stepBits)), archsimd.Mask64x8FromBits(uint8(stepBits>>8))
+			}
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
 			// maxIter to check), when each lane's own is found lane by lane.
 			blkBits, lvl, mixed, room := uint16(0), 0, false, -1
 			var ada archsimd.Float64x8
 			var adb archsimd.Float64x8
-			if mi > 0 && mi <= tableEnd {
+			if !spread && mi > 0 && mi <= tableEnd {
 				abs := archsimd.BroadcastUint64x8(1<<63 - 1)
 				ada = dra.AsUint64x8().And(abs).AsFloat64x8().Add(dia.AsUint64x8().And(abs).AsFloat64x8())
 				adb = drb.AsUint64x8().And(abs).AsFloat64x8().Add(dib.AsUint64x8().And(abs).AsFloat64x8())
@@ -208,6 +247,57 @@ func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int,
 			var nrb, nib, zrb, zib, spanb archsimd.Float64x8
 			next := 0 // the span every lane took, or 0
 			switch {
+			case spread:
+				// Every lane from its own index: the plain step in vectors, the lanes that
+				// took a block (blk) spreadZ's.
+				vcra, vcia := ld(cr[0:]), ld(ci[0:])
+				vcrb, vcib := ld(cr[8:]), ld(ci[8:])
+				xra, xia := ld(zr0[0:]), ld(zi0[0:])
+				xrb, xib := ld(zr0[8:]), ld(zi0[8:])
+				// perturbStep with each lane's own Z = x: W = f(x) and u = f(x + d) - f(x) lane by lane
+				// (diffAbs's cases all blends), then the power.
+				wra, wia := xra, xia
+				wrb, wib := xrb, xib
+				ura, uia := dra, dia
+				urb, uib := drb, dib
+				switch kind {
+				case BurningShip:
+					ura, uia = diffAbsV8(xra, dra), diffAbsV8(xia, dia)
+					urb, uib = diffAbsV8(xrb, drb), diffAbsV8(xib, dib)
+					wra, wia = abs8(xra), abs8(xia)
+					wrb, wib = abs8(xrb), abs8(xib)
+				case Mandelbar:
+					uia, wia = neg8(dia), neg8(xia)
+					uib, wib = neg8(dib), neg8(xib)
+				}
+				if pw == 2 {
+					tra, tia := bc(2).Mul(wra).Add(ura), bc(2).Mul(wia).Add(uia)
+					trb, tib := bc(2).Mul(wrb).Add(urb), bc(2).Mul(wib).Add(uib)
+					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
+				} else {
+					fra, fia := wra.Add(ura), wia.Add(uia) // W + u
+					frb, fib := wrb.Add(urb), wib.Add(uib) // W + u
+					ara, aia := ura, uia                   // A_1
+					arb, aib := urb, uib                   // A_1
+					pra, pia := wra, wia                   // W^1
+					prb, pib := wrb, wib                   // W^1
+					for j := 1; j < pw; j++ {
+						ara, aia = fra.Mul(ara).Sub(fia.Mul(aia)).Add(ura.Mul(pra)).Sub(uia.Mul(pia)), fra.Mul(aia).Add(fia.Mul(ara)).Add(ura.Mul(pia)).Add(uia.Mul(pra))
+						arb, aib = frb.Mul(arb).Sub(fib.Mul(aib)).Add(urb.Mul(prb)).Sub(uib.Mul(pib)), frb.Mul(aib).Add(fib.Mul(arb)).Add(urb.Mul(pib)).Add(uib.Mul(prb))
+						pra, pia = pra.Mul(wra).Sub(pia.Mul(wia)), pra.Mul(wia).Add(pia.Mul(wra))
+						prb, pib = prb.Mul(wrb).Sub(pib.Mul(wib)), prb.Mul(wib).Add(pib.Mul(wrb))
+					}
+					nra, nia = ara.Add(vcra), aia.Add(vcia)
+					nrb, nib = arb.Add(vcrb), aib.Add(vcib)
+				}
+				bka, bkb := archsimd.Mask64x8FromBits(uint8(blk)), archsimd.Mask64x8FromBits(uint8(blk>>8))
+				nra, nia = ld(bdr[0:]).Merge(nra, bka), ld(bdi[0:]).Merge(nia, bka)
+				nrb, nib = ld(bdr[8:]).Merge(nrb, bkb), ld(bdi[8:]).Merge(nib, bkb)
+				zra, zia = ld(zr1[0:]), ld(zi1[0:])
+				zrb, zib = ld(zr1[8:]), ld(zi1[8:])
+				spana = ld(spn[0:])
+				spanb = ld(spn[8:])
 			case blkBits == 0:
 				// d <- perturbStep, landing on m+1.
 				z0, z1 := z[mi], z[mi+1]
@@ -348,6 +438,7 @@ func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int,
 			if uniform = next != 0 && stepBits == active; uniform {
 				mi += next
 			}
+			imOK = imOK && spread
 			// PerturbEscape's check, z = Z + d: a superset of the lanes with something
 			// to do.
 			zra, zia = zra.Add(dra), zia.Add(dia)
@@ -359,9 +450,34 @@ func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int,
 			if !uniform || mi >= limMin {
 				evBits |= uint16(ma.GreaterEqual(ld(lim[0:])).ToBits()) | uint16(mb.GreaterEqual(ld(lim[8:])).ToBits())<<8
 			}
+			if spread && evBits != 0 {
+				// The lanes that only rebase (z^2 < d^2, neither escaped nor at their lim),
+				// early enough to stay (keepRebase): laneCheck's d <- z, m <- 0 and nlim in the
+				// vectors.
+				fast := (uint16(z2a.Less(dra.Mul(dra).Add(dia.Mul(dia))).ToBits()) | uint16(z2b.Less(drb.Mul(drb).Add(dib.Mul(dib))).ToBits())<<8) &^ (uint16(z2a.Greater(bc(4)).ToBits()) | uint16(z2b.Greater(bc(4)).ToBits())<<8 | uint16(ma.GreaterEqual(ld(lim[0:])).ToBits()) | uint16(mb.GreaterEqual(ld(lim[8:])).ToBits())<<8 | uint16(ma.Greater(bc(keepRebase)).ToBits()) | uint16(mb.Greater(bc(keepRebase)).ToBits())<<8) & stepBits
+				if fast != 0 {
+					fka, fkb := archsimd.Mask64x8FromBits(uint8(fast)), archsimd.Mask64x8FromBits(uint8(fast>>8))
+					nla := ld(nlim[0:])
+					nlb := ld(nlim[8:])
+					nla = nla.Sub(ma).Merge(nla, fka)
+					nlb = nlb.Sub(mb).Merge(nlb, fkb)
+					nla.Store((*[W]float64)(nlim[0:]))
+					nlb.Store((*[W]float64)(nlim[8:]))
+					nla.Min(bc(wlast)).Merge(ld(lim[0:]), fka).Store((*[W]float64)(lim[0:]))
+					nlb.Min(bc(wlast)).Merge(ld(lim[8:]), fkb).Store((*[W]float64)(lim[8:]))
+					dra, dia, ma = zra.Merge(dra, fka), zia.Merge(dia, fka), bc(0).Merge(ma, fka)
+					drb, dib, mb = zrb.Merge(drb, fkb), zib.Merge(dib, fkb), bc(0).Merge(mb, fkb)
+					nlimMin, limMin = lowerMins(nlim[:], lim[:], uint64(fast), nlimMin, limMin)
+					for b := fast; b != 0; b &= b - 1 {
+						im[bits.TrailingZeros16(b)] = 0
+					}
+					evBits &^= fast
+				}
+			}
 			if evBits &= stepBits; evBits == 0 {
 				continue
 			}
+			kept := false // a lane that rebased early stays (keepRebase)
 			dra.Store((*[W]float64)(sdr[0:]))
 			drb.Store((*[W]float64)(sdr[8:]))
 			dia.Store((*[W]float64)(sdi[0:]))
@@ -374,13 +490,15 @@ func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int,
 			mb.Store((*[W]float64)(sm[8:]))
 			for i := range L {
 				if evBits&(1<<i) != 0 {
+					mOld := sm[i]
 					sdr[i], sdi[i], sm[i], nlim[i] = laneCheckFormula(ref, ids[i], sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
-					if sm[i] == 0 {
+					if sm[i] == 0 && (ref.jStart > 0 || mOld > keepRebase) {
 						// Rebased (or a period back to 0): the lane leaves the group, which goes on
 						// in step, and its pixel waits for a group of its own (see lanePool).
 						p.push(ids[i], sdr[i], sdi[i], 0, 0, maxIter-int(nlim[i]))
 						sm[i] = math.Inf(1)
 					}
+					kept = kept || sm[i] == 0
 					lim[i] = ref.laneLim(sm[i], nlim[i])
 					if sm[i] == math.Inf(1) {
 						active &^= 1 << i
@@ -388,6 +506,10 @@ func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int,
 				}
 			}
 			uniform = false
+			imOK = false
+			if spread || kept {
+				active = uint16(refillLanes(ref, p, maxIter, uint64(active), L, ids[:], cr[:], ci[:], sm[:], sdr[:], sdi[:], nlim[:], lim[:]))
+			}
 			if bits.OnesCount16(active) <= W && active>>W != 0 {
 				// Few lanes left: packed into the first vector, whose loop then runs alone.
 				for i := W; i < L; i++ {

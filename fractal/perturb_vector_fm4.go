@@ -6,6 +6,7 @@ package fractal
 
 import (
 	"math"
+	"math/bits"
 	"simd/archsimd"
 )
 
@@ -45,6 +46,14 @@ func perturbGroupFm4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 	}
 	jlim := min(jnlim, float64(last))
 	var ids [L]int // the pixel in each lane (its index in the batch)
+	// Where the lanes are spread (spreadZ): each lane's Z_m, Z at its step's end, the delta
+	// of a lane that took a block and each lane's span.
+	var zr0, zi0, zr1, zi1, bdr, bdi, spn, rr [L]float64
+	// im is each lane's m as an integer while imOK (the spread rounds keep it: reading m
+	// back from the vector's store would stall a load a lane).
+	var im [L]int32
+	imOK := false
+	wlast := float64(ref.WLast()) // a lane's lim at index 0 is min(nlim, wlast) (laneLim)
 	for i := range L {
 		sm[i], nlim[i], lim[i] = math.Inf(1), float64(maxIter), float64(min(maxIter, last)) // +Inf: no pixel
 		id, ok := p.pop()
@@ -138,6 +147,7 @@ func perturbGroupFm4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 				var k int
 				dr, di, k = perturbGroupFm4Run(z, ent, base, rad, near, &cr, &ci, stepBits, stepBits != active, mi, tableEnd, min(limMin-1, until), nlimMin, dr, di, kind, pw)
 				if k > 0 {
+					imOK = false
 					mi += k
 					m = bc(float64(mi)).Merge(m, step)
 					if mi >= until {
@@ -146,12 +156,38 @@ func perturbGroupFm4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 					}
 				}
 			}
+			// Lanes at several indices (on the chaotic views, where pixels rebase every few
+			// iterations, the lanes that rebased early stay in the group: see keepRebase):
+			// every lane steps from its own index, a plain step in vectors from its own Z
+			// (loaded lane by lane) or, where it takes a BLA block, perturbFormulaLoop's block in
+			// scalar (spreadZ), and lanes that leave are refilled from the pool at once
+			// (refillLanes). On one orbit only (not a Julia reference's two).
+			spread, blk := false, uint8(0)
+			if stepBits != active && ref.jStart == 0 {
+				if !imOK {
+					m.Store(&sm)
+					for i := range L {
+						im[i] = int32(min(sm[i], 1<<30)) // +Inf: no pixel
+					}
+					imOK = true
+				}
+				spreadZ(z, base, rad, tableEnd, uint64(active), im[:], zr0[:], zi0[:], zr1[:], zi1[:], rr[:], spn[:])
+				abs := archsimd.BroadcastUint64x4(1<<63 - 1)
+				ad := dr.AsUint64x4().And(abs).AsFloat64x4().Add(di.AsUint64x4().And(abs).AsFloat64x4())
+				if blk = ad.Less(archsimd.LoadFloat64x4(&rr)).ToBits() & active; blk != 0 {
+					dr.Store(&sdr)
+					di.Store(&sdi)
+					spreadBlocks(z, ent, base, maxIter, uint64(blk), im[:], sdr[:], sdi[:], cr[:], ci[:], nlim[:], zr1[:], zi1[:], bdr[:], bdi[:], spn[:])
+				}
+				spread, stepBits = true, active
+				step = archsimd.Mask64x4FromBits(uint8(stepBits))
+			}
 			// Which lanes take a BLA block (blkBits), and of which level: lvl for them all,
 			// unless mixed (some lanes plain, or blocks of several levels, or room for
 			// maxIter to check), when each lane's own is found lane by lane.
 			blkBits, lvl, mixed, room := uint8(0), 0, false, -1
 			var ad archsimd.Float64x4
-			if mi > 0 && mi <= tableEnd {
+			if !spread && mi > 0 && mi <= tableEnd {
 				abs := archsimd.BroadcastUint64x4(1<<63 - 1)
 				ad = dr.AsUint64x4().And(abs).AsFloat64x4().Add(di.AsUint64x4().And(abs).AsFloat64x4())
 				g, end := int(base[mi-1]), int(base[mi])
@@ -186,6 +222,38 @@ func perturbGroupFm4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 			var nr, ni, zr, zi archsimd.Float64x4
 			next := 0 // the span every lane took, or 0
 			switch {
+			case spread:
+				// Every lane from its own index: the plain step in vectors, the lanes that
+				// took a block (blk) spreadZ's.
+				xr, xi := archsimd.LoadFloat64x4(&zr0), archsimd.LoadFloat64x4(&zi0)
+				// perturbStep with each lane's own Z = x: W = f(x) and u = f(x + d) - f(x) lane by lane
+				// (diffAbs's cases all blends), then the power.
+				wr, wi := xr, xi
+				ur, ui := dr, di
+				switch kind {
+				case BurningShip:
+					ur, ui = diffAbsV4(xr, dr), diffAbsV4(xi, di)
+					wr, wi = abs4(xr), abs4(xi)
+				case Mandelbar:
+					ui, wi = neg4(di), neg4(xi)
+				}
+				if pw == 2 {
+					tr, ti := bc(2).Mul(wr).Add(ur), bc(2).Mul(wi).Add(ui)
+					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
+				} else {
+					fr, fi := wr.Add(ur), wi.Add(ui) // W + u
+					ar, ai := ur, ui                 // A_1
+					pr, pi := wr, wi                 // W^1
+					for j := 1; j < pw; j++ {
+						ar, ai = fr.Mul(ar).Sub(fi.Mul(ai)).Add(ur.Mul(pr)).Sub(ui.Mul(pi)), fr.Mul(ai).Add(fi.Mul(ar)).Add(ur.Mul(pi)).Add(ui.Mul(pr))
+						pr, pi = pr.Mul(wr).Sub(pi.Mul(wi)), pr.Mul(wi).Add(pi.Mul(wr))
+					}
+					nr, ni = ar.Add(vcr), ai.Add(vci)
+				}
+				bk := archsimd.Mask64x4FromBits(uint8(blk))
+				nr, ni = archsimd.LoadFloat64x4(&bdr).Merge(nr, bk), archsimd.LoadFloat64x4(&bdi).Merge(ni, bk)
+				zr, zi = archsimd.LoadFloat64x4(&zr1), archsimd.LoadFloat64x4(&zi1)
+				m = m.Add(archsimd.LoadFloat64x4(&spn)).Merge(m, step)
 			case blkBits == 0:
 				// d <- perturbStep, landing on m+1.
 				z0, z1 := z[mi], z[mi+1]
@@ -288,6 +356,7 @@ func perturbGroupFm4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 			if uniform = next != 0 && stepBits == active; uniform {
 				mi += next
 			}
+			imOK = imOK && spread
 			// PerturbEscape's check, z = Z + d: a superset of the lanes with something
 			// to do.
 			zr, zi = zr.Add(dr), zi.Add(di)
@@ -297,9 +366,29 @@ func perturbGroupFm4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 			if !uniform || mi >= limMin {
 				evBits |= m.GreaterEqual(archsimd.LoadFloat64x4(&lim)).ToBits()
 			}
+			if spread && evBits != 0 {
+				// The lanes that only rebase (z^2 < d^2, neither escaped nor at their lim),
+				// early enough to stay (keepRebase): laneCheck's d <- z, m <- 0 and nlim in the
+				// vectors.
+				fast := z2.Less(dr.Mul(dr).Add(di.Mul(di))).ToBits() &^ (z2.Greater(bc(4)).ToBits() | m.GreaterEqual(archsimd.LoadFloat64x4(&lim)).ToBits() | m.Greater(bc(keepRebase)).ToBits()) & stepBits
+				if fast != 0 {
+					fk := archsimd.Mask64x4FromBits(uint8(fast))
+					nl := archsimd.LoadFloat64x4(&nlim)
+					nl = nl.Sub(m).Merge(nl, fk)
+					nl.Store(&nlim)
+					nl.Min(bc(wlast)).Merge(archsimd.LoadFloat64x4(&lim), fk).Store(&lim)
+					dr, di, m = zr.Merge(dr, fk), zi.Merge(di, fk), bc(0).Merge(m, fk)
+					nlimMin, limMin = lowerMins(nlim[:], lim[:], uint64(fast), nlimMin, limMin)
+					for b := fast; b != 0; b &= b - 1 {
+						im[bits.TrailingZeros8(b)] = 0
+					}
+					evBits &^= fast
+				}
+			}
 			if evBits &= stepBits; evBits == 0 {
 				continue
 			}
+			kept := false // a lane that rebased early stays (keepRebase)
 			dr.Store(&sdr)
 			di.Store(&sdi)
 			zr.Store(&szr)
@@ -307,13 +396,15 @@ func perturbGroupFm4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 			m.Store(&sm)
 			for i := range L {
 				if evBits&(1<<i) != 0 {
+					mOld := sm[i]
 					sdr[i], sdi[i], sm[i], nlim[i] = laneCheckFormula(ref, ids[i], sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
-					if sm[i] == 0 {
+					if sm[i] == 0 && (ref.jStart > 0 || mOld > keepRebase) {
 						// Rebased (or a period back to 0): the lane leaves the group, which goes on
 						// in step, and its pixel waits for a group of its own (see lanePool).
 						p.push(ids[i], sdr[i], sdi[i], 0, 0, maxIter-int(nlim[i]))
 						sm[i] = math.Inf(1)
 					}
+					kept = kept || sm[i] == 0
 					lim[i] = ref.laneLim(sm[i], nlim[i])
 					if sm[i] == math.Inf(1) {
 						active &^= 1 << i
@@ -321,6 +412,10 @@ func perturbGroupFm4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 				}
 			}
 			uniform = false
+			imOK = false
+			if spread || kept {
+				active = uint8(refillLanes(ref, p, maxIter, uint64(active), L, ids[:], cr[:], ci[:], sm[:], sdr[:], sdi[:], nlim[:], lim[:]))
+			}
 			nlimMin, limMin = laneMins(nlim[:], lim[:], uint64(active), maxIter)
 			dr, di, m = archsimd.LoadFloat64x4(&sdr), archsimd.LoadFloat64x4(&sdi), archsimd.LoadFloat64x4(&sm)
 		}

@@ -308,6 +308,9 @@ func (v variant) LeastM() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// assign is a statement s (StepMasks's) with its := made =: the same names set again.
+func assign(s string) string { return strings.Replace(s, " := ", " = ", 1) }
+
 // generate is the variant's file, formatted.
 func generate(tmpl *template.Template, v variant) ([]byte, error) {
 	var buf bytes.Buffer
@@ -334,7 +337,7 @@ func generate(tmpl *template.Template, v variant) ([]byte, error) {
 
 // files is every file vecgen writes, by name.
 func files() (map[string][]byte, error) {
-	tmpl, err := template.New("group.go.tmpl").Funcs(template.FuncMap{"paren": paren}).Parse(groupTemplate)
+	tmpl, err := template.New("group.go.tmpl").Funcs(template.FuncMap{"paren": paren, "assign": assign}).Parse(groupTemplate)
 	if err != nil {
 		return nil, err
 	}
