@@ -57,11 +57,11 @@ func formulaBatchCases(t *testing.T) []formulaBatchCase {
 			zoom string
 			bits uint
 		}{{"1e20", 72}, {"1e50", 172}} {
-			if z.zoom == "1e50" && (short || fm != Formula{Kind: BurningShip} && fm != Formula{Kind: Mandelbar} && fm != cubic) {
+			if z.zoom == "1e50" && (short || fm != Formula{Kind: BurningShip} && fm != cubic) {
 				continue
 			}
 			l := Home()
-			l.Formula, l.Iterations, l.Zoom = fm, 1500, MustDecimal(z.zoom)
+			l.Formula, l.Iterations, l.Zoom = fm, 1000, MustDecimal(z.zoom)
 			// The first of formulaEdgeCentre's views (the real filament's edge, then
 			// Misiurewicz points) whose rows have several counts.
 			var f Frame
