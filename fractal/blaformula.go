@@ -77,15 +77,6 @@ func (b *FormulaBLA) table() (ent []fblaEntry, base []int32, r0 []float64) {
 	return b.ent, b.base, b.r0
 }
 
-// vtable is table for the vector loops, BLA.table's form: the entries, their index and the
-// last step the table covers (from m = 1); all empty for a nil b.
-func (b *FormulaBLA) vtable() (ent []fblaEntry, base []int32, end int) {
-	if b == nil {
-		return nil, nil, 0
-	}
-	return b.ent, b.base, b.steps
-}
-
 // Steps is S, the number of reference steps (from m = 1 to S) the table covers.
 func (b *FormulaBLA) Steps() int { return b.steps }
 

@@ -467,6 +467,15 @@ func laneRoom(nlim []float64, bits uint64, mi int) int {
 	return r
 }
 
+// vtable is table for the vector loops, BLA.table's form: the entries, their index and the
+// last step the table covers (from m = 1); all empty for a nil b.
+func (b *FormulaBLA) vtable() (ent []fblaEntry, base []int32, end int) {
+	if b == nil {
+		return nil, nil, 0
+	}
+	return b.ent, b.base, b.steps
+}
+
 // perturbBatchFormulaVector is PerturbEscapeFormulaBatch on the vector loop of width w (8 or
 // 4): groups as perturbBatchVector's, on perturbGroupFm16 and perturbGroupFm8 (AVX-512) or
 // perturbGroupFm8x4 and perturbGroupFm4 (AVX2).
