@@ -50,7 +50,12 @@ func formulaBatchCases(t *testing.T) []formulaBatchCase {
 	const w, h = 48, 32
 	rows := rowPixels(0, w, 10, 11, 20)
 	cubic, _ := MakeFormula(Mandelbar, 3)
+	p5, _ := MakeFormula(Mandelbrot, 5)
+	p8, _ := MakeFormula(BurningShip, 8)
 	for _, fm := range formulaBatchFormulas() {
+		if short && fm != (Formula{Kind: BurningShip}) && fm != (Formula{Kind: Mandelbar}) && fm != p5 && fm != p8 {
+			continue // under -short and -race: every kind and a high power or two
+		}
 		tipRe, _ := formulaEdgePoint(fm, 0, 0, -2.5, 0, 60, 200)
 		tip := tipRe.Float64()
 		for _, z := range []struct {
@@ -91,6 +96,9 @@ func formulaBatchCases(t *testing.T) []formulaBatchCase {
 		}
 	}
 	for _, fm := range []Formula{{Kind: BurningShip}, {Kind: Mandelbar}, cubic} {
+		if short && fm != cubic {
+			continue
+		}
 		l := Home()
 		l.Formula, l.Iterations = fm, 600
 		l.Julia = JuliaParam{On: true, Re: MustDecimal("-0.1"), Im: MustDecimal("0.1")}
@@ -127,7 +135,7 @@ func formulaBatchCases(t *testing.T) []formulaBatchCase {
 // ...) against PerturbEscapeFormula pixel by pixel: the same counts and smooth values, bit for
 // bit, for every formula kind at powers 2, 3, 5 and 8, at 1e20 and 1e50 on the set's edge and
 // on Julia sets, with the formula's table and without, in rows of neighbours and in grids of
-// pixels far apart (lanes that part ways).
+// pixels far apart (lanes that part ways); under -short and -race a subset (formulaBatchCases).
 func TestPerturbFormulaBatchMatchesScalar(t *testing.T) {
 	for _, c := range formulaBatchCases(t) {
 		dcr, dci := make([]float64, len(c.px)), make([]float64, len(c.px))
