@@ -54,6 +54,11 @@ type FormulaBLA struct {
 	// r0[m] is the radius of the one-step block at m (0 at m = 0 and past the table's end),
 	// alone and in order: the test most steps end with reads one float64, not an entry.
 	r0 []float64
+	// rad and near are BLA's (see there) for the vector loops (PerturbEscapeFormulaBatch):
+	// ent's radii alone in ent's order (8 zeros past the end), and the 1-norm of a delta
+	// below which a step landing on m needs no check (nearBound of |Z_m|, which does not
+	// depend on the formula).
+	rad, near []float64
 }
 
 // fblaEntry is one block: A = [[a11, a12], [a21, a22]], B likewise, and its radius.
@@ -118,8 +123,11 @@ func (b *FormulaBLA) Flat() []float64 {
 	return out
 }
 
-// Bytes is the table's memory in bytes: 72 an entry, 4 a step for the index and 8 for r0.
-func (b *FormulaBLA) Bytes() int { return 72*len(b.ent) + 4*len(b.base) + 8*len(b.r0) }
+// Bytes is the table's memory in bytes: 72 an entry and 8 for its radius in rad, 4 a step
+// for the index and 8 for r0, 8 a value of the orbit for near.
+func (b *FormulaBLA) Bytes() int {
+	return 72*len(b.ent) + 4*len(b.base) + 8*len(b.r0) + 8*len(b.rad) + 8*len(b.near)
+}
 
 // FormulaBLA returns the table of ref's formula for pixels with |dc| <= dcMax at accuracy eps,
 // built once per power of two of dcMax (rounded up) and eps, and kept in ref (the two most
@@ -279,6 +287,15 @@ func buildFormulaBLA(fm Formula, z []complex128, dcMax, eps float64, cut int) *F
 	b.r0 = make([]float64, steps+1)
 	for k := range steps {
 		b.r0[k+1] = at(0, k).r
+	}
+	b.rad = make([]float64, len(b.ent), len(b.ent)+8) // 8 zeros past the end, as BLA's
+	b.rad = b.rad[:cap(b.rad)]
+	for i, e := range b.ent {
+		b.rad[i] = e.r
+	}
+	b.near = make([]float64, len(z))
+	for m, zm := range z {
+		b.near[m] = nearBound(math.Hypot(real(zm), imag(zm)))
 	}
 	return b
 }

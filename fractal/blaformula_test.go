@@ -2,6 +2,7 @@ package fractal
 
 import (
 	"context"
+	"mandelscope/internal/cputime"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -336,7 +337,7 @@ func compareFormulaBLA(f Frame, bla *FormulaBLA) formulaBLATally {
 // and again with deltas the size of the values, where no block is valid, and their counts are
 // chaotic: math/big at two precisions disagrees on them); and "tip", centred
 // at a Misiurewicz point off the axes (the first that formulaEdgeCentre gives), whose pixels
-// follow the reference until they escape.
+// follow the reference until they escape. batch is the BLA's on PerturbEscapeFormulaBatch.
 func BenchmarkFormulaPerturb(b *testing.B) {
 	ship := Formula{Kind: BurningShip}
 	l := Home()
@@ -367,6 +368,7 @@ func BenchmarkFormulaPerturb(b *testing.B) {
 		}{{"noBLA", nil}, {"BLA", f.FormulaBLA()}} {
 			b.Run(v.name+"/"+c.name, func(b *testing.B) {
 				iters, steps := 0, 0
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					for y := range f.H {
 						for x := range f.W {
@@ -382,10 +384,44 @@ func BenchmarkFormulaPerturb(b *testing.B) {
 				}
 				px := float64(b.N * f.W * f.H)
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/px, "ns/pixel")
+				b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/px, "cpu-ns/pixel")
 				b.ReportMetric(float64(iters)/px, "iter/pixel")
 				b.ReportMetric(float64(steps)/px, "steps/pixel")
 			})
 		}
+		// The same with the table on the batch loops (PerturbEscapeFormulaBatch: the
+		// vector loops where there are), in blocks of 4x4 pixels as the CPU renderer
+		// hands them over.
+		b.Run(v.name+"/batch", func(b *testing.B) {
+			var dcr, dci []float64
+			for by := 0; by < f.H; by += 4 {
+				for bx := 0; bx < f.W; bx += 4 {
+					for y := by; y < by+4; y++ {
+						for x := bx; x < bx+4; x++ {
+							dr, di := f.Delta(x, y)
+							dcr, dci = append(dcr, dr), append(dci, di)
+						}
+					}
+				}
+			}
+			n, nu := make([]int, len(dcr)), make([]float64, len(dcr))
+			bla := f.FormulaBLA()
+			iters := 0
+			cpu0 := cputime.Process()
+			for b.Loop() {
+				PerturbEscapeFormulaBatch(f.Ref, bla, dcr, dci, l.Iterations, nil, n, nu)
+				for _, k := range n {
+					if k < 0 {
+						k = l.Iterations
+					}
+					iters += k
+				}
+			}
+			px := float64(b.N * len(dcr))
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/px, "ns/pixel")
+			b.ReportMetric(float64((cputime.Process()-cpu0).Nanoseconds())/px, "cpu-ns/pixel")
+			b.ReportMetric(float64(iters)/px, "iter/pixel")
+		})
 	}
 }
 

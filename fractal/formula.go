@@ -31,8 +31,10 @@ import (
 // its own). The zero
 // Formula is the Mandelbrot set of power 2, which every renderer draws by its own fast loops
 // (escape.go, perturb.go, the BLA, the vector loops, the shaders); every other formula goes
-// through the loops here, on the CPU only: shallow in float32 and float64, deep by scalar
-// perturbation with rebasing and the formula's BLA table (FormulaBLA; no vector loops), past
+// through the loops here, on the CPU only: shallow in float32 and float64, deep by
+// perturbation with rebasing and the formula's BLA table (FormulaBLA), on the vector loops
+// where the build has them (PerturbEscapeFormulaBatch: the template's fold in vectors, a
+// case in its fmplain and fmspread too), past
 // ExpSpacing with extended exponents and no table (perturb_formula_exp.go; a new fold is a
 // case in foldDeltaCx and jacStepX too), with the derivative as a 2x2 Jacobian where the
 // colouring reads it (formula_de.go; a case in jacStep).

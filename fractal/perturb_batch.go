@@ -34,6 +34,27 @@ func PerturbEscapeBatch(ref *Reference, bla *BLA, dcr, dci []float64, maxIter in
 	return true
 }
 
+// PerturbEscapeFormulaBatch is PerturbEscapeBatch for a formula's reference (Reference.Formula,
+// not the Mandelbrot set's) and its table bla (Frame.FormulaBLA, or nil): n[i] and nu[i] get
+// PerturbEscapeFormula(ref, bla, dcr[i], dci[i], maxIter, stop), bit for bit, on the vector
+// loops where this build and CPU have them (perturbGroupFm16, ...: the formula's plain step and
+// 2x2 matrix blocks in the Mandelbrot set's loop). It returns false when stop closed first.
+func PerturbEscapeFormulaBatch(ref *Reference, bla *FormulaBLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
+	if len(dci) != len(dcr) || len(n) < len(dcr) || len(nu) < len(dcr) {
+		panic(fmt.Sprintf("fractal: PerturbEscapeFormulaBatch with %d, %d deltas and %d, %d results", len(dcr), len(dci), len(n), len(nu)))
+	}
+	if vectorWidth > 0 && len(dcr) > 1 {
+		return perturbBatchFormulaVector(vectorWidth, ref, bla, dcr, dci, maxIter, stop, n, nu)
+	}
+	for i := range dcr {
+		n[i], nu[i] = PerturbEscapeFormula(ref, bla, dcr[i], dci[i], maxIter, stop)
+		if n[i] < 0 && stopped(stop) {
+			return false
+		}
+	}
+	return true
+}
+
 // PerturbEscapeExpBatch is PerturbEscapeBatch for a PerturbationExp frame: n[i] and nu[i] get
 // PerturbEscapeExp(ref, bla, dcr[i], dci[i], maxIter, stop), bit for bit. On a vector path
 // (VectorPath) each pixel's first steps, while its delta is too tiny for float64, run in

@@ -11,8 +11,9 @@ import (
 // Deep views of formulas other than the Mandelbrot set's (formula.go): a reference orbit of
 // the formula in math/big, and each pixel's delta iterated against it by perturbStep, with
 // rebasing as PerturbEscape does, skipping iterations by the formula's BLA table (FormulaBLA,
-// blaformula.go: 2x2 real matrices, since the folds' step is not complex-linear). No vector
-// loops, no nucleus in place of an unsettled reference, no period of a Julia reference (a
+// blaformula.go: 2x2 real matrices, since the folds' step is not complex-linear); many pixels
+// at once on the vector loops (PerturbEscapeFormulaBatch, without the derivative). No
+// nucleus in place of an unsettled reference, no period of a Julia reference (a
 // pixel at such an orbit's end rebases to its start): those are the Mandelbrot set's alone
 // so far. The formula's own reference does stop on its cycle (period.go, slopeLog2). The
 // derivative is PerturbEscapeFormulaDE's (formula_de.go); past float64's exponent range,

@@ -29,3 +29,7 @@ func perturbChannelsVector(int, Location, *Reference, *BLA, []float64, []float64
 func perturbChannelsExpVector(int, Location, *Reference, *BLAExp, []Exp, []Exp, Exp, bool, <-chan struct{}, []OrbitResult) (bool, int) {
 	panic("fractal: no vector loop in this build")
 }
+
+func perturbBatchFormulaVector(int, *Reference, *FormulaBLA, []float64, []float64, int, <-chan struct{}, []int, []float64) bool {
+	panic("fractal: no vector loop in this build")
+}

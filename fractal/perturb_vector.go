@@ -4,6 +4,7 @@ package fractal
 
 import (
 	"math"
+	mbits "math/bits"
 	"simd/archsimd"
 	"sync"
 )
@@ -404,10 +405,9 @@ func laneCheckDE(ref *Reference, i int, dr, di, zr, zi, wr, wi, mf, nlim, dcr, d
 // none: what a vector loop's uniform rounds test against after lanes changed.
 func laneMins(nlim, lim []float64, bits uint64, maxIter int) (nlimMin, limMin int) {
 	nlimMin, limMin = maxIter, maxIter
-	for i := range nlim {
-		if bits&(1<<i) != 0 {
-			nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
-		}
+	for b := bits; b != 0; b &= b - 1 {
+		i := mbits.TrailingZeros64(b)
+		nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
 	}
 	return nlimMin, limMin
 }
@@ -465,4 +465,207 @@ func laneRoom(nlim []float64, bits uint64, mi int) int {
 		}
 	}
 	return r
+}
+
+// vtable is table for the vector loops, BLA.table's form: the entries, their index and the
+// last step the table covers (from m = 1); all empty for a nil b.
+func (b *FormulaBLA) vtable() (ent []fblaEntry, base []int32, end int) {
+	if b == nil {
+		return nil, nil, 0
+	}
+	return b.ent, b.base, b.steps
+}
+
+// perturbBatchFormulaVector is PerturbEscapeFormulaBatch on the vector loop of width w (8 or
+// 4): groups as perturbBatchVector's, on perturbGroupFm16 and perturbGroupFm8 (AVX-512) or
+// perturbGroupFm8x4 and perturbGroupFm4 (AVX2).
+func perturbBatchFormulaVector(w int, ref *Reference, bla *FormulaBLA, dcr, dci []float64, maxIter int, stop <-chan struct{}, n []int, nu []float64) bool {
+	group2, group1 := perturbGroupFm8x4, perturbGroupFm4
+	if w == 8 {
+		group2, group1 = perturbGroupFm16, perturbGroupFm8
+	}
+	p := newLanePool(dcr, dci, false)
+	defer p.release()
+	for p.count > 0 {
+		group := group2
+		if p.count <= w {
+			group = group1
+		}
+		if !group(ref, bla, p, maxIter, stop, n, nu) {
+			return false
+		}
+	}
+	return true
+}
+
+// laneCheckFormula is laneCheck for the formula loops (perturbGroupFm8, ...): the check of
+// perturbFormulaLoop, an escaped pixel's smooth value the formula's (smoothFormula).
+func laneCheckFormula(ref *Reference, i int, dr, di, zr, zi, mf, nlim, dcr, dci float64, maxIter int, outN []int, outNu []float64) (float64, float64, float64, float64) {
+	if z2 := zr*zr + zi*zi; z2 > esc4Lo && escapes(ref.Z[int(mf)], dr, di, z2, 4) {
+		n := maxIter - int(nlim) + int(mf)
+		cr, ci := ref.smoothC(dcr, dci)
+		outN[i], outNu[i] = n, smoothFormula(ref.formula, zr, zi, cr, ci, n)
+		return 0, 0, math.Inf(1), nlim
+	}
+	return laneCheck(ref, i, dr, di, zr, zi, mf, nlim, dcr, dci, maxIter, outN, outNu)
+}
+
+// laneStartJuliaFormula is laneStartJulia for the formula loops: a pixel that escapes at z1
+// gets the formula's smooth value, as perturbEscapeFormula gives it.
+func laneStartJuliaFormula(ref *Reference, i int, d0r, d0i float64, maxIter int, outN []int, outNu []float64) (dr, di, m, nlim, lim float64) {
+	dr, di, mi, escaped, zr, zi := ref.juliaStart(d0r, d0i)
+	switch {
+	case escaped:
+		outN[i], outNu[i] = 1, smoothFormula(ref.formula, zr, zi, ref.jcr, ref.jci, 1)
+		return 0, 0, math.Inf(1), 0, 0
+	case maxIter <= 1:
+		outN[i], outNu[i] = -1, 0
+		return 0, 0, math.Inf(1), 0, 0
+	}
+	nlim = float64(maxIter - (1 - mi))
+	return dr, di, float64(mi), nlim, ref.laneLim(float64(mi), nlim)
+}
+
+// diffAbs8 is diffAbs(x, d) in each lane of d: the case of x's sign a branch (x is the
+// reference's, the same for every lane), the case of x + d's a blend.
+func diffAbs8(x float64, d archsimd.Float64x8) archsimd.Float64x8 {
+	s, t := archsimd.BroadcastFloat64x8(x).Add(d), archsimd.BroadcastFloat64x8(2*x).Add(d)
+	zero := archsimd.Float64x8{}
+	if x >= 0 {
+		return d.Merge(neg8(t), s.GreaterEqual(zero)) // d where x + d >= 0, else -(2x + d)
+	}
+	return t.Merge(neg8(d), s.Greater(zero)) // 2x + d where x + d > 0, else -d
+}
+
+// neg8 is -x in each lane (its sign flipped, as Go's unary minus).
+func neg8(x archsimd.Float64x8) archsimd.Float64x8 {
+	return x.AsUint64x8().Xor(archsimd.BroadcastUint64x8(1 << 63)).AsFloat64x8()
+}
+
+// diffAbs4 is diffAbs8 for four lanes.
+func diffAbs4(x float64, d archsimd.Float64x4) archsimd.Float64x4 {
+	s, t := archsimd.BroadcastFloat64x4(x).Add(d), archsimd.BroadcastFloat64x4(2*x).Add(d)
+	zero := archsimd.Float64x4{}
+	if x >= 0 {
+		return d.Merge(neg4(t), s.GreaterEqual(zero))
+	}
+	return t.Merge(neg4(d), s.Greater(zero))
+}
+
+// neg4 is neg8 for four lanes.
+func neg4(x archsimd.Float64x4) archsimd.Float64x4 {
+	return x.AsUint64x4().Xor(archsimd.BroadcastUint64x4(1 << 63)).AsFloat64x4()
+}
+
+// keepRebase is the index at or below which a formula loop's lane that rebases stays in its
+// group (at index 0, the group's lanes then spread: see spreadZ) instead of waiting in the
+// pool for a group of its own: on the chaotic views (the Burning Ship's hull at 1e50) a pixel
+// rebases every 7 iterations or so, and a group of lanes that each leave after a few steps
+// spends its time starting and ending; a pixel that rebases after a long run of the
+// reference waits for one as the Mandelbrot set's loop has it (BLA blocks in vectors).
+const keepRebase = 128
+
+// diffAbsV8 is diffAbs(x, d) lane by lane, x a vector too (the formula loops' spread steps:
+// each lane its own reference value): both of diffAbs's cases blended by x's sign.
+func diffAbsV8(x, d archsimd.Float64x8) archsimd.Float64x8 {
+	zero := archsimd.Float64x8{}
+	s, t := x.Add(d), archsimd.BroadcastFloat64x8(2).Mul(x).Add(d)
+	pos := d.Merge(neg8(t), s.GreaterEqual(zero)) // x >= 0: d where x + d >= 0, else -(2x + d)
+	negx := t.Merge(neg8(d), s.Greater(zero))     // x < 0: 2x + d where x + d > 0, else -d
+	return pos.Merge(negx, x.GreaterEqual(zero))
+}
+
+// abs8 is |x| in each lane (its sign cleared, as math.Abs).
+func abs8(x archsimd.Float64x8) archsimd.Float64x8 {
+	return x.AsUint64x8().And(archsimd.BroadcastUint64x8(1<<63 - 1)).AsFloat64x8()
+}
+
+// diffAbsV4 is diffAbsV8 for four lanes.
+func diffAbsV4(x, d archsimd.Float64x4) archsimd.Float64x4 {
+	zero := archsimd.Float64x4{}
+	s, t := x.Add(d), archsimd.BroadcastFloat64x4(2).Mul(x).Add(d)
+	pos := d.Merge(neg4(t), s.GreaterEqual(zero))
+	negx := t.Merge(neg4(d), s.Greater(zero))
+	return pos.Merge(negx, x.GreaterEqual(zero))
+}
+
+// abs4 is abs8 for four lanes.
+func abs4(x archsimd.Float64x4) archsimd.Float64x4 {
+	return x.AsUint64x4().And(archsimd.BroadcastUint64x4(1<<63 - 1)).AsFloat64x4()
+}
+
+// spreadZ prepares a formula loop's round whose lanes (bits) step each from its own index m =
+// im[i], and moves im on by a plain step: Z_m into zr0, zi0, Z_(m+1) into zr1, zi1 (the plain
+// step's end), level 0's radius at m into rr (0 where no block starts: m = 0 or past the
+// table) for the loop's test of which lanes take a block (spreadBlocks), 1 into spn.
+func spreadZ(z []complex128, base []int32, rad []float64, tableEnd int, bits uint64, im []int32, zr0, zi0, zr1, zi1, rr, spn []float64) {
+	for b := bits; b != 0; b &= b - 1 {
+		i := mbits.TrailingZeros64(b) & 63
+		m := int(im[i])
+		zz := z[m : m+2]
+		zr0[i], zi0[i], zr1[i], zi1[i], spn[i] = real(zz[0]), imag(zz[0]), real(zz[1]), imag(zz[1]), 1
+		r := 0.0
+		if m > 0 && m <= tableEnd {
+			r = rad[base[m-1]]
+		}
+		rr[i] = r
+		im[i] = int32(m + 1)
+	}
+}
+
+// spreadBlocks takes the lanes in bits a BLA block each (they take one at their index: |Re d|
+// + |Im d| below level 0's radius, spreadZ's rr), perturbFormulaLoop's: up the levels while
+// the next is valid and its room allows, d <- A d + B dc in scalar (the new delta into bdr,
+// bdi), Z at its end into zr1, zi1, its span into spn, im moved on by it (spreadZ moved it by 1).
+func spreadBlocks(z []complex128, ent []fblaEntry, base []int32, maxIter int, bits uint64, im []int32, sdr, sdi, cr, ci, nlim, zr1, zi1, bdr, bdi, spn []float64) {
+	for b := bits; b != 0; b &= b - 1 {
+		i := mbits.TrailingZeros64(b) & 63
+		m := int(im[i]) - 1
+		dr, di := sdr[i], sdi[i]
+		ad := math.Abs(dr) + math.Abs(di)
+		at := ent[base[m-1]:base[m]]
+		e, span := &at[0], 1
+		n := maxIter - int(nlim[i]) + m
+		for l := 1; l < len(at) && n+span*2 <= maxIter && ad < at[l].r; l++ {
+			e, span = &at[l], span*2
+		}
+		bdr[i], bdi[i] = e.a11*dr+e.a12*di+e.b11*cr[i]+e.b12*ci[i], e.a21*dr+e.a22*di+e.b21*cr[i]+e.b22*ci[i]
+		z1 := z[m+span]
+		zr1[i], zi1[i], spn[i] = real(z1), imag(z1), float64(span)
+		im[i] = int32(m + span)
+	}
+}
+
+// lowerMins is nlimMin and limMin (see perturbGroup8) lowered to the nlim and lim of the
+// lanes in bits, whose values went down: a bound below the least, which the loops' uniform
+// rounds may take for the least (they then check a lane more often, never less).
+func lowerMins(nlim, lim []float64, bits uint64, nlimMin, limMin int) (int, int) {
+	for b := bits; b != 0; b &= b - 1 {
+		i := mbits.TrailingZeros64(b)
+		nlimMin, limMin = min(nlimMin, int(nlim[i])), min(limMin, int(lim[i]))
+	}
+	return nlimMin, limMin
+}
+
+// refillLanes gives the free lanes among a group's first n (those not in active) the pixels
+// at the front of the pool, as the group's start does (on the Mandelbrot set's orbit: no
+// Julia reference), and returns the lanes going: a formula loop's spread rounds (see
+// spreadZ) step lanes at any index, so that a lane need not wait empty for its group's end.
+func refillLanes(ref *Reference, p *lanePool, maxIter int, active uint64, n int, ids []int, cr, ci, sm, sdr, sdi, nlim, lim []float64) uint64 {
+	last := len(ref.Z) - 1
+	for i := 0; i < n && p.count > 0; i++ {
+		if active&(1<<i) != 0 {
+			continue
+		}
+		id, _ := p.pop()
+		ids[i], cr[i], ci[i], sm[i] = id, p.dcr[id], p.dci[id], 0
+		if p.n[id] > 0 {
+			sdr[i], sdi[i], _, _, nlim[i] = p.resume(id, maxIter)
+			lim[i] = ref.laneLim(0, nlim[i])
+		} else {
+			sdr[i], sdi[i], nlim[i], lim[i] = 0, 0, float64(maxIter), float64(min(maxIter, last))
+		}
+		active |= 1 << i
+	}
+	return active
 }

@@ -88,7 +88,7 @@ CROSS_BUILD=0 ./scripts/cross-check.sh
 stage "GOEXPERIMENT=simd (vector loops): vet, staticcheck, batch and deep tests"
 GOEXPERIMENT=simd go vet ./fractal/... ./render/cpu/...
 GOEXPERIMENT=simd go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./fractal/... ./render/cpu/...
-GOEXPERIMENT=simd go test -count=1 -timeout 10m -run 'Perturb(DE)?(Exp)?Batch|PerturbChannels(Exp)?Batch|ChGroupRecRoundTrip|ChooseVector' ./fractal/
+GOEXPERIMENT=simd go test -count=1 -timeout 10m -run 'Perturb(DE)?(Exp)?Batch|PerturbFormulaBatch|PerturbChannels(Exp)?Batch|ChGroupRecRoundTrip|ChooseVector' ./fractal/
 GOEXPERIMENT=simd go test -count=1 -timeout 10m ./render/cpu/
 for simd in avx2 scalar; do
   MANDELSCOPE_SIMD=$simd GOEXPERIMENT=simd go test -count=1 -timeout 10m -skip 'TestCancelInsideDeepPixel|TestVectorPathsMatchScalar' ./render/cpu/

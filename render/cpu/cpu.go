@@ -179,9 +179,14 @@ func computeRow(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *
 	s32 := float32(f.Spacing)
 	julia := f.Loc.Julia.On && !perturbExp
 	if !f.Loc.Formula.IsMandelbrot() {
-		// Another formula: its own loops, pixel by pixel (fractal.Frame.Pixel), with its
-		// BLA table (built once per reference and bound, shared by every row) and, where
-		// the colouring reads it, its Jacobian, but no vector loop yet.
+		// Another formula: without the derivative by perturbation, in a batch on the
+		// vector loops (perturbBand, fractal.PerturbEscapeFormulaBatch); else its own loops,
+		// pixel by pixel (fractal.Frame.Pixel), with its BLA table (built once per reference
+		// and bound, shared by every row) and, where the colouring reads it, its Jacobian.
+		if formulaBatch(f) {
+			perturbBand(ctx, f, bla, blaExp, y, x0, x1, [][]colour.Sample{out})
+			return
+		}
 		var fb *fractal.FormulaBLA
 		var fbx *fractal.FormulaBLAExp
 		if perturb {
@@ -273,22 +278,34 @@ func expBatch(f fractal.Frame) bool { return f.Precision() == fractal.Perturbati
 
 // bandBatch reports whether f's rows go in bands to perturbBand: a Perturbation frame of
 // the Mandelbrot set with its reference (on the orbit path too: fractal.PerturbChannelsBatch),
-// or a PerturbationExp frame (on the orbit path: fractal.PerturbChannelsExpBatch).
+// or a PerturbationExp frame (on the orbit path: fractal.PerturbChannelsExpBatch); of
+// another formula, formulaBatch's frames.
 func bandBatch(f fractal.Frame) bool {
-	if f.Ref == nil || !f.Loc.Formula.IsMandelbrot() {
+	if f.Ref == nil {
 		return false
 	}
+	if !f.Loc.Formula.IsMandelbrot() {
+		return formulaBatch(f)
+	}
 	return f.Precision() == fractal.Perturbation || expBatch(f)
+}
+
+// formulaBatch reports whether f's rows go to fractal.PerturbEscapeFormulaBatch (perturbBand):
+// a Perturbation frame of a formula other than the Mandelbrot set's, with its reference,
+// whose colouring needs no derivative.
+func formulaBatch(f fractal.Frame) bool {
+	return f.Ref != nil && !f.Loc.Formula.IsMandelbrot() && f.Precision() == fractal.Perturbation && !f.NeedsDerivative()
 }
 
 // perturbBand computes the samples of pixels x0..x1-1 of rows y, y+1, ... of a Perturbation
 // frame into out (a row each, at most blockSize), as computeRow does: the band's pixels go
 // to fractal.PerturbEscapeBatch (or PerturbEscapeDEBatch with the derivative; for a
-// PerturbationExp frame PerturbEscapeExpBatch or PerturbEscapeDEExpBatch, with blaExp) together, in blocks
+// PerturbationExp frame PerturbEscapeExpBatch or PerturbEscapeDEExpBatch, with blaExp; for
+// another formula's frame, PerturbEscapeFormulaBatch with its table) together, in blocks
 // of blockSize x blockSize, left to right. The batch runs several pixels a vector register
 // where the build and the CPU have a vector loop (fractal.VectorPath), with the same results
-// as PerturbEscape (PerturbEscapeDE, PerturbEscapeExp, PerturbEscapeDEExp) pixel by pixel, in
-// any order.
+// as PerturbEscape (PerturbEscapeDE, PerturbEscapeExp, PerturbEscapeDEExp,
+// PerturbEscapeFormula) pixel by pixel, in any order.
 func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp *fractal.BLAExp, y, x0, x1 int, out [][]colour.Sample) {
 	w, h := x1-x0, len(out)
 	n := w * h
@@ -300,6 +317,21 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 				at = append(at, dy*w+dx)
 			}
 		}
+	}
+	if formulaBatch(f) {
+		// Another formula: the escape counts only (formulaBatch), with its table.
+		dcr, dci := make([]float64, n), make([]float64, n)
+		for k, o := range at {
+			dcr[k], dci[k] = f.Delta(x0+o%w, y+o/w)
+		}
+		nn, nu := make([]int, n), make([]float64, n)
+		if !fractal.PerturbEscapeFormulaBatch(f.Ref, f.FormulaBLA(), dcr, dci, f.Loc.Iterations, ctx.Done(), nn, nu) {
+			return // cancelled: rows drops the band
+		}
+		for k, o := range at {
+			out[o/w][o%w] = fractal.Result{N: nn[k], Nu: nu[k]}.Sample()
+		}
+		return
 	}
 	if expBatch(f) {
 		dcr, dci := make([]fractal.Exp, n), make([]fractal.Exp, n)

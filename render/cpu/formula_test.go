@@ -11,9 +11,11 @@ import (
 )
 
 // TestFormulaDeepTakesBLA: a deep Burning Ship frame's samples are, bit for bit,
-// fractal.PerturbEscapeFormula's with the frame's formula BLA table (Frame.FormulaBLA), and
-// some of them differ in their last bits from the loop's without the table (so the renderer
-// does take the table: the blocks round differently from the steps they replace).
+// fractal.PerturbEscapeFormula's with the frame's formula BLA table (Frame.FormulaBLA), on
+// each loop the build and CPU have (the scalar loop, and the vector loops of
+// PerturbEscapeFormulaBatch, which the frame's bands go to), and some of them differ in their
+// last bits from the loop's without the table (so the renderer does take the table: the
+// blocks round differently from the steps they replace).
 func TestFormulaDeepTakesBLA(t *testing.T) {
 	l := fractal.Home()
 	l.Formula = fractal.Formula{Kind: fractal.BurningShip}
@@ -25,10 +27,6 @@ func TestFormulaDeepTakesBLA(t *testing.T) {
 	}
 	ctx := context.Background()
 	r := &Renderer{Workers: 2, References: &fractal.ReferenceCache{}}
-	data := colour.NewData(image.Rect(0, 0, f.W, f.H))
-	if err := r.Compute(ctx, f, data.Rect, data); err != nil {
-		t.Fatal(err)
-	}
 	fr, err := f.WithReference(ctx, r.References, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -38,18 +36,31 @@ func TestFormulaDeepTakesBLA(t *testing.T) {
 		t.Fatal("no formula BLA table for the frame")
 	}
 	differ := 0
-	for y := range f.H {
-		for x := range f.W {
-			dr, di := fr.Delta(x, y)
-			var with, without fractal.Result
-			with.N, with.Nu = fractal.PerturbEscapeFormula(fr.Ref, table, dr, di, l.Iterations, nil)
-			without.N, without.Nu = fractal.PerturbEscapeFormula(fr.Ref, nil, dr, di, l.Iterations, nil)
-			got := data.Pix[data.Offset(x, y)]
-			if got != with.Sample() {
-				t.Fatalf("pixel %d,%d: sample %+v, the loop with the table %+v", x, y, got, with.Sample())
-			}
-			if got != without.Sample() {
-				differ++
+	for _, width := range []int{0, 4, 8} {
+		restore, ok := fractal.ForceVectorPath(width)
+		if !ok {
+			continue
+		}
+		data := colour.NewData(image.Rect(0, 0, f.W, f.H))
+		err := r.Compute(ctx, f, data.Rect, data)
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		differ = 0
+		for y := range f.H {
+			for x := range f.W {
+				dr, di := fr.Delta(x, y)
+				var with, without fractal.Result
+				with.N, with.Nu = fractal.PerturbEscapeFormula(fr.Ref, table, dr, di, l.Iterations, nil)
+				without.N, without.Nu = fractal.PerturbEscapeFormula(fr.Ref, nil, dr, di, l.Iterations, nil)
+				got := data.Pix[data.Offset(x, y)]
+				if got != with.Sample() {
+					t.Fatalf("width %d: pixel %d,%d: sample %+v, the loop with the table %+v", width, x, y, got, with.Sample())
+				}
+				if got != without.Sample() {
+					differ++
+				}
 			}
 		}
 	}

@@ -1,8 +1,9 @@
 // Command vecgen writes fractal's vector loops, perturb_vector{4,8,16,8x4}.go,
 // perturb_vector_de{4,8,8x4}.go, perturb_vector_exp{4,8,16,8x4}.go,
 // perturb_vector_deexp{4,8,8x4}.go and the orbit channels' perturb_vector_ch{4,8,16,8x4}.go,
-// perturb_vector_dech{4,8,8x4}.go and perturb_vector_deexpch{4,8,8x4}.go: PerturbEscapeBatch,
-// PerturbEscapeDEBatch, PerturbChannelsBatch, and PerturbEscapeExpBatch's,
+// perturb_vector_dech{4,8,8x4}.go and perturb_vector_deexpch{4,8,8x4}.go, and the formulas'
+// perturb_vector_fm{4,8,16,8x4}.go: PerturbEscapeBatch, PerturbEscapeDEBatch,
+// PerturbChannelsBatch, PerturbEscapeFormulaBatch, and PerturbEscapeExpBatch's,
 // PerturbEscapeDEExpBatch's and PerturbChannelsExpBatch's float64 steps for a group of pixels, one a
 // lane of one or two vector registers of four (AVX2) or eight (AVX-512) float64 lanes, with or
 // without the derivative, from one text/template (group.go.tmpl). Every variant is the same loop: a change
@@ -51,19 +52,25 @@ type variant struct {
 	// carries the derivative, whose size picks its float64 or cx steps), the loop of
 	// PerturbChannelsExpBatch.
 	Ch bool
+	// Fm is the loop of PerturbEscapeFormulaBatch (with none of the others): a formula other
+	// than the Mandelbrot set's (formula.go), its plain step perturbStep's (the fold, then
+	// the power: the formula's kind and power are the loop's, at run time) and its blocks
+	// the 2x2 real matrices of the formula's table (FormulaBLA); the rest is the same loop.
+	Fm bool
 }
 
 // variants are the loops fractal's dispatch (perturb_vector.go) calls: for each width, one
 // vector for a group's last few pixels and two for the rest; with the derivative, two only on
 // AVX2 (on AVX-512 two lose to one in the export and the window: see perturbBatchDEVector).
 var variants = []variant{
-	{8, 1, false, false, false}, {4, 1, false, false, false}, {8, 2, false, false, false}, {4, 2, false, false, false},
-	{8, 1, true, false, false}, {4, 1, true, false, false}, {4, 2, true, false, false},
-	{8, 1, false, true, false}, {4, 1, false, true, false}, {8, 2, false, true, false}, {4, 2, false, true, false},
-	{8, 1, true, true, false}, {4, 1, true, true, false}, {4, 2, true, true, false},
-	{8, 1, false, false, true}, {4, 1, false, false, true}, {8, 2, false, false, true}, {4, 2, false, false, true},
-	{8, 1, true, false, true}, {4, 1, true, false, true}, {4, 2, true, false, true},
-	{8, 1, true, true, true}, {4, 1, true, true, true}, {4, 2, true, true, true},
+	{8, 1, false, false, false, false}, {4, 1, false, false, false, false}, {8, 2, false, false, false, false}, {4, 2, false, false, false, false},
+	{8, 1, true, false, false, false}, {4, 1, true, false, false, false}, {4, 2, true, false, false, false},
+	{8, 1, false, true, false, false}, {4, 1, false, true, false, false}, {8, 2, false, true, false, false}, {4, 2, false, true, false, false},
+	{8, 1, true, true, false, false}, {4, 1, true, true, false, false}, {4, 2, true, true, false, false},
+	{8, 1, false, false, true, false}, {4, 1, false, false, true, false}, {8, 2, false, false, true, false}, {4, 2, false, false, true, false},
+	{8, 1, true, false, true, false}, {4, 1, true, false, true, false}, {4, 2, true, false, true, false},
+	{8, 1, true, true, true, false}, {4, 1, true, true, true, false}, {4, 2, true, true, true, false},
+	{8, 1, false, false, false, true}, {4, 1, false, false, false, true}, {8, 2, false, false, false, true}, {4, 2, false, false, false, true},
 }
 
 // L is the pixels a group holds.
@@ -80,6 +87,9 @@ func (v variant) size() string {
 
 // Name is the loop's function name: perturbGroup8, perturbGroupDE8x4, perturbGroupCh8, ...
 func (v variant) Name() string {
+	if v.Fm {
+		return "perturbGroupFm" + v.size()
+	}
 	if v.Ch && v.Exp {
 		return "perturbGroupDEExpCh" + v.size()
 	}
@@ -103,6 +113,9 @@ func (v variant) Name() string {
 
 // File is the name of the file that holds the loop.
 func (v variant) File() string {
+	if v.Fm {
+		return "perturb_vector_fm" + v.size() + ".go"
+	}
 	if v.Ch && v.Exp {
 		return "perturb_vector_deexpch" + v.size() + ".go"
 	}
@@ -154,6 +167,24 @@ func (v variant) Plain() variant { v.DE = false; return v }
 // channels.
 func (v variant) Float() variant { v.Exp = false; return v }
 func (v variant) NoCh() variant  { v.Ch = false; return v }
+
+// Mb is the same loop for the Mandelbrot set (without Fm).
+func (v variant) Mb() variant { v.Fm = false; return v }
+
+// BLA and Ent are the types of the variant's table and its entries: the Mandelbrot set's
+// (BLA, blaEntry) or a formula's (FormulaBLA, fblaEntry).
+func (v variant) BLA() string {
+	if v.Fm {
+		return "FormulaBLA"
+	}
+	return "BLA"
+}
+func (v variant) Ent() string {
+	if v.Fm {
+		return "fblaEntry"
+	}
+	return "blaEntry"
+}
 
 // WB names what a block adds to the derivative, B times it: ws (the spacing) but in the Exp
 // loops, wsb (the spacing scaled as their blocks' B is, where the plain steps add it in
@@ -277,6 +308,9 @@ func (v variant) LeastM() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// assign is a statement s (StepMasks's) with its := made =: the same names set again.
+func assign(s string) string { return strings.Replace(s, " := ", " = ", 1) }
+
 // generate is the variant's file, formatted.
 func generate(tmpl *template.Template, v variant) ([]byte, error) {
 	var buf bytes.Buffer
@@ -303,7 +337,7 @@ func generate(tmpl *template.Template, v variant) ([]byte, error) {
 
 // files is every file vecgen writes, by name.
 func files() (map[string][]byte, error) {
-	tmpl, err := template.New("group.go.tmpl").Funcs(template.FuncMap{"paren": paren}).Parse(groupTemplate)
+	tmpl, err := template.New("group.go.tmpl").Funcs(template.FuncMap{"paren": paren, "assign": assign}).Parse(groupTemplate)
 	if err != nil {
 		return nil, err
 	}

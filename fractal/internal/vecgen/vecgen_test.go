@@ -53,21 +53,21 @@ func TestExpand(t *testing.T) {
 		line string
 		want string
 	}{
-		{variant{8, 1, false, false, false}, 0, "dr@, m@ = ld@[sdr], ld@[sm]", "dr, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sm)"},
-		{variant{4, 2, true, false, false}, 1, "dr@, m@ = ld@[sdr], ld@[sm]", "drb, mb = ld(sdr[4:]), ld(sm[4:])"},
-		{variant{8, 1, true, false, false}, 0, "wr@.Store(@[swr])", "wr.Store(&swr)"},
-		{variant{8, 2, false, false, false}, 1, "wr@.Store(@[swr])", "wrb.Store((*[W]float64)(swr[8:]))"},
-		{variant{8, 1, false, false, true}, 0, "q@.Merge(lp@[rr], s@).Store(pp@[rr])", "q.Merge(archsimd.LoadFloat64x8(rr), s).Store(rr)"},
-		{variant{4, 2, false, false, true}, 1, "q@.Merge(lp@[rr], s@).Store(pp@[rr])", "qb.Merge(ld(rr[4:]), sb).Store((*[W]float64)(rr[4:]))"},
+		{variant{8, 1, false, false, false, false}, 0, "dr@, m@ = ld@[sdr], ld@[sm]", "dr, m = archsimd.LoadFloat64x8(&sdr), archsimd.LoadFloat64x8(&sm)"},
+		{variant{4, 2, true, false, false, false}, 1, "dr@, m@ = ld@[sdr], ld@[sm]", "drb, mb = ld(sdr[4:]), ld(sm[4:])"},
+		{variant{8, 1, true, false, false, false}, 0, "wr@.Store(@[swr])", "wr.Store(&swr)"},
+		{variant{8, 2, false, false, false, false}, 1, "wr@.Store(@[swr])", "wrb.Store((*[W]float64)(swr[8:]))"},
+		{variant{8, 1, false, false, true, false}, 0, "q@.Merge(lp@[rr], s@).Store(pp@[rr])", "q.Merge(archsimd.LoadFloat64x8(rr), s).Store(rr)"},
+		{variant{4, 2, false, false, true, false}, 1, "q@.Merge(lp@[rr], s@).Store(pp@[rr])", "qb.Merge(ld(rr[4:]), sb).Store((*[W]float64)(rr[4:]))"},
 	} {
 		if got := c.v.expand(c.line, c.k); got != c.want {
 			t.Errorf("%+v vector %d: %q becomes %q, want %q", c.v, c.k, c.line, got, c.want)
 		}
 	}
-	if got, want := (variant{4, 2, false, false, false}).Join("s@.ToBits()"), "uint8(sa.ToBits()) | uint8(sb.ToBits())<<4"; got != want {
+	if got, want := (variant{4, 2, false, false, false, false}).Join("s@.ToBits()"), "uint8(sa.ToBits()) | uint8(sb.ToBits())<<4"; got != want {
 		t.Errorf("Join: %q, want %q", got, want)
 	}
-	if got, want := (variant{8, 2, false, false, false}).LeastM(), "h8 := ma.Min(mb)\nh4 := h8.GetLo().Min(h8.GetHi())\nh2 := h4.GetLo().Min(h4.GetHi())"; got != want {
+	if got, want := (variant{8, 2, false, false, false, false}).LeastM(), "h8 := ma.Min(mb)\nh4 := h8.GetLo().Min(h8.GetHi())\nh2 := h4.GetLo().Min(h4.GetHi())"; got != want {
 		t.Errorf("LeastM: %q, want %q", got, want)
 	}
 }
