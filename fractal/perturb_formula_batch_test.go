@@ -127,6 +127,16 @@ func formulaBatchCases(t *testing.T) []formulaBatchCase {
 		cs = append(cs, formulaBatchCase{name + "/rows", f, f.FormulaBLA(), rowPixels(0, w, 10, 11, 20)})
 		cs = append(cs, formulaBatchCase{name + "/grid/no BLA", f, nil, gridPixels(w, h, 5)})
 	}
+	// The tip c = -2 of the folds at 1e30: the reference 0, -2, 2, 2, ... lies on the escape
+	// circle, where the lanes' check decides the escape exactly (escring.go), as the scalar
+	// loop does (the left half escapes at 1).
+	for _, fm := range []Formula{{Kind: BurningShip}, {Kind: Mandelbar}} {
+		l := Home()
+		l.Formula, l.Iterations = fm, 300
+		l.Re, l.Im, l.Zoom = MustDecimal("-2"), MustDecimal("0"), MustDecimal("1e30")
+		f := frame(l, w, h)
+		cs = append(cs, formulaBatchCase{fmt.Sprintf("tip %v/grid", fm), f, f.FormulaBLA(), gridPixels(w, h, 5)})
+	}
 	return cs
 }
 
