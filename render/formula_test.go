@@ -606,9 +606,11 @@ func TestFormulaPerturbPages(t *testing.T) {
 
 // TestFormulaExpAgainstCPU: a formula's frame past float64's exponent range (a PerturbationExp
 // frame: its deltas start below 1e-308) is drawn and computed on the GPU with extended
-// exponents (perturbexp.frag's formulaStepCx, fractal/perturb_formula_exp.go's step), with
-// the derivative (jacStepX: the Jacobian with an exponent of its own) where the colouring
-// reads it, and agrees with the CPU renderer: the picture as TestAgainstCPU asks, the samples
+// exponents (perturbexp.frag's formulaStepCx, fractal/perturb_formula_exp.go's step) and the
+// formula's extended BLA table (fractal.FormulaBLAExp, uploaded as its Flat with the orbit's
+// tiny values: formulaBlockCx, formulaBlock64), with the derivative (jacStepX, jacBlock: the
+// Jacobian with an exponent of its own) where the colouring reads it, and agrees with the CPU
+// renderer, which takes the same blocks: the picture as TestAgainstCPU asks, the samples
 // (with the distance estimate and normal) within exactTol on >= 99% of the pixels, in one
 // pass and in passes: the Burning Ship about its
 // Misiurewicz point -1 - i at 1e320 (its folds' signs decided in cx on the first steps, where
@@ -663,6 +665,9 @@ func TestFormulaExpAgainstCPU(t *testing.T) {
 			}
 			if m := g.Mode(f); m != "perturbation (extended exponent, fp64)" {
 				t.Errorf("Mode = %q", m)
+			}
+			if tb := g.tables; tb == nil || tb.fblaExp != f.FormulaBLAExp() || tb.fblaExp.Levels() < 5 || tb.tiny != len(f.Ref.Tiny()) {
+				t.Fatal("the frame's extended formula BLA table (and the orbit's tiny values) are not the ones uploaded")
 			}
 			want := image.NewRGBA(got.Bounds())
 			if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
