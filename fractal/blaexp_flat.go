@@ -87,3 +87,61 @@ func (ref *Reference) Tiny() []TinyZ {
 	sort.Slice(out, func(i, j int) bool { return out[i].M < out[j].M })
 	return out
 }
+
+// FormulaBLAExpStride is the number of float64 values per entry in FormulaBLAExp.Flat's
+// mantissas: the extended A's (a11, a12, a21, a22) and B's mantissas, Rm, R64, then the float64
+// form's A and B' (B 2^Scale()); FormulaBLAExpExpStride the number of int32 values per entry
+// in its exponents: Ae, Be, Re. The extended entry is A = [[a11, a12], [a21, a22]] 2^Ae, B
+// likewise with Be, radius R = Rm 2^Re (Rm = 0: never valid); R64 is the float64 form's radius
+// for the test of a float64 delta (see Flat).
+const (
+	FormulaBLAExpStride    = 18
+	FormulaBLAExpExpStride = 3
+)
+
+// Levels is the number of levels in the table (as FormulaBLA.Levels).
+func (b *FormulaBLAExp) Levels() int { return b.f64.Levels() }
+
+// Offset is the index of level l's first entry in Flat (in entries); Offset(Levels()) is the
+// number of entries.
+func (b *FormulaBLAExp) Offset(l int) int { return b.f64.Offset(l) }
+
+// Scale is the exponent the float64 form's B' carries: B' = B 2^Scale, multiplied by
+// dc 2^-Scale (see the top of blaformula_exp.go).
+func (b *FormulaBLAExp) Scale() int { return b.scale }
+
+// Flat returns the table level by level, as FormulaBLA.Flat lays it out (level l's entry k at
+// index Offset(l)+k): FormulaBLAExpStride mantissas per entry in mant, FormulaBLAExpExpStride
+// exponents per entry in exp. A cx delta's lookup tests the extended radius, a float64 delta's
+// R64: the float64 form's radius, lowered to the least of its own and those of the blocks
+// below it at the same start (the float64 form zeroes a block whose A leaves float64's range,
+// and the one above it need not be zero), so that a lookup from the top level down finds the
+// block that perturbFormulaLoopExp's climb from level 0 finds (climbFormula stops at the first
+// block that is not valid).
+func (b *FormulaBLAExp) Flat() (mant []float64, exp []int32) {
+	levels := b.Levels()
+	total := b.Offset(levels)
+	mant = make([]float64, FormulaBLAExpStride*total)
+	exp = make([]int32, FormulaBLAExpExpStride*total)
+	for l := range levels {
+		off := b.Offset(l)
+		for k := range b.steps >> l {
+			j := int(b.base[k<<uint(l)]) + l
+			e, f := &b.ent[j], &b.f64.ent[j]
+			i := off + k
+			r64 := f.r
+			if l > 0 {
+				r64 = min(r64, mant[FormulaBLAExpStride*(b.Offset(l-1)+2*k)+9])
+			}
+			m := mant[FormulaBLAExpStride*i:][:FormulaBLAExpStride]
+			m[0], m[1], m[2], m[3] = e.a11, e.a12, e.a21, e.a22
+			m[4], m[5], m[6], m[7] = e.b11, e.b12, e.b21, e.b22
+			m[8], m[9] = e.rm, r64
+			m[10], m[11], m[12], m[13] = f.a11, f.a12, f.a21, f.a22
+			m[14], m[15], m[16], m[17] = f.b11, f.b12, f.b21, f.b22
+			x := exp[FormulaBLAExpExpStride*i:][:FormulaBLAExpExpStride]
+			x[0], x[1], x[2] = e.ae, e.be, e.re
+		}
+	}
+	return mant, exp
+}

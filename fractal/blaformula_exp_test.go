@@ -3,6 +3,7 @@ package fractal
 import (
 	"math"
 	"math/big"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 )
@@ -464,5 +465,133 @@ func TestFormulaBLAExpJuliaCut(t *testing.T) {
 	}
 	if valid < bla.steps/2 {
 		t.Errorf("%d valid blocks of %d steps", valid, bla.steps)
+	}
+}
+
+// TestFormulaBLAExpFlat: Flat lays a formula's extended table out as FormulaBLA.Flat does
+// (level l's entry k, the block from m = 1 + k 2^l, at Offset(l) + k), each entry the extended
+// one the loops read for that start and level followed by its float64 form, and the GPU's
+// lookup on it (the largest level from the top one down whose block is valid) takes the block
+// perturbFormulaLoopExp's climbs from level 0 take: climbFormulaExp's for a cx delta (on Rm,
+// Re) and climbFormula's for a float64 one (on R64), for deltas just inside every radius;
+// also with a float64 one-step block zeroed under a valid two-step one, which the top-down
+// lookup would take but for R64's least over the levels below.
+func TestFormulaBLAExpFlat(t *testing.T) {
+	for _, fm := range deepBLAFormulas() {
+		l := Home()
+		l.Formula, l.Iterations, l.Zoom = fm, 1000, MustDecimal("1e400")
+		prec := uint(math.Ceil(l.Zoom.Exp().Log2())) + 40
+		for i := 0; ; i++ {
+			re, im, ok, more := deepEdgeCentre(fm, i, prec)
+			if !more {
+				t.Fatalf("%v: no Misiurewicz point", fm)
+			}
+			if ok {
+				l.Re, l.Im = re, im
+				break
+			}
+		}
+		f, err := NewFrame(l, 24, 16).WithReference(t.Context(), &ReferenceCache{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bla := range []*FormulaBLAExp{f.FormulaBLAExp(), zeroedFloat64Step(f.FormulaBLAExp())} {
+			checkFormulaBLAExpFlat(t, fm, bla)
+		}
+	}
+}
+
+// zeroedFloat64Step is b with the float64 form's one-step block at the first start with more
+// than one level zeroed (as float64Table zeroes a block whose A leaves float64's range), the
+// blocks above it left as they are.
+func zeroedFloat64Step(b *FormulaBLAExp) *FormulaBLAExp {
+	c := *b
+	f := *b.f64
+	f.ent = append([]fblaEntry(nil), f.ent...)
+	f.r0 = append([]float64(nil), f.r0...)
+	for k := 1; k < c.steps; k++ {
+		if c.base[k]-c.base[k-1] > 1 && f.ent[c.base[k-1]+1].r > 0 {
+			f.ent[c.base[k-1]] = fblaEntry{}
+			f.r0[k] = 0
+			break
+		}
+	}
+	c.f64 = &f
+	return &c
+}
+
+// checkFormulaBLAExpFlat is TestFormulaBLAExpFlat's check of one table.
+func checkFormulaBLAExpFlat(t *testing.T, fm Formula, bla *FormulaBLAExp) {
+	t.Helper()
+	if bla == nil {
+		t.Fatalf("%v: no extended table", fm)
+	}
+	mant, exp := bla.Flat()
+	levels := bla.Levels()
+	n := bla.Offset(levels)
+	if levels < 5 || len(mant) != FormulaBLAExpStride*n || len(exp) != FormulaBLAExpExpStride*n {
+		t.Fatalf("%v: %d levels, %d mantissas and %d exponents for %d entries", fm, levels, len(mant), len(exp), n)
+	}
+	ent, base, fent, r0 := bla.table()
+	if n != len(ent) {
+		t.Errorf("%v: Offset(Levels) = %d, want the %d entries", fm, n, len(ent))
+	}
+	for m := 1; m < len(r0); m++ {
+		at, fat := ent[base[m-1]:base[m]], fent[base[m-1]:base[m]]
+		for l := range at {
+			i := bla.Offset(l) + (m-1)>>l
+			e, g := &at[l], &fat[l]
+			o := mant[FormulaBLAExpStride*i:][:FormulaBLAExpStride]
+			x := exp[FormulaBLAExpExpStride*i:][:FormulaBLAExpExpStride]
+			want := [FormulaBLAExpStride]float64{e.a11, e.a12, e.a21, e.a22, e.b11, e.b12, e.b21, e.b22, e.rm, o[9],
+				g.a11, g.a12, g.a21, g.a22, g.b11, g.b12, g.b21, g.b22}
+			if [FormulaBLAExpStride]float64(o) != want || [3]int32(x) != [3]int32{e.ae, e.be, e.re} {
+				t.Fatalf("%v: the entry of level %d at m = %d is %v %v in Flat, %v %v in the table", fm, l, m, o, x, want, [3]int32{e.ae, e.be, e.re})
+			}
+			if o[9] > g.r {
+				t.Fatalf("%v: level %d at m = %d: R64 %g above the float64 form's radius %g", fm, l, m, o[9], g.r)
+			}
+		}
+		top := levels - 1
+		if m-1 != 0 {
+			top = min(bits.TrailingZeros(uint(m-1)), top)
+		}
+		// down is the top-down lookup with valid telling whether level l's block is.
+		down := func(valid func(i int) bool) int {
+			for l := top; l >= 0; l-- {
+				if k := (m - 1) >> l; k < bla.Steps()>>l && valid(bla.Offset(l)+k) {
+					return l
+				}
+			}
+			return -1
+		}
+		for _, e := range at {
+			if e.rm == 0 {
+				continue
+			}
+			d := cx{re: e.rm * 0.999, e: int(e.re)} // |d|_1 just inside R
+			_, span := climbFormulaExp(ent, base, m, 0, math.MaxInt, d)
+			got := down(func(i int) bool {
+				x := exp[FormulaBLAExpExpStride*i:]
+				return lessExp(d.re, d.e, mant[FormulaBLAExpStride*i+8], int(x[2]))
+			})
+			if want := bits.Len(uint(span)) - 1; got != want {
+				t.Fatalf("%v: at m = %d with a cx |d| %g 2^%d the loop takes level %d, the top-down lookup %d", fm, m, d.re, d.e, want, got)
+			}
+		}
+		for _, g := range fat {
+			ad := g.r * 0.999
+			if !(ad >= toExp) {
+				continue // a delta the loop takes in cx
+			}
+			want := -1
+			if ad < r0[m] {
+				_, span := climbFormula(fent, base, m, 0, math.MaxInt, ad)
+				want = bits.Len(uint(span)) - 1
+			}
+			if got := down(func(i int) bool { return ad < mant[FormulaBLAExpStride*i+9] }); got != want {
+				t.Fatalf("%v: at m = %d with a float64 |d| %g the loop takes level %d, the top-down lookup %d", fm, m, ad, want, got)
+			}
+		}
 	}
 }

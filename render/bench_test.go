@@ -123,7 +123,8 @@ func BenchmarkRenderJulia4K(b *testing.B) {
 // (noBLA: every iteration a step), 128x96 pixels: the Burning Ship about its Misiurewicz point
 // -1 - i and the cubic Mandelbrot set about one of its own (TestFormulaBLAAgainstCPU's views),
 // 3000 iterations, at zoom 1e50 (the pixels escape after 100 to 200 iterations) and 1e250
-// (after 450 to 600: the longer the orbit, the more the blocks skip).
+// (after 450 to 600: the longer the orbit, the more the blocks skip), and the Burning Ship at
+// 1e400, past float64's exponent range (perturbexp.frag: its table fractal.FormulaBLAExp).
 func BenchmarkFormulaBLA(b *testing.B) {
 	cre, cim := misiurewiczCubic(b)
 	for _, c := range []struct {
@@ -134,6 +135,7 @@ func BenchmarkFormulaBLA(b *testing.B) {
 		{"burning-ship-1e50", fractal.Formula{Kind: fractal.BurningShip}, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), fractal.MustDecimal("1e50")},
 		{"mandelbrot-power-3-1e50", must(fractal.MakeFormula(fractal.Mandelbrot, 3)), cre, cim, fractal.MustDecimal("1e50")},
 		{"burning-ship-1e250", fractal.Formula{Kind: fractal.BurningShip}, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), fractal.MustDecimal("1e250")},
+		{"burning-ship-1e400", fractal.Formula{Kind: fractal.BurningShip}, fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), fractal.MustDecimal("1e400")},
 	} {
 		l := fractal.HomeOf(c.fm)
 		l.Re, l.Im, l.Zoom, l.Iterations = c.re, c.im, c.zoom, 3000

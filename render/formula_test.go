@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"mandelscope/colour"
 	"mandelscope/fractal"
 	"mandelscope/internal/imagetest"
 	"mandelscope/render/cpu"
@@ -606,9 +607,11 @@ func TestFormulaPerturbPages(t *testing.T) {
 
 // TestFormulaExpAgainstCPU: a formula's frame past float64's exponent range (a PerturbationExp
 // frame: its deltas start below 1e-308) is drawn and computed on the GPU with extended
-// exponents (perturbexp.frag's formulaStepCx, fractal/perturb_formula_exp.go's step), with
-// the derivative (jacStepX: the Jacobian with an exponent of its own) where the colouring
-// reads it, and agrees with the CPU renderer: the picture as TestAgainstCPU asks, the samples
+// exponents (perturbexp.frag's formulaStepCx, fractal/perturb_formula_exp.go's step) and the
+// formula's extended BLA table (fractal.FormulaBLAExp, uploaded as its Flat with the orbit's
+// tiny values: formulaBlockCx, formulaBlock64), with the derivative (jacStepX, jacBlock: the
+// Jacobian with an exponent of its own) where the colouring reads it, and agrees with the CPU
+// renderer, which takes the same blocks: the picture as TestAgainstCPU asks, the samples
 // (with the distance estimate and normal) within exactTol on >= 99% of the pixels, in one
 // pass and in passes: the Burning Ship about its
 // Misiurewicz point -1 - i at 1e320 (its folds' signs decided in cx on the first steps, where
@@ -664,6 +667,9 @@ func TestFormulaExpAgainstCPU(t *testing.T) {
 			if m := g.Mode(f); m != "perturbation (extended exponent, fp64)" {
 				t.Errorf("Mode = %q", m)
 			}
+			if tb := g.tables; tb == nil || tb.fblaExp != f.FormulaBLAExp() || tb.fblaExp.Levels() < 5 || tb.tiny != len(f.Ref.Tiny()) {
+				t.Fatal("the frame's extended formula BLA table (and the orbit's tiny values) are not the ones uploaded")
+			}
 			want := image.NewRGBA(got.Bounds())
 			if err := (&cpu.Renderer{}).Render(context.Background(), f, want.Bounds(), want); err != nil {
 				t.Fatal(err)
@@ -686,5 +692,51 @@ func TestFormulaExpAgainstCPU(t *testing.T) {
 					100*side, 100*ok, a.escaped, a.pixels, a.firstBad)
 			}
 		})
+	}
+}
+
+// TestFormulaExpTakesBLA: the GPU skips a formula's iterations by its extended table past
+// float64's exponent range, as the CPU does: the Burning Ship about -1 - i at 1e400 (its
+// pixels escape after some 600 iterations, about 430 of them while the delta is below
+// float64's range), computed in passes of 53 steps (a block is one step), needs several times
+// fewer passes with the table than without it (noBLA: every iteration a step), and the two
+// agree with the CPU renderer's counts where the table is taken.
+func TestFormulaExpTakesBLA(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu", PassIterations: 53})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64", g.renderer)
+	}
+	l := fractal.HomeOf(fractal.Formula{Kind: fractal.BurningShip})
+	l.Re, l.Im, l.Zoom, l.Iterations = fractal.MustDecimal("-1"), fractal.MustDecimal("-1"), fractal.MustDecimal("1e400"), 3000
+	f, err := fractal.NewFrame(l, 24, 16).WithReference(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Precision() != fractal.PerturbationExp {
+		t.Fatalf("the frame is %v", f.Precision())
+	}
+	passes := func(plain bool) (int, *colour.Data) {
+		noBLA = plain
+		defer func() { noBLA = false }()
+		before := g.Stats()
+		d := computeGL(t, g, f)
+		s := g.Stats()
+		if s.CPUFrames != before.CPUFrames {
+			t.Fatalf("%d frames to the CPU renderer, want 0", s.CPUFrames-before.CPUFrames)
+		}
+		return s.Passes - before.Passes, d
+	}
+	withTable, samples := passes(false)
+	if tb := g.tables; tb == nil || tb.fblaExp != f.FormulaBLAExp() {
+		t.Fatal("the frame's extended formula BLA table is not the one uploaded")
+	}
+	plain, _ := passes(true)
+	t.Logf("passes of 53 steps: %d with the table, %d without", withTable, plain)
+	if withTable*3 > plain {
+		t.Errorf("%d passes with the table, %d without: the table skips too little", withTable, plain)
+	}
+	a := compareSamples(samples, computeCPU(t, f), false, exactTol)
+	if a.escaped < a.pixels/2 || float64(a.deOK)/float64(a.escaped) < exactTol.share {
+		t.Errorf("with the table: %d of %d escaped, %d within tolerance of the CPU's", a.escaped, a.pixels, a.deOK)
 	}
 }

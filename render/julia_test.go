@@ -523,6 +523,39 @@ func TestJuliaPerturbExpAgainstCPU(t *testing.T) {
 	}
 }
 
+// TestJuliaPerturbExpAtZero: a Julia set's extended-exponent frame centred on the critical
+// point 0 (in the Julia set of c = i, whose critical orbit is preperiodic), whose reference
+// point's orbit starts at Z = 0, kept among the orbit's tiny values: the GPU's picture agrees
+// with the CPU's. Uploaded with the low 32 bits of fractal's zero exponent (0, not the
+// shader's ZERO_EXP), that zero swallowed every delta added to it and no pixel agreed.
+func TestJuliaPerturbExpAtZero(t *testing.T) {
+	g := testGL(t, Options{Perturb: "gpu"})
+	if !g.fp64 {
+		t.Skipf("%s has no fp64", g.renderer)
+	}
+	l := juliaLoc(t, "0", "1", 3000)
+	l.Zoom = fractal.MustDecimal("1e320")
+	f, err := fractal.NewFrame(l, 24, 16).WithReference(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Precision() != fractal.PerturbationExp {
+		t.Fatalf("precision %v, want %v", f.Precision(), fractal.PerturbationExp)
+	}
+	zero := false
+	for _, z := range f.Ref.Tiny() {
+		zero = zero || z.Re == 0 && z.Im == 0
+	}
+	if !zero {
+		t.Fatal("no zero among the reference's tiny values: the view tests nothing")
+	}
+	want, counts := perturbCPU(t, f)
+	if distinct, _, _, _ := spread(counts); distinct < 10 {
+		t.Fatalf("only %d distinct escape counts: the view tests little", distinct)
+	}
+	matchesCPU(t, "julia_perturbexp_zero", renderGL(t, g, f), want)
+}
+
 // TestJuliaComputeAgainstCPU: the compute stage alone (Compute: samples, no colour) of Julia
 // frames in every precision the GPU draws, float32, double, perturbation and extended
 // exponents, with and without the derivative, against the CPU renderer's Compute, with

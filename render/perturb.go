@@ -34,18 +34,24 @@ var noBLA = false
 var texBufferLimitOverride = 0
 
 // blaTables is the BLA table a perturbation program reads, at most one of: the Mandelbrot
-// set's (bla), another formula's (fbla: 2x2 real matrices), or the Mandelbrot set's with
-// extended exponents (blaExp); none for plain perturbation.
+// set's (bla), another formula's (fbla: 2x2 real matrices), the Mandelbrot set's with
+// extended exponents (blaExp) or another formula's with extended exponents (fblaExp); none
+// for plain perturbation.
 type blaTables struct {
-	bla    *fractal.BLA
-	fbla   *fractal.FormulaBLA
-	blaExp *fractal.BLAExp
+	bla     *fractal.BLA
+	fbla    *fractal.FormulaBLA
+	blaExp  *fractal.BLAExp
+	fblaExp *fractal.FormulaBLAExp
 }
+
+// extended reports whether tb is an extended-exponent program's table, which comes with the
+// orbit's tiny values.
+func (tb blaTables) extended() bool { return tb.blaExp != nil || tb.fblaExp != nil }
 
 // deepTables is one upload of a reference orbit and its BLA table (blaTables): each table in
 // pages of 2^shift RGBA32UI texels (two float64 bit patterns per texel), one buffer and one
-// buffer texture per page; for blaExp also the orbit's tiny values (fractal.Reference.Tiny)
-// in one more buffer texture.
+// buffer texture per page; for an extended table (blaExp, fblaExp) also the orbit's tiny
+// values (fractal.Reference.Tiny) in one more buffer texture.
 type deepTables struct {
 	ref *fractal.Reference
 	blaTables
@@ -53,18 +59,23 @@ type deepTables struct {
 	shift int
 	pages int
 	bufs  []uint32
-	texs  []uint32 // orbit pages, then BLA pages, then (blaExp) the tiny values
+	texs  []uint32 // orbit pages, then BLA pages, then (an extended table) the tiny values
 	tiny  int      // the number of tiny values
 	bytes int
 }
 
 // blaExpTexels is the texels of one fractal.BLAExp entry: (Ar, Ai), (Br, Bi), (Rm, R64) and
-// (Ae, Be, Re, 0) (perturbexp.frag).
-const blaExpTexels = 4
+// (Ae, Be, Re, 0) (perturbexp.frag); fblaExpTexels those of one fractal.FormulaBLAExp entry:
+// its FormulaBLAExpStride mantissas two a texel, then (Ae, Be, Re, 0).
+const (
+	blaExpTexels  = 4
+	fblaExpTexels = fractal.FormulaBLAExpStride/2 + 1
+)
 
 // tableTexels returns the texels the orbit of ref and the BLA table tb take: one per orbit
 // point, three per table entry (fractal.BLA.Flat: six float64s), five per formula table entry
-// (fractal.FormulaBLA.Flat: ten), or blaExpTexels per extended entry.
+// (fractal.FormulaBLA.Flat: ten), or blaExpTexels (fblaExpTexels for a formula's) per
+// extended entry.
 func tableTexels(ref *fractal.Reference, tb blaTables) (orbit, table int) {
 	orbit = len(ref.Z)
 	switch {
@@ -74,6 +85,8 @@ func tableTexels(ref *fractal.Reference, tb blaTables) (orbit, table int) {
 		table = tb.fbla.Offset(tb.fbla.Levels()) * fractal.FormulaBLAStride / 2
 	case tb.blaExp != nil:
 		table = tb.blaExp.Offset(tb.blaExp.Levels()) * blaExpTexels
+	case tb.fblaExp != nil:
+		table = tb.fblaExp.Offset(tb.fblaExp.Levels()) * fblaExpTexels
 	}
 	return orbit, table
 }
@@ -81,8 +94,9 @@ func tableTexels(ref *fractal.Reference, tb blaTables) (orbit, table int) {
 // floatWords, blaExpWords and tinyWords give a table as 32-bit words, four per texel, ready
 // for upload: float64s (the orbit, bla.Flat) each as its bytes on a little-endian host (the
 // low word first, as packDouble2x32 reads them; floatWords shares v's memory), the extended
-// BLA table (blaExp.Flat, regrouped into blaExpTexels texels an entry), and the tiny values
-// (two texels each: (m, e, 0, 0), (re, im)).
+// BLA table (blaExp.Flat, regrouped into blaExpTexels texels an entry; fblaExpWords a
+// formula's, fblaExp.Flat in fblaExpTexels texels an entry), and the tiny values (two texels
+// each: (m, e, 0, 0), (re, im); a zero value's e is perturbexp.frag's ZERO_EXP).
 func floatWords(v []float64) []uint32 {
 	if len(v) == 0 {
 		return nil
@@ -97,6 +111,18 @@ func blaExpWords(b *fractal.BLAExp) []uint32 {
 	for i := range n {
 		out = append(out, floatWords(mant[fractal.BLAExpStride*i:][:fractal.BLAExpStride])...)
 		x := exp[fractal.BLAExpExpStride*i:][:fractal.BLAExpExpStride]
+		out = append(out, uint32(x[0]), uint32(x[1]), uint32(x[2]), 0)
+	}
+	return out
+}
+
+func fblaExpWords(b *fractal.FormulaBLAExp) []uint32 {
+	mant, exp := b.Flat()
+	n := len(exp) / fractal.FormulaBLAExpExpStride
+	out := make([]uint32, 0, 4*fblaExpTexels*n)
+	for i := range n {
+		out = append(out, floatWords(mant[fractal.FormulaBLAExpStride*i:][:fractal.FormulaBLAExpStride])...)
+		x := exp[fractal.FormulaBLAExpExpStride*i:][:fractal.FormulaBLAExpExpStride]
 		out = append(out, uint32(x[0]), uint32(x[1]), uint32(x[2]), 0)
 	}
 	return out
@@ -181,12 +207,13 @@ func (g *GL) perturbFits(f fractal.Frame) error {
 // frameBLA is the BLA table the perturbation shader takes for frame f (with extended
 // exponents for exp): f.BLA(), for a formula other than the Mandelbrot set's f.FormulaBLA()
 // (the CPU renderer's, so that both take the same blocks), with extended exponents f.BLAExp()
-// (the Mandelbrot set's alone: another formula's extended-exponent loop takes every step, as
-// on the CPU); none where noBLA is set.
+// or, for another formula, f.FormulaBLAExp(); none where noBLA is set.
 func frameBLA(f fractal.Frame, exp bool) blaTables {
 	switch {
-	case noBLA || exp && !f.Loc.Formula.IsMandelbrot():
-		return blaTables{} // a formula's extended-exponent loop has no table (the CPU's neither)
+	case noBLA:
+		return blaTables{}
+	case exp && !f.Loc.Formula.IsMandelbrot():
+		return blaTables{fblaExp: f.FormulaBLAExp()}
 	case exp:
 		return blaTables{blaExp: f.BLAExp()}
 	case !f.Loc.Formula.IsMandelbrot():
@@ -229,6 +256,8 @@ func (g *GL) ensureTables(ref *fractal.Reference, tb blaTables) (*deepTables, er
 		switch {
 		case blaExp != nil:
 			data = append(data, blaExpWords(blaExp))
+		case tb.fblaExp != nil:
+			data = append(data, fblaExpWords(tb.fblaExp))
 		case bla != nil:
 			data = append(data, floatWords(bla.Flat()))
 		case tb.fbla != nil:
@@ -237,7 +266,7 @@ func (g *GL) ensureTables(ref *fractal.Reference, tb blaTables) (*deepTables, er
 			data = append(data, nil)
 		}
 		nbuf := 2 * pages
-		if blaExp != nil {
+		if tb.extended() {
 			tw := tinyWords(ref)
 			if len(tw)/4 > limit {
 				g.deleteTables()
@@ -316,11 +345,16 @@ func (p *program) setTables(t *deepTables) {
 	if t.blaExp != nil {
 		levels, steps, offset = t.blaExp.Levels(), t.blaExp.Steps(), t.blaExp.Offset
 	}
+	scale := 0
+	if t.fblaExp != nil {
+		levels, steps, offset, scale = t.fblaExp.Levels(), t.fblaExp.Steps(), t.fblaExp.Offset, t.fblaExp.Scale()
+	}
 	for l := range min(levels, len(off)) {
 		off[l] = int32(offset(l))
 	}
 	gl.Uniform1i(p.loc["uTinyCount"], int32(t.tiny))
 	gl.Uniform1i(p.loc["uBLALevels"], int32(levels))
+	gl.Uniform1i(p.loc["uBLAScale"], int32(scale))
 	gl.Uniform1i(p.loc["uBLASteps"], int32(steps))
 	gl.Uniform1iv(p.loc["uBLAOffset"], int32(len(off)), &off[0])
 }

@@ -818,3 +818,38 @@ func TestPerturbMinibrotEdgeAgainstCPU(t *testing.T) {
 	frac := matchesCPU(t, "perturb_edge1e39", got, want)
 	t.Logf("%.1f%% within 6/255; %d inside, %d escaping past 2^21", 100*frac, inside, past)
 }
+
+// TestTinyWordsZero: a reference value of 0 kept among the orbit's tiny values (a Julia
+// reference about its critical point 0: Z at its start is 0) goes to the shader with the
+// exponent ZERO_EXP (-2^30), which loses every comparison as a zero cx must, not with the low
+// 32 bits of fractal's zero exponent (-2^40: 0), which made the Burning Ship's Julia set at
+// 1e200 escape nowhere on the GPU once its tiny values were uploaded.
+func TestTinyWordsZero(t *testing.T) {
+	l := fractal.HomeOf(fractal.Formula{Kind: fractal.BurningShip}).JuliaAt(fractal.MustDecimal("-1"), fractal.MustDecimal("-1"))
+	l.Re, l.Im, l.Zoom, l.Iterations = fractal.MustDecimal("0"), fractal.MustDecimal("0"), fractal.MustDecimal("1e200"), 1000
+	f, err := fractal.NewFrame(l, 24, 16).WithReference(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiny := f.Ref.Tiny()
+	words := tinyWords(f.Ref)
+	if len(words) != 8*len(tiny) {
+		t.Fatalf("%d words for %d tiny values", len(words), len(tiny))
+	}
+	zeros := 0
+	for i, z := range tiny {
+		e := int32(words[8*i+1])
+		switch {
+		case z.Re == 0 && z.Im == 0:
+			zeros++
+			if e != -1<<30 {
+				t.Errorf("Z[%d] = 0 uploaded with exponent %d, want ZERO_EXP %d", z.M, e, -1<<30)
+			}
+		case int(e) != z.E:
+			t.Errorf("Z[%d] uploaded with exponent %d, want %d", z.M, e, z.E)
+		}
+	}
+	if zeros == 0 {
+		t.Fatalf("no zero among the %d tiny values: the view tests nothing", len(tiny))
+	}
+}

@@ -265,7 +265,7 @@ func linkProgram(glslVersion int, variant shaders.Variant, stage, vertSrc string
 	for _, u := range []string{"uOrigin", "uHalf", "uCentre", "uSpacing", "uMaxIter",
 		"uStops", "uNumStops", "uDensity", "uOffset", "uK0", "uK1", "uBand",
 		"uState0", "uState1", "uState2", "uState3", "uMethod", "uTransfer", "uWidth", "uLight", "uStrength",
-		"uD", "uRefC", "uLast", "uPeriod", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset",
+		"uD", "uRefC", "uLast", "uPeriod", "uPageShift", "uBLASteps", "uBLALevels", "uBLAOffset", "uBLAScale",
 		"uOrbit0", "uOrbit1", "uOrbit2", "uOrbit3", "uBLA0", "uBLA1", "uBLA2", "uBLA3",
 		"uDX", "uDXe", "uSpacingX", "uSpacingXe", "uTiny", "uTinyCount", "uJuliaC", "uJuliaStart", "uJEnd",
 		"uBail2", "uStripeK", "uStripeS", "uState4", "uState5", "uState6", "uRot", "uRotD"} {

@@ -4,7 +4,8 @@
 // uses) in the programs compiled with EXPONENT; with DERIV its one perturbExp carries the
 // derivative too (fractal.PerturbEscapeDEExp). With a formula's defines (FORMULA, common.glsl)
 // it takes the formula's steps (formulaStepCx in cx, perturb.frag's formulaDelta in double:
-// fractal.PerturbEscapeFormulaExp), with no BLA table, and with DERIV its Jacobian (jacStepX:
+// fractal.PerturbEscapeFormulaExp) and the blocks of its extended BLA table (formulaBlockCx,
+// formulaBlock64: fractal.FormulaBLAExp), and with DERIV its Jacobian (jacStepX, jacBlock:
 // fractal.PerturbEscapeFormulaDEExp) in place of w.
 //
 // Deltas and BLA coefficients are complex numbers with one shared integer exponent, cx:
@@ -17,7 +18,10 @@
 // the CPU, so that both give the same escape count and smooth value.
 //
 // Tables (perturb.frag's texture buffers): the orbit as there; the BLA table
-// (fractal.BLAExp.Flat) 4 texels an entry: (Ar, Ai), (Br, Bi), (Rm, R64), (Ae, Be, Re, 0).
+// (fractal.BLAExp.Flat) 4 texels an entry: (Ar, Ai), (Br, Bi), (Rm, R64), (Ae, Be, Re, 0); a
+// formula's (FORMULA: fractal.FormulaBLAExp.Flat) FBLAX_TEXELS = 10: the extended A's
+// mantissas (a11, a12), (a21, a22), B's (b11, b12), (b21, b22), then (Rm, R64), the float64
+// form's A and B' (B 2^uBLAScale) in four more as A and B, and (Ae, Be, Re, 0).
 // The orbit values that float64 cannot hold (fractal.Reference.Tiny) in uTiny, 2 texels each,
 // sorted by index: (m, e, 0, 0), (re, im).
 
@@ -29,6 +33,18 @@ uniform uvec2 uSpacingX;
 uniform int uSpacingXe;
 uniform usamplerBuffer uTiny;
 uniform int uTinyCount;
+uniform int uBLAScale;  // a formula's table: the exponent of its float64 form's B'
+
+// The texels of an extended BLA entry: its count, its (Rm, R64) texel and its exponents'.
+#if defined(FORMULA)
+#define BLAX_TEXELS 10
+#define BLAX_R 4
+#define BLAX_EXP 9
+#else
+#define BLAX_TEXELS 4
+#define BLAX_R 2
+#define BLAX_EXP 3
+#endif
 
 // ZERO_EXP is a zero cx's exponent, far below any other (fractal's cxZeroExp is lower still;
 // both only have to lose every comparison); TO_DOUBLE the exponent above which a delta
@@ -239,9 +255,10 @@ cx cxFromExp(xp re, xp im) {
 
 #if defined(FORMULA)
 // A formula's step in cx (fractal/perturb_formula_exp.go, operation for operation): the fold
-// applied to the delta exactly (foldDeltaCx), then the power's difference (powerDeltaCx). No
-// BLA table: every iteration is a step, as on the CPU. With DERIV its Jacobian (JACOBIAN) as
-// a jx, the four entries' mantissas with one exponent (jacStepX).
+// applied to the delta exactly (foldDeltaCx), then the power's difference (powerDeltaCx); a
+// block of its extended BLA table on a cx delta (formulaBlockCx) or a double one
+// (formulaBlock64). With DERIV its Jacobian (JACOBIAN) as a jx, the four entries' mantissas
+// with one exponent (jacStepX, and jacBlock through a block).
 
 // foldSign is fractal.foldSign: the sign of a reference part x 2^e, ok where it is above
 // tinyRef (0.5 2^-799), which a delta below 2^-900 cannot change.
@@ -300,6 +317,41 @@ cx formulaStepCx(int m, double zmr, double zmi, cx d, cx dc) {
     return cxAdd(a, dc);
 }
 
+// formulaBlockCx is fractal.fblaExpEntry.applyCx: block e's d' = A d + B dc for a cx delta d.
+cx formulaBlockCx(int e, cx d, cx dc) {
+    int t = BLAX_TEXELS * e;
+    uvec4 t0 = blaTexel(t), t1 = blaTexel(t + 1), te = blaTexel(t + BLAX_EXP);
+    double a11 = packDouble2x32(t0.xy), a12 = packDouble2x32(t0.zw);
+    double a21 = packDouble2x32(t1.xy), a22 = packDouble2x32(t1.zw);
+    precise double ar = a11 * d.re + a12 * d.im;
+    precise double ai = a21 * d.re + a22 * d.im;
+    cx ad = norm(cx(ar, ai, int(te.x) + d.e));
+    if (dc.re == 0.0LF && dc.im == 0.0LF) {
+        return ad;
+    }
+    uvec4 t2 = blaTexel(t + 2), t3 = blaTexel(t + 3);
+    double b11 = packDouble2x32(t2.xy), b12 = packDouble2x32(t2.zw);
+    double b21 = packDouble2x32(t3.xy), b22 = packDouble2x32(t3.zw);
+    precise double br = b11 * dc.re + b12 * dc.im;
+    precise double bi = b21 * dc.re + b22 * dc.im;
+    return cxAdd(ad, norm(cx(br, bi, int(te.y) + dc.e)));
+}
+
+// formulaBlock64 is fractal.perturbFormulaLoopExp's block on a double delta: block e's float64
+// form, d' = A d + B' dcs with dcs = dc 2^-uBLAScale (dsr, dsi).
+void formulaBlock64(int e, inout double dr, inout double di, double dsr, double dsi) {
+    int t = BLAX_TEXELS * e + 5;
+    uvec4 t0 = blaTexel(t), t1 = blaTexel(t + 1), t2 = blaTexel(t + 2), t3 = blaTexel(t + 3);
+    double a11 = packDouble2x32(t0.xy), a12 = packDouble2x32(t0.zw);
+    double a21 = packDouble2x32(t1.xy), a22 = packDouble2x32(t1.zw);
+    double b11 = packDouble2x32(t2.xy), b12 = packDouble2x32(t2.zw);
+    double b21 = packDouble2x32(t3.xy), b22 = packDouble2x32(t3.zw);
+    precise double nr = a11 * dr + a12 * di + b11 * dsr + b12 * dsi;
+    precise double ni = a21 * dr + a22 * di + b21 * dsr + b22 * dsi;
+    dr = nr;
+    di = ni;
+}
+
 #if defined(JACOBIAN)
 // jx is fractal.jx: a scaled Jacobian [[a, b], [c, d]] 2^e, max |entry| in [0.5, 1) (or all
 // zero, e ZERO_EXP). The pixel's is jac (one a fragment: the formulas have no orbit path, so
@@ -353,6 +405,65 @@ jx jxAddDiag(jx j, xp s) {
     precise double na = j.a + v;
     precise double nd = j.d + v;
     return jxNorm(jx(na, j.b, j.c, nd, j.e));
+}
+
+// jxIsZero is fractal.jx.isZero.
+bool jxIsZero(jx j) {
+    return j.a == 0.0LF && j.b == 0.0LF && j.c == 0.0LF && j.d == 0.0LF;
+}
+
+// jxMul is fractal.jxMul: the matrix product p q.
+jx jxMul(jx p, jx q) {
+    if (jxIsZero(p) || jxIsZero(q)) {
+        return jx(0.0LF, 0.0LF, 0.0LF, 0.0LF, ZERO_EXP);
+    }
+    precise double a = p.a * q.a + p.b * q.c;
+    precise double b = p.a * q.b + p.b * q.d;
+    precise double c = p.c * q.a + p.d * q.c;
+    precise double d = p.c * q.b + p.d * q.d;
+    return jxNorm(jx(a, b, c, d, p.e + q.e));
+}
+
+// jxAdd is fractal.jxAdd: p + q.
+jx jxAdd(jx p, jx q) {
+    if (jxIsZero(p)) {
+        return q;
+    }
+    if (jxIsZero(q)) {
+        return p;
+    }
+    if (p.e < q.e) {
+        jx t = p;
+        p = q;
+        q = t;
+    }
+    int k = p.e - q.e;
+    if (k > 110) {
+        return p;
+    }
+    double s = pow2(-k);
+    precise double a = p.a + q.a * s;
+    precise double b = p.b + q.b * s;
+    precise double c = p.c + q.c * s;
+    precise double d = p.d + q.d * s;
+    return jxNorm(jx(a, b, c, d, p.e));
+}
+
+// jacBlock is fractal.fblaExpEntry.jacobian: J' = A J + ws B through block e (ws the spacing,
+// 0 for a Julia set; B ws by fractal.jxScale).
+jx jacBlock(int e, jx j, xp ws) {
+    int t = BLAX_TEXELS * e;
+    uvec4 t0 = blaTexel(t), t1 = blaTexel(t + 1), te = blaTexel(t + BLAX_EXP);
+    jx a = jx(packDouble2x32(t0.xy), packDouble2x32(t0.zw), packDouble2x32(t1.xy), packDouble2x32(t1.zw), int(te.x));
+    jx r = jxMul(a, j);
+    if (ws.m != 0.0LF) {
+        uvec4 t2 = blaTexel(t + 2), t3 = blaTexel(t + 3);
+        jx b = jx(packDouble2x32(t2.xy), packDouble2x32(t2.zw), packDouble2x32(t3.xy), packDouble2x32(t3.zw), int(te.y));
+        if (!jxIsZero(b)) {
+            r = jxAdd(r, jxNorm(jx(b.a * ws.m, b.b * ws.m, b.c * ws.m, b.d * ws.m, b.e + ws.e)));
+        }
+    }
+    return r;
 }
 
 // jacStepX is fractal.jacStepX: jacStep (common.glsl) for the full value z as a cx and the
@@ -452,9 +563,9 @@ cx pixelDcExp() {
 // blaValid is the BLA test |d|_1 < R of table entry e for perturb.frag's blaLevel, for a cx
 // delta (d.ex: am 2^ae) or a double one (ad).
 bool blaValid(int e, blaDelta d) {
-    uvec4 r = blaTexel(4 * e + 2);
+    uvec4 r = blaTexel(BLAX_TEXELS * e + BLAX_R);
     if (d.ex) {
-        int re = int(blaTexel(4 * e + 3).z);
+        int re = int(blaTexel(BLAX_TEXELS * e + BLAX_EXP).z);
         return lessExp(d.am, d.ae, packDouble2x32(r.xy), re);
     }
     return d.ad < packDouble2x32(r.zw);
@@ -515,6 +626,14 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
     double tinyRef = pow2(-800);
     double tiny = pow2(-900);
     double scale = pow2(600);
+#if defined(FORMULA)
+    // dc 2^-uBLAScale, what the float64 form's B' multiplies (fractal.FormulaBLAExp.scaledDC).
+    double dsr = 0.0LF, dsi = 0.0LF;
+    if (dc.re != 0.0LF || dc.im != 0.0LF) {
+        dsr = ldexpD(dc.re, dc.e - uBLAScale);
+        dsi = ldexpD(dc.im, dc.e - uBLAScale);
+    }
+#endif
 #if defined(WDERIV)
     xp spx = xp(packDouble2x32(uSpacingX), uSpacingXe);
     cx sp = cxFromExp(spx, xp(0.0LF, 0));
@@ -596,6 +715,26 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                 ae = d.e;
             }
             int lo = blaLevel(m, n, blaDelta(ex, am, ae, ad));
+#if defined(FORMULA)
+            if (lo >= 0) {
+                // fractal.perturbFormulaLoopExp's blocks: a cx delta's in cx, a double one's
+                // (ad >= toExp here) on the float64 form; the Jacobian through the extended
+                // entry either way (perturbFormulaLoopDEExp).
+                int e = blaEntry(m, lo);
+                if (ex) {
+                    d = formulaBlockCx(e, d, dc);
+                    leaveCx(ex, d, w, dr, di, wr, wi);
+                } else {
+                    formulaBlock64(e, dr, di, dsr, dsi);
+                }
+#if defined(JACOBIAN)
+                jac = jacBlock(e, jac, jadd);
+#endif
+                m += 1 << lo;
+                n += 1 << lo;
+                jumped = true;
+            }
+#else
             if (lo >= 0) {
                 int e = 4 * blaEntry(m, lo);
                 uvec4 ta = blaTexel(e);
@@ -618,6 +757,7 @@ int perturbExp(cx dc, double dcr, double dci, inout cx d, inout double dr, inout
                 orbitBlockEnd = n;
 #endif
             }
+#endif
         }
         if (!jumped) {
 #if defined(FORMULA)
