@@ -12,7 +12,10 @@
 // view, then the totals; the exit status is 1 when a pixel disagrees.
 //
 // Usage (from the project root): go run ./bench/random-verify [-n VIEWS] [-px PIXELS] [-lo E]
-// [-hi E] [-iter N] [-seed N] [-v]
+// [-hi E] [-iter N] [-seed N] [-v] [-flags]
+//
+// With -flags it prints the views as export's flags instead, a line each, to draw them with
+// each renderer and compare (scripts/random-renderers.sh).
 package main
 
 import (
@@ -41,7 +44,8 @@ func main() {
 	hi := flag.Float64("hi", 400, "the deepest zoom's decimal `exponent`")
 	iter := flag.Int("iter", 20000, "the most `iterations` a view")
 	seed := flag.Uint64("seed", 1, "the views' random `seed`")
-	verbose := flag.Bool("v", false, "print every pixel: x, y, ours, math/big twice")
+	verbose := flag.Bool("v", false, "print every pixel: x, y, ours, math/big six times")
+	flags := flag.Bool("flags", false, "print each view as export's flags, a line a view, and check nothing (to draw the views with each renderer)")
 	flag.Parse()
 	if flag.NArg() > 0 || *n < 1 || *px < 0 || !(*lo >= 0 && *lo <= *hi && *hi <= 3000) || *iter < 1 {
 		fmt.Fprintln(os.Stderr, "usage: random-verify [-n VIEWS] [-px PIXELS] [-lo E] [-hi E] [-iter N] [-seed N] [-v]")
@@ -55,11 +59,18 @@ func main() {
 			fmt.Printf("%2d %s: %v\n", i, kind, err)
 			continue
 		}
-		g, a, k, line := check(loc, rng, *px, *verbose)
+		if *flags {
+			fmt.Println(exportFlags(loc))
+			continue
+		}
+		g, a, k, line := check(loc, rand.New(rand.NewPCG(*seed, uint64(i))), *px, *verbose)
 		total += k
 		good += g
 		agree += a
 		fmt.Printf("%2d %-12s %s\n   %s\n", i, kind, loc.View(), line)
+	}
+	if *flags {
+		return
 	}
 	fmt.Printf("\n%d views, %d pixels: %d well-conditioned, %d of them agree with math/big\n", *n, total, good, agree)
 	if agree != good {
@@ -430,4 +441,22 @@ func check(loc fractal.Location, rng *rand.Rand, k int, verbose bool) (good, agr
 		line += fmt.Sprintf("; DIFFER: %v", bad)
 	}
 	return good, agree, total, line
+}
+
+// exportFlags is loc as the command line's flags.
+func exportFlags(loc fractal.Location) string {
+	s := fmt.Sprintf("--center=%s,%s --zoom=%s --iterations=%d", loc.Re, loc.Im, loc.Zoom, loc.Iterations)
+	if loc.Formula.Kind != fractal.Mandelbrot {
+		s += " --formula=" + loc.Formula.Kind.String()
+	}
+	if d := loc.Formula.Power(); d != 2 {
+		s += fmt.Sprintf(" --power=%d", d)
+	}
+	if loc.IsJulia() {
+		s += " --julia=" + loc.Julia.String()
+	}
+	if loc.Rotation != 0 {
+		s += fmt.Sprintf(" --rotation=%g", loc.Rotation)
+	}
+	return s
 }
