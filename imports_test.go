@@ -19,6 +19,7 @@ var allowedImports = map[string][]string{
 	"app":                     {"colour", "preview", "bookmarks", "docs", "export", "fractal", "gradients", "internal/nav", "internal/tile", "internal/userfile", "internal/version", "render/cpu", "video", "fyne.io/fyne/v2", "internal/text"},
 	"assets":                  {},
 	"bench/edge-verify":       {"fractal"},
+	"bench/random-verify":     {"fractal"},
 	"bench/find-measure":      {"fractal"},
 	"bench/verify-png":        {"export", "internal/pngverify"},
 	"bench/video-cost":        {"export", "fractal", "internal/cputime", "internal/videotest", "render/cpu", "video"},

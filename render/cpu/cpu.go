@@ -334,38 +334,7 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 		return
 	}
 	if expBatch(f) {
-		dcr, dci := make([]fractal.Exp, n), make([]fractal.Exp, n)
-		for k, o := range at {
-			dcr[k], dci[k] = f.DeltaExp(x0+o%w, y+o/w)
-		}
-		if f.OrbitPath() {
-			// The orbit channels (or another radius): Frame.PixelChannels's results.
-			res := make([]fractal.OrbitResult, n)
-			if !fractal.PerturbChannelsExpBatch(f.Loc, f.Ref, blaExp, dcr, dci, f.PixelSpacing(), f.NeedsDerivative(), ctx.Done(), res) {
-				return // cancelled: rows drops the band
-			}
-			for k, o := range at {
-				out[o/w][o%w] = res[k].Sample()
-			}
-			return
-		}
-		if f.NeedsDerivative() {
-			res := make([]fractal.Result, n)
-			if !fractal.PerturbEscapeDEExpBatch(f.Ref, blaExp, dcr, dci, f.Loc.Iterations, f.PixelSpacing(), ctx.Done(), res) {
-				return // cancelled: rows drops the band
-			}
-			for k, o := range at {
-				out[o/w][o%w] = f.ScreenNormal(res[k]).Sample()
-			}
-			return
-		}
-		nn, nu := make([]int, n), make([]float64, n)
-		if !fractal.PerturbEscapeExpBatch(f.Ref, blaExp, dcr, dci, f.Loc.Iterations, ctx.Done(), nn, nu) {
-			return // cancelled: rows drops the band
-		}
-		for k, o := range at {
-			out[o/w][o%w] = fractal.Result{N: nn[k], Nu: nu[k]}.Sample()
-		}
+		perturbBandExp(ctx, f, blaExp, y, x0, w, at, out)
 		return
 	}
 	dcr, dci := make([]float64, n), make([]float64, n)
@@ -407,6 +376,44 @@ func perturbBand(ctx context.Context, f fractal.Frame, bla *fractal.BLA, blaExp 
 			// A far reference's long counts, checked as Frame.Escape checks them.
 			nn[k], nu[k] = f.Recheck(x0+o%w, y+o/w, nn[k], nu[k], ctx.Done())
 		}
+		out[o/w][o%w] = fractal.Result{N: nn[k], Nu: nu[k]}.Sample()
+	}
+}
+
+// perturbBandExp is perturbBand for a frame past float64's exponent range (expBatch): the
+// pixels at offsets at in the band of width w from (x0, y), their deltas extended.
+func perturbBandExp(ctx context.Context, f fractal.Frame, blaExp *fractal.BLAExp, y, x0, w int, at []int, out [][]colour.Sample) {
+	n := len(at)
+	dcr, dci := make([]fractal.Exp, n), make([]fractal.Exp, n)
+	for k, o := range at {
+		dcr[k], dci[k] = f.DeltaExp(x0+o%w, y+o/w)
+	}
+	if f.OrbitPath() {
+		// The orbit channels (or another radius): Frame.PixelChannels's results.
+		res := make([]fractal.OrbitResult, n)
+		if !fractal.PerturbChannelsExpBatch(f.Loc, f.Ref, blaExp, dcr, dci, f.PixelSpacing(), f.NeedsDerivative(), ctx.Done(), res) {
+			return // cancelled: rows drops the band
+		}
+		for k, o := range at {
+			out[o/w][o%w] = res[k].Sample()
+		}
+		return
+	}
+	if f.NeedsDerivative() {
+		res := make([]fractal.Result, n)
+		if !fractal.PerturbEscapeDEExpBatch(f.Ref, blaExp, dcr, dci, f.Loc.Iterations, f.PixelSpacing(), ctx.Done(), res) {
+			return // cancelled: rows drops the band
+		}
+		for k, o := range at {
+			out[o/w][o%w] = f.ScreenNormal(res[k]).Sample()
+		}
+		return
+	}
+	nn, nu := make([]int, n), make([]float64, n)
+	if !fractal.PerturbEscapeExpBatch(f.Ref, blaExp, dcr, dci, f.Loc.Iterations, ctx.Done(), nn, nu) {
+		return // cancelled: rows drops the band
+	}
+	for k, o := range at {
 		out[o/w][o%w] = fractal.Result{N: nn[k], Nu: nu[k]}.Sample()
 	}
 }
