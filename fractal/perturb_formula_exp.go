@@ -145,7 +145,6 @@ func perturbFormulaLoopExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st ex
 	ent, base, fent, r0 := bla.table()
 	dcr, dci := dc.float64s() // 0 where dc is below float64's range: then negligible beside d
 	dsr, dsi := bla.scaledDC(dc)
-	kind, pw := fm.Kind, fm.Power()
 	d, dr, di, exp, m, n := st.d, st.dr, st.di, st.exp, st.m, st.n // exp: d holds the delta (else dr, di)
 	steps := 0
 	for n < maxIter {
@@ -186,26 +185,7 @@ func perturbFormulaLoopExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st ex
 				dr, di = d.float64s()
 			}
 		} else {
-			zm := z[m]
-			wr, wi, ur, ui := foldDelta(kind, real(zm), imag(zm), dr, di)
-			var er, ei float64
-			if pw == 2 {
-				tr, ti := 2*wr+ur, 2*wi+ui
-				er, ei = tr*ur-ti*ui+dcr, tr*ui+ti*ur+dci
-			} else {
-				er, ei = powerDelta(pw, wr, wi, ur, ui, dcr, dci)
-			}
-			if math.Abs(er)+math.Abs(ei) < toExp || math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
-				// The delta falls back below float64's comfortable range (or the reference's
-				// value is one float64 may not hold): this step in cx.
-				if d = ref.stepFormulaCx(fm, m, cxFrom(dr, di), dc); d.e > toDouble {
-					dr, di = d.float64s()
-				} else {
-					exp = true
-				}
-			} else {
-				dr, di = er, ei
-			}
+			dr, di, d, exp = ref.formulaStep64(fm, m, dr, di, dcr, dci, dc, d)
 		}
 		m++
 		n++
@@ -242,20 +222,7 @@ func perturbFormulaLoopExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st ex
 			cr, ci := ref.smoothC(dcr, dci)
 			return n, smoothFormula(fm, zr, zi, cr, ci, n), steps
 		}
-		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
-			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
-				// Z[m] may be below float64's range (held exactly in ref.tiny): add in cx.
-				d = cxAdd(ref.zcx(m), cxFrom(dr, di))
-			} else {
-				d = cxFrom(zr, zi)
-			}
-			if exp = d.e <= toDouble; !exp {
-				dr, di = d.float64s()
-			}
-			m = 0
-		} else if m == last {
-			m -= period
-		}
+		d, dr, di, exp, m = ref.next64(m, zr, zi, dr, di, d)
 	}
 	return -1, 0, steps
 }
@@ -389,7 +356,6 @@ func perturbFormulaLoopDEExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st 
 	ent, base, fent, r0 := bla.table()
 	dcr, dci := dc.float64s()
 	dsr, dsi := bla.scaledDC(dc)
-	kind, pw := fm.Kind, fm.Power()
 	d, dr, di, exp, m, n := st.d, st.dr, st.di, st.exp, st.m, st.n
 	for steps := 1; n < maxIter; steps++ {
 		if steps&stopEvery == 0 && stopped(stop) {
@@ -437,23 +403,7 @@ func perturbFormulaLoopDEExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st 
 			} else {
 				j = jacStepX(fm, cxFrom(real(zm)+dr, imag(zm)+di), j, ws)
 			}
-			wr, wi, ur, ui := foldDelta(kind, real(zm), imag(zm), dr, di)
-			var er, ei float64
-			if pw == 2 {
-				tr, ti := 2*wr+ur, 2*wi+ui
-				er, ei = tr*ur-ti*ui+dcr, tr*ui+ti*ur+dci
-			} else {
-				er, ei = powerDelta(pw, wr, wi, ur, ui, dcr, dci)
-			}
-			if math.Abs(er)+math.Abs(ei) < toExp || math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
-				if d = ref.stepFormulaCx(fm, m, cxFrom(dr, di), dc); d.e > toDouble {
-					dr, di = d.float64s()
-				} else {
-					exp = true
-				}
-			} else {
-				dr, di = er, ei
-			}
+			dr, di, d, exp = ref.formulaStep64(fm, m, dr, di, dcr, dci, dc, d)
 		}
 		m++
 		n++
@@ -490,19 +440,57 @@ func perturbFormulaLoopDEExp(ref *Reference, bla *FormulaBLAExp, fm Formula, st 
 			cr, ci := ref.smoothC(dcr, dci)
 			return smoothFormulaDEX(fm, zr, zi, cr, ci, j, ws, n)
 		}
-		if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
-			if math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
-				d = cxAdd(ref.zcx(m), cxFrom(dr, di))
-			} else {
-				d = cxFrom(zr, zi)
-			}
-			if exp = d.e <= toDouble; !exp {
-				dr, di = d.float64s()
-			}
-			m = 0
-		} else if m == last {
-			m -= period
-		}
+		d, dr, di, exp, m = ref.next64(m, zr, zi, dr, di, d)
 	}
 	return Result{N: -1}
+}
+
+// formulaStep64 is the formula loops' plain step past float64's exponent range for a delta
+// held in float64 (dr, di) at index m: the next delta in float64, or in cx (exp true; d
+// otherwise unchanged) where it falls back below float64's comfortable range or the
+// reference's value is one float64 may not hold.
+func (ref *Reference) formulaStep64(fm Formula, m int, dr, di, dcr, dci float64, dc, d cx) (float64, float64, cx, bool) {
+	zm := ref.Z[m]
+	wr, wi, ur, ui := foldDelta(fm.Kind, real(zm), imag(zm), dr, di)
+	var er, ei float64
+	if fm.Power() == 2 {
+		tr, ti := 2*wr+ur, 2*wi+ui
+		er, ei = tr*ur-ti*ui+dcr, tr*ui+ti*ur+dci
+	} else {
+		er, ei = powerDelta(fm.Power(), wr, wi, ur, ui, dcr, dci)
+	}
+	if math.Abs(er)+math.Abs(ei) >= toExp && math.Abs(real(zm))+math.Abs(imag(zm)) >= tinyRef {
+		return er, ei, d, false
+	}
+	if d = ref.stepFormulaCx(fm, m, cxFrom(dr, di), dc); d.e > toDouble {
+		dr, di = d.float64s()
+		return dr, di, d, false
+	}
+	return dr, di, d, true
+}
+
+// next64 is the formula loops' check after a step, past float64's exponent range, of a pixel
+// whose delta is held in float64 (dr, di; z = Z_m + d is (zr, zi)) and has not escaped: a
+// rebase (d becomes z, in cx where it falls below float64's comfortable range: exp true) or
+// the reference's end. It returns the delta in both forms, exp and the index.
+func (ref *Reference) next64(m int, zr, zi, dr, di float64, d cx) (cx, float64, float64, bool, int) {
+	last, period, jEnd := ref.ends()
+	z2 := zr*zr + zi*zi
+	if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
+		if zm := ref.Z[m]; math.Abs(real(zm))+math.Abs(imag(zm)) < tinyRef {
+			// Z[m] may be below float64's range (held exactly in ref.tiny): add in cx.
+			d = cxAdd(ref.zcx(m), cxFrom(dr, di))
+		} else {
+			d = cxFrom(zr, zi)
+		}
+		exp := d.e <= toDouble
+		if !exp {
+			dr, di = d.float64s()
+		}
+		return d, dr, di, exp, 0
+	}
+	if m == last {
+		m -= period
+	}
+	return d, dr, di, false, m
 }
