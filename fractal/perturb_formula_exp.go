@@ -65,9 +65,15 @@ func diffAbsExp(x, d Exp) Exp {
 
 // powerDeltaCx is powerDelta in cx, in its form: (W + u)^D - W^D + dc as u S, S = (...((Z +
 // W) Z + W^2) Z + ...) Z + W^(D-1) with Z = W + u by Horner (D - 1 multiplications by Z or u,
-// D - 2 for W's powers, against the recurrence's 3 D - 4), for D = 2 as well ((Z + W) u).
+// D - 2 for W's powers, against the recurrence's 3 D - 4), for D = 2 as well ((Z + W) u), and
+// for D = 8 powerDelta's factored S.
 func powerDeltaCx(d int, w, u, dc cx) cx {
 	z := cxAdd(w, u)
+	if d == 8 { // powerDelta's factored S, (Z + W)(Z^2 + W^2)(Z^4 + W^4)
+		z2, w2 := cxMul(z, z), cxMul(w, w)
+		t := cxMul(cxMul(cxAdd(z, w), cxAdd(z2, w2)), cxAdd(cxMul(z2, z2), cxMul(w2, w2)))
+		return cxAdd(cxMul(t, u), dc)
+	}
 	t, p := cxAdd(z, w), w
 	for k := 2; k < d; k++ {
 		p = cxMul(p, w)

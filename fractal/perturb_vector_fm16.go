@@ -16,8 +16,8 @@ import (
 // for the Burning Ship diffAbs's cases, the reference's sign a branch and the lane's a
 // blend; for the Mandelbar the conjugate), then the power (powerDelta: the square for D = 2,
 // else Horner in Z = W + u, D - 1 rounds, W's powers in scalar since W is the reference's);
-// a block is the formula's 2x2 real matrices, d <- A d + B dc (FormulaBLA).
-// Every lane's arithmetic is perturbFormulaLoop's, in its order: the results are PerturbEscapeFormula's bit
+// a block is the formula's 2x2 real matrices, d <- A d + B dc (FormulaBLA). Every lane's
+// arithmetic is perturbFormulaLoop's, in its order: the results are PerturbEscapeFormula's bit
 // for bit.
 func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) bool {
 	// L pixels, in vectors of W lanes.
@@ -275,6 +275,30 @@ func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int,
 					trb, tib := bc(2).Mul(wrb).Add(urb), bc(2).Mul(wib).Add(uib)
 					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
 					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fra, fia := wra.Add(ura), wia.Add(uia) // Z
+					frb, fib := wrb.Add(urb), wib.Add(uib) // Z
+					w2ra, w2ia := wra.Mul(wra).Sub(wia.Mul(wia)), wra.Mul(wia).Add(wia.Mul(wra))
+					w2rb, w2ib := wrb.Mul(wrb).Sub(wib.Mul(wib)), wrb.Mul(wib).Add(wib.Mul(wrb))
+					w4ra, w4ia := w2ra.Mul(w2ra).Sub(w2ia.Mul(w2ia)), w2ra.Mul(w2ia).Add(w2ia.Mul(w2ra))
+					w4rb, w4ib := w2rb.Mul(w2rb).Sub(w2ib.Mul(w2ib)), w2rb.Mul(w2ib).Add(w2ib.Mul(w2rb))
+					gra, gia := fra.Mul(fra).Sub(fia.Mul(fia)), fra.Mul(fia).Add(fia.Mul(fra))
+					grb, gib := frb.Mul(frb).Sub(fib.Mul(fib)), frb.Mul(fib).Add(fib.Mul(frb))
+					hra, hia := gra.Mul(gra).Sub(gia.Mul(gia)), gra.Mul(gia).Add(gia.Mul(gra))
+					hrb, hib := grb.Mul(grb).Sub(gib.Mul(gib)), grb.Mul(gib).Add(gib.Mul(grb))
+					ara, aia := fra.Add(wra), fia.Add(wia)
+					arb, aib := frb.Add(wrb), fib.Add(wib)
+					gra, gia = gra.Add(w2ra), gia.Add(w2ia)
+					grb, gib = grb.Add(w2rb), gib.Add(w2ib)
+					hra, hia = hra.Add(w4ra), hia.Add(w4ia)
+					hrb, hib = hrb.Add(w4rb), hib.Add(w4ib)
+					tra, tia := ara.Mul(gra).Sub(aia.Mul(gia)), ara.Mul(gia).Add(aia.Mul(gra))
+					trb, tib := arb.Mul(grb).Sub(aib.Mul(gib)), arb.Mul(gib).Add(aib.Mul(grb))
+					tra, tia = tra.Mul(hra).Sub(tia.Mul(hia)), tra.Mul(hia).Add(tia.Mul(hra))
+					trb, tib = trb.Mul(hrb).Sub(tib.Mul(hib)), trb.Mul(hib).Add(tib.Mul(hrb))
+					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 				} else {
 					// Horner in Z = W + u, each lane's W's powers in vectors.
 					fra, fia := wra.Add(ura), wia.Add(uia) // Z
@@ -322,6 +346,28 @@ func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int,
 				if pw == 2 {
 					tra, tia := bc(2*wr).Add(ura), bc(2*wi).Add(uia)
 					trb, tib := bc(2*wr).Add(urb), bc(2*wi).Add(uib)
+					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // Z
+					frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // Z
+					w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+					w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+					gra, gia := fra.Mul(fra).Sub(fia.Mul(fia)), fra.Mul(fia).Add(fia.Mul(fra))
+					grb, gib := frb.Mul(frb).Sub(fib.Mul(fib)), frb.Mul(fib).Add(fib.Mul(frb))
+					hra, hia := gra.Mul(gra).Sub(gia.Mul(gia)), gra.Mul(gia).Add(gia.Mul(gra))
+					hrb, hib := grb.Mul(grb).Sub(gib.Mul(gib)), grb.Mul(gib).Add(gib.Mul(grb))
+					ara, aia := fra.Add(bc(wr)), fia.Add(bc(wi))
+					arb, aib := frb.Add(bc(wr)), fib.Add(bc(wi))
+					gra, gia = gra.Add(bc(w2r)), gia.Add(bc(w2i))
+					grb, gib = grb.Add(bc(w2r)), gib.Add(bc(w2i))
+					hra, hia = hra.Add(bc(w4r)), hia.Add(bc(w4i))
+					hrb, hib = hrb.Add(bc(w4r)), hib.Add(bc(w4i))
+					tra, tia := ara.Mul(gra).Sub(aia.Mul(gia)), ara.Mul(gia).Add(aia.Mul(gra))
+					trb, tib := arb.Mul(grb).Sub(aib.Mul(gib)), arb.Mul(gib).Add(aib.Mul(grb))
+					tra, tia = tra.Mul(hra).Sub(tia.Mul(hia)), tra.Mul(hia).Add(tia.Mul(hra))
+					trb, tib = trb.Mul(hrb).Sub(tib.Mul(hib)), trb.Mul(hib).Add(tib.Mul(hrb))
 					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
 					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 				} else {
@@ -381,6 +427,28 @@ func perturbGroupFm16(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int,
 				if pw == 2 {
 					tra, tia := bc(2*wr).Add(ura), bc(2*wi).Add(uia)
 					trb, tib := bc(2*wr).Add(urb), bc(2*wi).Add(uib)
+					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // Z
+					frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // Z
+					w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+					w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+					gra, gia := fra.Mul(fra).Sub(fia.Mul(fia)), fra.Mul(fia).Add(fia.Mul(fra))
+					grb, gib := frb.Mul(frb).Sub(fib.Mul(fib)), frb.Mul(fib).Add(fib.Mul(frb))
+					hra, hia := gra.Mul(gra).Sub(gia.Mul(gia)), gra.Mul(gia).Add(gia.Mul(gra))
+					hrb, hib := grb.Mul(grb).Sub(gib.Mul(gib)), grb.Mul(gib).Add(gib.Mul(grb))
+					ara, aia := fra.Add(bc(wr)), fia.Add(bc(wi))
+					arb, aib := frb.Add(bc(wr)), fib.Add(bc(wi))
+					gra, gia = gra.Add(bc(w2r)), gia.Add(bc(w2i))
+					grb, gib = grb.Add(bc(w2r)), gib.Add(bc(w2i))
+					hra, hia = hra.Add(bc(w4r)), hia.Add(bc(w4i))
+					hrb, hib = hrb.Add(bc(w4r)), hib.Add(bc(w4i))
+					tra, tia := ara.Mul(gra).Sub(aia.Mul(gia)), ara.Mul(gia).Add(aia.Mul(gra))
+					trb, tib := arb.Mul(grb).Sub(aib.Mul(gib)), arb.Mul(gib).Add(aib.Mul(grb))
+					tra, tia = tra.Mul(hra).Sub(tia.Mul(hia)), tra.Mul(hia).Add(tia.Mul(hra))
+					trb, tib = trb.Mul(hrb).Sub(tib.Mul(hib)), trb.Mul(hib).Add(tib.Mul(hrb))
 					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
 					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 				} else {
@@ -579,6 +647,28 @@ func perturbGroupFm16Run(z []complex128, ent []fblaEntry, base []int32, rad, nea
 			if pw == 2 {
 				tra, tia := bc(2*wr).Add(ura), bc(2*wi).Add(uia)
 				trb, tib := bc(2*wr).Add(urb), bc(2*wi).Add(uib)
+				nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+				nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
+			} else if pw == 8 {
+				// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+				fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // Z
+				frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // Z
+				w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+				w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+				gra, gia := fra.Mul(fra).Sub(fia.Mul(fia)), fra.Mul(fia).Add(fia.Mul(fra))
+				grb, gib := frb.Mul(frb).Sub(fib.Mul(fib)), frb.Mul(fib).Add(fib.Mul(frb))
+				hra, hia := gra.Mul(gra).Sub(gia.Mul(gia)), gra.Mul(gia).Add(gia.Mul(gra))
+				hrb, hib := grb.Mul(grb).Sub(gib.Mul(gib)), grb.Mul(gib).Add(gib.Mul(grb))
+				ara, aia := fra.Add(bc(wr)), fia.Add(bc(wi))
+				arb, aib := frb.Add(bc(wr)), fib.Add(bc(wi))
+				gra, gia = gra.Add(bc(w2r)), gia.Add(bc(w2i))
+				grb, gib = grb.Add(bc(w2r)), gib.Add(bc(w2i))
+				hra, hia = hra.Add(bc(w4r)), hia.Add(bc(w4i))
+				hrb, hib = hrb.Add(bc(w4r)), hib.Add(bc(w4i))
+				tra, tia := ara.Mul(gra).Sub(aia.Mul(gia)), ara.Mul(gia).Add(aia.Mul(gra))
+				trb, tib := arb.Mul(grb).Sub(aib.Mul(gib)), arb.Mul(gib).Add(aib.Mul(grb))
+				tra, tia = tra.Mul(hra).Sub(tia.Mul(hia)), tra.Mul(hia).Add(tia.Mul(hra))
+				trb, tib = trb.Mul(hrb).Sub(tib.Mul(hib)), trb.Mul(hib).Add(tib.Mul(hrb))
 				nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
 				nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 			} else {

@@ -16,8 +16,8 @@ import (
 // for the Burning Ship diffAbs's cases, the reference's sign a branch and the lane's a
 // blend; for the Mandelbar the conjugate), then the power (powerDelta: the square for D = 2,
 // else Horner in Z = W + u, D - 1 rounds, W's powers in scalar since W is the reference's);
-// a block is the formula's 2x2 real matrices, d <- A d + B dc (FormulaBLA).
-// Every lane's arithmetic is perturbFormulaLoop's, in its order: the results are PerturbEscapeFormula's bit
+// a block is the formula's 2x2 real matrices, d <- A d + B dc (FormulaBLA). Every lane's
+// arithmetic is perturbFormulaLoop's, in its order: the results are PerturbEscapeFormula's bit
 // for bit.
 func perturbGroupFm8(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) bool {
 	// L pixels, in vectors of W lanes.
@@ -243,6 +243,19 @@ func perturbGroupFm8(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 				if pw == 2 {
 					tr, ti := bc(2).Mul(wr).Add(ur), bc(2).Mul(wi).Add(ui)
 					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fr, fi := wr.Add(ur), wi.Add(ui) // Z
+					w2r, w2i := wr.Mul(wr).Sub(wi.Mul(wi)), wr.Mul(wi).Add(wi.Mul(wr))
+					w4r, w4i := w2r.Mul(w2r).Sub(w2i.Mul(w2i)), w2r.Mul(w2i).Add(w2i.Mul(w2r))
+					gr, gi := fr.Mul(fr).Sub(fi.Mul(fi)), fr.Mul(fi).Add(fi.Mul(fr))
+					hr, hi := gr.Mul(gr).Sub(gi.Mul(gi)), gr.Mul(gi).Add(gi.Mul(gr))
+					ar, ai := fr.Add(wr), fi.Add(wi)
+					gr, gi = gr.Add(w2r), gi.Add(w2i)
+					hr, hi = hr.Add(w4r), hi.Add(w4i)
+					tr, ti := ar.Mul(gr).Sub(ai.Mul(gi)), ar.Mul(gi).Add(ai.Mul(gr))
+					tr, ti = tr.Mul(hr).Sub(ti.Mul(hi)), tr.Mul(hi).Add(ti.Mul(hr))
+					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 				} else {
 					// Horner in Z = W + u, each lane's W's powers in vectors.
 					fr, fi := wr.Add(ur), wi.Add(ui) // Z
@@ -275,6 +288,19 @@ func perturbGroupFm8(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 				}
 				if pw == 2 {
 					tr, ti := bc(2*wr).Add(ur), bc(2*wi).Add(ui)
+					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // Z
+					w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+					w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+					gr, gi := fr.Mul(fr).Sub(fi.Mul(fi)), fr.Mul(fi).Add(fi.Mul(fr))
+					hr, hi := gr.Mul(gr).Sub(gi.Mul(gi)), gr.Mul(gi).Add(gi.Mul(gr))
+					ar, ai := fr.Add(bc(wr)), fi.Add(bc(wi))
+					gr, gi = gr.Add(bc(w2r)), gi.Add(bc(w2i))
+					hr, hi = hr.Add(bc(w4r)), hi.Add(bc(w4i))
+					tr, ti := ar.Mul(gr).Sub(ai.Mul(gi)), ar.Mul(gi).Add(ai.Mul(gr))
+					tr, ti = tr.Mul(hr).Sub(ti.Mul(hi)), tr.Mul(hi).Add(ti.Mul(hr))
 					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 				} else {
 					// Horner in Z = W + u, W's powers in scalar (the reference's: once for all lanes).
@@ -319,6 +345,19 @@ func perturbGroupFm8(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 				}
 				if pw == 2 {
 					tr, ti := bc(2*wr).Add(ur), bc(2*wi).Add(ui)
+					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // Z
+					w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+					w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+					gr, gi := fr.Mul(fr).Sub(fi.Mul(fi)), fr.Mul(fi).Add(fi.Mul(fr))
+					hr, hi := gr.Mul(gr).Sub(gi.Mul(gi)), gr.Mul(gi).Add(gi.Mul(gr))
+					ar, ai := fr.Add(bc(wr)), fi.Add(bc(wi))
+					gr, gi = gr.Add(bc(w2r)), gi.Add(bc(w2i))
+					hr, hi = hr.Add(bc(w4r)), hi.Add(bc(w4i))
+					tr, ti := ar.Mul(gr).Sub(ai.Mul(gi)), ar.Mul(gi).Add(ai.Mul(gr))
+					tr, ti = tr.Mul(hr).Sub(ti.Mul(hi)), tr.Mul(hi).Add(ti.Mul(hr))
 					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 				} else {
 					// Horner in Z = W + u, W's powers in scalar (the reference's: once for all lanes).
@@ -467,6 +506,19 @@ func perturbGroupFm8Run(z []complex128, ent []fblaEntry, base []int32, rad, near
 			}
 			if pw == 2 {
 				tr, ti := bc(2*wr).Add(ur), bc(2*wi).Add(ui)
+				nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
+			} else if pw == 8 {
+				// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+				fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // Z
+				w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+				w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+				gr, gi := fr.Mul(fr).Sub(fi.Mul(fi)), fr.Mul(fi).Add(fi.Mul(fr))
+				hr, hi := gr.Mul(gr).Sub(gi.Mul(gi)), gr.Mul(gi).Add(gi.Mul(gr))
+				ar, ai := fr.Add(bc(wr)), fi.Add(bc(wi))
+				gr, gi = gr.Add(bc(w2r)), gi.Add(bc(w2i))
+				hr, hi = hr.Add(bc(w4r)), hi.Add(bc(w4i))
+				tr, ti := ar.Mul(gr).Sub(ai.Mul(gi)), ar.Mul(gi).Add(ai.Mul(gr))
+				tr, ti = tr.Mul(hr).Sub(ti.Mul(hi)), tr.Mul(hi).Add(ti.Mul(hr))
 				nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 			} else {
 				// Horner in Z = W + u, W's powers in scalar (the reference's: once for all lanes).

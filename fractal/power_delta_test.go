@@ -122,3 +122,29 @@ func TestPowerDeltaExact(t *testing.T) {
 		}
 	}
 }
+
+// TestPowerDeltaCxMatchesFloat64 checks the extended-exponent step's power, powerDeltaCx,
+// against powerDelta (the float64 step it must agree with where both apply) for every D,
+// including D = 8's factored form, over random W and u as TestPowerDeltaAccuracy's: the same
+// value within 64 ulps of its size (cx rounds its mantissas apart from float64's operations).
+func TestPowerDeltaCxMatchesFloat64(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 40))
+	for d := 2; d <= MaxPower; d++ {
+		for _, ratio := range []float64{1e-12, 1, 1e12} {
+			for range 200 {
+				a, b := r.Float64()*2*math.Pi, r.Float64()*2*math.Pi
+				mw := math.Exp2(r.Float64()*20 - 10)
+				mu := mw * ratio * math.Exp2(r.Float64()*2-1)
+				wr, wi := mw*math.Cos(a), mw*math.Sin(a)
+				ur, ui := mu*math.Cos(b), mu*math.Sin(b)
+				fr, fi := powerDelta(d, wr, wi, ur, ui, 0, 0)
+				zero := cx{e: cxZeroExp}
+				g := powerDeltaCx(d, cxFromExp(NewExp(wr), NewExp(wi)), cxFromExp(NewExp(ur), NewExp(ui)), zero)
+				gr, gi := g.float64s()
+				if e := math.Hypot(gr-fr, gi-fi) / math.Hypot(fr, fi); e > 64*0x1p-53 {
+					t.Errorf("D = %d, W = %g%+gi, u = %g%+gi: cx %g%+gi, float64 %g%+gi (%.0f ulps apart)", d, wr, wi, ur, ui, gr, gi, fr, fi, e/0x1p-53)
+				}
+			}
+		}
+	}
+}

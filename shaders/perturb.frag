@@ -198,7 +198,7 @@ double diffAbs(double x, double d) {
 // is formulaBlock's): d <- f(Z + d)^D - f(Z)^D + dc,
 // the fold applied to the delta exactly (foldDelta: W = f(Z), u = f(Z + d) - f(Z)), then the
 // power's difference without cancellation (powerDelta: Horner in Z = W + u; for D = 2,
-// (2W + u) u).
+// (2W + u) u; for D = 8, the sum factored).
 void formulaDelta(double zr, double zi, inout double dr, inout double di, double dcr, double dci) {
 #if defined(FORMULA_BURNING_SHIP)
     double fwr = abs(zr), fwi = abs(zi), fur = diffAbs(zr, dr), fui = diffAbs(zi, di);
@@ -212,6 +212,20 @@ void formulaDelta(double zr, double zi, inout double dr, inout double di, double
 #if POWER == 2
     precise double tr = 2.0LF * fwr + fur;
     precise double ti = 2.0LF * fwi + fui;
+    precise double nr = tr * fur - ti * fui + dcr;
+    precise double ni = tr * fui + ti * fur + dci;
+#elif POWER == 8
+    // u S, S = (Z + W)(Z^2 + W^2)(Z^4 + W^4) with Z = W + u (powerDelta's D = 8).
+    precise double hr = fwr + fur, hi = fwi + fui;  // Z = W + u
+    precise double z2r = hr * hr - hi * hi, z2i = hr * hi + hi * hr;
+    precise double z4r = z2r * z2r - z2i * z2i, z4i = z2r * z2i + z2i * z2r;
+    precise double w2r = fwr * fwr - fwi * fwi, w2i = fwr * fwi + fwi * fwr;
+    precise double w4r = w2r * w2r - w2i * w2i, w4i = w2r * w2i + w2i * w2r;
+    precise double ar = hr + fwr, ai = hi + fwi;
+    precise double br = z2r + w2r, bi = z2i + w2i;
+    precise double cr = z4r + w4r, ci = z4i + w4i;
+    precise double sr = ar * br - ai * bi, si = ar * bi + ai * br;
+    precise double tr = sr * cr - si * ci, ti = sr * ci + si * cr;
     precise double nr = tr * fur - ti * fui + dcr;
     precise double ni = tr * fui + ti * fur + dci;
 #else

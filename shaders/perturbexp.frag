@@ -302,16 +302,23 @@ void foldDeltaCx(cx z, cx d, out cx w, out cx u) {
 
 // formulaStepCx is fractal.Reference.stepFormulaCx: the delta after one step from d at the
 // reference value Z[m] (zmr, zmi its double rounding) in cx, powerDeltaCx's Horner in
-// Z = W + u: u S, S = (...((Z + W) Z + W^2) Z + ...) Z + W^(D-1), plus dc.
+// Z = W + u: u S, S = (...((Z + W) Z + W^2) Z + ...) Z + W^(D-1) (for D = 8, (Z + W)(Z^2 +
+// W^2)(Z^4 + W^4)), plus dc.
 cx formulaStepCx(int m, double zmr, double zmi, cx d, cx dc) {
     cx w, u;
     foldDeltaCx(zcx(m, zmr, zmi), d, w, u);
     cx z = cxAdd(w, u);
+#if POWER == 8
+    // S = (Z + W)(Z^2 + W^2)(Z^4 + W^4).
+    cx z2 = cxMul(z, z), w2 = cxMul(w, w);
+    cx t = cxMul(cxMul(cxAdd(z, w), cxAdd(z2, w2)), cxAdd(cxMul(z2, z2), cxMul(w2, w2)));
+#else
     cx t = cxAdd(z, w), p = w;
     for (int k = 2; k < POWER; k++) {
         p = cxMul(p, w);
         t = cxAdd(cxMul(t, z), p);
     }
+#endif
     return cxAdd(cxMul(t, u), dc);
 }
 
