@@ -15,10 +15,10 @@ import (
 // A plain step is perturbStep's in vectors: the fold applied to the delta exactly (foldDelta:
 // for the Burning Ship diffAbs's cases, the reference's sign a branch and the lane's a
 // blend; for the Mandelbar the conjugate), then the power (powerDelta: the square for D = 2,
-// else Horner in Z = W + u, D - 1 rounds, W's powers in scalar since W is the reference's);
-// a block is the formula's 2x2 real matrices, d <- A d + B dc (FormulaBLA). Every lane's
-// arithmetic is perturbFormulaLoop's, in its order: the results are PerturbEscapeFormula's bit
-// for bit.
+// else Horner in Z = W + u, D - 1 rounds, W's powers in scalar since W is the reference's; for
+// D = 8 the factored sum); a block is the formula's 2x2 real matrices, d <- A d + B dc
+// (FormulaBLA). Every lane's arithmetic is perturbFormulaLoop's, in its order: the results
+// are PerturbEscapeFormula's bit for bit.
 func perturbGroupFm8x4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) bool {
 	// L pixels, in vectors of W lanes.
 	const W, L = 4, 8
