@@ -54,20 +54,46 @@ func foldDelta(k FormulaKind, zr, zi, dr, di float64) (wr, wi, ur, ui float64) {
 	return zr, zi, dr, di
 }
 
-// powerDelta is (W + u)^D - W^D + dc, with no cancellation however small u is beside W: by
-// A_1 = u, A_(j+1) = (W + u) A_j + u W^j, where A_j = (W + u)^j - W^j (every term of the sum
-// is of the size of the result).
+// powerDelta is (W + u)^D - W^D + dc, with no cancellation however small u is beside W (no
+// (W + u)^D and W^D computed apart): u S, S = Z^(D-1) + Z^(D-2) W + ... + W^(D-1) with Z = W + u,
+// by Horner in Z: S = (...((Z + W) Z + W^2) Z + ...) Z + W^(D-1). That is D - 1 complex
+// multiplications by Z or u, and D - 2 for W's powers, which depend on the reference's index
+// only: the vector loops take those in scalar once a round for all lanes (group.go.tmpl's
+// fmplain), in this order of operations, so that their results are this function's bit for
+// bit. (Horner in u on the binomial sum, u (c_1 + u (c_2 + ... + u c_D)) with c_k = C(D, k)
+// W^(D-k), costs the same but loses up to thousands of ulps where |u| is near |W|: its terms
+// are as big as (|W| + |u|)^(D-1) while the sum may be |W|^(D-1); S's terms are no bigger than
+// the largest of |Z|^(D-1), |W|^(D-1): TestPowerDeltaAccuracy.) D = 2 is the Mandelbrot set's
+// (2 W + u) u, as the loops' own square; D = 8 is S factored, (Z + W)(Z^2 + W^2)(Z^4 + W^4)
+// (5 multiplications a lane, against Horner's 7, in shorter chains; its error bound is
+// Horner's: the product of the factors' sizes is the sum of the terms'). The GLSL and the
+// extended-exponent step (powerDeltaCx) take the same forms.
 func powerDelta(d int, wr, wi, ur, ui, dcr, dci float64) (float64, float64) {
-	zr, zi := wr+ur, wi+ui // W + u
-	ar, ai := ur, ui       // A_1
-	pr, pi := wr, wi       // W^1
-	for j := 1; j < d; j++ {
-		ar, ai = zr*ar-zi*ai+ur*pr-ui*pi, zr*ai+zi*ar+ur*pi+ui*pr
-		if j+1 < d {
-			pr, pi = pr*wr-pi*wi, pr*wi+pi*wr
-		}
+	if d == 2 {
+		tr, ti := 2*wr+ur, 2*wi+ui
+		return tr*ur - ti*ui + dcr, tr*ui + ti*ur + dci
 	}
-	return ar + dcr, ai + dci
+	zr, zi := wr+ur, wi+ui // Z = W + u
+	if d == 8 {
+		// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4): 5 multiplies a lane, in chains of 4.
+		z2r, z2i := zr*zr-zi*zi, zr*zi+zi*zr
+		z4r, z4i := z2r*z2r-z2i*z2i, z2r*z2i+z2i*z2r
+		w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+		w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+		ar, ai := zr+wr, zi+wi
+		br, bi := z2r+w2r, z2i+w2i
+		cr, ci := z4r+w4r, z4i+w4i
+		tr, ti := ar*br-ai*bi, ar*bi+ai*br
+		tr, ti = tr*cr-ti*ci, tr*ci+ti*cr
+		return tr*ur - ti*ui + dcr, tr*ui + ti*ur + dci
+	}
+	tr, ti := zr+wr, zi+wi // Z + W
+	pr, pi := wr, wi       // W^1
+	for k := 2; k < d; k++ {
+		pr, pi = pr*wr-pi*wi, pr*wi+pi*wr // W^k
+		tr, ti = tr*zr-ti*zi+pr, tr*zi+ti*zr+pi
+	}
+	return tr*ur - ti*ui + dcr, tr*ui + ti*ur + dci
 }
 
 // PerturbEscapeFormula is PerturbEscape for ref's formula (Reference.Formula): the escape

@@ -199,14 +199,17 @@ func TestPerturbFormulaBatchMatchesScalar(t *testing.T) {
 // power-d sets and the Mandelbar). Run the mandelbrot case with the others (the ratio needs it).
 func BenchmarkFormulaIterations(b *testing.B) {
 	const w, h, iters = 32, 32, 5000
-	p3, _ := MakeFormula(Mandelbrot, 3)
-	p5, _ := MakeFormula(Mandelbrot, 5)
-	p8, _ := MakeFormula(Mandelbrot, 8)
-	base := map[string]float64{}
-	for _, v := range []struct {
+	type bench struct {
 		name string
 		fm   Formula
-	}{{"mandelbrot", Formula{}}, {"mandelbar", Formula{Kind: Mandelbar}}, {"burning-ship", Formula{Kind: BurningShip}}, {"power3", p3}, {"power5", p5}, {"power8", p8}} {
+	}
+	cases := []bench{{"mandelbrot", Formula{}}, {"mandelbar", Formula{Kind: Mandelbar}}, {"burning-ship", Formula{Kind: BurningShip}}}
+	for d := 3; d <= MaxPower; d++ {
+		fm, _ := MakeFormula(Mandelbrot, d)
+		cases = append(cases, bench{fmt.Sprintf("power%d", d), fm})
+	}
+	base := map[string]float64{}
+	for _, v := range cases {
 		l := Home()
 		l.Formula, l.Iterations, l.Zoom = v.fm, iters, MustDecimal("1e50")
 		l.Re, l.Im = formulaEdgePoint(v.fm, 0, 0, -2.5*math.Sqrt2/2, -2.5*math.Sqrt2/2, 172, iters)

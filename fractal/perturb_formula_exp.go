@@ -9,7 +9,7 @@ import "math"
 // time only where it is needed. The cx step is perturbStep's, in cx arithmetic: the fold
 // applied to the delta exactly (foldDeltaCx; where the reference's part is not tiny, the tiny
 // delta cannot change its sign, and the Burning Ship's |X + x| - |X| is x or -x), then the
-// power's difference by powerDelta's recurrence (powerDeltaCx). The float64 step is
+// power's difference in powerDelta's form, Horner in W + u (powerDeltaCx). The float64 step is
 // perturbFormulaLoop's. Iterations are skipped by the formula's extended BLA table
 // (FormulaBLAExp, blaformula_exp.go): a cx delta's blocks in cx, a float64 delta's on the
 // table's float64 form with perturbFormulaLoop's arithmetic.
@@ -63,18 +63,23 @@ func diffAbsExp(x, d Exp) Exp {
 	return d.Neg()
 }
 
-// powerDeltaCx is powerDelta in cx: (W + u)^D - W^D + dc by A_1 = u, A_(j+1) = (W + u) A_j
-// + u W^j.
+// powerDeltaCx is powerDelta in cx, in its form: (W + u)^D - W^D + dc as u S, S = (...((Z +
+// W) Z + W^2) Z + ...) Z + W^(D-1) with Z = W + u by Horner (D - 1 multiplications by Z or u,
+// D - 2 for W's powers, against the recurrence's 3 D - 4), for D = 2 as well ((Z + W) u), and
+// for D = 8 powerDelta's factored S.
 func powerDeltaCx(d int, w, u, dc cx) cx {
 	z := cxAdd(w, u)
-	a, p := u, w
-	for j := 1; j < d; j++ {
-		a = cxAdd(cxMul(z, a), cxMul(u, p))
-		if j+1 < d {
-			p = cxMul(p, w)
-		}
+	if d == 8 { // powerDelta's factored S, (Z + W)(Z^2 + W^2)(Z^4 + W^4)
+		z2, w2 := cxMul(z, z), cxMul(w, w)
+		t := cxMul(cxMul(cxAdd(z, w), cxAdd(z2, w2)), cxAdd(cxMul(z2, z2), cxMul(w2, w2)))
+		return cxAdd(cxMul(t, u), dc)
 	}
-	return cxAdd(a, dc)
+	t, p := cxAdd(z, w), w
+	for k := 2; k < d; k++ {
+		p = cxMul(p, w)
+		t = cxAdd(cxMul(t, z), p)
+	}
+	return cxAdd(cxMul(t, u), dc)
 }
 
 // PerturbEscapeFormulaExp is PerturbEscapeFormula for a PerturbationExp frame: dc = (dcr,

@@ -15,10 +15,10 @@ import (
 // A plain step is perturbStep's in vectors: the fold applied to the delta exactly (foldDelta:
 // for the Burning Ship diffAbs's cases, the reference's sign a branch and the lane's a
 // blend; for the Mandelbar the conjugate), then the power (powerDelta: the square for D = 2,
-// else its recurrence, D - 1 rounds, W's powers in scalar since W is the reference's); a
-// block is the formula's 2x2 real matrices, d <- A d + B dc (FormulaBLA). Every lane's
-// arithmetic is perturbFormulaLoop's, in its order: the results are PerturbEscapeFormula's bit
-// for bit.
+// else Horner in Z = W + u, D - 1 rounds, W's powers in scalar since W is the reference's; for
+// D = 8 the factored sum); a block is the formula's 2x2 real matrices, d <- A d + B dc
+// (FormulaBLA). Every lane's arithmetic is perturbFormulaLoop's, in its order: the results
+// are PerturbEscapeFormula's bit for bit.
 func perturbGroupFm8(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) bool {
 	// L pixels, in vectors of W lanes.
 	const W, L = 8, 8
@@ -243,15 +243,29 @@ func perturbGroupFm8(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 				if pw == 2 {
 					tr, ti := bc(2).Mul(wr).Add(ur), bc(2).Mul(wi).Add(ui)
 					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fr, fi := wr.Add(ur), wi.Add(ui) // Z
+					w2r, w2i := wr.Mul(wr).Sub(wi.Mul(wi)), wr.Mul(wi).Add(wi.Mul(wr))
+					w4r, w4i := w2r.Mul(w2r).Sub(w2i.Mul(w2i)), w2r.Mul(w2i).Add(w2i.Mul(w2r))
+					gr, gi := fr.Mul(fr).Sub(fi.Mul(fi)), fr.Mul(fi).Add(fi.Mul(fr))
+					hr, hi := gr.Mul(gr).Sub(gi.Mul(gi)), gr.Mul(gi).Add(gi.Mul(gr))
+					ar, ai := fr.Add(wr), fi.Add(wi)
+					gr, gi = gr.Add(w2r), gi.Add(w2i)
+					hr, hi = hr.Add(w4r), hi.Add(w4i)
+					tr, ti := ar.Mul(gr).Sub(ai.Mul(gi)), ar.Mul(gi).Add(ai.Mul(gr))
+					tr, ti = tr.Mul(hr).Sub(ti.Mul(hi)), tr.Mul(hi).Add(ti.Mul(hr))
+					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 				} else {
-					fr, fi := wr.Add(ur), wi.Add(ui) // W + u
-					ar, ai := ur, ui                 // A_1
+					// Horner in Z = W + u, each lane's W's powers in vectors.
+					fr, fi := wr.Add(ur), wi.Add(ui) // Z
+					tr, ti := fr.Add(wr), fi.Add(wi) // Z + W
 					pr, pi := wr, wi                 // W^1
-					for j := 1; j < pw; j++ {
-						ar, ai = fr.Mul(ar).Sub(fi.Mul(ai)).Add(ur.Mul(pr)).Sub(ui.Mul(pi)), fr.Mul(ai).Add(fi.Mul(ar)).Add(ur.Mul(pi)).Add(ui.Mul(pr))
+					for k := 2; k < pw; k++ {
 						pr, pi = pr.Mul(wr).Sub(pi.Mul(wi)), pr.Mul(wi).Add(pi.Mul(wr))
+						tr, ti = tr.Mul(fr).Sub(ti.Mul(fi)).Add(pr), tr.Mul(fi).Add(ti.Mul(fr)).Add(pi)
 					}
-					nr, ni = ar.Add(vcr), ai.Add(vci)
+					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 				}
 				bk := archsimd.Mask64x8FromBits(uint8(blk))
 				nr, ni = archsimd.LoadFloat64x8(&bdr).Merge(nr, bk), archsimd.LoadFloat64x8(&bdi).Merge(ni, bk)
@@ -275,16 +289,29 @@ func perturbGroupFm8(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 				if pw == 2 {
 					tr, ti := bc(2*wr).Add(ur), bc(2*wi).Add(ui)
 					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // Z
+					w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+					w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+					gr, gi := fr.Mul(fr).Sub(fi.Mul(fi)), fr.Mul(fi).Add(fi.Mul(fr))
+					hr, hi := gr.Mul(gr).Sub(gi.Mul(gi)), gr.Mul(gi).Add(gi.Mul(gr))
+					ar, ai := fr.Add(bc(wr)), fi.Add(bc(wi))
+					gr, gi = gr.Add(bc(w2r)), gi.Add(bc(w2i))
+					hr, hi = hr.Add(bc(w4r)), hi.Add(bc(w4i))
+					tr, ti := ar.Mul(gr).Sub(ai.Mul(gi)), ar.Mul(gi).Add(ai.Mul(gr))
+					tr, ti = tr.Mul(hr).Sub(ti.Mul(hi)), tr.Mul(hi).Add(ti.Mul(hr))
+					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 				} else {
-					fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // W + u
-					ar, ai := ur, ui                         // A_1
+					// Horner in Z = W + u, W's powers in scalar (the reference's: once for all lanes).
+					fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // Z
+					tr, ti := fr.Add(bc(wr)), fi.Add(bc(wi)) // Z + W
 					pr, pi := wr, wi                         // W^1
-					for j := 1; j < pw; j++ {
-						br, bi := bc(pr), bc(pi)
-						ar, ai = fr.Mul(ar).Sub(fi.Mul(ai)).Add(ur.Mul(br)).Sub(ui.Mul(bi)), fr.Mul(ai).Add(fi.Mul(ar)).Add(ur.Mul(bi)).Add(ui.Mul(br))
+					for k := 2; k < pw; k++ {
 						pr, pi = pr*wr-pi*wi, pr*wi+pi*wr
+						tr, ti = tr.Mul(fr).Sub(ti.Mul(fi)).Add(bc(pr)), tr.Mul(fi).Add(ti.Mul(fr)).Add(bc(pi))
 					}
-					nr, ni = ar.Add(vcr), ai.Add(vci)
+					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 				}
 				zr, zi = bc(real(z1)), bc(imag(z1))
 				m = m.Add(bc(1)).Merge(m, step)
@@ -319,16 +346,29 @@ func perturbGroupFm8(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, 
 				if pw == 2 {
 					tr, ti := bc(2*wr).Add(ur), bc(2*wi).Add(ui)
 					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // Z
+					w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+					w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+					gr, gi := fr.Mul(fr).Sub(fi.Mul(fi)), fr.Mul(fi).Add(fi.Mul(fr))
+					hr, hi := gr.Mul(gr).Sub(gi.Mul(gi)), gr.Mul(gi).Add(gi.Mul(gr))
+					ar, ai := fr.Add(bc(wr)), fi.Add(bc(wi))
+					gr, gi = gr.Add(bc(w2r)), gi.Add(bc(w2i))
+					hr, hi = hr.Add(bc(w4r)), hi.Add(bc(w4i))
+					tr, ti := ar.Mul(gr).Sub(ai.Mul(gi)), ar.Mul(gi).Add(ai.Mul(gr))
+					tr, ti = tr.Mul(hr).Sub(ti.Mul(hi)), tr.Mul(hi).Add(ti.Mul(hr))
+					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 				} else {
-					fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // W + u
-					ar, ai := ur, ui                         // A_1
+					// Horner in Z = W + u, W's powers in scalar (the reference's: once for all lanes).
+					fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // Z
+					tr, ti := fr.Add(bc(wr)), fi.Add(bc(wi)) // Z + W
 					pr, pi := wr, wi                         // W^1
-					for j := 1; j < pw; j++ {
-						br, bi := bc(pr), bc(pi)
-						ar, ai = fr.Mul(ar).Sub(fi.Mul(ai)).Add(ur.Mul(br)).Sub(ui.Mul(bi)), fr.Mul(ai).Add(fi.Mul(ar)).Add(ur.Mul(bi)).Add(ui.Mul(br))
+					for k := 2; k < pw; k++ {
 						pr, pi = pr*wr-pi*wi, pr*wi+pi*wr
+						tr, ti = tr.Mul(fr).Sub(ti.Mul(fi)).Add(bc(pr)), tr.Mul(fi).Add(ti.Mul(fr)).Add(bc(pi))
 					}
-					nr, ni = ar.Add(vcr), ai.Add(vci)
+					nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 				}
 				zr, zi = bc(real(z1)), bc(imag(z1))
 				sp := bc(1)
@@ -467,16 +507,29 @@ func perturbGroupFm8Run(z []complex128, ent []fblaEntry, base []int32, rad, near
 			if pw == 2 {
 				tr, ti := bc(2*wr).Add(ur), bc(2*wi).Add(ui)
 				nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
+			} else if pw == 8 {
+				// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+				fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // Z
+				w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+				w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+				gr, gi := fr.Mul(fr).Sub(fi.Mul(fi)), fr.Mul(fi).Add(fi.Mul(fr))
+				hr, hi := gr.Mul(gr).Sub(gi.Mul(gi)), gr.Mul(gi).Add(gi.Mul(gr))
+				ar, ai := fr.Add(bc(wr)), fi.Add(bc(wi))
+				gr, gi = gr.Add(bc(w2r)), gi.Add(bc(w2i))
+				hr, hi = hr.Add(bc(w4r)), hi.Add(bc(w4i))
+				tr, ti := ar.Mul(gr).Sub(ai.Mul(gi)), ar.Mul(gi).Add(ai.Mul(gr))
+				tr, ti = tr.Mul(hr).Sub(ti.Mul(hi)), tr.Mul(hi).Add(ti.Mul(hr))
+				nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 			} else {
-				fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // W + u
-				ar, ai := ur, ui                         // A_1
+				// Horner in Z = W + u, W's powers in scalar (the reference's: once for all lanes).
+				fr, fi := bc(wr).Add(ur), bc(wi).Add(ui) // Z
+				tr, ti := fr.Add(bc(wr)), fi.Add(bc(wi)) // Z + W
 				pr, pi := wr, wi                         // W^1
-				for j := 1; j < pw; j++ {
-					br, bi := bc(pr), bc(pi)
-					ar, ai = fr.Mul(ar).Sub(fi.Mul(ai)).Add(ur.Mul(br)).Sub(ui.Mul(bi)), fr.Mul(ai).Add(fi.Mul(ar)).Add(ur.Mul(bi)).Add(ui.Mul(br))
+				for k := 2; k < pw; k++ {
 					pr, pi = pr*wr-pi*wi, pr*wi+pi*wr
+					tr, ti = tr.Mul(fr).Sub(ti.Mul(fi)).Add(bc(pr)), tr.Mul(fi).Add(ti.Mul(fr)).Add(bc(pi))
 				}
-				nr, ni = ar.Add(vcr), ai.Add(vci)
+				nr, ni = tr.Mul(ur).Sub(ti.Mul(ui)).Add(vcr), tr.Mul(ui).Add(ti.Mul(ur)).Add(vci)
 			}
 		case step:
 			// d <- A d + B dc, the largest block every lane may take, which must be each

@@ -15,10 +15,10 @@ import (
 // A plain step is perturbStep's in vectors: the fold applied to the delta exactly (foldDelta:
 // for the Burning Ship diffAbs's cases, the reference's sign a branch and the lane's a
 // blend; for the Mandelbar the conjugate), then the power (powerDelta: the square for D = 2,
-// else its recurrence, D - 1 rounds, W's powers in scalar since W is the reference's); a
-// block is the formula's 2x2 real matrices, d <- A d + B dc (FormulaBLA). Every lane's
-// arithmetic is perturbFormulaLoop's, in its order: the results are PerturbEscapeFormula's bit
-// for bit.
+// else Horner in Z = W + u, D - 1 rounds, W's powers in scalar since W is the reference's; for
+// D = 8 the factored sum); a block is the formula's 2x2 real matrices, d <- A d + B dc
+// (FormulaBLA). Every lane's arithmetic is perturbFormulaLoop's, in its order: the results
+// are PerturbEscapeFormula's bit for bit.
 func perturbGroupFm8x4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int, stop <-chan struct{}, outN []int, outNu []float64) bool {
 	// L pixels, in vectors of W lanes.
 	const W, L = 4, 8
@@ -272,21 +272,46 @@ func perturbGroupFm8x4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int
 					trb, tib := bc(2).Mul(wrb).Add(urb), bc(2).Mul(wib).Add(uib)
 					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
 					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fra, fia := wra.Add(ura), wia.Add(uia) // Z
+					frb, fib := wrb.Add(urb), wib.Add(uib) // Z
+					w2ra, w2ia := wra.Mul(wra).Sub(wia.Mul(wia)), wra.Mul(wia).Add(wia.Mul(wra))
+					w2rb, w2ib := wrb.Mul(wrb).Sub(wib.Mul(wib)), wrb.Mul(wib).Add(wib.Mul(wrb))
+					w4ra, w4ia := w2ra.Mul(w2ra).Sub(w2ia.Mul(w2ia)), w2ra.Mul(w2ia).Add(w2ia.Mul(w2ra))
+					w4rb, w4ib := w2rb.Mul(w2rb).Sub(w2ib.Mul(w2ib)), w2rb.Mul(w2ib).Add(w2ib.Mul(w2rb))
+					gra, gia := fra.Mul(fra).Sub(fia.Mul(fia)), fra.Mul(fia).Add(fia.Mul(fra))
+					grb, gib := frb.Mul(frb).Sub(fib.Mul(fib)), frb.Mul(fib).Add(fib.Mul(frb))
+					hra, hia := gra.Mul(gra).Sub(gia.Mul(gia)), gra.Mul(gia).Add(gia.Mul(gra))
+					hrb, hib := grb.Mul(grb).Sub(gib.Mul(gib)), grb.Mul(gib).Add(gib.Mul(grb))
+					ara, aia := fra.Add(wra), fia.Add(wia)
+					arb, aib := frb.Add(wrb), fib.Add(wib)
+					gra, gia = gra.Add(w2ra), gia.Add(w2ia)
+					grb, gib = grb.Add(w2rb), gib.Add(w2ib)
+					hra, hia = hra.Add(w4ra), hia.Add(w4ia)
+					hrb, hib = hrb.Add(w4rb), hib.Add(w4ib)
+					tra, tia := ara.Mul(gra).Sub(aia.Mul(gia)), ara.Mul(gia).Add(aia.Mul(gra))
+					trb, tib := arb.Mul(grb).Sub(aib.Mul(gib)), arb.Mul(gib).Add(aib.Mul(grb))
+					tra, tia = tra.Mul(hra).Sub(tia.Mul(hia)), tra.Mul(hia).Add(tia.Mul(hra))
+					trb, tib = trb.Mul(hrb).Sub(tib.Mul(hib)), trb.Mul(hib).Add(tib.Mul(hrb))
+					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 				} else {
-					fra, fia := wra.Add(ura), wia.Add(uia) // W + u
-					frb, fib := wrb.Add(urb), wib.Add(uib) // W + u
-					ara, aia := ura, uia                   // A_1
-					arb, aib := urb, uib                   // A_1
+					// Horner in Z = W + u, each lane's W's powers in vectors.
+					fra, fia := wra.Add(ura), wia.Add(uia) // Z
+					frb, fib := wrb.Add(urb), wib.Add(uib) // Z
+					tra, tia := fra.Add(wra), fia.Add(wia) // Z + W
+					trb, tib := frb.Add(wrb), fib.Add(wib) // Z + W
 					pra, pia := wra, wia                   // W^1
 					prb, pib := wrb, wib                   // W^1
-					for j := 1; j < pw; j++ {
-						ara, aia = fra.Mul(ara).Sub(fia.Mul(aia)).Add(ura.Mul(pra)).Sub(uia.Mul(pia)), fra.Mul(aia).Add(fia.Mul(ara)).Add(ura.Mul(pia)).Add(uia.Mul(pra))
-						arb, aib = frb.Mul(arb).Sub(fib.Mul(aib)).Add(urb.Mul(prb)).Sub(uib.Mul(pib)), frb.Mul(aib).Add(fib.Mul(arb)).Add(urb.Mul(pib)).Add(uib.Mul(prb))
+					for k := 2; k < pw; k++ {
 						pra, pia = pra.Mul(wra).Sub(pia.Mul(wia)), pra.Mul(wia).Add(pia.Mul(wra))
 						prb, pib = prb.Mul(wrb).Sub(pib.Mul(wib)), prb.Mul(wib).Add(pib.Mul(wrb))
+						tra, tia = tra.Mul(fra).Sub(tia.Mul(fia)).Add(pra), tra.Mul(fia).Add(tia.Mul(fra)).Add(pia)
+						trb, tib = trb.Mul(frb).Sub(tib.Mul(fib)).Add(prb), trb.Mul(fib).Add(tib.Mul(frb)).Add(pib)
 					}
-					nra, nia = ara.Add(vcra), aia.Add(vcia)
-					nrb, nib = arb.Add(vcrb), aib.Add(vcib)
+					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 				}
 				bka, bkb := archsimd.Mask64x4FromBits(uint8(blk)), archsimd.Mask64x4FromBits(uint8(blk>>4))
 				nra, nia = ld(bdr[0:]).Merge(nra, bka), ld(bdi[0:]).Merge(nia, bka)
@@ -320,20 +345,42 @@ func perturbGroupFm8x4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int
 					trb, tib := bc(2*wr).Add(urb), bc(2*wi).Add(uib)
 					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
 					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // Z
+					frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // Z
+					w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+					w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+					gra, gia := fra.Mul(fra).Sub(fia.Mul(fia)), fra.Mul(fia).Add(fia.Mul(fra))
+					grb, gib := frb.Mul(frb).Sub(fib.Mul(fib)), frb.Mul(fib).Add(fib.Mul(frb))
+					hra, hia := gra.Mul(gra).Sub(gia.Mul(gia)), gra.Mul(gia).Add(gia.Mul(gra))
+					hrb, hib := grb.Mul(grb).Sub(gib.Mul(gib)), grb.Mul(gib).Add(gib.Mul(grb))
+					ara, aia := fra.Add(bc(wr)), fia.Add(bc(wi))
+					arb, aib := frb.Add(bc(wr)), fib.Add(bc(wi))
+					gra, gia = gra.Add(bc(w2r)), gia.Add(bc(w2i))
+					grb, gib = grb.Add(bc(w2r)), gib.Add(bc(w2i))
+					hra, hia = hra.Add(bc(w4r)), hia.Add(bc(w4i))
+					hrb, hib = hrb.Add(bc(w4r)), hib.Add(bc(w4i))
+					tra, tia := ara.Mul(gra).Sub(aia.Mul(gia)), ara.Mul(gia).Add(aia.Mul(gra))
+					trb, tib := arb.Mul(grb).Sub(aib.Mul(gib)), arb.Mul(gib).Add(aib.Mul(grb))
+					tra, tia = tra.Mul(hra).Sub(tia.Mul(hia)), tra.Mul(hia).Add(tia.Mul(hra))
+					trb, tib = trb.Mul(hrb).Sub(tib.Mul(hib)), trb.Mul(hib).Add(tib.Mul(hrb))
+					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 				} else {
-					fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // W + u
-					frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // W + u
-					ara, aia := ura, uia                         // A_1
-					arb, aib := urb, uib                         // A_1
+					// Horner in Z = W + u, W's powers in scalar (the reference's: once for all lanes).
+					fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // Z
+					frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // Z
+					tra, tia := fra.Add(bc(wr)), fia.Add(bc(wi)) // Z + W
+					trb, tib := frb.Add(bc(wr)), fib.Add(bc(wi)) // Z + W
 					pr, pi := wr, wi                             // W^1
-					for j := 1; j < pw; j++ {
-						br, bi := bc(pr), bc(pi)
-						ara, aia = fra.Mul(ara).Sub(fia.Mul(aia)).Add(ura.Mul(br)).Sub(uia.Mul(bi)), fra.Mul(aia).Add(fia.Mul(ara)).Add(ura.Mul(bi)).Add(uia.Mul(br))
-						arb, aib = frb.Mul(arb).Sub(fib.Mul(aib)).Add(urb.Mul(br)).Sub(uib.Mul(bi)), frb.Mul(aib).Add(fib.Mul(arb)).Add(urb.Mul(bi)).Add(uib.Mul(br))
+					for k := 2; k < pw; k++ {
 						pr, pi = pr*wr-pi*wi, pr*wi+pi*wr
+						tra, tia = tra.Mul(fra).Sub(tia.Mul(fia)).Add(bc(pr)), tra.Mul(fia).Add(tia.Mul(fra)).Add(bc(pi))
+						trb, tib = trb.Mul(frb).Sub(tib.Mul(fib)).Add(bc(pr)), trb.Mul(fib).Add(tib.Mul(frb)).Add(bc(pi))
 					}
-					nra, nia = ara.Add(vcra), aia.Add(vcia)
-					nrb, nib = arb.Add(vcrb), aib.Add(vcib)
+					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 				}
 				zra, zia, spana = bc(real(z1)), bc(imag(z1)), bc(1)
 				zrb, zib, spanb = bc(real(z1)), bc(imag(z1)), bc(1)
@@ -379,20 +426,42 @@ func perturbGroupFm8x4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int
 					trb, tib := bc(2*wr).Add(urb), bc(2*wi).Add(uib)
 					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
 					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
+				} else if pw == 8 {
+					// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+					fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // Z
+					frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // Z
+					w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+					w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+					gra, gia := fra.Mul(fra).Sub(fia.Mul(fia)), fra.Mul(fia).Add(fia.Mul(fra))
+					grb, gib := frb.Mul(frb).Sub(fib.Mul(fib)), frb.Mul(fib).Add(fib.Mul(frb))
+					hra, hia := gra.Mul(gra).Sub(gia.Mul(gia)), gra.Mul(gia).Add(gia.Mul(gra))
+					hrb, hib := grb.Mul(grb).Sub(gib.Mul(gib)), grb.Mul(gib).Add(gib.Mul(grb))
+					ara, aia := fra.Add(bc(wr)), fia.Add(bc(wi))
+					arb, aib := frb.Add(bc(wr)), fib.Add(bc(wi))
+					gra, gia = gra.Add(bc(w2r)), gia.Add(bc(w2i))
+					grb, gib = grb.Add(bc(w2r)), gib.Add(bc(w2i))
+					hra, hia = hra.Add(bc(w4r)), hia.Add(bc(w4i))
+					hrb, hib = hrb.Add(bc(w4r)), hib.Add(bc(w4i))
+					tra, tia := ara.Mul(gra).Sub(aia.Mul(gia)), ara.Mul(gia).Add(aia.Mul(gra))
+					trb, tib := arb.Mul(grb).Sub(aib.Mul(gib)), arb.Mul(gib).Add(aib.Mul(grb))
+					tra, tia = tra.Mul(hra).Sub(tia.Mul(hia)), tra.Mul(hia).Add(tia.Mul(hra))
+					trb, tib = trb.Mul(hrb).Sub(tib.Mul(hib)), trb.Mul(hib).Add(tib.Mul(hrb))
+					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 				} else {
-					fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // W + u
-					frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // W + u
-					ara, aia := ura, uia                         // A_1
-					arb, aib := urb, uib                         // A_1
+					// Horner in Z = W + u, W's powers in scalar (the reference's: once for all lanes).
+					fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // Z
+					frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // Z
+					tra, tia := fra.Add(bc(wr)), fia.Add(bc(wi)) // Z + W
+					trb, tib := frb.Add(bc(wr)), fib.Add(bc(wi)) // Z + W
 					pr, pi := wr, wi                             // W^1
-					for j := 1; j < pw; j++ {
-						br, bi := bc(pr), bc(pi)
-						ara, aia = fra.Mul(ara).Sub(fia.Mul(aia)).Add(ura.Mul(br)).Sub(uia.Mul(bi)), fra.Mul(aia).Add(fia.Mul(ara)).Add(ura.Mul(bi)).Add(uia.Mul(br))
-						arb, aib = frb.Mul(arb).Sub(fib.Mul(aib)).Add(urb.Mul(br)).Sub(uib.Mul(bi)), frb.Mul(aib).Add(fib.Mul(arb)).Add(urb.Mul(bi)).Add(uib.Mul(br))
+					for k := 2; k < pw; k++ {
 						pr, pi = pr*wr-pi*wi, pr*wi+pi*wr
+						tra, tia = tra.Mul(fra).Sub(tia.Mul(fia)).Add(bc(pr)), tra.Mul(fia).Add(tia.Mul(fra)).Add(bc(pi))
+						trb, tib = trb.Mul(frb).Sub(tib.Mul(fib)).Add(bc(pr)), trb.Mul(fib).Add(tib.Mul(frb)).Add(bc(pi))
 					}
-					nra, nia = ara.Add(vcra), aia.Add(vcia)
-					nrb, nib = arb.Add(vcrb), aib.Add(vcib)
+					nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+					nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 				}
 				zra, zia = bc(real(z1)), bc(imag(z1))
 				zrb, zib = bc(real(z1)), bc(imag(z1))
@@ -577,20 +646,42 @@ func perturbGroupFm8x4Run(z []complex128, ent []fblaEntry, base []int32, rad, ne
 				trb, tib := bc(2*wr).Add(urb), bc(2*wi).Add(uib)
 				nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
 				nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
+			} else if pw == 8 {
+				// S = (Z + W)(Z^2 + W^2)(Z^4 + W^4), Z = W + u (powerDelta's D = 8).
+				fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // Z
+				frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // Z
+				w2r, w2i := wr*wr-wi*wi, wr*wi+wi*wr
+				w4r, w4i := w2r*w2r-w2i*w2i, w2r*w2i+w2i*w2r
+				gra, gia := fra.Mul(fra).Sub(fia.Mul(fia)), fra.Mul(fia).Add(fia.Mul(fra))
+				grb, gib := frb.Mul(frb).Sub(fib.Mul(fib)), frb.Mul(fib).Add(fib.Mul(frb))
+				hra, hia := gra.Mul(gra).Sub(gia.Mul(gia)), gra.Mul(gia).Add(gia.Mul(gra))
+				hrb, hib := grb.Mul(grb).Sub(gib.Mul(gib)), grb.Mul(gib).Add(gib.Mul(grb))
+				ara, aia := fra.Add(bc(wr)), fia.Add(bc(wi))
+				arb, aib := frb.Add(bc(wr)), fib.Add(bc(wi))
+				gra, gia = gra.Add(bc(w2r)), gia.Add(bc(w2i))
+				grb, gib = grb.Add(bc(w2r)), gib.Add(bc(w2i))
+				hra, hia = hra.Add(bc(w4r)), hia.Add(bc(w4i))
+				hrb, hib = hrb.Add(bc(w4r)), hib.Add(bc(w4i))
+				tra, tia := ara.Mul(gra).Sub(aia.Mul(gia)), ara.Mul(gia).Add(aia.Mul(gra))
+				trb, tib := arb.Mul(grb).Sub(aib.Mul(gib)), arb.Mul(gib).Add(aib.Mul(grb))
+				tra, tia = tra.Mul(hra).Sub(tia.Mul(hia)), tra.Mul(hia).Add(tia.Mul(hra))
+				trb, tib = trb.Mul(hrb).Sub(tib.Mul(hib)), trb.Mul(hib).Add(tib.Mul(hrb))
+				nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+				nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 			} else {
-				fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // W + u
-				frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // W + u
-				ara, aia := ura, uia                         // A_1
-				arb, aib := urb, uib                         // A_1
+				// Horner in Z = W + u, W's powers in scalar (the reference's: once for all lanes).
+				fra, fia := bc(wr).Add(ura), bc(wi).Add(uia) // Z
+				frb, fib := bc(wr).Add(urb), bc(wi).Add(uib) // Z
+				tra, tia := fra.Add(bc(wr)), fia.Add(bc(wi)) // Z + W
+				trb, tib := frb.Add(bc(wr)), fib.Add(bc(wi)) // Z + W
 				pr, pi := wr, wi                             // W^1
-				for j := 1; j < pw; j++ {
-					br, bi := bc(pr), bc(pi)
-					ara, aia = fra.Mul(ara).Sub(fia.Mul(aia)).Add(ura.Mul(br)).Sub(uia.Mul(bi)), fra.Mul(aia).Add(fia.Mul(ara)).Add(ura.Mul(bi)).Add(uia.Mul(br))
-					arb, aib = frb.Mul(arb).Sub(fib.Mul(aib)).Add(urb.Mul(br)).Sub(uib.Mul(bi)), frb.Mul(aib).Add(fib.Mul(arb)).Add(urb.Mul(bi)).Add(uib.Mul(br))
+				for k := 2; k < pw; k++ {
 					pr, pi = pr*wr-pi*wi, pr*wi+pi*wr
+					tra, tia = tra.Mul(fra).Sub(tia.Mul(fia)).Add(bc(pr)), tra.Mul(fia).Add(tia.Mul(fra)).Add(bc(pi))
+					trb, tib = trb.Mul(frb).Sub(tib.Mul(fib)).Add(bc(pr)), trb.Mul(fib).Add(tib.Mul(frb)).Add(bc(pi))
 				}
-				nra, nia = ara.Add(vcra), aia.Add(vcia)
-				nrb, nib = arb.Add(vcrb), aib.Add(vcib)
+				nra, nia = tra.Mul(ura).Sub(tia.Mul(uia)).Add(vcra), tra.Mul(uia).Add(tia.Mul(ura)).Add(vcia)
+				nrb, nib = trb.Mul(urb).Sub(tib.Mul(uib)).Add(vcrb), trb.Mul(uib).Add(tib.Mul(urb)).Add(vcib)
 			}
 		case step:
 			// d <- A d + B dc, the largest block every lane may take, which must be each

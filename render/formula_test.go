@@ -262,10 +262,11 @@ func TestFormulaKindsHaveGLSL(t *testing.T) {
 			{v: shaders.Emulated, stage: stageSingle}, {v: shaders.Perturb, pages: 1, stage: stageSingle},
 			{v: shaders.Perturb, pages: 2, stage: stageIterate, julia: true},
 		}
-		if fm.Power() <= 3 {
+		if fm.Power() <= 3 || fm.Power() == 8 {
 			// With the derivative (the Jacobian: jacStep's fold), in each arithmetic, and with
 			// extended exponents (foldDeltaCx's and jacStepX's folds): a fold's case is its kind's, the power a
-			// define every loop takes alike, so the powers 2 and 3 of each kind test them.
+			// define every loop takes alike, so the powers 2 and 3 of each kind test them, and 8, whose
+			// step has its own form (formulaDelta's and formulaStepCx's factored sum).
 			keys = append(keys,
 				progKey{v: shaders.F32, stage: stageSingle, deriv: true}, progKey{v: shaders.Emulated, stage: stageSample, deriv: true},
 				progKey{v: shaders.F64, stage: stageIterate, deriv: true}, progKey{v: shaders.Perturb, pages: 1, stage: stageIterate, deriv: true},

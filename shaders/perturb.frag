@@ -197,7 +197,8 @@ double diffAbs(double x, double d) {
 // formulaDelta is fractal.perturbStep, operation for operation (the plain step; a BLA block
 // is formulaBlock's): d <- f(Z + d)^D - f(Z)^D + dc,
 // the fold applied to the delta exactly (foldDelta: W = f(Z), u = f(Z + d) - f(Z)), then the
-// power's difference without cancellation (powerDelta; for D = 2, (2W + u) u).
+// power's difference without cancellation (powerDelta: Horner in Z = W + u; for D = 2,
+// (2W + u) u; for D = 8, the sum factored).
 void formulaDelta(double zr, double zi, inout double dr, inout double di, double dcr, double dci) {
 #if defined(FORMULA_BURNING_SHIP)
     double fwr = abs(zr), fwi = abs(zi), fur = diffAbs(zr, dr), fui = diffAbs(zi, di);
@@ -213,24 +214,37 @@ void formulaDelta(double zr, double zi, inout double dr, inout double di, double
     precise double ti = 2.0LF * fwi + fui;
     precise double nr = tr * fur - ti * fui + dcr;
     precise double ni = tr * fui + ti * fur + dci;
+#elif POWER == 8
+    // u S, S = (Z + W)(Z^2 + W^2)(Z^4 + W^4) with Z = W + u (powerDelta's D = 8).
+    precise double hr = fwr + fur, hi = fwi + fui;  // Z = W + u
+    precise double z2r = hr * hr - hi * hi, z2i = hr * hi + hi * hr;
+    precise double z4r = z2r * z2r - z2i * z2i, z4i = z2r * z2i + z2i * z2r;
+    precise double w2r = fwr * fwr - fwi * fwi, w2i = fwr * fwi + fwi * fwr;
+    precise double w4r = w2r * w2r - w2i * w2i, w4i = w2r * w2i + w2i * w2r;
+    precise double ar = hr + fwr, ai = hi + fwi;
+    precise double br = z2r + w2r, bi = z2i + w2i;
+    precise double cr = z4r + w4r, ci = z4i + w4i;
+    precise double sr = ar * br - ai * bi, si = ar * bi + ai * br;
+    precise double tr = sr * cr - si * ci, ti = sr * ci + si * cr;
+    precise double nr = tr * fur - ti * fui + dcr;
+    precise double ni = tr * fui + ti * fur + dci;
 #else
-    precise double sr = fwr + fur, si = fwi + fui;  // W + u
-    double ar = fur, ai = fui;                      // A_1 = u
+    // u S, S = (...((Z + W) Z + W^2) Z + ...) Z + W^(D-1) with Z = W + u: Horner in Z.
+    precise double hr = fwr + fur, hi = fwi + fui;  // Z = W + u
+    precise double tr = hr + fwr, ti = hi + fwi;    // Z + W
     double pr = fwr, pi = fwi;                      // W^1
-    for (int j = 1; j < POWER; j++) {
-        precise double tr = sr * ar - si * ai + fur * pr - fui * pi;
-        precise double ti = sr * ai + si * ar + fur * pi + fui * pr;
-        ar = tr;
-        ai = ti;
-        if (j + 1 < POWER) {
-            precise double qr = pr * fwr - pi * fwi;
-            precise double qi = pr * fwi + pi * fwr;
-            pr = qr;
-            pi = qi;
-        }
+    for (int k = 2; k < POWER; k++) {
+        precise double qr = pr * fwr - pi * fwi;
+        precise double qi = pr * fwi + pi * fwr;
+        pr = qr;
+        pi = qi;
+        precise double sr = tr * hr - ti * hi + pr;
+        precise double si = tr * hi + ti * hr + pi;
+        tr = sr;
+        ti = si;
     }
-    precise double nr = ar + dcr;
-    precise double ni = ai + dci;
+    precise double nr = tr * fur - ti * fui + dcr;
+    precise double ni = tr * fui + ti * fur + dci;
 #endif
     dr = nr;
     di = ni;

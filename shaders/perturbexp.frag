@@ -301,20 +301,25 @@ void foldDeltaCx(cx z, cx d, out cx w, out cx u) {
 }
 
 // formulaStepCx is fractal.Reference.stepFormulaCx: the delta after one step from d at the
-// reference value Z[m] (zmr, zmi its double rounding) in cx, powerDeltaCx's recurrence
-// A_1 = u, A_(j+1) = (W + u) A_j + u W^j, plus dc.
+// reference value Z[m] (zmr, zmi its double rounding) in cx, powerDeltaCx's Horner in
+// Z = W + u: u S, S = (...((Z + W) Z + W^2) Z + ...) Z + W^(D-1) (for D = 8, (Z + W)(Z^2 +
+// W^2)(Z^4 + W^4)), plus dc.
 cx formulaStepCx(int m, double zmr, double zmi, cx d, cx dc) {
     cx w, u;
     foldDeltaCx(zcx(m, zmr, zmi), d, w, u);
     cx z = cxAdd(w, u);
-    cx a = u, p = w;
-    for (int j = 1; j < POWER; j++) {
-        a = cxAdd(cxMul(z, a), cxMul(u, p));
-        if (j + 1 < POWER) {
-            p = cxMul(p, w);
-        }
+#if POWER == 8
+    // S = (Z + W)(Z^2 + W^2)(Z^4 + W^4).
+    cx z2 = cxMul(z, z), w2 = cxMul(w, w);
+    cx t = cxMul(cxMul(cxAdd(z, w), cxAdd(z2, w2)), cxAdd(cxMul(z2, z2), cxMul(w2, w2)));
+#else
+    cx t = cxAdd(z, w), p = w;
+    for (int k = 2; k < POWER; k++) {
+        p = cxMul(p, w);
+        t = cxAdd(cxMul(t, z), p);
     }
-    return cxAdd(a, dc);
+#endif
+    return cxAdd(cxMul(t, u), dc);
 }
 
 // formulaBlockCx is fractal.fblaExpEntry.applyCx: block e's d' = A d + B dc for a cx delta d.
