@@ -39,6 +39,7 @@ func runWindow(args []string) error {
 	preview.SetMemoryLimit()
 	if os.Getenv("MANDELSCOPE_TRACE_FRAMES") != "" {
 		opts.OnFrame = func(r preview.Result) { fmt.Fprintln(os.Stderr, traceFrame(r)) }
+		opts.SignalsTaken = func() { fmt.Fprintln(os.Stderr, "signals: SIGINT and SIGTERM taken from the toolkit") }
 	}
 	// A restored size fits the screen; SIGINT, SIGTERM and SIGHUP end the session as the close
 	// button does (the view saved), a second one at once.

@@ -76,6 +76,11 @@ type Options struct {
 	// (quit.go).
 	Signals      chan os.Signal
 	CatchSignals bool
+	// SignalsTaken, when set, is called once the takeover from Fyne's driver is done (or
+	// given up): from then on a SIGINT or SIGTERM goes to Signals alone. Swapping the
+	// handlers leaves a few instructions in which such a signal has none (signal.Reset, then
+	// Notify: quit.go), so a caller that sends them at start-up, as the tests do, waits for it.
+	SignalsTaken func()
 	// ForceQuit, when set, is called on a second signal (a quit that does not end).
 	ForceQuit func()
 	// Stopped, when set, is called once, when the session has ended: the state saved and
@@ -244,7 +249,12 @@ func New(a fyne.App, opts Options) *Window {
 			go w.startGPU()
 		}
 		if opts.Signals != nil && opts.CatchSignals {
-			go takeSignalsFromFyne(opts.Signals, w.closing)
+			go func() {
+				takeSignalsFromFyne(opts.Signals, w.closing)
+				if opts.SignalsTaken != nil {
+					opts.SignalsTaken()
+				}
+			}()
 		}
 	})
 	if opts.Signals != nil {
