@@ -354,14 +354,16 @@ func (p *lanePool) push(id int, dr, di, wr, wi float64, n int) {
 // outN[i] and outNu[i], and m becomes +Inf: the lane is done), reached maxIter (likewise),
 // rebases, or reached the reference's end; or nothing, after all. d is the lane's delta, z =
 // Z_m + d, m its index, nlim = maxIter - (n - m) for its count n (all as float64), dc its
-// pixel's delta c; it returns the lane's new d, m and nlim.
+// pixel's delta c; it returns the lane's new d, m and nlim. An escaped pixel's smooth value is
+// its reference's formula's (smoothFormula: smooth's operations for the Mandelbrot set), so
+// the formula loops (perturbGroupFm8, ...) take this check too.
 func laneCheck(ref *Reference, i int, dr, di, zr, zi, mf, nlim, dcr, dci float64, maxIter int, outN []int, outNu []float64) (float64, float64, float64, float64) {
 	last, period, jEnd := ref.ends()
 	m, n := int(mf), maxIter-int(nlim)+int(mf)
 	z2 := zr*zr + zi*zi
 	if z2 > esc4Lo && escapes(ref.Z[m], dr, di, z2, 4) {
 		cr, ci := ref.smoothC(dcr, dci)
-		outN[i], outNu[i] = n, smooth(zr, zi, cr, ci, n)
+		outN[i], outNu[i] = n, smoothFormula(ref.formula, zr, zi, cr, ci, n)
 		return 0, 0, math.Inf(1), nlim
 	}
 	if z2 < dr*dr+di*di || z2 < 0x1p-900 && rebaseTiny(zr, zi, dr, di) || m == last && period == 0 || m == jEnd {
@@ -424,12 +426,12 @@ func (ref *Reference) laneLim(m, nlim float64) float64 {
 // laneStartJulia starts lane i of a vector loop on a Julia pixel whose z1 is the reference
 // point plus (d0r, d0i), as perturbEscape does: it returns the lane's delta, index m, nlim and
 // lim, or m = +Inf when the pixel is already done (escaped at z1, or maxIter 1), its result
-// written to outN[i] and outNu[i].
+// written to outN[i] and outNu[i] (the formula's smooth value, as laneCheck's).
 func laneStartJulia(ref *Reference, i int, d0r, d0i float64, maxIter int, outN []int, outNu []float64) (dr, di, m, nlim, lim float64) {
 	dr, di, mi, escaped, zr, zi := ref.juliaStart(d0r, d0i)
 	switch {
 	case escaped:
-		outN[i], outNu[i] = 1, smooth(zr, zi, ref.jcr, ref.jci, 1)
+		outN[i], outNu[i] = 1, smoothFormula(ref.formula, zr, zi, ref.jcr, ref.jci, 1)
 		return 0, 0, math.Inf(1), 0, 0
 	case maxIter <= 1:
 		outN[i], outNu[i] = -1, 0
@@ -496,34 +498,6 @@ func perturbBatchFormulaVector(w int, ref *Reference, bla *FormulaBLA, dcr, dci 
 		}
 	}
 	return true
-}
-
-// laneCheckFormula is laneCheck for the formula loops (perturbGroupFm8, ...): the check of
-// perturbFormulaLoop, an escaped pixel's smooth value the formula's (smoothFormula).
-func laneCheckFormula(ref *Reference, i int, dr, di, zr, zi, mf, nlim, dcr, dci float64, maxIter int, outN []int, outNu []float64) (float64, float64, float64, float64) {
-	if z2 := zr*zr + zi*zi; z2 > esc4Lo && escapes(ref.Z[int(mf)], dr, di, z2, 4) {
-		n := maxIter - int(nlim) + int(mf)
-		cr, ci := ref.smoothC(dcr, dci)
-		outN[i], outNu[i] = n, smoothFormula(ref.formula, zr, zi, cr, ci, n)
-		return 0, 0, math.Inf(1), nlim
-	}
-	return laneCheck(ref, i, dr, di, zr, zi, mf, nlim, dcr, dci, maxIter, outN, outNu)
-}
-
-// laneStartJuliaFormula is laneStartJulia for the formula loops: a pixel that escapes at z1
-// gets the formula's smooth value, as perturbEscapeFormula gives it.
-func laneStartJuliaFormula(ref *Reference, i int, d0r, d0i float64, maxIter int, outN []int, outNu []float64) (dr, di, m, nlim, lim float64) {
-	dr, di, mi, escaped, zr, zi := ref.juliaStart(d0r, d0i)
-	switch {
-	case escaped:
-		outN[i], outNu[i] = 1, smoothFormula(ref.formula, zr, zi, ref.jcr, ref.jci, 1)
-		return 0, 0, math.Inf(1), 0, 0
-	case maxIter <= 1:
-		outN[i], outNu[i] = -1, 0
-		return 0, 0, math.Inf(1), 0, 0
-	}
-	nlim = float64(maxIter - (1 - mi))
-	return dr, di, float64(mi), nlim, ref.laneLim(float64(mi), nlim)
 }
 
 // diffAbs8 is diffAbs(x, d) in each lane of d: the case of x's sign a branch (x is the

@@ -79,7 +79,7 @@ func perturbGroupFm8x4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int
 			if z2 := zr*zr + zi*zi; z2 <= esc4Lo && z2 >= c0r*c0r+c0i*c0i && z2 >= 0x1p-900 && ref.jStart < last && maxIter > 1 {
 				sdr[i], sdi[i], sm[i], nlim[i], lim[i] = c0r, c0i, float64(ref.jStart), jnlim, jlim
 				active |= 1 << i
-			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJuliaFormula(ref, id, c0r, c0i, maxIter, outN, outNu); sm[i] != math.Inf(1) {
+			} else if sdr[i], sdi[i], sm[i], nlim[i], lim[i] = laneStartJulia(ref, id, c0r, c0i, maxIter, outN, outNu); sm[i] != math.Inf(1) {
 				active |= 1 << i
 			}
 			continue
@@ -557,7 +557,7 @@ func perturbGroupFm8x4(ref *Reference, bla *FormulaBLA, p *lanePool, maxIter int
 			for i := range L {
 				if evBits&(1<<i) != 0 {
 					mOld := sm[i]
-					sdr[i], sdi[i], sm[i], nlim[i] = laneCheckFormula(ref, ids[i], sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
+					sdr[i], sdi[i], sm[i], nlim[i] = laneCheck(ref, ids[i], sdr[i], sdi[i], szr[i], szi[i], sm[i], nlim[i], cr[i], ci[i], maxIter, outN, outNu)
 					if sm[i] == 0 && (ref.jStart > 0 || mOld > keepRebase) {
 						// Rebased (or a period back to 0): the lane leaves the group, which goes on
 						// in step, and its pixel waits for a group of its own (see lanePool).
