@@ -119,10 +119,8 @@ func foldStretch(ctx context.Context, cr, ci *big.Float, p int, prec uint, fm Fo
 	return smax / smin, nil
 }
 
-// sigmaMax is the largest singular value of j's mantissas (j without its 2^e).
-func (j jx) sigmaMax() float64 {
-	return (math.Hypot(j.a+j.d, j.c-j.b) + math.Hypot(j.a-j.d, j.b+j.c)) / 2
-}
+// sigmaMax is the largest singular value of j's mantissas (j without its 2^e): specNorm.
+func (j jx) sigmaMax() float64 { return specNorm(j.a, j.b, j.c, j.d) }
 
 // det is j's determinant.
 func (j jx) det() Exp {
